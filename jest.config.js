@@ -1,0 +1,20 @@
+// One jest run over every workspace that has tests (packages, plugins, examples, tests, bench).
+const fs = require('node:fs');
+const path = require('node:path');
+const { project } = require('./jest.preset');
+
+const groups = ['packages', 'plugins', 'examples', 'tests'];
+const dirs = [];
+for (const group of groups) {
+  const base = path.join(__dirname, group);
+  if (!fs.existsSync(base)) continue;
+  for (const name of fs.readdirSync(base).sort()) {
+    const dir = path.join(base, name);
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'tsconfig.json'))) dirs.push(dir);
+  }
+}
+
+module.exports = {
+  projects: dirs.map(project),
+  testTimeout: 30000,
+};

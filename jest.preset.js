@@ -1,0 +1,30 @@
+// Shared jest settings for every workspace project: ts-jest (TypeScript's own emitter keeps
+// decorator metadata), node environment, and @ctxkit/* mapped to sources so tests need no build.
+const path = require('node:path');
+
+const root = __dirname;
+
+const moduleNameMapper = {
+  '^@ctxkit/core/testing$': path.join(root, 'packages/core/src/testing/index.ts'),
+  '^@ctxkit/core$': path.join(root, 'packages/core/src/index.ts'),
+  '^@ctxkit/kernel$': path.join(root, 'packages/kernel/src/index.ts'),
+  '^@ctxkit/cli$': path.join(root, 'packages/cli/src/index.ts'),
+  '^@ctxkit/store-redis$': path.join(root, 'packages/store-redis/src/index.ts'),
+  '^@ctxkit/strategy-([a-z-]+)$': path.join(root, 'plugins/$1/src/index.ts'),
+};
+
+function project(dir) {
+  return {
+    displayName: path.relative(root, dir),
+    rootDir: dir,
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+    testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+    transform: {
+      '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(root, 'tsconfig.jest.json') }],
+    },
+    moduleNameMapper,
+  };
+}
+
+module.exports = { project, moduleNameMapper };

@@ -1,0 +1,82 @@
+/**
+ * Canonical message shape: the OpenAI chat-completions format. Provider adapters convert to and
+ * from other shapes (see `@ctxkit/kernel`).
+ * @see docs/02-architecture.md
+ */
+
+/** A text part of a multi-part content. */
+export interface TextContentPart {
+  type: 'text';
+  text: string;
+}
+
+/** An image part. Counted by the provider's image rule, never as base64 text. */
+export interface ImageContentPart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+}
+
+export type ContentPart = TextContentPart | ImageContentPart;
+
+/**
+ * Reference to the full content of a tool output kept in the tool output cache (seed 000 §1.4).
+ * A tool message that carries it shows an in-context view; the whole output is recoverable by `id`.
+ */
+export interface ToolOutputRef {
+  id: string;
+  byte_size?: number;
+  line_count?: number;
+}
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface SystemMessage {
+  role: 'system';
+  content: string | TextContentPart[];
+  name?: string;
+}
+
+export interface UserMessage {
+  role: 'user';
+  content: string | ContentPart[];
+  name?: string;
+}
+
+export interface AssistantMessage {
+  role: 'assistant';
+  /** `null` when the turn is only tool calls. */
+  content: string | null;
+  tool_calls?: ToolCall[];
+  name?: string;
+  /**
+   * Provider reasoning / thinking items that belong to this message's tool calls. Opaque to
+   * strategies; adapters keep them attached to the message they came with.
+   */
+  reasoning?: ReasoningItem[];
+}
+
+/** An opaque reasoning or thinking item (OpenAI reasoning item, Anthropic thinking block). */
+export interface ReasoningItem {
+  provider: 'openai' | 'anthropic' | string;
+  /** The provider's item, kept as received. */
+  data: Record<string, unknown>;
+}
+
+export interface ToolMessage {
+  role: 'tool';
+  tool_call_id: string;
+  content: string | TextContentPart[];
+  output_ref?: ToolOutputRef;
+}
+
+export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+export type ChatRole = ChatMessage['role'];
+
+/** Readonly view used at every strategy boundary: strategies never mutate what they are given. */
+export type ReadonlyChatMessage = Readonly<ChatMessage>;
+export type ReadonlyHistory = ReadonlyArray<Readonly<ChatMessage>>;

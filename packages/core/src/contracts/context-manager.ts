@@ -1,0 +1,106 @@
+import type { ChatMessage } from './chat-message';
+import type { ToolDefinition } from './tool-definition';
+import type { LLMPayload } from './llm-payload';
+import type { TokenUsage } from './token-usage';
+
+/**
+ * The pluggable context strategy (seed 002). The agent kernel asks it for the payload to send and
+ * tells it when a turn is over. These two methods are the whole required surface.
+ *
+ * Invariants every implementation keeps (checked by `@ctxkit/core/testing`): the payload is within
+ * budget; tool-call groups are kept or dropped whole; the newest user message is present; inputs
+ * are never mutated; every reduction is reported in `stats` and as an event; same inputs and state
+ * give the same payload.
+ */
+export interface IContextManager {
+  /**
+   * Builds the payload to send.
+   * @param systemPrompt immutable system instructions (never dropped or altered)
+   * @param history the raw conversation, oldest first (never mutated)
+   * @param tools tool definitions available now (always sent complete)
+   * @param ragContext optional retrieved knowledge (dynamic context)
+   * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when system + tools alone exceed the budget
+   */
+  composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+  ): Promise<LLMPayload>;
+
+  /** Called after each finished turn with the whole history; background work starts here. */
+  onTurnComplete(newHistory: ChatMessage[]): Promise<void>;
+}
+
+/** A tool a strategy contributes to the agent (definition plus executor). */
+export interface ContributedTool {
+  definition: ToolDefinition;
+  /** Runs the tool; returns the text given back to the model as the tool result. */
+  execute(args: unknown, context: ToolExecutionContext): Promise<string>;
+}
+
+/** What a tool executor receives besides its arguments. */
+export interface ToolExecutionContext {
+  agentId: string;
+  sessionId: string;
+  toolCallId: string;
+  signal?: AbortSignal;
+  /** Token budget a tool output may use (seed 004 Phase 2); undefined when unknown. */
+  toolOutputTokenLimit?: number;
+}
+
+/** Why a compaction hook is called (seed 000 §2.8). */
+export type CompactionCheckpoint = 'after-llm-call' | 'after-tools' | 'before-return';
+
+/** Result of a compaction hook. */
+export interface CompactionHookResult {
+  compacted: boolean;
+  /** The compacted history, when compaction happened; callers continue with it. */
+  messages?: ChatMessage[];
+  reason?: string;
+}
+
+/**
+ * Optional capabilities a strategy may offer on top of {@link IContextManager}. The kernel checks
+ * for each one with the type guards below.
+ */
+export interface ContextManagerCapabilities {
+  /** Tools the strategy contributes (expand, grep, compact ...). */
+  contributedTools?(): ContributedTool[];
+  /** Compaction hook points (seed 000 §2.8). */
+  checkCompaction?(
+    checkpoint: CompactionCheckpoint,
+    history: ReadonlyArray<ChatMessage>,
+    usage?: TokenUsage,
+  ): Promise<CompactionHookResult>;
+  /** Resolves when background work (summaries, extraction) has settled. */
+  whenIdle?(): Promise<void>;
+  /** Releases timers and handles. Safe to call more than once. */
+  dispose?(): Promise<void> | void;
+}
+
+export type ContextManager = IContextManager & ContextManagerCapabilities;
+
+export function hasContributedTools(
+  manager: IContextManager,
+): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'contributedTools'>> {
+  return typeof (manager as ContextManagerCapabilities).contributedTools === 'function';
+}
+
+export function hasCompactionHooks(
+  manager: IContextManager,
+): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'checkCompaction'>> {
+  return typeof (manager as ContextManagerCapabilities).checkCompaction === 'function';
+}
+
+export function hasWhenIdle(
+  manager: IContextManager,
+): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'whenIdle'>> {
+  return typeof (manager as ContextManagerCapabilities).whenIdle === 'function';
+}
+
+export function hasDispose(
+  manager: IContextManager,
+): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'dispose'>> {
+  return typeof (manager as ContextManagerCapabilities).dispose === 'function';
+}

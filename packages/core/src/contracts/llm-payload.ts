@@ -1,0 +1,101 @@
+import type { ChatMessage } from './chat-message';
+import type { ToolDefinition } from './tool-definition';
+import type { TokenCounterMeta } from '../token-counting/token-counter';
+
+/** Payload sections in priority order, high to low (seed 002, SPEC §2 invariant 1). */
+export type PayloadSection = 'system' | 'tools' | 'dynamic' | 'memory' | 'history';
+
+/** Tokens spent on each section of one payload. */
+export type SectionTokens = Record<PayloadSection, number>;
+
+/** Context usage level relative to the context window (seed 004 panel colours). */
+export type UsageLevel = 'ok' | 'warn' | 'compact' | 'critical';
+
+/** What happened to a range of the caller's history. */
+export type ReductionAction =
+  | 'dropped'
+  | 'trimmed'
+  | 'truncated'
+  | 'summarized'
+  | 'compacted'
+  | 'micro-compacted'
+  | 'extracted';
+
+/** Where something that left the payload can be recovered from (SPEC §2 invariant 5). */
+export type RecoverySource =
+  | 'history'
+  | 'summary'
+  | 'tool-output-cache'
+  | 'transcript'
+  | 'entity-state';
+
+/**
+ * One reduction: a contiguous range `[from, to)` of indexes into the caller's `history`.
+ * Ranges keep reports small on long histories (one record for 9,000 dropped messages).
+ */
+export interface ReductionRecord {
+  action: ReductionAction;
+  from: number;
+  to: number;
+  /** Number of messages affected (`to - from` unless the range is sparse). */
+  messages: number;
+  /** Tokens of the affected messages before the reduction, when known without extra counting. */
+  tokensBefore?: number;
+  /** Tokens after (0 for drops). */
+  tokensAfter?: number;
+  reason: string;
+  recoverableFrom: RecoverySource;
+  /** Cache refs, transcript ids, summary ids that hold what left. */
+  refs?: string[];
+}
+
+/** The budget one payload was composed against. */
+export interface PayloadBudget {
+  /** The model's context window (from the registry, or `maxContextTokens`). */
+  contextWindow: number;
+  /** Hard ceiling for the payload plus the output reservation. */
+  maxContextTokens: number;
+  reserveOutputTokens: number;
+  /** Safety margin kept free (seed 004: 10%). */
+  safetyMarginTokens: number;
+  /** Tokens the payload may use: `maxContextTokens - reserveOutputTokens - safetyMarginTokens`. */
+  available: number;
+  /** Tokens the payload uses. */
+  used: number;
+  /** `available - used`. */
+  remaining: number;
+}
+
+/** Statistics returned with every payload. Field names follow seed 003 where it names them. */
+export interface PayloadStats {
+  strategyId: string;
+  model: string;
+  /** Tokens of everything the strategy was given (system, tools, dynamic, memory, whole history). */
+  input_tokens: number;
+  /** Tokens of the payload (messages + tool definitions). */
+  output_tokens: number;
+  /** `output_tokens / input_tokens`; 1.0 when the input is empty. */
+  compress_ratio: number;
+  budget: PayloadBudget;
+  sections: SectionTokens;
+  messages: { input: number; output: number };
+  /** Every drop, trim, summary and compaction of this payload. */
+  reductions: ReductionRecord[];
+  /** Message counts by action, summed over `reductions`. */
+  dropped: number;
+  trimmed: number;
+  summarized: number;
+  compacted: number;
+  /** Usage level of the payload against the context window. */
+  usageLevel: UsageLevel;
+  counter: TokenCounterMeta;
+  /** Strategy-specific facts (summary version, entity state, cache hits). JSON-safe. */
+  extra?: Record<string, unknown>;
+}
+
+/** What `composePayload` returns: ready to send. */
+export interface LLMPayload {
+  messages: ChatMessage[];
+  tools: ToolDefinition[];
+  stats: PayloadStats;
+}

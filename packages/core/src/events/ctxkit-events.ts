@@ -1,0 +1,80 @@
+import type { ChatMessage } from '../contracts/chat-message';
+import type { PayloadStats, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
+import type { TokenUsage } from '../contracts/token-usage';
+
+/** Fields every event carries, so listeners can route without positional arguments. */
+export interface CtxkitEventBase {
+  agentId: string;
+  sessionId: string;
+  strategyId: string;
+  /** Turn number within the session (count of user messages seen). */
+  turn: number;
+}
+
+/**
+ * The typed event map (noun-verb names, one object payload each). Fields may be added, never
+ * removed. See docs/04-events.md.
+ */
+export interface CtxkitEventPayloads {
+  /** A payload was composed. */
+  'payload-composed': CtxkitEventBase & { stats: PayloadStats };
+  /** History left the payload (dropped by a window). */
+  'history-trim': CtxkitEventBase & { reductions: ReductionRecord[]; droppedMessages: number };
+  /** A tool output was cut to a view, trimmed to a placeholder or micro-compacted. */
+  'tool-output-trim': CtxkitEventBase & { reductions: ReductionRecord[] };
+  /** A tool output was stored in the tool output cache. */
+  'tool-output-cached': CtxkitEventBase & { refId: string; toolCallId: string; byteSize: number; lineCount: number };
+  /** Unreferenced cached outputs were collected. */
+  'tool-output-gc': CtxkitEventBase & { refIds: string[] };
+  /** A background summary started / ended / failed / was skipped. */
+  'summary-start': CtxkitEventBase & { turns: number; messages: number; model: string; offline: boolean };
+  'summary-end': CtxkitEventBase & {
+    turns: number;
+    messages: number;
+    model: string;
+    offline: boolean;
+    summaryTokens: number;
+    replacedTokens: number;
+    version: number;
+  };
+  'summary-error': CtxkitEventBase & {
+    error: { code: string; message: string };
+    consecutiveFailures: number;
+    /** When the next attempt may run (ms since epoch), or null when attempts stopped until history changes. */
+    retryAt: number | null;
+  };
+  'summary-resync': CtxkitEventBase & { reason: string };
+  /** Compaction (seed 000 §2) started / ended / failed. `messages` is the compacted history. */
+  'compaction-start': CtxkitEventBase & { trigger: 'auto' | 'manual' | 'budget'; tokensBefore: number };
+  'compaction-end': CtxkitEventBase & {
+    trigger: 'auto' | 'manual' | 'budget';
+    tokensBefore: number;
+    tokensAfter: number;
+    transcriptRef: string;
+    messages: ChatMessage[];
+  };
+  'compaction-error': CtxkitEventBase & { trigger: 'auto' | 'manual' | 'budget'; error: { code: string; message: string } };
+  /** Entity state changed; `diff` lists changed fields with old and new values. */
+  'entities-updated': CtxkitEventBase & {
+    version: number;
+    sourceMessageIndex: number;
+    diff: Array<{ field: string; before: unknown; after: unknown }>;
+    offline: boolean;
+  };
+  'entities-error': CtxkitEventBase & { reason: string; errors: string[]; attempts: number };
+  /** Usage level crossed a boundary (ok < 60% <= warn < 80% <= compact < 90% <= critical). */
+  'usage-level-change': CtxkitEventBase & { from: UsageLevel; to: UsageLevel; used: number; contextWindow: number };
+  /** A small-context mode (seed 004 A-D) switched on or off. */
+  'small-context-mode': CtxkitEventBase & { mode: 'A' | 'B' | 'C' | 'D'; active: boolean; reason: string };
+  /** Plain-language advice for the user (seed 004 strategy D). */
+  'user-advice': CtxkitEventBase & { message: string };
+  /** Provider usage observed by the kernel after a model call. */
+  'llm-usage': CtxkitEventBase & { usage: TokenUsage; model: string };
+  /** Something went wrong in background work and was contained. */
+  'strategy-warning': CtxkitEventBase & { message: string; code?: string };
+}
+
+export type CtxkitEventName = keyof CtxkitEventPayloads;
+
+/** eventemitter3 map: each event has one listener argument, its payload object. */
+export type CtxkitEventMap = { [K in CtxkitEventName]: (payload: CtxkitEventPayloads[K]) => void };

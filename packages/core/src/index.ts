@@ -1,0 +1,109 @@
+/**
+ * @ctxkit/core: contracts, token counting, budget, message grouping, truncation, plugin manifests,
+ * loader and DI wiring, events, stores and errors. Explicit named exports only.
+ */
+import 'reflect-metadata';
+
+// contracts
+export type {
+  AssistantMessage,
+  ChatMessage,
+  ChatRole,
+  ContentPart,
+  ImageContentPart,
+  ReadonlyChatMessage,
+  ReadonlyHistory,
+  ReasoningItem,
+  SystemMessage,
+  TextContentPart,
+  ToolCall,
+  ToolMessage,
+  ToolOutputRef,
+  UserMessage,
+} from './contracts/chat-message';
+export type { JsonSchema, ToolDefinition } from './contracts/tool-definition';
+export type {
+  LLMPayload,
+  PayloadBudget,
+  PayloadSection,
+  PayloadStats,
+  RecoverySource,
+  ReductionAction,
+  ReductionRecord,
+  SectionTokens,
+  UsageLevel,
+} from './contracts/llm-payload';
+export type {
+  CompactionCheckpoint,
+  CompactionHookResult,
+  ContextManager,
+  ContextManagerCapabilities,
+  ContributedTool,
+  IContextManager as ContextManagerContract,
+  ToolExecutionContext,
+} from './contracts/context-manager';
+export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle } from './contracts/context-manager';
+export type { ILLMClient as LLMClient, LLMCompletion, LLMCompletionRequest } from './contracts/llm-client';
+export type {
+  BlobRange,
+  IContextStore as ContextStore,
+  StoreKey,
+  StoreKeyPrefix,
+  StoreKind,
+} from './contracts/context-store';
+export type { ProviderUsage, TokenUsage } from './contracts/token-usage';
+export { createTokenUsage, toTokenUsage } from './contracts/token-usage';
+
+// token counting
+export type { ITokenCounter as TokenCounter, TokenCounterMeta, TokenizerBackend } from './token-counting/token-counter';
+export { MESSAGE_OVERHEAD_TOKENS } from './token-counting/token-counter';
+
+// models
+export type { ModelInfo } from './models/model-info';
+export type { IModelRegistry as ModelRegistryContract } from './models/model-registry';
+
+// plugins
+export type { StrategyContext, StrategyFactory, StrategyPluginModule } from './plugins/strategy-plugin';
+export { defineStrategy } from './plugins/strategy-plugin';
+
+// DI tokens (same names as the interfaces they stand for)
+export {
+  IAgentId,
+  IContextManager,
+  IContextStore,
+  IEventBus,
+  ILLMClient,
+  IModelRegistry,
+  IStrategyContext,
+  ITokenCounter,
+} from './di/injection-tokens';
+
+// events
+export type { CtxkitEventBase, CtxkitEventMap, CtxkitEventName, CtxkitEventPayloads } from './events/ctxkit-events';
+export { CtxkitEventBus, safeEmit } from './events/event-bus';
+
+// errors
+export { ErrorCodes } from './errors/error-codes';
+export type { ErrorCode } from './errors/error-codes';
+export { CtxkitError } from './errors/ctxkit-error';
+export type { CtxkitErrorOptions, ErrorCategory } from './errors/ctxkit-error';
+export { BudgetExceededError } from './errors/budget-exceeded-error';
+export type { BudgetShortfall } from './errors/budget-exceeded-error';
+export { ConfigSchemaError, ConfigValidationError, ManifestValidationError } from './errors/manifest-validation-error';
+export type { ManifestIssue } from './errors/manifest-validation-error';
+export { DuplicatePluginError, PluginLoadError, PluginNotFoundError, UnsafePathError } from './errors/plugin-errors';
+export { DisposedError, StrategyError } from './errors/strategy-error';
+export { HistoryValidationError } from './errors/history-validation-error';
+export { StoreError, StoreKeyError } from './errors/store-error';
+export { LLMNotConfiguredError, LLMRequestError, LLMResponseError, LLMTimeoutError } from './errors/llm-errors';
+export type { LLMErrorDetails } from './errors/llm-errors';
+export { ProviderPayloadError, ToolExecutionError, ToolNotFoundError, ToolOutputRefNotFoundError } from './errors/tool-errors';
+
+// ---- sections below are filled by their areas; keep each block sorted ----
+// token counting implementations
+// trimming
+// messages (grouping, validation)
+// budget and truncation
+// model registry implementation
+// stores
+// manifests, loader, runtime

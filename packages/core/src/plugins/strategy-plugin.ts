@@ -1,0 +1,50 @@
+import type { IContextManager } from '../contracts/context-manager';
+import type { IContextStore } from '../contracts/context-store';
+import type { ILLMClient } from '../contracts/llm-client';
+import type { CtxkitEventBus } from '../events/event-bus';
+import type { IModelRegistry } from '../models/model-registry';
+import type { ITokenCounter } from '../token-counting/token-counter';
+
+/**
+ * Everything a strategy instance receives besides its validated config. One context per agent
+ * and session: state keyed by `agentId` + `sessionId` never leaks between conversations.
+ */
+export interface StrategyContext {
+  agentId: string;
+  sessionId: string;
+  /** The plugin id (`std-sliding-window-strategy`). */
+  strategyId: string;
+  /** The agent's default model (from the manifest's `model`, else the config's `model`). */
+  model: string;
+  /** Counter for `model` (shared, cached counts). */
+  counter: ITokenCounter;
+  /** Returns the shared counter of another model (e.g. a compression model). */
+  counterFor(model: string): ITokenCounter;
+  models: IModelRegistry;
+  store: IContextStore;
+  events: CtxkitEventBus;
+  /** The agent's language model client; `undefined` when none is configured (use an offline fallback). */
+  llm: ILLMClient | undefined;
+  /** Milliseconds since epoch. Injected so that tests control time. */
+  now(): number;
+}
+
+/**
+ * A strategy plugin's factory: receives the config (already validated against the plugin's
+ * `configSchema`, defaults applied, a copy the factory may keep) and the context.
+ */
+export type StrategyFactory<TConfig = Record<string, unknown>> = (
+  config: TConfig,
+  context: StrategyContext,
+) => IContextManager | Promise<IContextManager>;
+
+/** What a plugin's entry module exports: `createStrategy`, or a default export that is one. */
+export interface StrategyPluginModule {
+  createStrategy?: StrategyFactory<any>;
+  default?: StrategyFactory<any> | { createStrategy?: StrategyFactory<any> };
+}
+
+/** Identity helper that types a factory. */
+export function defineStrategy<TConfig>(factory: StrategyFactory<TConfig>): StrategyFactory<TConfig> {
+  return factory;
+}
