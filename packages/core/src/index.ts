@@ -101,9 +101,28 @@ export { ProviderPayloadError, ToolExecutionError, ToolNotFoundError, ToolOutput
 
 // ---- sections below are filled by their areas; keep each block sorted ----
 // token counting implementations
+export { HeuristicTokenCounter } from './token-counting/heuristic-counter';
+export { imageTokens } from './token-counting/image-tokens';
+export { contentText, messageImages, messageText } from './token-counting/message-text';
 // trimming
 // messages (grouping, validation)
+export type { MessageGroup, MessageGroupKind } from './messages/message-group';
+export { groupAt, groupEndingAt, groupToolCalls } from './messages/group-tool-calls';
+export type { PayloadProblem } from './messages/find-payload-problems';
+export { findPayloadProblems } from './messages/find-payload-problems';
 // budget and truncation
+export type { BudgetOptions } from './budget/compute-budget';
+export {
+  computeBudget,
+  DEFAULT_RESERVE_OUTPUT_TOKENS,
+  DEFAULT_SAFETY_MARGIN_RATIO,
+  remainingForToolOutput,
+  TOOL_OUTPUT_SHARE,
+  withUsage,
+} from './budget/compute-budget';
+export { USAGE_LEVEL_THRESHOLDS, usageLevel } from './budget/usage-level';
 // model registry implementation
+export { BUILTIN_MODELS } from './models/builtin-models';
+export { ModelRegistry } from './models/default-model-registry';
 // stores
 // manifests, loader, runtime
