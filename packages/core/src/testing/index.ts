@@ -1,0 +1,9 @@
+/**
+ * `@ctxkit/core/testing`: the conformance suite every strategy plugin runs (built-in or custom),
+ * the generators it uses, and the bundled real conversations. Explicit named exports only.
+ */
+
+// bundled conversations
+export type { BundledConversationName, ConversationFact, ConversationRecord } from './conversation-record';
+export { BUNDLED_CONVERSATIONS } from './conversation-record';
+export { bundledConversationsDir, loadConversations, parseConversations } from './load-conversations';
