@@ -7,3 +7,6 @@
 export type { BundledConversationName, ConversationFact, ConversationRecord } from './conversation-record';
 export { BUNDLED_CONVERSATIONS } from './conversation-record';
 export { bundledConversationsDir, loadConversations, parseConversations } from './load-conversations';
+
+// scripted LLM client (kernel area)
+export { ScriptedLLMClient, type RecordedRequest, type ScriptedLLMClientOptions, type ScriptedReply, type ScriptStep } from './scripted-llm-client';
