@@ -10,3 +10,6 @@ export { bundledConversationsDir, loadConversations, parseConversations } from '
 
 // scripted LLM client (kernel area)
 export { ScriptedLLMClient, type RecordedRequest, type ScriptedLLMClientOptions, type ScriptedReply, type ScriptStep } from './scripted-llm-client';
+
+// store contract (stores area)
+export { INVALID_STORE_KEY_PARTS, runStoreContract, STORE_CONTRACT_LARGE_BLOB_BYTES, type StoreContractOptions } from './store-contract';
