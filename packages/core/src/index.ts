@@ -125,4 +125,9 @@ export { USAGE_LEVEL_THRESHOLDS, usageLevel } from './budget/usage-level';
 export { BUILTIN_MODELS } from './models/builtin-models';
 export { ModelRegistry } from './models/default-model-registry';
 // stores
+export type { FileContextStoreOptions } from './stores/file-context-store';
+export { FileContextStore } from './stores/file-context-store';
+export type { MemoryContextStoreOptions } from './stores/memory-context-store';
+export { MemoryContextStore } from './stores/memory-context-store';
+export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KEY_PART_PATTERN, STORE_KINDS } from './stores/store-key';
 // manifests, loader, runtime

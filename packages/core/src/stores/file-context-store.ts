@@ -1,0 +1,263 @@
+import { createReadStream, promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix, StoreKind } from '../contracts/context-store';
+import { StoreError } from '../errors/store-error';
+import { toBlobBytes } from './blob-bytes';
+import { resolveBlobRange } from './blob-range';
+import { assertStoreKey, assertStoreKeyPrefix, compareStoreKeys, formatStoreKey, STORE_KINDS } from './store-key';
+
+/** Options of {@link FileContextStore}. */
+export interface FileContextStoreOptions {
+  /** Directory that holds everything the store writes. Created on first write. */
+  rootDir: string;
+  /**
+   * Flush file contents to disk (`fsync`) before the rename that publishes them. Slower, but a
+   * value survives a power loss once `set` has resolved.
+   * @default false
+   */
+  fsync?: boolean;
+  /**
+   * `highWaterMark` of the read streams behind `readBlob`, in bytes.
+   * @default 65536
+   */
+  chunkSize?: number;
+}
+
+const VALUES_DIR = 'values';
+const BLOBS_DIR = 'blobs';
+const VALUE_SUFFIX = '.json';
+
+/**
+ * The embedded persistent store: one file per value or blob under `rootDir`.
+ *
+ * Layout: `values/<agentId>/<sessionId>/<kind>/<name>.json` and
+ * `blobs/<agentId>/<sessionId>/<kind>/<name>`. Key parts are validated (`assertStoreKey`), so a key
+ * never leaves `rootDir`.
+ *
+ * Writes are atomic: the new content goes to a temporary file in the same directory (named with a
+ * leading `.`, which no key part may have, so listings never see it), which is then renamed over
+ * the old file. A write that fails at any step removes its temporary file and leaves the previous
+ * value intact. `appendBlob` appends in place (`fs.appendFile`, O_APPEND). `readBlob` streams the
+ * file with `fs.createReadStream`, honouring byte ranges.
+ *
+ * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for an invalid key, from every method
+ * @throws StoreError (`CTXKIT_STORE_ERROR`) for I/O failures, unparsable files, values that are not
+ *   JSON, a missing blob on `readBlob`, an invalid byte range
+ * @see docs/09-stores.md
+ */
+export class FileContextStore implements IContextStore {
+  readonly name = 'file';
+  readonly rootDir: string;
+  private readonly fsync: boolean;
+  private readonly chunkSize: number;
+
+  constructor(options: FileContextStoreOptions) {
+    if (!options || typeof options.rootDir !== 'string' || options.rootDir.length === 0) {
+      throw new StoreError('file', 'open', '(none)', 'the rootDir option is required');
+    }
+    this.rootDir = path.resolve(options.rootDir);
+    this.fsync = options.fsync ?? false;
+    this.chunkSize = options.chunkSize && options.chunkSize > 0 ? Math.floor(options.chunkSize) : 64 * 1024;
+  }
+
+  async get<T = unknown>(key: StoreKey): Promise<T | undefined> {
+    assertStoreKey(key);
+    const file = this.valuePath(key);
+    let text: string;
+    try {
+      text = await fsp.readFile(file, 'utf8');
+    } catch (cause) {
+      if (isNotFound(cause)) return undefined;
+      throw this.failure('get', key, 'cannot read the value file', cause);
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw this.failure('get', key, 'the value file is not valid JSON', cause);
+    }
+  }
+
+  async set(key: StoreKey, value: unknown): Promise<void> {
+    assertStoreKey(key);
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (cause) {
+      throw this.failure('set', key, 'the value cannot be serialized as JSON', cause);
+    }
+    if (text === undefined) throw this.failure('set', key, 'the value is not JSON (undefined or a function)');
+    await this.writeAtomic('set', key, this.valuePath(key), text);
+  }
+
+  async delete(key: StoreKey): Promise<boolean> {
+    assertStoreKey(key);
+    return this.unlink('delete', key, this.valuePath(key));
+  }
+
+  async list(prefix: StoreKeyPrefix): Promise<StoreKey[]> {
+    assertStoreKeyPrefix(prefix);
+    const keys: StoreKey[] = [];
+    for (const { sessionId, kind, dir } of await this.kindDirs(VALUES_DIR, prefix)) {
+      for (const file of await this.readDir(dir)) {
+        if (file.startsWith('.') || !file.endsWith(VALUE_SUFFIX)) continue;
+        keys.push({ agentId: prefix.agentId, sessionId, kind, name: file.slice(0, -VALUE_SUFFIX.length) });
+      }
+    }
+    return keys.sort(compareStoreKeys);
+  }
+
+  async putBlob(key: StoreKey, data: string | Uint8Array): Promise<{ byteSize: number }> {
+    assertStoreKey(key);
+    const bytes = this.bytes('putBlob', key, data);
+    await this.writeAtomic('putBlob', key, this.blobPath(key), bytes);
+    return { byteSize: bytes.length };
+  }
+
+  async appendBlob(key: StoreKey, data: string | Uint8Array): Promise<{ byteSize: number }> {
+    assertStoreKey(key);
+    const bytes = this.bytes('appendBlob', key, data);
+    const file = this.blobPath(key);
+    try {
+      await fsp.mkdir(path.dirname(file), { recursive: true });
+      await fsp.appendFile(file, bytes);
+      return { byteSize: (await fsp.stat(file)).size };
+    } catch (cause) {
+      throw this.failure('appendBlob', key, 'cannot append to the blob file', cause);
+    }
+  }
+
+  readBlob(key: StoreKey, range?: BlobRange): AsyncIterable<Uint8Array> {
+    assertStoreKey(key);
+    const file = this.blobPath(key);
+    const store = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        let size: number;
+        try {
+          size = (await fsp.stat(file)).size;
+        } catch (cause) {
+          if (isNotFound(cause)) throw store.failure('readBlob', key, 'no such blob');
+          throw store.failure('readBlob', key, 'cannot read the blob file', cause);
+        }
+        const resolved = resolveBlobRange(range, size);
+        if (!resolved) throw store.failure('readBlob', key, `invalid byte range ${JSON.stringify(range)}`);
+        if (resolved.end <= resolved.start) return;
+        // createReadStream's `end` is inclusive; ours is exclusive.
+        const stream = createReadStream(file, { start: resolved.start, end: resolved.end - 1, highWaterMark: store.chunkSize });
+        try {
+          for await (const chunk of stream) yield new Uint8Array(chunk as Buffer);
+        } catch (cause) {
+          throw store.failure('readBlob', key, 'the read stream failed', cause);
+        } finally {
+          stream.destroy();
+        }
+      },
+    };
+  }
+
+  async blobSize(key: StoreKey): Promise<number | undefined> {
+    assertStoreKey(key);
+    try {
+      return (await fsp.stat(this.blobPath(key))).size;
+    } catch (cause) {
+      if (isNotFound(cause)) return undefined;
+      throw this.failure('blobSize', key, 'cannot stat the blob file', cause);
+    }
+  }
+
+  async deleteBlob(key: StoreKey): Promise<boolean> {
+    assertStoreKey(key);
+    return this.unlink('deleteBlob', key, this.blobPath(key));
+  }
+
+  async listBlobs(prefix: StoreKeyPrefix): Promise<StoreKey[]> {
+    assertStoreKeyPrefix(prefix);
+    const keys: StoreKey[] = [];
+    for (const { sessionId, kind, dir } of await this.kindDirs(BLOBS_DIR, prefix)) {
+      for (const file of await this.readDir(dir)) {
+        if (file.startsWith('.')) continue;
+        keys.push({ agentId: prefix.agentId, sessionId, kind, name: file });
+      }
+    }
+    return keys.sort(compareStoreKeys);
+  }
+
+  /** Nothing to release (every operation opens and closes its own files). */
+  async close(): Promise<void> {}
+
+  private valuePath(key: StoreKey): string {
+    return path.join(this.rootDir, VALUES_DIR, key.agentId, key.sessionId, key.kind, key.name + VALUE_SUFFIX);
+  }
+
+  private blobPath(key: StoreKey): string {
+    return path.join(this.rootDir, BLOBS_DIR, key.agentId, key.sessionId, key.kind, key.name);
+  }
+
+  /** Writes to `.<base>.<random>.tmp` beside `file`, then renames it over `file`. */
+  private async writeAtomic(operation: string, key: StoreKey, file: string, data: string | Uint8Array): Promise<void> {
+    const dir = path.dirname(file);
+    const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await fsp.mkdir(dir, { recursive: true });
+      const handle = await fsp.open(temp, 'wx');
+      try {
+        await handle.writeFile(data);
+        if (this.fsync) await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await fsp.rename(temp, file);
+    } catch (cause) {
+      await fsp.rm(temp, { force: true }).catch(() => undefined);
+      throw this.failure(operation, key, 'the write did not complete; the previous value is unchanged', cause);
+    }
+  }
+
+  private async unlink(operation: string, key: StoreKey, file: string): Promise<boolean> {
+    try {
+      await fsp.unlink(file);
+      return true;
+    } catch (cause) {
+      if (isNotFound(cause)) return false;
+      throw this.failure(operation, key, 'cannot remove the file', cause);
+    }
+  }
+
+  /** The `<kind>` directories under `area/<agentId>` that match the prefix. */
+  private async kindDirs(area: string, prefix: StoreKeyPrefix): Promise<Array<{ sessionId: string; kind: StoreKind; dir: string }>> {
+    const agentDir = path.join(this.rootDir, area, prefix.agentId);
+    const sessions = prefix.sessionId !== undefined ? [prefix.sessionId] : (await this.readDir(agentDir)).filter((name) => !name.startsWith('.'));
+    const kinds = prefix.kind !== undefined ? [prefix.kind] : STORE_KINDS;
+    const dirs: Array<{ sessionId: string; kind: StoreKind; dir: string }> = [];
+    for (const sessionId of sessions) {
+      for (const kind of kinds) dirs.push({ sessionId, kind, dir: path.join(agentDir, sessionId, kind) });
+    }
+    return dirs;
+  }
+
+  private async readDir(dir: string): Promise<string[]> {
+    try {
+      return await fsp.readdir(dir);
+    } catch (cause) {
+      if (isNotFound(cause) || (cause as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+      throw new StoreError(this.name, 'list', dir, 'cannot read the directory', cause);
+    }
+  }
+
+  private bytes(operation: string, key: StoreKey, data: string | Uint8Array): Uint8Array {
+    try {
+      return toBlobBytes(data);
+    } catch (cause) {
+      throw this.failure(operation, key, 'blob data must be a string or a Uint8Array', cause);
+    }
+  }
+
+  private failure(operation: string, key: StoreKey, problem: string, cause?: unknown): StoreError {
+    return new StoreError(this.name, operation, formatStoreKey(key), problem, cause);
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
