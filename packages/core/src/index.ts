@@ -102,6 +102,17 @@ export { ProviderPayloadError, ToolExecutionError, ToolNotFoundError, ToolOutput
 // ---- sections below are filled by their areas; keep each block sorted ----
 // token counting implementations
 export { HeuristicTokenCounter } from './token-counting/heuristic-counter';
+export type { CreateTokenCounterOptions } from './token-counting/create-token-counter';
+export { createTokenCounter, DEFAULT_TOKENIZER_BACKEND } from './token-counting/create-token-counter';
+export type { BpeEncoder } from './token-counting/bpe-encoder';
+export { GptTokenizerEncoder, JsTiktokenEncoder } from './token-counting/bpe-encoder';
+export { BpeTokenCounter, SharedCountCaches } from './token-counting/bpe-token-counter';
+export type { BpeEncodingName, ResolvedEncoding } from './token-counting/model-encodings';
+export { resolveModelEncoding } from './token-counting/model-encodings';
+export { BoundedCountCache, DEFAULT_COUNT_CACHE_ENTRIES } from './token-counting/bounded-count-cache';
+export { contentDigest } from './token-counting/content-digest';
+export type { TextPartOptions } from './token-counting/text-parts';
+export { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS, utf8ByteLength } from './token-counting/text-parts';
 export { imageTokens } from './token-counting/image-tokens';
 export { contentText, messageImages, messageText } from './token-counting/message-text';
 // trimming

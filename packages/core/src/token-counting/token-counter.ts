@@ -14,6 +14,13 @@ export interface TokenCounterMeta {
   uses_tiktoken: boolean;
   strategy: 'tiktoken' | 'heuristic';
   backend: TokenizerBackend;
+  /**
+   * True when the counts only approximate the model's own tokenizer (Claude, Gemini, local models,
+   * unknown names counted with o200k_base), or when the counter is the heuristic fallback.
+   */
+  approximate?: boolean;
+  /** Why the counts are approximate, in plain language. */
+  note?: string;
 }
 
 /**
