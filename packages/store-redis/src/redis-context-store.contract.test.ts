@@ -1,0 +1,22 @@
+import { runStoreContract } from '@ctxkit/core/testing';
+import { RedisContextStore } from './redis-context-store';
+import { startRedisServer, type RedisServerProcess } from './__tests__/redis-server';
+
+let server: RedisServerProcess;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+runStoreContract('RedisContextStore', async () => new RedisContextStore({ url: server.url }));
+
+// A small chunk size makes every blob test cross many GETRANGE boundaries.
+runStoreContract('RedisContextStore (4 KiB chunks, custom prefix)', async () =>
+  new RedisContextStore({ url: server.url, chunkSize: 4096, keyPrefix: 'app:ctxkit' }),
+  undefined,
+  { largeBlobBytes: 3 * 1024 * 1024 + 17 },
+);
