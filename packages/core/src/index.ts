@@ -142,3 +142,13 @@ export type { MemoryContextStoreOptions } from './stores/memory-context-store';
 export { MemoryContextStore } from './stores/memory-context-store';
 export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KEY_PART_PATTERN, STORE_KINDS } from './stores/store-key';
 // manifests, loader, runtime
+
+// outline (seed 004 strategy A and B: one-line summaries, outline + part)
+export { oneLineToolSummary } from './outline/one-line-tool-summary';
+export type { ToolResultSummaryInput } from './outline/one-line-tool-summary';
+export { renderOutlineView } from './outline/outline-view';
+export type { OutlineView, OutlineViewOptions } from './outline/outline-view';
+export { baseName, languageOfPath } from './outline/source-language';
+export type { SourceLanguage } from './outline/source-language';
+export { outlineSource } from './outline/source-outline';
+export type { OutlineEntry, SourceOutline } from './outline/source-outline';
