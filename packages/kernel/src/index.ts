@@ -1,1 +1,22 @@
-export {};
+/**
+ * @ctxkit/kernel: the agent loop that uses an IContextManager, LLM clients and provider adapters.
+ * Explicit named exports only.
+ * @see docs/08-kernel.md
+ */
+import 'reflect-metadata';
+
+// provider adapters
+export type { ProviderName } from './providers/provider-name';
+export { PROVIDER_NAMES } from './providers/provider-name';
+export type { ToolCallIdRename, UniqueToolCallIds } from './providers/unique-tool-call-ids';
+export { makeToolCallIdsUnique } from './providers/unique-tool-call-ids';
+export type { OpenAIChatMessage } from './providers/openai-chat-adapter';
+export { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from './providers/openai-chat-adapter';
+export type { ResponsesInputItem, ResponsesTool } from './providers/openai-responses-adapter';
+export { fromResponsesOutput, toResponsesInput, toResponsesTools } from './providers/openai-responses-adapter';
+export type { ResponsesSyncResult } from './providers/responses-history-cache';
+export { ResponsesHistoryCache } from './providers/responses-history-cache';
+export type { AnthropicContentBlock, AnthropicConversation, AnthropicMessage, AnthropicTool } from './providers/anthropic-adapter';
+export { fromAnthropicContent, fromAnthropicMessages, toAnthropicMessages, toAnthropicTools } from './providers/anthropic-adapter';
+export type { ProviderProblem } from './providers/validate-for-provider';
+export { findAnthropicProblems, findProviderProblems, validateForProvider } from './providers/validate-for-provider';

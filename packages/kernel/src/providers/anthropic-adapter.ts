@@ -1,0 +1,220 @@
+import {
+  contentText,
+  LLMResponseError,
+  type AssistantMessage,
+  type ChatMessage,
+  type ContentPart,
+  type ReasoningItem,
+  type ToolCall,
+  type ToolDefinition,
+} from '@ctxkit/core';
+import { makeToolCallIdsUnique, type ToolCallIdRename } from './unique-tool-call-ids';
+
+/** Anthropic Messages content blocks ctxkit reads and writes. */
+export type AnthropicContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: 'tool_result'; tool_use_id: string; content: string | Array<{ type: 'text'; text: string }>; is_error?: boolean }
+  | { type: 'thinking'; thinking: string; signature?: string }
+  | { type: 'redacted_thinking'; data: string };
+
+/** One Anthropic Messages message. */
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: AnthropicContentBlock[];
+}
+
+/** An Anthropic tool definition. */
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** Result of {@link toAnthropicMessages}. */
+export interface AnthropicConversation {
+  /** The system messages' text, joined by a blank line; `undefined` when there is none. */
+  system: string | undefined;
+  messages: AnthropicMessage[];
+  /** Tool-call ids rewritten to be unique (results got the same new id as their call). */
+  renamedToolCallIds: ToolCallIdRename[];
+  /** Tool calls whose `arguments` are not a JSON object (sent as `{}`; validation reports them). */
+  invalidToolArguments: Array<{ messageIndex: number; toolCallId: string }>;
+}
+
+function imageBlock(url: string): AnthropicContentBlock {
+  const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
+  if (match) return { type: 'image', source: { type: 'base64', media_type: match[1]!, data: match[2]! } };
+  return { type: 'image', source: { type: 'url', url } };
+}
+
+function userBlocks(content: string | ContentPart[]): AnthropicContentBlock[] {
+  if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
+  return content.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : imageBlock(part.image_url.url)));
+}
+
+function parseArguments(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text === '' ? '{}' : text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isThinking(item: ReasoningItem): boolean {
+  const type = item.data.type;
+  return item.provider === 'anthropic' && (type === 'thinking' || type === 'redacted_thinking');
+}
+
+/**
+ * Canonical → Anthropic Messages (SPEC §5):
+ * - system messages go apart (`system`), joined by a blank line;
+ * - an assistant message becomes its thinking blocks (Anthropic reasoning items, first, as the API
+ *   requires them before the `tool_use` they belong to), a text block and one `tool_use` per call
+ *   (arguments parsed to an object);
+ * - tool results become `tool_result` blocks in a user message; consecutive results share one user
+ *   message, and a user message right after them joins it (results first, as the API requires);
+ * - consecutive messages of the same role are merged, so roles alternate;
+ * - tool-call ids reused within the conversation are made unique, consistently between the
+ *   `tool_use` and its `tool_result` (pairing by position).
+ * The input is never mutated.
+ */
+export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage>>): AnthropicConversation {
+  const { messages: unique, renamed } = makeToolCallIdsUnique(messages);
+  const systemParts: string[] = [];
+  const out: AnthropicMessage[] = [];
+  const invalidToolArguments: AnthropicConversation['invalidToolArguments'] = [];
+
+  const push = (role: 'user' | 'assistant', blocks: AnthropicContentBlock[]): void => {
+    if (blocks.length === 0) return;
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+
+  unique.forEach((message, messageIndex) => {
+    switch (message.role) {
+      case 'system':
+        systemParts.push(contentText(message.content));
+        break;
+      case 'user':
+        push('user', userBlocks(message.content));
+        break;
+      case 'tool':
+        push('user', [
+          {
+            type: 'tool_result',
+            tool_use_id: message.tool_call_id,
+            content: typeof message.content === 'string' ? message.content : message.content.map((part) => ({ type: 'text' as const, text: part.text })),
+          },
+        ]);
+        break;
+      case 'assistant': {
+        const blocks: AnthropicContentBlock[] = [];
+        for (const item of message.reasoning ?? []) {
+          if (isThinking(item)) blocks.push(structuredClone(item.data) as AnthropicContentBlock);
+        }
+        if (message.content !== null && message.content !== '') blocks.push({ type: 'text', text: message.content });
+        for (const call of message.tool_calls ?? []) {
+          const input = parseArguments(call.function.arguments);
+          if (input === undefined) invalidToolArguments.push({ messageIndex, toolCallId: call.id });
+          blocks.push({ type: 'tool_use', id: call.id, name: call.function.name, input: input ?? {} });
+        }
+        push('assistant', blocks);
+        break;
+      }
+    }
+  });
+  return {
+    system: systemParts.length > 0 ? systemParts.join('\n\n') : undefined,
+    messages: out,
+    renamedToolCallIds: renamed,
+    invalidToolArguments,
+  };
+}
+
+/** Canonical tool definitions → Anthropic tools (`input_schema` defaults to an empty object schema). */
+export function toAnthropicTools(tools: ReadonlyArray<Readonly<ToolDefinition>>): AnthropicTool[] {
+  return tools.map((tool) => {
+    const out: AnthropicTool = {
+      name: tool.function.name,
+      input_schema: structuredClone(tool.function.parameters) ?? { type: 'object', properties: {} },
+    };
+    if (tool.function.description !== undefined) out.description = tool.function.description;
+    return out;
+  });
+}
+
+/**
+ * Anthropic assistant content → a canonical `AssistantMessage`: text blocks joined into `content`
+ * (`null` when there is none), `tool_use` blocks into `tool_calls` (input serialized as JSON), and
+ * thinking blocks kept as reasoning items (provider `anthropic`) so that they go back with their
+ * `tool_use` on the next request.
+ * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) for blocks without their required fields
+ */
+export function fromAnthropicContent(blocks: unknown, client = 'anthropic'): AssistantMessage {
+  if (!Array.isArray(blocks)) throw new LLMResponseError('content is not an array of blocks', { client });
+  const texts: string[] = [];
+  const calls: ToolCall[] = [];
+  const reasoning: ReasoningItem[] = [];
+  blocks.forEach((raw: unknown, index) => {
+    const block = raw as Record<string, unknown> | null;
+    if (!block || typeof block.type !== 'string') throw new LLMResponseError(`content[${index}] has no type`, { client });
+    switch (block.type) {
+      case 'text':
+        if (typeof block.text !== 'string') throw new LLMResponseError(`content[${index}] text block has no text`, { client });
+        texts.push(block.text);
+        break;
+      case 'tool_use':
+        if (typeof block.id !== 'string' || typeof block.name !== 'string') {
+          throw new LLMResponseError(`content[${index}] tool_use block lacks id or name`, { client });
+        }
+        calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+        break;
+      case 'thinking':
+      case 'redacted_thinking':
+        reasoning.push({ provider: 'anthropic', data: structuredClone(block) });
+        break;
+      default:
+        // Server-side blocks ctxkit does not interpret are left out of the canonical message.
+        break;
+    }
+  });
+  const message: AssistantMessage = { role: 'assistant', content: texts.length > 0 ? texts.join('') : null };
+  if (calls.length > 0) message.tool_calls = calls;
+  if (reasoning.length > 0) message.reasoning = reasoning;
+  return message;
+}
+
+/**
+ * Anthropic conversation → canonical messages: the system text first, `tool_result` blocks as tool
+ * messages (before any other content of the same user message), assistant content through
+ * {@link fromAnthropicContent}.
+ */
+export function fromAnthropicMessages(system: string | undefined, messages: readonly AnthropicMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  if (system !== undefined && system !== '') out.push({ role: 'system', content: system });
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      out.push(fromAnthropicContent(message.content));
+      continue;
+    }
+    const rest: ContentPart[] = [];
+    for (const block of message.content) {
+      if (block.type === 'tool_result') {
+        const content = typeof block.content === 'string' ? block.content : block.content.map((part) => part.text).join('');
+        out.push({ role: 'tool', tool_call_id: block.tool_use_id, content });
+      } else if (block.type === 'text') {
+        rest.push({ type: 'text', text: block.text });
+      } else if (block.type === 'image') {
+        const url = block.source.type === 'url' ? block.source.url : `data:${block.source.media_type};base64,${block.source.data}`;
+        rest.push({ type: 'image_url', image_url: { url } });
+      }
+    }
+    if (rest.length === 1 && rest[0]!.type === 'text') out.push({ role: 'user', content: rest[0]!.text });
+    else if (rest.length > 0) out.push({ role: 'user', content: rest });
+  }
+  return out;
+}

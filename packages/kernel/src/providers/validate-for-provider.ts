@@ -1,0 +1,123 @@
+import { findPayloadProblems, ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
+import { toAnthropicMessages, type AnthropicMessage } from './anthropic-adapter';
+import type { ProviderName } from './provider-name';
+
+/** One reason a provider would reject a message list, with the canonical index it concerns. */
+export interface ProviderProblem {
+  /** Index in the canonical messages (or in the converted Anthropic messages for `anthropic-*` rules). */
+  index: number;
+  rule: string;
+  detail: string;
+}
+
+function duplicateCallIds(messages: ReadonlyArray<Readonly<ChatMessage>>): ProviderProblem[] {
+  const problems: ProviderProblem[] = [];
+  messages.forEach((message, index) => {
+    if (message.role !== 'assistant' || !message.tool_calls) return;
+    const seen = new Set<string>();
+    for (const call of message.tool_calls) {
+      if (seen.has(call.id)) problems.push({ index, rule: 'duplicate-call-id', detail: `tool call id ${call.id} appears twice in one message` });
+      seen.add(call.id);
+    }
+  });
+  return problems;
+}
+
+function openAIChatProblems(messages: ReadonlyArray<Readonly<ChatMessage>>): ProviderProblem[] {
+  const problems = duplicateCallIds(messages);
+  messages.forEach((message, index) => {
+    if (message.role === 'assistant' && (message.content === null || message.content === undefined) && !(message.tool_calls && message.tool_calls.length > 0)) {
+      problems.push({ index, rule: 'empty-assistant', detail: 'assistant message with neither content nor tool_calls' });
+    }
+  });
+  return problems;
+}
+
+/** Checks converted Anthropic messages against the Messages API rules. */
+export function findAnthropicProblems(messages: readonly AnthropicMessage[]): ProviderProblem[] {
+  const problems: ProviderProblem[] = [];
+  const first = messages[0];
+  if (first && first.role !== 'user') problems.push({ index: 0, rule: 'anthropic-first-not-user', detail: 'the first message must be a user message' });
+  const seenIds = new Set<string>();
+  messages.forEach((message, index) => {
+    const previous = messages[index - 1];
+    if (previous && previous.role === message.role) {
+      problems.push({ index, rule: 'anthropic-alternation', detail: `two ${message.role} messages in a row` });
+    }
+    if (message.content.length === 0) problems.push({ index, rule: 'anthropic-empty-message', detail: 'a message without content blocks' });
+    const uses = new Set<string>();
+    if (previous && previous.role === 'assistant') {
+      for (const block of previous.content) if (block.type === 'tool_use') uses.add(block.id);
+    }
+    let afterOther = false;
+    for (const block of message.content) {
+      if (block.type === 'tool_use') {
+        if (seenIds.has(block.id)) problems.push({ index, rule: 'anthropic-duplicate-tool-use-id', detail: `tool_use id ${block.id} is used twice` });
+        seenIds.add(block.id);
+      }
+      if (block.type === 'tool_result') {
+        if (message.role !== 'user') problems.push({ index, rule: 'anthropic-tool-result-role', detail: 'tool_result outside a user message' });
+        if (!uses.has(block.tool_use_id)) {
+          problems.push({ index, rule: 'anthropic-tool-result-without-use', detail: `tool_result ${block.tool_use_id} does not follow its tool_use` });
+        }
+        uses.delete(block.tool_use_id);
+        if (afterOther) problems.push({ index, rule: 'anthropic-tool-result-order', detail: 'tool_result blocks must come first in their user message' });
+      } else {
+        afterOther = true;
+      }
+    }
+    if (previous && previous.role === 'assistant' && uses.size > 0) {
+      problems.push({ index, rule: 'anthropic-tool-use-without-result', detail: `no tool_result for ${[...uses].join(', ')}` });
+    }
+  });
+  const last = messages[messages.length - 1];
+  if (last && last.role === 'assistant' && last.content.some((block) => block.type === 'tool_use')) {
+    problems.push({ index: messages.length - 1, rule: 'anthropic-tool-use-without-result', detail: 'the conversation ends on a tool_use without its tool_result' });
+  }
+  return problems;
+}
+
+/**
+ * Every reason `provider` would reject `messages`: core's `findPayloadProblems` (orphan tool
+ * results, calls without results, a leading tool message, system messages after the start, no
+ * user message, unknown roles) plus the provider's own rules:
+ * - `openai-chat`: no assistant message without content and tool calls; no call id twice in one
+ *   message (a tool message must follow its assistant `tool_calls`, which the core check covers);
+ * - `openai-responses`: the core rules (call ids are made unique by the adapter);
+ * - `anthropic`: after conversion, the first message is a user message, roles alternate, every
+ *   `tool_result` follows its `tool_use` in the message right before, comes first in its message,
+ *   `tool_use` ids are unique, tool arguments are JSON objects.
+ * Returns an empty list for a valid payload.
+ */
+export function findProviderProblems(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>): ProviderProblem[] {
+  const problems: ProviderProblem[] = findPayloadProblems(messages).map((problem) => ({
+    index: problem.index,
+    rule: problem.problem,
+    detail: problem.detail,
+  }));
+  if (provider === 'openai-chat') problems.push(...openAIChatProblems(messages));
+  if (provider === 'anthropic') {
+    const converted = toAnthropicMessages(messages);
+    for (const bad of converted.invalidToolArguments) {
+      problems.push({ index: bad.messageIndex, rule: 'anthropic-invalid-tool-arguments', detail: `arguments of ${bad.toolCallId} are not a JSON object` });
+    }
+    problems.push(...findAnthropicProblems(converted.messages));
+  }
+  return problems;
+}
+
+/**
+ * The validity check that runs on every payload before it is sent (SPEC §2 invariant 3, PEERS
+ * complaint 1): fails loudly instead of sending a request the provider would reject.
+ * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) listing every problem found
+ * @see docs/08-kernel.md
+ */
+export function validateForProvider(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>): void {
+  const problems = findProviderProblems(provider, messages);
+  if (problems.length > 0) {
+    throw new ProviderPayloadError(
+      provider,
+      problems.map((problem) => `${problem.rule} at ${problem.index}: ${problem.detail}`),
+    );
+  }
+}
