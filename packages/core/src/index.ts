@@ -142,6 +142,9 @@ export type { MemoryContextStoreOptions } from './stores/memory-context-store';
 export { MemoryContextStore } from './stores/memory-context-store';
 export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KEY_PART_PATTERN, STORE_KINDS } from './stores/store-key';
 // manifests, loader, runtime
+export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
+export { validateManifest } from './plugins/validate-manifest';
+export { isValidPluginId, PLUGIN_ID_PATTERN } from './plugins/plugin-id';
 
 // outline (seed 004 strategy A and B: one-line summaries, outline + part)
 export { oneLineToolSummary } from './outline/one-line-tool-summary';
