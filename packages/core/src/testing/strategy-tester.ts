@@ -1,0 +1,180 @@
+import fc from 'fast-check';
+import { arbConformanceCase, DEFAULT_CASE_BUDGETS } from './arbitraries';
+import type { CaseBudget, CaseFamily, ConformanceCase } from './conformance-case';
+import { budgetCases, conversationCases, hostileCases, longHistoryCases } from './conformance-cases';
+import { ConformanceError, type ConformanceFailure } from './conformance-failure';
+import { BUNDLED_CONVERSATIONS } from './conversation-record';
+import { runConformanceCase, type ConformanceTarget } from './run-conformance-case';
+
+/** A test-framework `describe` (jest, vitest, mocha, node:test all fit). */
+export type DescribeFn = (name: string, body: () => void) => void;
+/** A test-framework `it` taking an optional timeout. */
+export type ItFn = (name: string, body: () => Promise<void>, timeout?: number) => void;
+
+/** Options of {@link runConformance}. */
+export interface ConformanceOptions<TConfig = Record<string, unknown>> extends ConformanceTarget<TConfig> {
+  /**
+   * Which case families to run, or extra cases of your own.
+   * @default every family: property, hostile, budget, long-history, conversation
+   */
+  cases?: ReadonlyArray<CaseFamily | ConformanceCase>;
+  /** Budgets of the generated cases. @default 2K, 8K and 32K */
+  budgets?: readonly CaseBudget[];
+  /** Runs of the property-based case. @default 40 */
+  numRuns?: number;
+  /** fast-check seed, fixed so that CI is reproducible. @default 20250101 */
+  seed?: number;
+  /** composePayload calls per bundled record at most (evenly sampled). @default 16 */
+  maxComposePerRecord?: number;
+  /** Test framework functions. @default the global `describe` / `it` */
+  describe?: DescribeFn;
+  it?: ItFn;
+  /** Timeout per test, ms. @default 120000 */
+  timeout?: number;
+}
+
+/** Results of a programmatic run. */
+export interface ConformanceReport {
+  failures: ConformanceFailure[];
+  cases: number;
+  composeCalls: number;
+}
+
+const ALL_FAMILIES: readonly CaseFamily[] = ['property', 'hostile', 'budget', 'long-history', 'conversation'];
+
+function familiesOf(options: Pick<ConformanceOptions, 'cases'>): { families: Set<CaseFamily>; custom: ConformanceCase[] } {
+  const entries = options.cases ?? ALL_FAMILIES;
+  return {
+    families: new Set(entries.filter((entry): entry is CaseFamily => typeof entry === 'string')),
+    custom: entries.filter((entry): entry is ConformanceCase => typeof entry !== 'string'),
+  };
+}
+
+/** Runs cases one after another and collects every failure. */
+export async function runConformanceCases<TConfig>(target: ConformanceTarget<TConfig>, cases: readonly ConformanceCase[]): Promise<ConformanceReport> {
+  const report: ConformanceReport = { failures: [], cases: 0, composeCalls: 0 };
+  for (const testCase of cases) {
+    const result = await runConformanceCase(target, testCase);
+    report.cases++;
+    report.composeCalls += result.composeCalls;
+    report.failures.push(...result.failures);
+  }
+  return report;
+}
+
+/**
+ * Property-based run: `numRuns` generated cases (seeded). Returns the failures of the first
+ * counterexample fast-check finds (shrunk), or none.
+ */
+export async function runPropertyCases<TConfig>(target: ConformanceTarget<TConfig>, options: { budgets?: readonly CaseBudget[]; numRuns?: number; seed?: number } = {}): Promise<ConformanceReport> {
+  const report: ConformanceReport = { failures: [], cases: 0, composeCalls: 0 };
+  let last: ConformanceFailure[] = [];
+  const result = await fc.check(
+    fc.asyncProperty(arbConformanceCase(options.budgets ?? DEFAULT_CASE_BUDGETS), async (testCase) => {
+      const outcome = await runConformanceCase(target, testCase);
+      report.cases++;
+      report.composeCalls += outcome.composeCalls;
+      if (outcome.failures.length > 0) {
+        last = outcome.failures;
+        return false;
+      }
+      return true;
+    }),
+    { numRuns: options.numRuns ?? 40, seed: options.seed ?? 20250101 },
+  );
+  if (result.failed) {
+    const example = result.counterexample?.[0];
+    report.failures.push(
+      ...last.map((failure) => ({ ...failure, case: `${failure.case ?? 'generated'} (seed ${result.seed}, path ${result.counterexamplePath ?? '?'}, ${example?.history.length ?? '?'} messages)` })),
+    );
+  }
+  return report;
+}
+
+/**
+ * Runs the conformance suite without a test framework and returns every failure. The same
+ * families as {@link runConformance}.
+ */
+export async function checkConformance<TConfig>(options: ConformanceOptions<TConfig>): Promise<ConformanceReport> {
+  const { families, custom } = familiesOf(options);
+  const reports: ConformanceReport[] = [];
+  if (families.has('property')) reports.push(await runPropertyCases(options, options));
+  const cases: ConformanceCase[] = [
+    ...(families.has('hostile') ? hostileCases() : []),
+    ...(families.has('budget') ? budgetCases() : []),
+    ...(families.has('long-history') ? longHistoryCases() : []),
+    ...(families.has('conversation') ? BUNDLED_CONVERSATIONS.flatMap((name) => conversationCases(name, { maxComposePerRecord: options.maxComposePerRecord })) : []),
+    ...custom,
+  ];
+  reports.push(await runConformanceCases(options, cases));
+  return reports.reduce((sum, r) => ({ failures: [...sum.failures, ...r.failures], cases: sum.cases + r.cases, composeCalls: sum.composeCalls + r.composeCalls }), { failures: [], cases: 0, composeCalls: 0 });
+}
+
+function assertNoFailures(subject: string, report: ConformanceReport): void {
+  if (report.failures.length > 0) throw new ConformanceError(subject, report.failures);
+}
+
+/**
+ * The conformance suite (STYLE practice 13: shipped like ESLint's RuleTester). Registers one test
+ * per case family under `describe(name)`, using jest's globals unless `describe`/`it` are given:
+ * property-based cases over generated histories, hostile inputs, budget overflow, a 10,000-message
+ * history, and every record of the bundled tau-bench and OpenHands conversations replayed turn by
+ * turn. Each test fails with a {@link ConformanceError} listing what broke.
+ *
+ * @throws ConformanceError (`CTXKIT_CONFORMANCE_FAILED`) from a test, when the strategy breaks an invariant
+ */
+export function runConformance<TConfig = Record<string, unknown>>(name: string, options: ConformanceOptions<TConfig>): void {
+  const g = globalThis as { describe?: DescribeFn; it?: ItFn };
+  const describeFn = options.describe ?? g.describe;
+  const itFn = options.it ?? g.it;
+  if (!describeFn || !itFn) {
+    throw new TypeError('runConformance needs a test framework: run it inside jest (or pass describe and it), or call checkConformance() instead.');
+  }
+  const timeout = options.timeout ?? 120_000;
+  const { families, custom } = familiesOf(options);
+  describeFn(name, () => {
+    if (families.has('property')) {
+      itFn(`keeps every invariant on ${options.numRuns ?? 40} generated histories (tool-call groups, Japanese and emoji, huge outputs, reused ids)`, async () => {
+        assertNoFailures(name, await runPropertyCases(options, options));
+      }, timeout);
+    }
+    if (families.has('hostile')) {
+      for (const testCase of hostileCases()) {
+        itFn(`handles hostile input: ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
+      }
+    }
+    if (families.has('budget')) {
+      for (const testCase of budgetCases()) {
+        itFn(`rejects with CTXKIT_BUDGET_EXCEEDED: ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
+      }
+    }
+    if (families.has('long-history')) {
+      for (const testCase of longHistoryCases()) {
+        itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
+      }
+    }
+    if (families.has('conversation')) {
+      for (const file of BUNDLED_CONVERSATIONS) {
+        itFn(`keeps every invariant replaying every record of ${file} turn by turn`, async () => {
+          assertNoFailures(name, await runConformanceCases(options, conversationCases(file, { maxComposePerRecord: options.maxComposePerRecord })));
+        }, timeout);
+      }
+    }
+    for (const testCase of custom) {
+      itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
+    }
+  });
+}
+
+/** Class form of the suite, for those who prefer `StrategyTester.run(name, options)`. */
+export class StrategyTester {
+  /** Same as {@link runConformance}. */
+  static run<TConfig = Record<string, unknown>>(name: string, options: ConformanceOptions<TConfig>): void {
+    runConformance(name, options);
+  }
+
+  /** Same as {@link checkConformance}. */
+  static check<TConfig = Record<string, unknown>>(options: ConformanceOptions<TConfig>): Promise<ConformanceReport> {
+    return checkConformance(options);
+  }
+}
