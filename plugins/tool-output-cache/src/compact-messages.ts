@@ -1,0 +1,65 @@
+import { LLMResponseError, type ChatMessage, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
+import type { ResolvedCompactionConfig } from './compaction-config';
+import { buildCompactionInterrupt } from './compaction-prompt';
+import { parseCompactionReply, type CompactionReply } from './parse-compaction-reply';
+import { stripTrailingToolCalls } from './strip-trailing-tool-calls';
+
+/** Inputs of {@link compactMessages}. */
+export interface CompactMessagesOptions {
+  llm: LLMClient;
+  /** The agent's model, used when `config.model` is `null` (seed 000 §2.6.2). */
+  callerModel: string;
+  config: ResolvedCompactionConfig;
+  /** The system prompt, sent first so that the summary keeps the task's rules. */
+  systemPrompt?: string;
+  /** What the `compact` tool was asked to focus on. */
+  focus?: string;
+  /**
+   * Strip a trailing assistant `tool_calls` message (seed 000 §2.6.1). Only checkpoint 4's test turns
+   * it off, to show the provider error it prevents.
+   * @default true
+   */
+  stripTrailingToolCalls?: boolean;
+  signal?: AbortSignal;
+}
+
+/** A finished compaction call. */
+export interface CompactMessagesResult extends CompactionReply {
+  request: LLMCompletionRequest;
+  completion: LLMCompletion;
+  model: string;
+}
+
+/** Builds the summary request of seed 000 §2.6: shaped messages + interrupt, no tools, `compaction.model` first. */
+export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, options: Omit<CompactMessagesOptions, 'llm'>): LLMCompletionRequest {
+  const shaped = options.stripTrailingToolCalls === false ? [...messages] : stripTrailingToolCalls(messages);
+  const system: SystemMessage[] = options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : [];
+  return {
+    model: options.config.model ?? options.callerModel,
+    messages: [...system, ...shaped, buildCompactionInterrupt(options.config, options.focus)],
+    tools: null,
+    maxOutputTokens: options.config.maxSummaryTokens,
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
+/**
+ * Generates the retain + summary of seed 000 §2.6: shapes the messages (§2.6.1), appends the
+ * interrupt, calls the model without tools (with `compaction.model` when set), and extracts the
+ * final `<retain>` and `<summary>` blocks. Neither the interrupt nor the reply is returned as
+ * history: the caller builds the new history from the extracted text alone.
+ * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block
+ * @throws LLMRequestError / LLMTimeoutError from the client, unchanged
+ */
+export async function compactMessages(messages: ReadonlyArray<ChatMessage>, options: CompactMessagesOptions): Promise<CompactMessagesResult> {
+  const request = buildCompactionRequest(messages, options);
+  const completion = await options.llm.complete(request);
+  const reply = parseCompactionReply(completion.text ?? '');
+  if (!reply) {
+    throw new LLMResponseError(completion.text.trim() === '' ? 'the compaction reply is empty' : 'the compaction reply has no <summary>…</summary> block', {
+      client: options.llm.name,
+      model: request.model,
+    });
+  }
+  return { ...reply, request, completion, model: request.model ?? options.llm.defaultModel };
+}

@@ -1,0 +1,32 @@
+import type { UserMessage } from '@ctxkit/core';
+import { DEFAULT_RETAIN_PROMPT, type ResolvedCompactionConfig } from './compaction-config';
+
+function bullets(directives: readonly string[]): string {
+  return directives
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '')
+    .map((directive) => `- ${directive}`)
+    .join('\n');
+}
+
+/**
+ * The interrupt message appended for the summary call (seed 000 §2.6 step 2): the retain
+ * instructions (`retainPrompt`, else the default, plus `retainDirectives` as bullets, §2.6.4) and
+ * the summary prompt (plus `summaryDirectives` as bullets, §2.6.3). It is a user message and never
+ * stays in the history.
+ */
+export function buildCompactionInterrupt(
+  config: Pick<ResolvedCompactionConfig, 'summaryPrompt' | 'summaryDirectives' | 'retainPrompt' | 'retainDirectives'>,
+  focus?: string,
+): UserMessage {
+  const retainDirectives = bullets(config.retainDirectives);
+  const summaryDirectives = bullets(config.summaryDirectives);
+  const sections = [
+    'The conversation above is about to be compacted: it will be replaced by what you write now. Do not call tools.',
+    (config.retainPrompt ?? DEFAULT_RETAIN_PROMPT) + (retainDirectives ? `\n${retainDirectives}` : ''),
+    config.summaryPrompt + (summaryDirectives ? `\nAlso:\n${summaryDirectives}` : ''),
+  ];
+  if (focus && focus.trim() !== '') sections.push(`Focus of this compaction: ${focus.trim()}`);
+  sections.push('Answer with the <retain></retain> block first, then the <summary></summary> block.');
+  return { role: 'user', content: sections.join('\n\n') };
+}

@@ -1,0 +1,12 @@
+import type { ModelRegistryContract } from '@ctxkit/core';
+
+/**
+ * The context limit compaction measures against (seed 000 §2.4): `maxContextTokens` when the config
+ * sets it (the payload's hard ceiling), else the model's context window from the registry. Strict:
+ * a model the registry does not know is an error, never a guess.
+ * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) naming the model and how to register it
+ */
+export function resolveContextLimit(models: ModelRegistryContract, model: string, maxContextTokens?: number | null): number {
+  if (typeof maxContextTokens === 'number' && maxContextTokens > 0) return Math.floor(maxContextTokens);
+  return models.get(model).contextWindow;
+}

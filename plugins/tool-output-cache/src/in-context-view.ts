@@ -1,0 +1,117 @@
+import type { ToolOutputRef } from '@ctxkit/core';
+import { cutToChars, cutToUtf8Bytes, looksBinary, utf8ByteLength } from './utf8-text';
+
+/** Limits of an in-context view (seed 000 §1.6). */
+export interface InContextViewLimits {
+  /** Largest view in UTF-8 bytes, the note included. */
+  maxMessageBytes: number;
+  /** Longest line in characters. */
+  maxLineLength: number;
+}
+
+/** An in-context view and what it left out. */
+export interface InContextView {
+  /** The text shown to the model: the output itself when nothing had to be cut. */
+  text: string;
+  /** True when lines were cut, the output was cut short, or it is binary. */
+  truncated: boolean;
+  /** Lines shown (whole or cut). */
+  linesShown: number;
+  /** Lines that were cut at `maxLineLength`. */
+  linesCut: number;
+  binary: boolean;
+}
+
+/** Bytes kept free for the trailing note, so that view + note stay within `maxMessageBytes`. */
+const NOTE_RESERVE_BYTES = 512;
+
+/** The marker put after a line cut at `maxLineLength`. */
+export function lineCutMarker(omittedChars: number): string {
+  return ` [… ${omittedChars} more chars]`;
+}
+
+/** The trailing note of a cut view: says that the rest is expandable by ref (seed 000 §1.6). */
+export function expandNote(ref: Readonly<ToolOutputRef>, linesShown: number, linesCut: number, maxLineLength: number): string {
+  const parts = [`[output truncated: showing ${linesShown} of ${ref.line_count ?? '?'} lines`];
+  if (linesCut > 0) parts.push(`; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars`);
+  parts.push(
+    `. The full output (${ref.byte_size ?? '?'} bytes) is cached as ref=${ref.id}: expand it with tool_output_cache {"ref_id":"${ref.id}","offset":${linesShown + 1}} or search it with tool_output_cache_grep {"ref_id":"${ref.id}","pattern":"..."}]`,
+  );
+  return parts.join('');
+}
+
+/** The view of a binary output: it is not shown, only described. */
+export function binaryNote(ref: Readonly<ToolOutputRef>): string {
+  return `[binary tool output, ${ref.byte_size ?? '?'} bytes, not shown. It is cached as ref=${ref.id}: tool_output_cache {"ref_id":"${ref.id}"} shows it as numbered lines, tool_output_cache_grep searches it]`;
+}
+
+/**
+ * Builds the in-context view of a tool output (seed 000 §1.6): lines cut at `maxLineLength`, the
+ * whole cut at `maxMessageBytes` (UTF-8 safe), and, when anything was cut, a note that the rest
+ * is expandable by ref. Touches only the part it shows plus one `indexOf` scan per line, so a
+ * 100 MB output costs a walk over its newlines, not a copy. When nothing has to be cut the text
+ * is returned as it is.
+ */
+export function buildInContextView(text: string, ref: Readonly<ToolOutputRef>, limits: InContextViewLimits): InContextView {
+  const maxBytes = Math.max(1, Math.floor(limits.maxMessageBytes));
+  const maxLine = Math.max(1, Math.floor(limits.maxLineLength));
+  if (looksBinary(text)) return { text: binaryNote(ref), truncated: true, linesShown: 0, linesCut: 0, binary: true };
+
+  // Fast path: small enough and no long line.
+  if (text.length <= maxBytes && utf8ByteLength(text) <= maxBytes && !hasLineLongerThan(text, maxLine)) {
+    return { text, truncated: false, linesShown: ref.line_count ?? 0, linesCut: 0, binary: false };
+  }
+
+  const budget = Math.max(0, maxBytes - NOTE_RESERVE_BYTES);
+  const pieces: string[] = [];
+  let used = 0;
+  let linesShown = 0;
+  let linesCut = 0;
+  let position = 0;
+  let complete = true;
+  while (position < text.length) {
+    const newline = text.indexOf('\n', position);
+    const end = newline === -1 ? text.length : newline;
+    let line = text.slice(position, Math.min(end, position + maxLine + 2));
+    let cut = false;
+    if (end - position > maxLine) {
+      line = cutToChars(line, maxLine) + lineCutMarker(end - position - cutToChars(line, maxLine).length);
+      cut = true;
+    }
+    const lineBytes = utf8ByteLength(line) + (linesShown > 0 ? 1 : 0);
+    if (used + lineBytes > budget) {
+      if (linesShown === 0) {
+        // A first line that alone passes the budget is shown in part.
+        pieces.push(cutToUtf8Bytes(line, budget));
+        linesShown = 1;
+        if (!cut) linesCut++;
+        cut = true;
+      }
+      complete = false;
+      break;
+    }
+    pieces.push(line);
+    used += lineBytes;
+    linesShown++;
+    if (cut) linesCut++;
+    position = newline === -1 ? text.length : newline + 1;
+  }
+  if (complete && linesCut === 0) return { text, truncated: false, linesShown, linesCut, binary: false };
+  const note = expandNote(ref, linesShown, linesCut, maxLine);
+  const noteBytes = utf8ByteLength(note) + 1;
+  let body = pieces.join('\n');
+  if (utf8ByteLength(body) + noteBytes > maxBytes) body = cutToUtf8Bytes(body, Math.max(0, maxBytes - noteBytes));
+  return { text: `${body}\n${note}`, truncated: true, linesShown, linesCut, binary: false };
+}
+
+function hasLineLongerThan(text: string, maxLine: number): boolean {
+  if (text.length <= maxLine) return false;
+  let position = 0;
+  while (position < text.length) {
+    const newline = text.indexOf('\n', position);
+    const end = newline === -1 ? text.length : newline;
+    if (end - position > maxLine) return true;
+    position = end + 1;
+  }
+  return false;
+}

@@ -1,0 +1,49 @@
+/** What a compaction reply holds. */
+export interface CompactionReply {
+  /** The `<retain>` block, `''` when the reply has none. */
+  retain: string;
+  /** The `<summary>` block; never empty. */
+  summary: string;
+}
+
+/**
+ * The model's final `<tag>…</tag>` block, or `undefined`. The block ends at the last closing tag;
+ * its start is the opening tag that balances it, walking back (so a draft block before the final
+ * one is skipped). When the closing tags outnumber the opening ones (the model quoted a tool output
+ * that contains `</summary>`), the block starts at the first opening tag, so the quoted text stays
+ * inside the summary instead of cutting it short.
+ */
+export function extractFinalTagBlock(text: string, tag: string): string | undefined {
+  const open = `<${tag}>`;
+  const close = `</${tag}>`;
+  const end = text.lastIndexOf(close);
+  if (end === -1) return undefined;
+  const tags: Array<{ at: number; opening: boolean }> = [];
+  for (let at = text.indexOf('<' + tag, 0); at !== -1 && at < end; at = text.indexOf('<' + tag, at + 1)) {
+    if (text.startsWith(open, at)) tags.push({ at, opening: true });
+  }
+  for (let at = text.indexOf(close, 0); at !== -1 && at < end; at = text.indexOf(close, at + 1)) tags.push({ at, opening: false });
+  tags.sort((a, b) => a.at - b.at);
+  let depth = 1;
+  for (let index = tags.length - 1; index >= 0; index--) {
+    const found = tags[index]!;
+    depth += found.opening ? -1 : 1;
+    if (depth === 0) return text.slice(found.at + open.length, end).trim();
+  }
+  const first = tags.find((found) => found.opening);
+  return first ? text.slice(first.at + open.length, end).trim() : undefined;
+}
+
+/**
+ * Extracts `<retain>` and `<summary>` from a compaction reply (seed 000 §2.6 step 4). Returns
+ * `undefined` when there is no non-empty summary: the caller then changes nothing.
+ */
+export function parseCompactionReply(text: string): CompactionReply | undefined {
+  const summary = extractFinalTagBlock(text, 'summary');
+  if (summary === undefined || summary === '') return undefined;
+  // The retain block is searched before the summary, so a `<retain>` quoted inside the summary is not taken.
+  const summaryStart = text.lastIndexOf(summary);
+  const retain =
+    (summaryStart > 0 ? extractFinalTagBlock(text.slice(0, summaryStart), 'retain') : undefined) ?? extractFinalTagBlock(text, 'retain') ?? '';
+  return { retain, summary };
+}

@@ -1,0 +1,44 @@
+import type { ReductionAction, ReductionRecord, RecoverySource } from '@ctxkit/core';
+
+/**
+ * Collects the reductions of one payload and merges neighbours: records of the same action, reason
+ * and recovery source over adjacent history indexes become one range, so a report stays small on a
+ * long history.
+ */
+export class ReductionLog {
+  private readonly records: ReductionRecord[] = [];
+
+  /** Records one message (or a range `[from, to)`). */
+  add(
+    action: ReductionAction,
+    range: { from: number; to?: number },
+    details: { reason: string; recoverableFrom: RecoverySource; refs?: string[]; tokensBefore?: number; tokensAfter?: number },
+  ): void {
+    const from = range.from;
+    const to = range.to ?? from + 1;
+    const last = this.records[this.records.length - 1];
+    if (last && last.action === action && last.reason === details.reason && last.recoverableFrom === details.recoverableFrom && last.to === from) {
+      last.to = to;
+      last.messages += to - from;
+      if (details.refs?.length) last.refs = [...(last.refs ?? []), ...details.refs];
+      if (details.tokensBefore !== undefined) last.tokensBefore = (last.tokensBefore ?? 0) + details.tokensBefore;
+      if (details.tokensAfter !== undefined) last.tokensAfter = (last.tokensAfter ?? 0) + details.tokensAfter;
+      return;
+    }
+    const record: ReductionRecord = { action, from, to, messages: to - from, reason: details.reason, recoverableFrom: details.recoverableFrom };
+    if (details.refs?.length) record.refs = [...details.refs];
+    if (details.tokensBefore !== undefined) record.tokensBefore = details.tokensBefore;
+    if (details.tokensAfter !== undefined) record.tokensAfter = details.tokensAfter;
+    this.records.push(record);
+  }
+
+  /** The records, sorted by `from` then action. */
+  list(): ReductionRecord[] {
+    return [...this.records].sort((a, b) => a.from - b.from || a.action.localeCompare(b.action)).map((record) => ({ ...record, ...(record.refs ? { refs: [...record.refs] } : {}) }));
+  }
+
+  /** Messages affected by the given actions. */
+  count(...actions: ReductionAction[]): number {
+    return this.records.filter((record) => actions.includes(record.action)).reduce((sum, record) => sum + record.messages, 0);
+  }
+}

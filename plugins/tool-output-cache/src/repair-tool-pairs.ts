@@ -1,0 +1,41 @@
+import type { AssistantMessage } from '@ctxkit/core';
+import { groupToolCalls } from '@ctxkit/core';
+import type { ReductionLog } from './reduction-log';
+import type { ViewEntry } from './view-entry';
+
+/**
+ * Makes a view provider-valid before it is fitted (SPEC §2 invariant 3): a tool message that answers
+ * no call is left out, and an assistant message whose calls lack results (a run that ended on a
+ * `finish` call) is sent without those calls, or left out when nothing else remains. Both are
+ * reported; the caller's history still holds them.
+ */
+export function repairToolPairs(entries: ReadonlyArray<ViewEntry>, log?: ReductionLog): ViewEntry[] {
+  const messages = entries.map((entry) => entry.message);
+  const result: ViewEntry[] = [];
+  for (const group of groupToolCalls(messages)) {
+    if (group.kind === 'orphan-tool') {
+      const entry = entries[group.start]!;
+      if (entry.source !== null) log?.add('dropped', { from: entry.source }, { reason: 'tool result that answers no call (not sent)', recoverableFrom: 'history' });
+      continue;
+    }
+    if (group.kind === 'incomplete-tool-exchange') {
+      const entry = entries[group.start]!;
+      const assistant = entry.message as AssistantMessage;
+      const missing = new Set(group.missingCallIds ?? []);
+      const answered = (assistant.tool_calls ?? []).filter((call) => !missing.has(call.id));
+      if (entry.source !== null) {
+        log?.add('dropped', { from: entry.source }, { reason: 'tool call without a result (not sent)', recoverableFrom: 'history' });
+      }
+      if (answered.length > 0) {
+        result.push({ ...entry, message: { ...assistant, tool_calls: answered } });
+      } else if (typeof assistant.content === 'string' && assistant.content.trim() !== '') {
+        const { tool_calls: _calls, reasoning: _reasoning, ...rest } = assistant;
+        result.push({ ...entry, message: { ...rest, content: assistant.content } });
+      }
+      for (let index = group.start + 1; index < group.end; index++) result.push(entries[index]!);
+      continue;
+    }
+    for (let index = group.start; index < group.end; index++) result.push(entries[index]!);
+  }
+  return result;
+}

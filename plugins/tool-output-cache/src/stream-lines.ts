@@ -1,0 +1,57 @@
+/** One line of a streamed blob. */
+export interface StreamedLine {
+  /** 1-based line number. */
+  number: number;
+  /** The line without its `\n`, at most `keepChars` characters of it. */
+  text: string;
+  /** Length of the whole line in characters (it may be longer than `text`). */
+  length: number;
+}
+
+/**
+ * Yields the lines of a byte stream one at a time, decoding UTF-8 across chunk boundaries. Holds one
+ * line at a time, and of a line longer than `keepChars` only its first `keepChars` characters
+ * (the rest is counted, not kept): a 100 MB output or a line of megabytes is never held whole, and
+ * never split into an array of lines. A last line without `\n` is yielded; no empty line follows a
+ * final `\n`. Stop early by breaking out of the loop (the source stream is closed).
+ */
+export async function* streamLines(chunks: AsyncIterable<Uint8Array>, keepChars: number): AsyncGenerator<StreamedLine> {
+  const decoder = new TextDecoder('utf-8');
+  const keep = Math.max(1, Math.floor(keepChars));
+  let parts: string[] = [];
+  let kept = 0;
+  let length = 0;
+  let number = 0;
+  const take = (piece: string): void => {
+    length += piece.length;
+    if (kept < keep) {
+      const slice = piece.length <= keep - kept ? piece : piece.slice(0, keep - kept);
+      parts.push(slice);
+      kept += slice.length;
+    }
+  };
+  const finish = (): StreamedLine => {
+    number++;
+    const line = { number, text: parts.length === 1 ? parts[0]! : parts.join(''), length };
+    parts = [];
+    kept = 0;
+    length = 0;
+    return line;
+  };
+  const feed = function* (text: string): Generator<StreamedLine> {
+    let position = 0;
+    while (position <= text.length) {
+      const newline = text.indexOf('\n', position);
+      if (newline === -1) {
+        if (position < text.length) take(text.slice(position));
+        return;
+      }
+      take(text.slice(position, newline));
+      yield finish();
+      position = newline + 1;
+    }
+  };
+  for await (const chunk of chunks) yield* feed(decoder.decode(chunk, { stream: true }));
+  yield* feed(decoder.decode());
+  if (length > 0 || parts.length > 0) yield finish();
+}

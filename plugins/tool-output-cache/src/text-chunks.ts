@@ -1,0 +1,27 @@
+/** Characters per chunk when a large text is hashed, measured or written: 1 Mi characters. */
+export const TEXT_CHUNK_CHARS = 1 << 20;
+
+/**
+ * Splits a text into slices of about `chunkChars` characters without cutting a surrogate pair, so
+ * that each slice encodes to the same UTF-8 bytes as its part of the whole text. Lets a 100 MB tool
+ * output be hashed and written without a second 100 MB copy.
+ */
+export function* textChunks(text: string, chunkChars: number = TEXT_CHUNK_CHARS): Generator<string> {
+  const size = Math.max(2, Math.floor(chunkChars));
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + size);
+    if (end < text.length) {
+      const last = text.charCodeAt(end - 1);
+      if (last >= 0xd800 && last <= 0xdbff) end--;
+    }
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+/** Slices of a byte array of about `chunkBytes` bytes (views, no copies). */
+export function* byteChunks(bytes: Uint8Array, chunkBytes: number = TEXT_CHUNK_CHARS): Generator<Uint8Array> {
+  const size = Math.max(1, Math.floor(chunkBytes));
+  for (let start = 0; start < bytes.length; start += size) yield bytes.subarray(start, Math.min(bytes.length, start + size));
+}

@@ -1,0 +1,17 @@
+import { CtxkitError, ErrorCodes } from '@ctxkit/core';
+
+/**
+ * A contributed tool was called with arguments it cannot use. The kernel gives the message to the
+ * model as the tool result, so the model can call again correctly.
+ */
+export class ToolArgumentsError extends CtxkitError {
+  constructor(toolName: string, problem: string) {
+    super({
+      code: ErrorCodes.TOOL_EXECUTION_FAILED,
+      category: 'user',
+      message: `${toolName}: ${problem}`,
+      fix: `Call ${toolName} again with arguments that match its parameters.`,
+      details: { toolName, problem },
+    });
+  }
+}

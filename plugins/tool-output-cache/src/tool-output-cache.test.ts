@@ -1,0 +1,128 @@
+import { CtxkitError, ErrorCodes, MemoryContextStore } from '@ctxkit/core';
+import { ToolOutputCache } from './tool-output-cache';
+
+function newCache(store = new MemoryContextStore(), limits = { maxMessageBytes: 50 * 1024, maxLineLength: 2000 }): ToolOutputCache {
+  return new ToolOutputCache({ store, agentId: 'agent', sessionId: 'session', ...limits });
+}
+
+/** Rebuilds an output from `tool_output_cache` answers, as a model reading it page by page would. */
+async function readBack(cache: ToolOutputCache, refId: string): Promise<string> {
+  const lines: string[] = [];
+  let offset = 1;
+  for (;;) {
+    const answer = await cache.read(refId, { offset });
+    const rows = answer.split('\n').filter((row) => /^ *\d+\t/.test(row));
+    if (rows.length === 0) break;
+    for (const row of rows) lines.push(row.replace(/^ *\d+\t/, ''));
+    const more = /\[more: continue with offset=(\d+)\]$/.exec(answer);
+    if (!more) break;
+    offset = Number(more[1]);
+  }
+  return lines.join('\n');
+}
+
+describe('ToolOutputCache', () => {
+  describe('#put', () => {
+    it('stores the output once under a content-addressed ref with its size and line count', async () => {
+      const store = new MemoryContextStore();
+      const cache = newCache(store);
+      const first = await cache.put('a\nb\nc');
+      const again = await cache.put('a\nb\nc');
+      expect(first.ref).toEqual({ id: expect.stringMatching(/^to_[0-9a-f]{32}$/), byte_size: 5, line_count: 3 });
+      expect(first.stored).toBe(true);
+      expect(again).toEqual({ ref: first.ref, stored: false });
+      expect(await cache.list()).toEqual([first.ref.id]);
+    });
+
+    it('keeps binary bytes exactly', async () => {
+      const cache = newCache();
+      const bytes = Uint8Array.from({ length: 4096 }, (_, index) => (index * 131 + 7) % 256);
+      const { ref } = await cache.put(bytes);
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of cache.bytes(ref.id)) chunks.push(chunk);
+      expect(Buffer.compare(Buffer.concat(chunks), Buffer.from(bytes))).toBe(0);
+    });
+  });
+
+  describe('#read', () => {
+    it('returns line-numbered text from offset, limit lines', async () => {
+      const cache = newCache();
+      const { ref } = await cache.put(Array.from({ length: 10 }, (_, index) => `line ${index + 1}`).join('\n'));
+      const answer = await cache.read(ref.id, { offset: 4, limit: 2 });
+      expect(answer.split('\n')).toEqual([
+        `[tool_output_cache ref=${ref.id}: lines 4-5 of 10, ${ref.byte_size} bytes]`,
+        '     4\tline 4',
+        '     5\tline 5',
+        '[more: continue with offset=6]',
+      ]);
+    });
+
+    it('cuts a line of megabytes at maxLineLength and says how long it was', async () => {
+      const cache = newCache();
+      const long = 'x'.repeat(3 * 1024 * 1024);
+      const { ref } = await cache.put(`head\n${long}\ntail`);
+      const answer = await cache.read(ref.id);
+      expect(answer).toContain(`     2\t${'x'.repeat(2000)} [… line cut: ${long.length} chars in all]`);
+      expect(answer).toContain('     3\ttail');
+    });
+
+    it('rejects a malformed or unknown ref with ToolOutputRefNotFoundError before touching the store', async () => {
+      const cache = newCache();
+      for (const bad of ['../../etc/passwd', 'to_../x', '', 'to_' + '0'.repeat(32)]) {
+        const error = await cache.read(bad).catch((caught: unknown) => caught);
+        expect(CtxkitError.isInstance(error) && error.code).toBe(ErrorCodes.TOOL_OUTPUT_REF_NOT_FOUND);
+      }
+    });
+
+    it('gives back every byte of a multi-page output', async () => {
+      const cache = newCache(new MemoryContextStore({ chunkSize: 777 }), { maxMessageBytes: 4096, maxLineLength: 200 });
+      const text = Array.from({ length: 500 }, (_, index) => `${index} ünïcødé 日本語 ${'.'.repeat(index % 50)}`).join('\n');
+      const { ref } = await cache.put(text);
+      expect(await readBack(cache, ref.id)).toBe(text);
+    });
+  });
+
+  describe('#grep', () => {
+    it('lists matching lines with numbers, context and a cap on matches', async () => {
+      const cache = newCache();
+      const text = Array.from({ length: 100 }, (_, index) => (index % 10 === 0 ? `ERROR ${index}` : `ok ${index}`)).join('\n');
+      const { ref } = await cache.put(text);
+      const answer = await cache.grep(ref.id, { pattern: '^ERROR', context: 1, maxMatches: 2 });
+      expect(answer.split('\n')).toEqual([
+        expect.stringContaining('2 matches (stopped at line'),
+        '1:ERROR 0',
+        '2-ok 1',
+        '--',
+        '10-ok 9',
+        '11:ERROR 10',
+        '12-ok 11',
+      ]);
+    });
+
+    it('searches an invalid regular expression as plain text', async () => {
+      const cache = newCache();
+      const { ref } = await cache.put('a(b\nc');
+      expect(await cache.grep(ref.id, { pattern: 'a(b' })).toContain('1:a(b');
+    });
+
+    it('finds a match deep inside a line of megabytes and shows the part around it', async () => {
+      const cache = newCache();
+      const { ref } = await cache.put(`${'y'.repeat(2_000_000)}NEEDLE${'z'.repeat(1000)}`);
+      const answer = await cache.grep(ref.id, { pattern: 'NEEDLE' });
+      expect(answer).toContain('1 match');
+      expect(answer).toContain('NEEDLE');
+      expect(answer.length).toBeLessThan(5000);
+    });
+  });
+
+  describe('#collect', () => {
+    it('deletes the outputs not kept and returns their ids', async () => {
+      const cache = newCache();
+      const a = await cache.put('a');
+      const b = await cache.put('b');
+      expect(await cache.collect(new Set([a.ref.id]))).toEqual([b.ref.id]);
+      expect(await cache.has(a.ref.id)).toBe(true);
+      expect(await cache.has(b.ref.id)).toBe(false);
+    });
+  });
+});

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { ToolOutputRefNotFoundError } from '@ctxkit/core';
+import { byteChunks, textChunks } from './text-chunks';
+
+/**
+ * The form of every ref id: `to_` and 32 lowercase hex digits (128 bits of the SHA-256 of the
+ * output). Safe as a store key part: no path separators, no dots, fixed length.
+ */
+export const TOOL_OUTPUT_REF_ID_PATTERN = /^to_[0-9a-f]{32}$/;
+
+/** What hashing a tool output measured along the way. */
+export interface ToolOutputDigest {
+  refId: string;
+  byteSize: number;
+  lineCount: number;
+}
+
+function countNewlines(text: string): number {
+  let count = 0;
+  let at = text.indexOf('\n');
+  while (at !== -1) {
+    count++;
+    at = text.indexOf('\n', at + 1);
+  }
+  return count;
+}
+
+/**
+ * Hashes a tool output chunk by chunk (no second copy of a 100 MB text) and measures it: the ref id
+ * is content-addressed, so the same output cached twice is stored once. `lineCount` counts a last
+ * line without a newline; an empty output has 0 lines.
+ */
+export function digestToolOutput(data: string | Uint8Array): ToolOutputDigest {
+  const hash = createHash('sha256');
+  let byteSize = 0;
+  let newlines = 0;
+  let lastIsNewline = true;
+  if (typeof data === 'string') {
+    for (const chunk of textChunks(data)) {
+      const bytes = Buffer.from(chunk, 'utf8');
+      hash.update(bytes);
+      byteSize += bytes.length;
+      newlines += countNewlines(chunk);
+    }
+    lastIsNewline = data.length === 0 || data.endsWith('\n');
+  } else {
+    for (const chunk of byteChunks(data)) {
+      hash.update(chunk);
+      byteSize += chunk.length;
+      for (const byte of chunk) if (byte === 10) newlines++;
+    }
+    lastIsNewline = data.length === 0 || data[data.length - 1] === 10;
+  }
+  return { refId: `to_${hash.digest('hex').slice(0, 32)}`, byteSize, lineCount: newlines + (lastIsNewline ? 0 : 1) };
+}
+
+/** True for a well-formed ref id. */
+export function isToolOutputRefId(value: unknown): value is string {
+  return typeof value === 'string' && TOOL_OUTPUT_REF_ID_PATTERN.test(value);
+}
+
+/**
+ * Checks a ref id before it reaches the store: anything not of the form `to_<32 hex>` (a path, `..`,
+ * another session's key) is unknown.
+ * @throws ToolOutputRefNotFoundError (`CTXKIT_TOOL_OUTPUT_REF_NOT_FOUND`)
+ */
+export function assertToolOutputRefId(value: unknown): asserts value is string {
+  if (!isToolOutputRefId(value)) throw new ToolOutputRefNotFoundError(typeof value === 'string' ? value.slice(0, 200) : String(value));
+}
