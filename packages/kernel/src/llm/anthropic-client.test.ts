@@ -1,0 +1,110 @@
+import { ErrorCodes, LLMRequestError, LLMResponseError, LLMTimeoutError, ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
+import { loadConversations } from '@ctxkit/core/testing';
+import { hang, json, LoopbackProviderServer, raw, refusedUrl } from '../__fixtures__/loopback-provider-server';
+import { AnthropicClient } from './anthropic-client';
+
+const fastRetry = { baseDelayMs: 1, maxDelayMs: 5, random: () => 0 };
+const reply = (content: unknown[], usage: Record<string, unknown> = { input_tokens: 30, output_tokens: 5 }) => ({
+  id: 'msg_1',
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-haiku-4-5-20251001',
+  content,
+  stop_reason: content.some((b) => (b as { type: string }).type === 'tool_use') ? 'tool_use' : 'end_turn',
+  usage,
+});
+
+describe('AnthropicClient', () => {
+  let server: LoopbackProviderServer;
+  let client: AnthropicClient;
+
+  beforeEach(async () => {
+    server = await LoopbackProviderServer.start();
+    client = new AnthropicClient({ baseURL: server.url, apiKey: 'sk-ant-secret', retry: fastRetry, env: {} });
+  });
+  afterEach(async () => server.close());
+
+  describe('#constructor', () => {
+    it('needs a key and reads the rest from the environment', () => {
+      expect(() => new AnthropicClient({ env: {} })).toThrow(expect.objectContaining({ code: ErrorCodes.LLM_NOT_CONFIGURED }));
+      const fromEnv = new AnthropicClient({ env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/v1', ANTHROPIC_MODEL: 'claude-sonnet-4' } });
+      expect(fromEnv.baseURL).toBe('http://127.0.0.1:9');
+      expect(fromEnv.defaultModel).toBe('claude-sonnet-4');
+    });
+  });
+
+  describe('#complete', () => {
+    it('sends the system apart with version and key headers, and maps usage with cache fields', async () => {
+      server.answer(json(200, reply([{ type: 'text', text: 'Hello.' }], { input_tokens: 30, output_tokens: 5, cache_read_input_tokens: 100, cache_creation_input_tokens: 10 })));
+      const answer = await client.complete({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }], maxOutputTokens: 64 });
+      expect(answer.text).toBe('Hello.');
+      expect(answer.usage).toEqual({ input_tokens: 30, output_tokens: 5, cache_creation_tokens: 10, cache_read_tokens: 100, total_tokens: 145 });
+      expect(answer.finishReason).toBe('end_turn');
+      const [request] = server.requests;
+      expect(request!.url).toBe('/v1/messages');
+      expect(request!.headers['x-api-key']).toBe('sk-ant-secret');
+      expect(request!.headers['anthropic-version']).toBe('2023-06-01');
+      expect(request!.body).toEqual({
+        model: 'claude-haiku-4-5',
+        max_tokens: 64,
+        system: 'Be brief.',
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+      });
+    });
+
+    it('sends a real tau-bench conversation with reused ids made unique, and maps tool_use back', async () => {
+      const record = loadConversations('tau-bench-airline').find((r) => r.id === 'tau-bench/airline/gpt-4o/task-0/trial-0')!;
+      server.answer(json(200, reply([{ type: 'thinking', thinking: 'check', signature: 's' }, { type: 'tool_use', id: 'toolu_9', name: 'get_reservation_details', input: { reservation_id: 'ABC123' } }])));
+      const tools = [{ type: 'function' as const, function: { name: 'get_reservation_details', parameters: { type: 'object' } } }];
+      const answer = await client.complete({ messages: record.messages, tools });
+      expect(answer.message.tool_calls).toEqual([{ id: 'toolu_9', type: 'function', function: { name: 'get_reservation_details', arguments: '{"reservation_id":"ABC123"}' } }]);
+      expect(answer.message.reasoning).toEqual([{ provider: 'anthropic', data: { type: 'thinking', thinking: 'check', signature: 's' } }]);
+      const sent = server.requests[0]!.body as { messages: Array<{ content: Array<{ type: string; id?: string }> }>; tools: unknown };
+      const ids = sent.messages.flatMap((m) => m.content.filter((b) => b.type === 'tool_use').map((b) => b.id));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(sent.tools).toEqual([{ name: 'get_reservation_details', input_schema: { type: 'object' } }]);
+    });
+
+    it('retries a 529 overload and then succeeds', async () => {
+      server.answer(json(529, { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }), json(200, reply([{ type: 'text', text: 'ok' }])));
+      expect((await client.complete({ messages: [{ role: 'user', content: 'x' }] })).text).toBe('ok');
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('does not retry a 400 and reports the provider reason', async () => {
+      server.answer(json(400, { type: 'error', error: { type: 'invalid_request_error', message: 'messages: roles must alternate' } }));
+      const error = (await client.complete({ messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as LLMRequestError;
+      expect(error).toBeInstanceOf(LLMRequestError);
+      expect(error.retryable).toBe(false);
+      expect(error.message).toMatch(/roles must alternate/);
+      expect(JSON.stringify(error.toJSON())).not.toContain('sk-ant-secret');
+    });
+
+    it('rejects malformed and empty answers with LLMResponseError', async () => {
+      server.answer(raw(200, 'not json'), json(200, { type: 'message' }), json(200, reply([])));
+      for (const pattern of [/not valid JSON/, /no content array/, /empty/]) {
+        const error = await client.complete({ messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(LLMResponseError);
+        expect((error as Error).message).toMatch(pattern);
+      }
+    });
+
+    it('times out on a server that hangs', async () => {
+      server.answer(hang());
+      await expect(client.complete({ messages: [{ role: 'user', content: 'x' }], timeoutMs: 40 })).rejects.toBeInstanceOf(LLMTimeoutError);
+    });
+
+    it('reports a refused connection', async () => {
+      const refused = new AnthropicClient({ baseURL: await refusedUrl(), apiKey: 'k', retry: { ...fastRetry, maxRetries: 1 }, env: {} });
+      const error = (await refused.complete({ messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as LLMRequestError;
+      expect(error.details.networkCode).toBe('ECONNREFUSED');
+      expect(error.details.attempts).toBe(2);
+    });
+
+    it('refuses a conversation that starts with an assistant message before sending', async () => {
+      const messages: ChatMessage[] = [{ role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'hi' }];
+      await expect(client.complete({ messages })).rejects.toBeInstanceOf(ProviderPayloadError);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+});

@@ -1,0 +1,167 @@
+import { CtxkitError, ErrorCodes, LLMRequestError, LLMResponseError, LLMTimeoutError, ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
+import { hang, json, LoopbackProviderServer, raw, refusedUrl, truncated } from '../__fixtures__/loopback-provider-server';
+import { OpenAICompatibleClient } from './openai-compatible-client';
+
+const fastRetry = { baseDelayMs: 1, maxDelayMs: 5, random: () => 0 };
+const ask: ChatMessage[] = [
+  { role: 'system', content: 'You are terse.' },
+  { role: 'user', content: 'Say hi.' },
+];
+const chat = (message: Record<string, unknown>, usage: Record<string, unknown> = { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 }) => ({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  model: 'gpt-4o-mini-2024-07-18',
+  choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+  usage,
+});
+
+async function failure(promise: Promise<unknown>): Promise<CtxkitError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as CtxkitError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('OpenAICompatibleClient', () => {
+  let server: LoopbackProviderServer;
+  let client: OpenAICompatibleClient;
+
+  beforeEach(async () => {
+    server = await LoopbackProviderServer.start();
+    client = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', model: 'gpt-4o-mini', retry: fastRetry, env: {} });
+  });
+  afterEach(async () => server.close());
+
+  describe('#constructor', () => {
+    it('reads base URL, key and model from the environment', () => {
+      const fromEnv = new OpenAICompatibleClient({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1/', OPENAI_MODEL: 'llama3.1' } });
+      expect(fromEnv.baseURL).toBe('http://127.0.0.1:11434/v1');
+      expect(fromEnv.defaultModel).toBe('llama3.1');
+      expect(fromEnv.name).toBe('openai-compatible:llama3.1');
+      expect(fromEnv.offline).toBe(false);
+    });
+
+    it('refuses api.openai.com without a key', () => {
+      expect(() => new OpenAICompatibleClient({ env: {} })).toThrow(expect.objectContaining({ code: ErrorCodes.LLM_NOT_CONFIGURED }));
+    });
+  });
+
+  describe('#complete', () => {
+    it('sends a chat completions request and maps the answer and usage', async () => {
+      server.answer(json(200, chat({ content: 'Hi.' }, { prompt_tokens: 20, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 8 } })));
+      const answer = await client.complete({ messages: ask, maxOutputTokens: 50, temperature: 0 });
+      expect(answer.text).toBe('Hi.');
+      expect(answer.message).toEqual({ role: 'assistant', content: 'Hi.' });
+      expect(answer.usage).toEqual({ input_tokens: 12, output_tokens: 3, cache_creation_tokens: 0, cache_read_tokens: 8, total_tokens: 23 });
+      expect(answer.model).toBe('gpt-4o-mini-2024-07-18');
+      expect(answer.finishReason).toBe('stop');
+      const [request] = server.requests;
+      expect(request!.url).toBe('/v1/chat/completions');
+      expect(request!.headers.authorization).toBe('Bearer sk-test-secret');
+      expect(request!.body).toEqual({ model: 'gpt-4o-mini', messages: ask, max_tokens: 50, temperature: 0 });
+    });
+
+    it('sends tools and maps tool calls back', async () => {
+      const toolCall = { id: 'call_1', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"mia_li_3668"}' } };
+      server.answer(json(200, chat({ content: null, tool_calls: [toolCall] })));
+      const tools = [{ type: 'function' as const, function: { name: 'get_user_details', parameters: { type: 'object', properties: { user_id: { type: 'string' } } } } }];
+      const answer = await client.complete({ messages: ask, tools, responseFormat: 'json' });
+      expect(answer.message.tool_calls).toEqual([toolCall]);
+      expect(answer.text).toBe('');
+      expect((server.requests[0]!.body as { tools: unknown }).tools).toEqual(tools);
+      expect((server.requests[0]!.body as { response_format: unknown }).response_format).toEqual({ type: 'json_object' });
+    });
+
+    it('retries a 429 after the retry-after it asks for, then succeeds', async () => {
+      server.answer(json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '0' }), json(200, chat({ content: 'ok' })));
+      const answer = await client.complete({ messages: ask });
+      expect(answer.text).toBe('ok');
+      expect(server.requests).toHaveLength(2);
+    });
+
+    it('gives up after retries on repeated 500s with a retryable LLMRequestError', async () => {
+      server.answer(json(500, { error: { message: 'internal failure' } }));
+      const error = await failure(client.complete({ messages: ask }));
+      expect(error).toBeInstanceOf(LLMRequestError);
+      expect(error.code).toBe(ErrorCodes.LLM_REQUEST_FAILED);
+      expect((error as LLMRequestError).status).toBe(500);
+      expect((error as LLMRequestError).retryable).toBe(true);
+      expect(error.details.attempts).toBe(3);
+      expect(error.message).toMatch(/HTTP 500: internal failure/);
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('does not retry a 400 and reports the provider reason', async () => {
+      server.answer(json(400, { error: { message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", type: 'invalid_request_error' } }));
+      const error = await failure(client.complete({ messages: ask }));
+      expect((error as LLMRequestError).status).toBe(400);
+      expect((error as LLMRequestError).retryable).toBe(false);
+      expect(error.message).toMatch(/must be a response to a preceeding message/);
+      expect(server.requests).toHaveLength(1);
+      expect(JSON.stringify(error.toJSON())).not.toContain('sk-test-secret');
+    });
+
+    it('rejects a malformed JSON body with LLMResponseError', async () => {
+      server.answer(raw(200, '{"choices": [ {"message": '));
+      const error = await failure(client.complete({ messages: ask }));
+      expect(error).toBeInstanceOf(LLMResponseError);
+      expect(error.code).toBe(ErrorCodes.LLM_RESPONSE_INVALID);
+      expect(error.message).toMatch(/not valid JSON/);
+    });
+
+    it('rejects an answer without choices', async () => {
+      server.answer(json(200, { id: 'x', choices: [] }));
+      await expect(client.complete({ messages: ask })).rejects.toThrow(/no choices/);
+    });
+
+    it('rejects an empty answer', async () => {
+      server.answer(json(200, chat({ content: '' })));
+      await expect(client.complete({ messages: ask })).rejects.toThrow(/empty/);
+    });
+
+    it('retries a body cut short and reports it when it keeps happening', async () => {
+      server.answer(truncated(JSON.stringify(chat({ content: 'partial answer' }))));
+      const error = await failure(client.complete({ messages: ask }));
+      expect(error).toBeInstanceOf(LLMRequestError);
+      expect(error.message).toMatch(/closed before the whole answer arrived/);
+      expect(server.requests).toHaveLength(3);
+    });
+
+    it('times out on a server that hangs', async () => {
+      server.answer(hang());
+      const error = await failure(client.complete({ messages: ask, timeoutMs: 50 }));
+      expect(error).toBeInstanceOf(LLMTimeoutError);
+      expect(error.code).toBe(ErrorCodes.LLM_TIMEOUT);
+      expect(error.details.timeoutMs).toBe(50);
+      expect(server.requests).toHaveLength(1);
+    });
+
+    it('ends at once when the caller aborts', async () => {
+      server.answer(hang());
+      const controller = new AbortController();
+      const pending = client.complete({ messages: ask, signal: controller.signal });
+      setTimeout(() => controller.abort(), 10);
+      const error = await failure(pending);
+      expect(error).toBeInstanceOf(LLMTimeoutError);
+      expect(error.details.aborted).toBe(true);
+    });
+
+    it('reports a refused connection as a retryable network error after retries', async () => {
+      const refused = new OpenAICompatibleClient({ baseURL: `${await refusedUrl()}/v1`, model: 'llama3.1', retry: fastRetry, env: {} });
+      const error = await failure(refused.complete({ messages: ask }));
+      expect(error).toBeInstanceOf(LLMRequestError);
+      expect((error as LLMRequestError).retryable).toBe(true);
+      expect(error.details.networkCode).toBe('ECONNREFUSED');
+      expect(error.details.attempts).toBe(3);
+    });
+
+    it('refuses to send a payload the provider would reject', async () => {
+      server.answer(json(200, chat({ content: 'never' })));
+      const orphan: ChatMessage[] = [{ role: 'user', content: 'q' }, { role: 'tool', tool_call_id: 'x', content: 'r' }];
+      await expect(client.complete({ messages: orphan })).rejects.toBeInstanceOf(ProviderPayloadError);
+      expect(server.requests).toHaveLength(0);
+    });
+  });
+});
