@@ -1,0 +1,85 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ConfigSchemaError, ConfigValidationError, type JsonSchema, type ManifestIssue } from '@ctxkit/core';
+import { createPluginAjv, formatAjvErrors } from './schema/plugin-ajv';
+
+/** The plugin id (SPEC §1). */
+export const ENTITY_EXTRACTION_STRATEGY_ID = 'std-entity-extraction-strategy';
+
+/**
+ * Validated config of `std-entity-extraction-strategy`. The defaults live in `plugin.json`'s
+ * `configSchema` (the one source of defaults); the `@default` tags below document them and a unit
+ * test keeps both in step.
+ * @see docs/strategies/entity-extraction.md
+ */
+export interface EntityExtractionConfig {
+  /** JSON Schema of the conversation state; its top-level properties are the fields extracted. */
+  stateSchema: JsonSchema;
+  /** Model of the extraction call; `null` uses the agent's model. @default null */
+  extractionModel: string | null;
+  /** Recent turns kept verbatim (the current turn always). @default 1 */
+  recentTurns: number;
+  /** Instruction of the extraction call; `null` uses {@link DEFAULT_EXTRACTION_PROMPT}. @default null */
+  extractionPrompt: string | null;
+  /** Token cap of the state block in the payload. @default 1024 */
+  stateMaxTokens: number;
+  /** Output limit of one extraction call. @default 1024 */
+  extractionMaxOutputTokens: number;
+  /** Model for counting and the window; `null` uses the agent's model. @default null */
+  model: string | null;
+  /** Hard ceiling of payload plus output reservation; `null` uses the model's window. @default null */
+  maxContextTokens: number | null;
+  /** Tokens kept for the answer; `null` uses min(4096, ceiling / 8). @default null */
+  reserveOutputTokens: number | null;
+  /** Share of the ceiling kept free. @default 0.1 */
+  safetyMarginRatio: number;
+}
+
+/** The config an agent writes: everything but `stateSchema` may be left out. */
+export type EntityExtractionConfigInput = Partial<EntityExtractionConfig> & { stateSchema: JsonSchema };
+
+interface PluginManifest {
+  id: string;
+  configSchema: JsonSchema;
+}
+
+let cachedManifest: PluginManifest | undefined;
+
+/** The plugin's own `plugin.json`, read relative to this module (works from `src/` and `dist/`). */
+export function entityExtractionManifest(): PluginManifest {
+  if (!cachedManifest) {
+    const file = path.join(__dirname, '..', 'plugin.json');
+    cachedManifest = JSON.parse(fs.readFileSync(file, 'utf8')) as PluginManifest;
+  }
+  return cachedManifest;
+}
+
+let cachedValidator: ReturnType<ReturnType<typeof createPluginAjv>['compile']> | undefined;
+
+/**
+ * Validates an agent's config against the plugin's `configSchema` and applies its defaults, on a deep
+ * copy (the caller's object is never touched). The loader has usually done this already; doing it
+ * again makes direct factory calls safe.
+ * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every issue
+ */
+export function resolveEntityExtractionConfig(input: Readonly<EntityExtractionConfigInput> | Record<string, unknown>): EntityExtractionConfig {
+  if (!cachedValidator) {
+    const ajv = createPluginAjv({ draft: 'draft-07', useDefaults: true });
+    try {
+      cachedValidator = ajv.compile(entityExtractionManifest().configSchema);
+    } catch (error) {
+      throw new ConfigSchemaError(ENTITY_EXTRACTION_STRATEGY_ID, 'plugin.json', error instanceof Error ? error.message : String(error));
+    }
+  }
+  const copy = structuredClone(input) as Record<string, unknown>;
+  if (!cachedValidator(copy)) {
+    const issues: ManifestIssue[] = (cachedValidator.errors ?? []).map((error, index) => ({
+      file: '<config>',
+      pointer: error.instancePath,
+      message: formatAjvErrors(cachedValidator!.errors)[index] ?? String(error.message),
+      expected: error.message ?? error.keyword,
+    }));
+    throw new ConfigValidationError(ENTITY_EXTRACTION_STRATEGY_ID, '<config>', issues);
+  }
+  return copy as unknown as EntityExtractionConfig;
+}

@@ -1,0 +1,359 @@
+import {
+  BudgetExceededError,
+  computeBudget,
+  contentText,
+  CtxkitError,
+  DisposedError,
+  safeEmit,
+  usageLevel,
+  withUsage,
+  type ChatMessage,
+  type ContextManagerCapabilities,
+  type ContextManagerContract,
+  type LLMPayload,
+  type PayloadStats,
+  type ReductionRecord,
+  type StrategyContext,
+  type TokenCounter,
+  type ToolDefinition,
+} from '@ctxkit/core';
+import type { EntityExtractionConfig } from './entity-extraction-config';
+import { buildExtractionInput } from './extraction/extraction-input';
+import type { StateExtractor } from './extraction/state-extractor';
+import { renderStateBlock } from './payload/render-state-block';
+import { selectRecentTurns } from './payload/select-recent-turns';
+import type { CompiledStateSchema } from './schema/state-schema';
+import type { EntityState, EntityStateVersion, PersistedEntityState } from './state/entity-state';
+import type { EntityStateAccess } from './state/entity-state-access';
+import { SerialQueue } from './state/serial-queue';
+import { textFingerprint } from './state/text-fingerprint';
+
+/** Options of {@link EntityExtractionStrategy} (what the factory resolved). */
+export interface EntityExtractionStrategyOptions {
+  config: EntityExtractionConfig;
+  context: StrategyContext;
+  schema: CompiledStateSchema;
+  extractor: StateExtractor;
+  /** Model used for counting and the budget. */
+  model: string;
+  counter: TokenCounter;
+}
+
+/** Store name of the persisted state (kind `entities`). */
+export const ENTITY_STATE_STORE_NAME = 'state';
+
+function emptyState(): PersistedEntityState {
+  return { format: 1, state: {}, versions: [], processedThrough: -1, processedFingerprint: null };
+}
+
+/**
+ * `std-entity-extraction-strategy` (seed 002 strategy C): keeps a structured, schema-validated state
+ * of the conversation instead of its flow. Each new user input (seen by `composePayload` for the
+ * first time, or reported by `onTurnComplete`) is read by the extractor (the LLM extraction chain, or
+ * the offline extractor when the agent has no model); the payload is the system prompt, the state
+ * as JSON in `<conversation_state>` (dynamic context) with the required fields still missing, then
+ * only the last `recentTurns` turns verbatim. State and versions are kept per agent and session in
+ * the store (kind `entities`).
+ * @see docs/strategies/entity-extraction.md
+ */
+export class EntityExtractionStrategy implements ContextManagerContract, ContextManagerCapabilities, EntityStateAccess {
+  private readonly queue = new SerialQueue();
+  private loaded: PersistedEntityState | undefined;
+  private disposed = false;
+  private lastError: { reason: string; errors: string[]; sourceMessageIndex: number } | null = null;
+
+  constructor(private readonly options: EntityExtractionStrategyOptions) {}
+
+  /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
+  get extractorName(): string {
+    return this.options.extractor.name;
+  }
+
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+    this.assertUsable('composePayload');
+    return this.queue.run(async () => {
+      const persisted = await this.extractNew(history);
+      return this.buildPayload(systemPrompt, history, tools, ragContext, persisted);
+    });
+  }
+
+  async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
+    this.assertUsable('onTurnComplete');
+    await this.queue.run(async () => {
+      await this.extractNew(newHistory);
+    });
+  }
+
+  async getState(): Promise<EntityState> {
+    return structuredClone((await this.load()).state);
+  }
+
+  async getVersions(): Promise<EntityStateVersion[]> {
+    return structuredClone((await this.load()).versions);
+  }
+
+  async getVersion(): Promise<number> {
+    const { versions } = await this.load();
+    return versions.length === 0 ? 0 : versions[versions.length - 1]!.version;
+  }
+
+  async getStateAt(version: number): Promise<EntityState> {
+    const { versions } = await this.load();
+    if (!Number.isInteger(version) || version < 0 || version > versions.length) {
+      throw new RangeError(`getStateAt: version ${version} does not exist (0 to ${versions.length})`);
+    }
+    const state: EntityState = {};
+    for (const record of versions.slice(0, version)) {
+      for (const change of record.diff) {
+        if (change.after === null) delete state[change.field];
+        else state[change.field] = structuredClone(change.after);
+      }
+    }
+    return state;
+  }
+
+  whenIdle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+  }
+
+  private assertUsable(method: string): void {
+    if (this.disposed) throw new DisposedError(`${this.options.context.strategyId} (${method})`);
+  }
+
+  private storeKey() {
+    const { agentId, sessionId } = this.options.context;
+    return { agentId, sessionId, kind: 'entities' as const, name: ENTITY_STATE_STORE_NAME };
+  }
+
+  private async load(): Promise<PersistedEntityState> {
+    if (this.loaded) return this.loaded;
+    let stored: PersistedEntityState | undefined;
+    try {
+      stored = await this.options.context.store.get<PersistedEntityState>(this.storeKey());
+    } catch (error) {
+      this.warn(`the stored entity state could not be read; starting empty: ${error instanceof Error ? error.message : String(error)}`, error);
+    }
+    if (stored && stored.format === 1 && stored.state && Array.isArray(stored.versions)) {
+      const problems = this.options.schema.validate(stored.state);
+      if (problems.length === 0) this.loaded = stored;
+      else this.warn(`the stored entity state does not match the state schema (${problems.join('; ')}); starting empty`);
+    }
+    this.loaded ??= emptyState();
+    return this.loaded;
+  }
+
+  private async save(persisted: PersistedEntityState): Promise<void> {
+    try {
+      await this.options.context.store.set(this.storeKey(), persisted);
+    } catch (error) {
+      this.warn(`the entity state could not be saved; it stays in memory for this instance: ${error instanceof Error ? error.message : String(error)}`, error);
+    }
+  }
+
+  private warn(message: string, error?: unknown): void {
+    safeEmit(this.options.context.events, 'strategy-warning', {
+      ...this.eventBase(0),
+      message: `${this.options.context.strategyId}: ${message}`,
+      ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
+    });
+  }
+
+  private eventBase(turn: number) {
+    const { agentId, sessionId, strategyId } = this.options.context;
+    return { agentId, sessionId, strategyId, turn };
+  }
+
+  /** Where extraction should resume in this history (handles a history rewritten since the last call). */
+  private resumePoint(history: ReadonlyArray<Readonly<ChatMessage>>, persisted: PersistedEntityState): number {
+    const { processedThrough, processedFingerprint } = persisted;
+    if (processedThrough < 0 || processedFingerprint === null) return processedThrough;
+    const at = history[processedThrough];
+    if (at?.role === 'user' && textFingerprint(contentText(at.content)) === processedFingerprint) return processedThrough;
+    // The history was rewritten (compacted, replaced, or another conversation's): find the newest
+    // user message already extracted; otherwise only the newest user message counts as new.
+    let newestUser = -1;
+    for (let index = history.length - 1; index >= 0; index--) {
+      const message = history[index]!;
+      if (message.role !== 'user') continue;
+      if (newestUser === -1) newestUser = index;
+      if (textFingerprint(contentText(message.content)) === processedFingerprint) return index;
+    }
+    return newestUser === -1 ? history.length - 1 : newestUser - 1;
+  }
+
+  /** Runs the extractor over user messages not read yet; updates, versions and persists the state. */
+  private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>): Promise<PersistedEntityState> {
+    const persisted = await this.load();
+    const resume = this.resumePoint(history, persisted);
+    const input = buildExtractionInput(history, resume);
+    if (!input) {
+      if (resume !== persisted.processedThrough) persisted.processedThrough = resume;
+      return persisted;
+    }
+    const turn = countUsers(history, input.sourceMessageIndex);
+    const { extractor, context } = this.options;
+    const outcome = await extractor.extract({ schema: this.options.schema, state: persisted.state, input });
+    const source = history[input.sourceMessageIndex]!;
+    const next: PersistedEntityState = {
+      ...persisted,
+      processedThrough: input.sourceMessageIndex,
+      processedFingerprint: textFingerprint(contentText(source.content)),
+    };
+    if (outcome.ok) {
+      this.lastError = null;
+      if (outcome.diff.length > 0) {
+        const version: EntityStateVersion = {
+          version: persisted.versions.length + 1,
+          sourceMessageIndex: input.sourceMessageIndex,
+          diff: outcome.diff,
+          timestamp: context.now(),
+          offline: extractor.offline,
+          extractor: extractor.name,
+        };
+        next.state = outcome.state;
+        next.versions = [...persisted.versions, version];
+        safeEmit(context.events, 'entities-updated', {
+          ...this.eventBase(turn),
+          version: version.version,
+          sourceMessageIndex: version.sourceMessageIndex,
+          diff: structuredClone(version.diff),
+          offline: version.offline,
+        });
+      }
+    } else {
+      this.lastError = { reason: outcome.reason, errors: outcome.errors, sourceMessageIndex: input.sourceMessageIndex };
+      safeEmit(context.events, 'entities-error', {
+        ...this.eventBase(turn),
+        reason:
+          outcome.reason === 'llm-error'
+            ? `the extraction call failed (${extractor.name}); the previous state stands`
+            : `the extraction answer was invalid after ${outcome.attempts} attempt(s) (${extractor.name}); the previous state stands`,
+        errors: [...outcome.errors],
+        attempts: outcome.attempts,
+      });
+    }
+    this.loaded = next;
+    await this.save(next);
+    return next;
+  }
+
+  private buildPayload(
+    systemPrompt: string,
+    history: ReadonlyArray<Readonly<ChatMessage>>,
+    tools: ToolDefinition[],
+    ragContext: string | undefined,
+    persisted: PersistedEntityState,
+  ): LLMPayload {
+    const { config, context, counter, model, schema } = this.options;
+    const strategyId = context.strategyId;
+    const known = context.models.find(model);
+    const budget = computeBudget({
+      contextWindow: known?.contextWindow ?? config.maxContextTokens ?? context.models.get(model).contextWindow,
+      maxContextTokens: config.maxContextTokens,
+      reserveOutputTokens: config.reserveOutputTokens,
+      safetyMarginRatio: config.safetyMarginRatio,
+    });
+    const systemMessage: ChatMessage = { role: 'system', content: systemPrompt };
+    const systemTokens = counter.countMessage(systemMessage);
+    const toolTokens = counter.countTools(tools);
+    if (systemTokens + toolTokens > budget.available) {
+      throw new BudgetExceededError(strategyId, { available: budget.available, required: systemTokens + toolTokens, sections: { system: systemTokens, tools: toolTokens } });
+    }
+    const version = persisted.versions.length;
+    const turn = countUsers(history, history.length - 1);
+    const lastUser = lastUserIndex(history);
+    const lastUserTokens = lastUser === -1 ? 0 : counter.countMessage(history[lastUser]!);
+    // Leave room for (a truncated) newest user message before the dynamic sections take theirs.
+    const userReserve = Math.min(lastUserTokens, 64);
+    let left = budget.available - systemTokens - toolTokens;
+    const dynamicMessages: ChatMessage[] = [];
+    let dynamicTokens = 0;
+    const stateCap = Math.max(0, Math.min(config.stateMaxTokens, left - userReserve));
+    const block = renderStateBlock(persisted.state, version, schema, counter, stateCap);
+    if (block.message) {
+      dynamicMessages.push(block.message);
+      dynamicTokens += block.tokens;
+      left -= block.tokens;
+    }
+    if (block.truncatedFields.length > 0) {
+      this.warn(`the state block was shortened to fit ${stateCap} tokens (fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`);
+    }
+    if (ragContext) {
+      const ragMessage: ChatMessage = { role: 'system', content: ragContext };
+      const ragTokens = counter.countMessage(ragMessage);
+      if (ragTokens <= left - userReserve) {
+        dynamicMessages.push(ragMessage);
+        dynamicTokens += ragTokens;
+        left -= ragTokens;
+      } else {
+        this.warn(`the RAG context (${ragTokens} tokens) did not fit the budget and was left out`);
+      }
+    }
+    const selection = selectRecentTurns({
+      history,
+      recentTurns: config.recentTurns,
+      budget: Math.max(0, left),
+      counter,
+      coveredThrough: persisted.processedThrough,
+      strategyId,
+    });
+    const messages: ChatMessage[] = [systemMessage, ...dynamicMessages, ...selection.messages];
+    const used = systemTokens + toolTokens + dynamicTokens + selection.tokens;
+    const inputTokens = systemTokens + toolTokens + counter.countMessages(history) + (ragContext ? counter.countMessage({ role: 'system', content: ragContext }) : 0);
+    const reductions: ReductionRecord[] = selection.reductions;
+    const count = (action: ReductionRecord['action']) => reductions.filter((r) => r.action === action).reduce((sum, r) => sum + r.messages, 0);
+    const stats: PayloadStats = {
+      strategyId,
+      model,
+      input_tokens: inputTokens,
+      output_tokens: used,
+      compress_ratio: inputTokens === 0 ? 1 : used / inputTokens,
+      budget: withUsage(budget, used),
+      sections: { system: systemTokens, tools: toolTokens, dynamic: dynamicTokens, memory: 0, history: selection.tokens },
+      messages: { input: history.length + 1, output: messages.length },
+      reductions,
+      dropped: count('dropped'),
+      trimmed: count('trimmed') + count('truncated'),
+      summarized: 0,
+      compacted: 0,
+      usageLevel: usageLevel(used, budget.contextWindow),
+      counter: counter.meta(),
+      extra: {
+        entities: {
+          version,
+          state: structuredClone(persisted.state),
+          stateTokens: block.tokens,
+          missingRequired: block.missingRequired,
+          truncatedFields: block.truncatedFields,
+          extractor: this.options.extractor.name,
+          offline: this.options.extractor.offline,
+          processedThrough: persisted.processedThrough,
+          lastError: this.lastError ? structuredClone(this.lastError) : null,
+        },
+      },
+    };
+    const dropped = reductions.filter((r) => r.action === 'dropped');
+    if (dropped.length > 0) {
+      safeEmit(context.events, 'history-trim', { ...this.eventBase(turn), reductions: structuredClone(dropped), droppedMessages: count('dropped') });
+    }
+    const truncated = reductions.filter((r) => r.action === 'truncated');
+    if (truncated.length > 0) safeEmit(context.events, 'tool-output-trim', { ...this.eventBase(turn), reductions: structuredClone(truncated) });
+    safeEmit(context.events, 'payload-composed', { ...this.eventBase(turn), stats });
+    return { messages, tools: tools.map((tool) => structuredClone(tool)), stats };
+  }
+}
+
+function countUsers(history: ReadonlyArray<Readonly<ChatMessage>>, through: number): number {
+  let turns = 0;
+  for (let index = 0; index <= through && index < history.length; index++) if (history[index]!.role === 'user') turns++;
+  return turns;
+}
+
+function lastUserIndex(history: ReadonlyArray<Readonly<ChatMessage>>): number {
+  for (let index = history.length - 1; index >= 0; index--) if (history[index]!.role === 'user') return index;
+  return -1;
+}

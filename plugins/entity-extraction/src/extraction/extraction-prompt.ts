@@ -1,0 +1,55 @@
+import type { ChatMessage } from '@ctxkit/core';
+import type { ExtractionRequest } from './state-extractor';
+
+/**
+ * The built-in instruction of the extraction call (its system message). `extractionPrompt` in the
+ * config replaces it; the data message built by {@link buildExtractionMessages} is sent either way.
+ */
+export const DEFAULT_EXTRACTION_PROMPT = [
+  'You keep the structured state of a conversation up to date.',
+  'You receive the JSON Schema of the state, the current state, the last assistant message and the new user message(s).',
+  'Answer with ONE JSON object that holds only the fields the new user message(s) set or change, using the field names of the schema.',
+  'Leave out every field that did not change: absent fields keep their current value.',
+  'Use null to clear a field, and only where the schema allows null.',
+  'Use only values the conversation states; never invent values. If nothing changed, answer {}.',
+  'Answer with the JSON object only, without prose or code fences.',
+].join('\n');
+
+/** Escapes the closing tag of a block so that message text cannot end the block early. */
+function escapeBlock(text: string, tag: string): string {
+  return text.split(`</${tag}>`).join(`<\\/${tag}>`);
+}
+
+function block(tag: string, body: string, attributes = ''): string {
+  return `<${tag}${attributes}>\n${escapeBlock(body, tag)}\n</${tag}>`;
+}
+
+/**
+ * The messages of the first extraction attempt: the instruction, then one user message with
+ * `<state_schema>`, `<current_state>`, `<last_assistant_message>` and one `<new_user_message>` per
+ * new user message. Request data is copied; nothing is shared with the caller's history.
+ */
+export function buildExtractionMessages(request: ExtractionRequest, instruction: string | null): ChatMessage[] {
+  const parts = [
+    block('state_schema', JSON.stringify(request.schema.schema, null, 2)),
+    block('current_state', JSON.stringify(request.state, null, 2)),
+    block('last_assistant_message', request.input.lastAssistantText ?? '(none)'),
+    ...request.input.userMessages.map((message) => block('new_user_message', message.text, ` index="${message.index}"`)),
+  ];
+  return [
+    { role: 'system', content: instruction ?? DEFAULT_EXTRACTION_PROMPT },
+    { role: 'user', content: parts.join('\n\n') },
+  ];
+}
+
+/** The follow-up message of the retry: the validation errors of the previous answer. */
+export function buildRetryMessage(errors: readonly string[]): ChatMessage {
+  return {
+    role: 'user',
+    content: [
+      'Your answer could not be used:',
+      block('validation_errors', errors.join('\n')),
+      'Answer again with ONE JSON object that fixes these errors: only the changed fields, valid against the schema, no prose.',
+    ].join('\n'),
+  };
+}

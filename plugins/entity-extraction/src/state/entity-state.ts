@@ -1,0 +1,44 @@
+/**
+ * The conversation state: a JSON object whose top-level fields are the state schema's properties.
+ * A field that has never been set (or was cleared with `null`) is absent.
+ */
+export type EntityState = Record<string, unknown>;
+
+/** One changed top-level field of an update. `undefined` stands for "absent" (JSON: the key is left out). */
+export interface EntityFieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** Which extractor produced an update. */
+export type ExtractorKind = 'llm' | 'offline';
+
+/**
+ * One version of the state (PEERS §4 item 11: versioned entity state). Each successful update that
+ * changed something gets the next version number; version 0 is the empty state.
+ */
+export interface EntityStateVersion {
+  version: number;
+  /** Index into the caller's history of the (newest) user message that produced the update. */
+  sourceMessageIndex: number;
+  /** Changed fields with old and new values; `after: null` for a cleared field. */
+  diff: EntityFieldChange[];
+  /** `context.now()` when the update was applied (ms since epoch). */
+  timestamp: number;
+  /** True when the deterministic offline extractor (or an offline client) produced it. */
+  offline: boolean;
+  /** The extractor: `llm:<client name>/<model>` or `offline-extractor`. */
+  extractor: string;
+}
+
+/** What the strategy persists in the store (kind `entities`, name `state`). */
+export interface PersistedEntityState {
+  format: 1;
+  state: EntityState;
+  versions: EntityStateVersion[];
+  /** Index of the newest user message already extracted (-1 before the first). */
+  processedThrough: number;
+  /** Fingerprint of that user message's text, to recognise it in a rewritten history. */
+  processedFingerprint: string | null;
+}
