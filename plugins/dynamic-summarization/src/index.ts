@@ -1,1 +1,19 @@
-export {};
+/**
+ * `std-summarization-strategy`: dynamic summarization (seed 002 strategy B), with an LLM
+ * summarizer and the offline extractive summarizer (no LLM). Explicit named exports only.
+ * @see docs/strategies/dynamic-summarization.md
+ */
+export { createStrategy, createSummarizationStrategy } from './create-summarization-strategy';
+export { SUMMARIZATION_STRATEGY_ID, SummarizationStrategy } from './summarization-strategy';
+export type { SummarizationStrategyOptions } from './summarization-strategy';
+export { resolveSummarizationConfig, SUMMARIZATION_DEFAULTS } from './summarization-config';
+export type { SummarizationConfig, SummarizerChoice } from './summarization-config';
+export type { SummaryState } from './summary-state';
+export { summaryStateKey } from './summary-state';
+export type { Summarizer, SummarizerInput } from './summarizer';
+export { OFFLINE_SUMMARIZER_NAME, OfflineSummarizer } from './offline/offline-summarizer';
+export { LLMSummarizer } from './llm/llm-summarizer';
+export type { LLMSummarizerOptions } from './llm/llm-summarizer';
+export { DEFAULT_SUMMARY_PROMPT } from './llm/summary-prompt';
+export { parseSummaryReply } from './llm/parse-summary-reply';
+export { escapeReservedTags } from './llm/fence-transcript';

@@ -1,0 +1,37 @@
+import type { ChatMessage, TokenCounter } from '@ctxkit/core';
+
+/**
+ * What a {@link Summarizer} folds: the current summary and a batch of whole turns of history.
+ * @see docs/strategies/dynamic-summarization.md
+ */
+export interface SummarizerInput {
+  /** The summary so far (`null` before the first one). Folded into the new summary. */
+  previousSummary: string | null;
+  /** The turns to fold, oldest first (whole turns: tool-call groups are never split). Never mutated. */
+  messages: ReadonlyArray<Readonly<ChatMessage>>;
+  /** History index of `messages[0]`, so that summaries can name message numbers. */
+  firstIndex: number;
+  /** The summary must not exceed this many tokens (counted with `counter`). */
+  maxTokens: number;
+  /** Counter of the agent's model (the summary is sent with the agent's payload). */
+  counter: TokenCounter;
+  /** Aborted when the strategy is disposed, re-synchronised or the attempt times out. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Internal contract of the two summarizers: the LLM summarizer and the offline extractive
+ * summarizer (no LLM). Both fold `previousSummary` + `messages` into a new summary text.
+ *
+ * Implementations throw a `CtxkitError` (`CTXKIT_LLM_*`) when no usable summary came back; the
+ * strategy then keeps the turns verbatim.
+ */
+export interface Summarizer {
+  /** Shown in events, `stats.extra` and reports. */
+  readonly name: string;
+  /** The model asked, or `'none'` for the offline summarizer. */
+  readonly model: string;
+  /** True when no language model is involved. */
+  readonly offline: boolean;
+  summarize(input: SummarizerInput): Promise<string>;
+}
