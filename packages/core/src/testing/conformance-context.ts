@@ -3,7 +3,7 @@ import { CtxkitEventBus } from '../events/event-bus';
 import { ModelRegistry } from '../models/default-model-registry';
 import type { StrategyContext } from '../plugins/strategy-plugin';
 import { MemoryContextStore } from '../stores/memory-context-store';
-import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
+import { createTokenCounter } from '../token-counting/create-token-counter';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import type { RecordedEvent } from './check-payload';
 import { ScriptedLLMClient } from './scripted-llm-client';
@@ -26,18 +26,19 @@ export const CONFORMANCE_EPOCH_MS = Date.UTC(2025, 0, 1);
 /**
  * Builds a fresh {@link StrategyContext} for one case: a new `MemoryContextStore`, a new
  * `CtxkitEventBus` whose every event is recorded, the built-in `ModelRegistry`, a counter for
- * `gpt-4o` (the heuristic counter unless overridden), a clock that starts at a fixed instant and
+ * `gpt-4o` (`createTokenCounter`, exact BPE, unless overridden), a clock that starts at a fixed instant and
  * advances one second per reading, and `llm` as given (a string becomes a `ScriptedLLMClient`
  * repeating that answer). `overrides` win over every default except the event recording.
  */
 export function createConformanceContext(sessionId: string, overrides: ConformanceContextInput | undefined, llm: ConformanceLLM): RecordingContext {
   const given = typeof overrides === 'function' ? overrides() : (overrides ?? {});
   const model = given.model ?? 'gpt-4o';
+  const models = given.models ?? new ModelRegistry();
   const counters = new Map<string, ITokenCounter>();
   const counterFor = given.counterFor ?? ((name: string): ITokenCounter => {
     let counter = counters.get(name);
     if (!counter) {
-      counter = new HeuristicTokenCounter(name);
+      counter = createTokenCounter({ model: name, registry: models });
       counters.set(name, counter);
     }
     return counter;
@@ -55,7 +56,7 @@ export function createConformanceContext(sessionId: string, overrides: Conforman
   const context: StrategyContext = {
     agentId: 'conformance-agent',
     strategyId: 'conformance-strategy',
-    models: new ModelRegistry(),
+    models,
     store: new MemoryContextStore(),
     now: () => (clock += 1000),
     ...given,

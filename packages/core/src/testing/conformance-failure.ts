@@ -30,7 +30,8 @@ export function formatFailure(failure: ConformanceFailure): string {
 }
 
 /**
- * Thrown by the conformance suite when a strategy breaks an invariant. `details.failures` lists
+ * Thrown by the conformance suite when a strategy breaks an invariant (code `CTXKIT_STRATEGY_ERROR`,
+ * category `plugin`). `details.failures` lists
  * every failure found (the message shows the first 20).
  */
 export class ConformanceError extends CtxkitError {
@@ -39,7 +40,7 @@ export class ConformanceError extends CtxkitError {
     const shown = failures.slice(0, 20).map(formatFailure);
     const more = failures.length > shown.length ? `\n  ... and ${failures.length - shown.length} more` : '';
     super({
-      code: ErrorCodes.CONFORMANCE_FAILED,
+      code: ErrorCodes.STRATEGY_ERROR,
       category: 'plugin',
       message: `${subject}: ${failures.length} conformance failure(s):\n  ${shown.join('\n  ')}${more}\n`,
       fix: 'Fix the strategy so that it keeps the invariants of SPEC §2 (see docs/06-writing-a-strategy.md).',

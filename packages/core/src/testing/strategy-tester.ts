@@ -121,7 +121,7 @@ function assertNoFailures(subject: string, report: ConformanceReport): void {
  * history, and every record of the bundled tau-bench and OpenHands conversations replayed turn by
  * turn. Each test fails with a {@link ConformanceError} listing what broke.
  *
- * @throws ConformanceError (`CTXKIT_CONFORMANCE_FAILED`) from a test, when the strategy breaks an invariant
+ * @throws ConformanceError (`CTXKIT_STRATEGY_ERROR`) from a test, when the strategy breaks an invariant
  */
 export function runConformance<TConfig = Record<string, unknown>>(name: string, options: ConformanceOptions<TConfig>): void {
   const g = globalThis as { describe?: DescribeFn; it?: ItFn };
