@@ -145,6 +145,23 @@ export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KEY_PART_PA
 export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
 export { validateManifest } from './plugins/validate-manifest';
 export { isValidPluginId, PLUGIN_ID_PATTERN } from './plugins/plugin-id';
+export type { AgentManifest, PluginManifest } from './plugins/plugin-manifest';
+export { DEFAULT_STRATEGY_ID } from './plugins/plugin-manifest';
+export type { DiscoverPluginsOptions, PluginDiscovery, PluginDiscoveryProblem } from './plugins/discover-plugins';
+export { discoverPlugins } from './plugins/discover-plugins';
+export type { PluginRecord } from './plugins/plugin-record';
+export { AgentContainer } from './di/agent-container';
+export type { Constructor } from './di/agent-container';
+export type { AgentHandle } from './runtime/agent-handle';
+export { DEFAULT_SESSION_ID } from './runtime/agent-handle';
+export type {
+  ContextRuntime,
+  ContextRuntimeOptions,
+  InProcessStrategyManifest,
+  LoadAgentOptions,
+  PluginSummary,
+} from './runtime/context-runtime';
+export { createContextRuntime, DEFAULT_AGENT_MODEL } from './runtime/create-context-runtime';
 
 // outline (seed 004 strategy A and B: one-line summaries, outline + part)
 export { oneLineToolSummary } from './outline/one-line-tool-summary';

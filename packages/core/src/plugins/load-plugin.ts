@@ -1,0 +1,91 @@
+import { CtxkitError } from '../errors/ctxkit-error';
+import { ConfigValidationError } from '../errors/manifest-validation-error';
+import { PluginLoadError } from '../errors/plugin-errors';
+import { StrategyError } from '../errors/strategy-error';
+import { compileConfigSchema } from './compile-config-schema';
+import type { PluginRecord } from './plugin-record';
+import { toManifestIssues } from './schema-issues';
+import type { StrategyFactory, StrategyPluginModule } from './strategy-plugin';
+
+const factories = new WeakMap<PluginRecord, StrategyFactory<any>>();
+
+/**
+ * The strategy factory of a plugin, importing its entry on first use (and only then: discovery
+ * never runs plugin code). The entry exports `createStrategy`, or a default export that is a
+ * factory, a class implementing `IContextManager` (constructed as `new Strategy(config, context)`),
+ * or an object with `createStrategy`.
+ * @throws PluginLoadError (`CTXKIT_PLUGIN_LOAD_FAILED`) when the entry is missing (not built) or exports no factory
+ * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when the entry's own code throws while loading
+ */
+export function loadPluginFactory(record: PluginRecord, agentId = '(loading)'): StrategyFactory<any> {
+  const cached = factories.get(record);
+  if (cached) return cached;
+  let factory: StrategyFactory<any>;
+  if (record.factory) factory = record.factory;
+  else {
+    const entry = record.entryPath;
+    if (!entry) throw new PluginLoadError(record.id, '(none)', 'the plugin has neither an entry nor a factory');
+    let loaded: StrategyPluginModule;
+    try {
+      loaded = require(entry) as StrategyPluginModule;
+    } catch (error) {
+      if (CtxkitError.isInstance(error)) throw error;
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (code === 'MODULE_NOT_FOUND' && String((error as Error).message).includes(entry)) {
+        throw new PluginLoadError(record.id, record.manifest.entry, 'the entry module does not exist (is the plugin built?)', error);
+      }
+      throw new StrategyError(record.id, agentId, 'import', error);
+    }
+    factory = factoryOf(loaded, record);
+  }
+  factories.set(record, factory);
+  return factory;
+}
+
+function factoryOf(loaded: StrategyPluginModule | undefined, record: PluginRecord): StrategyFactory<any> {
+  const candidates: unknown[] = [loaded?.createStrategy, loaded?.default];
+  const fallback = loaded?.default;
+  if (typeof fallback === 'object' && fallback !== null) candidates.push((fallback as { createStrategy?: unknown }).createStrategy);
+  for (const candidate of candidates) {
+    if (typeof candidate !== 'function') continue;
+    if (isClass(candidate)) {
+      const Strategy = candidate as new (config: unknown, context: unknown) => never;
+      return (config, context) => new Strategy(config, context);
+    }
+    return candidate as StrategyFactory<any>;
+  }
+  throw new PluginLoadError(
+    record.id,
+    record.manifest.entry,
+    `it exports neither createStrategy nor a default factory (exports: ${Object.keys(loaded ?? {}).join(', ') || 'none'})`,
+  );
+}
+
+function isClass(value: unknown): boolean {
+  return typeof value === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(value));
+}
+
+/**
+ * Validates an agent's strategy config against the plugin's `configSchema` (compiled once and
+ * cached) and returns a deep copy with the schema's defaults applied. The caller's object is never
+ * touched, so a frozen config is fine.
+ * @param config the agent's `contextStrategy.config` (`undefined` means `{}`)
+ * @param file the agent manifest, for issues (`<inline>` for an object)
+ * @throws ConfigSchemaError (`CTXKIT_CONFIG_SCHEMA_INVALID`) when the plugin's configSchema is not valid JSON Schema
+ * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every issue with file, JSON pointer and expectation
+ */
+export function validatePluginConfig(record: PluginRecord, config: unknown, file: string): Record<string, unknown> {
+  const validate = compileConfigSchema(record.manifest.configSchema, record.id, `${record.manifestPath ?? record.source}#/configSchema`);
+  const pointer = '/contextStrategy/config';
+  if (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config))) {
+    throw new ConfigValidationError(record.id, file, [{ file, pointer, message: 'the config must be an object', expected: 'type object' }]);
+  }
+  let copy: Record<string, unknown>;
+  try {
+    copy = structuredClone(config ?? {}) as Record<string, unknown>;
+  } catch {
+    throw new ConfigValidationError(record.id, file, [{ file, pointer, message: 'the config holds values that are not JSON (functions, symbols)', expected: 'JSON data' }]);
+  }
+  if (!validate(copy)) throw new ConfigValidationError(record.id, file, toManifestIssues(validate.errors, file, pointer));
+  return copy;
+}

@@ -1,0 +1,51 @@
+import type { JsonSchema } from '../contracts/tool-definition';
+
+/**
+ * A strategy plugin's `plugin.json`, as validated by `schemas/plugin-manifest.schema.json`.
+ * @see docs/03-plugin-json.md
+ */
+export interface PluginManifest {
+  /** Unique id, lowercase letters and digits joined by single hyphens (`std-sliding-window-strategy`). */
+  id: string;
+  name: string;
+  /** Semver version. */
+  version: string;
+  kind: 'context-strategy';
+  /** Entry module relative to the plugin directory (`./dist/index.js`). */
+  entry: string;
+  /** JSON Schema of the agent's `contextStrategy.config`; the single source of defaults. */
+  configSchema: JsonSchema;
+  description?: string;
+  /** `ctxkit`: semver range of `@ctxkit/core` the plugin supports. */
+  engines?: { ctxkit?: string };
+}
+
+/**
+ * An agent's `plugin.json`, as validated by `schemas/agent-manifest.schema.json`. Keys not listed
+ * here are kept (the kernel and hosts use `tools`, `llm`, ...).
+ * @see docs/03-plugin-json.md
+ */
+export interface AgentManifest {
+  id: string;
+  name?: string;
+  description?: string;
+  /** The agent's model; the strategy's `model` unless its config names one. */
+  model?: string;
+  systemPrompt?: string;
+  /** Shorter system prompt for small-context mode (seed 004 strategy C). */
+  compactSystemPrompt?: string;
+  /** Tools still sent in small-context mode (seed 004 strategy C). */
+  essentialTools?: string[];
+  /** Window (tokens) below which small-context modes switch on; 16384 when absent. */
+  smallContextThreshold?: number;
+  /** Absent: `std-sliding-window-strategy` with `{}`. */
+  contextStrategy?: {
+    type: 'plugin';
+    pluginId: string;
+    config?: Record<string, unknown>;
+  };
+  [key: string]: unknown;
+}
+
+/** The strategy an agent gets when its manifest has no `contextStrategy`. */
+export const DEFAULT_STRATEGY_ID = 'std-sliding-window-strategy';

@@ -1,0 +1,230 @@
+import type { ContextManager } from '../contracts/context-manager';
+import type { IContextStore } from '../contracts/context-store';
+import type { ILLMClient } from '../contracts/llm-client';
+import { AgentContainer } from '../di/agent-container';
+import { registerStrategyServices } from '../di/register-strategy';
+import { DisposedError } from '../errors/strategy-error';
+import { CtxkitEventBus } from '../events/event-bus';
+import type { IModelRegistry } from '../models/model-registry';
+import type { AgentManifest } from '../plugins/plugin-manifest';
+import type { StrategyContext, StrategyFactory } from '../plugins/strategy-plugin';
+import { assertStoreKeyPart } from '../stores/store-key';
+import type { ITokenCounter } from '../token-counting/token-counter';
+import type { DependencyContainer } from 'tsyringe';
+import { toStrategyError } from './guard-strategy-call';
+import { capabilitiesOf, SessionContextManager, type CapabilityName } from './session-context-manager';
+
+/** The session `agent.contextManager` serves. */
+export const DEFAULT_SESSION_ID = 'default';
+
+/**
+ * A loaded agent: its strategy, its container and its conversations (sessions).
+ * @see docs/02-architecture.md
+ */
+export interface AgentHandle {
+  /** The agent's id (from its manifest). */
+  readonly id: string;
+  /** The plugin id of its strategy (`std-sliding-window-strategy` when the manifest names none). */
+  readonly strategyId: string;
+  /** The model the strategy counts for: the config's `model`, else the manifest's, else `gpt-4o`. */
+  readonly model: string;
+  /** The agent's event bus (eventemitter3); every session's events carry their `sessionId`. */
+  readonly events: CtxkitEventBus;
+  /** A frozen copy of the validated manifest. */
+  readonly manifest: Readonly<AgentManifest>;
+  /** A frozen copy of the validated strategy config, defaults applied. */
+  readonly config: Readonly<Record<string, unknown>>;
+  /** The agent's DI container (the kernel resolves and registers here). */
+  readonly container: AgentContainer;
+  /** The context manager of the default session (`"default"`). */
+  readonly contextManager: ContextManager;
+  /**
+   * The context manager of one conversation: one strategy instance per session, created on first
+   * use with its own `StrategyContext`, so state never leaks between conversations.
+   * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for a session id that cannot be a store key part
+   * @throws DisposedError (`CTXKIT_DISPOSED`) after `dispose()`
+   * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when the plugin's factory throws
+   */
+  forSession(sessionId: string): ContextManager;
+  /** Like `forSession`, resolved once the strategy instance exists (for asynchronous factories). */
+  openSession(sessionId: string): Promise<ContextManager>;
+  /** The ids of the sessions opened so far. */
+  sessions(): string[];
+  /** True after `dispose()`. */
+  readonly disposed: boolean;
+  /**
+   * Disposes every session's strategy that has `dispose()`, then the container. Safe to call
+   * twice; later use throws `DisposedError`.
+   * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when a strategy's dispose throws (after disposing all others)
+   */
+  dispose(): Promise<void>;
+}
+
+/** What {@link createAgentHandle} needs. */
+export interface AgentHandleOptions {
+  manifest: Readonly<AgentManifest>;
+  strategyId: string;
+  config: Readonly<Record<string, unknown>>;
+  factory: StrategyFactory<any>;
+  model: string;
+  root: DependencyContainer;
+  models: IModelRegistry;
+  store: IContextStore;
+  llm: ILLMClient | undefined;
+  counterFor(model: string): ITokenCounter;
+  now(): number;
+  /** Called once the agent is disposed (the runtime forgets it). */
+  onDispose?(): void;
+}
+
+class Agent implements AgentHandle {
+  readonly id: string;
+  readonly strategyId: string;
+  readonly model: string;
+  readonly events = new CtxkitEventBus();
+  readonly manifest: Readonly<AgentManifest>;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly container: AgentContainer;
+  private readonly sessionManagers = new Map<string, SessionContextManager>();
+  private capabilities: ReadonlySet<CapabilityName> | undefined;
+  private disposing: Promise<void> | undefined;
+  private isDisposed = false;
+
+  constructor(private readonly options: AgentHandleOptions) {
+    this.id = options.manifest.id;
+    this.strategyId = options.strategyId;
+    this.model = options.model;
+    this.manifest = options.manifest;
+    this.config = options.config;
+    this.container = new AgentContainer(options.root);
+  }
+
+  get disposed(): boolean {
+    return this.isDisposed;
+  }
+
+  get contextManager(): ContextManager {
+    return this.forSession(DEFAULT_SESSION_ID);
+  }
+
+  /** Creates the default session and learns the strategy's capabilities from it. */
+  async initialize(): Promise<void> {
+    const manager = this.createSession(DEFAULT_SESSION_ID, undefined);
+    const instance = (await manager.whenReady()).strategy!;
+    this.capabilities = capabilitiesOf(instance);
+    // Rebuild the default session's guard with the capabilities now known, same instance.
+    this.sessionManagers.set(DEFAULT_SESSION_ID, this.guard(DEFAULT_SESSION_ID, instance));
+    registerStrategyServices(this.container, {
+      agentId: this.id,
+      events: this.events,
+      store: this.options.store,
+      llm: this.options.llm,
+      models: this.options.models,
+      counter: this.options.counterFor(this.model),
+      strategyContext: this.defaultContext!,
+      contextManager: () => this.contextManager,
+    });
+  }
+
+  private defaultContext: StrategyContext | undefined;
+
+  forSession(sessionId: string): ContextManager {
+    this.assertUsable();
+    assertStoreKeyPart('sessionId', sessionId);
+    return this.sessionManagers.get(sessionId) ?? this.createSession(sessionId, this.capabilities);
+  }
+
+  async openSession(sessionId: string): Promise<ContextManager> {
+    const manager = this.forSession(sessionId) as SessionContextManager;
+    return manager.whenReady();
+  }
+
+  sessions(): string[] {
+    return [...this.sessionManagers.keys()];
+  }
+
+  dispose(): Promise<void> {
+    this.disposing ??= this.disposeAll();
+    return this.disposing;
+  }
+
+  private async disposeAll(): Promise<void> {
+    this.isDisposed = true;
+    let firstError: unknown;
+    for (const manager of this.sessionManagers.values()) {
+      try {
+        await manager.disposeInstance();
+      } catch (error) {
+        firstError ??= error;
+      }
+    }
+    await this.container.dispose().catch((error: unknown) => {
+      firstError ??= error;
+    });
+    this.options.onDispose?.();
+    if (firstError !== undefined) throw firstError;
+  }
+
+  private createSession(sessionId: string, capabilities: ReadonlySet<CapabilityName> | undefined): SessionContextManager {
+    const context = this.contextFor(sessionId);
+    if (sessionId === DEFAULT_SESSION_ID) this.defaultContext = context;
+    let created: ReturnType<StrategyFactory<any>>;
+    try {
+      created = this.options.factory(structuredClone(this.config), context);
+    } catch (error) {
+      throw toStrategyError(error, this.strategyId, this.id, 'createStrategy');
+    }
+    const manager = new SessionContextManager(this.owner(sessionId), created, capabilities ?? new Set());
+    this.sessionManagers.set(sessionId, manager);
+    // A session whose asynchronous factory fails is forgotten, so that the next use tries again.
+    manager.whenReady().catch(() => {
+      if (this.sessionManagers.get(sessionId) === manager) this.sessionManagers.delete(sessionId);
+    });
+    return manager;
+  }
+
+  private guard(sessionId: string, instance: ContextManager): SessionContextManager {
+    return new SessionContextManager(this.owner(sessionId), instance, this.capabilities ?? new Set());
+  }
+
+  private owner(sessionId: string) {
+    return { pluginId: this.strategyId, agentId: this.id, sessionId, isDisposed: () => this.isDisposed };
+  }
+
+  private contextFor(sessionId: string): StrategyContext {
+    const { options } = this;
+    return Object.freeze({
+      agentId: this.id,
+      sessionId,
+      strategyId: this.strategyId,
+      model: this.model,
+      counter: options.counterFor(this.model),
+      counterFor: (model: string) => options.counterFor(model),
+      models: options.models,
+      store: options.store,
+      events: this.events,
+      llm: options.llm,
+      now: () => options.now(),
+    });
+  }
+
+  private assertUsable(): void {
+    if (this.isDisposed) throw new DisposedError(`Agent "${this.id}"`);
+  }
+}
+
+/**
+ * Builds an agent: its child container with the agent's services, and its default session's
+ * strategy instance (created now, so that a broken factory fails `loadAgent`, not the first turn).
+ * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when the plugin's factory fails
+ */
+export async function createAgentHandle(options: AgentHandleOptions): Promise<AgentHandle> {
+  const agent = new Agent(options);
+  try {
+    await agent.initialize();
+  } catch (error) {
+    await agent.dispose().catch(() => undefined);
+    throw error;
+  }
+  return agent;
+}
