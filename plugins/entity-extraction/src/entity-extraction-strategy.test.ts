@@ -1,0 +1,240 @@
+import { ConfigSchemaError, ConfigValidationError, findPayloadProblems, MemoryContextStore, type ChatMessage, type ContextStore } from '@ctxkit/core';
+import { createConformanceContext, freezeDeep, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
+import { createEntityExtractionStrategy } from './create-entity-extraction-strategy';
+import { hasEntityState } from './state/entity-state-access';
+
+const stateSchema = {
+  type: 'object',
+  properties: {
+    destination: { type: 'string' },
+    date: { type: 'string', format: 'date' },
+    note: { type: ['string', 'null'] },
+  },
+  required: ['destination', 'date'],
+  additionalProperties: false,
+};
+
+function setup(options: { script?: ScriptStep[]; sessionId?: string; store?: ContextStore; config?: Record<string, unknown>; llm?: 'none' } = {}) {
+  const llm = options.llm === 'none' ? undefined : new ScriptedLLMClient(options.script ?? [], { name: 'scripted' });
+  const { context, events } = createConformanceContext(
+    options.sessionId ?? 's1',
+    { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm, ...(options.store ? { store: options.store } : {}) },
+    undefined,
+  );
+  const strategy = createEntityExtractionStrategy({ stateSchema, ...options.config }, context);
+  return { strategy, events, llm, context };
+}
+
+const history1: ChatMessage[] = [{ role: 'user', content: 'I want to fly to Seattle.' }];
+const history2: ChatMessage[] = [
+  ...history1,
+  { role: 'assistant', content: 'When do you want to fly?' },
+  { role: 'user', content: 'On May 20th 2024.' },
+];
+
+describe('EntityExtractionStrategy', () => {
+  describe('#composePayload', () => {
+    it('extracts the state from a new user message and sends it as JSON after the system prompt', async () => {
+      const { strategy, events, llm } = setup({ script: ['{"destination": "Seattle"}'] });
+      const payload = await strategy.composePayload('You book flights.', history1, []);
+      expect(payload.messages[0]).toEqual({ role: 'system', content: 'You book flights.' });
+      expect(payload.messages[1]!.role).toBe('system');
+      expect(payload.messages[1]!.content).toContain('<conversation_state version="1">\n{\n"destination": "Seattle"\n}\n</conversation_state>');
+      expect(payload.messages[1]!.content).toContain('Required fields still missing: date.');
+      expect(payload.messages.slice(2)).toEqual(history1);
+      const request = llm!.requests[0]!;
+      expect(request.tools).toBeNull();
+      expect(String(request.messages[1]!.content)).toContain('<new_user_message index="0">\nI want to fly to Seattle.\n</new_user_message>');
+      const updated = events.find((event) => event.name === 'entities-updated')!;
+      expect(updated.payload).toMatchObject({ version: 1, sourceMessageIndex: 0, diff: [{ field: 'destination', before: null, after: 'Seattle' }], turn: 1 });
+      expect(payload.stats.extra!['entities']).toMatchObject({ version: 1, state: { destination: 'Seattle' }, missingRequired: ['date'] });
+    });
+
+    it('merges later answers: absent fields keep their value, null clears a nullable field', async () => {
+      const { strategy } = setup({ script: ['{"destination": "Seattle", "note": "aisle"}', '{"date": "2024-05-20", "note": null}'] });
+      await strategy.composePayload('sys', history1, []);
+      const payload = await strategy.composePayload('sys', history2, []);
+      expect(await strategy.getState()).toEqual({ destination: 'Seattle', date: '2024-05-20' });
+      expect(payload.messages[1]!.content).toContain('All required fields are known.');
+      const versions = await strategy.getVersions();
+      expect(versions.map((v) => [v.version, v.sourceMessageIndex, v.offline, v.extractor])).toEqual([
+        [1, 0, true, 'llm:scripted/gpt-4o'],
+        [2, 2, true, 'llm:scripted/gpt-4o'],
+      ]);
+      expect(versions[1]!.diff).toEqual([
+        { field: 'date', before: null, after: '2024-05-20' },
+        { field: 'note', before: 'aisle', after: null },
+      ]);
+      expect(await strategy.getStateAt(1)).toEqual({ destination: 'Seattle', note: 'aisle' });
+      expect(await strategy.getStateAt(0)).toEqual({});
+    });
+
+    it('keeps only the last recentTurns turns verbatim and reports older ones as recoverable from the entity state', async () => {
+      const { strategy, events } = setup({ script: ['{"destination": "Seattle"}', '{"date": "2024-05-20"}'] });
+      await strategy.composePayload('sys', history1, []);
+      const payload = await strategy.composePayload('sys', history2, []);
+      expect(payload.messages.slice(2)).toEqual([history2[2]]);
+      expect(payload.stats.reductions).toEqual([
+        expect.objectContaining({ action: 'dropped', from: 0, to: 2, messages: 2, recoverableFrom: 'entity-state' }),
+      ]);
+      expect(payload.stats.dropped).toBe(2);
+      expect(events.some((event) => event.name === 'history-trim')).toBe(true);
+    });
+
+    it('does not extract again when the same user message is composed twice (tool steps of one turn)', async () => {
+      const { strategy, llm } = setup({ script: ['{"destination": "Seattle"}'] });
+      await strategy.composePayload('sys', history1, []);
+      const withTool: ChatMessage[] = [
+        ...history1,
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'results' },
+      ];
+      const payload = await strategy.composePayload('sys', withTool, []);
+      expect(llm!.requests).toHaveLength(1);
+      expect(payload.messages.slice(2)).toEqual(withTool);
+      expect(findPayloadProblems(payload.messages)).toEqual([]);
+    });
+
+    it('retries an invalid answer once with the validation errors, then succeeds', async () => {
+      const { strategy, llm, events } = setup({ script: ['Sure! ```json\n{"date": "May 20th"}\n```', '{"date": "2024-05-20", "destination": "Seattle"}'] });
+      await strategy.composePayload('sys', history1, []);
+      expect(llm!.requests).toHaveLength(2);
+      const retry = llm!.requests[1]!.messages;
+      expect(retry[2]).toEqual({ role: 'assistant', content: 'Sure! ```json\n{"date": "May 20th"}\n```' });
+      expect(String(retry[3]!.content)).toMatch(/<validation_errors>\n\/date: must match format "date"/);
+      expect(await strategy.getState()).toEqual({ date: '2024-05-20', destination: 'Seattle' });
+      expect(events.some((event) => event.name === 'entities-error')).toBe(false);
+    });
+
+    it('retries unparsable JSON once, then keeps the previous state and says why in an event', async () => {
+      const { strategy, llm, events } = setup({ script: ['{"destination": "Seattle"}', 'I think they want Paris', '{"destination": 42}'] });
+      await strategy.composePayload('sys', history1, []);
+      const payload = await strategy.composePayload('sys', history2, []);
+      expect(llm!.requests).toHaveLength(3);
+      expect(String(llm!.requests[2]!.messages[3]!.content)).toContain('no JSON object found');
+      expect(await strategy.getState()).toEqual({ destination: 'Seattle' });
+      const error = events.find((event) => event.name === 'entities-error')!;
+      expect(error.payload).toMatchObject({ attempts: 2, errors: ['/destination: must be string'] });
+      expect(String(error.payload['reason'])).toMatch(/previous state stands/);
+      expect(payload.stats.extra!['entities']).toMatchObject({ version: 1, lastError: { reason: 'invalid-answer' } });
+    });
+
+    it('keeps the previous state when the model call fails', async () => {
+      const { strategy, events } = setup({ script: [new Error('connection reset')] });
+      const payload = await strategy.composePayload('sys', history1, []);
+      expect(await strategy.getState()).toEqual({});
+      expect(events.find((event) => event.name === 'entities-error')!.payload).toMatchObject({ attempts: 1, errors: ['connection reset'] });
+      expect(payload.messages.at(-1)).toEqual(history1[0]);
+    });
+
+    it('uses the offline extractor without a language model and names it as offline', async () => {
+      const { strategy, events } = setup({ llm: 'none' });
+      await strategy.composePayload('sys', [{ role: 'user', content: 'Fly on 2024-05-20 please' }], []);
+      expect(await strategy.getState()).toEqual({ date: '2024-05-20' });
+      expect(events.find((event) => event.name === 'entities-updated')!.payload).toMatchObject({ offline: true });
+      expect((await strategy.getVersions())[0]!.extractor).toBe('offline-extractor');
+    });
+
+    it('never mutates deep-frozen history, tools and config', async () => {
+      const history = freezeDeep(structuredClone(history2));
+      const tools = freezeDeep([{ type: 'function' as const, function: { name: 'search', parameters: { type: 'object' } } }]);
+      const config = freezeDeep({ stateSchema: structuredClone(stateSchema), recentTurns: 2 });
+      const { context } = createConformanceContext('s', { llm: new ScriptedLLMClient(['{"destination":"Seattle","date":"2024-05-20"}']) }, undefined);
+      const strategy = createEntityExtractionStrategy(config, context);
+      const payload = await strategy.composePayload('sys', history as ChatMessage[], tools);
+      expect(payload.messages.slice(-3)).toEqual(history2);
+      expect(payload.tools).toEqual(tools);
+    });
+
+    it('keeps the state block within stateMaxTokens, shortening fields deterministically and saying so', async () => {
+      const long = JSON.stringify({ destination: 'S'.repeat(4000), date: '2024-05-20' });
+      const { strategy } = setup({ script: [long], config: { stateMaxTokens: 100 } });
+      const payload = await strategy.composePayload('sys', history1, []);
+      const entities = payload.stats.extra!['entities'] as { stateTokens: number; truncatedFields: string[] };
+      expect(entities.stateTokens).toBeLessThanOrEqual(100);
+      expect(entities.truncatedFields).toEqual(['destination']);
+      expect(payload.messages[1]!.content).toContain('Shortened to fit: destination.');
+      expect((await strategy.getState())['destination']).toHaveLength(4000);
+    });
+
+    it('stays within maxContextTokens by cutting the current turn and never splits a tool-call group', async () => {
+      const big = 'line of output\n'.repeat(3000);
+      const history: ChatMessage[] = [
+        { role: 'user', content: 'Find flights to Seattle' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: big },
+      ];
+      const { strategy } = setup({ script: ['{"destination":"Seattle"}'], config: { maxContextTokens: 2000, reserveOutputTokens: 200 } });
+      const payload = await strategy.composePayload('sys', history, []);
+      expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+      expect(findPayloadProblems(payload.messages)).toEqual([]);
+      expect(payload.messages.at(-1)!.content).toMatch(/truncated by std-entity-extraction-strategy/);
+      expect(payload.stats.reductions).toEqual([expect.objectContaining({ action: 'truncated', from: 2, to: 3, recoverableFrom: 'history' })]);
+    });
+
+    it('rejects with a typed error when the system prompt alone exceeds the budget', async () => {
+      const { strategy } = setup({ script: ['{}'], config: { maxContextTokens: 100, reserveOutputTokens: 10 } });
+      await expect(strategy.composePayload('x '.repeat(500), history1, [])).rejects.toMatchObject({ code: 'CTXKIT_BUDGET_EXCEEDED' });
+    });
+  });
+
+  describe('#onTurnComplete', () => {
+    it('extracts a user message the payload has not seen yet', async () => {
+      const { strategy, llm } = setup({ script: ['{"destination":"Seattle"}'] });
+      await strategy.onTurnComplete(history1);
+      expect(await strategy.getState()).toEqual({ destination: 'Seattle' });
+      await strategy.composePayload('sys', history1, []);
+      expect(llm!.requests).toHaveLength(1);
+    });
+  });
+
+  describe('#store', () => {
+    it('persists the state per agent and session (kind entities) and a new instance reloads it', async () => {
+      const store = new MemoryContextStore();
+      const first = setup({ script: ['{"destination":"Seattle"}'], store });
+      await first.strategy.composePayload('sys', history1, []);
+      expect(await store.get({ agentId: 'booking-agent', sessionId: 's1', kind: 'entities', name: 'state' })).toMatchObject({ state: { destination: 'Seattle' }, processedThrough: 0 });
+      const second = setup({ script: ['{"date":"2024-05-20"}'], store });
+      expect(await second.strategy.getState()).toEqual({ destination: 'Seattle' });
+      await second.strategy.composePayload('sys', history2, []);
+      expect(second.llm!.requests).toHaveLength(1);
+      expect(await second.strategy.getState()).toEqual({ destination: 'Seattle', date: '2024-05-20' });
+      expect((await second.strategy.getVersions()).map((v) => v.version)).toEqual([1, 2]);
+    });
+
+    it('keeps two sessions over one store apart', async () => {
+      const store = new MemoryContextStore();
+      const a = setup({ script: ['{"destination":"Seattle"}'], store, sessionId: 'conversation-a' });
+      const b = setup({ script: ['{"destination":"Paris"}'], store, sessionId: 'conversation-b' });
+      await Promise.all([a.strategy.composePayload('sys', history1, []), b.strategy.composePayload('sys', history1, [])]);
+      expect(await a.strategy.getState()).toEqual({ destination: 'Seattle' });
+      expect(await b.strategy.getState()).toEqual({ destination: 'Paris' });
+      const reloadedA = setup({ store, sessionId: 'conversation-a' });
+      expect(await reloadedA.strategy.getState()).toEqual({ destination: 'Seattle' });
+    });
+  });
+
+  describe('#createEntityExtractionStrategy', () => {
+    it('rejects a bad state schema when the agent loads', () => {
+      const { context } = createConformanceContext('s', {}, undefined);
+      expect(() => createEntityExtractionStrategy({ stateSchema: { type: 'object', properties: { date: { type: 'date' } } } }, context)).toThrow(ConfigSchemaError);
+    });
+
+    it('rejects an invalid config with every issue', () => {
+      const { context } = createConformanceContext('s', {}, undefined);
+      try {
+        createEntityExtractionStrategy({ stateSchema, recentTurns: 0, bogus: true }, context);
+        throw new Error('expected a ConfigValidationError');
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigValidationError);
+        expect((error as ConfigValidationError).issues).toHaveLength(2);
+      }
+    });
+
+    it('exposes the state through hasEntityState', () => {
+      const { strategy } = setup({ llm: 'none' });
+      expect(hasEntityState(strategy)).toBe(true);
+      expect(hasEntityState({ composePayload: jest.fn(), onTurnComplete: jest.fn() })).toBe(false);
+    });
+  });
+});
