@@ -9,9 +9,6 @@ import type { ResolvedEncoding } from './model-encodings';
 import { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS } from './text-parts';
 import { MESSAGE_OVERHEAD_TOKENS, type ITokenCounter, type TokenCounterMeta } from './token-counter';
 
-/** Texts shorter than this are encoded directly; longer ones go through the digest cache. */
-const DIGEST_MIN_CHARS = 24;
-
 /**
  * Caches shared by every counter of one (backend, encoding): counts cached for one agent serve
  * every agent. Messages are cached by identity (WeakMap) and texts by content digest (bounded LRU
@@ -38,7 +35,7 @@ export class SharedCountCaches {
  * - Linear in the input: a run of more than {@link MAX_PIECE_CHARS} characters without a piece break
  *   (1 MiB of one letter, unpunctuated kana, base64 of zeros) is cut into chunks before BPE. The
  *   count is then an upper bound of the exact count (never lower); texts without such runs count
- *   exactly.
+ *   exactly. One token is added per cut, since BPE may give one token fewer per cut than whole.
  * - `countUpTo` stops as soon as the limit is passed, encoding segments cut at piece boundaries.
  * - A message count is `tokens(messageText) + 4` plus image tokens by the provider rule, cached by
  *   message identity and by content digest. Messages are treated as immutable once counted.
@@ -66,7 +63,6 @@ export class BpeTokenCounter implements ITokenCounter {
 
   count(text: string): number {
     if (text.length === 0) return 0;
-    if (text.length < DIGEST_MIN_CHARS) return this.tokenize(text, Infinity);
     const key = contentDigest(text);
     const cached = this.caches.byDigest.get(key);
     if (cached !== undefined) return cached;
@@ -116,15 +112,16 @@ export class BpeTokenCounter implements ITokenCounter {
       return this.encoder.encodeLength(text);
     }
     let total = 0;
-    forEachTextPart(
+    const { cuts } = forEachTextPart(
       text,
       (part) => {
         this.caches.tokenizedChars += part.length;
         total += this.encoder.encodeLength(part);
         return total <= limit;
       },
-      { segmentChars: SEGMENT_CHARS, maxPieceChars: MAX_PIECE_CHARS },
+      { segmentChars: SEGMENT_CHARS, maxPieceChars: MAX_PIECE_CHARS, chunkChars: this.encoder.chunkChars },
     );
-    return total;
+    // One token per cut inside a long run keeps the split count an upper bound (see forEachTextPart).
+    return total + cuts;
   }
 }
