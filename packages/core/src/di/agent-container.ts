@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { Lifecycle, type DependencyContainer, type InjectionToken } from 'tsyringe';
 
 /** A class that tsyringe can construct (its interface-typed parameters carry `@inject(TOKEN)`). */
