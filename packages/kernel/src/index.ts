@@ -32,3 +32,16 @@ export type { AnthropicClientOptions } from './llm/anthropic-client';
 export { ANTHROPIC_API_VERSION, ANTHROPIC_DEFAULT_BASE_URL, AnthropicClient } from './llm/anthropic-client';
 export type { LLMClientFromEnvOptions } from './llm/create-llm-client-from-env';
 export { createLLMClientFromEnv } from './llm/create-llm-client-from-env';
+
+// agent loop
+export { IAgentOptions, IToolRegistry } from './injection-tokens';
+export type { AgentOptions } from './agent-options';
+export { DEFAULT_MAX_STEPS } from './agent-options';
+export type { AgentRunOptions, AgentRunResult } from './agent-run';
+export { Agent } from './agent';
+export type { AgentHandleLike, CreateAgentOptions, KernelContainer } from './create-agent';
+export { createAgent } from './create-agent';
+export type { AgentTool } from './tools/agent-tool';
+export type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
+export { ToolRegistry } from './tools/tool-registry';
+export type { ToolCallOutcome } from './loop/run-tools-step';

@@ -72,6 +72,10 @@ export interface CtxkitEventPayloads {
   'llm-usage': CtxkitEventBase & { usage: TokenUsage; model: string };
   /** Something went wrong in background work and was contained. */
   'strategy-warning': CtxkitEventBase & { message: string; code?: string };
+  /** A tool the model called threw, was unknown, or got unreadable arguments; the model gets the error as the tool result. */
+  'tool-error': CtxkitEventBase & { toolName: string; toolCallId: string; error: { code: string; message: string } };
+  /** The kernel's agent loop finished a run (`stopReason`: final answer, or the max-steps bound). */
+  'agent-run-end': CtxkitEventBase & { steps: number; stopReason: 'final-answer' | 'max-steps'; usage: TokenUsage };
 }
 
 export type CtxkitEventName = keyof CtxkitEventPayloads;

@@ -1,0 +1,37 @@
+import type { ChatMessage, PayloadStats, TokenUsage } from '@ctxkit/core';
+import type { ToolCallOutcome } from './loop/run-tools-step';
+
+/** Options of one `agent.run`. */
+export interface AgentRunOptions {
+  /** The conversation to continue. @default 'default' */
+  sessionId?: string;
+  /** Bound on model calls in this run. @default the agent's maxSteps (20) */
+  maxSteps?: number;
+  /** Retrieved knowledge for `composePayload` (dynamic context). */
+  ragContext?: string;
+  /** Cancels the model calls and is passed to tools. */
+  signal?: AbortSignal;
+  /** Wait for the strategy's background work (`whenIdle`) before returning. @default false */
+  waitForIdle?: boolean;
+}
+
+/** What `agent.run` returns. */
+export interface AgentRunResult {
+  /** The new full history of the session (compacted, when compaction happened). */
+  messages: ChatMessage[];
+  /** Text of the model's last answer ('' when the run stopped at the step bound on a tool call). */
+  finalText: string;
+  /** Model calls made. */
+  steps: number;
+  stopReason: 'final-answer' | 'max-steps';
+  /** Provider usage summed over the run's calls. */
+  usage: TokenUsage;
+  /** Usage of each call, in order. */
+  usagePerStep: TokenUsage[];
+  /** Stats of each payload sent, in order (what the model received, by the strategy's count). */
+  payloads: PayloadStats[];
+  /** Every tool call run, in order. */
+  toolCalls: ToolCallOutcome[];
+  /** How many times compaction replaced the history during the run. */
+  compactions: number;
+}

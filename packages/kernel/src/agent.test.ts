@@ -1,0 +1,280 @@
+import 'reflect-metadata';
+import {
+  CtxkitEventBus,
+  ErrorCodes,
+  IContextManager,
+  IEventBus,
+  ILLMClient,
+  ProviderPayloadError,
+  type ChatMessage,
+  type CompactionCheckpoint,
+  type ContextManager,
+  type ContributedTool,
+  type CtxkitEventPayloads,
+  type LLMPayload,
+  type PayloadStats,
+  type TokenUsage,
+  type ToolDefinition,
+} from '@ctxkit/core';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
+import { container as rootContainer } from 'tsyringe';
+import { Agent } from './agent';
+import type { AgentOptions } from './agent-options';
+import { IAgentOptions, IToolRegistry } from './injection-tokens';
+import type { AgentTool } from './tools/agent-tool';
+import { ToolRegistry } from './tools/tool-registry';
+
+/** A pass-through strategy that records what it was given and can compact on demand. */
+class RecordingManager implements ContextManager {
+  readonly composed: Array<{ systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[]; ragContext: string | undefined }> = [];
+  readonly completed: ChatMessage[][] = [];
+  readonly checkpoints: Array<{ checkpoint: CompactionCheckpoint; usage: TokenUsage | undefined; length: number }> = [];
+  compactAt: CompactionCheckpoint | undefined;
+  contributed: ContributedTool[] = [];
+  available = 10_000;
+
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+    this.composed.push({ systemPrompt, history: structuredClone(history), tools: structuredClone(tools), ragContext });
+    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt }, ...structuredClone(history)];
+    return { messages, tools, stats: stats(this.available, messages.length) };
+  }
+
+  async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
+    this.completed.push(structuredClone(newHistory));
+  }
+
+  contributedTools(): ContributedTool[] {
+    return this.contributed;
+  }
+
+  async checkCompaction(checkpoint: CompactionCheckpoint, history: readonly ChatMessage[], usage?: TokenUsage) {
+    this.checkpoints.push({ checkpoint, usage, length: history.length });
+    if (checkpoint !== this.compactAt) return { compacted: false };
+    this.compactAt = undefined;
+    // retain + summary + what follows the last user message (seed 000 §2.7), trailing tool_calls stripped.
+    const lastUser = history.map((m) => m.role).lastIndexOf('user');
+    let tail = history.slice(lastUser);
+    const last = tail[tail.length - 1];
+    if (last?.role === 'assistant' && last.tool_calls) tail = tail.slice(0, -1);
+    return { compacted: true, messages: [{ role: 'user', content: '<retain>ids</retain>' } as ChatMessage, { role: 'user', content: 'summary of earlier work' } as ChatMessage, ...tail] };
+  }
+}
+
+function stats(available: number, used: number): PayloadStats {
+  return {
+    strategyId: 'recording',
+    model: 'gpt-4o',
+    input_tokens: used,
+    output_tokens: used,
+    compress_ratio: 1,
+    budget: { contextWindow: available, maxContextTokens: available, reserveOutputTokens: 0, safetyMarginTokens: 0, available, used, remaining: available - used },
+    sections: { system: 0, tools: 0, dynamic: 0, memory: 0, history: used },
+    messages: { input: used, output: used },
+    reductions: [],
+    dropped: 0,
+    trimmed: 0,
+    summarized: 0,
+    compacted: 0,
+    usageLevel: 'ok',
+    counter: { model: 'gpt-4o', encoding: null, uses_tiktoken: false, strategy: 'heuristic', backend: 'heuristic' },
+  };
+}
+
+const call = (id: string, name: string, args: unknown = {}) => ({ id, type: 'function' as const, function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } });
+const tool = (name: string, execute: AgentTool['execute']): AgentTool => ({ definition: { type: 'function', function: { name, parameters: { type: 'object' } } }, execute });
+
+function build(script: ConstructorParameters<typeof ScriptedLLMClient>[0], tools: AgentTool[] = [], options: Partial<AgentOptions> = {}, repeatLast = false) {
+  const manager = new RecordingManager();
+  const llm = new ScriptedLLMClient(script, { repeatLast });
+  const events = new CtxkitEventBus();
+  const child = rootContainer.createChildContainer();
+  child.register(IContextManager, { useValue: manager });
+  child.register(ILLMClient, { useValue: llm });
+  child.register(IEventBus, { useValue: events });
+  child.register(IToolRegistry, { useValue: new ToolRegistry(tools) });
+  child.register(IAgentOptions, { useValue: { agentId: 'support', strategyId: 'recording', systemPrompt: 'You help.', ...options } });
+  const agent = child.resolve(Agent);
+  const seen: Array<{ name: string; payload: unknown }> = [];
+  for (const name of ['llm-usage', 'tool-error', 'agent-run-end'] as const) events.on(name, (payload) => seen.push({ name, payload }));
+  return { agent, manager, llm, events, seen };
+}
+
+describe('Agent', () => {
+  describe('#constructor', () => {
+    it('is resolved from a container with every dependency injected', () => {
+      const { agent } = build(['hi']);
+      expect(agent).toBeInstanceOf(Agent);
+      expect(agent.id).toBe('support');
+    });
+  });
+
+  describe('#run', () => {
+    it('answers a plain question in one step and reports the turn complete', async () => {
+      const { agent, manager, llm, seen } = build([{ reply: 'Hello!', usage: { input_tokens: 12, output_tokens: 3 } }]);
+      const result = await agent.run('Hi there');
+      expect(result.finalText).toBe('Hello!');
+      expect(result.steps).toBe(1);
+      expect(result.stopReason).toBe('final-answer');
+      expect(result.messages).toEqual([{ role: 'user', content: 'Hi there' }, { role: 'assistant', content: 'Hello!' }]);
+      expect(result.usage.total_tokens).toBe(15);
+      expect(result.payloads).toHaveLength(1);
+      expect(manager.composed[0]!.systemPrompt).toBe('You help.');
+      expect(manager.completed).toEqual([result.messages]);
+      expect(llm.requests[0]!.messages[0]).toEqual({ role: 'system', content: 'You help.' });
+      expect(llm.requests[0]!.tools).toBeNull();
+      expect(seen.map((e) => e.name)).toEqual(['llm-usage', 'agent-run-end']);
+      expect(seen[1]!.payload).toMatchObject({ agentId: 'support', sessionId: 'default', strategyId: 'recording', turn: 1, steps: 1, stopReason: 'final-answer' });
+    });
+
+    it('runs tool calls, feeds results back and continues until a final answer', async () => {
+      const lookups: unknown[] = [];
+      const { agent, llm } = build(
+        [{ content: null, tool_calls: [call('c1', 'get_user_details', { user_id: 'mia_li_3668' })] }, 'Your membership is gold.'],
+        [tool('get_user_details', (args) => { lookups.push(args); return { membership: 'gold' }; })],
+      );
+      const result = await agent.run('What is my membership?');
+      expect(lookups).toEqual([{ user_id: 'mia_li_3668' }]);
+      expect(result.steps).toBe(2);
+      expect(result.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(result.messages[2]).toEqual({ role: 'tool', tool_call_id: 'c1', content: '{"membership":"gold"}' });
+      expect(result.toolCalls).toEqual([{ toolCallId: 'c1', toolName: 'get_user_details', ok: true }]);
+      expect(llm.requests[1]!.messages.slice(-2).map((m) => m.role)).toEqual(['assistant', 'tool']);
+      expect(llm.requests[0]!.tools?.map((t) => t.function.name)).toEqual(['get_user_details']);
+    });
+
+    it('turns a tool that throws into a tool result and a tool-error event, and goes on', async () => {
+      const { agent, seen } = build(
+        [{ content: null, tool_calls: [call('c1', 'book', { flight: 'HAT001' })] }, 'Sorry, booking failed.'],
+        [tool('book', () => { throw new Error('seat map unavailable'); })],
+      );
+      const result = await agent.run('Book it');
+      expect(result.finalText).toBe('Sorry, booking failed.');
+      expect(result.messages[2]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'Error: Tool "book" (call c1) failed: seat map unavailable' });
+      expect(result.toolCalls[0]).toMatchObject({ ok: false, errorCode: ErrorCodes.TOOL_EXECUTION_FAILED });
+      const event = seen.find((e) => e.name === 'tool-error')!.payload as CtxkitEventPayloads['tool-error'];
+      expect(event).toMatchObject({ toolName: 'book', toolCallId: 'c1', error: { code: ErrorCodes.TOOL_EXECUTION_FAILED } });
+    });
+
+    it('answers an unknown tool and unreadable arguments with errors the model can read', async () => {
+      const { agent } = build(
+        [{ content: null, tool_calls: [call('c1', 'teleport'), call('c2', 'echo', '{not json')] }, 'ok'],
+        [tool('echo', (args) => args)],
+      );
+      const result = await agent.run('go');
+      expect(result.messages[2]!.content).toMatch(/^Error: The model called unknown tool "teleport"\. Available: echo\./);
+      expect(result.messages[3]!.content).toMatch(/^Error: Tool "echo" \(call c2\) failed: .*JSON/);
+      expect(result.toolCalls.map((c) => c.errorCode)).toEqual([ErrorCodes.TOOL_NOT_FOUND, ErrorCodes.TOOL_EXECUTION_FAILED]);
+    });
+
+    it('stops at maxSteps with a valid history ending on the tool results', async () => {
+      const { agent, manager } = build([{ content: null, tool_calls: [call('c', 'echo')] }], [tool('echo', () => 'again')], { maxSteps: 3 }, true);
+      const result = await agent.run('loop forever');
+      expect(result.steps).toBe(3);
+      expect(result.stopReason).toBe('max-steps');
+      expect(result.finalText).toBe('');
+      expect(result.messages[result.messages.length - 1]!.role).toBe('tool');
+      expect(manager.completed).toHaveLength(1);
+    });
+
+    it('defaults to 20 steps and honours a per-run bound', async () => {
+      const { agent } = build([{ content: null, tool_calls: [call('c', 'echo')] }], [tool('echo', () => 'x')], {}, true);
+      expect((await agent.run('a')).steps).toBe(20);
+      expect((await agent.run('b', { maxSteps: 2 })).steps).toBe(2);
+    });
+
+    it('registers the tools the strategy contributes beside the user tools', async () => {
+      const { agent, manager, llm } = build([{ content: null, tool_calls: [call('c1', 'tool_output_cache', { ref_id: 'r1' })] }, 'done'], [tool('search', () => 'x')]);
+      const expanded: unknown[] = [];
+      manager.contributed = [
+        { definition: { type: 'function', function: { name: 'tool_output_cache', parameters: { type: 'object' } } }, execute: async (args) => { expanded.push(args); return '1: full line'; } },
+      ];
+      const result = await agent.run('expand it');
+      expect(llm.requests[0]!.tools?.map((t) => t.function.name)).toEqual(['search', 'tool_output_cache']);
+      expect(expanded).toEqual([{ ref_id: 'r1' }]);
+      expect(result.messages[2]!.content).toBe('1: full line');
+    });
+
+    it('passes the tool-output token limit of the payload budget to tools (seed 004 Phase 2)', async () => {
+      const contexts: unknown[] = [];
+      const { agent, manager } = build(
+        [{ content: null, tool_calls: [call('a', 'read'), call('b', 'read')] }, 'ok'],
+        [tool('read', (_args, context) => { contexts.push(context); return 'x'; })],
+      );
+      manager.available = 1000;
+      await agent.run('read two files');
+      // used = 2 messages (system + user): remaining 998, tool share 60% = 598, split over two calls.
+      expect(contexts).toEqual([
+        { agentId: 'support', sessionId: 'default', toolCallId: 'a', toolOutputTokenLimit: 299 },
+        { agentId: 'support', sessionId: 'default', toolCallId: 'b', toolOutputTokenLimit: 299 },
+      ]);
+    });
+
+    it('calls the compaction hooks after each model call, after tools and before return (seed 000 §2.8)', async () => {
+      const { agent, manager } = build(
+        [
+          { reply: { content: null, tool_calls: [call('c1', 'echo')] }, usage: { input_tokens: 100, output_tokens: 10 } },
+          { reply: 'done', usage: { input_tokens: 200, output_tokens: 5 } },
+        ],
+        [tool('echo', () => 'e')],
+      );
+      await agent.run('go');
+      expect(manager.checkpoints.map((c) => [c.checkpoint, c.usage?.total_tokens])).toEqual([
+        ['after-llm-call', 110],
+        ['after-tools', 110],
+        ['after-llm-call', 205],
+        ['before-return', 205],
+      ]);
+    });
+
+    it('continues with the compacted history and keeps the pending tool calls paired', async () => {
+      const { agent, manager, llm } = build(
+        ['first answer', { content: null, tool_calls: [call('c9', 'echo')] }, 'second answer'],
+        [tool('echo', () => 'e')],
+      );
+      await agent.run('first question');
+      manager.compactAt = 'after-llm-call';
+      const result = await agent.run('second question');
+      expect(result.compactions).toBe(1);
+      expect(result.messages.map((m) => m.role)).toEqual(['user', 'user', 'user', 'assistant', 'tool', 'assistant']);
+      expect(result.messages[0]!.content).toBe('<retain>ids</retain>');
+      expect(result.messages[3]).toMatchObject({ tool_calls: [{ id: 'c9' }] });
+      expect(llm.requests[2]!.messages.some((m) => m.content === 'first answer')).toBe(false);
+      expect(agent.history()).toEqual(result.messages);
+    });
+
+    it('refuses to send a payload the provider would reject', async () => {
+      const { agent, manager, llm } = build(['never']);
+      manager.composePayload = async (systemPrompt, history, tools) => ({
+        messages: [{ role: 'system', content: systemPrompt }, { role: 'tool', tool_call_id: 'x', content: 'orphan' }, ...history],
+        tools,
+        stats: stats(1000, 3),
+      });
+      await expect(agent.run('hi')).rejects.toBeInstanceOf(ProviderPayloadError);
+      expect(llm.requests).toHaveLength(0);
+    });
+
+    it('keeps history per session and never mutates a history it is given', async () => {
+      const { agent } = build(['a1', 'b1', 'a2']);
+      await agent.run('first', { sessionId: 'default' });
+      const given: ChatMessage[] = [{ role: 'user', content: 'other conversation' }];
+      const frozen = structuredClone(given);
+      const other = build(['x']);
+      const result = await other.agent.run(given);
+      expect(given).toEqual(frozen);
+      expect(result.messages).toHaveLength(2);
+      await agent.run('second');
+      expect(agent.history().map((m) => m.content)).toEqual(['first', 'a1', 'second', 'b1']);
+    });
+
+    it('refuses another session without a way to open it', async () => {
+      const { agent } = build(['x']);
+      await expect(agent.run('hi', { sessionId: 'other' })).rejects.toMatchObject({ code: ErrorCodes.STRATEGY_ERROR });
+    });
+
+    it('passes the RAG context to composePayload', async () => {
+      const { agent, manager } = build(['x']);
+      await agent.run('hi', { ragContext: 'Policy: bags are free.' });
+      expect(manager.composed[0]!.ragContext).toBe('Policy: bags are free.');
+    });
+  });
+});

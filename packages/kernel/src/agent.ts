@@ -1,0 +1,188 @@
+import {
+  createTokenUsage,
+  IContextManager,
+  IEventBus,
+  ILLMClient,
+  CtxkitError,
+  ErrorCodes,
+  hasContributedTools,
+  safeEmit,
+  type ChatMessage,
+  type ContextManager,
+  type CtxkitEventBus,
+  type LLMClient,
+  type TokenUsage,
+} from '@ctxkit/core';
+import { inject, injectable } from 'tsyringe';
+import { DEFAULT_MAX_STEPS, type AgentOptions } from './agent-options';
+import type { AgentRunOptions, AgentRunResult } from './agent-run';
+import { IAgentOptions, IToolRegistry } from './injection-tokens';
+import { AnthropicClient } from './llm/anthropic-client';
+import { callLlmStep } from './loop/call-llm-step';
+import { compactionStep } from './loop/compaction-step';
+import { completeTurnStep } from './loop/complete-turn-step';
+import { composeStep } from './loop/compose-step';
+import { eventBase, type RunState } from './loop/run-state';
+import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
+import type { ProviderName } from './providers/provider-name';
+import type { AgentTool } from './tools/agent-tool';
+import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
+
+const DEFAULT_SESSION_ID = 'default';
+
+function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
+  return createTokenUsage({
+    input_tokens: usages.reduce((sum, u) => sum + u.input_tokens, 0),
+    output_tokens: usages.reduce((sum, u) => sum + u.output_tokens, 0),
+    cache_creation_tokens: usages.reduce((sum, u) => sum + u.cache_creation_tokens, 0),
+    cache_read_tokens: usages.reduce((sum, u) => sum + u.cache_read_tokens, 0),
+  });
+}
+
+/**
+ * The agent loop (SPEC §5): compose → provider check → call the model → run tools → repeat until
+ * the model answers without tool calls or `maxSteps` is reached → compaction before return →
+ * `onTurnComplete`. Everything it uses comes from the agent's container by injection: the
+ * context manager (`IContextManager`), the model (`ILLMClient`), the tools (`IToolRegistry`), the
+ * event bus (`IEventBus`) and its settings (`IAgentOptions`). The steps live in `loop/`.
+ *
+ * It keeps each session's history between runs; `run(messages)` replaces it.
+ * @see docs/08-kernel.md
+ */
+@injectable()
+export class Agent {
+  private readonly histories = new Map<string, ChatMessage[]>();
+
+  constructor(
+    @inject(IContextManager) private readonly contextManager: ContextManager,
+    @inject(ILLMClient) private readonly llm: LLMClient,
+    @inject(IToolRegistry) private readonly tools: ToolRegistryContract,
+    @inject(IEventBus) private readonly events: CtxkitEventBus,
+    @inject(IAgentOptions) private readonly options: AgentOptions,
+  ) {}
+
+  /** The agent's id. */
+  get id(): string {
+    return this.options.agentId;
+  }
+
+  /** A copy of a session's history as the agent keeps it ([] before its first run). */
+  history(sessionId: string = DEFAULT_SESSION_ID): ChatMessage[] {
+    return structuredClone(this.histories.get(sessionId) ?? []);
+  }
+
+  /**
+   * Runs one turn: `input` as a string is a new user message appended to the session's history;
+   * as messages, it is the whole history to continue from (the array is not mutated).
+   * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) when a composed payload would be rejected
+   * @throws CtxkitError (`CTXKIT_STRATEGY_ERROR`) for a session the agent cannot reach
+   * @throws the strategy's and the client's typed errors (`BudgetExceededError`, `LLMRequestError` ...)
+   */
+  async run(input: string | readonly ChatMessage[], runOptions: AgentRunOptions = {}): Promise<AgentRunResult> {
+    const sessionId = runOptions.sessionId ?? DEFAULT_SESSION_ID;
+    const maxSteps = runOptions.maxSteps ?? this.options.maxSteps ?? DEFAULT_MAX_STEPS;
+    const manager = this.managerFor(sessionId);
+    const history: ChatMessage[] =
+      typeof input === 'string'
+        ? [...structuredClone(this.histories.get(sessionId) ?? []), { role: 'user', content: input }]
+        : structuredClone(input as ChatMessage[]);
+    const state: RunState = {
+      agentId: this.options.agentId,
+      sessionId,
+      strategyId: this.options.strategyId,
+      manager,
+      history,
+      ...this.toolsFor(manager),
+      steps: 0,
+      usages: [],
+      payloads: [],
+      toolOutputTokenLimit: undefined,
+    };
+    const provider = this.provider();
+    const toolCalls: ToolCallOutcome[] = [];
+    let compactions = 0;
+    let finalText = '';
+    let stopReason: AgentRunResult['stopReason'] = 'max-steps';
+
+    while (state.steps < maxSteps) {
+      const payload = await composeStep(state, this.options.systemPrompt ?? '', provider, runOptions.ragContext);
+      const completion = await callLlmStep(state, this.llm, this.events, payload, {
+        ...(this.options.model !== undefined ? { model: this.options.model } : {}),
+        ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
+        ...(this.options.llmTimeoutMs !== undefined ? { timeoutMs: this.options.llmTimeoutMs } : {}),
+        ...(runOptions.signal !== undefined ? { signal: runOptions.signal } : {}),
+      });
+      const calls = completion.message.tool_calls ?? [];
+      const pending = calls.length > 0 ? state.history[state.history.length - 1] : undefined;
+      if (await compactionStep(state, 'after-llm-call', completion.usage, pending?.role === 'assistant' ? pending : undefined)) compactions++;
+      finalText = completion.text;
+      if (calls.length === 0) {
+        stopReason = 'final-answer';
+        break;
+      }
+      toolCalls.push(...(await runToolsStep(state, calls, this.events, runOptions.signal)));
+      if (await compactionStep(state, 'after-tools', state.usages[state.usages.length - 1])) compactions++;
+      finalText = '';
+    }
+
+    if (await compactionStep(state, 'before-return', state.usages[state.usages.length - 1])) compactions++;
+    await completeTurnStep(state, runOptions.waitForIdle ?? false);
+    this.histories.set(sessionId, structuredClone(state.history));
+    const usage = sumUsage(state.usages);
+    safeEmit(this.events, 'agent-run-end', { ...eventBase(state), steps: state.steps, stopReason, usage });
+    return {
+      messages: structuredClone(state.history),
+      finalText,
+      steps: state.steps,
+      stopReason,
+      usage,
+      usagePerStep: state.usages,
+      payloads: state.payloads,
+      toolCalls,
+      compactions,
+    };
+  }
+
+  private managerFor(sessionId: string): ContextManager {
+    if (sessionId === DEFAULT_SESSION_ID) return this.contextManager;
+    if (!this.options.contextManagerFor) {
+      throw new CtxkitError({
+        code: ErrorCodes.STRATEGY_ERROR,
+        category: 'user',
+        message: `Agent "${this.options.agentId}" has no way to open session "${sessionId}".`,
+        fix: 'Build the agent with createAgent(handle, …) from runtime.loadAgent(), or give IAgentOptions a contextManagerFor(sessionId).',
+        details: { agentId: this.options.agentId, sessionId },
+      });
+    }
+    return this.options.contextManagerFor(sessionId);
+  }
+
+  /** The user's tools plus the strategy's (a user tool of the same name wins, with a warning). */
+  private toolsFor(manager: ContextManager): Pick<RunState, 'tools' | 'toolDefinitions'> {
+    const tools = new Map<string, AgentTool>();
+    const toolDefinitions = this.tools.definitions();
+    for (const name of this.tools.names()) tools.set(name, this.tools.get(name)!);
+    if (hasContributedTools(manager)) {
+      for (const contributed of manager.contributedTools()) {
+        const name = contributed.definition.function.name;
+        if (tools.has(name)) {
+          safeEmit(this.events, 'strategy-warning', {
+            agentId: this.options.agentId,
+            sessionId: DEFAULT_SESSION_ID,
+            strategyId: this.options.strategyId,
+            turn: 0,
+            message: `The strategy's tool "${name}" is hidden by a user tool of the same name.`,
+          });
+          continue;
+        }
+        tools.set(name, contributed);
+        toolDefinitions.push(structuredClone(contributed.definition));
+      }
+    }
+    return { tools, toolDefinitions };
+  }
+
+  private provider(): ProviderName {
+    return this.options.provider ?? (this.llm instanceof AnthropicClient ? 'anthropic' : 'openai-chat');
+  }
+}

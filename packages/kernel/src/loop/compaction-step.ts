@@ -1,0 +1,31 @@
+import { hasCompactionHooks, type AssistantMessage, type CompactionCheckpoint, type TokenUsage } from '@ctxkit/core';
+import type { RunState } from './run-state';
+
+/**
+ * The compaction hook points of seed 000 §2.8: after each model call (with its usage), after tool
+ * execution (with the last usage) and once before the final return. When the strategy has
+ * `checkCompaction` and returns a compacted history, the run continues with it.
+ *
+ * After a model call that asked for tools, the compacted history must still end with that
+ * assistant message, or its results would become orphans: when the strategy left it out
+ * (compaction strips a trailing `tool_calls`, seed 000 §2.6.1), it is appended again.
+ * @returns true when the history was replaced
+ */
+export async function compactionStep(
+  state: RunState,
+  checkpoint: CompactionCheckpoint,
+  usage: TokenUsage | undefined,
+  pendingCalls?: AssistantMessage,
+): Promise<boolean> {
+  if (!hasCompactionHooks(state.manager)) return false;
+  const result = await state.manager.checkCompaction(checkpoint, state.history.slice(), usage);
+  if (!result.compacted || !result.messages) return false;
+  const compacted = result.messages.slice();
+  if (pendingCalls) {
+    const last = compacted[compacted.length - 1];
+    const ids = (message: AssistantMessage): string => (message.tool_calls ?? []).map((call) => call.id).join(',');
+    if (!last || last.role !== 'assistant' || ids(last) !== ids(pendingCalls)) compacted.push(pendingCalls);
+  }
+  state.history = compacted;
+  return true;
+}
