@@ -159,6 +159,7 @@ export type {
   ContextRuntimeOptions,
   InProcessStrategyManifest,
   LoadAgentOptions,
+  PluginInfo,
   PluginSummary,
 } from './runtime/context-runtime';
 export { createContextRuntime, DEFAULT_AGENT_MODEL } from './runtime/create-context-runtime';

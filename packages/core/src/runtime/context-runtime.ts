@@ -46,6 +46,16 @@ export interface PluginSummary {
   /** `package <name>`, `directory <path>` or `in-process`. */
   source: string;
   description?: string;
+  /** The plugin directory, for plugins found on disk (absolute, links resolved). */
+  directory?: string;
+}
+
+/** Everything the runtime knows of one plugin: its summary plus its manifest's `configSchema`. */
+export interface PluginInfo extends PluginSummary {
+  /** A frozen copy of the plugin's config JSON Schema (the source of its defaults). */
+  configSchema: Readonly<JsonSchema>;
+  /** The plugin's `plugin.json`, for plugins found on disk. */
+  manifestPath?: string;
 }
 
 /** The manifest part of `runtime.registerStrategy`: an id, and optionally the rest of a plugin manifest. */
@@ -75,6 +85,8 @@ export interface ContextRuntime {
   readonly problems: ReadonlyArray<PluginDiscoveryProblem>;
   /** Every plugin agents can use, sorted by id. */
   listPlugins(): PluginSummary[];
+  /** One plugin with its configSchema, or `undefined` when no plugin has that id. */
+  getPlugin(id: string): PluginInfo | undefined;
   /**
    * Registers an in-process custom strategy (no package, no plugin.json file).
    * @throws UnsafePathError (`CTXKIT_PLUGIN_PATH_UNSAFE`) for an invalid id

@@ -82,8 +82,11 @@ describe('createContextRuntime', () => {
         const runtime = await isolatedRuntime({ pluginDirs: [dir] });
         expect(runtime.listPlugins()).toEqual([
           { id: 'counting-strategy', name: 'Counting', version: '1.0.0', source: 'in-process' },
-          { id: 'disk-strategy', name: 'On disk', version: '2.0.0', source: `directory ${dir}` },
+          { id: 'disk-strategy', name: 'On disk', version: '2.0.0', source: `directory ${dir}`, directory: dir },
         ]);
+        expect(runtime.getPlugin('disk-strategy')).toMatchObject({ configSchema: { type: 'object' }, manifestPath: path.join(dir, 'plugin.json') });
+        expect(runtime.getPlugin('counting-strategy')?.configSchema).toMatchObject({ properties: { keep: { default: 4 } } });
+        expect(runtime.getPlugin('nope')).toBeUndefined();
         const agent = await runtime.loadAgent({ id: 'disk-agent', contextStrategy: { type: 'plugin', pluginId: 'disk-strategy' } });
         expect(agent.strategyId).toBe('disk-strategy');
       } finally {

@@ -20,7 +20,7 @@ import { MemoryContextStore } from '../stores/memory-context-store';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import type { ITokenCounter, TokenizerBackend } from '../token-counting/token-counter';
 import { createAgentHandle, type AgentHandle } from './agent-handle';
-import type { ContextRuntime, ContextRuntimeOptions, InProcessStrategyManifest, LoadAgentOptions, PluginSummary } from './context-runtime';
+import type { ContextRuntime, ContextRuntimeOptions, InProcessStrategyManifest, LoadAgentOptions, PluginInfo, PluginSummary } from './context-runtime';
 
 /** The model a strategy counts for when neither its config nor the manifest names one. */
 export const DEFAULT_AGENT_MODEL = 'gpt-4o';
@@ -53,13 +53,17 @@ class Runtime implements ContextRuntime {
   listPlugins(): PluginSummary[] {
     return [...this.plugins.values()]
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((record) => ({
-        id: record.id,
-        name: record.name,
-        version: record.version,
-        source: record.source,
-        ...(record.description !== undefined ? { description: record.description } : {}),
-      }));
+      .map((record) => summaryOf(record));
+  }
+
+  getPlugin(id: string): PluginInfo | undefined {
+    const record = this.plugins.get(id);
+    if (!record) return undefined;
+    return {
+      ...summaryOf(record),
+      configSchema: record.manifest.configSchema,
+      ...(record.manifestPath !== undefined ? { manifestPath: record.manifestPath } : {}),
+    };
   }
 
   registerStrategy(manifest: InProcessStrategyManifest, factory: StrategyFactory<any>): PluginSummary {
@@ -157,6 +161,17 @@ class Runtime implements ContextRuntime {
     if (!result.valid) throw new ManifestValidationError(file, result.errors);
     return { manifest: deepFreeze(structuredClone(parsed) as AgentManifest), file };
   }
+}
+
+function summaryOf(record: PluginRecord): PluginSummary {
+  return {
+    id: record.id,
+    name: record.name,
+    version: record.version,
+    source: record.source,
+    ...(record.description !== undefined ? { description: record.description } : {}),
+    ...(record.dir !== undefined ? { directory: record.dir } : {}),
+  };
 }
 
 /**
