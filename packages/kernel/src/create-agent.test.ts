@@ -1,0 +1,61 @@
+import 'reflect-metadata';
+import * as path from 'node:path';
+import { createContextRuntime, ErrorCodes, type ContextRuntime } from '@ctxkit/core';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
+import { Agent } from './agent';
+import { createAgent } from './create-agent';
+
+const pluginsDir = path.join(__dirname, '..', '..', '..', 'plugins');
+
+describe('createAgent', () => {
+  let runtime: ContextRuntime;
+
+  beforeEach(async () => {
+    runtime = await createContextRuntime({ pluginDirs: [path.join(pluginsDir, 'dynamic-summarization')], discoverInstalled: false });
+  });
+
+  describe('#createAgent', () => {
+    it('builds a kernel agent from plugin.json → loader → DI, and the strategy shapes what the model receives', async () => {
+      const summarizer = new ScriptedLLMClient(['<summary>The user (id mia_li_3668) asked about bags and seats.</summary>'], { repeatLast: true, name: 'summarizer' });
+      const handle = await runtime.loadAgent(
+        {
+          id: 'novelist',
+          model: 'gpt-4o',
+          contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { threshold: 2, batchTurns: 1 } },
+        },
+        { llm: summarizer },
+      );
+      const model = new ScriptedLLMClient([(request) => `answer ${request.messages.filter((m) => m.role === 'user').length}`], { repeatLast: true });
+      const agent = createAgent(handle, { llm: model, systemPrompt: 'You are a helpful airline agent.' });
+      expect(agent).toBeInstanceOf(Agent);
+      for (const question of ['I am mia_li_3668.', 'How many bags are free?', 'Can I pick a seat?', 'And meals?']) {
+        await agent.run(question, { waitForIdle: true });
+      }
+      const last = model.requests[model.requests.length - 1]!;
+      const text = last.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
+      expect(summarizer.requests.length).toBeGreaterThan(0);
+      expect(text).toContain('mia_li_3668) asked about bags and seats');
+      expect(last.messages.filter((m) => m.role === 'user').length).toBeLessThan(4);
+      expect(agent.history()).toHaveLength(8);
+      await handle.dispose();
+    });
+
+    it('keeps sessions apart through the handle', async () => {
+      const handle = await runtime.loadAgent({ id: 'support', contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: {} } });
+      const model = new ScriptedLLMClient(['a', 'b'], { repeatLast: true });
+      const agent = createAgent(handle, { llm: model });
+      await agent.run('first conversation');
+      await agent.run('second conversation', { sessionId: 'conversation-42' });
+      expect(model.requests[1]!.messages.map((m) => m.content)).not.toContain('first conversation');
+      expect(agent.history('conversation-42').map((m) => m.content)).toEqual(['second conversation', 'b']);
+      expect(handle.sessions()).toEqual(expect.arrayContaining(['default', 'conversation-42']));
+      await handle.dispose();
+    });
+
+    it('refuses to build an agent without a model client', async () => {
+      const handle = await runtime.loadAgent({ id: 'offline', contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: {} } });
+      expect(() => createAgent(handle)).toThrow(expect.objectContaining({ code: ErrorCodes.LLM_NOT_CONFIGURED }));
+      await handle.dispose();
+    });
+  });
+});
