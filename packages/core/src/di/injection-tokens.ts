@@ -28,3 +28,13 @@ export const IModelRegistry: InjectionToken<ModelRegistryContract> = Symbol.for(
 export const IStrategyContext: InjectionToken<StrategyContext> = Symbol.for('ctxkit:IStrategyContext');
 /** The agent's id (string). */
 export const IAgentId: InjectionToken<string> = Symbol.for('ctxkit:IAgentId');
+
+/*
+ * Each token name is also its interface's type, so that `import { IContextManager } from '@ctxkit/core'`
+ * serves both `@inject(IContextManager)` and `manager: IContextManager`.
+ */
+export type IContextManager = ContextManagerContract;
+export type ITokenCounter = TokenCounterContract;
+export type IContextStore = ContextStoreContract;
+export type ILLMClient = LLMClientContract;
+export type IModelRegistry = ModelRegistryContract;
