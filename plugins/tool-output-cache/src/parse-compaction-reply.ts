@@ -9,9 +9,10 @@ export interface CompactionReply {
 /**
  * The model's final `<tag>…</tag>` block, or `undefined`. The block ends at the last closing tag;
  * its start is the opening tag that balances it, walking back (so a draft block before the final
- * one is skipped). When the closing tags outnumber the opening ones (the model quoted a tool output
- * that contains `</summary>`), the block starts at the first opening tag, so the quoted text stays
- * inside the summary instead of cutting it short.
+ * one is skipped, and a quoted `<summary>…</summary>` pair, such as an HTML element, stays inside).
+ * When the closing tags outnumber the opening ones (the model quoted a tool output that contains
+ * `</summary>`), the block starts at the last opening tag, so the quoted text stays inside the
+ * summary instead of cutting it short, and an earlier draft block is still skipped.
  */
 export function extractFinalTagBlock(text: string, tag: string): string | undefined {
   const open = `<${tag}>`;
@@ -30,8 +31,9 @@ export function extractFinalTagBlock(text: string, tag: string): string | undefi
     depth += found.opening ? -1 : 1;
     if (depth === 0) return text.slice(found.at + open.length, end).trim();
   }
-  const first = tags.find((found) => found.opening);
-  return first ? text.slice(first.at + open.length, end).trim() : undefined;
+  let last: { at: number } | undefined;
+  for (const found of tags) if (found.opening) last = found;
+  return last ? text.slice(last.at + open.length, end).trim() : undefined;
 }
 
 /**

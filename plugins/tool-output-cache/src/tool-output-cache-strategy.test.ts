@@ -1,0 +1,335 @@
+import {
+  CtxkitError,
+  ErrorCodes,
+  findPayloadProblems,
+  LLMRequestError,
+  ProviderPayloadError,
+  type ChatMessage,
+  type LLMClient,
+  type LLMCompletionRequest,
+  type ToolMessage,
+} from '@ctxkit/core';
+import { createConformanceContext, freezeDeep, ScriptedLLMClient } from '@ctxkit/core/testing';
+import { buildCompactionRequest, compactMessages } from './compact-messages';
+import { resolveCompactionConfig } from './compaction-config';
+import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
+import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
+import { call, exchange, output } from './test-support';
+
+const SYSTEM = 'You are a coding agent.';
+const usage = (total: number) => ({ input_tokens: total, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: total });
+
+function setup(config: ToolOutputCacheStrategyConfig, llm?: LLMClient) {
+  const recording = createConformanceContext('session-1', { agentId: 'agent-1', strategyId: 'std-tool-output-cache-strategy', llm }, undefined);
+  const strategy = new ToolOutputCacheStrategy(config, recording.context);
+  const names = () => recording.events.map((event) => event.name);
+  return { strategy, context: recording.context, events: recording.events, names };
+}
+
+function tool(strategy: ToolOutputCacheStrategy, name: string) {
+  const found = strategy.contributedTools().find((candidate) => candidate.definition.function.name === name);
+  if (!found) throw new Error(`no tool ${name}`);
+  return (args: unknown) => found.execute(args, { agentId: 'agent-1', sessionId: 'session-1', toolCallId: 'x' });
+}
+
+/** Rebuilds an output through tool_output_cache, page by page. */
+async function expand(strategy: ToolOutputCacheStrategy, refId: string): Promise<string> {
+  const read = tool(strategy, 'tool_output_cache');
+  const lines: string[] = [];
+  let offset = 1;
+  for (;;) {
+    const answer = await read({ ref_id: refId, offset });
+    const rows = answer.split('\n').filter((row) => /^ *\d+\t/.test(row));
+    lines.push(...rows.map((row) => row.replace(/^ *\d+\t/, '')));
+    const more = /\[more: continue with offset=(\d+)\]$/.exec(answer);
+    if (!more || rows.length === 0) break;
+    offset = Number(more[1]);
+  }
+  return lines.join('\n');
+}
+
+const summaryReply = '<retain>ids: ISSUE-7, file src/main.c</retain>\n<summary>The agent read the build logs and is fixing src/main.c.</summary>';
+
+function longHistory(exchanges: number, linesEach: number): ChatMessage[] {
+  const history: ChatMessage[] = [{ role: 'user', content: 'Fix the build.' }];
+  for (let index = 0; index < exchanges; index++) history.push(...exchange(`c${index}`, output(`out${index}`, linesEach)));
+  history.push({ role: 'assistant', content: 'Looking further.' }, { role: 'user', content: 'Go on.' });
+  return history;
+}
+
+describe('ToolOutputCacheStrategy', () => {
+  describe('seed 000 §3 checkpoints', () => {
+    it('checkpoint 1: trims the oldest outputs when the total passes the budget', async () => {
+      const { strategy, events } = setup({ toolOutputCache: { contextBudgetTokens: 1500 }, microCompact: { enabled: false }, compaction: { enabled: false } });
+      const history = longHistory(5, 20);
+      const payload = await strategy.composePayload(SYSTEM, history, []);
+      const toolMessages = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
+      const trimmed = toolMessages.filter((message) => message.content === `[tool output trimmed; ref=${message.output_ref!.id}]`);
+      expect(trimmed.length).toBeGreaterThan(0);
+      // Oldest first: every trimmed output comes before every kept one.
+      const firstKept = toolMessages.findIndex((message) => !trimmed.includes(message));
+      expect(toolMessages.slice(firstKept).every((message) => !trimmed.includes(message))).toBe(true);
+      expect(toolMessages[toolMessages.length - 1]!.content).toBe((history[history.length - 3] as ToolMessage).content);
+      const records = payload.stats.reductions.filter((record) => record.action === 'trimmed');
+      expect(records.reduce((sum, record) => sum + record.messages, 0)).toBe(trimmed.length);
+      expect(records.every((record) => record.recoverableFrom === 'tool-output-cache' && record.refs!.length === record.messages)).toBe(true);
+      expect(events.some((event) => event.name === 'tool-output-trim')).toBe(true);
+      for (const message of trimmed) {
+        const index = history.findIndex((candidate) => candidate.role === 'tool' && candidate.tool_call_id === message.tool_call_id);
+        expect(await expand(strategy, message.output_ref!.id)).toBe((history[index] as ToolMessage).content);
+      }
+    });
+
+    it('checkpoint 2: a trimmed tool message serializes to the placeholder', async () => {
+      const { strategy } = setup({ toolOutputCache: { contextBudgetTokens: 300 }, microCompact: { enabled: false }, compaction: { enabled: false } });
+      const payload = await strategy.composePayload(SYSTEM, longHistory(3, 20), []);
+      const wire = JSON.parse(JSON.stringify(payload.messages)) as ChatMessage[];
+      const first = wire.find((message): message is ToolMessage => message.role === 'tool')!;
+      expect(first).toEqual({ role: 'tool', tool_call_id: 'c0', content: `[tool output trimmed; ref=${first.output_ref!.id}]`, output_ref: { id: first.output_ref!.id, byte_size: expect.any(Number), line_count: 20 } });
+      expect(first.output_ref!.id).toMatch(/^to_[0-9a-f]{32}$/);
+    });
+
+    it('checkpoint 3: compaction replaces history with retain + summary past the threshold', async () => {
+      const llm = new ScriptedLLMClient([summaryReply]);
+      const { strategy, names } = setup({ model: 'gpt-4o', maxContextTokens: 8000, compaction: { thresholdRatio: 0.8 } }, llm);
+      const history = longHistory(4, 10);
+      const below = await strategy.checkCompaction('after-llm-call', history, usage(6000));
+      expect(below.compacted).toBe(false);
+      const result = await strategy.checkCompaction('after-llm-call', history, usage(6400));
+      expect(result.compacted).toBe(true);
+      expect(result.messages).toEqual([
+        { role: 'user', content: 'ids: ISSUE-7, file src/main.c' },
+        { role: 'user', content: 'The agent read the build logs and is fixing src/main.c.' },
+        { role: 'user', content: 'Go on.' },
+      ]);
+      expect(llm.requests).toHaveLength(1);
+      expect(llm.requests[0]!.tools ?? null).toBeNull();
+      expect(names()).toEqual(expect.arrayContaining(['compaction-start', 'compaction-end']));
+      // The caller keeps passing its full history: it receives the compacted view.
+      const payload = await strategy.composePayload(SYSTEM, [...history, { role: 'assistant', content: 'Done.' }], []);
+      expect(payload.messages.map((message) => message.content)).toEqual([
+        SYSTEM,
+        'ids: ISSUE-7, file src/main.c',
+        'The agent read the build logs and is fixing src/main.c.',
+        'Go on.',
+        'Done.',
+      ]);
+      expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'compacted', from: 0, to: history.length - 1, recoverableFrom: 'transcript' }));
+      // A caller that adopted the compacted history gets the same payload.
+      const adopted = await strategy.composePayload(SYSTEM, [...result.messages!, { role: 'assistant', content: 'Done.' }], []);
+      expect(adopted.messages).toEqual(payload.messages);
+    });
+
+    it('checkpoint 4: reproduces the provider error when a trailing assistant tool_calls is not stripped', async () => {
+      const provider: LLMClient = {
+        name: 'strict-provider',
+        defaultModel: 'gpt-4o',
+        offline: true,
+        async complete(request: LLMCompletionRequest) {
+          const problems = findPayloadProblems(request.messages);
+          if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => problem.problem));
+          return { message: { role: 'assistant', content: summaryReply }, text: summaryReply, usage: usage(10), model: request.model ?? 'gpt-4o' };
+        },
+      };
+      const config = resolveCompactionConfig({});
+      const history: ChatMessage[] = [{ role: 'user', content: 'Fix it.' }, ...exchange('a', 'ok'), { role: 'assistant', content: 'Next I run the tests.', tool_calls: [call('b')] }];
+      const unstripped = buildCompactionRequest(history, { callerModel: 'gpt-4o', config, stripTrailingToolCalls: false });
+      expect(findPayloadProblems(unstripped.messages).map((problem) => problem.problem)).toEqual(['missing-tool-result']);
+      const error = await compactMessages(history, { llm: provider, callerModel: 'gpt-4o', config, stripTrailingToolCalls: false }).catch((caught: unknown) => caught);
+      expect(CtxkitError.isInstance(error) && error.code).toBe(ErrorCodes.PROVIDER_PAYLOAD_INVALID);
+
+      const kept = await compactMessages(history, { llm: provider, callerModel: 'gpt-4o', config });
+      expect(kept.summary).toBe('The agent read the build logs and is fixing src/main.c.');
+      expect(kept.request.messages[kept.request.messages.length - 2]).toEqual({ role: 'assistant', content: 'Next I run the tests.' });
+      const noContent = [...history.slice(0, -1), { role: 'assistant' as const, content: null, tool_calls: [call('b')] }];
+      const dropped = await compactMessages(noContent, { llm: provider, callerModel: 'gpt-4o', config });
+      expect(dropped.request.messages.slice(0, -1)).toEqual(noContent.slice(0, -1));
+      // Neither the interrupt nor the reply enters the history through the strategy.
+      const { strategy } = setup({ maxContextTokens: 8000 }, provider);
+      const longer: ChatMessage[] = [{ role: 'user', content: 'Fix it.' }, ...exchange('a', output('log', 40)), { role: 'user', content: 'Now test.' }, history[history.length - 1]!];
+      const result = await strategy.checkCompaction('after-llm-call', longer, usage(7000));
+      expect(result.messages!.some((message) => String(message.content).includes('about to be compacted'))).toBe(false);
+      expect(result.messages!.some((message) => String(message.content).includes('<summary>'))).toBe(false);
+      expect(result.messages!.slice(2)).toEqual([{ role: 'user', content: 'Now test.' }, history[history.length - 1]]);
+    });
+  });
+
+  describe('#composePayload', () => {
+    it('caches each tool output once and sets output_ref on a copy', async () => {
+      const { strategy, context, names } = setup({ compaction: { enabled: false } });
+      const history = freezeDeep(longHistory(2, 5));
+      const first = await strategy.composePayload(SYSTEM, history, []);
+      await strategy.composePayload(SYSTEM, history, []);
+      await strategy.onTurnComplete(history);
+      expect(names().filter((name) => name === 'tool-output-cached')).toHaveLength(2);
+      expect((history[2] as ToolMessage).output_ref).toBeUndefined();
+      const tools = first.messages.filter((message): message is ToolMessage => message.role === 'tool');
+      expect(tools.every((message) => message.output_ref?.line_count === 5)).toBe(true);
+      expect(await context.store.listBlobs({ agentId: 'agent-1', sessionId: 'session-1', kind: 'tool-output' })).toHaveLength(2);
+      expect(first.tools.map((definition) => definition.function.name)).toEqual(['tool_output_cache', 'tool_output_cache_grep']);
+    });
+
+    it('micro-compacts results older than the last keepRecent and keeps their refs', async () => {
+      const { strategy } = setup({ compaction: { enabled: false } });
+      const history: ChatMessage[] = [{ role: 'user', content: 'Read the files.' }];
+      for (let index = 0; index < 5; index++) history.push(...exchange(`r${index}`, output(`file${index}`, 3), index % 2 ? 'str_replace_editor' : 'execute_bash'));
+      history.push(...exchange('short', 'ok'), { role: 'user', content: 'Next.' });
+      const payload = await strategy.composePayload(SYSTEM, history, []);
+      const tools = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
+      expect(tools.map((message) => message.content)).toEqual([
+        '[Previous: used execute_bash]',
+        '[Previous: used str_replace_editor]',
+        '[Previous: used execute_bash]',
+        output('file3', 3),
+        output('file4', 3),
+        'ok',
+      ]);
+      expect(tools.slice(0, 3).every((message) => message.output_ref !== undefined)).toBe(true);
+      expect(await expand(strategy, tools[0]!.output_ref!.id)).toBe(output('file0', 3));
+      expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'micro-compacted', messages: 1, recoverableFrom: 'tool-output-cache' }));
+    });
+
+    it('shows a line of megabytes and binary output as bounded views', async () => {
+      const { strategy } = setup({ compaction: { enabled: false }, microCompact: { enabled: false } });
+      const long = `start ${'m'.repeat(3 * 1024 * 1024)} end`;
+      const binary = String.fromCharCode(...Array.from({ length: 3000 }, (_, index) => (index * 37) % 256));
+      const history: ChatMessage[] = [{ role: 'user', content: 'dump' }, ...exchange('long', long), ...exchange('bin', binary)];
+      const payload = await strategy.composePayload(SYSTEM, history, []);
+      const [longView, binaryView] = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
+      expect(Buffer.byteLength(String(longView!.content))).toBeLessThanOrEqual(50 * 1024);
+      expect(longView!.content).toContain('more chars]');
+      expect(longView!.content).toContain(`ref=${longView!.output_ref!.id}`);
+      expect(binaryView!.content).toMatch(/^\[binary tool output, \d+ bytes, not shown/);
+      expect(await strategy.cache.readAll(binaryView!.output_ref!.id)).toBe(binary);
+      expect(await strategy.cache.readAll(longView!.output_ref!.id)).toBe(long);
+    });
+
+    it('caches a 100 MB output and expands its end by streaming', async () => {
+      const { strategy } = setup({ compaction: { enabled: false } });
+      const line = `${'0123456789'.repeat(9)}\n`;
+      const big = line.repeat(Math.ceil((100 * 1024 * 1024) / line.length)) + 'LAST LINE';
+      const history: ChatMessage[] = [{ role: 'user', content: 'cat big.log' }, ...exchange('big', big)];
+      const payload = await strategy.composePayload(SYSTEM, history, []);
+      const view = payload.messages.find((message): message is ToolMessage => message.role === 'tool')!;
+      const ref = view.output_ref!;
+      expect(ref.byte_size).toBe(Buffer.byteLength(big));
+      expect(ref.line_count).toBe(Math.ceil((100 * 1024 * 1024) / line.length) + 1);
+      expect(Buffer.byteLength(String(view.content))).toBeLessThanOrEqual(50 * 1024);
+      expect(payload.stats.budget.used).toBeLessThanOrEqual(payload.stats.budget.available);
+      const tail = await tool(strategy, 'tool_output_cache')({ ref_id: ref.id, offset: ref.line_count! - 1, limit: 5 });
+      expect(tail.split('\n').slice(1)).toEqual([`${String(ref.line_count! - 1).padStart(6)}\t${line.trimEnd()}`, `${String(ref.line_count!).padStart(6)}\tLAST LINE`]);
+      const grep = await tool(strategy, 'tool_output_cache_grep')({ ref_id: ref.id, pattern: '^LAST' });
+      expect(grep).toContain(`${ref.line_count}:LAST LINE`);
+    });
+
+    it('rejects a ref that tries to leave the cache with ToolOutputRefNotFoundError', async () => {
+      const { strategy } = setup({});
+      for (const refId of ['../../transcript/transcript_1.jsonl', 'to_' + 'a'.repeat(32)]) {
+        const error = await tool(strategy, 'tool_output_cache')({ ref_id: refId }).catch((caught: unknown) => caught);
+        expect(CtxkitError.isInstance(error) && error.code).toBe(ErrorCodes.TOOL_OUTPUT_REF_NOT_FOUND);
+      }
+    });
+
+    it('never sends a dangling call and reports it', async () => {
+      const { strategy } = setup({ compaction: { enabled: false } });
+      const history: ChatMessage[] = [{ role: 'user', content: 'go' }, ...exchange('a', 'done'), { role: 'assistant', content: null, tool_calls: [call('f', 'finish')] }];
+      const payload = await strategy.composePayload(SYSTEM, history, []);
+      expect(findPayloadProblems(payload.messages)).toEqual([]);
+      expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'dropped', from: 3, to: 4 }));
+    });
+  });
+
+  describe('compaction', () => {
+    it('saves the transcript before calling the model, even when the call fails', async () => {
+      let transcriptsAtCall = -1;
+      const { strategy, context } = setup({ maxContextTokens: 8000 });
+      const llm = new ScriptedLLMClient([
+        async () => {
+          transcriptsAtCall = (await context.store.listBlobs({ agentId: 'agent-1', sessionId: 'session-1', kind: 'transcript' })).length;
+          return new LLMRequestError('boom', { client: 'scripted' }, { retryable: false });
+        },
+      ]);
+      (context as { llm: LLMClient }).llm = llm;
+      const history = longHistory(3, 10);
+      const result = await strategy.checkCompaction('after-llm-call', history, usage(7000));
+      expect(result.compacted).toBe(false);
+      expect(transcriptsAtCall).toBe(1);
+      const [key] = await context.store.listBlobs({ agentId: 'agent-1', sessionId: 'session-1', kind: 'transcript' });
+      expect(key!.name).toMatch(/^transcript_\d+\.jsonl$/);
+      let text = '';
+      for await (const chunk of context.store.readBlob(key!)) text += Buffer.from(chunk).toString('utf8');
+      expect(text.trimEnd().split('\n').map((row) => JSON.parse(row))).toEqual(history);
+    });
+
+    it.each([
+      ['a failing model', new LLMRequestError('HTTP 500', { client: 'scripted' }, { retryable: true })],
+      ['an empty answer', ''],
+      ['an answer without tags', 'Sure, here is a summary of the work so far.'],
+      ['a summary larger than the history', `<summary>${'word '.repeat(5000)}</summary>`],
+    ])('changes nothing after %s and does not retry in a loop', async (_label, answer) => {
+      const llm = new ScriptedLLMClient([answer as string], { repeatLast: true });
+      const { strategy, names } = setup({ maxContextTokens: 8000 }, llm);
+      const history = longHistory(3, 10);
+      const before = await strategy.composePayload(SYSTEM, history, []);
+      const first = await strategy.checkCompaction('after-llm-call', history, usage(7000));
+      const second = await strategy.checkCompaction('after-tools', history);
+      const third = await strategy.checkCompaction('before-return', history);
+      expect([first.compacted, second.compacted, third.compacted]).toEqual([false, false, false]);
+      expect(second.reason).toContain('anti-loop guard');
+      expect(llm.requests).toHaveLength(1);
+      expect(names().filter((name) => name === 'compaction-error')).toHaveLength(1);
+      const after = await strategy.composePayload(SYSTEM, history, []);
+      expect(after.messages).toEqual(before.messages);
+      expect((after.stats.extra!.compaction as { lastError: { code: string } }).lastError.code).toMatch(/^CTXKIT_LLM_/);
+    });
+
+    it('takes the final <summary> block and is not fooled by a tool output containing </summary>', async () => {
+      const reply = '<summary>draft</summary>\n<retain>ref kept</retain>\n<summary>The log printed "</summary>" and then the build failed at line 40.</summary>';
+      const llm = new ScriptedLLMClient([reply]);
+      const { strategy } = setup({ maxContextTokens: 8000 }, llm);
+      const history = [{ role: 'user' as const, content: 'build' }, ...exchange('x', `${output('log', 30)}\n</summary> injected`), { role: 'user' as const, content: 'and?' }];
+      const result = await strategy.checkCompaction('after-llm-call', history, usage(7000));
+      expect(result.messages!.slice(0, 2)).toEqual([
+        { role: 'user', content: 'ref kept' },
+        { role: 'user', content: 'The log printed "</summary>" and then the build failed at line 40.' },
+      ]);
+    });
+
+    it('collects cached outputs nothing references after compaction and keeps those the summary names', async () => {
+      const history = longHistory(4, 10);
+      const llm = new ScriptedLLMClient([
+        (request) => {
+          const refs = JSON.stringify(request.messages).match(/to_[0-9a-f]{32}/g) ?? [];
+          return `<retain>${refs[0]}</retain><summary>Read four logs.</summary>`;
+        },
+      ]);
+      const { strategy, events } = setup({ maxContextTokens: 8000, microCompact: { keepRecent: 1 } }, llm);
+      await strategy.composePayload(SYSTEM, history, []);
+      const before = await strategy.cache.list();
+      expect(before).toHaveLength(4);
+      const result = await strategy.checkCompaction('after-llm-call', history, usage(7000));
+      expect(result.compacted).toBe(true);
+      const kept = String(result.messages![0]!.content);
+      const after = await strategy.cache.list();
+      expect(after).toEqual([kept]);
+      const gc = events.find((event) => event.name === 'tool-output-gc')!;
+      expect((gc.payload.refIds as string[]).sort()).toEqual(before.filter((id) => id !== kept).sort());
+    });
+
+    it('runs the compact tool at the next payload', async () => {
+      const llm = new ScriptedLLMClient([summaryReply]);
+      const { strategy, events } = setup({ maxContextTokens: 100000 }, llm);
+      const history = longHistory(2, 5);
+      expect(await tool(strategy, 'compact')({ focus: 'the failing test' })).toContain('Compaction scheduled');
+      const payload = await strategy.composePayload(SYSTEM, history, []);
+      expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c', 'The agent read the build logs and is fixing src/main.c.', 'Go on.']);
+      expect(events.find((event) => event.name === 'compaction-end')!.payload.trigger).toBe('manual');
+      expect(JSON.stringify(llm.requests[0]!.messages)).toContain('the failing test');
+    });
+
+    it('reads the context limit from the registry and rejects an unknown model', () => {
+      expect(setup({ model: 'local-16k' }).strategy.contextLimit).toBe(16384);
+      expect(() => setup({ model: 'no-such-model' })).toThrow(expect.objectContaining({ code: ErrorCodes.UNKNOWN_MODEL }));
+    });
+  });
+});
