@@ -226,3 +226,18 @@ describe('validatePluginConfig', () => {
     expect(() => validatePluginConfig(broken, {}, 'a.json')).toThrow(ConfigSchemaError);
   });
 });
+
+describe('discoverPlugins engines', () => {
+  let tmp: string;
+  beforeEach(() => {
+    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-engines-')));
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('accepts a plugin whose engines.ctxkit includes this core and rejects one that excludes it', () => {
+    writePlugin(path.join(tmp, 'ok'), { id: 'fits-strategy', engines: { ctxkit: '>=0.0.1' } });
+    expect(discoverPlugins({ pluginDirs: [path.join(tmp, 'ok')], discoverInstalled: false }).plugins).toHaveLength(1);
+    writePlugin(path.join(tmp, 'future'), { id: 'future-strategy', engines: { ctxkit: '^99.0.0' } });
+    expect(() => discoverPlugins({ pluginDirs: [path.join(tmp, 'future')], discoverInstalled: false })).toThrow(/engines\.ctxkit "\^99\.0\.0" does not include @ctxkit\/core/);
+  });
+});

@@ -3,7 +3,9 @@ import * as path from 'node:path';
 import { deepFreeze } from './deep-freeze';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ManifestValidationError } from '../errors/manifest-validation-error';
-import { DuplicatePluginError } from '../errors/plugin-errors';
+import { DuplicatePluginError, PluginLoadError } from '../errors/plugin-errors';
+import { CTXKIT_CORE_VERSION } from './core-version';
+import { satisfiesEngineRange } from './satisfies-engine-range';
 import type { PluginManifest } from './plugin-manifest';
 import { resolveInside } from './plugin-id';
 import type { PluginRecord } from './plugin-record';
@@ -62,6 +64,7 @@ export interface PluginDiscovery {
  * @throws DuplicatePluginError (`CTXKIT_DUPLICATE_PLUGIN`) when two different plugins declare one id, naming both
  * @throws ManifestValidationError (`CTXKIT_MANIFEST_INVALID`) for an invalid plugin in `pluginDirs`
  * @throws UnsafePathError (`CTXKIT_PLUGIN_PATH_UNSAFE`) for an entry outside its plugin directory in `pluginDirs`
+ * @throws PluginLoadError (`CTXKIT_PLUGIN_LOAD_FAILED`) for a plugin in `pluginDirs` whose `engines.ctxkit` excludes this core
  * @see docs/03-plugin-json.md
  */
 export function discoverPlugins(options: DiscoverPluginsOptions = {}): PluginDiscovery {
@@ -106,6 +109,10 @@ function readPlugin(manifestPath: string, pluginDir: string, source: string): Pl
   const result = validateManifest(read.manifest, { kind: 'plugin', file: read.file });
   if (!result.valid) throw new ManifestValidationError(read.file, result.errors);
   const manifest = deepFreeze(structuredClone(read.manifest) as PluginManifest);
+  const range = manifest.engines?.ctxkit;
+  if (range !== undefined && satisfiesEngineRange(CTXKIT_CORE_VERSION, range) !== true) {
+    throw new PluginLoadError(manifest.id, manifest.entry, `engines.ctxkit "${range}" does not include @ctxkit/core ${CTXKIT_CORE_VERSION}`);
+  }
   const dir = realpath(pluginDir);
   const entryPath = resolveInside(dir, manifest.entry, `entry of ${manifest.id}`);
   return {
