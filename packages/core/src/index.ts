@@ -116,6 +116,15 @@ export { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS, utf8ByteLength } from 
 export { imageTokens } from './token-counting/image-tokens';
 export { contentText, messageImages, messageText } from './token-counting/message-text';
 // trimming
+export type { Embedder, SemanticOptions, TrimMessagesOptions, TrimMessagesResult, TrimStatistics } from './trimming/trim-messages';
+export { trimMessages } from './trimming/trim-messages';
+export { cosineSimilarity } from './trimming/cosine-similarity';
+// truncation
+export type { TruncationKind, TruncationResult } from './truncation/truncation-kind';
+export type { TruncateToFitOptions } from './truncation/truncate-to-fit';
+export { truncateHead, truncateHeadTail, truncateTail, truncateToFit } from './truncation/truncate-to-fit';
+export { elisionMarker } from './truncation/elision-marker';
+export { countLineFeeds, surrogateSafeCut } from './truncation/safe-cut';
 // messages (grouping, validation)
 export type { MessageGroup, MessageGroupKind } from './messages/message-group';
 export { groupAt, groupEndingAt, groupToolCalls } from './messages/group-tool-calls';

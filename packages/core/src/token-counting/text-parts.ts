@@ -32,7 +32,7 @@ function isAsciiLetter(code: number): boolean {
  * line feed before a non-space character other than '/', or at a single space between a non-space character and an
  * ASCII letter. Encoding the two sides apart then gives exactly the tokens of encoding them together.
  */
-function isSafeCut(text: string, index: number): boolean {
+export function isSafeCut(text: string, index: number): boolean {
   const previous = text.charCodeAt(index - 1);
   const current = text.charCodeAt(index);
   // o200k's punctuation piece takes trailing line feeds and slashes (`[\r\n/]*`), so not before '/'.
