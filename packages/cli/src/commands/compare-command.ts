@@ -1,0 +1,138 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import { createContextRuntime, createTokenCounter } from '@ctxkit/core';
+import type { CliOutput } from '../cli-output';
+import { autoWindow } from '../lab/auto-window';
+import { bundledTranscripts } from '../lab/bundled-transcripts';
+import type { CallObservation } from '../lab/call-observation';
+import { datasetFamily, datasetName } from '../lab/dataset-family';
+import { labConfig, presetWindow, type LabPlugin } from '../lab/lab-config';
+import { readTranscript } from '../lab/read-transcript';
+import { replayConversation } from '../lab/replay-conversation';
+import { replayPoints } from '../lab/replay-points';
+import { resolveLabLLM } from '../lab/resolve-llm';
+import { sessionIdFor } from '../lab/session-id';
+import { summarizeObservations, type StrategySummary } from '../lab/strategy-summary';
+import { renderComparisonTable } from '../report/comparison-table';
+import { renderHtmlReport } from '../report/html-report';
+
+export interface CompareOptions {
+  transcript?: string[];
+  window?: number;
+  report?: string;
+  json?: string;
+  strategy?: string[];
+  limit?: number;
+  pluginDir?: string[];
+  llm?: 'auto' | 'offline' | 'env';
+  progress?: boolean;
+}
+
+/** The comparison's results, for callers that render them themselves. */
+export interface ComparisonResult {
+  summaries: StrategySummary[];
+  llmDescription: string;
+  counterDescription: string;
+  notes: Record<string, string>;
+}
+
+/**
+ * Runs every installed strategy (or those named) on the same conversations and summarises each:
+ * tokens sent per call, tokens saved, reductions, payload validity, fact retention, time.
+ */
+export async function runComparison(options: CompareOptions, output: CliOutput): Promise<ComparisonResult> {
+  const files = options.transcript?.length ? options.transcript : bundledTranscripts();
+  const lab = resolveLabLLM(options.llm ?? 'auto');
+  const runtime = await createContextRuntime({ pluginDirs: options.pluginDir, llm: lab.llm });
+  const counter = createTokenCounter({ model: 'gpt-4o' });
+  const meta = counter.meta();
+  const installed = runtime.listPlugins();
+  const wanted = options.strategy?.length ? installed.filter((plugin) => options.strategy!.includes(plugin.id)) : installed;
+  if (options.strategy?.length && wanted.length !== options.strategy.length) {
+    const missing = options.strategy.filter((id) => !installed.some((plugin) => plugin.id === id));
+    throw new Error(`Unknown strategy ${missing.join(', ')}; installed: ${installed.map((plugin) => plugin.id).join(', ')}.`);
+  }
+  const plugins: LabPlugin[] = wanted.map((plugin) => ({ id: plugin.id, directory: plugin.directory, configSchema: runtime.getPlugin(plugin.id)?.configSchema }));
+  const allPlugins: LabPlugin[] = installed.map((plugin) => ({ id: plugin.id, directory: plugin.directory }));
+  const notes: Record<string, string> = {};
+  for (const plugin of wanted) notes[plugin.id] = `${plugin.name} v${plugin.version}${plugin.description ? `: ${plugin.description}` : ''}`;
+
+  const datasets = [];
+  let totalCalls = 0;
+  for (const file of files) {
+    const records = await readTranscript(file, { limit: options.limit });
+    const window = options.window ?? presetWindow(datasetFamily(file)) ?? autoWindow(records, counter);
+    const calls = records.reduce((sum, record) => sum + replayPoints(record.messages).filter((point) => point.kind === 'compose').length, 0);
+    totalCalls += calls * plugins.length;
+    datasets.push({ file, records, window });
+  }
+  const bar = options.progress !== false && output.interactive ? new SingleBar({ format: 'replaying {bar} {percentage}% | {value}/{total} calls | {strategy}', hideCursor: true, stream: process.stderr }) : undefined;
+  bar?.start(totalCalls, 0, { strategy: '' });
+
+  const summaries: StrategySummary[] = [];
+  try {
+    for (const { file, records, window } of datasets) {
+      for (const plugin of plugins) {
+        const config = labConfig(plugin, datasetFamily(file), window, allPlugins);
+        const agent = await runtime.loadAgent({ id: `lab-${plugin.id}`.slice(0, 64), contextStrategy: { type: 'plugin', pluginId: plugin.id, config } });
+        const observations: CallObservation[] = [];
+        try {
+          for (const record of records) {
+            const manager = agent.forSession(sessionIdFor(record.id));
+            const observed = await replayConversation({
+              manager,
+              record,
+              counter,
+              window,
+              onCall: () => bar?.increment(1, { strategy: `${datasetName(file)} · ${plugin.id}` }),
+            });
+            observations.push(...observed);
+          }
+        } finally {
+          await agent.dispose();
+        }
+        const summary = summarizeObservations(plugin.id, plugin.id, datasetName(file), window, records.length, observations);
+        summaries.push(summary);
+        if (!bar) output.err(`  ${datasetName(file)} · ${plugin.id}: ${summary.calls} calls\n`);
+      }
+    }
+  } finally {
+    bar?.stop();
+  }
+  return {
+    summaries,
+    llmDescription: lab.description,
+    counterDescription: `${meta.backend} ${meta.encoding ?? 'heuristic'} (${meta.strategy})`,
+    notes,
+  };
+}
+
+/** `ctxkit compare`: prints the table; writes the HTML report and JSON when asked. Exit 1 if any payload was invalid or over budget. */
+export async function compareCommand(options: CompareOptions, output: CliOutput): Promise<number> {
+  const result = await runComparison(options, output);
+  output.out(`Summaries and extraction: ${result.llmDescription}.\nToken counts: ${result.counterDescription}.\n`);
+  output.out(`${renderComparisonTable(result.summaries, { color: output.color })}\n`);
+  if (options.report) {
+    fs.mkdirSync(path.dirname(path.resolve(options.report)), { recursive: true });
+    fs.writeFileSync(
+      options.report,
+      renderHtmlReport(result.summaries, {
+        title: 'ctxkit strategy comparison',
+        llmDescription: result.llmDescription,
+        counterDescription: result.counterDescription,
+        strategyNotes: result.notes,
+        generatedAt: new Date().toISOString(),
+      }),
+    );
+    output.out(`Report written to ${options.report}\n`);
+  }
+  if (options.json) {
+    fs.mkdirSync(path.dirname(path.resolve(options.json)), { recursive: true });
+    fs.writeFileSync(options.json, JSON.stringify(result, null, 2));
+    output.out(`Results written to ${options.json}\n`);
+  }
+  const broken = result.summaries.filter((s) => s.invalidPayloads > 0 || s.overBudgetPayloads > 0);
+  for (const row of broken) output.err(`${row.label} on ${row.dataset}: ${row.invalidPayloads} invalid and ${row.overBudgetPayloads} over-budget payloads\n`);
+  return broken.length > 0 ? 1 : 0;
+}

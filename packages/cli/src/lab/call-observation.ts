@@ -1,0 +1,33 @@
+import type { SectionTokens, UsageLevel } from '@ctxkit/core';
+
+/** What the lab saw at one model call of a replayed conversation. */
+export interface CallObservation {
+  recordId: string;
+  /** 0-based index of the call within the conversation. */
+  call: number;
+  /** History messages given to the strategy. */
+  historyLength: number;
+  /** Tokens of the payload, counted by the lab's counter. */
+  sentTokens: number;
+  /** Tokens of sending everything (system + tools + whole history). */
+  everythingTokens: number;
+  /** The context window the payload was composed for. */
+  window: number;
+  /** Tokens the payload may use (its budget). */
+  budget: number;
+  dropped: number;
+  summarized: number;
+  trimmed: number;
+  compacted: number;
+  /** Provider-validity problems found in the payload (orphans, dangling calls, ...). */
+  problems: string[];
+  overBudget: boolean;
+  milliseconds: number;
+  usageLevel: UsageLevel;
+  sections: SectionTokens;
+  /** Facts whose evidence is in the history by now, and how many of them the payload still holds. */
+  factsActive: number;
+  factsPresent: number;
+  /** Set when composePayload rejected; the call then sent nothing. */
+  error?: { code: string; message: string };
+}

@@ -1,0 +1,26 @@
+import { createLLMClientFromEnv } from '@ctxkit/kernel';
+import type { LLMClient } from '@ctxkit/core';
+
+/** Which model the lab uses for summaries and extraction, and how to say so. */
+export interface LabLLM {
+  llm: LLMClient | undefined;
+  description: string;
+}
+
+export const OFFLINE_DESCRIPTION =
+  'offline fallbacks, no LLM: the extractive summarizer (summaries) and the schema pattern extractor (entity state)';
+
+/**
+ * `offline`: no model (strategies use their offline fallbacks, named as such); `env`: the endpoint
+ * configured in the environment (OPENAI_* or ANTHROPIC_*), required; `auto`: the environment's when
+ * configured, else offline.
+ */
+export function resolveLabLLM(mode: 'auto' | 'offline' | 'env'): LabLLM {
+  if (mode === 'offline') return { llm: undefined, description: OFFLINE_DESCRIPTION };
+  const llm = createLLMClientFromEnv();
+  if (!llm) {
+    if (mode === 'env') throw new Error('--llm env: no endpoint configured; set OPENAI_BASE_URL/OPENAI_API_KEY/OPENAI_MODEL or ANTHROPIC_API_KEY.');
+    return { llm: undefined, description: OFFLINE_DESCRIPTION };
+  }
+  return { llm, description: `${llm.name} (model ${llm.defaultModel}, a configured endpoint)` };
+}

@@ -1,0 +1,94 @@
+import type { CallObservation } from './call-observation';
+import { mean, percentile } from './percentile';
+
+/** One strategy's results on one transcript: the comparison table's row. */
+export interface StrategySummary {
+  strategyId: string;
+  /** Label shown in tables (plugin id, or agent id when comparing agent manifests). */
+  label: string;
+  dataset: string;
+  window: number;
+  conversations: number;
+  calls: number;
+  tokensPerCall: { mean: number; p95: number; max: number };
+  everythingPerCall: { mean: number; p95: number; max: number };
+  /** Tokens not sent, summed over calls, against sending everything. */
+  tokensSaved: number;
+  /** Share of tokens saved against sending everything (0-1). */
+  savedShare: number;
+  dropped: number;
+  summarized: number;
+  trimmed: number;
+  compacted: number;
+  /** Payloads with a provider-validity problem (orphan result, dangling call, leading tool message). */
+  invalidPayloads: number;
+  overBudgetPayloads: number;
+  /** Calls that composePayload rejected with a typed error. */
+  rejectedCalls: number;
+  rejectedCodes: string[];
+  /** (fact, payload) pairs after the fact's evidence where the payload still holds the answer; null without facts. */
+  factRetention: number | null;
+  factChecks: number;
+  msPerCall: { mean: number; p95: number };
+  /** Mean tokens sent at each call index (the chart's series). */
+  perCallSeries: number[];
+  everythingSeries: number[];
+}
+
+/** Folds call observations into a summary row. */
+export function summarizeObservations(
+  strategyId: string,
+  label: string,
+  dataset: string,
+  window: number,
+  conversations: number,
+  observations: readonly CallObservation[],
+): StrategySummary {
+  const sent = observations.filter((o) => !o.error);
+  const sentTokens = sent.map((o) => o.sentTokens);
+  const everything = observations.map((o) => o.everythingTokens);
+  const saved = sent.reduce((sum, o) => sum + Math.max(0, o.everythingTokens - o.sentTokens), 0);
+  const everythingTotal = sent.reduce((sum, o) => sum + o.everythingTokens, 0);
+  const factChecks = sent.reduce((sum, o) => sum + o.factsActive, 0);
+  const factHits = sent.reduce((sum, o) => sum + o.factsPresent, 0);
+  const rejected = observations.filter((o) => o.error);
+  return {
+    strategyId,
+    label,
+    dataset,
+    window,
+    conversations,
+    calls: observations.length,
+    tokensPerCall: { mean: mean(sentTokens), p95: percentile(sentTokens, 95), max: Math.max(0, ...sentTokens) },
+    everythingPerCall: { mean: mean(everything), p95: percentile(everything, 95), max: Math.max(0, ...everything) },
+    tokensSaved: saved,
+    savedShare: everythingTotal > 0 ? saved / everythingTotal : 0,
+    dropped: sum(sent, 'dropped'),
+    summarized: sum(sent, 'summarized'),
+    trimmed: sum(sent, 'trimmed'),
+    compacted: sum(sent, 'compacted'),
+    invalidPayloads: sent.filter((o) => o.problems.length > 0).length,
+    overBudgetPayloads: sent.filter((o) => o.overBudget).length,
+    rejectedCalls: rejected.length,
+    rejectedCodes: [...new Set(rejected.map((o) => o.error!.code))].sort(),
+    factRetention: factChecks > 0 ? factHits / factChecks : null,
+    factChecks,
+    msPerCall: { mean: mean(sent.map((o) => o.milliseconds)), p95: percentile(sent.map((o) => o.milliseconds), 95) },
+    perCallSeries: seriesByCall(sent, (o) => o.sentTokens),
+    everythingSeries: seriesByCall(observations, (o) => o.everythingTokens),
+  };
+}
+
+function sum(observations: readonly CallObservation[], field: 'dropped' | 'summarized' | 'trimmed' | 'compacted'): number {
+  return observations.reduce((total, o) => total + o[field], 0);
+}
+
+function seriesByCall(observations: readonly CallObservation[], value: (o: CallObservation) => number): number[] {
+  const totals: number[] = [];
+  const counts: number[] = [];
+  for (const o of observations) {
+    totals[o.call] = (totals[o.call] ?? 0) + value(o);
+    counts[o.call] = (counts[o.call] ?? 0) + 1;
+  }
+  return totals.map((total, index) => Math.round(total / (counts[index] ?? 1)));
+}

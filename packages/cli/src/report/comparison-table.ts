@@ -1,0 +1,38 @@
+import Table from 'cli-table3';
+import type { StrategySummary } from '../lab/strategy-summary';
+import { formatNumber, formatShare } from './format-number';
+
+/** The comparison as a terminal table, one row per strategy per transcript. */
+export function renderComparisonTable(summaries: readonly StrategySummary[], options: { color?: boolean } = {}): string {
+  const table = new Table({
+    head: [
+      'transcript',
+      'strategy',
+      'window',
+      'calls',
+      'tokens/call\nmean · p95 · max',
+      'saved',
+      'dropped · summ. · trimmed',
+      'valid ·\nin budget',
+      'fact\nretention',
+      'ms/call',
+    ],
+    style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
+  });
+  for (const row of summaries) {
+    const sent = row.calls - row.rejectedCalls;
+    table.push([
+      row.dataset,
+      row.label,
+      formatNumber(row.window),
+      row.rejectedCalls ? `${row.calls} (${row.rejectedCalls} rejected)` : formatNumber(row.calls),
+      `${formatNumber(row.tokensPerCall.mean)} · ${formatNumber(row.tokensPerCall.p95)} · ${formatNumber(row.tokensPerCall.max)}`,
+      formatShare(row.savedShare),
+      `${formatNumber(row.dropped)} · ${formatNumber(row.summarized)} · ${formatNumber(row.trimmed)}`,
+      `${sent - row.invalidPayloads}/${sent} · ${sent - row.overBudgetPayloads}/${sent}`,
+      row.factRetention === null ? 'n/a' : formatShare(row.factRetention),
+      row.msPerCall.mean.toFixed(2),
+    ]);
+  }
+  return table.toString();
+}

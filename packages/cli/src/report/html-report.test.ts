@@ -1,0 +1,62 @@
+import { summarizeObservations } from '../lab/strategy-summary';
+import type { CallObservation } from '../lab/call-observation';
+import { renderHtmlReport } from './html-report';
+
+function observation(call: number, sentTokens: number): CallObservation {
+  return {
+    recordId: 'r1',
+    call,
+    historyLength: call * 2 + 1,
+    sentTokens,
+    everythingTokens: 1000 + call * 500,
+    window: 4096,
+    budget: 3175,
+    dropped: call,
+    summarized: 0,
+    trimmed: 0,
+    compacted: 0,
+    problems: [],
+    overBudget: false,
+    milliseconds: 0.5,
+    usageLevel: 'ok',
+    sections: { system: 500, tools: 0, dynamic: 0, memory: 0, history: sentTokens - 500 },
+    factsActive: 2,
+    factsPresent: 1,
+  };
+}
+
+describe('renderHtmlReport', () => {
+  const summary = summarizeObservations('std-sliding-window-strategy', 'std-sliding-window-strategy', 'tau-bench-airline', 4096, 1, [
+    observation(0, 1000),
+    observation(1, 1500),
+    observation(2, 1800),
+  ]);
+  const html = renderHtmlReport([summary], {
+    title: 'ctxkit strategy comparison',
+    llmDescription: 'offline fallbacks, no LLM',
+    counterDescription: 'gpt-tokenizer o200k_base',
+    strategyNotes: { 'std-sliding-window-strategy': 'Sliding window </script><b>' },
+    generatedAt: '2026-01-01T00:00:00.000Z',
+  });
+
+  it('is self-contained: the chart library and the data are inlined, nothing is fetched', () => {
+    expect(html).not.toMatch(/<script[^>]+src=/i);
+    expect(html).not.toMatch(/<link[^>]+href=/i);
+    expect(html).toContain('id="ctxkit-data"');
+    expect(html.length).toBeGreaterThan(150_000);
+    expect(html).toContain('new Chart(');
+  });
+
+  it('has a chart per transcript and the comparison table', () => {
+    expect(html).toContain('<canvas id="tokens-0"');
+    expect(html).toContain('<h2>tau-bench-airline</h2>');
+    expect(html).toMatch(/<td>std-sliding-window-strategy<\/td><td>3<\/td><td>1,433<\/td>/);
+    expect(html).toContain('50.0% of 6');
+  });
+
+  it('escapes notes and embedded data', () => {
+    expect(html).toContain('Sliding window &lt;/script&gt;&lt;b&gt;');
+    const data = html.slice(html.indexOf('id="ctxkit-data">'));
+    expect(data.slice(0, data.indexOf('</script>'))).not.toContain('<b>');
+  });
+});

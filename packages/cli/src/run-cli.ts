@@ -1,0 +1,88 @@
+import { Command, CommanderError, Option } from 'commander';
+import { CtxkitError } from '@ctxkit/core';
+import { compareCommand } from './commands/compare-command';
+import { simulateCommand } from './commands/simulate-command';
+import { validateCommand } from './commands/validate-command';
+import { createOutput, type CliOutput } from './cli-output';
+
+/** Parses a positive integer option. */
+function positiveInteger(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new CommanderError(2, 'ctxkit.invalidNumber', `expected a positive integer, got "${value}"`);
+  return parsed;
+}
+
+/** Builds the `ctxkit` program. `output` receives everything printed (tests capture it). */
+export function buildProgram(output: CliOutput, setExitCode: (code: number) => void): Command {
+  const program = new Command('ctxkit')
+    .description('ctxkit: pluggable context strategies for LLM agents')
+    .version('0.1.0')
+    .configureOutput({ writeOut: (text) => output.out(text), writeErr: (text) => output.err(text) })
+    .exitOverride();
+
+  program
+    .command('validate')
+    .description('validate agent and strategy plugin.json manifests and their configs')
+    .argument('<files...>', 'plugin.json files')
+    .option('--plugin-dir <dir...>', 'extra directories to discover strategy plugins in')
+    .option('--json', 'print the problems as JSON')
+    .action(async (files: string[], options: { pluginDir?: string[]; json?: boolean }) => {
+      setExitCode(await validateCommand(files, options, output));
+    });
+
+  program
+    .command('simulate')
+    .description("replay a conversation turn by turn through an agent's strategy and show the context panel")
+    .requiredOption('--agent <plugin.json>', "the agent's manifest")
+    .requiredOption('--transcript <file.jsonl>', 'a JSONL transcript (one conversation per line)')
+    .option('--conversation <id>', 'the conversation to replay (default: the first)')
+    .option('--window <tokens>', 'context window (overrides the strategy config)', positiveInteger)
+    .option('--debug', 'per-section breakdown in the panel')
+    .option('--plugin-dir <dir...>', 'extra directories to discover strategy plugins in')
+    .action(async (options) => {
+      setExitCode(await simulateCommand(options, output));
+    });
+
+  program
+    .command('compare')
+    .description('all installed strategies side by side on the same conversations')
+    .option('--transcript <file.jsonl...>', 'JSONL transcripts (default: the bundled tau-bench and OpenHands conversations)')
+    .option('--window <tokens>', 'context window for every transcript (default: sized per transcript)', positiveInteger)
+    .option('--report <out.html>', 'write a self-contained HTML report there')
+    .option('--json <out.json>', 'write the results as JSON there')
+    .option('--strategy <id...>', 'only these strategy plugin ids')
+    .option('--limit <n>', 'at most n conversations per transcript', positiveInteger)
+    .option('--plugin-dir <dir...>', 'extra directories to discover strategy plugins in')
+    .addOption(new Option('--llm <mode>', 'model for summaries and extraction').choices(['auto', 'offline', 'env']).default('auto'))
+    .option('--no-progress', 'no progress bar')
+    .action(async (options) => {
+      setExitCode(await compareCommand(options, output));
+    });
+
+  return program;
+}
+
+/**
+ * Runs the CLI with `argv` (as `process.argv`). Returns the exit code: 0 success, 1 a problem was
+ * found or a command failed, 2 bad usage. Typed ctxkit errors are printed with their fix.
+ */
+export async function runCli(argv: readonly string[], output: CliOutput = createOutput()): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram(output, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...argv]);
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (CtxkitError.isInstance(error)) {
+      output.err(`error ${error.code}: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}
