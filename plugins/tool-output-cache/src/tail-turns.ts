@@ -1,28 +1,50 @@
 import { groupToolCalls } from '@ctxkit/core';
 import type { ViewEntry } from './view-entry';
 
+/** Where the kept part of a compaction starts, and which user message is carried along. */
+export interface CompactionTail {
+  /** Index in the view where the kept entries start (`entries.length` when nothing is kept). */
+  start: number;
+  /**
+   * Index of the newest user message when it lies before `start` and is carried into the
+   * compacted history (long agent runs with one user message), else `undefined`.
+   */
+  carriedUser?: number;
+}
+
 /**
  * Where the last `turns` turns of a view start (seed 000 §2.7 `retainLastTurns`). A turn starts at a
- * user message of the caller (never a retain or summary message). With `turns = 0`, a trailing tool
- * exchange still waiting for results is kept, so results that arrive next have their call. Returns
- * `entries.length` when nothing is kept.
+ * user message of the caller (never a retain or summary message). An agent run is often one user
+ * message followed by dozens of model steps; there the turn rule would keep everything, so the last
+ * `turns` model steps (an assistant message with its tool results) are kept instead and the newest
+ * user message is carried along. With `turns = 0`, a trailing tool exchange still waiting for results
+ * is kept, so results that arrive next have their call.
  */
-export function tailTurnsStart(entries: ReadonlyArray<ViewEntry>, turns: number): number {
-  let start = entries.length;
+export function compactionTail(entries: ReadonlyArray<ViewEntry>, turns: number): CompactionTail {
+  let firstReal = 0;
+  while (firstReal < entries.length && entries[firstReal]!.source === null) firstReal++;
   if (turns > 0) {
+    let start = entries.length;
     let seen = 0;
-    for (let index = entries.length - 1; index >= 0; index--) {
-      const entry = entries[index]!;
-      if (entry.source === null) break;
-      if (entry.message.role === 'user') {
+    let lastUser = -1;
+    for (let index = entries.length - 1; index >= firstReal; index--) {
+      if (entries[index]!.message.role === 'user') {
+        if (lastUser === -1) lastUser = index;
         start = index;
         if (++seen >= turns) break;
       }
     }
-    if (start < entries.length) return start;
+    if (start < entries.length && start > firstReal) return { start };
+    if (lastUser !== -1) {
+      // One long turn: keep its last `turns` model steps, carry the user message.
+      const groups = groupToolCalls(entries.slice(lastUser + 1).map((entry) => entry.message)).map((group) => ({ ...group, start: group.start + lastUser + 1 }));
+      const steps = groups.filter((group) => entries[group.start]!.message.role === 'assistant');
+      if (steps.length > turns) return { start: steps[steps.length - turns]!.start, carriedUser: lastUser };
+      return { start: lastUser };
+    }
   }
   const groups = groupToolCalls(entries.map((entry) => entry.message));
   const last = groups[groups.length - 1];
-  if (last && last.kind === 'incomplete-tool-exchange' && entries[last.start]!.source !== null) return last.start;
-  return start;
+  if (last && last.kind === 'incomplete-tool-exchange' && entries[last.start]!.source !== null) return { start: last.start };
+  return { start: entries.length };
 }

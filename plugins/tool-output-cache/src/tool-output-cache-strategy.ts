@@ -39,7 +39,7 @@ import { ReductionLog } from './reduction-log';
 import { repairToolPairs } from './repair-tool-pairs';
 import { saveTranscript } from './save-transcript';
 import { shouldCompact } from './should-compact';
-import { tailTurnsStart } from './tail-turns';
+import { compactionTail } from './tail-turns';
 import { ToolOutputCache } from './tool-output-cache';
 import { toolOutputBudgetTokens } from './tool-output-cache-config';
 import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
@@ -471,7 +471,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       return fail(error);
     }
 
-    const tailStart = tailTurnsStart(entries, config.retainLastTurns);
+    const { start: tailStart, carriedUser } = compactionTail(entries, config.retainLastTurns);
     let reply: { retain: string; summary: string };
     try {
       const input = this.summaryInput(entries, config.model);
@@ -483,6 +483,10 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     const prefix: UserMessage[] = [];
     if (reply.retain.trim() !== '') prefix.push({ role: 'user', content: reply.retain });
     prefix.push({ role: 'user', content: reply.summary });
+    if (carriedUser !== undefined) {
+      const carried = entries[carriedUser]!.message as UserMessage;
+      prefix.push({ ...carried });
+    }
     const tail = entries.slice(tailStart);
     const tokensAfter = this.counter.countMessages(prefix) + this.sumTokens(tail);
     if (tokensAfter >= tokensBefore) {
