@@ -3,7 +3,10 @@ import { container as globalContainer, injectable, type InjectionToken } from 't
 import { AgentContainer } from './agent-container';
 
 const IGreeting: InjectionToken<string> = Symbol.for('ctxkit:test:IGreeting');
-const ICounter: InjectionToken<{ next(): number }> = Symbol.for('ctxkit:test:ICounter');
+interface CounterService {
+  next(): number;
+}
+const ICounter: InjectionToken<CounterService> = Symbol.for('ctxkit:test:ICounter');
 
 @injectable()
 class Counter {
@@ -34,9 +37,9 @@ describe('AgentContainer', () => {
       const root = globalContainer.createChildContainer();
       const first = new AgentContainer(root).registerScoped(ICounter, Counter);
       const second = new AgentContainer(root).registerScoped(ICounter, Counter);
-      first.resolve(ICounter).next();
-      expect(first.resolve(ICounter).next()).toBe(2);
-      expect(second.resolve(ICounter).next()).toBe(1);
+      first.resolve<CounterService>(ICounter).next();
+      expect(first.resolve<CounterService>(ICounter).next()).toBe(2);
+      expect(second.resolve<CounterService>(ICounter).next()).toBe(1);
     });
   });
 
@@ -44,9 +47,9 @@ describe('AgentContainer', () => {
     it('calls the factory on each resolve with the container', () => {
       const agent = new AgentContainer(globalContainer.createChildContainer());
       let calls = 0;
-      agent.registerValue(IGreeting, 'hi').registerFactory(ICounter, (c) => ({ next: () => (calls += c.resolve(IGreeting).length) }));
-      agent.resolve(ICounter).next();
-      agent.resolve(ICounter).next();
+      agent.registerValue(IGreeting, 'hi').registerFactory(ICounter, (c) => ({ next: () => (calls += c.resolve<string>(IGreeting).length) }));
+      agent.resolve<CounterService>(ICounter).next();
+      agent.resolve<CounterService>(ICounter).next();
       expect(calls).toBe(4);
     });
   });
