@@ -119,6 +119,13 @@ export { contentText, messageImages, messageText } from './token-counting/messag
 export type { Embedder, SemanticOptions, TrimMessagesOptions, TrimMessagesResult, TrimStatistics } from './trimming/trim-messages';
 export { trimMessages } from './trimming/trim-messages';
 export { cosineSimilarity } from './trimming/cosine-similarity';
+// history ledger and the reusable window selection (sliding window, summarization, entities, cache)
+export type { LedgerContinuity } from './ledger/history-ledger';
+export { HistoryLedger, LARGE_MESSAGE_CHARS, messageFingerprint } from './ledger/history-ledger';
+export type { HistoryWindow, SelectHistoryWindowOptions } from './ledger/select-history-window';
+export { MIN_TRUNCATED_OUTPUT_TOKENS, selectHistoryWindow } from './ledger/select-history-window';
+export type { BuildPayloadOptions, PayloadSections } from './ledger/build-payload';
+export { buildPayload } from './ledger/build-payload';
 // truncation
 export type { TruncationKind, TruncationResult } from './truncation/truncation-kind';
 export type { TruncateToFitOptions } from './truncation/truncate-to-fit';

@@ -1,0 +1,153 @@
+import type { ChatMessage } from '../contracts/chat-message';
+import { imageTokens } from '../token-counting/image-tokens';
+import { messageImages, messageText } from '../token-counting/message-text';
+import { MESSAGE_OVERHEAD_TOKENS, type ITokenCounter } from '../token-counting/token-counter';
+
+/** Messages whose text is longer than this are measured with `countUpTo` first (early exit). @default 32768 */
+export const LARGE_MESSAGE_CHARS = 32_768;
+
+/** How {@link HistoryLedger.sync} related a history to the previous one. */
+export type LedgerContinuity =
+  /** Same message objects: the previous counts hold; only new messages will be counted. */
+  | 'identity'
+  /** Other objects with the same per-position fingerprints (a history rebuilt from JSON): kept counts are looked up again by content digest. */
+  | 'fingerprint'
+  /** A different or edited history: everything is counted again (through the counter's caches). */
+  | 'reset';
+
+/** Role + content length + ids: cheap, and enough to recognise the same conversation rebuilt from JSON. */
+export function messageFingerprint(message: Readonly<ChatMessage>): string {
+  const content = message.content;
+  const length = typeof content === 'string' ? content.length : Array.isArray(content) ? content.length * 1_000_003 : -1;
+  let ids = '';
+  if (message.role === 'tool') ids = message.tool_call_id;
+  else if (message.role === 'assistant' && message.tool_calls) for (const call of message.tool_calls) ids += `${call.id},${call.function.arguments.length};`;
+  return `${message.role}:${length}:${ids}`;
+}
+
+/**
+ * An incremental token ledger for one conversation's history, so that the cost of composing a payload
+ * per turn grows with the new messages, not with the history.
+ *
+ * It remembers the previous history (its first and last message, its length) and the count of every
+ * message it has measured. `sync(history)` is O(1) when the new history extends the previous one with
+ * the same message objects; when identity is lost (a history rebuilt from JSON) per-position
+ * fingerprints recognise the conversation and counts of kept messages are looked up again through the
+ * counter's digest cache (exact, never the fingerprint). Messages are measured lazily, when a walk
+ * visits them, so a walk back that stops early touches only what it keeps plus one group.
+ */
+export class HistoryLedger {
+  private counts = new Float64Array(64);
+  /** Lower bounds for messages measured only up to a limit (huge tool outputs). */
+  private readonly atLeast = new Map<number, number>();
+  private verified = new Uint8Array(64);
+  private known = 0;
+  private first: Readonly<ChatMessage> | undefined;
+  private last: Readonly<ChatMessage> | undefined;
+  private firstPrint = '';
+  private lastPrint = '';
+  private lastContinuity: LedgerContinuity = 'reset';
+  /** Messages measured (tokenized or looked up) since creation; for tests and the bench. */
+  measured = 0;
+  /** Truncated copies of the current turn's tool outputs, by message identity and allotment. */
+  readonly truncations = new WeakMap<object, { allowed: number; message: ChatMessage; tokens: number }>();
+  /** Opaque slot for the last selection made on this ledger (see selectHistoryWindow). */
+  memo: unknown;
+
+  constructor(readonly counter: ITokenCounter) {}
+
+  /** Number of messages of the last synced history. */
+  get length(): number {
+    return this.known;
+  }
+
+  /** How the last `sync` related the history to the one before. */
+  get continuity(): LedgerContinuity {
+    return this.lastContinuity;
+  }
+
+  /** Aligns the ledger with `history`. O(1) plus the new messages when the history only grew. */
+  sync(history: ReadonlyArray<Readonly<ChatMessage>>): LedgerContinuity {
+    const previous = this.known;
+    let continuity: LedgerContinuity = 'reset';
+    if (previous > 0 && history.length >= previous) {
+      if (history[0] === this.first && history[previous - 1] === this.last) continuity = 'identity';
+      else if (messageFingerprint(history[0]!) === this.firstPrint && messageFingerprint(history[previous - 1]!) === this.lastPrint) continuity = 'fingerprint';
+    }
+    if (continuity === 'reset') {
+      this.counts = new Float64Array(Math.max(64, history.length));
+      this.verified = new Uint8Array(this.counts.length);
+      this.atLeast.clear();
+    } else {
+      if (continuity === 'fingerprint') this.verified.fill(0, 0, previous);
+      if (history.length > this.counts.length) this.grow(history.length);
+      if (history.length > previous) {
+        this.counts.fill(0, previous, history.length);
+        this.verified.fill(0, previous, history.length);
+      }
+    }
+    this.known = history.length;
+    this.first = history[0];
+    this.last = history[history.length - 1];
+    this.firstPrint = this.first ? messageFingerprint(this.first) : '';
+    this.lastPrint = this.last ? messageFingerprint(this.last) : '';
+    this.lastContinuity = continuity;
+    return continuity;
+  }
+
+  /**
+   * Exact tokens of `history[index]` when at most `limit`; otherwise some number greater than `limit`
+   * (a huge message is measured only up to the limit). Cached per position.
+   */
+  tokensWithin(history: ReadonlyArray<Readonly<ChatMessage>>, index: number, limit: number): number {
+    if (this.verified[index] === 1) return this.counts[index]!;
+    const message = history[index]!;
+    this.measured++;
+    const bound = this.atLeast.get(index);
+    if (bound !== undefined && this.verified[index] === 2 && bound > limit) return bound;
+    const text = messageText(message);
+    if (text.length > LARGE_MESSAGE_CHARS) {
+      let extra = MESSAGE_OVERHEAD_TOKENS;
+      for (const image of messageImages(message)) extra += imageTokens(image);
+      const partial = this.counter.countUpTo(text, Math.max(0, limit - extra) + 1);
+      if (partial + extra > limit) {
+        this.atLeast.set(index, partial + extra);
+        this.verified[index] = 2;
+        return partial + extra;
+      }
+    }
+    const tokens = this.counter.countMessage(message);
+    this.counts[index] = tokens;
+    this.verified[index] = 1;
+    this.atLeast.delete(index);
+    return tokens;
+  }
+
+  /** Exact tokens of `history[index]`. */
+  tokensAt(history: ReadonlyArray<Readonly<ChatMessage>>, index: number): number {
+    return this.tokensWithin(history, index, Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * Tokens of `history[from, to)`, for statistics: counts already known are reused (also those kept
+   * from a fingerprint-matched history), the rest are counted exactly.
+   */
+  totalTokens(history: ReadonlyArray<Readonly<ChatMessage>>, from = 0, to = history.length): number {
+    let total = 0;
+    for (let index = from; index < to; index++) {
+      total += this.counts[index]! > 0 && this.verified[index] !== 2 ? this.counts[index]! : this.tokensAt(history, index);
+    }
+    return total;
+  }
+
+  private grow(size: number): void {
+    let capacity = this.counts.length;
+    while (capacity < size) capacity *= 2;
+    const counts = new Float64Array(capacity);
+    counts.set(this.counts);
+    const verified = new Uint8Array(capacity);
+    verified.set(this.verified);
+    this.counts = counts;
+    this.verified = verified;
+  }
+}

@@ -1,0 +1,319 @@
+import type { ChatMessage, ToolMessage, UserMessage } from '../contracts/chat-message';
+import type { ReductionRecord } from '../contracts/llm-payload';
+import { BudgetExceededError } from '../errors/budget-exceeded-error';
+import { groupEndingAt } from '../messages/group-tool-calls';
+import type { MessageGroup } from '../messages/message-group';
+import { contentText } from '../token-counting/message-text';
+import type { ITokenCounter } from '../token-counting/token-counter';
+import { truncateToFit } from '../truncation/truncate-to-fit';
+import { HistoryLedger } from './history-ledger';
+
+/** Smallest token allotment a truncated tool output gets (room for its head, tail and marker). @default 64 */
+export const MIN_TRUNCATED_OUTPUT_TOKENS = 64;
+
+/** Options of {@link selectHistoryWindow}. */
+export interface SelectHistoryWindowOptions {
+  history: ReadonlyArray<Readonly<ChatMessage>>;
+  /** Tokens the selected messages may use (what is left after system, tools, dynamic and memory blocks). */
+  budgetTokens: number;
+  counter: ITokenCounter;
+  /** The conversation's ledger; pass the same one every turn for O(new messages) cost. */
+  ledger?: HistoryLedger;
+  /** Keep the newest user message even when it alone exceeds the budget (truncated, reported). @default true */
+  keepNewestUserMessage?: boolean;
+  /** Truncate the current turn's tool outputs (head + tail) instead of dropping the turn. @default true */
+  truncateCurrentTurn?: boolean;
+  /** Identifies the strategy in errors. @default 'history-window' */
+  strategyId?: string;
+}
+
+/** The recent history that fits, as selected by {@link selectHistoryWindow}. */
+export interface HistoryWindow {
+  /** A new array, oldest first: the caller's message objects, or truncated copies for the current turn. */
+  messages: ChatMessage[];
+  /** History index of the oldest kept message (`history.length` when nothing is kept). */
+  fromIndex: number;
+  /** Every drop and truncation, as ranges of history indexes. */
+  reductions: ReductionRecord[];
+  /** Exact tokens of `messages` by the counter. */
+  tokens: number;
+  droppedMessages: number;
+  truncatedMessages: number;
+}
+
+interface Memo {
+  history: ReadonlyArray<Readonly<ChatMessage>>;
+  length: number;
+  last: Readonly<ChatMessage> | undefined;
+  key: string;
+  window: HistoryWindow;
+}
+
+function dropRecord(from: number, to: number, reason: string): ReductionRecord {
+  return { action: 'dropped', from, to, messages: to - from, tokensAfter: 0, reason, recoverableFrom: 'history' };
+}
+
+function pushMerged(reductions: ReductionRecord[], record: ReductionRecord): void {
+  const previous = reductions[reductions.length - 1];
+  if (previous && previous.action === record.action && previous.reason === record.reason && previous.from === record.to) {
+    previous.from = record.from;
+    previous.messages += record.messages;
+    return;
+  }
+  reductions.push(record);
+}
+
+function invalidGroupReason(group: MessageGroup): string | undefined {
+  if (group.kind === 'orphan-tool') return 'orphan tool result: no matching assistant tool call before it (never sent)';
+  if (group.kind === 'incomplete-tool-exchange') return `tool call without result (${(group.missingCallIds ?? []).join(', ')}): never sent`;
+  return undefined;
+}
+
+/**
+ * Selects the recent history that fits `budgetTokens`, newest first by whole tool-call groups: the
+ * reusable window of every strategy that composes "a block + the recent history that fits".
+ *
+ * - The walk back from the newest message touches only what it keeps plus the first group that does
+ *   not fit (early exit); counts come from the ledger (O(new messages) per turn).
+ * - The current turn (the newest user message and everything after it) is never dropped whole: when
+ *   it does not fit, its tool outputs are truncated head + tail to fit, then older groups inside the
+ *   turn are dropped, and at last the newest user message itself is truncated, with a visible marker.
+ * - Orphan tool results and calls without results are never sent; they are reported as `dropped` with
+ *   the reason. Everything older than the window is one `dropped` range.
+ * - A repeat call with the same history, budget and options returns the previous selection (copied).
+ *
+ * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when even the truncated newest user message cannot fit
+ */
+export function selectHistoryWindow(options: SelectHistoryWindowOptions): HistoryWindow {
+  const { history, counter } = options;
+  const budget = Math.max(0, Math.floor(options.budgetTokens));
+  const keepNewestUser = options.keepNewestUserMessage ?? true;
+  const truncateTurn = options.truncateCurrentTurn ?? true;
+  const ledger = options.ledger ?? new HistoryLedger(counter);
+  const key = `${budget}:${keepNewestUser ? 1 : 0}:${truncateTurn ? 1 : 0}`;
+  const memo = ledger.memo as Memo | undefined;
+  const n = history.length;
+  if (memo && memo.history === history && memo.length === n && memo.last === history[n - 1] && memo.key === key && ledger.length === n) {
+    return { ...memo.window, messages: memo.window.messages.slice(), reductions: memo.window.reductions.map((record) => ({ ...record })) };
+  }
+  ledger.sync(history);
+
+  const reductions: ReductionRecord[] = [];
+  const kept: Array<{ from: number; to: number }> = [];
+  const replaced = new Map<number, ChatMessage>();
+  let used = 0;
+  let end = n;
+
+  let newestUser = -1;
+  if (keepNewestUser) {
+    for (let index = n - 1; index >= 0; index--) {
+      if (history[index]!.role === 'user') {
+        newestUser = index;
+        break;
+      }
+    }
+  }
+
+  if (newestUser !== -1) {
+    const turn = selectCurrentTurn(options, ledger, budget, newestUser, reductions, replaced, truncateTurn);
+    used = turn.tokens;
+    for (const range of turn.kept) kept.push(range);
+    end = newestUser;
+  }
+
+  // Older history: whole groups, newest first, stop at the first that does not fit.
+  while (end > 0) {
+    const group = groupEndingAt(history, end);
+    const reason = invalidGroupReason(group);
+    if (reason) {
+      pushMerged(reductions, dropRecord(group.start, group.end, reason));
+      end = group.start;
+      continue;
+    }
+    let tokens = 0;
+    for (let index = group.start; index < group.end && used + tokens <= budget; index++) {
+      tokens += ledger.tokensWithin(history, index, budget - used - tokens);
+    }
+    if (used + tokens > budget) break;
+    used += tokens;
+    kept.push({ from: group.start, to: group.end });
+    end = group.start;
+  }
+  if (end > 0) pushMerged(reductions, dropRecord(0, end, 'older than the window: did not fit the budget'));
+
+  const messages: ChatMessage[] = [];
+  for (let position = kept.length - 1; position >= 0; position--) {
+    const { from, to } = kept[position]!;
+    for (let index = from; index < to; index++) messages.push(replaced.get(index) ?? (history[index] as ChatMessage));
+  }
+  reductions.sort((a, b) => a.from - b.from);
+  let droppedMessages = 0;
+  let truncatedMessages = 0;
+  for (const record of reductions) {
+    if (record.action === 'dropped') droppedMessages += record.messages;
+    else truncatedMessages += record.messages;
+  }
+  const fromIndex = kept.length > 0 ? kept[kept.length - 1]!.from : n;
+  const window: HistoryWindow = { messages, fromIndex, reductions, tokens: used, droppedMessages, truncatedMessages };
+  ledger.memo = { history, length: n, last: history[n - 1], key, window } satisfies Memo;
+  return { ...window, messages: messages.slice(), reductions: reductions.map((record) => ({ ...record })) };
+}
+
+interface TurnSelection {
+  kept: Array<{ from: number; to: number }>;
+  tokens: number;
+}
+
+/** The current turn: `[newestUser, n)`, made to fit by truncation when needed. */
+function selectCurrentTurn(
+  options: SelectHistoryWindowOptions,
+  ledger: HistoryLedger,
+  budget: number,
+  newestUser: number,
+  reductions: ReductionRecord[],
+  replaced: Map<number, ChatMessage>,
+  truncateTurn: boolean,
+): TurnSelection {
+  const { history, counter } = options;
+  const strategyId = options.strategyId ?? 'history-window';
+  // Groups of the turn, newest first; invalid ones are reported and skipped.
+  const groups: MessageGroup[] = [];
+  let end = history.length;
+  while (end > newestUser) {
+    const group = groupEndingAt(history, end);
+    const reason = invalidGroupReason(group);
+    if (reason) pushMerged(reductions, dropRecord(group.start, group.end, reason));
+    else groups.push(group);
+    end = group.start;
+  }
+  const sizes = new Map<number, number>();
+  let total = 0;
+  for (const group of groups) {
+    for (let index = group.start; index < group.end; index++) {
+      const tokens = ledger.tokensWithin(history, index, budget + 1);
+      sizes.set(index, tokens);
+      total += tokens;
+    }
+  }
+  const asRanges = (chosen: MessageGroup[]) => chosen.map((group) => ({ from: group.start, to: group.end }));
+  if (total <= budget) return { kept: asRanges(groups), tokens: total };
+  if (!truncateTurn) {
+    // Keep the newest groups that fit whole, drop the rest of the turn.
+    const chosen: MessageGroup[] = [];
+    let used = 0;
+    for (const group of groups) {
+      let tokens = 0;
+      for (let index = group.start; index < group.end; index++) tokens += sizes.get(index)!;
+      if (used + tokens > budget) {
+        pushMerged(reductions, dropRecord(group.start, group.end, 'current turn: did not fit the budget'));
+        continue;
+      }
+      used += tokens;
+      chosen.push(group);
+    }
+    return { kept: asRanges(chosen), tokens: used };
+  }
+
+  // 1) Truncate tool outputs; 2) then drop older groups of the turn; 3) then truncate the user message.
+  let chosen = groups;
+  for (let step = 0; step < 2; step++) {
+    const fitted = fitByTruncatingOutputs(history, chosen, sizes, budget, counter, ledger);
+    if (fitted) {
+      for (const [index, change] of fitted.changes) {
+        replaced.set(index, change.message);
+        reductions.push({
+          action: 'truncated',
+          from: index,
+          to: index + 1,
+          messages: 1,
+          tokensBefore: sizes.get(index)! > budget ? undefined : sizes.get(index),
+          tokensAfter: change.tokens,
+          reason: 'current turn over budget: tool output truncated head + tail to fit',
+          recoverableFrom: 'history',
+        } as ReductionRecord);
+      }
+      return { kept: asRanges(chosen), tokens: fitted.tokens };
+    }
+    if (step === 0) {
+      // Keep only the newest group and the user message; older groups of the turn leave.
+      const newest = chosen[0]!;
+      const user = chosen[chosen.length - 1]!;
+      for (const group of chosen.slice(1, -1)) pushMerged(reductions, dropRecord(group.start, group.end, 'current turn over budget: older tool exchange of the turn dropped'));
+      chosen = newest === user ? [user] : [newest, user];
+    }
+  }
+
+  // 3) Only the newest user message, truncated to fit.
+  for (const group of chosen) if (group.start !== newestUser) pushMerged(reductions, dropRecord(group.start, group.end, 'current turn over budget: dropped to keep the newest user message'));
+  const user = history[newestUser] as UserMessage;
+  const userTokens = sizes.get(newestUser)!;
+  if (userTokens <= budget) return { kept: [{ from: newestUser, to: newestUser + 1 }], tokens: userTokens };
+  const text = contentText(user.content);
+  const overhead = userTokens > budget ? counter.countMessage({ role: 'user', content: '' }) : 0;
+  const cut = truncateToFit(text, { kind: 'head-tail', maxTokens: Math.max(0, budget - overhead), counter });
+  const copy: UserMessage = { ...user, content: cut.text };
+  const tokens = counter.countMessage(copy);
+  if (tokens > budget) {
+    throw new BudgetExceededError(strategyId, { available: budget, required: tokens, sections: { 'newest user message (truncated)': tokens } }, 'the newest user message, even truncated,');
+  }
+  replaced.set(newestUser, copy);
+  reductions.push({ action: 'truncated', from: newestUser, to: newestUser + 1, messages: 1, tokensAfter: tokens, reason: 'newest user message alone exceeds the budget: truncated head + tail with a marker', recoverableFrom: 'history' });
+  return { kept: [{ from: newestUser, to: newestUser + 1 }], tokens };
+}
+
+/** Water-fills the room left by the turn's other messages among its tool outputs; undefined when it cannot fit. */
+function fitByTruncatingOutputs(
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  groups: MessageGroup[],
+  sizes: Map<number, number>,
+  budget: number,
+  counter: ITokenCounter,
+  ledger: HistoryLedger,
+): { changes: Map<number, { message: ChatMessage; tokens: number }>; tokens: number } | undefined {
+  const outputs: number[] = [];
+  let fixed = 0;
+  for (const group of groups) {
+    for (let index = group.start; index < group.end; index++) {
+      if (history[index]!.role === 'tool') outputs.push(index);
+      else fixed += sizes.get(index)!;
+    }
+  }
+  if (outputs.length === 0) return undefined;
+  let room = budget - fixed;
+  if (room < outputs.length * MIN_TRUNCATED_OUTPUT_TOKENS) return undefined;
+  // Smallest first: each gets min(its size, a fair share of what is left).
+  const order = outputs.slice().sort((a, b) => sizes.get(a)! - sizes.get(b)!);
+  const allot = new Map<number, number>();
+  order.forEach((index, position) => {
+    const share = Math.floor(room / (order.length - position));
+    const give = Math.min(sizes.get(index)!, share);
+    allot.set(index, give);
+    room -= give;
+  });
+  const changes = new Map<number, { message: ChatMessage; tokens: number }>();
+  let tokens = fixed;
+  for (const index of outputs) {
+    const size = sizes.get(index)!;
+    const allowed = allot.get(index)!;
+    if (size <= allowed) {
+      tokens += size;
+      continue;
+    }
+    const message = history[index] as ToolMessage;
+    const remembered = ledger.truncations.get(message);
+    if (remembered && remembered.allowed === allowed) {
+      changes.set(index, { message: remembered.message, tokens: remembered.tokens });
+      tokens += remembered.tokens;
+      continue;
+    }
+    const empty = counter.countMessage({ role: 'tool', tool_call_id: message.tool_call_id, content: '' });
+    const cut = truncateToFit(contentText(message.content), { kind: 'head-tail', maxTokens: Math.max(0, allowed - empty), counter });
+    const copy: ToolMessage = { ...message, content: cut.text };
+    // A tool message's text is its content, so its count is the cut text's count plus the overhead.
+    const copyTokens = cut.tokens !== undefined ? cut.tokens + empty : counter.countMessage(copy);
+    ledger.truncations.set(message, { allowed, message: copy, tokens: copyTokens });
+    changes.set(index, { message: copy, tokens: copyTokens });
+    tokens += copyTokens;
+  }
+  return tokens <= budget ? { changes, tokens } : undefined;
+}
