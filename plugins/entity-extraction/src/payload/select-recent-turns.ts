@@ -99,68 +99,96 @@ export function selectRecentTurns(options: SelectRecentTurnsOptions): RecentTurn
   if (overflowAt !== -1) reductions.push(...dropRecords(windowStart, overflowAt, coveredThrough, 'older recent turns did not fit the budget'));
   reductions.push(...dropRecords(0, windowStart, coveredThrough, `older than the last ${options.recentTurns} turn(s)`));
 
-  const messages: ChatMessage[] = [];
-  const indexes: number[] = [];
+  const entries: KeptEntry[] = [];
   for (const group of keptGroups) {
-    for (let index = group.start; index < group.end; index++) {
-      messages.push(history[index] as ChatMessage);
-      indexes.push(index);
-    }
+    for (let index = group.start; index < group.end; index++) entries.push({ index, groupStart: group.start, message: history[index] as ChatMessage });
   }
-  if (tokens > options.budget) tokens = fitCurrentTurn(messages, indexes, currentStart, options, reductions);
+  let kept = entries;
+  if (tokens > options.budget) ({ entries: kept, tokens } = fitCurrentTurn(entries, currentStart, options, reductions));
   reductions.sort((a, b) => a.from - b.from || a.to - b.to);
-  return { messages, tokens, firstKept: messages.length > 0 ? firstKept : n, reductions };
+  return { messages: kept.map((entry) => entry.message), tokens, firstKept: kept.length > 0 ? kept[0]!.index : n, reductions };
 }
 
-/** Cuts the current turn's tool outputs, then the user message, until the history fits. */
-function fitCurrentTurn(messages: ChatMessage[], indexes: number[], currentStart: number, options: SelectRecentTurnsOptions, reductions: ReductionRecord[]): number {
+interface KeptEntry {
+  index: number;
+  groupStart: number;
+  message: ChatMessage;
+}
+
+/**
+ * Fits an oversized current turn: its tool outputs share what the other messages leave (smallest
+ * first, each cut with a marker); then older tool exchanges of this turn are left out (oldest first,
+ * never the user message or the newest unit); then the user message is cut.
+ */
+function fitCurrentTurn(
+  entries: KeptEntry[],
+  currentStart: number,
+  options: SelectRecentTurnsOptions,
+  reductions: ReductionRecord[],
+): { entries: KeptEntry[]; tokens: number } {
   const { counter, budget } = options;
-  const measureAs = (message: ChatMessage) => (text: string) => counter.countMessage({ ...message, content: text } as ChatMessage);
-  const total = () => counter.countMessages(messages);
-  const cut = (position: number, allowance: number): boolean => {
-    const original = messages[position]!;
+  let kept = [...entries];
+  const total = () => counter.countMessages(kept.map((entry) => entry.message));
+  const truncations = new Map<number, ReductionRecord>();
+  const cut = (entry: KeptEntry, allowance: number): void => {
+    const original = entry.message;
     const text = contentText(original.content ?? null);
     const before = counter.countMessage(original);
-    const shortened = truncateToTokens(text, allowance, measureAs(original));
-    if (shortened === null) return false;
-    const replacement = { ...original, content: shortened } as ChatMessage;
-    messages[position] = replacement;
-    const index = indexes[position]!;
-    reductions.push({
+    const shortened = truncateToTokens(text, allowance, (candidate) => counter.countMessage({ ...original, content: candidate } as ChatMessage));
+    if (shortened === null) return;
+    entry.message = { ...original, content: shortened } as ChatMessage;
+    truncations.set(entry.index, {
       action: 'truncated',
-      from: index,
-      to: index + 1,
+      from: entry.index,
+      to: entry.index + 1,
       messages: 1,
       tokensBefore: before,
-      tokensAfter: counter.countMessage(replacement),
+      tokensAfter: counter.countMessage(entry.message),
       reason: 'the current turn did not fit the budget',
       recoverableFrom: 'history',
     });
-    return true;
   };
+  kept = kept.map((entry) => ({ ...entry }));
   // 1. Tool outputs of the current turn share what the other messages leave, smallest first.
-  const toolPositions = messages.map((message, position) => ({ message, position })).filter(({ message, position }) => message.role === 'tool' && indexes[position]! >= currentStart);
-  const otherTokens = total() - toolPositions.reduce((sum, { message }) => sum + counter.countMessage(message), 0);
-  let remaining = budget - otherTokens;
-  const ordered = [...toolPositions].sort((a, b) => counter.countMessage(a.message) - counter.countMessage(b.message) || a.position - b.position);
-  ordered.forEach(({ message, position }, i) => {
+  const tools = kept.filter((entry) => entry.message.role === 'tool' && entry.index >= currentStart);
+  let remaining = budget - (total() - tools.reduce((sum, entry) => sum + counter.countMessage(entry.message), 0));
+  const ordered = [...tools].sort((a, b) => counter.countMessage(a.message) - counter.countMessage(b.message) || a.index - b.index);
+  ordered.forEach((entry, i) => {
     const share = Math.max(0, Math.floor(remaining / (ordered.length - i)));
-    const own = counter.countMessage(message);
-    if (own > share) cut(position, share);
-    remaining -= counter.countMessage(messages[position]!);
+    if (counter.countMessage(entry.message) > share) cut(entry, share);
+    remaining -= counter.countMessage(entry.message);
   });
-  // 2. Then the newest user message.
   let used = total();
+  // 2. Older units of the current turn (after its user message, before its newest unit), oldest first.
   if (used > budget) {
-    const userPosition = messages.findIndex((message, position) => message.role === 'user' && indexes[position] === currentStart);
-    if (userPosition !== -1) {
-      const allowance = budget - (used - counter.countMessage(messages[userPosition]!));
-      if (allowance > 0) cut(userPosition, allowance);
+    const starts = [...new Set(kept.filter((entry) => entry.index > currentStart).map((entry) => entry.groupStart))];
+    const droppable = starts.slice(0, -1);
+    const droppedStarts = new Set<number>();
+    for (const start of droppable) {
+      if (used <= budget) break;
+      droppedStarts.add(start);
+      const group = kept.filter((entry) => entry.groupStart === start);
+      used -= counter.countMessages(group.map((entry) => entry.message));
+      for (const entry of group) truncations.delete(entry.index);
+      const from = group[0]!.index;
+      const to = group[group.length - 1]!.index + 1;
+      reductions.push({ action: 'dropped', from, to, messages: to - from, tokensAfter: 0, reason: 'the current turn did not fit the budget: an older unit of it was left out', recoverableFrom: 'history' });
+    }
+    kept = kept.filter((entry) => !droppedStarts.has(entry.groupStart));
+    used = total();
+  }
+  // 3. Then the newest user message.
+  if (used > budget) {
+    const user = kept.find((entry) => entry.message.role === 'user' && entry.index === currentStart);
+    if (user) {
+      const allowance = budget - (used - counter.countMessage(user.message));
+      if (allowance > 0) cut(user, allowance);
       used = total();
     }
   }
+  reductions.push(...truncations.values());
   if (used > budget) {
     throw new BudgetExceededError(options.strategyId, { available: budget, required: used, sections: { 'current turn': used } }, 'the current turn, even with its tool outputs and user message cut,');
   }
-  return used;
+  return { entries: kept, tokens: used };
 }

@@ -1,0 +1,21 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runConformance } from '@ctxkit/core/testing';
+import { createStrategy } from './create-entity-extraction-strategy';
+import type { EntityExtractionConfigInput } from './entity-extraction-config';
+
+const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
+
+// The offline extractor (no LLM): the suite's context has no client.
+runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (offline extractor)', {
+  factory: createStrategy,
+  config: { stateSchema: airlineSchema, recentTurns: 2, stateMaxTokens: 256 },
+});
+
+// With a language model that answers a valid (empty) update every time.
+runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (scripted LLM)', {
+  factory: createStrategy,
+  config: { stateSchema: airlineSchema, recentTurns: 1, stateMaxTokens: 256 },
+  llm: '{"request": "change a flight"}',
+  cases: ['hostile', 'budget', 'conversation'],
+});
