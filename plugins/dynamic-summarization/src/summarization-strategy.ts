@@ -3,6 +3,7 @@ import {
   computeBudget,
   CtxkitError,
   DisposedError,
+  HistoryValidationError,
   LLMNotConfiguredError,
   LLMResponseError,
   LLMTimeoutError,
@@ -87,6 +88,7 @@ function errorInfo(error: unknown): { code: string; message: string } {
  *
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) from composePayload when system prompt,
  *   tools and dynamic context alone exceed the budget
+ * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) from composePayload for a message with an unknown role
  * @throws DisposedError (`CTXKIT_DISPOSED`) after dispose()
  * @see docs/strategies/dynamic-summarization.md
  */
@@ -152,8 +154,10 @@ export class SummarizationStrategy implements ContextManager {
       safeEmit(this.context.events, 'history-trim', {
         ...base,
         reductions: composition.dropped,
-        droppedMessages: composition.dropped.reduce((sum, record) => sum + record.messages, 0),
+        droppedMessages: composition.dropped.reduce((sum, record) => sum + (record.action === 'dropped' ? record.messages : 0), 0),
       });
+      const toolTrims = composition.dropped.filter((record) => record.action === 'truncated' && record.reason.includes('tool output'));
+      if (toolTrims.length > 0) safeEmit(this.context.events, 'tool-output-trim', { ...base, reductions: toolTrims });
     }
     safeEmit(this.context.events, 'payload-composed', { ...base, stats: composition.payload.stats });
     return composition.payload;
@@ -192,6 +196,12 @@ export class SummarizationStrategy implements ContextManager {
   // ---------------------------------------------------------------- composition
 
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined): Promise<Composition> {
+    history.forEach((message, index) => {
+      const role = (message as { role?: unknown } | null)?.role;
+      if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
+        throw new HistoryValidationError(index, `unknown role ${JSON.stringify(role)}`);
+      }
+    });
     await this.ensureLoaded();
     this.resyncIfStale(history);
     const counter = this.counter;
@@ -248,11 +258,11 @@ export class SummarizationStrategy implements ContextManager {
     const used = fixed + memoryTokens + window.tokens;
     const historyTokens = counter.countMessages(history);
     const input = fixed + memoryTokens + historyTokens;
-    const dropped = reductions.filter((record) => record.action === 'dropped');
+    const dropped = reductions.filter((record) => record.action === 'dropped' || record.action === 'truncated');
     const windowDrops = dropped.filter((record) => record.reason.startsWith('outside the window'));
     const finalBudget: PayloadBudget = withUsage(budget, used);
     const stats = {
-      strategyId: SUMMARIZATION_STRATEGY_ID,
+      strategyId: this.context.strategyId,
       model: this.model,
       input_tokens: input,
       output_tokens: used,
@@ -474,7 +484,7 @@ export class SummarizationStrategy implements ContextManager {
   }
 
   private eventBase(turn: number): CtxkitEventBase {
-    return { agentId: this.context.agentId, sessionId: this.context.sessionId, strategyId: SUMMARIZATION_STRATEGY_ID, turn };
+    return { agentId: this.context.agentId, sessionId: this.context.sessionId, strategyId: this.context.strategyId, turn };
   }
 
   private assertLive(): void {

@@ -1,0 +1,133 @@
+import { createTokenCounter, CtxkitEventBus, MemoryContextStore, ModelRegistry, type LLMPayload, type StrategyContext } from '@ctxkit/core';
+import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { createStrategy } from './create-summarization-strategy';
+import type { SummarizationConfig } from './summarization-config';
+
+/*
+ * Measurement on the bundled tau-bench airline conversations (MIT) with the offline extractive
+ * summarizer (no LLM): tokens sent per turn, and the share of derived facts (gold-action argument
+ * values with their evidence messages) whose evidence left the verbatim window but whose value
+ * survives in the payload. The baseline is the same strategy with summarization off, which is the
+ * sliding window's rules. Set CTXKIT_MEASURE=1 to print the numbers.
+ */
+
+const BUDGET: Partial<SummarizationConfig> = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512 };
+const SUMMARIZING: Partial<SummarizationConfig> = { ...BUDGET, threshold: 4, batchTurns: 2, summaryMaxTokens: 512, summarizer: 'offline' };
+const WINDOW_ONLY: Partial<SummarizationConfig> = { ...BUDGET, threshold: 1_000_000 };
+
+const counter = createTokenCounter({ model: 'gpt-4o' });
+
+function context(sessionId: string): StrategyContext {
+  return {
+    agentId: 'measure',
+    sessionId,
+    strategyId: 'std-summarization-strategy',
+    model: 'gpt-4o',
+    counter,
+    counterFor: () => counter,
+    models: new ModelRegistry(),
+    store: new MemoryContextStore(),
+    events: new CtxkitEventBus(),
+    llm: undefined,
+    now: () => 0,
+  };
+}
+
+interface Replay {
+  tokensPerTurn: number[];
+  final: LLMPayload;
+}
+
+async function replay(record: ConversationRecord, config: Partial<SummarizationConfig>): Promise<Replay> {
+  const strategy = createStrategy(config, context(record.id.replace(/[^A-Za-z0-9._:@-]/g, '-')));
+  const history = record.history;
+  const tokensPerTurn: number[] = [];
+  for (let index = 0; index < history.length; index++) {
+    if (history[index]!.role !== 'user') continue;
+    await strategy.onTurnComplete(history.slice(0, index));
+    await strategy.whenIdle();
+    tokensPerTurn.push((await strategy.composePayload(record.systemPrompt, history.slice(0, index + 1), [])).stats.output_tokens);
+  }
+  await strategy.onTurnComplete(history);
+  await strategy.whenIdle();
+  const final = await strategy.composePayload(record.systemPrompt, history, []);
+  await strategy.dispose();
+  return { tokensPerTurn, final };
+}
+
+/** History indexes that are not verbatim in the payload (dropped or summarized). */
+function leftWindow(payload: LLMPayload): (index: number) => boolean {
+  const ranges = payload.stats.reductions.filter((record) => record.action === 'dropped' || record.action === 'summarized');
+  return (index) => ranges.some((record) => index >= record.from && index < record.to);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))] ?? 0;
+}
+
+describe('dynamic summarization on tau-bench (offline summarizer)', () => {
+  it('keeps tokens per turn bounded and keeps most facts that leave the window', async () => {
+    const records = loadConversations('tau-bench-airline');
+    const summaryFinal: number[] = [];
+    const windowFinal: number[] = [];
+    const summaryMax: number[] = [];
+    let available = 0;
+    let windowAtBudget = 0;
+    let factsLeftSummary = 0;
+    let factsKeptSummary = 0;
+    let factsLeftWindow = 0;
+    let factsKeptWindow = 0;
+    let summarizedConversations = 0;
+    for (const record of records) {
+      const summarized = await replay(record, SUMMARIZING);
+      const windowed = await replay(record, WINDOW_ONLY);
+      available = summarized.final.stats.budget.available;
+      summaryFinal.push(summarized.final.stats.output_tokens);
+      windowFinal.push(windowed.final.stats.output_tokens);
+      summaryMax.push(Math.max(...summarized.tokensPerTurn, summarized.final.stats.output_tokens));
+      if (windowed.final.stats.dropped > 0) windowAtBudget++;
+      if (summarized.final.stats.summarized > 0) summarizedConversations++;
+      expect(summarized.final.stats.output_tokens).toBeLessThanOrEqual(available);
+
+      for (const [payload, isSummary] of [[summarized.final, true], [windowed.final, false]] as const) {
+        const left = leftWindow(payload);
+        const text = JSON.stringify(payload.messages);
+        for (const fact of record.facts ?? []) {
+          if (!fact.answer || fact.evidence_message_indexes.length === 0) continue;
+          if (!fact.evidence_message_indexes.every((index) => left(index - 1))) continue;
+          const kept = text.includes(fact.answer);
+          if (isSummary) {
+            factsLeftSummary++;
+            if (kept) factsKeptSummary++;
+          } else {
+            factsLeftWindow++;
+            if (kept) factsKeptWindow++;
+          }
+        }
+      }
+    }
+    const mean = (values: number[]): number => Math.round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length));
+    const report = {
+      conversations: records.length,
+      available,
+      summarizedConversations,
+      finalTokens: {
+        summarization: { mean: mean(summaryFinal), p50: percentile(summaryFinal, 0.5), p95: percentile(summaryFinal, 0.95), max: Math.max(...summaryFinal) },
+        slidingWindow: { mean: mean(windowFinal), p50: percentile(windowFinal, 0.5), p95: percentile(windowFinal, 0.95), max: Math.max(...windowFinal) },
+      },
+      summarizationMaxPerTurn: Math.max(...summaryMax),
+      slidingWindowConversationsAtBudget: windowAtBudget,
+      factsLeftWindow: {
+        summarization: { left: factsLeftSummary, survive: factsKeptSummary, share: factsLeftSummary ? factsKeptSummary / factsLeftSummary : 0 },
+        slidingWindow: { left: factsLeftWindow, survive: factsKeptWindow, share: factsLeftWindow ? factsKeptWindow / factsLeftWindow : 0 },
+      },
+    };
+    if (process.env.CTXKIT_MEASURE) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+
+    expect(summarizedConversations).toBeGreaterThan(100);
+    expect(report.finalTokens.summarization.mean).toBeLessThan(report.finalTokens.slidingWindow.mean);
+    expect(report.factsLeftWindow.summarization.left).toBeGreaterThan(100);
+    expect(report.factsLeftWindow.summarization.share).toBeGreaterThan(report.factsLeftWindow.slidingWindow.share);
+  });
+});
