@@ -8,6 +8,8 @@ export interface StrategySummary {
   label: string;
   dataset: string;
   window: number;
+  /** Tokens a payload may use at this window (after the output reservation and the safety margin). */
+  budget: number;
   conversations: number;
   calls: number;
   tokensPerCall: { mean: number; p95: number; max: number };
@@ -57,6 +59,7 @@ export function summarizeObservations(
     label,
     dataset,
     window,
+    budget: observations[0]?.budget ?? window,
     conversations,
     calls: observations.length,
     tokensPerCall: { mean: mean(sentTokens), p95: percentile(sentTokens, 95), max: Math.max(0, ...sentTokens) },

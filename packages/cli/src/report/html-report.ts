@@ -45,7 +45,7 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
       return `
 <section>
   <h2>${escapeHtml(dataset)}</h2>
-  <p class="muted">${formatNumber(first.conversations)} conversations, window ${formatNumber(first.window)} tokens (payload budget after output reservation and 10% margin).</p>
+  <p class="muted">${formatNumber(first.conversations)} conversations, window ${formatNumber(first.window)} tokens, payload budget ${formatNumber(first.budget)} tokens (after the output reservation and the 10% safety margin).</p>
   <div class="chart"><canvas id="tokens-${index}" role="img" aria-label="Tokens sent per model call, ${escapeHtml(dataset)}"></canvas></div>
   <div class="chart small"><canvas id="means-${index}" role="img" aria-label="Mean tokens per call, ${escapeHtml(dataset)}"></canvas></div>
   ${renderTable(rows)}
@@ -69,7 +69,8 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
   .chart { position: relative; height: 340px; margin: 12px 0; }
   .chart.small { height: 220px; }
   table { border-collapse: collapse; width: 100%; font-size: 12.5px; margin-top: 8px; }
-  th, td { border: 1px solid #e5e7eb; padding: 4px 6px; text-align: right; white-space: nowrap; }
+  th, td { border: 1px solid #e5e7eb; padding: 4px 6px; text-align: right; }
+  td { white-space: nowrap; }
   th:first-child, td:first-child { text-align: left; }
   th { background: #f9fafb; }
   .bad { color: #b91c1c; font-weight: 600; }
@@ -102,7 +103,7 @@ ${notes}
     });
     if (set.rows.length) {
       lines.push({ label: 'send everything', data: set.rows[0].everythingSeries, borderColor: '#9ca3af', borderDash: [6, 4], pointRadius: 0, borderWidth: 1.5 });
-      lines.push({ label: 'budget', data: labels.map(function () { return set.rows[0].window; }), borderColor: '#ef4444', borderDash: [2, 3], pointRadius: 0, borderWidth: 1 });
+      lines.push({ label: 'payload budget', data: labels.map(function () { return set.rows[0].budget; }), borderColor: '#ef4444', borderDash: [2, 3], pointRadius: 0, borderWidth: 1 });
     }
     window.ctxkitCharts.push(new Chart(document.getElementById('tokens-' + index), {
       type: 'line',
