@@ -6,6 +6,7 @@ import {
   DisposedError,
   findPayloadProblems,
   groupAt,
+  HistoryValidationError,
   LLMNotConfiguredError,
   LLMResponseError,
   ProviderPayloadError,
@@ -211,6 +212,10 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
 
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
     this.assertLive();
+    history.forEach((message, index) => {
+      const role = (message as { role?: unknown }).role;
+      if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') throw new HistoryValidationError(index, `unknown role ${JSON.stringify(role)}`);
+    });
     this.lastSystemPrompt = systemPrompt;
     const turn = countTurns(history);
     const sendTools = this.mergeTools(tools);
