@@ -6,6 +6,12 @@ import { shapeRegex } from './shape-regex';
 export const OFFLINE_FORMATS: readonly string[] = ['date', 'date-time', 'email', 'time'];
 
 /**
+ * Annotation on a top-level field listing more JSON keys whose values fill it (e.g. `"reservations"`
+ * for `reservation_ids`). ajv ignores it (state schemas compile with `strict: false`).
+ */
+export const OFFLINE_KEYS_KEYWORD = 'x-ctxkit-keys';
+
+/**
  * What makes a field recognisable without a model: its `enum`, `pattern`, `format` or `examples`,
  * on the field itself or, for an array, on its `items`.
  */
@@ -20,7 +26,7 @@ export interface FieldRecognizer {
   validatedBySchema: boolean;
   /** Shapes derived from `examples` (used when there is no pattern or format). */
   shapes: RegExp[];
-  /** Names under which the value appears in JSON text (the field name, and its singular for arrays). */
+  /** Names under which the value appears in JSON text: the field name, its singular for arrays, and `x-ctxkit-keys`. */
   keys: string[];
 }
 
@@ -73,5 +79,7 @@ export function fieldRecognizer(field: StateField, root: Readonly<JsonSchema>): 
   const keys = [field.name];
   const one = isArray ? singular(field.name) : null;
   if (one) keys.push(one);
+  const extraKeys = (field.schema as JsonSchema)[OFFLINE_KEYS_KEYWORD];
+  if (Array.isArray(extraKeys)) for (const key of extraKeys) if (typeof key === 'string' && !keys.includes(key)) keys.push(key);
   return { field: field.name, isArray, maxItems, enumValues: enumValues?.length ? enumValues : undefined, validatedBySchema, shapes, keys };
 }

@@ -50,10 +50,20 @@ describe('OfflineExtractor', () => {
       const outcome = await extract([
         { role: 'user', content: 'my id is mia_li_3668' },
         { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"mia_li_3668"}' } }] },
-        { role: 'tool', tool_call_id: 'c', content: '{"reservations": ["NO6JO3", "AIXC49"], "flight_number": "HAT001"}' },
+        { role: 'tool', tool_call_id: 'c', content: '{"other_ids": ["NO6JO3", "AIXC49"], "flight_number": "HAT001"}' },
         { role: 'user', content: 'thanks' },
       ]);
       expect(outcome.ok && outcome.state).toEqual({ user_id: 'mia_li_3668', flight_numbers: ['HAT001'] });
+    });
+
+    it('reads extra JSON keys named by x-ctxkit-keys', async () => {
+      const outcome = await extract([
+        { role: 'user', content: 'my id is mia_li_3668' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"mia_li_3668"}' } }] },
+        { role: 'tool', tool_call_id: 'c', content: '{"reservations": ["NO6JO3", "AIXC49"]}' },
+        { role: 'user', content: 'thanks' },
+      ]);
+      expect(outcome.ok && outcome.state).toEqual({ user_id: 'mia_li_3668', reservation_ids: ['NO6JO3', 'AIXC49'] });
     });
 
     it('adds array items by union, keeps the newest up to maxItems, and the newest scalar mention wins', async () => {
