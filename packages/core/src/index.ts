@@ -134,6 +134,7 @@ export { elisionMarker } from './truncation/elision-marker';
 export { countLineFeeds, surrogateSafeCut } from './truncation/safe-cut';
 // messages (grouping, validation)
 export type { MessageGroup, MessageGroupKind } from './messages/message-group';
+export { assertHistoryShape, assertMessageShape } from './messages/assert-history-shape';
 export { groupAt, groupEndingAt, groupToolCalls } from './messages/group-tool-calls';
 export type { PayloadProblem } from './messages/find-payload-problems';
 export { findPayloadProblems } from './messages/find-payload-problems';
