@@ -149,6 +149,20 @@ export {
   withUsage,
 } from './budget/compute-budget';
 export { USAGE_LEVEL_THRESHOLDS, usageLevel } from './budget/usage-level';
+export type {
+  ContextWindowPreset,
+  ContextWindowRecommendation,
+  ContextWindowRequest,
+  ModelQuantization,
+} from './budget/recommend-context-window';
+export {
+  estimateKvCacheBytes,
+  estimateModelBytes,
+  KV_CACHE_GIB_PER_4K_TOKENS,
+  MIN_CONTEXT_WINDOW,
+  recommendContextWindow,
+  STANDARD_CONTEXT_WINDOWS,
+} from './budget/recommend-context-window';
 // model registry implementation
 export { BUILTIN_MODELS } from './models/builtin-models';
 export { ModelRegistry } from './models/default-model-registry';

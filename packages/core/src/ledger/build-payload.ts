@@ -46,7 +46,7 @@ export interface BuildPayloadOptions {
 /**
  * Assembles the final {@link LLMPayload} from its sections and fills complete {@link PayloadStats}
  * the same way for every strategy: tokens per section, budget with usage, reductions as ranges,
- * counts by action, usage level and the counter's meta. Message order: system, dynamic, memory,
+ * counts by action, usage level (used against the ceiling, `maxContextTokens` or the window) and the counter's meta. Message order: system, dynamic, memory,
  * history. The sections' arrays are copied, never kept.
  */
 export function buildPayload(options: BuildPayloadOptions): LLMPayload {
@@ -78,7 +78,7 @@ export function buildPayload(options: BuildPayloadOptions): LLMPayload {
     trimmed: sum('trimmed', 'truncated', 'micro-compacted'),
     summarized: sum('summarized', 'extracted'),
     compacted: sum('compacted'),
-    usageLevel: usageLevel(used, options.budget.contextWindow),
+    usageLevel: usageLevel(used, options.budget.maxContextTokens),
     counter: counter.meta(),
   } as Omit<PayloadStats, 'input_tokens' | 'compress_ratio'> as PayloadStats;
   if (options.extra) stats.extra = options.extra;
