@@ -1,4 +1,5 @@
 import {
+  assertHistoryShape,
   BudgetExceededError,
   computeBudget,
   contentText,
@@ -20,7 +21,6 @@ import {
 import type { EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
 import type { StateExtractor } from './extraction/state-extractor';
-import { assertHistory } from './payload/assert-history';
 import { renderStateBlock } from './payload/render-state-block';
 import { selectRecentTurns } from './payload/select-recent-turns';
 import type { CompiledStateSchema } from './schema/state-schema';
@@ -72,7 +72,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
 
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
     this.assertUsable('composePayload');
-    assertHistory(history);
+    assertHistoryShape(history);
     return this.queue.run(async () => {
       const persisted = await this.extractNew(history);
       return this.buildPayload(systemPrompt, history, tools, ragContext, persisted);
@@ -81,7 +81,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     this.assertUsable('onTurnComplete');
-    assertHistory(newHistory);
+    assertHistoryShape(newHistory);
     await this.queue.run(async () => {
       await this.extractNew(newHistory);
     });
