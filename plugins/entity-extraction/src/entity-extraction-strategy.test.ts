@@ -214,6 +214,28 @@ describe('EntityExtractionStrategy', () => {
     });
   });
 
+  describe('#concurrency', () => {
+    it('serialises concurrent turns on one session: one extraction per user message, versions in order', async () => {
+      const { strategy, llm } = setup({ script: ['{"destination":"Seattle"}', '{"date":"2024-05-20"}'] });
+      await Promise.all([strategy.composePayload('sys', history1, []), strategy.composePayload('sys', history2, []), strategy.onTurnComplete(history2)]);
+      expect(llm!.requests).toHaveLength(2);
+      expect((await strategy.getVersions()).map((v) => [v.version, v.sourceMessageIndex])).toEqual([
+        [1, 0],
+        [2, 2],
+      ]);
+    });
+
+    it('keeps working in memory and warns when the store fails mid-write', async () => {
+      const store = new MemoryContextStore();
+      store.set = () => Promise.reject(new Error('disk full'));
+      const { strategy, events } = setup({ script: ['{"destination":"Seattle"}'], store });
+      const payload = await strategy.composePayload('sys', history1, []);
+      expect(await strategy.getState()).toEqual({ destination: 'Seattle' });
+      expect(payload.messages[1]!.content).toContain('"destination": "Seattle"');
+      expect(events.find((event) => event.name === 'strategy-warning')!.payload['message']).toMatch(/could not be saved.*disk full/);
+    });
+  });
+
   describe('#createEntityExtractionStrategy', () => {
     it('rejects a bad state schema when the agent loads', () => {
       const { context } = createConformanceContext('s', {}, undefined);
