@@ -163,6 +163,10 @@ export {
   recommendContextWindow,
   STANDARD_CONTEXT_WINDOWS,
 } from './budget/recommend-context-window';
+export type { BudgetInput, BudgetLedger, BudgetManagerOptions, BudgetSections } from './budget/budget-manager';
+export { BudgetManager } from './budget/budget-manager';
+export type { UsageLevelChange } from './budget/usage-level-tracker';
+export { UsageLevelTracker } from './budget/usage-level-tracker';
 // model registry implementation
 export { BUILTIN_MODELS } from './models/builtin-models';
 export { ModelRegistry } from './models/default-model-registry';

@@ -1,4 +1,5 @@
 import type { ChatMessage, PayloadStats, TokenUsage } from '@ctxkit/core';
+import type { RunBudgetReport } from './budget/run-budget-report';
 import type { ToolCallOutcome } from './loop/run-tools-step';
 
 /** Options of one `agent.run`. */
@@ -32,6 +33,8 @@ export interface AgentRunResult {
   payloads: PayloadStats[];
   /** Every tool call run, in order. */
   toolCalls: ToolCallOutcome[];
-  /** How many times compaction replaced the history during the run. */
+  /** How many times compaction replaced the history during the run (the pre-send check's included). */
   compactions: number;
+  /** Budget, pre-send checks, tool output cuts and small-context modes of the run (seed 004). */
+  budget: RunBudgetReport;
 }

@@ -1,5 +1,7 @@
 import {
+  createTokenCounter,
   createTokenUsage,
+  HeuristicTokenCounter,
   IContextManager,
   IEventBus,
   ILLMClient,
@@ -10,7 +12,10 @@ import {
   type ChatMessage,
   type ContextManager,
   type CtxkitEventBus,
+  type ITokenCounter,
   type LLMClient,
+  type LLMPayload,
+  type ReductionRecord,
   type TokenUsage,
 } from '@ctxkit/core';
 import { inject, injectable } from 'tsyringe';
@@ -18,12 +23,17 @@ import { DEFAULT_MAX_STEPS, type AgentOptions } from './agent-options';
 import type { AgentRunOptions, AgentRunResult } from './agent-run';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
 import { AnthropicClient } from './llm/anthropic-client';
+import { emptyRunBudgetReport } from './budget/run-budget-report';
+import { budgetStep } from './loop/budget-step';
 import { callLlmStep } from './loop/call-llm-step';
 import { compactionStep } from './loop/compaction-step';
 import { completeTurnStep } from './loop/complete-turn-step';
 import { composeStep } from './loop/compose-step';
 import { eventBase, type RunState } from './loop/run-state';
 import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
+import { SessionBudgetState } from './loop/session-budget-state';
+import { smallContextStep } from './loop/small-context-step';
+import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
 import type { ProviderName } from './providers/provider-name';
 import type { AgentTool } from './tools/agent-tool';
 import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
@@ -52,6 +62,10 @@ function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
 @injectable()
 export class Agent {
   private readonly histories = new Map<string, ChatMessage[]>();
+  private readonly budgets = new Map<string, SessionBudgetState>();
+  /** The window learned from the first payload's budget when the options name none. */
+  private learnedWindow: number | undefined;
+  private defaultCounter: ITokenCounter | undefined;
 
   constructor(
     @inject(IContextManager) private readonly contextManager: ContextManager,
@@ -86,26 +100,62 @@ export class Agent {
       typeof input === 'string'
         ? [...structuredClone(this.histories.get(sessionId) ?? []), { role: 'user', content: input }]
         : structuredClone(input as ChatMessage[]);
+    const session = this.budgetFor(sessionId);
+    const tools = this.toolsFor(manager);
+    const window = this.options.contextWindow ?? this.learnedWindow;
+    const plan = window !== undefined ? this.planFor(window) : undefined;
     const state: RunState = {
       agentId: this.options.agentId,
       sessionId,
       strategyId: this.options.strategyId,
       manager,
       history,
-      ...this.toolsFor(manager),
+      ...tools,
       steps: 0,
       usages: [],
       payloads: [],
       toolOutputTokenLimit: undefined,
+      counter: this.counter(),
+      lastPayloadTokens: 0,
+      budgetLimit: undefined,
+      budgetFlag: false,
+      plan,
+      toolOutputPolicies: this.options.toolOutputPolicies ?? {},
+      toolOutputCaps: this.options.toolOutputCaps ?? {},
+      truncateToBudget: this.truncatesToBudget(manager),
+      userToolNames: new Set(this.tools.names()),
+      budget: emptyRunBudgetReport(window, plan),
     };
     const provider = this.provider();
+    const systemPrompt = this.options.systemPrompt ?? '';
+    const smallContext = this.options.smallContext ?? {};
+    const compose = async (): Promise<{ payload: LLMPayload; reductions: ReductionRecord[] }> => {
+      const call = smallContextStep(state, session, this.events, systemPrompt, smallContext);
+      const payload = await composeStep(state, call.input, provider, runOptions.ragContext);
+      if (call.fired.A) state.budget.modesFired.A++;
+      if (call.fired.C) state.budget.modesFired.C++;
+      return { payload, reductions: call.reductions };
+    };
     const toolCalls: ToolCallOutcome[] = [];
     let compactions = 0;
     let finalText = '';
     let stopReason: AgentRunResult['stopReason'] = 'max-steps';
 
     while (state.steps < maxSteps) {
-      const payload = await composeStep(state, this.options.systemPrompt ?? '', provider, runOptions.ragContext);
+      let composed = await compose();
+      const ceiling = composed.payload.stats?.budget?.maxContextTokens;
+      if (!state.plan && ceiling !== undefined && ceiling > 0) {
+        // The window was not known before the first payload: learn it, and compose again if a mode applies.
+        this.learnedWindow ??= ceiling;
+        state.plan = this.planFor(ceiling);
+        state.budget.contextWindow = ceiling;
+        state.budget.plan = state.plan;
+        const { A, C } = state.plan.modes;
+        if (A === 'full' || A === 'on' || C === 'full' || C === 'partial') composed = await compose();
+      }
+      const checked = await budgetStep(state, composed.payload, { events: this.events, session, smallContextReductions: composed.reductions, recompose: compose });
+      if (checked.compacted) compactions++;
+      const payload = checked.payload;
       const completion = await callLlmStep(state, this.llm, this.events, payload, {
         ...(this.options.model !== undefined ? { model: this.options.model } : {}),
         ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
@@ -120,7 +170,7 @@ export class Agent {
         stopReason = 'final-answer';
         break;
       }
-      toolCalls.push(...(await runToolsStep(state, calls, this.events, runOptions.signal)));
+      toolCalls.push(...(await runToolsStep(state, calls, this.events, runOptions.signal, session)));
       if (await compactionStep(state, 'after-tools', state.usages[state.usages.length - 1])) compactions++;
       finalText = '';
     }
@@ -140,7 +190,44 @@ export class Agent {
       payloads: state.payloads,
       toolCalls,
       compactions,
+      budget: state.budget,
     };
+  }
+
+  /** The small-context plan (seed 004 matrix) for a window, with the agent's overrides. */
+  private planFor(window: number): SmallContextPlan {
+    return planSmallContext(window, this.options.smallContext ?? {});
+  }
+
+  private budgetFor(sessionId: string): SessionBudgetState {
+    let state = this.budgets.get(sessionId);
+    if (!state) {
+      state = new SessionBudgetState();
+      this.budgets.set(sessionId, state);
+    }
+    return state;
+  }
+
+  /** The agent's counter: the options', else an exact counter for its model, else the heuristic. */
+  private counter(): ITokenCounter {
+    if (this.options.counter) return this.options.counter;
+    if (!this.defaultCounter) {
+      const model = this.options.model ?? this.llm.defaultModel;
+      try {
+        this.defaultCounter = createTokenCounter({ model });
+      } catch {
+        this.defaultCounter = new HeuristicTokenCounter(model);
+      }
+    }
+    return this.defaultCounter;
+  }
+
+  /** Seed 004 Phase 1 on or off (see `AgentOptions.agentSideTruncation`). */
+  private truncatesToBudget(manager: ContextManager): boolean {
+    const setting = this.options.agentSideTruncation ?? 'auto';
+    if (setting !== 'auto') return setting === 'on';
+    if (!hasContributedTools(manager)) return true;
+    return !manager.contributedTools().some((tool) => tool.definition.function.name === 'tool_output_cache');
   }
 
   private managerFor(sessionId: string): ContextManager {

@@ -1,8 +1,9 @@
-import { ILLMClient, LLMNotConfiguredError, type ContextManager, type LLMClient } from '@ctxkit/core';
+import { ILLMClient, IModelRegistry, ITokenCounter, LLMNotConfiguredError, type ContextManager, type LLMClient } from '@ctxkit/core';
 import type { InjectionToken } from 'tsyringe';
 import { Agent } from './agent';
 import type { AgentOptions } from './agent-options';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
+import { smallContextFromManifest } from './small-context/small-context-from-manifest';
 import type { AgentTool } from './tools/agent-tool';
 import { ToolRegistry, type IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
 
@@ -20,6 +21,12 @@ export interface AgentHandleLike {
   readonly strategyId: string;
   readonly container: KernelContainer;
   forSession(sessionId: string): ContextManager;
+  /** The agent manifest: its `compactSystemPrompt`, `essentialTools`, `smallContextThreshold` and `smallContextModes` feed the small-context modes. */
+  readonly manifest?: Readonly<Record<string, unknown>>;
+  /** The strategy config: its `maxContextTokens` is the window of the small-context matrix. */
+  readonly config?: Readonly<Record<string, unknown>>;
+  /** The model the strategy counts for (the registry's window when the config sets no ceiling). */
+  readonly model?: string;
 }
 
 /** Options of {@link createAgent}. */
@@ -30,10 +37,20 @@ export interface CreateAgentOptions extends Partial<Omit<AgentOptions, 'agentId'
   tools?: readonly AgentTool[] | ToolRegistryContract;
 }
 
+/** The strategy's ceiling (`config.maxContextTokens`), else the registry's window for the agent's model. */
+function windowOf(handle: AgentHandleLike, container: KernelContainer): number | undefined {
+  const ceiling = handle.config?.maxContextTokens;
+  if (typeof ceiling === 'number' && ceiling > 0) return ceiling;
+  if (!handle.model || !container.isRegistered(IModelRegistry, true)) return undefined;
+  return container.resolve(IModelRegistry).find(handle.model)?.contextWindow;
+}
+
 /**
  * Builds a kernel {@link Agent} for a loaded agent: registers the LLM client, the tools and the
  * kernel settings in a child of the agent's container, and resolves the `Agent` from it, so the
- * agent receives its context manager, model, tools and event bus by injection.
+ * agent receives its context manager, model, tools and event bus by injection. The agent's counter,
+ * its window (the config's `maxContextTokens`, else the registry's) and the manifest's small-context
+ * fields become the budget engine's defaults; explicit options win.
  * @throws LLMNotConfiguredError (`CTXKIT_LLM_NOT_CONFIGURED`) when no client is given or registered
  * @see docs/08-kernel.md
  */
@@ -44,8 +61,14 @@ export function createAgent(handle: AgentHandleLike, options: CreateAgentOptions
   else if (!container.isRegistered(ILLMClient, true)) throw new LLMNotConfiguredError(`The agent "${handle.id}"`);
   const registry: ToolRegistryContract = tools === undefined ? new ToolRegistry() : Array.isArray(tools) ? new ToolRegistry(tools) : (tools as ToolRegistryContract);
   container.registerValue(IToolRegistry, registry);
+  const fromManifest = smallContextFromManifest(handle.manifest);
+  const smallContext = fromManifest || settings.smallContext ? { ...fromManifest, ...settings.smallContext } : undefined;
   const agentOptions: AgentOptions = {
+    ...(container.isRegistered(ITokenCounter, true) ? { counter: container.resolve(ITokenCounter) } : {}),
+    ...(windowOf(handle, container) !== undefined ? { contextWindow: windowOf(handle, container) } : {}),
+    ...(typeof handle.manifest?.systemPrompt === 'string' ? { systemPrompt: handle.manifest.systemPrompt } : {}),
     ...settings,
+    ...(smallContext ? { smallContext } : {}),
     agentId: handle.id,
     strategyId: handle.strategyId,
     contextManagerFor: (sessionId) => handle.forSession(sessionId),

@@ -45,3 +45,20 @@ export type { AgentTool } from './tools/agent-tool';
 export type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
 export { ToolRegistry } from './tools/tool-registry';
 export type { ToolCallOutcome } from './loop/run-tools-step';
+
+// budget engine and small-context adaptation (seed 004)
+export type { ResolvedToolOutputPolicy, ToolOutputCaps, ToolOutputCategory, ToolOutputPolicy, ToolOutputTruncation } from './budget/tool-output-policy';
+export { DEFAULT_TOOL_OUTPUT_CAPS, resolveToolOutputPolicy } from './budget/tool-output-policy';
+export type { ToolOutputTruncationReport, TruncateToolResultInput } from './budget/truncate-tool-result';
+export { MIN_TOOL_OUTPUT_TOKENS, truncateToolResult } from './budget/truncate-tool-result';
+export type { PreSendCheckInput, PreSendReport, PreSendResult, PreSendStep, PreSendStepReport } from './budget/pre-send-check';
+export { preSendCheck } from './budget/pre-send-check';
+export type { RunBudgetReport } from './budget/run-budget-report';
+export type { SmallContextIntensity, SmallContextMode, SmallContextOptions, SmallContextOverride, SmallContextPlan } from './small-context/small-context-plan';
+export { DEFAULT_SMALL_CONTEXT_THRESHOLD, planSmallContext, SMALL_CONTEXT_MODES, tierLabel } from './small-context/small-context-plan';
+export type { CollapsedHistory } from './small-context/collapse-old-tool-results';
+export { collapsedToolResult, ToolResultCollapser } from './small-context/collapse-old-tool-results';
+export type { PromptAndTools } from './small-context/select-prompt-and-tools';
+export { PARTIAL_PROMPT_SHARE, selectPromptAndTools } from './small-context/select-prompt-and-tools';
+export { smallContextFromManifest } from './small-context/small-context-from-manifest';
+export { cannotFitAdvice, splitReadingAdvice } from './small-context/user-advice';

@@ -66,6 +66,18 @@ export interface CtxkitEventPayloads {
   'usage-level-change': CtxkitEventBase & { from: UsageLevel; to: UsageLevel; used: number; contextWindow: number };
   /** A small-context mode (seed 004 A-D) switched on or off. */
   'small-context-mode': CtxkitEventBase & { mode: 'A' | 'B' | 'C' | 'D'; active: boolean; reason: string };
+  /**
+   * The kernel's pre-send check (seed 004 double check) took one step of its escalation to fit the
+   * payload under the 90% line: trim old tool results, compact history, force-truncate tool
+   * results, or (last) refuse with BudgetExceededError.
+   */
+  'budget-escalation': CtxkitEventBase & {
+    step: 'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'error';
+    tokensBefore: number;
+    tokensAfter: number;
+    limit: number;
+    messages: number;
+  };
   /** Plain-language advice for the user (seed 004 strategy D). */
   'user-advice': CtxkitEventBase & { message: string };
   /** Provider usage observed by the kernel after a model call. */

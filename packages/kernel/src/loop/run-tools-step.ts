@@ -8,7 +8,12 @@ import {
   type ToolExecutionContext,
   type ToolMessage,
 } from '@ctxkit/core';
+import { resolveToolOutputPolicy } from '../budget/tool-output-policy';
+import { reportFileName, truncateToolResult } from '../budget/truncate-tool-result';
+import { cannotFitAdvice, splitReadingAdvice } from '../small-context/user-advice';
+import { giveAdvice } from './budget-step';
 import { eventBase, type RunState } from './run-state';
+import type { SessionBudgetState } from './session-budget-state';
 
 /** What happened to one tool call. */
 export interface ToolCallOutcome {
@@ -34,6 +39,11 @@ function errorResult(error: CtxkitError): string {
   return `Error: ${error.message.split(' Fix: ')[0]}`;
 }
 
+/** The cheap check's estimate of a message: about four characters a token, plus the per-message overhead. */
+function roughTokens(text: string): number {
+  return Math.ceil(text.length / 4) + 4;
+}
+
 /**
  * Step 3: runs the tool calls of the model's last answer, in order, and appends one tool message
  * per call right after that answer (so the pair stays whole). A tool that throws, an unknown tool
@@ -41,15 +51,24 @@ function errorResult(error: CtxkitError): string {
  * (`ToolExecutionError` / `ToolNotFoundError`), and `tool-error` is emitted. Each executor gets a
  * `ToolExecutionContext` with the tool-output token limit of the last payload (seed 004 Phase 2),
  * shared between the calls of the step.
+ *
+ * Seed 004 Phase 1: each result is then cut by the kernel to that same limit, by kind (head + tail
+ * for command output, head for file reads, outline + part for large files under mode B), after the
+ * fixed memory-protection caps (`truncateToolResult`). As each result is added, a cheap estimate
+ * flags the budget when the next payload will likely cross the pre-send line (the real check runs
+ * before the next call).
  */
 export async function runToolsStep(
   state: RunState,
   calls: readonly ToolCall[],
   events: CtxkitEventBus,
   signal: AbortSignal | undefined,
+  session?: SessionBudgetState,
 ): Promise<ToolCallOutcome[]> {
   const outcomes: ToolCallOutcome[] = [];
   const limit = state.toolOutputTokenLimit === undefined ? undefined : Math.floor(state.toolOutputTokenLimit / Math.max(1, calls.length));
+  const assistant = state.history[state.history.length - 1];
+  let estimate = state.lastPayloadTokens + (assistant ? roughTokens(JSON.stringify(assistant)) : 0);
   for (const call of calls) {
     const name = call.function.name;
     let content: string;
@@ -70,8 +89,47 @@ export async function runToolsStep(
         content = errorResult(failure);
       }
     }
+    if (!failure) {
+      const policy = resolveToolOutputPolicy(name, call.function.arguments, state.toolOutputPolicies);
+      const cut = truncateToolResult({
+        toolCallId: call.id,
+        toolName: name,
+        content,
+        policy,
+        limit: state.truncateToBudget ? (limit ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY,
+        counter: state.counter,
+        splitReading: state.truncateToBudget ? (state.plan?.modes.B ?? 'off') : 'off',
+        caps: state.toolOutputCaps,
+      });
+      content = cut.content;
+      state.budget.toolOutputs.push(cut.report);
+      if (cut.report.truncated) {
+        safeEmit(events, 'tool-output-trim', {
+          ...eventBase(state),
+          reductions: [
+            {
+              action: 'truncated',
+              from: state.history.length,
+              to: state.history.length + 1,
+              messages: 1,
+              tokensBefore: cut.report.tokensBefore,
+              tokensAfter: cut.report.tokensAfter,
+              reason: `cut by the kernel before it entered the history (${cut.report.kind}${cut.report.capped ? ', after the memory cap' : ''}); the tool can be called again with offset/limit for the rest`,
+              recoverableFrom: 'history',
+            },
+          ],
+        });
+      }
+      if (cut.report.outline) {
+        state.budget.modesFired.B++;
+        const { lineCount, shownLines } = cut.report.outline;
+        if (session) giveAdvice(state, session, events, shownLines > 0 ? splitReadingAdvice(reportFileName(policy), lineCount) : cannotFitAdvice());
+      }
+    }
     const message: ToolMessage = { role: 'tool', tool_call_id: call.id, content };
     state.history.push(message);
+    estimate += roughTokens(content);
+    if (state.budgetLimit !== undefined && estimate > state.budgetLimit) state.budgetFlag = true;
     if (failure) {
       safeEmit(events, 'tool-error', { ...eventBase(state), toolName: name, toolCallId: call.id, error: { code: failure.code, message: failure.message } });
       outcomes.push({ toolCallId: call.id, toolName: name, ok: false, errorCode: failure.code });

@@ -1,0 +1,230 @@
+import {
+  BudgetExceededError,
+  createTokenUsage,
+  hasCompactionHooks,
+  truncateToFit,
+  type ChatMessage,
+  type ContextManager,
+  type ITokenCounter,
+  type LLMPayload,
+  type ReductionRecord,
+  type ToolCall,
+  type ToolMessage,
+} from '@ctxkit/core';
+import { collapsedToolResult, toolContentText } from '../small-context/collapse-old-tool-results';
+import { MIN_TOOL_OUTPUT_TOKENS } from './truncate-tool-result';
+
+/** The escalation of seed 004's pre-send check, in order. */
+export type PreSendStep = 'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'error';
+
+/** One step the check took. */
+export interface PreSendStepReport {
+  step: PreSendStep;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** Messages the step changed (tool results trimmed or truncated; the compacted history's length). */
+  messages: number;
+}
+
+/** What the pre-send check found and did before one model call. */
+export interface PreSendReport {
+  /** The model call it guarded (0-based, within the run). */
+  call: number;
+  /** The line the payload must stay under: the 90% line of the window less the answer's reservation. */
+  limit: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  /** True when the cheap check, as tool results were added, had flagged the budget. */
+  flagged: boolean;
+  steps: PreSendStepReport[];
+}
+
+/** What {@link preSendCheck} needs. */
+export interface PreSendCheckInput {
+  payload: LLMPayload;
+  /** The run's history (history indexes of reductions refer to it). */
+  history: readonly ChatMessage[];
+  manager: ContextManager;
+  counter: ITokenCounter;
+  limit: number;
+  /** The window (ceiling) the limit belongs to: compaction is asked with usage at this size. */
+  contextWindow: number;
+  strategyId: string;
+  call: number;
+  flagged: boolean;
+  /** Composes again from a compacted history (step 2). */
+  recompose(history: ChatMessage[]): Promise<LLMPayload>;
+  /** Called after each step (the loop emits `budget-escalation`). */
+  onStep?(step: PreSendStepReport): void;
+}
+
+/** What {@link preSendCheck} returns: the payload to send and, when compaction happened, the new history. */
+export interface PreSendResult {
+  payload: LLMPayload;
+  report: PreSendReport;
+  /** Reductions the check made on the payload (history indexes). */
+  reductions: ReductionRecord[];
+  /** The compacted history, when step 2 compacted. */
+  compactedHistory?: ChatMessage[];
+}
+
+function payloadTokens(payload: LLMPayload, counter: ITokenCounter): number {
+  return counter.countMessages(payload.messages) + counter.countTools(payload.tools);
+}
+
+/** Tool calls by id, and the index of the newest assistant message that calls tools. */
+function callsOf(messages: readonly ChatMessage[]): { calls: Map<string, ToolCall>; lastCalls: number } {
+  const calls = new Map<string, ToolCall>();
+  let lastCalls = -1;
+  messages.forEach((message, index) => {
+    if (message.role === 'assistant' && message.tool_calls?.length) {
+      lastCalls = index;
+      for (const call of message.tool_calls) calls.set(call.id, call);
+    }
+  });
+  return { calls, lastCalls };
+}
+
+function historyIndexOf(history: readonly ChatMessage[], toolCallId: string): number {
+  for (let index = history.length - 1; index >= 0; index--) {
+    const message = history[index]!;
+    if (message.role === 'tool' && message.tool_call_id === toolCallId) return index;
+  }
+  return -1;
+}
+
+function reduction(history: readonly ChatMessage[], message: ToolMessage, action: ReductionRecord['action'], tokensBefore: number, tokensAfter: number, reason: string): ReductionRecord | undefined {
+  const index = historyIndexOf(history, message.tool_call_id);
+  if (index < 0) return undefined;
+  return { action, from: index, to: index + 1, messages: 1, tokensBefore, tokensAfter, reason, recoverableFrom: 'history' };
+}
+
+/**
+ * Seed 004's pre-send check, run before every model call on the payload the strategy composed. When
+ * the payload (messages + tool definitions, by the agent's counter) is over `limit` (the 90% line of
+ * the window, less the answer's reservation), it escalates, stopping as soon as the payload fits:
+ *
+ * 1. trim old tool results: every result older than the newest step's becomes a one-line summary, oldest first;
+ * 2. compact history: when the strategy has `checkCompaction`, it is asked with usage at the window's
+ *    size (so a threshold strategy decides to compact); the payload is composed again from the result;
+ * 3. force-truncate tool results, largest first, head + tail, down to {@link MIN_TOOL_OUTPUT_TOKENS} each;
+ * 4. refuse with `BudgetExceededError`, saying what did not fit, rather than send an overflowing request.
+ *
+ * Only tool message contents change (pairs stay whole); the caller's history keeps the full results.
+ * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when even step 3 cannot fit the payload
+ */
+export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendResult> {
+  const { counter, limit } = input;
+  let payload = input.payload;
+  const reductions: ReductionRecord[] = [];
+  const before = payloadTokens(payload, counter);
+  const report: PreSendReport = { call: input.call, limit, tokensBefore: before, tokensAfter: before, flagged: input.flagged, steps: [] };
+  let history = input.history;
+  let compactedHistory: ChatMessage[] | undefined;
+  let total = before;
+  const record = (step: PreSendStep, tokensBefore: number, messages: number) => {
+    const entry: PreSendStepReport = { step, tokensBefore, tokensAfter: total, messages };
+    report.steps.push(entry);
+    report.tokensAfter = total;
+    input.onStep?.(entry);
+  };
+  if (total <= limit) return { payload, report, reductions };
+
+  // 1. Trim old tool results to one-line summaries, oldest first.
+  {
+    const start = total;
+    const messages = payload.messages.slice();
+    const { calls, lastCalls } = callsOf(messages);
+    let changed = 0;
+    for (let index = 0; index < lastCalls && total > limit; index++) {
+      const message = messages[index]!;
+      if (message.role !== 'tool') continue;
+      const content = toolContentText(message);
+      const short = collapsedToolResult(calls.get(message.tool_call_id), content);
+      if (short.length >= content.length) continue;
+      const copy: ToolMessage = { role: 'tool', tool_call_id: message.tool_call_id, content: short };
+      const oldTokens = counter.countMessage(message);
+      const newTokens = counter.countMessage(copy);
+      messages[index] = copy;
+      total += newTokens - oldTokens;
+      changed++;
+      const record = reduction(history, message, 'trimmed', oldTokens, newTokens, 'pre-send check step 1: an old tool result trimmed to a one-line summary');
+      if (record) reductions.push(record);
+    }
+    if (changed > 0) {
+      payload = { ...payload, messages };
+      total = payloadTokens(payload, counter);
+      record('trim-old-tool-results', start, changed);
+      if (total <= limit) return { payload, report, reductions };
+    }
+  }
+
+  // 2. Compact history, when the strategy can.
+  if (hasCompactionHooks(input.manager)) {
+    const start = total;
+    const usage = createTokenUsage({ input_tokens: Math.max(input.contextWindow, start) });
+    const result = await input.manager.checkCompaction('after-tools', history.slice(), usage);
+    if (result.compacted && result.messages) {
+      compactedHistory = result.messages.slice();
+      history = compactedHistory;
+      reductions.length = 0;
+      payload = await input.recompose(compactedHistory.slice());
+      total = payloadTokens(payload, counter);
+      record('compact-history', start, compactedHistory.length);
+      if (total <= limit) return { payload, report, reductions, compactedHistory };
+    }
+  }
+
+  // 3. Force-truncate tool results, largest first, head + tail.
+  {
+    const start = total;
+    const messages = payload.messages.slice();
+    const sizes = messages
+      .map((message, index) => ({ index, message, tokens: message.role === 'tool' ? counter.countMessage(message) : 0 }))
+      .filter((entry) => entry.message.role === 'tool' && entry.tokens > MIN_TOOL_OUTPUT_TOKENS + 8)
+      .sort((a, b) => b.tokens - a.tokens || a.index - b.index);
+    let changed = 0;
+    for (const entry of sizes) {
+      if (total <= limit) break;
+      const message = entry.message as ToolMessage;
+      const target = Math.max(MIN_TOOL_OUTPUT_TOKENS, entry.tokens - 4 - (total - limit));
+      const cut = truncateToFit(toolContentText(message), { kind: 'head-tail', maxTokens: target, counter });
+      if (!cut.truncated) continue;
+      const copy: ToolMessage = { role: 'tool', tool_call_id: message.tool_call_id, content: cut.text };
+      const newTokens = counter.countMessage(copy);
+      if (newTokens >= entry.tokens) continue;
+      messages[entry.index] = copy;
+      total += newTokens - entry.tokens;
+      changed++;
+      const record = reduction(history, message, 'truncated', entry.tokens, newTokens, 'pre-send check step 3: a tool result force-truncated (head + tail)');
+      if (record) reductions.push(record);
+    }
+    if (changed > 0) {
+      payload = { ...payload, messages };
+      total = payloadTokens(payload, counter);
+      record('truncate-tool-results', start, changed);
+      if (total <= limit) return compactedHistory ? { payload, report, reductions, compactedHistory } : { payload, report, reductions };
+    }
+  }
+
+  // 4. Refuse, saying what did not fit.
+  let systemTokens = 0;
+  let toolResultTokens = 0;
+  let otherTokens = 0;
+  for (const message of payload.messages) {
+    const tokens = counter.countMessage(message);
+    if (message.role === 'system') systemTokens += tokens;
+    else if (message.role === 'tool') toolResultTokens += tokens;
+    else otherTokens += tokens;
+  }
+  record('error', total, 0);
+  throw new BudgetExceededError(
+    input.strategyId,
+    {
+      available: limit,
+      required: total,
+      sections: { system: systemTokens, tools: counter.countTools(payload.tools), history: otherTokens, toolResults: toolResultTokens },
+    },
+    'the next request, after trimming old tool results, compacting history and truncating tool results,',
+  );
+}

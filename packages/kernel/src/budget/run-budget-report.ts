@@ -1,0 +1,34 @@
+import type { UsageLevel } from '@ctxkit/core';
+import type { SmallContextMode, SmallContextPlan } from '../small-context/small-context-plan';
+import type { PreSendReport } from './pre-send-check';
+import type { ToolOutputTruncationReport } from './truncate-tool-result';
+
+/**
+ * What the kernel's budget engine saw and did during one run (seed 004): the small-context plan, the
+ * tokens and usage level of every payload sent, every tool output cut, every pre-send check, and the
+ * advice given to the user.
+ * @see docs/10-small-context.md
+ */
+export interface RunBudgetReport {
+  /** The window the matrix was chosen for (`undefined` until a payload told it). */
+  contextWindow: number | undefined;
+  /** The matrix row and the modes' intensities. */
+  plan: SmallContextPlan | undefined;
+  /** Tokens of each payload sent (messages + tool definitions, by the agent's counter), in call order. */
+  tokensPerCall: number[];
+  /** Usage level of each payload sent. */
+  usageLevels: UsageLevel[];
+  /** One report per model call, with the steps of the escalation when any was needed. */
+  preSendChecks: PreSendReport[];
+  /** Every tool output as it entered the history (cut or not). */
+  toolOutputs: ToolOutputTruncationReport[];
+  /** How many calls (A, C) or tool outputs (B) each mode changed, and how often D advised. */
+  modesFired: Record<SmallContextMode, number>;
+  /** Plain-language advice given to the user (seed 004 strategy D), in order. */
+  advice: string[];
+}
+
+/** An empty report. */
+export function emptyRunBudgetReport(contextWindow: number | undefined, plan: SmallContextPlan | undefined): RunBudgetReport {
+  return { contextWindow, plan, tokensPerCall: [], usageLevels: [], preSendChecks: [], toolOutputs: [], modesFired: { A: 0, B: 0, C: 0, D: 0 }, advice: [] };
+}

@@ -1,0 +1,129 @@
+import {
+  remainingForToolOutput,
+  safeEmit,
+  usageLevel,
+  withUsage,
+  type ChatMessage,
+  type CtxkitEventBus,
+  type LLMPayload,
+  type PayloadStats,
+  type ReductionRecord,
+} from '@ctxkit/core';
+import { preSendCheck, type PreSendReport } from '../budget/pre-send-check';
+import { cannotFitAdvice } from '../small-context/user-advice';
+import { eventBase, type RunState } from './run-state';
+import type { SessionBudgetState } from './session-budget-state';
+
+/** What the budget step needs besides the run state. */
+export interface BudgetStepContext {
+  events: CtxkitEventBus;
+  session: SessionBudgetState;
+  /** Reductions the small-context step made for this payload (mode A). */
+  smallContextReductions: ReductionRecord[];
+  /** Composes again after the pre-send check compacted the history (state.history is already the compacted one). */
+  recompose(): Promise<{ payload: LLMPayload; reductions: ReductionRecord[] }>;
+}
+
+/** What the budget step returns: the payload to send, and whether the pre-send check compacted the history. */
+export interface BudgetStepResult {
+  payload: LLMPayload;
+  compacted: boolean;
+}
+
+/** Emits seed 004 advice once per session and records it in the run. */
+export function giveAdvice(state: RunState, session: SessionBudgetState, events: CtxkitEventBus, message: string): void {
+  if (!state.plan || state.plan.modes.D === 'off') return;
+  state.budget.modesFired.D++;
+  state.budget.advice.push(message);
+  if (session.adviceGiven.has(message)) return;
+  session.adviceGiven.add(message);
+  if (!session.engaged.has('D')) {
+    session.engaged.add('D');
+    safeEmit(events, 'small-context-mode', { ...eventBase(state), mode: 'D', active: true, reason: 'plain-language advice for the user' });
+  }
+  safeEmit(events, 'user-advice', { ...eventBase(state), message });
+}
+
+function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], tokens: number | undefined, report: PreSendReport | undefined, state: RunState, session: SessionBudgetState): PayloadStats {
+  const reductions = [...stats.reductions, ...added].sort((a, b) => a.from - b.from);
+  const count = (...actions: string[]) => added.reduce((sum, record) => (actions.includes(record.action) ? sum + record.messages : sum), 0);
+  const next: PayloadStats = { ...stats, reductions, trimmed: stats.trimmed + count('trimmed', 'truncated') };
+  if (tokens !== undefined && tokens !== stats.budget.used) {
+    next.output_tokens = tokens;
+    next.budget = withUsage(stats.budget, tokens);
+    next.usageLevel = usageLevel(tokens, stats.budget.maxContextTokens);
+  }
+  const extra: Record<string, unknown> = { ...(stats.extra ?? {}) };
+  if (state.plan) extra.smallContext = { contextWindow: state.plan.contextWindow, tier: state.plan.tier, modes: { ...state.plan.modes }, engaged: [...session.engaged].sort() };
+  if (report && report.steps.length > 0) extra.preSendCheck = { tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, steps: report.steps.map((step) => ({ ...step })) };
+  next.extra = extra;
+  return next;
+}
+
+/**
+ * Between compose and the model call: seed 004's real pre-send check (see `preSendCheck`) on the
+ * payload at the 90% line (`stats.budget.available`), the payload's stats completed with what the
+ * kernel changed (mode A, the check's trims; `stats.extra.smallContext`, `stats.extra.preSendCheck`),
+ * the usage level tracked per session (`usage-level-change` is emitted here, by the kernel only), and
+ * the tool output limit of seed 004 Phase 2 derived from what is actually sent.
+ * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when the escalation cannot fit the payload (advice is given first)
+ */
+export async function budgetStep(state: RunState, payload: LLMPayload, context: BudgetStepContext): Promise<BudgetStepResult> {
+  const { events, session } = context;
+  const stats = payload.stats;
+  const budget = stats?.budget;
+  let smallContextReductions = context.smallContextReductions;
+  if (!budget) {
+    const tokens = state.counter.countMessages(payload.messages) + state.counter.countTools(payload.tools);
+    state.payloads.push(stats);
+    state.lastPayloadTokens = tokens;
+    state.budget.tokensPerCall.push(tokens);
+    state.toolOutputTokenLimit = undefined;
+    state.budgetLimit = undefined;
+    state.budgetFlag = false;
+    return { payload, compacted: false };
+  }
+
+  let recomposedStats: PayloadStats | undefined;
+  let result;
+  try {
+    result = await preSendCheck({
+      payload,
+      history: state.history,
+      manager: state.manager,
+      counter: state.counter,
+      limit: budget.available,
+      contextWindow: budget.maxContextTokens,
+      strategyId: state.strategyId,
+      call: state.steps,
+      flagged: state.budgetFlag,
+      recompose: async (history: ChatMessage[]) => {
+        state.history = history;
+        const again = await context.recompose();
+        smallContextReductions = again.reductions;
+        recomposedStats = again.payload.stats;
+        return again.payload;
+      },
+      onStep: (step) => safeEmit(events, 'budget-escalation', { ...eventBase(state), ...step, limit: budget.available }),
+    });
+  } catch (error) {
+    giveAdvice(state, session, events, cannotFitAdvice());
+    throw error;
+  }
+  const { report } = result;
+  state.budget.preSendChecks.push(report);
+  const changed = report.steps.length > 0;
+  const baseStats = recomposedStats ?? stats;
+  const tokens = report.tokensAfter;
+  const finalStats = withReductions(baseStats, [...smallContextReductions, ...result.reductions], changed ? tokens : undefined, report, state, session);
+  state.payloads.push(finalStats);
+  state.budget.tokensPerCall.push(tokens);
+  state.budget.usageLevels.push(usageLevel(tokens, baseStats.budget.maxContextTokens));
+  const change = session.usage.observe(state.sessionId, tokens, baseStats.budget.maxContextTokens);
+  if (change) safeEmit(events, 'usage-level-change', { ...eventBase(state), ...change });
+  state.lastPayloadTokens = tokens;
+  state.budgetLimit = baseStats.budget.available;
+  state.toolOutputTokenLimit = remainingForToolOutput(baseStats.budget, changed ? tokens : baseStats.budget.used).toolOutputLimit;
+  state.budgetFlag = false;
+  return { payload: result.payload, compacted: result.compactedHistory !== undefined };
+}

@@ -1,0 +1,15 @@
+import { UsageLevelTracker } from '@ctxkit/core';
+import { ToolResultCollapser } from '../small-context/collapse-old-tool-results';
+import type { SmallContextMode } from '../small-context/small-context-plan';
+
+/**
+ * What the budget engine remembers about one session between calls and runs: mode A's collapsed
+ * copies, which small-context modes are engaged (so `small-context-mode` is emitted on change only),
+ * the usage level (so `usage-level-change` is emitted once per crossing) and the advice already given.
+ */
+export class SessionBudgetState {
+  readonly collapser = new ToolResultCollapser();
+  readonly engaged = new Set<SmallContextMode>();
+  readonly usage = new UsageLevelTracker();
+  readonly adviceGiven = new Set<string>();
+}

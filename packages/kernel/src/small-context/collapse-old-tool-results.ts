@@ -1,0 +1,72 @@
+import { oneLineToolSummary, type ChatMessage, type ReductionRecord, type ToolCall, type ToolMessage } from '@ctxkit/core';
+
+/** The history a strategy is given under mode A, and what was collapsed. */
+export interface CollapsedHistory {
+  /** Same length and order as the history: its message objects, with older tool results replaced by copies. */
+  history: ChatMessage[];
+  /** One `trimmed` record per collapsed result (history indexes), recoverable from the caller's history. */
+  reductions: ReductionRecord[];
+  /** Number of results shown as one-line summaries. */
+  collapsed: number;
+}
+
+/** Text of a tool message's content. */
+export function toolContentText(message: Readonly<ToolMessage>): string {
+  return typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join('');
+}
+
+/** The one-line form of a collapsed tool result, e.g. `[Read: main.go (500 lines, Go) — collapsed; call the tool again to see it]`. */
+export function collapsedToolResult(call: Readonly<ToolCall> | undefined, content: string): string {
+  const summary = oneLineToolSummary({ toolName: call?.function.name ?? 'tool', arguments: call?.function.arguments ?? '{}', content });
+  return `[${summary} — collapsed; call the tool again to see it]`;
+}
+
+/**
+ * Seed 004 strategy A ("aggressive history compression"): every tool result older than the last
+ * step's collapses to a one-line summary such as `Read: main.go (500 lines, Go)`; only the results
+ * of the newest assistant `tool_calls` message stay in full. The model calls the tool again when it
+ * needs an older result.
+ *
+ * This builds a view for `composePayload`; the caller's history keeps the full results (nothing is
+ * lost, SPEC §2 invariant 5). Copies are remembered per original message, so one result collapses to
+ * the same object on every call (strategies that cache by identity keep their caches).
+ */
+export class ToolResultCollapser {
+  private readonly copies = new WeakMap<object, ToolMessage>();
+
+  /** The mode A view of `history`; the input is not mutated. */
+  collapse(history: ReadonlyArray<ChatMessage>): CollapsedHistory {
+    let lastCalls = -1;
+    const calls = new Map<string, ToolCall>();
+    history.forEach((message, index) => {
+      if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
+        lastCalls = index;
+        for (const call of message.tool_calls) calls.set(call.id, call);
+      }
+    });
+    const view = history.slice();
+    const reductions: ReductionRecord[] = [];
+    for (let index = 0; index < lastCalls; index++) {
+      const message = history[index]!;
+      if (message.role !== 'tool' || message.output_ref) continue;
+      let copy = this.copies.get(message);
+      if (!copy) {
+        const content = toolContentText(message);
+        const short = collapsedToolResult(calls.get(message.tool_call_id), content);
+        if (short.length >= content.length) continue;
+        copy = { role: 'tool', tool_call_id: message.tool_call_id, content: short };
+        this.copies.set(message, copy);
+      }
+      view[index] = copy;
+      reductions.push({
+        action: 'trimmed',
+        from: index,
+        to: index + 1,
+        messages: 1,
+        reason: 'small-context mode A: an older tool result collapsed to a one-line summary',
+        recoverableFrom: 'history',
+      });
+    }
+    return { history: view, reductions, collapsed: reductions.length };
+  }
+}
