@@ -18,8 +18,8 @@ export interface RedisServerProcess {
 /** The server binary: `REDIS_SERVER_BIN`, else `redis-server` from PATH. */
 const REDIS_SERVER_BIN = process.env.REDIS_SERVER_BIN ?? 'redis-server';
 
-const MISSING_SERVER_MESSAGE =
-  `The Redis store tests need a real redis-server, and "${REDIS_SERVER_BIN}" could not be run. ` +
+const missingServerMessage = (binary: string) =>
+  `The Redis store tests need a real redis-server, and "${binary}" could not be run. ` +
   'Install it (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) or set ' +
   'REDIS_SERVER_BIN to its path. These tests are never skipped.';
 
@@ -71,16 +71,16 @@ process.once('exit', () => {
  * `--appendonly no`), in a temporary directory, and waits until it answers. Throws a clear error
  * when redis-server is not installed: the tests fail, they do not skip.
  */
-export async function startRedisServer(): Promise<RedisServerProcess> {
-  const probe = spawnSync(REDIS_SERVER_BIN, ['--version'], { encoding: 'utf8' });
-  if (probe.error || probe.status !== 0) throw new Error(MISSING_SERVER_MESSAGE);
+export async function startRedisServer(binary: string = REDIS_SERVER_BIN): Promise<RedisServerProcess> {
+  const probe = spawnSync(binary, ['--version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) throw new Error(missingServerMessage(binary));
 
   let lastFailure = '';
   for (let attempt = 0; attempt < 5; attempt += 1) {
     const port = await freePort();
     const dir = mkdtempSync(path.join(tmpdir(), 'ctxkit-redis-'));
     const child = spawn(
-      REDIS_SERVER_BIN,
+      binary,
       ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
