@@ -190,6 +190,15 @@ export function runStoreContract(
       });
     });
 
+    describe('concurrent writes', () => {
+      it('keeps every value when many sets to different keys run at once', async () => {
+        const keys = Array.from({ length: 30 }, (_, index) => key({ name: `parallel-${index}` }));
+        await Promise.all(keys.map((k, index) => store.set(k, { index })));
+        expect(sortKeys(await store.list({ agentId }))).toEqual(sortKeys(keys));
+        for (const [index, k] of keys.entries()) await expect(store.get(k)).resolves.toEqual({ index });
+      });
+    });
+
     describe('#delete', () => {
       it('removes a value and reports whether it existed', async () => {
         await store.set(key(), { a: 1 });
@@ -355,6 +364,16 @@ export function runStoreContract(
           byteSize: Buffer.byteLength(first) + Buffer.byteLength(second),
         });
         expect((await collectBlob(store.readBlob(k))).bytes.toString('utf8')).toBe(first + second);
+      });
+
+      it('keeps every line when many appends to one blob run at once', async () => {
+        const k = key({ kind: 'transcript', name: 'concurrent.jsonl' });
+        const lines = Array.from({ length: 40 }, (_, index) => `${JSON.stringify({ index, text: 'y'.repeat(100 + index) })}\n`);
+        const sizes = await Promise.all(lines.map((line) => store.appendBlob(k, line)));
+        const total = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
+        expect(Math.max(...sizes.map((size) => size.byteSize))).toBe(total);
+        const text = (await collectBlob(store.readBlob(k))).bytes.toString('utf8');
+        expect(text.split('\n').filter(Boolean).sort()).toEqual(lines.map((line) => line.trimEnd()).sort());
       });
 
       it('appends across chunk boundaries and keeps every byte in order', async () => {
