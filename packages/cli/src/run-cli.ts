@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CtxkitError } from '@ctxkit/core';
 import { compareCommand } from './commands/compare-command';
+import { newStrategyCommand } from './commands/new-strategy-command';
 import { simulateCommand } from './commands/simulate-command';
 import { validateCommand } from './commands/validate-command';
 import { createOutput, type CliOutput } from './cli-output';
@@ -57,6 +58,16 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
       setExitCode(await compareCommand(options, output));
+    });
+
+  program
+    .command('new-strategy')
+    .description('scaffold a custom context strategy plugin package')
+    .argument('<name>', 'strategy name, e.g. "pinned-notes"')
+    .option('--dir <dir>', 'where to create the package (default: ./<name>)')
+    .option('--id <pluginId>', 'plugin id (default: <name>-strategy)')
+    .action(async (name: string, options: { dir?: string; id?: string }) => {
+      setExitCode(await newStrategyCommand(name, options, output));
     });
 
   return program;
