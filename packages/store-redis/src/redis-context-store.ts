@@ -291,15 +291,15 @@ export class RedisContextStore implements ContextStore {
     }
   }
 
-  /** Blob size, or undefined when absent (an empty blob exists with size 0). */
+  /**
+   * Blob size, or undefined when absent. One `STRLEN` for a non-empty blob; `STRLEN` is 0 both for
+   * a missing key and an empty blob, so only then does an `EXISTS` tell them apart.
+   */
   private async sizeOf(operation: string, key: StoreKey, redisKey: string): Promise<number | undefined> {
-    const [exists, length] = await this.run(operation, key, async () => {
-      const result = await this.client.multi().exists(redisKey).strlen(redisKey).exec();
-      if (result === null) throw new Error('the transaction was aborted');
-      for (const [error] of result) if (error) throw error;
-      return [Number(result[0]?.[1]), Number(result[1]?.[1])] as const;
-    });
-    return exists > 0 ? length : undefined;
+    const length = await this.run(operation, key, () => this.client.strlen(redisKey));
+    if (length > 0) return length;
+    const exists = await this.run(operation, key, () => this.client.exists(redisKey));
+    return exists > 0 ? 0 : undefined;
   }
 
   private async scan(operation: string, prefix: StoreKeyPrefix, type: 'value' | 'blob'): Promise<StoreKey[]> {
