@@ -285,7 +285,7 @@ export class RedisContextStore implements ContextStore {
       // GETRANGE's end is inclusive.
       const chunk = await this.run('readBlob', key, () => this.client.getrangeBuffer(redisKey, at, last - 1));
       if (chunk.byteLength !== last - at) {
-        throw new StoreError(STORE_NAME, 'readBlob', id, 'the blob was replaced or deleted while it was read');
+        throw new StoreError(STORE_NAME, 'readBlob', id, 'the blob was deleted or shortened while it was read');
       }
       yield new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     }
