@@ -232,6 +232,22 @@ describe('RedisContextStore', () => {
       expect(commands.some((command) => /^get /i.test(command))).toBe(false);
     });
 
+    it('ends a read at the size the blob had when it started, while another process appends', async () => {
+      const store = open({ chunkSize: 4 });
+      const transcript = key({ kind: 'transcript', name: 'growing' });
+      await store.putBlob(transcript, 'line-1\nline-2\n');
+      const iterator = store.readBlob(transcript)[Symbol.asyncIterator]();
+      const parts: string[] = [];
+      let step = await iterator.next();
+      await open().appendBlob(transcript, 'line-3\n');
+      while (!step.done) {
+        parts.push(Buffer.from(step.value).toString('utf8'));
+        step = await iterator.next();
+      }
+      expect(parts.join('')).toBe('line-1\nline-2\n');
+      await expect(store.blobSize(transcript)).resolves.toBe(21);
+    });
+
     it('fails with StoreError when the blob is deleted while it is read', async () => {
       const store = open({ chunkSize: 4 });
       const blob = key({ kind: 'tool-output', name: 'vanishing' });
