@@ -61,8 +61,8 @@ describe('ctxkit (bin)', () => {
     it('replays a conversation and prints the context panel at each model call', () => {
       const run = ctxkit(['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--window', '3000']);
       expect(run.code).toBe(0);
-      expect(run.stdout).toContain('┌─ Context · turn 1');
-      expect(run.stdout).toMatch(/\d(\.\d)?K \/ 3(\.0)?K +\(\d+%\)/);
+      expect(run.stdout).toContain('┌─ Context · call 1');
+      expect(run.stdout).toMatch(/\d(\.\d)?K \/ 3K +\(\d+%\)/);
       expect(run.stdout).toMatch(/model calls replayed; 0 invalid or over-budget payloads/);
       expect(run.stdout).not.toMatch(/\u001b\[/);
     });

@@ -2,6 +2,14 @@
 import 'reflect-metadata';
 import { runCli } from '../run-cli';
 
+// `ctxkit simulate … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 runCli(process.argv).then(
   (code) => {
     process.exitCode = code;

@@ -71,7 +71,7 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
               compactions,
               truncations,
               warnings,
-              turn: observation.call + 1,
+              call: observation.call + 1,
             },
             { debug: options.debug, color: output.color },
           )}\n`,

@@ -42,7 +42,7 @@ export async function validateFiles(files: readonly string[], options: ValidateO
           {
             file,
             pointer: typeof error.details.pointer === 'string' ? error.details.pointer : '',
-            message: error.message,
+            message: error.fix ? error.message.replace(` Fix: ${error.fix}`, '') : error.message,
             expected: Array.isArray(error.details.available) ? `one of: ${(error.details.available as string[]).join(', ')}` : 'a loadable agent',
           },
         ];

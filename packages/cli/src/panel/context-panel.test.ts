@@ -26,7 +26,7 @@ describe('renderContextPanel', () => {
 
   it('shows used / window with a percentage and a bar', () => {
     const panel = renderContextPanel({ ...base, stats: stats(4218, 'ok') });
-    expect(panel).toContain('4.2K / 8.2K  (51%)');
+    expect(panel).toContain('4.2K / 8K  (51%)');
     expect(panel).toContain('█');
     expect(panel).not.toMatch(/\u001b\[/);
     expect(panel.split('\n')[0]).toMatch(/^┌─ Context ─+┐$/);

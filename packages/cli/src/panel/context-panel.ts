@@ -12,13 +12,14 @@ export interface PanelInput {
   compactions: number;
   truncations: number;
   warnings: number;
-  turn?: number;
+  /** The model call's number within the conversation, shown in the title. */
+  call?: number;
 }
 
 export interface PanelOptions {
   debug?: boolean;
   color?: boolean;
-  /** Inner width in characters. @default 27 */
+  /** Inner width in characters. @default 27, 30 with `debug` */
   width?: number;
 }
 
@@ -37,6 +38,8 @@ function paint(level: UsageLevel, text: string, colors: ReturnType<typeof create
 }
 
 function short(tokens: number): string {
+  if (tokens >= 1024 && tokens % 1024 === 0) return `${tokens / 1024}K`;
+  if (tokens >= 1000 && tokens % 1000 === 0) return `${tokens / 1000}K`;
   if (tokens >= 1000) return `${(tokens / 1000).toFixed(tokens >= 10000 ? 0 : 1)}K`;
   return String(tokens);
 }
@@ -58,7 +61,7 @@ function visible(text: string): number {
  */
 export function renderContextPanel(input: PanelInput, options: PanelOptions = {}): string {
   const colors = createColors(options.color ?? false);
-  const width = options.width ?? 27;
+  const width = options.width ?? (options.debug ? 30 : 27);
   const { stats } = input;
   const window = stats.budget.contextWindow > 0 ? stats.budget.maxContextTokens : stats.budget.contextWindow;
   const used = stats.output_tokens;
@@ -68,7 +71,7 @@ export function renderContextPanel(input: PanelInput, options: PanelOptions = {}
   const filled = Math.max(0, Math.min(barWidth, Math.round(ratio * barWidth)));
   const bar = paint(level, '█'.repeat(filled), colors) + '░'.repeat(barWidth - filled);
   const lines: string[] = [];
-  const title = input.turn !== undefined ? ` Context · turn ${input.turn} ` : ' Context ';
+  const title = input.call !== undefined ? ` Context · call ${input.call} ` : ' Context ';
   const line = (text: string) => `│ ${text}${' '.repeat(Math.max(0, width - 1 - visible(text)))}│`;
   lines.push(`┌─${title}${'─'.repeat(Math.max(0, width - visible(title) - 1))}┐`);
   if (options.debug) {
