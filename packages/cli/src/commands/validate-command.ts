@@ -42,11 +42,12 @@ export async function validateFiles(files: readonly string[], options: ValidateO
           {
             file,
             pointer: typeof error.details.pointer === 'string' ? error.details.pointer : '',
-            message: error.fix ? error.message.replace(` Fix: ${error.fix}`, '') : error.message,
+            message: error.message.replace(/ Fix: [\s\S]*$/, ''),
             expected: Array.isArray(error.details.available) ? `one of: ${(error.details.available as string[]).join(', ')}` : 'a loadable agent',
           },
         ];
-        for (const issue of issues) verdict.problems.push({ ...issue, code: error.code, fix: error.fix });
+        const fix = error.fix ?? /Fix: ([\s\S]*)$/.exec(error.message)?.[1];
+        for (const issue of issues) verdict.problems.push({ ...issue, code: error.code, fix });
       }
     }
     verdicts.push(verdict);
