@@ -47,7 +47,7 @@ export async function validateFiles(files: readonly string[], options: ValidateO
           },
         ];
         const fix = error.fix ?? /Fix: ([\s\S]*)$/.exec(error.message)?.[1];
-        for (const issue of issues) verdict.problems.push({ ...issue, code: error.code, fix });
+        for (const issue of issues) verdict.problems.push({ ...issue, message: issue.message.replace(/ Fix: [\s\S]*$/, ''), code: error.code, fix });
       }
     }
     verdicts.push(verdict);
