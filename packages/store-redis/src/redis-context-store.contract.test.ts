@@ -20,3 +20,7 @@ runStoreContract('RedisContextStore (4 KiB chunks, custom prefix)', async () =>
   undefined,
   { largeBlobBytes: 3 * 1024 * 1024 + 17 },
 );
+
+runStoreContract('RedisContextStore (ttlSeconds: 3600)', async () => new RedisContextStore({ url: server.url, ttlSeconds: 3600 }), undefined, {
+  largeBlobBytes: 2 * 1024 * 1024,
+});

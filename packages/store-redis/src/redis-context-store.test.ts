@@ -188,6 +188,44 @@ describe('RedisContextStore', () => {
     });
   });
 
+  describe('ttlSeconds', () => {
+    it('leaves keys without expiry by default', async () => {
+      const store = open();
+      await store.set(key(), 1);
+      await store.appendBlob(key({ kind: 'transcript', name: 't' }), 'x');
+      await expect(raw.pttl('ctxkit:support-bot:conversation-42:summary:buffer')).resolves.toBe(-1);
+      await expect(raw.pttl('ctxkit:support-bot:conversation-42:transcript:t:blob')).resolves.toBe(-1);
+    });
+
+    it('expires values and blobs after their last write, including appends and batches', async () => {
+      const store = open({ ttlSeconds: 600 });
+      await store.set(key(), 1);
+      await store.putBlob(key({ kind: 'tool-output', name: 'o' }), 'out');
+      await expect(store.appendBlob(key({ kind: 'transcript', name: 't' }), 'abc')).resolves.toEqual({ byteSize: 3 });
+      await expect(
+        store.writeAtomically([
+          { op: 'appendBlob', key: key({ kind: 'transcript', name: 't' }), data: 'de' },
+          { op: 'set', key: key({ name: 'in-batch' }), value: 2 },
+          { op: 'appendBlob', key: key({ kind: 'transcript', name: 'u' }), data: 'xyz' },
+        ]),
+      ).resolves.toEqual([5, undefined, 3]);
+      for (const redisKey of await raw.keys('ctxkit:*')) {
+        const ttl = await raw.pttl(redisKey);
+        expect(ttl).toBeGreaterThan(590_000);
+        expect(ttl).toBeLessThanOrEqual(600_000);
+      }
+      await expect(raw.keys('ctxkit:*')).resolves.toHaveLength(5);
+    });
+
+    it('rejects a ttl that is not a positive integer with StoreError', () => {
+      for (const ttlSeconds of [0, -5, 1.5]) {
+        expect(() => new RedisContextStore({ url: server.url, ttlSeconds })).toThrow(
+          expect.objectContaining({ code: ErrorCodes.STORE_ERROR }),
+        );
+      }
+    });
+  });
+
   describe('#set', () => {
     it('rejects undefined and values that are not JSON with StoreError', async () => {
       const store = open();

@@ -36,6 +36,12 @@ export interface RedisContextStoreOptions {
    * @default true for a client the store created, false for a given one
    */
   closeClient?: boolean;
+  /**
+   * Expire every key this many seconds after its last write (`SET … EX`, `EXPIRE` after `APPEND`), so
+   * that abandoned conversations do not accumulate on a shared server. Reads do not extend it.
+   * @default undefined (keys never expire)
+   */
+  ttlSeconds?: number;
 }
 
 /** `readBlob` chunk size unless configured: 1 MiB. */
@@ -106,11 +112,16 @@ export class RedisContextStore implements ContextStore {
   private readonly url: string;
   private readonly chunkSize: number;
   private readonly closeClient: boolean;
+  private readonly ttlSeconds: number | undefined;
   private closed = false;
   private lastConnectionError: string | undefined;
 
   constructor(options: RedisContextStoreOptions = {}) {
     this.layout = new RedisKeyLayout(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX);
+    if (options.ttlSeconds !== undefined && !(Number.isInteger(options.ttlSeconds) && options.ttlSeconds > 0)) {
+      throw new StoreError(STORE_NAME, 'configure', '(options)', `ttlSeconds must be a positive integer (got ${String(options.ttlSeconds)})`);
+    }
+    this.ttlSeconds = options.ttlSeconds;
     this.chunkSize =
       options.chunkSize !== undefined && Number.isInteger(options.chunkSize) && options.chunkSize > 0
         ? options.chunkSize
@@ -158,7 +169,7 @@ export class RedisContextStore implements ContextStore {
   async set(key: StoreKey, value: unknown): Promise<void> {
     const redisKey = this.layout.valueKey(key);
     const text = this.serialize('set', key, value);
-    await this.run('set', key, () => this.client.set(redisKey, text));
+    await this.run('set', key, () => this.write(redisKey, text));
   }
 
   async delete(key: StoreKey): Promise<boolean> {
@@ -173,14 +184,20 @@ export class RedisContextStore implements ContextStore {
   async putBlob(key: StoreKey, data: string | Uint8Array): Promise<{ byteSize: number }> {
     const redisKey = this.layout.blobKey(key);
     const bytes = this.bytes('putBlob', key, data);
-    await this.run('putBlob', key, () => this.client.set(redisKey, bytes));
+    await this.run('putBlob', key, () => this.write(redisKey, bytes));
     return { byteSize: bytes.byteLength };
   }
 
   async appendBlob(key: StoreKey, data: string | Uint8Array): Promise<{ byteSize: number }> {
     const redisKey = this.layout.blobKey(key);
     const bytes = this.bytes('appendBlob', key, data);
-    const byteSize = await this.run('appendBlob', key, () => this.client.append(redisKey, bytes));
+    const byteSize = await this.run('appendBlob', key, async () => {
+      if (this.ttlSeconds === undefined) return this.client.append(redisKey, bytes);
+      const result = await this.client.multi().append(redisKey, bytes).expire(redisKey, this.ttlSeconds).exec();
+      if (result === null) throw new Error('the transaction was aborted');
+      for (const [error] of result) if (error) throw error;
+      return Number(result[0]?.[1]);
+    });
     return { byteSize };
   }
 
@@ -235,15 +252,26 @@ export class RedisContextStore implements ContextStore {
     const replies = await this.run('writeAtomically', label, async () => {
       const transaction = this.client.multi();
       for (const { operation, redisKey, payload } of prepared) {
-        if (operation.op === 'set' || operation.op === 'putBlob') transaction.set(redisKey, payload as string | Buffer);
-        else if (operation.op === 'appendBlob') transaction.append(redisKey, payload as Buffer);
-        else transaction.del(redisKey);
+        if (operation.op === 'set' || operation.op === 'putBlob') {
+          if (this.ttlSeconds === undefined) transaction.set(redisKey, payload as string | Buffer);
+          else transaction.set(redisKey, payload as string | Buffer, 'EX', this.ttlSeconds);
+        } else if (operation.op === 'appendBlob') {
+          transaction.append(redisKey, payload as Buffer);
+          if (this.ttlSeconds !== undefined) transaction.expire(redisKey, this.ttlSeconds);
+        } else transaction.del(redisKey);
       }
       const result = await transaction.exec();
       if (result === null) throw new Error('the transaction was aborted');
       const failed = result.find(([error]) => error);
       if (failed?.[0]) throw failed[0];
-      return result.map(([, reply]) => reply);
+      // Drop the EXPIRE replies so that replies line up with operations again.
+      const replies: unknown[] = [];
+      let at = 0;
+      for (const { operation } of prepared) {
+        replies.push(result[at]?.[1]);
+        at += operation.op === 'appendBlob' && this.ttlSeconds !== undefined ? 2 : 1;
+      }
+      return replies;
     });
     return prepared.map(({ operation, payload }, index) => {
       if (operation.op === 'putBlob') return (payload as Buffer).byteLength;
@@ -289,6 +317,11 @@ export class RedisContextStore implements ContextStore {
       }
       yield new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     }
+  }
+
+  /** `SET`, with `EX` when a TTL is configured. */
+  private write(redisKey: string, payload: string | Buffer): Promise<unknown> {
+    return this.ttlSeconds === undefined ? this.client.set(redisKey, payload) : this.client.set(redisKey, payload, 'EX', this.ttlSeconds);
   }
 
   /**
