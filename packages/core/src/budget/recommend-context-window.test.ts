@@ -112,6 +112,18 @@ describe('recommendContextWindow', () => {
       expect(STANDARD_CONTEXT_WINDOWS).toContain(result.contextWindow);
     });
 
+    it('lowers a requested window above the model limit to that limit, with a warning', () => {
+      const result = recommendContextWindow({
+        modelParamsBillions: 8,
+        totalMemoryBytes: 256 * GIB,
+        freeMemoryBytes: 250 * GIB,
+        requested: 65536,
+        maxContextWindow: 32768,
+      });
+      expect(result).toMatchObject({ contextWindow: 32768, shrunk: false });
+      expect(result.warnings).toEqual([expect.stringContaining('at most 32768 tokens')]);
+    });
+
     it('keeps the requested window with a warning when forced', () => {
       const result = recommendContextWindow({
         modelParamsBillions: 8,

@@ -25,7 +25,10 @@ export interface ContextWindowRequest {
   requested?: number;
   /** Keep `requested` even when memory is short (at the user's own risk). @default false */
   force?: boolean;
-  /** Largest window to ever recommend (the model's own limit). @default 131072 */
+  /**
+   * The model's own limit: no recommendation exceeds it, and a larger `requested` window is lowered to
+   * it with a warning. @default 131072 for recommendations; a requested window is not capped unless set
+   */
   maxContextWindow?: number;
 }
 
@@ -170,7 +173,11 @@ export function recommendContextWindow(request: ContextWindowRequest): ContextWi
   });
 
   if (request.requested !== undefined) {
-    const requested = request.requested;
+    let requested = request.requested;
+    if (request.maxContextWindow !== undefined && requested > request.maxContextWindow) {
+      warnings.push(`⚠ The model supports at most ${request.maxContextWindow} tokens, so the context window is ${request.maxContextWindow}, not ${requested}.`);
+      requested = request.maxContextWindow;
+    }
     if (fits(requested)) return result(requested, 'custom', false);
     const needed = estimateKvCacheBytes(params, requested);
     if (request.force) {
