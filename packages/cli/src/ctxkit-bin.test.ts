@@ -139,6 +139,22 @@ describe('ctxkit (bin)', () => {
     });
   });
 
+  describe('recommend-window', () => {
+    it('recommends a window from memory and model size, with the presets', () => {
+      const balanced = JSON.parse(ctxkit(['recommend-window', '--model-size', '8', '--memory', '16', '--json']).stdout) as { contextWindow: number };
+      const speed = JSON.parse(ctxkit(['recommend-window', '--model-size', '8', '--memory', '16', '--preset', 'speed', '--json']).stdout) as { contextWindow: number };
+      expect(balanced.contextWindow).toBeGreaterThan(speed.contextWindow);
+      expect(speed.contextWindow).toBe(balanced.contextWindow / 2);
+    });
+
+    it('shrinks a window that does not fit with a plain warning instead of failing', () => {
+      const run = ctxkit(['recommend-window', '--model-size', '30', '--memory', '16', '--context-window', '32768']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('32768 →');
+      expect(run.stdout).toContain('⚠');
+    });
+  });
+
   it('exits 2 on bad usage', () => {
     expect(ctxkit(['simulate']).code).toBe(2);
     expect(ctxkit(['nonsense']).code).toBe(2);

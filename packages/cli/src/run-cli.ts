@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { CtxkitError } from '@ctxkit/core';
 import { compareCommand } from './commands/compare-command';
 import { newStrategyCommand } from './commands/new-strategy-command';
+import { recommendWindowCommand } from './commands/recommend-window-command';
 import { simulateCommand } from './commands/simulate-command';
 import { validateCommand } from './commands/validate-command';
 import { createOutput, type CliOutput } from './cli-output';
@@ -68,6 +69,20 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--id <pluginId>', 'plugin id (default: <name>-strategy)')
     .action(async (name: string, options: { dir?: string; id?: string }) => {
       setExitCode(await newStrategyCommand(name, options, output));
+    });
+
+  program
+    .command('recommend-window')
+    .description('recommend a context window from machine memory and model size (seed 004 presets)')
+    .requiredOption('--model-size <billions>', 'model parameters in billions, e.g. 8', Number)
+    .addOption(new Option('--quantization <q>', 'weights quantization').choices(['q4', 'q8', 'f16']).default('q4'))
+    .addOption(new Option('--preset <preset>', 'speed (50%), balanced (100%) or quality (150%)').choices(['speed', 'balanced', 'quality']).default('balanced'))
+    .option('--memory <GiB>', 'memory to plan for (default: this machine)', Number)
+    .option('--context-window <tokens>', 'a window you want; shrunk with a warning when memory is short', positiveInteger)
+    .option('--force', 'keep --context-window even when memory is short')
+    .option('--json', 'print JSON')
+    .action(async (options) => {
+      setExitCode(await recommendWindowCommand(options, output));
     });
 
   return program;

@@ -147,8 +147,8 @@ export function recommendContextWindow(request: ContextWindowRequest): ContextWi
   if (kvRoom <= 0) {
     warnings.push(
       `⚠ The ${params}B ${quantization} model needs about ${formatGiB(modelBytes)} of memory, and only ` +
-        `${formatGiB(memoryBudgetBytes)} is available: answers will be slow. A smaller model or a stronger ` +
-        'quantization (q4) would help.',
+        `${formatGiB(memoryBudgetBytes)} is available: answers will be slow. ` +
+        (quantization === 'q4' ? 'A smaller model would help.' : 'A smaller model or a stronger quantization (q4) would help.'),
     );
   }
 
