@@ -131,7 +131,17 @@ export class Agent {
     const smallContext = this.options.smallContext ?? {};
     const compose = async (): Promise<{ payload: LLMPayload; reductions: ReductionRecord[] }> => {
       const call = smallContextStep(state, session, this.events, systemPrompt, smallContext);
-      const payload = await composeStep(state, call.input, provider, runOptions.ragContext);
+      // A strategy that emits usage-level-change itself is the one emitter for its session.
+      const strategyLevel = (event: { sessionId: string }) => {
+        if (event.sessionId === sessionId) session.strategyEmitsUsageLevel = true;
+      };
+      this.events.on('usage-level-change', strategyLevel);
+      let payload: LLMPayload;
+      try {
+        payload = await composeStep(state, call.input, provider, runOptions.ragContext);
+      } finally {
+        this.events.off('usage-level-change', strategyLevel);
+      }
       if (call.fired.A) state.budget.modesFired.A++;
       if (call.fired.C) state.budget.modesFired.C++;
       return { payload, reductions: call.reductions };

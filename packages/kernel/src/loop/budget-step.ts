@@ -64,7 +64,8 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
  * Between compose and the model call: seed 004's real pre-send check (see `preSendCheck`) on the
  * payload at the 90% line (`stats.budget.available`), the payload's stats completed with what the
  * kernel changed (mode A, the check's trims; `stats.extra.smallContext`, `stats.extra.preSendCheck`),
- * the usage level tracked per session (`usage-level-change` is emitted here, by the kernel only), and
+ * the usage level tracked per session (`usage-level-change` is emitted here unless the strategy emits
+ * it itself — one emitter per session, never both), and
  * the tool output limit of seed 004 Phase 2 derived from what is actually sent.
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when the escalation cannot fit the payload (advice is given first)
  */
@@ -120,7 +121,7 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
   state.budget.tokensPerCall.push(tokens);
   state.budget.usageLevels.push(usageLevel(tokens, baseStats.budget.maxContextTokens));
   const change = session.usage.observe(state.sessionId, tokens, baseStats.budget.maxContextTokens);
-  if (change) safeEmit(events, 'usage-level-change', { ...eventBase(state), ...change });
+  if (change && !session.strategyEmitsUsageLevel) safeEmit(events, 'usage-level-change', { ...eventBase(state), ...change });
   state.lastPayloadTokens = tokens;
   state.budgetLimit = baseStats.budget.available;
   state.toolOutputTokenLimit = remainingForToolOutput(baseStats.budget, changed ? tokens : baseStats.budget.used).toolOutputLimit;

@@ -12,4 +12,12 @@ export class SessionBudgetState {
   readonly engaged = new Set<SmallContextMode>();
   readonly usage = new UsageLevelTracker();
   readonly adviceGiven = new Set<string>();
+  /**
+   * Mode A engaged under `when-needed` stays engaged for the session: a result once collapsed never
+   * comes back in full, so the view the strategy sees only ever shrinks (strategies that keep
+   * per-position counts never under-count, and prompt caches see a stable prefix).
+   */
+  stickyA = false;
+  /** Sessions whose strategy emits `usage-level-change` itself: the kernel then stays silent for them. */
+  strategyEmitsUsageLevel = false;
 }

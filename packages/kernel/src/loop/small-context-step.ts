@@ -26,8 +26,9 @@ export function setEngaged(state: RunState, session: SessionBudgetState, events:
  * Before each `composePayload`: applies the small-context modes of the session's plan (seed 004).
  * Mode C picks the compact system prompt and the essential tools; mode A gives the strategy a view of
  * the history where tool results older than the newest step are one-line summaries (`full`/`on`
- * always; `when-needed` when the cheap check flagged the budget or the last payload reached 80% of
- * the window). Without a plan (window not known yet) the call is unchanged.
+ * always; `when-needed` from the first call where the cheap check flagged the budget or the last
+ * payload reached 80% of the window, then for the rest of the session). Without a plan (window not
+ * known yet) the call is unchanged.
  */
 export function smallContextStep(
   state: RunState,
@@ -54,7 +55,8 @@ export function smallContextStep(
 
   const level = session.usage.level(state.sessionId);
   const needed = state.budgetFlag || level === 'compact' || level === 'critical';
-  const applyA = plan.modes.A === 'full' || plan.modes.A === 'on' || (plan.modes.A === 'when-needed' && needed);
+  const applyA = plan.modes.A === 'full' || plan.modes.A === 'on' || (plan.modes.A === 'when-needed' && (needed || session.stickyA));
+  if (applyA && plan.modes.A === 'when-needed') session.stickyA = true;
   let history = state.history.slice();
   let reductions: ReductionRecord[] = [];
   if (applyA) {

@@ -18,9 +18,10 @@ export interface PromptAndTools {
 
 /**
  * Seed 004 strategy C: below the small-context threshold the manifest's `compactSystemPrompt` replaces
- * the system prompt and only `essentialTools` of the user's tools are sent (the strategy's own tools,
- * `userToolNames` excluded, stay: they recover what the strategy trimmed). `full` applies them
- * always; `partial` only when the full prompt and tools take more than a quarter of the window;
+ * the system prompt and only `essentialTools` are sent. `full` (the smallest windows) applies them
+ * always and keeps only the listed tools, the strategy's own included (name them in `essentialTools`
+ * to keep them); `on` and `partial` filter the user's tools only (the strategy's tools, which recover
+ * what it trimmed, stay), `partial` only when the full prompt and tools take more than a quarter of the window;
  * `off` and `when-needed` never (C has no budget trigger of its own). Without a compact prompt or an
  * essential list there is nothing to switch to, and the call is unchanged.
  */
@@ -51,8 +52,11 @@ export function selectPromptAndTools(input: {
   }
   const essential = options.essentialTools ? new Set(options.essentialTools) : undefined;
   const systemPrompt = options.compactSystemPrompt ?? input.systemPrompt;
+  // `full` (below half the threshold) keeps only the essential tools, the strategy's included;
+  // `on`/`partial` filter the user's tools and keep the strategy's.
+  const filterAll = input.intensity === 'full';
   const toolDefinitions = input.toolDefinitions.filter(
-    (definition) => !essential || !input.userToolNames.has(definition.function.name) || essential.has(definition.function.name),
+    (definition) => !essential || essential.has(definition.function.name) || (!filterAll && !input.userToolNames.has(definition.function.name)),
   );
   const after = counter.count(systemPrompt) + counter.countTools(toolDefinitions);
   return {

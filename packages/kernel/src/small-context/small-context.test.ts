@@ -1,0 +1,172 @@
+import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import { buildBudgetAgent, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
+import { resolveToolOutputPolicy } from '../budget/tool-output-policy';
+import { ToolResultCollapser } from './collapse-old-tool-results';
+import { selectPromptAndTools } from './select-prompt-and-tools';
+import { smallContextFromManifest } from './small-context-from-manifest';
+import { planSmallContext, tierLabel } from './small-context-plan';
+
+describe('planSmallContext', () => {
+  it('follows seed 004 matrix by window size', () => {
+    expect(planSmallContext(4096).modes).toEqual({ A: 'full', B: 'full', C: 'full', D: 'when-needed' });
+    expect(planSmallContext(8192).modes).toEqual({ A: 'on', B: 'on', C: 'partial', D: 'when-needed' });
+    expect(planSmallContext(16384).modes).toEqual({ A: 'when-needed', B: 'when-needed', C: 'off', D: 'when-needed' });
+    expect(planSmallContext(32768).modes).toEqual({ A: 'when-needed', B: 'off', C: 'off', D: 'off' });
+    expect(tierLabel(planSmallContext(12000))).toBe('8K-16K');
+  });
+
+  it('moves the boundaries with the threshold and applies forced settings', () => {
+    expect(planSmallContext(16384, { threshold: 32768 }).tier).toBe(1);
+    const plan = planSmallContext(65536, { modes: { A: 'on', B: true, C: 'auto', D: 'on' } });
+    expect(plan.modes).toEqual({ A: 'on', B: 'on', C: 'off', D: 'when-needed' });
+    expect(plan.forced).toEqual(['A', 'B', 'D']);
+    expect(planSmallContext(4096, { modes: { A: false } }).modes.A).toBe('off');
+  });
+});
+
+describe('smallContextFromManifest', () => {
+  it('reads the manifest fields of strategy C and the forced modes', () => {
+    expect(
+      smallContextFromManifest({ id: 'a', compactSystemPrompt: 'Be brief.', essentialTools: ['bash'], smallContextThreshold: 8192, smallContextModes: { A: 'off', B: 'nope' } }),
+    ).toEqual({ compactSystemPrompt: 'Be brief.', essentialTools: ['bash'], threshold: 8192, modes: { A: 'off' } });
+    expect(smallContextFromManifest({ id: 'a' })).toBeUndefined();
+  });
+});
+
+describe('ToolResultCollapser', () => {
+  const history: ChatMessage[] = [
+    { role: 'user', content: 'Fix main.go.' },
+    { role: 'assistant', content: null, tool_calls: [toolCall('r1', 'read_file', { path: 'src/main.go' })] },
+    { role: 'tool', tool_call_id: 'r1', content: Array.from({ length: 500 }, (_, i) => `line ${i}`).join('\n') },
+    { role: 'assistant', content: null, tool_calls: [toolCall('e1', 'edit_file', { path: 'src/main.go' })] },
+    { role: 'tool', tool_call_id: 'e1', content: 'Edited 3 lines.'.repeat(20) },
+  ];
+
+  describe('#collapse', () => {
+    it('keeps only the newest step in full and collapses older results to one line', () => {
+      const frozen = structuredClone(history);
+      const view = new ToolResultCollapser().collapse(history);
+      expect(view.history[2]!.content).toBe('[Read: main.go (500 lines, Go) — collapsed; call the tool again to see it]');
+      expect(view.history[4]).toBe(history[4]);
+      expect(view.reductions).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 3, recoverableFrom: 'history' })]);
+      expect(history).toEqual(frozen);
+    });
+
+    it('returns the same copy for the same result on every call', () => {
+      const collapser = new ToolResultCollapser();
+      expect(collapser.collapse(history).history[2]).toBe(collapser.collapse(history).history[2]);
+    });
+  });
+});
+
+describe('selectPromptAndTools', () => {
+  const tools: ToolDefinition[] = ['bash', 'read', 'write', 'browser', 'tool_output_cache'].map((name) => ({ type: 'function', function: { name, description: sizedText(200) } }));
+  const base = {
+    systemPrompt: sizedText(2000),
+    toolDefinitions: tools,
+    userToolNames: new Set(['bash', 'read', 'write', 'browser']),
+    options: { compactSystemPrompt: 'Be brief; English only.', essentialTools: ['bash', 'read', 'write'] },
+    counter: testCounter,
+  };
+
+  it('switches to the compact prompt and the essential tools below half the threshold, the strategy tools included', () => {
+    const chosen = selectPromptAndTools({ ...base, intensity: 'full', contextWindow: 4096 });
+    expect(chosen.applied).toBe(true);
+    expect(chosen.systemPrompt).toBe('Be brief; English only.');
+    expect(chosen.toolDefinitions.map((t) => t.function.name)).toEqual(['bash', 'read', 'write']);
+    expect(chosen.tokensAfter).toBeLessThan(chosen.tokensBefore / 2);
+  });
+
+  it('keeps the strategy tools and decides by share of the window when partial', () => {
+    expect(selectPromptAndTools({ ...base, intensity: 'partial', contextWindow: 8192 }).toolDefinitions.map((t) => t.function.name)).toEqual(['bash', 'read', 'write', 'tool_output_cache']);
+    expect(selectPromptAndTools({ ...base, intensity: 'partial', contextWindow: 15000 }).applied).toBe(false);
+    expect(selectPromptAndTools({ ...base, intensity: 'off', contextWindow: 4096 }).applied).toBe(false);
+  });
+});
+
+describe('resolveToolOutputPolicy', () => {
+  it('tells command output, file reads and searches apart by name and arguments', () => {
+    expect(resolveToolOutputPolicy('execute_bash', '{"command":"make"}')).toMatchObject({ category: 'command', kind: 'head-tail' });
+    expect(resolveToolOutputPolicy('str_replace_editor', '{"command":"view","path":"/w/a.c"}')).toMatchObject({ category: 'file-read', kind: 'head', path: '/w/a.c' });
+    expect(resolveToolOutputPolicy('str_replace_editor', '{"command":"str_replace","path":"/w/a.c"}')).toMatchObject({ category: 'other', kind: 'head-tail' });
+    expect(resolveToolOutputPolicy('read_file', { path: 'main.go' })).toMatchObject({ category: 'file-read' });
+    expect(resolveToolOutputPolicy('grep', { pattern: 'x' })).toMatchObject({ category: 'search', kind: 'head' });
+    expect(resolveToolOutputPolicy('bash', '{}', { bash: { kind: 'tail', maxTokens: 99 } })).toMatchObject({ kind: 'tail', maxTokens: 99, source: 'policy' });
+  });
+});
+
+describe('Agent small-context modes', () => {
+  const bigRead = () => sizedText(600);
+
+  it('gives the strategy a view with older results collapsed while the run keeps them in full (mode A)', async () => {
+    const manager = new NaiveManager(8192, 1024);
+    const { agent, seen } = buildBudgetAgent({
+      manager,
+      tools: [testTool('read_file', bigRead)],
+      script: [
+        { content: null, tool_calls: [toolCall('r1', 'read_file', { path: 'a.go' })] },
+        { content: null, tool_calls: [toolCall('r2', 'read_file', { path: 'b.go' })] },
+        'done',
+      ],
+      options: { contextWindow: 8192 },
+    });
+    const result = await agent.run('Read both files.');
+    const third = manager.composed[2]!.history;
+    expect(third[2]!.content).toMatch(/^\[Read: a\.go \(1 lines, Go\) — collapsed/);
+    expect(third[4]!.content).toBe(bigRead());
+    expect(result.messages[2]!.content).toBe(bigRead());
+    expect(result.budget.modesFired.A).toBe(1);
+    expect(result.payloads[2]!.reductions).toEqual([expect.objectContaining({ action: 'trimmed', from: 2 })]);
+    expect(result.payloads[2]!.extra?.smallContext).toMatchObject({ contextWindow: 8192, modes: { A: 'on' } });
+    const modes = seen.filter((e) => e.name === 'small-context-mode').map((e) => [e.payload.mode, e.payload.active]);
+    expect(modes).toEqual([['A', true], ['B', true]]);
+  });
+
+  it('sends the compact prompt and the essential tools at 4K (mode C), and the full ones at 32K', async () => {
+    const tools = ['bash', 'read_file', 'browser'].map((name) => testTool(name, () => 'ok', 300));
+    const options = { systemPrompt: sizedText(1500), smallContext: { compactSystemPrompt: 'Short rules.', essentialTools: ['bash', 'read_file'] } };
+    const small = buildBudgetAgent({ manager: new NaiveManager(4096, 512), tools, script: ['hi'], options: { ...options, contextWindow: 4096 } });
+    await small.agent.run('Hello');
+    expect(small.llm.requests[0]!.messages[0]!.content).toBe('Short rules.');
+    expect(small.llm.requests[0]!.tools!.map((t) => t.function.name)).toEqual(['bash', 'read_file']);
+    const large = buildBudgetAgent({ manager: new NaiveManager(32768, 4096), tools, script: ['hi'], options: { ...options, contextWindow: 32768 } });
+    await large.agent.run('Hello');
+    expect(large.llm.requests[0]!.tools).toHaveLength(3);
+  });
+
+  it('learns the window from the first payload when none is given', async () => {
+    const manager = new NaiveManager(4096, 512);
+    const { agent } = buildBudgetAgent({ manager, script: ['hi'], options: { smallContext: { compactSystemPrompt: 'Short.' } } });
+    const result = await agent.run('Hello');
+    expect(result.budget.contextWindow).toBe(4096);
+    expect(result.budget.plan?.tier).toBe(0);
+    expect(manager.composed.map((c) => c.systemPrompt)).toEqual(['', 'Short.']);
+  });
+});
+
+describe('Agent usage levels', () => {
+  /** The naive manager, but emitting usage-level-change itself, as the sliding window does. */
+  class EmittingManager extends NaiveManager {
+    bus: CtxkitEventBus | undefined;
+    override async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[]): Promise<LLMPayload> {
+      const payload = await super.composePayload(systemPrompt, history, tools);
+      if (payload.stats.usageLevel !== 'ok' && this.bus) safeEmit(this.bus, 'usage-level-change', { agentId: 'coder', sessionId: 'default', strategyId: 'naive', turn: 1, from: 'ok', to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: 4096 });
+      return payload;
+    }
+  }
+
+  it('emits usage-level-change once per crossing for a strategy that does not', async () => {
+    const { agent, seen } = buildBudgetAgent({ manager: new NaiveManager(4096, 512), script: ['a', 'b'], options: { contextWindow: 4096 } });
+    await agent.run(sizedText(2600));
+    await agent.run('And?');
+    expect(seen.filter((e) => e.name === 'usage-level-change').map((e) => [e.payload.from, e.payload.to])).toEqual([['ok', 'warn']]);
+  });
+
+  it('stays silent when the strategy emits it itself', async () => {
+    const manager = new EmittingManager(4096, 512);
+    const { agent, seen, events } = buildBudgetAgent({ manager, script: ['a'], options: { contextWindow: 4096 } });
+    manager.bus = events;
+    await agent.run(sizedText(2600));
+    expect(seen.filter((e) => e.name === 'usage-level-change')).toHaveLength(1);
+  });
+});
