@@ -68,6 +68,12 @@ describe('seed 004 failure pattern (8,192 window)', () => {
       expect(tokens).toBeLessThanOrEqual(6349);
       expect(findPayloadProblems(request.messages)).toEqual([]);
     }
+    if (process.env.CTXKIT_REPLAY_REPORT) {
+      const first = result.payloads[0]!;
+      process.stdout.write(
+        `${JSON.stringify({ sections: first.sections, budget: first.budget, tokensPerCall: result.budget.tokensPerCall, toolOutputs: result.budget.toolOutputs, preSend: result.budget.preSendChecks.map((c) => c.steps) })}\n`,
+      );
+    }
     const [bash, read] = result.budget.toolOutputs;
     expect(bash).toMatchObject({ toolName: 'bash', category: 'command', kind: 'head-tail', truncated: true });
     expect(bash!.tokensAfter).toBeLessThanOrEqual(bash!.limit);
