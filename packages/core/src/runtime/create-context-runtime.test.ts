@@ -214,6 +214,35 @@ describe('createContextRuntime', () => {
     });
   });
 
+  describe('the agent model', () => {
+    const withModel = { type: 'object', properties: { model: { type: 'string', default: 'gpt-4o' }, maxContextTokens: { type: ['integer', 'null'], default: null } } };
+
+    it("gives a strategy whose config names no model the agent's top-level model, before the schema default", async () => {
+      const runtime = await createContextRuntime({ discoverInstalled: false });
+      runtime.registerStrategy({ id: 'modelled-strategy', configSchema: withModel }, counting);
+      const manifest = Object.freeze({ id: 'local-agent', model: 'local-8k', contextStrategy: Object.freeze({ type: 'plugin', pluginId: 'modelled-strategy' }) });
+      const agent = await runtime.loadAgent(manifest);
+      expect(agent.config).toEqual({ model: 'local-8k', maxContextTokens: null });
+      expect(agent.model).toBe('local-8k');
+      expect(manifest.contextStrategy).toEqual({ type: 'plugin', pluginId: 'modelled-strategy' });
+    });
+
+    it("keeps the config's own model over the agent's", async () => {
+      const runtime = await createContextRuntime({ discoverInstalled: false });
+      runtime.registerStrategy({ id: 'modelled-strategy', configSchema: withModel }, counting);
+      const agent = await runtime.loadAgent({ id: 'a', model: 'local-8k', contextStrategy: { type: 'plugin', pluginId: 'modelled-strategy', config: { model: 'gpt-4o-mini' } } });
+      expect(agent.config.model).toBe('gpt-4o-mini');
+    });
+
+    it('adds no model to a strategy whose schema has none', async () => {
+      const runtime = await createContextRuntime({ discoverInstalled: false });
+      runtime.registerStrategy({ id: 'plain-strategy', configSchema: { type: 'object', additionalProperties: false, properties: {} } }, counting);
+      const agent = await runtime.loadAgent({ id: 'a', model: 'local-8k', contextStrategy: { type: 'plugin', pluginId: 'plain-strategy' } });
+      expect(agent.config).toEqual({});
+      expect(agent.model).toBe('local-8k');
+    });
+  });
+
   describe('DI container', () => {
     it('registers the agent\'s services under the injection tokens, IContextManager resolving the default session', async () => {
       const store = new MemoryContextStore();

@@ -108,7 +108,7 @@ class Runtime implements ContextRuntime {
       if (problem) throw problem.error;
       throw new PluginNotFoundError(pluginId, [...this.plugins.keys()].sort(), file);
     }
-    const config = deepFreeze(validatePluginConfig(record, manifest.contextStrategy?.config, file));
+    const config = deepFreeze(validatePluginConfig(record, inheritAgentModel(record.manifest.configSchema, manifest.contextStrategy?.config, manifest.model), file));
     const factory = loadPluginFactory(record, manifest.id);
     const model = typeof config.model === 'string' && config.model ? config.model : manifest.model ?? DEFAULT_AGENT_MODEL;
     const agent: AgentHandle = await createAgentHandle({
@@ -197,4 +197,17 @@ export async function createContextRuntime(options: ContextRuntimeOptions = {}):
     ...(options.searchFrom ? { searchFrom: options.searchFrom } : {}),
   });
   return new Runtime(options, discovery.plugins, discovery.problems);
+}
+
+/**
+ * The agent's top-level `model` is the default of its strategy's `model` setting: a config that
+ * names no model gets the agent's (before the schema's own default would apply). A copy is returned;
+ * the manifest is never changed.
+ */
+function inheritAgentModel(configSchema: unknown, config: unknown, agentModel: string | undefined): unknown {
+  if (!agentModel || (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config)))) return config;
+  const properties = (configSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
+  if (!properties || !('model' in properties)) return config;
+  const given = (config ?? {}) as Record<string, unknown>;
+  return 'model' in given ? config : { ...given, model: agentModel };
 }
