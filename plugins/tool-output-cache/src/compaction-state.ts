@@ -6,7 +6,10 @@ import type { ChatMessage, UserMessage } from '@ctxkit/core';
  * (retain + summary), everything from `keepFrom` on is kept.
  */
 export interface CompactionState {
-  /** The retain (when any) and summary user messages. */
+  /**
+   * The retain (when any) and summary user messages, then, when `carriedSource` is set, a copy of
+   * the user message carried after the summary.
+   */
   prefix: UserMessage[];
   /** Index in the caller's history where the kept turns start. */
   keepFrom: number;
@@ -17,6 +20,11 @@ export interface CompactionState {
   tokensAfter: number;
   /** Compactions so far in this session. */
   count: number;
+  /**
+   * Index in the caller's history of the user message carried after the summary (a long
+   * single-turn agent run compacted inside its own turn); its copy is the last prefix message.
+   */
+  carriedSource?: number;
 }
 
 /** True when two messages are the same object or have the same JSON. */

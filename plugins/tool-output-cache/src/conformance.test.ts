@@ -4,12 +4,11 @@ import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy
 
 // The shared suite every strategy passes: budget, provider validity, immutability, nothing silently
 // lost, stats, events, determinism. The suite's summarizer answer has <summary> tags, so
-// compactions that the budget triggers succeed. The bundled-conversation family is not listed yet:
-// on the OpenHands records at 8K it flags the user message carried through a long single-turn
-// compaction (issue 5, follow-up).
+// compactions that the budget triggers succeed. Every family runs, the bundled tau-bench and
+// OpenHands conversations included (long single-turn runs compacted more than once among them).
 runConformance<ToolOutputCacheStrategyConfig>('std-tool-output-cache-strategy', {
   factory: createStrategy,
   config: {},
   llm: '<retain>conformance</retain><summary>Earlier turns, summarized.</summary>',
-  cases: ['property', 'hostile', 'budget', 'long-history'],
+  cases: ['property', 'hostile', 'budget', 'long-history', 'conversation'],
 });

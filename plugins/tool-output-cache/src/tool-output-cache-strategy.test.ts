@@ -9,7 +9,7 @@ import {
   type LLMCompletionRequest,
   type ToolMessage,
 } from '@ctxkit/core';
-import { createConformanceContext, freezeDeep, ScriptedLLMClient } from '@ctxkit/core/testing';
+import { createConformanceContext, freezeDeep, loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 import { buildCompactionRequest, compactMessages } from './compact-messages';
 import { resolveCompactionConfig } from './compaction-config';
 import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
@@ -236,6 +236,54 @@ describe('ToolOutputCacheStrategy', () => {
       const payload = await strategy.composePayload(SYSTEM, history, []);
       expect(findPayloadProblems(payload.messages)).toEqual([]);
       expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'dropped', from: 3, to: 4 }));
+    });
+  });
+
+  describe('#composePayload within the budget', () => {
+    const limitOf = (config: { maxContextTokens: number; reserveOutputTokens: number }) => config.maxContextTokens - config.reserveOutputTokens;
+
+    it('leaves out older steps of a long current turn instead of rejecting (tau-bench airline at a 4,096 window)', async () => {
+      // The lab case: one user message followed by 26 tool steps; even with every output trimmed,
+      // the calls alone exceed the room left beside the system prompt and the tools.
+      const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === 'tau-bench/airline/gpt-4o/task-2/trial-1')!;
+      const config = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512 };
+      for (const length of [59, 61]) {
+        const { strategy, context, names } = setup(config);
+        const history = freezeDeep(record.history.slice(0, length));
+        const payload = await strategy.composePayload(record.systemPrompt, history, record.tools ?? []);
+        expect(context.counter.countMessages(payload.messages) + context.counter.countTools(payload.tools)).toBeLessThanOrEqual(limitOf(config));
+        expect(findPayloadProblems(payload.messages)).toEqual([]);
+        // The newest user message and the newest step (call + result) are sent.
+        const newestUser = history.map((message) => message.role).lastIndexOf('user');
+        expect(payload.messages).toContainEqual(history[newestUser]);
+        const lastCall = history[length - 2] as ChatMessage & { role: 'assistant' };
+        expect(payload.messages).toContainEqual(lastCall);
+        expect(payload.messages.some((message) => message.role === 'tool' && message.tool_call_id === lastCall.tool_calls![0]!.id)).toBe(true);
+        // Older steps of the turn left the payload, reported as ranges of history indexes.
+        const dropped = payload.stats.reductions.filter((record) => record.action === 'dropped');
+        expect(dropped.some((record) => record.from > newestUser)).toBe(true);
+        expect(names()).toContain('history-trim');
+      }
+    });
+
+    it('keeps the user message of a long single-turn run through repeated compactions', async () => {
+      const llm = new ScriptedLLMClient([summaryReply], { repeatLast: true });
+      const config = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512 };
+      const { strategy, context } = setup({ ...config, microCompact: { enabled: false } }, llm);
+      const task = 'Fix the failing parser test in src/parser.c (ISSUE-42).';
+      const history: ChatMessage[] = [{ role: 'user', content: task }];
+      for (let index = 0; index < 24; index++) history.push(...exchange(`s${index}`, output(`step${index}`, 40)));
+      for (let length = 3; length <= history.length; length += 2) {
+        const sent = freezeDeep(history.slice(0, length));
+        const payload = await strategy.composePayload(SYSTEM, sent, []);
+        expect(context.counter.countMessages(payload.messages) + context.counter.countTools(payload.tools)).toBeLessThanOrEqual(limitOf(config));
+        expect(payload.messages.filter((message) => message.role === 'user' && message.content === task)).toHaveLength(1);
+        // The newest step is always sent (its output may be cut to fit).
+        expect(payload.messages.some((message) => message.role === 'tool' && message.tool_call_id === `s${(length - 3) / 2}`)).toBe(true);
+        expect(findPayloadProblems(payload.messages)).toEqual([]);
+      }
+      expect(strategy.compactionState?.count ?? 0).toBeGreaterThanOrEqual(2);
+      expect(strategy.compactionState?.carriedSource).toBe(0);
     });
   });
 

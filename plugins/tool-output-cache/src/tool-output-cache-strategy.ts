@@ -1,18 +1,19 @@
 import {
+  assertHistoryShape,
   BudgetExceededError,
+  buildPayload,
   computeBudget,
   contentText,
   CtxkitError,
   DisposedError,
   findPayloadProblems,
   groupAt,
-  HistoryValidationError,
+  HistoryLedger,
   LLMNotConfiguredError,
   LLMResponseError,
   ProviderPayloadError,
   safeEmit,
-  usageLevel,
-  withUsage,
+  selectHistoryWindow,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
@@ -20,6 +21,7 @@ import {
   type ContextManagerContract,
   type ContributedTool,
   type CtxkitEventBase,
+  type HistoryWindow,
   type LLMPayload,
   type PayloadBudget,
   type StrategyContext,
@@ -34,7 +36,6 @@ import { createCacheTools, createCompactTool } from './cache-tools';
 import { compactMessages } from './compact-messages';
 import { continuesCovered, startsWithPrefix, type CompactionState } from './compaction-state';
 import { resolveContextLimit } from './context-limit';
-import { fitViewToBudget } from './fit-view-to-budget';
 import { microCompact } from './micro-compact';
 import { ReductionLog } from './reduction-log';
 import { repairToolPairs } from './repair-tool-pairs';
@@ -103,6 +104,10 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
   private readonly copies = new WeakMap<ChatMessage, Map<string, ToolMessage>>();
   private readonly collectedRefs = new Set<string>();
+  /** Per-position counts of the history view, so a turn measures only what is new or changed. */
+  private readonly ledger: HistoryLedger;
+  /** The history view of the last selection (to tell the ledger which positions changed). */
+  private windowInput: ChatMessage[] | undefined;
   private compaction: CompactionState | undefined;
   private guardMinTokens = 0;
   private lastUsage: TokenUsage | undefined;
@@ -125,6 +130,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       reserveOutputTokens: this.config.reserveOutputTokens,
       safetyMarginRatio: this.config.safetyMarginRatio,
     });
+    this.ledger = new HistoryLedger(this.counter);
     this.toolOutputBudget = toolOutputBudgetTokens(this.config.toolOutputCache, this.contextLimit);
     this.cache = new ToolOutputCache({
       store: context.store,
@@ -212,17 +218,14 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
 
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
     this.assertLive();
-    history.forEach((message, index) => {
-      const role = (message as { role?: unknown }).role;
-      if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') throw new HistoryValidationError(index, `unknown role ${JSON.stringify(role)}`);
-    });
+    assertHistoryShape(history);
     this.lastSystemPrompt = systemPrompt;
     const turn = countTurns(history);
     const sendTools = this.mergeTools(tools);
-    const head: ChatMessage[] = [{ role: 'system', content: systemPrompt }];
-    if (ragContext && ragContext.trim() !== '') head.push({ role: 'system', content: `Relevant context:\n${ragContext}` });
-    const systemTokens = this.counter.countMessage(head[0]!);
-    const dynamicTokens = head.length > 1 ? this.counter.countMessage(head[1]!) : 0;
+    const system: ChatMessage[] = [{ role: 'system', content: systemPrompt }];
+    const dynamic: ChatMessage[] = ragContext && ragContext.trim() !== '' ? [{ role: 'system', content: `Relevant context:\n${ragContext}` }] : [];
+    const systemTokens = this.counter.countMessages(system);
+    const dynamicTokens = this.counter.countMessages(dynamic);
     const toolTokens = this.counter.countTools(sendTools);
     const fixedTokens = systemTokens + dynamicTokens + toolTokens;
     const available = this.baseBudget.available;
@@ -248,15 +251,27 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       }
     }
 
+    // The compaction's retain + summary are the memory block; everything with a source in the
+    // caller's history (a carried user message too) is history, fitted by core's window selection.
     const log = view.log;
-    const fitted = fitViewToBudget(view.entries, {
-      strategyId: this.strategyId,
-      available,
-      fixedTokens,
-      countMessage: (message) => this.counter.countMessage(message),
-      log,
-      withContent: (message, content) => this.withContent(message, content),
-    });
+    let memoryCount = 0;
+    while (memoryCount < view.entries.length && view.entries[memoryCount]!.source === null) memoryCount++;
+    let memory = view.entries.slice(0, memoryCount).map((entry) => entry.message);
+    const historyEntries = view.entries.slice(memoryCount);
+    let window: HistoryWindow;
+    try {
+      window = this.fitHistory(historyEntries, available - fixedTokens - this.counter.countMessages(memory), log);
+    } catch (error) {
+      if (!(BudgetExceededError.isInstance(error) && memory.length > 0)) throw error;
+      // Not even the current turn fits beside the summary: the summary stays in the transcript.
+      safeEmit(this.context.events, 'strategy-warning', {
+        ...this.eventBase(turn),
+        message: 'The current turn does not fit beside the compaction summary; the summary was left out of this payload (it stays in the saved transcript).',
+        code: error.code,
+      });
+      memory = [];
+      window = this.fitHistory(historyEntries, available - fixedTokens, log);
+    }
     const state = this.compaction;
     if (state && !startsWithPrefix(history, state.prefix) && state.keepFrom > 0) {
       log.add('compacted', { from: 0, to: state.keepFrom }, {
@@ -266,43 +281,21 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       });
     }
 
-    const messages = [...head, ...fitted.map((entry) => entry.message)];
-    const problems = findPayloadProblems(messages).filter((problem) => problem.problem !== 'no-user-message');
-    if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
-
-    let memoryTokens = 0;
-    let historyTokens = 0;
-    for (const entry of fitted) {
-      const tokens = this.counter.countMessage(entry.message);
-      if (entry.source === null || (state && startsWithPrefix(history, state.prefix) && entry.source < state.prefix.length)) memoryTokens += tokens;
-      else historyTokens += tokens;
-    }
-    const outputTokens = fixedTokens + memoryTokens + historyTokens;
-    const inputTokens = fixedTokens + this.inputHistoryTokens(history);
-    const reductions = log.list();
-    const trimmedCount = log.count('trimmed', 'truncated', 'micro-compacted');
-    const stats: LLMPayload['stats'] = {
+    const payload = buildPayload({
       strategyId: this.strategyId,
       model: this.model,
-      input_tokens: inputTokens,
-      output_tokens: outputTokens,
-      compress_ratio: inputTokens === 0 ? 1 : outputTokens / inputTokens,
-      budget: withUsage(this.baseBudget, outputTokens),
-      sections: { system: systemTokens, tools: toolTokens, dynamic: dynamicTokens, memory: memoryTokens, history: historyTokens },
-      messages: { input: history.length, output: messages.length },
-      reductions,
-      dropped: log.count('dropped'),
-      trimmed: trimmedCount,
-      summarized: 0,
-      compacted: log.count('compacted'),
-      usageLevel: usageLevel(outputTokens, this.contextWindow),
-      counter: this.counter.meta(),
+      counter: this.counter,
+      budget: this.baseBudget,
+      sections: { system, tools: sendTools, dynamic, memory, history: window },
+      historyLength: history.length,
+      historyInputTokens: () => this.inputHistoryTokens(history),
+      reductions: log.list(),
       extra: {
         toolOutputCache: {
           enabled: this.config.toolOutputCache.enabled,
           budgetTokens: this.toolOutputBudget,
           newlyCached: view.newlyCached,
-          refsInPayload: fitted.filter((entry) => entry.message.role === 'tool' && (entry.message as ToolMessage).output_ref).length,
+          refsInPayload: window.messages.filter((message) => message.role === 'tool' && message.output_ref).length,
         },
         compaction: {
           contextLimit: this.contextLimit,
@@ -313,14 +306,87 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
           lastError: this.lastCompactionError ?? null,
         },
       },
-    };
+    });
+    const hasUser = history.some((message) => message.role === 'user');
+    const problems = findPayloadProblems(payload.messages).filter((problem) => hasUser || problem.problem !== 'no-user-message');
+    if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
+
+    const { stats } = payload;
     const base = this.eventBase(turn);
-    const toolReductions = reductions.filter((record) => record.action === 'trimmed' || record.action === 'truncated' || record.action === 'micro-compacted');
+    const toolReductions = stats.reductions.filter((record) => record.action === 'trimmed' || record.action === 'truncated' || record.action === 'micro-compacted');
     if (toolReductions.length > 0) safeEmit(this.context.events, 'tool-output-trim', { ...base, reductions: toolReductions });
-    const drops = reductions.filter((record) => record.action === 'dropped');
+    const drops = stats.reductions.filter((record) => record.action === 'dropped');
     if (drops.length > 0) safeEmit(this.context.events, 'history-trim', { ...base, reductions: drops, droppedMessages: stats.dropped });
     safeEmit(this.context.events, 'payload-composed', { ...base, stats });
-    return { messages, tools: sendTools, stats };
+    return payload;
+  }
+
+  /**
+   * Fits the history part of the view into `room` tokens. First, cheapest and fully recoverable,
+   * older tool outputs (before the current turn) become `[tool output trimmed; ref=…]`; then core's
+   * {@link selectHistoryWindow} keeps the newest whole tool-call groups, never drops the current
+   * turn whole (its outputs are truncated head + tail, then its older steps leave, then the newest
+   * user message is truncated with a marker) and reports the rest. Counts come from the session's
+   * {@link HistoryLedger}; positions whose message changed since the last call are measured again.
+   * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when not even the truncated newest user message fits
+   */
+  private fitHistory(entries: ReadonlyArray<ViewEntry>, room: number, log: ReductionLog): HistoryWindow {
+    const budget = Math.max(0, room);
+    let messages = entries.map((entry) => entry.message);
+    this.forgetChanged(messages);
+    this.ledger.sync(messages);
+    let fitted: ReadonlyArray<ViewEntry> = entries;
+    if (this.ledger.totalTokens(messages) > budget) {
+      let currentTurn = entries.length;
+      for (let index = entries.length - 1; index >= 0; index--) {
+        if (entries[index]!.message.role === 'user') {
+          currentTurn = index;
+          break;
+        }
+      }
+      let nonTool = 0;
+      for (let index = 0; index < messages.length; index++) if (messages[index]!.role !== 'tool') nonTool += this.ledger.tokensAt(messages, index);
+      fitted = trimToolOutputs(entries, {
+        budgetTokens: Math.max(0, budget - nonTool),
+        tokensOf: (message) => this.counter.countMessage(message),
+        log,
+        reason: 'tool output trimmed to fit the context window',
+        protectFrom: currentTurn,
+        withContent: (message, content) => this.withContent(message, content),
+      }).entries;
+      const trimmed = fitted.map((entry) => entry.message);
+      trimmed.forEach((message, index) => {
+        if (message !== messages[index]) this.ledger.invalidate(index);
+      });
+      messages = trimmed;
+    }
+    const window = selectHistoryWindow({ history: messages, budgetTokens: budget, counter: this.counter, ledger: this.ledger, strategyId: this.strategyId });
+    this.windowInput = messages;
+    for (const record of window.reductions) {
+      for (let index = record.from; index < record.to; index++) {
+        const entry = fitted[index]!;
+        if (entry.source === null) continue;
+        const ref = entry.message.role === 'tool' ? entry.message.output_ref?.id : undefined;
+        const single = record.messages === 1;
+        log.add(record.action, { from: entry.source }, {
+          reason: record.reason,
+          recoverableFrom: record.action === 'truncated' && ref ? 'tool-output-cache' : record.recoverableFrom,
+          ...(record.action === 'truncated' && ref ? { refs: [ref] } : {}),
+          ...(single && record.tokensBefore !== undefined ? { tokensBefore: record.tokensBefore } : {}),
+          ...(single && record.tokensAfter !== undefined ? { tokensAfter: record.tokensAfter } : {}),
+        });
+      }
+    }
+    // The reductions were logged above in caller indexes; the window keeps none of its own.
+    return { ...window, reductions: [] };
+  }
+
+  /** Tells the ledger which positions of the history view hold another message than last time. */
+  private forgetChanged(messages: ReadonlyArray<ChatMessage>): void {
+    const previous = this.windowInput;
+    if (!previous) return;
+    const shared = Math.min(previous.length, messages.length);
+    for (let index = 0; index < shared; index++) if (previous[index] !== messages[index]) this.ledger.invalidate(index);
   }
 
   /**
@@ -354,7 +420,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         }
       }
     }
-    entries = repairToolPairs(entries, log);
+    entries = repairToolPairs(entries, log, { keepTrailingCalls: true });
     entries = microCompact(
       entries,
       this.config.microCompact,
@@ -377,11 +443,17 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   private mapHistory(history: ReadonlyArray<ChatMessage>, turn: number): ViewEntry[] {
     const state = this.compaction;
     if (state) {
+      // A user message carried after the summary is the caller's own message: it keeps a source, so
+      // that the window selection treats it as the current turn's start and a later compaction finds it.
+      const memory = state.prefix.length - (state.carriedSource === undefined ? 0 : 1);
       if (startsWithPrefix(history, state.prefix)) {
-        return history.map((message, index) => ({ message, source: index < state.prefix.length ? null : index }));
+        return history.map((message, index) => ({ message, source: index < memory ? null : index }));
       }
       if (continuesCovered(history, state)) {
-        return [...state.prefix.map((message) => ({ message, source: null })), ...history.slice(state.keepFrom).map((message, offset) => ({ message, source: state.keepFrom + offset }))];
+        const entries: ViewEntry[] = state.prefix.slice(0, memory).map((message) => ({ message, source: null }));
+        if (state.carriedSource !== undefined) entries.push({ message: state.prefix[memory]!, source: state.carriedSource, carried: true });
+        for (let index = state.keepFrom; index < history.length; index++) entries.push({ message: history[index]!, source: index });
+        return entries;
       }
       this.compaction = undefined;
       this.guardMinTokens = 0;
@@ -477,6 +549,15 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     }
 
     const { start: tailStart, carriedUser } = compactionTail(entries, config.retainLastTurns);
+    let tail = entries.slice(tailStart);
+    let carried = carriedUser === undefined ? undefined : entries[carriedUser];
+    if (carried?.source === null) carried = undefined;
+    if (tail[0]?.carried) {
+      // The user message an earlier compaction carried starts the kept part: carry it again, since
+      // it does not sit right before the kept messages in the caller's history.
+      carried = tail[0];
+      tail = tail.slice(1);
+    }
     let reply: { retain: string; summary: string };
     try {
       const input = this.summaryInput(entries, config.model);
@@ -488,11 +569,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     const prefix: UserMessage[] = [];
     if (reply.retain.trim() !== '') prefix.push({ role: 'user', content: reply.retain });
     prefix.push({ role: 'user', content: reply.summary });
-    if (carriedUser !== undefined) {
-      const carried = entries[carriedUser]!.message as UserMessage;
-      prefix.push({ ...carried });
-    }
-    const tail = entries.slice(tailStart);
+    if (carried) prefix.push({ ...(carried.message as UserMessage) });
     const tokensAfter = this.counter.countMessages(prefix) + this.sumTokens(tail);
     if (tokensAfter >= tokensBefore) {
       return fail(
@@ -514,6 +591,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       tokensBefore,
       tokensAfter,
       count: (this.compaction?.count ?? 0) + 1,
+      ...(carried ? { carriedSource: carried.source! } : {}),
     };
     this.guardMinTokens = tokensAfter + config.retryAfterTokens;
     this.lastUsage = undefined;

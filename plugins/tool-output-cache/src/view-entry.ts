@@ -8,4 +8,9 @@ export interface ViewEntry {
   message: ChatMessage;
   /** Index in the caller's history, or `null` for the retain / summary messages of a compaction. */
   source: number | null;
+  /**
+   * True for the copy of the user message that a compaction carried after its summary: it has a
+   * source but does not sit right before the kept messages in the caller's history.
+   */
+  carried?: boolean;
 }

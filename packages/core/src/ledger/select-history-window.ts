@@ -25,6 +25,12 @@ export interface SelectHistoryWindowOptions {
   truncateCurrentTurn?: boolean;
   /** Identifies the strategy in errors. @default 'history-window' */
   strategyId?: string;
+  /**
+   * History index where the selectable part starts: messages before it are represented elsewhere
+   * (a summary covers them), so they are neither kept nor reported by this selection, and the newest
+   * user message is looked for from here on. @default 0
+   */
+  startIndex?: number;
 }
 
 /** The recent history that fits, as selected by {@link selectHistoryWindow}. */
@@ -90,9 +96,10 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   const keepNewestUser = options.keepNewestUserMessage ?? true;
   const truncateTurn = options.truncateCurrentTurn ?? true;
   const ledger = options.ledger ?? new HistoryLedger(counter);
-  const key = `${budget}:${keepNewestUser ? 1 : 0}:${truncateTurn ? 1 : 0}`;
-  const memo = ledger.memo as Memo | undefined;
   const n = history.length;
+  const start = Math.min(n, Math.max(0, Math.floor(options.startIndex ?? 0)));
+  const key = `${budget}:${keepNewestUser ? 1 : 0}:${truncateTurn ? 1 : 0}:${start}`;
+  const memo = ledger.memo as Memo | undefined;
   if (memo && memo.history === history && memo.length === n && memo.last === history[n - 1] && memo.key === key && ledger.length === n) {
     return { ...memo.window, messages: memo.window.messages.slice(), reductions: memo.window.reductions.map((record) => ({ ...record })) };
   }
@@ -106,7 +113,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
 
   let newestUser = -1;
   if (keepNewestUser) {
-    for (let index = n - 1; index >= 0; index--) {
+    for (let index = n - 1; index >= start; index--) {
       if (history[index]!.role === 'user') {
         newestUser = index;
         break;
@@ -122,8 +129,14 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   }
 
   // Older history: whole groups, newest first, stop at the first that does not fit.
-  while (end > 0) {
+  while (end > start) {
     const group = groupEndingAt(history, end);
+    if (group.start < start) {
+      // A unit cut by `startIndex`: its results would be sent without their call.
+      pushMerged(reductions, dropRecord(start, end, 'tool results whose call lies before the selectable part (never sent)'));
+      end = start;
+      break;
+    }
     const reason = invalidGroupReason(group);
     if (reason) {
       pushMerged(reductions, dropRecord(group.start, group.end, reason));
@@ -139,7 +152,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     kept.push({ from: group.start, to: group.end });
     end = group.start;
   }
-  if (end > 0) pushMerged(reductions, dropRecord(0, end, 'older than the window: did not fit the budget'));
+  if (end > start) pushMerged(reductions, dropRecord(start, end, 'older than the window: did not fit the budget'));
 
   const messages: ChatMessage[] = [];
   for (let position = kept.length - 1; position >= 0; position--) {

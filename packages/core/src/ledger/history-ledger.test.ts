@@ -1,0 +1,71 @@
+import type { ChatMessage } from '../contracts/chat-message';
+import { createTokenCounter } from '../token-counting/create-token-counter';
+import { HistoryLedger } from './history-ledger';
+import { selectHistoryWindow } from './select-history-window';
+
+const counter = createTokenCounter({ model: 'gpt-4o' });
+
+function conversation(turns: number): ChatMessage[] {
+  const history: ChatMessage[] = [];
+  for (let index = 0; index < turns; index++) {
+    history.push({ role: 'user', content: `question ${index}` });
+    history.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${index}`, type: 'function', function: { name: 'read', arguments: '{}' } }] });
+    history.push({ role: 'tool', tool_call_id: `c${index}`, content: `output ${index}: ${'line of text '.repeat(80)}` });
+  }
+  return history;
+}
+
+describe('HistoryLedger', () => {
+  describe('#invalidate', () => {
+    it('measures a position again after its message was replaced in place', () => {
+      const ledger = new HistoryLedger(counter);
+      const history = conversation(3);
+      ledger.sync(history);
+      expect(ledger.totalTokens(history)).toBe(counter.countMessages(history));
+      // A working view: the same array shape, one old output shortened to a placeholder.
+      const view = history.slice();
+      view[2] = { role: 'tool', tool_call_id: 'c0', content: '[tool output trimmed]' };
+      ledger.invalidate(2);
+      expect(ledger.sync(view)).toBe('identity');
+      expect(ledger.tokensAt(view, 2)).toBe(counter.countMessage(view[2]!));
+      expect(ledger.totalTokens(view)).toBe(counter.countMessages(view));
+    });
+
+    it('ignores positions it has not seen', () => {
+      const ledger = new HistoryLedger(counter);
+      const history = conversation(1);
+      ledger.sync(history);
+      expect(() => {
+        ledger.invalidate(-1);
+        ledger.invalidate(99);
+      }).not.toThrow();
+      expect(ledger.totalTokens(history)).toBe(counter.countMessages(history));
+    });
+  });
+});
+
+describe('selectHistoryWindow', () => {
+  describe('#startIndex', () => {
+    it('selects only from the start index on and reports nothing before it', () => {
+      const history = conversation(6);
+      const window = selectHistoryWindow({ history, budgetTokens: 100_000, counter, startIndex: 9 });
+      expect(window.messages).toEqual(history.slice(9));
+      expect(window.fromIndex).toBe(9);
+      expect(window.reductions).toEqual([]);
+    });
+
+    it('reports the dropped range from the start index, not from 0', () => {
+      const history = conversation(6);
+      const window = selectHistoryWindow({ history, budgetTokens: counter.countMessages(history.slice(15)), counter, startIndex: 6 });
+      expect(window.messages).toEqual(history.slice(15));
+      expect(window.reductions).toEqual([expect.objectContaining({ action: 'dropped', from: 6, to: 15 })]);
+    });
+
+    it('looks for the newest user message only from the start index on', () => {
+      const history: ChatMessage[] = [{ role: 'user', content: 'covered by a summary' }, { role: 'assistant', content: 'answer' }];
+      const window = selectHistoryWindow({ history, budgetTokens: 1, counter, startIndex: 1 });
+      expect(window.messages).toEqual([]);
+      expect(window.reductions).toEqual([expect.objectContaining({ action: 'dropped', from: 1, to: 2 })]);
+    });
+  });
+});
