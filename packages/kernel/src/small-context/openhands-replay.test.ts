@@ -105,10 +105,7 @@ describe('OpenHands trajectories through the kernel at small windows (seed 004)'
   });
 
   for (const strategy of STRATEGIES) {
-    // The tool-output cache keeps full outputs behind refs and shows views sized for large windows:
-    // at 4K its current-turn fit rejects these long single-turn runs (BudgetExceededError, typed and
-    // before any send), so it is replayed at 8K and 16K; the sliding window covers 4K.
-    for (const window of WINDOWS.filter((w) => strategy === 'std-sliding-window-strategy' || w >= 8192)) {
+    for (const window of WINDOWS) {
       it(`fits and keeps valid every payload at ${window} tokens with ${strategy}`, async () => {
         const totals: ReplayNumbers = { calls: 0, tokensPerCall: [], maxUsedOverAvailable: 0, modesFired: { A: 0, B: 0, C: 0, D: 0 }, preSendSteps: {}, toolOutputsCut: 0, invalid: 0 };
         for (const record of records) {
