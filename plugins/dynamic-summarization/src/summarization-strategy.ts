@@ -1,20 +1,20 @@
 import {
+  assertHistoryShape,
   BudgetExceededError,
+  buildPayload,
   computeBudget,
   CtxkitError,
   DisposedError,
-  HistoryValidationError,
+  HistoryLedger,
   LLMNotConfiguredError,
   LLMResponseError,
   LLMTimeoutError,
   safeEmit,
-  usageLevel,
-  withUsage,
+  selectHistoryWindow,
   type ChatMessage,
   type ContextManager,
   type CtxkitEventBase,
   type LLMPayload,
-  type PayloadBudget,
   type ReductionRecord,
   type StoreKey,
   type StrategyContext,
@@ -25,7 +25,6 @@ import {
 import { escapeReservedTags } from './llm/fence-transcript';
 import { LLMSummarizer } from './llm/llm-summarizer';
 import { historyFingerprint } from './history/history-fingerprint';
-import { selectUnsummarizedWindow } from './history/select-unsummarized-window';
 import { turnStarts } from './history/turn-starts';
 import { OfflineSummarizer } from './offline/offline-summarizer';
 import type { SummarizationConfig } from './summarization-config';
@@ -96,6 +95,8 @@ export class SummarizationStrategy implements ContextManager {
   readonly summarizer: Summarizer;
   private readonly model: string;
   private readonly counter: TokenCounter;
+  /** Per-position counts of the caller's history (grows with new messages only). */
+  private readonly ledger: HistoryLedger;
   private readonly contextWindow: number;
   private readonly key: StoreKey;
   /** Serialises compositions, turn completions and commits of one session. */
@@ -120,6 +121,7 @@ export class SummarizationStrategy implements ContextManager {
   ) {
     this.model = config.model ?? context.model;
     this.counter = config.model ? context.counterFor(config.model) : context.counter;
+    this.ledger = new HistoryLedger(this.counter);
     const info = context.models.find(this.model);
     // Strict registry: an unknown model is an error unless the ceiling is given explicitly.
     this.contextWindow = info?.contextWindow ?? (config.maxContextTokens ?? context.models.get(this.model).contextWindow);
@@ -196,12 +198,7 @@ export class SummarizationStrategy implements ContextManager {
   // ---------------------------------------------------------------- composition
 
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined): Promise<Composition> {
-    history.forEach((message, index) => {
-      const role = (message as { role?: unknown } | null)?.role;
-      if (role !== 'system' && role !== 'user' && role !== 'assistant' && role !== 'tool') {
-        throw new HistoryValidationError(index, `unknown role ${JSON.stringify(role)}`);
-      }
-    });
+    assertHistoryShape(history);
     await this.ensureLoaded();
     this.resyncIfStale(history);
     const counter = this.counter;
@@ -252,31 +249,27 @@ export class SummarizationStrategy implements ContextManager {
       });
     }
 
-    const window = selectUnsummarizedWindow(SUMMARIZATION_STRATEGY_ID, history, covered, budget.available - fixed - memoryTokens, counter);
-    reductions.push(...window.reductions);
-    const messages: ChatMessage[] = [system, ...(includeMemory ? [memory!] : []), ...(dynamic ? [dynamic] : []), ...window.messages];
-    const used = fixed + memoryTokens + window.tokens;
-    const historyTokens = counter.countMessages(history);
-    const input = fixed + memoryTokens + historyTokens;
-    const dropped = reductions.filter((record) => record.action === 'dropped' || record.action === 'truncated');
-    const windowDrops = dropped.filter((record) => record.reason.startsWith('outside the window'));
-    const finalBudget: PayloadBudget = withUsage(budget, used);
-    const stats = {
+    // The unsummarized part under the sliding window's rules (core's selection, counts from the
+    // session's ledger so that a turn measures only its new messages).
+    const window = selectHistoryWindow({
+      history,
+      startIndex: covered,
+      budgetTokens: budget.available - fixed - memoryTokens,
+      counter,
+      ledger: this.ledger,
+      strategyId: SUMMARIZATION_STRATEGY_ID,
+    });
+    const ledger = this.ledger;
+    const payload = buildPayload({
       strategyId: this.context.strategyId,
       model: this.model,
-      input_tokens: input,
-      output_tokens: used,
-      compress_ratio: input === 0 ? 1 : used / input,
-      budget: finalBudget,
-      sections: { system: systemTokens, tools: toolTokens, dynamic: dynamicTokens, memory: memoryTokens, history: window.tokens },
-      messages: { input: history.length, output: messages.length },
+      counter,
+      budget,
+      sections: { system: [system], tools, dynamic: dynamic ? [dynamic] : [], memory: includeMemory ? [memory!] : [], history: window },
+      memoryFirst: true,
+      historyLength: history.length,
+      historyInputTokens: () => ledger.totalTokens(history),
       reductions,
-      dropped: window.dropped,
-      trimmed: window.truncated,
-      summarized: covered,
-      compacted: 0,
-      usageLevel: usageLevel(used, budget.maxContextTokens),
-      counter: counter.meta(),
       extra: {
         summarizer: this.summarizer.name,
         summarizerModel: this.summarizer.model,
@@ -291,8 +284,11 @@ export class SummarizationStrategy implements ContextManager {
         consecutiveFailures: this.consecutiveFailures,
         summaryAttemptsStopped: this.stoppedAt !== undefined,
       },
-    };
-    return { payload: { messages, tools: [...tools], stats }, wouldWait: windowDrops.length > 0 && this.pending !== undefined, turn, dropped };
+    });
+    const dropped = window.reductions;
+    // Unsummarized history older than the window left out: a running fold would bring it back.
+    const leftOut = window.fromIndex > covered && window.reductions.some((record) => record.action === 'dropped' && record.from === covered && record.to === window.fromIndex);
+    return { payload, wouldWait: leftOut && this.pending !== undefined, turn, dropped };
   }
 
   // ---------------------------------------------------------------- state

@@ -41,13 +41,18 @@ export interface BuildPayloadOptions {
   /** Reductions besides the history window's (e.g. a RAG block truncated, a summary). */
   reductions?: ReductionRecord[];
   extra?: Record<string, unknown>;
+  /**
+   * Place the memory block right after the system block, before the dynamic context (a running
+   * summary that seed 002 B puts right after the system prompt). @default false
+   */
+  memoryFirst?: boolean;
 }
 
 /**
  * Assembles the final {@link LLMPayload} from its sections and fills complete {@link PayloadStats}
  * the same way for every strategy: tokens per section, budget with usage, reductions as ranges,
  * counts by action, usage level (used against the ceiling, `maxContextTokens` or the window) and the counter's meta. Message order: system, dynamic, memory,
- * history. The sections' arrays are copied, never kept.
+ * history (system, memory, dynamic, history with `memoryFirst`). The sections' arrays are copied, never kept.
  */
 export function buildPayload(options: BuildPayloadOptions): LLMPayload {
   const { counter, sections } = options;
@@ -61,7 +66,9 @@ export function buildPayload(options: BuildPayloadOptions): LLMPayload {
     history: sections.history.tokens,
   };
   const used = sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory + sectionTokens.history;
-  const messages: ChatMessage[] = [...sections.system, ...dynamic, ...memory, ...sections.history.messages];
+  const messages: ChatMessage[] = options.memoryFirst
+    ? [...sections.system, ...memory, ...dynamic, ...sections.history.messages]
+    : [...sections.system, ...dynamic, ...memory, ...sections.history.messages];
   const reductions = [...(options.reductions ?? []), ...sections.history.reductions].sort((a, b) => a.from - b.from);
   const sum = (...actions: string[]) => reductions.reduce((total, record) => (actions.includes(record.action) ? total + record.messages : total), 0);
   const otherInput = options.otherInputTokens ?? sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory;

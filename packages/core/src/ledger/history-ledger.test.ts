@@ -1,5 +1,7 @@
+import { computeBudget } from '../budget/compute-budget';
 import type { ChatMessage } from '../contracts/chat-message';
 import { createTokenCounter } from '../token-counting/create-token-counter';
+import { buildPayload } from './build-payload';
 import { HistoryLedger } from './history-ledger';
 import { selectHistoryWindow } from './select-history-window';
 
@@ -66,6 +68,24 @@ describe('selectHistoryWindow', () => {
       const window = selectHistoryWindow({ history, budgetTokens: 1, counter, startIndex: 1 });
       expect(window.messages).toEqual([]);
       expect(window.reductions).toEqual([expect.objectContaining({ action: 'dropped', from: 1, to: 2 })]);
+    });
+  });
+});
+
+describe('buildPayload', () => {
+  describe('#memoryFirst', () => {
+    it('places the memory block right after the system block, before the dynamic context', () => {
+      const history = conversation(2);
+      const system: ChatMessage[] = [{ role: 'system', content: 'You are helpful.' }];
+      const dynamic: ChatMessage[] = [{ role: 'system', content: 'Relevant context.' }];
+      const memory: ChatMessage[] = [{ role: 'system', content: 'Summary of earlier turns.' }];
+      const window = selectHistoryWindow({ history, budgetTokens: 100_000, counter });
+      const options = { strategyId: 'test', model: 'gpt-4o', counter, budget: computeBudget({ contextWindow: 128_000 }), historyLength: history.length, historyInputTokens: 0 };
+      const first = buildPayload({ ...options, memoryFirst: true, sections: { system, tools: [], dynamic, memory, history: window } });
+      expect(first.messages).toEqual([...system, ...memory, ...dynamic, ...history]);
+      const plain = buildPayload({ ...options, sections: { system, tools: [], dynamic, memory, history: window } });
+      expect(plain.messages).toEqual([...system, ...dynamic, ...memory, ...history]);
+      expect(first.stats.sections).toEqual(plain.stats.sections);
     });
   });
 });
