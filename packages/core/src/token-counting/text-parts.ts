@@ -114,7 +114,11 @@ function visitSegment(segment: string, visit: (part: string) => boolean, maxPiec
   let position = 0;
   while (match !== null) {
     const runEnd = match.index + match[0].length;
-    let cut = match.index + chunk;
+    // BPE cost grows with the square of a chunk's bytes: chunks of 2- and 3-byte characters (Greek,
+    // kana, CJK) are shorter in characters so that every chunk has about the same number of bytes.
+    const first = segment.charCodeAt(match.index);
+    const runChunk = first < 0x80 ? chunk : first < 0x800 ? Math.max(2, Math.ceil(chunk / 2)) : Math.max(2, Math.ceil(chunk / 3));
+    let cut = match.index + runChunk;
     while (cut < runEnd) {
       const before = segment.charCodeAt(cut - 1);
       const at = before >= 0xd800 && before <= 0xdbff ? cut - 1 : cut;
@@ -123,7 +127,7 @@ function visitSegment(segment: string, visit: (part: string) => boolean, maxPiec
         cuts++;
         position = at;
       }
-      cut = at + chunk;
+      cut = at + runChunk;
     }
     match = pattern.exec(segment);
   }
