@@ -18,6 +18,32 @@ function conversation(turns: number): ChatMessage[] {
 }
 
 describe('HistoryLedger', () => {
+  describe('#tokensWithin', () => {
+    it('measures again a middle message replaced by a new object while first and last stayed', () => {
+      const ledger = new HistoryLedger(counter);
+      const history = conversation(4);
+      ledger.sync(history);
+      const before = ledger.tokensAt(history, 5);
+      const edited = history.slice();
+      edited[5] = { role: 'tool', tool_call_id: 'c1', content: `edited: ${'a much longer output '.repeat(200)}` };
+      expect(ledger.sync(edited)).toBe('identity');
+      expect(ledger.tokensAt(edited, 5)).toBe(counter.countMessage(edited[5]!));
+      expect(ledger.tokensAt(edited, 5)).toBeGreaterThan(before);
+      expect(ledger.totalTokens(edited)).toBe(counter.countMessages(edited));
+    });
+
+    it('keeps a window within budget after such an edit', () => {
+      const ledger = new HistoryLedger(counter);
+      const history = conversation(6);
+      selectHistoryWindow({ history, budgetTokens: 2000, counter, ledger });
+      const edited = history.slice();
+      edited[14] = { role: 'tool', tool_call_id: 'c4', content: `edited: ${'a much longer output '.repeat(300)}` };
+      edited.push({ role: 'user', content: 'and now?' });
+      const window = selectHistoryWindow({ history: edited, budgetTokens: 2000, counter, ledger });
+      expect(counter.countMessages(window.messages)).toBeLessThanOrEqual(2000);
+    });
+  });
+
   describe('#invalidate', () => {
     it('measures a position again after its message was replaced in place', () => {
       const ledger = new HistoryLedger(counter);

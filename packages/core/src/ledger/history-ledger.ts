@@ -41,6 +41,8 @@ export class HistoryLedger {
   /** Lower bounds for messages measured only up to a limit (huge tool outputs). */
   private readonly atLeast = new Map<number, number>();
   private verified = new Uint8Array(64);
+  /** The message object each count was measured on: a count is used only for that same object. */
+  private measuredMessages: Array<Readonly<ChatMessage> | undefined> = [];
   private known = 0;
   private first: Readonly<ChatMessage> | undefined;
   private last: Readonly<ChatMessage> | undefined;
@@ -77,6 +79,7 @@ export class HistoryLedger {
     if (continuity === 'reset') {
       this.counts = new Float64Array(Math.max(64, history.length));
       this.verified = new Uint8Array(this.counts.length);
+      this.measuredMessages = [];
       this.atLeast.clear();
     } else {
       if (continuity === 'fingerprint') this.verified.fill(0, 0, previous);
@@ -100,8 +103,11 @@ export class HistoryLedger {
    * (a huge message is measured only up to the limit). Cached per position.
    */
   tokensWithin(history: ReadonlyArray<Readonly<ChatMessage>>, index: number, limit: number): number {
-    if (this.verified[index] === 1) return this.counts[index]!;
     const message = history[index]!;
+    // A message replaced at this position since it was measured (an edited middle of a history that
+    // kept its first and last messages) is measured again: a stale count could overflow the budget.
+    if (this.measuredMessages[index] !== message) this.verified[index] = 0;
+    if (this.verified[index] === 1) return this.counts[index]!;
     this.measured++;
     const bound = this.atLeast.get(index);
     if (bound !== undefined && this.verified[index] === 2 && bound > limit) return bound;
@@ -113,12 +119,14 @@ export class HistoryLedger {
       if (partial + extra > limit) {
         this.atLeast.set(index, partial + extra);
         this.verified[index] = 2;
+        this.measuredMessages[index] = message;
         return partial + extra;
       }
     }
     const tokens = this.counter.countMessage(message);
     this.counts[index] = tokens;
     this.verified[index] = 1;
+    this.measuredMessages[index] = message;
     this.atLeast.delete(index);
     return tokens;
   }
@@ -148,8 +156,11 @@ export class HistoryLedger {
    */
   totalTokens(history: ReadonlyArray<Readonly<ChatMessage>>, from = 0, to = history.length): number {
     let total = 0;
+    // A history rebuilt from JSON has new objects everywhere: its fingerprints vouch for the counts.
+    const rebuilt = this.lastContinuity === 'fingerprint';
     for (let index = from; index < to; index++) {
-      total += this.counts[index]! > 0 && this.verified[index] !== 2 ? this.counts[index]! : this.tokensAt(history, index);
+      const reusable = this.counts[index]! > 0 && this.verified[index] !== 2 && (rebuilt || this.measuredMessages[index] === history[index]);
+      total += reusable ? this.counts[index]! : this.tokensAt(history, index);
     }
     return total;
   }
