@@ -14,6 +14,11 @@ function positiveInteger(value: string): number {
   return parsed;
 }
 
+/** Collects a repeatable option's values (not variadic, so that it never swallows the arguments after it). */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
 /** Builds the `ctxkit` program. `output` receives everything printed (tests capture it). */
 export function buildProgram(output: CliOutput, setExitCode: (code: number) => void): Command {
   const program = new Command('ctxkit')
@@ -26,7 +31,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .command('validate')
     .description('validate agent and strategy plugin.json manifests and their configs')
     .argument('<files...>', 'plugin.json files')
-    .option('--plugin-dir <dir...>', 'extra directories to discover strategy plugins in')
+    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collect)
     .option('--json', 'print the problems as JSON')
     .action(async (files: string[], options: { pluginDir?: string[]; json?: boolean }) => {
       setExitCode(await validateCommand(files, options, output));
@@ -40,7 +45,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--conversation <id>', 'the conversation to replay (default: the first)')
     .option('--window <tokens>', 'context window (overrides the strategy config)', positiveInteger)
     .option('--debug', 'per-section breakdown in the panel')
-    .option('--plugin-dir <dir...>', 'extra directories to discover strategy plugins in')
+    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collect)
     .action(async (options) => {
       setExitCode(await simulateCommand(options, output));
     });
@@ -48,13 +53,13 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   program
     .command('compare')
     .description('all installed strategies side by side on the same conversations')
-    .option('--transcript <file.jsonl...>', 'JSONL transcripts (default: the bundled tau-bench and OpenHands conversations)')
+    .option('--transcript <file.jsonl>', 'a JSONL transcript, repeatable (default: the bundled tau-bench and OpenHands conversations)', collect)
     .option('--window <tokens>', 'context window for every transcript (default: sized per transcript)', positiveInteger)
     .option('--report <out.html>', 'write a self-contained HTML report there')
     .option('--json <out.json>', 'write the results as JSON there')
-    .option('--strategy <id...>', 'only these strategy plugin ids')
+    .option('--strategy <id>', 'only this strategy plugin id (repeatable)', collect)
     .option('--limit <n>', 'at most n conversations per transcript', positiveInteger)
-    .option('--plugin-dir <dir...>', 'extra directories to discover strategy plugins in')
+    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collect)
     .addOption(new Option('--llm <mode>', 'model for summaries and extraction').choices(['auto', 'offline', 'env']).default('auto'))
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
