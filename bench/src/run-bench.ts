@@ -3,6 +3,7 @@
  * same histories, the same encoding (o200k_base) and the same budget. Prints a table and writes
  * `bench/results/latest.json`. Timings are medians in milliseconds.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as v8 from 'node:v8';
@@ -198,6 +199,25 @@ function benchHugeOutput(): void {
   results.hugeToolOutput = entry;
 }
 
+/** The tool-output cache on 5 MB and 100 MB outputs, each in its own process (its peak memory is its own). */
+function benchToolOutputCache(): void {
+  const entry: Record<string, unknown> = {};
+  for (const megabytes of quick ? [5] : [5, 100]) {
+    const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'tool-output-cache-bench.js'), String(megabytes)], { encoding: 'utf8', timeout: 300_000 });
+    if (child.status !== 0) {
+      rows.push([`tool-output cache, ${megabytes} MB output`, 'cache + view', `failed: ${child.stderr.trim().split('\n')[0] ?? ''}`, '—']);
+      continue;
+    }
+    const measured = JSON.parse(child.stdout.trim()) as { viewMs: number; expandLast50LinesMs: number; peakOverOutput: number; peakRssBytes: number; lines: number };
+    entry[`${megabytes}MB`] = measured;
+    rows.push([`tool-output cache, ${megabytes} MB output`, 'cache + in-context view', fmt(measured.viewMs), '—']);
+    rows.push([`tool-output cache, ${megabytes} MB output`, 'expand last 50 lines (streamed)', fmt(measured.expandLast50LinesMs), '—']);
+    rows.push([`tool-output cache, ${megabytes} MB output`, 'peak memory over the output size', `${measured.peakOverOutput.toFixed(2)}×`, '—']);
+    process.stdout.write(`  tool-output cache ${megabytes} MB: view ${fmt(measured.viewMs)}, expand tail ${fmt(measured.expandLast50LinesMs)}, peak ${(measured.peakOverOutput).toFixed(2)}× the output\n`);
+  }
+  results.toolOutputCache = entry;
+}
+
 function benchTokenizers(): void {
   const texts: string[] = [];
   for (const record of loadConversations('tau-bench-airline')) for (const message of record.messages) texts.push(typeof message.content === 'string' ? message.content : '');
@@ -272,6 +292,7 @@ async function main(): Promise<void> {
   for (const size of [100, 1000, 10_000]) for (const maxContextTokens of [8192, 131072]) await benchSize(size, maxContextTokens);
   await benchPlainLangChain();
   benchHugeOutput();
+  benchToolOutputCache();
   await benchTauBench();
   results.peakRssMiB = process.resourceUsage().maxRSS / 1024;
   rows.push(['process', 'peak RSS', `${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (whole run)`, '']);
