@@ -115,6 +115,7 @@ export type { TextPartOptions } from './token-counting/text-parts';
 export { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS, utf8ByteLength } from './token-counting/text-parts';
 export { imageTokens } from './token-counting/image-tokens';
 export { contentText, messageImages, messageText } from './token-counting/message-text';
+export { messageOverheadTokens, messageTokens } from './token-counting/message-tokens';
 // trimming
 export type { Embedder, SemanticOptions, TrimMessagesOptions, TrimMessagesResult, TrimStatistics } from './trimming/trim-messages';
 export { trimMessages } from './trimming/trim-messages';

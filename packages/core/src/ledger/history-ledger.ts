@@ -1,7 +1,7 @@
 import type { ChatMessage } from '../contracts/chat-message';
-import { imageTokens } from '../token-counting/image-tokens';
-import { messageImages, messageText } from '../token-counting/message-text';
-import { MESSAGE_OVERHEAD_TOKENS, type ITokenCounter } from '../token-counting/token-counter';
+import { messageText } from '../token-counting/message-text';
+import { messageOverheadTokens } from '../token-counting/message-tokens';
+import type { ITokenCounter } from '../token-counting/token-counter';
 
 /** Messages whose text is longer than this are measured with `countUpTo` first (early exit). @default 32768 */
 export const LARGE_MESSAGE_CHARS = 32_768;
@@ -113,8 +113,7 @@ export class HistoryLedger {
     if (bound !== undefined && this.verified[index] === 2 && bound > limit) return bound;
     const text = messageText(message);
     if (text.length > LARGE_MESSAGE_CHARS) {
-      let extra = MESSAGE_OVERHEAD_TOKENS;
-      for (const image of messageImages(message)) extra += imageTokens(image);
+      const extra = messageOverheadTokens(message);
       const partial = this.counter.countUpTo(text, Math.max(0, limit - extra) + 1);
       if (partial + extra > limit) {
         this.atLeast.set(index, partial + extra);

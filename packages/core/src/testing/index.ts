@@ -41,7 +41,7 @@ export {
   PROTOTYPE_KEY_IDS,
 } from './arbitraries';
 export type { SyntheticHistoryOptions } from './synthetic-history';
-export { generateHistory, SYNTHETIC_TOOLS } from './synthetic-history';
+export { generateHistory, seededRandom, SYNTHETIC_TOOLS } from './synthetic-history';
 
 // scripted LLM client (kernel area)
 export { ScriptedLLMClient, type RecordedRequest, type ScriptedLLMClientOptions, type ScriptedReply, type ScriptStep } from './scripted-llm-client';

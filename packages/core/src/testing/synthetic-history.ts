@@ -19,7 +19,8 @@ export const SYNTHETIC_TOOLS: ToolDefinition[] = [
 
 const WORDS = ['flight', 'booking', 'reservation', 'の予約を変更したい', '東京', '🚀', 'error', 'build', 'test', 'パッケージ', 'refund', '✈️', 'cabin', 'mutable', 'const'];
 
-function mulberry32(seed: number): () => number {
+/** A seeded PRNG (mulberry32): the same seed gives the same sequence in [0, 1). */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -38,7 +39,7 @@ function mulberry32(seed: number): () => number {
  */
 export function generateHistory(options: SyntheticHistoryOptions = {}): ChatMessage[] {
   const target = options.messages ?? 1000;
-  const random = mulberry32(options.seed ?? 42);
+  const random = seededRandom(options.seed ?? 42);
   const maxOutput = options.maxToolOutputChars ?? 4000;
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
   const sentence = (words: number) => Array.from({ length: words }, () => pick(WORDS)).join(' ');

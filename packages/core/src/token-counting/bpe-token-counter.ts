@@ -3,11 +3,10 @@ import type { ToolDefinition } from '../contracts/tool-definition';
 import type { BpeEncoder } from './bpe-encoder';
 import { BoundedCountCache } from './bounded-count-cache';
 import { contentDigest } from './content-digest';
-import { imageTokens } from './image-tokens';
-import { messageImages, messageText } from './message-text';
+import { messageTokens } from './message-tokens';
 import type { ResolvedEncoding } from './model-encodings';
 import { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS } from './text-parts';
-import { MESSAGE_OVERHEAD_TOKENS, type ITokenCounter, type TokenCounterMeta } from './token-counter';
+import type { ITokenCounter, TokenCounterMeta } from './token-counter';
 
 /**
  * Caches shared by every counter of one (backend, encoding): counts cached for one agent serve
@@ -79,8 +78,7 @@ export class BpeTokenCounter implements ITokenCounter {
   countMessage(message: Readonly<ChatMessage>): number {
     const cached = this.caches.byMessage.get(message);
     if (cached !== undefined) return cached;
-    let tokens = this.count(messageText(message)) + MESSAGE_OVERHEAD_TOKENS;
-    for (const image of messageImages(message)) tokens += imageTokens(image);
+    const tokens = messageTokens(message, (text) => this.count(text));
     this.caches.byMessage.set(message, tokens);
     return tokens;
   }

@@ -1,8 +1,7 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import type { ToolDefinition } from '../contracts/tool-definition';
-import { imageTokens } from './image-tokens';
-import { messageImages, messageText } from './message-text';
-import { MESSAGE_OVERHEAD_TOKENS, type ITokenCounter, type TokenCounterMeta } from './token-counter';
+import { messageTokens } from './message-tokens';
+import type { ITokenCounter, TokenCounterMeta } from './token-counter';
 
 /**
  * The fallback when no tokenizer is available (seed 003): `floor(chars / 4) + 1` per text, plus 4
@@ -40,8 +39,7 @@ export class HeuristicTokenCounter implements ITokenCounter {
   countMessage(message: Readonly<ChatMessage>): number {
     const cached = this.cache.get(message);
     if (cached !== undefined) return cached;
-    let tokens = this.count(messageText(message)) + MESSAGE_OVERHEAD_TOKENS;
-    for (const image of messageImages(message)) tokens += imageTokens(image);
+    const tokens = messageTokens(message, (text) => this.count(text));
     this.cache.set(message, tokens);
     return tokens;
   }
