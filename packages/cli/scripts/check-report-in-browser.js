@@ -12,15 +12,15 @@ const path = require('node:path');
 const { chromium } = require('playwright-core');
 
 async function main() {
-  const [input, output = input.replace(/\.html?$/i, '') + '.png'] = process.argv.slice(2);
+  const [input, output = (input || '').replace(/\.html?$/i, '') + '.png'] = process.argv.slice(2);
   if (!input || !fs.existsSync(input)) {
     console.error('usage: check-report-in-browser.js <report.html> [screenshot.png]');
-    process.exit(2);
+    return 2;
   }
   const executablePath = process.env.CHROMIUM_PATH || ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p));
   if (!executablePath) {
     console.error('No Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH.');
-    process.exit(2);
+    return 2;
   }
   const browser = await chromium.launch({
     executablePath,
@@ -47,15 +47,21 @@ async function main() {
     await page.screenshot({ path: output, fullPage: false });
     if (failures.length || charts !== canvases || !painted || charts === 0) {
       console.error(`Report check failed: ${charts} charts for ${canvases} canvases, painted=${painted}; ${failures.join('; ')}`);
-      process.exit(1);
+      return 1;
     }
     console.log(`ok: ${charts} charts rendered offline; screenshot ${output}`);
+    return 0;
   } finally {
     await browser.close();
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

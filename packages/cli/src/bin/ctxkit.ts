@@ -2,11 +2,11 @@
 import 'reflect-metadata';
 import { runCli } from '../run-cli';
 
-// `ctxkit simulate … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
+// `ctxkit simulate … | head` closes the pipe early: stop writing quietly instead of crashing on EPIPE.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
+    if (error.code !== 'EPIPE') throw error;
+    stream.destroy();
   });
 }
 
