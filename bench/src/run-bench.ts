@@ -10,7 +10,7 @@ import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import 'reflect-metadata';
 import { BpeTokenCounter, findPayloadProblems, GptTokenizerEncoder, JsTiktokenEncoder, SharedCountCaches, type ChatMessage, type TokenCounter } from '@ctxkit/core';
-import { createConformanceContext, loadConversations } from '@ctxkit/core/testing';
+import { createConformanceContext, loadConversations, seededRandom } from '@ctxkit/core/testing';
 import { createSlidingWindowStrategy, type SlidingWindowStrategy } from '@ctxkit/strategy-sliding-window';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { generateHistory } from './generate-history';
@@ -218,6 +218,14 @@ function benchToolOutputCache(): void {
   results.toolOutputCache = entry;
 }
 
+/** Unpunctuated kana with no period to exploit: `bytes` UTF-8 bytes of seeded random hiragana. */
+function randomKana(bytes: number): string {
+  const random = seededRandom(7);
+  let text = '';
+  for (let index = 0; index < Math.floor(bytes / 3); index++) text += String.fromCharCode(0x3042 + Math.floor(random() * 80));
+  return text;
+}
+
 function benchTokenizers(): void {
   const texts: string[] = [];
   for (const record of loadConversations('tau-bench-airline')) for (const message of record.messages) texts.push(typeof message.content === 'string' ? message.content : '');
@@ -234,6 +242,7 @@ function benchTokenizers(): void {
     const cases: Record<string, string> = {
       '1 MiB one letter': 'a'.repeat(1 << 20),
       '512 Ki chars of kana': 'あいうえおかきくけこ'.repeat(1 << 16).slice(0, 1 << 19),
+      '1 MiB of random kana (seeded, no repeats)': randomKana(1 << 20),
       'base64 of zeros (1 MiB)': Buffer.alloc(786_432).toString('base64'),
     };
     for (const [name, text] of Object.entries(cases)) {
