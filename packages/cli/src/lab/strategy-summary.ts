@@ -8,7 +8,7 @@ export interface StrategySummary {
   label: string;
   dataset: string;
   window: number;
-  /** Tokens a payload may use at this window (after the output reservation and the safety margin). */
+  /** The payload ceiling at this window: `maxContextTokens − reserveOutputTokens` (SPEC §3). */
   budget: number;
   conversations: number;
   calls: number;

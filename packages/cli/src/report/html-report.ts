@@ -45,7 +45,7 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
       return `
 <section>
   <h2>${escapeHtml(dataset)}</h2>
-  <p class="muted">${formatNumber(first.conversations)} conversations, window ${formatNumber(first.window)} tokens, payload budget ${formatNumber(first.budget)} tokens (after the output reservation and the 10% safety margin).</p>
+  <p class="muted">${formatNumber(first.conversations)} conversations, window ${formatNumber(first.window)} tokens; payload ceiling ${formatNumber(first.budget)} tokens (the window minus the output reservation; the standard strategies also keep a 10% safety margin free).</p>
   <div class="chart"><canvas id="tokens-${index}" role="img" aria-label="Tokens sent per model call, ${escapeHtml(dataset)}"></canvas></div>
   <div class="chart small"><canvas id="means-${index}" role="img" aria-label="Mean tokens per call, ${escapeHtml(dataset)}"></canvas></div>
   ${renderTable(rows)}
@@ -103,7 +103,7 @@ ${notes}
     });
     if (set.rows.length) {
       lines.push({ label: 'send everything', data: set.rows[0].everythingSeries, borderColor: '#9ca3af', borderDash: [6, 4], pointRadius: 0, borderWidth: 1.5 });
-      lines.push({ label: 'payload budget', data: labels.map(function () { return set.rows[0].budget; }), borderColor: '#ef4444', borderDash: [2, 3], pointRadius: 0, borderWidth: 1 });
+      lines.push({ label: 'payload ceiling', data: labels.map(function () { return set.rows[0].budget; }), borderColor: '#ef4444', borderDash: [2, 3], pointRadius: 0, borderWidth: 1 });
     }
     window.ctxkitCharts.push(new Chart(document.getElementById('tokens-' + index), {
       type: 'line',
