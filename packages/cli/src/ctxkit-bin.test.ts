@@ -101,6 +101,21 @@ describe('ctxkit (bin)', () => {
     });
   });
 
+  describe('compare (bad input)', () => {
+    it('names an unknown strategy id with the installed ones, exit 1', () => {
+      const run = ctxkit(['compare', '--strategy', 'std-sliding-windw-strategy', '--no-progress']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('CTXKIT_PLUGIN_NOT_FOUND');
+      expect(run.stderr).toContain('Did you mean "std-sliding-window-strategy"?');
+    });
+
+    it('refuses --llm env without a configured endpoint, with the fix, exit 1', () => {
+      const run = ctxkit(['compare', '--llm', 'env', '--no-progress']);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain('CTXKIT_LLM_NOT_CONFIGURED');
+    });
+  });
+
   describe('new-strategy', () => {
     it('scaffolds a plugin package whose own tests (unit + conformance suite) pass as generated', () => {
       // Inside the repository so that the generated package resolves @ctxkit/core and jest from the root node_modules.

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { createContextRuntime, createTokenCounter } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, PluginNotFoundError } from '@ctxkit/core';
 import type { CliOutput } from '../cli-output';
 import { autoWindow } from '../lab/auto-window';
 import { bundledTranscripts } from '../lab/bundled-transcripts';
@@ -50,8 +50,8 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
   const installed = runtime.listPlugins();
   const wanted = options.strategy?.length ? installed.filter((plugin) => options.strategy!.includes(plugin.id)) : installed;
   if (options.strategy?.length && wanted.length !== options.strategy.length) {
-    const missing = options.strategy.filter((id) => !installed.some((plugin) => plugin.id === id));
-    throw new Error(`Unknown strategy ${missing.join(', ')}; installed: ${installed.map((plugin) => plugin.id).join(', ')}.`);
+    const missing = options.strategy.find((id) => !installed.some((plugin) => plugin.id === id))!;
+    throw new PluginNotFoundError(missing, installed.map((plugin) => plugin.id).sort(), '--strategy');
   }
   const plugins: LabPlugin[] = wanted.map((plugin) => ({ id: plugin.id, directory: plugin.directory, configSchema: runtime.getPlugin(plugin.id)?.configSchema }));
   const allPlugins: LabPlugin[] = installed.map((plugin) => ({ id: plugin.id, directory: plugin.directory }));

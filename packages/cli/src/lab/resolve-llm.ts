@@ -1,5 +1,5 @@
 import { createLLMClientFromEnv } from '@ctxkit/kernel';
-import type { LLMClient } from '@ctxkit/core';
+import { LLMNotConfiguredError, type LLMClient } from '@ctxkit/core';
 
 /** Which model the lab uses for summaries and extraction, and how to say so. */
 export interface LabLLM {
@@ -19,7 +19,7 @@ export function resolveLabLLM(mode: 'auto' | 'offline' | 'env'): LabLLM {
   if (mode === 'offline') return { llm: undefined, description: OFFLINE_DESCRIPTION };
   const llm = createLLMClientFromEnv();
   if (!llm) {
-    if (mode === 'env') throw new Error('--llm env: no endpoint configured; set OPENAI_BASE_URL/OPENAI_API_KEY/OPENAI_MODEL or ANTHROPIC_API_KEY.');
+    if (mode === 'env') throw new LLMNotConfiguredError('ctxkit compare --llm env');
     return { llm: undefined, description: OFFLINE_DESCRIPTION };
   }
   return { llm, description: `${llm.name} (model ${llm.defaultModel}, a configured endpoint)` };
