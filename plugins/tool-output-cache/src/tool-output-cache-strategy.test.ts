@@ -287,6 +287,85 @@ describe('ToolOutputCacheStrategy', () => {
     });
   });
 
+  describe('#composePayload and the current turn', () => {
+    const config: ToolOutputCacheStrategyConfig = { toolOutputCache: { contextBudgetTokens: 500 }, microCompact: { enabled: false }, compaction: { enabled: false } };
+    const isPlaceholder = (message: ChatMessage): boolean =>
+      message.role === 'tool' && message.output_ref !== undefined && message.content === `[tool output trimmed; ref=${message.output_ref.id}]`;
+    const toolMessage = (messages: ChatMessage[], toolCallId: string) =>
+      messages.find((message): message is ToolMessage => message.role === 'tool' && message.tool_call_id === toolCallId);
+    const expansionCall = (id: string, refId: string): ChatMessage => ({
+      role: 'assistant',
+      content: 'I need that earlier output again.',
+      tool_calls: [call(id, 'tool_output_cache', JSON.stringify({ ref_id: refId }))],
+    });
+
+    it('sends an expansion answer larger than contextBudgetTokens as text on the next payload', async () => {
+      const { strategy, context } = setup(config);
+      const history: ChatMessage[] = [{ role: 'user', content: 'Fix the build.' }];
+      for (let index = 0; index < 4; index++) history.push(...exchange(`c${index}`, output(`out${index}`, 60)));
+      const before = await strategy.composePayload(SYSTEM, freezeDeep([...history]), []);
+      const trimmed = toolMessage(before.messages, 'c0')!;
+      expect(isPlaceholder(trimmed)).toBe(true);
+      const answer = await tool(strategy, 'tool_output_cache')({ ref_id: trimmed.output_ref!.id });
+      expect(context.counter.countMessage({ role: 'tool', tool_call_id: 'x', content: answer })).toBeGreaterThan(500);
+      history.push(expansionCall('expand_1', trimmed.output_ref!.id), { role: 'tool', tool_call_id: 'expand_1', content: answer });
+      const payload = await strategy.composePayload(SYSTEM, freezeDeep([...history]), []);
+      const expansion = toolMessage(payload.messages, 'expand_1')!;
+      expect(expansion.content).toBe(answer);
+      expect(payload.stats.reductions.some((record) => record.action === 'trimmed' && record.from <= history.length - 1 && record.to > history.length - 1)).toBe(false);
+      // The older outputs make room instead: every one of them is a placeholder now.
+      for (const id of ['c0', 'c1', 'c2', 'c3']) expect(isPlaceholder(toolMessage(payload.messages, id)!)).toBe(true);
+      expect(findPayloadProblems(payload.messages)).toEqual([]);
+    });
+
+    it('still trims the older outputs oldest first and keeps the current turn whole', async () => {
+      const { strategy } = setup({ ...config, toolOutputCache: { contextBudgetTokens: 1200 } });
+      const history: ChatMessage[] = [{ role: 'user', content: 'Look at the logs.' }];
+      for (let index = 0; index < 5; index++) history.push(...exchange(`a${index}`, output(`old${index}`, 15)));
+      history.push({ role: 'assistant', content: 'The logs are read.' }, { role: 'user', content: 'Now run both test suites.' });
+      history.push(...exchange('t0', output('suite0', 30)), ...exchange('t1', output('suite1', 30)));
+      const payload = await strategy.composePayload(SYSTEM, freezeDeep(history), []);
+      const older = ['a0', 'a1', 'a2', 'a3', 'a4'].map((id) => isPlaceholder(toolMessage(payload.messages, id)!));
+      expect(older.filter(Boolean).length).toBeGreaterThan(0);
+      // Oldest first: the trimmed outputs are a prefix of the older ones.
+      expect(older).toEqual([...older].sort((left, right) => Number(right) - Number(left)));
+      // The current turn (after the newest user message) keeps both outputs as text, although together they pass the budget.
+      expect(toolMessage(payload.messages, 't0')!.content).toBe(output('suite0', 30));
+      expect(toolMessage(payload.messages, 't1')!.content).toBe(output('suite1', 30));
+      const trimmedRecords = payload.stats.reductions.filter((record) => record.action === 'trimmed');
+      expect(trimmedRecords.length).toBeGreaterThan(0);
+      const newestUser = history.length - 5;
+      expect(trimmedRecords.every((record) => record.to <= newestUser)).toBe(true);
+    });
+
+    it('does not send a placeholder for an expansion the model asked for, nor for it while the model continues', async () => {
+      // The coding example's pattern: the model sees a placeholder, expands that ref with
+      // tool_output_cache (no paging), then continues with its next tool call and answers.
+      const { strategy, context } = setup({ ...config, toolOutputCache: { contextBudgetTokens: 800 } });
+      const history: ChatMessage[] = [{ role: 'user', content: 'Fix the build.' }];
+      for (let index = 0; index < 4; index++) history.push(...exchange(`b${index}`, output(`build${index}`, 50)));
+      history.push({ role: 'assistant', content: 'The compiler fails in src/main.c.' }, { role: 'user', content: 'Read the first build log again, then fix it.' });
+      const first = await strategy.composePayload(SYSTEM, freezeDeep([...history]), []);
+      const placeholder = first.messages.find(isPlaceholder) as ToolMessage;
+      expect(placeholder).toBeDefined();
+      const answer = await tool(strategy, 'tool_output_cache')({ ref_id: placeholder.output_ref!.id });
+      expect(context.counter.countMessage({ role: 'tool', tool_call_id: 'x', content: answer })).toBeGreaterThan(800);
+      history.push(expansionCall('expand_1', placeholder.output_ref!.id), { role: 'tool', tool_call_id: 'expand_1', content: answer });
+      const payloads = [await strategy.composePayload(SYSTEM, freezeDeep([...history]), [])];
+      history.push(...exchange('fix', 'patched src/main.c', 'str_replace_editor'));
+      payloads.push(await strategy.composePayload(SYSTEM, freezeDeep([...history]), []));
+      history.push({ role: 'assistant', content: 'Fixed.' });
+      payloads.push(await strategy.composePayload(SYSTEM, freezeDeep([...history]), []));
+      for (const payload of payloads) {
+        const expansion = toolMessage(payload.messages, 'expand_1')!;
+        expect(isPlaceholder(expansion)).toBe(false);
+        expect(expansion.content).toBe(answer);
+        expect(findPayloadProblems(payload.messages)).toEqual([]);
+        expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+      }
+    });
+  });
+
   describe('compaction', () => {
     it('saves the transcript before calling the model, even when the call fails', async () => {
       let transcriptsAtCall = -1;

@@ -36,6 +36,7 @@ import { createCacheTools, createCompactTool } from './cache-tools';
 import { compactMessages } from './compact-messages';
 import { continuesCovered, startsWithPrefix, type CompactionState } from './compaction-state';
 import { resolveContextLimit } from './context-limit';
+import { currentTurnStart } from './current-turn';
 import { microCompact } from './micro-compact';
 import { ReductionLog } from './reduction-log';
 import { repairToolPairs } from './repair-tool-pairs';
@@ -433,6 +434,9 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         budgetTokens: this.toolOutputBudget,
         tokensOf: (message) => this.toolTokens(message),
         log,
+        // The current turn's outputs reach the model as text; a current turn too big for the
+        // payload is fitted by the window selection (head + tail cut), never by a placeholder.
+        protectFrom: currentTurnStart(entries),
         withContent: (message, content) => this.withContent(message, content),
       }).entries;
     }
