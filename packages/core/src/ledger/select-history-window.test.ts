@@ -3,8 +3,9 @@ import { findPayloadProblems } from '../messages/find-payload-problems';
 import { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
 import { GptTokenizerEncoder } from '../token-counting/bpe-encoder';
 import { createTokenCounter } from '../token-counting/create-token-counter';
+import { loadConversations } from '../testing/load-conversations';
 import { HistoryLedger } from './history-ledger';
-import { selectHistoryWindow } from './select-history-window';
+import { MIN_TRUNCATED_OUTPUT_TOKENS, selectHistoryWindow } from './select-history-window';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 let callId = 0;
@@ -25,6 +26,44 @@ function history(turns: number): ChatMessage[] {
 
 function freshCounter(): BpeTokenCounter {
   return new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), new SharedCountCaches(), 'gpt-4o', { encoding: 'o200k_base', approximate: false });
+}
+
+/** One agent step: an assistant message calling `calls` tools (long arguments) and their results. */
+function step(index: number, calls = 1): ChatMessage[] {
+  const ids = Array.from({ length: calls }, () => `call_${++callId}`);
+  return [
+    {
+      role: 'assistant',
+      content: `Step ${index}: ${'I will inspect the next file. '.repeat(8)}`,
+      tool_calls: ids.map((id) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: `{"path":"src/module-${index}.ts"}` } })),
+    },
+    ...ids.map((id, position): ChatMessage => ({ role: 'tool', tool_call_id: id, content: Array.from({ length: 300 }, (_, line) => `module ${index}.${position} line ${line}: const value = ${line};`).join('\n') })),
+  ];
+}
+
+/** Steps 0..count-1 of one turn; every third step calls two tools at once. */
+function longTurn(count: number): { messages: ChatMessage[]; groups: Array<{ from: number; to: number }> } {
+  const messages: ChatMessage[] = [{ role: 'user', content: 'Fix the failing build, please.' }];
+  const groups: Array<{ from: number; to: number }> = [];
+  for (let index = 0; index < count; index++) {
+    const from = messages.length;
+    messages.push(...step(index, index % 3 === 2 ? 2 : 1));
+    groups.push({ from, to: messages.length });
+  }
+  return { messages, groups };
+}
+
+/** The number of newest groups the selection can keep: their non-tool messages whole, each tool output at its least share. */
+function newestGroupsThatFit(messages: ChatMessage[], groups: Array<{ from: number; to: number }>, userIndex: number, budget: number): number {
+  let floor = counter.countMessage(messages[userIndex]!);
+  let count = 0;
+  for (let position = groups.length - 1; position >= 0; position--) {
+    const { from, to } = groups[position]!;
+    for (let index = from; index < to; index++) floor += messages[index]!.role === 'tool' ? MIN_TRUNCATED_OUTPUT_TOKENS : counter.countMessage(messages[index]!);
+    if (floor > budget) break;
+    count++;
+  }
+  return count;
 }
 
 describe('selectHistoryWindow', () => {
@@ -118,6 +157,117 @@ describe('selectHistoryWindow', () => {
     expect(window.messages[0]!.content).toMatch(/^Please review:[\s\S]*elided[\s\S]*thanks$/);
     expect(window.tokens).toBeLessThanOrEqual(500);
     expect(window.reductions).toContainEqual(expect.objectContaining({ action: 'truncated', from: 8 }));
+  });
+
+  describe('a current turn too long to fit even with its outputs truncated', () => {
+    it('keeps the newest steps that fit, leaving the older steps out oldest first as one reported range', () => {
+      const { messages: turnMessages, groups } = longTurn(30);
+      const older = history(3);
+      const messages = [...older, ...turnMessages];
+      const userIndex = older.length;
+      const shifted = groups.map(({ from, to }) => ({ from: from + userIndex, to: to + userIndex }));
+      const budget = 3000;
+      const keep = newestGroupsThatFit(messages, shifted, userIndex, budget);
+      expect(keep).toBeGreaterThan(1);
+      expect(keep).toBeLessThan(groups.length);
+      const firstKept = shifted[shifted.length - keep]!.from;
+
+      const window = selectHistoryWindow({ history: messages, budgetTokens: budget, counter });
+
+      expect(window.tokens).toBeLessThanOrEqual(budget);
+      expect(window.tokens).toBe(counter.countMessages(window.messages));
+      expect(findPayloadProblems(window.messages)).toEqual([]);
+      // Older turns fill what room is left, as before; the current turn starts at its user message.
+      const userAt = userIndex - window.fromIndex;
+      expect(window.messages.slice(0, userAt)).toEqual(messages.slice(window.fromIndex, userIndex));
+      expect(window.messages[userAt]).toBe(messages[userIndex]);
+      expect(window.messages).toHaveLength(userAt + 1 + messages.length - firstKept);
+      const dropped = window.reductions.filter((record) => record.action === 'dropped');
+      expect(dropped).toEqual([
+        expect.objectContaining({ from: 0, to: window.fromIndex, messages: window.fromIndex }),
+        { action: 'dropped', from: userIndex + 1, to: firstKept, messages: firstKept - userIndex - 1, tokensAfter: 0, reason: expect.stringMatching(/older step of the current turn/), recoverableFrom: 'history' },
+      ]);
+      expect(window.droppedMessages).toBe(window.fromIndex + firstKept - userIndex - 1);
+      // Kept steps are whole: each kept assistant message is followed by exactly its results, in place.
+      const kept = window.messages.slice(userAt + 1);
+      for (let position = 0; position < kept.length; position++) {
+        const message = kept[position]!;
+        const original = messages[firstKept + position]!;
+        if (message.role === 'tool') {
+          expect(original.role).toBe('tool');
+          expect(message.tool_call_id).toBe((original as typeof message).tool_call_id);
+        } else expect(message).toBe(original);
+      }
+      const truncated = window.reductions.filter((record) => record.action === 'truncated');
+      expect(truncated.length).toBeGreaterThan(0);
+      for (const record of truncated) {
+        expect(record.from).toBeGreaterThanOrEqual(firstKept);
+        expect(messages[record.from]!.role).toBe('tool');
+      }
+    });
+
+    it('never splits a step that called several tools at once from its results', () => {
+      const { messages, groups } = longTurn(12);
+      let partial = 0;
+      for (let budget = 600; budget <= 4000; budget += 97) {
+        const window = selectHistoryWindow({ history: messages, budgetTokens: budget, counter });
+        expect(findPayloadProblems(window.messages)).toEqual([]);
+        expect(window.tokens).toBeLessThanOrEqual(budget);
+        const droppedStep = window.reductions.find((record) => record.action === 'dropped');
+        if (!droppedStep) continue;
+        expect(droppedStep.from).toBe(1);
+        expect(groups.some((group) => group.from === droppedStep.to) || droppedStep.to === messages.length).toBe(true);
+        expect(window.messages.length).toBe(1 + messages.length - droppedStep.to);
+        if (droppedStep.to < messages.length) partial++;
+      }
+      expect(partial).toBeGreaterThan(3);
+    });
+
+    it('keeps only the newest user message when not even the newest step fits, reporting both ranges', () => {
+      const { messages } = longTurn(5);
+      const userTokens = counter.countMessage(messages[0]!);
+      const window = selectHistoryWindow({ history: messages, budgetTokens: userTokens + 20, counter });
+      expect(window.messages).toEqual([messages[0]]);
+      const newestStart = messages.length - 2;
+      expect(window.reductions.map((record) => [record.from, record.to, record.action])).toEqual([
+        [1, newestStart, 'dropped'],
+        [newestStart, messages.length, 'dropped'],
+      ]);
+      expect(window.reductions[0]!.reason).toMatch(/older step of the current turn/);
+    });
+
+    it('touches only the current turn, however long the history before it', () => {
+      const { messages: turnMessages } = longTurn(30);
+      const messages = [...history(1500), ...turnMessages];
+      const ledger = new HistoryLedger(freshCounter());
+      const window = selectHistoryWindow({ history: messages, budgetTokens: 3000, counter: ledger.counter, ledger });
+      const kept = window.messages.length;
+      expect(window.reductions).toContainEqual(expect.objectContaining({ action: 'dropped', reason: expect.stringMatching(/older step of the current turn/) }));
+      expect(kept).toBeLessThan(turnMessages.length);
+      expect(ledger.measured).toBeLessThanOrEqual(turnMessages.length + kept + 4);
+    });
+
+    it('keeps recent steps on every call of the bundled OpenHands run ponyc-4595', () => {
+      const record = loadConversations('openhands-multi-swe-bench').find((candidate) => candidate.id.endsWith('ponyc-4595'))!;
+      const all = record.messages.slice(1) as ChatMessage[];
+      const ledger = new HistoryLedger(counter);
+      let leftOut = 0;
+      for (let end = 2; end <= all.length; end++) {
+        if (all[end]?.role !== 'assistant') continue;
+        const messages = all.slice(0, end);
+        const window = selectHistoryWindow({ history: messages, budgetTokens: 3000, counter, ledger });
+        expect(window.tokens).toBeLessThanOrEqual(3000);
+        expect(findPayloadProblems(window.messages)).toEqual([]);
+        expect(window.messages[0]).toBe(messages[0]);
+        const dropped = window.reductions.filter((reduction) => reduction.action === 'dropped');
+        if (dropped.length === 0) continue;
+        leftOut++;
+        expect(dropped).toEqual([expect.objectContaining({ from: 1, reason: expect.stringMatching(/older step of the current turn/) })]);
+        expect(window.messages.length).toBe(1 + messages.length - dropped[0]!.to);
+        expect(window.messages.length).toBeGreaterThan(3);
+      }
+      expect(leftOut).toBeGreaterThan(0);
+    });
   });
 
   it('never mutates the history', () => {

@@ -82,8 +82,11 @@ function invalidGroupReason(group: MessageGroup): string | undefined {
  * - The walk back from the newest message touches only what it keeps plus the first group that does
  *   not fit (early exit); counts come from the ledger (O(new messages) per turn).
  * - The current turn (the newest user message and everything after it) is never dropped whole: when
- *   it does not fit, its tool outputs are truncated head + tail to fit, then older groups inside the
- *   turn are dropped, and at last the newest user message itself is truncated, with a visible marker.
+ *   it does not fit, its tool outputs are truncated head + tail to fit; when that is not enough, the
+ *   turn's older steps (whole tool-call groups) are left out oldest first, only as many as needed, so
+ *   the newest steps that fit stay (outputs truncated) with the newest user message, and each left-out
+ *   range is reported as `dropped`; at last the newest user message itself is truncated, with a
+ *   visible marker. This touches only the current turn, whatever the history's length.
  * - Orphan tool results and calls without results are never sent; they are reported as `dropped` with
  *   the reason. Everything older than the window is one `dropped` range.
  * - A repeat call with the same history, budget and options returns the previous selection (copied).
@@ -172,6 +175,40 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   return { ...window, messages: messages.slice(), reductions: reductions.map((record) => ({ ...record })) };
 }
 
+/** Reason of a `dropped` record for an older step of the current turn that did not fit. */
+const OLDER_STEP_REASON = 'current turn over budget: older step of the current turn left out (oldest first)';
+
+/**
+ * How many of the turn's newest steps (newest first) can at most fit with the user message: either
+ * whole, or with every tool output cut to {@link MIN_TRUNCATED_OUTPUT_TOKENS} (the least
+ * `fitByTruncatingOutputs` gives one). Both bounds grow with the count, so each stops at its first miss.
+ */
+function planRecentSteps(
+  steps: MessageGroup[],
+  userGroup: MessageGroup,
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  sizes: Map<number, number>,
+  budget: number,
+): number {
+  let whole = 0;
+  let cut = 0;
+  const add = (group: MessageGroup) => {
+    for (let index = group.start; index < group.end; index++) {
+      const size = sizes.get(index)!;
+      whole += size;
+      cut += history[index]!.role === 'tool' ? MIN_TRUNCATED_OUTPUT_TOKENS : size;
+    }
+  };
+  add(userGroup);
+  let count = 0;
+  for (const step of steps) {
+    add(step);
+    if (whole > budget && cut > budget) break;
+    count++;
+  }
+  return count;
+}
+
 interface TurnSelection {
   kept: Array<{ from: number; to: number }>;
   tokens: number;
@@ -227,37 +264,55 @@ function selectCurrentTurn(
     return { kept: asRanges(chosen), tokens: used };
   }
 
-  // 1) Truncate tool outputs; 2) then drop older groups of the turn; 3) then truncate the user message.
-  let chosen = groups;
-  for (let step = 0; step < 2; step++) {
+  // 1) Truncate tool outputs; 2) then leave out the turn's older steps, oldest first, keeping the
+  // newest steps that fit (outputs truncated); 3) then truncate the user message.
+  const userGroup = groups[groups.length - 1]!;
+  const steps = groups.slice(0, -1); // newest first
+  const plan = planRecentSteps(steps, userGroup, history, sizes, budget);
+  const fitSteps = (count: number) => {
+    const chosen = [...steps.slice(0, count), userGroup];
+    let whole = 0;
+    for (const group of chosen) for (let index = group.start; index < group.end; index++) whole += sizes.get(index)!;
+    if (whole <= budget) return { chosen, fitted: { changes: new Map<number, { message: ChatMessage; tokens: number }>(), tokens: whole } };
     const fitted = fitByTruncatingOutputs(history, chosen, sizes, budget, counter, ledger);
-    if (fitted) {
-      for (const [index, change] of fitted.changes) {
-        replaced.set(index, change.message);
-        reductions.push({
-          action: 'truncated',
-          from: index,
-          to: index + 1,
-          messages: 1,
-          tokensBefore: sizes.get(index)! > budget ? undefined : sizes.get(index),
-          tokensAfter: change.tokens,
-          reason: 'current turn over budget: tool output truncated head + tail to fit',
-          recoverableFrom: 'history',
-        } as ReductionRecord);
-      }
-      return { kept: asRanges(chosen), tokens: fitted.tokens };
-    }
-    if (step === 0) {
-      // Keep only the newest group and the user message; older groups of the turn leave.
-      const newest = chosen[0]!;
-      const user = chosen[chosen.length - 1]!;
-      for (const group of chosen.slice(1, -1)) pushMerged(reductions, dropRecord(group.start, group.end, 'current turn over budget: older tool exchange of the turn dropped'));
-      chosen = newest === user ? [user] : [newest, user];
+    return fitted ? { chosen, fitted } : undefined;
+  };
+  // The most steps that can fit is tried first (it fits unless a cut overshoots); otherwise binary search below it.
+  let best = plan > 0 ? fitSteps(plan) : undefined;
+  if (!best && plan > 1) {
+    let low = 1;
+    let high = plan - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const attempt = fitSteps(middle);
+      if (attempt) {
+        best = attempt;
+        low = middle + 1;
+      } else high = middle - 1;
     }
   }
-
-  // 3) Only the newest user message, truncated to fit.
-  for (const group of chosen) if (group.start !== newestUser) pushMerged(reductions, dropRecord(group.start, group.end, 'current turn over budget: dropped to keep the newest user message'));
+  if (best) {
+    const keptSteps = best.chosen.length - 1;
+    for (const group of steps.slice(keptSteps)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON));
+    for (const [index, change] of best.fitted.changes) {
+      replaced.set(index, change.message);
+      reductions.push({
+        action: 'truncated',
+        from: index,
+        to: index + 1,
+        messages: 1,
+        tokensBefore: sizes.get(index)! > budget ? undefined : sizes.get(index),
+        tokensAfter: change.tokens,
+        reason: 'current turn over budget: tool output truncated head + tail to fit',
+        recoverableFrom: 'history',
+      } as ReductionRecord);
+    }
+    return { kept: asRanges(best.chosen), tokens: best.fitted.tokens };
+  }
+  // 3) Not even the newest step fits: only the newest user message, truncated when it alone exceeds the budget.
+  for (const group of steps.slice(1)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON));
+  const newestStep = steps[0];
+  if (newestStep) pushMerged(reductions, dropRecord(newestStep.start, newestStep.end, 'current turn over budget: dropped to keep the newest user message'));
   const user = history[newestUser] as UserMessage;
   const userTokens = sizes.get(newestUser)!;
   if (userTokens <= budget) return { kept: [{ from: newestUser, to: newestUser + 1 }], tokens: userTokens };
