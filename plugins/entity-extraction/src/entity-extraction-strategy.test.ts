@@ -168,8 +168,39 @@ describe('EntityExtractionStrategy', () => {
       const payload = await strategy.composePayload('sys', history, []);
       expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
       expect(findPayloadProblems(payload.messages)).toEqual([]);
-      expect(payload.messages.at(-1)!.content).toMatch(/truncated by std-entity-extraction-strategy/);
+      expect(payload.messages.at(-1)!.content).toMatch(/\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided \.\.\.\]/);
       expect(payload.stats.reductions).toEqual([expect.objectContaining({ action: 'truncated', from: 2, to: 3, recoverableFrom: 'history' })]);
+    });
+
+    it('reports older recent turns that do not fit the budget as recoverable from the entity state', async () => {
+      const history: ChatMessage[] = [
+        { role: 'user', content: 'I want to fly to Seattle.' },
+        { role: 'assistant', content: 'Here is everything about Seattle. '.repeat(400) },
+        { role: 'user', content: 'On May 20th 2024.' },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: 'Thanks.' },
+      ];
+      const { strategy, events } = setup({ script: ['{"destination":"Seattle","date":"2024-05-20"}'], config: { recentTurns: 3, maxContextTokens: 2000, reserveOutputTokens: 200 } });
+      const payload = await strategy.composePayload('sys', history, []);
+      expect(payload.messages.slice(2)).toEqual(history.slice(2));
+      expect(payload.stats.reductions).toEqual([expect.objectContaining({ action: 'dropped', from: 0, to: 2, messages: 2, recoverableFrom: 'entity-state' })]);
+      expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+      expect(events.find((event) => event.name === 'history-trim')!.payload).toMatchObject({ droppedMessages: 2 });
+    });
+
+    it('leaves out older steps of a long current turn oldest first and keeps the newest step with the user message', async () => {
+      const call = (id: string): ChatMessage => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'search', arguments: '{}' } }] });
+      const history: ChatMessage[] = [{ role: 'user', content: 'Find flights to Seattle' }];
+      for (let step = 1; step <= 40; step++) history.push(call(`c${step}`), { role: 'tool', tool_call_id: `c${step}`, content: `result ${step}\n`.repeat(300) });
+      const { strategy } = setup({ script: ['{"destination":"Seattle"}'], config: { maxContextTokens: 2000, reserveOutputTokens: 200 } });
+      const payload = await strategy.composePayload('sys', freezeDeep(structuredClone(history)) as ChatMessage[], []);
+      expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+      expect(findPayloadProblems(payload.messages)).toEqual([]);
+      expect(payload.messages[2]).toEqual(history[0]);
+      expect(payload.messages.at(-2)).toEqual(history.at(-2));
+      const dropped = payload.stats.reductions.filter((record) => record.action === 'dropped');
+      expect(dropped.length).toBeGreaterThan(0);
+      expect(dropped[0]).toMatchObject({ from: 1, recoverableFrom: 'history' });
     });
 
     it('rejects with a typed error when the system prompt alone exceeds the budget', async () => {

@@ -1,18 +1,18 @@
 import {
   assertHistoryShape,
   BudgetExceededError,
+  buildPayload as buildPayloadSections,
   computeBudget,
   contentText,
   CtxkitError,
   DisposedError,
+  HistoryLedger,
   safeEmit,
-  usageLevel,
-  withUsage,
+  selectHistoryWindow,
   type ChatMessage,
   type ContextManagerCapabilities,
   type ContextManagerContract,
   type LLMPayload,
-  type PayloadStats,
   type ReductionRecord,
   type StrategyContext,
   type TokenCounter,
@@ -22,7 +22,6 @@ import type { EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
 import type { StateExtractor } from './extraction/state-extractor';
 import { renderStateBlock } from './payload/render-state-block';
-import { selectRecentTurns } from './payload/select-recent-turns';
 import type { CompiledStateSchema } from './schema/state-schema';
 import type { EntityState, EntityStateVersion, PersistedEntityState } from './state/entity-state';
 import type { EntityStateAccess } from './state/entity-state-access';
@@ -59,11 +58,15 @@ function emptyState(): PersistedEntityState {
  */
 export class EntityExtractionStrategy implements ContextManagerContract, ContextManagerCapabilities, EntityStateAccess {
   private readonly queue = new SerialQueue();
+  /** Token counts of this conversation's history, so that a turn measures only its new messages. */
+  private readonly ledger: HistoryLedger;
   private loaded: PersistedEntityState | undefined;
   private disposed = false;
   private lastError: { reason: string; errors: string[]; sourceMessageIndex: number } | null = null;
 
-  constructor(private readonly options: EntityExtractionStrategyOptions) {}
+  constructor(private readonly options: EntityExtractionStrategyOptions) {
+    this.ledger = new HistoryLedger(options.counter);
+  }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
   get extractorName(): string {
@@ -274,12 +277,10 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     const userReserve = Math.min(lastUserTokens, 64);
     let left = budget.available - systemTokens - toolTokens;
     const dynamicMessages: ChatMessage[] = [];
-    let dynamicTokens = 0;
     const stateCap = Math.max(0, Math.min(config.stateMaxTokens, left - userReserve));
     const block = renderStateBlock(persisted.state, version, schema, counter, stateCap);
     if (block.message) {
       dynamicMessages.push(block.message);
-      dynamicTokens += block.tokens;
       left -= block.tokens;
     }
     if (block.truncatedFields.length > 0) {
@@ -290,41 +291,33 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
       const ragTokens = counter.countMessage(ragMessage);
       if (ragTokens <= left - userReserve) {
         dynamicMessages.push(ragMessage);
-        dynamicTokens += ragTokens;
         left -= ragTokens;
       } else {
         this.warn(`the RAG context (${ragTokens} tokens) did not fit the budget and was left out`);
       }
     }
-    const selection = selectRecentTurns({
-      history,
-      recentTurns: config.recentTurns,
-      budget: Math.max(0, left),
-      counter,
-      coveredThrough: persisted.processedThrough,
-      strategyId,
-    });
-    const messages: ChatMessage[] = [systemMessage, ...dynamicMessages, ...selection.messages];
-    const used = systemTokens + toolTokens + dynamicTokens + selection.tokens;
-    const inputTokens = systemTokens + toolTokens + counter.countMessages(history) + (ragContext ? counter.countMessage({ role: 'system', content: ragContext }) : 0);
-    const reductions: ReductionRecord[] = selection.reductions;
-    const count = (action: ReductionRecord['action']) => reductions.filter((r) => r.action === action).reduce((sum, r) => sum + r.messages, 0);
-    const stats: PayloadStats = {
+    const historyBudget = Math.max(0, left);
+    const windowStart = recentTurnsStart(history, config.recentTurns);
+    // Core's shared selection over the last `recentTurns` turns: whole tool-call groups newest first,
+    // the current turn truncated rather than dropped, orphans and dangling calls never sent.
+    const window = selectHistoryWindow({ history, startIndex: windowStart, budgetTokens: historyBudget, counter, ledger: this.ledger, strategyId });
+    const covered = persisted.processedThrough;
+    const reductions: ReductionRecord[] = dropRecords(0, windowStart, covered, `older than the last ${config.recentTurns} turn(s)`);
+    const windowRecords = window.reductions.flatMap((record) =>
+      record.action === 'dropped' && record.reason === WINDOW_OVERFLOW_REASON ? dropRecords(record.from, record.to, covered, record.reason) : [record],
+    );
+    const ledger = this.ledger;
+    const ragInputTokens = ragContext ? counter.countMessage({ role: 'system', content: ragContext }) : 0;
+    const payload = buildPayloadSections({
       strategyId,
       model,
-      input_tokens: inputTokens,
-      output_tokens: used,
-      compress_ratio: inputTokens === 0 ? 1 : used / inputTokens,
-      budget: withUsage(budget, used),
-      sections: { system: systemTokens, tools: toolTokens, dynamic: dynamicTokens, memory: 0, history: selection.tokens },
-      messages: { input: history.length + 1, output: messages.length },
+      counter,
+      budget,
+      sections: { system: [systemMessage], tools: tools.map((tool) => structuredClone(tool)), dynamic: dynamicMessages, history: { ...window, reductions: windowRecords } },
+      historyLength: history.length,
+      historyInputTokens: () => ledger.totalTokens(history),
+      otherInputTokens: systemTokens + toolTokens + ragInputTokens,
       reductions,
-      dropped: count('dropped'),
-      trimmed: count('trimmed') + count('truncated'),
-      summarized: 0,
-      compacted: 0,
-      usageLevel: usageLevel(used, budget.contextWindow),
-      counter: counter.meta(),
       extra: {
         entities: {
           version,
@@ -338,16 +331,47 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
           lastError: this.lastError ? structuredClone(this.lastError) : null,
         },
       },
-    };
-    const dropped = reductions.filter((r) => r.action === 'dropped');
+    });
+    const stats = payload.stats;
+    const all = stats.reductions;
+    const dropped = all.filter((r) => r.action === 'dropped' && r.messages > 0);
     if (dropped.length > 0) {
-      safeEmit(context.events, 'history-trim', { ...this.eventBase(turn), reductions: structuredClone(dropped), droppedMessages: count('dropped') });
+      safeEmit(context.events, 'history-trim', { ...this.eventBase(turn), reductions: structuredClone(dropped), droppedMessages: stats.dropped });
     }
-    const truncated = reductions.filter((r) => r.action === 'truncated');
+    const truncated = all.filter((r) => r.action === 'truncated');
     if (truncated.length > 0) safeEmit(context.events, 'tool-output-trim', { ...this.eventBase(turn), reductions: structuredClone(truncated) });
     safeEmit(context.events, 'payload-composed', { ...this.eventBase(turn), stats });
-    return { messages, tools: tools.map((tool) => structuredClone(tool)), stats };
+    return payload;
   }
+}
+
+/** Reason `selectHistoryWindow` gives the older part of the selectable history that did not fit. */
+const WINDOW_OVERFLOW_REASON = 'older than the window: did not fit the budget';
+
+/** History index where the last `recentTurns` turns start (a turn starts at a user message); 0 when there are fewer. */
+function recentTurnsStart(history: ReadonlyArray<Readonly<ChatMessage>>, recentTurns: number): number {
+  let seen = 0;
+  let start = 0;
+  for (let index = history.length - 1; index >= 0; index--) {
+    if (history[index]!.role !== 'user') continue;
+    if (seen === recentTurns) return start;
+    seen++;
+    start = index;
+  }
+  return 0;
+}
+
+/**
+ * `dropped` records for history `[from, to)`: the part a successful extraction has read
+ * (`<= coveredThrough`) is recoverable from the entity state, the rest from the history.
+ */
+function dropRecords(from: number, to: number, coveredThrough: number, reason: string): ReductionRecord[] {
+  const records: ReductionRecord[] = [];
+  if (to <= from) return records;
+  const split = Math.min(to, Math.max(from, coveredThrough + 1));
+  if (split > from) records.push({ action: 'dropped', from, to: split, messages: split - from, tokensAfter: 0, reason, recoverableFrom: 'entity-state' });
+  if (to > split) records.push({ action: 'dropped', from: split, to, messages: to - split, tokensAfter: 0, reason, recoverableFrom: 'history' });
+  return records;
 }
 
 function countUsers(history: ReadonlyArray<Readonly<ChatMessage>>, through: number): number {
