@@ -52,6 +52,7 @@ describe('@ctxkit/core exports', () => {
     'ManifestValidationError',
     'MemoryContextStore',
     'ModelRegistry',
+    'OLDER_THAN_WINDOW_REASON',
     'PLUGIN_ID_PATTERN',
     'PluginLoadError',
     'PluginNotFoundError',

@@ -124,7 +124,7 @@ export { cosineSimilarity } from './trimming/cosine-similarity';
 export type { LedgerContinuity } from './ledger/history-ledger';
 export { HistoryLedger, LARGE_MESSAGE_CHARS, messageFingerprint } from './ledger/history-ledger';
 export type { HistoryWindow, SelectHistoryWindowOptions } from './ledger/select-history-window';
-export { MIN_TRUNCATED_OUTPUT_TOKENS, selectHistoryWindow } from './ledger/select-history-window';
+export { MIN_TRUNCATED_OUTPUT_TOKENS, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from './ledger/select-history-window';
 export type { BuildPayloadOptions, PayloadSections } from './ledger/build-payload';
 export { buildPayload } from './ledger/build-payload';
 // truncation

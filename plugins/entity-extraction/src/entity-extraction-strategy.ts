@@ -1,4 +1,5 @@
 import {
+  OLDER_THAN_WINDOW_REASON,
   assertHistoryShape,
   BudgetExceededError,
   buildPayload as buildPayloadSections,
@@ -346,7 +347,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
 }
 
 /** Reason `selectHistoryWindow` gives the older part of the selectable history that did not fit. */
-const WINDOW_OVERFLOW_REASON = 'older than the window: did not fit the budget';
+const WINDOW_OVERFLOW_REASON = OLDER_THAN_WINDOW_REASON;
 
 /** History index where the last `recentTurns` turns start (a turn starts at a user message); 0 when there are fewer. */
 function recentTurnsStart(history: ReadonlyArray<Readonly<ChatMessage>>, recentTurns: number): number {

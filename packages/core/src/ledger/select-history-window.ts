@@ -9,6 +9,9 @@ import { truncateToFit } from '../truncation/truncate-to-fit';
 import { HistoryLedger } from './history-ledger';
 
 /** Smallest token allotment a truncated tool output gets (room for its head, tail and marker). @default 64 */
+/** The `reason` of the reduction for history older than the window (strategies may relabel where it is recoverable from). */
+export const OLDER_THAN_WINDOW_REASON = 'older than the window: did not fit the budget';
+
 export const MIN_TRUNCATED_OUTPUT_TOKENS = 64;
 
 /** Options of {@link selectHistoryWindow}. */
@@ -155,7 +158,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     kept.push({ from: group.start, to: group.end });
     end = group.start;
   }
-  if (end > start) pushMerged(reductions, dropRecord(start, end, 'older than the window: did not fit the budget'));
+  if (end > start) pushMerged(reductions, dropRecord(start, end, OLDER_THAN_WINDOW_REASON));
 
   const messages: ChatMessage[] = [];
   for (let position = kept.length - 1; position >= 0; position--) {
