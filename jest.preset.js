@@ -11,7 +11,7 @@ const moduleNameMapper = {
   '^@ctxkit/cli$': path.join(root, 'packages/cli/src/index.ts'),
   '^@ctxkit/store-redis$': path.join(root, 'packages/store-redis/src/index.ts'),
   '^@ctxkit/strategy-([a-z-]+)$': path.join(root, 'plugins/$1/src/index.ts'),
-  '^@ctxkit/example-tau-bench-replay$': path.join(root, 'examples/tau-bench-replay/src/index.ts'),
+  '^@ctxkit/example-recorded-replay$': path.join(root, 'examples/recorded-replay/src/index.ts'),
 };
 
 function project(dir) {

@@ -15,7 +15,7 @@ import type { ChatMessage, LLMClient, PayloadStats } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
 import { createContextRuntime } from '@ctxkit/core';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
-import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, recordedTurns, ReplayModel } from '@ctxkit/example-tau-bench-replay';
+import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
 
 /** The tau-bench conversation replayed by default: a booking for a friend, paid in two ways. */
 export const DEFAULT_RECORD_ID = 'tau-bench/airline/gpt-4o/task-11/trial-0';

@@ -17,7 +17,8 @@ import * as path from 'node:path';
 import { contentText, createContextRuntime, type ChatMessage, type LLMClient, type PayloadStats, type ReductionAction } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
-import { CodingReplayModel, createRecordedTools, EXPAND_PAGE_LINES, recordedSegments } from './recorded-run';
+import { createRecordedTools } from '@ctxkit/example-recorded-replay';
+import { CodingReplayModel, EXPAND_PAGE_LINES, recordedSegments } from './recorded-run';
 
 /** The OpenHands run replayed by default (47 messages, about 25,000 tokens of history). */
 export const DEFAULT_RUN_ID = 'openhands/multi-swe-bench/ponylang__ponyc-4595';

@@ -1,6 +1,5 @@
-import { contentText, type AssistantMessage, type ChatMessage, type LLMCompletionRequest, type ToolDefinition } from '@ctxkit/core';
+import { contentText, type AssistantMessage, type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
-import type { AgentTool } from '@ctxkit/kernel';
 
 /** The placeholder the tool output cache leaves for a trimmed output (seed 000 §1.5). */
 const TRIMMED_PLACEHOLDER = /\[tool output trimmed; ref=(to_[0-9a-f]{32})\]/;
@@ -19,26 +18,6 @@ export function recordedSegments(history: readonly ChatMessage[]): RecordedSegme
     else if (message.role === 'assistant') segments[segments.length - 1]?.replies.push(structuredClone(message));
   }
   return segments;
-}
-
-/**
- * Executors for the recorded tools that answer with the recorded outputs: each call of a tool gets
- * that tool's next recorded output (results are paired to calls by position).
- */
-export function createRecordedTools(definitions: readonly ToolDefinition[], history: readonly ChatMessage[]): AgentTool[] {
-  const outputs = new Map<string, string[]>();
-  history.forEach((message, index) => {
-    if (message.role !== 'assistant' || !message.tool_calls) return;
-    message.tool_calls.forEach((call, position) => {
-      const result = history[index + 1 + position];
-      if (result?.role !== 'tool') return;
-      outputs.set(call.function.name, [...(outputs.get(call.function.name) ?? []), contentText(result.content)]);
-    });
-  });
-  return definitions.map((definition) => ({
-    definition: structuredClone(definition),
-    execute: () => outputs.get(definition.function.name)?.shift() ?? `(${definition.function.name}: no recorded output)`,
-  }));
 }
 
 /** One expansion the scripted model asked for, page by page. */

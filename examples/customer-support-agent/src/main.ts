@@ -15,7 +15,7 @@ import * as path from 'node:path';
 import { createContextRuntime, type ChatMessage, type LLMClient } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
-import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, recordedTurns, ReplayModel } from '@ctxkit/example-tau-bench-replay';
+import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
 
 /** The tau-bench conversation replayed by default: 15 customer messages about removing a passenger. */
 export const DEFAULT_RECORD_ID = 'tau-bench/airline/gpt-4o/task-15/trial-3';
