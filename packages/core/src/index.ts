@@ -36,6 +36,7 @@ export type {
 export type {
   CompactionCheckpoint,
   CompactionHookResult,
+  ComposeOptions,
   ContextManager,
   ContextManagerCapabilities,
   ContributedTool,
@@ -127,6 +128,13 @@ export type { HistoryWindow, SelectHistoryWindowOptions } from './ledger/select-
 export { MIN_TRUNCATED_OUTPUT_TOKENS, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from './ledger/select-history-window';
 export type { BuildPayloadOptions, PayloadSections } from './ledger/build-payload';
 export { buildPayload } from './ledger/build-payload';
+// the budget-filling payload composer every standard strategy builds on
+export type { ComposedPayload, ComposeRequest, PayloadComposerOptions, PayloadComposerOwner } from './composer/payload-composer';
+export { PayloadComposer } from './composer/payload-composer';
+export type { MemoryBlock, MemoryBlockOutcome } from './composer/memory-block';
+export { DEFAULT_MEMORY_SHARE, memoryAllowance } from './composer/memory-share';
+export type { CollapsedHistory } from './composer/tool-result-collapser';
+export { collapsedToolResult, toolContentText, ToolResultCollapser } from './composer/tool-result-collapser';
 // truncation
 export type { TruncationKind, TruncationResult } from './truncation/truncation-kind';
 export type { TruncateToFitOptions } from './truncation/truncate-to-fit';

@@ -56,8 +56,6 @@ export { preSendCheck } from './budget/pre-send-check';
 export type { RunBudgetReport } from './budget/run-budget-report';
 export type { SmallContextIntensity, SmallContextMode, SmallContextOptions, SmallContextOverride, SmallContextPlan } from './small-context/small-context-plan';
 export { DEFAULT_SMALL_CONTEXT_THRESHOLD, planSmallContext, SMALL_CONTEXT_MODES, tierLabel } from './small-context/small-context-plan';
-export type { CollapsedHistory } from './small-context/collapse-old-tool-results';
-export { collapsedToolResult, ToolResultCollapser } from './small-context/collapse-old-tool-results';
 export type { PromptAndTools } from './small-context/select-prompt-and-tools';
 export { PARTIAL_PROMPT_SHARE, selectPromptAndTools } from './small-context/select-prompt-and-tools';
 export { smallContextFromManifest } from './small-context/small-context-from-manifest';

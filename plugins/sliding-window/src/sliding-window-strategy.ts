@@ -1,23 +1,18 @@
 import {
-  BudgetExceededError,
-  buildPayload,
   computeBudget,
   DisposedError,
   HistoryValidationError,
-  HistoryLedger,
+  PayloadComposer,
   safeEmit,
-  selectHistoryWindow,
-  truncateToFit,
   type ChatMessage,
+  type ComposeOptions,
   type ContextManagerCapabilities,
   type ContextManagerContract,
   type LLMPayload,
   type PayloadBudget,
-  type ReductionRecord,
   type StrategyContext,
   type TokenCounter,
   type ToolDefinition,
-  type UsageLevel,
 } from '@ctxkit/core';
 import { SLIDING_WINDOW_DEFAULTS, SLIDING_WINDOW_STRATEGY_ID, type SlidingWindowConfig } from './sliding-window-config';
 
@@ -28,6 +23,7 @@ interface LastCall {
   systemPrompt: string;
   tools: ReadonlyArray<ToolDefinition>;
   ragContext: string | undefined;
+  collapse: boolean;
   payload: LLMPayload;
 }
 
@@ -44,10 +40,8 @@ interface LastCall {
 export class SlidingWindowStrategy implements ContextManagerContract, ContextManagerCapabilities {
   private readonly config: SlidingWindowConfig;
   private readonly counter: TokenCounter;
-  private readonly ledger: HistoryLedger;
+  private readonly composer: PayloadComposer;
   private budgetCache: PayloadBudget | undefined;
-  private readonly systemMessages = new Map<string, ChatMessage>();
-  private level: UsageLevel = 'ok';
   private lastCall: LastCall | undefined;
   private turnCount = 0;
   private turnLength = 0;
@@ -60,7 +54,12 @@ export class SlidingWindowStrategy implements ContextManagerContract, ContextMan
     this.config = { ...SLIDING_WINDOW_DEFAULTS, ...config };
     this.strategyId = context.strategyId || SLIDING_WINDOW_STRATEGY_ID;
     this.counter = this.config.model === context.model ? context.counter : context.counterFor(this.config.model);
-    this.ledger = new HistoryLedger(this.counter);
+    this.composer = new PayloadComposer({
+      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: this.strategyId, events: context.events },
+      model: this.config.model,
+      counter: this.counter,
+      budget: () => this.budget(),
+    });
   }
 
   /** The budget of every payload: from `maxContextTokens`, else the model registry's window. */
@@ -73,12 +72,12 @@ export class SlidingWindowStrategy implements ContextManagerContract, ContextMan
     return this.budgetCache;
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
-    return this.compose(systemPrompt, history, tools, ragContext);
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+    return this.compose(systemPrompt, history, tools, ragContext, options);
   }
 
   /** Synchronous core of {@link composePayload}. */
-  compose(systemPrompt: string, history: ReadonlyArray<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, ragContext?: string): LLMPayload {
+  compose(systemPrompt: string, history: ReadonlyArray<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, ragContext?: string, options: ComposeOptions = {}): LLMPayload {
     if (this.disposed) throw new DisposedError(`${SLIDING_WINDOW_STRATEGY_ID} (agent ${this.context.agentId}, session ${this.context.sessionId})`);
     const turn = this.turnOf(history);
     const last = this.lastCall;
@@ -89,76 +88,16 @@ export class SlidingWindowStrategy implements ContextManagerContract, ContextMan
       last.last === history[history.length - 1] &&
       last.systemPrompt === systemPrompt &&
       last.tools === tools &&
-      last.ragContext === ragContext
+      last.ragContext === ragContext &&
+      last.collapse === (options.collapseOlderToolResults ?? false)
     ) {
       const payload: LLMPayload = { messages: last.payload.messages.slice(), tools: last.payload.tools.slice(), stats: last.payload.stats };
-      safeEmit(this.context.events, 'payload-composed', { ...this.base(turn), stats: payload.stats });
+      safeEmit(this.context.events, 'payload-composed', { ...this.composer.eventBase(turn), stats: payload.stats });
       return payload;
     }
 
-    const budget = this.budget();
-    const counter = this.counter;
-    const system = [this.systemMessage(systemPrompt)];
-    const systemTokens = counter.countMessages(system);
-    const toolTokens = counter.countTools(tools);
-    if (systemTokens + toolTokens > budget.available) {
-      throw new BudgetExceededError(this.strategyId, {
-        available: budget.available,
-        required: systemTokens + toolTokens,
-        sections: { system: systemTokens, tools: toolTokens },
-      });
-    }
-
-    // Dynamic context (RAG) comes before history, but leaves room for the newest user message.
-    const reductions: ReductionRecord[] = [];
-    const dynamic: ChatMessage[] = [];
-    let ragInputTokens = 0;
-    let room = budget.available - systemTokens - toolTokens;
-    if (ragContext !== undefined && ragContext.length > 0) {
-      const ragMessage = this.systemMessage(ragContext);
-      const newestUserTokens = this.newestUserTokens(history, room);
-      const ragLimit = room - Math.min(newestUserTokens, Math.floor(room / 2));
-      const ragTokens = counter.countUpTo(ragContext, ragLimit) + 4;
-      if (ragTokens <= ragLimit) {
-        dynamic.push(ragMessage);
-        ragInputTokens = counter.countMessage(ragMessage);
-      } else if (ragLimit > 16) {
-        const cut = truncateToFit(ragContext, { kind: 'head', maxTokens: ragLimit - 4, counter });
-        dynamic.push({ role: 'system', content: cut.text });
-        ragInputTokens = counter.countMessage(ragMessage);
-        reductions.push({ action: 'truncated', from: history.length, to: history.length, messages: 0, tokensBefore: ragInputTokens, tokensAfter: counter.countMessages(dynamic), reason: 'RAG context (dynamic block) truncated to leave room for the current turn', recoverableFrom: 'history' });
-      } else {
-        ragInputTokens = counter.countMessage(ragMessage);
-        reductions.push({ action: 'dropped', from: history.length, to: history.length, messages: 0, tokensBefore: ragInputTokens, tokensAfter: 0, reason: 'RAG context (dynamic block) left out: no room beside the current turn', recoverableFrom: 'history' });
-      }
-      room -= counter.countMessages(dynamic);
-    }
-
-    const window = selectHistoryWindow({ history, budgetTokens: room, counter, ledger: this.ledger, strategyId: this.strategyId });
-    const ledger = this.ledger;
-    const payload = buildPayload({
-      strategyId: this.strategyId,
-      model: this.config.model,
-      counter,
-      budget,
-      sections: { system, tools: tools as ToolDefinition[], dynamic, history: window },
-      historyLength: history.length,
-      historyInputTokens: () => ledger.totalTokens(history),
-      otherInputTokens: systemTokens + toolTokens + ragInputTokens,
-      reductions,
-    });
-
-    const base = this.base(turn);
-    const dropped = payload.stats.reductions.filter((record) => record.action === 'dropped' && record.messages > 0);
-    if (dropped.length > 0) safeEmit(this.context.events, 'history-trim', { ...base, reductions: dropped, droppedMessages: window.droppedMessages });
-    const truncated = payload.stats.reductions.filter((record) => record.action === 'truncated');
-    if (truncated.length > 0) safeEmit(this.context.events, 'tool-output-trim', { ...base, reductions: truncated });
-    if (payload.stats.usageLevel !== this.level) {
-      safeEmit(this.context.events, 'usage-level-change', { ...base, from: this.level, to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: budget.maxContextTokens });
-      this.level = payload.stats.usageLevel;
-    }
-    safeEmit(this.context.events, 'payload-composed', { ...base, stats: payload.stats });
-    this.lastCall = { history, length: history.length, last: history[history.length - 1], systemPrompt, tools, ragContext, payload: { messages: payload.messages.slice(), tools: payload.tools.slice(), stats: payload.stats } };
+    const { payload } = this.composer.compose({ systemPrompt, history, tools, turn, ...(ragContext !== undefined ? { ragContext } : {}), ...options });
+    this.lastCall = { history, length: history.length, last: history[history.length - 1], systemPrompt, tools, ragContext, collapse: options.collapseOlderToolResults ?? false, payload: { messages: payload.messages.slice(), tools: payload.tools.slice(), stats: payload.stats } };
     return payload;
   }
 
@@ -171,32 +110,6 @@ export class SlidingWindowStrategy implements ContextManagerContract, ContextMan
   dispose(): void {
     this.disposed = true;
     this.lastCall = undefined;
-    this.systemMessages.clear();
-  }
-
-  private base(turn: number) {
-    return { agentId: this.context.agentId, sessionId: this.context.sessionId, strategyId: this.strategyId, turn };
-  }
-
-  /** One message object per distinct text, so counts are cached by identity across turns. */
-  private systemMessage(content: string): ChatMessage {
-    let message = this.systemMessages.get(content);
-    if (message === undefined) {
-      if (this.systemMessages.size > 16) this.systemMessages.clear();
-      message = { role: 'system', content };
-      this.systemMessages.set(content, message);
-    }
-    return message;
-  }
-
-  private newestUserTokens(history: ReadonlyArray<ChatMessage>, limit: number): number {
-    for (let index = history.length - 1; index >= 0; index--) {
-      if (history[index]!.role === 'user') {
-        this.ledger.sync(history);
-        return this.ledger.tokensWithin(history, index, limit);
-      }
-    }
-    return 0;
   }
 
   /**

@@ -19,6 +19,8 @@ export interface IContextManager {
    * @param history the raw conversation, oldest first (never mutated)
    * @param tools tool definitions available now (always sent complete)
    * @param ragContext optional retrieved knowledge (dynamic context)
+   * @param options how the host wants this payload shaped (e.g. small windows); strategies that do not
+   *   understand an option ignore it
    * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when system + tools alone exceed the budget
    */
   composePayload(
@@ -26,10 +28,20 @@ export interface IContextManager {
     history: ChatMessage[],
     tools: ToolDefinition[],
     ragContext?: string,
+    options?: ComposeOptions,
   ): Promise<LLMPayload>;
 
   /** Called after each finished turn with the whole history; background work starts here. */
   onTurnComplete(newHistory: ChatMessage[]): Promise<void>;
+}
+
+/** How the host (the agent kernel) wants one payload shaped, beside the budget. */
+export interface ComposeOptions {
+  /**
+   * Send tool results older than the newest step as one-line summaries (`Read: main.go (500 lines,
+   * Go)`), for small context windows. The history itself keeps the full results. @default false
+   */
+  collapseOlderToolResults?: boolean;
 }
 
 /** A tool a strategy contributes to the agent (definition plus executor). */

@@ -16,6 +16,8 @@ export interface PayloadSections {
   dynamic?: ChatMessage[];
   /** Memory / summary / state block, placed before the recent history. */
   memory?: ChatMessage[];
+  /** Memory placed right after the system block, before the dynamic context (a running summary). */
+  leadingMemory?: ChatMessage[];
   /** The recent history that fits (from selectHistoryWindow). */
   history: HistoryWindow;
 }
@@ -58,17 +60,18 @@ export function buildPayload(options: BuildPayloadOptions): LLMPayload {
   const { counter, sections } = options;
   const dynamic = sections.dynamic ?? [];
   const memory = sections.memory ?? [];
+  const leading = sections.leadingMemory ?? [];
   const sectionTokens: SectionTokens = {
     system: counter.countMessages(sections.system),
     tools: counter.countTools(sections.tools),
     dynamic: counter.countMessages(dynamic),
-    memory: counter.countMessages(memory),
+    memory: counter.countMessages(memory) + counter.countMessages(leading),
     history: sections.history.tokens,
   };
   const used = sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory + sectionTokens.history;
   const messages: ChatMessage[] = options.memoryFirst
-    ? [...sections.system, ...memory, ...dynamic, ...sections.history.messages]
-    : [...sections.system, ...dynamic, ...memory, ...sections.history.messages];
+    ? [...sections.system, ...leading, ...memory, ...dynamic, ...sections.history.messages]
+    : [...sections.system, ...leading, ...dynamic, ...memory, ...sections.history.messages];
   const reductions = [...(options.reductions ?? []), ...sections.history.reductions].sort((a, b) => a.from - b.from);
   const sum = (...actions: string[]) => reductions.reduce((total, record) => (actions.includes(record.action) ? total + record.messages : total), 0);
   const otherInput = options.otherInputTokens ?? sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory;

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import type {
+  ComposeOptions,
   CompactionCheckpoint,
   CompactionHookResult,
   ContextManager,
@@ -101,9 +102,13 @@ export class SessionContextManager implements IContextManager {
     return this;
   }
 
-  composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+  composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
     return this.call('composePayload', (manager) =>
-      ragContext === undefined ? manager.composePayload(systemPrompt, history, tools) : manager.composePayload(systemPrompt, history, tools, ragContext),
+      options !== undefined
+        ? manager.composePayload(systemPrompt, history, tools, ragContext, options)
+        : ragContext === undefined
+          ? manager.composePayload(systemPrompt, history, tools)
+          : manager.composePayload(systemPrompt, history, tools, ragContext),
     );
   }
 

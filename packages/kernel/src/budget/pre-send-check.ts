@@ -11,7 +11,7 @@ import {
   type ToolCall,
   type ToolMessage,
 } from '@ctxkit/core';
-import { collapsedToolResult, toolContentText } from '../small-context/collapse-old-tool-results';
+import { collapsedToolResult, toolContentText } from '@ctxkit/core';
 import { MIN_TOOL_OUTPUT_TOKENS } from './truncate-tool-result';
 
 /** The escalation of seed 004's pre-send check, in order. */

@@ -1,5 +1,5 @@
 import { UsageLevelTracker } from '@ctxkit/core';
-import { ToolResultCollapser } from '../small-context/collapse-old-tool-results';
+import { ToolResultCollapser } from '@ctxkit/core';
 import type { SmallContextMode } from '../small-context/small-context-plan';
 
 /**

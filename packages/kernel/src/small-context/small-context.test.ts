@@ -1,7 +1,7 @@
 import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
 import { buildBudgetAgent, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
 import { resolveToolOutputPolicy } from '../budget/tool-output-policy';
-import { ToolResultCollapser } from './collapse-old-tool-results';
+import { ToolResultCollapser } from '@ctxkit/core';
 import { selectPromptAndTools } from './select-prompt-and-tools';
 import { smallContextFromManifest } from './small-context-from-manifest';
 import { planSmallContext, tierLabel } from './small-context-plan';

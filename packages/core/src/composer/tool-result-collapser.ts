@@ -1,4 +1,6 @@
-import { oneLineToolSummary, type ChatMessage, type ReductionRecord, type ToolCall, type ToolMessage } from '@ctxkit/core';
+import type { ChatMessage, ToolCall, ToolMessage } from '../contracts/chat-message';
+import type { ReductionRecord } from '../contracts/llm-payload';
+import { oneLineToolSummary } from '../outline/one-line-tool-summary';
 
 /** The history a strategy is given under mode A, and what was collapsed. */
 export interface CollapsedHistory {
@@ -22,13 +24,12 @@ export function collapsedToolResult(call: Readonly<ToolCall> | undefined, conten
 }
 
 /**
- * Seed 004 strategy A ("aggressive history compression"): every tool result older than the last
- * step's collapses to a one-line summary such as `Read: main.go (500 lines, Go)`; only the results
+ * Small-window history compression: every tool result older than the last step's collapses to a one-line summary such as `Read: main.go (500 lines, Go)`; only the results
  * of the newest assistant `tool_calls` message stay in full. The model calls the tool again when it
  * needs an older result.
  *
- * This builds a view for `composePayload`; the caller's history keeps the full results (nothing is
- * lost, SPEC §2 invariant 5). Copies are remembered per original message, so one result collapses to
+ * The payload composer applies this view when asked to (`collapseOlderToolResults`); the caller's
+ * history keeps the full results, so nothing is lost. Copies are remembered per original message, so one result collapses to
  * the same object on every call (strategies that cache by identity keep their caches).
  */
 export class ToolResultCollapser {
@@ -63,7 +64,7 @@ export class ToolResultCollapser {
         from: index,
         to: index + 1,
         messages: 1,
-        reason: 'small-context mode A: an older tool result collapsed to a one-line summary',
+        reason: 'small context: an older tool result collapsed to a one-line summary',
         recoverableFrom: 'history',
       });
     }

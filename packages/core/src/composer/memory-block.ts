@@ -1,0 +1,49 @@
+import type { RecoverySource, ReductionAction } from '../contracts/llm-payload';
+
+/**
+ * A strategy's memory (a running summary, an entity state, pinned content) as one block of the
+ * payload. The composer gives it up to its share of the room, adds the newest history that fits
+ * beside it, and shortens or leaves out the block before it would take the newest user message's room.
+ */
+export interface MemoryBlock {
+  /** Names the block in reductions and stats (`summary`, `entity state`). */
+  name: string;
+  /** The block's whole text; it is sent as one system message. */
+  content: string;
+  /**
+   * `after-system`: right after the system prompt, before the dynamic context (a running summary).
+   * `before-history`: after the dynamic context, right before the recent history (a state block).
+   * @default 'before-history'
+   */
+  placement?: 'after-system' | 'before-history';
+  /**
+   * A smaller rendering of the block within `maxTokens` (the strategy knows its structure: drop its
+   * least useful lines first). Return undefined when nothing useful fits. Without it the composer
+   * keeps the head of the text and marks the cut.
+   */
+  shrink?(maxTokens: number): string | undefined;
+  /**
+   * The history range `[0, until)` the block stands for. History older than the window inside that
+   * range is reported with this action and source (instead of `dropped` / `history`) while the block
+   * is sent.
+   */
+  covers?: { until: number; action: ReductionAction; recoverableFrom: RecoverySource; reason: string; refs?: string[] };
+  /**
+   * Leave the block out when the window keeps every message it covers (it would only repeat them).
+   * @default false
+   */
+  omitWhenWindowCovers?: boolean;
+}
+
+/** What became of one memory block in a composed payload. */
+export type MemoryBlockOutcome =
+  /** Sent whole. */
+  | 'sent'
+  /** Sent, shortened to fit its share or to leave room for the newest user message (reported). */
+  | 'shortened'
+  /** Left out: no room beside the newest user message (reported). */
+  | 'left-out'
+  /** Left out because the window already holds everything it covers. */
+  | 'redundant'
+  /** Empty content: nothing to send. */
+  | 'empty';

@@ -1,0 +1,249 @@
+import type { ChatMessage, SystemMessage } from '../contracts/chat-message';
+import type { ComposeOptions } from '../contracts/context-manager';
+import type { LLMPayload, PayloadBudget, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
+import type { ToolDefinition } from '../contracts/tool-definition';
+import { BudgetExceededError } from '../errors/budget-exceeded-error';
+import type { CtxkitEventBase } from '../events/ctxkit-events';
+import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
+import { buildPayload } from '../ledger/build-payload';
+import { HistoryLedger } from '../ledger/history-ledger';
+import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow, type HistoryWindow } from '../ledger/select-history-window';
+import type { ITokenCounter } from '../token-counting/token-counter';
+import { fitDynamicContext } from './fit-dynamic-context';
+import { fitMemoryBlock, type FittedMemoryBlock } from './fit-memory-block';
+import type { MemoryBlock, MemoryBlockOutcome } from './memory-block';
+import { DEFAULT_MEMORY_SHARE, memoryAllowance } from './memory-share';
+import { relabelCoveredDrops } from './relabel-covered-drops';
+import { ToolResultCollapser } from './tool-result-collapser';
+
+/** Who composes: names events and errors. */
+export interface PayloadComposerOwner {
+  agentId: string;
+  sessionId: string;
+  strategyId: string;
+  events: CtxkitEventBus;
+}
+
+/** Options of {@link PayloadComposer}. */
+export interface PayloadComposerOptions {
+  owner: PayloadComposerOwner;
+  /** Model named in stats. */
+  model: string;
+  counter: ITokenCounter;
+  /** The budget of every payload (called once per compose; cache it when it is costly). */
+  budget: () => PayloadBudget;
+}
+
+/** One composition: what the strategy contributes on top of the caller's arguments. */
+export interface ComposeRequest extends ComposeOptions {
+  systemPrompt: string;
+  history: ReadonlyArray<ChatMessage>;
+  tools: ReadonlyArray<ToolDefinition>;
+  ragContext?: string;
+  /** The strategy's memory, in priority order (the first gets its share first). */
+  memory?: ReadonlyArray<MemoryBlock>;
+  /** Share of the room the memory blocks may take together. @default DEFAULT_MEMORY_SHARE */
+  memoryShare?: number;
+  /**
+   * History index before which nothing is sent verbatim (a lean mode that keeps only the last turns).
+   * `[0, startIndex)` is reported as `dropped` with `startReason`, or as what a memory block covering it did.
+   * @default 0
+   */
+  startIndex?: number;
+  /** Reason of the drop of `[0, startIndex)`. */
+  startReason?: string;
+  /** The strategy's own reductions (a compaction, a trim), added to the stats. */
+  reductions?: ReadonlyArray<ReductionRecord>;
+  /** Strategy-specific stats (`stats.extra`). */
+  extra?: Record<string, unknown>;
+  /** Turn number for events. */
+  turn: number;
+  /** Emit `history-trim`, `tool-output-trim`, `usage-level-change` and `payload-composed`. @default true */
+  emitEvents?: boolean;
+}
+
+/** What {@link PayloadComposer.compose} returns. */
+export interface ComposedPayload {
+  payload: LLMPayload;
+  /** The recent history selected (indexes into the caller's history). */
+  window: HistoryWindow;
+  /** What became of each memory block, in the request's order. */
+  memory: MemoryBlockOutcome[];
+  /** Tokens left for memory and history after the system prompt, tools and dynamic context. */
+  roomTokens: number;
+  /** Tokens memory blocks may take together in this room (their share). */
+  memoryAllowanceTokens: number;
+}
+
+const NO_MEMORY: ReadonlyArray<MemoryBlock> = [];
+
+/**
+ * The budget-filling composer every standard strategy builds its payload with. In priority order it
+ * places the system prompt and tool definitions (never cut; a typed error when they alone exceed the
+ * budget), the dynamic context (cut before it takes the newest user message's room), the strategy's
+ * memory blocks (up to their share of the room, shortened or left out before the newest user
+ * message would lose its room), and fills everything left with the newest history, by whole
+ * tool-call groups. Memory never leaves budget unused: when the history fits whole beside it the
+ * blocks may take what is left, and a block that only repeats what the window holds is left out.
+ *
+ * Every reduction is reported in `stats` (history indexes) and as an event. One composer serves one
+ * conversation: its ledger makes a turn's cost grow with the new messages only.
+ */
+export class PayloadComposer {
+  readonly ledger: HistoryLedger;
+  private readonly collapser = new ToolResultCollapser();
+  private readonly systemMessages = new Map<string, SystemMessage>();
+  private readonly memoryMessages = new Map<string, SystemMessage>();
+  private level: UsageLevel = 'ok';
+
+  constructor(private readonly options: PayloadComposerOptions) {
+    this.ledger = new HistoryLedger(options.counter);
+  }
+
+  /**
+   * Composes one payload.
+   * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when system prompt + tools exceed the budget, or not even the truncated newest user message fits
+   */
+  compose(request: ComposeRequest): ComposedPayload {
+    const { counter, owner } = this.options;
+    const budget = this.options.budget();
+    const original = request.history;
+    const n = original.length;
+    const startIndex = Math.min(n, Math.max(0, Math.floor(request.startIndex ?? 0)));
+
+    const system = [this.systemMessage(request.systemPrompt)];
+    const systemTokens = counter.countMessages(system);
+    const toolTokens = counter.countTools(request.tools);
+    if (systemTokens + toolTokens > budget.available) {
+      throw new BudgetExceededError(owner.strategyId, { available: budget.available, required: systemTokens + toolTokens, sections: { system: systemTokens, tools: toolTokens } });
+    }
+
+    const collapsed = request.collapseOlderToolResults ? this.collapser.collapse(original) : undefined;
+    const history: ReadonlyArray<ChatMessage> = collapsed ? collapsed.history : original;
+    this.ledger.sync(history);
+
+    let room = budget.available - systemTokens - toolTokens;
+    const userTokens = this.newestUserTokens(history, startIndex, room);
+    const dynamic = fitDynamicContext(request.ragContext, room, userTokens, n, counter, (content) => this.systemMessage(content));
+    room -= dynamic.tokens;
+
+    const blocks = request.memory ?? NO_MEMORY;
+    const selectWindow = (tokens: number): HistoryWindow =>
+      selectHistoryWindow({ history, startIndex, budgetTokens: tokens, counter, ledger: this.ledger, strategyId: owner.strategyId });
+    const keepsAll = (window: HistoryWindow): boolean =>
+      startIndex === 0 && window.fromIndex <= 0 && !window.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
+
+    // Blocks that only repeat history are not needed when the whole history fits the room.
+    let redundant = new Set<MemoryBlock>();
+    if (blocks.some((block) => block.omitWhenWindowCovers) && keepsAll(selectWindow(room))) {
+      redundant = new Set(blocks.filter((block) => block.omitWhenWindowCovers));
+    }
+    const allowance = Math.min(memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE), Math.max(0, room - userTokens));
+    let fitted = this.fitBlocks(blocks, redundant, allowance);
+    const window = selectWindow(room - fitted.reduce((sum, block) => sum + block.tokens, 0));
+    if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
+      // The history fits whole beside a shortened block: the block may take what is left.
+      fitted = this.fitBlocks(blocks, redundant, room - window.tokens);
+    }
+    const reductions: ReductionRecord[] = [...(request.reductions ?? []), ...dynamic.reductions, ...this.blockReductions(fitted, n)];
+    if (collapsed) {
+      const kept = new Set<ChatMessage>(window.messages);
+      reductions.push(...collapsed.reductions.filter((record) => kept.has(history[record.from]!)));
+    }
+    const older = new Set([OLDER_THAN_WINDOW_REASON]);
+    const windowRecords: ReductionRecord[] = [];
+    if (startIndex > 0) {
+      const reason = request.startReason ?? 'before the part of the history this strategy sends verbatim';
+      older.add(reason);
+      windowRecords.push({ action: 'dropped', from: 0, to: startIndex, messages: startIndex, tokensAfter: 0, reason, recoverableFrom: 'history' });
+    }
+    windowRecords.push(...window.reductions);
+    const sent = fitted.filter((block) => block.message !== undefined).map((block) => block.block);
+    const relabeled = relabelCoveredDrops(windowRecords, older, sent);
+
+    const leading = fitted.filter((block) => block.message && block.block.placement === 'after-system').map((block) => block.message!);
+    const trailing = fitted.filter((block) => block.message && block.block.placement !== 'after-system').map((block) => block.message!);
+    const payload = buildPayload({
+      strategyId: owner.strategyId,
+      model: this.options.model,
+      counter,
+      budget,
+      sections: { system, tools: request.tools as ToolDefinition[], dynamic: dynamic.messages, leadingMemory: leading, memory: trailing, history: { ...window, reductions: relabeled } },
+      historyLength: n,
+      historyInputTokens: collapsed ? () => counter.countMessages(original) : () => this.ledger.totalTokens(history),
+      otherInputTokens: systemTokens + toolTokens + dynamic.inputTokens + fitted.reduce((sum, block) => sum + block.fullTokens, 0),
+      reductions,
+      ...(request.extra ? { extra: request.extra } : {}),
+    });
+    if (request.emitEvents ?? true) this.emit(payload, request.turn);
+    return {
+      payload,
+      window,
+      memory: fitted.map((block) => block.outcome),
+      roomTokens: room,
+      memoryAllowanceTokens: memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE),
+    };
+  }
+
+  /** The event fields of this composer's owner at `turn`. */
+  eventBase(turn: number): CtxkitEventBase {
+    const { agentId, sessionId, strategyId } = this.options.owner;
+    return { agentId, sessionId, strategyId, turn };
+  }
+
+  private fitBlocks(blocks: ReadonlyArray<MemoryBlock>, redundant: ReadonlySet<MemoryBlock>, allowance: number): FittedMemoryBlock[] {
+    let left = Math.max(0, allowance);
+    return blocks.map((block) => {
+      if (redundant.has(block)) return { block, outcome: 'redundant', message: undefined, tokens: 0, fullTokens: 0 };
+      const fitted = fitMemoryBlock(block, left, this.options.counter, this.memoryMessages);
+      left -= fitted.tokens;
+      return fitted;
+    });
+  }
+
+  private blockReductions(fitted: FittedMemoryBlock[], at: number): ReductionRecord[] {
+    const records: ReductionRecord[] = [];
+    for (const { block, outcome, tokens, fullTokens } of fitted) {
+      if (outcome === 'shortened') {
+        records.push({ action: 'truncated', from: at, to: at, messages: 0, tokensBefore: fullTokens, tokensAfter: tokens, reason: `${block.name} block shortened to its share of the budget`, recoverableFrom: 'history' });
+      } else if (outcome === 'left-out') {
+        records.push({ action: 'dropped', from: at, to: at, messages: 0, tokensBefore: fullTokens, tokensAfter: 0, reason: `${block.name} block left out: no room beside the newest user message`, recoverableFrom: 'history' });
+      }
+    }
+    return records;
+  }
+
+  private emit(payload: LLMPayload, turn: number): void {
+    const { events } = this.options.owner;
+    const base = this.eventBase(turn);
+    const records = payload.stats.reductions;
+    const dropped = records.filter((record) => record.action === 'dropped' && record.messages > 0);
+    if (dropped.length > 0) safeEmit(events, 'history-trim', { ...base, reductions: dropped, droppedMessages: dropped.reduce((sum, record) => sum + record.messages, 0) });
+    const trimmed = records.filter((record) => (record.action === 'truncated' || record.action === 'trimmed') && record.messages > 0);
+    if (trimmed.length > 0) safeEmit(events, 'tool-output-trim', { ...base, reductions: trimmed });
+    if (payload.stats.usageLevel !== this.level) {
+      safeEmit(events, 'usage-level-change', { ...base, from: this.level, to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: payload.stats.budget.maxContextTokens });
+      this.level = payload.stats.usageLevel;
+    }
+    safeEmit(events, 'payload-composed', { ...base, stats: payload.stats });
+  }
+
+  /** Tokens of the newest user message at or after `startIndex` (up to `limit`), 0 when there is none. */
+  private newestUserTokens(history: ReadonlyArray<ChatMessage>, startIndex: number, limit: number): number {
+    for (let index = history.length - 1; index >= startIndex; index--) {
+      if (history[index]!.role === 'user') return Math.min(limit, this.ledger.tokensWithin(history, index, limit));
+    }
+    return 0;
+  }
+
+  /** One message object per distinct text, so that counts are cached by identity across turns. */
+  private systemMessage(content: string): SystemMessage {
+    let message = this.systemMessages.get(content);
+    if (message === undefined) {
+      if (this.systemMessages.size > 16) this.systemMessages.clear();
+      message = { role: 'system', content };
+      this.systemMessages.set(content, message);
+    }
+    return message;
+  }
+}
