@@ -5,10 +5,10 @@ import type { SummarizationConfig } from './summarization-config';
 
 /*
  * Measurement on the bundled tau-bench airline conversations (MIT) with the offline extractive
- * summarizer (no LLM): tokens sent per turn, and the share of derived facts (gold-action argument
- * values with their evidence messages) whose evidence left the verbatim window but whose value
- * survives in the payload. The baseline is the same strategy with summarization off, which is the
- * sliding window's rules. Set CTXKIT_MEASURE=1 to print the numbers.
+ * summarizer (no LLM): tokens sent per turn, the budget used once history leaves the payload, and
+ * the share of derived facts (gold-action argument values) in the final payload, overall and among
+ * those whose evidence left the verbatim window. The baseline is the same strategy with
+ * summarization off, which is the sliding window's rules. Set CTXKIT_MEASURE=1 to print the numbers.
  */
 
 const BUDGET: Partial<SummarizationConfig> = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512 };
@@ -79,6 +79,8 @@ describe('dynamic summarization on tau-bench (offline summarizer)', () => {
     let factsLeftWindow = 0;
     let factsKeptWindow = 0;
     let summarizedConversations = 0;
+    const utilisation: number[] = [];
+    const present = { summarization: 0, slidingWindow: 0, facts: 0 };
     for (const record of records) {
       const summarized = await replay(record, SUMMARIZING);
       const windowed = await replay(record, WINDOW_ONLY);
@@ -89,6 +91,13 @@ describe('dynamic summarization on tau-bench (offline summarizer)', () => {
       if (windowed.final.stats.dropped > 0) windowAtBudget++;
       if (summarized.final.stats.summarized > 0) summarizedConversations++;
       expect(summarized.final.stats.output_tokens).toBeLessThanOrEqual(available);
+      if (summarized.final.stats.dropped + summarized.final.stats.summarized > 0) utilisation.push(summarized.final.stats.output_tokens / available);
+      for (const fact of record.facts ?? []) {
+        if (!fact.answer) continue;
+        present.facts++;
+        if (JSON.stringify(summarized.final.messages).includes(fact.answer)) present.summarization++;
+        if (JSON.stringify(windowed.final.messages).includes(fact.answer)) present.slidingWindow++;
+      }
 
       for (const [payload, isSummary] of [[summarized.final, true], [windowed.final, false]] as const) {
         const left = leftWindow(payload);
@@ -117,6 +126,8 @@ describe('dynamic summarization on tau-bench (offline summarizer)', () => {
         slidingWindow: { mean: mean(windowFinal), p50: percentile(windowFinal, 0.5), p95: percentile(windowFinal, 0.95), max: Math.max(...windowFinal) },
       },
       summarizationMaxPerTurn: Math.max(...summaryMax),
+      meanUtilisationWhenReduced: utilisation.reduce((a, b) => a + b, 0) / Math.max(1, utilisation.length),
+      factsInFinalPayload: present,
       slidingWindowConversationsAtBudget: windowAtBudget,
       factsLeftWindow: {
         summarization: { left: factsLeftSummary, survive: factsKeptSummary, share: factsLeftSummary ? factsKeptSummary / factsLeftSummary : 0 },
@@ -126,8 +137,9 @@ describe('dynamic summarization on tau-bench (offline summarizer)', () => {
     if (process.env.CTXKIT_MEASURE) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 
     expect(summarizedConversations).toBeGreaterThan(100);
-    expect(report.finalTokens.summarization.mean).toBeLessThan(report.finalTokens.slidingWindow.mean);
-    expect(report.factsLeftWindow.summarization.left).toBeGreaterThan(100);
-    expect(report.factsLeftWindow.summarization.share).toBeGreaterThan(report.factsLeftWindow.slidingWindow.share);
+    // The summary is added to the newest history that fits: the budget is used, and the final
+    // payload holds at least the facts the sliding window holds.
+    expect(report.meanUtilisationWhenReduced).toBeGreaterThan(0.85);
+    expect(present.summarization).toBeGreaterThanOrEqual(present.slidingWindow);
   });
 });

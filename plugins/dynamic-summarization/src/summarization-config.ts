@@ -16,8 +16,10 @@ export interface SummarizationConfig {
   threshold: number;
   /** Oldest whole turns folded per run. @default 5 */
   batchTurns: number;
-  /** Token cap of the summary. @default 1024 */
-  summaryMaxTokens: number;
+  /** Token cap of the summary; null: the summary's share of the budget (`memoryShare`). @default null */
+  summaryMaxTokens: number | null;
+  /** Share of the room (budget less system prompt, tools and dynamic context) the summary may take. @default 0.5 */
+  memoryShare: number;
   /** Cap on the transcript sent to the summarizer model. @default 8000 */
   summaryInputMaxTokens: number;
   /** `auto`, `llm` or `offline`. @default 'auto' */
@@ -47,7 +49,8 @@ export const SUMMARIZATION_DEFAULTS: Readonly<SummarizationConfig> = Object.free
   compressionModel: null,
   threshold: 10,
   batchTurns: 5,
-  summaryMaxTokens: 1024,
+  summaryMaxTokens: null,
+  memoryShare: 0.5,
   summaryInputMaxTokens: 8000,
   summarizer: 'auto',
   summaryPrompt: null,
@@ -95,7 +98,7 @@ export function resolveSummarizationConfig(config: Partial<SummarizationConfig> 
     const name = key as keyof SummarizationConfig;
     const minimum = INTEGER_MINIMUMS[name];
     if (minimum !== undefined) {
-      const nullable = name === 'maxContextTokens' || name === 'reserveOutputTokens';
+      const nullable = name === 'maxContextTokens' || name === 'reserveOutputTokens' || name === 'summaryMaxTokens';
       if (!(value === null && nullable) && !(Number.isInteger(value) && (value as number) >= minimum)) {
         issue(key, `${nullable ? 'null or ' : ''}an integer >= ${minimum}`);
         continue;
@@ -103,6 +106,11 @@ export function resolveSummarizationConfig(config: Partial<SummarizationConfig> 
     } else if (name === 'safetyMarginRatio') {
       if (typeof value !== 'number' || !(value >= 0 && value < 1)) {
         issue(key, 'a number in [0, 1)');
+        continue;
+      }
+    } else if (name === 'memoryShare') {
+      if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+        issue(key, 'a number in [0, 1]');
         continue;
       }
     } else if (name === 'summarizer') {

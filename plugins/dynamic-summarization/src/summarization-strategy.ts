@@ -1,24 +1,24 @@
 import {
   assertHistoryShape,
-  BudgetExceededError,
-  buildPayload,
   computeBudget,
   CtxkitError,
   DisposedError,
-  HistoryLedger,
   LLMNotConfiguredError,
   LLMResponseError,
   LLMTimeoutError,
+  memoryAllowance,
+  PayloadComposer,
   safeEmit,
-  selectHistoryWindow,
+  truncateToFit,
   type ChatMessage,
+  type ComposeOptions,
   type ContextManager,
   type CtxkitEventBase,
   type LLMPayload,
-  type ReductionRecord,
+  type MemoryBlock,
+  type PayloadBudget,
   type StoreKey,
   type StrategyContext,
-  type SystemMessage,
   type TokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
@@ -46,26 +46,31 @@ interface Composition {
   /** Unsummarized history had to be dropped while a summary was running. */
   wouldWait: boolean;
   turn: number;
-  dropped: ReductionRecord[];
 }
 
 /** The summary as a clearly delimited block right after the system prompt. */
-function summaryMessage(state: SummaryState): SystemMessage {
-  return {
-    role: 'system',
-    content:
-      `<conversation_summary covers_messages="0-${state.coveredMessages - 1}" turns="${state.coveredTurns}" version="${state.version}">\n` +
-      `Summary of the earlier conversation, which is no longer shown verbatim:\n` +
-      `${escapeReservedTags(state.text)}\n</conversation_summary>`,
-  };
+function summaryBlock(state: SummaryState, text: string = state.text): string {
+  return (
+    `<conversation_summary covers_messages="0-${state.coveredMessages - 1}" turns="${state.coveredTurns}" version="${state.version}">\n` +
+    `Summary of the earlier conversation (the newest part of it may also follow verbatim):\n` +
+    `${escapeReservedTags(text)}\n</conversation_summary>`
+  );
 }
 
+/** Tokens of the summary block's wrapper (the tag line and the heading around the summary text). */
+const SUMMARY_WRAPPER_TOKENS = 48;
+/** The smallest cap a summary is given (a smaller one carries nothing useful). */
+const MIN_SUMMARY_TOKENS = 64;
+
 /**
- * Tokens a summarizer is asked to stay within: half of what the fold replaces (at least 128), never
- * more than the cap, and always less than what it replaces (the inflation check would reject it).
+ * Tokens a summarizer is asked to stay within: the previous summary plus half of the new turns (at
+ * least 128), so that the summary grows towards its share of the budget fold by fold; never more than
+ * the cap (where the summarizer re-folds instead of growing), and always less than what it replaces
+ * (the inflation check would reject it).
  */
-export function summaryTargetTokens(cap: number, replacedTokens: number): number {
-  return Math.max(1, Math.min(cap, replacedTokens - 1, Math.max(128, Math.floor(replacedTokens / 2))));
+export function summaryTargetTokens(cap: number, previousSummaryTokens: number, batchTokens: number): number {
+  const replaced = previousSummaryTokens + batchTokens;
+  return Math.max(1, Math.min(cap, replaced - 1, Math.max(128, previousSummaryTokens + Math.floor(batchTokens / 2))));
 }
 
 function errorInfo(error: unknown): { code: string; message: string } {
@@ -95,9 +100,11 @@ export class SummarizationStrategy implements ContextManager {
   readonly summarizer: Summarizer;
   private readonly model: string;
   private readonly counter: TokenCounter;
-  /** Per-position counts of the caller's history (grows with new messages only). */
-  private readonly ledger: HistoryLedger;
-  private readonly contextWindow: number;
+  /** Composes every payload; its ledger counts only new messages per turn. */
+  private readonly composer: PayloadComposer;
+  /** The room and the summary's share of it at the last composition (what a fold may grow the summary to). */
+  private lastRoom: { room: number; allowance: number } | undefined;
+  private readonly composerBudget: PayloadBudget;
   private readonly key: StoreKey;
   /** Serialises compositions, turn completions and commits of one session. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -121,10 +128,22 @@ export class SummarizationStrategy implements ContextManager {
   ) {
     this.model = config.model ?? context.model;
     this.counter = config.model ? context.counterFor(config.model) : context.counter;
-    this.ledger = new HistoryLedger(this.counter);
     const info = context.models.find(this.model);
     // Strict registry: an unknown model is an error unless the ceiling is given explicitly.
-    this.contextWindow = info?.contextWindow ?? (config.maxContextTokens ?? context.models.get(this.model).contextWindow);
+    const contextWindow = info?.contextWindow ?? (config.maxContextTokens ?? context.models.get(this.model).contextWindow);
+    const budget = computeBudget({
+      contextWindow,
+      maxContextTokens: config.maxContextTokens,
+      reserveOutputTokens: config.reserveOutputTokens,
+      safetyMarginRatio: config.safetyMarginRatio,
+    });
+    this.composerBudget = budget;
+    this.composer = new PayloadComposer({
+      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: context.strategyId, events: context.events },
+      model: this.model,
+      counter: this.counter,
+      budget: () => budget,
+    });
     this.key = summaryStateKey(context.agentId, context.sessionId);
     this.summarizer = options.summarizer ?? this.chooseSummarizer();
   }
@@ -143,25 +162,15 @@ export class SummarizationStrategy implements ContextManager {
 
   // ---------------------------------------------------------------- public surface
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
     this.assertLive();
-    let composition = await this.serial(() => this.compose(systemPrompt, history, tools, ragContext));
+    let composition = await this.serial(() => this.compose(systemPrompt, history, tools, ragContext, options));
     if (composition.wouldWait && this.pending && this.config.summaryWaitMs > 0) {
       // The budget leaves no other way: wait (bounded) for the running fold, then compose again.
       await this.waitBounded(this.pending, this.config.summaryWaitMs);
-      composition = await this.serial(() => this.compose(systemPrompt, history, tools, ragContext));
+      composition = await this.serial(() => this.compose(systemPrompt, history, tools, ragContext, options));
     }
-    const base = this.eventBase(composition.turn);
-    if (composition.dropped.length > 0) {
-      safeEmit(this.context.events, 'history-trim', {
-        ...base,
-        reductions: composition.dropped,
-        droppedMessages: composition.dropped.reduce((sum, record) => sum + (record.action === 'dropped' ? record.messages : 0), 0),
-      });
-      const toolTrims = composition.dropped.filter((record) => record.action === 'truncated' && record.reason.includes('tool output'));
-      if (toolTrims.length > 0) safeEmit(this.context.events, 'tool-output-trim', { ...base, reductions: toolTrims });
-    }
-    safeEmit(this.context.events, 'payload-composed', { ...base, stats: composition.payload.stats });
+    this.composer.emitComposed(composition.payload, composition.turn);
     return composition.payload;
   }
 
@@ -197,98 +206,62 @@ export class SummarizationStrategy implements ContextManager {
 
   // ---------------------------------------------------------------- composition
 
-  private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined): Promise<Composition> {
+  private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions): Promise<Composition> {
     assertHistoryShape(history);
     await this.ensureLoaded();
     this.resyncIfStale(history);
-    const counter = this.counter;
     const turn = turnStarts(history).length;
-    const budget = computeBudget({
-      contextWindow: this.contextWindow,
-      maxContextTokens: this.config.maxContextTokens,
-      reserveOutputTokens: this.config.reserveOutputTokens,
-      safetyMarginRatio: this.config.safetyMarginRatio,
-    });
-
-    const system: SystemMessage = { role: 'system', content: systemPrompt };
-    const dynamic: SystemMessage | undefined = ragContext ? { role: 'system', content: ragContext } : undefined;
-    const systemTokens = counter.countMessage(system);
-    const toolTokens = counter.countTools(tools);
-    const dynamicTokens = dynamic ? counter.countMessage(dynamic) : 0;
-    const fixed = systemTokens + toolTokens + dynamicTokens;
-    if (fixed > budget.available) {
-      throw new BudgetExceededError(
-        SUMMARIZATION_STRATEGY_ID,
-        { available: budget.available, required: fixed, sections: { system: systemTokens, tools: toolTokens, dynamic: dynamicTokens } },
-        dynamic ? 'system prompt + tool definitions + dynamic context' : undefined,
-      );
-    }
-
     const state = this.state ?? null;
     const covered = state ? state.coveredMessages : 0;
-    const memory = state ? summaryMessage(state) : undefined;
-    let memoryTokens = memory ? counter.countMessage(memory) : 0;
-    const reductions: ReductionRecord[] = [];
-    let includeMemory = memory !== undefined;
-    if (includeMemory && fixed + memoryTokens >= budget.available) {
-      // Not even the summary fits beside the fixed sections: leave it out this time (reported).
-      includeMemory = false;
-      memoryTokens = 0;
-    }
-    if (state && covered > 0) {
-      reductions.push({
-        action: 'summarized',
-        from: 0,
-        to: covered,
-        messages: covered,
-        tokensBefore: state.coveredTokens,
-        tokensAfter: includeMemory ? counter.countMessage(memory!) : 0,
-        reason: includeMemory ? `folded into summary v${state.version}` : `folded into summary v${state.version} (summary left out: no room)`,
-        recoverableFrom: includeMemory ? 'summary' : 'history',
-        refs: [`summary:${state.version}`],
-      });
-    }
-
-    // The unsummarized part under the sliding window's rules (core's selection, counts from the
-    // session's ledger so that a turn measures only its new messages).
-    const window = selectHistoryWindow({
+    const memory: MemoryBlock[] = state
+      ? [
+          {
+            name: 'summary',
+            content: summaryBlock(state),
+            shrink: (maxTokens) => {
+              const room = maxTokens - this.counter.count(summaryBlock(state, ''));
+              return room > 0 ? summaryBlock(state, truncateToFit(state.text, { kind: 'head', maxTokens: room, counter: this.counter }).text) : undefined;
+            },
+            placement: 'after-system',
+            omitWhenWindowCovers: true,
+            covers: { until: covered, action: 'summarized', recoverableFrom: 'summary', reason: `folded into summary v${state.version}`, refs: [`summary:${state.version}`] },
+          },
+        ]
+      : [];
+    const composed = this.composer.compose({
+      systemPrompt,
       history,
-      startIndex: covered,
-      budgetTokens: budget.available - fixed - memoryTokens,
-      counter,
-      ledger: this.ledger,
-      strategyId: SUMMARIZATION_STRATEGY_ID,
+      tools,
+      ...(ragContext ? { ragContext } : {}),
+      ...options,
+      memory,
+      memoryShare: this.config.memoryShare,
+      turn,
+      emitEvents: false,
+      extra: {},
     });
-    const ledger = this.ledger;
-    const payload = buildPayload({
-      strategyId: this.context.strategyId,
-      model: this.model,
-      counter,
-      budget,
-      sections: { system: [system], tools, dynamic: dynamic ? [dynamic] : [], memory: includeMemory ? [memory!] : [], history: window },
-      memoryFirst: true,
-      historyLength: history.length,
-      historyInputTokens: () => ledger.totalTokens(history),
-      reductions,
-      extra: {
-        summarizer: this.summarizer.name,
-        summarizerModel: this.summarizer.model,
-        summarizerOffline: this.summarizer.offline,
-        summaryVersion: state?.version ?? 0,
-        summaryTokens: state?.summaryTokens ?? 0,
-        summaryIncluded: includeMemory,
-        coveredMessages: covered,
-        coveredTurns: state?.coveredTurns ?? 0,
-        unsummarizedTurns: turnStarts(history, covered).length,
-        summaryRunning: this.pending !== undefined,
-        consecutiveFailures: this.consecutiveFailures,
-        summaryAttemptsStopped: this.stoppedAt !== undefined,
-      },
+    this.lastRoom = { room: composed.roomTokens, allowance: composed.memoryAllowanceTokens };
+    const outcome = composed.memory[0];
+    const window = composed.window;
+    const extra = composed.payload.stats.extra!;
+    Object.assign(extra, {
+      summarizer: this.summarizer.name,
+      summarizerModel: this.summarizer.model,
+      summarizerOffline: this.summarizer.offline,
+      summaryVersion: state?.version ?? 0,
+      summaryTokens: state?.summaryTokens ?? 0,
+      summaryIncluded: outcome === 'sent' || outcome === 'shortened',
+      summaryOutcome: outcome ?? 'none',
+      coveredMessages: covered,
+      coveredTurns: state?.coveredTurns ?? 0,
+      unsummarizedTurns: turnStarts(history, covered).length,
+      summaryRunning: this.pending !== undefined,
+      consecutiveFailures: this.consecutiveFailures,
+      summaryAttemptsStopped: this.stoppedAt !== undefined,
     });
-    const dropped = window.reductions;
     // Unsummarized history older than the window left out: a running fold would bring it back.
-    const leftOut = window.fromIndex > covered && window.reductions.some((record) => record.action === 'dropped' && record.from === covered && record.to === window.fromIndex);
-    return { payload, wouldWait: leftOut && this.pending !== undefined, turn, dropped };
+    const wouldWait = window.fromIndex > covered && this.pending !== undefined;
+    return { payload: composed.payload, wouldWait, turn };
   }
 
   // ---------------------------------------------------------------- state
@@ -340,7 +313,9 @@ export class SummarizationStrategy implements ContextManager {
     const state = this.state ?? null;
     const covered = state?.coveredMessages ?? 0;
     const starts = turnStarts(history, covered);
-    if (starts.length <= this.config.threshold) return;
+    // Fold past the turn threshold, or as soon as the unsummarized history no longer fits the room
+    // the summary leaves it (so that what leaves the window is in the summary).
+    if (starts.length <= this.config.threshold && !(starts.length > 1 && this.outgrowsRoom(history, covered))) return;
     const turn = turnStarts(history).length;
     if (this.lastAttemptTurn === turn) return; // never more than one attempt per turn
     // Fold whole turns, and always keep at least the newest turn verbatim.
@@ -385,7 +360,8 @@ export class SummarizationStrategy implements ContextManager {
     try {
       const batchTokens = this.counter.countMessages(job.batch);
       const replacedTokens = batchTokens + (job.state?.summaryTokens ?? 0);
-      const maxTokens = summaryTargetTokens(this.config.summaryMaxTokens, replacedTokens);
+      const cap = this.summaryCap();
+      const maxTokens = summaryTargetTokens(cap, job.state?.summaryTokens ?? 0, batchTokens);
       const text = (
         await this.withTimeout(
           summarizer.summarize({ previousSummary: job.state?.text ?? null, messages: job.batch, firstIndex: job.covered, maxTokens, counter: this.counter, signal: abort.signal }),
@@ -395,8 +371,8 @@ export class SummarizationStrategy implements ContextManager {
       const details = { client: summarizer.name, model: summarizer.model };
       if (text === '') throw new LLMResponseError('the summary is empty', details);
       const summaryTokens = this.counter.count(text);
-      if (summaryTokens > this.config.summaryMaxTokens) {
-        throw new LLMResponseError(`the summary has ${summaryTokens} tokens, over the cap of ${this.config.summaryMaxTokens} (summaryMaxTokens)`, details);
+      if (summaryTokens > cap) {
+        throw new LLMResponseError(`the summary has ${summaryTokens} tokens, over the cap of ${cap} (summaryMaxTokens, or the summary's share of the budget)`, details);
       }
       if (summaryTokens >= replacedTokens) {
         throw new LLMResponseError(`the summary (${summaryTokens} tokens) is not smaller than what it replaces (${replacedTokens} tokens)`, details);
@@ -447,6 +423,27 @@ export class SummarizationStrategy implements ContextManager {
         retryAt: stopped ? null : this.retryAt,
       });
     }
+  }
+
+  /** True when the history from `covered` on takes more than the room beside the summary's share. */
+  private outgrowsRoom(history: ReadonlyArray<ChatMessage>, covered: number): boolean {
+    if (this.lastRoom === undefined) return false;
+    const limit = this.lastRoom.room - this.lastRoom.allowance;
+    const ledger = this.composer.ledger;
+    ledger.sync(history);
+    let tokens = 0;
+    for (let index = history.length - 1; index >= covered && tokens <= limit; index--) tokens += ledger.tokensWithin(history, index, limit - tokens + 1);
+    return tokens > limit;
+  }
+
+  /**
+   * The most tokens a summary may have: `summaryMaxTokens` when configured, else the summary's share
+   * of the room at the last composition (less its wrapper), so that it fits beside the newest history.
+   */
+  private summaryCap(): number {
+    if (this.config.summaryMaxTokens !== null) return this.config.summaryMaxTokens;
+    const allowance = this.lastRoom?.allowance ?? memoryAllowance(this.composerBudget.available, this.config.memoryShare);
+    return Math.max(MIN_SUMMARY_TOKENS, allowance - SUMMARY_WRAPPER_TOKENS);
   }
 
   // ---------------------------------------------------------------- plumbing

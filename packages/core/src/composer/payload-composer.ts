@@ -175,7 +175,7 @@ export class PayloadComposer {
       reductions,
       ...(request.extra ? { extra: request.extra } : {}),
     });
-    if (request.emitEvents ?? true) this.emit(payload, request.turn);
+    if (request.emitEvents ?? true) this.emitComposed(payload, request.turn);
     return {
       payload,
       window,
@@ -213,7 +213,8 @@ export class PayloadComposer {
     return records;
   }
 
-  private emit(payload: LLMPayload, turn: number): void {
+  /** Emits the events of a composed payload (for strategies that compose with `emitEvents: false` and decide later). */
+  emitComposed(payload: LLMPayload, turn: number): void {
     const { events } = this.options.owner;
     const base = this.eventBase(turn);
     const records = payload.stats.reductions;
