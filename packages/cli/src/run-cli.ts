@@ -1,7 +1,8 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CtxkitError } from '@ctxkit/core';
 import { compareCommand } from './commands/compare-command';
 import { newStrategyCommand } from './commands/new-strategy-command';
+import { qualityCommand } from './commands/quality-command';
 import { recommendWindowCommand } from './commands/recommend-window-command';
 import { simulateCommand } from './commands/simulate-command';
 import { validateCommand } from './commands/validate-command';
@@ -16,6 +17,20 @@ function positiveInteger(value: string): number {
 
 /** Collects a repeatable option's values (not variadic, so that it never swallows the arguments after it). */
 function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Collects a repeatable positive integer option. */
+function collectPositiveInteger(value: string, previous: number[] | undefined): number[] {
+  return [...(previous ?? []), positiveInteger(value)];
+}
+
+/** The data sets `ctxkit quality` knows. */
+const QUALITY_DATASETS = ['tau-bench', 'locomo', 'openhands'];
+
+/** Collects a repeatable `--dataset`, checked against the known data sets. */
+function collectDataset(value: string, previous: string[] | undefined): string[] {
+  if (!QUALITY_DATASETS.includes(value)) throw new InvalidArgumentError(`expected one of ${QUALITY_DATASETS.join(', ')}, got "${value}"`);
   return [...(previous ?? []), value];
 }
 
@@ -64,6 +79,20 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
       setExitCode(await compareCommand(options, output));
+    });
+
+  program
+    .command('quality')
+    .description('share of checkable facts present in the payload when they are needed, per strategy, data set and ceiling')
+    .option('--dataset <name>', `only this data set: ${QUALITY_DATASETS.join(', ')} (repeatable)`, collectDataset)
+    .option('--ceiling <tokens>', 'only this payload ceiling, maxContextTokens (repeatable)', collectPositiveInteger)
+    .option('--strategy <name>', 'only this strategy: a row label or plugin id (repeatable)', collect)
+    .option('--limit <n>', 'at most n conversations per data set', positiveInteger)
+    .option('--json <out.json>', 'where to write the results as JSON (default: reports/quality.json)')
+    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collect)
+    .option('--no-progress', 'no progress indicator')
+    .action(async (options) => {
+      setExitCode(await qualityCommand(options, output));
     });
 
   program

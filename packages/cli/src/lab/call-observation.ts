@@ -25,9 +25,14 @@ export interface CallObservation {
   milliseconds: number;
   usageLevel: UsageLevel;
   sections: SectionTokens;
-  /** Facts whose evidence is in the history by now, and how many of them the payload still holds. */
+  /** Tokens the strategy may use for this payload (`stats.budget.available`); 0 when the call threw. */
+  available: number;
+  /** True when the strategy reduced the history for this payload (any reduction: drop, trim, summary, compaction, extraction). */
+  reduced: boolean;
+  /** Facts needed at this call (see `neededFacts`), how many the payload holds, and how many of the others it names a cache ref for. */
   factsActive: number;
   factsPresent: number;
+  factsRecoverable: number;
   /** Set when composePayload rejected; the call then sent nothing. */
   error?: { code: string; message: string };
 }

@@ -7,9 +7,13 @@ import {
   type IContextManager,
   type TokenCounter,
 } from '@ctxkit/core';
+import { readPayloadFacts } from '../quality/fact-presence';
+import { isFactRecoverable } from '../quality/fact-recovery';
+import type { NeededFact } from '../quality/needed-fact';
+import { neededFacts } from '../quality/needed-facts';
 import type { CallObservation } from './call-observation';
 import { payloadText } from './payload-text';
-import { replayPoints } from './replay-points';
+import { replayPoints, type ReplayPoint } from './replay-points';
 import type { TranscriptRecord } from './transcript-record';
 
 export interface ReplayOptions {
@@ -23,12 +27,25 @@ export interface ReplayOptions {
   onCall?: (observation: CallObservation, payload: { messages: ChatMessage[] } | undefined) => void;
   /** Await background work after each turn (deterministic replays). @default true */
   awaitBackgroundWork?: boolean;
+  /** Also compose after the last message when the record ends on an answered turn (questions asked after the conversation). @default false */
+  finalCompose?: boolean;
+  /** The facts to check, each at the call that needs it. @default neededFacts(record, end of the last compose) */
+  facts?: readonly NeededFact[];
+}
+
+/** The replay schedule of a record, with the final compose when asked. */
+export function replaySchedule(record: TranscriptRecord, finalCompose = false): ReplayPoint[] {
+  const points = replayPoints(record.messages);
+  const last = points[points.length - 1];
+  if (finalCompose && !(last?.kind === 'compose' && last.end === record.messages.length)) points.push({ kind: 'compose', end: record.messages.length });
+  return points;
 }
 
 /**
  * Replays one recorded conversation through a strategy, turn by turn, the way an agent loop would:
- * compose before each model call, `onTurnComplete` at each turn end. Returns one observation per
- * model call. A rejected compose (typed ctxkit error) is recorded, not thrown; anything else is.
+ * compose before each model call, `onTurnComplete` at each turn end (then its background work is
+ * awaited). Each fact is checked in the payload composed at the moment it is needed (`neededFacts`).
+ * Returns one observation per model call. A rejected compose (typed ctxkit error) is recorded, not thrown; anything else is.
  */
 export async function replayConversation(options: ReplayOptions): Promise<CallObservation[]> {
   const { manager, record, counter } = options;
@@ -38,16 +55,16 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
   const toolTokens = counter.countTools(tools);
   const budget = computeBudget({ contextWindow: options.window, maxContextTokens: options.window, reserveOutputTokens: options.reserveOutputTokens });
   const ceiling = budget.maxContextTokens - budget.reserveOutputTokens;
-  const facts = (record.facts ?? []).filter(
-    (fact): fact is typeof fact & { answer: string; evidence_message_indexes: number[] } =>
-      typeof fact.answer === 'string' && fact.answer.length > 0 && (fact.evidence_message_indexes?.length ?? 0) > 0,
-  );
+  const schedule = replaySchedule(record, options.finalCompose);
+  const lastCompose = schedule.filter((point) => point.kind === 'compose').pop()?.end ?? record.messages.length;
+  const factsAt = new Map<number, NeededFact[]>();
+  for (const fact of options.facts ?? neededFacts(record, lastCompose)) factsAt.set(fact.neededAt, [...(factsAt.get(fact.neededAt) ?? []), fact]);
   const observations: CallObservation[] = [];
   // Prefix sums of message counts: "sending everything" at each point without recounting.
   const prefix: number[] = [counter.countMessage(system)];
   for (let index = 1; index < record.messages.length; index++) prefix.push(prefix[index - 1]! + counter.countMessage(record.messages[index]!));
 
-  for (const point of replayPoints(record.messages)) {
+  for (const point of schedule) {
     const history = record.messages.slice(1, point.end);
     if (point.kind === 'turn-complete') {
       await manager.onTurnComplete(history);
@@ -55,6 +72,7 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
       continue;
     }
     const everythingTokens = prefix[point.end - 1]! + toolTokens;
+    const needed = factsAt.get(point.end) ?? [];
     const started = performance.now();
     let observation: CallObservation;
     let sent: { messages: ChatMessage[] } | undefined;
@@ -63,8 +81,8 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
       const milliseconds = performance.now() - started;
       sent = payload;
       const sentTokens = counter.countMessages(payload.messages) + counter.countTools(payload.tools);
-      const active = facts.filter((fact) => Math.max(...fact.evidence_message_indexes) < point.end);
-      const text = active.length > 0 ? payloadText(payload.messages) : '';
+      const held = needed.length > 0 ? readPayloadFacts(payload.messages) : undefined;
+      const missing = needed.filter((fact) => !held!.holds(fact));
       observation = {
         recordId: record.id,
         call: observations.length,
@@ -73,6 +91,8 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
         everythingTokens,
         window: options.window,
         budget: ceiling,
+        available: payload.stats.budget.available,
+        reduced: payload.stats.reductions.length > 0,
         dropped: payload.stats.dropped,
         summarized: payload.stats.summarized,
         trimmed: payload.stats.trimmed,
@@ -82,8 +102,9 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
         milliseconds,
         usageLevel: payload.stats.usageLevel,
         sections: payload.stats.sections,
-        factsActive: active.length,
-        factsPresent: active.filter((fact) => text.includes(fact.answer)).length,
+        factsActive: needed.length,
+        factsPresent: needed.length - missing.length,
+        factsRecoverable: missing.filter((fact) => isFactRecoverable(fact, payload, record.messages)).length,
       };
     } catch (error) {
       if (!CtxkitError.isInstance(error)) throw error;
@@ -95,6 +116,8 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
         everythingTokens,
         window: options.window,
         budget: ceiling,
+        available: 0,
+        reduced: false,
         dropped: 0,
         summarized: 0,
         trimmed: 0,
@@ -104,8 +127,10 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
         milliseconds: performance.now() - started,
         usageLevel: 'ok',
         sections: { system: 0, tools: 0, dynamic: 0, memory: 0, history: 0 },
-        factsActive: 0,
+        // A rejected call held none of the facts it needed.
+        factsActive: needed.length,
         factsPresent: 0,
+        factsRecoverable: 0,
         error: { code: error.code, message: error.message },
       };
     }

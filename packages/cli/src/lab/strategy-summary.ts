@@ -28,7 +28,7 @@ export interface StrategySummary {
   /** Calls that composePayload rejected with a typed error. */
   rejectedCalls: number;
   rejectedCodes: string[];
-  /** (fact, payload) pairs after the fact's evidence where the payload still holds the answer; null without facts. */
+  /** Share of facts present in the payload composed at the moment each is needed (a rejected call holds none); null without facts. */
   factRetention: number | null;
   factChecks: number;
   msPerCall: { mean: number; p95: number };
@@ -51,8 +51,8 @@ export function summarizeObservations(
   const everything = observations.map((o) => o.everythingTokens);
   const saved = sent.reduce((sum, o) => sum + Math.max(0, o.everythingTokens - o.sentTokens), 0);
   const everythingTotal = sent.reduce((sum, o) => sum + o.everythingTokens, 0);
-  const factChecks = sent.reduce((sum, o) => sum + o.factsActive, 0);
-  const factHits = sent.reduce((sum, o) => sum + o.factsPresent, 0);
+  const factChecks = observations.reduce((sum, o) => sum + o.factsActive, 0);
+  const factHits = observations.reduce((sum, o) => sum + o.factsPresent, 0);
   const rejected = observations.filter((o) => o.error);
   return {
     strategyId,

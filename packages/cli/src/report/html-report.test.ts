@@ -11,6 +11,8 @@ function observation(call: number, sentTokens: number): CallObservation {
     everythingTokens: 1000 + call * 500,
     window: 4096,
     budget: 3175,
+    available: 3175,
+    reduced: call > 0,
     dropped: call,
     summarized: 0,
     trimmed: 0,
@@ -22,6 +24,7 @@ function observation(call: number, sentTokens: number): CallObservation {
     sections: { system: 500, tools: 0, dynamic: 0, memory: 0, history: sentTokens - 500 },
     factsActive: 2,
     factsPresent: 1,
+    factsRecoverable: 0,
   };
 }
 

@@ -1,0 +1,60 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { SingleBar } from 'cli-progress';
+import type { CliOutput } from '../cli-output';
+import { renderQualityTable } from '../quality/quality-table';
+import { runQuality, type QualityResult } from '../quality/run-quality';
+import { formatShare } from '../report/format-number';
+
+export interface QualityCommandOptions {
+  dataset?: string[];
+  ceiling?: number[];
+  strategy?: string[];
+  limit?: number;
+  json?: string;
+  pluginDir?: string[];
+  progress?: boolean;
+}
+
+/** Where `ctxkit quality` writes its JSON unless told otherwise. */
+export const DEFAULT_QUALITY_JSON = path.join('reports', 'quality.json');
+
+/**
+ * `ctxkit quality`: per data set × ceiling × strategy, the share of checkable facts present in the
+ * payload when they are needed, against the sliding window; tokens per payload and budget
+ * utilisation. Prints the table (progress on stderr) and writes the JSON.
+ */
+export async function qualityCommand(options: QualityCommandOptions, output: CliOutput): Promise<number> {
+  const started = performance.now();
+  const bar = options.progress !== false && output.interactive ? new SingleBar({ format: 'measuring {bar} {percentage}% | {value}/{total} payloads | {label}', hideCursor: true, stream: process.stderr }) : undefined;
+  let result: QualityResult;
+  try {
+    result = await runQuality({
+      dataset: options.dataset,
+      ceiling: options.ceiling,
+      strategy: options.strategy,
+      limit: options.limit,
+      pluginDir: options.pluginDir,
+      onStart: (total) => {
+        if (bar) bar.start(total, 0, { label: '' });
+        else if (options.progress !== false) output.err(`measuring ${total} payloads\n`);
+      },
+      onCall: (label) => bar?.increment(1, { label }),
+      onRow: (row) => {
+        if (!bar && options.progress !== false) output.err(`  ${row.dataset} · ${row.ceiling} · ${row.strategy}: ${row.notMeasured ?? `${formatShare(row.share)} of ${row.factsChecked} facts`}\n`);
+      },
+    });
+  } finally {
+    bar?.stop();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  for (const skipped of result.skipped) output.err(`skipped ${skipped.dataset}: ${skipped.reason}\n`);
+  output.out(`Summaries and extraction: ${result.llmDescription}.\nToken counts: ${result.counterDescription}.\n`);
+  output.out(`${renderQualityTable(result.rows, { color: output.color })}\n`);
+  for (const note of result.notes) output.out(`Note: ${note}.\n`);
+  const file = options.json ?? DEFAULT_QUALITY_JSON;
+  fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ ...result, seconds: Math.round(seconds) }, null, 2)}\n`);
+  output.out(`Results written to ${file} (${seconds.toFixed(0)} s).\n`);
+  return 0;
+}

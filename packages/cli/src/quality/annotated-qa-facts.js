@@ -1,0 +1,27 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.ANNOTATED_QA_ORIGIN = void 0;
+exports.annotatedQaFacts = annotatedQaFacts;
+/** The origin LoCoMo's question/answer annotations carry in the prepared data. */
+exports.ANNOTATED_QA_ORIGIN = 'annotated:locomo-qa';
+/**
+ * Question/answer annotations about a whole conversation (LoCoMo): every question with a non-null
+ * answer is asked after the conversation, so the fact is needed in the payload composed at `end`
+ * (after the last message) and matched normalised (lowercase, no punctuation, single spaces).
+ */
+function annotatedQaFacts(record, end) {
+    const facts = [];
+    for (const fact of record.facts ?? []) {
+        if (fact.origin !== exports.ANNOTATED_QA_ORIGIN)
+            continue;
+        const answer = fact.answer;
+        if (answer === null || answer === undefined)
+            continue;
+        const text = String(answer);
+        if (text.trim().length === 0)
+            continue;
+        facts.push({ question: fact.question, answer: text, neededAt: end, match: 'normalised', evidence: fact.evidence_message_indexes ?? [] });
+    }
+    return facts;
+}
+//# sourceMappingURL=annotated-qa-facts.js.map
