@@ -63,7 +63,7 @@ async function measure(records: readonly ConversationRecord[], recentTurns: numb
       .filter((entry): entry is { fact: typeof entry.fact; kind: NonNullable<typeof entry.kind> } => entry.kind !== null);
     result.records++;
     const { context } = createConformanceContext(`measure-${record.id}`, { agentId: 'airline-agent', strategyId: 'std-entity-extraction-strategy', llm: undefined }, undefined);
-    const strategy = createEntityExtractionStrategy({ stateSchema: airlineSchema, recentTurns }, context);
+    const strategy = createEntityExtractionStrategy({ stateSchema: airlineSchema, recentTurns, lean: true }, context);
     // The point of each gold action: the first assistant message calling that function (messages index).
     const pointOf = (fn: string) =>
       record.messages.findIndex((message) => message.role === 'assistant' && (message.tool_calls ?? []).some((call) => call.function.name === fn));

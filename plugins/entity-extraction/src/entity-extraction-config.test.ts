@@ -14,6 +14,8 @@ describe('resolveEntityExtractionConfig', () => {
         stateSchema: { type: 'object', properties: {} },
         extractionModel: null,
         recentTurns: 1,
+        lean: false,
+        memoryShare: 0.5,
         extractionPrompt: null,
         stateMaxTokens: 1024,
         extractionMaxOutputTokens: 1024,

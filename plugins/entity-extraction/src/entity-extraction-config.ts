@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ConfigSchemaError, ConfigValidationError, type JsonSchema, type ManifestIssue } from '@ctxkit/core';
 import { createPluginAjv, formatAjvErrors } from './schema/plugin-ajv';
 
-/** The plugin id (SPEC §1). */
+/** The plugin id. */
 export const ENTITY_EXTRACTION_STRATEGY_ID = 'std-entity-extraction-strategy';
 
 /**
@@ -17,8 +17,12 @@ export interface EntityExtractionConfig {
   stateSchema: JsonSchema;
   /** Model of the extraction call; `null` uses the agent's model. @default null */
   extractionModel: string | null;
-  /** Recent turns kept verbatim (the current turn always). @default 1 */
+  /** Recent turns kept verbatim in lean mode (the current turn always). @default 1 */
   recentTurns: number;
+  /** Lean mode: the state and only the last `recentTurns` turns, the smallest payload. @default false */
+  lean: boolean;
+  /** Share of the room (budget less system prompt, tools and dynamic context) the state block may take. @default 0.5 */
+  memoryShare: number;
   /** Instruction of the extraction call; `null` uses {@link DEFAULT_EXTRACTION_PROMPT}. @default null */
   extractionPrompt: string | null;
   /** Token cap of the state block in the payload. @default 1024 */

@@ -69,8 +69,31 @@ describe('EntityExtractionStrategy', () => {
       expect(await strategy.getStateAt(0)).toEqual({});
     });
 
-    it('keeps only the last recentTurns turns verbatim and reports older ones as recoverable from the entity state', async () => {
-      const { strategy, events } = setup({ script: ['{"destination": "Seattle"}', '{"date": "2024-05-20"}'] });
+    it('by default fills the room beside the state with the newest history that fits', async () => {
+      const { strategy } = setup({ script: ['{"destination": "Seattle"}', '{"date": "2024-05-20"}'] });
+      await strategy.composePayload('sys', history1, []);
+      const payload = await strategy.composePayload('sys', history2, []);
+      expect(payload.messages.slice(2)).toEqual(history2);
+      expect(payload.stats.dropped).toBe(0);
+    });
+
+    it('fills a small budget: the state block plus the newest whole turns, older ones recoverable from the entity state', async () => {
+      const { strategy } = setup({ script: ['{"destination": "Seattle"}', '{"date": "2024-05-20"}', '{}', '{}', '{}'], config: { maxContextTokens: 260, reserveOutputTokens: 0 } });
+      let history: ChatMessage[] = [];
+      for (let n = 0; n < 5; n++) {
+        history = [...history, { role: 'user', content: `Turn ${n}: ${'I would like to travel somewhere warm this spring. '.repeat(2)}` }, { role: 'assistant', content: `Noted, turn ${n}. ${'Let me check the options for you. '.repeat(2)}` }];
+        await strategy.composePayload('sys', history.slice(0, -1), []);
+      }
+      const payload = await strategy.composePayload('sys', [...history, { role: 'user', content: 'Book it.' }], []);
+      expect(payload.messages[1]!.content).toContain('<conversation_state');
+      expect(payload.stats.dropped).toBeGreaterThan(0);
+      expect(payload.stats.reductions.find((record) => record.action === 'dropped' && record.from === 0)).toMatchObject({ recoverableFrom: 'entity-state' });
+      expect(payload.stats.output_tokens / payload.stats.budget.available).toBeGreaterThan(0.8);
+      expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+    });
+
+    it('in lean mode keeps only the last recentTurns turns verbatim and reports older ones as recoverable from the entity state', async () => {
+      const { strategy, events } = setup({ script: ['{"destination": "Seattle"}', '{"date": "2024-05-20"}'], config: { lean: true } });
       await strategy.composePayload('sys', history1, []);
       const payload = await strategy.composePayload('sys', history2, []);
       expect(payload.messages.slice(2)).toEqual([history2[2]]);

@@ -1,20 +1,16 @@
 import {
-  OLDER_THAN_WINDOW_REASON,
   assertHistoryShape,
-  BudgetExceededError,
-  buildPayload as buildPayloadSections,
   computeBudget,
   contentText,
   CtxkitError,
   DisposedError,
-  HistoryLedger,
+  PayloadComposer,
   safeEmit,
-  selectHistoryWindow,
   type ChatMessage,
+  type ComposeOptions,
   type ContextManagerCapabilities,
   type ContextManagerContract,
   type LLMPayload,
-  type ReductionRecord,
   type StrategyContext,
   type TokenCounter,
   type ToolDefinition,
@@ -48,25 +44,38 @@ function emptyState(): PersistedEntityState {
 }
 
 /**
- * `std-entity-extraction-strategy` (seed 002 strategy C): keeps a structured, schema-validated state
- * of the conversation instead of its flow. Each new user input (seen by `composePayload` for the
+ * `std-entity-extraction-strategy`: keeps a structured, schema-validated state of the conversation
+ * beside its newest turns. Each new user input (seen by `composePayload` for the
  * first time, or reported by `onTurnComplete`) is read by the extractor (the LLM extraction chain, or
  * the offline extractor when the agent has no model); the payload is the system prompt, the state
- * as JSON in `<conversation_state>` (dynamic context) with the required fields still missing, then
- * only the last `recentTurns` turns verbatim. State and versions are kept per agent and session in
+ * as JSON in `<conversation_state>` with the required fields still missing, then the newest history
+ * that fits the rest of the budget (in lean mode only the last `recentTurns` turns). State and versions are kept per agent and session in
  * the store (kind `entities`).
  * @see docs/strategies/entity-extraction.md
  */
 export class EntityExtractionStrategy implements ContextManagerContract, ContextManagerCapabilities, EntityStateAccess {
   private readonly queue = new SerialQueue();
   /** Token counts of this conversation's history, so that a turn measures only its new messages. */
-  private readonly ledger: HistoryLedger;
+  private readonly composer: PayloadComposer;
   private loaded: PersistedEntityState | undefined;
   private disposed = false;
   private lastError: { reason: string; errors: string[]; sourceMessageIndex: number } | null = null;
 
   constructor(private readonly options: EntityExtractionStrategyOptions) {
-    this.ledger = new HistoryLedger(options.counter);
+    const { config, context, model } = options;
+    const known = context.models.find(model);
+    const budget = computeBudget({
+      contextWindow: known?.contextWindow ?? config.maxContextTokens ?? context.models.get(model).contextWindow,
+      maxContextTokens: config.maxContextTokens,
+      reserveOutputTokens: config.reserveOutputTokens,
+      safetyMarginRatio: config.safetyMarginRatio,
+    });
+    this.composer = new PayloadComposer({
+      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: context.strategyId, events: context.events },
+      model,
+      counter: options.counter,
+      budget: () => budget,
+    });
   }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
@@ -74,12 +83,12 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     return this.options.extractor.name;
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
     this.assertUsable('composePayload');
     assertHistoryShape(history);
     return this.queue.run(async () => {
       const persisted = await this.extractNew(history);
-      return this.buildPayload(systemPrompt, history, tools, ragContext, persisted);
+      return this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options);
     });
   }
 
@@ -174,36 +183,43 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     return { agentId, sessionId, strategyId, turn };
   }
 
-  /** Where extraction should resume in this history (handles a history rewritten since the last call). */
+  /**
+   * Where extraction should resume in this history (handles a history rewritten since the last
+   * call). The extraction point is a user message, or a tool result for an extractor that reads
+   * tool results as they arrive; it is recognised by its text's fingerprint.
+   */
   private resumePoint(history: ReadonlyArray<Readonly<ChatMessage>>, persisted: PersistedEntityState): number {
     const { processedThrough, processedFingerprint } = persisted;
     if (processedThrough < 0 || processedFingerprint === null) return processedThrough;
     const at = history[processedThrough];
-    if (at?.role === 'user' && textFingerprint(contentText(at.content)) === processedFingerprint) return processedThrough;
+    if (at && isExtractionPoint(at) && textFingerprint(contentText(at.content)) === processedFingerprint) return processedThrough;
     // The history was rewritten (compacted, replaced, or another conversation's): find the newest
-    // user message already extracted; otherwise only the newest user message counts as new.
+    // message already extracted; otherwise the newest user message and what follows it count as new.
     let newestUser = -1;
     for (let index = history.length - 1; index >= 0; index--) {
       const message = history[index]!;
-      if (message.role !== 'user') continue;
-      if (newestUser === -1) newestUser = index;
+      if (!isExtractionPoint(message)) continue;
+      if (newestUser === -1 && message.role === 'user') newestUser = index;
       if (textFingerprint(contentText(message.content)) === processedFingerprint) return index;
     }
     return newestUser === -1 ? history.length - 1 : newestUser - 1;
   }
 
-  /** Runs the extractor over user messages not read yet; updates, versions and persists the state. */
+  /**
+   * Runs the extractor over the messages not read yet (new user messages, and new tool results for
+   * an extractor that reads them as they arrive); updates, versions and persists the state.
+   */
   private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>): Promise<PersistedEntityState> {
     const persisted = await this.load();
     const resume = this.resumePoint(history, persisted);
-    const input = buildExtractionInput(history, resume);
+    const { extractor, context } = this.options;
+    const input = buildExtractionInput(history, resume, extractor.trigger);
     if (!input) {
       if (resume !== persisted.processedThrough) persisted.processedThrough = resume;
       return persisted;
     }
     const turn = countUsers(history, input.sourceMessageIndex);
-    const { extractor, context } = this.options;
-    const outcome = await extractor.extract({ schema: this.options.schema, state: persisted.state, input });
+    const outcome = await extractor.extract({ schema: this.options.schema, state: persisted.state, input, now: context.now() });
     const source = history[input.sourceMessageIndex]!;
     const next: PersistedEntityState = {
       ...persisted,
@@ -254,71 +270,37 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     tools: ToolDefinition[],
     ragContext: string | undefined,
     persisted: PersistedEntityState,
+    options: ComposeOptions,
   ): LLMPayload {
-    const { config, context, counter, model, schema } = this.options;
-    const strategyId = context.strategyId;
-    const known = context.models.find(model);
-    const budget = computeBudget({
-      contextWindow: known?.contextWindow ?? config.maxContextTokens ?? context.models.get(model).contextWindow,
-      maxContextTokens: config.maxContextTokens,
-      reserveOutputTokens: config.reserveOutputTokens,
-      safetyMarginRatio: config.safetyMarginRatio,
-    });
-    const systemMessage: ChatMessage = { role: 'system', content: systemPrompt };
-    const systemTokens = counter.countMessage(systemMessage);
-    const toolTokens = counter.countTools(tools);
-    if (systemTokens + toolTokens > budget.available) {
-      throw new BudgetExceededError(strategyId, { available: budget.available, required: systemTokens + toolTokens, sections: { system: systemTokens, tools: toolTokens } });
-    }
+    const { config, counter, schema } = this.options;
     const version = persisted.versions.length;
     const turn = countUsers(history, history.length - 1);
-    const lastUser = lastUserIndex(history);
-    const lastUserTokens = lastUser === -1 ? 0 : counter.countMessage(history[lastUser]!);
-    // Leave room for (a truncated) newest user message before the dynamic sections take theirs.
-    const userReserve = Math.min(lastUserTokens, 64);
-    let left = budget.available - systemTokens - toolTokens;
-    const dynamicMessages: ChatMessage[] = [];
-    const stateCap = Math.max(0, Math.min(config.stateMaxTokens, left - userReserve));
-    const block = renderStateBlock(persisted.state, version, schema, counter, stateCap);
-    if (block.message) {
-      dynamicMessages.push(block.message);
-      left -= block.tokens;
-    }
+    const block = renderStateBlock(persisted.state, version, schema, counter, config.stateMaxTokens);
     if (block.truncatedFields.length > 0) {
-      this.warn(`the state block was shortened to fit ${stateCap} tokens (fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`);
+      this.warn(`the state block was shortened to fit ${config.stateMaxTokens} tokens (fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`);
     }
-    if (ragContext) {
-      const ragMessage: ChatMessage = { role: 'system', content: ragContext };
-      const ragTokens = counter.countMessage(ragMessage);
-      if (ragTokens <= left - userReserve) {
-        dynamicMessages.push(ragMessage);
-        left -= ragTokens;
-      } else {
-        this.warn(`the RAG context (${ragTokens} tokens) did not fit the budget and was left out`);
-      }
-    }
-    const historyBudget = Math.max(0, left);
-    const windowStart = recentTurnsStart(history, config.recentTurns);
-    // Core's shared selection over the last `recentTurns` turns: whole tool-call groups newest first,
-    // the current turn truncated rather than dropped, orphans and dangling calls never sent.
-    const window = selectHistoryWindow({ history, startIndex: windowStart, budgetTokens: historyBudget, counter, ledger: this.ledger, strategyId });
+    const lean = config.lean;
     const covered = persisted.processedThrough;
-    const reductions: ReductionRecord[] = dropRecords(0, windowStart, covered, `older than the last ${config.recentTurns} turn(s)`);
-    const windowRecords = window.reductions.flatMap((record) =>
-      record.action === 'dropped' && record.reason === WINDOW_OVERFLOW_REASON ? dropRecords(record.from, record.to, covered, record.reason) : [record],
-    );
-    const ledger = this.ledger;
-    const ragInputTokens = ragContext ? counter.countMessage({ role: 'system', content: ragContext }) : 0;
-    const payload = buildPayloadSections({
-      strategyId,
-      model,
-      counter,
-      budget,
-      sections: { system: [systemMessage], tools: tools.map((tool) => structuredClone(tool)), dynamic: dynamicMessages, history: { ...window, reductions: windowRecords } },
-      historyLength: history.length,
-      historyInputTokens: () => ledger.totalTokens(history),
-      otherInputTokens: systemTokens + toolTokens + ragInputTokens,
-      reductions,
+    const composed = this.composer.compose({
+      systemPrompt,
+      history,
+      tools,
+      ...(ragContext ? { ragContext } : {}),
+      ...options,
+      turn,
+      memory: [
+        {
+          name: 'entity state',
+          content: block.message ? String(block.message.content) : '',
+          shrink: (maxTokens) => {
+            const smaller = renderStateBlock(persisted.state, version, schema, counter, Math.min(maxTokens, config.stateMaxTokens));
+            return smaller.message ? String(smaller.message.content) : undefined;
+          },
+          covers: { until: covered + 1, action: 'dropped', recoverableFrom: 'entity-state', reason: 'older than the window: its values are in the entity state' },
+        },
+      ],
+      memoryShare: config.memoryShare,
+      ...(lean ? { startIndex: recentTurnsStart(history, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
       extra: {
         entities: {
           version,
@@ -330,24 +312,13 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
           offline: this.options.extractor.offline,
           processedThrough: persisted.processedThrough,
           lastError: this.lastError ? structuredClone(this.lastError) : null,
+          lean,
         },
       },
     });
-    const stats = payload.stats;
-    const all = stats.reductions;
-    const dropped = all.filter((r) => r.action === 'dropped' && r.messages > 0);
-    if (dropped.length > 0) {
-      safeEmit(context.events, 'history-trim', { ...this.eventBase(turn), reductions: structuredClone(dropped), droppedMessages: stats.dropped });
-    }
-    const truncated = all.filter((r) => r.action === 'truncated');
-    if (truncated.length > 0) safeEmit(context.events, 'tool-output-trim', { ...this.eventBase(turn), reductions: structuredClone(truncated) });
-    safeEmit(context.events, 'payload-composed', { ...this.eventBase(turn), stats });
-    return payload;
+    return composed.payload;
   }
 }
-
-/** Reason `selectHistoryWindow` gives the older part of the selectable history that did not fit. */
-const WINDOW_OVERFLOW_REASON = OLDER_THAN_WINDOW_REASON;
 
 /** History index where the last `recentTurns` turns start (a turn starts at a user message); 0 when there are fewer. */
 function recentTurnsStart(history: ReadonlyArray<Readonly<ChatMessage>>, recentTurns: number): number {
@@ -362,17 +333,9 @@ function recentTurnsStart(history: ReadonlyArray<Readonly<ChatMessage>>, recentT
   return 0;
 }
 
-/**
- * `dropped` records for history `[from, to)`: the part a successful extraction has read
- * (`<= coveredThrough`) is recoverable from the entity state, the rest from the history.
- */
-function dropRecords(from: number, to: number, coveredThrough: number, reason: string): ReductionRecord[] {
-  const records: ReductionRecord[] = [];
-  if (to <= from) return records;
-  const split = Math.min(to, Math.max(from, coveredThrough + 1));
-  if (split > from) records.push({ action: 'dropped', from, to: split, messages: split - from, tokensAfter: 0, reason, recoverableFrom: 'entity-state' });
-  if (to > split) records.push({ action: 'dropped', from: split, to, messages: to - split, tokensAfter: 0, reason, recoverableFrom: 'history' });
-  return records;
+/** A message an extraction can end at: a user message or a tool result (both carry the text read). */
+function isExtractionPoint(message: Readonly<ChatMessage>): boolean {
+  return message.role === 'user' || message.role === 'tool';
 }
 
 function countUsers(history: ReadonlyArray<Readonly<ChatMessage>>, through: number): number {

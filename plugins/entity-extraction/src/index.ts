@@ -1,5 +1,5 @@
 /**
- * `@ctxkit/strategy-entity-extraction`: plugin `std-entity-extraction-strategy` (seed 002 strategy C),
+ * `@ctxkit/strategy-entity-extraction`: plugin `std-entity-extraction-strategy`,
  * a schema-driven conversation state in place of the dialogue flow. Explicit named exports only.
  * @see docs/strategies/entity-extraction.md
  */
