@@ -15,7 +15,6 @@ import {
   type ITokenCounter,
   type LLMClient,
   type LLMPayload,
-  type ReductionRecord,
   type TokenUsage,
 } from '@ctxkit/core';
 import { inject, injectable } from 'tsyringe';
@@ -32,7 +31,7 @@ import { composeStep } from './loop/compose-step';
 import { eventBase, type RunState } from './loop/run-state';
 import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
 import { SessionBudgetState } from './loop/session-budget-state';
-import { smallContextStep } from './loop/small-context-step';
+import { collapsedResults, smallContextStep } from './loop/small-context-step';
 import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
 import type { ProviderName } from './providers/provider-name';
 import type { AgentTool } from './tools/agent-tool';
@@ -129,7 +128,7 @@ export class Agent {
     const provider = this.provider();
     const systemPrompt = this.options.systemPrompt ?? '';
     const smallContext = this.options.smallContext ?? {};
-    const compose = async (): Promise<{ payload: LLMPayload; reductions: ReductionRecord[] }> => {
+    const compose = async (): Promise<LLMPayload> => {
       const call = smallContextStep(state, session, this.events, systemPrompt, smallContext);
       // A strategy that emits usage-level-change itself is the one emitter for its session.
       const strategyLevel = (event: { sessionId: string }) => {
@@ -142,9 +141,10 @@ export class Agent {
       } finally {
         this.events.off('usage-level-change', strategyLevel);
       }
-      if (call.fired.A) state.budget.modesFired.A++;
+      // Mode A fired when the strategy honoured the request: older results went out as one-line summaries.
+      if (call.input.options?.collapseOlderToolResults && collapsedResults(call.input.history, payload) > 0) state.budget.modesFired.A++;
       if (call.fired.C) state.budget.modesFired.C++;
-      return { payload, reductions: call.reductions };
+      return payload;
     };
     const toolCalls: ToolCallOutcome[] = [];
     let compactions = 0;
@@ -153,7 +153,7 @@ export class Agent {
 
     while (state.steps < maxSteps) {
       let composed = await compose();
-      const ceiling = composed.payload.stats?.budget?.maxContextTokens;
+      const ceiling = composed.stats?.budget?.maxContextTokens;
       if (!state.plan && ceiling !== undefined && ceiling > 0) {
         // The window was not known before the first payload: learn it, and compose again if a mode applies.
         this.learnedWindow ??= ceiling;
@@ -163,7 +163,7 @@ export class Agent {
         const { A, C } = state.plan.modes;
         if (A === 'full' || A === 'on' || C === 'full' || C === 'partial') composed = await compose();
       }
-      const checked = await budgetStep(state, composed.payload, { events: this.events, session, smallContextReductions: composed.reductions, recompose: compose });
+      const checked = await budgetStep(state, composed, { events: this.events, session, recompose: compose });
       if (checked.compacted) compactions++;
       const payload = checked.payload;
       const completion = await callLlmStep(state, this.llm, this.events, payload, {

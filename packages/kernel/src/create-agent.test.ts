@@ -21,15 +21,17 @@ describe('createAgent', () => {
         {
           id: 'novelist',
           model: 'gpt-4o',
-          contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { threshold: 2, batchTurns: 1 } },
+          contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { threshold: 2, batchTurns: 1, maxContextTokens: 4096 } },
         },
         { llm: summarizer },
       );
       const model = new ScriptedLLMClient([(request) => `answer ${request.messages.filter((m) => m.role === 'user').length}`], { repeatLast: true });
       const agent = createAgent(handle, { llm: model, systemPrompt: 'You are a helpful airline agent.' });
       expect(agent).toBeInstanceOf(Agent);
+      // Turns of about 900 tokens: the window cannot hold them all, so the summary is what carries the oldest.
+      const details = 'My booking has a connection through Denver, a checked bag and a stroller, and I travel with two children. '.repeat(45);
       for (const question of ['I am mia_li_3668.', 'How many bags are free?', 'Can I pick a seat?', 'And meals?']) {
-        await agent.run(question, { waitForIdle: true });
+        await agent.run(`${question} ${details}`, { waitForIdle: true });
       }
       const last = model.requests[model.requests.length - 1]!;
       const text = last.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');

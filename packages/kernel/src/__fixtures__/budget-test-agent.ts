@@ -6,11 +6,13 @@ import {
   IContextManager,
   IEventBus,
   ILLMClient,
+  PayloadComposer,
   withUsage,
   usageLevel,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
+  type ComposeOptions,
   type ContextManager,
   type CtxkitEventName,
   type ITokenCounter,
@@ -42,7 +44,7 @@ export function sizedText(tokens: number, sentence = SENTENCE): string {
  * or above its window: keeps a summary and everything from the last user message.
  */
 export class NaiveManager implements ContextManager {
-  readonly composed: Array<{ systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[] }> = [];
+  readonly composed: Array<{ systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[]; options: ComposeOptions | undefined }> = [];
   readonly completed: ChatMessage[][] = [];
   readonly compactionCalls: CompactionCheckpoint[] = [];
   checkCompaction?: (checkpoint: CompactionCheckpoint, history: readonly ChatMessage[], usage?: { input_tokens: number }) => Promise<CompactionHookResult>;
@@ -62,8 +64,9 @@ export class NaiveManager implements ContextManager {
     }
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[]): Promise<LLMPayload> {
-    this.composed.push({ systemPrompt, history: structuredClone(history), tools: structuredClone(tools) });
+  /** Ignores compose options (as a custom strategy that does not use the composer does), but records them. */
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], _ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+    this.composed.push({ systemPrompt, history: structuredClone(history), tools: structuredClone(tools), options: options === undefined ? undefined : { ...options } });
     const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt }, ...history];
     const system = testCounter.countMessage(messages[0]!);
     const toolTokens = testCounter.countTools(tools);
@@ -95,6 +98,37 @@ export class NaiveManager implements ContextManager {
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     this.completed.push(structuredClone(newHistory));
+  }
+}
+
+/**
+ * A strategy that composes through core's PayloadComposer (as the standard strategies do), so that
+ * compose options such as `collapseOlderToolResults` are honoured. Keeps the arrays it is given
+ * (not copies) so that tests can compare the messages of both calls by identity.
+ */
+export class ComposerManager implements ContextManager {
+  readonly composed: Array<{ history: ChatMessage[]; options: ComposeOptions | undefined }> = [];
+  readonly completed: ChatMessage[][] = [];
+  private readonly composer: PayloadComposer;
+
+  constructor(contextWindow: number, reserveOutputTokens: number, events: CtxkitEventBus = new CtxkitEventBus()) {
+    const budget = computeBudget({ contextWindow, reserveOutputTokens });
+    this.composer = new PayloadComposer({
+      owner: { agentId: 'coder', sessionId: 'default', strategyId: 'composer', events },
+      model: 'gpt-4o',
+      counter: testCounter,
+      budget: () => budget,
+    });
+  }
+
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+    this.composed.push({ history, options: options === undefined ? undefined : { ...options } });
+    const turn = history.filter((message) => message.role === 'user').length;
+    return this.composer.compose({ systemPrompt, history, tools, ...(ragContext ? { ragContext } : {}), ...options, turn }).payload;
+  }
+
+  async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
+    this.completed.push(newHistory);
   }
 }
 

@@ -14,7 +14,7 @@ import {
 import { collapsedToolResult, toolContentText } from '@ctxkit/core';
 import { MIN_TOOL_OUTPUT_TOKENS } from './truncate-tool-result';
 
-/** The escalation of seed 004's pre-send check, in order. */
+/** The escalation of the pre-send check, in order. */
 export type PreSendStep = 'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'error';
 
 /** One step the check took. */
@@ -100,7 +100,7 @@ function reduction(history: readonly ChatMessage[], message: ToolMessage, action
 }
 
 /**
- * Seed 004's pre-send check, run before every model call on the payload the strategy composed. When
+ * The pre-send check, run before every model call on the payload the strategy composed. When
  * the payload (messages + tool definitions, by the agent's counter) is over `limit` (the 90% line of
  * the window, less the answer's reservation), it escalates, stopping as soon as the payload fits:
  *
@@ -110,7 +110,9 @@ function reduction(history: readonly ChatMessage[], message: ToolMessage, action
  * 3. force-truncate tool results, largest first, head + tail, down to {@link MIN_TOOL_OUTPUT_TOKENS} each;
  * 4. refuse with `BudgetExceededError`, saying what did not fit, rather than send an overflowing request.
  *
- * Only tool message contents change (pairs stay whole); the caller's history keeps the full results.
+ * It works on the payload only: tool message contents change (pairs stay whole), and the history
+ * keeps the full results. Results the strategy already sends as one-line summaries (mode A) are kept
+ * as they are. It is the last resort; mode A, requested from the strategy, usually makes it unneeded.
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when even step 3 cannot fit the payload
  */
 export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendResult> {
@@ -135,12 +137,16 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
     const start = total;
     const messages = payload.messages.slice();
     const { calls, lastCalls } = callsOf(messages);
+    const fullResults = new Map<string, string>();
+    for (const message of history) if (message.role === 'tool') fullResults.set(message.tool_call_id, toolContentText(message));
     let changed = 0;
     for (let index = 0; index < lastCalls && total > limit; index++) {
       const message = messages[index]!;
       if (message.role !== 'tool') continue;
       const content = toolContentText(message);
-      const short = collapsedToolResult(calls.get(message.tool_call_id), content);
+      // The summary describes the whole result (from the history), even when the strategy sent only
+      // part of it; a result the strategy already sends as that summary (mode A) is left as it is.
+      const short = collapsedToolResult(calls.get(message.tool_call_id), fullResults.get(message.tool_call_id) ?? content);
       if (short.length >= content.length) continue;
       const copy: ToolMessage = { role: 'tool', tool_call_id: message.tool_call_id, content: short };
       const oldTokens = counter.countMessage(message);

@@ -1,4 +1,5 @@
-import { BudgetExceededError, ErrorCodes, findPayloadProblems, type ChatMessage } from '@ctxkit/core';
+import { BudgetExceededError, collapsedToolResult, ErrorCodes, findPayloadProblems, type AssistantMessage, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { preSendCheck } from './pre-send-check';
 import { buildBudgetAgent, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
 
 /** A Go file of `lines` lines with top-level functions (seed 004 strategy B's example). */
@@ -195,6 +196,47 @@ describe('pre-send check', () => {
     expect(llm.requests).toHaveLength(0);
     expect(steps(seen).at(-1)).toBe('error');
     expect(seen.filter((e) => e.name === 'user-advice').map((e) => e.payload.message)).toEqual([expect.stringContaining('smaller file')]);
+  });
+
+  it('still repairs the payload of a strategy that ignores the mode A request, on the payload only', async () => {
+    const manager = new NaiveManager(8192, 1024);
+    const { agent, llm, seen } = buildBudgetAgent({ manager, script: ['ok'], options: { contextWindow: 8192 } });
+    const input = history(4, 2000, 500);
+    const result = await agent.run(input);
+    expect(manager.composed[0]!.options).toEqual({ collapseOlderToolResults: true });
+    expect(manager.composed[0]!.history).toEqual(input);
+    expect(steps(seen)).toEqual(['trim-old-tool-results']);
+    expect(llm.requests[0]!.messages[3]!.content).toMatch(/^\[Ran: grep -rn tuple src\/part0 \(1 lines\) — collapsed/);
+    expect(result.messages).toEqual(input.concat([{ role: 'assistant', content: 'ok' }]));
+    expect(result.budget.modesFired.A).toBe(0);
+  });
+
+  it('keeps results the strategy already sends as one-line summaries, and escalates', async () => {
+    const input = history(1, 2000, 9000);
+    // A result of many lines: its one-line summary says how many ("(300 lines)").
+    const full: ToolMessage = { role: 'tool', tool_call_id: 'old0', content: Array.from({ length: 300 }, (_, i) => `src/part0/tuple_${i}.go:${i}: parseTuple(x)`).join('\n') };
+    input[2] = full;
+    const call = (input[1] as AssistantMessage).tool_calls![0]!;
+    const collapsed: ToolMessage = { role: 'tool', tool_call_id: full.tool_call_id, content: collapsedToolResult(call, full.content as string) };
+    const messages: ChatMessage[] = [{ role: 'system', content: 'You fix parsers.' }, ...input.map((message, index) => (index === 2 ? collapsed : message))];
+    const manager = new NaiveManager(8192, 1024);
+    const payload = await manager.composePayload('You fix parsers.', input, []);
+    const result = await preSendCheck({
+      payload: { ...payload, messages },
+      history: input,
+      manager,
+      counter: testCounter,
+      limit: 6000,
+      contextWindow: 8192,
+      strategyId: 'naive',
+      call: 0,
+      flagged: false,
+      recompose: () => Promise.reject(new Error('not compactable')),
+    });
+    expect(result.report.steps.map((step) => step.step)).toEqual(['truncate-tool-results']);
+    expect(collapsed.content).toMatch(/\(300 lines\) — collapsed/);
+    expect(result.payload.messages[3]).toBe(collapsed);
+    expect(result.reductions.map((record) => [record.action, record.from])).toEqual([['truncated', 5]]);
   });
 
   it('leaves a payload under the line untouched', async () => {

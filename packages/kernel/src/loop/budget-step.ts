@@ -18,10 +18,8 @@ import type { SessionBudgetState } from './session-budget-state';
 export interface BudgetStepContext {
   events: CtxkitEventBus;
   session: SessionBudgetState;
-  /** Reductions the small-context step made for this payload (mode A). */
-  smallContextReductions: ReductionRecord[];
   /** Composes again after the pre-send check compacted the history (state.history is already the compacted one). */
-  recompose(): Promise<{ payload: LLMPayload; reductions: ReductionRecord[] }>;
+  recompose(): Promise<LLMPayload>;
 }
 
 /** What the budget step returns: the payload to send, and whether the pre-send check compacted the history. */
@@ -63,7 +61,8 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
 /**
  * Between compose and the model call: seed 004's real pre-send check (see `preSendCheck`) on the
  * payload at the 90% line (`stats.budget.available`), the payload's stats completed with what the
- * kernel changed (mode A, the check's trims; `stats.extra.smallContext`, `stats.extra.preSendCheck`),
+ * kernel changed (the check's trims; `stats.extra.smallContext`, `stats.extra.preSendCheck`; mode A's
+ * collapsed results are already in the strategy's stats, its composer reports them),
  * the usage level tracked per session (`usage-level-change` is emitted here unless the strategy emits
  * it itself — one emitter per session, never both), and
  * the tool output limit of seed 004 Phase 2 derived from what is actually sent.
@@ -73,7 +72,6 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
   const { events, session } = context;
   const stats = payload.stats;
   const budget = stats?.budget;
-  let smallContextReductions = context.smallContextReductions;
   if (!budget) {
     const tokens = state.counter.countMessages(payload.messages) + state.counter.countTools(payload.tools);
     state.payloads.push(stats);
@@ -101,9 +99,8 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
       recompose: async (history: ChatMessage[]) => {
         state.history = history;
         const again = await context.recompose();
-        smallContextReductions = again.reductions;
-        recomposedStats = again.payload.stats;
-        return again.payload;
+        recomposedStats = again.stats;
+        return again;
       },
       onStep: (step) => safeEmit(events, 'budget-escalation', { ...eventBase(state), ...step, limit: budget.available }),
     });
@@ -116,7 +113,7 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
   const changed = report.steps.length > 0;
   const baseStats = recomposedStats ?? stats;
   const tokens = report.tokensAfter;
-  const finalStats = withReductions(baseStats, [...smallContextReductions, ...result.reductions], changed ? tokens : undefined, report, state, session);
+  const finalStats = withReductions(baseStats, result.reductions, changed ? tokens : undefined, report, state, session);
   state.payloads.push(finalStats);
   state.budget.tokensPerCall.push(tokens);
   state.budget.usageLevels.push(usageLevel(tokens, baseStats.budget.maxContextTokens));

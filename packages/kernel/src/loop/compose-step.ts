@@ -1,28 +1,34 @@
-import type { ChatMessage, LLMPayload, ToolDefinition } from '@ctxkit/core';
+import type { ChatMessage, ComposeOptions, LLMPayload, ToolDefinition } from '@ctxkit/core';
 import type { ProviderName } from '../providers/provider-name';
 import { validateForProvider } from '../providers/validate-for-provider';
 import type { RunState } from './run-state';
 
-/** What the strategy is given on one call: the history (or its small-context view), the system prompt and the tools. */
+/** What the strategy is given on one call: the run's history, the system prompt, the tools and how the payload should be shaped. */
 export interface ComposeInput {
   systemPrompt: string;
+  /** The run's own history (the same messages `onTurnComplete` receives; never rewritten). */
   history: ChatMessage[];
   toolDefinitions: ToolDefinition[];
+  /** Small-context requests to the strategy (mode A: `collapseOlderToolResults`); absent when none applies. */
+  options?: ComposeOptions;
 }
 
 /**
  * Step 1 of each model call: asks the context manager for the payload (system prompt, history,
- * tools, RAG context) and checks it against the provider's validity rules. The small-context step
- * chooses what it is given (mode A's view of the history, mode C's prompt and tools); the budget
- * step then records its stats and runs the pre-send check.
+ * tools, RAG context, compose options) and checks it against the provider's validity rules. The
+ * small-context step chooses the prompt and tools (mode C) and the compose options (mode A); the
+ * history is always the run's own. The budget step then records the stats and runs the pre-send check.
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) rather than send a payload the provider would reject
  * @throws whatever `composePayload` throws (`BudgetExceededError`, `StrategyError`)
  */
 export async function composeStep(state: RunState, input: ComposeInput, provider: ProviderName, ragContext: string | undefined): Promise<LLMPayload> {
-  const payload =
-    ragContext === undefined
-      ? await state.manager.composePayload(input.systemPrompt, input.history.slice(), input.toolDefinitions.slice())
-      : await state.manager.composePayload(input.systemPrompt, input.history.slice(), input.toolDefinitions.slice(), ragContext);
+  const history = input.history.slice();
+  const tools = input.toolDefinitions.slice();
+  const payload = input.options
+    ? await state.manager.composePayload(input.systemPrompt, history, tools, ragContext, { ...input.options })
+    : ragContext === undefined
+      ? await state.manager.composePayload(input.systemPrompt, history, tools)
+      : await state.manager.composePayload(input.systemPrompt, history, tools, ragContext);
   validateForProvider(provider, payload.messages);
   return payload;
 }

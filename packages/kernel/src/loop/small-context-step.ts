@@ -1,4 +1,13 @@
-import { safeEmit, type CtxkitEventBus, type ReductionRecord, type ToolDefinition } from '@ctxkit/core';
+import {
+  collapsedToolResult,
+  safeEmit,
+  toolContentText,
+  type ChatMessage,
+  type CtxkitEventBus,
+  type LLMPayload,
+  type ToolCall,
+  type ToolDefinition,
+} from '@ctxkit/core';
 import { selectPromptAndTools } from '../small-context/select-prompt-and-tools';
 import type { SmallContextMode, SmallContextOptions } from '../small-context/small-context-plan';
 import type { ComposeInput } from './compose-step';
@@ -7,11 +16,10 @@ import type { SessionBudgetState } from './session-budget-state';
 
 /** What the small-context step prepared for one call. */
 export interface SmallContextCall {
+  /** The strategy's arguments: the run's own history (never rewritten), mode C's prompt and tools, mode A's compose option. */
   input: ComposeInput;
-  /** Mode A's collapsed results (history indexes), added to the payload's stats. */
-  reductions: ReductionRecord[];
-  /** Which modes changed this call. */
-  fired: { A: boolean; C: boolean };
+  /** Which modes changed this call before composing (mode A is known only from the payload: see {@link collapsedResults}). */
+  fired: { C: boolean };
 }
 
 /** Emits `small-context-mode` when a mode's engaged state changes for the session. */
@@ -23,12 +31,14 @@ export function setEngaged(state: RunState, session: SessionBudgetState, events:
 }
 
 /**
- * Before each `composePayload`: applies the small-context modes of the session's plan (seed 004).
- * Mode C picks the compact system prompt and the essential tools; mode A gives the strategy a view of
- * the history where tool results older than the newest step are one-line summaries (`full`/`on`
- * always; `when-needed` from the first call where the cheap check flagged the budget or the last
- * payload reached 80% of the window, then for the rest of the session). Without a plan (window not
- * known yet) the call is unchanged.
+ * Before each `composePayload`: applies the small-context modes of the session's plan.
+ * Mode C picks the compact system prompt and the essential tools. Mode A asks the strategy, through
+ * the compose option `collapseOlderToolResults`, to send tool results older than the newest step as
+ * one-line summaries (`full`/`on` always; `when-needed` from the first call where the cheap check
+ * flagged the budget or the last payload reached 80% of the window, then for the rest of the
+ * session). The history is never rewritten: the strategy is given the run's own history here and in
+ * `onTurnComplete`, and the strategy's composer applies mode A to the payload only. Without a plan
+ * (window not known yet) the call is unchanged.
  */
 export function smallContextStep(
   state: RunState,
@@ -38,8 +48,8 @@ export function smallContextStep(
   options: SmallContextOptions,
 ): SmallContextCall {
   const plan = state.plan;
-  const fired = { A: false, C: false };
-  if (!plan) return { input: { systemPrompt, history: state.history.slice(), toolDefinitions: state.toolDefinitions.slice() }, reductions: [], fired };
+  const fired = { C: false };
+  if (!plan) return { input: { systemPrompt, history: state.history.slice(), toolDefinitions: state.toolDefinitions.slice() }, fired };
 
   const chosen = selectPromptAndTools({
     intensity: plan.modes.C,
@@ -57,14 +67,6 @@ export function smallContextStep(
   const needed = state.budgetFlag || level === 'compact' || level === 'critical';
   const applyA = plan.modes.A === 'full' || plan.modes.A === 'on' || (plan.modes.A === 'when-needed' && (needed || session.stickyA));
   if (applyA && plan.modes.A === 'when-needed') session.stickyA = true;
-  let history = state.history.slice();
-  let reductions: ReductionRecord[] = [];
-  if (applyA) {
-    const collapsed = session.collapser.collapse(state.history);
-    history = collapsed.history;
-    reductions = collapsed.reductions;
-    fired.A = collapsed.collapsed > 0;
-  }
   const reasonA =
     plan.modes.A === 'when-needed'
       ? 'the budget is tight: older tool results collapse to one-line summaries'
@@ -72,5 +74,36 @@ export function smallContextStep(
   setEngaged(state, session, events, 'A', applyA, applyA ? reasonA : 'older tool results are sent in full');
   const splitReading = plan.modes.B === 'full' || plan.modes.B === 'on';
   setEngaged(state, session, events, 'B', splitReading, splitReading ? `window ${plan.contextWindow} tokens: large file reads come back as outline + part` : 'file reads are cut from the top');
-  return { input: { systemPrompt: chosen.systemPrompt, history, toolDefinitions: chosen.toolDefinitions }, reductions, fired };
+  return {
+    input: {
+      systemPrompt: chosen.systemPrompt,
+      history: state.history.slice(),
+      toolDefinitions: chosen.toolDefinitions,
+      ...(applyA ? { options: { collapseOlderToolResults: true } } : {}),
+    },
+    fired,
+  };
+}
+
+/**
+ * Tool results the payload sends as mode A's one-line summary (`[Read: main.go (500 lines, Go) —
+ * collapsed; …]`) while the history holds them in full: what mode A did on this call. A strategy
+ * that ignores the compose option sends none.
+ */
+export function collapsedResults(history: readonly ChatMessage[], payload: LLMPayload): number {
+  const results = new Map<string, string>();
+  const calls = new Map<string, ToolCall>();
+  for (const message of history) {
+    if (message.role === 'tool') results.set(message.tool_call_id, toolContentText(message));
+    else if (message.role === 'assistant') for (const call of message.tool_calls ?? []) calls.set(call.id, call);
+  }
+  let collapsed = 0;
+  for (const message of payload.messages) {
+    if (message.role !== 'tool') continue;
+    const full = results.get(message.tool_call_id);
+    const sent = toolContentText(message);
+    if (full === undefined || sent === full || sent.length >= full.length) continue;
+    if (sent === collapsedToolResult(calls.get(message.tool_call_id), full)) collapsed++;
+  }
+  return collapsed;
 }

@@ -1,5 +1,5 @@
 import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
-import { buildBudgetAgent, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
+import { buildBudgetAgent, ComposerManager, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
 import { resolveToolOutputPolicy } from '../budget/tool-output-policy';
 import { ToolResultCollapser } from '@ctxkit/core';
 import { selectPromptAndTools } from './select-prompt-and-tools';
@@ -98,28 +98,53 @@ describe('resolveToolOutputPolicy', () => {
 describe('Agent small-context modes', () => {
   const bigRead = () => sizedText(600);
 
-  it('gives the strategy a view with older results collapsed while the run keeps them in full (mode A)', async () => {
-    const manager = new NaiveManager(8192, 1024);
-    const { agent, seen } = buildBudgetAgent({
-      manager,
-      tools: [testTool('read_file', bigRead)],
-      script: [
-        { content: null, tool_calls: [toolCall('r1', 'read_file', { path: 'a.go' })] },
-        { content: null, tool_calls: [toolCall('r2', 'read_file', { path: 'b.go' })] },
-        'done',
-      ],
-      options: { contextWindow: 8192 },
-    });
+  const readBoth = () => [
+    { content: null, tool_calls: [toolCall('r1', 'read_file', { path: 'a.go' })] },
+    { content: null, tool_calls: [toolCall('r2', 'read_file', { path: 'b.go' })] },
+    'done',
+  ];
+  const sentResult = (messages: readonly ChatMessage[], id: string) => messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content;
+
+  it('asks the strategy for mode A through the compose option and gives it the same history in both calls (mode A)', async () => {
+    const manager = new ComposerManager(8192, 1024);
+    const { agent, llm, seen } = buildBudgetAgent({ manager, tools: [testTool('read_file', bigRead)], script: readBoth(), options: { contextWindow: 8192 } });
     const result = await agent.run('Read both files.');
-    const third = manager.composed[2]!.history;
-    expect(third[2]!.content).toMatch(/^\[Read: a\.go \(1 lines, Go\) — collapsed/);
-    expect(third[4]!.content).toBe(bigRead());
+
+    // The strategy is given the run's history, untouched, and the request to collapse.
+    const third = manager.composed[2]!;
+    expect(third.options).toEqual({ collapseOlderToolResults: true });
+    expect(third.history[2]!.content).toBe(bigRead());
+    const completed = manager.completed[0]!;
+    third.history.forEach((message, index) => expect(completed[index]).toBe(message));
     expect(result.messages[2]!.content).toBe(bigRead());
+
+    // Its composer applies it to the payload only: the older result goes out as one line, the newest in full.
+    expect(sentResult(llm.requests[2]!.messages, 'r1')).toMatch(/^\[Read: a\.go \(1 lines, Go\) — collapsed/);
+    expect(sentResult(llm.requests[2]!.messages, 'r2')).toBe(bigRead());
     expect(result.budget.modesFired.A).toBe(1);
-    expect(result.payloads[2]!.reductions).toEqual([expect.objectContaining({ action: 'trimmed', from: 2 })]);
+    expect(result.payloads[2]!.reductions).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 3 })]);
+    expect(result.payloads[2]!.trimmed).toBe(1);
     expect(result.payloads[2]!.extra?.smallContext).toMatchObject({ contextWindow: 8192, modes: { A: 'on' } });
     const modes = seen.filter((e) => e.name === 'small-context-mode').map((e) => [e.payload.mode, e.payload.active]);
     expect(modes).toEqual([['A', true], ['B', true]]);
+  });
+
+  it('leaves the payload to a strategy that ignores the compose option: results in full, mode A not counted', async () => {
+    const manager = new NaiveManager(8192, 1024);
+    const { agent, llm } = buildBudgetAgent({ manager, tools: [testTool('read_file', bigRead)], script: readBoth(), options: { contextWindow: 8192 } });
+    const result = await agent.run('Read both files.');
+    expect(manager.composed.map((c) => c.options)).toEqual([{ collapseOlderToolResults: true }, { collapseOlderToolResults: true }, { collapseOlderToolResults: true }]);
+    expect(manager.composed[2]!.history[2]!.content).toBe(bigRead());
+    expect(sentResult(llm.requests[2]!.messages, 'r1')).toBe(bigRead());
+    expect(result.budget.modesFired.A).toBe(0);
+    expect(result.payloads[2]!.reductions).toEqual([]);
+  });
+
+  it('passes no compose option while mode A is not needed (large window)', async () => {
+    const manager = new NaiveManager(32768, 4096);
+    const { agent } = buildBudgetAgent({ manager, tools: [testTool('read_file', bigRead)], script: readBoth(), options: { contextWindow: 32768 } });
+    await agent.run('Read both files.');
+    expect(manager.composed.map((c) => c.options)).toEqual([undefined, undefined, undefined]);
   });
 
   it('sends the compact prompt and the essential tools at 4K (mode C), and the full ones at 32K', async () => {
