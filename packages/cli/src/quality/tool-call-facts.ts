@@ -21,7 +21,8 @@ const MAX_LINE_ANSWER = 120;
  *   after an `ls` listed `parser.c`;
  * - line numbers: `view_range` and `insert_line` values, and `line <n>` / `:<n>` in argument
  *   strings; the answer is the earlier tool-output line that shows that number as a line number
- *   (`cat -n` view `  <n>\t…`, `grep -n` `<n>:…`, compiler `file:<n>:…`), trimmed;
+ *   (`cat -n` view `  <n>\t…`, `grep -n` `<n>:…`, compiler `file:<n>:…`), trimmed; when the call
+ *   names a `path`, only outputs about that file count (the path is in the output or its call);
  * - error strings: lines of argument strings that read like an error (error, failed, not found,
  *   ...), trimmed of quotes.
  *
@@ -31,6 +32,7 @@ const MAX_LINE_ANSWER = 120;
  */
 export function toolCallFacts(record: TranscriptRecord): NeededFact[] {
   const texts = record.messages.map((message) => messageContent(message));
+  const callOf = callArgumentsOfResults(record.messages);
   const facts: NeededFact[] = [];
   record.messages.forEach((message, index) => {
     if (message.role !== 'assistant' || !message.tool_calls?.length) return;
@@ -54,8 +56,10 @@ export function toolCallFacts(record: TranscriptRecord): NeededFact[] {
           if (ERROR_WORDS.test(trimmed)) add(`${call.function.name}: error text`, trimmed);
         }
       }
+      const file = args && typeof args === 'object' && typeof (args as Record<string, unknown>).path === 'string' ? ((args as Record<string, unknown>).path as string) : undefined;
+      const sameFile = (output: number): boolean => file === undefined || texts[output]!.includes(file) || (callOf.get(output) ?? '').includes(file);
       for (const line of lineNumbers(args, strings)) {
-        add(`${call.function.name}: line ${line}`, lineShowing(line, texts, record.messages, index));
+        add(`${call.function.name}: line ${line}`, lineShowing(line, texts, record.messages, index, sameFile));
       }
     }
   });
@@ -117,11 +121,31 @@ function lineNumbers(args: unknown, strings: readonly string[]): number[] {
   return [...found];
 }
 
-/** The trimmed text of the first tool-output line before `before` that shows `line` as a line number. */
-function lineShowing(line: number, texts: readonly string[], messages: readonly ChatMessage[], before: number): string | undefined {
+/** The arguments of the call each tool message answers (the nearest earlier assistant call with its id). */
+function callArgumentsOfResults(messages: readonly ChatMessage[]): Map<number, string> {
+  const result = new Map<number, string>();
+  messages.forEach((message, index) => {
+    if (message.role !== 'tool') return;
+    for (let back = index - 1; back >= 0; back--) {
+      const earlier = messages[back]!;
+      const call = earlier.role === 'assistant' ? earlier.tool_calls?.find((candidate) => candidate.id === message.tool_call_id) : undefined;
+      if (call) {
+        result.set(index, call.function.arguments);
+        return;
+      }
+    }
+  });
+  return result;
+}
+
+/**
+ * The trimmed text of the first tool-output line before `before` that shows `line` as a line
+ * number, in an output about the same file (`sameFile`: the call named a path).
+ */
+function lineShowing(line: number, texts: readonly string[], messages: readonly ChatMessage[], before: number, sameFile: (index: number) => boolean): string | undefined {
   const marker = new RegExp(`^\\s*${line}\\t|^${line}:|^[\\w./-]+:${line}:`);
   for (let index = 0; index < before; index++) {
-    if (messages[index]!.role !== 'tool') continue;
+    if (messages[index]!.role !== 'tool' || !sameFile(index)) continue;
     for (const outputLine of texts[index]!.split('\n')) {
       if (marker.test(outputLine)) return outputLine.trim().slice(0, MAX_LINE_ANSWER);
     }
