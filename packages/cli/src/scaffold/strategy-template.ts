@@ -59,7 +59,7 @@ export function strategyTemplate(names: StrategyNames, coreVersion: string): Sca
             maxContextTokens: { type: ['integer', 'null'], minimum: 1, default: null, description: "Ceiling of payload + output; null uses the model's window." },
             reserveOutputTokens: { type: ['integer', 'null'], minimum: 0, default: null, description: 'Tokens kept for the answer; null reserves min(4096, ceiling / 8).' },
             safetyMarginRatio: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0.1, description: 'Share of the ceiling kept free.' },
-            note: { type: ['string', 'null'], default: null, description: 'A note pinned right after the system prompt (dynamic context).' },
+            note: { type: ['string', 'null'], default: null, description: 'A note pinned right after the system prompt (a memory block; shortened before the newest user message loses its room).' },
           },
         },
       }),
@@ -123,16 +123,12 @@ export const ${constant(pascal)}_DEFAULTS: ${pascal}Config = {
       path: `src/${kebab}-strategy.ts`,
       text: `import {
   assertHistoryShape,
-  BudgetExceededError,
-  buildPayload,
   computeBudget,
-  HistoryLedger,
-  safeEmit,
-  selectHistoryWindow,
+  PayloadComposer,
   type ChatMessage,
+  type ComposeOptions,
   type IContextManager,
   type LLMPayload,
-  type PayloadBudget,
   type StrategyContext,
   type ToolDefinition,
 } from '@ctxkit/core';
@@ -143,63 +139,41 @@ export const STRATEGY_ID = '${pluginId}';
 /**
  * ${pascal}: the sliding window plus a pinned note right after the system prompt.
  *
- * Change composePayload to make it yours; keep what the conformance suite checks: the system prompt
- * first, every tool definition, the payload within budget, tool-call groups whole, the newest user
- * message present, inputs untouched, every reduction in stats and as an event.
+ * Core's PayloadComposer does the budget work: the system prompt and tools first (a typed error when
+ * they alone exceed the budget), the RAG context, your memory blocks (here the note) up to their
+ * share of the room, then the newest history that fits by whole tool-call groups, with every
+ * reduction in stats and as an event. Make it yours by changing what goes into the memory blocks; keep what
+ * the conformance suite checks.
  */
 export class ${pascal}Strategy implements IContextManager {
-  private readonly ledger: HistoryLedger;
-  private readonly budget: PayloadBudget;
+  private readonly composer: PayloadComposer;
   private turn = 0;
 
   constructor(
     private readonly config: ${pascal}Config,
-    private readonly context: StrategyContext,
+    context: StrategyContext,
   ) {
-    this.ledger = new HistoryLedger(context.counter);
     const contextWindow = config.maxContextTokens ?? context.models.get(config.model).contextWindow;
-    this.budget = computeBudget({
+    const budget = computeBudget({
       contextWindow,
       maxContextTokens: config.maxContextTokens,
       reserveOutputTokens: config.reserveOutputTokens,
       safetyMarginRatio: config.safetyMarginRatio,
     });
+    this.composer = new PayloadComposer({ owner: context, model: config.model, counter: context.counter, budget: () => budget });
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
     assertHistoryShape(history); // unknown roles and malformed messages: a typed CTXKIT_HISTORY_INVALID
-    const counter = this.context.counter;
-    const system: ChatMessage[] = [{ role: 'system', content: systemPrompt }];
-    const fixed = counter.countMessages(system) + counter.countTools(tools);
-    if (fixed > this.budget.available) {
-      throw new BudgetExceededError(STRATEGY_ID, { available: this.budget.available, required: fixed, sections: { system: counter.countMessages(system), tools: counter.countTools(tools) } });
-    }
-    // Dynamic context: the pinned note (and RAG), kept only while it leaves room for the history.
-    const dynamicText = [this.config.note, ragContext].filter((text): text is string => Boolean(text)).join('\\n\\n');
-    const dynamic: ChatMessage[] = dynamicText ? [{ role: 'system', content: dynamicText }] : [];
-    const dynamicTokens = counter.countMessages(dynamic);
-    const keepDynamic = dynamicTokens <= (this.budget.available - fixed) / 2;
-    const room = this.budget.available - fixed - (keepDynamic ? dynamicTokens : 0);
-    const window = selectHistoryWindow({ history, budgetTokens: room, counter, ledger: this.ledger, strategyId: STRATEGY_ID });
-    const payload = buildPayload({
-      strategyId: STRATEGY_ID,
-      model: this.config.model,
-      counter,
-      budget: this.budget,
-      sections: { system, tools, dynamic: keepDynamic ? dynamic : [], history: window },
-      historyLength: history.length,
-      historyInputTokens: () => this.ledger.totalTokens(history),
-      otherInputTokens: fixed + dynamicTokens,
-      reductions: keepDynamic || dynamic.length === 0
-        ? []
-        : [{ action: 'dropped', from: history.length, to: history.length, messages: 0, tokensBefore: dynamicTokens, tokensAfter: 0, reason: 'pinned note left out: no room beside the history', recoverableFrom: 'history' }],
+    const { payload } = this.composer.compose({
+      systemPrompt,
+      history,
+      tools,
+      ...(ragContext ? { ragContext } : {}),
+      ...options,
+      turn: this.turn,
+      memory: this.config.note ? [{ name: 'pinned note', content: this.config.note, placement: 'after-system' }] : [],
     });
-    const base = { agentId: this.context.agentId, sessionId: this.context.sessionId, strategyId: this.context.strategyId, turn: this.turn };
-    const dropped = payload.stats.reductions.filter((record) => record.action === 'dropped' && record.messages > 0);
-    if (dropped.length > 0) safeEmit(this.context.events, 'history-trim', { ...base, reductions: dropped, droppedMessages: window.droppedMessages });
-    const truncated = payload.stats.reductions.filter((record) => record.action === 'truncated' || (record.action === 'dropped' && record.messages === 0));
-    if (truncated.length > 0) safeEmit(this.context.events, 'tool-output-trim', { ...base, reductions: truncated });
-    safeEmit(this.context.events, 'payload-composed', { ...base, stats: payload.stats });
     return payload;
   }
 
@@ -236,7 +210,7 @@ describe('${pascal}Strategy', () => {
       const strategy = await createStrategy({ maxContextTokens: 4096, note: 'Always answer in French.' }, context);
       const payload = await strategy.composePayload('You are helpful.', [{ role: 'user', content: 'Hello' }], []);
       expect(payload.messages.map((message) => message.content)).toEqual(['You are helpful.', 'Always answer in French.', 'Hello']);
-      expect(payload.stats.sections.dynamic).toBeGreaterThan(0);
+      expect(payload.stats.sections.memory).toBeGreaterThan(0);
     });
   });
 });

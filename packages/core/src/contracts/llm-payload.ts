@@ -31,7 +31,9 @@ export type RecoverySource =
 
 /**
  * One reduction: a contiguous range `[from, to)` of indexes into the caller's `history`.
- * Ranges keep reports small on long histories (one record for 9,000 dropped messages).
+ * Ranges keep reports small on long histories (one record for 9,000 dropped messages). A reduction
+ * of a section outside the history (the dynamic context, a memory block such as a summary) is an
+ * empty range at the end, `from = to = history.length`, with `messages: 0`.
  */
 export interface ReductionRecord {
   action: ReductionAction;

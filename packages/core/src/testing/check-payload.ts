@@ -227,7 +227,9 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
 
   // 5. nothing silently lost
   for (const r of reductions) {
-    if (!(Number.isInteger(r.from) && Number.isInteger(r.to) && 0 <= r.from && r.from < r.to && r.to <= call.history.length)) {
+    // An empty range with no messages names a section outside the history (the dynamic context, a memory block).
+    const section = r.from === r.to && r.messages === 0;
+    if (!(Number.isInteger(r.from) && Number.isInteger(r.to) && 0 <= r.from && (r.from < r.to || section) && r.to <= call.history.length)) {
       fail('stats', `reduction ${JSON.stringify({ action: r.action, from: r.from, to: r.to })} is not a range of history indexes [0, ${call.history.length}]`);
     }
   }
