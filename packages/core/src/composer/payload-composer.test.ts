@@ -1,0 +1,167 @@
+import fc from 'fast-check';
+import type { ChatMessage } from '../contracts/chat-message';
+import { computeBudget } from '../budget/compute-budget';
+import { CtxkitEventBus } from '../events/event-bus';
+import type { CtxkitEventName } from '../events/ctxkit-events';
+import { findPayloadProblems } from '../messages/find-payload-problems';
+import { groupEndingAt } from '../messages/group-tool-calls';
+import { arbHistory } from '../testing/arbitraries';
+import { createTokenCounter } from '../token-counting/create-token-counter';
+import type { MemoryBlock } from './memory-block';
+import { PayloadComposer } from './payload-composer';
+
+const counter = createTokenCounter({ model: 'gpt-4o' });
+
+function composer(maxContextTokens: number, events = new CtxkitEventBus()) {
+  const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
+  return new PayloadComposer({ owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events }, model: 'gpt-4o', counter, budget: () => budget });
+}
+
+function turns(count: number, words = 40): ChatMessage[] {
+  const history: ChatMessage[] = [];
+  for (let n = 0; n < count; n++) {
+    history.push({ role: 'user', content: `Question ${n}: ${'what about the weather in Lisbon '.repeat(words / 6)}` });
+    history.push({ role: 'assistant', content: `Answer ${n}: ${'it is sunny along the coast '.repeat(words / 6)}` });
+  }
+  return history;
+}
+
+const summary = (content: string, until: number, extra: Partial<MemoryBlock> = {}): MemoryBlock => ({
+  name: 'summary',
+  content,
+  placement: 'after-system',
+  omitWhenWindowCovers: true,
+  covers: { until, action: 'summarized', recoverableFrom: 'summary', reason: 'folded into the summary' },
+  ...extra,
+});
+
+describe('PayloadComposer', () => {
+  describe('#compose', () => {
+    it('fills the budget with the newest history when there is no memory, and reports the drop', () => {
+      const events: CtxkitEventName[] = [];
+      const bus = new CtxkitEventBus();
+      bus.on('history-trim', () => events.push('history-trim'));
+      bus.on('payload-composed', () => events.push('payload-composed'));
+      const history = turns(40);
+      const { payload, window } = composer(1000, bus).compose({ systemPrompt: 'sys', history, tools: [], turn: 40 });
+      expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+      expect(payload.messages[payload.messages.length - 1]).toBe(history[history.length - 1]);
+      const next = groupEndingAt(history, window.fromIndex);
+      expect(counter.countMessages(history.slice(next.start, next.end))).toBeGreaterThan(payload.stats.budget.remaining);
+      expect(payload.stats.reductions[0]).toMatchObject({ action: 'dropped', from: 0, to: window.fromIndex, recoverableFrom: 'history' });
+      expect(events).toEqual(['history-trim', 'payload-composed']);
+    });
+
+    it('adds a memory block to the newest history that fits and reports what it covers as summarized', () => {
+      const history = turns(40);
+      const composed = composer(1000).compose({ systemPrompt: 'sys', history, tools: [], turn: 40, memory: [summary('Earlier: the user asked about Lisbon and Porto.', 30)] });
+      const { payload, window } = composed;
+      expect(composed.memory).toEqual(['sent']);
+      expect(payload.messages[1]!.content).toContain('Earlier: the user asked');
+      expect(payload.stats.sections.memory).toBeGreaterThan(0);
+      expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+      expect(payload.stats.output_tokens / payload.stats.budget.available).toBeGreaterThan(0.85);
+      expect(payload.stats.reductions).toEqual([
+        expect.objectContaining({ action: 'summarized', from: 0, to: Math.min(30, window.fromIndex), recoverableFrom: 'summary' }),
+        ...(window.fromIndex > 30 ? [expect.objectContaining({ action: 'dropped', from: 30, to: window.fromIndex })] : []),
+      ]);
+    });
+
+    it('shortens a block larger than its share with its own shrink, reports it, and gives the rest to history', () => {
+      const long = Array.from({ length: 200 }, (_, n) => `fact ${n}: the code is ZX${n}Q`).join('\n');
+      const shrink = jest.fn((maxTokens: number) => long.split('\n').slice(0, Math.floor(maxTokens / 12)).join('\n'));
+      const composed = composer(1000).compose({ systemPrompt: 'sys', history: turns(40), tools: [], turn: 1, memory: [summary(long, 60, { shrink })], memoryShare: 0.3 });
+      expect(composed.memory).toEqual(['shortened']);
+      expect(shrink).toHaveBeenCalled();
+      expect(composed.payload.stats.sections.memory).toBeLessThanOrEqual(composed.memoryAllowanceTokens);
+      expect(composed.payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'truncated', messages: 0, reason: 'summary block shortened to its share of the budget' }));
+      expect(composed.payload.stats.output_tokens).toBeLessThanOrEqual(composed.payload.stats.budget.available);
+    });
+
+    it('gives the newest user message precedence: the block is left out rather than a budget error', () => {
+      const history: ChatMessage[] = [...turns(3), { role: 'user', content: 'Check these codes: ' + 'code '.repeat(600) }];
+      const composed = composer(800).compose({ systemPrompt: 'sys', history, tools: [], turn: 4, memory: [summary('A summary of the earlier turns. '.repeat(20), 6)] });
+      expect(['shortened', 'left-out']).toContain(composed.memory[0]);
+      expect(composed.payload.messages[composed.payload.messages.length - 1]).toBe(history[history.length - 1]);
+      expect(composed.payload.stats.output_tokens).toBeLessThanOrEqual(composed.payload.stats.budget.available);
+    });
+
+    it('leaves out a block that only repeats history the window holds whole', () => {
+      const history = turns(3);
+      const composed = composer(8000).compose({ systemPrompt: 'sys', history, tools: [], turn: 3, memory: [summary('About Lisbon.', 2)] });
+      expect(composed.memory).toEqual(['redundant']);
+      expect(composed.payload.messages.slice(1)).toEqual(history);
+      expect(composed.payload.stats.reductions).toEqual([]);
+    });
+
+    it('lets a shortened block take what is left when the history fits whole beside it', () => {
+      const history = turns(2);
+      const state = Array.from({ length: 60 }, (_, n) => `"field_${n}": "value ${n}"`).join(',\n');
+      const composed = composer(2000).compose({ systemPrompt: 'sys', history, tools: [], turn: 2, memory: [{ name: 'entity state', content: state }], memoryShare: 0.1 });
+      expect(composed.memory).toEqual(['sent']);
+      expect(composed.payload.messages.slice(2)).toEqual(history);
+    });
+
+    it('sends nothing verbatim before startIndex and reports it, relabeled where a block covers it', () => {
+      const history = turns(5);
+      const composed = composer(8000).compose({
+        systemPrompt: 'sys',
+        history,
+        tools: [],
+        turn: 5,
+        startIndex: 8,
+        startReason: 'older than the last turn (lean mode)',
+        memory: [{ name: 'entity state', content: '{"city": "Lisbon"}', covers: { until: 5, action: 'dropped', recoverableFrom: 'entity-state', reason: 'its values are in the entity state' } }],
+      });
+      expect(composed.payload.messages.slice(2)).toEqual(history.slice(8));
+      expect(composed.payload.stats.reductions).toEqual([
+        expect.objectContaining({ action: 'dropped', from: 0, to: 5, recoverableFrom: 'entity-state' }),
+        expect.objectContaining({ action: 'dropped', from: 5, to: 8, recoverableFrom: 'history', reason: 'older than the last turn (lean mode)' }),
+      ]);
+    });
+
+    it('collapses older tool results in the payload when asked, leaving the history untouched', () => {
+      const log = Array.from({ length: 300 }, (_, n) => `line ${n}: compiling module ${n}`).join('\n');
+      const history: ChatMessage[] = [
+        { role: 'user', content: 'Build it.' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'execute_bash', arguments: '{"command":"make"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: log },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c2', type: 'function', function: { name: 'execute_bash', arguments: '{"command":"make test"}' } }] },
+        { role: 'tool', tool_call_id: 'c2', content: 'ok' },
+      ];
+      const before = JSON.stringify(history);
+      const { payload } = composer(16000).compose({ systemPrompt: 'sys', history, tools: [], turn: 1, collapseOlderToolResults: true });
+      expect(JSON.stringify(history)).toBe(before);
+      expect(String(payload.messages[3]!.content)).toMatch(/collapsed/);
+      expect(payload.messages[5]).toBe(history[4]);
+      expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'trimmed', from: 2, to: 3 }));
+      expect(findPayloadProblems(payload.messages)).toEqual([]);
+    });
+
+    it('rejects with a typed error when the system prompt and tools alone exceed the budget', () => {
+      expect(() => composer(300).compose({ systemPrompt: 'x '.repeat(400), history: turns(1), tools: [], turn: 1 })).toThrow(expect.objectContaining({ code: 'CTXKIT_BUDGET_EXCEEDED' }));
+    });
+
+    it('keeps the invariants for any history, memory size and budget (property)', () => {
+      fc.assert(
+        fc.property(arbHistory({ minTurns: 1, maxTurns: 12 }), fc.integer({ min: 0, max: 400 }), fc.integer({ min: 400, max: 3000 }), fc.double({ min: 0, max: 1, noNaN: true }), (history, words, ceiling, share) => {
+          const block = summary('remember '.repeat(words), Math.floor(history.length / 2));
+          const composed = composer(ceiling).compose({ systemPrompt: 'sys', history, tools: [], turn: 1, memory: [block], memoryShare: share });
+          const { payload, window } = composed;
+          expect(counter.countMessages(payload.messages)).toBeLessThanOrEqual(payload.stats.budget.available);
+          expect(findPayloadProblems(payload.messages)).toEqual([]);
+          const newestUser = history.map((message) => message.role).lastIndexOf('user');
+          if (newestUser !== -1) expect(payload.messages.some((message) => message.role === 'user' && (message === history[newestUser] || String(message.content).length > 0))).toBe(true);
+          // Budget is never left unused while older history is dropped: the next older group did not fit.
+          if (window.fromIndex > 0 && window.fromIndex < history.length && payload.stats.reductions.some((record) => record.action !== 'truncated' && record.to === window.fromIndex && record.messages > 0)) {
+            const next = groupEndingAt(history, window.fromIndex);
+            if (next.kind !== 'orphan-tool' && next.kind !== 'incomplete-tool-exchange') {
+              expect(counter.countMessages(history.slice(next.start, next.end))).toBeGreaterThan(payload.stats.budget.remaining);
+            }
+          }
+        }),
+        { numRuns: 60 },
+      );
+    });
+  });
+});
