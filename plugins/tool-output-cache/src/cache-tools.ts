@@ -2,66 +2,51 @@ import type { ContributedTool, ToolDefinition } from '@ctxkit/core';
 import { ToolArgumentsError } from './tool-arguments-error';
 import { GREP_DEFAULT_MAX_MATCHES, GREP_MAX_CONTEXT, GREP_MAX_MATCHES, READ_DEFAULT_LIMIT, type ToolOutputCache } from './tool-output-cache';
 
-/** Name of the expand tool (seed 000 §1.8). */
+/** Name of the expand tool. */
 export const TOOL_OUTPUT_CACHE_TOOL = 'tool_output_cache';
 /** Name of the search tool. */
 export const TOOL_OUTPUT_CACHE_GREP_TOOL = 'tool_output_cache_grep';
-/** Name of the manual compaction tool (seed 001 layer 3). */
+/** Name of the manual compaction tool. */
 export const COMPACT_TOOL = 'compact';
+
+// The definitions are kept small: they are sent with every payload that offers them. Limits the
+// schemas leave out (line and match bounds) are enforced by the executors.
 
 /** Definition of `tool_output_cache({ ref_id, offset?, limit? })`. */
 export const TOOL_OUTPUT_CACHE_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: TOOL_OUTPUT_CACHE_TOOL,
-    description:
-      'Show a cached tool output that was shortened or trimmed in this conversation (its ref appears as ref=to_…). Returns numbered lines like a file read; use offset and limit (in lines) to page through large outputs.',
+    description: `Read a shortened or trimmed tool output by its ref=to_… id, as numbered lines (offset: first line, default 1; limit: default ${READ_DEFAULT_LIMIT}).`,
     parameters: {
       type: 'object',
-      properties: {
-        ref_id: { type: 'string', description: 'The ref id exactly as shown, e.g. to_0123456789abcdef0123456789abcdef.' },
-        offset: { type: 'integer', minimum: 1, description: 'First line to show (1-based). Default 1.' },
-        limit: { type: 'integer', minimum: 1, description: `Lines to show at most. Default ${READ_DEFAULT_LIMIT}.` },
-      },
+      properties: { ref_id: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } },
       required: ['ref_id'],
-      additionalProperties: false,
     },
   },
 };
 
-/** Definition of `tool_output_cache_grep({ ref_id, pattern, context?, max_matches? })`. */
+/** Definition of `tool_output_cache_grep({ ref_id, pattern, context?, max_matches?, ignore_case? })`. */
 export const TOOL_OUTPUT_CACHE_GREP_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: TOOL_OUTPUT_CACHE_GREP_TOOL,
-    description: 'Search a cached tool output (ref=to_…) for a regular expression; returns the matching lines with their line numbers.',
+    description: `Search a tool output by its ref=to_… id for a regular expression; returns matching lines with numbers (context: lines around, max ${GREP_MAX_CONTEXT}; max_matches: default ${GREP_DEFAULT_MAX_MATCHES}, max ${GREP_MAX_MATCHES}).`,
     parameters: {
       type: 'object',
-      properties: {
-        ref_id: { type: 'string', description: 'The ref id exactly as shown.' },
-        pattern: { type: 'string', description: 'A JavaScript regular expression (plain text works too).' },
-        context: { type: 'integer', minimum: 0, maximum: GREP_MAX_CONTEXT, description: 'Lines of context around each match. Default 0.' },
-        max_matches: { type: 'integer', minimum: 1, maximum: GREP_MAX_MATCHES, description: `Matches to show at most. Default ${GREP_DEFAULT_MAX_MATCHES}.` },
-        ignore_case: { type: 'boolean', description: 'Match case-insensitively. Default false.' },
-      },
+      properties: { ref_id: { type: 'string' }, pattern: { type: 'string' }, context: { type: 'integer' }, max_matches: { type: 'integer' }, ignore_case: { type: 'boolean' } },
       required: ['ref_id', 'pattern'],
-      additionalProperties: false,
     },
   },
 };
 
-/** Definition of the `compact` tool (seed 001 layer 3). */
+/** Definition of the `compact` tool. */
 export const COMPACT_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: COMPACT_TOOL,
-    description:
-      'Compact the conversation now: it is saved in full, then replaced by a summary plus the latest turn before your next step. Use it when the conversation is long and older details are no longer needed.',
-    parameters: {
-      type: 'object',
-      properties: { focus: { type: 'string', description: 'What the summary should keep in particular (optional).' } },
-      additionalProperties: false,
-    },
+    description: 'Replace the conversation by a summary and the latest turn (the full transcript is saved). focus: what the summary must keep.',
+    parameters: { type: 'object', properties: { focus: { type: 'string' } } },
   },
 };
 

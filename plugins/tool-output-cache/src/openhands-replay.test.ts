@@ -64,6 +64,9 @@ describe('ToolOutputCacheStrategy on OpenHands trajectories at a 16K window', ()
       expect(used).toBe(payload.stats.budget.used);
       expect(used).toBeLessThanOrEqual(payload.stats.budget.available);
       expect(findPayloadProblems(payload.messages)).toEqual([]);
+      // Outputs become placeholders only when the payload would not fit otherwise.
+      const cacheStats = payload.stats.extra!.toolOutputCache as { underPressure: boolean };
+      if (payload.stats.reductions.some((record) => record.action === 'trimmed' || record.action === 'micro-compacted')) expect(cacheStats.underPressure).toBe(true);
       strategyTokens += used;
       const fixed = context.counter.countMessage({ role: 'system', content: record.systemPrompt }) + context.counter.countTools(tools);
       baselineTokens += fixed + everythingThatFits(history, payload.stats.budget.available - fixed, context.counter);
@@ -83,8 +86,9 @@ describe('ToolOutputCacheStrategy on OpenHands trajectories at a 16K window', ()
     }
     const names = new Set(events.map((event) => event.name));
     expect(names.has('tool-output-cached')).toBe(true);
-    expect(names.has('tool-output-trim')).toBe(true);
-    expect(recovered).toBeGreaterThan(0);
+    // Compaction at half the window keeps the payload under the budget: nothing needs trimming there.
+    if (!('compaction' in config)) expect(names.has('tool-output-trim')).toBe(true);
+    if (!('compaction' in config)) expect(recovered).toBeGreaterThan(0);
     if ('compaction' in config) {
       expect(names.has('compaction-end')).toBe(true);
       expect(names.has('compaction-error')).toBe(false);

@@ -15,7 +15,9 @@ describe('plugin.json', () => {
       expect(hasCompactionHooks(manager) && hasContributedTools(manager)).toBe(true);
       const payload = await manager.composePayload('system', [{ role: 'user', content: 'hi' }], []);
       expect(payload.stats.strategyId).toBe('std-tool-output-cache-strategy');
-      expect(payload.tools.map((tool) => tool.function.name)).toEqual(['tool_output_cache', 'tool_output_cache_grep', 'compact']);
+      // Nothing is shortened yet: only compact is offered; all three are registered.
+      expect(payload.tools.map((tool) => tool.function.name)).toEqual(['compact']);
+      expect((manager as { contributedTools(): Array<{ definition: { function: { name: string } } }> }).contributedTools().map((tool) => tool.definition.function.name)).toEqual(['tool_output_cache', 'tool_output_cache_grep', 'compact']);
       await agent.dispose();
     });
 

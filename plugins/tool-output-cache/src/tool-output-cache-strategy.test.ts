@@ -107,13 +107,9 @@ describe('ToolOutputCacheStrategy', () => {
       expect(names()).toEqual(expect.arrayContaining(['compaction-start', 'compaction-end']));
       // The caller keeps passing its full history: it receives the compacted view.
       const payload = await strategy.composePayload(SYSTEM, [...history, { role: 'assistant', content: 'Done.' }], []);
-      expect(payload.messages.map((message) => message.content)).toEqual([
-        SYSTEM,
-        'ids: ISSUE-7, file src/main.c',
-        'The agent read the build logs and is fixing src/main.c.',
-        'Go on.',
-        'Done.',
-      ]);
+      // The retain + summary are the memory block, right after the system prompt.
+      expect(payload.messages.map((message) => message.content)).toEqual([SYSTEM, 'ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.', 'Done.']);
+      expect(payload.messages[1]!.role).toBe('system');
       expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'compacted', from: 0, to: history.length - 1, recoverableFrom: 'transcript' }));
       // A caller that adopted the compacted history gets the same payload.
       const adopted = await strategy.composePayload(SYSTEM, [...result.messages!, { role: 'assistant', content: 'Done.' }], []);
@@ -166,11 +162,12 @@ describe('ToolOutputCacheStrategy', () => {
       const tools = first.messages.filter((message): message is ToolMessage => message.role === 'tool');
       expect(tools.every((message) => message.output_ref?.line_count === 5)).toBe(true);
       expect(await context.store.listBlobs({ agentId: 'agent-1', sessionId: 'session-1', kind: 'tool-output' })).toHaveLength(2);
-      expect(first.tools.map((definition) => definition.function.name)).toEqual(['tool_output_cache', 'tool_output_cache_grep']);
+      // Every output is shown whole: the expand and grep tools are not offered.
+      expect(first.tools).toEqual([]);
     });
 
-    it('micro-compacts results older than the last keepRecent and keeps their refs', async () => {
-      const { strategy } = setup({ compaction: { enabled: false } });
+    it('micro-compacts results older than the last keepRecent at every payload with when: always, and keeps their refs', async () => {
+      const { strategy } = setup({ compaction: { enabled: false }, microCompact: { when: 'always' } });
       const history: ChatMessage[] = [{ role: 'user', content: 'Read the files.' }];
       for (let index = 0; index < 5; index++) history.push(...exchange(`r${index}`, output(`file${index}`, 3), index % 2 ? 'str_replace_editor' : 'execute_bash'));
       history.push(...exchange('short', 'ok'), { role: 'user', content: 'Next.' });
@@ -449,7 +446,7 @@ describe('ToolOutputCacheStrategy', () => {
       const history = longHistory(2, 5);
       expect(await tool(strategy, 'compact')({ focus: 'the failing test' })).toContain('Compaction scheduled');
       const payload = await strategy.composePayload(SYSTEM, history, []);
-      expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c', 'The agent read the build logs and is fixing src/main.c.', 'Go on.']);
+      expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.']);
       expect(events.find((event) => event.name === 'compaction-end')!.payload.trigger).toBe('manual');
       expect(JSON.stringify(llm.requests[0]!.messages)).toContain('the failing test');
     });

@@ -1,27 +1,25 @@
 import {
   assertHistoryShape,
-  BudgetExceededError,
-  buildPayload,
   computeBudget,
   contentText,
   CtxkitError,
   DisposedError,
   findPayloadProblems,
   groupAt,
-  HistoryLedger,
   LLMNotConfiguredError,
   LLMResponseError,
+  PayloadComposer,
   ProviderPayloadError,
   safeEmit,
-  selectHistoryWindow,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
+  type ComposedPayload,
+  type ComposeOptions,
   type ContextManagerCapabilities,
   type ContextManagerContract,
   type ContributedTool,
   type CtxkitEventBase,
-  type HistoryWindow,
   type LLMPayload,
   type PayloadBudget,
   type StrategyContext,
@@ -32,13 +30,17 @@ import {
   type ToolOutputRef,
   type UserMessage,
 } from '@ctxkit/core';
-import { createCacheTools, createCompactTool } from './cache-tools';
+import { alignView } from './align-view';
+import { COMPACT_DEFINITION, createCacheTools, createCompactTool, TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION } from './cache-tools';
 import { compactMessages } from './compact-messages';
+import { compactionMemory, compactionReason } from './compaction-memory';
 import { continuesCovered, startsWithPrefix, type CompactionState } from './compaction-state';
 import { resolveContextLimit } from './context-limit';
 import { currentTurnStart } from './current-turn';
-import { microCompact } from './micro-compact';
+import { isMicroCompacted, microCompact } from './micro-compact';
+import { offeredTools } from './offered-tools';
 import { ReductionLog } from './reduction-log';
+import { relievePressure } from './relieve-pressure';
 import { repairToolPairs } from './repair-tool-pairs';
 import { saveTranscript } from './save-transcript';
 import { shouldCompact } from './should-compact';
@@ -47,7 +49,8 @@ import { ToolOutputCache } from './tool-output-cache';
 import { toolOutputBudgetTokens } from './tool-output-cache-config';
 import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { isToolOutputRefId } from './tool-output-ref-id';
-import { trimToolOutputs } from './trim-tool-outputs';
+import { isTrimmed, trimToolOutputs } from './trim-tool-outputs';
+import { underPressure } from './under-pressure';
 import { utf8ByteLength } from './utf8-text';
 import type { ViewEntry } from './view-entry';
 
@@ -73,18 +76,31 @@ interface ComposedView {
   newlyCached: number;
 }
 
+/** The arguments of one `composePayload`. */
+interface ComposeCall {
+  systemPrompt: string;
+  tools: ReadonlyArray<ToolDefinition>;
+  ragContext: string | undefined;
+  options: ComposeOptions;
+  turn: number;
+}
+
 const REF_IN_TEXT = /to_[0-9a-f]{32}/g;
+const REF_IN_TEXT_ONCE = /to_[0-9a-f]{32}/;
 
 /**
- * `std-tool-output-cache-strategy` (seeds 000 and 001): tool outputs cached in full with in-context
- * views and `[tool output trimmed; ref=…]` placeholders, micro-compact of old results, and
- * compaction to retain + summary + the last turns with the transcript saved first. The payload is
- * fitted to the budget; every view, placeholder, drop and compaction is reported in
+ * `std-tool-output-cache-strategy`: tool outputs cached in full behind refs and shown as in-context
+ * views; when the payload would not fit, older outputs become `[tool output trimmed; ref=…]`
+ * placeholders (oldest first, only as many as needed; micro-compact of results without a ref, or of
+ * every old result at every payload with `microCompact.when: 'always'`); compaction to retain +
+ * summary + the last turns with the transcript saved first. The payload is composed by core's
+ * {@link PayloadComposer}; every view, placeholder, drop and compaction is reported in
  * `stats.reductions` and as an event.
  *
- * Hook points (seed 000 §2.8): {@link checkCompaction} after each LLM call (with its usage), after
- * tool execution (using the last usage) and before the final return. Contributed tools:
- * `tool_output_cache`, `tool_output_cache_grep`, `compact`.
+ * Hook points: {@link checkCompaction} after each LLM call (with its usage), after tool execution
+ * (using the last usage) and before the final return. Contributed tools: `tool_output_cache`,
+ * `tool_output_cache_grep` (sent in a payload only while it holds an output that is not shown whole)
+ * and `compact` (while compaction is on).
  *
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) at construction, for a model the registry does not know (without `maxContextTokens`)
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) from composePayload when system + tools alone do not fit
@@ -96,19 +112,21 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   readonly cache: ToolOutputCache;
   private readonly model: string;
   private readonly counter: TokenCounter;
-  /** The context limit of seed 000 §2.4 (the payload ceiling). */
+  /** The context limit (the payload ceiling): `maxContextTokens`, else the model's window. */
   readonly contextLimit: number;
   private readonly contextWindow: number;
   private readonly baseBudget: PayloadBudget;
-  /** Token budget of all tool outputs (seed 000 §1.3). */
+  /** Token budget of all tool outputs. */
   readonly toolOutputBudget: number;
+  private readonly composer: PayloadComposer;
+  private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION];
   private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
   private readonly copies = new WeakMap<ChatMessage, Map<string, ToolMessage>>();
+  /** View messages that show their whole output (the others hide part of it behind their ref). */
+  private readonly wholeViews = new WeakSet<ChatMessage>();
   private readonly collectedRefs = new Set<string>();
-  /** Per-position counts of the history view, so a turn measures only what is new or changed. */
-  private readonly ledger: HistoryLedger;
-  /** The history view of the last selection (to tell the ledger which positions changed). */
-  private windowInput: ChatMessage[] | undefined;
+  /** The working view of the last payload (to tell the composer's ledger which positions changed). */
+  private lastView: ReadonlyArray<ChatMessage> | undefined;
   private compaction: CompactionState | undefined;
   private guardMinTokens = 0;
   private lastUsage: TokenUsage | undefined;
@@ -131,7 +149,12 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       reserveOutputTokens: this.config.reserveOutputTokens,
       safetyMarginRatio: this.config.safetyMarginRatio,
     });
-    this.ledger = new HistoryLedger(this.counter);
+    this.composer = new PayloadComposer({
+      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: this.strategyId, events: context.events },
+      model: this.model,
+      counter: this.counter,
+      budget: () => this.baseBudget,
+    });
     this.toolOutputBudget = toolOutputBudgetTokens(this.config.toolOutputCache, this.contextLimit);
     this.cache = new ToolOutputCache({
       store: context.store,
@@ -144,9 +167,9 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
 
   // ---- IContextManager ------------------------------------------------------------------------
 
-  /** Builds the payload: system, dynamic context, retain + summary, and the history view fitted to the budget. */
-  composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
-    return this.serialize(() => this.compose(systemPrompt, history, tools, ragContext));
+  /** Builds the payload: system, dynamic context, retain + summary, and the working view fitted to the budget. */
+  composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
+    return this.serialize(() => this.compose(systemPrompt, history, tools, ragContext, options));
   }
 
   /** Caches the tool outputs of the finished turn, so that the next payload finds them stored. */
@@ -161,7 +184,12 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
 
   // ---- capabilities ---------------------------------------------------------------------------
 
-  /** `tool_output_cache` and `tool_output_cache_grep` (when the cache is on) and `compact` (when compaction is on). */
+  /**
+   * `tool_output_cache` and `tool_output_cache_grep` (when the cache is on) and `compact` (when
+   * compaction is on), for the host to register once. A payload carries the expand and grep
+   * definitions only while it holds an output that is not shown whole (a host that passes them in
+   * `tools` has them left out until then).
+   */
   contributedTools(): ContributedTool[] {
     const tools: ContributedTool[] = [];
     if (this.config.toolOutputCache.enabled) tools.push(...createCacheTools(this.cache));
@@ -217,183 +245,152 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
 
   // ---- composition ----------------------------------------------------------------------------
 
-  private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+  private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions): Promise<LLMPayload> {
     this.assertLive();
     assertHistoryShape(history);
     this.lastSystemPrompt = systemPrompt;
     const turn = countTurns(history);
-    const sendTools = this.mergeTools(tools);
-    const system: ChatMessage[] = [{ role: 'system', content: systemPrompt }];
-    const dynamic: ChatMessage[] = ragContext && ragContext.trim() !== '' ? [{ role: 'system', content: `Relevant context:\n${ragContext}` }] : [];
-    const systemTokens = this.counter.countMessages(system);
-    const dynamicTokens = this.counter.countMessages(dynamic);
-    const toolTokens = this.counter.countTools(sendTools);
-    const fixedTokens = systemTokens + dynamicTokens + toolTokens;
-    const available = this.baseBudget.available;
-    if (fixedTokens > available) {
-      throw new BudgetExceededError(this.strategyId, {
-        available,
-        required: fixedTokens,
-        sections: { system: systemTokens, dynamic: dynamicTokens, tools: toolTokens },
-      });
-    }
-
     let view = await this.buildView(history, turn);
-    const compactionConfig = this.config.compaction;
-    if (this.manualRequest && compactionConfig.enabled) {
-      const result = await this.runCompaction(history, 'manual', this.manualRequest.focus);
-      if (result.compacted) view = await this.buildView(history, turn);
-    } else if (compactionConfig.enabled && compactionConfig.auto) {
-      const historyTokens = this.sumTokens(view.entries);
-      const estimate = { input_tokens: fixedTokens + historyTokens, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: fixedTokens + historyTokens };
-      if (shouldCompact(estimate, this.contextLimit, compactionConfig) && historyTokens >= this.guardMinTokens) {
-        const result = await this.runCompaction(history, 'auto');
-        if (result.compacted) view = await this.buildView(history, turn);
-      }
-    }
+    const fixedTokens = this.counter.countMessages([{ role: 'system', content: systemPrompt }]) + this.counter.countTools(tools) + (ragContext ? this.counter.count(ragContext) : 0);
+    if (await this.compactIfDue(history, view, fixedTokens)) view = await this.buildView(history, turn);
+    return this.composeView(history, view, { systemPrompt, tools, ragContext, options, turn });
+  }
 
-    // The compaction's retain + summary are the memory block; everything with a source in the
-    // caller's history (a carried user message too) is history, fitted by core's window selection.
-    const log = view.log;
-    let memoryCount = 0;
-    while (memoryCount < view.entries.length && view.entries[memoryCount]!.source === null) memoryCount++;
-    let memory = view.entries.slice(0, memoryCount).map((entry) => entry.message);
-    const historyEntries = view.entries.slice(memoryCount);
-    let window: HistoryWindow;
-    try {
-      window = this.fitHistory(historyEntries, available - fixedTokens - this.counter.countMessages(memory), log);
-    } catch (error) {
-      if (!(BudgetExceededError.isInstance(error) && memory.length > 0)) throw error;
-      // Not even the current turn fits beside the summary: the summary stays in the transcript.
-      safeEmit(this.context.events, 'strategy-warning', {
-        ...this.eventBase(turn),
-        message: 'The current turn does not fit beside the compaction summary; the summary was left out of this payload (it stays in the saved transcript).',
-        code: error.code,
-      });
-      memory = [];
-      window = this.fitHistory(historyEntries, available - fixedTokens, log);
-    }
-    const state = this.compaction;
-    if (state && !startsWithPrefix(history, state.prefix) && state.keepFrom > 0) {
-      log.add('compacted', { from: 0, to: state.keepFrom }, {
-        reason: `replaced by the retain + summary of compaction ${state.count}`,
-        recoverableFrom: 'transcript',
-        refs: [state.transcriptRef],
-      });
-    }
-
-    const payload = buildPayload({
-      strategyId: this.strategyId,
-      model: this.model,
-      counter: this.counter,
-      budget: this.baseBudget,
-      sections: { system, tools: sendTools, dynamic, memory, history: window },
-      historyLength: history.length,
-      historyInputTokens: () => this.inputHistoryTokens(history),
-      reductions: log.list(),
-      extra: {
-        toolOutputCache: {
-          enabled: this.config.toolOutputCache.enabled,
-          budgetTokens: this.toolOutputBudget,
-          newlyCached: view.newlyCached,
-          refsInPayload: window.messages.filter((message) => message.role === 'tool' && message.output_ref).length,
-        },
-        compaction: {
-          contextLimit: this.contextLimit,
-          threshold: Math.floor(this.contextLimit * this.config.compaction.thresholdRatio),
-          count: state?.count ?? 0,
-          transcriptRef: state?.transcriptRef ?? null,
-          guardMinTokens: this.guardMinTokens,
-          lastError: this.lastCompactionError ?? null,
-        },
-      },
-    });
-    const hasUser = history.some((message) => message.role === 'user');
-    const problems = findPayloadProblems(payload.messages).filter((problem) => hasUser || problem.problem !== 'no-user-message');
-    if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
-
-    const { stats } = payload;
-    const base = this.eventBase(turn);
-    const toolReductions = stats.reductions.filter((record) => record.action === 'trimmed' || record.action === 'truncated' || record.action === 'micro-compacted');
-    if (toolReductions.length > 0) safeEmit(this.context.events, 'tool-output-trim', { ...base, reductions: toolReductions });
-    const drops = stats.reductions.filter((record) => record.action === 'dropped');
-    if (drops.length > 0) safeEmit(this.context.events, 'history-trim', { ...base, reductions: drops, droppedMessages: stats.dropped });
-    safeEmit(this.context.events, 'payload-composed', { ...base, stats });
-    return payload;
+  /** Runs a requested compaction, or an automatic one when the estimate passes the threshold. True when the history was compacted. */
+  private async compactIfDue(history: ReadonlyArray<ChatMessage>, view: ComposedView, fixedTokens: number): Promise<boolean> {
+    const config = this.config.compaction;
+    if (!config.enabled) return false;
+    if (this.manualRequest) return (await this.runCompaction(history, 'manual', this.manualRequest.focus)).compacted;
+    if (!config.auto) return false;
+    const historyTokens = this.sumTokens(view.entries);
+    const total = fixedTokens + historyTokens;
+    const estimate = { input_tokens: total, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: total };
+    if (!shouldCompact(estimate, this.contextLimit, config) || historyTokens < this.guardMinTokens) return false;
+    return (await this.runCompaction(history, 'auto')).compacted;
   }
 
   /**
-   * Fits the history part of the view into `room` tokens. First, cheapest and fully recoverable,
-   * older tool outputs (before the current turn) become `[tool output trimmed; ref=…]`; then core's
-   * {@link selectHistoryWindow} keeps the newest whole tool-call groups, never drops the current
-   * turn whole (its outputs are truncated head + tail, then its older steps leave, then the newest
-   * user message is truncated with a marker) and reports the rest. Counts come from the session's
-   * {@link HistoryLedger}; positions whose message changed since the last call are measured again.
-   * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when not even the truncated newest user message fits
+   * Composes the payload through core's {@link PayloadComposer}: the working view laid over the
+   * caller's history is what the composer selects from, the compaction's retain + summary its memory
+   * block. When the view does not fit (the composer would drop or cut history, or shorten the
+   * summary), older outputs become placeholders, oldest first and only as many as needed, and the
+   * payload is composed again. The expand and grep tools are offered only while the payload holds
+   * an output that is not shown whole.
    */
-  private fitHistory(entries: ReadonlyArray<ViewEntry>, room: number, log: ReductionLog): HistoryWindow {
-    const budget = Math.max(0, room);
-    let messages = entries.map((entry) => entry.message);
-    this.forgetChanged(messages);
-    this.ledger.sync(messages);
-    let fitted: ReadonlyArray<ViewEntry> = entries;
-    if (this.ledger.totalTokens(messages) > budget) {
-      let currentTurn = entries.length;
-      for (let index = entries.length - 1; index >= 0; index--) {
-        if (entries[index]!.message.role === 'user') {
-          currentTurn = index;
-          break;
-        }
-      }
-      let nonTool = 0;
-      for (let index = 0; index < messages.length; index++) if (messages[index]!.role !== 'tool') nonTool += this.ledger.tokensAt(messages, index);
-      fitted = trimToolOutputs(entries, {
-        budgetTokens: Math.max(0, budget - nonTool),
-        tokensOf: (message) => this.counter.countMessage(message),
-        log,
-        reason: 'tool output trimmed to fit the context window',
-        protectFrom: currentTurn,
-        withContent: (message, content) => this.withContent(message, content),
-      }).entries;
-      const trimmed = fitted.map((entry) => entry.message);
-      trimmed.forEach((message, index) => {
-        if (message !== messages[index]) this.ledger.invalidate(index);
+  private composeView(history: ReadonlyArray<ChatMessage>, view: ComposedView, call: ComposeCall): LLMPayload {
+    const state = this.compaction;
+    const aligned = alignView(view.entries, history);
+    this.forgetChanged(aligned.messages);
+    const memory = state && aligned.memory.length > 0 ? [compactionMemory(state, aligned.memory, aligned.startIndex)] : [];
+    const { log } = view;
+    if (state && aligned.displaced !== undefined) {
+      log.add('compacted', { from: aligned.displaced }, { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] });
+    }
+    const cacheTools = this.config.toolOutputCache.enabled ? this.cacheDefinitions : [];
+    const alwaysOffered = this.config.compaction.enabled ? [COMPACT_DEFINITION] : [];
+    const own = [...cacheTools, ...alwaysOffered];
+    const extra: Record<string, unknown> = {};
+    const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload =>
+      this.composer.compose({
+        systemPrompt: call.systemPrompt,
+        history: messages,
+        tools: offeredTools({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }),
+        ...(call.ragContext !== undefined ? { ragContext: call.ragContext } : {}),
+        ...call.options,
+        memory,
+        startIndex: aligned.startIndex,
+        ...(state ? { startReason: compactionReason(state) } : {}),
+        reductions: log.list(),
+        extra,
+        turn: call.turn,
+        emitEvents,
       });
-      messages = trimmed;
-    }
-    const window = selectHistoryWindow({ history: messages, budgetTokens: budget, counter: this.counter, ledger: this.ledger, strategyId: this.strategyId });
-    this.windowInput = messages;
-    for (const record of window.reductions) {
-      for (let index = record.from; index < record.to; index++) {
-        const entry = fitted[index]!;
-        if (entry.source === null) continue;
-        const ref = entry.message.role === 'tool' ? entry.message.output_ref?.id : undefined;
-        const single = record.messages === 1;
-        log.add(record.action, { from: entry.source }, {
-          reason: record.reason,
-          recoverableFrom: record.action === 'truncated' && ref ? 'tool-output-cache' : record.recoverableFrom,
-          ...(record.action === 'truncated' && ref ? { refs: [ref] } : {}),
-          ...(single && record.tokensBefore !== undefined ? { tokensBefore: record.tokensBefore } : {}),
-          ...(single && record.tokensAfter !== undefined ? { tokensAfter: record.tokensAfter } : {}),
-        });
+
+    let messages: ReadonlyArray<ChatMessage> = aligned.messages;
+    const memoryRefs = aligned.memory.some((message) => REF_IN_TEXT_ONCE.test(contentText(message.content)));
+    let offerCache = cacheTools.length > 0 && (memoryRefs || this.hidesOutput(messages, aligned.startIndex));
+    let composed = compose(messages, offerCache, false);
+    const pressure = underPressure(composed);
+    if (pressure) {
+      const toolRoom = cacheTools.length > 0 && !offerCache ? this.counter.countTools(cacheTools) : 0;
+      const current = currentTurnStart(view.entries);
+      const currentEntry = view.entries[current];
+      const relieved = relievePressure(messages, {
+        from: aligned.startIndex,
+        protectFrom: currentEntry === undefined ? messages.length : currentEntry.carried || currentEntry.source === null ? aligned.startIndex : currentEntry.source,
+        targetTokens: composed.roomTokens - composed.payload.stats.sections.memory - toolRoom,
+        tokensAt: (index) => this.composer.ledger.tokensAt(messages, index),
+        tokensOf: (message) => this.counter.countMessage(message),
+        microCompact: this.config.microCompact.enabled ? { minContentLength: this.config.microCompact.minContentLength } : undefined,
+        withContent: (message, content) => this.withContent(message, content),
+        log,
+      });
+      if (relieved.replaced > 0) {
+        messages = relieved.messages;
+        offerCache = cacheTools.length > 0 && (offerCache || this.hidesOutput(messages, aligned.startIndex));
+        composed = compose(messages, offerCache, false);
       }
     }
-    // The reductions were logged above in caller indexes; the window keeps none of its own.
-    return { ...window, reductions: [] };
+    if (!offerCache && cacheTools.length > 0 && this.hidesOutput(composed.payload.messages, 0)) {
+      // The window cut an output of the current turn: its ref is worth expanding.
+      offerCache = true;
+      composed = compose(messages, offerCache, false);
+    }
+
+    Object.assign(extra, {
+      toolOutputCache: {
+        enabled: this.config.toolOutputCache.enabled,
+        budgetTokens: this.toolOutputBudget,
+        newlyCached: view.newlyCached,
+        underPressure: pressure,
+        toolsOffered: offerCache,
+      },
+      compaction: {
+        contextLimit: this.contextLimit,
+        threshold: Math.floor(this.contextLimit * this.config.compaction.thresholdRatio),
+        count: state?.count ?? 0,
+        transcriptRef: state?.transcriptRef ?? null,
+        guardMinTokens: this.guardMinTokens,
+        lastError: this.lastCompactionError ?? null,
+      },
+    });
+    const final = compose(messages, offerCache, true);
+    const payload = final.payload;
+    (extra.toolOutputCache as Record<string, unknown>).refsInPayload = payload.messages.filter((message) => message.role === 'tool' && message.output_ref).length;
+    if (final.memory[0] === 'left-out') {
+      safeEmit(this.context.events, 'strategy-warning', {
+        ...this.eventBase(call.turn),
+        message: 'The current turn does not fit beside the compaction summary; the summary was left out of this payload (it stays in the saved transcript).',
+      });
+    }
+    const hasUser = history.some((message) => message.role === 'user');
+    const problems = findPayloadProblems(payload.messages).filter((problem) => hasUser || problem.problem !== 'no-user-message');
+    if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
+    return payload;
   }
 
-  /** Tells the ledger which positions of the history view hold another message than last time. */
+  /** True when a tool message from `from` on carries a ref but does not show its whole output (a view, a placeholder, a cut). */
+  private hidesOutput(messages: ReadonlyArray<ChatMessage>, from: number): boolean {
+    for (let index = from; index < messages.length; index++) {
+      const message = messages[index]!;
+      if (message.role === 'tool' && message.output_ref && !this.wholeViews.has(message)) return true;
+    }
+    return false;
+  }
+
+  /** Tells the composer's ledger which positions of the view hold another message than last time. */
   private forgetChanged(messages: ReadonlyArray<ChatMessage>): void {
-    const previous = this.windowInput;
+    const previous = this.lastView;
+    this.lastView = messages;
     if (!previous) return;
     const shared = Math.min(previous.length, messages.length);
-    for (let index = 0; index < shared; index++) if (previous[index] !== messages[index]) this.ledger.invalidate(index);
+    for (let index = 0; index < shared; index++) if (previous[index] !== messages[index]) this.composer.ledger.invalidate(index);
   }
 
   /**
    * The working view of a caller's history: mapped onto the compaction (when any), tool outputs
-   * cached and shown as views, unpaired calls/results repaired, micro-compacted, and trimmed to the
-   * tool output budget.
+   * cached and shown as views, micro-compacted when `microCompact.when` is `always`, and trimmed to
+   * the tool output budget.
    */
   private async buildView(history: ReadonlyArray<ChatMessage>, turn: number): Promise<ComposedView> {
     const log = new ReductionLog();
@@ -409,6 +406,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         if (!info) continue;
         if (stored) newlyCached++;
         const message = this.withContent(original, info.viewText, info.ref);
+        if (!info.viewTruncated && !isPlaceholder(message)) this.wholeViews.add(message);
         infos.set(message, info);
         entries[index] = { ...entry, message };
         if (info.viewTruncated && entry.source !== null) {
@@ -421,14 +419,15 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         }
       }
     }
-    entries = repairToolPairs(entries, log, { keepTrailingCalls: true });
-    entries = microCompact(
-      entries,
-      this.config.microCompact,
-      (entry) => infos.get(entry.message)?.originalLength ?? contentText(entry.message.content as ToolMessage['content']).length,
-      log,
-      (message, content) => this.withContent(message, content),
-    );
+    if (this.config.microCompact.when === 'always') {
+      entries = microCompact(
+        entries,
+        this.config.microCompact,
+        (entry) => infos.get(entry.message)?.originalLength ?? contentText(entry.message.content as ToolMessage['content']).length,
+        log,
+        (message, content) => this.withContent(message, content),
+      );
+    }
     if (this.config.toolOutputCache.enabled) {
       entries = trimToolOutputs(entries, {
         budgetTokens: this.toolOutputBudget,
@@ -681,24 +680,6 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     return total;
   }
 
-  private inputHistoryTokens(history: ReadonlyArray<ChatMessage>): number {
-    let total = 0;
-    for (const message of history) {
-      const info = message.role === 'tool' ? this.cached.get(message) : undefined;
-      total += info ? info.rawTokens : this.counter.countMessage(message);
-    }
-    return total;
-  }
-
-  private mergeTools(tools: ReadonlyArray<ToolDefinition>): ToolDefinition[] {
-    const names = new Set(tools.map((tool) => tool.function.name));
-    const result = [...tools];
-    for (const tool of this.contributedTools()) {
-      if (!names.has(tool.definition.function.name)) result.push(tool.definition);
-    }
-    return result;
-  }
-
   private eventBase(turn: number): CtxkitEventBase {
     return { agentId: this.context.agentId, sessionId: this.context.sessionId, strategyId: this.strategyId, turn };
   }
@@ -712,6 +693,11 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** True when a tool message shows a placeholder instead of its output. */
+function isPlaceholder(message: ToolMessage): boolean {
+  return isTrimmed(message) || isMicroCompacted(message);
 }
 
 /** Turn number for events: the count of user messages. */

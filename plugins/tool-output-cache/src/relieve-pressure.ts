@@ -1,0 +1,92 @@
+import { contentText, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { microCompactPlaceholder } from './micro-compact';
+import type { ReductionLog } from './reduction-log';
+import { toolCallNames } from './tool-call-names';
+import { isTrimmed, trimmedPlaceholder } from './trim-tool-outputs';
+
+/** Reason of an output trimmed to its placeholder because the payload would not fit otherwise. */
+export const TRIMMED_TO_FIT_REASON = 'tool output trimmed to fit the context window';
+/** Reason of a result without a ref micro-compacted because the payload would not fit otherwise. */
+export const MICRO_COMPACTED_TO_FIT_REASON = 'tool result micro-compacted to fit the context window';
+
+/** Options of {@link relievePressure}. */
+export interface RelievePressureOptions {
+  /** First index the payload may send (positions before it are represented elsewhere). */
+  from: number;
+  /** Outputs at or after this index (the current turn) are never replaced. */
+  protectFrom: number;
+  /** Tokens the messages from `from` on must fit in. */
+  targetTokens: number;
+  /** Tokens of `messages[index]` as it stands. */
+  tokensAt: (index: number) => number;
+  /** Tokens of a replacement message. */
+  tokensOf: (message: ToolMessage) => number;
+  /**
+   * Micro-compact results that have no ref (`minContentLength`: only results longer than this many
+   * characters), or `undefined` to leave them as they are.
+   */
+  microCompact: { minContentLength: number } | undefined;
+  /** Makes the copy (the strategy reuses copies across turns so that counts stay cached). */
+  withContent: (message: ToolMessage, content: string) => ToolMessage;
+  log: ReductionLog;
+}
+
+/** What {@link relievePressure} did. */
+export interface RelievedView {
+  /** A new array when anything was replaced, else the input. */
+  messages: ReadonlyArray<ChatMessage>;
+  /** Outputs replaced. */
+  replaced: number;
+  /** Tokens of `messages` from `from` on, after the replacements. */
+  totalTokens: number;
+}
+
+/**
+ * Makes room when a working view does not fit: older tool outputs, oldest first, become their
+ * `[tool output trimmed; ref=…]` placeholder (the full output stays in the cache, the ref is named
+ * in the text), and results without a ref become `[Previous: used {tool_name}]` when micro-compact
+ * is on, until the view fits `targetTokens` or no older output is left. Nothing is replaced while
+ * the view fits; the current turn's outputs never are. Every replacement is recorded in `log`
+ * (indexes of `messages`).
+ */
+export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: RelievePressureOptions): RelievedView {
+  let total = 0;
+  for (let index = options.from; index < messages.length; index++) total += options.tokensAt(index);
+  if (total <= options.targetTokens) return { messages, replaced: 0, totalTokens: total };
+  let result: ChatMessage[] | undefined;
+  let names: Map<number, string> | undefined;
+  let replaced = 0;
+  const end = Math.min(options.protectFrom, messages.length);
+  for (let index = options.from; index < end && total > options.targetTokens; index++) {
+    const message = messages[index]!;
+    if (message.role !== 'tool') continue;
+    const text = contentText(message.content);
+    let content: string;
+    if (message.output_ref) {
+      if (isTrimmed(message)) continue;
+      content = trimmedPlaceholder(message.output_ref.id);
+    } else {
+      if (!options.microCompact || text.length <= options.microCompact.minContentLength) continue;
+      names ??= toolCallNames(messages);
+      content = microCompactPlaceholder(names.get(index) ?? 'unknown');
+      if (text === content) continue;
+    }
+    const before = options.tokensAt(index);
+    const copy = options.withContent(message, content);
+    const after = options.tokensOf(copy);
+    if (after >= before) continue;
+    result ??= messages.slice();
+    result[index] = copy;
+    total -= before - after;
+    replaced++;
+    const ref = message.output_ref?.id;
+    options.log.add(ref ? 'trimmed' : 'micro-compacted', { from: index }, {
+      reason: ref ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
+      recoverableFrom: ref ? 'tool-output-cache' : 'history',
+      ...(ref ? { refs: [ref] } : {}),
+      tokensBefore: before,
+      tokensAfter: after,
+    });
+  }
+  return { messages: result ?? messages, replaced, totalTokens: total };
+}
