@@ -35,7 +35,7 @@ export interface AgentOptions {
    */
   contextManagerFor?: (sessionId: string) => ContextManager;
   /**
-   * The context window the small-context matrix (seed 004) is chosen for.
+   * The context window the small-context matrix is chosen for.
    * @default the strategy's ceiling (`stats.budget.maxContextTokens` of the first payload); `createAgent` fills
    * it from the strategy config's `maxContextTokens`, else the model registry's window
    */
@@ -45,14 +45,14 @@ export interface AgentOptions {
    * @default the agent container's `ITokenCounter` (`createAgent`), else an exact counter for `model`
    */
   counter?: ITokenCounter;
-  /** Small-context modes A–D (seed 004): threshold, compact prompt, essential tools, forced modes. @default automatic by window */
+  /** Small-context modes A–D: threshold, compact prompt, essential tools, forced modes. @default automatic by window */
   smallContext?: SmallContextOptions;
   /** Per-tool truncation policy overriding the choice by name and arguments, e.g. `{ run_tests: { kind: 'tail' } }`. */
   toolOutputPolicies?: Record<string, ToolOutputPolicy>;
   /** Memory-protection caps applied before the budget. @default 30 KB command output, 2000 lines read, 500 lines search */
   toolOutputCaps?: Partial<ToolOutputCaps>;
   /**
-   * Seed 004 Phase 1, agent-side truncation of tool outputs to the budget. `auto` turns it off when
+   * Agent-side truncation of tool outputs to the budget. `auto` turns it off when
    * the strategy keeps full outputs itself (it contributes the `tool_output_cache` tool, as
    * std-tool-output-cache-strategy does: its views are recoverable by ref); the memory caps always apply.
    * @default 'auto'

@@ -35,6 +35,6 @@ export interface AgentRunResult {
   toolCalls: ToolCallOutcome[];
   /** How many times compaction replaced the history during the run (the pre-send check's included). */
   compactions: number;
-  /** Budget, pre-send checks, tool output cuts and small-context modes of the run (seed 004). */
+  /** Budget, pre-send checks, tool output cuts and small-context modes of the run. */
   budget: RunBudgetReport;
 }

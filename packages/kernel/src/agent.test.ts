@@ -51,7 +51,7 @@ class RecordingManager implements ContextManager {
     this.checkpoints.push({ checkpoint, usage, length: history.length });
     if (checkpoint !== this.compactAt) return { compacted: false };
     this.compactAt = undefined;
-    // retain + summary + what follows the last user message (seed 000 §2.7), trailing tool_calls stripped.
+    // retain + summary + what follows the last user message, trailing tool_calls stripped.
     const lastUser = history.map((m) => m.role).lastIndexOf('user');
     let tail = history.slice(lastUser);
     const last = tail[tail.length - 1];
@@ -194,7 +194,7 @@ describe('Agent', () => {
       expect(result.messages[2]!.content).toBe('1: full line');
     });
 
-    it('passes the tool-output token limit of the payload budget to tools (seed 004 Phase 2)', async () => {
+    it('passes the tool-output token limit of the payload budget to tools', async () => {
       const contexts: unknown[] = [];
       const { agent, manager } = build(
         [{ content: null, tool_calls: [call('a', 'read'), call('b', 'read')] }, 'ok'],
@@ -209,7 +209,7 @@ describe('Agent', () => {
       ]);
     });
 
-    it('calls the compaction hooks after each model call, after tools and before return (seed 000 §2.8)', async () => {
+    it('calls the compaction hooks after each model call, after tools and before return', async () => {
       const { agent, manager } = build(
         [
           { reply: { content: null, tool_calls: [call('c1', 'echo')] }, usage: { input_tokens: 100, output_tokens: 10 } },

@@ -49,7 +49,7 @@ function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
 }
 
 /**
- * The agent loop (SPEC §5): compose → provider check → call the model → run tools → repeat until
+ * The agent loop: compose → provider check → call the model → run tools → repeat until
  * the model answers without tool calls or `maxSteps` is reached → compaction before return →
  * `onTurnComplete`. Everything it uses comes from the agent's container by injection: the
  * context manager (`IContextManager`), the model (`ILLMClient`), the tools (`IToolRegistry`), the
@@ -204,7 +204,7 @@ export class Agent {
     };
   }
 
-  /** The small-context plan (seed 004 matrix) for a window, with the agent's overrides. */
+  /** The small-context plan (matrix row) for a window, with the agent's overrides. */
   private planFor(window: number): SmallContextPlan {
     return planSmallContext(window, this.options.smallContext ?? {});
   }
@@ -232,7 +232,7 @@ export class Agent {
     return this.defaultCounter;
   }
 
-  /** Seed 004 Phase 1 on or off (see `AgentOptions.agentSideTruncation`). */
+  /** Agent-side truncation on or off (see `AgentOptions.agentSideTruncation`). */
   private truncatesToBudget(manager: ContextManager): boolean {
     const setting = this.options.agentSideTruncation ?? 'auto';
     if (setting !== 'auto') return setting === 'on';

@@ -46,7 +46,7 @@ export type { IToolRegistry as ToolRegistryContract } from './tools/tool-registr
 export { ToolRegistry } from './tools/tool-registry';
 export type { ToolCallOutcome } from './loop/run-tools-step';
 
-// budget engine and small-context adaptation (seed 004)
+// budget engine and small-context adaptation
 export type { ResolvedToolOutputPolicy, ToolOutputCaps, ToolOutputCategory, ToolOutputPolicy, ToolOutputTruncation } from './budget/tool-output-policy';
 export { DEFAULT_TOOL_OUTPUT_CAPS, resolveToolOutputPolicy } from './budget/tool-output-policy';
 export type { ToolOutputTruncationReport, TruncateToolResultInput } from './budget/truncate-tool-result';

@@ -4,7 +4,7 @@ import type { PreSendReport } from './pre-send-check';
 import type { ToolOutputTruncationReport } from './truncate-tool-result';
 
 /**
- * What the kernel's budget engine saw and did during one run (seed 004): the small-context plan, the
+ * What the kernel's budget engine saw and did during one run: the small-context plan, the
  * tokens and usage level of every payload sent, every tool output cut, every pre-send check, and the
  * advice given to the user.
  * @see docs/10-small-context.md
@@ -24,7 +24,7 @@ export interface RunBudgetReport {
   toolOutputs: ToolOutputTruncationReport[];
   /** How many calls (A, C) or tool outputs (B) each mode changed, and how often D advised. */
   modesFired: Record<SmallContextMode, number>;
-  /** Plain-language advice given to the user (seed 004 strategy D), in order. */
+  /** Plain-language advice given to the user (mode D), in order. */
   advice: string[];
 }
 

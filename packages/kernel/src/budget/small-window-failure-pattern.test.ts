@@ -2,7 +2,7 @@ import { BudgetExceededError, collapsedToolResult, ErrorCodes, findPayloadProble
 import { preSendCheck } from './pre-send-check';
 import { buildBudgetAgent, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
 
-/** A Go file of `lines` lines with top-level functions (seed 004 strategy B's example). */
+/** A Go file of `lines` lines with top-level functions (what split reading, mode B, outlines). */
 function goFile(lines: number): string {
   const out = ['package main', '', 'import (', '\t"fmt"', '\t"net/http"', ')', ''];
   let fn = 0;
@@ -24,8 +24,8 @@ const buildLog = (() => {
   return lines.join('\n');
 })();
 
-/** Seed 004's broken setup: 8,192 window, ~2,000 system, ~1,500 tool definitions, ~1,500 history. */
-function seedSetup(options: Parameters<typeof buildBudgetAgent>[0]['options'] = {}) {
+/** A setup that overflows without the kernel: 8,192 window, ~2,000 system, ~1,500 tool definitions, ~1,500 history. */
+function brokenSetup(options: Parameters<typeof buildBudgetAgent>[0]['options'] = {}) {
   const manager = new NaiveManager(8192, 1024);
   const systemPrompt = sizedText(2000);
   const tools = [
@@ -50,9 +50,9 @@ function seedSetup(options: Parameters<typeof buildBudgetAgent>[0]['options'] = 
   return { ...built, manager, history, systemPrompt, tools };
 }
 
-describe('seed 004 failure pattern (8,192 window)', () => {
-  it('starts from the seed numbers: ~2,000 system, ~1,500 tools, ~1,500 history, a 30 KB output of ~7,500 tokens', () => {
-    const { systemPrompt, tools, history } = seedSetup();
+describe('a coding agent that overflows an 8,192 window', () => {
+  it('starts from the setup numbers: ~2,000 system, ~1,500 tools, ~1,500 history, a 30 KB output of ~7,500 tokens', () => {
+    const { systemPrompt, tools, history } = brokenSetup();
     expect(testCounter.countMessage({ role: 'system', content: systemPrompt })).toBeGreaterThan(1900);
     expect(testCounter.countTools(tools.map((t) => t.definition))).toBeGreaterThan(1400);
     expect(testCounter.countMessages(history)).toBeGreaterThan(1350);
@@ -61,7 +61,7 @@ describe('seed 004 failure pattern (8,192 window)', () => {
   });
 
   it('fits every payload: the bash output is cut head + tail, the file read comes back as outline + part', async () => {
-    const { agent, llm, history } = seedSetup();
+    const { agent, llm, history } = brokenSetup();
     const result = await agent.run(history);
     expect(result.stopReason).toBe('final-answer');
     for (const request of llm.requests) {
@@ -91,7 +91,7 @@ describe('seed 004 failure pattern (8,192 window)', () => {
     expect(result.budget.advice).toEqual([expect.stringContaining('main.go (500 lines) is large')]);
   });
 
-  it('gives the tools the same limit the truncation uses (seed 004 Phase 2)', async () => {
+  it('gives the tools the same limit the truncation uses', async () => {
     const limits: number[] = [];
     const manager = new NaiveManager(8192, 1024);
     const lines = goFile(500).split('\n');
@@ -115,7 +115,7 @@ describe('seed 004 failure pattern (8,192 window)', () => {
   });
 
   it('cuts file reads from the top when mode B is forced off', async () => {
-    const { agent, history } = seedSetup({ smallContext: { modes: { B: 'off' } } });
+    const { agent, history } = brokenSetup({ smallContext: { modes: { B: 'off' } } });
     const result = await agent.run(history);
     expect(result.budget.toolOutputs[1]).toMatchObject({ kind: 'head', truncated: true });
     expect((result.messages[6]!.content as string).startsWith('package main')).toBe(true);
@@ -123,7 +123,7 @@ describe('seed 004 failure pattern (8,192 window)', () => {
   });
 
   it('follows a per-tool policy from the agent options', async () => {
-    const { agent, history } = seedSetup({ toolOutputPolicies: { bash: { kind: 'tail', maxTokens: 200 } } });
+    const { agent, history } = brokenSetup({ toolOutputPolicies: { bash: { kind: 'tail', maxTokens: 200 } } });
     const result = await agent.run(history);
     expect(result.budget.toolOutputs[0]).toMatchObject({ kind: 'tail', limit: 200 });
     expect((result.messages[4]!.content as string).endsWith('exit code 2')).toBe(true);

@@ -1,5 +1,5 @@
 /**
- * How a tool's output is cut to the budget (seed 004 "truncation by kind"):
+ * How a tool's output is cut to the budget (truncation by kind):
  * - `head-tail`: the beginning and the end, the middle elided (command output: the command's echo and its verdict);
  * - `head`: the beginning (file reads, search results);
  * - `tail`: the end (logs whose last lines matter);
@@ -20,7 +20,7 @@ export interface ToolOutputPolicy {
 }
 
 /**
- * Memory-protection caps applied before the budget (seed 004 keeps the old fixed limits: bash 30 KB,
+ * Memory-protection caps applied before the budget (the fixed limits stay: bash 30 KB,
  * read 2000 lines, grep 500 matches). They bound what is held at all; the budget then cuts to what fits.
  */
 export interface ToolOutputCaps {
@@ -34,7 +34,7 @@ export interface ToolOutputCaps {
   otherBytes: number;
 }
 
-/** Seed 004's fixed caps. */
+/** The fixed memory-protection caps. */
 export const DEFAULT_TOOL_OUTPUT_CAPS: Readonly<ToolOutputCaps> = Object.freeze({
   commandBytes: 30 * 1024,
   readLines: 2000,

@@ -18,7 +18,7 @@ export interface ToolOutputTruncationReport {
   /** Tokens of the output as the tool returned it (after the cap), and as it entered the history. */
   tokensBefore: number;
   tokensAfter: number;
-  /** The token limit it was cut to (seed 004: the budget's tool output limit, shared by the step's calls). */
+  /** The token limit it was cut to (the budget's tool output limit, shared by the step's calls). */
   limit: number;
   /** For outline views: the file's line count and how many lines were shown verbatim. */
   outline?: { lineCount: number; shownLines: number };
@@ -58,7 +58,7 @@ function outlineShare(splitReading: SmallContextIntensity): number | undefined {
 }
 
 /**
- * Seed 004 Phase 1, agent-side truncation: applies the fixed memory-protection cap of the output's
+ * Agent-side truncation: applies the fixed memory-protection cap of the output's
  * category (30 KB of command output, 2000 lines of a file, 500 lines of search results), then cuts
  * the output to its token limit by kind: head + tail with the middle elided for command output,
  * head for file reads, and, under mode B, outline + part for a file read too large for its limit

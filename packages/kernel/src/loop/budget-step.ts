@@ -28,7 +28,7 @@ export interface BudgetStepResult {
   compacted: boolean;
 }
 
-/** Emits seed 004 advice once per session and records it in the run. */
+/** Emits mode D's advice once per session and records it in the run. */
 export function giveAdvice(state: RunState, session: SessionBudgetState, events: CtxkitEventBus, message: string): void {
   if (!state.plan || state.plan.modes.D === 'off') return;
   state.budget.modesFired.D++;
@@ -59,13 +59,13 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
 }
 
 /**
- * Between compose and the model call: seed 004's real pre-send check (see `preSendCheck`) on the
+ * Between compose and the model call: the real pre-send check (see `preSendCheck`) on the
  * payload at the 90% line (`stats.budget.available`), the payload's stats completed with what the
  * kernel changed (the check's trims; `stats.extra.smallContext`, `stats.extra.preSendCheck`; mode A's
  * collapsed results are already in the strategy's stats, its composer reports them),
  * the usage level tracked per session (`usage-level-change` is emitted here unless the strategy emits
  * it itself — one emitter per session, never both), and
- * the tool output limit of seed 004 Phase 2 derived from what is actually sent.
+ * the tool output limit derived from what is actually sent.
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when the escalation cannot fit the payload (advice is given first)
  */
 export async function budgetStep(state: RunState, payload: LLMPayload, context: BudgetStepContext): Promise<BudgetStepResult> {

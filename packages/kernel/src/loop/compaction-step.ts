@@ -2,13 +2,13 @@ import { hasCompactionHooks, type AssistantMessage, type CompactionCheckpoint, t
 import type { RunState } from './run-state';
 
 /**
- * The compaction hook points of seed 000 §2.8: after each model call (with its usage), after tool
+ * The compaction hook points: after each model call (with its usage), after tool
  * execution (with the last usage) and once before the final return. When the strategy has
  * `checkCompaction` and returns a compacted history, the run continues with it.
  *
  * After a model call that asked for tools, the compacted history must still end with that
  * assistant message, or its results would become orphans: when the strategy left it out
- * (compaction strips a trailing `tool_calls`, seed 000 §2.6.1), it is appended again.
+ * (compaction strips a trailing `tool_calls`), it is appended again.
  * @returns true when the history was replaced
  */
 export async function compactionStep(

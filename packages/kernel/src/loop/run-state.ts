@@ -21,7 +21,7 @@ export interface RunState {
   usages: TokenUsage[];
   /** Stats of every payload sent, in order. */
   payloads: PayloadStats[];
-  /** Tool-output token limit of the last payload (seed 004 Phase 2). */
+  /** Tool-output token limit of the last payload. */
   toolOutputTokenLimit: number | undefined;
   /** Counts payloads and tool outputs (the agent's counter). */
   counter: ITokenCounter;
@@ -35,7 +35,7 @@ export interface RunState {
   plan: SmallContextPlan | undefined;
   toolOutputPolicies: Readonly<Record<string, ToolOutputPolicy>>;
   toolOutputCaps: Partial<ToolOutputCaps>;
-  /** Seed 004 Phase 1 on: tool outputs are cut to the budget before they enter the history. */
+  /** Agent-side truncation on: tool outputs are cut to the budget before they enter the history. */
   truncateToBudget: boolean;
   /** Names of the user's tools (mode C filters only these). */
   userToolNames: ReadonlySet<string>;

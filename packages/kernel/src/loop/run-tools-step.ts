@@ -49,10 +49,10 @@ function roughTokens(text: string): number {
  * per call right after that answer (so the pair stays whole). A tool that throws, an unknown tool
  * and unreadable JSON arguments do not stop the run: the result tells the model the error
  * (`ToolExecutionError` / `ToolNotFoundError`), and `tool-error` is emitted. Each executor gets a
- * `ToolExecutionContext` with the tool-output token limit of the last payload (seed 004 Phase 2),
+ * `ToolExecutionContext` with the tool-output token limit of the last payload,
  * shared between the calls of the step.
  *
- * Seed 004 Phase 1: each result is then cut by the kernel to that same limit, by kind (head + tail
+ * Agent-side truncation: each result is then cut by the kernel to that same limit, by kind (head + tail
  * for command output, head for file reads, outline + part for large files under mode B), after the
  * fixed memory-protection caps (`truncateToolResult`). As each result is added, a cheap estimate
  * flags the budget when the next payload will likely cross the pre-send line (the real check runs

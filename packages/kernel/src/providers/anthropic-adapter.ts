@@ -69,7 +69,7 @@ function isThinking(item: ReasoningItem): boolean {
 }
 
 /**
- * Canonical → Anthropic Messages (SPEC §5):
+ * Canonical → Anthropic Messages:
  * - system messages go apart (`system`), joined by a blank line;
  * - an assistant message becomes its thinking blocks (Anthropic reasoning items, first, as the API
  *   requires them before the `tool_use` they belong to), a text block and one `tool_use` per call

@@ -16,7 +16,7 @@ describe('ResponsesHistoryCache', () => {
       expect(cache.messageCount).toBe(record.history.length);
     });
 
-    it('rebuilds from the compacted messages after compaction (seed 000 §2.7.1)', () => {
+    it('rebuilds from the compacted messages after compaction', () => {
       const cache = new ResponsesHistoryCache();
       cache.sync(record.history);
       const sizeBefore = cache.items().length;

@@ -13,7 +13,7 @@ function fingerprint(message: Readonly<ChatMessage>): string {
  * request. New canonical messages are converted and appended; the model's output items are kept
  * verbatim (reasoning ids, encrypted content) so that they go back exactly as received.
  *
- * After compaction the cache must shrink with the history (seed 000 §2.7.1): replacing the view
+ * After compaction the cache must shrink with the history: replacing the view
  * messages alone does not shorten what is sent, and the old provider output items no longer match
  * the summarized history. {@link rebuild} therefore discards every item and converts the
  * compacted messages again; {@link sync} does it on its own whenever the history it is given is
@@ -45,7 +45,7 @@ export class ResponsesHistoryCache {
 
   /**
    * Discards every item, provider output items included, and converts `compactedMessages` afresh
-   * (seed 000 §2.7.1). The messages are not mutated.
+   * The messages are not mutated.
    */
   rebuild(compactedMessages: ReadonlyArray<Readonly<ChatMessage>>): void {
     this.history = compactedMessages.slice() as ChatMessage[];

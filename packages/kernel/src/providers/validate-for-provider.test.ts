@@ -40,7 +40,7 @@ describe('validateForProvider', () => {
       }
     });
 
-    it('refuses an orphan tool result left by a trimmer that cut a pair (PEERS complaint 1)', () => {
+    it('refuses an orphan tool result left by a trimmer that cut a pair', () => {
       const record = tau.find((r) => r.history.some((m) => m.role === 'tool'))!;
       const toolIndex = record.history.findIndex((m) => m.role === 'tool');
       const cut = [{ role: 'system', content: record.systemPrompt } as ChatMessage, { role: 'user', content: 'hi' } as ChatMessage, ...record.history.slice(toolIndex)];

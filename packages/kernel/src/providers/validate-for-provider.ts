@@ -107,8 +107,9 @@ export function findProviderProblems(provider: ProviderName, messages: ReadonlyA
 }
 
 /**
- * The validity check that runs on every payload before it is sent (SPEC §2 invariant 3, PEERS
- * complaint 1): fails loudly instead of sending a request the provider would reject.
+ * The validity check that runs on every payload before it is sent (tool-call pairs stay whole, so no
+ * orphan result and no call without its result): fails loudly instead of sending a request the
+ * provider would reject.
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) listing every problem found
  * @see docs/08-kernel.md
  */

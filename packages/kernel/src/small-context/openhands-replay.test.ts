@@ -7,7 +7,7 @@ import { createAgent } from '../create-agent';
 import type { AgentTool } from '../tools/agent-tool';
 
 /**
- * Seed 004 on real trajectories: the bundled OpenHands runs (MIT) replayed through the kernel at 4K,
+ * The small-context modes on real trajectories: the bundled OpenHands runs (MIT) replayed through the kernel at 4K,
  * 8K and 16K windows — the scripted model answers with the recorded assistant messages, the tools
  * with the recorded outputs — with the sliding window and the tool-output cache strategies. Every
  * payload must fit its budget and be valid. Set CTXKIT_REPLAY_REPORT=1 to print the numbers.
@@ -91,7 +91,7 @@ async function replay(runtime: ContextRuntime, record: ConversationRecord, strat
   }
 }
 
-describe('OpenHands trajectories through the kernel at small windows (seed 004)', () => {
+describe('OpenHands trajectories through the kernel at small windows', () => {
   let runtime: ContextRuntime;
   const records = loadConversations('openhands-multi-swe-bench');
   const table: string[] = [];

@@ -17,7 +17,7 @@ export interface PromptAndTools {
 }
 
 /**
- * Seed 004 strategy C: below the small-context threshold the manifest's `compactSystemPrompt` replaces
+ * Mode C: below the small-context threshold the manifest's `compactSystemPrompt` replaces
  * the system prompt and only `essentialTools` are sent. `full` (the smallest windows) applies them
  * always and keeps only the listed tools, the strategy's own included (name them in `essentialTools`
  * to keep them); `on` and `partial` filter the user's tools only (the strategy's tools, which recover

@@ -1,11 +1,11 @@
-/** The four small-context modes of seed 004: A history compression, B split reading, C compact prompt and tools, D advice to the user. */
+/** The four small-context modes: A history compression, B split reading, C compact prompt and tools, D advice to the user. */
 export type SmallContextMode = 'A' | 'B' | 'C' | 'D';
 
 /** Every mode, in order. */
 export const SMALL_CONTEXT_MODES: readonly SmallContextMode[] = ['A', 'B', 'C', 'D'];
 
 /**
- * How hard a mode works at a window size (seed 004 matrix):
+ * How hard a mode works at a window size (the small-context matrix):
  * - `full` (◎): always, as far as it goes;
  * - `on` (○): switched on;
  * - `partial` (△ for C): only when the full system prompt and tool definitions take more than a quarter of the window;
@@ -17,7 +17,7 @@ export type SmallContextIntensity = 'full' | 'on' | 'partial' | 'when-needed' | 
 /** A forced setting for one mode: `auto` follows the matrix. `true`/`false` are `on`/`off`. */
 export type SmallContextOverride = 'auto' | 'on' | 'off' | boolean;
 
-/** Default window below which the small-context modes switch on (seed 004: 16K). */
+/** Default window below which the small-context modes switch on (16K). */
 export const DEFAULT_SMALL_CONTEXT_THRESHOLD = 16_384;
 
 /**
@@ -28,12 +28,12 @@ export interface SmallContextOptions {
   /**
    * The window (tokens) the matrix's middle boundary sits at; the others scale with it: below
    * threshold/2 is the smallest tier, below the threshold the second, below 2×threshold the third.
-   * @default 16384 (tiers < 8K, 8K–16K, 16K–32K, ≥ 32K, as in seed 004)
+   * @default 16384 (tiers < 8K, 8K–16K, 16K–32K, ≥ 32K)
    */
   threshold?: number;
-  /** A shorter system prompt used by mode C (seed 004: ~500 tokens, English). */
+  /** A shorter system prompt used by mode C (~500 tokens works well). */
   compactSystemPrompt?: string;
-  /** Names of the user tools still sent by mode C (seed 004: bash, read, write, edit, glob, grep). Strategy tools stay. */
+  /** Names of the user tools still sent by mode C (e.g. bash, read, write, edit, glob, grep). Strategy tools stay. */
   essentialTools?: readonly string[];
   /** Forces modes on or off. @default every mode `auto` */
   modes?: Partial<Record<SmallContextMode, SmallContextOverride>>;
@@ -50,7 +50,7 @@ export interface SmallContextPlan {
   forced: SmallContextMode[];
 }
 
-/** Seed 004's strategy matrix, one row per tier. */
+/** The small-context matrix, one row per tier. */
 const MATRIX: ReadonlyArray<Record<SmallContextMode, SmallContextIntensity>> = [
   { A: 'full', B: 'full', C: 'full', D: 'when-needed' },
   { A: 'on', B: 'on', C: 'partial', D: 'when-needed' },
@@ -65,7 +65,7 @@ function forcedIntensity(mode: SmallContextMode, override: SmallContextOverride 
 }
 
 /**
- * Picks the matrix row of seed 004 for a context window and applies the forced settings. Pure.
+ * Picks the small-context matrix row for a context window and applies the forced settings. Pure.
  * @throws RangeError for a non-positive window or threshold
  * @see docs/10-small-context.md
  */

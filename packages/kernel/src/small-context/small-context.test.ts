@@ -7,7 +7,7 @@ import { smallContextFromManifest } from './small-context-from-manifest';
 import { planSmallContext, tierLabel } from './small-context-plan';
 
 describe('planSmallContext', () => {
-  it('follows seed 004 matrix by window size', () => {
+  it('follows the small-context matrix by window size', () => {
     expect(planSmallContext(4096).modes).toEqual({ A: 'full', B: 'full', C: 'full', D: 'when-needed' });
     expect(planSmallContext(8192).modes).toEqual({ A: 'on', B: 'on', C: 'partial', D: 'when-needed' });
     expect(planSmallContext(16384).modes).toEqual({ A: 'when-needed', B: 'when-needed', C: 'off', D: 'when-needed' });

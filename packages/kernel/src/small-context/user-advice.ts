@@ -1,5 +1,5 @@
 /**
- * Seed 004 strategy D: plain-language suggestions for a user who never learns what a token is.
+ * Mode D: plain-language suggestions for a user who never learns what a token is.
  * First the agent's own alternative (work on a large file part by part), and as the last resort a
  * suggestion to split the work or try a smaller file. No jargon beyond "file" and "part".
  */
