@@ -1,6 +1,6 @@
 import type { ContributedTool, ToolDefinition } from '@ctxkit/core';
 import { ToolArgumentsError } from './tool-arguments-error';
-import { GREP_DEFAULT_MAX_MATCHES, GREP_MAX_CONTEXT, GREP_MAX_MATCHES, READ_DEFAULT_LIMIT, type ToolOutputCache } from './tool-output-cache';
+import { READ_DEFAULT_LIMIT, type ToolOutputCache } from './tool-output-cache';
 
 /** Name of the expand tool. */
 export const TOOL_OUTPUT_CACHE_TOOL = 'tool_output_cache';
@@ -17,7 +17,7 @@ export const TOOL_OUTPUT_CACHE_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: TOOL_OUTPUT_CACHE_TOOL,
-    description: `Read a shortened or trimmed tool output by its ref=to_… id, as numbered lines (offset: first line, default 1; limit: default ${READ_DEFAULT_LIMIT}).`,
+    description: `Read a trimmed tool output by its ref (to_…) as numbered lines; offset: first line, limit: lines (${READ_DEFAULT_LIMIT}).`,
     parameters: {
       type: 'object',
       properties: { ref_id: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } },
@@ -31,7 +31,7 @@ export const TOOL_OUTPUT_CACHE_GREP_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: TOOL_OUTPUT_CACHE_GREP_TOOL,
-    description: `Search a tool output by its ref=to_… id for a regular expression; returns matching lines with numbers (context: lines around, max ${GREP_MAX_CONTEXT}; max_matches: default ${GREP_DEFAULT_MAX_MATCHES}, max ${GREP_MAX_MATCHES}).`,
+    description: 'Search a trimmed tool output by its ref (to_…) for a regex; returns numbered matching lines.',
     parameters: {
       type: 'object',
       properties: { ref_id: { type: 'string' }, pattern: { type: 'string' }, context: { type: 'integer' }, max_matches: { type: 'integer' }, ignore_case: { type: 'boolean' } },
@@ -45,7 +45,7 @@ export const COMPACT_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: COMPACT_TOOL,
-    description: 'Replace the conversation by a summary and the latest turn (the full transcript is saved). focus: what the summary must keep.',
+    description: 'Replace older turns by a summary (the transcript is saved); focus: what to keep.',
     parameters: { type: 'object', properties: { focus: { type: 'string' } } },
   },
 };
