@@ -13,7 +13,8 @@ import type { SummarizationConfig } from './summarization-config';
 
 const BUDGET: Partial<SummarizationConfig> = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512 };
 const SUMMARIZING: Partial<SummarizationConfig> = { ...BUDGET, threshold: 4, batchTurns: 2, summaryMaxTokens: 512, summarizer: 'offline' };
-const WINDOW_ONLY: Partial<SummarizationConfig> = { ...BUDGET, threshold: 1_000_000 };
+// No room for a summary: the payload is the sliding window's (newest history that fits).
+const WINDOW_ONLY: Partial<SummarizationConfig> = { ...BUDGET, threshold: 1_000_000, memoryShare: 0 };
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 

@@ -135,10 +135,14 @@ export class PayloadComposer {
 
     // Blocks that only repeat history are not needed when the whole history fits the room.
     let redundant = new Set<MemoryBlock>();
-    if (blocks.some((block) => block.omitWhenWindowCovers) && keepsAll(selectWindow(room))) {
-      redundant = new Set(blocks.filter((block) => block.omitWhenWindowCovers));
+    let allowance = Math.min(memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE), Math.max(0, room - userTokens));
+    if (blocks.some((block) => block.omitWhenWindowCovers)) {
+      const full = selectWindow(room);
+      if (keepsAll(full)) redundant = new Set(blocks.filter((block) => block.omitWhenWindowCovers));
+      // A block that only stands for older history never displaces more of the newest history than
+      // the history it stands for: its allowance is at most what the full window leaves out.
+      else if (blocks.every((block) => block.omitWhenWindowCovers)) allowance = Math.min(allowance, this.tokensBefore(history, full.fromIndex, startIndex, allowance));
     }
-    const allowance = Math.min(memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE), Math.max(0, room - userTokens));
     let fitted = this.fitBlocks(blocks, redundant, allowance);
     const window = selectWindow(room - fitted.reduce((sum, block) => sum + block.tokens, 0));
     if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
@@ -227,6 +231,13 @@ export class PayloadComposer {
       this.level = payload.stats.usageLevel;
     }
     safeEmit(events, 'payload-composed', { ...base, stats: payload.stats });
+  }
+
+  /** Tokens of `history[from, end)` counted back from `end`, stopping once they pass `limit`. */
+  private tokensBefore(history: ReadonlyArray<ChatMessage>, end: number, from: number, limit: number): number {
+    let tokens = 0;
+    for (let index = end - 1; index >= from && tokens <= limit; index--) tokens += this.ledger.tokensWithin(history, index, limit - tokens + 1);
+    return Math.min(tokens, limit);
   }
 
   /** Tokens of the newest user message at or after `startIndex` (up to `limit`), 0 when there is none. */
