@@ -93,7 +93,7 @@ describe('kernel with each strategy (plugin.json → loader → DI → kernel �
   });
 
   describe('std-entity-extraction-strategy', () => {
-    it('injects the extracted state block and keeps only the last turn verbatim', async () => {
+    it('injects the extracted state block and, in lean mode, keeps only the last turn verbatim', async () => {
       const kase = loadKernelCase('kernel-entity-extraction');
       const { handle, results, requestsByTurn } = await replay(runtime, kase);
       expect(handle.strategyId).toBe(kase.expected.strategyId);
