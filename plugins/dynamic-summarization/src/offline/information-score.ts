@@ -26,6 +26,9 @@ const MONTHS = 'Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?
 const PATTERNS: ReadonlyArray<{ kind: TermKind; pattern: RegExp }> = [
   { kind: 'date', pattern: /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?)?\b/g },
   { kind: 'date', pattern: new RegExp(`\\b(?:${MONTHS})\\.? \\d{1,2}(?:st|nd|rd|th)?(?:,? \\d{4})?\\b`, 'g') },
+  { kind: 'date', pattern: new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)? (?:${MONTHS})\\.?(?:,? \\d{4})?\\b`, 'g') },
+  { kind: 'date', pattern: new RegExp(`\\b(?:${MONTHS}),? \\d{4}\\b`, 'g') },
+  { kind: 'date', pattern: /(?:\d{4}年)?\d{1,2}月(?:\d{1,2}日)?/g },
   // Times of day carry less than dates: they count as numbers and stay out of the key values.
   { kind: 'number', pattern: /\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AP]M)?\b/g },
   { kind: 'id', pattern: /\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g },
@@ -38,6 +41,9 @@ const PATTERNS: ReadonlyArray<{ kind: TermKind; pattern: RegExp }> = [
   // Capitalised words not at a sentence start (names, places, products).
   { kind: 'entity', pattern: /(?<=[a-z0-9,;:)] )[A-Z][a-z]+(?:\s[A-Z][a-z]+)*/g },
   { kind: 'word', pattern: /\b[a-z][a-z]{3,}\b/g },
+  // Japanese: katakana runs are mostly names and loanwords; kanji runs are content words.
+  { kind: 'entity', pattern: /[\u30a1-\u30fa\u30fc]{2,}/g },
+  { kind: 'word', pattern: /[\u4e00-\u9fff]{2,}/g },
 ];
 
 const STOPWORDS = new Set(
@@ -103,4 +109,18 @@ export function informationScore(
     }
   }
   return score / Math.sqrt(10 + textLength / 8);
+}
+
+/** A statement about the speaker or their people ("I adopted a dog", "my sister lives in Boston", 私は…). */
+const FIRST_PERSON = /\b(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our|me|us)\b|(?:私|僕|俺|わたし|うち|我々)/;
+/** Weight of a first-person statement: what people say about themselves is what gets asked later. */
+export const FIRST_PERSON_WEIGHT = 1.3;
+/** Weight of a question: questions rarely carry the answer. */
+export const QUESTION_WEIGHT = 0.55;
+
+/** Weight of a unit by its form: first-person statements up, questions down. */
+export function statementWeight(text: string): number {
+  const question = /[?？]\s*$/.test(text);
+  if (question) return QUESTION_WEIGHT;
+  return FIRST_PERSON.test(text) ? FIRST_PERSON_WEIGHT : 1;
 }

@@ -1,16 +1,24 @@
 import { contentText, type ChatMessage } from '@ctxkit/core';
+import { annotateRelativeDates } from './relative-dates';
+import { readSessionOpening } from './session-date';
 
 /** One candidate line of an extractive summary: a sentence, a tool call, or a slice of a tool result. */
 export interface InformationUnit {
   /** The text, verbatim from the source (whitespace collapsed). */
   text: string;
-  /** Where it came from, shown before the text (`user #3`, `tool get_user_details #6`). */
+  /**
+   * Who said it, shown before the text: the speaker named at the start of the message
+   * (`Ana`), else the role (`user`, `assistant`, `tool get_user_details`); empty for lines of
+   * a summary written by another summarizer.
+   */
   label: string;
-  /** History index of its message; previous-summary lines keep the index they were given. */
+  /** Position in the conversation: the history index of its message (earlier summary lines come before any message). */
   order: number;
   /** Secondary order inside one message. */
   position: number;
   role: ChatMessage['role'] | 'summary';
+  /** Date of the session it was said in (`9 June, 2023`), when the conversation states one. */
+  date?: string;
 }
 
 /** Longest text kept for one unit, in characters (the ids in it are kept first). */
@@ -20,7 +28,11 @@ const MAX_ARRAY_ELEMENTS = 24;
 /** Most leaves of one JSON element. */
 const MAX_LEAVES = 40;
 
-const SENTENCE_SPLIT = /(?<=[.!?])\s+(?=[A-Z0-9"'(\[])|\n+/;
+const SENTENCE_SPLIT = /(?<=[.!?])\s+(?=[A-Z0-9"'(\[])|(?<=[。！？])\s*|\n+/;
+/** A speaker named at the start of a message (`Ana: …`), as multi-party transcripts write it. */
+const SPEAKER_PREFIX = /^([A-Z][\p{L}'’.-]*(?: [A-Z][\p{L}'’.-]*){0,2}): (?=\S)/u;
+/** Words that open a sentence with a colon without naming a speaker. */
+const NOT_SPEAKERS = new Set('Note Notes Sure Yes No Okay Ok Update Question Answer Hi Hello Thanks Error Warning Summary Example Step Result Results Reason Status Total Important Tip Done'.split(' '));
 
 function clean(text: string): string {
   return text
@@ -121,42 +133,68 @@ function callText(name: string, args: string): string {
   return clean(`called ${name}(${rendered})`);
 }
 
+/** Splits off a speaker named at the start of a message, if any. */
+function readSpeaker(text: string): { speaker?: string; rest: string } {
+  const match = SPEAKER_PREFIX.exec(text);
+  if (!match || NOT_SPEAKERS.has(match[1]!)) return { rest: text };
+  return { speaker: match[1]!, rest: text.slice(match[0].length) };
+}
+
+/** The units of a batch and the session date in force after it. */
+export interface BatchUnits {
+  units: InformationUnit[];
+  /** The date of the last session opened in the batch, else the date it started with. */
+  date?: string;
+}
+
 /**
  * Splits a batch of messages into information units: sentences of user and assistant text, one
  * unit per tool call (name and arguments), and for tool results one unit per JSON element (its
  * leaves as `path: value`) or per sentence. Tool results are labelled with the tool that produced
  * them (calls are matched by position within their group, as call ids may repeat).
+ *
+ * A message that opens a session (`[Session 3 · 6:20 pm on 9 June, 2023]`) sets the date of its
+ * units and of the ones after it; `sessionDate` is the date in force before the batch. Relative
+ * time expressions ("yesterday", "last week") get their calendar meaning added in brackets. A
+ * speaker named at the start of a message (`Ana: …`) labels each of its sentences.
  */
-export function messageUnits(messages: ReadonlyArray<Readonly<ChatMessage>>, firstIndex: number): InformationUnit[] {
+export function messageUnits(messages: ReadonlyArray<Readonly<ChatMessage>>, firstIndex: number, sessionDate?: string): BatchUnits {
   const units: InformationUnit[] = [];
+  let date = sessionDate;
   let pendingCalls: Array<{ id: string; name: string }> = [];
   messages.forEach((message, offset) => {
     const order = firstIndex + offset;
     let position = 0;
     const push = (text: string, label: string, role: InformationUnit['role']): void => {
-      const clipped = clip(text);
-      if (clipped.length > 0) units.push({ text: clipped, label, order, position: position++, role });
+      const clipped = clip(role === 'tool' ? text : annotateRelativeDates(text, date));
+      if (clipped.length > 0) units.push(date === undefined ? { text: clipped, label, order, position: position++, role } : { text: clipped, label, order, position: position++, role, date });
+    };
+    const prose = (text: string, role: 'system' | 'user' | 'assistant'): void => {
+      const opening = readSessionOpening(text);
+      if (opening) date = opening.date;
+      const { speaker, rest } = readSpeaker(opening ? opening.rest : text);
+      for (const sentence of splitSentences(rest)) push(sentence, speaker ?? role, role);
     };
     switch (message.role) {
       case 'system':
         // System messages inside history (a host's reminders) are rare; keep them as prose.
-        for (const sentence of splitSentences(contentText(message.content))) push(sentence, `system #${order}`, 'system');
+        prose(contentText(message.content), 'system');
         break;
       case 'user':
-        for (const sentence of splitSentences(contentText(message.content))) push(sentence, `user #${order}`, 'user');
+        prose(contentText(message.content), 'user');
         break;
       case 'assistant':
-        for (const sentence of splitSentences(message.content ?? '')) push(sentence, `assistant #${order}`, 'assistant');
+        prose(message.content ?? '', 'assistant');
         pendingCalls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name }));
-        for (const call of message.tool_calls ?? []) push(callText(call.function.name, call.function.arguments), `assistant #${order}`, 'assistant');
+        for (const call of message.tool_calls ?? []) push(callText(call.function.name, call.function.arguments), 'assistant', 'assistant');
         break;
       case 'tool': {
         const at = pendingCalls.findIndex((call) => call.id === message.tool_call_id);
         const name = at === -1 ? 'tool' : pendingCalls.splice(at, 1)[0]!.name;
-        for (const text of toolUnits(contentText(message.content))) push(text, `tool ${name} #${order}`, 'tool');
+        for (const text of toolUnits(contentText(message.content))) push(text, `tool ${name}`, 'tool');
         break;
       }
     }
   });
-  return units;
+  return date === undefined ? { units } : { units, date };
 }

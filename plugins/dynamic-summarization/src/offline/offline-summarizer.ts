@@ -1,64 +1,132 @@
+import type { TokenCounter } from '@ctxkit/core';
 import type { Summarizer, SummarizerInput } from '../summarizer';
 import { messageUnits, type InformationUnit } from './information-units';
-import { findTerms, informationScore, isKeyValue, type Term, type TermKind } from './information-score';
+import { findTerms, informationScore, isKeyValue, statementWeight, type Term, type TermKind } from './information-score';
+import { comparisonTokens, isNearDuplicate } from './near-duplicates';
+import { dateLine, keyValuesLine, OFFLINE_SUMMARIZER_NAME, parseSummary, renderSummaryBody, summaryHeader, unitLine } from './summary-layout';
 
-/** The name the offline summarizer goes by in events, `stats.extra`, reports and docs. */
-export const OFFLINE_SUMMARIZER_NAME = 'offline extractive summarizer (no LLM)';
+export { OFFLINE_SUMMARIZER_NAME } from './summary-layout';
 
-/** Share of the token cap the "Key values" line may take. */
-const KEY_VALUES_SHARE = 0.35;
-/** Role weights: what the user said (constraints, requests) matters most. */
-const ROLE_WEIGHT: Readonly<Record<string, number>> = { user: 1.5, assistant: 1, tool: 1, system: 1.2, summary: 1 };
+/** Share of the token cap set aside for the "Key values" line (values not already in a kept line). */
+const KEY_VALUES_SHARE = 0.2;
+/** Label weights: what the user said (constraints, requests) matters most; named speakers weigh alike. */
+const LABEL_WEIGHT: Readonly<Record<string, number>> = { user: 1.5, system: 1.2 };
 /** Previous summary lines get a small bonus, so that the summary does not churn. */
 const CARRY_OVER_BONUS = 1.1;
+/** The newest unit weighs this much more than the oldest (a mild preference for recent turns). */
+const RECENCY_BONUS = 0.15;
 const KIND_RANK: Readonly<Record<TermKind, number>> = { id: 0, date: 1, amount: 2, code: 3, number: 4, entity: 5, word: 6 };
 
-const HEADER_PREFIX = `[${OFFLINE_SUMMARIZER_NAME}:`;
-const KEY_VALUES_PREFIX = 'Key values: ';
-const UNIT_LINE = /^- (.+?) #(-?\d+): (.*)$/;
+/** What one text yields, remembered across folds (the same lines are read back fold after fold). */
+interface TextAnalysis {
+  terms: Term[];
+  /** Ids, dates, amounts, codes and numbers: a near-duplicate may only replace a unit that has them all. */
+  values: string[];
+  tokens: Set<string>;
+}
 
-interface ScoredUnit extends InformationUnit {
+const ANALYSIS_CACHE_LIMIT = 20_000;
+const analysisCache = new Map<string, TextAnalysis>();
+
+function analyse(text: string): TextAnalysis {
+  const cached = analysisCache.get(text);
+  if (cached) return cached;
+  const terms = findTerms(text);
+  const analysis: TextAnalysis = {
+    terms,
+    values: terms.filter((term) => term.kind !== 'word' && term.kind !== 'entity').map((term) => term.text),
+    tokens: comparisonTokens(text),
+  };
+  if (analysisCache.size >= ANALYSIS_CACHE_LIMIT) analysisCache.clear();
+  analysisCache.set(text, analysis);
+  return analysis;
+}
+
+interface Candidate extends InformationUnit {
+  analysis: TextAnalysis;
+  carried: boolean;
   score: number;
   line: string;
+  cost: number;
 }
 
-/** Reads a previous summary (this summarizer's format, or any text) back into key values and units. */
-function parsePreviousSummary(summary: string | null): { keyValues: string[]; units: InformationUnit[] } {
-  const keyValues: string[] = [];
-  const units: InformationUnit[] = [];
-  if (!summary) return { keyValues, units };
-  let position = 0;
-  for (const raw of summary.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith(HEADER_PREFIX)) continue;
-    if (line.startsWith(KEY_VALUES_PREFIX)) {
-      keyValues.push(...line.slice(KEY_VALUES_PREFIX.length).split(', ').filter((value) => value.length > 0));
+/** True when `kept` says what `dropped` says, with every id, date and number of it. */
+function covers(kept: Candidate, dropped: Candidate): boolean {
+  return isNearDuplicate(kept.analysis.tokens, dropped.analysis.tokens) && dropped.analysis.values.every((value) => kept.text.includes(value));
+}
+
+/** Collapses repeats and near-repeats; of two, the higher-scoring one stays (the earlier on a tie). */
+function collapseNearDuplicates(candidates: Candidate[]): Candidate[] {
+  const kept: Candidate[] = [];
+  const exact = new Map<string, number>();
+  for (const candidate of candidates) {
+    const key = candidate.text.toLowerCase();
+    const same = exact.get(key);
+    if (same !== undefined) {
+      if (candidate.score > kept[same]!.score) kept[same] = candidate;
       continue;
     }
-    const match = UNIT_LINE.exec(line);
-    if (match) {
-      const label = match[1]!;
-      const role = label.split(' ')[0] ?? 'summary';
-      units.push({ text: match[3]!, label: `${label} #${match[2]!}`, order: Number(match[2]), position: position++, role: role as InformationUnit['role'] });
-    } else {
-      // A summary written by another summarizer (an LLM): its lines are carried over as they are.
-      units.push({ text: line.replace(/^[-*]\s+/, ''), label: 'earlier summary #-1', order: -1, position: position++, role: 'summary' });
+    let replaced = false;
+    for (let i = 0; i < kept.length; i++) {
+      const other = kept[i]!;
+      if (candidate.score > other.score ? covers(candidate, other) : covers(other, candidate)) {
+        if (candidate.score > other.score) kept[i] = candidate;
+        replaced = true;
+        break;
+      }
     }
+    if (replaced) continue;
+    exact.set(key, kept.length);
+    kept.push(candidate);
   }
-  return { keyValues, units };
+  return kept;
 }
 
-/** Labels carry the history index (`user #3`), so a later fold can read the line back. */
-function unitLine(unit: InformationUnit): string {
-  return `- ${unit.label}: ${unit.text}`;
+function byConversationOrder(a: InformationUnit, b: InformationUnit): number {
+  return a.order - b.order || a.position - b.position;
+}
+
+/** Chooses units within a token budget, paying for each session's date line once. */
+class Selection {
+  readonly chosen = new Set<Candidate>();
+  private readonly datesOpened = new Set<string>();
+
+  constructor(
+    private readonly counter: TokenCounter,
+    public remaining: number,
+  ) {}
+
+  private costOf(candidate: Candidate): number {
+    const date = candidate.date;
+    return candidate.cost + (date !== undefined && !this.datesOpened.has(date) ? this.counter.count(dateLine(date)) + 1 : 0);
+  }
+
+  /** Adds the candidate when it fits within `remaining` less `reserve`. */
+  offer(candidate: Candidate, reserve = 0): boolean {
+    if (this.chosen.has(candidate)) return false;
+    const cost = this.costOf(candidate);
+    if (cost > this.remaining - reserve) return false;
+    this.remaining -= cost;
+    this.chosen.add(candidate);
+    if (candidate.date !== undefined) this.datesOpened.add(candidate.date);
+    return true;
+  }
 }
 
 /**
  * The offline extractive summarizer (no LLM): folds the previous summary and a batch of turns into
  * a new summary by picking the units (sentences, tool calls, slices of tool results) that carry the
- * most information, scored by ids, dates, amounts, codes, numbers, named entities and rare words.
- * Everything it keeps is verbatim, so names, numbers, ids and dates survive exactly; a "Key values"
- * line lists every id, date, amount and code seen, oldest first, within a share of the cap.
+ * most answerable information: ids, dates, amounts, codes, numbers, names and places, rare words;
+ * first-person statements ("I adopted a dog") weigh more and questions less. Everything it keeps
+ * is verbatim, so names, numbers, ids and dates survive exactly.
+ *
+ * Multi-session chats keep their session dates: each kept line is filed under the date of the
+ * session it was said in (`[9 June, 2023]`), every session keeps at least its best line while the
+ * cap allows, and relative expressions ("yesterday", "last week") get their calendar meaning added
+ * in brackets. Repeats and near-repeats are collapsed. Each fold re-selects across the previous
+ * summary's lines and the new ones by score, with a mild preference for recent turns, so the
+ * summary never grows past its cap. A "Key values" line lists ids, dates, amounts and codes that no
+ * kept line holds, within a share of the cap.
  *
  * Deterministic (same input, same summary) and within `maxTokens` by the given counter. It is
  * never presented as a language model: its name is {@link OFFLINE_SUMMARIZER_NAME} and `offline`
@@ -78,75 +146,41 @@ export class OfflineSummarizer implements Summarizer {
   /** The same as {@link summarize}, synchronously (it does no I/O). */
   summarizeSync(input: SummarizerInput): string {
     const { counter, maxTokens } = input;
-    const lastIndex = input.firstIndex + input.messages.length - 1;
-    const header = `${HEADER_PREFIX} history messages 0-${lastIndex}]`;
-    const previous = parsePreviousSummary(input.previousSummary);
-    const fresh = messageUnits(input.messages, input.firstIndex);
+    const previous = parseSummary(input.previousSummary);
+    const batch = messageUnits(input.messages, input.firstIndex, previous.sessionDate);
+    const header = summaryHeader(input.firstIndex + input.messages.length - 1, batch.date);
+    const candidates = this.scoreCandidates(previous.units, batch.units, counter);
 
-    // Dedupe by text; the earliest occurrence wins.
-    const seen = new Set<string>();
-    const units: Array<InformationUnit & { terms: Term[]; carried: boolean }> = [];
-    for (const [list, carried] of [[previous.units, true], [fresh, false]] as const) {
-      for (const unit of list) {
-        const key = unit.text.toLowerCase();
-        if (seen.has(key)) continue;
-        seen.add(key);
-        units.push({ ...unit, terms: findTerms(unit.text), carried });
-      }
-    }
+    const selection = new Selection(counter, maxTokens - counter.count(header) - 1);
+    const keyValueReserve = Math.floor(maxTokens * KEY_VALUES_SHARE);
+    const ranked = [...candidates].sort((a, b) => b.score - a.score || byConversationOrder(a, b));
+    // Every session keeps its best line first, so that its date stays in the summary.
+    const bestOfSession = new Map<string, Candidate>();
+    for (const candidate of ranked) if (candidate.date !== undefined && !bestOfSession.has(candidate.date)) bestOfSession.set(candidate.date, candidate);
+    for (const candidate of bestOfSession.values()) selection.offer(candidate, keyValueReserve);
+    for (const candidate of ranked) selection.offer(candidate, keyValueReserve);
 
-    // Key values: previous ones first, then new ones in order of appearance.
-    const values = new Map<string, { kind: TermKind; rank: number }>();
-    let rank = 0;
-    for (const value of previous.keyValues) {
-      const kind = findTerms(value)[0]?.kind ?? 'code';
-      if (!values.has(value)) values.set(value, { kind, rank: rank++ });
-    }
-    for (const unit of units) {
-      for (const term of unit.terms) if (isKeyValue(term) && !term.isKey && !values.has(term.text)) values.set(term.text, { kind: term.kind, rank: rank++ });
-    }
-
-    let remaining = maxTokens - counter.count(header) - 1;
-    const keyValueBudget = Math.floor(maxTokens * KEY_VALUES_SHARE);
+    // Key values no kept line holds: previous ones first, then new ones in order of appearance.
+    const keptText = [...selection.chosen].map((candidate) => candidate.text).join('\n');
+    const keyValues = this.missingKeyValues(previous.keyValues, candidates, keptText);
     const keptValues: Array<[string, number]> = [];
-    let keyValueTokens = counter.count(KEY_VALUES_PREFIX);
-    const byPriority = [...values.entries()].sort((a, b) => KIND_RANK[a[1].kind] - KIND_RANK[b[1].kind] || a[1].rank - b[1].rank);
-    for (const [value, info] of byPriority) {
-      const cost = counter.count(value) + 1;
-      if (keyValueTokens + cost > Math.min(keyValueBudget, remaining)) continue;
+    let keyValueTokens = 0;
+    const keyValueBudget = Math.min(keyValueReserve, selection.remaining);
+    for (const [value, info] of [...keyValues.entries()].sort((a, b) => KIND_RANK[a[1].kind] - KIND_RANK[b[1].kind] || a[1].rank - b[1].rank)) {
+      const cost = counter.count(value) + 1 + (keptValues.length === 0 ? counter.count(keyValuesLine(['x'])) : 0);
+      if (keyValueTokens + cost > keyValueBudget) continue;
       keyValueTokens += cost;
       keptValues.push([value, info.rank]);
     }
     keptValues.sort((a, b) => a[1] - b[1]);
-    const keyValuesLine = keptValues.length > 0 ? `${KEY_VALUES_PREFIX}${keptValues.map(([value]) => value).join(', ')}` : '';
-    if (keyValuesLine) remaining -= counter.count(keyValuesLine) + 1;
+    const keyLine = keyValuesLine(keptValues.map(([value]) => value));
+    selection.remaining -= keyLine ? counter.count(keyLine) + 1 : 0;
+    // What the key values left over goes to more lines.
+    for (const candidate of ranked) selection.offer(candidate);
 
-    // Score units: document frequency of plain words over this batch.
-    const documentFrequency = new Map<string, number>();
-    for (const unit of units) {
-      const words = new Set(unit.terms.filter((term) => term.kind === 'word').map((term) => term.text.toLowerCase()));
-      for (const word of words) documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
-    }
-    const scored: ScoredUnit[] = units.map((unit) => ({
-      ...unit,
-      line: unitLine(unit),
-      score:
-        informationScore(unit.terms, unit.text.length, documentFrequency, units.length) *
-        (ROLE_WEIGHT[unit.role] ?? 1) *
-        (unit.carried ? CARRY_OVER_BONUS : 1),
-    }));
-    const ranked = [...scored].sort((a, b) => b.score - a.score || a.order - b.order || a.position - b.position);
-    const chosen: ScoredUnit[] = [];
-    for (const unit of ranked) {
-      const cost = counter.count(unit.line) + 1;
-      if (cost > remaining) continue;
-      remaining -= cost;
-      chosen.push(unit);
-    }
-    chosen.sort((a, b) => a.order - b.order || a.position - b.position);
-
+    const chosen = [...selection.chosen].sort(byConversationOrder);
     // Line-wise counts can differ from the count of the whole text: drop the weakest until it fits.
-    const render = (): string => [header, ...(keyValuesLine ? [keyValuesLine] : []), ...chosen.map((unit) => unit.line)].join('\n');
+    const render = (): string => [header, ...renderSummaryBody(keyLine, chosen)].join('\n');
     let text = render();
     while (counter.count(text) > maxTokens && chosen.length > 0) {
       let weakest = 0;
@@ -158,5 +192,46 @@ export class OfflineSummarizer implements Summarizer {
     }
     // A cap too small for even the header gives an empty summary, which the strategy rejects.
     return counter.count(text) <= maxTokens ? text : '';
+  }
+
+  /** Scores previous and new units together (rarity over both) and collapses near-duplicates. */
+  private scoreCandidates(carried: readonly InformationUnit[], fresh: readonly InformationUnit[], counter: TokenCounter): Candidate[] {
+    const units = [...carried.map((unit) => ({ unit, carried: true })), ...fresh.map((unit) => ({ unit, carried: false }))];
+    const analyses = units.map(({ unit }) => analyse(unit.text));
+    const documentFrequency = new Map<string, number>();
+    for (const analysis of analyses) {
+      const words = new Set(analysis.terms.filter((term) => term.kind === 'word').map((term) => term.text.toLowerCase()));
+      for (const word of words) documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
+    }
+    const last = Math.max(1, units.length - 1);
+    const candidates = units.map(({ unit, carried: isCarried }, index): Candidate => {
+      const analysis = analyses[index]!;
+      const line = unitLine(unit);
+      const score =
+        informationScore(analysis.terms, unit.text.length, documentFrequency, units.length) *
+        (LABEL_WEIGHT[unit.label] ?? 1) *
+        statementWeight(unit.text) *
+        (isCarried ? CARRY_OVER_BONUS : 1) *
+        (1 + (RECENCY_BONUS * index) / last);
+      return { ...unit, analysis, carried: isCarried, score, line, cost: counter.count(line) + 1 };
+    });
+    return collapseNearDuplicates(candidates);
+  }
+
+  /** Ids, dates, amounts and codes seen (previous key values first) that the kept text does not hold. */
+  private missingKeyValues(previous: readonly string[], candidates: readonly Candidate[], keptText: string): Map<string, { kind: TermKind; rank: number }> {
+    const values = new Map<string, { kind: TermKind; rank: number }>();
+    let rank = 0;
+    for (const value of previous) {
+      if (values.has(value) || keptText.includes(value)) continue;
+      values.set(value, { kind: findTerms(value)[0]?.kind ?? 'code', rank: rank++ });
+    }
+    for (const candidate of [...candidates].sort(byConversationOrder)) {
+      for (const term of candidate.analysis.terms) {
+        if (!isKeyValue(term) || term.isKey || values.has(term.text) || keptText.includes(term.text)) continue;
+        values.set(term.text, { kind: term.kind, rank: rank++ });
+      }
+    }
+    return values;
   }
 }
