@@ -41,7 +41,7 @@ export async function qualityCommand(options: QualityCommandOptions, output: Cli
       },
       onCall: (label) => bar?.increment(1, { label }),
       onRow: (row) => {
-        if (!bar && options.progress !== false) output.err(`  ${row.dataset} · ${row.ceiling} · ${row.strategy}: ${row.notMeasured ?? `${formatShare(row.share)} of ${row.factsChecked} facts`}\n`);
+        if (!bar && options.progress !== false) output.err(`  ${row.dataset} · ${row.ceiling} · ${row.strategy}: ${row.notMeasured ?? `${formatShare(row.share)} of ${row.factsChecked} facts (${row.seconds} s)`}\n`);
       },
     });
   } finally {

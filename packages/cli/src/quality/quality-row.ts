@@ -25,6 +25,8 @@ export interface QualityRow {
   reducedPayloads: number;
   /** Calls that threw, by error code. */
   errors: Record<string, number>;
+  /** Wall-clock seconds the replay took (background work awaited included). */
+  seconds: number;
   /** Set when the variant could not be measured at all (its config was rejected, ...), with the error's message in `detail`. */
   notMeasured?: string;
   detail?: string;
@@ -34,6 +36,7 @@ export interface QualityRow {
 export function qualityRow(
   key: { dataset: string; ceiling: number; strategy: string; pluginId: string; conversations: number },
   observations: readonly CallObservation[],
+  seconds = 0,
 ): QualityRow {
   const sent = observations.filter((o) => !o.error);
   const reduced = sent.filter((o) => o.reduced && o.available > 0);
@@ -53,6 +56,7 @@ export function qualityRow(
     meanUtilisation: reduced.length > 0 ? sum(reduced, (o) => o.sentTokens / o.available) / reduced.length : null,
     reducedPayloads: reduced.length,
     errors,
+    seconds,
   };
 }
 
@@ -74,6 +78,7 @@ export function notMeasuredRow(
     meanUtilisation: null,
     reducedPayloads: 0,
     errors: {},
+    seconds: 0,
     notMeasured: reason,
     detail,
   };

@@ -102,6 +102,7 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
           continue;
         }
         const observations: CallObservation[] = [];
+        const started = performance.now();
         try {
           for (const record of records) {
             const observed = await replayConversation({
@@ -118,7 +119,7 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
         } finally {
           await agent.dispose();
         }
-        const row = qualityRow(key, observations);
+        const row = qualityRow(key, observations, Math.round((performance.now() - started) / 100) / 10);
         rows.push(row);
         options.onRow?.(row);
       }
