@@ -24,6 +24,8 @@ export class LLMExtractor implements StateExtractor {
   readonly kind = 'llm' as const;
   readonly name: string;
   readonly offline: boolean;
+  /** One model call per new user message; the tool results since the previous one are in its prompt. */
+  readonly trigger = 'user-messages' as const;
 
   constructor(private readonly options: LLMExtractorOptions) {
     this.name = `llm:${options.llm.name}/${options.model}`;

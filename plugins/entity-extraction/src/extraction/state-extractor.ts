@@ -1,6 +1,6 @@
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityFieldChange, EntityState, ExtractorKind } from '../state/entity-state';
-import type { ExtractionInput } from './extraction-input';
+import type { ExtractionInput, ExtractionTrigger } from './extraction-input';
 
 /** What an extractor is asked to do: update `state` from `input`, valid against `schema`. */
 export interface ExtractionRequest {
@@ -8,6 +8,11 @@ export interface ExtractionRequest {
   /** The current state (read-only; extractors return a new one). */
   state: Readonly<EntityState>;
   input: ExtractionInput;
+  /**
+   * The strategy's clock (`context.now()`, ms since epoch): the year of a date written without one
+   * when the conversation gives no year to go by.
+   */
+  now?: number;
 }
 
 /** Why an extraction changed nothing. */
@@ -19,7 +24,7 @@ export type ExtractionOutcome =
   | { ok: false; reason: ExtractionFailureReason; errors: string[]; attempts: number };
 
 /**
- * Turns new user input into an updated state. Two implementations: the LLM extraction chain and the
+ * Turns new conversation input (user messages, tool results) into an updated state. Two implementations: the LLM extraction chain and the
  * deterministic offline extractor. Extractors never throw: failures come back as outcomes, and the
  * previous state stands.
  */
@@ -29,5 +34,10 @@ export interface StateExtractor {
   readonly name: string;
   /** True when no language model is involved. */
   readonly offline: boolean;
+  /**
+   * Which new messages start an extraction: `user-messages` (tool results are read with the next
+   * user message) or `user-messages-and-tool-results` (tool results are read as they arrive).
+   */
+  readonly trigger: ExtractionTrigger;
   extract(request: ExtractionRequest): Promise<ExtractionOutcome>;
 }

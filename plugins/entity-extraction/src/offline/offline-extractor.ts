@@ -1,11 +1,16 @@
-import type { JsonSchema } from '@ctxkit/core';
 import { canonicalJson, mergeState } from '../extraction/merge-state';
 import type { ExtractionSource } from '../extraction/extraction-input';
 import type { ExtractionOutcome, ExtractionRequest, StateExtractor } from '../extraction/state-extractor';
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityState } from '../state/entity-state';
-import { fieldRecognizer, type FieldRecognizer } from './field-recognizer';
-import { enumMentions, jsonKeyedValues, textTokens } from './text-candidates';
+import { mergeArrayItems } from './array-field-merge';
+import { datesInWords, isoDate } from './dates-in-words';
+import { fieldRecognizer, type FieldRecognizer, type ObjectFieldRecognizer, type ScalarFieldRecognizer } from './field-recognizer';
+import { jsonKeyedNodes } from './json-keyed-nodes';
+import { isNegatedMention } from './negated-mention';
+import { projectOnSchema } from './object-projection';
+import { referenceYear } from './reference-year';
+import { enumMentions, textTokens } from './text-candidates';
 
 /** The name the offline extractor carries in versions, events, stats and reports. */
 export const OFFLINE_EXTRACTOR_NAME = 'offline-extractor';
@@ -13,8 +18,8 @@ export const OFFLINE_EXTRACTOR_NAME = 'offline-extractor';
 /** Options of {@link OfflineExtractor}. */
 export interface OfflineExtractorOptions {
   /**
-   * Sources whose free text is searched for enum values and recognisable shapes. JSON key cues
-   * (a value under a key named like the field) are read from every source.
+   * Sources whose free text is searched for enum values, recognisable shapes and dates in words.
+   * JSON key cues (a value under a key named like the field) are read from every source.
    * @default ['user']
    */
   shapeSources?: ReadonlyArray<ExtractionSource['kind']>;
@@ -22,51 +27,53 @@ export interface OfflineExtractorOptions {
 
 interface Candidate {
   field: string;
-  value: string | number;
+  value: unknown;
   index: number;
   position: number;
   /** Found under a JSON key named like the field (unambiguous). */
   cued: boolean;
+  /** Read from a tool result (looked up by the agent) rather than said by the user or the agent's calls. */
+  lookedUp: boolean;
 }
 
-function isNumericField(schema: Readonly<JsonSchema>): boolean {
-  const type = schema['type'];
-  const types = Array.isArray(type) ? type : [type];
-  return !types.includes('string') && (types.includes('number') || types.includes('integer'));
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
  * The deterministic extractor used when the agent has no language model (named as offline wherever
- * it is used). It fills the fields a schema makes recognisable:
+ * it is used). It reads the new user messages, the agent's tool-call arguments and the new tool
+ * results (as they arrive), and fills the fields a schema makes recognisable:
  * - `enum`: a value mentioned in the text (case-insensitive, `_`/`-`/space interchangeable);
  * - `pattern` and `format` (`date`, `date-time`, `email`, `time`): a token that ajv accepts;
+ *   for `format: "date"`, also a date written in words ("May 20th", "the 15th of May 2024",
+ *   "20 May"), as `YYYY-MM-DD`, the year inferred when absent (see {@link referenceYear});
  * - `examples` (without pattern or format): a token of the same shape as an example;
  * - arrays of such items: every distinct value, newest last, up to `maxItems` (the newest kept);
- * - JSON key cues: in tool-call arguments and tool outputs, a value under a key named like the
- *   field (or, for an array, its singular) is taken when the field accepts it.
- * A scalar field takes the newest mention. A free-text value that two scalar fields would both
- * accept is ambiguous and fills neither (key cues still apply). Free-text fields, booleans, objects
- * and arrays of objects are left untouched. Same input, same state: the same result.
+ * - JSON key cues: in tool-call arguments and tool results, a value under a key named like the
+ *   field (or, for an array, its singular, or a key of `x-ctxkit-keys`) is taken when the field
+ *   accepts it; a tool result's top-level value counts as under its function's name;
+ * - objects and arrays of objects: a JSON object under such a key, projected onto the schema's
+ *   properties (nested objects and arrays too); array items with the same `required` values are
+ *   one item, updated in place.
+ * A scalar field takes the newest mention the user or the agent's calls make ("actually make it
+ * economy" replaces "business"; a mention negated in its clause, "not business", does not count);
+ * a value read from a tool result fills a scalar field only while nothing else set it. A free-text
+ * value that two scalar fields would both accept is ambiguous and fills neither (key cues still
+ * apply). Free-text fields and booleans are left untouched. Same input, same state: same result.
  */
 export class OfflineExtractor implements StateExtractor {
   readonly kind = 'offline' as const;
   readonly name = OFFLINE_EXTRACTOR_NAME;
   readonly offline = true;
+  /** Tool results are read as they arrive (no model call to save). */
+  readonly trigger = 'user-messages-and-tool-results' as const;
   private readonly recognizers: FieldRecognizer[];
   private readonly shapeSources: ReadonlyArray<ExtractionSource['kind']>;
-  private readonly numeric: Set<string>;
 
   constructor(schema: CompiledStateSchema, options: OfflineExtractorOptions = {}) {
     this.recognizers = schema.fields.map((field) => fieldRecognizer(field, schema.schema)).filter((r): r is FieldRecognizer => r !== null);
     this.shapeSources = options.shapeSources ?? ['user'];
-    this.numeric = new Set(
-      schema.fields
-        .filter((field) => {
-          const items = (field.schema as JsonSchema)['items'];
-          return isNumericField(field.schema) || (items !== null && typeof items === 'object' && !Array.isArray(items) && isNumericField(items as JsonSchema));
-        })
-        .map((field) => field.name),
-    );
   }
 
   /** Fields this extractor can fill for the schema it was built with. */
@@ -77,43 +84,78 @@ export class OfflineExtractor implements StateExtractor {
   async extract(request: ExtractionRequest): Promise<ExtractionOutcome> {
     const { schema } = request;
     const sources = [...request.input.context, ...request.input.userMessages].sort((a, b) => a.index - b.index);
+    const year = referenceYear(
+      sources.map((source) => source.text),
+      JSON.stringify(request.state),
+      request.now,
+    );
     const candidates: Candidate[] = [];
     for (const source of sources) {
-      for (const keyed of jsonKeyedValues(source.text)) {
-        if (typeof keyed.value === 'boolean') continue;
-        for (const recognizer of this.recognizers) {
-          if (!recognizer.keys.includes(keyed.key)) continue;
-          const value = this.accept(schema, recognizer, keyed.value);
-          if (value !== undefined) candidates.push({ field: recognizer.field, value, index: source.index, position: keyed.position, cued: true });
-        }
-      }
-      if (!this.shapeSources.includes(source.kind)) continue;
-      const tokens = textTokens(source.text);
-      for (const recognizer of this.recognizers) {
-        if (recognizer.enumValues) {
-          for (const mention of enumMentions(source.text, recognizer.enumValues)) {
-            const original = recognizer.enumValues.find((value) => String(value) === mention.value)!;
-            const value = this.accept(schema, recognizer, original);
-            if (value !== undefined) candidates.push({ field: recognizer.field, value, index: source.index, position: mention.position, cued: false });
-          }
-          continue;
-        }
-        for (const token of tokens) {
-          const value = this.accept(schema, recognizer, token.value);
-          if (value !== undefined) candidates.push({ field: recognizer.field, value, index: source.index, position: token.position, cued: false });
-        }
-      }
+      candidates.push(...this.keyedCandidates(schema, source));
+      if (this.shapeSources.includes(source.kind)) candidates.push(...this.textCandidates(schema, source, year));
     }
-    const update = this.proposeUpdate(request.state, candidates);
+    const update = this.proposeUpdate(schema, request.state, candidates);
     if (Object.keys(update).length === 0) return { ok: true, state: structuredClone(request.state) as EntityState, diff: [], attempts: 1 };
     const merged = mergeState(schema, request.state, update);
     return merged.ok ? { ok: true, state: merged.state, diff: merged.diff, attempts: 1 } : { ok: false, reason: 'invalid-answer', errors: merged.errors, attempts: 1 };
   }
 
+  /** Values under JSON keys named like a field, in a source that is JSON (tool-call arguments, tool results). */
+  private keyedCandidates(schema: CompiledStateSchema, source: ExtractionSource): Candidate[] {
+    const found: Candidate[] = [];
+    const lookedUp = source.kind === 'tool-output';
+    const rootKey = lookedUp ? (source.toolName ?? null) : null;
+    for (const node of jsonKeyedNodes(source.text, rootKey)) {
+      for (const recognizer of this.recognizers) {
+        if (!recognizer.keys.includes(node.key)) continue;
+        const values =
+          recognizer.kind === 'object'
+            ? this.acceptObject(schema, recognizer, node.value)
+            : typeof node.value === 'string' || typeof node.value === 'number'
+              ? [this.acceptScalar(schema, recognizer, node.value)]
+              : [];
+        for (const value of values) {
+          if (value !== undefined) found.push({ field: recognizer.field, value, index: source.index, position: node.position, cued: true, lookedUp });
+        }
+      }
+    }
+    return found;
+  }
+
+  /** Enum mentions, recognisable tokens and dates in words in a source's free text. */
+  private textCandidates(schema: CompiledStateSchema, source: ExtractionSource, year: number | null): Candidate[] {
+    const found: Candidate[] = [];
+    const tokens = textTokens(source.text);
+    const lookedUp = source.kind === 'tool-output';
+    const push = (recognizer: ScalarFieldRecognizer, value: string | number | undefined, position: number) => {
+      if (value === undefined) return;
+      if (!recognizer.isArray && isNegatedMention(source.text, position)) return;
+      found.push({ field: recognizer.field, value, index: source.index, position, cued: false, lookedUp });
+    };
+    for (const recognizer of this.recognizers) {
+      if (recognizer.kind !== 'scalar' || !recognizer.readsText) continue;
+      if (recognizer.enumValues) {
+        for (const mention of enumMentions(source.text, recognizer.enumValues)) {
+          const original = recognizer.enumValues.find((value) => String(value) === mention.value)!;
+          push(recognizer, this.acceptScalar(schema, recognizer, original), mention.position);
+        }
+        continue;
+      }
+      for (const token of tokens) push(recognizer, this.acceptScalar(schema, recognizer, token.value), token.position);
+      if (!recognizer.isDate) continue;
+      for (const date of datesInWords(source.text)) {
+        const chosenYear = date.year ?? year;
+        const iso = chosenYear === null ? null : isoDate(chosenYear, date.month, date.day);
+        if (iso !== null) push(recognizer, this.acceptScalar(schema, recognizer, iso), date.position);
+      }
+    }
+    return found;
+  }
+
   /** The typed value when the recognizer and the schema accept `raw`, else `undefined`. */
-  private accept(schema: CompiledStateSchema, recognizer: FieldRecognizer, raw: string | number): string | number | undefined {
+  private acceptScalar(schema: CompiledStateSchema, recognizer: ScalarFieldRecognizer, raw: string | number): string | number | undefined {
     let value: string | number = raw;
-    if (this.numeric.has(recognizer.field)) {
+    if (recognizer.numeric) {
       if (typeof raw === 'string') {
         if (!/^-?[0-9]+(\.[0-9]+)?$/.test(raw)) return undefined;
         value = Number(raw);
@@ -129,40 +171,62 @@ export class OfflineExtractor implements StateExtractor {
     return schema.acceptsValue(recognizer.field, recognizer.isArray ? [value] : value) ? value : undefined;
   }
 
-  private proposeUpdate(state: Readonly<EntityState>, candidates: Candidate[]): EntityState {
-    const scalarFields = new Set(this.recognizers.filter((r) => !r.isArray).map((r) => r.field));
+  /**
+   * The objects (items, for an array field) a JSON value gives the field, projected onto its schema
+   * and valid. For an array field, a JSON object that is not item-shaped but holds objects (a map
+   * such as `{"credit_card_1": {...}}`) gives its values.
+   */
+  private acceptObject(schema: CompiledStateSchema, recognizer: ObjectFieldRecognizer, raw: unknown): unknown[] {
+    if (!isPlainObject(raw)) return [];
+    const root = schema.schema;
+    const valid = (value: unknown) => value !== undefined && schema.acceptsValue(recognizer.field, recognizer.isArray ? [value] : value);
+    const direct = projectOnSchema(raw, recognizer.schema, root);
+    if (valid(direct)) return [direct];
+    if (!recognizer.isArray || direct !== undefined) return [];
+    return Object.values(raw)
+      .filter(isPlainObject)
+      .map((item) => projectOnSchema(item, recognizer.schema, root))
+      .filter(valid);
+  }
+
+  private proposeUpdate(schema: CompiledStateSchema, state: Readonly<EntityState>, candidates: Candidate[]): EntityState {
+    const scalarFields = new Set(this.recognizers.filter((r) => r.kind === 'scalar' && !r.isArray).map((r) => r.field));
     const scalarClaims = new Map<string, Set<string>>();
+    const claimKey = (candidate: Candidate) => `${candidate.index}:${candidate.position}:${String(candidate.value)}`;
     for (const candidate of candidates) {
       if (candidate.cued || !scalarFields.has(candidate.field)) continue;
-      const key = `${candidate.index}:${candidate.position}:${candidate.value}`;
-      const claims = scalarClaims.get(key) ?? new Set<string>();
+      const claims = scalarClaims.get(claimKey(candidate)) ?? new Set<string>();
       claims.add(candidate.field);
-      scalarClaims.set(key, claims);
+      scalarClaims.set(claimKey(candidate), claims);
     }
-    const usable = candidates.filter(
-      (candidate) => candidate.cued || !scalarFields.has(candidate.field) || (scalarClaims.get(`${candidate.index}:${candidate.position}:${candidate.value}`)?.size ?? 0) <= 1,
-    );
+    const usable = candidates.filter((candidate) => candidate.cued || !scalarFields.has(candidate.field) || (scalarClaims.get(claimKey(candidate))?.size ?? 0) <= 1);
     usable.sort((a, b) => a.index - b.index || a.position - b.position);
     const update: EntityState = {};
     for (const recognizer of this.recognizers) {
       const mine = usable.filter((candidate) => candidate.field === recognizer.field);
       if (mine.length === 0) continue;
       const current = state[recognizer.field];
-      if (!recognizer.isArray) {
-        const newest = mine[mine.length - 1]!.value;
-        if (canonicalJson(newest) !== canonicalJson(current)) update[recognizer.field] = newest;
-        continue;
+      let proposed: unknown;
+      if (recognizer.isArray) {
+        const identityKeys = recognizer.kind === 'object' ? recognizer.identityKeys : [];
+        proposed = mergeArrayItems(
+          Array.isArray(current) ? current : [],
+          mine.map((candidate) => candidate.value),
+          identityKeys,
+          recognizer.maxItems,
+        );
+      } else if (recognizer.kind === 'object') {
+        proposed = mine[mine.length - 1]!.value;
+      } else {
+        // What the user or the agent's calls say wins; a looked-up value only fills an empty field.
+        const said = mine.filter((candidate) => !candidate.lookedUp);
+        if (said.length > 0) proposed = said[said.length - 1]!.value;
+        else if (current === undefined) proposed = mine[mine.length - 1]!.value;
+        else continue;
       }
-      const merged: unknown[] = Array.isArray(current) ? [...current] : [];
-      const seen = new Set(merged.map(canonicalJson));
-      for (const candidate of mine) {
-        const key = canonicalJson(candidate.value);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        merged.push(candidate.value);
-      }
-      const capped = recognizer.maxItems !== undefined && merged.length > recognizer.maxItems ? merged.slice(merged.length - recognizer.maxItems) : merged;
-      if (canonicalJson(capped) !== canonicalJson(current)) update[recognizer.field] = capped;
+      if (canonicalJson(proposed) === canonicalJson(current)) continue;
+      if (!schema.acceptsValue(recognizer.field, proposed)) continue;
+      update[recognizer.field] = proposed;
     }
     return update;
   }

@@ -4,13 +4,6 @@ export interface TextCandidate {
   position: number;
 }
 
-/** A `key: value` pair found in JSON text (tool-call arguments, tool outputs). */
-export interface KeyedValue {
-  key: string;
-  value: string | number | boolean;
-  position: number;
-}
-
 const SEPARATORS = /[\s,;()[\]{}"'`<>!?*|]+/g;
 
 /**
@@ -62,33 +55,4 @@ export function enumMentions(text: string, values: readonly (string | number)[])
     .filter((a) => !found.some((b) => b !== a && b.position <= a.position && b.end >= a.end && b.end - b.position > a.end - a.position))
     .sort((a, b) => a.position - b.position)
     .map(({ value, position }) => ({ value, position }));
-}
-
-/**
- * Key/value pairs of a JSON text, walked depth-first (objects and arrays of any depth). Strings and
- * numbers under a key are reported with that key; items of an array under a key are reported with
- * the array's key. Returns an empty list when the text is not JSON.
- */
-export function jsonKeyedValues(text: string): KeyedValue[] {
-  const trimmed = text.trim();
-  if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(trimmed);
-  } catch {
-    return [];
-  }
-  const out: KeyedValue[] = [];
-  let position = 0;
-  const walk = (value: unknown, key: string | null): void => {
-    if (Array.isArray(value)) {
-      for (const item of value) walk(item, key);
-    } else if (value !== null && typeof value === 'object') {
-      for (const [childKey, child] of Object.entries(value as Record<string, unknown>)) walk(child, childKey);
-    } else if (key !== null && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
-      out.push({ key, value, position: position++ });
-    }
-  };
-  walk(parsed, null);
-  return out;
 }

@@ -15,12 +15,15 @@ export interface EntityFieldChange {
 export type ExtractorKind = 'llm' | 'offline';
 
 /**
- * One version of the state (PEERS §4 item 11: versioned entity state). Each successful update that
+ * One version of the state. Each successful update that
  * changed something gets the next version number; version 0 is the empty state.
  */
 export interface EntityStateVersion {
   version: number;
-  /** Index into the caller's history of the (newest) user message that produced the update. */
+  /**
+   * Index into the caller's history of the newest message the update read: a user message, or a
+   * tool result when the extractor reads tool results as they arrive.
+   */
   sourceMessageIndex: number;
   /** Changed fields with old and new values; `after: null` for a cleared field. */
   diff: EntityFieldChange[];
@@ -37,8 +40,8 @@ export interface PersistedEntityState {
   format: 1;
   state: EntityState;
   versions: EntityStateVersion[];
-  /** Index of the newest user message already extracted (-1 before the first). */
+  /** Index of the newest message already extracted, a user message or a tool result (-1 before the first). */
   processedThrough: number;
-  /** Fingerprint of that user message's text, to recognise it in a rewritten history. */
+  /** Fingerprint of that message's text, to recognise it in a rewritten history. */
   processedFingerprint: string | null;
 }
