@@ -57,6 +57,16 @@ export function splitSentences(text: string): string[] {
     .filter((sentence) => /[A-Za-z0-9\u3040-\u30ff\u4e00-\u9fff]/.test(sentence) && sentence.length >= 3);
 }
 
+/** Sentences longer than this are split into clauses at dashes and semicolons. */
+const LONG_SENTENCE_CHARS = 110;
+const CLAUSE_SPLIT = /\s+[-–—]\s+|;\s+/;
+
+/** Splits a long sentence into its clauses (at ` - `, ` – `, ` — ` and `; `), so that each can be kept on its own. */
+export function splitClauses(sentence: string): string[] {
+  if (sentence.length <= LONG_SENTENCE_CHARS) return [sentence];
+  return sentence.split(CLAUSE_SPLIT).filter((clause) => clause.length >= 3);
+}
+
 function scalarText(value: unknown): string | undefined {
   if (value === null || value === undefined || value === '') return undefined;
   if (typeof value === 'string') return clean(value);
@@ -173,7 +183,7 @@ export function messageUnits(messages: ReadonlyArray<Readonly<ChatMessage>>, fir
       const opening = readSessionOpening(text);
       if (opening) date = opening.date;
       const { speaker, rest } = readSpeaker(opening ? opening.rest : text);
-      for (const sentence of splitSentences(rest)) push(sentence, speaker ?? role, role);
+      for (const sentence of splitSentences(rest)) for (const clause of splitClauses(sentence)) push(clause, speaker ?? role, role);
     };
     switch (message.role) {
       case 'system':

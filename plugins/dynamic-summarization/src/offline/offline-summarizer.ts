@@ -3,12 +3,14 @@ import type { Summarizer, SummarizerInput } from '../summarizer';
 import { messageUnits, type InformationUnit } from './information-units';
 import { findTerms, informationScore, isKeyValue, statementWeight, type Term, type TermKind } from './information-score';
 import { comparisonTokens, isNearDuplicate } from './near-duplicates';
-import { dateLine, keyValuesLine, OFFLINE_SUMMARIZER_NAME, parseSummary, renderSummaryBody, summaryHeader, unitLine } from './summary-layout';
+import { dateLine, keyValuesLine, namesLine, OFFLINE_SUMMARIZER_NAME, parseSummary, renderSummaryBody, summaryHeader, unitLine } from './summary-layout';
 
 export { OFFLINE_SUMMARIZER_NAME } from './summary-layout';
 
 /** Share of the token cap set aside for the "Key values" line (values not already in a kept line). */
 const KEY_VALUES_SHARE = 0.2;
+/** Share of the token cap for the "Names" line (people, places, titles no kept line holds). */
+const NAMES_SHARE = 0.15;
 /** Label weights: what the user said (constraints, requests) matters most; named speakers weigh alike. */
 const LABEL_WEIGHT: Readonly<Record<string, number>> = { user: 1.5, system: 1.2 };
 /** Previous summary lines get a small bonus, so that the summary does not churn. */
@@ -40,6 +42,13 @@ function analyse(text: string): TextAnalysis {
   if (analysisCache.size >= ANALYSIS_CACHE_LIMIT) analysisCache.clear();
   analysisCache.set(text, analysis);
   return analysis;
+}
+
+/** A value offered to an index line: lower `priority` is kept first; `order` is its place on the line. */
+interface IndexValue {
+  value: string;
+  priority: number;
+  order: number;
 }
 
 interface Candidate extends InformationUnit {
@@ -160,27 +169,23 @@ export class OfflineSummarizer implements Summarizer {
     for (const candidate of bestOfSession.values()) selection.offer(candidate, keyValueReserve);
     for (const candidate of ranked) selection.offer(candidate, keyValueReserve);
 
-    // Key values no kept line holds: previous ones first, then new ones in order of appearance.
-    const keptText = [...selection.chosen].map((candidate) => candidate.text).join('\n');
-    const keyValues = this.missingKeyValues(previous.keyValues, candidates, keptText);
-    const keptValues: Array<[string, number]> = [];
-    let keyValueTokens = 0;
-    const keyValueBudget = Math.min(keyValueReserve, selection.remaining);
-    for (const [value, info] of [...keyValues.entries()].sort((a, b) => KIND_RANK[a[1].kind] - KIND_RANK[b[1].kind] || a[1].rank - b[1].rank)) {
-      const cost = counter.count(value) + 1 + (keptValues.length === 0 ? counter.count(keyValuesLine(['x'])) : 0);
-      if (keyValueTokens + cost > keyValueBudget) continue;
-      keyValueTokens += cost;
-      keptValues.push([value, info.rank]);
-    }
-    keptValues.sort((a, b) => a[1] - b[1]);
-    const keyLine = keyValuesLine(keptValues.map(([value]) => value));
+    // Key values and names no kept line holds, each line within its share of the cap.
+    const keptText = [...selection.chosen].map((candidate) => `${candidate.date ?? ''} ${candidate.label} ${candidate.text}`).join('\n');
+    const keyLine = this.indexLine(
+      keyValuesLine,
+      this.missingKeyValues(previous.keyValues, candidates, keptText),
+      Math.min(keyValueReserve, selection.remaining),
+      counter,
+    );
     selection.remaining -= keyLine ? counter.count(keyLine) + 1 : 0;
-    // What the key values left over goes to more lines.
+    const nameLine = this.indexLine(namesLine, this.missingNames(previous.names, candidates, keptText), Math.min(Math.floor(maxTokens * NAMES_SHARE), selection.remaining), counter);
+    selection.remaining -= nameLine ? counter.count(nameLine) + 1 : 0;
+    // What the index lines left over goes to more lines.
     for (const candidate of ranked) selection.offer(candidate);
 
     const chosen = [...selection.chosen].sort(byConversationOrder);
     // Line-wise counts can differ from the count of the whole text: drop the weakest until it fits.
-    const render = (): string => [header, ...renderSummaryBody(keyLine, chosen)].join('\n');
+    const render = (): string => [header, ...renderSummaryBody([keyLine, nameLine], chosen)].join('\n');
     let text = render();
     while (counter.count(text) > maxTokens && chosen.length > 0) {
       let weakest = 0;
@@ -218,20 +223,50 @@ export class OfflineSummarizer implements Summarizer {
     return collapseNearDuplicates(candidates);
   }
 
-  /** Ids, dates, amounts and codes seen (previous key values first) that the kept text does not hold. */
-  private missingKeyValues(previous: readonly string[], candidates: readonly Candidate[], keptText: string): Map<string, { kind: TermKind; rank: number }> {
-    const values = new Map<string, { kind: TermKind; rank: number }>();
-    let rank = 0;
+  /**
+   * Ids, dates, amounts and codes seen that the kept text does not hold, most valuable kind first
+   * (ids, then dates, amounts, codes); within a kind, previous key values first, then new ones in
+   * order of appearance.
+   */
+  private missingKeyValues(previous: readonly string[], candidates: readonly Candidate[], keptText: string): IndexValue[] {
+    const values = new Map<string, IndexValue>();
     for (const value of previous) {
       if (values.has(value) || keptText.includes(value)) continue;
-      values.set(value, { kind: findTerms(value)[0]?.kind ?? 'code', rank: rank++ });
+      values.set(value, { value, priority: KIND_RANK[findTerms(value)[0]?.kind ?? 'code'], order: values.size });
     }
     for (const candidate of [...candidates].sort(byConversationOrder)) {
       for (const term of candidate.analysis.terms) {
         if (!isKeyValue(term) || term.isKey || values.has(term.text) || keptText.includes(term.text)) continue;
-        values.set(term.text, { kind: term.kind, rank: rank++ });
+        values.set(term.text, { value: term.text, priority: KIND_RANK[term.kind], order: values.size });
       }
     }
-    return values;
+    return [...values.values()];
+  }
+
+  /** Names (people, places, titles) seen that the kept text does not hold; the newest first. */
+  private missingNames(previous: readonly string[], candidates: readonly Candidate[], keptText: string): IndexValue[] {
+    const names = new Map<string, IndexValue>();
+    const add = (name: string): void => {
+      if (!names.has(name) && !keptText.includes(name)) names.set(name, { value: name, priority: 0, order: names.size });
+    };
+    for (const name of previous) add(name);
+    for (const candidate of [...candidates].sort(byConversationOrder)) {
+      for (const term of candidate.analysis.terms) if (term.kind === 'entity' && !term.isKey) add(term.text);
+    }
+    return [...names.values()].map((name) => ({ ...name, priority: names.size - name.order }));
+  }
+
+  /** One index line (`Key values: …`, `Names: …`): values by priority within the budget, written in their order. */
+  private indexLine(render: (values: readonly string[]) => string, values: readonly IndexValue[], budget: number, counter: TokenCounter): string {
+    const kept: IndexValue[] = [];
+    let tokens = counter.count(render(['x'])) - 1;
+    for (const entry of [...values].sort((a, b) => a.priority - b.priority || a.order - b.order)) {
+      const cost = counter.count(entry.value) + 1;
+      if (tokens + cost > budget) continue;
+      tokens += cost;
+      kept.push(entry);
+    }
+    kept.sort((a, b) => a.order - b.order);
+    return render(kept.map((entry) => entry.value));
   }
 }

@@ -10,7 +10,7 @@ const COUNT_WORDS = '\\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|
 const RELATIVE = new RegExp(
   [
     '\\b(yesterday|last night)\\b',
-    '\\b(last (?:week(?:end)?|(?:mon|tues|wednes|thurs|fri|satur|sun)day))\\b',
+    '\\b(last (?:week(?:end)?|(?:mon|tues|wednes|thurs|fri|satur|sun)day|mon|tues?|wed|thu(?:rs)?|fri|sat))\\b',
     '\\b(last month|last year|next month|next year)\\b',
     `\\b((?:${COUNT_WORDS}) (?:days?|weeks?|weekends?|months?|years?) ago)\\b`,
     '(昨日|昨夜|去年|先月)',
@@ -40,7 +40,8 @@ function resolve(expression: string, on: CalendarDate): string | undefined {
   if (lower === 'last week') return `the week before ${day}`;
   if (lower === 'last weekend') return `the weekend before ${day}`;
   if (lower.startsWith('last ')) {
-    const weekday = WEEKDAYS.find((name) => name.toLowerCase() === lower.slice(5));
+    // Full names and abbreviations (`last Tues`).
+    const weekday = WEEKDAYS.find((name) => name.toLowerCase().startsWith(lower.slice(5)));
     return weekday ? `the ${weekday} before ${day}` : undefined;
   }
   if (lower.endsWith(' ago')) return `${lower.slice(0, -4)} before ${day}`;

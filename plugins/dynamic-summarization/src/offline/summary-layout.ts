@@ -6,6 +6,7 @@ export const OFFLINE_SUMMARIZER_NAME = 'offline extractive summarizer (no LLM)';
 const HEADER_PREFIX = `[${OFFLINE_SUMMARIZER_NAME}:`;
 const SESSION_DATE_MARK = '; session date ';
 const KEY_VALUES_PREFIX = 'Key values: ';
+const NAMES_PREFIX = 'Names: ';
 /** A date header line: `[9 June, 2023]`. */
 const DATE_LINE = /^\[([^\]]{3,60})\]$/;
 /** A unit line: `Ana: …`, `user: …`, `tool get_user_details: …`. */
@@ -16,6 +17,8 @@ const NUMBERED_LINE = /^- (.+?) #-?\d+: (.*)$/;
 /** What a summary of this layout holds, read back for the next fold. */
 export interface SummaryContents {
   keyValues: string[];
+  /** Names (people, places, titles) listed on the "Names" line. */
+  names: string[];
   /** Its lines, oldest first, with the date they were filed under. */
   units: InformationUnit[];
   /** The session date in force at the end of the summarized history. */
@@ -38,6 +41,11 @@ export function keyValuesLine(values: readonly string[]): string {
   return values.length > 0 ? `${KEY_VALUES_PREFIX}${values.join(', ')}` : '';
 }
 
+/** `Names: a, b, c`, or an empty string for no names. */
+export function namesLine(names: readonly string[]): string {
+  return names.length > 0 ? `${NAMES_PREFIX}${names.join(', ')}` : '';
+}
+
 /** A date header line, under which the lines of that session follow. */
 export function dateLine(date: string): string {
   return `[${date}]`;
@@ -49,11 +57,11 @@ export function unitLine(unit: Pick<InformationUnit, 'label' | 'text'>): string 
 }
 
 /**
- * The summary's lines below the header: units in conversation order, each session's lines under a
- * date header line, the key values line first.
+ * The summary's lines below the header: the key values and names lines (when not empty), then units
+ * in conversation order, each session's lines under a date header line.
  */
-export function renderSummaryBody(keyValues: string, units: ReadonlyArray<Pick<InformationUnit, 'label' | 'text' | 'date'>>): string[] {
-  const lines: string[] = keyValues ? [keyValues] : [];
+export function renderSummaryBody(indexLines: readonly string[], units: ReadonlyArray<Pick<InformationUnit, 'label' | 'text' | 'date'>>): string[] {
+  const lines: string[] = indexLines.filter((line) => line.length > 0);
   let date: string | undefined;
   for (const unit of units) {
     if (unit.date !== undefined && unit.date !== date) lines.push(dateLine(unit.date));
@@ -68,7 +76,7 @@ export function renderSummaryBody(keyValues: string, units: ReadonlyArray<Pick<I
  * layout round-trip; any other text (an LLM's summary) is carried over line by line.
  */
 export function parseSummary(summary: string | null): SummaryContents {
-  const contents: SummaryContents = { keyValues: [], units: [] };
+  const contents: SummaryContents = { keyValues: [], names: [], units: [] };
   if (!summary) return contents;
   const lines = summary.split('\n');
   let date: string | undefined;
@@ -83,6 +91,10 @@ export function parseSummary(summary: string | null): SummaryContents {
     }
     if (line.startsWith(KEY_VALUES_PREFIX)) {
       contents.keyValues.push(...line.slice(KEY_VALUES_PREFIX.length).split(', ').filter((value) => value.length > 0));
+      continue;
+    }
+    if (line.startsWith(NAMES_PREFIX)) {
+      contents.names.push(...line.slice(NAMES_PREFIX.length).split(', ').filter((name) => name.length > 0));
       continue;
     }
     const dated = DATE_LINE.exec(line);
