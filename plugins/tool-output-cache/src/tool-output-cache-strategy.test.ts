@@ -151,6 +151,83 @@ describe('ToolOutputCacheStrategy', () => {
   });
 
   describe('#composePayload', () => {
+    describe('under pressure only', () => {
+      const history = (): ChatMessage[] => {
+        const messages: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
+        for (let index = 0; index < 6; index++) messages.push(...exchange(`p${index}`, output(`log${index}`, 20)));
+        messages.push({ role: 'assistant', content: 'Read them all.' }, { role: 'user', content: 'Now fix it.' });
+        return messages;
+      };
+      const exact = { reserveOutputTokens: 0, safetyMarginRatio: 0, compaction: { enabled: false } } as const;
+
+      it('sends every output whole while the payload fits: no placeholder, no micro-compact, no expand tools', async () => {
+        const { strategy, names } = setup({ ...exact, maxContextTokens: 100000 });
+        const given = history();
+        const payload = await strategy.composePayload(SYSTEM, given, []);
+        expect(payload.messages.slice(1).map((message) => message.content)).toEqual(given.map((message) => message.content));
+        expect(payload.stats.reductions).toEqual([]);
+        expect(payload.tools).toEqual([]);
+        expect(payload.stats.extra).toMatchObject({ toolOutputCache: { underPressure: false, toolsOffered: false } });
+        expect(names()).not.toContain('tool-output-trim');
+      });
+
+      it('trims older outputs oldest first, only as many as needed, when the payload would not fit', async () => {
+        const given = history();
+        const roomy = await setup({ ...exact, maxContextTokens: 100000 }).strategy.composePayload(SYSTEM, given, []);
+        const { strategy, names } = setup({ ...exact, maxContextTokens: roomy.stats.budget.used - 100 });
+        const payload = await strategy.composePayload(SYSTEM, given, []);
+        const tools = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
+        const trimmed = tools.filter((message) => message.content === `[tool output trimmed; ref=${message.output_ref!.id}]`);
+        // Some, not all: the oldest ones, and nothing older than the window is dropped.
+        expect(trimmed.length).toBeGreaterThan(0);
+        expect(trimmed.length).toBeLessThan(tools.length);
+        expect(tools.slice(0, trimmed.length)).toEqual(trimmed);
+        expect(tools.slice(trimmed.length).map((message) => message.content)).toEqual(given.filter((message) => message.role === 'tool').slice(trimmed.length).map((message) => message.content));
+        expect(payload.stats.reductions.some((record) => record.action === 'dropped')).toBe(false);
+        expect(payload.stats.reductions.filter((record) => record.action === 'trimmed').reduce((sum, record) => sum + record.messages, 0)).toBe(trimmed.length);
+        expect(payload.stats.budget.used).toBeLessThanOrEqual(payload.stats.budget.available);
+        // A placeholder names a ref: the expand and grep tools come with it.
+        expect(payload.tools.map((definition) => definition.function.name)).toEqual(['tool_output_cache', 'tool_output_cache_grep']);
+        expect(payload.stats.extra).toMatchObject({ toolOutputCache: { underPressure: true, toolsOffered: true } });
+        expect(names()).toContain('tool-output-trim');
+        for (const message of trimmed) {
+          const original = given.find((candidate): candidate is ToolMessage => candidate.role === 'tool' && candidate.tool_call_id === message.tool_call_id)!;
+          expect(await expand(strategy, message.output_ref!.id)).toBe(original.content);
+        }
+      });
+
+      it('micro-compacts results the cache does not hold only under pressure', async () => {
+        const given = history();
+        const off = { ...exact, toolOutputCache: { enabled: false } };
+        const roomy = await setup({ ...off, maxContextTokens: 100000 }).strategy.composePayload(SYSTEM, given, []);
+        expect(roomy.stats.reductions).toEqual([]);
+        const payload = await setup({ ...off, maxContextTokens: roomy.stats.budget.used - 100 }).strategy.composePayload(SYSTEM, given, []);
+        const tools = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
+        expect(tools[0]!.content).toBe('[Previous: used execute_bash]');
+        expect(tools[tools.length - 1]!.content).toBe(output('log5', 20));
+        expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'micro-compacted', from: 2, recoverableFrom: 'history' }));
+        expect(payload.tools).toEqual([]);
+      });
+
+      it('offers compact while compaction is on and a model is there to write the summary', async () => {
+        const names = async (config: ToolOutputCacheStrategyConfig, llm?: LLMClient) =>
+          (await setup({ maxContextTokens: 100000, ...config }, llm).strategy.composePayload(SYSTEM, history(), [])).tools.map((definition) => definition.function.name);
+        expect(await names({}, new ScriptedLLMClient([summaryReply]))).toEqual(['compact']);
+        expect(await names({ compaction: { enabled: false } }, new ScriptedLLMClient([summaryReply]))).toEqual([]);
+        expect(await names({})).toEqual([]);
+      });
+
+      it('leaves out its own definitions a host passes in until they are useful, and keeps a user tool of the same name', async () => {
+        const { strategy } = setup({ ...exact, maxContextTokens: 100000 });
+        const own = strategy.contributedTools().map((tool) => structuredClone(tool.definition));
+        const payload = await strategy.composePayload(SYSTEM, history(), own);
+        expect(payload.tools).toEqual([]);
+        const userTool = { type: 'function' as const, function: { name: 'tool_output_cache', description: 'A user tool.' } };
+        const withUserTool = await strategy.composePayload(SYSTEM, history(), [userTool]);
+        expect(withUserTool.tools).toEqual([userTool]);
+      });
+    });
+
     it('caches each tool output once and sets output_ref on a copy', async () => {
       const { strategy, context, names } = setup({ compaction: { enabled: false } });
       const history = freezeDeep(longHistory(2, 5));

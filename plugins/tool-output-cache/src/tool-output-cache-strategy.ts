@@ -287,7 +287,8 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       log.add('compacted', { from: aligned.displaced }, { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] });
     }
     const cacheTools = this.config.toolOutputCache.enabled ? this.cacheDefinitions : [];
-    const alwaysOffered = this.config.compaction.enabled ? [COMPACT_DEFINITION] : [];
+    // `compact` needs a model to write the summary: without one every call of it could only fail.
+    const alwaysOffered = this.config.compaction.enabled && this.context.llm ? [COMPACT_DEFINITION] : [];
     const own = [...cacheTools, ...alwaysOffered];
     const extra: Record<string, unknown> = {};
     const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload =>
@@ -315,9 +316,10 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       const toolRoom = cacheTools.length > 0 && !offerCache ? this.counter.countTools(cacheTools) : 0;
       const current = currentTurnStart(view.entries);
       const currentEntry = view.entries[current];
+      const turnStart = currentEntry === undefined ? messages.length : currentEntry.carried || currentEntry.source === null ? aligned.startIndex : currentEntry.source;
       const relieved = relievePressure(messages, {
         from: aligned.startIndex,
-        protectFrom: currentEntry === undefined ? messages.length : currentEntry.carried || currentEntry.source === null ? aligned.startIndex : currentEntry.source,
+        protectFrom: turnStart,
         targetTokens: composed.roomTokens - composed.payload.stats.sections.memory - toolRoom,
         tokensAt: (index) => this.composer.ledger.tokensAt(messages, index),
         tokensOf: (message) => this.counter.countMessage(message),
