@@ -14,13 +14,15 @@ import { createEntityExtractionStrategy } from './create-entity-extraction-strat
  */
 const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
 
-type Category = 'user_id' | 'reservation_id' | 'flight_number' | 'date';
+/** The kind of a gold argument, by the last part of its path (`flights[0].date` → `date`). */
+const CATEGORIES = ['user_id', 'reservation_id', 'flight_number', 'date', 'origin', 'destination', 'payment_id', 'first_name', 'last_name', 'dob'] as const;
+type Category = (typeof CATEGORIES)[number];
 
 function categoryOf(question: string): { fn: string; category: Category } | null {
   const match = /^Gold action \d+ \((\w+)\): value of (.+)\?$/.exec(question);
   if (!match) return null;
   const leaf = match[2]!.replace(/\[\d+\]/g, '').split('.').pop()!;
-  const category: Category | null = leaf === 'user_id' ? 'user_id' : leaf === 'reservation_id' ? 'reservation_id' : leaf === 'flight_number' ? 'flight_number' : leaf === 'date' ? 'date' : null;
+  const category = CATEGORIES.find((name) => name === leaf);
   return category ? { fn: match[1]!, category } : null;
 }
 
@@ -33,7 +35,10 @@ function containsValue(value: unknown, wanted: string): boolean {
 
 interface Tally {
   facts: number;
+  /** The answer is the value of a state field, or of a property or item at any depth. */
   inState: number;
+  /** The answer appears verbatim in `JSON.stringify(state)`. */
+  inStateText: number;
   inPayload: number;
 }
 
@@ -47,11 +52,11 @@ interface Measurement {
 }
 
 async function measure(records: readonly ConversationRecord[], recentTurns: number): Promise<Measurement> {
-  const empty = (): Tally => ({ facts: 0, inState: 0, inPayload: 0 });
+  const empty = (): Tally => ({ facts: 0, inState: 0, inStateText: 0, inPayload: 0 });
   const result: Measurement = {
     records: 0,
     composeCalls: 0,
-    byCategory: { user_id: empty(), reservation_id: empty(), flight_number: empty(), date: empty() },
+    byCategory: Object.fromEntries(CATEGORIES.map((name) => [name, empty()])) as Record<Category, Tally>,
     sentTokens: 0,
     everythingTokens: 0,
     stateTokens: 0,
@@ -90,6 +95,7 @@ async function measure(records: readonly ConversationRecord[], recentTurns: numb
         const tally = result.byCategory[kind.category];
         tally.facts++;
         if (containsValue(state, fact.answer!)) tally.inState++;
+        if (JSON.stringify(state).includes(fact.answer!)) tally.inStateText++;
         if (sent.includes(fact.answer!)) tally.inPayload++;
       }
     }
@@ -106,12 +112,18 @@ describe('offline extractor on tau-bench airline', () => {
     it('keeps most derived gold identifiers in the state at the gold action while sending a fraction of the tokens', async () => {
       const records = loadConversations('tau-bench-airline');
       const m = await measure(records, 1);
-      const all = Object.values(m.byCategory).reduce((sum, t) => ({ facts: sum.facts + t.facts, inState: sum.inState + t.inState, inPayload: sum.inPayload + t.inPayload }), { facts: 0, inState: 0, inPayload: 0 });
+      const all = Object.values(m.byCategory).reduce(
+        (sum, t) => ({ facts: sum.facts + t.facts, inState: sum.inState + t.inState, inStateText: sum.inStateText + t.inStateText, inPayload: sum.inPayload + t.inPayload }),
+        { facts: 0, inState: 0, inStateText: 0, inPayload: 0 },
+      );
       if (process.env['CTXKIT_PRINT_MEASUREMENT']) {
         const lines = [
           `records ${m.records}, compose calls ${m.composeCalls}`,
-          ...Object.entries(m.byCategory).map(([name, t]) => `${name}: ${t.facts} facts, in state ${t.inState} (${share(t.inState, t.facts)}), in payload ${t.inPayload} (${share(t.inPayload, t.facts)})`),
-          `all: ${all.facts} facts, in state ${all.inState} (${share(all.inState, all.facts)}), in payload ${all.inPayload} (${share(all.inPayload, all.facts)})`,
+          ...Object.entries(m.byCategory).map(
+            ([name, t]) =>
+              `${name}: ${t.facts} facts, in state ${t.inState} (${share(t.inState, t.facts)}), verbatim in the state JSON ${t.inStateText} (${share(t.inStateText, t.facts)}), in payload ${t.inPayload} (${share(t.inPayload, t.facts)})`,
+          ),
+          `all: ${all.facts} facts, in state ${all.inState} (${share(all.inState, all.facts)}), verbatim in the state JSON ${all.inStateText} (${share(all.inStateText, all.facts)}), in payload ${all.inPayload} (${share(all.inPayload, all.facts)})`,
           `tokens per call: sent ${(m.sentTokens / m.composeCalls).toFixed(0)}, everything ${(m.everythingTokens / m.composeCalls).toFixed(0)}, ratio ${(m.sentTokens / m.everythingTokens).toFixed(3)}, state block ${(m.stateTokens / m.composeCalls).toFixed(0)}`,
         ];
         process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,6 +1,9 @@
 import type { JsonSchema } from '@ctxkit/core';
 
-/** A subschema with a local `$ref` (`#/...`) resolved against the root schema; others as given. */
+/**
+ * A subschema with a local `$ref` (`#/...`) resolved against the root schema, the keywords written
+ * beside the `$ref` (description, `x-ctxkit-keys`) kept over the target's; others as given.
+ */
 export function resolveLocalRef(schema: Readonly<JsonSchema>, root: Readonly<JsonSchema>): JsonSchema {
   const ref = schema['$ref'];
   if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema as JsonSchema;
@@ -8,7 +11,9 @@ export function resolveLocalRef(schema: Readonly<JsonSchema>, root: Readonly<Jso
   for (const part of ref.slice(2).split('/')) {
     node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
   }
-  return node && typeof node === 'object' ? (node as JsonSchema) : (schema as JsonSchema);
+  if (!node || typeof node !== 'object') return schema as JsonSchema;
+  const { $ref: _ref, ...beside } = schema as Record<string, unknown>;
+  return { ...(node as JsonSchema), ...beside } as JsonSchema;
 }
 
 /** True when the subschema's `type` is `type` or a list that includes it. */
