@@ -7,7 +7,7 @@ import { stripTrailingToolCalls } from './strip-trailing-tool-calls';
 /** Inputs of {@link compactMessages}. */
 export interface CompactMessagesOptions {
   llm: LLMClient;
-  /** The agent's model, used when `config.model` is `null` (seed 000 §2.6.2). */
+  /** The agent's model, used when `config.model` is `null`. */
   callerModel: string;
   config: ResolvedCompactionConfig;
   /** The system prompt, sent first so that the summary keeps the task's rules. */
@@ -15,7 +15,7 @@ export interface CompactMessagesOptions {
   /** What the `compact` tool was asked to focus on. */
   focus?: string;
   /**
-   * Strip a trailing assistant `tool_calls` message (seed 000 §2.6.1). Only checkpoint 4's test turns
+   * Strip a trailing assistant `tool_calls` message. Only checkpoint 4's test turns
    * it off, to show the provider error it prevents.
    * @default true
    */
@@ -30,7 +30,7 @@ export interface CompactMessagesResult extends CompactionReply {
   model: string;
 }
 
-/** Builds the summary request of seed 000 §2.6: shaped messages + interrupt, no tools, `compaction.model` first. */
+/** Builds the summary request: shaped messages + interrupt, no tools, `compaction.model` first. */
 export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, options: Omit<CompactMessagesOptions, 'llm'>): LLMCompletionRequest {
   const shaped = options.stripTrailingToolCalls === false ? [...messages] : stripTrailingToolCalls(messages);
   const system: SystemMessage[] = options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : [];
@@ -44,7 +44,7 @@ export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, opt
 }
 
 /**
- * Generates the retain + summary of seed 000 §2.6: shapes the messages (§2.6.1), appends the
+ * Generates the retain + summary: shapes the messages, appends the
  * interrupt, calls the model without tools (with `compaction.model` when set), and extracts the
  * final `<retain>` and `<summary>` blocks. Neither the interrupt nor the reply is returned as
  * history: the caller builds the new history from the extracted text alone.

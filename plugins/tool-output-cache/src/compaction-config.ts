@@ -1,5 +1,5 @@
 /**
- * Configuration of compaction (seed 000 §2.2). Defaults live in `plugin.json`'s `configSchema`;
+ * Configuration of compaction. Defaults live in `plugin.json`'s `configSchema`;
  * {@link resolveCompactionConfig} applies the same defaults when the strategy is built without the
  * loader.
  * @see docs/strategies/tool-output-cache.md
@@ -79,8 +79,7 @@ export interface ResolvedCompactionConfig {
 }
 
 /**
- * The default summary prompt: a continuation summary answered in `<summary>` tags (seed 000 §2.2,
- * "as the Python version").
+ * The default summary prompt: a continuation summary answered in `<summary>` tags.
  */
 export const DEFAULT_SUMMARY_PROMPT = [
   'You have been working on the task described above and have not finished it yet.',
@@ -104,7 +103,7 @@ export const DEFAULT_RETAIN_PROMPT = [
   '(ref=...) that may need to be expanded again with tool_output_cache.',
 ].join('\n');
 
-/** Defaults of {@link CompactionConfig} (seed 000 §2.2). */
+/** Defaults of {@link CompactionConfig}. */
 export const COMPACTION_DEFAULTS: Readonly<ResolvedCompactionConfig> = Object.freeze({
   enabled: true,
   auto: true,

@@ -10,9 +10,9 @@ function bullets(directives: readonly string[]): string {
 }
 
 /**
- * The interrupt message appended for the summary call (seed 000 §2.6 step 2): the retain
- * instructions (`retainPrompt`, else the default, plus `retainDirectives` as bullets, §2.6.4) and
- * the summary prompt (plus `summaryDirectives` as bullets, §2.6.3). It is a user message and never
+ * The interrupt message appended for the summary call: the retain
+ * instructions (`retainPrompt`, else the default, plus `retainDirectives` as bullets) and
+ * the summary prompt (plus `summaryDirectives` as bullets). It is a user message and never
  * stays in the history.
  */
 export function buildCompactionInterrupt(

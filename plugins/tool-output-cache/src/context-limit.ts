@@ -1,7 +1,7 @@
 import type { ModelRegistryContract } from '@ctxkit/core';
 
 /**
- * The context limit compaction measures against (seed 000 §2.4): `maxContextTokens` when the config
+ * The context limit compaction measures against: `maxContextTokens` when the config
  * sets it (the payload's hard ceiling), else the model's context window from the registry. Strict:
  * a model the registry does not know is an error, never a guess.
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) naming the model and how to register it

@@ -3,7 +3,7 @@ import type { ViewEntry } from './view-entry';
 
 /**
  * Where the current turn of a view starts: the tool outputs from this index on are never replaced by
- * the `[tool output trimmed; ref=…]` placeholder of the tool output budget (seed 000 §1.7), so that an
+ * the `[tool output trimmed; ref=…]` placeholder of the tool output budget, so that an
  * output the model just received (the answer of a `tool_output_cache` expansion above all) reaches it
  * as text and is not turned into another ref to expand. The current turn is everything after the
  * newest user message of the caller; in a long single-turn agent run (one user message, then many

@@ -1,7 +1,7 @@
 import type { ToolOutputRef } from '@ctxkit/core';
 import { cutToChars, cutToUtf8Bytes, looksBinary, utf8ByteLength } from './utf8-text';
 
-/** Limits of an in-context view (seed 000 §1.6). */
+/** Limits of an in-context view. */
 export interface InContextViewLimits {
   /** Largest view in UTF-8 bytes, the note included. */
   maxMessageBytes: number;
@@ -30,7 +30,7 @@ export function lineCutMarker(omittedChars: number): string {
   return ` [… ${omittedChars} more chars]`;
 }
 
-/** The trailing note of a cut view: says that the rest is expandable by ref (seed 000 §1.6). */
+/** The trailing note of a cut view: says that the rest is expandable by ref. */
 export function expandNote(ref: Readonly<ToolOutputRef>, linesShown: number, linesCut: number, maxLineLength: number): string {
   const parts = [`[output truncated: showing ${linesShown} of ${ref.line_count ?? '?'} lines`];
   if (linesCut > 0) parts.push(`; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars`);
@@ -46,7 +46,7 @@ export function binaryNote(ref: Readonly<ToolOutputRef>): string {
 }
 
 /**
- * Builds the in-context view of a tool output (seed 000 §1.6): lines cut at `maxLineLength`, the
+ * Builds the in-context view of a tool output: lines cut at `maxLineLength`, the
  * whole cut at `maxMessageBytes` (UTF-8 safe), and, when anything was cut, a note that the rest
  * is expandable by ref. Touches only the part it shows plus one `indexOf` scan per line, so a
  * 100 MB output costs a walk over its newlines, not a copy. When nothing has to be cut the text

@@ -1,7 +1,7 @@
 /**
- * `std-tool-output-cache-strategy`: tool output cache, micro-compact and compaction (seeds 000 and
- * 001). The plugin entry exports `createStrategy`; the building blocks are exported for hosts,
- * benchmarks and other strategies.
+ * `std-tool-output-cache-strategy`: tool output cache, micro-compact and compaction. The plugin
+ * entry exports `createStrategy`; the building blocks are exported for hosts, benchmarks and other
+ * strategies.
  * @see docs/strategies/tool-output-cache.md
  */
 import { defineStrategy } from '@ctxkit/core';

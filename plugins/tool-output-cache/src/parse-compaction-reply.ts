@@ -37,7 +37,7 @@ export function extractFinalTagBlock(text: string, tag: string): string | undefi
 }
 
 /**
- * Extracts `<retain>` and `<summary>` from a compaction reply (seed 000 §2.6 step 4). Returns
+ * Extracts `<retain>` and `<summary>` from a compaction reply. Returns
  * `undefined` when there is no non-empty summary: the caller then changes nothing.
  */
 export function parseCompactionReply(text: string): CompactionReply | undefined {

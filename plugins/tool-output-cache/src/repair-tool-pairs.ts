@@ -4,7 +4,7 @@ import type { ReductionLog } from './reduction-log';
 import type { ViewEntry } from './view-entry';
 
 /**
- * Makes a view provider-valid before it is fitted (SPEC §2 invariant 3): a tool message that answers
+ * Makes a view provider-valid before it is fitted: a tool message that answers
  * no call is left out, and an assistant message whose calls lack results (a run that ended on a
  * `finish` call) is sent without those calls, or left out when nothing else remains. Both are
  * reported; the caller's history still holds them. With `keepTrailingCalls`, calls at the very end

@@ -13,7 +13,7 @@ export interface SavedTranscript {
 const FLUSH_BYTES = 1 << 20;
 
 /**
- * Saves a full transcript as JSONL (one message a line) before a compaction (seed 001 layer 2),
+ * Saves a full transcript as JSONL (one message a line) before a compaction,
  * through the store: kind `transcript`, name `transcript_<unix seconds>.jsonl` (`_2`, `_3`… when
  * that name is taken), the store's equivalent of `.transcripts/transcript_<timestamp>.jsonl`.
  * Written in pieces of about 1 MiB. A failed write deletes what was written and rethrows.

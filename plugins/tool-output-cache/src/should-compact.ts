@@ -1,13 +1,13 @@
 import type { TokenUsage } from '@ctxkit/core';
 import type { ResolvedCompactionConfig } from './compaction-config';
 
-/** The token count at which automatic compaction starts: `contextLimit × thresholdRatio` (seed 000 §2.4). */
+/** The token count at which automatic compaction starts: `contextLimit × thresholdRatio`. */
 export function compactionThreshold(contextLimit: number, config: Pick<ResolvedCompactionConfig, 'thresholdRatio'>): number {
   return Math.floor(contextLimit * config.thresholdRatio);
 }
 
 /**
- * Seed 000 §2.5, exactly: `enabled=false` → false; `auto=false` → false (automatic decisions are
+ * The decision: `enabled=false` → false; `auto=false` → false (automatic decisions are
  * off); otherwise `usage.total_tokens >= contextLimit × thresholdRatio`.
  */
 export function shouldCompact(

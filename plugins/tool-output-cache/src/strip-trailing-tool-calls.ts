@@ -1,7 +1,7 @@
 import type { AssistantMessage, ChatMessage } from '@ctxkit/core';
 
 /**
- * Shapes messages for the summary call (seed 000 §2.6.1): when the last message is an assistant
+ * Shapes messages for the summary call: when the last message is an assistant
  * message with `tool_calls`, its calls have no results yet, and a provider rejects the request. It
  * is replaced by a copy with its `content` only, or left out when it has no content. Never mutates
  * its input; returns the same array when there is nothing to strip.

@@ -13,7 +13,7 @@ export interface CompactionTail {
 }
 
 /**
- * Where the last `turns` turns of a view start (seed 000 §2.7 `retainLastTurns`). A turn starts at a
+ * Where the last `turns` turns of a view start. A turn starts at a
  * user message of the caller (never a retain or summary message). An agent run is often one user
  * message followed by dozens of model steps; there the turn rule would keep everything, so the last
  * `turns` model steps (an assistant message with its tool results) are kept instead and the newest

@@ -13,7 +13,7 @@ export function exchange(id: string, output: string, name = 'execute_bash'): Cha
   ];
 }
 
-/** A text of about `lines` lines of 60 characters, distinct per `seed`. */
-export function output(seed: string, lines: number): string {
-  return Array.from({ length: lines }, (_, index) => `${seed} line ${index} ${'abcdefghij'.repeat(5)}`).join('\n');
+/** A text of about `lines` lines of 60 characters, distinct per `label`. */
+export function output(label: string, lines: number): string {
+  return Array.from({ length: lines }, (_, index) => `${label} line ${index} ${'abcdefghij'.repeat(5)}`).join('\n');
 }

@@ -1,7 +1,7 @@
 import type { ChatMessage } from '@ctxkit/core';
 
 /**
- * The tool name of each tool message, from the call it answers (seed 001: `tool_name_map`). Pairs by
+ * The tool name of each tool message, from the call it answers. Pairs by
  * position within the owning assistant message's group, so reused call ids resolve to the right call.
  * Returns a map from index to name; `'unknown'` when no call matches.
  */

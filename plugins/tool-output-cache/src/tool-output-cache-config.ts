@@ -1,5 +1,5 @@
 /**
- * Configuration of the tool output cache (seed 000 §1.3). Defaults live in `plugin.json`'s
+ * Configuration of the tool output cache. Defaults live in `plugin.json`'s
  * `configSchema`; {@link resolveToolOutputCacheConfig} applies the same defaults when the strategy is
  * built without the loader (tests, benchmarks).
  * @see docs/strategies/tool-output-cache.md
@@ -36,7 +36,7 @@ export interface ResolvedToolOutputCacheConfig {
   maxLineLength: number;
 }
 
-/** Defaults of {@link ToolOutputCacheConfig} (seed 000 §1.3). */
+/** Defaults of {@link ToolOutputCacheConfig}. */
 export const TOOL_OUTPUT_CACHE_DEFAULTS: Readonly<ResolvedToolOutputCacheConfig> = Object.freeze({
   enabled: true,
   contextBudgetTokens: null,
@@ -44,7 +44,7 @@ export const TOOL_OUTPUT_CACHE_DEFAULTS: Readonly<ResolvedToolOutputCacheConfig>
   maxLineLength: 2000,
 });
 
-/** Lower and upper bound of the derived tool output budget, and the share of the window (seed 000 §1.3). */
+/** Lower and upper bound of the derived tool output budget, and the share of the window. */
 export const TOOL_OUTPUT_BUDGET_BOUNDS = Object.freeze({ share: 0.25, min: 20_000, max: 60_000 });
 
 /** Applies the defaults of {@link ToolOutputCacheConfig} to a partial config (never mutates it). */
@@ -59,7 +59,7 @@ export function resolveToolOutputCacheConfig(config: ToolOutputCacheConfig | und
 
 /**
  * The token budget of all tool outputs: `contextBudgetTokens` when set, else
- * `clamp(contextWindow × 0.25, 20 000, 60 000)` (seed 000 §1.3).
+ * `clamp(contextWindow × 0.25, 20 000, 60 000)`.
  */
 export function toolOutputBudgetTokens(config: Pick<ResolvedToolOutputCacheConfig, 'contextBudgetTokens'>, contextWindow: number): number {
   if (config.contextBudgetTokens !== null && config.contextBudgetTokens !== undefined) return Math.max(0, Math.floor(config.contextBudgetTokens));

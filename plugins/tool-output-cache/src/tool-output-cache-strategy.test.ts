@@ -58,7 +58,7 @@ function longHistory(exchanges: number, linesEach: number): ChatMessage[] {
 }
 
 describe('ToolOutputCacheStrategy', () => {
-  describe('seed 000 §3 checkpoints', () => {
+  describe('checkpoints', () => {
     it('checkpoint 1: trims the oldest outputs when the total passes the budget', async () => {
       const { strategy, events } = setup({ toolOutputCache: { contextBudgetTokens: 1500 }, microCompact: { enabled: false }, compaction: { enabled: false } });
       const history = longHistory(5, 20);

@@ -5,7 +5,6 @@ import {
   CtxkitError,
   DisposedError,
   findPayloadProblems,
-  groupAt,
   LLMNotConfiguredError,
   LLMResponseError,
   PayloadComposer,
@@ -27,10 +26,10 @@ import {
   type TokenUsage,
   type ToolDefinition,
   type ToolMessage,
-  type ToolOutputRef,
   type UserMessage,
 } from '@ctxkit/core';
 import { alignView } from './align-view';
+import { CachedOutputs, type CachedInfo } from './cached-outputs';
 import { COMPACT_DEFINITION, createCacheTools, createCompactTool, TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION } from './cache-tools';
 import { compactMessages } from './compact-messages';
 import { compactionMemory, compactionReason } from './compaction-memory';
@@ -48,10 +47,11 @@ import { compactionTail } from './tail-turns';
 import { ToolOutputCache } from './tool-output-cache';
 import { toolOutputBudgetTokens } from './tool-output-cache-config';
 import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
-import { isToolOutputRefId } from './tool-output-ref-id';
+import { summaryInput } from './summary-input';
 import { isTrimmed, trimToolOutputs } from './trim-tool-outputs';
 import { underPressure } from './under-pressure';
 import { utf8ByteLength } from './utf8-text';
+import { ViewCopies } from './view-copies';
 import type { ViewEntry } from './view-entry';
 
 /** The plugin id. */
@@ -59,16 +59,6 @@ export const TOOL_OUTPUT_CACHE_STRATEGY_ID = 'std-tool-output-cache-strategy';
 
 /** What caused a compaction. */
 export type CompactionTrigger = 'auto' | 'manual' | 'budget';
-
-interface CachedInfo {
-  ref: ToolOutputRef;
-  viewText: string;
-  viewTruncated: boolean;
-  /** Characters of the original content (micro-compact's length rule). */
-  originalLength: number;
-  /** Tokens of the original output (exact when small, bytes/4 when it had to be cut). */
-  rawTokens: number;
-}
 
 interface ComposedView {
   entries: ViewEntry[];
@@ -85,7 +75,6 @@ interface ComposeCall {
   turn: number;
 }
 
-const REF_IN_TEXT = /to_[0-9a-f]{32}/g;
 const REF_IN_TEXT_ONCE = /to_[0-9a-f]{32}/;
 
 /**
@@ -120,11 +109,10 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   readonly toolOutputBudget: number;
   private readonly composer: PayloadComposer;
   private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION];
-  private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
-  private readonly copies = new WeakMap<ChatMessage, Map<string, ToolMessage>>();
+  private readonly outputs: CachedOutputs;
+  private readonly copies = new ViewCopies();
   /** View messages that show their whole output (the others hide part of it behind their ref). */
   private readonly wholeViews = new WeakSet<ChatMessage>();
-  private readonly collectedRefs = new Set<string>();
   /** The working view of the last payload (to tell the composer's ledger which positions changed). */
   private lastView: ReadonlyArray<ChatMessage> | undefined;
   private compaction: CompactionState | undefined;
@@ -163,6 +151,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       maxMessageBytes: this.config.toolOutputCache.maxMessageBytes,
       maxLineLength: this.config.toolOutputCache.maxLineLength,
     });
+    this.outputs = new CachedOutputs({ cache: this.cache, counter: this.counter, events: context.events, eventBase: (turn) => this.eventBase(turn) });
   }
 
   // ---- IContextManager ------------------------------------------------------------------------
@@ -178,7 +167,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       this.assertLive();
       if (!this.config.toolOutputCache.enabled) return;
       const turn = countTurns(newHistory);
-      for (const message of newHistory) if (message.role === 'tool') await this.ensureCached(message, turn);
+      for (const message of newHistory) if (message.role === 'tool') await this.outputs.ensure(message, turn);
     });
   }
 
@@ -198,7 +187,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   }
 
   /**
-   * Seed 000 §2.8: called after an LLM call (with its usage), after tool execution (decides on the
+   * Called after an LLM call (with its usage), after tool execution (decides on the
    * last usage) and before the final return. A pending `compact` tool request runs first. Returns the
    * compacted history when compaction happened; callers continue with it (or keep passing their full
    * history: the strategy maps it onto the compacted view).
@@ -280,7 +269,6 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   private composeView(history: ReadonlyArray<ChatMessage>, view: ComposedView, call: ComposeCall): LLMPayload {
     const state = this.compaction;
     const aligned = alignView(view.entries, history);
-    this.forgetChanged(aligned.messages);
     const memory = state && aligned.memory.length > 0 ? [compactionMemory(state, aligned.memory, aligned.startIndex)] : [];
     const { log } = view;
     if (state && aligned.displaced !== undefined) {
@@ -291,8 +279,9 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     const alwaysOffered = this.config.compaction.enabled && this.context.llm ? [COMPACT_DEFINITION] : [];
     const own = [...cacheTools, ...alwaysOffered];
     const extra: Record<string, unknown> = {};
-    const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload =>
-      this.composer.compose({
+    const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload => {
+      this.forgetChanged(messages);
+      return this.composer.compose({
         systemPrompt: call.systemPrompt,
         history: messages,
         tools: offeredTools({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }),
@@ -306,6 +295,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         turn: call.turn,
         emitEvents,
       });
+    };
 
     let messages: ReadonlyArray<ChatMessage> = aligned.messages;
     const memoryRefs = aligned.memory.some((message) => REF_IN_TEXT_ONCE.test(contentText(message.content)));
@@ -324,7 +314,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         tokensAt: (index) => this.composer.ledger.tokensAt(messages, index),
         tokensOf: (message) => this.counter.countMessage(message),
         microCompact: this.config.microCompact.enabled ? { minContentLength: this.config.microCompact.minContentLength } : undefined,
-        withContent: (message, content) => this.withContent(message, content),
+        withContent: (message, content) => this.copies.withContent(message, content),
         log,
       });
       if (relieved.replaced > 0) {
@@ -404,10 +394,10 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         const entry = entries[index]!;
         if (entry.message.role !== 'tool') continue;
         const original = entry.message;
-        const { info, stored } = await this.ensureCached(original, turn);
+        const { info, stored } = await this.outputs.ensure(original, turn);
         if (!info) continue;
         if (stored) newlyCached++;
-        const message = this.withContent(original, info.viewText, info.ref);
+        const message = this.copies.withContent(original, info.viewText, info.ref);
         if (!info.viewTruncated && !isPlaceholder(message)) this.wholeViews.add(message);
         infos.set(message, info);
         entries[index] = { ...entry, message };
@@ -427,7 +417,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         this.config.microCompact,
         (entry) => infos.get(entry.message)?.originalLength ?? contentText(entry.message.content as ToolMessage['content']).length,
         log,
-        (message, content) => this.withContent(message, content),
+        (message, content) => this.copies.withContent(message, content),
       );
     }
     if (this.config.toolOutputCache.enabled) {
@@ -438,7 +428,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         // The current turn's outputs reach the model as text; a current turn too big for the
         // payload is fitted by the window selection (head + tail cut), never by a placeholder.
         protectFrom: currentTurnStart(entries),
-        withContent: (message, content) => this.withContent(message, content),
+        withContent: (message, content) => this.copies.withContent(message, content),
       }).entries;
     }
     return { entries, log, newlyCached };
@@ -470,58 +460,10 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     return history.map((message, index) => ({ message, source: index }));
   }
 
-  /** Caches a tool output when it is first seen; repeated calls reuse what is known. */
-  private async ensureCached(message: ToolMessage, turn: number): Promise<{ info: CachedInfo | undefined; stored: boolean }> {
-    const known = this.cached.get(message);
-    if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
-    const text = contentText(message.content);
-    if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id) && (await this.cache.has(message.output_ref.id))) {
-      // The caller passes back a message that already carries a ref (our copy, or its own cache).
-      const info: CachedInfo = {
-        ref: { ...message.output_ref },
-        viewText: text,
-        viewTruncated: false,
-        originalLength: message.output_ref.byte_size ?? text.length,
-        rawTokens: this.counter.countMessage(message),
-      };
-      this.cached.set(message, info);
-      return { info, stored: false };
-    }
-    try {
-      const result = await this.cache.cache(text);
-      this.collectedRefs.delete(result.ref.id);
-      const info: CachedInfo = {
-        ref: result.ref,
-        viewText: result.view.text,
-        viewTruncated: result.view.truncated,
-        originalLength: text.length,
-        rawTokens: result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : this.counter.countMessage(message),
-      };
-      this.cached.set(message, info);
-      if (result.stored) {
-        safeEmit(this.context.events, 'tool-output-cached', {
-          ...this.eventBase(turn),
-          refId: result.ref.id,
-          toolCallId: message.tool_call_id,
-          byteSize: result.ref.byte_size ?? 0,
-          lineCount: result.ref.line_count ?? 0,
-        });
-      }
-      return { info, stored: result.stored };
-    } catch (error) {
-      safeEmit(this.context.events, 'strategy-warning', {
-        ...this.eventBase(turn),
-        message: `A tool output could not be cached (${error instanceof Error ? error.message : String(error)}); it is sent as it is and may be dropped to fit.`,
-        ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
-      });
-      return { info: undefined, stored: false };
-    }
-  }
-
   // ---- compaction -----------------------------------------------------------------------------
 
   /**
-   * `checkAndCompact` (seed 000 §2.7): saves the transcript, has the model write retain + summary,
+   * `checkAndCompact`: saves the transcript, has the model write retain + summary,
    * and replaces everything before the last `retainLastTurns` turns. A failure, or a result that
    * does not shrink the history, changes nothing, is reported, and arms the anti-loop guard.
    */
@@ -565,7 +507,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     }
     let reply: { retain: string; summary: string };
     try {
-      const input = this.summaryInput(entries, config.model);
+      const input = this.summaryMessages(entries, config.model);
       reply = await compactMessages(input, { llm, callerModel: this.model, config, systemPrompt: this.lastSystemPrompt || undefined, focus });
     } catch (error) {
       return fail(error);
@@ -602,75 +544,22 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     this.lastUsage = undefined;
     this.lastCompactionError = undefined;
     const compacted = [...prefix, ...history.slice(keepFrom)];
-    await this.collectGarbage(compacted, reply, turn);
+    if (this.config.toolOutputCache.enabled) await this.outputs.collect(compacted, reply, turn);
     safeEmit(this.context.events, 'compaction-end', { ...base, trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted });
     return { compacted: true, messages: compacted, reason: `${trigger} compaction: ${tokensBefore} → ${tokensAfter} tokens; transcript ${transcriptRef}` };
   }
 
   /** The summary call's messages: the view, oldest units left out (they are in the transcript) until it fits the summary model. */
-  private summaryInput(entries: ReadonlyArray<ViewEntry>, summaryModel: string | null): ChatMessage[] {
+  private summaryMessages(entries: ReadonlyArray<ViewEntry>, summaryModel: string | null): ChatMessage[] {
     const limit = summaryModel ? this.context.models.get(summaryModel).contextWindow : this.contextLimit;
     const counter = summaryModel ? this.context.counterFor(summaryModel) : this.counter;
     const available = Math.floor(limit * 0.9) - this.config.compaction.maxSummaryTokens - counter.count(this.lastSystemPrompt) - 1024;
-    const messages = entries.map((entry) => entry.message);
-    let start = 0;
-    while (start < entries.length && entries[start]!.source === null) start++;
-    const prefix = messages.slice(0, start);
-    let total = counter.countMessages(messages);
-    let cut = start;
-    while (total > available && cut < messages.length - 1) {
-      const group = groupAt(messages, cut);
-      for (let index = cut; index < group.end; index++) total -= counter.countMessage(messages[index]!);
-      cut = group.end;
-    }
-    return [...prefix, ...messages.slice(cut)];
-  }
-
-  /** Seed 000 §1.9: deletes cached outputs that neither the compacted history nor the retain/summary text references. */
-  private async collectGarbage(compacted: ReadonlyArray<ChatMessage>, reply: { retain: string; summary: string }, turn: number): Promise<void> {
-    if (!this.config.toolOutputCache.enabled) return;
-    const keep = new Set<string>();
-    for (const text of [reply.retain, reply.summary]) for (const match of text.match(REF_IN_TEXT) ?? []) keep.add(match);
-    for (const message of compacted) {
-      if (message.role === 'tool') {
-        const known = this.cached.get(message);
-        if (known) keep.add(known.ref.id);
-        if (message.output_ref) keep.add(message.output_ref.id);
-      }
-      for (const match of contentText(message.content as ToolMessage['content']).match(REF_IN_TEXT) ?? []) keep.add(match);
-    }
-    try {
-      const collected = await this.cache.collect(keep);
-      for (const id of collected) this.collectedRefs.add(id);
-      if (collected.length > 0) safeEmit(this.context.events, 'tool-output-gc', { ...this.eventBase(turn), refIds: collected });
-    } catch (error) {
-      safeEmit(this.context.events, 'strategy-warning', { ...this.eventBase(turn), message: `Tool output GC failed: ${error instanceof Error ? error.message : String(error)}` });
-    }
+    return summaryInput(entries, available, counter);
   }
 
   // ---- small parts ----------------------------------------------------------------------------
 
-  /** A copy of a tool message with other content (and a ref), reused across turns so counts stay cached. */
-  private withContent(message: ToolMessage, content: string, ref?: ToolOutputRef): ToolMessage {
-    const outputRef = ref ?? message.output_ref;
-    if (contentText(message.content) === content && (outputRef === message.output_ref || message.output_ref?.id === outputRef?.id) && typeof message.content === 'string') {
-      if (message.output_ref || !outputRef) return message;
-    }
-    let byContent = this.copies.get(message);
-    if (!byContent) {
-      byContent = new Map();
-      this.copies.set(message, byContent);
-    }
-    const key = `${outputRef?.id ?? ''}\u0000${content}`;
-    let copy = byContent.get(key);
-    if (!copy) {
-      copy = { ...message, content, ...(outputRef ? { output_ref: { ...outputRef } } : {}) };
-      byContent.set(key, copy);
-    }
-    return copy;
-  }
-
-  /** Tokens of a tool message for the tool output budget: the real tokenizer, or bytes/4 without one (seed 000 §1.3). */
+  /** Tokens of a tool message for the tool output budget: the real tokenizer, or bytes/4 without one. */
   private toolTokens(message: ToolMessage): number {
     if (this.counter.meta().strategy === 'heuristic') return Math.ceil(utf8ByteLength(contentText(message.content)) / 4) + 4;
     return this.counter.countMessage(message);

@@ -12,7 +12,7 @@ export interface ToolOutputCacheOptions extends InContextViewLimits {
   sessionId: string;
 }
 
-/** A `tool_output_cache` read (seed 000 §1.8): lines, 1-based. */
+/** A `tool_output_cache` read: lines, 1-based. */
 export interface ReadToolOutputOptions {
   /**
    * First line to show, 1-based.
@@ -73,7 +73,7 @@ interface RefMeta {
 }
 
 /**
- * The tool output cache of one agent and session (seed 000 §1): full outputs stored as blobs in the
+ * The tool output cache of one agent and session: full outputs stored as blobs in the
  * context store (kind `tool-output`, name = ref id), expanded and searched by streaming over the
  * stored bytes. Ref ids are content addresses (`to_<32 hex>`), so caching the same output twice
  * stores it once.
@@ -121,7 +121,7 @@ export class ToolOutputCache {
     return { ref, stored: true };
   }
 
-  /** Caches an output and builds its in-context view (seed 000 §1.5-1.6). Used by the strategy and the benchmarks. */
+  /** Caches an output and builds its in-context view. Used by the strategy and the benchmarks. */
   async cache(text: string): Promise<CachedToolOutput> {
     const { ref, stored } = await this.put(text);
     return { ref, view: buildInContextView(text, ref, this.limits), stored };
@@ -157,7 +157,7 @@ export class ToolOutputCache {
   }
 
   /**
-   * `tool_output_cache` (seed 000 §1.8): line-numbered text like a file read, `offset`/`limit` in
+   * `tool_output_cache`: line-numbered text like a file read, `offset`/`limit` in
    * lines. Lines longer than `maxLineLength` are cut with a marker; the answer stays within
    * `maxMessageBytes` and says where to continue.
    */
@@ -283,7 +283,7 @@ export class ToolOutputCache {
   }
 
   /**
-   * Deletes every stored output whose id is not in `keep` (seed 000 §1.9). Returns the collected ids.
+   * Deletes every stored output whose id is not in `keep`. Returns the collected ids.
    */
   async collect(keep: ReadonlySet<string>): Promise<string[]> {
     const collected: string[] = [];

@@ -3,7 +3,7 @@ import { contentText } from '@ctxkit/core';
 import type { ReductionLog } from './reduction-log';
 import type { ViewEntry } from './view-entry';
 
-/** The placeholder of a trimmed tool output (seed 000 §1.7). */
+/** The placeholder of a trimmed tool output. */
 export function trimmedPlaceholder(refId: string): string {
   return `[tool output trimmed; ref=${refId}]`;
 }
@@ -27,7 +27,7 @@ export interface TrimToolOutputsOptions {
 }
 
 /**
- * Seed 000 §1.7: when the tool outputs together pass the budget, the oldest ones (only those with an
+ * The tool output budget: when the tool outputs together pass the budget, the oldest ones (only those with an
  * `output_ref`, so nothing is lost) are replaced by `[tool output trimmed; ref=<id>]` until the total
  * fits; the newest are kept first. The copy keeps `output_ref`. Returns a new array and the total
  * after trimming.

@@ -1,0 +1,106 @@
+import { contentText, CtxkitError, safeEmit, type ChatMessage, type CtxkitEventBase, type CtxkitEventBus, type TokenCounter, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
+import type { ToolOutputCache } from './tool-output-cache';
+import { isToolOutputRefId } from './tool-output-ref-id';
+import { utf8ByteLength } from './utf8-text';
+
+const REF_IN_TEXT = /to_[0-9a-f]{32}/g;
+
+/** What is known of one cached tool output. */
+export interface CachedInfo {
+  ref: ToolOutputRef;
+  viewText: string;
+  viewTruncated: boolean;
+  /** Characters of the original content (micro-compact's length rule). */
+  originalLength: number;
+  /** Tokens of the original output (exact when small, bytes/4 when it had to be cut). */
+  rawTokens: number;
+}
+
+/** Where {@link CachedOutputs} stores, counts and reports. */
+export interface CachedOutputsOwner {
+  cache: ToolOutputCache;
+  counter: TokenCounter;
+  events: CtxkitEventBus;
+  eventBase(turn: number): CtxkitEventBase;
+}
+
+/**
+ * The session's tool outputs as the cache knows them: each caller message is cached once (by
+ * message object; a new object with the same output is hashed again but never stored twice), and
+ * garbage collection after a compaction keeps every ref that is still named somewhere.
+ */
+export class CachedOutputs {
+  private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
+  private readonly collectedRefs = new Set<string>();
+
+  constructor(private readonly owner: CachedOutputsOwner) {}
+
+  /** Caches a tool output when it is first seen; repeated calls reuse what is known. */
+  async ensure(message: ToolMessage, turn: number): Promise<{ info: CachedInfo | undefined; stored: boolean }> {
+    const known = this.cached.get(message);
+    if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
+    const text = contentText(message.content);
+    if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id) && (await this.owner.cache.has(message.output_ref.id))) {
+      // The caller passes back a message that already carries a ref (our copy, or its own cache).
+      const info: CachedInfo = {
+        ref: { ...message.output_ref },
+        viewText: text,
+        viewTruncated: false,
+        originalLength: message.output_ref.byte_size ?? text.length,
+        rawTokens: this.owner.counter.countMessage(message),
+      };
+      this.cached.set(message, info);
+      return { info, stored: false };
+    }
+    try {
+      const result = await this.owner.cache.cache(text);
+      this.collectedRefs.delete(result.ref.id);
+      const info: CachedInfo = {
+        ref: result.ref,
+        viewText: result.view.text,
+        viewTruncated: result.view.truncated,
+        originalLength: text.length,
+        rawTokens: result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : this.owner.counter.countMessage(message),
+      };
+      this.cached.set(message, info);
+      if (result.stored) {
+        safeEmit(this.owner.events, 'tool-output-cached', {
+          ...this.owner.eventBase(turn),
+          refId: result.ref.id,
+          toolCallId: message.tool_call_id,
+          byteSize: result.ref.byte_size ?? 0,
+          lineCount: result.ref.line_count ?? 0,
+        });
+      }
+      return { info, stored: result.stored };
+    } catch (error) {
+      safeEmit(this.owner.events, 'strategy-warning', {
+        ...this.owner.eventBase(turn),
+        message: `A tool output could not be cached (${error instanceof Error ? error.message : String(error)}); it is sent as it is and may be dropped to fit.`,
+        ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
+      });
+      return { info: undefined, stored: false };
+    }
+  }
+
+  /** After a compaction: deletes cached outputs that neither the compacted history nor the retain/summary text references. */
+  async collect(compacted: ReadonlyArray<ChatMessage>, reply: { retain: string; summary: string }, turn: number): Promise<void> {
+    const keep = new Set<string>();
+    for (const text of [reply.retain, reply.summary]) for (const match of text.match(REF_IN_TEXT) ?? []) keep.add(match);
+    for (const message of compacted) {
+      if (message.role === 'tool') {
+        const known = this.cached.get(message);
+        if (known) keep.add(known.ref.id);
+        if (message.output_ref) keep.add(message.output_ref.id);
+      }
+      for (const match of contentText(message.content as ToolMessage['content']).match(REF_IN_TEXT) ?? []) keep.add(match);
+    }
+    try {
+      const collected = await this.owner.cache.collect(keep);
+      for (const id of collected) this.collectedRefs.add(id);
+      if (collected.length > 0) safeEmit(this.owner.events, 'tool-output-gc', { ...this.owner.eventBase(turn), refIds: collected });
+    } catch (error) {
+      safeEmit(this.owner.events, 'strategy-warning', { ...this.owner.eventBase(turn), message: `Tool output GC failed: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
+}
