@@ -38,6 +38,8 @@ const PATTERNS: ReadonlyArray<{ kind: TermKind; pattern: RegExp }> = [
   // Codes: all-capital words of 2-6 letters (JFK, SEA, USD).
   { kind: 'code', pattern: /\b[A-Z]{2,6}\b/g },
   { kind: 'number', pattern: /\b\d+(?:[.,]\d+)*\b/g },
+  // Quoted titles ("The Hobbit", “Hey Jude”): books, songs, films, names of things.
+  { kind: 'entity', pattern: /"[A-Z0-9][^"\n]{0,38}[^\s"]"|“[A-Z0-9][^”\n]{0,38}[^\s”]”/g },
   // Capitalised words not at a sentence start (names, places, products).
   { kind: 'entity', pattern: /(?<=[a-z0-9,;:)] )[A-Z][a-z]+(?:\s[A-Z][a-z]+)*/g },
   { kind: 'word', pattern: /\b[a-z][a-z]{3,}\b/g },
