@@ -1,0 +1,20 @@
+import type { ToolDefinition } from '@ctxkit/core';
+import { offeredTools } from './offered-tools';
+
+const tool = (name: string, description = name): ToolDefinition => ({ type: 'function', function: { name, description } });
+
+describe('offeredTools', () => {
+  const own = [tool('tool_output_cache'), tool('compact')];
+
+  it('adds the offered definitions after the caller tools', () => {
+    expect(offeredTools({ callerTools: [tool('bash')], own, offer: own }).map((t) => t.function.name)).toEqual(['bash', 'tool_output_cache', 'compact']);
+  });
+
+  it('leaves out its own definitions a host passes in until they are offered, and keeps a user tool of the same name', () => {
+    const passed = structuredClone(own);
+    expect(offeredTools({ callerTools: [tool('bash'), ...passed], own, offer: [own[1]!] }).map((t) => t.function.name)).toEqual(['bash', 'compact']);
+    const userTool = tool('tool_output_cache', 'my own');
+    expect(offeredTools({ callerTools: [userTool], own, offer: [] })).toEqual([userTool]);
+    expect(offeredTools({ callerTools: [userTool], own, offer: own })).toEqual([userTool, own[1]]);
+  });
+});

@@ -1,0 +1,70 @@
+import { createTokenCounter, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { ReductionLog } from './reduction-log';
+import { relievePressure, type RelievePressureOptions } from './relieve-pressure';
+import { exchange, output } from './test-support';
+
+const counter = createTokenCounter({ model: 'gpt-4o' });
+
+function history(withRefs: boolean): ChatMessage[] {
+  const messages: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
+  for (let index = 0; index < 4; index++) {
+    const [call, result] = exchange(`c${index}`, output(`log${index}`, 10));
+    messages.push(call!, withRefs ? { ...(result as ToolMessage), output_ref: { id: `to_${String(index).repeat(32)}` } } : result!);
+  }
+  messages.push({ role: 'user', content: 'Fix it.' }, ...exchange('now', output('current', 10)));
+  return messages;
+}
+
+function options(messages: ReadonlyArray<ChatMessage>, targetTokens: number, log: ReductionLog, overrides: Partial<RelievePressureOptions> = {}): RelievePressureOptions {
+  return {
+    from: 0,
+    protectFrom: 9,
+    targetTokens,
+    tokensAt: (index) => counter.countMessage(messages[index]!),
+    tokensOf: (message) => counter.countMessage(message),
+    microCompact: { minContentLength: 100 },
+    withContent: (message, content) => ({ ...message, content }),
+    log,
+    ...overrides,
+  };
+}
+
+const total = (messages: ReadonlyArray<ChatMessage>) => counter.countMessages(messages);
+
+describe('relievePressure', () => {
+  it('changes nothing while the messages fit', () => {
+    const messages = history(true);
+    const log = new ReductionLog();
+    const result = relievePressure(messages, options(messages, total(messages), log));
+    expect(result.messages).toBe(messages);
+    expect(result.replaced).toBe(0);
+    expect(log.list()).toEqual([]);
+  });
+
+  it('trims older outputs with a ref oldest first, only until they fit, never the current turn', () => {
+    const messages = history(true);
+    const log = new ReductionLog();
+    const oneOutput = counter.countMessage(messages[2]!);
+    const result = relievePressure(messages, options(messages, total(messages) - oneOutput, log));
+    expect(result.replaced).toBe(2);
+    expect(result.messages[2]!.content).toBe('[tool output trimmed; ref=to_00000000000000000000000000000000]');
+    expect(result.messages[4]!.content).toBe('[tool output trimmed; ref=to_11111111111111111111111111111111]');
+    expect(result.messages.slice(5)).toEqual(messages.slice(5));
+    expect(result.totalTokens).toBeLessThanOrEqual(total(messages) - oneOutput);
+    expect(log.list()).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 3, recoverableFrom: 'tool-output-cache' }), expect.objectContaining({ action: 'trimmed', from: 4, to: 5 })]);
+
+    const all = relievePressure(messages, options(messages, 0, new ReductionLog()));
+    expect(all.replaced).toBe(4);
+    expect(all.messages.slice(9)).toEqual(messages.slice(9));
+  });
+
+  it('micro-compacts results without a ref when micro-compact is on, and leaves them otherwise', () => {
+    const messages = history(false);
+    const log = new ReductionLog();
+    const result = relievePressure(messages, options(messages, total(messages) - 1, log));
+    expect(result.messages[2]!.content).toBe('[Previous: used execute_bash]');
+    expect(log.list()).toEqual([expect.objectContaining({ action: 'micro-compacted', from: 2, recoverableFrom: 'history' })]);
+    const off = relievePressure(messages, options(messages, 0, new ReductionLog(), { microCompact: undefined }));
+    expect(off.replaced).toBe(0);
+  });
+});
