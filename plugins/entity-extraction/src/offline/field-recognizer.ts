@@ -34,7 +34,10 @@ export interface ScalarFieldRecognizer extends RecognizerBase {
   numeric: boolean;
   /** The value has `format: "date"`: dates written in words count too. */
   isDate: boolean;
-  /** Free text is searched for the field (false with `x-ctxkit-text: false`). */
+  /**
+   * Free text is searched for the field: false with `x-ctxkit-text: false`, and for a field without
+   * enum, pattern, format or examples (free text, plain numbers), which only JSON keys fill.
+   */
   readsText: boolean;
 }
 
@@ -57,9 +60,10 @@ export interface ObjectFieldRecognizer extends RecognizerBase {
 export type FieldRecognizer = ScalarFieldRecognizer | ObjectFieldRecognizer;
 
 /**
- * The recognizer of a top-level field, or `null` when the schema gives nothing to recognise it by
- * (free text without enum, pattern, format or examples; booleans): such fields are left to a
- * language model.
+ * The recognizer of a top-level field, or `null` for a field that is neither a string, a number, an
+ * enum nor an object with properties (booleans, arrays of arrays): such fields are left to a
+ * language model. A string or number field without enum, pattern, format or examples is filled from
+ * JSON keys only.
  */
 export function fieldRecognizer(field: StateField, root: Readonly<JsonSchema>): FieldRecognizer | null {
   const declared = resolveLocalRef(field.schema as JsonSchema, root);
@@ -83,7 +87,8 @@ export function fieldRecognizer(field: StateField, root: Readonly<JsonSchema>): 
     .filter((example): example is string => typeof example === 'string')
     .map(shapeRegex)
     .filter((regex): regex is RegExp => regex !== null);
-  if (!enumValues?.length && !validatedBySchema && shapes.length === 0) return null;
+  // Nothing to recognise the value by in free text: it is still taken under its JSON keys (ajv decides).
+  const keysOnly = !enumValues?.length && !validatedBySchema && shapes.length === 0;
   return {
     kind: 'scalar',
     field: field.name,
@@ -91,10 +96,10 @@ export function fieldRecognizer(field: StateField, root: Readonly<JsonSchema>): 
     maxItems,
     keys,
     enumValues: enumValues?.length ? enumValues : undefined,
-    validatedBySchema,
+    validatedBySchema: validatedBySchema || keysOnly,
     shapes,
     numeric: isNumericSchema(schema),
     isDate: schema['format'] === 'date',
-    readsText: (field.schema as JsonSchema)[OFFLINE_TEXT_KEYWORD] !== false,
+    readsText: !keysOnly && (field.schema as JsonSchema)[OFFLINE_TEXT_KEYWORD] !== false,
   };
 }

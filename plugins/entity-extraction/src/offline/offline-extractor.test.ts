@@ -8,11 +8,44 @@ import { OfflineExtractor } from './offline-extractor';
 
 const airline = compileStateSchema(JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'schemas', 'airline-booking.schema.json'), 'utf8')), 'test');
 
-async function extract(history: ChatMessage[], state: EntityState = {}, schema = airline) {
+async function extract(history: ChatMessage[], state: EntityState = {}, schema = airline, now?: number) {
   const extractor = new OfflineExtractor(schema);
-  const input = buildExtractionInput(history, -1)!;
-  return extractor.extract({ schema, state, input });
+  const input = buildExtractionInput(history, -1, extractor.trigger)!;
+  return extractor.extract({ schema, state, input, ...(now === undefined ? {} : { now }) });
 }
+
+function call(id: string, name: string, args: Record<string, unknown>): ChatMessage {
+  return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] };
+}
+
+const userDetails = {
+  name: { first_name: 'Mia', last_name: 'Li' },
+  address: { city: 'Austin' },
+  dob: '1990-04-05',
+  payment_methods: {
+    credit_card_4421486: { source: 'credit_card', brand: 'visa', last_four: '7447', id: 'credit_card_4421486' },
+    certificate_7504069: { source: 'certificate', amount: 250, id: 'certificate_7504069' },
+  },
+  saved_passengers: [{ first_name: 'Amelia', last_name: 'Ahmed', dob: '1957-03-21' }],
+  membership: 'gold',
+  reservations: ['NO6JO3', 'AIXC49'],
+};
+
+const reservationDetails = {
+  reservation_id: 'NO6JO3',
+  user_id: 'mia_li_3668',
+  origin: 'SEA',
+  destination: 'DFW',
+  flight_type: 'one_way',
+  cabin: 'business',
+  flights: [{ origin: 'SEA', destination: 'DFW', flight_number: 'HAT113', date: '2024-05-26', price: 117 }],
+  passengers: [{ first_name: 'Omar', last_name: 'Rossi', dob: '1970-06-06' }],
+  payment_history: [{ payment_id: 'gift_card_8190333', amount: 830 }],
+  created_at: '2024-05-08T14:32:07',
+  total_baggages: 1,
+  nonfree_baggages: 0,
+  insurance: 'no',
+};
 
 describe('OfflineExtractor', () => {
   describe('#extract', () => {
@@ -98,6 +131,103 @@ describe('OfflineExtractor', () => {
       const a = await extract([{ role: 'user', content: 'NO6JO3 and HAT136 on 2024-05-20' }]);
       const b = await extract([{ role: 'user', content: 'NO6JO3 and HAT136 on 2024-05-20' }]);
       expect(a).toEqual(b);
+    });
+    it('fills objects and arrays of objects from tool results read under the function name and nested keys', async () => {
+      const outcome = await extract([
+        { role: 'user', content: 'I am mia_li_3668.' },
+        call('c1', 'get_user_details', { user_id: 'mia_li_3668' }),
+        { role: 'tool', tool_call_id: 'c1', content: JSON.stringify(userDetails) },
+        call('c2', 'get_reservation_details', { reservation_id: 'NO6JO3' }),
+        { role: 'tool', tool_call_id: 'c2', content: JSON.stringify(reservationDetails) },
+      ]);
+      const state = outcome.ok ? outcome.state : {};
+      expect(state['customer']).toEqual({
+        name: { first_name: 'Mia', last_name: 'Li' },
+        dob: '1990-04-05',
+        membership: 'gold',
+        saved_passengers: [{ first_name: 'Amelia', last_name: 'Ahmed', dob: '1957-03-21' }],
+      });
+      expect(state['payment_methods']).toEqual([
+        { payment_id: 'credit_card_4421486', source: 'credit_card', brand: 'visa', last_four: '7447' },
+        { payment_id: 'certificate_7504069', source: 'certificate', amount: 250 },
+      ]);
+      expect(state['reservations']).toEqual([
+        {
+          reservation_id: 'NO6JO3',
+          origin: 'SEA',
+          destination: 'DFW',
+          flight_type: 'one_way',
+          cabin: 'business',
+          flights: [{ flight_number: 'HAT113', date: '2024-05-26', origin: 'SEA', destination: 'DFW' }],
+          passengers: [{ first_name: 'Omar', last_name: 'Rossi', dob: '1970-06-06' }],
+          payment_history: [{ payment_id: 'gift_card_8190333', amount: 830 }],
+          total_baggages: 1,
+          nonfree_baggages: 0,
+          insurance: 'no',
+        },
+      ]);
+      expect(state['passengers']).toEqual([{ first_name: 'Omar', last_name: 'Rossi', dob: '1970-06-06' }]);
+      expect(state['reservation_ids']).toEqual(['NO6JO3', 'AIXC49']);
+      expect(state['payment_ids']).toEqual(['gift_card_8190333']);
+      expect(state['user_id']).toBe('mia_li_3668');
+    });
+
+    it('updates an array item with the same required values instead of adding it again', async () => {
+      const cancelled = { ...reservationDetails, status: 'cancelled' };
+      const outcome = await extract(
+        [call('c', 'cancel_reservation', { reservation_id: 'NO6JO3' }), { role: 'tool', tool_call_id: 'c', content: JSON.stringify(cancelled) }],
+        { reservations: [{ reservation_id: 'NO6JO3', cabin: 'economy' }, { reservation_id: 'AIXC49' }] },
+      );
+      const reservations = (outcome.ok ? outcome.state['reservations'] : []) as Array<Record<string, unknown>>;
+      expect(reservations.map((r) => [r['reservation_id'], r['cabin'], r['status']])).toEqual([
+        ['NO6JO3', 'business', 'cancelled'],
+        ['AIXC49', undefined, undefined],
+      ]);
+    });
+
+    it('lets a looked-up value fill an empty scalar field but never replace what the user said', async () => {
+      const history: ChatMessage[] = [
+        { role: 'user', content: 'I want to fly economy.' },
+        call('c', 'get_reservation_details', { reservation_id: 'NO6JO3' }),
+        { role: 'tool', tool_call_id: 'c', content: JSON.stringify(reservationDetails) },
+      ];
+      const outcome = await extract(history);
+      expect(outcome.ok && [outcome.state['cabin'], outcome.state['origin'], outcome.state['destination']]).toEqual(['economy', 'SEA', 'DFW']);
+      const kept = await extract(history.slice(1), { origin: 'JFK' });
+      expect(kept.ok && [kept.state['cabin'], kept.state['origin']]).toEqual(['business', 'JFK']);
+    });
+
+    it('turns dates written in words into ISO dates, the year taken from the conversation or the clock', async () => {
+      const inferred = await extract([
+        call('c', 'get_reservation_details', { reservation_id: 'NO6JO3' }),
+        { role: 'tool', tool_call_id: 'c', content: JSON.stringify(reservationDetails) },
+        { role: 'user', content: 'Move it to May 28th, or the 1st of June if full; back on 3 June 2025.' },
+      ]);
+      expect(inferred.ok && inferred.state['dates']).toEqual(['2024-05-26', '2024-05-28', '2024-06-01', '2025-06-03']);
+      const clock = await extract([{ role: 'user', content: 'I fly on May 20th.' }], {}, airline, Date.UTC(2026, 10, 23));
+      expect(clock.ok && clock.state).toEqual({ dates: ['2026-05-20'] });
+      const none = await extract([{ role: 'user', content: 'I fly on May 20th.' }]);
+      expect(none.ok && none.state).toEqual({});
+    });
+
+    it('applies corrections: a later scalar value replaces an earlier one, a negated mention does not count', async () => {
+      const first = await extract([{ role: 'user', content: 'Business class please, round trip.' }]);
+      expect(first.ok && first.state).toEqual({ cabin: 'business', flight_type: 'round_trip' });
+      const state = first.ok ? first.state : {};
+      const corrected = await extract([{ role: 'user', content: 'Actually make it economy instead of business.' }], state);
+      expect(corrected.ok && corrected.state).toEqual({ cabin: 'economy', flight_type: 'round_trip' });
+      expect(corrected.ok && corrected.diff).toEqual([{ field: 'cabin', before: 'business', after: 'economy' }]);
+      const negated = await extract([{ role: 'user', content: 'Economy, not basic economy.' }], { cabin: 'business' });
+      expect(negated.ok && negated.state).toEqual({ cabin: 'economy' });
+    });
+
+    it('reads insurance from the booking tools only, never from a bare yes or no', async () => {
+      const outcome = await extract([
+        { role: 'user', content: 'No, thanks. Yes, book it.' },
+        call('c', 'book_reservation', { user_id: 'mia_li_3668', insurance: 'no', total_baggages: 2, nonfree_baggages: 1 }),
+        { role: 'tool', tool_call_id: 'c', content: 'Error: payment amount does not add up' },
+      ]);
+      expect(outcome.ok && outcome.state).toEqual({ user_id: 'mia_li_3668', insurance: 'no', total_baggages: 2, nonfree_baggages: 1 });
     });
   });
 });
