@@ -64,7 +64,11 @@ function covers(kept: Candidate, dropped: Candidate): boolean {
   return isNearDuplicate(kept.analysis.tokens, dropped.analysis.tokens) && dropped.analysis.values.every((value) => kept.text.includes(value));
 }
 
-/** Collapses repeats and near-repeats; of two, the higher-scoring one stays (the earlier on a tie). */
+/**
+ * Collapses repeats and near-repeats; of two, the higher-scoring one stays (the earlier on a tie).
+ * Lines carried from the previous summary were compared when they were kept, so only new units are
+ * compared with every other (a fold stays fast however long the summary).
+ */
 function collapseNearDuplicates(candidates: Candidate[]): Candidate[] {
   const kept: Candidate[] = [];
   const exact = new Map<string, number>();
@@ -76,7 +80,8 @@ function collapseNearDuplicates(candidates: Candidate[]): Candidate[] {
       continue;
     }
     let replaced = false;
-    for (let i = 0; i < kept.length; i++) {
+    // Carried lines come first in `candidates`; only new units are compared with the others.
+    for (let i = 0; !candidate.carried && i < kept.length; i++) {
       const other = kept[i]!;
       if (candidate.score > other.score ? covers(candidate, other) : covers(other, candidate)) {
         if (candidate.score > other.score) kept[i] = candidate;
