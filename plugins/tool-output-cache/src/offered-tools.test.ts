@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@ctxkit/core';
-import { offeredTools } from './offered-tools';
+import { affordsExpandTools, EXPAND_TOOLS_MAX_ROOM_SHARE, offeredTools } from './offered-tools';
 
 const tool = (name: string, description = name): ToolDefinition => ({ type: 'function', function: { name, description } });
 
@@ -16,5 +16,11 @@ describe('offeredTools', () => {
     const userTool = tool('tool_output_cache', 'my own');
     expect(offeredTools({ callerTools: [userTool], own, offer: [] })).toEqual([userTool]);
     expect(offeredTools({ callerTools: [userTool], own, offer: own })).toEqual([userTool, own[1]]);
+  });
+
+  it('affords the expand tools only within their share of the room', () => {
+    expect(EXPAND_TOOLS_MAX_ROOM_SHARE).toBe(0.25);
+    expect(affordsExpandTools(174, 2348)).toBe(true);
+    expect(affordsExpandTools(174, 548)).toBe(false);
   });
 });

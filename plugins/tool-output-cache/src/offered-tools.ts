@@ -30,3 +30,15 @@ export function offeredTools({ callerTools, own, offer }: OfferedToolsInput): To
   for (const definition of offer) if (!present.has(definition.function.name)) result.push(definition);
   return result;
 }
+
+/**
+ * Largest share of the room (the budget left after the system prompt, the caller's tools and the
+ * dynamic context) the expand and grep definitions may take. In a smaller room they would crowd
+ * out more history than they could bring back: older outputs are micro-compacted instead.
+ */
+export const EXPAND_TOOLS_MAX_ROOM_SHARE = 0.25;
+
+/** True when definitions of `toolTokens` tokens fit their share of a room of `roomTokens`. */
+export function affordsExpandTools(toolTokens: number, roomTokens: number): boolean {
+  return toolTokens <= roomTokens * EXPAND_TOOLS_MAX_ROOM_SHARE;
+}

@@ -26,6 +26,13 @@ export interface RelievePressureOptions {
    * characters), or `undefined` to leave them as they are.
    */
   microCompact: { minContentLength: number } | undefined;
+  /**
+   * Cached outputs become `[tool output trimmed; ref=…]` (true: the model can expand them) or, when
+   * micro-compact is on, the shorter `[Previous: used {tool_name}]` (false: the expand tools are not
+   * offered, so naming the ref would only take room; the message keeps its `output_ref`).
+   * @default true
+   */
+  showRefs?: boolean;
   /** Makes the copy (the strategy reuses copies across turns so that counts stay cached). */
   withContent: (message: ToolMessage, content: string) => ToolMessage;
   log: ReductionLog;
@@ -44,8 +51,8 @@ export interface RelievedView {
 /**
  * Makes room when a working view does not fit: older tool outputs, oldest first, become their
  * `[tool output trimmed; ref=…]` placeholder (the full output stays in the cache, the ref is named
- * in the text), and results without a ref become `[Previous: used {tool_name}]` when micro-compact
- * is on, until the view fits `targetTokens` or no older output is left. Nothing is replaced while
+ * in the text; see `showRefs`), and results without a ref become `[Previous: used {tool_name}]`
+ * when micro-compact is on, until the view fits `targetTokens` or no older output is left. Nothing is replaced while
  * the view fits; the current turn's outputs never are. Every replacement is recorded in `log`
  * (indexes of `messages`).
  */
@@ -62,7 +69,7 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
     if (message.role !== 'tool') continue;
     const text = contentText(message.content);
     let content: string;
-    if (message.output_ref) {
+    if (message.output_ref && (options.showRefs !== false || !options.microCompact)) {
       if (isTrimmed(message)) continue;
       content = trimmedPlaceholder(message.output_ref.id);
     } else {
@@ -80,8 +87,9 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
     total -= before - after;
     replaced++;
     const ref = message.output_ref?.id;
-    options.log.add(ref ? 'trimmed' : 'micro-compacted', { from: index }, {
-      reason: ref ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
+    const trimmed = isTrimmed(copy);
+    options.log.add(trimmed ? 'trimmed' : 'micro-compacted', { from: index }, {
+      reason: trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
       recoverableFrom: ref ? 'tool-output-cache' : 'history',
       ...(ref ? { refs: [ref] } : {}),
       tokensBefore: before,

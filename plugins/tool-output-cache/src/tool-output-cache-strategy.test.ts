@@ -209,6 +209,20 @@ describe('ToolOutputCacheStrategy', () => {
         expect(payload.tools).toEqual([]);
       });
 
+      it('in a room too small for the expand tools, micro-compacts older outputs instead and offers no tools', async () => {
+        const given = history();
+        // A 600-token room: the expand tools (about 180 tokens) would take more than a quarter of it.
+        const { strategy } = setup({ ...exact, maxContextTokens: 600 });
+        expect(strategy.contributedTools().length).toBe(2);
+        const payload = await strategy.composePayload(SYSTEM, given, []);
+        const tools = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
+        expect(payload.tools).toEqual([]);
+        expect(tools[0]!.content).toBe('[Previous: used execute_bash]');
+        expect(tools[0]!.output_ref).toBeDefined();
+        expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'micro-compacted', recoverableFrom: 'tool-output-cache' }));
+        expect(payload.stats.extra).toMatchObject({ toolOutputCache: { underPressure: true, toolsOffered: false } });
+      });
+
       it('offers compact while compaction is on and a model is there to write the summary', async () => {
         const names = async (config: ToolOutputCacheStrategyConfig, llm?: LLMClient) =>
           (await setup({ maxContextTokens: 100000, ...config }, llm).strategy.composePayload(SYSTEM, history(), [])).tools.map((definition) => definition.function.name);

@@ -37,7 +37,7 @@ import { continuesCovered, startsWithPrefix, type CompactionState } from './comp
 import { resolveContextLimit } from './context-limit';
 import { currentTurnStart } from './current-turn';
 import { isMicroCompacted, microCompact } from './micro-compact';
-import { offeredTools } from './offered-tools';
+import { affordsExpandTools, offeredTools } from './offered-tools';
 import { ReductionLog } from './reduction-log';
 import { relievePressure } from './relieve-pressure';
 import { repairToolPairs } from './repair-tool-pairs';
@@ -301,9 +301,16 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     const memoryRefs = aligned.memory.some((message) => REF_IN_TEXT_ONCE.test(contentText(message.content)));
     let offerCache = cacheTools.length > 0 && (memoryRefs || this.hidesOutput(messages, aligned.startIndex));
     let composed = compose(messages, offerCache, false);
+    const cacheToolTokens = cacheTools.length > 0 ? this.counter.countTools(cacheTools) : 0;
+    // The room without the expand tools decides whether they are worth their tokens at all.
+    const affordable = cacheTools.length > 0 && affordsExpandTools(cacheToolTokens, composed.roomTokens + (offerCache ? cacheToolTokens : 0));
+    if (offerCache && !affordable) {
+      offerCache = false;
+      composed = compose(messages, offerCache, false);
+    }
     const pressure = underPressure(composed);
     if (pressure) {
-      const toolRoom = cacheTools.length > 0 && !offerCache ? this.counter.countTools(cacheTools) : 0;
+      const toolRoom = affordable && !offerCache ? cacheToolTokens : 0;
       const current = currentTurnStart(view.entries);
       const currentEntry = view.entries[current];
       const turnStart = currentEntry === undefined ? messages.length : currentEntry.carried || currentEntry.source === null ? aligned.startIndex : currentEntry.source;
@@ -314,16 +321,17 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         tokensAt: (index) => this.composer.ledger.tokensAt(messages, index),
         tokensOf: (message) => this.counter.countMessage(message),
         microCompact: this.config.microCompact.enabled ? { minContentLength: this.config.microCompact.minContentLength } : undefined,
+        showRefs: affordable,
         withContent: (message, content) => this.copies.withContent(message, content),
         log,
       });
       if (relieved.replaced > 0) {
         messages = relieved.messages;
-        offerCache = cacheTools.length > 0 && (offerCache || this.hidesOutput(messages, aligned.startIndex));
+        offerCache = affordable && (offerCache || this.hidesOutput(messages, aligned.startIndex));
         composed = compose(messages, offerCache, false);
       }
     }
-    if (!offerCache && cacheTools.length > 0 && this.hidesOutput(composed.payload.messages, 0)) {
+    if (!offerCache && affordable && this.hidesOutput(composed.payload.messages, 0)) {
       // The window cut an output of the current turn: its ref is worth expanding.
       offerCache = true;
       composed = compose(messages, offerCache, false);
