@@ -59,16 +59,16 @@ describe('OfflineSummarizer on multi-session chats', () => {
 
   it('adds the calendar meaning of relative dates, resolved against the session date', () => {
     const history: ChatMessage[] = [
-      { role: 'user', content: '[Session 1 · 4:10 pm on 8 May, 2023]\nAna: I went to a chess club yesterday and it was fun.' },
+      { role: 'user', content: '[Session 1 · 4:10 pm on 11 May, 2023]\nAna: I went to a chess club yesterday and it was fun.' },
       { role: 'assistant', content: 'Ben: I fixed my bike last Saturday and sold my old car last year.' },
       { role: 'user', content: 'Ana: My friends and I went camping last week, two days ago we came back.' },
     ];
     const summary = summarizer.summarizeSync({ previousSummary: null, messages: history, firstIndex: 0, maxTokens: 300, counter });
-    expect(summary).toContain('yesterday [7 May, 2023]');
-    expect(summary).toContain('last Saturday [the Saturday before 8 May, 2023]');
+    expect(summary).toContain('yesterday [10 May, 2023]');
+    expect(summary).toContain('last Saturday [the Saturday before 11 May, 2023]');
     expect(summary).toContain('last year [2022]');
-    expect(summary).toContain('last week [the week before 8 May, 2023]');
-    expect(summary).toContain('two days ago [two days before 8 May, 2023]');
+    expect(summary).toContain('last week [the week before 11 May, 2023]');
+    expect(summary).toContain('two days ago [two days before 11 May, 2023]');
   });
 
   it('labels each sentence with the speaker named at the start of the message', () => {
