@@ -142,7 +142,7 @@ describe('SummarizationStrategy', () => {
 
     it('uses the offline extractive summarizer when no LLM is configured, and names it so', async () => {
       const h = harness();
-      const strategy = createStrategy({ threshold: 2, batchTurns: 2, maxContextTokens: 600, reserveOutputTokens: 0 }, h.context);
+      const strategy = createStrategy({ threshold: 2, batchTurns: 2, maxContextTokens: 420, reserveOutputTokens: 0 }, h.context);
       const history = conversation(4);
       await strategy.composePayload(SYSTEM, history, []);
       await strategy.onTurnComplete(history);
