@@ -15,7 +15,7 @@ describe('resolveEntityExtractionConfig', () => {
         extractionModel: null,
         recentTurns: 1,
         lean: false,
-        memoryShare: 0.5,
+        memoryShare: 0.8,
         extractionPrompt: null,
         stateMaxTokens: 1024,
         extractionMaxOutputTokens: 1024,

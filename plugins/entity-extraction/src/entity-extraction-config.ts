@@ -21,7 +21,7 @@ export interface EntityExtractionConfig {
   recentTurns: number;
   /** Lean mode: the state and only the last `recentTurns` turns, the smallest payload. @default false */
   lean: boolean;
-  /** Share of the room (budget less system prompt, tools and dynamic context) the state block may take. @default 0.5 */
+  /** Share of the room (budget less system prompt, tools and dynamic context) the state block may take. @default 0.8 */
   memoryShare: number;
   /** Instruction of the extraction call; `null` uses {@link DEFAULT_EXTRACTION_PROMPT}. @default null */
   extractionPrompt: string | null;
