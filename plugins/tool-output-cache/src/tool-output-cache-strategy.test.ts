@@ -277,6 +277,21 @@ describe('ToolOutputCacheStrategy', () => {
       expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'micro-compacted', messages: 1, recoverableFrom: 'tool-output-cache' }));
     });
 
+    it('shows an output with long lines whole while it fits, and as a view under microCompact.when "always"', async () => {
+      const json = JSON.stringify({ flights: Array.from({ length: 60 }, (_, index) => ({ flight_number: `HAT${100 + index}`, date: '2024-05-20' })) });
+      expect(json.length).toBeGreaterThan(2000);
+      const history: ChatMessage[] = [{ role: 'user', content: 'search' }, ...exchange('search', json), { role: 'assistant', content: 'Found them.' }, { role: 'user', content: 'Book the last one.' }];
+      const fits = await setup({ compaction: { enabled: false } }).strategy.composePayload(SYSTEM, history, []);
+      const whole = fits.messages.find((message): message is ToolMessage => message.role === 'tool')!;
+      expect(whole.content).toBe(json);
+      expect(whole.output_ref).toBeDefined();
+      expect(fits.stats.reductions).toEqual([]);
+      const always = await setup({ compaction: { enabled: false }, microCompact: { when: 'always' } }).strategy.composePayload(SYSTEM, history, []);
+      const view = always.messages.find((message): message is ToolMessage => message.role === 'tool')!;
+      expect(view.content).not.toBe(json);
+      expect(always.stats.reductions.some((record) => record.reason === 'tool output shown as an in-context view')).toBe(true);
+    });
+
     it('shows a line of megabytes and binary output as bounded views', async () => {
       const { strategy } = setup({ compaction: { enabled: false }, microCompact: { enabled: false } });
       const long = `start ${'m'.repeat(3 * 1024 * 1024)} end`;

@@ -50,7 +50,7 @@ import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrat
 import { summaryInput } from './summary-input';
 import { isTrimmed, trimToolOutputs } from './trim-tool-outputs';
 import { underPressure } from './under-pressure';
-import { utf8ByteLength } from './utf8-text';
+import { looksBinary, utf8ByteLength } from './utf8-text';
 import { ViewCopies } from './view-copies';
 import type { ViewEntry } from './view-entry';
 
@@ -405,11 +405,17 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         const { info, stored } = await this.outputs.ensure(original, turn);
         if (!info) continue;
         if (stored) newlyCached++;
-        const message = this.copies.withContent(original, info.viewText, info.ref);
-        if (!info.viewTruncated && !isPlaceholder(message)) this.wholeViews.add(message);
+        // An output within the per-message size whose view only cut long lines is shown whole:
+        // like every other reduction, the view's cut waits for budget pressure (which turns older
+        // outputs into placeholders). With `microCompact.when: "always"` views are always used.
+        const raw = contentText(original.content);
+        const wholeFits = info.viewTruncated && this.config.microCompact.when !== 'always' && utf8ByteLength(raw) <= this.config.toolOutputCache.maxMessageBytes && !looksBinary(raw);
+        const message = this.copies.withContent(original, wholeFits ? raw : info.viewText, info.ref);
+        const cut = info.viewTruncated && !wholeFits;
+        if (!cut && !isPlaceholder(message)) this.wholeViews.add(message);
         infos.set(message, info);
         entries[index] = { ...entry, message };
-        if (info.viewTruncated && entry.source !== null) {
+        if (cut && entry.source !== null) {
           log.add('truncated', { from: entry.source }, {
             reason: 'tool output shown as an in-context view',
             recoverableFrom: 'tool-output-cache',
