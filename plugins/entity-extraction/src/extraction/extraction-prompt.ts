@@ -40,8 +40,9 @@ function block(tag: string, body: string, attributes = ''): string {
 /**
  * The messages of the first extraction attempt: the instruction, then one user message with
  * `<state_schema>`, `<current_state>`, `<last_assistant_message>`, one `<tool_result>` per new tool
- * result (with the function's name when known; cut at {@link TOOL_RESULT_PROMPT_CHARS} characters) and one `<new_user_message>` per new user message.
- * Request data is copied; nothing is shared with the caller's history.
+ * result (with the function's name when known; cut at {@link TOOL_RESULT_PROMPT_CHARS} characters)
+ * and one `<new_user_message>` per new user message. Request data is copied; nothing is shared
+ * with the caller's history.
  */
 export function buildExtractionMessages(request: ExtractionRequest, instruction: string | null): ChatMessage[] {
   const parts = [
