@@ -1,7 +1,7 @@
 import { contentText, type AssistantMessage, type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 
-/** The placeholder the tool output cache leaves for a trimmed output (seed 000 §1.5). */
+/** The placeholder the tool output cache leaves for a trimmed output. */
 const TRIMMED_PLACEHOLDER = /\[tool output trimmed; ref=(to_[0-9a-f]{32})\]/;
 
 /** One recorded run: a user message and the agent's model answers until the next user message. */

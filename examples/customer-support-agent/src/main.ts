@@ -1,5 +1,5 @@
 /**
- * A customer-support agent on the sliding window strategy (the default, seed 002 A): the system
+ * A customer-support agent on the sliding window strategy (the default): the system
  * prompt and the tools always go first, then the newest turns that fit; the oldest are dropped
  * whole (an assistant tool call with its results). Offline it replays a real tau-bench airline
  * conversation at a small budget (4,200 tokens, of which the airline policy and the tools take

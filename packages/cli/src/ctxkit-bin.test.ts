@@ -25,7 +25,7 @@ describe('ctxkit (bin)', () => {
   });
 
   describe('validate', () => {
-    it('accepts a good agent manifest and the seed 002 example unchanged, exit 0', () => {
+    it('accepts a good agent manifest and the README example manifest unchanged, exit 0', () => {
       const run = ctxkit(['validate', manifest('support-agent.plugin.json'), manifest('seed-002-example.plugin.json')]);
       expect(run.stdout).toContain('✓');
       expect(run.code).toBe(0);

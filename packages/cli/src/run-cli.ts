@@ -107,7 +107,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
 
   program
     .command('recommend-window')
-    .description('recommend a context window from machine memory and model size (seed 004 presets)')
+    .description('recommend a context window from machine memory and model size (speed / balanced / quality presets)')
     .requiredOption('--model-size <billions>', 'model parameters in billions, e.g. 8', Number)
     .addOption(new Option('--quantization <q>', 'weights quantization').choices(['q4', 'q8', 'f16']).default('q4'))
     .addOption(new Option('--preset <preset>', 'speed (50%), balanced (100%) or quality (150%)').choices(['speed', 'balanced', 'quality']).default('balanced'))

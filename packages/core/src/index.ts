@@ -208,7 +208,7 @@ export type {
 } from './runtime/context-runtime';
 export { createContextRuntime, DEFAULT_AGENT_MODEL } from './runtime/create-context-runtime';
 
-// outline (seed 004 strategy A and B: one-line summaries, outline + part)
+// outline (small-context modes A and B: one-line summaries, outline + part)
 export { oneLineToolSummary } from './outline/one-line-tool-summary';
 export type { ToolResultSummaryInput } from './outline/one-line-tool-summary';
 export { renderOutlineView } from './outline/outline-view';

@@ -83,7 +83,7 @@ function toBuffer(data: string | Uint8Array): Buffer {
 }
 
 /**
- * The distributed store (SPEC §6): summaries, entity state, cached tool outputs and transcripts in
+ * The distributed store: summaries, entity state, cached tool outputs and transcripts in
  * Redis, so that many agent processes on many machines share one conversation's state.
  *
  * - Keys: `{prefix}:{agentId}:{sessionId}:{kind}:{name}` for JSON values, the same plus `:blob` for

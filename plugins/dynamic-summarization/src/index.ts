@@ -1,5 +1,5 @@
 /**
- * `std-summarization-strategy`: dynamic summarization (seed 002 strategy B), with an LLM
+ * `std-summarization-strategy`: dynamic summarization, with an LLM
  * summarizer and the offline extractive summarizer (no LLM). Explicit named exports only.
  * @see docs/strategies/dynamic-summarization.md
  */

@@ -19,7 +19,7 @@ describe('plugin.json', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('accepts the seed 002 example config unchanged and fills the documented defaults', () => {
+  it('accepts the README example config unchanged and fills the documented defaults', () => {
     const { valid, value } = validateConfig({ compressionModel: 'gemini-1.5-flash', threshold: 20 });
     expect(valid).toBe(true);
     expect(value).toEqual({ ...SUMMARIZATION_DEFAULTS, compressionModel: 'gemini-1.5-flash', threshold: 20 });

@@ -412,7 +412,7 @@ describe('SummarizationStrategy', () => {
   });
 
   describe('config', () => {
-    it('accepts the seed 002 example config unchanged', () => {
+    it('accepts the README example config unchanged', () => {
       const config = { compressionModel: 'gemini-1.5-flash', threshold: 20 };
       const strategy = createSummarizationStrategy(config, harness({ llm: new ScriptedLLMClient([]) }).context);
       expect(strategy.summarizer.model).toBe('gemini-1.5-flash');

@@ -79,7 +79,7 @@ function errorInfo(error: unknown): { code: string; message: string } {
 }
 
 /**
- * `std-summarization-strategy` (seed 002 strategy B, the recommended strategy): a summary buffer
+ * `std-summarization-strategy` (the recommended strategy): a summary buffer
  * per agent and session, kept in the store. When unsummarized history passes `threshold` turns, a
  * background task folds the oldest `batchTurns` whole turns and the current summary into a new
  * summary; those turns then leave the payload. The payload is the system prompt, the summary block,

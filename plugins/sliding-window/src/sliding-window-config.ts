@@ -21,7 +21,7 @@ export interface SlidingWindowConfig {
    */
   reserveOutputTokens: number | null;
   /**
-   * Share of the ceiling kept free (seed 004 safety margin).
+   * Share of the ceiling kept free.
    * @default 0.1
    */
   safetyMarginRatio: number;

@@ -28,7 +28,7 @@ interface LastCall {
 }
 
 /**
- * The sliding window (seed 002 strategy A, the default): system prompt + tool definitions + dynamic
+ * The sliding window (the default): system prompt + tool definitions + dynamic
  * context (RAG) are counted first; the rest of the budget goes to the newest history, by whole
  * tool-call groups, through core's `selectHistoryWindow`. Older history is dropped and reported; the
  * current turn is truncated (tool outputs head + tail, then the newest user message) rather than

@@ -8,7 +8,7 @@ import { freezeDeep, generateHistory, loadConversations, structuralKey, SYNTHETI
 const CASES = path.join(__dirname, '..', 'cases');
 const INVALID = path.join(CASES, 'invalid');
 
-/** The runtime of SPEC §3, read from the public API when it is there. */
+/** The runtime, read from the public API when it is there. */
 interface RuntimeLike {
   listPlugins(): Array<{ id: string }>;
   loadAgent(manifest: string | Record<string, unknown>): Promise<{ contextManager: ContextManagerContract; forSession(id: string): ContextManagerContract; dispose(): Promise<void> }>;
@@ -102,7 +102,7 @@ if (createContextRuntime) {
         await agent.dispose();
       });
 
-      it('rejects an unknown role with a typed error (SPEC §9)', async () => {
+      it('rejects an unknown role with a typed error', async () => {
         const agent = await runtime.loadAgent(path.join(CASES, 'sliding-window', 'agent.plugin.json'));
         const history = [{ role: 'user', content: 'hi' }, { role: 'developer', content: 'x' }] as unknown as ChatMessage[];
         const error = await agent.contextManager.composePayload('S', history, []).catch((e: unknown) => e);

@@ -14,7 +14,7 @@ export interface RecommendWindowOptions {
 const GIB = 1024 ** 3;
 
 /**
- * `ctxkit recommend-window` (seed 004): a context window from machine memory and model size, with
+ * `ctxkit recommend-window`: a context window from machine memory and model size, with
  * the speed / balanced / quality presets; a window that does not fit shrinks with a warning.
  */
 export async function recommendWindowCommand(options: RecommendWindowOptions, output: CliOutput): Promise<number> {

@@ -16,7 +16,7 @@ export interface SimulateOptions {
 
 /**
  * `ctxkit simulate`: replays one conversation turn by turn through the agent's strategy and prints
- * seed 004's context panel at every model call.
+ * the context panel at every model call.
  */
 export async function simulateCommand(options: SimulateOptions, output: CliOutput): Promise<number> {
   const runtime = await createContextRuntime({ pluginDirs: options.pluginDir });

@@ -8,7 +8,7 @@ export interface StrategySummary {
   label: string;
   dataset: string;
   window: number;
-  /** The payload ceiling at this window: `maxContextTokens − reserveOutputTokens` (SPEC §3). */
+  /** The payload ceiling at this window: `maxContextTokens − reserveOutputTokens`. */
   budget: number;
   conversations: number;
   calls: number;

@@ -11,7 +11,7 @@ const text = (tokens: number) => 'abcd'.repeat(Math.max(0, tokens - 1));
 
 describe('BudgetManager', () => {
   describe('#measure', () => {
-    it('applies seed 004 formula to the failure pattern of an 8,192 window', () => {
+    it('applies the budget formula to the failure pattern of an 8,192 window', () => {
       const manager = new BudgetManager({ contextWindow: 8192, reserveOutputTokens: 1024, counter });
       const tools: ToolDefinition[] = [{ type: 'function', function: { name: 'bash', description: text(1480) } }];
       const history: ChatMessage[] = [{ role: 'user', content: text(1496) }];

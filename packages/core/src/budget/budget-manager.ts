@@ -11,7 +11,7 @@ export interface BudgetManagerOptions extends BudgetOptions {
   counter: ITokenCounter;
 }
 
-/** Tokens of each section seed 004's formula subtracts, as measured for one call. */
+/** Tokens of each section the budget formula subtracts, as measured for one call. */
 export interface BudgetSections {
   /** Leading system messages (the system prompt, RAG context placed as system). */
   system: number;
@@ -19,12 +19,12 @@ export interface BudgetSections {
   tools: number;
   /** Every other message (history, memory and summary blocks, tool results). */
   history: number;
-  /** The newest tool result among the history, when there is one (seed 004 panel "last out"). */
+  /** The newest tool result among the history, when there is one (the context panel's "last out"). */
   lastToolOutput: number;
 }
 
 /**
- * The per-section ledger of one call (seed 004 "dynamic budget"):
+ * The per-section ledger of one call (the dynamic budget):
  * `remaining = contextWindow − system − tool definitions − history − max output − 10% margin`,
  * tool output limit = `remaining × 0.6`.
  */
@@ -55,7 +55,7 @@ export interface BudgetInput {
 }
 
 /**
- * The budget engine of seed 004: computes the formula per call from real counts (never estimates
+ * The budget engine: computes the formula per call from real counts (never estimates
  * when the counter is exact), exposes the per-section ledger, and gives the tool output limit that
  * the kernel's agent-side truncation (Phase 1) and the tools themselves (Phase 2) both use.
  *

@@ -2,7 +2,7 @@ import type { PayloadBudget } from '../contracts/llm-payload';
 
 /** Seed 004 safety margin: 10% of the ceiling stays free. */
 export const DEFAULT_SAFETY_MARGIN_RATIO = 0.1;
-/** Share of the remaining budget a tool output may take (seed 004: several calls per turn). */
+/** Share of the remaining budget a tool output may take (room for several calls per turn). */
 export const TOOL_OUTPUT_SHARE = 0.6;
 /** Output reservation when none is configured: 4096 tokens, at most an eighth of the ceiling. */
 export const DEFAULT_RESERVE_OUTPUT_TOKENS = 4096;

@@ -62,7 +62,7 @@ export const KV_CACHE_GIB_PER_4K_TOKENS: ReadonlyArray<{ paramsBillions: number;
   { paramsBillions: 30, gib: 3.5 },
 ];
 
-/** Window sizes a requested window is shrunk to, largest that fits first (seed 004). */
+/** Window sizes a requested window is shrunk to, largest that fits first. */
 export const STANDARD_CONTEXT_WINDOWS: readonly number[] = [4096, 8192, 16384, 32768, 65536, 131072];
 
 /** The smallest window ever recommended: below it an agent cannot hold a system prompt and a turn. */
@@ -82,7 +82,7 @@ function formatGiB(bytes: number): string {
 }
 
 /**
- * Estimated KV-cache memory of a model at a window, interpolated from the seed 004 table by
+ * Estimated KV-cache memory of a model at a window, interpolated from a table of measured models by
  * parameter count (linear between rows, proportional outside them). The cache is f16 by default in
  * local runtimes whatever the weight quantization, so quantization does not change it.
  */
@@ -109,7 +109,7 @@ export function estimateModelBytes(modelParamsBillions: number, quantization: Mo
 }
 
 /**
- * Recommends a context window from machine memory and model size (seed 004 "context window
+ * Recommends a context window from machine memory and model size ("context window
  * automatic choice"): memory → model size → room left for the KV cache → window.
  *
  * - The automatic (`balanced`) window is the largest of {@link STANDARD_CONTEXT_WINDOWS} whose KV

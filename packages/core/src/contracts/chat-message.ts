@@ -19,7 +19,7 @@ export interface ImageContentPart {
 export type ContentPart = TextContentPart | ImageContentPart;
 
 /**
- * Reference to the full content of a tool output kept in the tool output cache (seed 000 §1.4).
+ * Reference to the full content of a tool output kept in the tool output cache.
  * A tool message that carries it shows an in-context view; the whole output is recoverable by `id`.
  */
 export interface ToolOutputRef {

@@ -4,7 +4,7 @@ import type { LLMPayload } from './llm-payload';
 import type { TokenUsage } from './token-usage';
 
 /**
- * The pluggable context strategy (seed 002). The agent kernel asks it for the payload to send and
+ * The pluggable context strategy. The agent kernel asks it for the payload to send and
  * tells it when a turn is over. These two methods are the whole required surface.
  *
  * Invariants every implementation keeps (checked by `@ctxkit/core/testing`): the payload is within
@@ -57,11 +57,11 @@ export interface ToolExecutionContext {
   sessionId: string;
   toolCallId: string;
   signal?: AbortSignal;
-  /** Token budget a tool output may use (seed 004 Phase 2); undefined when unknown. */
+  /** Token budget a tool output may use; undefined when unknown. */
   toolOutputTokenLimit?: number;
 }
 
-/** Why a compaction hook is called (seed 000 §2.8). */
+/** Why a compaction hook is called. */
 export type CompactionCheckpoint = 'after-llm-call' | 'after-tools' | 'before-return';
 
 /** Result of a compaction hook. */
@@ -79,7 +79,7 @@ export interface CompactionHookResult {
 export interface ContextManagerCapabilities {
   /** Tools the strategy contributes (expand, grep, compact ...). */
   contributedTools?(): ContributedTool[];
-  /** Compaction hook points (seed 000 §2.8). */
+  /** Compaction hook points. */
   checkCompaction?(
     checkpoint: CompactionCheckpoint,
     history: ReadonlyArray<ChatMessage>,

@@ -26,7 +26,7 @@ export interface BlobRange {
 }
 
 /**
- * One store for summaries, entity state, cached tool outputs and transcripts (SPEC §6).
+ * One store for summaries, entity state, cached tool outputs and transcripts.
  * JSON values are cloned in and out; blobs are bytes, read as streams so that a 100 MB output is
  * never held twice.
  */

@@ -2,13 +2,13 @@ import type { ChatMessage } from './chat-message';
 import type { ToolDefinition } from './tool-definition';
 import type { TokenCounterMeta } from '../token-counting/token-counter';
 
-/** Payload sections in priority order, high to low (seed 002, SPEC §2 invariant 1). */
+/** Payload sections in priority order, high to low. */
 export type PayloadSection = 'system' | 'tools' | 'dynamic' | 'memory' | 'history';
 
 /** Tokens spent on each section of one payload. */
 export type SectionTokens = Record<PayloadSection, number>;
 
-/** Context usage level relative to the context window (seed 004 panel colours). */
+/** Context usage level relative to the context window (the context panel's colours). */
 export type UsageLevel = 'ok' | 'warn' | 'compact' | 'critical';
 
 /** What happened to a range of the caller's history. */
@@ -21,7 +21,7 @@ export type ReductionAction =
   | 'micro-compacted'
   | 'extracted';
 
-/** Where something that left the payload can be recovered from (SPEC §2 invariant 5). */
+/** Where something that left the payload can be recovered from. */
 export type RecoverySource =
   | 'history'
   | 'summary'
@@ -58,7 +58,7 @@ export interface PayloadBudget {
   /** Hard ceiling for the payload plus the output reservation. */
   maxContextTokens: number;
   reserveOutputTokens: number;
-  /** Safety margin kept free (seed 004: 10%). */
+  /** Safety margin kept free (10% by default). */
   safetyMarginTokens: number;
   /** Tokens the payload may use: `maxContextTokens - reserveOutputTokens - safetyMarginTokens`. */
   available: number;
@@ -68,7 +68,7 @@ export interface PayloadBudget {
   remaining: number;
 }
 
-/** Statistics returned with every payload. Field names follow seed 003 where it names them. */
+/** Statistics returned with every payload. Field names follow `trimMessages`' statistics where they overlap. */
 export interface PayloadStats {
   strategyId: string;
   model: string;

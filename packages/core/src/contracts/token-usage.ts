@@ -1,5 +1,5 @@
 /**
- * Provider-reported token usage (seed 000 §2.3):
+ * Provider-reported token usage:
  * `total_tokens = input_tokens + cache_creation_tokens + cache_read_tokens + output_tokens`.
  */
 export interface TokenUsage {

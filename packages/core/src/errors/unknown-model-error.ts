@@ -1,7 +1,7 @@
 import { CtxkitError } from './ctxkit-error';
 import { ErrorCodes } from './error-codes';
 
-/** The model registry is strict (seed 000 §2.4): an unknown model is an error, never a guess. */
+/** The model registry is strict: an unknown model is an error, never a guess. */
 export class UnknownModelError extends CtxkitError {
   constructor(model: string, known: readonly string[]) {
     super({

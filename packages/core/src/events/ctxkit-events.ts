@@ -44,7 +44,7 @@ export interface CtxkitEventPayloads {
     retryAt: number | null;
   };
   'summary-resync': CtxkitEventBase & { reason: string };
-  /** Compaction (seed 000 §2) started / ended / failed. `messages` is the compacted history. */
+  /** Compaction started / ended / failed. `messages` is the compacted history. */
   'compaction-start': CtxkitEventBase & { trigger: 'auto' | 'manual' | 'budget'; tokensBefore: number };
   'compaction-end': CtxkitEventBase & {
     trigger: 'auto' | 'manual' | 'budget';
@@ -64,10 +64,10 @@ export interface CtxkitEventPayloads {
   'entities-error': CtxkitEventBase & { reason: string; errors: string[]; attempts: number };
   /** Usage level crossed a boundary (ok < 60% <= warn < 80% <= compact < 90% <= critical). */
   'usage-level-change': CtxkitEventBase & { from: UsageLevel; to: UsageLevel; used: number; contextWindow: number };
-  /** A small-context mode (seed 004 A-D) switched on or off. */
+  /** A small-context mode switched on or off. */
   'small-context-mode': CtxkitEventBase & { mode: 'A' | 'B' | 'C' | 'D'; active: boolean; reason: string };
   /**
-   * The kernel's pre-send check (seed 004 double check) took one step of its escalation to fit the
+   * The kernel's pre-send check (the 90% double check) took one step of its escalation to fit the
    * payload under the 90% line: trim old tool results, compact history, force-truncate tool
    * results, or (last) refuse with BudgetExceededError.
    */
@@ -78,7 +78,7 @@ export interface CtxkitEventPayloads {
     limit: number;
     messages: number;
   };
-  /** Plain-language advice for the user (seed 004 strategy D). */
+  /** Plain-language advice for the user. */
   'user-advice': CtxkitEventBase & { message: string };
   /** Provider usage observed by the kernel after a model call. */
   'llm-usage': CtxkitEventBase & { usage: TokenUsage; model: string };

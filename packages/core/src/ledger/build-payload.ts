@@ -6,7 +6,7 @@ import { usageLevel } from '../budget/usage-level';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import type { HistoryWindow } from './select-history-window';
 
-/** The sections of a payload, in priority order (seed 002): each strategy fills the ones it has. */
+/** The sections of a payload, in priority order: each strategy fills the ones it has. */
 export interface PayloadSections {
   /** The system block, never dropped or altered. */
   system: ChatMessage[];
@@ -45,7 +45,7 @@ export interface BuildPayloadOptions {
   extra?: Record<string, unknown>;
   /**
    * Place the memory block right after the system block, before the dynamic context (a running
-   * summary that seed 002 B puts right after the system prompt). @default false
+   * summary that the summarization strategy puts right after the system prompt). @default false
    */
   memoryFirst?: boolean;
 }

@@ -15,7 +15,7 @@ export interface PayloadProblem {
 }
 
 /**
- * Checks the provider-validity rules every strategy keeps (SPEC §2 invariant 3): no tool message
+ * Checks the provider-validity rules every strategy keeps: no tool message
  * without its call, no call without its results, no leading tool message, system messages only at
  * the start, at least one user message. Returns an empty list when valid.
  */

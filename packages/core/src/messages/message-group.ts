@@ -1,6 +1,6 @@
 /**
  * How a history splits into atomic units. A unit is kept or dropped whole: an assistant message
- * with `tool_calls` and all its `tool` results form one unit (SPEC §2 invariant 3).
+ * with `tool_calls` and all its `tool` results form one unit.
  */
 export type MessageGroupKind =
   /** An assistant message with tool_calls and a result for every call, right after it. */

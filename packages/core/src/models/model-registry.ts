@@ -2,7 +2,7 @@ import type { ModelInfo } from './model-info';
 
 /**
  * Context window and max output per model. Strict by default: an unknown model is an
- * `UnknownModelError` naming the model and how to register it (seed 000 §2.4). Enrichable at
+ * `UnknownModelError` naming the model and how to register it. Enrichable at
  * runtime (`register`) and from config (`createContextRuntime({ models })`).
  */
 export interface IModelRegistry {

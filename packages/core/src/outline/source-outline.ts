@@ -90,7 +90,7 @@ function* lines(text: string): Generator<string> {
 }
 
 /**
- * The outline of a text (seed 004 strategy B): its line count and, for source code, the top-level
+ * The outline of a text: its line count and, for source code, the top-level
  * declarations with their line ranges. Consecutive imports fold into one entry. Other texts get
  * only their line count. Runs in one pass, linear in the text.
  */

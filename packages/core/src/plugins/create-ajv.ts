@@ -9,7 +9,7 @@ export type AjvInstance = Ajv | Ajv2020;
 export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 /**
- * The only place ajv is configured (STYLE practice 5).
+ * The only place ajv is configured.
  *
  * - `'ctxkit'`: for ctxkit's own schemas (the two manifest schemas). Strict mode on, so a typo in
  *   a ctxkit schema fails at compile time; `allErrors` so that users see every problem at once;

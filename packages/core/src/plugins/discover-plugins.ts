@@ -56,7 +56,7 @@ export interface PluginDiscovery {
 }
 
 /**
- * Finds strategy plugins where the host allows them (SPEC §3): its `pluginDirs`, and installed
+ * Finds strategy plugins where the host allows them: its `pluginDirs`, and installed
  * packages that declare themselves ctxkit plugins. Every manifest is validated; entries must
  * resolve inside their plugin's directory. Nothing is imported here: entries load on first use.
  *

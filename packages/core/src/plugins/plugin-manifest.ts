@@ -32,9 +32,9 @@ export interface AgentManifest {
   /** The agent's model; the strategy's `model` unless its config names one. */
   model?: string;
   systemPrompt?: string;
-  /** Shorter system prompt for small-context mode (seed 004 strategy C). */
+  /** Shorter system prompt for small-context mode. */
   compactSystemPrompt?: string;
-  /** Tools still sent in small-context mode (seed 004 strategy C). */
+  /** Tools still sent in small-context mode. */
   essentialTools?: string[];
   /** Window (tokens) below which small-context modes switch on; 16384 when absent. */
   smallContextThreshold?: number;

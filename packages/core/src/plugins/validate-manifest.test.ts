@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { validateManifest } from './validate-manifest';
 
-/** The example of seed 002, unchanged. */
+/** The README example manifest, unchanged. */
 const SEED_002_EXAMPLE = {
   id: 'my-complex-agent',
   contextStrategy: {
@@ -25,7 +25,7 @@ const goodPlugin = {
 
 describe('validateManifest', () => {
   describe('agent manifests', () => {
-    it('accepts the seed 002 example unchanged', () => {
+    it('accepts the README example manifest unchanged', () => {
       const result = validateManifest(SEED_002_EXAMPLE);
       expect(result).toMatchObject({ valid: true, kind: 'agent', errors: [] });
     });

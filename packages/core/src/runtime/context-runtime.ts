@@ -73,7 +73,7 @@ export interface InProcessStrategyManifest {
 
 /**
  * The ctxkit runtime: the plugins it found, the shared model registry and token counters, and the
- * agents it loads (SPEC §3).
+ * agents it loads.
  * @see docs/02-architecture.md
  */
 export interface ContextRuntime {

@@ -41,7 +41,7 @@ const counting: StrategyFactory = (config, context) => {
 
 const strategyOf = (manager: IContextManager) => (manager as unknown as { strategy: CountingStrategy }).strategy;
 
-/** The example of seed 002, unchanged. */
+/** The README example manifest, unchanged. */
 const SEED_002_EXAMPLE = {
   id: 'my-complex-agent',
   contextStrategy: {
@@ -184,7 +184,7 @@ describe('createContextRuntime', () => {
       expect(error.details).toMatchObject({ pluginId: 'countin-strategy', available: ['counting-strategy'], pointer: '/contextStrategy/pluginId', suggestion: 'counting-strategy' });
     });
 
-    it('loads the seed 002 example unchanged, or names the ids that exist until its plugin lands', async () => {
+    it('loads the README example manifest unchanged, or names the ids that exist until its plugin lands', async () => {
       const runtime = await createContextRuntime({ searchFrom: [REPO_ROOT] });
       runtime.registerStrategy({ id: 'local-fallback-strategy' }, counting);
       const outcome = await runtime.loadAgent(structuredClone(SEED_002_EXAMPLE)).then(

@@ -175,7 +175,7 @@ function summaryOf(record: PluginRecord): PluginSummary {
 }
 
 /**
- * Creates the ctxkit runtime (SPEC §3): discovers plugins where the host allows them (its
+ * Creates the ctxkit runtime: discovers plugins where the host allows them (its
  * `pluginDirs`, and installed packages declaring themselves ctxkit plugins, which includes the
  * repo's `plugins/`), builds the shared model registry (built-ins plus `models`) and token
  * counters, and loads agents, each in its own tsyringe child container.

@@ -33,7 +33,7 @@ export interface SessionManagerOwner {
 }
 
 /**
- * One session's strategy instance behind the plugin boundary (STYLE practice 8). Every call into
+ * One session's strategy instance behind the plugin boundary. Every call into
  * the plugin (`composePayload`, `onTurnComplete`, `dispose`, and the optional capabilities) is
  * wrapped: a non-ctxkit error becomes a `StrategyError` with pluginId, agentId and method; a ctxkit
  * error passes through. The optional capability methods the strategy has stay visible, so the

@@ -150,7 +150,7 @@ export function payloadLimit(budget: CaseBudget): number {
 }
 
 /**
- * Checks one payload against every invariant of SPEC §2 that a single call can show: priority
+ * Checks one payload against every strategy invariant that a single call can show: priority
  * (system first and unaltered, tool definitions complete and unchanged), budget (by the call's
  * counter), provider validity (`findPayloadProblems`, the newest user message, the newest complete
  * unit of the current turn), nothing silently lost (every absent or altered history message is

@@ -29,7 +29,7 @@ function turnWith(output: string, id = 'call_big'): ChatMessage[] {
 }
 
 /**
- * Hostile inputs of SPEC §9: orphan tool result at the start, a trailing `finish` call without a
+ * Hostile inputs: orphan tool result at the start, a trailing `finish` call without a
  * result, a 5 MiB tool output in the newest turn, a line of megabytes, binary bytes, `</summary>`
  * inside a tool output, prototype-key call ids, reused call ids, an unknown role (must be a typed
  * error), a newest user message that alone exceeds the budget.

@@ -1,7 +1,7 @@
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ErrorCodes } from '../errors/error-codes';
 
-/** Which promise of SPEC §2 (or of the contract) a failure breaks. */
+/** Which invariant of the strategy contract a failure breaks. */
 export type ConformanceInvariant =
   | 'priority'
   | 'budget'
@@ -43,7 +43,7 @@ export class ConformanceError extends CtxkitError {
       code: ErrorCodes.STRATEGY_ERROR,
       category: 'plugin',
       message: `${subject}: ${failures.length} conformance failure(s):\n  ${shown.join('\n  ')}${more}\n`,
-      fix: 'Fix the strategy so that it keeps the invariants of SPEC §2 (see docs/06-writing-a-strategy.md).',
+      fix: 'Fix the strategy so that it keeps the strategy invariants (see docs/06-writing-a-strategy.md).',
       details: { subject, failures },
     });
     this.failures = failures;

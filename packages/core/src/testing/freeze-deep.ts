@@ -4,8 +4,8 @@
  * module) a write to a frozen object throws a `TypeError`. Cycles are handled. Typed arrays,
  * `ArrayBuffer`s and `DataView`s cannot be frozen and are left as they are. Returns its argument.
  *
- * Used by the conformance suite on `history`, `tools` and `config` before every call (SPEC §2
- * invariant 4, STYLE practice 12).
+ * Used by the conformance suite on `history`, `tools` and `config` before every call, so that a
+ * strategy that writes to its inputs fails with a TypeError.
  */
 export function freezeDeep<T>(value: T): T {
   const seen = new Set<object>();

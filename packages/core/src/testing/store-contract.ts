@@ -70,7 +70,7 @@ function sortKeys(keys: readonly StoreKey[]): string[] {
 }
 
 /**
- * Registers a jest suite that any {@link IContextStore} must pass (SPEC §6): JSON values round-trip and are
+ * Registers a jest suite that any {@link IContextStore} must pass: JSON values round-trip and are
  * cloned in and out; keys isolate agents, sessions and kinds; `list` by prefix; blobs (put, append,
  * size, ranged streamed reads, a large blob byte-exact, delete); invalid key parts rejected with
  * `StoreKeyError` (`CTXKIT_STORE_KEY_INVALID`); a missing blob read fails with `StoreError`

@@ -115,7 +115,7 @@ function assertNoFailures(subject: string, report: ConformanceReport): void {
 }
 
 /**
- * The conformance suite (STYLE practice 13: shipped like ESLint's RuleTester). Registers one test
+ * The conformance suite (shipped like ESLint's RuleTester). Registers one test
  * per case family under `describe(name)`, using jest's globals unless `describe`/`it` are given:
  * property-based cases over generated histories, hostile inputs, budget overflow, a 10,000-message
  * history, and every record of the bundled tau-bench and OpenHands conversations replayed turn by

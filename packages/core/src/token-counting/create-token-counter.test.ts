@@ -23,7 +23,7 @@ describe('createTokenCounter', () => {
       expect(meta).toMatchObject({ model, encoding, uses_tiktoken: true, strategy: 'tiktoken', approximate });
     });
 
-    it('has the seed 003 shape with the backend named', () => {
+    it('has the meta() shape with the backend named', () => {
       const meta = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' }).meta();
       expect(meta).toEqual({ model: 'gpt-4o', encoding: 'o200k_base', uses_tiktoken: true, strategy: 'tiktoken', backend: 'js-tiktoken', approximate: false });
     });

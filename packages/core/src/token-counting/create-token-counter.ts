@@ -57,7 +57,7 @@ function shared(backend: 'gpt-tokenizer' | 'js-tiktoken', encoding: BpeEncodingN
 }
 
 /**
- * Returns the token counter for a model (SPEC §2, seed 003). Exact BPE backends (gpt-tokenizer,
+ * Returns the token counter for a model. Exact BPE backends (gpt-tokenizer,
  * js-tiktoken) and the heuristic fallback share the {@link ITokenCounter} interface. Model aliases map
  * to an encoding (gpt-4o / gpt-4.1 / o-series / gpt-5 → o200k_base; gpt-4 / gpt-3.5-turbo →
  * cl100k_base; claude-*, gemini-*, local models → o200k_base, stated as approximate in `meta()`); an

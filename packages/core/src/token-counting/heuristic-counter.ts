@@ -4,7 +4,7 @@ import { messageTokens } from './message-tokens';
 import type { ITokenCounter, TokenCounterMeta } from './token-counter';
 
 /**
- * The fallback when no tokenizer is available (seed 003): `floor(chars / 4) + 1` per text, plus 4
+ * The fallback when no tokenizer is available: `floor(chars / 4) + 1` per text, plus 4
  * per message. Characters outside Latin script (CJK, kana, emoji) count one token each, because the
  * chars/4 rule under-counts Japanese about fourfold. An estimate only: it never decides alone
  * what fits.

@@ -21,7 +21,7 @@ const APPROXIMATE_FAMILIES: ReadonlyArray<[RegExp, string]> = [
 ];
 
 /**
- * Resolves a model name or alias to the BPE encoding used to count for it (seed 003 model aliases):
+ * Resolves a model name or alias to the BPE encoding used to count for it (model aliases):
  * gpt-4o / gpt-4.1 / o-series / gpt-5 use `o200k_base` exactly; gpt-4 and gpt-3.5-turbo use
  * `cl100k_base`; claude-*, gemini-* and local models use `o200k_base` as a stated approximation; an
  * unknown name still resolves (to `o200k_base`, stated as approximate). The model *registry* is strict

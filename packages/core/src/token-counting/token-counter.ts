@@ -1,13 +1,13 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import type { ToolDefinition } from '../contracts/tool-definition';
 
-/** Tokens added per message on top of its text (seed 003). */
+/** Tokens added per message on top of its text. */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 
 /** Which tokenizer backs a counter. */
 export type TokenizerBackend = 'gpt-tokenizer' | 'js-tiktoken' | 'heuristic';
 
-/** `meta()` of a counter (seed 003 §2). */
+/** `meta()` of a counter. */
 export interface TokenCounterMeta {
   model: string;
   encoding: string | null;

@@ -57,7 +57,7 @@ describe('trimMessages', () => {
     expect(result.messages[0]).toEqual(frozen[0]);
   });
 
-  it('returns the seed 003 shape with compress_ratio = output / input under both names', () => {
+  it('returns the documented shape with compress_ratio = output / input under both names', () => {
     const result = trimMessages(conversation, { maxContextTokens: 60, model: 'gpt-4o', semanticOptions: { note: 'kept' } });
     const { statistics } = result;
     expect(statistics.input_tokens).toBe(counter.countMessages(conversation));

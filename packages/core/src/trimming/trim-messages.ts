@@ -5,7 +5,7 @@ import { messageText } from '../token-counting/message-text';
 import type { ITokenCounter, TokenCounterMeta } from '../token-counting/token-counter';
 import { cosineSimilarity } from './cosine-similarity';
 
-/** An embedder for `semantic_retention`: text → vector. Synchronous, as in seed 003. */
+/** An embedder for `semantic_retention`: text → vector. Synchronous. */
 export type Embedder = (text: string) => ReadonlyArray<number>;
 
 /** `semanticOptions` of {@link trimMessages}; returned unchanged in the result. */
@@ -15,7 +15,7 @@ export interface SemanticOptions {
   [key: string]: unknown;
 }
 
-/** Options of {@link trimMessages} (seed 003 §4). */
+/** Options of {@link trimMessages}. */
 export interface TrimMessagesOptions {
   /** Ceiling for the whole result, system message included. */
   maxContextTokens: number;
@@ -38,7 +38,7 @@ export interface TrimStatistics {
   semantic_retention?: number;
 }
 
-/** What {@link trimMessages} returns (seed 003 §4). */
+/** What {@link trimMessages} returns. */
 export interface TrimMessagesResult {
   messages: ChatMessage[];
   statistics: TrimStatistics;
