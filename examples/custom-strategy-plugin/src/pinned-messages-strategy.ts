@@ -49,7 +49,7 @@ export class PinnedMessagesStrategy implements IContextManager {
         systemPrompt,
         history,
         tools,
-        ...(ragContext ? { ragContext } : {}),
+        ragContext,
         ...options,
         turn: this.pins.userMessages,
         memory: [this.pinnedBlock(history, pinned, before)],

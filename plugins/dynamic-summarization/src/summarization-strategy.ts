@@ -232,7 +232,7 @@ export class SummarizationStrategy implements ContextManager {
       systemPrompt,
       history,
       tools,
-      ...(ragContext ? { ragContext } : {}),
+      ragContext,
       ...options,
       memory,
       memoryShare: this.config.memoryShare,

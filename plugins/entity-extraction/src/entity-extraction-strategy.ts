@@ -285,7 +285,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
       systemPrompt,
       history,
       tools,
-      ...(ragContext ? { ragContext } : {}),
+      ragContext,
       ...options,
       turn,
       memory: [

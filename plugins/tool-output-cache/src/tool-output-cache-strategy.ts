@@ -285,7 +285,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         systemPrompt: call.systemPrompt,
         history: messages,
         tools: offeredTools({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }),
-        ...(call.ragContext !== undefined ? { ragContext: call.ragContext } : {}),
+        ragContext: call.ragContext,
         ...call.options,
         memory,
         startIndex: aligned.startIndex,

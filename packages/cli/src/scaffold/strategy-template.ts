@@ -169,7 +169,7 @@ export class ${pascal}Strategy implements IContextManager {
       systemPrompt,
       history,
       tools,
-      ...(ragContext ? { ragContext } : {}),
+      ragContext,
       ...options,
       turn: this.turn,
       memory: this.config.note ? [{ name: 'pinned note', content: this.config.note, placement: 'after-system' }] : [],

@@ -124,7 +124,7 @@ export class ComposerManager implements ContextManager {
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
     this.composed.push({ history, options: options === undefined ? undefined : { ...options } });
     const turn = history.filter((message) => message.role === 'user').length;
-    return this.composer.compose({ systemPrompt, history, tools, ...(ragContext ? { ragContext } : {}), ...options, turn }).payload;
+    return this.composer.compose({ systemPrompt, history, tools, ragContext, ...options, turn }).payload;
   }
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
