@@ -10,6 +10,8 @@ const moduleNameMapper = {
   '^@ctxkit/kernel$': path.join(root, 'packages/kernel/src/index.ts'),
   '^@ctxkit/cli$': path.join(root, 'packages/cli/src/index.ts'),
   '^@ctxkit/store-redis$': path.join(root, 'packages/store-redis/src/index.ts'),
+  '^@ctxkit/ai-sdk$': path.join(root, 'packages/ai-sdk/src/index.ts'),
+  '^@ctxkit/langchain$': path.join(root, 'packages/langchain/src/index.ts'),
   '^@ctxkit/strategy-([a-z-]+)$': path.join(root, 'plugins/$1/src/index.ts'),
   '^@ctxkit/example-recorded-replay$': path.join(root, 'examples/recorded-replay/src/index.ts'),
 };
