@@ -9,7 +9,7 @@ import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing
  * replays every bundled conversation turn by turn at 2,000 / 4,000 / 8,000 / 16,000-token ceilings:
  * no composePayload may reject with a budget error while the system prompt, the tools and the newest
  * user message fit, and every payload is within budget and valid. (The long LoCoMo conversations are
- * measured by `npm run quality`, which reports calls that threw per strategy and ceiling.)
+ * measured by `npm run quality` at the same four ceilings, which reports calls that threw per strategy and ceiling.)
  */
 
 const CEILINGS = [2000, 4000, 8000, 16000];

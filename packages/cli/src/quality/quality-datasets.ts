@@ -42,7 +42,7 @@ export function qualityDatasets(airlineSchema: Readonly<Record<string, unknown>>
       name: 'locomo',
       file: locomo.exists ? locomo.file : undefined,
       skipped: locomo.exists ? undefined : `LoCoMo not found at ${locomo.file} (set ${LOCOMO_PATH_VARIABLE}); it is licensed for non-commercial use only and never bundled`,
-      ceilings: [2000, 4000, 8000],
+      ceilings: [2000, 4000, 8000, 16000],
       variants: [slidingWindow, summarization, variant('summarization (threshold 4, batch 2)', SUMMARIZATION_ID, { threshold: 4, batchTurns: 2 }), toolOutputCache],
       finalCompose: true,
       notes: ['entity extraction is not measured on LoCoMo: there is no state schema for open-domain chat'],
