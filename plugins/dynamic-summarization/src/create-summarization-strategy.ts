@@ -3,10 +3,10 @@ import { resolveSummarizationConfig, type SummarizationConfig } from './summariz
 import { SummarizationStrategy, type SummarizationStrategyOptions } from './summarization-strategy';
 
 /**
- * The plugin's factory (`createStrategy` of the entry module): applies the defaults to the config
- * (the loader has validated it against plugin.json's `configSchema`) and builds one strategy for the
- * context's agent and session. Without an LLM client (`context.llm` undefined) the offline
- * extractive summarizer (no LLM) writes the summaries.
+ * The plugin's factory (`createStrategy` of the entry module): validates the config against
+ * plugin.json's `configSchema` and applies its defaults (as the loader already did, so a direct caller
+ * gets the same), then builds one strategy for the context's agent and session. Without an LLM
+ * client (`context.llm` undefined) the offline extractive summarizer (no LLM) writes the summaries.
  *
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) for an invalid config
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) for a model the registry does not know, unless
@@ -15,7 +15,7 @@ import { SummarizationStrategy, type SummarizationStrategyOptions } from './summ
  * @see docs/strategies/dynamic-summarization.md
  */
 export function createSummarizationStrategy(
-  config: Partial<SummarizationConfig> | undefined,
+  config: Partial<SummarizationConfig> | undefined | null,
   context: StrategyContext,
   options: SummarizationStrategyOptions = {},
 ): SummarizationStrategy {
@@ -23,6 +23,6 @@ export function createSummarizationStrategy(
 }
 
 /** The entry point the plugin loader calls (same as {@link createSummarizationStrategy}). */
-export function createStrategy(config: Partial<SummarizationConfig> | undefined, context: StrategyContext): SummarizationStrategy {
+export function createStrategy(config: Partial<SummarizationConfig> | undefined | null, context: StrategyContext): SummarizationStrategy {
   return createSummarizationStrategy(config, context);
 }
