@@ -181,9 +181,18 @@ describe('BoundedCountCache', () => {
 
 describe('contentDigest', () => {
   it('differs for texts that differ in one character and holds no copy of the content', () => {
-    const text = 'x'.repeat(10_000);
-    const digest = contentDigest(text);
-    expect(digest).not.toBe(contentDigest(`${text.slice(0, -1)}y`));
-    expect(digest.length).toBeLessThan(32);
+    for (const length of [100, 10_000]) {
+      const text = 'x'.repeat(length);
+      const digest = contentDigest(text);
+      expect(digest).not.toBe(contentDigest(`${text.slice(0, -1)}y`));
+      expect(digest).toBe(contentDigest('x'.repeat(length)));
+      expect(digest.length).toBeLessThan(40);
+    }
+  });
+
+  it('tells apart long texts that differ only in a lone surrogate', () => {
+    const base = 'a'.repeat(5_000);
+    expect(contentDigest(`${base}\ud800`)).not.toBe(contentDigest(`${base}\udc00`));
+    expect(contentDigest(`${base}\ud800`)).not.toBe(contentDigest(`${base}\ufffd`));
   });
 });

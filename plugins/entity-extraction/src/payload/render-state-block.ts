@@ -25,7 +25,7 @@ function orderedEntries(state: Readonly<EntityState>, schema: CompiledStateSchem
 }
 
 function renderText(entries: Array<[string, unknown]>, version: number, missing: string[], truncated: string[]): string {
-  const body = entries.length === 0 ? '{}' : `{\n${entries.map(([name, value]) => `${JSON.stringify(name)}: ${JSON.stringify(value)}`).join(',\n')}\n}`;
+  const body = entries.length === 0 ? '{}' : `{\n${entries.map(entryLine).join(',\n')}\n}`;
   const lines = [`<${STATE_BLOCK_TAG} version="${version}">`, body.split(`</${STATE_BLOCK_TAG}>`).join(`<\\/${STATE_BLOCK_TAG}>`), `</${STATE_BLOCK_TAG}>`];
   lines.push(missing.length > 0 ? `Required fields still missing: ${missing.join(', ')}.` : 'All required fields are known.');
   if (truncated.length > 0) lines.push(`Shortened to fit: ${truncated.join(', ')}.`);
@@ -51,23 +51,54 @@ export function renderStateBlock(
   let entries = orderedEntries(state, schema).map(([name, value]) => [name, structuredClone(value)] as [string, unknown]);
   const truncated: string[] = [];
   const measure = (text: string) => counter.countMessage({ role: 'system', content: text });
+  // Field lines are counted one by one, so that each shortening step re-counts one line instead of
+  // the whole block; the whole block is counted exactly only once the sum of its parts comes close
+  // to the cap (joining lines can merge a few tokens at each boundary, never more than the slack).
+  let lineTokens = entries.map((entry) => counter.count(entryLine(entry)));
+  let sizes = entries.map(([, value]) => JSON.stringify(value).length);
   for (let guard = 0; guard < 10000; guard++) {
-    const text = renderText(entries, version, missingRequired, truncated);
-    const tokens = measure(text);
-    if (tokens <= maxTokens) return { message: { role: 'system', content: text }, tokens, missingRequired, truncatedFields: truncated };
+    const slack = 2 * (entries.length + 4);
+    const estimate = measure(renderText([], version, missingRequired, truncated)) + lineTokens.reduce((sum, tokens) => sum + tokens, 0);
+    if (estimate - slack <= maxTokens) {
+      const text = renderText(entries, version, missingRequired, truncated);
+      const tokens = measure(text);
+      if (tokens <= maxTokens) return { message: { role: 'system', content: text }, tokens, missingRequired, truncatedFields: truncated };
+    }
     if (entries.length === 0) break;
-    const ranked = entries
-      .map(([name, value], position) => ({ name, value, position, size: JSON.stringify(value).length, required: schema.required.includes(name) }))
-      .sort((a, b) => Number(a.required) - Number(b.required) || b.size - a.size || b.position - a.position);
-    const target = ranked[0]!;
-    if (!truncated.includes(target.name)) truncated.push(target.name);
-    if (Array.isArray(target.value) && target.value.length > 1) {
-      entries[target.position] = [target.name, target.value.slice(1)];
-    } else if (typeof target.value === 'string' && target.value.length > 32) {
-      entries[target.position] = [target.name, `${target.value.slice(0, Math.floor(target.value.length / 2))}...`];
+    let target = 0;
+    for (let position = 1; position < entries.length; position++) {
+      if (shrinksBefore(entries[position]![0], sizes[position]!, position, entries[target]![0], sizes[target]!, target, schema)) target = position;
+    }
+    const [name, value] = entries[target]!;
+    if (!truncated.includes(name)) truncated.push(name);
+    let shortened: unknown;
+    if (Array.isArray(value) && value.length > 1) shortened = value.slice(1);
+    else if (typeof value === 'string' && value.length > 32) shortened = `${value.slice(0, Math.floor(value.length / 2))}...`;
+    if (shortened === undefined) {
+      entries = entries.filter((_, position) => position !== target);
+      lineTokens = lineTokens.filter((_, position) => position !== target);
+      sizes = sizes.filter((_, position) => position !== target);
     } else {
-      entries = entries.filter((_, position) => position !== target.position);
+      entries[target] = [name, shortened];
+      lineTokens[target] = counter.count(entryLine(entries[target]!));
+      sizes[target] = JSON.stringify(shortened).length;
     }
   }
   return { message: null, tokens: 0, missingRequired, truncatedFields: orderedEntries(state, schema).map(([name]) => name) };
+}
+
+function entryLine([name, value]: [string, unknown]): string {
+  return `${JSON.stringify(name)}: ${JSON.stringify(value)}`;
+}
+
+/**
+ * Whether field `a` is shortened before field `b`: optional fields before required ones, then the
+ * longer JSON text first, then the later field in schema order.
+ */
+function shrinksBefore(a: string, aSize: number, aPosition: number, b: string, bSize: number, bPosition: number, schema: CompiledStateSchema): boolean {
+  const aRequired = schema.required.includes(a);
+  const bRequired = schema.required.includes(b);
+  if (aRequired !== bRequired) return !aRequired;
+  if (aSize !== bSize) return aSize > bSize;
+  return aPosition > bPosition;
 }
