@@ -90,15 +90,28 @@ export { CtxkitError } from './errors/ctxkit-error';
 export type { CtxkitErrorOptions, ErrorCategory } from './errors/ctxkit-error';
 export { BudgetExceededError } from './errors/budget-exceeded-error';
 export type { BudgetShortfall } from './errors/budget-exceeded-error';
-export { ConfigSchemaError, ConfigValidationError, ManifestValidationError } from './errors/manifest-validation-error';
-export type { ManifestIssue } from './errors/manifest-validation-error';
-export { DuplicatePluginError, PluginLoadError, PluginNotFoundError, UnsafePathError } from './errors/plugin-errors';
-export { DisposedError, StrategyError } from './errors/strategy-error';
+export { ConfigSchemaError } from './errors/config-schema-error';
+export { ConfigValidationError } from './errors/config-validation-error';
+export { ManifestValidationError } from './errors/manifest-validation-error';
+export type { ManifestIssue } from './errors/manifest-issue';
+export { DuplicatePluginError } from './errors/duplicate-plugin-error';
+export { PluginLoadError } from './errors/plugin-load-error';
+export { PluginNotFoundError } from './errors/plugin-not-found-error';
+export { UnsafePathError } from './errors/unsafe-path-error';
+export { DisposedError } from './errors/disposed-error';
+export { StrategyError } from './errors/strategy-error';
 export { HistoryValidationError } from './errors/history-validation-error';
-export { StoreError, StoreKeyError } from './errors/store-error';
-export { LLMNotConfiguredError, LLMRequestError, LLMResponseError, LLMTimeoutError } from './errors/llm-errors';
-export type { LLMErrorDetails } from './errors/llm-errors';
-export { ProviderPayloadError, ToolExecutionError, ToolNotFoundError, ToolOutputRefNotFoundError } from './errors/tool-errors';
+export { StoreError } from './errors/store-error';
+export { StoreKeyError } from './errors/store-key-error';
+export { LLMNotConfiguredError } from './errors/llm-not-configured-error';
+export { LLMRequestError } from './errors/llm-request-error';
+export { LLMResponseError } from './errors/llm-response-error';
+export { LLMTimeoutError } from './errors/llm-timeout-error';
+export type { LLMErrorDetails } from './errors/llm-error-details';
+export { ProviderPayloadError } from './errors/provider-payload-error';
+export { ToolExecutionError } from './errors/tool-execution-error';
+export { ToolNotFoundError } from './errors/tool-not-found-error';
+export { ToolOutputRefNotFoundError } from './errors/tool-output-ref-not-found-error';
 
 // ---- sections below are filled by their areas; keep each block sorted ----
 // token counting implementations

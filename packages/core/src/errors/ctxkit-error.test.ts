@@ -1,6 +1,8 @@
 import { CtxkitError } from './ctxkit-error';
+import { BudgetExceededError } from './budget-exceeded-error';
+import { DisposedError } from './disposed-error';
 import { ErrorCodes } from './error-codes';
-import { PluginNotFoundError } from './plugin-errors';
+import { PluginNotFoundError } from './plugin-not-found-error';
 
 describe('CtxkitError', () => {
   it('carries code, category, details and the fix in the message', () => {
@@ -15,6 +17,24 @@ describe('CtxkitError', () => {
   it('is recognised across copies through its symbol marker', () => {
     const foreign = Object.assign(new Error('from another copy'), { [Symbol.for('ctxkit.error')]: true });
     expect(CtxkitError.isInstance(foreign)).toBe(true);
+  });
+
+  it('recognises each class exactly, also across copies of core', () => {
+    const budget = new BudgetExceededError('std-x', { available: 5, required: 17, sections: { system: 17 } });
+    const disposed = new DisposedError('agent');
+    expect(BudgetExceededError.isInstance(budget)).toBe(true);
+    expect(CtxkitError.isInstance(budget)).toBe(true);
+    expect(BudgetExceededError.isInstance(disposed)).toBe(false);
+    expect(DisposedError.isInstance(budget)).toBe(false);
+    expect(BudgetExceededError.isInstance(new Error('x'))).toBe(false);
+    // An error from another copy of core carries the same marker, not the same class.
+    const copy = Object.assign(new Error('copy'), { [Symbol.for('ctxkit.error')]: ['BudgetExceededError', 'CtxkitError'] });
+    expect(BudgetExceededError.isInstance(copy)).toBe(true);
+    expect(DisposedError.isInstance(copy)).toBe(false);
+    expect(CtxkitError.isInstance(copy)).toBe(true);
+    // Older copies marked every ctxkit error with `true`: a ctxkit error, class unknown.
+    const older = Object.assign(new Error('older'), { [Symbol.for('ctxkit.error')]: true });
+    expect(BudgetExceededError.isInstance(older)).toBe(false);
   });
 
   it('lists the ids that exist and suggests the closest one', () => {

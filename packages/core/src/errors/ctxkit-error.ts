@@ -3,7 +3,20 @@ import type { ErrorCode } from './error-codes';
 /** Who is to blame, so that callers know whom to tell. */
 export type ErrorCategory = 'user' | 'plugin' | 'provider' | 'internal';
 
+/**
+ * Marks a ctxkit error across copies of `@ctxkit/core`: the value lists the class names of the
+ * error's class chain (`['BudgetExceededError', 'CtxkitError']`), so that each class's
+ * `isInstance` is exact. (An error marked `true` by an older copy is a ctxkit error of unknown class.)
+ */
 const MARKER = Symbol.for('ctxkit.error');
+
+function classChain(target: Function): string[] {
+  const names: string[] = [];
+  for (let current: unknown = target; typeof current === 'function' && current !== Error && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+    names.push((current as Function).name);
+  }
+  return names;
+}
 
 export interface CtxkitErrorOptions {
   code: ErrorCode;
@@ -26,20 +39,28 @@ export class CtxkitError extends Error {
   readonly category: ErrorCategory;
   readonly details: Record<string, unknown>;
   readonly fix: string | undefined;
-  private readonly [MARKER] = true;
+  private readonly [MARKER]: readonly string[];
 
   constructor(options: CtxkitErrorOptions) {
     super(options.fix ? `${options.message} Fix: ${options.fix}` : options.message, { cause: options.cause });
     this.name = new.target.name;
+    this[MARKER] = classChain(new.target);
     this.code = options.code;
     this.category = options.category;
     this.details = options.details ?? {};
     this.fix = options.fix;
   }
 
-  /** True for any ctxkit error, from any copy of `@ctxkit/core`. */
-  static isInstance(error: unknown): error is CtxkitError {
-    return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[MARKER] === true;
+  /**
+   * True when `error` is an instance of this class (or a subclass), from any copy of `@ctxkit/core`:
+   * `CtxkitError.isInstance(e)` for any ctxkit error, `BudgetExceededError.isInstance(e)` only for
+   * budget errors.
+   */
+  static isInstance<T extends CtxkitError>(this: abstract new (...args: never[]) => T, error: unknown): error is T {
+    if (typeof error !== 'object' || error === null) return false;
+    const marker = (error as Record<symbol, unknown>)[MARKER];
+    if ((this as unknown) === CtxkitError) return marker === true || Array.isArray(marker);
+    return Array.isArray(marker) && marker.includes(this.name);
   }
 
   toJSON(): Record<string, unknown> {

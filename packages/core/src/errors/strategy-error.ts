@@ -18,16 +18,3 @@ export class StrategyError extends CtxkitError {
     });
   }
 }
-
-/** The object was disposed and cannot be used any more. */
-export class DisposedError extends CtxkitError {
-  constructor(what: string) {
-    super({
-      code: ErrorCodes.DISPOSED,
-      category: 'user',
-      message: `${what} has been disposed.`,
-      fix: 'Load the agent again with runtime.loadAgent().',
-      details: { what },
-    });
-  }
-}

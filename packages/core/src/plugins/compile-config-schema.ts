@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { ConfigSchemaError } from '../errors/manifest-validation-error';
+import { ConfigSchemaError } from '../errors/config-schema-error';
 import { createAjv, schemaDialect } from './create-ajv';
 
 const cache = new Map<string, ValidateFunction>();

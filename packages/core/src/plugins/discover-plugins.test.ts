@@ -2,9 +2,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ManifestValidationError } from '../errors/manifest-validation-error';
-import { DuplicatePluginError, PluginLoadError, UnsafePathError } from '../errors/plugin-errors';
+import { DuplicatePluginError } from '../errors/duplicate-plugin-error';
+import { PluginLoadError } from '../errors/plugin-load-error';
+import { UnsafePathError } from '../errors/unsafe-path-error';
 import { StrategyError } from '../errors/strategy-error';
-import { ConfigSchemaError, ConfigValidationError } from '../errors/manifest-validation-error';
+import { ConfigSchemaError } from '../errors/config-schema-error';
+import { ConfigValidationError } from '../errors/config-validation-error';
 import { discoverPlugins } from './discover-plugins';
 import { loadPluginFactory, validatePluginConfig } from './load-plugin';
 

@@ -1,6 +1,6 @@
 import { CtxkitError } from '../errors/ctxkit-error';
-import { ConfigValidationError } from '../errors/manifest-validation-error';
-import { PluginLoadError } from '../errors/plugin-errors';
+import { ConfigValidationError } from '../errors/config-validation-error';
+import { PluginLoadError } from '../errors/plugin-load-error';
 import { StrategyError } from '../errors/strategy-error';
 import { compileConfigSchema } from './compile-config-schema';
 import type { PluginRecord } from './plugin-record';

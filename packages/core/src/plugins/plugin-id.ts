@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { UnsafePathError } from '../errors/plugin-errors';
+import { UnsafePathError } from '../errors/unsafe-path-error';
 
 /**
  * The pattern of plugin and agent ids: lowercase letters and digits in groups joined by single

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { ManifestIssue } from '../errors/manifest-validation-error';
+import type { ManifestIssue } from '../errors/manifest-issue';
 
 const ID_PATTERN_TEXT = 'lowercase letters and digits joined by single hyphens (e.g. my-complex-agent)';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ValidateFunction } from 'ajv';
 import { CtxkitError } from '../errors/ctxkit-error';
-import type { ManifestIssue } from '../errors/manifest-validation-error';
+import type { ManifestIssue } from '../errors/manifest-issue';
 import { compileConfigSchema } from './compile-config-schema';
 import { createAjv } from './create-ajv';
 import { toManifestIssues } from './schema-issues';

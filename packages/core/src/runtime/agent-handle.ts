@@ -3,7 +3,7 @@ import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
 import { AgentContainer } from '../di/agent-container';
 import { registerStrategyServices } from '../di/register-strategy';
-import { DisposedError } from '../errors/strategy-error';
+import { DisposedError } from '../errors/disposed-error';
 import { CtxkitEventBus } from '../events/event-bus';
 import type { IModelRegistry } from '../models/model-registry';
 import type { AgentManifest } from '../plugins/plugin-manifest';

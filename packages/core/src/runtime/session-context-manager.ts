@@ -11,7 +11,8 @@ import type {
 import type { LLMPayload } from '../contracts/llm-payload';
 import type { TokenUsage } from '../contracts/token-usage';
 import type { ToolDefinition } from '../contracts/tool-definition';
-import { DisposedError, StrategyError } from '../errors/strategy-error';
+import { DisposedError } from '../errors/disposed-error';
+import { StrategyError } from '../errors/strategy-error';
 import { toStrategyError } from './guard-strategy-call';
 
 /** The optional capabilities a session manager mirrors from its strategy. */

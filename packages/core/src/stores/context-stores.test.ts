@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { IContextStore, StoreKey } from '../contracts/context-store';
-import { StoreError, StoreKeyError } from '../errors/store-error';
+import { StoreError } from '../errors/store-error';
+import { StoreKeyError } from '../errors/store-key-error';
 import { FileContextStore } from './file-context-store';
 import { MemoryContextStore } from './memory-context-store';
 

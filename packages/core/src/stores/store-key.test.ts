@@ -1,5 +1,5 @@
 import type { StoreKey } from '../contracts/context-store';
-import { StoreKeyError } from '../errors/store-error';
+import { StoreKeyError } from '../errors/store-key-error';
 import { assertStoreKey, assertStoreKeyPrefix, formatStoreKey } from './store-key';
 
 const good: StoreKey = { agentId: 'support-agent', sessionId: 'conv-42', kind: 'summary', name: 'current' };

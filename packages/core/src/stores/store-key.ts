@@ -1,5 +1,5 @@
 import type { StoreKey, StoreKeyPrefix, StoreKind } from '../contracts/context-store';
-import { StoreKeyError } from '../errors/store-error';
+import { StoreKeyError } from '../errors/store-key-error';
 
 /** Every {@link StoreKind}, in a fixed order. */
 export const STORE_KINDS: readonly StoreKind[] = ['summary', 'entities', 'tool-output', 'transcript', 'state'];

@@ -1,7 +1,8 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ErrorCodes } from '../errors/error-codes';
-import { LLMResponseError, LLMTimeoutError } from '../errors/llm-errors';
+import { LLMResponseError } from '../errors/llm-response-error';
+import { LLMTimeoutError } from '../errors/llm-timeout-error';
 import { ScriptedLLMClient } from './scripted-llm-client';
 
 const ask = (text: string): { messages: ChatMessage[] } => ({ messages: [{ role: 'user', content: text }] });

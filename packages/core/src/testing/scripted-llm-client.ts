@@ -1,7 +1,8 @@
 import type { AssistantMessage, ChatMessage } from '../contracts/chat-message';
 import type { ILLMClient, LLMCompletion, LLMCompletionRequest } from '../contracts/llm-client';
 import { createTokenUsage, toTokenUsage, type ProviderUsage, type TokenUsage } from '../contracts/token-usage';
-import { LLMRequestError, LLMTimeoutError } from '../errors/llm-errors';
+import { LLMRequestError } from '../errors/llm-request-error';
+import { LLMTimeoutError } from '../errors/llm-timeout-error';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
 
 /**
