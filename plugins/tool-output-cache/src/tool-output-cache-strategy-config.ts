@@ -1,6 +1,6 @@
-import { resolveCompactionConfig, type CompactionConfig, type ResolvedCompactionConfig } from './compaction-config';
-import { resolveMicroCompactConfig, type MicroCompactConfig, type ResolvedMicroCompactConfig } from './micro-compact';
-import { resolveToolOutputCacheConfig, type ResolvedToolOutputCacheConfig, type ToolOutputCacheConfig } from './tool-output-cache-config';
+import { resolveCompactionConfig, type CompactionConfig, type ResolvedCompactionConfig } from './compaction/compaction-config';
+import { resolveMicroCompactConfig, type MicroCompactConfig, type ResolvedMicroCompactConfig } from './view/micro-compact';
+import { resolveToolOutputCacheConfig, type ResolvedToolOutputCacheConfig, type ToolOutputCacheConfig } from './cache/tool-output-cache-config';
 
 /**
  * The config of `std-tool-output-cache-strategy` (the `config` of an agent's `contextStrategy`).

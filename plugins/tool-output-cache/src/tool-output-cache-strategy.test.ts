@@ -10,11 +10,12 @@ import {
   type ToolMessage,
 } from '@ctxkit/core';
 import { createConformanceContext, freezeDeep, loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
-import { buildCompactionRequest, compactMessages } from './compact-messages';
-import { resolveCompactionConfig } from './compaction-config';
+import { buildCompactionRequest, compactMessages } from './compaction/compact-messages';
+import { resolveCompactionConfig } from './compaction/compaction-config';
 import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { call, exchange, output } from './test-support';
+import { WorkingViewBuilder } from './view/working-view';
 
 const SYSTEM = 'You are a coding agent.';
 const usage = (total: number) => ({ input_tokens: total, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: total });
@@ -544,6 +545,24 @@ describe('ToolOutputCacheStrategy', () => {
       expect(after).toEqual([kept]);
       const gc = events.find((event) => event.name === 'tool-output-gc')!;
       expect((gc.payload.refIds as string[]).sort()).toEqual(before.filter((id) => id !== kept).sort());
+    });
+
+    it('builds the working view once per payload, also when the payload compacts', async () => {
+      const build = jest.spyOn(WorkingViewBuilder.prototype, 'build');
+      try {
+        const { strategy, names } = setup({ maxContextTokens: 100000 }, new ScriptedLLMClient([summaryReply]));
+        const history = longHistory(2, 5);
+        strategy.requestCompaction();
+        const payload = await strategy.composePayload(SYSTEM, history, []);
+        expect(strategy.compactionState?.count).toBe(1);
+        expect(build).toHaveBeenCalledTimes(1);
+        // The view laid over the compacted history: retain + summary, then the kept turn.
+        expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.']);
+        expect(payload.stats.extra).toMatchObject({ toolOutputCache: { newlyCached: 2 } });
+        expect(names().filter((name) => name === 'tool-output-cached')).toHaveLength(2);
+      } finally {
+        build.mockRestore();
+      }
     });
 
     it('runs the compact tool at the next payload', async () => {

@@ -1,7 +1,6 @@
-import { contentText, CtxkitError, safeEmit, type ChatMessage, type CtxkitEventBase, type CtxkitEventBus, type TokenCounter, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
+import { contentText, CtxkitError, safeEmit, utf8ByteLength, type ChatMessage, type CtxkitEventBase, type CtxkitEventBus, type TokenCounter, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
 import type { ToolOutputCache } from './tool-output-cache';
 import { isToolOutputRefId } from './tool-output-ref-id';
-import { utf8ByteLength } from './utf8-text';
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/g;
 

@@ -1,5 +1,5 @@
 import { groupAt, type ChatMessage, type ITokenCounter } from '@ctxkit/core';
-import type { ViewEntry } from './view-entry';
+import type { ViewEntry } from '../view/view-entry';
 
 /**
  * The messages of a compaction's summary call: the view, its oldest tool-call units left out (the

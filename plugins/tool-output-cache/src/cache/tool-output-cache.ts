@@ -1,9 +1,8 @@
-import { ToolOutputRefNotFoundError, type ContextStore, type StoreKey, type ToolOutputRef } from '@ctxkit/core';
+import { surrogateSafeCut, ToolOutputRefNotFoundError, utf8ByteLength, type ContextStore, type StoreKey, type ToolOutputRef } from '@ctxkit/core';
 import { buildInContextView, type InContextView, type InContextViewLimits } from './in-context-view';
 import { streamLines } from './stream-lines';
 import { byteChunks, textChunks } from './text-chunks';
 import { assertToolOutputRefId, digestToolOutput, isToolOutputRefId } from './tool-output-ref-id';
-import { cutToChars, utf8ByteLength } from './utf8-text';
 
 /** Options of {@link ToolOutputCache}. */
 export interface ToolOutputCacheOptions extends InContextViewLimits {
@@ -177,7 +176,7 @@ export class ToolOutputCache {
         stoppedBy = 'limit';
         break;
       }
-      const shown = line.length > maxLine ? `${cutToChars(line.text, maxLine)} [… line cut: ${line.length} chars in all]` : line.text;
+      const shown = line.length > maxLine ? `${line.text.slice(0, surrogateSafeCut(line.text, maxLine))} [… line cut: ${line.length} chars in all]` : line.text;
       const row = `${String(line.number).padStart(6, ' ')}\t${shown}`;
       const rowBytes = utf8ByteLength(row) + 1;
       if (used + rowBytes > budget && rows.length > 0) {
@@ -213,7 +212,8 @@ export class ToolOutputCache {
     const show = (line: { text: string; length: number }, match: RegExpExecArray | null): string => {
       if (line.length <= maxLine && line.text.length === line.length) return line.text;
       const at = match ? Math.max(0, match.index - Math.floor(maxLine / 4)) : 0;
-      const piece = cutToChars(line.text.slice(at), maxLine);
+      const rest = line.text.slice(at);
+      const piece = rest.slice(0, surrogateSafeCut(rest, maxLine));
       return `${at > 0 ? `[… ${at} chars] ` : ''}${piece} [… line of ${line.length} chars]`;
     };
     const before: Array<{ number: number; text: string; length: number }> = [];

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@ctxkit/core';
 import { currentTurnStart } from './current-turn';
-import { exchange } from './test-support';
+import { exchange } from '../test-support';
 import type { ViewEntry } from './view-entry';
 
 const entriesOf = (messages: ChatMessage[], memory = 0): ViewEntry[] =>

@@ -2,7 +2,7 @@ import { contentText, type ChatMessage, type ToolMessage } from '@ctxkit/core';
 import { microCompactPlaceholder } from './micro-compact';
 import type { ReductionLog } from './reduction-log';
 import { toolCallNames } from './tool-call-names';
-import { isTrimmed, trimmedPlaceholder } from './trim-tool-outputs';
+import { isTrimmed, trimmedPlaceholder } from '../cache/trim-tool-outputs';
 
 /** Reason of an output trimmed to its placeholder because the payload would not fit otherwise. */
 export const TRIMMED_TO_FIT_REASON = 'tool output trimmed to fit the context window';

@@ -1,7 +1,7 @@
 import { createTokenCounter, type ChatMessage, type ToolMessage } from '@ctxkit/core';
 import { ReductionLog } from './reduction-log';
 import { relievePressure, type RelievePressureOptions } from './relieve-pressure';
-import { exchange, output } from './test-support';
+import { exchange, output } from '../test-support';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 

@@ -1,4 +1,4 @@
-import { compactionTail } from './tail-turns';
+import { compactionTail } from '../compaction/tail-turns';
 import type { ViewEntry } from './view-entry';
 
 /**

@@ -1,5 +1,6 @@
-import type { ToolOutputRef } from '@ctxkit/core';
-import { cutToChars, cutToUtf8Bytes, looksBinary, utf8ByteLength } from './utf8-text';
+import { surrogateSafeCut, utf8ByteLength, type ToolOutputRef } from '@ctxkit/core';
+import { cutToUtf8Bytes } from './cut-to-utf8-bytes';
+import { looksBinary } from './looks-binary';
 
 /** Limits of an in-context view. */
 export interface InContextViewLimits {
@@ -75,7 +76,8 @@ export function buildInContextView(text: string, ref: Readonly<ToolOutputRef>, l
     let line = text.slice(position, Math.min(end, position + maxLine + 2));
     let cut = false;
     if (end - position > maxLine) {
-      line = cutToChars(line, maxLine) + lineCutMarker(end - position - cutToChars(line, maxLine).length);
+      const kept = line.slice(0, surrogateSafeCut(line, maxLine));
+      line = kept + lineCutMarker(end - position - kept.length);
       cut = true;
     }
     const lineBytes = utf8ByteLength(line) + (linesShown > 0 ? 1 : 0);

@@ -1,7 +1,7 @@
 import type { ToolMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core';
-import type { ReductionLog } from './reduction-log';
-import type { ViewEntry } from './view-entry';
+import type { ReductionLog } from '../view/reduction-log';
+import type { ViewEntry } from '../view/view-entry';
 
 /** The placeholder of a trimmed tool output. */
 export function trimmedPlaceholder(refId: string): string {

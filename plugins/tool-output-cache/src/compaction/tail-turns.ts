@@ -1,5 +1,5 @@
 import { groupToolCalls } from '@ctxkit/core';
-import type { ViewEntry } from './view-entry';
+import type { ViewEntry } from '../view/view-entry';
 
 /** Where the kept part of a compaction starts, and which user message is carried along. */
 export interface CompactionTail {

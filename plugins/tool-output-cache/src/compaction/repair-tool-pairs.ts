@@ -1,7 +1,7 @@
 import type { AssistantMessage } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core';
-import type { ReductionLog } from './reduction-log';
-import type { ViewEntry } from './view-entry';
+import type { ReductionLog } from '../view/reduction-log';
+import type { ViewEntry } from '../view/view-entry';
 
 /**
  * Makes a view provider-valid before it is fitted: a tool message that answers

@@ -1,0 +1,37 @@
+import fc from 'fast-check';
+import { utf8ByteLength } from '@ctxkit/core';
+import { buildInContextView } from './in-context-view';
+import { digestToolOutput } from './tool-output-ref-id';
+
+const refOf = (text: string) => {
+  const digest = digestToolOutput(text);
+  return { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
+};
+
+/** Lines of any length with multi-byte characters and emoji, so cuts land next to them. */
+const output = fc
+  .array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('日本語'.repeat(30), '😀'.repeat(70), 'x'.repeat(300))), { maxLength: 40 })
+  .map((lines) => lines.join('\n'));
+
+describe('buildInContextView', () => {
+  it('stays within maxMessageBytes, cuts no character in half, and keeps a text that fits as it is', () => {
+    fc.assert(
+      fc.property(output, fc.integer({ min: 600, max: 3000 }), fc.integer({ min: 16, max: 200 }), (text, maxMessageBytes, maxLineLength) => {
+        const view = buildInContextView(text, refOf(text), { maxMessageBytes, maxLineLength });
+        expect(utf8ByteLength(view.text)).toBeLessThanOrEqual(maxMessageBytes);
+        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(view.text)).toBe(false);
+        if (!view.truncated) expect(view.text).toBe(text);
+        else if (!view.binary) expect(view.text).toContain(`ref=${refOf(text).id}`);
+      }),
+      { seed: 20250101, numRuns: 150 },
+    );
+  });
+
+  it('cuts a long line at maxLineLength with a marker and names the ref', () => {
+    const text = `short\n${'😀'.repeat(50)}\nend`;
+    const view = buildInContextView(text, refOf(text), { maxMessageBytes: 4096, maxLineLength: 21 });
+    expect(view.truncated).toBe(true);
+    expect(view.linesCut).toBe(1);
+    expect(view.text.split('\n')[1]).toBe(`${'😀'.repeat(10)} [… 80 more chars]`);
+  });
+});

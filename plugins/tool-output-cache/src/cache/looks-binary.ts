@@ -1,0 +1,16 @@
+/**
+ * True when a text looks like binary data rather than text: a NUL character, or more than 10% of
+ * control characters (other than tab, newline, carriage return, form feed, escape) among the first
+ * 8192 characters.
+ */
+export function looksBinary(text: string): boolean {
+  const sample = Math.min(text.length, 8192);
+  if (sample === 0) return false;
+  let control = 0;
+  for (let index = 0; index < sample; index++) {
+    const code = text.charCodeAt(index);
+    if (code === 0) return true;
+    if ((code < 0x20 && code !== 9 && code !== 10 && code !== 13 && code !== 12 && code !== 27) || code === 0x7f || code === 0xfffd) control++;
+  }
+  return control / sample > 0.1;
+}
