@@ -1,0 +1,24 @@
+/**
+ * @ctxkit/langchain: ctxkit for LangChain.js v1. A `createAgent` middleware that composes each model
+ * call with an agent's context strategy, the strategy's contributed tools as LangChain tools, and
+ * the conversion between LangChain messages and ctxkit messages. Explicit named exports only.
+ */
+
+// message conversion
+export type { LangChainChatMessage, LangChainMessageFields, LangChainMessageType, LangChainOrigin } from './langchain-origin';
+export { toChatMessage, toChatMessages } from './to-chat-messages';
+export { fromChatMessage, fromChatMessages } from './from-chat-messages';
+export { HistoryConverter } from './history-converter';
+export { toToolDefinition } from './tool-definitions';
+
+// middleware and contributed tools
+export type { CtxkitMiddleware, CtxkitMiddlewareOptions, RagContextInput } from './ctxkit-middleware';
+export { createCtxkitMiddleware } from './ctxkit-middleware';
+export type { AgentSource } from './resolve-agent';
+export { DEFAULT_LANGCHAIN_AGENT_ID } from './resolve-agent';
+export type { LangGraphRun, SessionIdResolver } from './session-id';
+export { threadSessionId } from './session-id';
+export { contributedLangChainTools } from './contributed-tools';
+
+// errors
+export { CtxkitMiddlewareOptionsError, LangChainMessageError, SessionIdError } from './langchain-errors';
