@@ -130,6 +130,7 @@ describe('@ctxkit/core exports', () => {
     'truncateHeadTail',
     'truncateTail',
     'truncateToFit',
+    'truncatesToolOutputs',
     'usageLevel',
     'utf8ByteLength',
     'validateManifest',

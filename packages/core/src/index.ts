@@ -43,7 +43,7 @@ export type {
   IContextManager as ContextManagerContract,
   ToolExecutionContext,
 } from './contracts/context-manager';
-export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle } from './contracts/context-manager';
+export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle, truncatesToolOutputs } from './contracts/context-manager';
 export type { ILLMClient as LLMClient, LLMCompletion, LLMCompletionRequest } from './contracts/llm-client';
 export type {
   BlobRange,

@@ -53,8 +53,8 @@ export interface AgentOptions {
   toolOutputCaps?: Partial<ToolOutputCaps>;
   /**
    * Agent-side truncation of tool outputs to the budget. `auto` turns it off when
-   * the strategy keeps full outputs itself (it contributes the `tool_output_cache` tool, as
-   * std-tool-output-cache-strategy does: its views are recoverable by ref); the memory caps always apply.
+   * the strategy declares `truncatesToolOutputs` (it fits outputs itself and keeps them recoverable
+   * by ref, as std-tool-output-cache-strategy does); the memory caps always apply.
    * @default 'auto'
    */
   agentSideTruncation?: 'auto' | 'on' | 'off';

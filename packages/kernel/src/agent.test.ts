@@ -32,6 +32,7 @@ class RecordingManager implements ContextManager {
   compactAt: CompactionCheckpoint | undefined;
   contributed: ContributedTool[] = [];
   available = 10_000;
+  truncatesToolOutputs = false;
 
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
     this.composed.push({ systemPrompt, history: structuredClone(history), tools: structuredClone(tools), ragContext });
@@ -192,6 +193,22 @@ describe('Agent', () => {
       expect(llm.requests[0]!.tools?.map((t) => t.function.name)).toEqual(['search', 'tool_output_cache']);
       expect(expanded).toEqual([{ ref_id: 'r1' }]);
       expect(result.messages[2]!.content).toBe('1: full line');
+    });
+
+    it('cuts tool outputs to the budget unless the strategy declares it fits them itself, whatever its tools are named', async () => {
+      const output = Array.from({ length: 400 }, (_, i) => `line ${i}: ${'x'.repeat(40)}`).join('\n');
+      const cacheTool: ContributedTool = { definition: { type: 'function', function: { name: 'tool_output_cache', parameters: { type: 'object' } } }, execute: async () => 'x' };
+      for (const declared of [false, true]) {
+        const { agent, manager } = build([{ content: null, tool_calls: [call('a', 'read')] }, 'ok'], [tool('read', () => output)]);
+        manager.available = 1000;
+        manager.truncatesToolOutputs = declared;
+        // A tool of that name alone no longer switches agent-side truncation off.
+        manager.contributed = [cacheTool];
+        const result = await agent.run('read the log');
+        const sent = result.messages.find((message) => message.role === 'tool')!.content as string;
+        if (declared) expect(sent).toBe(output);
+        else expect(sent.length).toBeLessThan(output.length);
+      }
     });
 
     it('passes the tool-output token limit of the payload budget to tools', async () => {

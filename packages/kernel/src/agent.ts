@@ -8,6 +8,7 @@ import {
   CtxkitError,
   ErrorCodes,
   hasContributedTools,
+  truncatesToolOutputs,
   safeEmit,
   type ChatMessage,
   type ContextManager,
@@ -103,6 +104,7 @@ export class Agent {
     const tools = this.toolsFor(manager);
     const window = this.options.contextWindow ?? this.learnedWindow;
     const plan = window !== undefined ? this.planFor(window) : undefined;
+    const truncatesToBudget = () => this.truncatesToBudget(manager);
     const state: RunState = {
       agentId: this.options.agentId,
       sessionId,
@@ -121,7 +123,11 @@ export class Agent {
       plan,
       toolOutputPolicies: this.options.toolOutputPolicies ?? {},
       toolOutputCaps: this.options.toolOutputCaps ?? {},
-      truncateToBudget: this.truncatesToBudget(manager),
+      // Read when tools run, after the first compose: a strategy created asynchronously declares its
+      // capabilities only once its instance exists.
+      get truncateToBudget() {
+        return truncatesToBudget();
+      },
       userToolNames: new Set(this.tools.names()),
       budget: emptyRunBudgetReport(window, plan),
     };
@@ -236,8 +242,7 @@ export class Agent {
   private truncatesToBudget(manager: ContextManager): boolean {
     const setting = this.options.agentSideTruncation ?? 'auto';
     if (setting !== 'auto') return setting === 'on';
-    if (!hasContributedTools(manager)) return true;
-    return !manager.contributedTools().some((tool) => tool.definition.function.name === 'tool_output_cache');
+    return !truncatesToolOutputs(manager);
   }
 
   private managerFor(sessionId: string): ContextManager {

@@ -70,6 +70,8 @@ interface ComposeCall {
  * @see docs/strategies/tool-output-cache.md
  */
 export class ToolOutputCacheStrategy implements ContextManagerContract, ContextManagerCapabilities {
+  /** Tool outputs are fitted here and kept whole behind refs: an agent loop must not cut them first. */
+  readonly truncatesToolOutputs = true;
   readonly strategyId: string;
   readonly config: ResolvedToolOutputCacheStrategyConfig;
   readonly cache: ToolOutputCache;

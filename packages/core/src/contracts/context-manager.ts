@@ -77,6 +77,12 @@ export interface CompactionHookResult {
  * for each one with the type guards below.
  */
 export interface ContextManagerCapabilities {
+  /**
+   * True when the strategy fits tool outputs to the budget itself and keeps every output whole and
+   * recoverable (a cache ref the model can expand): an agent loop then leaves outputs uncut, beyond
+   * its memory-protection caps, instead of truncating them to the budget on its own.
+   */
+  readonly truncatesToolOutputs?: boolean;
   /** Tools the strategy contributes (expand, grep, compact ...). */
   contributedTools?(): ContributedTool[];
   /** Compaction hook points. */
@@ -92,6 +98,11 @@ export interface ContextManagerCapabilities {
 }
 
 export type ContextManager = IContextManager & ContextManagerCapabilities;
+
+/** Whether the strategy declares that it fits tool outputs itself (see {@link ContextManagerCapabilities.truncatesToolOutputs}). */
+export function truncatesToolOutputs(manager: IContextManager): boolean {
+  return (manager as ContextManagerCapabilities).truncatesToolOutputs === true;
+}
 
 export function hasContributedTools(
   manager: IContextManager,

@@ -16,7 +16,7 @@ import { StrategyError } from '../errors/strategy-error';
 import { toStrategyError } from './guard-strategy-call';
 
 /** The optional capabilities a session manager mirrors from its strategy. */
-export type CapabilityName = keyof ContextManagerCapabilities;
+export type CapabilityName = Exclude<keyof ContextManagerCapabilities, 'truncatesToolOutputs'>;
 
 /** The capability methods an instance has. */
 export function capabilitiesOf(manager: IContextManager): Set<CapabilityName> {
@@ -90,6 +90,11 @@ export class SessionContextManager implements IContextManager {
       });
     }
     if (capabilities.has('dispose')) this.dispose = () => this.disposeInstance();
+  }
+
+  /** The strategy's declared `truncatesToolOutputs` (false until its instance exists). */
+  get truncatesToolOutputs(): boolean {
+    return (this.instance as ContextManagerCapabilities | undefined)?.truncatesToolOutputs === true;
   }
 
   /** The strategy instance, once created (for tests and diagnostics). */
