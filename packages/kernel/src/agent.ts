@@ -6,6 +6,7 @@ import {
   IEventBus,
   ILLMClient,
   CtxkitError,
+  DEFAULT_SESSION_ID,
   ErrorCodes,
   hasContributedTools,
   truncatesToolOutputs,
@@ -38,7 +39,6 @@ import type { ProviderName } from './providers/provider-name';
 import type { AgentTool } from './tools/agent-tool';
 import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
 
-const DEFAULT_SESSION_ID = 'default';
 
 function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
   return createTokenUsage({

@@ -1,5 +1,4 @@
-import { ILLMClient, IModelRegistry, ITokenCounter, LLMNotConfiguredError, type ContextManager, type LLMClient } from '@ctxkit/core';
-import type { InjectionToken } from 'tsyringe';
+import { ILLMClient, IModelRegistry, ITokenCounter, LLMNotConfiguredError, type AgentContainer, type AgentHandle, type LLMClient } from '@ctxkit/core';
 import { Agent } from './agent';
 import type { AgentOptions } from './agent-options';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
@@ -7,27 +6,13 @@ import { smallContextFromManifest } from './small-context/small-context-from-man
 import type { AgentTool } from './tools/agent-tool';
 import { ToolRegistry, type IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
 
-/** A container the kernel can register into and resolve from (core's `AgentContainer`). */
-export interface KernelContainer {
-  registerValue<T>(token: InjectionToken<T>, value: T): unknown;
-  resolve<T>(token: InjectionToken<T>): T;
-  isRegistered<T>(token: InjectionToken<T>, recursive?: boolean): boolean;
-  createChild(): KernelContainer;
-}
-
-/** What `createAgent` needs from a loaded agent (`runtime.loadAgent(...)` returns one). */
-export interface AgentHandleLike {
-  readonly id: string;
-  readonly strategyId: string;
-  readonly container: KernelContainer;
-  forSession(sessionId: string): ContextManager;
-  /** The agent manifest: its `compactSystemPrompt`, `essentialTools`, `smallContextThreshold` and `smallContextModes` feed the small-context modes. */
-  readonly manifest?: Readonly<Record<string, unknown>>;
-  /** The strategy config: its `maxContextTokens` is the window of the small-context matrix. */
-  readonly config?: Readonly<Record<string, unknown>>;
-  /** The model the strategy counts for (the registry's window when the config sets no ceiling). */
-  readonly model?: string;
-}
+/**
+ * What `createAgent` needs from a loaded agent: `runtime.loadAgent(...)` returns one. The manifest
+ * (`compactSystemPrompt`, `essentialTools`, `smallContextThreshold`, `smallContextModes`) feeds the
+ * small-context modes; the config's `maxContextTokens`, else the registry's window for `model`, is
+ * the window of the small-context matrix.
+ */
+export type AgentHandleLike = Pick<AgentHandle, 'id' | 'strategyId' | 'container' | 'forSession'> & Partial<Pick<AgentHandle, 'manifest' | 'config' | 'model'>>;
 
 /** Options of {@link createAgent}. */
 export interface CreateAgentOptions extends Partial<Omit<AgentOptions, 'agentId' | 'strategyId' | 'contextManagerFor'>> {
@@ -38,7 +23,7 @@ export interface CreateAgentOptions extends Partial<Omit<AgentOptions, 'agentId'
 }
 
 /** The strategy's ceiling (`config.maxContextTokens`), else the registry's window for the agent's model. */
-function windowOf(handle: AgentHandleLike, container: KernelContainer): number | undefined {
+function windowOf(handle: AgentHandleLike, container: AgentContainer): number | undefined {
   const ceiling = handle.config?.maxContextTokens;
   if (typeof ceiling === 'number' && ceiling > 0) return ceiling;
   if (!handle.model || !container.isRegistered(IModelRegistry, true)) return undefined;

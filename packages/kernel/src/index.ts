@@ -39,7 +39,7 @@ export type { AgentOptions } from './agent-options';
 export { DEFAULT_MAX_STEPS } from './agent-options';
 export type { AgentRunOptions, AgentRunResult } from './agent-run';
 export { Agent } from './agent';
-export type { AgentHandleLike, CreateAgentOptions, KernelContainer } from './create-agent';
+export type { AgentHandleLike, CreateAgentOptions } from './create-agent';
 export { createAgent } from './create-agent';
 export type { AgentTool } from './tools/agent-tool';
 export type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
