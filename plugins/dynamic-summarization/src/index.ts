@@ -4,7 +4,8 @@
  * @see docs/strategies/dynamic-summarization.md
  */
 export { createStrategy, createSummarizationStrategy } from './create-summarization-strategy';
-export { SUMMARIZATION_STRATEGY_ID, SummarizationStrategy } from './summarization-strategy';
+export { SummarizationStrategy } from './summarization-strategy';
+export { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 export type { SummarizationStrategyOptions } from './summarization-strategy';
 export { resolveSummarizationConfig, SUMMARIZATION_DEFAULTS } from './summarization-config';
 export type { SummarizationConfig, SummarizerChoice } from './summarization-config';

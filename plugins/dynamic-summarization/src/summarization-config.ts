@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { ConfigSchemaError, ConfigValidationError, type ManifestIssue } from '@ctxkit/core';
 import manifest from '../plugin.json';
+import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 
 /** Which summarizer folds the turns. */
 export type SummarizerChoice = 'auto' | 'llm' | 'offline';
@@ -47,7 +48,7 @@ export interface SummarizationConfig {
   summaryWaitMs: number;
 }
 
-const PLUGIN_ID = manifest.id;
+const PLUGIN_ID = SUMMARIZATION_STRATEGY_ID;
 const SCHEMA_FILE = 'plugin.json#/configSchema';
 const INLINE = '<inline>';
 const KNOWN_PROPERTIES = Object.keys(manifest.configSchema.properties).join(', ');

@@ -1,0 +1,164 @@
+/**
+ * A LangChain.js v1 agent (`createAgent`) whose every model call a ctxkit strategy composes, through
+ * `@ctxkit/langchain`'s middleware. Offline it replays two real conversations bundled with
+ * `@ctxkit/core`: a tau-bench airline customer-service run at a 4,000-token ceiling with
+ * `std-summarization-strategy`, and an OpenHands coding run at 16,000 with
+ * `std-tool-output-cache-strategy`. The customer's messages go in one by one, a replaying chat model
+ * answers as the recorded agent did, and the tools answer with the recorded outputs. Each request
+ * the model receives is counted independently (js-tiktoken, o200k) and checked for provider validity.
+ *
+ *   npm run build && node examples/langchain-agent/dist/main.js
+ */
+import 'reflect-metadata';
+import { contentText, createTokenCounter, findPayloadProblems, type LLMPayload, type PayloadProblem, type ReductionAction, type ToolDefinition } from '@ctxkit/core';
+import { loadConversations, type BundledConversationName } from '@ctxkit/core/testing';
+import { AIRLINE_TOOL_DEFINITIONS, recordedTurns } from '@ctxkit/example-recorded-replay';
+import { createCtxkitMiddleware, fromChatMessage, toChatMessages, toToolDefinition } from '@ctxkit/langchain';
+import type { BaseMessage } from '@langchain/core/messages';
+import { createAgent } from 'langchain';
+import { recordedTools, type ToolReplayLog } from './recorded-tools';
+import { ReplayChatModel, type ModelRequest } from './replay-chat-model';
+
+/** One replay: a recorded conversation, the strategy and the ceiling it runs at. */
+export interface ReplayScenario {
+  name: string;
+  conversation: BundledConversationName;
+  recordId: string;
+  pluginId: string;
+  /** The payload's hard ceiling; the output reservation is 0, so the whole ceiling is the payload's. */
+  maxContextTokens: number;
+  /** The tool definitions; @default the record's own */
+  tools?: readonly ToolDefinition[];
+}
+
+/** The tau-bench airline run: eight customer messages, 23 tool results of up to 440 tokens; policy and tools take 2,660 tokens. */
+export const AIRLINE_SCENARIO: ReplayScenario = {
+  name: 'tau-bench airline, summarization at 4,000 tokens',
+  conversation: 'tau-bench-airline',
+  recordId: 'tau-bench/airline/gpt-4o/task-33/trial-0',
+  pluginId: 'std-summarization-strategy',
+  maxContextTokens: 4000,
+  tools: AIRLINE_TOOL_DEFINITIONS,
+};
+
+/** The OpenHands run: a coding agent fixing a ponyc issue, 22 tool results, 28,300 tokens of history. */
+export const CODING_SCENARIO: ReplayScenario = {
+  name: 'OpenHands coding run, tool output cache at 16,000 tokens',
+  conversation: 'openhands-multi-swe-bench',
+  recordId: 'openhands/multi-swe-bench/ponylang__ponyc-4595',
+  pluginId: 'std-tool-output-cache-strategy',
+  maxContextTokens: 16000,
+};
+
+/** What one model call received, as counted and checked independently of the strategy. */
+export interface ModelCallReport {
+  call: number;
+  /** The user turn (1-based) the call belongs to. */
+  turn: number;
+  /** Messages sent (the system message included). */
+  messages: number;
+  /** Messages of the conversation the strategy was given (the agent's state at that call). */
+  historyMessages: number;
+  /** Tokens of the messages and bound tools, by js-tiktoken (o200k), counted as ctxkit counts. */
+  tokens: number;
+  /** Tool definitions bound. */
+  tools: string[];
+  /** Provider-validity problems of the request (orphan results, calls without results ...). */
+  problems: PayloadProblem[];
+  /** The turn's user message is in the request, verbatim. */
+  newestUserPresent: boolean;
+  /** History messages the strategy left out or changed for this call, by action. */
+  reductions: Partial<Record<ReductionAction, number>>;
+}
+
+/** What {@link replayScenario} returns. */
+export interface ReplayResult {
+  scenario: ReplayScenario;
+  calls: ModelCallReport[];
+  /** Every request the model received. */
+  requests: ModelRequest[];
+  /** The agent's state at the end (every message, none composed away). */
+  finalMessages: BaseMessage[];
+  /** Messages of the recorded conversation (without its system prompt). */
+  recordedMessages: number;
+  tools: ToolReplayLog;
+}
+
+const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
+
+function reductionsOf(payload: LLMPayload | undefined): Partial<Record<ReductionAction, number>> {
+  const out: Partial<Record<ReductionAction, number>> = {};
+  for (const reduction of payload?.stats.reductions ?? []) if (reduction.messages > 0) out[reduction.action] = (out[reduction.action] ?? 0) + reduction.messages;
+  return out;
+}
+
+/** Replays one recorded conversation through `createAgent` with the ctxkit middleware. */
+export async function replayScenario(scenario: ReplayScenario, log: (line: string) => void = () => undefined): Promise<ReplayResult> {
+  const record = loadConversations(scenario.conversation).find((candidate) => candidate.id === scenario.recordId);
+  if (!record) throw new Error(`No record ${scenario.recordId} in ${scenario.conversation}.`);
+  const payloads: LLMPayload[] = [];
+  const ctxkit = await createCtxkitMiddleware({
+    pluginId: scenario.pluginId,
+    config: { maxContextTokens: scenario.maxContextTokens, reserveOutputTokens: 0 },
+    waitForIdle: true,
+    onPayload: (payload) => payloads.push(payload),
+  });
+  const toolLog: ToolReplayLog = { recorded: 0, unrecorded: [] };
+  const model = new ReplayChatModel();
+  const agent = createAgent({
+    model,
+    tools: recordedTools(scenario.tools ?? record.tools ?? [], record.history, toolLog),
+    systemPrompt: record.systemPrompt,
+    middleware: [ctxkit],
+  });
+  log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens`);
+  const threadId = record.id.replace(/[^A-Za-z0-9._:@-]/g, '_');
+  const calls: ModelCallReport[] = [];
+  let messages: BaseMessage[] = [];
+  try {
+    for (const [index, turn] of recordedTurns(record.history).entries()) {
+      model.startTurn(turn.replies);
+      const first = model.requests.length;
+      const user = fromChatMessage(record.history[turn.index]!);
+      const state = await agent.invoke({ messages: [...messages, user] }, { configurable: { thread_id: threadId }, recursionLimit: 500 });
+      messages = state.messages;
+      for (let call = first; call < model.requests.length; call++) {
+        const request = model.requests[call]!;
+        const chat = toChatMessages(request.messages);
+        const report: ModelCallReport = {
+          call: call + 1,
+          turn: index + 1,
+          messages: request.messages.length,
+          historyMessages: payloads[call]?.stats.messages.input ?? 0,
+          tokens: counter.countMessages(chat) + counter.countTools(request.tools.map(toToolDefinition)),
+          tools: request.tools.map((bound) => (bound as { name: string }).name),
+          problems: findPayloadProblems(chat),
+          newestUserPresent: chat.some((message) => message.role === 'user' && contentText(message.content) === turn.userText),
+          reductions: reductionsOf(payloads[call]),
+        };
+        calls.push(report);
+        const reduced = Object.entries(report.reductions).map(([action, count]) => `${action} ${count}`).join(', ');
+        log(`  call ${report.call} (turn ${report.turn}): sent ${report.messages} of ${report.historyMessages + 1} messages, ${report.tokens} tokens${reduced ? `; ${reduced}` : ''}`);
+      }
+    }
+  } finally {
+    await ctxkit.dispose();
+  }
+  const peak = Math.max(...calls.map((call) => call.tokens));
+  log(`  ${calls.length} model calls, peak ${peak} of ${scenario.maxContextTokens} tokens; the agent's state holds all ${messages.length} messages`);
+  return { scenario, calls, requests: model.requests, finalMessages: messages, recordedMessages: record.history.length, tools: toolLog };
+}
+
+/** Replays both scenarios. */
+export async function main(log: (line: string) => void = console.log): Promise<ReplayResult[]> {
+  const results: ReplayResult[] = [];
+  for (const scenario of [AIRLINE_SCENARIO, CODING_SCENARIO]) results.push(await replayScenario(scenario, log));
+  return results;
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

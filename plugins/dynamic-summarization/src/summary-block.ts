@@ -1,0 +1,34 @@
+import { truncateToFit, type MemoryBlock, type TokenCounter } from '@ctxkit/core';
+import { escapeReservedTags } from './llm/fence-transcript';
+import type { SummaryState } from './summary-state';
+
+/** Tokens of the summary block's wrapper (the tag line and the heading around the summary text). */
+export const SUMMARY_WRAPPER_TOKENS = 48;
+
+/** The summary as a clearly delimited block, sent right after the system prompt. */
+export function summaryBlock(state: SummaryState, text: string = state.text): string {
+  return (
+    `<conversation_summary covers_messages="0-${state.coveredMessages - 1}" turns="${state.coveredTurns}" version="${state.version}">\n` +
+    `Summary of the earlier conversation (the newest part of it may also follow verbatim):\n` +
+    `${escapeReservedTags(text)}\n</conversation_summary>`
+  );
+}
+
+/**
+ * The summary as the composer's memory block: right after the system prompt, shortened from its
+ * head when it does not fit its share, left out when the window already holds every message it
+ * covers; the history older than the window that it covers is reported as `summarized`.
+ */
+export function summaryMemoryBlock(state: SummaryState, counter: TokenCounter): MemoryBlock {
+  return {
+    name: 'summary',
+    content: summaryBlock(state),
+    shrink: (maxTokens) => {
+      const room = maxTokens - counter.count(summaryBlock(state, ''));
+      return room > 0 ? summaryBlock(state, truncateToFit(state.text, { kind: 'head', maxTokens: room, counter }).text) : undefined;
+    },
+    placement: 'after-system',
+    omitWhenWindowCovers: true,
+    covers: { until: state.coveredMessages, action: 'summarized', recoverableFrom: 'summary', reason: `folded into summary v${state.version}`, refs: [`summary:${state.version}`] },
+  };
+}
