@@ -197,6 +197,31 @@ describe('ToolOutputCacheStrategy', () => {
         }
       });
 
+      it('fills the room it freed: older outputs that fit again beside the newest are not left as placeholders', async () => {
+        // Three small outputs, then one of about 1,200 tokens, then the current turn. Oldest first,
+        // the small ones alone do not make room: the large one has to go, and then the small ones fit again.
+        const given: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
+        for (let index = 0; index < 3; index++) given.push(...exchange(`s${index}`, output(`small${index}`, 5)));
+        given.push(...exchange('big', output('big', 60)), { role: 'assistant', content: 'Read them all.' }, { role: 'user', content: 'Now fix it.' });
+        const probe = setup({ ...exact, maxContextTokens: 100000 });
+        const roomy = await probe.strategy.composePayload(SYSTEM, given, []);
+        const { strategy, context } = setup({ ...exact, maxContextTokens: roomy.stats.budget.used - Math.floor(probe.context.counter.countMessage(given[8]!) / 2) });
+        const payload = await strategy.composePayload(SYSTEM, given, []);
+        const tools = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
+        const placeholder = (message: ToolMessage) => message.content === `[tool output trimmed; ref=${message.output_ref!.id}]`;
+        expect(tools.map(placeholder)).toEqual([false, false, false, true]);
+        expect(tools.slice(0, 3).map((message) => message.content)).toEqual([0, 1, 2].map((index) => output(`small${index}`, 5)));
+        // No placeholder is left whose output would fit the room that is left.
+        for (const message of tools.filter(placeholder)) {
+          const original = given.find((candidate): candidate is ToolMessage => candidate.role === 'tool' && candidate.tool_call_id === message.tool_call_id)!;
+          expect(context.counter.countMessage({ ...message, content: original.content }) - context.counter.countMessage(message)).toBeGreaterThan(payload.stats.budget.remaining);
+        }
+        expect(payload.stats.reductions).toEqual([expect.objectContaining({ action: 'trimmed', from: 8, to: 9, reason: 'tool output trimmed to fit the context window' })]);
+        expect(payload.stats.budget.used).toBeLessThanOrEqual(payload.stats.budget.available);
+        expect(findPayloadProblems(payload.messages)).toEqual([]);
+        expect(payload.tools.map((definition) => definition.function.name)).toEqual(['tool_output_cache', 'tool_output_cache_grep']);
+      });
+
       it('micro-compacts results the cache does not hold only under pressure', async () => {
         const given = history();
         const off = { ...exact, toolOutputCache: { enabled: false } };

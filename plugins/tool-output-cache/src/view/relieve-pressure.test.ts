@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createTokenCounter, type ChatMessage, type ToolMessage } from '@ctxkit/core';
 import { ReductionLog } from './reduction-log';
 import { relievePressure, type RelievePressureOptions } from './relieve-pressure';
@@ -76,5 +77,66 @@ describe('relievePressure', () => {
     expect(log.list()).toEqual([expect.objectContaining({ action: 'micro-compacted', from: 2, recoverableFrom: 'history' })]);
     const off = relievePressure(messages, options(messages, 0, new ReductionLog(), { microCompact: undefined }));
     expect(off.replaced).toBe(0);
+  });
+
+  it('gives the room back to the newest replaced outputs that fit again', () => {
+    // Three small outputs, then a large one: oldest first all four go, then the small ones come back.
+    const messages: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
+    const sizes = [3, 3, 3, 40];
+    sizes.forEach((lines, index) => {
+      const [call, result] = exchange(`c${index}`, output(`log${index}`, lines));
+      messages.push(call!, { ...(result as ToolMessage), output_ref: { id: `to_${String(index).repeat(32)}` } });
+    });
+    messages.push({ role: 'user', content: 'Fix it.' });
+    const log = new ReductionLog();
+    const large = counter.countMessage(messages[8]!);
+    const result = relievePressure(messages, options(messages, total(messages) - Math.floor(large / 2), log, { protectFrom: 9 }));
+    expect(result.replaced).toBe(1);
+    expect(result.messages.slice(0, 8)).toEqual(messages.slice(0, 8));
+    expect(result.messages[8]!.content).toBe('[tool output trimmed; ref=to_33333333333333333333333333333333]');
+    expect(result.totalTokens).toBe(total(result.messages));
+    expect(log.list()).toEqual([expect.objectContaining({ action: 'trimmed', from: 8, to: 9 })]);
+  });
+
+  it('fits whenever the older outputs can make room, and leaves no replacement the room could take back', () => {
+    const arbitrary = fc.record({
+      sizes: fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 8 }),
+      refs: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+      permille: fc.integer({ min: -100, max: 1000 }),
+    });
+    fc.assert(
+      fc.property(arbitrary, ({ sizes, refs, permille }) => {
+        const messages: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
+        sizes.forEach((lines, index) => {
+          const [call, result] = exchange(`c${index}`, output(`log${index}`, lines));
+          messages.push(call!, refs[index] ? { ...(result as ToolMessage), output_ref: { id: `to_${String(index % 10).repeat(32)}` } } : result!);
+        });
+        const protectFrom = messages.length;
+        messages.push({ role: 'user', content: 'Fix it.' }, ...exchange('now', output('current', 10)));
+        // Mostly between what the current turn needs and the whole view, where the choice of outputs matters.
+        const needed = total(messages.slice(protectFrom));
+        const target = needed + Math.floor(((total(messages) - needed) * permille) / 1000);
+        const log = new ReductionLog();
+        const result = relievePressure(messages, options(messages, target, log, { protectFrom }));
+        const after = total(result.messages);
+        expect(result.totalTokens).toBe(after);
+        expect(result.messages.slice(protectFrom)).toEqual(messages.slice(protectFrom));
+        const replaced = result.messages.map((message, index) => (message !== messages[index] ? index : -1)).filter((index) => index !== -1);
+        expect(replaced).toHaveLength(result.replaced);
+        expect(log.list().reduce((sum, record) => sum + record.messages, 0)).toBe(result.replaced);
+        if (after > target) {
+          // Only when every older output that can shrink has been replaced.
+          for (let index = 0; index < protectFrom; index++) {
+            const message = messages[index]!;
+            if (message.role === 'tool' && !replaced.includes(index)) expect(String(message.content).length <= 100 || counter.countMessage(message) <= counter.countMessage({ ...message, content: '[Previous: used execute_bash]' })).toBe(true);
+          }
+        }
+        // None of the replacements could be undone within the target.
+        for (const index of replaced) {
+          expect(after + counter.countMessage(messages[index]!) - counter.countMessage(result.messages[index]!)).toBeGreaterThan(target);
+        }
+      }),
+      { seed: 20250101, numRuns: 120 },
+    );
   });
 });

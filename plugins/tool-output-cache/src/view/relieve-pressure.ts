@@ -48,21 +48,31 @@ export interface RelievedView {
   totalTokens: number;
 }
 
+/** One output {@link relievePressure} replaced: where, and its tokens before and after. */
+interface Replacement {
+  index: number;
+  copy: ToolMessage;
+  before: number;
+  after: number;
+}
+
 /**
  * Makes room when a working view does not fit: older tool outputs, oldest first, become their
  * `[tool output trimmed; ref=…]` placeholder (the full output stays in the cache, the ref is named
  * in the text; see `showRefs`), and results without a ref become `[Previous: used {tool_name}]`
- * when micro-compact is on, until the view fits `targetTokens` or no older output is left. Nothing is replaced while
- * the view fits; the current turn's outputs never are. Every replacement is recorded in `log`
- * (indexes of `messages`).
+ * when micro-compact is on, until the view fits `targetTokens` or no older output is left. Then the
+ * room the last replacement freed beyond the need goes back to the newest replaced outputs: each
+ * one, newest first, is shown whole again while the view still fits (an output of thousands of
+ * tokens that had to go no longer takes the smaller outputs before it along). Nothing is replaced
+ * while the view fits; the current turn's outputs never are. Every replacement kept is recorded in
+ * `log` (indexes of `messages`).
  */
 export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: RelievePressureOptions): RelievedView {
   let total = 0;
   for (let index = options.from; index < messages.length; index++) total += options.tokensAt(index);
   if (total <= options.targetTokens) return { messages, replaced: 0, totalTokens: total };
-  let result: ChatMessage[] | undefined;
   let names: Map<number, string> | undefined;
-  let replaced = 0;
+  const replacements: Replacement[] = [];
   const end = Math.min(options.protectFrom, messages.length);
   for (let index = options.from; index < end && total > options.targetTokens; index++) {
     const message = messages[index]!;
@@ -82,11 +92,22 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
     const copy = options.withContent(message, content);
     const after = options.tokensOf(copy);
     if (after >= before) continue;
-    result ??= messages.slice();
-    result[index] = copy;
+    replacements.push({ index, copy, before, after });
     total -= before - after;
-    replaced++;
-    const ref = message.output_ref?.id;
+  }
+  // Give the room back, newest first: a replacement the view fits without is undone.
+  const kept: Replacement[] = [];
+  for (let position = replacements.length - 1; position >= 0; position--) {
+    const replacement = replacements[position]!;
+    const freed = replacement.before - replacement.after;
+    if (total + freed <= options.targetTokens) total += freed;
+    else kept.unshift(replacement);
+  }
+  if (kept.length === 0) return { messages, replaced: 0, totalTokens: total };
+  const result = messages.slice();
+  for (const { index, copy, before, after } of kept) {
+    result[index] = copy;
+    const ref = copy.output_ref?.id;
     const trimmed = isTrimmed(copy);
     options.log.add(trimmed ? 'trimmed' : 'micro-compacted', { from: index }, {
       reason: trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
@@ -96,5 +117,5 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
       tokensAfter: after,
     });
   }
-  return { messages: result ?? messages, replaced, totalTokens: total };
+  return { messages: result, replaced: kept.length, totalTokens: total };
 }
