@@ -5,6 +5,7 @@ import { GptTokenizerEncoder, JsTiktokenEncoder } from './bpe-encoder';
 import { BpeTokenCounter, SharedCountCaches } from './bpe-token-counter';
 import { BoundedCountCache } from './bounded-count-cache';
 import { contentDigest } from './content-digest';
+import { RecentTextCounts, TEXT_KEY_MAX_CHARS } from './recent-text-counts';
 import { createTokenCounter } from './create-token-counter';
 import { messageText } from './message-text';
 import { forEachTextPart, MAX_PIECE_CHARS, utf8ByteLength } from './text-parts';
@@ -194,5 +195,30 @@ describe('contentDigest', () => {
     const base = 'a'.repeat(5_000);
     expect(contentDigest(`${base}\ud800`)).not.toBe(contentDigest(`${base}\udc00`));
     expect(contentDigest(`${base}\ud800`)).not.toBe(contentDigest(`${base}\ufffd`));
+  });
+});
+
+describe('RecentTextCounts', () => {
+  it('keeps short texts up to its character bound, oldest out first, and ignores long texts', () => {
+    const counts = new RecentTextCounts(TEXT_KEY_MAX_CHARS * 2);
+    const a = 'a'.repeat(TEXT_KEY_MAX_CHARS);
+    const b = 'b'.repeat(TEXT_KEY_MAX_CHARS);
+    counts.set(a, 1);
+    counts.set(b, 2);
+    expect([counts.get(a), counts.get(b), counts.heldChars]).toEqual([1, 2, TEXT_KEY_MAX_CHARS * 2]);
+    counts.set('c', 3);
+    expect([counts.get(a), counts.get(b), counts.get('c')]).toEqual([undefined, 2, 3]);
+    counts.set('x'.repeat(TEXT_KEY_MAX_CHARS + 1), 9);
+    expect(counts.size).toBe(2);
+  });
+
+  it('lets a counter count a text rebuilt from JSON without tokenizing it again', () => {
+    const counter = freshCounter('js-tiktoken');
+    const caches = (counter as unknown as { caches: SharedCountCaches }).caches;
+    const text = `${JAPANESE} ${EMOJI}`;
+    const first = counter.count(text);
+    const before = caches.tokenizedTexts;
+    expect(counter.count(JSON.parse(JSON.stringify(text)) as string)).toBe(first);
+    expect(caches.tokenizedTexts).toBe(before);
   });
 });

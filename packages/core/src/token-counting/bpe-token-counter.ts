@@ -4,19 +4,22 @@ import type { BpeEncoder } from './bpe-encoder';
 import { BoundedCountCache } from './bounded-count-cache';
 import { contentDigest } from './content-digest';
 import { messageTokens } from './message-tokens';
+import { RecentTextCounts, TEXT_KEY_MAX_CHARS } from './recent-text-counts';
 import type { ResolvedEncoding } from './model-encodings';
 import { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS } from './text-parts';
 import type { ITokenCounter, TokenCounterMeta } from './token-counter';
 
 /**
  * Caches shared by every counter of one (backend, encoding): counts cached for one agent serve
- * every agent. Messages are cached by identity (WeakMap) and texts by content digest (bounded LRU
- * holding no copies of content), so callers that rebuild their history from JSON each turn still hit.
+ * every agent. Messages are cached by identity (WeakMap), short texts by themselves (bounded by the
+ * characters held) and long texts by content digest (bounded LRU holding no copies of content), so
+ * callers that rebuild their history from JSON each turn still hit.
  */
 export class SharedCountCaches {
   readonly byMessage = new WeakMap<object, number>();
   readonly byTools = new WeakMap<object, number>();
   readonly byDigest: BoundedCountCache;
+  readonly byText = new RecentTextCounts();
   /** How many texts were actually tokenized (for tests and the bench). */
   tokenizedTexts = 0;
   /** How many characters were actually tokenized. */
@@ -62,6 +65,13 @@ export class BpeTokenCounter implements ITokenCounter {
 
   count(text: string): number {
     if (text.length === 0) return 0;
+    if (text.length <= TEXT_KEY_MAX_CHARS) {
+      const known = this.caches.byText.get(text);
+      if (known !== undefined) return known;
+      const tokens = this.tokenize(text, Infinity);
+      this.caches.byText.set(text, tokens);
+      return tokens;
+    }
     const key = contentDigest(text);
     const cached = this.caches.byDigest.get(key);
     if (cached !== undefined) return cached;
