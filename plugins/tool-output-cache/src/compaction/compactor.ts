@@ -1,5 +1,6 @@
 import {
   CtxkitError,
+  ErrorCodes,
   LLMNotConfiguredError,
   LLMResponseError,
   safeEmit,
@@ -143,7 +144,7 @@ export class Compactor {
     const tokensBefore = this.sumTokens(entries);
     safeEmit(context.events, 'compaction-start', { ...base, trigger, tokensBefore });
     const fail = (error: unknown): CompactionHookResult => {
-      const code = CtxkitError.isInstance(error) ? error.code : 'CTXKIT_STRATEGY_ERROR';
+      const code = CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR;
       const message = error instanceof Error ? error.message : String(error);
       this.lastError = { code, message, trigger };
       this.guardMinTokens = tokensBefore + config.retryAfterTokens;
