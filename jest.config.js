@@ -16,5 +16,6 @@ for (const group of groups) {
 
 module.exports = {
   projects: dirs.map(project),
+  globalSetup: path.join(__dirname, 'jest.global-setup.js'),
   testTimeout: 30000,
 };
