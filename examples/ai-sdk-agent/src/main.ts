@@ -1,0 +1,126 @@
+/**
+ * The Vercel AI SDK with a ctxkit strategy, on two recorded conversations replayed through
+ * `generateText` with tools and a mock model (`MockLanguageModelV4` from `ai/test`) that answers as
+ * the recorded agent did:
+ *
+ * - a tau-bench airline conversation on `std-summarization-strategy` at a 4,000-token ceiling (the
+ *   airline policy and the 14 tool definitions alone take about 2,650 tokens), composed by the
+ *   language-model middleware;
+ * - an OpenHands coding run on `std-tool-output-cache-strategy` at 16,000 tokens, where old outputs
+ *   become `[tool output trimmed; ref=…]` placeholders and the model reads one back with the
+ *   strategy's `tool_output_cache` tool, run by the strategy through the AI SDK.
+ *
+ *   npm run build && node examples/ai-sdk-agent/dist/main.js
+ */
+import 'reflect-metadata';
+import { createAiSdkContext } from '@ctxkit/ai-sdk';
+import type { PayloadStats, ReductionAction } from '@ctxkit/core';
+import { loadConversations, type BundledConversationName, type ConversationRecord } from '@ctxkit/core/testing';
+import { AIRLINE_TOOL_DEFINITIONS } from '@ctxkit/example-recorded-replay';
+import { recordedAiTools } from './recorded-ai-tools';
+import { replayConversation, type ReplayMode, type ReplayReport } from './replay-conversation';
+
+/** The tau-bench conversation replayed by default (8 customer messages, 23 tool calls, about 7,300 tokens of history). */
+export const TAU_BENCH_RECORD_ID = 'tau-bench/airline/gpt-4o/task-33/trial-0';
+
+/** The OpenHands run replayed by default (46 messages, about 28,000 tokens of history). */
+export const OPENHANDS_RECORD_ID = 'openhands/multi-swe-bench/ponylang__ponyc-4595';
+
+/** One replay: which conversation, which strategy at which ceiling, and what every request carried. */
+export interface ScenarioResult {
+  recordId: string;
+  strategyId: string;
+  /** `maxContextTokens - reserveOutputTokens`: no request may be larger. */
+  ceiling: number;
+  mode: ReplayMode;
+  report: ReplayReport;
+}
+
+/** Options of a scenario. */
+export interface ScenarioOptions {
+  /** The record to replay. */
+  recordId?: string;
+  /** @default 'middleware' */
+  mode?: ReplayMode;
+  /** @default console.log */
+  log?: (line: string) => void;
+}
+
+const ACTIONS: ReductionAction[] = ['summarized', 'dropped', 'trimmed', 'micro-compacted', 'truncated', 'compacted'];
+
+function reductionsOf(stats: PayloadStats | undefined): string {
+  if (!stats) return '';
+  const counts = new Map<ReductionAction, number>();
+  for (const reduction of stats.reductions) counts.set(reduction.action, (counts.get(reduction.action) ?? 0) + reduction.messages);
+  const parts = ACTIONS.filter((action) => (counts.get(action) ?? 0) > 0).map((action) => `${action} ${counts.get(action)}`);
+  return parts.length > 0 ? `; ${parts.join(', ')}` : '';
+}
+
+function recordOf(name: BundledConversationName, id: string): ConversationRecord {
+  const record = loadConversations(name).find((candidate) => candidate.id === id);
+  if (!record) throw new RangeError(`No record "${id}" in the bundled ${name} conversations.`);
+  return record;
+}
+
+function logReport(result: ScenarioResult, log: (line: string) => void): void {
+  const { report } = result;
+  report.requests.forEach((request, index) => {
+    const stats = report.stats[index];
+    const tokens = stats ? `${stats.output_tokens} of ${stats.budget.available} tokens` : 'not composed';
+    log(`  request ${index + 1}: ${request.prompt.length} messages, ${(request.tools ?? []).length} tools, ${tokens}${reductionsOf(stats)}`);
+  });
+  const largest = Math.max(...report.stats.map((stats) => stats.output_tokens));
+  log(`  ${report.requests.length} requests over ${report.turns} user turns; the largest ${largest} tokens (ceiling ${result.ceiling}); the application kept all ${report.messages.length} messages`);
+}
+
+/** Replays a tau-bench airline conversation on the summarization strategy at a 4,000-token ceiling. */
+export async function runTauBench(options: ScenarioOptions = {}): Promise<ScenarioResult> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const mode = options.mode ?? 'middleware';
+  const record = recordOf('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
+  const config = { maxContextTokens: 4000, reserveOutputTokens: 0 };
+  const context = await createAiSdkContext({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench', waitForIdle: true });
+  log(`${record.id} through generateText (${mode}), ${context.agent.strategyId} at ${config.maxContextTokens} tokens, offline summaries:`);
+  try {
+    const report = await replayConversation({ record, tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history), context, mode });
+    const result: ScenarioResult = { recordId: record.id, strategyId: context.agent.strategyId, ceiling: config.maxContextTokens - config.reserveOutputTokens, mode, report };
+    logReport(result, log);
+    return result;
+  } finally {
+    await context.dispose();
+  }
+}
+
+/** Replays an OpenHands run on the tool output cache at a 16,000-token ceiling; the model reads trimmed outputs back. */
+export async function runOpenHands(options: ScenarioOptions = {}): Promise<ScenarioResult> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const mode = options.mode ?? 'middleware';
+  const record = recordOf('openhands-multi-swe-bench', options.recordId ?? OPENHANDS_RECORD_ID);
+  const config = { maxContextTokens: 16000, reserveOutputTokens: 0 };
+  const context = await createAiSdkContext({ pluginId: 'std-tool-output-cache-strategy', config, sessionId: 'openhands', waitForIdle: true });
+  log(`${record.id} through generateText (${mode}), ${context.agent.strategyId} at ${config.maxContextTokens} tokens:`);
+  try {
+    const report = await replayConversation({ record, tools: recordedAiTools(record.tools ?? [], record.history), context, mode, expandTrimmedOutputs: true });
+    const result: ScenarioResult = { recordId: record.id, strategyId: context.agent.strategyId, ceiling: config.maxContextTokens - config.reserveOutputTokens, mode, report };
+    logReport(result, log);
+    for (const expansion of report.expansions) {
+      const bytes = expansion.pages.reduce((sum, page) => sum + Buffer.byteLength(page), 0);
+      log(`  request ${expansion.request} read ${expansion.refId} back with tool_output_cache in ${expansion.pages.length} page(s), ${bytes} bytes`);
+    }
+    return result;
+  } finally {
+    await context.dispose();
+  }
+}
+
+/** Runs both replays. */
+export async function runAiSdkAgent(options: Pick<ScenarioOptions, 'log' | 'mode'> = {}): Promise<ScenarioResult[]> {
+  return [await runTauBench(options), await runOpenHands(options)];
+}
+
+if (require.main === module) {
+  runAiSdkAgent().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}

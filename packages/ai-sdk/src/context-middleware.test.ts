@@ -1,0 +1,219 @@
+/** @jest-environment <rootDir>/src/testing/native-require.test.env.ts */
+jest.mock('ai', () => nativeRequire('ai'));
+jest.mock('ai/test', () => nativeRequire('ai/test'));
+
+import { createContextRuntime, CtxkitError, ErrorCodes, findPayloadProblems, messageText, type ChatMessage, type ContextRuntime, type TokenCounter } from '@ctxkit/core';
+import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { createAiSdkContext, type AiSdkContext } from './ai-sdk-context';
+import { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';
+import { registerRecordingStrategy, RECORDING_STRATEGY_ID, type RecordingStrategy } from './testing/recording-strategy';
+import { generated, requestsOf, streamed, streamOf, type ScriptedAnswer } from './testing/scripted-model';
+import { toChatMessages } from './to-chat-messages';
+import { functionToolDefinition } from './tool-definitions';
+import type { LanguageModelCallOptions, LanguageModelFunctionTool } from './ai-sdk-types';
+
+const SYSTEM = 'You are the airline assistant. Answer from the tools.';
+
+function weatherTools(): ToolSet {
+  return {
+    lookup: tool({
+      description: 'Look a booking up.',
+      inputSchema: jsonSchema<{ id: string }>({ type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }),
+      execute: async ({ id }) => `Booking ${id}: ${'confirmed, window seat, two bags. '.repeat(20)}`,
+    }),
+  };
+}
+
+/** A past conversation of `turns` question / lookup / answer turns. */
+function pastTurns(turns: number): ModelMessage[] {
+  const messages: ModelMessage[] = [];
+  for (let n = 0; n < turns; n++) {
+    messages.push(
+      { role: 'user', content: `Question ${n}: what about booking B${n}? ${'Please be thorough. '.repeat(10)}` },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `past-${n}`, toolName: 'lookup', input: { id: `B${n}` } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: `past-${n}`, toolName: 'lookup', output: { type: 'text', value: `Booking B${n}: ${'confirmed. '.repeat(40)}` } }] },
+      { role: 'assistant', content: `Booking B${n} is confirmed.` },
+    );
+  }
+  return messages;
+}
+
+function scripted(answers: ScriptedAnswer[]): MockLanguageModelV4 {
+  const queue = [...answers];
+  return new MockLanguageModelV4({
+    doGenerate: async () => generated(queue.shift() ?? { text: 'Anything else?' }),
+    doStream: async () => ({ stream: streamOf(streamed(queue.shift() ?? { text: 'Anything else?' })) }),
+  });
+}
+
+/** What the strategy's counter says a request costs (messages + function tools). */
+function requestTokens(counter: TokenCounter, request: LanguageModelCallOptions): number {
+  const tools = (request.tools ?? []).filter((tool): tool is LanguageModelFunctionTool => tool.type === 'function').map(functionToolDefinition);
+  return counter.countMessages(toChatMessages(request.prompt)) + counter.countTools(tools);
+}
+
+function texts(messages: ReadonlyArray<ChatMessage>): string[] {
+  return messages.map((message) => `${message.role}: ${messageText(message)}`);
+}
+
+describe('AiSdkContext#middleware', () => {
+  let runtime: ContextRuntime;
+  let strategies: RecordingStrategy[];
+  let context: AiSdkContext;
+
+  async function open(config: Record<string, unknown>): Promise<AiSdkContext> {
+    runtime = await createContextRuntime({ discoverInstalled: false });
+    strategies = registerRecordingStrategy(runtime);
+    context = await createAiSdkContext({ runtime, pluginId: RECORDING_STRATEGY_ID, config });
+    return context;
+  }
+
+  afterEach(async () => {
+    await context?.dispose();
+    await runtime?.dispose();
+  });
+
+  it('composes every call of a tool loop within the budget: valid, the newest user message and the system prompt kept', async () => {
+    await open({ maxContextTokens: 1500 });
+    const model = scripted([{ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B9' } }] }, { calls: [{ id: 'c2', name: 'lookup', input: { id: 'B10' } }] }, { text: 'Both are confirmed.' }]);
+    const question = 'And what about bookings B9 and B10?';
+    const result = await generateText({
+      model: wrapLanguageModel({ model, middleware: context.middleware }),
+      system: SYSTEM,
+      messages: [...pastTurns(12), { role: 'user', content: question }],
+      tools: context.tools(weatherTools()),
+      stopWhen: stepCountIs(5),
+    });
+    expect(result.text).toBe('Both are confirmed.');
+    const requests = requestsOf(model);
+    expect(requests).toHaveLength(3);
+    const counter = strategies[0]!.context.counter;
+    for (const request of requests) {
+      const sent = toChatMessages(request.prompt);
+      expect(requestTokens(counter, request)).toBeLessThanOrEqual(1500);
+      expect(findPayloadProblems(sent)).toEqual([]);
+      expect(request.prompt[0]).toEqual({ role: 'system', content: SYSTEM });
+      expect(texts(sent)).toContain(`user: ${question}`);
+    }
+    // The past turns did not fit: the strategy dropped the oldest, and the model got what it kept.
+    expect(toChatMessages(requests[0]!.prompt).length).toBeLessThan(1 + 12 * 4 + 1);
+    expect(strategies[0]!.compositions.map((composition) => composition.history.length)).toEqual([49, 51, 53]);
+  });
+
+  it.each([
+    ['keeps', false],
+    ['copies', true],
+  ])("sends the caller's system messages as they are, then the strategy's memory, and the kept history as it came (a strategy that %s messages)", async (_name, copy) => {
+    await open({ memory: ['Notes: the customer is a gold member.'], copy });
+    const model = scripted([{ text: 'Hello again.' }]);
+    const unwrapped = scripted([{ text: 'Hello again.' }]);
+    const instructions = [
+      { role: 'system' as const, content: SYSTEM, providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } } },
+      { role: 'system' as const, content: 'Today is Monday.' },
+    ];
+    const messages: ModelMessage[] = [
+      ...pastTurns(2),
+      { role: 'assistant', content: [{ type: 'reasoning', text: 'Greet back.', providerOptions: { anthropic: { signature: 'sig' } } }, { type: 'text', text: 'Yes.' }] },
+      { role: 'user', content: [{ type: 'text', text: 'Hi!', providerOptions: { openai: { itemId: 'msg_1' } } }] },
+    ];
+    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), instructions, messages, tools: context.tools(weatherTools()) });
+    await generateText({ model: unwrapped, instructions, messages, tools: weatherTools() });
+    const [sent] = requestsOf(model);
+    const [plain] = requestsOf(unwrapped);
+    expect(sent!.prompt.slice(0, 3)).toEqual([...plain!.prompt.slice(0, 2), { role: 'system', content: 'Notes: the customer is a gold member.' }]);
+    expect(sent!.prompt.slice(3)).toEqual(plain!.prompt.slice(2));
+    expect(sent!.tools).toEqual(plain!.tools);
+    expect(strategies[0]!.compositions[0]!.systemPrompt).toBe(`${SYSTEM}\n\nToday is Monday.`);
+  });
+
+  it('reports the turn once, when the model answers without a tool call, with the whole conversation and the answer', async () => {
+    await open({});
+    const model = scripted([{ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B1' } }] }, { text: 'B1 is confirmed.' }]);
+    const messages: ModelMessage[] = [...pastTurns(1), { role: 'user', content: 'Check B1 again.' }];
+    const result = await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, messages, tools: context.tools(weatherTools()), stopWhen: stepCountIs(5) });
+    const [turn] = strategies[0]!.turns;
+    expect(strategies[0]!.turns).toHaveLength(1);
+    expect(texts(turn!)).toEqual(texts(toChatMessages([...messages, ...result.responseMessages])));
+  });
+
+  it('reports a streamed turn once the stream has ended, and not when the stream fails', async () => {
+    await open({});
+    const answers = [streamed({ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B1' } }] }), streamed({ text: 'B1 is confirmed.' })];
+    const model = new MockLanguageModelV4({ doStream: async () => ({ stream: streamOf(answers.shift()!) }) });
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Check B1.' }];
+    const run = streamText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, messages, tools: context.tools(weatherTools()), stopWhen: stepCountIs(5) });
+    expect(await run.text).toBe('B1 is confirmed.');
+    expect(strategies[0]!.turns).toHaveLength(1);
+    expect(texts(strategies[0]!.turns[0]!)).toEqual(texts(toChatMessages([...messages, ...(await run.responseMessages)])));
+
+    const failing = new MockLanguageModelV4({ doStream: async () => ({ stream: streamOf(streamed({ text: 'Half an answ' }, true)) }) });
+    const broken = streamText({ model: wrapLanguageModel({ model: failing, middleware: context.middleware }), system: SYSTEM, messages, onError: () => undefined });
+    await broken.consumeStream();
+    expect(strategies[0]!.turns).toHaveLength(1);
+  });
+
+  it("runs the strategy's own tool through the strategy, with the call's id", async () => {
+    await open({ recall: true });
+    const model = scripted([{ calls: [{ id: 'r1', name: 'recall', input: { key: 'seat' } }] }, { text: 'You like the window.' }]);
+    const tools = context.tools(weatherTools());
+    expect(Object.keys(tools).sort()).toEqual(['lookup', 'recall']);
+    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Which seat do I like?', tools, stopWhen: stepCountIs(3) });
+    expect(strategies[0]!.toolCalls).toEqual([{ args: { key: 'seat' }, toolCallId: 'r1', sessionId: 'default' }]);
+    const second = toChatMessages(requestsOf(model)[1]!.prompt);
+    expect(second[second.length - 1]).toEqual({ role: 'tool', tool_call_id: 'r1', content: 'note seat (call r1)' });
+  });
+
+  it("refuses, before anything is sent, a call that lacks the strategy's tools (CTXKIT_TOOL_NOT_FOUND with the fix)", async () => {
+    await open({ recall: true });
+    const model = scripted([{ text: 'never sent' }]);
+    const run = generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Hi', tools: weatherTools() });
+    const error = await run.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ContributedToolsMissingError);
+    expect((error as CtxkitError).code).toBe(ErrorCodes.TOOL_NOT_FOUND);
+    expect((error as CtxkitError).message).toMatch(/"recall".*Fix: Pass tools: context\.tools\(yourTools\)/);
+    expect(requestsOf(model)).toHaveLength(0);
+  });
+
+  it("sends only the tools the payload offers, the caller's exactly as the AI SDK wrote them; provider tools pass", async () => {
+    await open({ withhold: ['lookup'] });
+    const model = scripted([{ text: 'ok' }]);
+    const tools: ToolSet = {
+      ...weatherTools(),
+      search: tool({ description: 'Search.', inputSchema: jsonSchema<{ q: string }>({ type: 'object', properties: { q: { type: 'string' } } }), strict: true, execute: async () => 'none' }),
+      web: tool({ type: 'provider', id: 'openai.web_search', args: {}, isProviderExecuted: true, inputSchema: jsonSchema({ type: 'object' }) }),
+    };
+    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Find it.', tools: context.tools(tools) });
+    const [request] = requestsOf(model);
+    expect(request!.tools!.map((sent) => sent.name)).toEqual(['search', 'web']);
+    expect(request!.tools![0]).toEqual({ type: 'function', name: 'search', description: 'Search.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, strict: true });
+    expect(strategies[0]!.compositions[0]!.tools.map((definition) => definition.function.name)).toEqual(['lookup', 'search']);
+  });
+
+  it("lets the strategy's budget error through, before the model is called", async () => {
+    await open({ maxContextTokens: 300 });
+    const model = scripted([{ text: 'never sent' }]);
+    const error = await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM.repeat(60), prompt: 'Hi' }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(CtxkitError.isInstance(error)).toBe(true);
+    expect((error as CtxkitError).code).toBe(ErrorCodes.BUDGET_EXCEEDED);
+    expect(requestsOf(model)).toHaveLength(0);
+  });
+
+  it('keeps sessions apart: each conversation has its own strategy instance', async () => {
+    await open({});
+    const other = context.forSession('conversation-2');
+    const model = scripted([{ text: 'one' }, { text: 'two' }]);
+    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'First conversation.' });
+    await generateText({ model: wrapLanguageModel({ model, middleware: other.middleware }), system: SYSTEM, prompt: 'Second conversation.' });
+    expect(strategies.map((strategy) => [strategy.context.sessionId, strategy.turns.map((turn) => texts(turn))])).toEqual([
+      ['default', [['user: First conversation.', 'assistant: one']]],
+      ['conversation-2', [['user: Second conversation.', 'assistant: two']]],
+    ]);
+  });
+});

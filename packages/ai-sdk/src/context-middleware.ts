@@ -1,0 +1,56 @@
+import type { ChatMessage } from '@ctxkit/core';
+import type { LanguageModelMiddleware } from 'ai';
+import { assistantMessageOf, isFinalAnswer, StreamedAnswer } from './assistant-response';
+import type { LanguageModelCallOptions, LanguageModelStreamPart } from './ai-sdk-types';
+import type { ComposedCall } from './compose-prompt';
+
+/** What the middleware asks of its session. */
+export interface MiddlewareSession {
+  /** Runs the strategy on one call. */
+  composeCall(params: LanguageModelCallOptions): Promise<ComposedCall>;
+  /** Reports a finished turn with the whole conversation. */
+  completeTurn(history: ChatMessage[]): Promise<void>;
+}
+
+/**
+ * A language-model middleware (for `wrapLanguageModel`) that runs the session's strategy on every
+ * call the wrapped model receives, from `generateText`, `streamText` or an agent alike:
+ * `transformParams` composes the prompt and tools; when the model answers without calling a tool
+ * (the turn is over), the whole conversation with that answer is reported to `onTurnComplete`
+ * (for a stream, once the stream has ended without an error).
+ */
+export function createContextMiddleware(session: MiddlewareSession): LanguageModelMiddleware {
+  const histories = new WeakMap<LanguageModelCallOptions, ChatMessage[]>();
+  return {
+    specificationVersion: 'v4',
+    async transformParams({ params }) {
+      const composed = await session.composeCall(params);
+      histories.set(composed.params, composed.history);
+      return composed.params;
+    },
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      const history = histories.get(params);
+      if (history && isFinalAnswer(result.content)) await session.completeTurn([...history, assistantMessageOf(result.content)]);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const result = await doStream();
+      const history = histories.get(params);
+      if (!history) return result;
+      const answer = new StreamedAnswer();
+      const stream = result.stream.pipeThrough(
+        new TransformStream<LanguageModelStreamPart, LanguageModelStreamPart>({
+          transform(part, controller) {
+            answer.add(part);
+            controller.enqueue(part);
+          },
+          async flush() {
+            if (!answer.failed && isFinalAnswer(answer.content)) await session.completeTurn([...history, assistantMessageOf(answer.content)]);
+          },
+        }),
+      );
+      return { ...result, stream };
+    },
+  };
+}

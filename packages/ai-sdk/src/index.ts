@@ -1,0 +1,20 @@
+/**
+ * @ctxkit/ai-sdk: ctxkit context strategies for the Vercel AI SDK. Message conversion between the
+ * AI SDK's `ModelMessage` and ctxkit's `ChatMessage`, a language-model middleware and a
+ * `prepareStep` that run an agent's strategy on every step of `generateText` / `streamText`, and
+ * the strategy's own tools as AI SDK tools. Explicit named exports only.
+ * @see docs/adapters/ai-sdk.md
+ */
+export type { AiSdkContextOptions, RunEndEvent } from './ai-sdk-context';
+export { AiSdkContext, createAiSdkContext, DEFAULT_AI_SDK_AGENT_ID } from './ai-sdk-context';
+export type { ComposedMessages, ComposeMessagesInput } from './compose-messages';
+export type { RagContextSource } from './compose-settings';
+export { contributedAiTools, asInputSchema } from './contributed-ai-tools';
+export type { ToolOwner } from './contributed-ai-tools';
+export { AI_SDK_REASONING_PROVIDER } from './kept-assistant-part';
+export { toChatMessages } from './to-chat-messages';
+export { toLanguageModelPrompt, toModelMessages } from './to-model-messages';
+export { inputJsonSchema, toolSetDefinitions } from './tool-definitions';
+export { AiSdkOptionsError } from './errors/ai-sdk-options-error';
+export { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';
+export { ModelMessageError } from './errors/model-message-error';
