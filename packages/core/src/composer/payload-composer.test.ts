@@ -37,6 +37,17 @@ const summary = (content: string, until: number, extra: Partial<MemoryBlock> = {
 
 describe('PayloadComposer', () => {
   describe('#compose', () => {
+    it('refuses a malformed message, also one appended to a history it already checked', () => {
+      const history = turns(3);
+      const subject = composer(4000);
+      subject.compose({ systemPrompt: 'sys', history, tools: [], turn: 3 });
+      const grown = [...history, { role: 'user', content: 'book it', tool_calls: [] } as unknown as ChatMessage];
+      expect(() => subject.compose({ systemPrompt: 'sys', history: grown, tools: [], turn: 4 })).toThrow(expect.objectContaining({ code: 'CTXKIT_HISTORY_INVALID' }));
+      // Still refused when sent again: a refused history is never taken as checked.
+      expect(() => subject.compose({ systemPrompt: 'sys', history: grown, tools: [], turn: 4 })).toThrow(expect.objectContaining({ code: 'CTXKIT_HISTORY_INVALID' }));
+      expect(() => subject.compose({ systemPrompt: 'sys', history: 'nope' as unknown as ChatMessage[], tools: [], turn: 1 })).toThrow(expect.objectContaining({ code: 'CTXKIT_HISTORY_INVALID' }));
+    });
+
     it('fills the budget with the newest history when there is no memory, and reports the drop', () => {
       const events: CtxkitEventName[] = [];
       const bus = new CtxkitEventBus();

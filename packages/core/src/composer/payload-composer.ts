@@ -6,6 +6,7 @@ import { BudgetExceededError } from '../errors/budget-exceeded-error';
 import type { CtxkitEventBase } from '../events/ctxkit-events';
 import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
 import { buildPayload } from '../ledger/build-payload';
+import { assertHistoryShape } from '../messages/assert-history-shape';
 import { HistoryLedger } from '../ledger/history-ledger';
 import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow, type HistoryWindow } from '../ledger/select-history-window';
 import type { ITokenCounter } from '../token-counting/token-counter';
@@ -91,6 +92,8 @@ const NO_MEMORY: ReadonlyArray<MemoryBlock> = [];
  */
 export class PayloadComposer {
   readonly ledger: HistoryLedger;
+  /** The history last checked for shape: a call checks only the messages appended since. */
+  private checked: { first: unknown; last: unknown; length: number } | undefined;
   private readonly collapser = new ToolResultCollapser();
   private readonly systemMessages = new Map<string, SystemMessage>();
   private readonly memoryMessages = new Map<string, SystemMessage>();
@@ -106,6 +109,7 @@ export class PayloadComposer {
    */
   compose(request: ComposeRequest): ComposedPayload {
     const { counter, owner } = this.options;
+    this.assertShape(request.history);
     const budget = this.options.budget();
     const original = request.history;
     const n = original.length;
@@ -241,6 +245,19 @@ export class PayloadComposer {
   }
 
   /** Tokens of the newest user message at or after `startIndex` (up to `limit`), 0 when there is none. */
+  /**
+   * Every strategy refuses the same malformed histories: the messages new since the previous call
+   * (all of them when the history is not the previous one grown) are checked.
+   * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`)
+   */
+  private assertShape(history: ReadonlyArray<unknown>): void {
+    const checked = this.checked;
+    const grown = Array.isArray(history) && checked !== undefined && checked.length > 0 && history.length >= checked.length && history[0] === checked.first && history[checked.length - 1] === checked.last;
+    this.checked = undefined;
+    assertHistoryShape(history, grown ? checked.length : 0);
+    this.checked = { first: history[0], last: history[history.length - 1], length: history.length };
+  }
+
   private newestUserTokens(history: ReadonlyArray<ChatMessage>, startIndex: number, limit: number): number {
     for (let index = history.length - 1; index >= startIndex; index--) {
       if (history[index]!.role === 'user') return Math.min(limit, this.ledger.tokensWithin(history, index, limit));
