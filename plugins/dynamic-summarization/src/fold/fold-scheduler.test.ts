@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HeuristicTokenCounter, HistoryLedger, MemoryContextStore, type ChatMessage, type StrategyContext } from '@ctxkit/core';
+import { HeuristicTokenCounter, HistoryLedger, MemoryContextStore, type ChatMessage, type StrategyContext, type TokenCounter } from '@ctxkit/core';
 import { createConformanceContext, type RecordedEvent } from '@ctxkit/core/testing';
 import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
@@ -49,8 +49,8 @@ interface Setup {
   queue: SerialQueue;
 }
 
-function setup(options: { summarizer?: ScriptedSummarizer; config?: Partial<FoldSchedulerOptions['config']>; context?: Partial<StrategyContext> } = {}): Setup {
-  const counter = new HeuristicTokenCounter('gpt-4o');
+function setup(options: { summarizer?: ScriptedSummarizer; config?: Partial<FoldSchedulerOptions['config']>; context?: Partial<StrategyContext>; counter?: TokenCounter } = {}): Setup {
+  const counter = options.counter ?? new HeuristicTokenCounter('gpt-4o');
   const { context, events } = createConformanceContext('fold', { counter, ...options.context }, undefined);
   const summarizer = options.summarizer ?? new ScriptedSummarizer();
   const ledger = new HistoryLedger(counter);
@@ -102,6 +102,24 @@ describe('FoldScheduler', () => {
     // The summarizer gets a copy of the batch, never the caller's messages.
     expect(input.messages).toEqual(history.slice(0, end));
     expect(input.messages[0]).not.toBe(history[0]);
+  });
+
+  it("counts the batch on the caller's messages, whose counts are cached by identity, not on its copy", async () => {
+    const base = new HeuristicTokenCounter('gpt-4o');
+    const counted: Array<Readonly<ChatMessage>> = [];
+    const counter: TokenCounter = Object.assign(Object.create(base) as TokenCounter, {
+      countMessages: (messages: ReadonlyArray<Readonly<ChatMessage>>) => {
+        counted.push(...messages);
+        return base.countMessages(messages);
+      },
+    });
+    const { scheduler } = setup({ counter });
+    const history = conversation(4);
+    await completeTurn(scheduler, history);
+    const covered = scheduler.state!.coveredMessages;
+    expect(counted.length).toBeGreaterThanOrEqual(covered);
+    for (const message of counted) expect(history).toContain(message);
+    expect(scheduler.state!.coveredTokens).toBe(base.countMessages(history.slice(0, covered)));
   });
 
   it('folds the previous summary with the next batch', async () => {

@@ -42,6 +42,8 @@ export interface FoldSchedulerOptions {
 /** One background fold: the batch, what it starts from, and what the buffer becomes on success. */
 interface FoldJob {
   state: SummaryState | null;
+  /** The caller's messages of the batch (counted, never kept or changed). */
+  source: ReadonlyArray<ChatMessage>;
   /** A copy of the batch for the summarizer. */
   batch: ChatMessage[];
   covered: number;
@@ -166,9 +168,11 @@ export class FoldScheduler {
     const batchKey = foldBatchKey(history, covered, end, state?.version ?? 0);
     if (!this.backoff.mayAttempt(batchKey, () => this.options.context.now())) return;
     this.backoff.attempting(turn);
+    const source = history.slice(covered, end);
     const job: FoldJob = {
       state,
-      batch: structuredClone(history.slice(covered, end)) as ChatMessage[],
+      source,
+      batch: structuredClone(source) as ChatMessage[],
       covered,
       coveredEnd: end,
       foldedTurns: (state?.coveredTurns ?? 0) + turnStarts(history, covered, end).length,
@@ -213,7 +217,9 @@ export class FoldScheduler {
     const abort = new AbortController();
     this.abort = abort;
     try {
-      const batchTokens = counter.countMessages(job.batch);
+      // Counted on the caller's messages, whose counts the composer has cached by message identity;
+      // the copy's would all be counted again.
+      const batchTokens = counter.countMessages(job.source);
       const previousTokens = job.state?.summaryTokens ?? 0;
       const replacedTokens = batchTokens + previousTokens;
       const cap = summaryCap({ summaryMaxTokens: config.summaryMaxTokens, memoryShare: config.memoryShare, available: this.options.available, room: this.room });

@@ -61,6 +61,28 @@ describe('OfflineSummarizer', () => {
       expect(JSON.stringify(batch)).toBe(before);
     });
 
+    it('counts the lines of the units left after collapsing repeats, not of every unit of a long tool output', async () => {
+      const lines = ['INFO worker finished a job', 'INFO cache warmed for the build', 'WARN retrying the download of a package', 'INFO linking the binaries'];
+      const log = Array.from({ length: 3000 }, (_, index) => lines[index % lines.length]).join('\n');
+      const batch: ChatMessage[] = [
+        { role: 'user', content: 'Run the build and tell me if it passes.' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'execute_bash', arguments: '{"command":"make"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: log },
+        { role: 'assistant', content: 'The build passes.' },
+      ];
+      const counted: string[] = [];
+      const spy: typeof counter = Object.assign(Object.create(counter) as typeof counter, {
+        count: (text: string) => {
+          counted.push(text);
+          return counter.count(text);
+        },
+      });
+      const summary = summarizer.summarizeSync({ previousSummary: null, messages: batch, firstIndex: 0, maxTokens: 300, counter: spy });
+      expect(summary).toBe(summarizer.summarizeSync({ previousSummary: null, messages: batch, firstIndex: 0, maxTokens: 300, counter }));
+      expect(counter.count(summary)).toBeLessThanOrEqual(300);
+      expect(counted.length).toBeLessThan(300);
+    });
+
     it('gives an empty summary when the cap cannot hold even its header', async () => {
       expect(await summarizer.summarize({ previousSummary: null, messages: first.history, firstIndex: 0, maxTokens: 3, counter })).toBe('');
     });

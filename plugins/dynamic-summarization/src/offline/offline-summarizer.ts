@@ -51,17 +51,21 @@ interface IndexValue {
   order: number;
 }
 
-interface Candidate extends InformationUnit {
+/** A unit scored against the others. */
+interface ScoredUnit extends InformationUnit {
   analysis: TextAnalysis;
   carried: boolean;
   score: number;
-  line: string;
+}
+
+/** A unit that survived the collapse of near-duplicates, with the tokens its line costs. */
+interface Candidate extends ScoredUnit {
   cost: number;
 }
 
 /** True when `kept` says what `dropped` says, with every id, date and number of it. */
-function covers(kept: Candidate, dropped: Candidate): boolean {
-  return isNearDuplicate(kept.analysis.tokens, dropped.analysis.tokens) && dropped.analysis.values.every((value) => kept.text.includes(value));
+function covers(kept: ScoredUnit, dropped: ScoredUnit): boolean {
+  return dropped.analysis.values.every((value) => kept.text.includes(value)) && isNearDuplicate(kept.analysis.tokens, dropped.analysis.tokens);
 }
 
 /**
@@ -69,8 +73,8 @@ function covers(kept: Candidate, dropped: Candidate): boolean {
  * Lines carried from the previous summary were compared when they were kept, so only new units are
  * compared with every other (a fold stays fast however long the summary).
  */
-function collapseNearDuplicates(candidates: Candidate[]): Candidate[] {
-  const kept: Candidate[] = [];
+function collapseNearDuplicates(candidates: ScoredUnit[]): ScoredUnit[] {
+  const kept: ScoredUnit[] = [];
   const exact = new Map<string, number>();
   for (const candidate of candidates) {
     const key = candidate.text.toLowerCase();
@@ -192,19 +196,24 @@ export class OfflineSummarizer implements Summarizer {
     // Line-wise counts can differ from the count of the whole text: drop the weakest until it fits.
     const render = (): string => [header, ...renderSummaryBody([keyLine, nameLine], chosen)].join('\n');
     let text = render();
-    while (counter.count(text) > maxTokens && chosen.length > 0) {
+    let tokens = counter.count(text);
+    while (tokens > maxTokens && chosen.length > 0) {
       let weakest = 0;
       chosen.forEach((unit, index) => {
         if (unit.score < chosen[weakest]!.score) weakest = index;
       });
       chosen.splice(weakest, 1);
       text = render();
+      tokens = counter.count(text);
     }
     // A cap too small for even the header gives an empty summary, which the strategy rejects.
-    return counter.count(text) <= maxTokens ? text : '';
+    return tokens <= maxTokens ? text : '';
   }
 
-  /** Scores previous and new units together (rarity over both) and collapses near-duplicates. */
+  /**
+   * Scores previous and new units together (rarity over both), collapses near-duplicates, and prices
+   * the lines of the units that remain (only those can be chosen).
+   */
   private scoreCandidates(carried: readonly InformationUnit[], fresh: readonly InformationUnit[], counter: TokenCounter): Candidate[] {
     const units = [...carried.map((unit) => ({ unit, carried: true })), ...fresh.map((unit) => ({ unit, carried: false }))];
     const analyses = units.map(({ unit }) => analyse(unit.text));
@@ -214,18 +223,17 @@ export class OfflineSummarizer implements Summarizer {
       for (const word of words) documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
     }
     const last = Math.max(1, units.length - 1);
-    const candidates = units.map(({ unit, carried: isCarried }, index): Candidate => {
+    const scored = units.map(({ unit, carried: isCarried }, index): ScoredUnit => {
       const analysis = analyses[index]!;
-      const line = unitLine(unit);
       const score =
         informationScore(analysis.terms, unit.text.length, documentFrequency, units.length) *
         (LABEL_WEIGHT[unit.label] ?? 1) *
         statementWeight(unit.text) *
         (isCarried ? CARRY_OVER_BONUS : 1) *
         (1 + (RECENCY_BONUS * index) / last);
-      return { ...unit, analysis, carried: isCarried, score, line, cost: counter.count(line) + 1 };
+      return { ...unit, analysis, carried: isCarried, score };
     });
-    return collapseNearDuplicates(candidates);
+    return collapseNearDuplicates(scored).map((unit) => ({ ...unit, cost: counter.count(unitLine(unit)) + 1 }));
   }
 
   /**
