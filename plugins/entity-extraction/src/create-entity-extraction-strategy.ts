@@ -27,6 +27,7 @@ export function createEntityExtractionStrategy(config: EntityExtractionConfigInp
         model: resolved.extractionModel ?? context.model,
         instruction: resolved.extractionPrompt,
         maxOutputTokens: resolved.extractionMaxOutputTokens,
+        timeoutMs: resolved.extractionTimeoutMs,
       })
     : new OfflineExtractor(schema);
   return new EntityExtractionStrategy({ config: resolved, context, schema, extractor, model, counter });

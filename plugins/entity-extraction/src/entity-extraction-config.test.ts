@@ -19,6 +19,7 @@ describe('resolveEntityExtractionConfig', () => {
         extractionPrompt: null,
         stateMaxTokens: 1024,
         extractionMaxOutputTokens: 1024,
+        extractionTimeoutMs: 30000,
         model: null,
         maxContextTokens: null,
         reserveOutputTokens: null,

@@ -29,6 +29,11 @@ export interface EntityExtractionConfig {
   stateMaxTokens: number;
   /** Output limit of one extraction call. @default 1024 */
   extractionMaxOutputTokens: number;
+  /**
+   * Deadline of one extraction (the call and its retry together), in ms, enforced by the strategy:
+   * past it the previous state stands and `entities-error` reports `CTXKIT_LLM_TIMEOUT`. @default 30000
+   */
+  extractionTimeoutMs: number;
   /** Model for counting and the window; `null` uses the agent's model. @default null */
   model: string | null;
   /** Hard ceiling of payload plus output reservation; `null` uses the model's window. @default null */

@@ -1,4 +1,5 @@
-import { CtxkitError, type LLMClient } from '@ctxkit/core';
+import { CtxkitError, LLMTimeoutError, type LLMClient } from '@ctxkit/core';
+import { completeBeforeDeadline } from './complete-before-deadline';
 import { mergeState } from './merge-state';
 import { parseJsonAnswer } from './parse-json-answer';
 import { buildExtractionMessages, buildRetryMessage } from './extraction-prompt';
@@ -12,13 +13,21 @@ export interface LLMExtractorOptions {
   /** Instruction replacing the built-in prompt; `null` for the built-in one. */
   instruction: string | null;
   maxOutputTokens: number;
+  /**
+   * Deadline of one extraction, in ms: the first call and its retry together. The extractor
+   * enforces it itself (an abort signal for the client, and its own timer racing the call).
+   */
+  timeoutMs: number;
 }
 
 /**
  * The extraction chain: one call asks the model for the changed fields as JSON; the answer is parsed
  * (code fences and prose tolerated), merged and validated with ajv; an unusable answer is retried
  * once with the validation errors in the prompt. A second unusable answer, or a failed call, leaves
- * the state as it was (the outcome says why). Calls go without tools.
+ * the state as it was (the outcome says why). Calls go without tools. The whole chain has one
+ * deadline (`timeoutMs`): a call still pending when it passes fails with `LLMTimeoutError`
+ * (`CTXKIT_LLM_TIMEOUT`), reported like any failed call, so a model that never answers cannot hold
+ * the payload.
  */
 export class LLMExtractor implements StateExtractor {
   readonly kind = 'llm' as const;
@@ -35,18 +44,26 @@ export class LLMExtractor implements StateExtractor {
   async extract(request: ExtractionRequest): Promise<ExtractionOutcome> {
     const messages = buildExtractionMessages(request, this.options.instruction);
     let lastErrors: string[] = [];
+    const { llm, model, timeoutMs } = this.options;
+    const deadline = performance.now() + timeoutMs;
     for (let attempt = 1; attempt <= 2; attempt++) {
       let text: string;
       try {
-        const completion = await this.options.llm.complete({
-          model: this.options.model,
-          messages: messages.map((message) => ({ ...message }) as typeof message),
-          tools: null,
-          responseFormat: 'json',
-          maxOutputTokens: this.options.maxOutputTokens,
-          temperature: 0,
-        });
-        text = completion.text;
+        const left = deadline - performance.now();
+        if (left < 1) throw new LLMTimeoutError({ client: llm.name, model, timeoutMs, attempts: attempt - 1 });
+        const completion = await completeBeforeDeadline(
+          llm,
+          {
+            model,
+            messages: messages.map((message) => ({ ...message }) as typeof message),
+            tools: null,
+            responseFormat: 'json',
+            maxOutputTokens: this.options.maxOutputTokens,
+            temperature: 0,
+          },
+          left,
+        );
+        text = typeof completion.text === 'string' ? completion.text : '';
       } catch (error) {
         const message = CtxkitError.isInstance(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
         return { ok: false, reason: 'llm-error', errors: [message], attempts: attempt };

@@ -1,0 +1,62 @@
+import { LLMTimeoutError, type LLMClient, type LLMCompletion, type LLMCompletionRequest } from '@ctxkit/core';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
+import { completeBeforeDeadline } from './complete-before-deadline';
+
+/** A dead connection: `complete()` never settles and ignores its signal. */
+class SilentClient implements LLMClient {
+  readonly name = 'silent';
+  readonly defaultModel = 'silent-model';
+  readonly offline = false;
+  readonly signals: Array<AbortSignal | undefined> = [];
+  complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
+    this.signals.push(request.signal);
+    return new Promise<LLMCompletion>(() => undefined);
+  }
+}
+
+const request: LLMCompletionRequest = { messages: [{ role: 'user', content: 'hi' }], tools: null };
+
+describe('completeBeforeDeadline', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('rejects with LLMTimeoutError and aborts the signal when the client never settles', async () => {
+    jest.useFakeTimers();
+    const llm = new SilentClient();
+    const call = completeBeforeDeadline(llm, request, 250);
+    const settled = call.catch((error: unknown) => error);
+    jest.advanceTimersByTime(249);
+    expect(llm.signals[0]!.aborted).toBe(false);
+    jest.advanceTimersByTime(1);
+    const error = await settled;
+    expect(LLMTimeoutError.isInstance(error)).toBe(true);
+    expect((error as LLMTimeoutError).code).toBe('CTXKIT_LLM_TIMEOUT');
+    expect((error as LLMTimeoutError).message).toContain('250 ms');
+    expect(llm.signals[0]!.aborted).toBe(true);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('returns the answer and leaves no timer behind when the client answers first', async () => {
+    jest.useFakeTimers();
+    const llm = new ScriptedLLMClient(['{"a":1}']);
+    const completion = await completeBeforeDeadline(llm, request, 60_000);
+    expect(completion.text).toBe('{"a":1}');
+    expect(llm.lastRequest!.hadSignal).toBe(true);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('passes a client failure through unchanged, also a synchronous throw, and clears the timer', async () => {
+    jest.useFakeTimers();
+    const failing = new ScriptedLLMClient([new Error('connection reset')]);
+    await expect(completeBeforeDeadline(failing, request, 60_000)).rejects.toThrow('connection reset');
+    const throwing: LLMClient = {
+      name: 'sync',
+      defaultModel: 'm',
+      offline: false,
+      complete: () => {
+        throw new TypeError('not a promise');
+      },
+    };
+    await expect(completeBeforeDeadline(throwing, request, 60_000)).rejects.toThrow('not a promise');
+    expect(jest.getTimerCount()).toBe(0);
+  });
+});
