@@ -6,7 +6,8 @@ import { LLMTimeoutError, type LLMClient, type LLMCompletion, type LLMCompletion
  * clients that do not (a dead connection, a client that ignores the signal). When the timer fires
  * first, the signal is aborted and the returned promise rejects with `LLMTimeoutError`
  * (`CTXKIT_LLM_TIMEOUT`); a late answer or failure of the client is then ignored. The timer is
- * cleared as soon as the race settles, so nothing is left scheduled after the call.
+ * cleared as soon as the race settles, so nothing is left scheduled after the call (it is not
+ * unref'd while the call runs: it is what guarantees the caller an answer).
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) when the client has not settled within `timeoutMs`
  * @throws whatever the client throws, unchanged, when it fails first
  */

@@ -1,5 +1,6 @@
 import { LLMResponseError, type ChatMessage, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
 import type { ResolvedCompactionConfig } from './compaction-config';
+import { completeBeforeDeadline } from './complete-before-deadline';
 import { buildCompactionInterrupt } from './compaction-prompt';
 import { parseCompactionReply, type CompactionReply } from './parse-compaction-reply';
 import { stripTrailingToolCalls } from './strip-trailing-tool-calls';
@@ -45,18 +46,21 @@ export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, opt
 
 /**
  * Generates the retain + summary: shapes the messages, appends the
- * interrupt, calls the model without tools (with `compaction.model` when set), and extracts the
- * final `<retain>` and `<summary>` blocks. Neither the interrupt nor the reply is returned as
+ * interrupt, calls the model without tools (with `compaction.model` when set) before the
+ * `compaction.timeoutMs` deadline the call is held to, and extracts the final `<retain>` and
+ * `<summary>` blocks. Neither the interrupt nor the reply is returned as
  * history: the caller builds the new history from the extracted text alone.
  * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block
+ * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) when the call has not settled within `compaction.timeoutMs`
  * @throws LLMRequestError / LLMTimeoutError from the client, unchanged
  */
 export async function compactMessages(messages: ReadonlyArray<ChatMessage>, options: CompactMessagesOptions): Promise<CompactMessagesResult> {
   const request = buildCompactionRequest(messages, options);
-  const completion = await options.llm.complete(request);
-  const reply = parseCompactionReply(completion.text ?? '');
+  const completion = await completeBeforeDeadline(options.llm, request, options.config.timeoutMs);
+  const text = typeof completion.text === 'string' ? completion.text : '';
+  const reply = parseCompactionReply(text);
   if (!reply) {
-    throw new LLMResponseError(completion.text.trim() === '' ? 'the compaction reply is empty' : 'the compaction reply has no <summary>…</summary> block', {
+    throw new LLMResponseError(text.trim() === '' ? 'the compaction reply is empty' : 'the compaction reply has no <summary>…</summary> block', {
       client: options.llm.name,
       model: request.model,
     });

@@ -61,6 +61,13 @@ export interface CompactionConfig {
    * @default 4096
    */
   maxSummaryTokens?: number;
+  /**
+   * Deadline of the summary call, in ms, enforced by the compaction itself (an abort signal for
+   * the client and its own timer racing the call): past it the compaction fails like on a model
+   * error (`compaction-error` with `CTXKIT_LLM_TIMEOUT`), the history stays as it was.
+   * @default 120000
+   */
+  timeoutMs?: number;
 }
 
 /** {@link CompactionConfig} with every default applied. */
@@ -76,6 +83,7 @@ export interface ResolvedCompactionConfig {
   retainLastTurns: number;
   retryAfterTokens: number;
   maxSummaryTokens: number;
+  timeoutMs: number;
 }
 
 /**
@@ -116,6 +124,7 @@ export const COMPACTION_DEFAULTS: Readonly<ResolvedCompactionConfig> = Object.fr
   retainLastTurns: 1,
   retryAfterTokens: 1000,
   maxSummaryTokens: 4096,
+  timeoutMs: 120000,
 });
 
 /** Applies the defaults of {@link CompactionConfig} to a partial config (never mutates it). */
@@ -133,5 +142,6 @@ export function resolveCompactionConfig(config: CompactionConfig | undefined): R
     retainLastTurns: Math.max(0, Math.floor(config?.retainLastTurns ?? d.retainLastTurns)),
     retryAfterTokens: Math.max(0, Math.floor(config?.retryAfterTokens ?? d.retryAfterTokens)),
     maxSummaryTokens: Math.max(1, Math.floor(config?.maxSummaryTokens ?? d.maxSummaryTokens)),
+    timeoutMs: Math.max(1, Math.floor(config?.timeoutMs ?? d.timeoutMs)),
   };
 }
