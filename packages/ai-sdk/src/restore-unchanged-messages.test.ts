@@ -7,14 +7,26 @@ import { toChatMessages } from './to-chat-messages';
 import { toModelMessages } from './to-model-messages';
 
 describe('restoreUnchangedMessages', () => {
-  it('turns copies of kept messages back into the converted ones, so that they convert back exactly', () => {
+  it('turns copies of kept messages back into converted messages that read the same, in order', () => {
     fc.assert(
       fc.property(arbAnyMessages(), fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }), (messages, keep) => {
         const history = toChatMessages(messages);
         const kept = history.filter((_, index) => keep[index % keep.length]);
-        const copies = JSON.parse(JSON.stringify(kept)) as ChatMessage[];
-        expect(restoreUnchangedMessages(copies, history)).toEqual(kept);
-        restoreUnchangedMessages(copies, history).forEach((message, index) => expect(message).toBe(kept[index]));
+        const restored = restoreUnchangedMessages(JSON.parse(JSON.stringify(kept)) as ChatMessage[], history);
+        expect(restored).toEqual(kept);
+        const positions = restored.map((message) => history.indexOf(message));
+        expect(positions.every((position, index) => position >= 0 && (index === 0 || position > positions[index - 1]!))).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('matches a kept window of the newest messages exactly, even where older messages read the same', () => {
+    fc.assert(
+      fc.property(arbAnyMessages(), fc.nat(), (messages, cut) => {
+        const history = toChatMessages(messages);
+        const window = history.slice(history.length === 0 ? 0 : cut % history.length);
+        restoreUnchangedMessages(JSON.parse(JSON.stringify(window)) as ChatMessage[], history).forEach((message, index) => expect(message).toBe(window[index]));
       }),
       { numRuns: 100 },
     );

@@ -14,8 +14,10 @@ function readKey(message: Readonly<ChatMessage>): string {
 /**
  * The payload's messages with each copy of a history message that reads the same (a strategy that
  * copies messages, or adds a cache ref to an output it shows whole) replaced by that history
- * message, matched in order, so that it converts back to exactly the AI SDK message it came from.
- * Messages the strategy wrote or changed stay as they are.
+ * message, so that it converts back to exactly the AI SDK message it came from. Copies are matched
+ * in order from the newest (strategies keep the newest history), so a kept window of messages is
+ * matched exactly even where older messages read the same. Messages the strategy wrote or changed
+ * stay as they are.
  */
 export function restoreUnchangedMessages(sent: ReadonlyArray<ChatMessage>, history: ReadonlyArray<ChatMessage>): ChatMessage[] {
   if (sent.every((message) => originOf(message) !== undefined)) return [...sent];
@@ -29,17 +31,25 @@ export function restoreUnchangedMessages(sent: ReadonlyArray<ChatMessage>, histo
     if (list) list.push(index);
     else positions.set(key, [index]);
   });
-  let after = -1;
-  return sent.map((message) => {
-    const origin = originOf(message);
-    if (origin) {
-      after = Math.max(after, indexes.get(message) ?? after);
-      return message;
+  const restored = [...sent];
+  let before = history.length;
+  for (let at = sent.length - 1; at >= 0; at--) {
+    const message = sent[at]!;
+    if (originOf(message)) {
+      before = Math.min(before, indexes.get(message) ?? before);
+      continue;
     }
     const list = positions.get(readKey(message));
-    const next = list?.find((index) => index > after);
-    if (next === undefined) return message;
-    after = next;
-    return history[next]!;
-  });
+    let match: number | undefined;
+    for (let candidate = (list?.length ?? 0) - 1; candidate >= 0; candidate--) {
+      if (list![candidate]! < before) {
+        match = list![candidate];
+        break;
+      }
+    }
+    if (match === undefined) continue;
+    before = match;
+    restored[at] = history[match]!;
+  }
+  return restored;
 }
