@@ -3,7 +3,7 @@ jest.mock('ai', () => nativeRequire('ai'));
 jest.mock('ai/test', () => nativeRequire('ai/test'));
 
 import { createContextRuntime, CtxkitError, ErrorCodes, findPayloadProblems, messageText, type ChatMessage, type ContextRuntime, type TokenCounter } from '@ctxkit/core';
-import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import { generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAiSdkContext, type AiSdkContext } from './ai-sdk-context';
 import { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';
@@ -203,6 +203,16 @@ describe('AiSdkContext#middleware', () => {
     expect(CtxkitError.isInstance(error)).toBe(true);
     expect((error as CtxkitError).code).toBe(ErrorCodes.BUDGET_EXCEEDED);
     expect(requestsOf(model)).toHaveLength(0);
+  });
+
+  it('composes the calls of a ToolLoopAgent the same way', async () => {
+    await open({ memory: ['Notes: prefers aisle seats.', 'Notes: prefers aisle seats.'] });
+    const model = scripted([{ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B3' } }] }, { text: 'B3 is confirmed.' }]);
+    const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model, middleware: context.middleware }), instructions: SYSTEM, tools: context.tools(weatherTools()), stopWhen: stepCountIs(4) });
+    const result = await agent.generate({ prompt: 'Is B3 confirmed?' });
+    expect(result.text).toBe('B3 is confirmed.');
+    for (const request of requestsOf(model)) expect(request.prompt.slice(0, 2).map((message) => message.content)).toEqual([SYSTEM, 'Notes: prefers aisle seats.']);
+    expect(strategies[0]!.turns.map((turn) => texts(turn).at(-1))).toEqual(['assistant: B3 is confirmed.']);
   });
 
   it('keeps sessions apart: each conversation has its own strategy instance', async () => {
