@@ -12,6 +12,7 @@ const moduleNameMapper = {
   '^@ctxkit/store-redis$': path.join(root, 'packages/store-redis/src/index.ts'),
   '^@ctxkit/ai-sdk$': path.join(root, 'packages/ai-sdk/src/index.ts'),
   '^@ctxkit/langchain$': path.join(root, 'packages/langchain/src/index.ts'),
+  '^@ctxkit/openai-agents$': path.join(root, 'packages/openai-agents/src/index.ts'),
   '^@ctxkit/strategy-([a-z-]+)$': path.join(root, 'plugins/$1/src/index.ts'),
   '^@ctxkit/example-recorded-replay$': path.join(root, 'examples/recorded-replay/src/index.ts'),
 };
