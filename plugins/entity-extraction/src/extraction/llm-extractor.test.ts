@@ -34,6 +34,17 @@ describe('LLMExtractor', () => {
       expect(elapsed).toBeLessThan(1_000);
     });
 
+    it('rejects an answer longer than the output limit allows, even when it is valid JSON', async () => {
+      const huge = `{"cabin": "business", "note": "${'x'.repeat(64 * 16)}"}`;
+      const llm = new ScriptedLLMClient([huge], { repeatLast: true });
+      const extractor = new LLMExtractor({ llm, model: 'scripted-model', instruction: null, maxOutputTokens: 64, timeoutMs: 1_000 });
+      const outcome = await extractor.extract(extraction);
+      expect(outcome).toMatchObject({ ok: false, reason: 'invalid-answer', attempts: 2 });
+      expect(!outcome.ok && outcome.errors[0]).toContain('extractionMaxOutputTokens');
+      const withinLimit = new LLMExtractor({ llm: new ScriptedLLMClient(['{"cabin": "business"}']), model: 'scripted-model', instruction: null, maxOutputTokens: 64, timeoutMs: 1_000 });
+      expect(await withinLimit.extract(extraction)).toMatchObject({ ok: true, state: { cabin: 'business' } });
+    });
+
     it('gives the retry only what is left of the one deadline', async () => {
       const llm = new ScriptedLLMClient(['not json', { reply: '{"cabin":"business"}', delayMs: 5_000 }]);
       const extractor = new LLMExtractor({ llm, model: 'scripted-model', instruction: null, maxOutputTokens: 64, timeoutMs: 200 });

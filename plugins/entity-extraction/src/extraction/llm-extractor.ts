@@ -5,6 +5,12 @@ import { parseJsonAnswer } from './parse-json-answer';
 import { buildExtractionMessages, buildRetryMessage } from './extraction-prompt';
 import type { ExtractionOutcome, ExtractionRequest, StateExtractor } from './state-extractor';
 
+/**
+ * Characters one output token can stand for, at most, with a wide margin (a typical token is 3 to 4
+ * characters): a longer answer cannot have come within the output limit.
+ */
+const MAX_CHARS_PER_TOKEN = 16;
+
 /** Options of {@link LLMExtractor}. */
 export interface LLMExtractorOptions {
   llm: LLMClient;
@@ -67,6 +73,13 @@ export class LLMExtractor implements StateExtractor {
       } catch (error) {
         const message = CtxkitError.isInstance(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
         return { ok: false, reason: 'llm-error', errors: [message], attempts: attempt };
+      }
+      const maxChars = this.options.maxOutputTokens * MAX_CHARS_PER_TOKEN;
+      if (text.length > maxChars) {
+        // A client that does not honour the output limit (a real one stops at it): the answer is not used.
+        lastErrors = [`/: the answer has ${text.length} characters, more than the output limit of ${this.options.maxOutputTokens} tokens allows (extractionMaxOutputTokens)`];
+        messages.push({ role: 'assistant', content: text.slice(0, 200) }, buildRetryMessage(lastErrors));
+        continue;
       }
       const parsed = parseJsonAnswer(text);
       const merged = parsed.ok ? mergeState(request.schema, request.state, parsed.value) : { ok: false as const, errors: [`/: ${parsed.error}`] };
