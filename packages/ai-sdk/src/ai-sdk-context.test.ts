@@ -61,7 +61,7 @@ describe('createAiSdkContext', () => {
     expect(error.message).toMatch(message);
   });
 
-  it("lets the runtime's errors through: an unknown plugin, a config the plugin's schema rejects, an empty session id", async () => {
+  it("lets the runtime's errors through: an unknown plugin, a config the plugin's schema rejects, an over-long session id", async () => {
     expect((await rejection(createAiSdkContext({ pluginId: 'no-such-strategy' }))).code).toBe(ErrorCodes.PLUGIN_NOT_FOUND);
     expect((await rejection(createAiSdkContext({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 'big' } }))).code).toBe(ErrorCodes.CONFIG_INVALID);
     expect((await rejection(createAiSdkContext({ pluginId: 'std-sliding-window-strategy', sessionId: 'x'.repeat(201) }))).code).toBe(ErrorCodes.STORE_KEY_INVALID);

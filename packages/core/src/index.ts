@@ -197,7 +197,8 @@ export type { FileContextStoreOptions } from './stores/file-context-store';
 export { FileContextStore } from './stores/file-context-store';
 export type { MemoryContextStoreOptions } from './stores/memory-context-store';
 export { MemoryContextStore } from './stores/memory-context-store';
-export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KEY_PART_PATTERN, STORE_KINDS } from './stores/store-key';
+export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KINDS } from './stores/store-key';
+export { decodeStoreKeyPart, encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from './stores/store-key-part-encoding';
 // manifests, loader, runtime
 export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
 export { validateManifest } from './plugins/validate-manifest';

@@ -223,7 +223,7 @@ describe('misuse and faults', () => {
   test('a thread id that cannot name a session fails the run with SessionIdError', async () => {
     const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 2000 } });
     const agent = createAgent({ model: new RecordingChatModel(() => new AIMessage('ok')), tools: [], middleware: [ctxkit] });
-    const raw = await agent.invoke({ messages: [new HumanMessage('hi')] }, { configurable: { thread_id: '../etc/passwd' } }).catch((caught: unknown) => caught);
+    const raw = await agent.invoke({ messages: [new HumanMessage('hi')] }, { configurable: { thread_id: 'x'.repeat(201) } }).catch((caught: unknown) => caught);
     // LangChain wraps a middleware's error; ctxkit's typed error is its cause
     expect((raw as Error).name).toBe('SessionIdError');
     const error = await failure(Promise.reject(raw));

@@ -1,4 +1,4 @@
-import { assertStoreKey, assertStoreKeyPrefix, STORE_KINDS, StoreKeyError } from '@ctxkit/core';
+import { assertStoreKey, assertStoreKeyPrefix, decodeStoreKeyPart, encodeStoreKeyPart, STORE_KINDS, StoreKeyError } from '@ctxkit/core';
 import type { StoreKey, StoreKeyPrefix, StoreKind } from '@ctxkit/core';
 
 /** What a Redis key holds: a JSON value or the bytes of a blob. */
@@ -17,16 +17,16 @@ const BLOB_SEGMENT = 'blob';
 const PREFIX_PATTERN = /^[A-Za-z0-9._:@-]{1,100}$/;
 
 /**
- * Key parts may contain `:` (see `STORE_KEY_PART_PATTERN`), which is also the Redis separator, so
- * `:` is written as `%3A`. `%` is not allowed in a part, so the encoding is unambiguous and every
- * ordinary id is stored as it reads.
+ * A key part's Redis segment: core's stored form (`encodeStoreKeyPart`, which never writes `%3A`)
+ * with `:`, the Redis separator, written as `%3A`. Every id made of `[A-Za-z0-9._@-]` is stored as
+ * it reads.
  */
 function encodePart(part: string): string {
-  return part.replaceAll(':', '%3A');
+  return encodeStoreKeyPart(part).replaceAll(':', '%3A');
 }
 
 function decodePart(part: string): string {
-  return part.replaceAll('%3A', ':');
+  return decodeStoreKeyPart(part.replaceAll('%3A', ':'));
 }
 
 /**

@@ -303,10 +303,14 @@ describe('createContextRuntime', () => {
       expect(strategyOf(agent.forSession('two')).config.keep).toBe(4);
     });
 
-    it('rejects a session id that could traverse paths', async () => {
+    it('takes the session ids real apps use (paths, URLs, e-mail addresses, Unicode) as separate sessions, and refuses an empty one', async () => {
       const runtime = await isolatedRuntime();
       const agent = await runtime.loadAgent(agentManifest('s-agent'));
-      expect(() => agent.forSession('../other')).toThrow(StoreKeyError);
+      const ids = ['tenant/conv-1', '../other', 'ana@example.com', 'https://chat.example/c/42?x=1', '会話-1'];
+      for (const id of ids) expect(agent.forSession(id)).toBe(agent.forSession(id));
+      expect(new Set(ids.map((id) => agent.forSession(id))).size).toBe(ids.length);
+      expect(agent.sessions()).toEqual(expect.arrayContaining(ids));
+      expect(() => agent.forSession('')).toThrow(StoreKeyError);
     });
 
     it('runs onTurnComplete calls of one session one after another', async () => {

@@ -6,6 +6,7 @@ import { StoreError } from '../errors/store-error';
 import { toBlobBytes } from './blob-bytes';
 import { resolveBlobRange } from './blob-range';
 import { assertStoreKey, assertStoreKeyPrefix, compareStoreKeys, formatStoreKey, STORE_KINDS } from './store-key';
+import { decodeStoreKeyPart, encodeStoreKeyPart } from './store-key-part-encoding';
 
 /** Options of {@link FileContextStore}. */
 export interface FileContextStoreOptions {
@@ -32,7 +33,7 @@ const VALUE_SUFFIX = '.json';
  * The embedded persistent store: one file per value or blob under `rootDir`.
  *
  * Layout: `values/<agentId>/<sessionId>/<kind>/<name>.json` and
- * `blobs/<agentId>/<sessionId>/<kind>/<name>`. Key parts are validated (`assertStoreKey`), so a key
+ * `blobs/<agentId>/<sessionId>/<kind>/<name>`, each part in its stored form (`encodeStoreKeyPart`), so a key
  * never leaves `rootDir`.
  *
  * Writes are atomic: the new content goes to a temporary file in the same directory (named with a
@@ -101,7 +102,7 @@ export class FileContextStore implements IContextStore {
     for (const { sessionId, kind, dir } of await this.kindDirs(VALUES_DIR, prefix)) {
       for (const file of await this.readDir(dir)) {
         if (file.startsWith('.') || !file.endsWith(VALUE_SUFFIX)) continue;
-        keys.push({ agentId: prefix.agentId, sessionId, kind, name: file.slice(0, -VALUE_SUFFIX.length) });
+        keys.push({ agentId: prefix.agentId, sessionId, kind, name: decodeStoreKeyPart(file.slice(0, -VALUE_SUFFIX.length)) });
       }
     }
     return keys.sort(compareStoreKeys);
@@ -177,7 +178,7 @@ export class FileContextStore implements IContextStore {
     for (const { sessionId, kind, dir } of await this.kindDirs(BLOBS_DIR, prefix)) {
       for (const file of await this.readDir(dir)) {
         if (file.startsWith('.')) continue;
-        keys.push({ agentId: prefix.agentId, sessionId, kind, name: file });
+        keys.push({ agentId: prefix.agentId, sessionId, kind, name: decodeStoreKeyPart(file) });
       }
     }
     return keys.sort(compareStoreKeys);
@@ -187,11 +188,11 @@ export class FileContextStore implements IContextStore {
   async close(): Promise<void> {}
 
   private valuePath(key: StoreKey): string {
-    return path.join(this.rootDir, VALUES_DIR, key.agentId, key.sessionId, key.kind, key.name + VALUE_SUFFIX);
+    return path.join(this.rootDir, VALUES_DIR, encodeStoreKeyPart(key.agentId), encodeStoreKeyPart(key.sessionId), key.kind, encodeStoreKeyPart(key.name) + VALUE_SUFFIX);
   }
 
   private blobPath(key: StoreKey): string {
-    return path.join(this.rootDir, BLOBS_DIR, key.agentId, key.sessionId, key.kind, key.name);
+    return path.join(this.rootDir, BLOBS_DIR, encodeStoreKeyPart(key.agentId), encodeStoreKeyPart(key.sessionId), key.kind, encodeStoreKeyPart(key.name));
   }
 
   /** Writes to `.<base>.<random>.tmp` beside `file`, then renames it over `file`. */
@@ -226,12 +227,12 @@ export class FileContextStore implements IContextStore {
 
   /** The `<kind>` directories under `area/<agentId>` that match the prefix. */
   private async kindDirs(area: string, prefix: StoreKeyPrefix): Promise<Array<{ sessionId: string; kind: StoreKind; dir: string }>> {
-    const agentDir = path.join(this.rootDir, area, prefix.agentId);
-    const sessions = prefix.sessionId !== undefined ? [prefix.sessionId] : (await this.readDir(agentDir)).filter((name) => !name.startsWith('.'));
+    const agentDir = path.join(this.rootDir, area, encodeStoreKeyPart(prefix.agentId));
+    const sessions = prefix.sessionId !== undefined ? [prefix.sessionId] : (await this.readDir(agentDir)).filter((name) => !name.startsWith('.')).map(decodeStoreKeyPart);
     const kinds = prefix.kind !== undefined ? [prefix.kind] : STORE_KINDS;
     const dirs: Array<{ sessionId: string; kind: StoreKind; dir: string }> = [];
     for (const sessionId of sessions) {
-      for (const kind of kinds) dirs.push({ sessionId, kind, dir: path.join(agentDir, sessionId, kind) });
+      for (const kind of kinds) dirs.push({ sessionId, kind, dir: path.join(agentDir, encodeStoreKeyPart(sessionId), kind) });
     }
     return dirs;
   }

@@ -1,23 +1,20 @@
 import type { StoreKey, StoreKeyPrefix, StoreKind } from '../contracts/context-store';
 import { StoreKeyError } from '../errors/store-key-error';
+import { encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from './store-key-part-encoding';
 
 /** Every {@link StoreKind}, in a fixed order. */
 export const STORE_KINDS: readonly StoreKind[] = ['summary', 'entities', 'tool-output', 'transcript', 'state'];
 
 /**
- * The characters a key part may use: letters, digits, `.`, `_`, `:`, `@`, `-`, 1 to 200 of them.
- * No `/` or `\` (a key part is a single path segment in the file store and never a path).
- */
-export const STORE_KEY_PART_PATTERN = /^[A-Za-z0-9._:@-]{1,200}$/;
-
-/**
- * Validates one part of a store key (agent id, session id or name). Rejects path separators,
- * `..` anywhere, a leading `.`, and anything outside {@link STORE_KEY_PART_PATTERN}, so that no key
- * can traverse paths in a file-backed store or collide in a key-value store.
+ * Validates one part of a store key (agent id, session id or name): any non-empty string whose
+ * stored form ({@link encodeStoreKeyPart}) has at most {@link MAX_ENCODED_STORE_KEY_PART}
+ * characters (200 characters of `[A-Za-z0-9._:@-]`; fewer when other characters need escapes).
+ * Paths, URLs, e-mail addresses and Unicode are fine: stores write the encoded form, which can
+ * neither traverse paths nor collide.
  * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`)
  */
 export function assertStoreKeyPart(part: string, value: unknown): asserts value is string {
-  if (typeof value !== 'string' || !STORE_KEY_PART_PATTERN.test(value) || value.startsWith('.') || value.includes('..')) {
+  if (typeof value !== 'string' || value.length === 0 || encodeStoreKeyPart(value).length > MAX_ENCODED_STORE_KEY_PART) {
     throw new StoreKeyError(part, typeof value === 'string' ? value : String(value));
   }
 }
@@ -51,11 +48,11 @@ function assertStoreKind(kind: unknown): asserts kind is StoreKind {
 }
 
 /**
- * The canonical text form of a validated key, `agentId/sessionId/kind/name`. Unambiguous because
- * no part may contain `/`. Used in error messages and as a map key.
+ * The canonical text form of a validated key, `agentId/sessionId/kind/name` with each part in its
+ * stored form. Unambiguous because no stored form contains `/`. Used in error messages and as a map key.
  */
 export function formatStoreKey(key: StoreKey): string {
-  return `${key.agentId}/${key.sessionId}/${key.kind}/${key.name}`;
+  return `${encodeStoreKeyPart(key.agentId)}/${encodeStoreKeyPart(key.sessionId)}/${key.kind}/${encodeStoreKeyPart(key.name)}`;
 }
 
 /** True when `key` lies under `prefix`. */

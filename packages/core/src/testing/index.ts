@@ -47,4 +47,4 @@ export { generateHistory, seededRandom, SYNTHETIC_TOOLS } from './synthetic-hist
 export { ScriptedLLMClient, type RecordedRequest, type ScriptedLLMClientOptions, type ScriptedReply, type ScriptStep } from './scripted-llm-client';
 
 // store contract (stores area)
-export { INVALID_STORE_KEY_PARTS, runStoreContract, STORE_CONTRACT_LARGE_BLOB_BYTES, type StoreContractOptions } from './store-contract';
+export { HOSTILE_STORE_KEY_PARTS, INVALID_STORE_KEY_PARTS, runStoreContract, STORE_CONTRACT_LARGE_BLOB_BYTES, type StoreContractOptions } from './store-contract';

@@ -15,8 +15,32 @@ export interface StoreContractOptions {
 /** The large blob size the contract uses unless told otherwise: 20 MiB. */
 export const STORE_CONTRACT_LARGE_BLOB_BYTES = 20 * 1024 * 1024;
 
-/** Key parts every store must reject with `StoreKeyError` (path traversal, separators, empty, hidden). */
-export const INVALID_STORE_KEY_PARTS: readonly string[] = ['../x', 'a/b', 'a\\b', '', '.hidden', '..'];
+/** Key parts every store must reject with `StoreKeyError`: empty, or a stored form longer than 200 characters. */
+export const INVALID_STORE_KEY_PARTS: readonly string[] = ['', 'x'.repeat(201), '日'.repeat(34)];
+
+/**
+ * Key parts every store must accept, keep apart and list back as they were: paths and traversal
+ * attempts, separators, URLs, e-mail addresses, escapes, Unicode and a lone surrogate.
+ */
+export const HOSTILE_STORE_KEY_PARTS: readonly string[] = [
+  'tenant/conv-1',
+  '../x',
+  'a\\b',
+  '..',
+  '.',
+  '.hidden',
+  'a..b',
+  'user@example.com',
+  'https://example.test/a?b=c#d',
+  'a:b',
+  '100%',
+  '%2E',
+  '%u0041',
+  'A',
+  '会話-1 🎉',
+  '\ud800',
+  'x'.repeat(200),
+];
 
 /** Reads a whole blob stream into one buffer, and counts its chunks. */
 async function collectBlob(chunks: AsyncIterable<Uint8Array>): Promise<{ bytes: Buffer; chunkCount: number }> {
@@ -72,7 +96,8 @@ function sortKeys(keys: readonly StoreKey[]): string[] {
 /**
  * Registers a jest suite that any {@link IContextStore} must pass: JSON values round-trip and are
  * cloned in and out; keys isolate agents, sessions and kinds; `list` by prefix; blobs (put, append,
- * size, ranged streamed reads, a large blob byte-exact, delete); invalid key parts rejected with
+ * size, ranged streamed reads, a large blob byte-exact, delete); any non-empty key part (paths,
+ * URLs, Unicode) stored apart and listed back; invalid key parts (empty, too long) rejected with
  * `StoreKeyError` (`CTXKIT_STORE_KEY_INVALID`); a missing blob read fails with `StoreError`
  * (`CTXKIT_STORE_ERROR`).
  *
@@ -421,6 +446,29 @@ export function runStoreContract(
     });
 
     describe('key validation', () => {
+      it('accepts any non-empty id, keeps hostile ids apart and lists them back as they were', async () => {
+        for (const part of ['sessionId', 'name'] as const) {
+          const written = HOSTILE_STORE_KEY_PARTS.map((value) => key({ [part]: value }));
+          for (const [index, k] of written.entries()) {
+            await store.set(k, index);
+            await store.putBlob(k, `blob ${index}`);
+          }
+          for (const [index, k] of written.entries()) {
+            await expect(store.get(k)).resolves.toBe(index);
+            await expect(store.blobSize(k)).resolves.toBe(Buffer.byteLength(`blob ${index}`));
+          }
+          expect(sortKeys(await store.list({ agentId }))).toEqual(sortKeys(written));
+          expect(sortKeys(await store.listBlobs({ agentId }))).toEqual(sortKeys(written));
+          if (part === 'sessionId') {
+            for (const k of written) expect(sortKeys(await store.list({ agentId, sessionId: k.sessionId }))).toEqual(sortKeys([k]));
+          }
+          for (const k of written) {
+            await store.delete(k);
+            await store.deleteBlob(k);
+          }
+        }
+      });
+
       const parts = ['agentId', 'sessionId', 'name'] as const;
       for (const part of parts) {
         for (const bad of INVALID_STORE_KEY_PARTS) {
@@ -461,7 +509,7 @@ export function runStoreContract(
       });
 
       it('stores nothing when a key is rejected', async () => {
-        await failureOf(() => store.set(key({ name: '../escape' }), 1));
+        await failureOf(() => store.set(key({ name: '' }), 1));
         await expect(store.list({ agentId })).resolves.toEqual([]);
       });
     });
