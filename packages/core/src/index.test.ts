@@ -82,6 +82,7 @@ describe('@ctxkit/core exports', () => {
     'baseName',
     'buildPayload',
     'collapsedToolResult',
+    'completeBeforeDeadline',
     'computeBudget',
     'contentDigest',
     'contentText',

@@ -84,6 +84,7 @@ export type { CtxkitEventBase, CtxkitEventMap, CtxkitEventName, CtxkitEventPaylo
 export { CtxkitEventBus, safeEmit } from './events/event-bus';
 
 // errors
+export { completeBeforeDeadline } from './model-calls/complete-before-deadline';
 export { ErrorCodes } from './errors/error-codes';
 export type { ErrorCode } from './errors/error-codes';
 export { CtxkitError } from './errors/ctxkit-error';

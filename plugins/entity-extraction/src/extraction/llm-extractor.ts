@@ -1,5 +1,4 @@
-import { CtxkitError, LLMTimeoutError, type LLMClient } from '@ctxkit/core';
-import { completeBeforeDeadline } from './complete-before-deadline';
+import { completeBeforeDeadline, CtxkitError, LLMTimeoutError, type LLMClient } from '@ctxkit/core';
 import { mergeState } from './merge-state';
 import { parseJsonAnswer } from './parse-json-answer';
 import { buildExtractionMessages, buildRetryMessage } from './extraction-prompt';

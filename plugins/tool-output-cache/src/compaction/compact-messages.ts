@@ -1,6 +1,5 @@
-import { LLMResponseError, type ChatMessage, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
+import { completeBeforeDeadline, LLMResponseError, type ChatMessage, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
 import type { ResolvedCompactionConfig } from './compaction-config';
-import { completeBeforeDeadline } from './complete-before-deadline';
 import { buildCompactionInterrupt } from './compaction-prompt';
 import { parseCompactionReply, type CompactionReply } from './parse-compaction-reply';
 import { stripTrailingToolCalls } from './strip-trailing-tool-calls';

@@ -1,7 +1,6 @@
-import { LLMTimeoutError, type LLMClient, type LLMCompletion, type LLMCompletionRequest } from '@ctxkit/core';
-import { ScriptedLLMClient } from '@ctxkit/core/testing';
-import { compactMessages } from './compact-messages';
-import { resolveCompactionConfig } from './compaction-config';
+import type { ILLMClient as LLMClient, LLMCompletion, LLMCompletionRequest } from '../contracts/llm-client';
+import { LLMTimeoutError } from '../errors/llm-timeout-error';
+import { ScriptedLLMClient } from '../testing/scripted-llm-client';
 import { completeBeforeDeadline } from './complete-before-deadline';
 
 /** A dead connection: `complete()` never settles and ignores its signal. */
@@ -24,19 +23,21 @@ describe('completeBeforeDeadline', () => {
   it('rejects with LLMTimeoutError and aborts the signal when the client never settles', async () => {
     jest.useFakeTimers();
     const llm = new SilentClient();
-    const settled = completeBeforeDeadline(llm, request, 300).catch((error: unknown) => error);
-    jest.advanceTimersByTime(299);
+    const call = completeBeforeDeadline(llm, request, 250);
+    const settled = call.catch((error: unknown) => error);
+    jest.advanceTimersByTime(249);
     expect(llm.signals[0]!.aborted).toBe(false);
     jest.advanceTimersByTime(1);
     const error = await settled;
     expect(LLMTimeoutError.isInstance(error)).toBe(true);
     expect((error as LLMTimeoutError).code).toBe('CTXKIT_LLM_TIMEOUT');
+    expect((error as LLMTimeoutError).message).toContain('250 ms');
     expect(llm.signals[0]!.aborted).toBe(true);
     expect(jest.getTimerCount()).toBe(0);
   });
 
   it('forwards an abort of the caller signal to the client', async () => {
-    const llm = new ScriptedLLMClient([{ reply: '<summary>s</summary>', delayMs: 10_000 }]);
+    const llm = new ScriptedLLMClient([{ reply: 'answer', delayMs: 10_000 }]);
     const caller = new AbortController();
     const call = completeBeforeDeadline(llm, { ...request, signal: caller.signal }, 60_000);
     caller.abort(new Error('disposed'));
@@ -45,27 +46,26 @@ describe('completeBeforeDeadline', () => {
 
   it('returns the answer and leaves no timer behind when the client answers first', async () => {
     jest.useFakeTimers();
-    const llm = new ScriptedLLMClient(['<summary>s</summary>']);
-    expect((await completeBeforeDeadline(llm, request, 60_000)).text).toBe('<summary>s</summary>');
-    expect(llm.lastRequest).toMatchObject({ hadSignal: true, timeoutMs: 60_000 });
+    const llm = new ScriptedLLMClient(['{"a":1}']);
+    const completion = await completeBeforeDeadline(llm, request, 60_000);
+    expect(completion.text).toBe('{"a":1}');
+    expect(llm.lastRequest!.hadSignal).toBe(true);
     expect(jest.getTimerCount()).toBe(0);
   });
-});
 
-describe('compactMessages', () => {
-  describe('#timeoutMs', () => {
-    it('fails with CTXKIT_LLM_TIMEOUT after compaction.timeoutMs when the model never answers', async () => {
-      const config = resolveCompactionConfig({ timeoutMs: 150 });
-      const started = performance.now();
-      const error = await compactMessages([{ role: 'user', content: 'a long task' }], { llm: new SilentClient(), callerModel: 'm', config }).catch((e: unknown) => e);
-      const elapsed = performance.now() - started;
-      expect(LLMTimeoutError.isInstance(error)).toBe(true);
-      expect(elapsed).toBeGreaterThanOrEqual(140);
-      expect(elapsed).toBeLessThan(1_000);
-    });
-
-    it('defaults to two minutes', () => {
-      expect(resolveCompactionConfig(undefined).timeoutMs).toBe(120_000);
-    });
+  it('passes a client failure through unchanged, also a synchronous throw, and clears the timer', async () => {
+    jest.useFakeTimers();
+    const failing = new ScriptedLLMClient([new Error('connection reset')]);
+    await expect(completeBeforeDeadline(failing, request, 60_000)).rejects.toThrow('connection reset');
+    const throwing: LLMClient = {
+      name: 'sync',
+      defaultModel: 'm',
+      offline: false,
+      complete: () => {
+        throw new TypeError('not a promise');
+      },
+    };
+    await expect(completeBeforeDeadline(throwing, request, 60_000)).rejects.toThrow('not a promise');
+    expect(jest.getTimerCount()).toBe(0);
   });
 });
