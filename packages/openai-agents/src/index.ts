@@ -1,0 +1,15 @@
+/**
+ * @ctxkit/openai-agents: ctxkit context strategies for the OpenAI Agents SDK. A `Session` whose
+ * history lives in the ctxkit store and whose items, and every model call's input, are composed
+ * by an agent's strategy, and the conversion between Agents SDK input items and ctxkit messages.
+ * Explicit named exports only.
+ * @see docs/adapters/openai-agents.md
+ */
+export type { OpenAIAgentsChatMessage, OpenAIAgentsOrigin } from './agents-origin';
+export { OPENAI_AGENTS_CARRIED_PROVIDER, OPENAI_REASONING_PROVIDER } from './agents-origin';
+export { toChatMessages } from './to-chat-messages';
+export { toAgentInputItems } from './to-agent-input-items';
+export { AgentInputItemError } from './errors/agent-input-item-error';
+export { ChatMessageItemError } from './errors/chat-message-item-error';
+export { CtxkitSessionOptionsError } from './errors/ctxkit-session-options-error';
+export { SessionInputMismatchError } from './errors/session-input-mismatch-error';
