@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import {
+  contentText,
+  hasWhenIdle,
+  IContextStore,
+  type AgentHandle,
+  type ContextManager,
+  type ContextStore,
+  type LLMPayload,
+  type StoreKey,
+  type ToolDefinition,
+} from '@ctxkit/core';
+import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData, Session } from '@openai/agents';
+import type { OpenAIAgentsChatMessage } from './agents-origin';
+import { SessionInputMismatchError } from './errors/session-input-mismatch-error';
+import { resolveAgent, type AgentSource } from './resolve-agent';
+import { toAgentInputItems } from './to-agent-input-items';
+import { convertItems, type ConvertedItems } from './to-chat-messages';
+import { toToolDefinitions, type SessionTool } from './tool-definitions';
+
+/** Options of a {@link CtxkitSession} beside its strategy. */
+export interface CtxkitSessionSettings {
+  /** The conversation: one strategy instance and its state, one stored history. @default a random UUID */
+  sessionId?: string;
+  /**
+   * The system prompt `getItems` composes with (the Agents SDK gives a session none). The
+   * `callModelInputFilter` uses each model call's own instructions and remembers them for the next
+   * `getItems`. @default ''
+   */
+  instructions?: string;
+  /**
+   * The tools `getItems` counts (ctxkit definitions or Agents SDK tools). The `callModelInputFilter`
+   * counts the function tools of the agent being run and remembers them. @default []
+   */
+  tools?: readonly SessionTool[];
+  /** After reporting a finished turn, wait until the strategy's background work (a summary fold) is done. @default false */
+  waitForIdle?: boolean;
+  /** Called with every payload the strategy composed (stats: tokens, reductions). */
+  onPayload?: (payload: LLMPayload) => void;
+}
+
+/** Options of {@link createCtxkitSession}: the strategy (an agent, a manifest or a plugin id) and the session's settings. */
+export type CtxkitSessionOptions = AgentSource & CtxkitSessionSettings;
+
+/** The store entry of the session's items. */
+export const SESSION_ITEMS_STORE_NAME = 'openai-agents-items';
+
+interface HistoryRead {
+  /** Keys of the items `getItems` returned, in order. */
+  keys: string[];
+  /** Items stored when they were read. */
+  stored: number;
+}
+
+function itemKey(item: AgentInputItem): string {
+  return JSON.stringify(item);
+}
+
+/**
+ * An Agents SDK `Session` whose history is kept in the ctxkit store of an agent and composed by its
+ * strategy:
+ * - `addItems` appends to the stored history and reports each finished turn (the history ends
+ *   with an assistant answer) to the strategy's `onTurnComplete`;
+ * - `getItems` returns the strategy's composed history for the next model call (its memory, such
+ *   as a summary, as system items, then the newest history that fits), within the budget with the
+ *   session's `instructions` and `tools`;
+ * - `callModelInputFilter`, passed to `run` with the session, composes every model call of a run
+ *   (tool loops included) from the whole stored history plus the run's new items, counting the
+ *   call's own instructions and the agent's function tools.
+ * One run at a time per session. The strategy's stored memory for the session is kept by
+ * `clearSession` only as far as the strategy keeps it (it re-syncs with the shorter history).
+ */
+export class CtxkitSession implements Session {
+  /** The strategy of this conversation. */
+  readonly manager: ContextManager;
+  /**
+   * Pass it to `run` with the session: `run(agent, input, { session, callModelInputFilter:
+   * session.callModelInputFilter })`. Preserves the identity of the items it passes through, so the
+   * Agents SDK stores the run's input as given.
+   */
+  readonly callModelInputFilter: CallModelInputFilter;
+  private readonly sessionId: string;
+  private readonly store: ContextStore;
+  private readonly key: StoreKey;
+  private items: AgentInputItem[] | undefined;
+  private converted: ConvertedItems = { messages: [], spans: [] };
+  private read: HistoryRead | undefined;
+  private readonly injected = new Set<string>();
+  private instructions: string;
+  private tools: ToolDefinition[];
+  private payload: LLMPayload | undefined;
+
+  /**
+   * A session of `agent` (from `runtime.loadAgent`). `createCtxkitSession` loads the agent for you.
+   * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for a session id that cannot be a store key part
+   */
+  constructor(
+    readonly agent: AgentHandle,
+    private readonly settings: CtxkitSessionSettings = {},
+    private readonly release: () => Promise<void> = async () => undefined,
+  ) {
+    this.sessionId = settings.sessionId ?? randomUUID();
+    this.manager = agent.forSession(this.sessionId);
+    this.store = agent.container.resolve(IContextStore);
+    this.key = { agentId: agent.id, sessionId: this.sessionId, kind: 'state', name: SESSION_ITEMS_STORE_NAME };
+    this.instructions = settings.instructions ?? '';
+    this.tools = toToolDefinitions(settings.tools ?? []);
+    this.callModelInputFilter = Object.assign((args: CallModelInputFilterArgs) => this.filter(args), { preserveInputIdentity: true });
+  }
+
+  /** The last payload the strategy composed for this session, with its stats. */
+  get lastPayload(): LLMPayload | undefined {
+    return this.payload;
+  }
+
+  async getSessionId(): Promise<string> {
+    return this.sessionId;
+  }
+
+  /** Every stored item, as added (what `getItems` composes from). */
+  async getStoredItems(): Promise<AgentInputItem[]> {
+    return structuredClone(await this.load());
+  }
+
+  /**
+   * The strategy's composed history for the next model call: most recent `limit` items when given.
+   * @throws the strategy's typed errors (`CTXKIT_BUDGET_EXCEEDED` when the instructions and tools alone exceed the budget ...)
+   */
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    await this.load();
+    let out = await this.compose(this.instructions, this.tools, this.converted.messages);
+    if (limit !== undefined) out = limit <= 0 ? [] : withoutLeadingResults(out.slice(-limit));
+    const copy = structuredClone(out);
+    this.read = { keys: copy.map(itemKey), stored: this.items!.length };
+    return copy;
+  }
+
+  /**
+   * Appends items to the stored history; reports the history to the strategy when it ends a turn.
+   * Items the strategy added to a model call (its memory) are never stored as history.
+   * @throws AgentInputItemError (`CTXKIT_HISTORY_INVALID`) for an item that is not a valid input item (nothing is stored)
+   */
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    const stored = await this.load();
+    const added = items.filter((item) => !this.injected.has(itemKey(item)));
+    if (added.length === 0) return;
+    const converted = appendConverted(this.converted, stored, added);
+    const next = [...stored, ...structuredClone(added)];
+    await this.store.set(this.key, next);
+    this.items = next;
+    this.converted = converted;
+    const last = converted.messages.at(-1);
+    if (last?.role === 'assistant' && !last.tool_calls?.length) {
+      await this.manager.onTurnComplete(converted.messages);
+      if (this.settings.waitForIdle && hasWhenIdle(this.manager)) await this.manager.whenIdle();
+    }
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    const stored = await this.load();
+    if (stored.length === 0) return undefined;
+    const next = stored.slice(0, -1);
+    await this.store.set(this.key, next);
+    this.items = next;
+    this.converted = convertItems(next);
+    return structuredClone(stored.at(-1));
+  }
+
+  async clearSession(): Promise<void> {
+    await this.store.delete(this.key);
+    this.items = [];
+    this.converted = { messages: [], spans: [] };
+    this.read = undefined;
+    this.injected.clear();
+  }
+
+  /** Releases the agent and runtime `createCtxkitSession` created (nothing for an agent you passed). Safe twice. */
+  async dispose(): Promise<void> {
+    await this.release();
+  }
+
+  private async load(): Promise<AgentInputItem[]> {
+    if (this.items === undefined) {
+      const stored = (await this.store.get<AgentInputItem[]>(this.key)) ?? [];
+      this.converted = convertItems(stored);
+      this.items = stored;
+    }
+    return this.items;
+  }
+
+  private async compose(instructions: string, tools: ToolDefinition[], history: OpenAIAgentsChatMessage[]): Promise<AgentInputItem[]> {
+    const payload = await this.manager.composePayload(instructions, history, tools);
+    this.payload = payload;
+    this.settings.onPayload?.(payload);
+    const [first, ...rest] = payload.messages;
+    const messages = first?.role === 'system' && contentText(first.content) === instructions ? rest : payload.messages;
+    return toAgentInputItems(messages);
+  }
+
+  private async filter({ modelData, agent }: CallModelInputFilterArgs): Promise<ModelInputData> {
+    const read = this.read;
+    if (read === undefined) throw new SessionInputMismatchError(this.sessionId, 'callModelInputFilter ran in a run that did not read this session');
+    const input = modelData.input;
+    const matches = input.length >= read.keys.length && read.keys.every((key, index) => itemKey(input[index]!) === key);
+    if (!matches) throw new SessionInputMismatchError(this.sessionId, "the model input does not start with the history this session's getItems returned");
+    const stored = await this.load();
+    const fresh = input.slice(read.keys.length + Math.max(0, stored.length - read.stored));
+    this.instructions = modelData.instructions ?? this.settings.instructions ?? '';
+    const agentTools = (agent as { tools?: readonly SessionTool[] }).tools;
+    if (Array.isArray(agentTools) && agentTools.length > 0) this.tools = toToolDefinitions(agentTools);
+    const history = appendConverted(this.converted, stored, fresh).messages;
+    const composed = await this.compose(this.instructions, this.tools, history);
+    const given = new Set<unknown>(input);
+    for (const item of composed) if (!given.has(item)) this.injected.add(itemKey(item));
+    for (const item of fresh) this.injected.delete(itemKey(item));
+    for (const item of stored) this.injected.delete(itemKey(item));
+    return { ...modelData, input: composed };
+  }
+}
+
+/** `items` without the function results at their start (their calls were cut off by a limit). */
+function withoutLeadingResults(items: AgentInputItem[]): AgentInputItem[] {
+  let start = 0;
+  while (start < items.length && (items[start] as { type?: unknown }).type === 'function_call_result') start++;
+  return items.slice(start);
+}
+
+/**
+ * The conversion of `stored` followed by `added`, reusing the messages of `converted` (the
+ * conversion of `stored`): only the last assistant step is converted again, as new items may
+ * belong to it.
+ */
+function appendConverted(converted: ConvertedItems, stored: readonly AgentInputItem[], added: readonly AgentInputItem[]): ConvertedItems {
+  if (added.length === 0) return converted;
+  const messages = converted.messages.slice();
+  const spans = converted.spans.slice();
+  let from = stored.length;
+  if (messages.at(-1)?.role === 'assistant') {
+    messages.pop();
+    from -= spans.pop()!;
+  }
+  const tail = convertItems([...stored.slice(from), ...added], from);
+  return { messages: [...messages, ...tail.messages], spans: [...spans, ...tail.spans] };
+}
+
+/**
+ * A {@link CtxkitSession} whose strategy comes from an agent, an agent manifest or a plugin id:
+ *
+ *     const session = await createCtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } });
+ *     await run(agent, 'Hello', { session, callModelInputFilter: session.callModelInputFilter });
+ *
+ * @throws CtxkitSessionOptionsError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
+ * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_STORE_KEY_INVALID` ...)
+ */
+export async function createCtxkitSession(options: CtxkitSessionOptions): Promise<CtxkitSession> {
+  const { agent, dispose } = await resolveAgent(options);
+  try {
+    return new CtxkitSession(agent, options, dispose);
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}

@@ -1,0 +1,37 @@
+import type { AgentOutputItem, Model, ModelRequest, ModelResponse } from '@openai/agents';
+import { Usage } from '@openai/agents';
+
+/**
+ * An Agents SDK `Model` for tests: each call records the request and answers with the next scripted
+ * output (a list of output items), or a closing assistant message past the script.
+ */
+export class ScriptedAgentsModel implements Model {
+  readonly requests: ModelRequest[] = [];
+  private pending: AgentOutputItem[][] = [];
+
+  /** Loads the answers of the next calls, one list of output items per call. */
+  script(outputs: AgentOutputItem[][]): void {
+    this.pending = outputs.map((output) => structuredClone(output));
+  }
+
+  async getResponse(request: ModelRequest): Promise<ModelResponse> {
+    this.requests.push(structuredClone({ ...request, signal: undefined, tracing: false }) as ModelRequest);
+    const output = this.pending.shift() ?? [assistantText('Anything else?')];
+    return { usage: new Usage(), output };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('ScriptedAgentsModel answers getResponse only.');
+  }
+}
+
+/** An assistant message output item holding `text`. */
+export function assistantText(text: string): AgentOutputItem {
+  return { type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text }] };
+}
+
+/** A function call output item. */
+export function functionCall(callId: string, name: string, args: Record<string, unknown>): AgentOutputItem {
+  return { type: 'function_call', callId, name, arguments: JSON.stringify(args), status: 'completed' };
+}

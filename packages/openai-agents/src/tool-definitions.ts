@@ -1,0 +1,28 @@
+import type { ToolDefinition } from '@ctxkit/core';
+
+/** A tool as the session is given it: a ctxkit `ToolDefinition`, or an Agents SDK tool (`tool({...})`). */
+export type SessionTool = ToolDefinition | { type: string; name?: string; description?: string; parameters?: unknown; strict?: boolean };
+
+/**
+ * The ctxkit definitions of `tools`: ctxkit definitions as they are, Agents SDK function tools by
+ * their name, description, JSON Schema parameters and `strict`. Hosted tools (web search, file
+ * search, computer ...) have no definition a tokenizer can count and are left out.
+ */
+export function toToolDefinitions(tools: readonly SessionTool[]): ToolDefinition[] {
+  const out: ToolDefinition[] = [];
+  for (const tool of tools) {
+    if (tool === null || typeof tool !== 'object') continue;
+    if ('function' in tool && tool.function !== null && typeof tool.function === 'object') {
+      out.push(tool as ToolDefinition);
+      continue;
+    }
+    const sdkTool = tool as Exclude<SessionTool, ToolDefinition>;
+    if (sdkTool.type !== 'function' || typeof sdkTool.name !== 'string') continue;
+    const definition: ToolDefinition = { type: 'function', function: { name: sdkTool.name } };
+    if (typeof sdkTool.description === 'string') definition.function.description = sdkTool.description;
+    if (sdkTool.parameters !== null && typeof sdkTool.parameters === 'object') definition.function.parameters = sdkTool.parameters as Record<string, unknown>;
+    if (typeof sdkTool.strict === 'boolean') definition.function.strict = sdkTool.strict;
+    out.push(definition);
+  }
+  return out;
+}
