@@ -1,0 +1,169 @@
+/**
+ * An OpenAI Agents SDK agent whose conversation is a ctxkit session: `run(agent, input, { session,
+ * callModelInputFilter })` with `@ctxkit/openai-agents`'s `CtxkitSession`, so that every model call
+ * is composed by a ctxkit strategy. Offline it replays two real conversations bundled with
+ * `@ctxkit/core`: a tau-bench airline customer-service run at a 4,000-token ceiling with
+ * `std-summarization-strategy`, and an OpenHands coding run at 16,000 with
+ * `std-tool-output-cache-strategy`. The customer's messages go in one run each, a replaying model
+ * answers as the recorded agent did, and the tools answer with the recorded outputs. Each request
+ * the model receives is counted independently (js-tiktoken, o200k) and checked for provider validity.
+ *
+ *   npm run build && node examples/openai-agents-agent/dist/main.js
+ */
+import 'reflect-metadata';
+import { contentText, createTokenCounter, findPayloadProblems, type LLMPayload, type PayloadProblem, type ReductionAction, type ToolDefinition } from '@ctxkit/core';
+import { loadConversations, type BundledConversationName } from '@ctxkit/core/testing';
+import { AIRLINE_TOOL_DEFINITIONS, recordedTurns } from '@ctxkit/example-recorded-replay';
+import { createCtxkitSession, toChatMessages, toToolDefinitions } from '@ctxkit/openai-agents';
+import { Agent, run, setTracingDisabled, type AgentInputItem } from '@openai/agents';
+import { recordedTools, type ToolReplayLog } from './recorded-tools';
+import { ReplayModel } from './replay-model';
+
+/** One replay: a recorded conversation, the strategy and the ceiling it runs at. */
+export interface ReplayScenario {
+  name: string;
+  conversation: BundledConversationName;
+  recordId: string;
+  pluginId: string;
+  /** The payload's hard ceiling; the output reservation is 0, so the whole ceiling is the payload's. */
+  maxContextTokens: number;
+  /** The tool definitions; @default the record's own */
+  tools?: readonly ToolDefinition[];
+}
+
+/** The tau-bench airline run: eight customer messages, 23 tool results of up to 440 tokens; policy and tools take 2,660 tokens. */
+export const AIRLINE_SCENARIO: ReplayScenario = {
+  name: 'tau-bench airline, summarization at 4,000 tokens',
+  conversation: 'tau-bench-airline',
+  recordId: 'tau-bench/airline/gpt-4o/task-33/trial-0',
+  pluginId: 'std-summarization-strategy',
+  maxContextTokens: 4000,
+  tools: AIRLINE_TOOL_DEFINITIONS,
+};
+
+/** The OpenHands run: a coding agent fixing a ponyc issue, 22 tool results, 28,300 tokens of history. */
+export const CODING_SCENARIO: ReplayScenario = {
+  name: 'OpenHands coding run, tool output cache at 16,000 tokens',
+  conversation: 'openhands-multi-swe-bench',
+  recordId: 'openhands/multi-swe-bench/ponylang__ponyc-4595',
+  pluginId: 'std-tool-output-cache-strategy',
+  maxContextTokens: 16000,
+};
+
+/** What one model call received, as counted and checked independently of the strategy. */
+export interface ModelCallReport {
+  call: number;
+  /** The user turn (1-based) the call belongs to. */
+  turn: number;
+  /** Input items sent (the instructions not included). */
+  items: number;
+  /** The same input as ctxkit messages (one model step with its parallel calls is one message). */
+  messages: number;
+  /** Messages of the conversation at that call (stored history plus the run's new items). */
+  historyMessages: number;
+  /** Tokens of the instructions, input and function tools, by js-tiktoken (o200k), counted as ctxkit counts. */
+  tokens: number;
+  /** Provider-validity problems of the request (orphan results, calls without results ...). */
+  problems: PayloadProblem[];
+  /** The turn's user message is in the request, verbatim. */
+  newestUserPresent: boolean;
+  /** History messages the strategy left out or changed for this call, by action. */
+  reductions: Partial<Record<ReductionAction, number>>;
+}
+
+/** What {@link replayScenario} returns. */
+export interface ReplayResult {
+  scenario: ReplayScenario;
+  calls: ModelCallReport[];
+  /** The request inputs the model received. */
+  inputs: AgentInputItem[][];
+  /** Every item the session stored (none composed away). */
+  storedItems: AgentInputItem[];
+  /** Messages of the recorded conversation (without its system prompt). */
+  recordedMessages: number;
+  tools: ToolReplayLog;
+}
+
+const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
+
+function reductionsOf(payload: LLMPayload | undefined): Partial<Record<ReductionAction, number>> {
+  const out: Partial<Record<ReductionAction, number>> = {};
+  for (const reduction of payload?.stats.reductions ?? []) if (reduction.messages > 0) out[reduction.action] = (out[reduction.action] ?? 0) + reduction.messages;
+  return out;
+}
+
+/** Replays one recorded conversation through `run(agent, input, { session })` with a ctxkit session. */
+export async function replayScenario(scenario: ReplayScenario, log: (line: string) => void = () => undefined): Promise<ReplayResult> {
+  setTracingDisabled(true);
+  const record = loadConversations(scenario.conversation).find((candidate) => candidate.id === scenario.recordId);
+  if (!record) throw new Error(`No record ${scenario.recordId} in ${scenario.conversation}.`);
+  const payloads: LLMPayload[] = [];
+  const session = await createCtxkitSession({
+    pluginId: scenario.pluginId,
+    config: { maxContextTokens: scenario.maxContextTokens, reserveOutputTokens: 0 },
+    sessionId: record.id.replace(/[^A-Za-z0-9._:@-]/g, '_'),
+    instructions: record.systemPrompt,
+    waitForIdle: true,
+    onPayload: (payload) => payloads.push(payload),
+  });
+  const toolLog: ToolReplayLog = { recorded: 0, unrecorded: [] };
+  const model = new ReplayModel();
+  const agent = new Agent({
+    name: 'replayed-agent',
+    instructions: record.systemPrompt,
+    model,
+    tools: recordedTools(scenario.tools ?? record.tools ?? [], record.history, (callId) => model.recordedCallId(callId), toolLog),
+  });
+  log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens`);
+  const calls: ModelCallReport[] = [];
+  try {
+    for (const [index, turn] of recordedTurns(record.history).entries()) {
+      model.startTurn(turn.replies);
+      const first = model.requests.length;
+      const composedBefore = payloads.length;
+      await run(agent, turn.userText, { session, callModelInputFilter: session.callModelInputFilter, maxTurns: 200 });
+      // getItems composes once at the start of the run, then the filter once per model call
+      const perCall = payloads.slice(composedBefore + 1);
+      for (let call = first; call < model.requests.length; call++) {
+        const request = model.requests[call]!;
+        const input = request.input as AgentInputItem[];
+        const chat = toChatMessages(input);
+        const payload = perCall[call - first];
+        const report: ModelCallReport = {
+          call: call + 1,
+          turn: index + 1,
+          items: input.length,
+          messages: chat.length,
+          historyMessages: payload?.stats.messages.input ?? 0,
+          tokens: counter.countMessages([{ role: 'system', content: request.systemInstructions ?? '' }, ...chat]) + counter.countTools(toToolDefinitions(request.tools as never)),
+          problems: findPayloadProblems(chat),
+          newestUserPresent: chat.some((message) => message.role === 'user' && contentText(message.content) === turn.userText),
+          reductions: reductionsOf(payload),
+        };
+        calls.push(report);
+        const reduced = Object.entries(report.reductions).map(([action, count]) => `${action} ${count}`).join(', ');
+        log(`  call ${report.call} (turn ${report.turn}): sent ${report.messages} of ${report.historyMessages} messages (${report.items} items), ${report.tokens} tokens${reduced ? `; ${reduced}` : ''}`);
+      }
+    }
+    const storedItems = await session.getStoredItems();
+    const peak = Math.max(...calls.map((call) => call.tokens));
+    log(`  ${calls.length} model calls, peak ${peak} of ${scenario.maxContextTokens} tokens; the session stores all ${storedItems.length} items`);
+    return { scenario, calls, inputs: model.requests.map((request) => request.input as AgentInputItem[]), storedItems, recordedMessages: record.history.length, tools: toolLog };
+  } finally {
+    await session.dispose();
+  }
+}
+
+/** Replays both scenarios. */
+export async function main(log: (line: string) => void = console.log): Promise<ReplayResult[]> {
+  const results: ReplayResult[] = [];
+  for (const scenario of [AIRLINE_SCENARIO, CODING_SCENARIO]) results.push(await replayScenario(scenario, log));
+  return results;
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
