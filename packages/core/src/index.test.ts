@@ -75,6 +75,7 @@ describe('@ctxkit/core exports', () => {
     'USAGE_LEVEL_THRESHOLDS',
     'UnsafePathError',
     'UsageLevelTracker',
+    'applyConfigSchema',
     'assertHistoryShape',
     'assertMessageShape',
     'assertStoreKey',

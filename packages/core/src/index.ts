@@ -203,6 +203,8 @@ export { decodeStoreKeyPart, encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } fr
 // manifests, loader, runtime
 export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
 export { validateManifest } from './plugins/validate-manifest';
+export { applyConfigSchema } from './plugins/apply-config-schema';
+export type { ConfigSource } from './plugins/apply-config-schema';
 export { isValidPluginId, PLUGIN_ID_PATTERN } from './plugins/plugin-id';
 export type { AgentManifest, PluginManifest } from './plugins/plugin-manifest';
 export { DEFAULT_STRATEGY_ID } from './plugins/plugin-manifest';

@@ -104,7 +104,7 @@ describe('resolveSummarizationConfig', () => {
     expect(thrown).toMatchObject({ code: 'CTXKIT_CONFIG_INVALID' });
     expect(pointers(thrown)).toEqual(['/extra', '/model', '/safetyMarginRatio', '/summarizer', '/threshold']);
     const message = (thrown as Error).message;
-    expect(message).toContain('invalid value -1: must be >= 1');
+    expect(message).toContain('#/threshold: must be >= 1 (expected minimum 1)');
     expect(message).toContain('one of: "auto", "llm", "offline"');
     expect(message).toContain('unknown property "extra"');
     expect(message).toContain('Fix: ');

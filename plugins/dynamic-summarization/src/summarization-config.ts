@@ -1,5 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ConfigSchemaError, ConfigValidationError, type ManifestIssue } from '@ctxkit/core';
+import { applyConfigSchema } from '@ctxkit/core';
 import manifest from '../plugin.json';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 
@@ -48,66 +47,16 @@ export interface SummarizationConfig {
   summaryWaitMs: number;
 }
 
-const PLUGIN_ID = SUMMARIZATION_STRATEGY_ID;
-const SCHEMA_FILE = 'plugin.json#/configSchema';
-const INLINE = '<inline>';
-const KNOWN_PROPERTIES = Object.keys(manifest.configSchema.properties).join(', ');
-
-let validator: ValidateFunction | undefined;
-
-/**
- * The schema compiled once, with the options the loader uses for a plugin's `configSchema`: every
- * error at once, the offending value in each, `default`s applied to the object validated (a copy).
- */
-function configValidator(): ValidateFunction {
-  if (validator) return validator;
-  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, useDefaults: true });
-  try {
-    validator = ajv.compile(structuredClone(manifest.configSchema));
-  } catch (cause) {
-    throw new ConfigSchemaError(PLUGIN_ID, SCHEMA_FILE, cause instanceof Error ? cause.message : String(cause));
-  }
-  return validator;
-}
-
 /**
  * Validates a config against the plugin's `configSchema` and returns a copy with the schema's
- * defaults applied, so a direct caller of `createStrategy` gets the defaults and the errors the
- * loader gives. Never touches its argument (a frozen config is fine); `undefined` and `null` mean `{}`.
+ * defaults applied, exactly as the loader does, so a direct caller of `createStrategy` gets the
+ * defaults and the errors the loader gives. Never touches its argument (a frozen config is fine);
+ * `undefined` and `null` mean `{}`.
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every invalid field with what was expected
  */
 export function resolveSummarizationConfig(config: Partial<SummarizationConfig> | undefined | null): SummarizationConfig {
-  const given: unknown = config ?? {};
-  if (typeof given !== 'object' || Array.isArray(given)) {
-    throw new ConfigValidationError(PLUGIN_ID, INLINE, [{ file: INLINE, pointer: '', message: `the config must be an object, got ${JSON.stringify(given)}`, expected: 'type object' }]);
-  }
-  let copy: Record<string, unknown>;
-  try {
-    copy = structuredClone(given) as Record<string, unknown>;
-  } catch {
-    throw new ConfigValidationError(PLUGIN_ID, INLINE, [{ file: INLINE, pointer: '', message: 'the config holds values that are not JSON (functions, symbols)', expected: 'JSON data' }]);
-  }
-  const validate = configValidator();
-  if (!validate(copy)) throw new ConfigValidationError(PLUGIN_ID, INLINE, (validate.errors ?? []).map(toIssue));
-  return copy as unknown as SummarizationConfig;
+  return applyConfigSchema(SUMMARIZATION_STRATEGY_ID, manifest.configSchema, config ?? {}) as unknown as SummarizationConfig;
 }
 
 /** The defaults of {@link SummarizationConfig}: the schema's `default`s, as ajv applies them to `{}`. */
 export const SUMMARIZATION_DEFAULTS: Readonly<SummarizationConfig> = Object.freeze(resolveSummarizationConfig({}));
-
-/** One ajv error as an issue: where, what is wrong with the value given, what the schema expects. */
-function toIssue(error: ErrorObject): ManifestIssue {
-  const params = error.params as Record<string, unknown>;
-  const got = JSON.stringify(error.data);
-  if (error.keyword === 'additionalProperties') {
-    const property = String(params.additionalProperty);
-    return { file: INLINE, pointer: `/${property}`, message: `unknown property "${property}"`, expected: `one of: ${KNOWN_PROPERTIES}` };
-  }
-  const expected =
-    error.keyword === 'enum'
-      ? `one of: ${((params.allowedValues as unknown[]) ?? []).map((value) => JSON.stringify(value)).join(', ')}`
-      : error.keyword === 'type'
-        ? `type ${String(params.type)}`
-        : `${error.keyword} ${String(params.limit ?? JSON.stringify(error.schema))}`;
-  return { file: INLINE, pointer: error.instancePath, message: `invalid value ${got}: ${error.message ?? error.keyword}`, expected };
-}

@@ -1,10 +1,8 @@
 import { CtxkitError } from '../errors/ctxkit-error';
-import { ConfigValidationError } from '../errors/config-validation-error';
 import { PluginLoadError } from '../errors/plugin-load-error';
 import { StrategyError } from '../errors/strategy-error';
-import { compileConfigSchema } from './compile-config-schema';
+import { applyConfigSchema } from './apply-config-schema';
 import type { PluginRecord } from './plugin-record';
-import { toManifestIssues } from './schema-issues';
 import type { StrategyFactory, StrategyPluginModule } from './strategy-plugin';
 
 const factories = new WeakMap<PluginRecord, StrategyFactory<any>>();
@@ -75,17 +73,9 @@ function isClass(value: unknown): boolean {
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every issue with file, JSON pointer and expectation
  */
 export function validatePluginConfig(record: PluginRecord, config: unknown, file: string): Record<string, unknown> {
-  const validate = compileConfigSchema(record.manifest.configSchema, record.id, `${record.manifestPath ?? record.source}#/configSchema`);
-  const pointer = '/contextStrategy/config';
-  if (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config))) {
-    throw new ConfigValidationError(record.id, file, [{ file, pointer, message: 'the config must be an object', expected: 'type object' }]);
-  }
-  let copy: Record<string, unknown>;
-  try {
-    copy = structuredClone(config ?? {}) as Record<string, unknown>;
-  } catch {
-    throw new ConfigValidationError(record.id, file, [{ file, pointer, message: 'the config holds values that are not JSON (functions, symbols)', expected: 'JSON data' }]);
-  }
-  if (!validate(copy)) throw new ConfigValidationError(record.id, file, toManifestIssues(validate.errors, file, pointer));
-  return copy;
+  return applyConfigSchema(record.id, record.manifest.configSchema, config, {
+    file,
+    schemaFile: `${record.manifestPath ?? record.source}#/configSchema`,
+    pointer: '/contextStrategy/config',
+  });
 }
