@@ -63,6 +63,7 @@ describe('@ctxkit/core exports', () => {
     'SEGMENT_CHARS',
     'STANDARD_CONTEXT_WINDOWS',
     'STORE_KINDS',
+    'SerialQueue',
     'SharedCountCaches',
     'StoreError',
     'StoreKeyError',

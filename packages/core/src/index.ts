@@ -85,6 +85,7 @@ export { CtxkitEventBus, safeEmit } from './events/event-bus';
 
 // errors
 export { completeBeforeDeadline } from './model-calls/complete-before-deadline';
+export { SerialQueue } from './concurrency/serial-queue';
 export { ErrorCodes } from './errors/error-codes';
 export type { ErrorCode } from './errors/error-codes';
 export { CtxkitError } from './errors/ctxkit-error';

@@ -1,4 +1,5 @@
 import {
+  SerialQueue,
   assertHistoryShape,
   computeBudget,
   DisposedError,
@@ -16,7 +17,6 @@ import { FoldScheduler } from './fold/fold-scheduler';
 import { turnStarts } from './history/turn-starts';
 import { LLMSummarizer } from './llm/llm-summarizer';
 import { OfflineSummarizer } from './offline/offline-summarizer';
-import { SerialQueue } from './serial-queue';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 import type { SummarizationConfig } from './summarization-config';
 import { summaryMemoryBlock } from './summary-block';

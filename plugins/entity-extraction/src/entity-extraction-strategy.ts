@@ -1,4 +1,5 @@
 import {
+  SerialQueue,
   assertHistoryShape,
   computeBudget,
   contentText,
@@ -22,7 +23,6 @@ import { renderStateBlock } from './payload/render-state-block';
 import type { CompiledStateSchema } from './schema/state-schema';
 import type { EntityState, EntityStateVersion, PersistedEntityState } from './state/entity-state';
 import type { EntityStateAccess } from './state/entity-state-access';
-import { SerialQueue } from './state/serial-queue';
 import { textFingerprint } from './state/text-fingerprint';
 
 /** Options of {@link EntityExtractionStrategy} (what the factory resolved). */

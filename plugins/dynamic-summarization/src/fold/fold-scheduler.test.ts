@@ -1,9 +1,8 @@
 import fc from 'fast-check';
-import { HeuristicTokenCounter, HistoryLedger, MemoryContextStore, type ChatMessage, type StrategyContext, type TokenCounter } from '@ctxkit/core';
+import { SerialQueue, HeuristicTokenCounter, HistoryLedger, MemoryContextStore, type ChatMessage, type StrategyContext, type TokenCounter } from '@ctxkit/core';
 import { createConformanceContext, type RecordedEvent } from '@ctxkit/core/testing';
 import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
-import { SerialQueue } from '../serial-queue';
 import { SUMMARIZATION_DEFAULTS } from '../summarization-config';
 import type { Summarizer, SummarizerInput } from '../summarizer';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler';

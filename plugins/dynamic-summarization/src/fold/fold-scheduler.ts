@@ -1,4 +1,5 @@
 import {
+  type SerialQueue,
   CtxkitError,
   DisposedError,
   LLMResponseError,
@@ -13,7 +14,6 @@ import {
 } from '@ctxkit/core';
 import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
-import type { SerialQueue } from '../serial-queue';
 import { SUMMARIZATION_STRATEGY_ID } from '../strategy-id';
 import type { SummarizationConfig } from '../summarization-config';
 import { isSummaryState, summaryStateKey, type SummaryState } from '../summary-state';
