@@ -165,6 +165,7 @@ describe('@ctxkit/core/testing exports', () => {
     'STORE_CONTRACT_LARGE_BLOB_BYTES',
     'SYNTHETIC_TOOLS',
     'ScriptedLLMClient',
+    'SilentLLMClient',
     'StrategyTester',
     'TRUNCATION_MARKER',
     'arbConformanceCase',

@@ -1,19 +1,8 @@
-import type { ILLMClient as LLMClient, LLMCompletion, LLMCompletionRequest } from '../contracts/llm-client';
+import type { ILLMClient as LLMClient, LLMCompletionRequest } from '../contracts/llm-client';
 import { LLMTimeoutError } from '../errors/llm-timeout-error';
 import { ScriptedLLMClient } from '../testing/scripted-llm-client';
+import { SilentLLMClient } from '../testing/silent-llm-client';
 import { completeBeforeDeadline } from './complete-before-deadline';
-
-/** A dead connection: `complete()` never settles and ignores its signal. */
-class SilentClient implements LLMClient {
-  readonly name = 'silent';
-  readonly defaultModel = 'silent-model';
-  readonly offline = false;
-  readonly signals: Array<AbortSignal | undefined> = [];
-  complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
-    this.signals.push(request.signal);
-    return new Promise<LLMCompletion>(() => undefined);
-  }
-}
 
 const request: LLMCompletionRequest = { messages: [{ role: 'user', content: 'hi' }], tools: null };
 
@@ -22,7 +11,7 @@ describe('completeBeforeDeadline', () => {
 
   it('rejects with LLMTimeoutError and aborts the signal when the client never settles', async () => {
     jest.useFakeTimers();
-    const llm = new SilentClient();
+    const llm = new SilentLLMClient();
     const call = completeBeforeDeadline(llm, request, 250);
     const settled = call.catch((error: unknown) => error);
     jest.advanceTimersByTime(249);

@@ -45,6 +45,7 @@ export { generateHistory, seededRandom, SYNTHETIC_TOOLS } from './synthetic-hist
 
 // scripted LLM client (kernel area)
 export { ScriptedLLMClient, type RecordedRequest, type ScriptedLLMClientOptions, type ScriptedReply, type ScriptStep } from './scripted-llm-client';
+export { SilentLLMClient } from './silent-llm-client';
 
 // store contract (stores area)
 export { HOSTILE_STORE_KEY_PARTS, INVALID_STORE_KEY_PARTS, runStoreContract, STORE_CONTRACT_LARGE_BLOB_BYTES, type StoreContractOptions } from './store-contract';

@@ -1,18 +1,7 @@
-import type { LLMClient, LLMCompletion, LLMCompletionRequest } from '@ctxkit/core';
-import { ScriptedLLMClient } from '@ctxkit/core/testing';
+import { ScriptedLLMClient, SilentLLMClient } from '@ctxkit/core/testing';
 import { compileStateSchema } from '../schema/state-schema';
 import type { ExtractionRequest } from './state-extractor';
 import { LLMExtractor } from './llm-extractor';
-
-/** A dead connection: `complete()` never settles and ignores its signal. */
-class SilentClient implements LLMClient {
-  readonly name = 'silent';
-  readonly defaultModel = 'silent-model';
-  readonly offline = false;
-  complete(_request: LLMCompletionRequest): Promise<LLMCompletion> {
-    return new Promise<LLMCompletion>(() => undefined);
-  }
-}
 
 describe('LLMExtractor', () => {
   describe('#deadline', () => {
@@ -24,7 +13,7 @@ describe('LLMExtractor', () => {
     };
 
     it('reports a model that never answers as a failed call with CTXKIT_LLM_TIMEOUT, in about the deadline', async () => {
-      const extractor = new LLMExtractor({ llm: new SilentClient(), model: 'silent-model', instruction: null, maxOutputTokens: 64, timeoutMs: 150 });
+      const extractor = new LLMExtractor({ llm: new SilentLLMClient(), model: 'silent-model', instruction: null, maxOutputTokens: 64, timeoutMs: 150 });
       const started = performance.now();
       const outcome = await extractor.extract(extraction);
       const elapsed = performance.now() - started;
