@@ -1,6 +1,9 @@
 import type { AssistantMessage, ChatMessage, ToolMessage } from '../contracts/chat-message';
 import type { ToolDefinition } from '../contracts/tool-definition';
 
+/** Bound once: a global looked up in a hot loop is slow under jest's vm sandbox. */
+const imul = Math.imul;
+
 /** Options of {@link generateHistory}. */
 export interface SyntheticHistoryOptions {
   /** Number of messages, at least. @default 1000 */
@@ -25,8 +28,8 @@ export function seededRandom(seed: number): () => number {
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    t = imul(t ^ (t >>> 15), t | 1);
+    t ^= t + imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
