@@ -26,7 +26,7 @@ describe('ctxkit (bin)', () => {
 
   describe('validate', () => {
     it('accepts a good agent manifest and the README example manifest unchanged, exit 0', () => {
-      const run = ctxkit(['validate', manifest('support-agent.plugin.json'), manifest('seed-002-example.plugin.json')]);
+      const run = ctxkit(['validate', manifest('support-agent.plugin.json'), manifest('readme-example.plugin.json')]);
       expect(run.stdout).toContain('✓');
       expect(run.code).toBe(0);
     });
@@ -173,5 +173,17 @@ describe('ctxkit (bin)', () => {
   it('exits 2 on bad usage', () => {
     expect(ctxkit(['simulate']).code).toBe(2);
     expect(ctxkit(['nonsense']).code).toBe(2);
+  });
+
+  it.each([
+    [['simulate', '--agent', 'a.json', '--transcript', 't.jsonl', '--window', 'abc'], "option '--window <tokens>' argument 'abc' is invalid", 'positive whole number'],
+    [['compare', '--limit', '-5'], "option '--limit <n>' argument '-5' is invalid", 'positive whole number'],
+    [['recommend-window', '--model-size', '8', '--context-window', '0'], "'--context-window <tokens>' argument '0' is invalid", 'positive whole number'],
+    [['recommend-window', '--model-size', 'abc'], "'--model-size <billions>' argument 'abc' is invalid", 'positive number'],
+  ])('says which option value is wrong and what it expects, exit 2: %j', (args, what, expected) => {
+    const run = ctxkit(args);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(what);
+    expect(run.stderr).toContain(expected);
   });
 });

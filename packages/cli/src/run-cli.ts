@@ -8,10 +8,17 @@ import { simulateCommand } from './commands/simulate-command';
 import { validateCommand } from './commands/validate-command';
 import { createOutput, type CliOutput } from './cli-output';
 
-/** Parses a positive integer option. */
+/** Parses a positive integer option; commander prints the option, the value and this reason. */
 function positiveInteger(value: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new CommanderError(2, 'ctxkit.invalidNumber', `expected a positive integer, got "${value}"`);
+  if (value.trim() === '' || !Number.isInteger(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive whole number such as 4000, got "${value}".`);
+  return parsed;
+}
+
+/** Parses a positive number option (sizes in billions or GiB may have decimals). */
+function positiveNumber(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed) || parsed <= 0) throw new InvalidArgumentError(`expected a positive number such as 8 or 0.5, got "${value}".`);
   return parsed;
 }
 
@@ -108,10 +115,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   program
     .command('recommend-window')
     .description('recommend a context window from machine memory and model size (speed / balanced / quality presets)')
-    .requiredOption('--model-size <billions>', 'model parameters in billions, e.g. 8', Number)
+    .requiredOption('--model-size <billions>', 'model parameters in billions, e.g. 8', positiveNumber)
     .addOption(new Option('--quantization <q>', 'weights quantization').choices(['q4', 'q8', 'f16']).default('q4'))
     .addOption(new Option('--preset <preset>', 'speed (50%), balanced (100%) or quality (150%)').choices(['speed', 'balanced', 'quality']).default('balanced'))
-    .option('--memory <GiB>', 'memory to plan for (default: this machine)', Number)
+    .option('--memory <GiB>', 'memory to plan for (default: this machine)', positiveNumber)
     .option('--context-window <tokens>', 'a window you want; shrunk with a warning when memory is short', positiveInteger)
     .option('--force', 'keep --context-window even when memory is short')
     .option('--json', 'print JSON')
