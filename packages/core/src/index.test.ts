@@ -120,6 +120,7 @@ describe('@ctxkit/core exports', () => {
     'messageText',
     'messageTokens',
     'oneLineToolSummary',
+    'openAgent',
     'outlineSource',
     'recommendContextWindow',
     'remainingForToolOutput',

@@ -225,6 +225,8 @@ export type {
   PluginSummary,
 } from './runtime/context-runtime';
 export { createContextRuntime, DEFAULT_AGENT_MODEL } from './runtime/create-context-runtime';
+export { openAgent } from './runtime/open-agent';
+export type { AgentSource, OpenAgentOptions, OpenedAgent } from './runtime/open-agent';
 
 // outline (small-context modes A and B: one-line summaries, outline + part)
 export { oneLineToolSummary } from './outline/one-line-tool-summary';
