@@ -1,8 +1,13 @@
 /**
- * Replay helpers shared by the tau-bench examples (customer support, booking): the airline domain's
- * tool definitions, tools answering with a recorded conversation's outputs, and a scripted model
- * answering with its recorded assistant messages. Example code, not a published package.
+ * Replay helpers shared by the examples: the airline domain's tool definitions, tools answering with
+ * a recorded conversation's outputs (by tool name or by call id), a scripted model answering with its
+ * recorded assistant messages, and the two replays every framework adapter example runs. Example
+ * code, not a published package.
  */
 export { AIRLINE_TOOL_DEFINITIONS } from './airline-tools';
 export { createRecordedTools, recordedOutputs, recordedTurns, ReplayModel } from './recorded-conversation';
 export type { RecordedTurn } from './recorded-conversation';
+export { AIRLINE_SCENARIO, CODING_SCENARIO } from './adapter-scenarios';
+export type { ReplayScenario } from './adapter-scenarios';
+export { recordedCallAnswerer, recordedOutputsByCall, UNRECORDED_OUTPUT } from './recorded-call-outputs';
+export type { ToolReplayLog } from './recorded-call-outputs';

@@ -1,0 +1,43 @@
+import { contentText, type ChatMessage } from '@ctxkit/core';
+
+/** What a replayed tool answers to a call the recording has no output for. */
+export const UNRECORDED_OUTPUT = 'No recorded output for this call.';
+
+/**
+ * The recorded output of every tool call, by call id, in call order (results are paired to their
+ * calls by position: the recorded data reuses call ids across turns).
+ */
+export function recordedOutputsByCall(history: readonly ChatMessage[]): Map<string, string[]> {
+  const outputs = new Map<string, string[]>();
+  history.forEach((message, index) => {
+    if (message.role !== 'assistant' || !message.tool_calls) return;
+    message.tool_calls.forEach((call, position) => {
+      const result = history[index + 1 + position];
+      if (result?.role !== 'tool') return;
+      outputs.set(call.id, [...(outputs.get(call.id) ?? []), contentText(result.content)]);
+    });
+  });
+  return outputs;
+}
+
+/** How the replayed tools were used. */
+export interface ToolReplayLog {
+  /** Calls answered with their recorded output. */
+  recorded: number;
+  /** Calls the recording had no output for (answered {@link UNRECORDED_OUTPUT}). */
+  unrecorded: string[];
+}
+
+/**
+ * Answers replayed tool calls: each call id gets the output recorded for it, in call order, and the
+ * log counts what was answered from the recording and what was not.
+ */
+export function recordedCallAnswerer(history: readonly ChatMessage[], log: ToolReplayLog): (toolName: string, callId: string) => string {
+  const outputs = recordedOutputsByCall(history);
+  return (toolName, callId) => {
+    const output = outputs.get(callId)?.shift();
+    if (output === undefined) log.unrecorded.push(`${toolName} ${callId}`);
+    else log.recorded++;
+    return output ?? UNRECORDED_OUTPUT;
+  };
+}
