@@ -1,23 +1,29 @@
-import { contentText, type ChatMessage } from '@ctxkit/core';
+import { contentText, type ChatMessage, type ToolCall } from '@ctxkit/core';
 
 /** What a replayed tool answers to a call the recording has no output for. */
 export const UNRECORDED_OUTPUT = 'No recorded output for this call.';
 
 /**
- * The recorded output of every tool call, by call id, in call order (results are paired to their
- * calls by position: the recorded data reuses call ids across turns).
+ * The recorded output of every tool call, grouped by `keyOf(call)` (its id, its tool name), in call
+ * order. Results are paired to their calls by position: the recorded data reuses call ids.
  */
-export function recordedOutputsByCall(history: readonly ChatMessage[]): Map<string, string[]> {
+export function recordedOutputsBy(history: readonly ChatMessage[], keyOf: (call: ToolCall) => string): Map<string, string[]> {
   const outputs = new Map<string, string[]>();
   history.forEach((message, index) => {
     if (message.role !== 'assistant' || !message.tool_calls) return;
     message.tool_calls.forEach((call, position) => {
       const result = history[index + 1 + position];
       if (result?.role !== 'tool') return;
-      outputs.set(call.id, [...(outputs.get(call.id) ?? []), contentText(result.content)]);
+      const key = keyOf(call);
+      outputs.set(key, [...(outputs.get(key) ?? []), contentText(result.content)]);
     });
   });
   return outputs;
+}
+
+/** The recorded output of every tool call, by call id, in call order. */
+export function recordedOutputsByCall(history: readonly ChatMessage[]): Map<string, string[]> {
+  return recordedOutputsBy(history, (call) => call.id);
 }
 
 /** How the replayed tools were used. */

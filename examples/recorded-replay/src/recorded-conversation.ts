@@ -1,6 +1,7 @@
 import { contentText, type AssistantMessage, type ChatMessage, type LLMCompletionRequest, type ToolDefinition } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import type { AgentTool } from '@ctxkit/kernel';
+import { recordedOutputsBy } from './recorded-call-outputs';
 
 /** One recorded turn: what the customer said and what the agent answered (tool calls included). */
 export interface RecordedTurn {
@@ -26,18 +27,7 @@ export function recordedTurns(history: readonly ChatMessage[]): RecordedTurn[] {
  * calls by position (the tau-bench data reuses call ids).
  */
 export function recordedOutputs(history: readonly ChatMessage[]): Map<string, string[]> {
-  const outputs = new Map<string, string[]>();
-  history.forEach((message, index) => {
-    if (message.role !== 'assistant' || !message.tool_calls) return;
-    message.tool_calls.forEach((call, position) => {
-      const result = history[index + 1 + position];
-      if (result?.role !== 'tool') return;
-      const list = outputs.get(call.function.name) ?? [];
-      list.push(contentText(result.content));
-      outputs.set(call.function.name, list);
-    });
-  });
-  return outputs;
+  return recordedOutputsBy(history, (call) => call.function.name);
 }
 
 /**
