@@ -39,7 +39,6 @@ import type { ProviderName } from './providers/provider-name';
 import type { AgentTool } from './tools/agent-tool';
 import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
 
-
 function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
   return createTokenUsage({
     input_tokens: usages.reduce((sum, u) => sum + u.input_tokens, 0),

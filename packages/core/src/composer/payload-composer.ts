@@ -244,7 +244,6 @@ export class PayloadComposer {
     return Math.min(tokens, limit);
   }
 
-  /** Tokens of the newest user message at or after `startIndex` (up to `limit`), 0 when there is none. */
   /**
    * Every strategy refuses the same malformed histories: the messages new since the previous call
    * (all of them when the history is not the previous one grown) are checked.
@@ -258,6 +257,7 @@ export class PayloadComposer {
     this.checked = { first: history[0], last: history[history.length - 1], length: history.length };
   }
 
+  /** Tokens of the newest user message at or after `startIndex` (up to `limit`), 0 when there is none. */
   private newestUserTokens(history: ReadonlyArray<ChatMessage>, startIndex: number, limit: number): number {
     for (let index = history.length - 1; index >= startIndex; index--) {
       if (history[index]!.role === 'user') return Math.min(limit, this.ledger.tokensWithin(history, index, limit));
