@@ -93,6 +93,7 @@ describe('@ctxkit/core exports', () => {
     'createContextRuntime',
     'createTokenCounter',
     'createTokenUsage',
+    'cutToUtf8Bytes',
     'decodeStoreKeyPart',
     'defineStrategy',
     'discoverPlugins',

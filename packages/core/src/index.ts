@@ -154,6 +154,7 @@ export { collapsedToolResult, toolContentText, ToolResultCollapser } from './com
 export type { TruncationKind, TruncationResult } from './truncation/truncation-kind';
 export type { TruncateToFitOptions } from './truncation/truncate-to-fit';
 export { truncateHead, truncateHeadTail, truncateTail, truncateToFit } from './truncation/truncate-to-fit';
+export { cutToUtf8Bytes } from './truncation/utf8-cut';
 export { elisionMarker } from './truncation/elision-marker';
 export { countLineFeeds, surrogateSafeCut } from './truncation/safe-cut';
 // messages (grouping, validation)

@@ -3,6 +3,7 @@ import { isSafeCut, utf8ByteLength } from '../token-counting/text-parts';
 import { elisionMarker, longestElisionMarker } from './elision-marker';
 import { countLineFeeds, surrogateSafeCut } from './safe-cut';
 import type { TruncationKind, TruncationResult } from './truncation-kind';
+import { utf8PrefixLength, utf8SuffixStart } from './utf8-cut';
 
 /** Options of {@link truncateToFit}: a token budget (with a counter) or a byte budget. */
 export interface TruncateToFitOptions {
@@ -181,51 +182,13 @@ function truncateByBytes(text: string, kind: TruncationKind, maxBytes: number, h
   const budget = Math.max(0, maxBytes - utf8ByteLength(`\n${longestElisionMarker(totalBytes)}\n`));
   let headEnd = 0;
   let tailStart = text.length;
-  if (kind === 'head') headEnd = prefixBytes(text, budget);
-  else if (kind === 'tail') tailStart = suffixBytes(text, budget, 0);
+  if (kind === 'head') headEnd = utf8PrefixLength(text, budget);
+  else if (kind === 'tail') tailStart = utf8SuffixStart(text, budget, 0);
   else {
     const headBudget = Math.floor(budget * headShare);
-    headEnd = prefixBytes(text, headBudget);
-    tailStart = suffixBytes(text, budget - headBudget, headEnd);
+    headEnd = utf8PrefixLength(text, headBudget);
+    tailStart = utf8SuffixStart(text, budget - headBudget, headEnd);
   }
   const assembled = assemble(text, kind, headEnd, tailStart);
   return { text: assembled.text, truncated: true, kind, bytes: utf8ByteLength(assembled.text), elided: assembled.elided };
-}
-
-function charBytes(text: string, index: number): [bytes: number, chars: number] {
-  const code = text.charCodeAt(index);
-  if (code < 0x80) return [1, 1];
-  if (code < 0x800) return [2, 1];
-  if (code >= 0xd800 && code <= 0xdbff) {
-    const next = text.charCodeAt(index + 1);
-    if (next >= 0xdc00 && next <= 0xdfff) return [4, 2];
-  }
-  return [3, 1];
-}
-
-function prefixBytes(text: string, budget: number): number {
-  let bytes = 0;
-  let index = 0;
-  while (index < text.length) {
-    const [size, chars] = charBytes(text, index);
-    if (bytes + size > budget) break;
-    bytes += size;
-    index += chars;
-  }
-  return index;
-}
-
-function suffixBytes(text: string, budget: number, floor: number): number {
-  let bytes = 0;
-  let index = text.length;
-  while (index > floor) {
-    const low = text.charCodeAt(index - 1);
-    const pair = low >= 0xdc00 && low <= 0xdfff && index - 2 >= floor && (text.charCodeAt(index - 2) & 0xfc00) === 0xd800;
-    const start = pair ? index - 2 : index - 1;
-    const [size] = charBytes(text, start);
-    if (bytes + size > budget) break;
-    bytes += size;
-    index = start;
-  }
-  return index;
 }

@@ -1,5 +1,4 @@
-import { surrogateSafeCut, utf8ByteLength, type ToolOutputRef } from '@ctxkit/core';
-import { cutToUtf8Bytes } from './cut-to-utf8-bytes';
+import { cutToUtf8Bytes, surrogateSafeCut, utf8ByteLength, type ToolOutputRef } from '@ctxkit/core';
 import { looksBinary } from './looks-binary';
 
 /** Limits of an in-context view. */

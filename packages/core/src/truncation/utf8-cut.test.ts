@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { utf8ByteLength } from '@ctxkit/core';
-import { cutToUtf8Bytes } from './cut-to-utf8-bytes';
+import { utf8ByteLength } from '../token-counting/text-parts';
+import { cutToUtf8Bytes } from './utf8-cut';
 
 /** Texts of any code points, with emoji, CJK, accents and lone surrogates of both halves mixed in. */
 const text = fc
