@@ -83,7 +83,7 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
     middleware: [ctxkit],
   });
   log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens`);
-  const threadId = record.id.replace(/[^A-Za-z0-9._:@-]/g, '_');
+  const threadId = record.id;
   const calls: ModelCallReport[] = [];
   let messages: BaseMessage[] = [];
   try {

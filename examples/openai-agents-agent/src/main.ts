@@ -72,7 +72,7 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
   const session = await createCtxkitSession({
     pluginId: scenario.pluginId,
     config: { maxContextTokens: scenario.maxContextTokens, reserveOutputTokens: 0 },
-    sessionId: record.id.replace(/[^A-Za-z0-9._:@-]/g, '_'),
+    sessionId: record.id,
     instructions: record.systemPrompt,
     waitForIdle: true,
     onPayload: (payload) => payloads.push(payload),
