@@ -1,6 +1,5 @@
 import {
   SerialQueue,
-  assertHistoryShape,
   computeBudget,
   DisposedError,
   LLMNotConfiguredError,
@@ -157,7 +156,7 @@ export class SummarizationStrategy implements ContextManager {
   // ---------------------------------------------------------------- composition
 
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions): Promise<Composition> {
-    assertHistoryShape(history);
+    this.composer.checkHistoryShape(history);
     await this.scheduler.load();
     this.scheduler.resyncIfStale(history);
     const turn = turnStarts(history).length;

@@ -1,6 +1,5 @@
 import {
   SerialQueue,
-  assertHistoryShape,
   computeBudget,
   contentText,
   CtxkitError,
@@ -85,7 +84,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
 
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
     this.assertUsable('composePayload');
-    assertHistoryShape(history);
+    this.composer.checkHistoryShape(history);
     return this.queue.run(async () => {
       const persisted = await this.extractNew(history);
       return this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options);
@@ -94,7 +93,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     this.assertUsable('onTurnComplete');
-    assertHistoryShape(newHistory);
+    this.composer.checkHistoryShape(newHistory);
     await this.queue.run(async () => {
       await this.extractNew(newHistory);
     });

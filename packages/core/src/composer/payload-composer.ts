@@ -109,7 +109,7 @@ export class PayloadComposer {
    */
   compose(request: ComposeRequest): ComposedPayload {
     const { counter, owner } = this.options;
-    this.assertShape(request.history);
+    this.checkHistoryShape(request.history);
     const budget = this.options.budget();
     const original = request.history;
     const n = original.length;
@@ -245,11 +245,13 @@ export class PayloadComposer {
   }
 
   /**
-   * Every strategy refuses the same malformed histories: the messages new since the previous call
-   * (all of them when the history is not the previous one grown) are checked.
+   * The history check `compose` makes, so that every strategy refuses the same malformed histories:
+   * the messages new since the previous check (all of them when the history is not the previously
+   * checked one grown) are checked. A strategy that must check before composing (it extracts or
+   * folds first) calls this instead of a full check, and `compose` then has nothing left to check.
    * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`)
    */
-  private assertShape(history: ReadonlyArray<unknown>): void {
+  checkHistoryShape(history: ReadonlyArray<unknown>): void {
     const checked = this.checked;
     const grown = Array.isArray(history) && checked !== undefined && checked.length > 0 && history.length >= checked.length && history[0] === checked.first && history[checked.length - 1] === checked.last;
     this.checked = undefined;
