@@ -16,6 +16,9 @@ for (const group of groups) {
 
 module.exports = {
   projects: dirs.map(project),
+  // jest's default leaves one core to its parent process, which only waits: on a 2-core machine
+  // that is one worker for the whole suite. Use every core.
+  maxWorkers: '100%',
   globalSetup: path.join(__dirname, 'jest.global-setup.js'),
   testTimeout: 30000,
 };

@@ -117,12 +117,21 @@ export function longHistoryCases(): ConformanceCase[] {
   ];
 }
 
+/** At most `limit` items, evenly spaced from the first; all of them when `limit` is absent. */
+function sampleEvenly<T>(items: readonly T[], limit: number | undefined): readonly T[] {
+  if (limit === undefined || items.length <= limit) return items;
+  const step = items.length / Math.max(1, limit);
+  return Array.from({ length: Math.max(1, limit) }, (_, i) => items[Math.floor(i * step)]!);
+}
+
 /** Options of {@link conversationCases}. */
 export interface ConversationCaseOptions {
   /** Budgets to rotate through, record by record (those that leave at least half for history). */
   budgets?: readonly CaseBudget[];
   /** At most this many composePayload calls per record (evenly sampled, always the last). @default 16 */
   maxComposePerRecord?: number;
+  /** At most this many records of the file (evenly sampled, the first always in). @default every record */
+  recordsPerFile?: number;
   /** Counter used to choose budgets that fit the system prompt and tools. @default heuristic */
   counter?: ITokenCounter;
 }
@@ -135,7 +144,8 @@ export function conversationCases(name: BundledConversationName | string, option
   const budgets = options.budgets ?? [{ maxContextTokens: 4096, reserveOutputTokens: 512 }, BUDGET_8K, { maxContextTokens: 16384, reserveOutputTokens: 2048 }, BUDGET_32K];
   const maxCompose = options.maxComposePerRecord ?? 16;
   const counter = options.counter ?? new HeuristicTokenCounter('gpt-4o');
-  return loadConversations(name).map((record, recordIndex) => {
+  const records = sampleEvenly(loadConversations(name), options.recordsPerFile);
+  return records.map((record, recordIndex) => {
     const tools = record.tools ?? [];
     const mandatory = counter.countMessages([{ role: 'system', content: record.systemPrompt }]) + counter.countTools(tools);
     const fitting = budgets.filter((b) => mandatory * 2 <= b.maxContextTokens - b.reserveOutputTokens);

@@ -18,7 +18,7 @@ export type { ConformanceContextInput, ConformanceLLM, RecordingContext } from '
 export { CONFORMANCE_EPOCH_MS, createConformanceContext } from './conformance-context';
 export type { ConformanceCaseResult, ConformanceTarget } from './run-conformance-case';
 export { runConformanceCase } from './run-conformance-case';
-export type { ConformanceOptions, ConformanceReport, DescribeFn, ItFn } from './strategy-tester';
+export type { ConformanceDepth, ConformanceOptions, ConformanceReport, DescribeFn, ItFn } from './strategy-tester';
 export { checkConformance, runConformance, runConformanceCases, runPropertyCases, StrategyTester } from './strategy-tester';
 export type { ConversationCaseOptions } from './conformance-cases';
 export { budgetCases, conversationCases, hostileCases, longHistoryCases } from './conformance-cases';

@@ -12,7 +12,9 @@ import type { StrategyContext, StrategyFactory } from '../plugins/strategy-plugi
 import { checkPayload } from './check-payload';
 import type { ConformanceCase } from './conformance-case';
 import { budgetCases, hostileCases } from './conformance-cases';
+import { BUNDLED_CONVERSATIONS } from './conversation-record';
 import { freezeDeep } from './freeze-deep';
+import { loadConversations } from './load-conversations';
 import { checkConformance, runConformance } from './strategy-tester';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
 
@@ -198,6 +200,34 @@ const invariantsOf = async (flaw: Flaw, cases: ConformanceCase[] = [small]) =>
 describe('runConformance', () => {
   // the heuristic counter keeps this self-test fast; plugins run the suite with the default exact counter
   runConformance('reference strategy (newest whole groups that fit)', { factory: referenceStrategy(), numRuns: 30, context: () => ({ counter: new HeuristicTokenCounter('gpt-4o') }) });
+});
+
+describe('conformance depth', () => {
+  const heuristic = () => ({ counter: new HeuristicTokenCounter('gpt-4o') });
+  const saved = process.env.CTXKIT_CONFORMANCE_DEPTH;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.CTXKIT_CONFORMANCE_DEPTH;
+    else process.env.CTXKIT_CONFORMANCE_DEPTH = saved;
+  });
+
+  it('replays 8 records per bundled file by default and every record at full depth', async () => {
+    delete process.env.CTXKIT_CONFORMANCE_DEPTH;
+    const quick = await checkConformance({ factory: referenceStrategy(), cases: ['conversation'], context: heuristic });
+    const full = await checkConformance({ factory: referenceStrategy(), cases: ['conversation'], context: heuristic, depth: 'full' });
+    expect(quick.failures).toEqual([]);
+    const recordCounts = BUNDLED_CONVERSATIONS.map((name) => loadConversations(name).length);
+    expect(quick.cases).toBe(recordCounts.reduce((sum, count) => sum + Math.min(8, count), 0));
+    expect(full.cases).toBeGreaterThan(100);
+    expect(full.composeCalls).toBeGreaterThan(quick.composeCalls * 10);
+  }, 60_000);
+
+  it('takes the depth from CTXKIT_CONFORMANCE_DEPTH and rejects an unknown value with the fix', async () => {
+    process.env.CTXKIT_CONFORMANCE_DEPTH = 'full';
+    const fromEnvironment = await checkConformance({ factory: referenceStrategy(), cases: ['conversation'], context: heuristic, recordsPerFile: 3 });
+    expect(fromEnvironment.cases).toBe(BUNDLED_CONVERSATIONS.map((name) => Math.min(3, loadConversations(name).length)).reduce((a, b) => a + b, 0));
+    process.env.CTXKIT_CONFORMANCE_DEPTH = 'deep';
+    await expect(checkConformance({ factory: referenceStrategy(), cases: [small] })).rejects.toThrow(/use "quick" or "full"/);
+  }, 60_000);
 });
 
 describe('checkConformance', () => {

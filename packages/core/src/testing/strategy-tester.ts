@@ -11,8 +11,51 @@ export type DescribeFn = (name: string, body: () => void) => void;
 /** A test-framework `it` taking an optional timeout. */
 export type ItFn = (name: string, body: () => Promise<void>, timeout?: number) => void;
 
+/**
+ * How much of the suite runs. `quick` (the default) keeps every case family but samples: 12
+ * generated histories, 8 records of each bundled conversation file with up to 8 composePayload
+ * calls each; a simple strategy passes it in seconds. `full` replays every record of every bundled
+ * file (up to 16 calls each) and runs 40 generated histories: run it before a release or in CI,
+ * with `depth: 'full'` or the environment variable `CTXKIT_CONFORMANCE_DEPTH=full`.
+ */
+export type ConformanceDepth = 'quick' | 'full';
+
+interface DepthSettings {
+  numRuns: number;
+  recordsPerFile: number | undefined;
+  maxComposePerRecord: number;
+}
+
+const DEPTH_SETTINGS: Record<ConformanceDepth, DepthSettings> = {
+  quick: { numRuns: 12, recordsPerFile: 8, maxComposePerRecord: 8 },
+  full: { numRuns: 40, recordsPerFile: undefined, maxComposePerRecord: 16 },
+};
+
+/** The depth asked for: the option, else `CTXKIT_CONFORMANCE_DEPTH`, else `quick`. */
+function depthOf(options: Pick<ConformanceOptions, 'depth'>): ConformanceDepth {
+  if (options.depth) return options.depth;
+  const fromEnvironment = process.env.CTXKIT_CONFORMANCE_DEPTH;
+  if (fromEnvironment === undefined || fromEnvironment === '' || fromEnvironment === 'quick') return 'quick';
+  if (fromEnvironment === 'full') return 'full';
+  throw new TypeError(`CTXKIT_CONFORMANCE_DEPTH is "${fromEnvironment}"; use "quick" or "full" (or unset it for quick).`);
+}
+
+/** The options with the depth's sampling filled in where the caller did not set them. */
+function settingsOf<TConfig>(options: ConformanceOptions<TConfig>): DepthSettings & { depth: ConformanceDepth } {
+  const depth = depthOf(options);
+  const defaults = DEPTH_SETTINGS[depth];
+  return {
+    depth,
+    numRuns: options.numRuns ?? defaults.numRuns,
+    recordsPerFile: options.recordsPerFile ?? defaults.recordsPerFile,
+    maxComposePerRecord: options.maxComposePerRecord ?? defaults.maxComposePerRecord,
+  };
+}
+
 /** Options of {@link runConformance}. */
 export interface ConformanceOptions<TConfig = Record<string, unknown>> extends ConformanceTarget<TConfig> {
+  /** How much of the suite runs (see {@link ConformanceDepth}). @default `CTXKIT_CONFORMANCE_DEPTH`, else 'quick' */
+  depth?: ConformanceDepth;
   /**
    * Which case families to run, or extra cases of your own.
    * @default every family: property, hostile, budget, long-history, conversation
@@ -20,12 +63,14 @@ export interface ConformanceOptions<TConfig = Record<string, unknown>> extends C
   cases?: ReadonlyArray<CaseFamily | ConformanceCase>;
   /** Budgets of the generated cases. @default 2K, 8K and 32K */
   budgets?: readonly CaseBudget[];
-  /** Runs of the property-based case. @default 40 */
+  /** Runs of the property-based case. @default 12 quick, 40 full */
   numRuns?: number;
   /** fast-check seed, fixed so that CI is reproducible. @default 20250101 */
   seed?: number;
-  /** composePayload calls per bundled record at most (evenly sampled). @default 16 */
+  /** composePayload calls per bundled record at most (evenly sampled). @default 8 quick, 16 full */
   maxComposePerRecord?: number;
+  /** Records replayed per bundled conversation file (evenly sampled). @default 8 quick, every record full */
+  recordsPerFile?: number;
   /** Test framework functions. @default the global `describe` / `it` */
   describe?: DescribeFn;
   it?: ItFn;
@@ -97,13 +142,14 @@ export async function runPropertyCases<TConfig>(target: ConformanceTarget<TConfi
  */
 export async function checkConformance<TConfig>(options: ConformanceOptions<TConfig>): Promise<ConformanceReport> {
   const { families, custom } = familiesOf(options);
+  const settings = settingsOf(options);
   const reports: ConformanceReport[] = [];
-  if (families.has('property')) reports.push(await runPropertyCases(options, options));
+  if (families.has('property')) reports.push(await runPropertyCases(options, { ...options, numRuns: settings.numRuns }));
   const cases: ConformanceCase[] = [
     ...(families.has('hostile') ? hostileCases() : []),
     ...(families.has('budget') ? budgetCases() : []),
     ...(families.has('long-history') ? longHistoryCases() : []),
-    ...(families.has('conversation') ? BUNDLED_CONVERSATIONS.flatMap((name) => conversationCases(name, { maxComposePerRecord: options.maxComposePerRecord })) : []),
+    ...(families.has('conversation') ? BUNDLED_CONVERSATIONS.flatMap((name) => conversationCases(name, settings)) : []),
     ...custom,
   ];
   reports.push(await runConformanceCases(options, cases));
@@ -118,8 +164,9 @@ function assertNoFailures(subject: string, report: ConformanceReport): void {
  * The conformance suite (shipped like ESLint's RuleTester). Registers one test
  * per case family under `describe(name)`, using jest's globals unless `describe`/`it` are given:
  * property-based cases over generated histories, hostile inputs, budget overflow, a 10,000-message
- * history, and every record of the bundled tau-bench and OpenHands conversations replayed turn by
- * turn. Each test fails with a {@link ConformanceError} listing what broke.
+ * history, and records of the bundled tau-bench and OpenHands conversations replayed turn by turn
+ * (a sample by default; every record with `depth: 'full'`, see {@link ConformanceDepth}). Each
+ * test fails with a {@link ConformanceError} listing what broke.
  *
  * @throws ConformanceError (`CTXKIT_STRATEGY_ERROR`) from a test, when the strategy breaks an invariant
  */
@@ -132,10 +179,11 @@ export function runConformance<TConfig = Record<string, unknown>>(name: string, 
   }
   const timeout = options.timeout ?? 120_000;
   const { families, custom } = familiesOf(options);
+  const settings = settingsOf(options);
   describeFn(name, () => {
     if (families.has('property')) {
-      itFn(`keeps every invariant on ${options.numRuns ?? 40} generated histories (tool-call groups, Japanese and emoji, huge outputs, reused ids)`, async () => {
-        assertNoFailures(name, await runPropertyCases(options, options));
+      itFn(`keeps every invariant on ${settings.numRuns} generated histories (tool-call groups, Japanese and emoji, huge outputs, reused ids)`, async () => {
+        assertNoFailures(name, await runPropertyCases(options, { ...options, numRuns: settings.numRuns }));
       }, timeout);
     }
     if (families.has('hostile')) {
@@ -155,8 +203,9 @@ export function runConformance<TConfig = Record<string, unknown>>(name: string, 
     }
     if (families.has('conversation')) {
       for (const file of BUNDLED_CONVERSATIONS) {
-        itFn(`keeps every invariant replaying every record of ${file} turn by turn`, async () => {
-          assertNoFailures(name, await runConformanceCases(options, conversationCases(file, { maxComposePerRecord: options.maxComposePerRecord })));
+        const which = settings.recordsPerFile === undefined ? 'every record' : `${settings.recordsPerFile} sampled records`;
+        itFn(`keeps every invariant replaying ${which} of ${file} turn by turn (${settings.depth})`, async () => {
+          assertNoFailures(name, await runConformanceCases(options, conversationCases(file, settings)));
         }, timeout);
       }
     }
