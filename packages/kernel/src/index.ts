@@ -22,10 +22,7 @@ export type { ProviderProblem } from './providers/validate-for-provider';
 export { findAnthropicProblems, findProviderProblems, validateForProvider } from './providers/validate-for-provider';
 
 // LLM clients
-export type { ResolvedRetryOptions, RetryOptions } from './llm/retry-policy';
-export { backoffDelay, DEFAULT_RETRY_OPTIONS, isRetryableStatus, parseRetryAfter, resolveRetryOptions } from './llm/retry-policy';
-export type { JsonRequest, JsonResponse } from './llm/send-json-request';
-export { sendJsonRequest } from './llm/send-json-request';
+export type { RetryOptions } from './llm/retry-options';
 export type { OpenAICompatibleClientOptions } from './llm/openai-compatible-client';
 export { OPENAI_DEFAULT_BASE_URL, OpenAICompatibleClient } from './llm/openai-compatible-client';
 export type { AnthropicClientOptions } from './llm/anthropic-client';

@@ -3,7 +3,6 @@ import { loadConversations } from '@ctxkit/core/testing';
 import { hang, json, LoopbackProviderServer, raw, refusedUrl } from '../__fixtures__/loopback-provider-server';
 import { AnthropicClient } from './anthropic-client';
 
-const fastRetry = { baseDelayMs: 1, maxDelayMs: 5, random: () => 0 };
 const reply = (content: unknown[], usage: Record<string, unknown> = { input_tokens: 30, output_tokens: 5 }) => ({
   id: 'msg_1',
   type: 'message',
@@ -20,7 +19,7 @@ describe('AnthropicClient', () => {
 
   beforeEach(async () => {
     server = await LoopbackProviderServer.start();
-    client = new AnthropicClient({ baseURL: server.url, apiKey: 'sk-ant-secret', retry: fastRetry, env: {} });
+    client = new AnthropicClient({ baseURL: server.url, apiKey: 'sk-ant-secret', env: {} });
   });
   afterEach(async () => server.close());
 
@@ -42,7 +41,8 @@ describe('AnthropicClient', () => {
       expect(answer.finishReason).toBe('end_turn');
       const [request] = server.requests;
       expect(request!.url).toBe('/v1/messages');
-      expect(request!.headers['x-api-key']).toBe('sk-ant-secret');
+      // The SDK sends the key as a bearer token (the hand-written client sent x-api-key).
+      expect(request!.headers.authorization).toBe('Bearer sk-ant-secret');
       expect(request!.headers['anthropic-version']).toBe('2023-06-01');
       expect(request!.body).toEqual({
         model: 'claude-haiku-4-5',
@@ -90,12 +90,44 @@ describe('AnthropicClient', () => {
     });
 
     it('times out on a server that hangs', async () => {
+      const once = new AnthropicClient({ baseURL: server.url, apiKey: 'sk-ant-secret', retry: { maxRetries: 0 }, env: {} });
       server.answer(hang());
-      await expect(client.complete({ messages: [{ role: 'user', content: 'x' }], timeoutMs: 40 })).rejects.toBeInstanceOf(LLMTimeoutError);
+      const error = await once.complete({ messages: [{ role: 'user', content: 'x' }], timeoutMs: 40 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(LLMTimeoutError);
+      expect((error as LLMTimeoutError).details).toMatchObject({ timeoutMs: 40, aborted: false, attempts: 1 });
+    });
+
+    it('ends at once when the caller aborts', async () => {
+      server.answer(hang());
+      const controller = new AbortController();
+      const pending = client.complete({ messages: [{ role: 'user', content: 'x' }], signal: controller.signal });
+      setTimeout(() => controller.abort(), 10);
+      const error = (await pending.catch((e: unknown) => e)) as LLMTimeoutError;
+      expect(error).toBeInstanceOf(LLMTimeoutError);
+      expect(error.details.aborted).toBe(true);
+    });
+
+    it('reports the wait a 429 asks for, and the API version and headers it is given', async () => {
+      const once = new AnthropicClient({ baseURL: server.url, apiKey: 'k', apiVersion: '2024-01-01', headers: { 'x-team': 'docs' }, retry: { maxRetries: 0 }, env: {} });
+      server.answer(json(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your rate limit' } }, { 'retry-after': '3' }));
+      const error = (await once.complete({ messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as LLMRequestError;
+      expect(error).toBeInstanceOf(LLMRequestError);
+      expect(error.retryable).toBe(true);
+      expect(error.details).toMatchObject({ status: 429, retryAfterMs: 3000, sdkError: 'RateLimitError', attempts: 1 });
+      expect(error.message).toMatch(/exceeded your rate limit/);
+      expect(server.requests[0]!.headers['anthropic-version']).toBe('2024-01-01');
+      expect(server.requests[0]!.headers['x-team']).toBe('docs');
+    });
+
+    it('sends max_tokens from defaultMaxOutputTokens when the request gives none, and the temperature it gives', async () => {
+      const capped = new AnthropicClient({ baseURL: server.url, apiKey: 'k', defaultMaxOutputTokens: 256, model: 'claude-sonnet-4', env: {} });
+      server.answer(json(200, reply([{ type: 'text', text: 'ok' }])));
+      await capped.complete({ messages: [{ role: 'user', content: 'x' }], temperature: 0.2 });
+      expect(server.requests[0]!.body).toMatchObject({ model: 'claude-sonnet-4', max_tokens: 256, temperature: 0.2 });
     });
 
     it('reports a refused connection', async () => {
-      const refused = new AnthropicClient({ baseURL: await refusedUrl(), apiKey: 'k', retry: { ...fastRetry, maxRetries: 1 }, env: {} });
+      const refused = new AnthropicClient({ baseURL: await refusedUrl(), apiKey: 'k', retry: { maxRetries: 1 }, env: {} });
       const error = (await refused.complete({ messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as LLMRequestError;
       expect(error.details.networkCode).toBe('ECONNREFUSED');
       expect(error.details.attempts).toBe(2);

@@ -1,20 +1,15 @@
-import {
-  LLMNotConfiguredError,
-  LLMResponseError,
-  toTokenUsage,
-  type LLMClient,
-  type LLMCompletion,
-  type LLMCompletionRequest,
-  type ProviderUsage,
-} from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsNonStreaming, MessageParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
-import type { RetryOptions } from './retry-policy';
-import { sendJsonRequest } from './send-json-request';
+import { assistantCompletion } from './assistant-completion';
+import type { RetryOptions } from './retry-options';
+import { sendThroughSdk } from './send-through-sdk';
 
 /** The public Anthropic endpoint, used when no base URL is given. */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
-/** The `anthropic-version` header sent by default. */
+/** The `anthropic-version` header sent by default: the Messages API version ctxkit's adapter writes. */
 export const ANTHROPIC_API_VERSION = '2023-06-01';
 
 /** Options of {@link AnthropicClient}. Every field falls back to its environment variable. */
@@ -29,7 +24,7 @@ export interface AnthropicClientOptions {
   defaultMaxOutputTokens?: number;
   /** @default '2023-06-01' */
   apiVersion?: string;
-  /** Per-attempt timeout. @default 60000 */
+  /** Per-attempt timeout (a timed-out attempt is retried). @default 60000 */
   timeoutMs?: number;
   retry?: RetryOptions;
   headers?: Record<string, string>;
@@ -42,11 +37,12 @@ export interface AnthropicClientOptions {
 }
 
 /**
- * An `ILLMClient` for the Anthropic Messages API over `fetch`: the system prompt goes apart, tool
- * calls and results become `tool_use` / `tool_result` blocks (ids made unique where the history
- * reuses one), thinking blocks travel with their `tool_use`. Every request is checked with
- * `validateForProvider('anthropic', …)` first, runs with a timeout and is retried on 429/5xx/529
- * and network errors.
+ * An `ILLMClient` for the Anthropic Messages API on the official `@anthropic-ai/sdk`: the system
+ * prompt goes apart, tool calls and results become `tool_use` / `tool_result` blocks (ids made
+ * unique where the history reuses one), thinking blocks travel with their `tool_use`. Every request
+ * is checked with `validateForProvider('anthropic', …)` first; the SDK runs it with the timeout and
+ * retries 408/409/429/5xx (529 included) answers, network errors and timed-out attempts with
+ * backoff, honouring `retry-after`.
  *
  * @throws LLMNotConfiguredError (`CTXKIT_LLM_NOT_CONFIGURED`) at construction without a key
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) for a payload Anthropic would reject
@@ -58,68 +54,65 @@ export class AnthropicClient implements LLMClient {
   readonly defaultModel: string;
   readonly offline = false;
   readonly baseURL: string;
-  private readonly apiKey: string;
   private readonly options: AnthropicClientOptions;
+  private readonly sdk: Anthropic;
 
   constructor(options: AnthropicClientOptions = {}) {
     const env = options.env ?? process.env;
     this.options = options;
     const apiKey = options.apiKey ?? (env.ANTHROPIC_API_KEY || undefined);
     if (apiKey === undefined) throw new LLMNotConfiguredError('AnthropicClient (no ANTHROPIC_API_KEY)');
-    this.apiKey = apiKey;
     this.baseURL = (options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
     this.defaultModel = options.model ?? (env.ANTHROPIC_MODEL || 'claude-haiku-4-5');
     this.name = options.name ?? `anthropic:${this.defaultModel}`;
+    this.sdk = new Anthropic({
+      apiKey,
+      baseURL: this.baseURL,
+      timeout: options.timeoutMs ?? 60_000,
+      maxRetries: options.retry?.maxRetries ?? 2,
+      defaultHeaders: { 'anthropic-version': options.apiVersion ?? ANTHROPIC_API_VERSION, ...(options.headers ?? {}) },
+    });
   }
 
   async complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
     validateForProvider('anthropic', request.messages);
     const model = request.model ?? this.defaultModel;
     const conversation = toAnthropicMessages(request.messages);
-    const body: Record<string, unknown> = {
+    // `temperature` is no longer in the SDK's request type; the Messages API version sent
+    // (`apiVersion`) still takes it, and the SDK sends the body as it is given.
+    const body: MessageCreateParamsNonStreaming & { temperature?: number } = {
       model,
       max_tokens: request.maxOutputTokens ?? this.options.defaultMaxOutputTokens ?? 4096,
-      messages: conversation.messages,
+      // ctxkit's adapter writes the wire shape; its block types are looser than the SDK's (a
+      // thinking block's signature is optional in ctxkit, an image's media type any string).
+      messages: conversation.messages as MessageParam[],
     };
     if (conversation.system !== undefined) body.system = conversation.system;
-    if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools);
+    if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools) as ToolUnion[];
     if (request.temperature !== undefined) body.temperature = request.temperature;
 
-    const { json, attempts, status } = await sendJsonRequest({
-      client: this.name,
-      model,
-      url: `${this.baseURL}/v1/messages`,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
-        'x-api-key': this.apiKey,
-        'anthropic-version': this.options.apiVersion ?? ANTHROPIC_API_VERSION,
-        ...(this.options.headers ?? {}),
+    const timeoutMs = Math.max(1, Math.ceil(request.timeoutMs ?? this.options.timeoutMs ?? 60_000));
+    const { answer, attempts, status } = await sendThroughSdk(
+      {
+        client: this.name,
+        model,
+        url: `${this.baseURL}/v1/messages`,
+        timeoutMs,
+        errors: Anthropic,
+        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
       },
-      body,
-      timeoutMs: request.timeoutMs ?? this.options.timeoutMs ?? 60_000,
-      ...(request.signal ? { signal: request.signal } : {}),
-      ...(this.options.retry ? { retry: this.options.retry } : {}),
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-    });
+      (fetch) => this.sdk.withOptions({ fetch }).messages.create(body, { timeout: timeoutMs, ...(request.signal ? { signal: request.signal } : {}) }),
+    );
 
     const details = { client: this.name, model, status, attempts };
-    const answer = json as { content?: unknown; usage?: ProviderUsage; model?: unknown; stop_reason?: unknown; type?: unknown } | null;
-    if (answer === null || typeof answer !== 'object') throw new LLMResponseError('the body is not a JSON object', details);
-    if (answer.type === 'error') throw new LLMResponseError('the body is an error object', details);
-    if (!Array.isArray(answer.content)) throw new LLMResponseError('the answer has no content array', details);
-    const message = fromAnthropicContent(answer.content, this.name);
-    const text = message.content ?? '';
-    if (text.trim() === '' && !(message.tool_calls && message.tool_calls.length > 0)) {
-      throw new LLMResponseError('the answer is empty (no text and no tool calls)', { ...details, finishReason: answer.stop_reason });
-    }
-    const completion: LLMCompletion = {
-      message,
-      text,
-      usage: toTokenUsage(answer.usage),
-      model: typeof answer.model === 'string' ? answer.model : model,
-    };
-    if (typeof answer.stop_reason === 'string') completion.finishReason = answer.stop_reason;
-    return completion;
+    const reply = answer as unknown as { content?: unknown; usage?: ProviderUsage; model?: unknown; stop_reason?: unknown; type?: unknown } | null | undefined;
+    if (reply === null || reply === undefined || typeof reply !== 'object') throw new LLMResponseError('the body is not a JSON object', details);
+    if (reply.type === 'error') throw new LLMResponseError('the body is an error object', details);
+    if (!Array.isArray(reply.content)) throw new LLMResponseError('the answer has no content array', details);
+    return assistantCompletion(
+      { message: fromAnthropicContent(reply.content, this.name), usage: reply.usage, model: reply.model, finishReason: reply.stop_reason },
+      model,
+      details,
+    );
   }
 }

@@ -1,7 +1,7 @@
 import type { LLMClient } from '@ctxkit/core';
 import { AnthropicClient } from './anthropic-client';
 import { OpenAICompatibleClient } from './openai-compatible-client';
-import type { RetryOptions } from './retry-policy';
+import type { RetryOptions } from './retry-options';
 
 /** Options of {@link createLLMClientFromEnv}. */
 export interface LLMClientFromEnvOptions {

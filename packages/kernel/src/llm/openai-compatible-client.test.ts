@@ -2,7 +2,6 @@ import { CtxkitError, ErrorCodes, LLMRequestError, LLMResponseError, LLMTimeoutE
 import { hang, json, LoopbackProviderServer, raw, refusedUrl, truncated } from '../__fixtures__/loopback-provider-server';
 import { OpenAICompatibleClient } from './openai-compatible-client';
 
-const fastRetry = { baseDelayMs: 1, maxDelayMs: 5, random: () => 0 };
 const ask: ChatMessage[] = [
   { role: 'system', content: 'You are terse.' },
   { role: 'user', content: 'Say hi.' },
@@ -30,7 +29,7 @@ describe('OpenAICompatibleClient', () => {
 
   beforeEach(async () => {
     server = await LoopbackProviderServer.start();
-    client = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', model: 'gpt-4o-mini', retry: fastRetry, env: {} });
+    client = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', model: 'gpt-4o-mini', env: {} });
   });
   afterEach(async () => server.close());
 
@@ -121,21 +120,86 @@ describe('OpenAICompatibleClient', () => {
       await expect(client.complete({ messages: ask })).rejects.toThrow(/empty/);
     });
 
-    it('retries a body cut short and reports it when it keeps happening', async () => {
+    it('reports a body cut short after the headers as a retryable LLMRequestError', async () => {
       server.answer(truncated(JSON.stringify(chat({ content: 'partial answer' }))));
       const error = await failure(client.complete({ messages: ask }));
       expect(error).toBeInstanceOf(LLMRequestError);
-      expect(error.message).toMatch(/closed before the whole answer arrived/);
-      expect(server.requests).toHaveLength(3);
+      expect(error.message).toMatch(/closed before the whole answer arrived \(HTTP 200\)/);
+      expect((error as LLMRequestError).retryable).toBe(true);
+      // The SDK retries failed connections and timed-out attempts, not a body cut short once the
+      // headers of a 2xx answer have arrived: one request, where the hand-written client made three.
+      expect(error.details.attempts).toBe(1);
+      expect(server.requests).toHaveLength(1);
     });
 
-    it('times out on a server that hangs', async () => {
+    it('times out on a server that hangs, after retrying the timed-out attempts', async () => {
       server.answer(hang());
       const error = await failure(client.complete({ messages: ask, timeoutMs: 50 }));
       expect(error).toBeInstanceOf(LLMTimeoutError);
       expect(error.code).toBe(ErrorCodes.LLM_TIMEOUT);
       expect(error.details.timeoutMs).toBe(50);
+      expect(error.details.aborted).toBe(false);
+      // The SDK retries a timed-out attempt like a failed connection (the hand-written client gave
+      // up after the first); retry.maxRetries 0 makes one attempt the whole deadline.
+      expect(error.details.attempts).toBe(3);
+    });
+
+    it('makes one attempt when retry.maxRetries is 0', async () => {
+      const once = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', retry: { maxRetries: 0 }, env: {} });
+      server.answer(json(503, { error: { message: 'overloaded' } }));
+      const error = await failure(once.complete({ messages: ask }));
+      expect((error as LLMRequestError).status).toBe(503);
+      expect(error.details.attempts).toBe(1);
       expect(server.requests).toHaveLength(1);
+    });
+
+    it('reports the wait a 429 asks for when no retry is left', async () => {
+      const once = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', retry: { maxRetries: 0 }, env: {} });
+      server.answer(json(429, { error: { message: 'Rate limit reached for requests' } }, { 'retry-after': '7' }));
+      const error = await failure(once.complete({ messages: ask }));
+      expect(error).toBeInstanceOf(LLMRequestError);
+      expect((error as LLMRequestError).retryable).toBe(true);
+      expect(error.details).toMatchObject({ status: 429, retryAfterMs: 7000, sdkError: 'RateLimitError' });
+      expect(error.message).toMatch(/HTTP 429: Rate limit reached for requests/);
+    });
+
+    it('maps a 401 to a non-retryable LLMRequestError that says to check the key', async () => {
+      server.answer(json(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } }));
+      const error = await failure(client.complete({ messages: ask }));
+      expect((error as LLMRequestError).retryable).toBe(false);
+      expect(error.details.sdkError).toBe('AuthenticationError');
+      expect(error.fix).toMatch(/API key/);
+      expect(server.requests).toHaveLength(1);
+      expect(JSON.stringify(error.toJSON())).not.toContain('sk-test-secret');
+    });
+
+    it('sends no authorization header to a local server without a key, and the extra headers it is given', async () => {
+      const local = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, model: 'llama3.1', headers: { 'HTTP-Referer': 'https://example.test' }, env: {} });
+      server.answer(json(200, chat({ content: 'Hi.' })));
+      await local.complete({ messages: ask, maxOutputTokens: 8 });
+      const [request] = server.requests;
+      expect(request!.headers.authorization).toBeUndefined();
+      expect(request!.headers['http-referer']).toBe('https://example.test');
+      expect(request!.body).toEqual({ model: 'llama3.1', messages: ask, max_tokens: 8 });
+    });
+
+    it('sends max_completion_tokens when told to, and the request model over the default', async () => {
+      const named = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'k', maxTokensField: 'max_completion_tokens', env: {} });
+      server.answer(json(200, chat({ content: 'Hi.' })));
+      await named.complete({ messages: ask, maxOutputTokens: 12, model: 'gpt-4.1-nano' });
+      expect(server.requests[0]!.body).toEqual({ model: 'gpt-4.1-nano', messages: ask, max_completion_tokens: 12 });
+    });
+
+    it('sends through the fetch it is given', async () => {
+      const seen: string[] = [];
+      const recording: typeof fetch = (input, init) => {
+        seen.push(String(input));
+        return fetch(input, init);
+      };
+      const viaFetch = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'k', fetch: recording, env: {} });
+      server.answer(json(200, chat({ content: 'Hi.' })));
+      await viaFetch.complete({ messages: ask });
+      expect(seen).toEqual([`${server.url}/v1/chat/completions`]);
     });
 
     it('ends at once when the caller aborts', async () => {
@@ -149,7 +213,7 @@ describe('OpenAICompatibleClient', () => {
     });
 
     it('reports a refused connection as a retryable network error after retries', async () => {
-      const refused = new OpenAICompatibleClient({ baseURL: `${await refusedUrl()}/v1`, model: 'llama3.1', retry: fastRetry, env: {} });
+      const refused = new OpenAICompatibleClient({ baseURL: `${await refusedUrl()}/v1`, model: 'llama3.1', env: {} });
       const error = await failure(refused.complete({ messages: ask }));
       expect(error).toBeInstanceOf(LLMRequestError);
       expect((error as LLMRequestError).retryable).toBe(true);

@@ -1,16 +1,11 @@
-import {
-  LLMNotConfiguredError,
-  LLMResponseError,
-  toTokenUsage,
-  type LLMClient,
-  type LLMCompletion,
-  type LLMCompletionRequest,
-  type ProviderUsage,
-} from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from '../providers/openai-chat-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
-import type { RetryOptions } from './retry-policy';
-import { sendJsonRequest } from './send-json-request';
+import { assistantCompletion } from './assistant-completion';
+import type { RetryOptions } from './retry-options';
+import { sendThroughSdk } from './send-through-sdk';
 
 /** The public OpenAI endpoint, used when no base URL is given. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -23,11 +18,11 @@ export interface OpenAICompatibleClientOptions {
    * @default env OPENAI_BASE_URL, else https://api.openai.com/v1
    */
   baseURL?: string;
-  /** Bearer key; optional for local servers. @default env OPENAI_API_KEY */
+  /** Bearer key; optional for local servers (no `authorization` header is sent without one). @default env OPENAI_API_KEY */
   apiKey?: string;
   /** Model used when a request names none. @default env OPENAI_MODEL, else gpt-4o-mini */
   model?: string;
-  /** Per-attempt timeout. @default 60000 */
+  /** Per-attempt timeout (a timed-out attempt is retried). @default 60000 */
   timeoutMs?: number;
   retry?: RetryOptions;
   /**
@@ -40,17 +35,21 @@ export interface OpenAICompatibleClientOptions {
   headers?: Record<string, string>;
   /** Client name shown in reports. @default 'openai-compatible:<model>' */
   name?: string;
-  /** Environment to read defaults from. @default process.env */
+  /** Environment to read defaults from (also `OPENAI_ORG_ID`, `OPENAI_PROJECT_ID`). @default process.env */
   env?: Record<string, string | undefined>;
   /** fetch implementation. @default globalThis.fetch */
   fetch?: typeof fetch;
 }
 
+/** The SDK refuses to start without a credential; a client for a keyless local server gets this one and sends no `authorization` header. */
+const KEYLESS = 'keyless-local-server';
+
 /**
- * An `ILLMClient` for OpenAI chat completions over `fetch`: OpenAI itself and every server that
- * speaks the same protocol (Ollama, llama.cpp server, vLLM, OpenRouter). Each request is checked
- * with `validateForProvider('openai-chat', …)` before it is sent, runs with a timeout, and is
- * retried with backoff on 429/5xx and network errors.
+ * An `ILLMClient` for OpenAI chat completions on the official `openai` SDK: OpenAI itself and
+ * every server that speaks the same protocol (Ollama, llama.cpp server, vLLM, OpenRouter). Each
+ * request is checked with `validateForProvider('openai-chat', …)` before it is sent; the SDK runs
+ * it with the timeout and retries 408/409/429/5xx answers, network errors and timed-out attempts
+ * with backoff, honouring `retry-after`.
  *
  * @throws LLMNotConfiguredError (`CTXKIT_LLM_NOT_CONFIGURED`) at construction for api.openai.com
  * without a key
@@ -64,68 +63,72 @@ export class OpenAICompatibleClient implements LLMClient {
   readonly defaultModel: string;
   readonly offline = false;
   readonly baseURL: string;
-  private readonly apiKey: string | undefined;
   private readonly options: OpenAICompatibleClientOptions;
+  private readonly sdk: OpenAI;
 
   constructor(options: OpenAICompatibleClientOptions = {}) {
     const env = options.env ?? process.env;
     this.options = options;
     this.baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
-    this.apiKey = options.apiKey ?? (env.OPENAI_API_KEY || undefined);
+    const apiKey = options.apiKey ?? (env.OPENAI_API_KEY || undefined);
     this.defaultModel = options.model ?? (env.OPENAI_MODEL || 'gpt-4o-mini');
     this.name = options.name ?? `openai-compatible:${this.defaultModel}`;
-    if (this.apiKey === undefined && /^https:\/\/api\.openai\.com/.test(this.baseURL)) {
+    if (apiKey === undefined && /^https:\/\/api\.openai\.com/.test(this.baseURL)) {
       throw new LLMNotConfiguredError('OpenAICompatibleClient for api.openai.com (no OPENAI_API_KEY)');
     }
+    this.sdk = new OpenAI({
+      baseURL: this.baseURL,
+      apiKey: apiKey ?? KEYLESS,
+      organization: env.OPENAI_ORG_ID || null,
+      project: env.OPENAI_PROJECT_ID || null,
+      timeout: options.timeoutMs ?? 60_000,
+      maxRetries: options.retry?.maxRetries ?? 2,
+      defaultHeaders: { ...(options.headers ?? {}), ...(apiKey === undefined ? { authorization: null } : {}) },
+    });
   }
 
   async complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
     validateForProvider('openai-chat', request.messages);
     const model = request.model ?? this.defaultModel;
-    const body: Record<string, unknown> = { model, messages: toOpenAIChatMessages(request.messages) };
+    const body: ChatCompletionCreateParamsNonStreaming = {
+      model,
+      // The canonical message shape is the chat-completions wire shape (see toOpenAIChatMessages).
+      messages: toOpenAIChatMessages(request.messages) as ChatCompletionMessageParam[],
+    };
     if (request.tools && request.tools.length > 0) body.tools = toOpenAIChatTools(request.tools);
-    if (request.maxOutputTokens !== undefined) {
-      const field = this.options.maxTokensField ?? (this.baseURL.startsWith('https://api.openai.com') ? 'max_completion_tokens' : 'max_tokens');
-      body[field] = request.maxOutputTokens;
-    }
+    if (request.maxOutputTokens !== undefined) body[this.maxTokensField()] = request.maxOutputTokens;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.responseFormat === 'json') body.response_format = { type: 'json_object' };
 
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...(this.options.headers ?? {}) };
-    if (this.apiKey !== undefined) headers.authorization = `Bearer ${this.apiKey}`;
-
-    const { json, attempts, status } = await sendJsonRequest({
-      client: this.name,
-      model,
-      url: `${this.baseURL}/chat/completions`,
-      headers,
-      body,
-      timeoutMs: request.timeoutMs ?? this.options.timeoutMs ?? 60_000,
-      ...(request.signal ? { signal: request.signal } : {}),
-      ...(this.options.retry ? { retry: this.options.retry } : {}),
-      ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-    });
+    const timeoutMs = Math.max(1, Math.ceil(request.timeoutMs ?? this.options.timeoutMs ?? 60_000));
+    const { answer, attempts, status } = await sendThroughSdk(
+      {
+        client: this.name,
+        model,
+        url: `${this.baseURL}/chat/completions`,
+        timeoutMs,
+        errors: OpenAI,
+        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      },
+      (fetch) => this.sdk.withOptions({ fetch }).chat.completions.create(body, { timeout: timeoutMs, ...(request.signal ? { signal: request.signal } : {}) }),
+    );
 
     const details = { client: this.name, model, status, attempts };
-    const answer = json as { choices?: unknown; usage?: ProviderUsage; model?: unknown } | null;
-    if (answer === null || typeof answer !== 'object') throw new LLMResponseError('the body is not a JSON object', details);
-    if (!Array.isArray(answer.choices) || answer.choices.length === 0) throw new LLMResponseError('the answer has no choices', details);
-    const choice = answer.choices[0] as { message?: unknown; finish_reason?: unknown };
+    const reply = answer as unknown as { choices?: unknown; usage?: ProviderUsage; model?: unknown } | null | undefined;
+    if (reply === null || reply === undefined || typeof reply !== 'object') throw new LLMResponseError('the body is not a JSON object', details);
+    if (!Array.isArray(reply.choices) || reply.choices.length === 0) throw new LLMResponseError('the answer has no choices', details);
+    const choice = reply.choices[0] as { message?: unknown; finish_reason?: unknown } | null;
     if (choice === null || typeof choice !== 'object' || choice.message === undefined) {
       throw new LLMResponseError('choices[0] has no message', details);
     }
-    const message = fromOpenAIChatMessage(choice.message, this.name);
-    const text = message.content ?? '';
-    if (text.trim() === '' && !(message.tool_calls && message.tool_calls.length > 0)) {
-      throw new LLMResponseError('the answer is empty (no text and no tool calls)', { ...details, finishReason: choice.finish_reason });
-    }
-    const completion: LLMCompletion = {
-      message,
-      text,
-      usage: toTokenUsage(answer.usage),
-      model: typeof answer.model === 'string' ? answer.model : model,
-    };
-    if (typeof choice.finish_reason === 'string') completion.finishReason = choice.finish_reason;
-    return completion;
+    return assistantCompletion(
+      { message: fromOpenAIChatMessage(choice.message, this.name), usage: reply.usage, model: reply.model, finishReason: choice.finish_reason },
+      model,
+      details,
+    );
+  }
+
+  private maxTokensField(): 'max_tokens' | 'max_completion_tokens' {
+    return this.options.maxTokensField ?? (this.baseURL.startsWith('https://api.openai.com') ? 'max_completion_tokens' : 'max_tokens');
   }
 }
