@@ -125,6 +125,11 @@ export { GptTokenizerEncoder, JsTiktokenEncoder } from './token-counting/bpe-enc
 export { BpeTokenCounter, SharedCountCaches } from './token-counting/bpe-token-counter';
 export type { BpeEncodingName, ResolvedEncoding } from './token-counting/model-encodings';
 export { resolveModelEncoding } from './token-counting/model-encodings';
+export type { CalibrationObservation, CountCalibrationOptions, CountCalibrationSnapshot } from './token-counting/calibration/count-calibration';
+export { CountCalibration } from './token-counting/calibration/count-calibration';
+export { CalibratedTokenCounter } from './token-counting/calibration/calibrated-token-counter';
+export type { AnchoredCount, CountedPayload } from './token-counting/calibration/usage-anchored-count';
+export { UsageAnchoredCount } from './token-counting/calibration/usage-anchored-count';
 export { BoundedCountCache, DEFAULT_COUNT_CACHE_ENTRIES } from './token-counting/bounded-count-cache';
 export { contentDigest } from './token-counting/content-digest';
 export type { TextPartOptions } from './token-counting/text-parts';
