@@ -33,6 +33,13 @@ export interface CallObservation {
   factsActive: number;
   factsPresent: number;
   factsRecoverable: number;
+  /**
+   * Tokens of this payload that repeat the previous payload's start (tools, then whole leading
+   * messages): what a provider's prompt cache can serve. 0 for the first call and rejected calls.
+   */
+  repeatedPrefixTokens: number;
+  /** True when the whole history (with system prompt and tools) fits the budget at this call. */
+  fitsWhole: boolean;
   /** Set when composePayload rejected; the call then sent nothing. */
   error?: { code: string; message: string };
 }

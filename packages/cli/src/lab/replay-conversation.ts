@@ -13,6 +13,7 @@ import type { NeededFact } from '../quality/needed-fact';
 import { neededFacts } from '../quality/needed-facts';
 import type { CallObservation } from './call-observation';
 import { payloadText } from './payload-text';
+import { repeatedPrefixTokens, type SentPayload } from './repeated-prefix';
 import { replayPoints, type ReplayPoint } from './replay-points';
 import type { TranscriptRecord } from './transcript-record';
 
@@ -60,6 +61,7 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
   const factsAt = new Map<number, NeededFact[]>();
   for (const fact of options.facts ?? neededFacts(record, lastCompose)) factsAt.set(fact.neededAt, [...(factsAt.get(fact.neededAt) ?? []), fact]);
   const observations: CallObservation[] = [];
+  let previous: SentPayload | undefined;
   // Prefix sums of message counts: "sending everything" at each point without recounting.
   const prefix: number[] = [counter.countMessage(system)];
   for (let index = 1; index < record.messages.length; index++) prefix.push(prefix[index - 1]! + counter.countMessage(record.messages[index]!));
@@ -81,6 +83,8 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
       const milliseconds = performance.now() - started;
       sent = payload;
       const sentTokens = counter.countMessages(payload.messages) + counter.countTools(payload.tools);
+      const repeated = repeatedPrefixTokens(previous, payload, counter);
+      previous = payload;
       const held = needed.length > 0 ? readPayloadFacts(payload.messages) : undefined;
       const missing = needed.filter((fact) => !held!.holds(fact));
       observation = {
@@ -105,6 +109,8 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
         factsActive: needed.length,
         factsPresent: needed.length - missing.length,
         factsRecoverable: missing.filter((fact) => isFactRecoverable(fact, payload, record.messages)).length,
+        repeatedPrefixTokens: repeated,
+        fitsWhole: everythingTokens <= ceiling,
       };
     } catch (error) {
       if (!CtxkitError.isInstance(error)) throw error;
@@ -131,6 +137,8 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
         factsActive: needed.length,
         factsPresent: 0,
         factsRecoverable: 0,
+        repeatedPrefixTokens: 0,
+        fitsWhole: everythingTokens <= ceiling,
         error: { code: error.code, message: error.message },
       };
     }

@@ -1,4 +1,5 @@
 import type { CallObservation } from './call-observation';
+import { payloadInputCost, type InputPrice } from './input-price';
 import { mean, percentile } from './percentile';
 
 /** One strategy's results on one transcript: the comparison table's row. */
@@ -32,6 +33,15 @@ export interface StrategySummary {
   factRetention: number | null;
   factChecks: number;
   msPerCall: { mean: number; p95: number };
+  /**
+   * Share of payload tokens that repeat the previous payload's start (a provider's prompt cache can
+   * serve them), over the calls where the whole history no longer fits; null when it always fits.
+   */
+  repeatedPrefixShare: number | null;
+  /** The same share over every call after the first of each conversation. */
+  repeatedPrefixShareAllCalls: number | null;
+  /** Estimated input cost per conversation in USD, with the price table entry it used. */
+  inputCostPerConversation?: { price: string; withoutCache: number; withCache: number };
   /** Mean tokens sent at each call index (the chart's series). */
   perCallSeries: number[];
   everythingSeries: number[];
@@ -45,6 +55,7 @@ export function summarizeObservations(
   window: number,
   conversations: number,
   observations: readonly CallObservation[],
+  price?: { key: string; price: InputPrice },
 ): StrategySummary {
   const sent = observations.filter((o) => !o.error);
   const sentTokens = sent.map((o) => o.sentTokens);
@@ -77,9 +88,25 @@ export function summarizeObservations(
     factRetention: factChecks > 0 ? factHits / factChecks : null,
     factChecks,
     msPerCall: { mean: mean(sent.map((o) => o.milliseconds)), p95: percentile(sent.map((o) => o.milliseconds), 95) },
+    repeatedPrefixShare: repeatedShare(sent.filter((o) => !o.fitsWhole && o.call > 0)),
+    repeatedPrefixShareAllCalls: repeatedShare(sent.filter((o) => o.call > 0)),
+    ...(price === undefined || conversations === 0
+      ? {}
+      : {
+          inputCostPerConversation: {
+            price: price.key,
+            withoutCache: sent.reduce((total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, false), 0) / conversations,
+            withCache: sent.reduce((total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, true), 0) / conversations,
+          },
+        }),
     perCallSeries: seriesByCall(sent, (o) => o.sentTokens),
     everythingSeries: seriesByCall(observations, (o) => o.everythingTokens),
   };
+}
+
+function repeatedShare(observations: readonly CallObservation[]): number | null {
+  const sent = observations.reduce((total, o) => total + o.sentTokens, 0);
+  return sent > 0 ? observations.reduce((total, o) => total + o.repeatedPrefixTokens, 0) / sent : null;
 }
 
 function sum(observations: readonly CallObservation[], field: 'dropped' | 'summarized' | 'trimmed' | 'compacted'): number {

@@ -123,6 +123,8 @@ describe('qualityRow', () => {
     milliseconds: 1,
     usageLevel: 'ok',
     sections: { system: 100, tools: 0, dynamic: 0, memory: 0, history: 800 },
+    repeatedPrefixTokens: 0,
+    fitsWhole: false,
     factsActive: 2,
     factsPresent: 2,
     factsRecoverable: 0,

@@ -25,6 +25,8 @@ function observation(call: number, sentTokens: number): CallObservation {
     factsActive: 2,
     factsPresent: 1,
     factsRecoverable: 0,
+    repeatedPrefixTokens: 0,
+    fitsWhole: false,
   };
 }
 
