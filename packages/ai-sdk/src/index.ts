@@ -1,8 +1,9 @@
 /**
  * @ctxkit/ai-sdk: ctxkit context strategies for the Vercel AI SDK. Message conversion between the
  * AI SDK's `ModelMessage` and ctxkit's `ChatMessage`, a language-model middleware and a
- * `prepareStep` that run an agent's strategy on every step of `generateText` / `streamText`, and
- * the strategy's own tools as AI SDK tools. Explicit named exports only.
+ * `prepareStep` that run an agent's strategy on every step of `generateText` / `streamText`, the
+ * strategy's own tools as AI SDK tools, and a ctxkit LLM client on an AI SDK language model.
+ * Explicit named exports only.
  * @see docs/adapters/ai-sdk.md
  */
 export type { AiSdkContextOptions, RunEndEvent } from './ai-sdk-context';
@@ -15,6 +16,9 @@ export { AI_SDK_REASONING_PROVIDER } from './kept-assistant-part';
 export { toChatMessages } from './to-chat-messages';
 export { toLanguageModelPrompt, toModelMessages } from './to-model-messages';
 export { inputJsonSchema, toolSetDefinitions } from './tool-definitions';
+export type { CallableLanguageModel, LanguageModelClientOptions } from './language-model-llm-client';
+export { llmClientFromLanguageModel } from './language-model-llm-client';
 export { AiSdkOptionsError } from './errors/ai-sdk-options-error';
+export { LanguageModelClientError } from './errors/language-model-client-error';
 export { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';
 export { ModelMessageError } from './errors/model-message-error';

@@ -20,5 +20,9 @@ export type { LangGraphRun, SessionIdResolver } from './session-id';
 export { threadSessionId } from './session-id';
 export { contributedLangChainTools } from './contributed-tools';
 
+// the chat model as ctxkit's LLM client (summaries, extraction, compaction)
+export type { ChatModelClientOptions } from './chat-model-llm-client';
+export { llmClientFromChatModel } from './chat-model-llm-client';
+
 // errors
 export { CtxkitMiddlewareOptionsError, LangChainMessageError, SessionIdError } from './langchain-errors';

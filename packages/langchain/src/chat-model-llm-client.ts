@@ -1,0 +1,141 @@
+import {
+  completeBeforeDeadline,
+  createTokenUsage,
+  LLMRequestError,
+  LLMResponseError,
+  LLMTimeoutError,
+  type AssistantMessage,
+  type ILLMClient,
+  type LLMCompletion,
+  type LLMCompletionRequest,
+  type TokenUsage,
+} from '@ctxkit/core';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, type BaseMessage, type UsageMetadata } from '@langchain/core/messages';
+import { chatModelErrorToLLMError } from './chat-model-error-to-llm-error';
+import { fromChatMessages } from './from-chat-messages';
+import { toChatMessage } from './to-chat-messages';
+
+/** Options of {@link llmClientFromChatModel}. */
+export interface ChatModelClientOptions {
+  /** Client name shown in reports and errors. @default 'langchain:<model name>' */
+  name?: string;
+  /** Deadline of a call when the request gives none. @default 60000 */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** The model name a chat model was configured with (`model` / `modelName`), else its LangChain type. */
+function modelNameOf(model: BaseChatModel): string {
+  const fields = model as unknown as { model?: unknown; modelName?: unknown };
+  if (typeof fields.model === 'string' && fields.model !== '') return fields.model;
+  if (typeof fields.modelName === 'string' && fields.modelName !== '') return fields.modelName;
+  return model._llmType();
+}
+
+/**
+ * A ctxkit `ILLMClient` on any LangChain chat model (`ChatOpenAI`, `ChatAnthropic`, `ChatOllama` …,
+ * any `BaseChatModel`), so that summaries, entity extraction and compaction run on the model the
+ * application already configured:
+ *
+ * ```ts
+ * const llm = llmClientFromChatModel(new ChatOpenAI({ model: 'gpt-4o-mini', maxTokens: 1024 }));
+ * const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-summarization-strategy', config, runtimeOptions: { llm } });
+ * ```
+ *
+ * Each `complete` is one `model.invoke` with the messages converted to LangChain messages, the
+ * tools bound with `bindTools` when there are any, and a `signal` that fires at the request's
+ * `timeoutMs` (else `options.timeoutMs`) or when the request's `signal` aborts. The answer's text
+ * and tool calls become the assistant message; `usage_metadata` maps to `TokenUsage` (cache reads
+ * and writes apart from the other input); the finish reason is the provider's (`finish_reason` or
+ * `stop_reason`). LangChain chat models take their sampling settings when they are built, not per
+ * call: the model's own `maxTokens`, `temperature` and response format apply, and a request's
+ * `maxOutputTokens`, `temperature`, `responseFormat` and `model` are not used. Retries are the
+ * model's own (`maxRetries`).
+ *
+ * @throws LLMRequestError, LLMTimeoutError, LLMResponseError (an empty answer); LLMRequestError
+ * (`retryable: false`) for a request with tools to a model without `bindTools`
+ * @see docs/adapters/langchain.md
+ */
+export function llmClientFromChatModel(model: BaseChatModel, options: ChatModelClientOptions = {}): ILLMClient {
+  return new ChatModelLLMClient(model, options);
+}
+
+class ChatModelLLMClient implements ILLMClient {
+  readonly name: string;
+  readonly defaultModel: string;
+  readonly offline = false;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly model: BaseChatModel,
+    options: ChatModelClientOptions,
+  ) {
+    this.defaultModel = modelNameOf(model);
+    this.name = options.name ?? `langchain:${this.defaultModel}`;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
+    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
+    const once: ILLMClient = { name: this.name, defaultModel: this.defaultModel, offline: false, complete: (bounded) => this.invoke(bounded, request.signal, timeoutMs) };
+    return completeBeforeDeadline(once, { ...request, model: this.defaultModel }, timeoutMs);
+  }
+
+  /** One invoke; `request.signal` fires at the deadline or when `callerSignal` aborts. */
+  private async invoke(request: LLMCompletionRequest, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<LLMCompletion> {
+    const details = { client: this.name, model: this.defaultModel };
+    const tools = request.tools ?? [];
+    if (tools.length > 0 && typeof this.model.bindTools !== 'function') {
+      throw new LLMRequestError('the chat model cannot bind tools', details, { retryable: false, fix: 'Use a chat model that supports tool calling (it has bindTools), or call without tools.' });
+    }
+    const runnable = tools.length > 0 ? this.model.bindTools!(tools) : this.model;
+    let answer: BaseMessage;
+    try {
+      const call = runnable.invoke(fromChatMessages(request.messages), request.signal ? { signal: request.signal } : {});
+      answer = await (request.signal ? Promise.race([call, rejectionOnAbort(request.signal)]) : call);
+    } catch (error) {
+      if (callerSignal?.aborted) throw new LLMTimeoutError({ ...details, timeoutMs, aborted: true }, error);
+      throw chatModelErrorToLLMError(error, { ...details, timeoutMs });
+    }
+    if (answer.type !== 'ai') throw new LLMResponseError(`the model answered with a ${answer.type} message`, details);
+    const { langchain: _origin, ...converted } = toChatMessage(answer);
+    const message = converted as AssistantMessage;
+    const text = typeof message.content === 'string' ? message.content : '';
+    if (text.trim() === '' && !(message.tool_calls && message.tool_calls.length > 0)) {
+      throw new LLMResponseError('the answer is empty (no text and no tool calls)', details);
+    }
+    const metadata = answer.response_metadata as Record<string, unknown> | undefined;
+    const completion: LLMCompletion = {
+      message,
+      text,
+      usage: tokenUsageOf((answer as AIMessage).usage_metadata),
+      model: [metadata?.model_name, metadata?.model].find((value): value is string => typeof value === 'string') ?? this.defaultModel,
+    };
+    const finishReason = [metadata?.finish_reason, metadata?.stop_reason].find((value): value is string => typeof value === 'string');
+    if (finishReason !== undefined) completion.finishReason = finishReason;
+    return completion;
+  }
+}
+
+/** Rejects when `signal` aborts, so that a model that does not watch its signal cannot hold the call. */
+function rejectionOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
+/** LangChain usage as ctxkit's: LangChain's `input_tokens` include cache reads and writes, which go apart. */
+function tokenUsageOf(usage: UsageMetadata | undefined): TokenUsage {
+  if (!usage) return createTokenUsage({});
+  const cacheRead = usage.input_token_details?.cache_read ?? 0;
+  const cacheWrite = usage.input_token_details?.cache_creation ?? 0;
+  return createTokenUsage({
+    input_tokens: Math.max(0, usage.input_tokens - cacheRead - cacheWrite),
+    cache_read_tokens: cacheRead,
+    cache_creation_tokens: cacheWrite,
+    output_tokens: usage.output_tokens,
+  });
+}
