@@ -17,7 +17,7 @@ export { fromResponsesOutput, toResponsesInput, toResponsesTools } from './provi
 export type { ResponsesSyncResult } from './providers/responses-history-cache';
 export { ResponsesHistoryCache } from './providers/responses-history-cache';
 export type { AnthropicContentBlock, AnthropicConversation, AnthropicMessage, AnthropicTool } from './providers/anthropic-adapter';
-export { fromAnthropicContent, fromAnthropicMessages, toAnthropicMessages, toAnthropicTools } from './providers/anthropic-adapter';
+export { EARLIER_CONVERSATION_NOTE, fromAnthropicContent, fromAnthropicMessages, toAnthropicMessages, toAnthropicTools } from './providers/anthropic-adapter';
 export type { ProviderProblem } from './providers/validate-for-provider';
 export { findAnthropicProblems, findProviderProblems, validateForProvider } from './providers/validate-for-provider';
 

@@ -1,15 +1,44 @@
-import type { ChatMessage, ImageContentPart } from '../contracts/chat-message';
+import type { ChatMessage, ImageContentPart, ReasoningItem } from '../contracts/chat-message';
 
 /**
  * The text of a message that counts as tokens: its content (text parts joined) plus, for assistant
- * messages, each tool call's name and arguments. Image parts are not text; see {@link messageImages}.
+ * messages, each tool call's name and arguments and the reasoning the provider is sent back (see
+ * {@link reasoningText}). Image parts are not text; see {@link messageImages}.
  */
 export function messageText(message: Readonly<ChatMessage>): string {
   let text = contentText(message.content);
-  if (message.role === 'assistant' && message.tool_calls) {
-    for (const call of message.tool_calls) text += `\n${call.function.name}\n${call.function.arguments}`;
+  if (message.role === 'assistant') {
+    if (message.tool_calls) for (const call of message.tool_calls) text += `\n${call.function.name}\n${call.function.arguments}`;
+    if (message.reasoning) {
+      for (const item of message.reasoning) {
+        const reasoning = reasoningText(item);
+        if (reasoning !== '') text += `\n${reasoning}`;
+      }
+    }
   }
   return text;
+}
+
+/**
+ * The part of a reasoning item that goes back to the provider as input, counted as text: an
+ * Anthropic `thinking` block's text (its signature is not text) or a `redacted_thinking` block's data;
+ * an OpenAI reasoning item's summary texts and encrypted content; nothing for `reasoning_content`
+ * of OpenAI-compatible servers (the chat format does not send it back); for any other provider the
+ * item's JSON, so that an unknown item is never counted as free.
+ */
+export function reasoningText(item: Readonly<ReasoningItem>): string {
+  const data = item.data;
+  if (item.provider === 'anthropic') {
+    if (data.type === 'thinking') return typeof data.thinking === 'string' ? data.thinking : '';
+    if (data.type === 'redacted_thinking') return typeof data.data === 'string' ? data.data : '';
+  }
+  if (item.provider === 'openai' && data.type === 'reasoning') {
+    const summaries = Array.isArray(data.summary) ? data.summary.map((part: unknown) => (typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).filter((text) => text !== '') : [];
+    const encrypted = typeof data.encrypted_content === 'string' ? [data.encrypted_content] : [];
+    return [...summaries, ...encrypted].join('\n');
+  }
+  if (item.provider === 'openai-compatible') return '';
+  return JSON.stringify(data);
 }
 
 /** Text of a content field (string, parts, or null). */

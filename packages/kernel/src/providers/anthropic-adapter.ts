@@ -41,7 +41,16 @@ export interface AnthropicConversation {
   renamedToolCallIds: ToolCallIdRename[];
   /** Tool calls whose `arguments` are not a JSON object (sent as `{}`; validation reports them). */
   invalidToolArguments: Array<{ messageIndex: number; toolCallId: string }>;
+  /**
+   * True when the messages started with an assistant message (a window that begins after the user
+   * message it answered) and {@link EARLIER_CONVERSATION_NOTE} was put before it as a user message:
+   * the Messages API requires the first message to be a user message.
+   */
+  insertedLeadingUserMessage: boolean;
 }
+
+/** The user message put before a leading assistant message (a few tokens, within the safety margin). */
+export const EARLIER_CONVERSATION_NOTE = '(Earlier messages of this conversation are not shown.)';
 
 function imageBlock(url: string): AnthropicContentBlock {
   const match = /^data:([^;,]+);base64,(.*)$/s.exec(url);
@@ -76,9 +85,13 @@ function isThinking(item: ReasoningItem): boolean {
  *   (arguments parsed to an object);
  * - tool results become `tool_result` blocks in a user message; consecutive results share one user
  *   message, and a user message right after them joins it (results first, as the API requires);
- * - consecutive messages of the same role are merged, so roles alternate;
+ * - consecutive messages of the same role are merged, so roles alternate (thinking blocks of merged
+ *   assistant messages first);
  * - tool-call ids reused within the conversation are made unique, consistently between the
- *   `tool_use` and its `tool_result` (pairing by position).
+ *   `tool_use` and its `tool_result` (pairing by position);
+ * - when the first message is an assistant message (a window that starts after the user message it
+ *   answered), a short user message saying that earlier messages are not shown goes before it, as the
+ *   API requires a user message first.
  * The input is never mutated.
  */
 export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage>>): AnthropicConversation {
@@ -90,8 +103,16 @@ export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage
   const push = (role: 'user' | 'assistant', blocks: AnthropicContentBlock[]): void => {
     if (blocks.length === 0) return;
     const last = out[out.length - 1];
-    if (last && last.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
+    if (!last || last.role !== role) {
+      out.push({ role, content: blocks });
+      return;
+    }
+    // Two assistant messages merged into one: their thinking blocks go first, as the API requires.
+    const thinking: AnthropicContentBlock[] = blocks.filter((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
+    const leading = last.content.findIndex((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
+    if (thinking.length > 0 && leading !== -1) last.content.splice(leading, 0, ...thinking);
+    else last.content.push(...thinking);
+    last.content.push(...blocks.filter((block) => !thinking.includes(block)));
   };
 
   unique.forEach((message, messageIndex) => {
@@ -127,11 +148,14 @@ export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage
       }
     }
   });
+  const insertedLeadingUserMessage = out[0]?.role === 'assistant';
+  if (insertedLeadingUserMessage) out.unshift({ role: 'user', content: [{ type: 'text', text: EARLIER_CONVERSATION_NOTE }] });
   return {
     system: systemParts.length > 0 ? systemParts.join('\n\n') : undefined,
     messages: out,
     renamedToolCallIds: renamed,
     invalidToolArguments,
+    insertedLeadingUserMessage,
   };
 }
 

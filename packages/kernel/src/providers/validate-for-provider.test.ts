@@ -1,7 +1,8 @@
 import { CtxkitError, ErrorCodes, ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
 import { PROVIDER_NAMES } from './provider-name';
-import { findProviderProblems, validateForProvider } from './validate-for-provider';
+import { EARLIER_CONVERSATION_NOTE, toAnthropicMessages } from './anthropic-adapter';
+import { findAnthropicProblems, findProviderProblems, validateForProvider } from './validate-for-provider';
 
 const tau = loadConversations('tau-bench-airline');
 const openhands = loadConversations('openhands-multi-swe-bench');
@@ -69,9 +70,13 @@ describe('validateForProvider', () => {
   });
 
   describe('#findProviderProblems', () => {
-    it('finds that an Anthropic conversation must start with a user message', () => {
-      const problems = findProviderProblems('anthropic', [{ role: 'system', content: 's' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'q' }]);
-      expect(problems.map((p) => p.rule)).toContain('anthropic-first-not-user');
+    it('repairs an Anthropic conversation that starts with an assistant message (a user message must come first)', () => {
+      const messages: ChatMessage[] = [{ role: 'system', content: 's' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'q' }];
+      expect(findProviderProblems('anthropic', messages)).toEqual([]);
+      const converted = toAnthropicMessages(messages);
+      expect(converted.insertedLeadingUserMessage).toBe(true);
+      expect(converted.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: EARLIER_CONVERSATION_NOTE }] });
+      expect(findAnthropicProblems([{ role: 'assistant', content: [{ type: 'text', text: 'hello' }] }]).map((p) => p.rule)).toContain('anthropic-first-not-user');
       expect(findProviderProblems('openai-chat', [{ role: 'assistant', content: 'hello' }, { role: 'user', content: 'q' }])).toEqual([]);
     });
 

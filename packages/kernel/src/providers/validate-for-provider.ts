@@ -1,10 +1,15 @@
 import { findPayloadProblems, ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
 import { toAnthropicMessages, type AnthropicMessage } from './anthropic-adapter';
+import { toResponsesInput } from './openai-responses-adapter';
+import { findAnthropicThinkingProblems, findResponsesReasoningProblems } from './reasoning-rules';
 import type { ProviderName } from './provider-name';
 
 /** One reason a provider would reject a message list, with the canonical index it concerns. */
 export interface ProviderProblem {
-  /** Index in the canonical messages (or in the converted Anthropic messages for `anthropic-*` rules). */
+  /**
+   * Index in the canonical messages (in the converted Anthropic messages for `anthropic-*` rules, in
+   * the Responses input items for `openai-reasoning-*` rules).
+   */
   index: number;
   rule: string;
   detail: string;
@@ -83,10 +88,13 @@ export function findAnthropicProblems(messages: readonly AnthropicMessage[]): Pr
  * user message, unknown roles) plus the provider's own rules:
  * - `openai-chat`: no assistant message without content and tool calls; no call id twice in one
  *   message (a tool message must follow its assistant `tool_calls`, which the core check covers);
- * - `openai-responses`: the core rules (call ids are made unique by the adapter);
+ * - `openai-responses`: the core rules (call ids are made unique by the adapter), and every
+ *   reasoning item is followed by the function_call or assistant message it belongs to;
  * - `anthropic`: after conversion, the first message is a user message, roles alternate, every
  *   `tool_result` follows its `tool_use` in the message right before, comes first in its message,
- *   `tool_use` ids are unique, tool arguments are JSON objects.
+ *   `tool_use` ids are unique, tool arguments are JSON objects; thinking blocks come first in their
+ *   message with their signature, and a payload that ends inside a tool loop of a thinking
+ *   conversation keeps the loop's thinking block.
  * Returns an empty list for a valid payload.
  */
 export function findProviderProblems(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>): ProviderProblem[] {
@@ -102,7 +110,9 @@ export function findProviderProblems(provider: ProviderName, messages: ReadonlyA
       problems.push({ index: bad.messageIndex, rule: 'anthropic-invalid-tool-arguments', detail: `arguments of ${bad.toolCallId} are not a JSON object` });
     }
     problems.push(...findAnthropicProblems(converted.messages));
+    problems.push(...findAnthropicThinkingProblems(converted.messages));
   }
+  if (provider === 'openai-responses') problems.push(...findResponsesReasoningProblems(toResponsesInput(messages)));
   return problems;
 }
 
