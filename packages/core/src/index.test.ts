@@ -75,6 +75,8 @@ describe('@ctxkit/core exports', () => {
     'ToolNotFoundError',
     'ToolOutputRefNotFoundError',
     'ToolResultCollapser',
+    'TurnIndex',
+    'UNVERSIONED',
     'USAGE_LEVEL_THRESHOLDS',
     'UnsafePathError',
     'UsageAnchoredCount',
@@ -126,12 +128,14 @@ describe('@ctxkit/core exports', () => {
     'oneLineToolSummary',
     'openAgent',
     'outlineSource',
+    'readVersioned',
     'recommendContextWindow',
     'remainingForToolOutput',
     'renderOutlineView',
     'resolveModelEncoding',
     'safeEmit',
     'selectHistoryWindow',
+    'supportsCompareAndSet',
     'surrogateSafeCut',
     'toTokenUsage',
     'toolContentText',
@@ -145,6 +149,7 @@ describe('@ctxkit/core exports', () => {
     'utf8ByteLength',
     'validateManifest',
     'withUsage',
+    'writeIfVersion',
     ]);
   });
 

@@ -51,6 +51,8 @@ export type {
   StoreKey,
   StoreKeyPrefix,
   StoreKind,
+  VersionedSetResult,
+  VersionedValue,
 } from './contracts/context-store';
 export type { ProviderUsage, TokenUsage } from './contracts/token-usage';
 export { createTokenUsage, toTokenUsage } from './contracts/token-usage';
@@ -144,6 +146,7 @@ export { cosineSimilarity } from './trimming/cosine-similarity';
 // history ledger and the reusable window selection (sliding window, summarization, entities, cache)
 export type { LedgerContinuity } from './ledger/history-ledger';
 export { HistoryLedger, LARGE_MESSAGE_CHARS, messageFingerprint } from './ledger/history-ledger';
+export { TurnIndex } from './ledger/turn-index';
 export type { HistoryWindow, SelectHistoryWindowOptions } from './ledger/select-history-window';
 export { MIN_TRUNCATED_OUTPUT_TOKENS, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from './ledger/select-history-window';
 export type { BuildPayloadOptions, PayloadSections } from './ledger/build-payload';
@@ -207,6 +210,8 @@ export type { MemoryContextStoreOptions } from './stores/memory-context-store';
 export { MemoryContextStore } from './stores/memory-context-store';
 export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KINDS } from './stores/store-key';
 export { decodeStoreKeyPart, encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from './stores/store-key-part-encoding';
+export type { VersionedContextStore } from './stores/versioned-store-access';
+export { readVersioned, supportsCompareAndSet, UNVERSIONED, writeIfVersion } from './stores/versioned-store-access';
 // manifests, loader, runtime
 export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
 export { validateManifest } from './plugins/validate-manifest';

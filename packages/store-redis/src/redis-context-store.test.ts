@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CtxkitError, ErrorCodes, type StoreKey } from '@ctxkit/core';
 import { Redis } from 'ioredis';
 import { RedisContextStore } from './redis-context-store';
@@ -142,6 +143,60 @@ describe('RedisContextStore', () => {
       const parsed = lines.map((text) => JSON.parse(text) as { writer: string; index: number });
       expect(parsed.filter((entry) => entry.writer === 'first').map((entry) => entry.index)).toEqual([...Array(50).keys()]);
       expect(parsed.filter((entry) => entry.writer === 'second').map((entry) => entry.index)).toEqual([...Array(50).keys()]);
+    });
+
+    it('let exactly one of two connections win a compare-and-set, and lose no update when both retry', async () => {
+      const first = open();
+      const second = open();
+      const base = await first.setIfVersion(key(), { count: 0 }, undefined);
+      if (!base.ok) throw new Error('create failed');
+      const [a, b] = await Promise.all([first.setIfVersion(key(), { count: 1, by: 'first' }, base.version), second.setIfVersion(key(), { count: 1, by: 'second' }, base.version)]);
+      expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
+      const loser = a.ok ? b : a;
+      expect(loser.ok).toBe(false);
+      if (!loser.ok) expect(loser.current).toEqual(await second.getVersioned(key()));
+
+      const increment = async (store: RedisContextStore) => {
+        for (;;) {
+          const current = await store.getVersioned<{ count: number }>(key());
+          if ((await store.setIfVersion(key(), { count: current!.value.count + 1 }, current!.version)).ok) return;
+        }
+      };
+      await Promise.all(Array.from({ length: 40 }, (_, index) => increment(index % 2 === 0 ? first : second)));
+      await expect(first.get(key())).resolves.toMatchObject({ count: 41 });
+    });
+  });
+
+  describe('#getVersioned / #setIfVersion', () => {
+    it('keeps one key per value: the version is the SHA-1 of the stored JSON text', async () => {
+      const store = open();
+      const written = await store.setIfVersion(key(), { text: 'v1' }, undefined);
+      const text = JSON.stringify({ text: 'v1' });
+      expect(written).toEqual({ ok: true, version: createHash('sha1').update(text).digest('hex') });
+      await expect(raw.keys('*')).resolves.toEqual(['ctxkit:support-bot:conversation-42:summary:buffer']);
+      await expect(raw.get('ctxkit:support-bot:conversation-42:summary:buffer')).resolves.toBe(text);
+    });
+
+    it('sees writes made by set, writeAtomically and other clients as new versions', async () => {
+      const store = open();
+      await raw.set('ctxkit:support-bot:conversation-42:summary:buffer', JSON.stringify({ from: 'another client' }));
+      const read = await store.getVersioned(key());
+      expect(read?.value).toEqual({ from: 'another client' });
+      await store.writeAtomically([{ op: 'set', key: key(), value: { from: 'a batch' } }]);
+      await expect(store.setIfVersion(key(), { from: 'stale' }, read!.version)).resolves.toMatchObject({ ok: false, current: { value: { from: 'a batch' } } });
+    });
+
+    it('expires a value written by setIfVersion after ttlSeconds', async () => {
+      const store = open({ ttlSeconds: 600 });
+      await store.setIfVersion(key(), 1, undefined);
+      const ttl = await raw.pttl('ctxkit:support-bot:conversation-42:summary:buffer');
+      expect(ttl).toBeGreaterThan(590_000);
+      expect(ttl).toBeLessThanOrEqual(600_000);
+    });
+
+    it('fails with StoreError when the stored text is not JSON', async () => {
+      await raw.set('ctxkit:support-bot:conversation-42:summary:buffer', '{broken');
+      expect((await failureOf(() => open().getVersioned(key()))).code).toBe(ErrorCodes.STORE_ERROR);
     });
   });
 

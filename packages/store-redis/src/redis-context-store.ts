@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { CtxkitError, formatStoreKey, StoreError } from '@ctxkit/core';
-import type { BlobRange, ContextStore, StoreKey, StoreKeyPrefix } from '@ctxkit/core';
+import type { BlobRange, ContextStore, StoreKey, StoreKeyPrefix, VersionedSetResult, VersionedValue } from '@ctxkit/core';
 import { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeyLayout } from './redis-key-layout';
 import type { RedisWriteOperation } from './redis-write-operation';
@@ -52,6 +53,32 @@ const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 const SCAN_COUNT = 1000;
 const STORE_NAME = 'redis';
 
+/**
+ * Compare-and-set, run by the server as one script (nothing runs in between): KEYS[1] the value key;
+ * ARGV[1] the expected version ('' for absent), ARGV[2] the JSON text, ARGV[3] the TTL in seconds
+ * ('' for none). A version is the SHA-1 of the stored text. Answers {1} when written, {0} when the key
+ * is absent, {0, text} with the stored text otherwise.
+ */
+const SET_IF_VERSION_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current then
+  if ARGV[1] == '' or redis.sha1hex(current) ~= ARGV[1] then return {0, current} end
+elseif ARGV[1] ~= '' then
+  return {0}
+end
+if ARGV[3] == '' then
+  redis.call('SET', KEYS[1], ARGV[2])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+end
+return {1}
+`;
+
+/** The version of a stored value: the SHA-1 of its JSON text, as the script computes it. */
+function textVersion(text: string): string {
+  return createHash('sha1').update(text, 'utf8').digest('hex');
+}
+
 /** The URL without its password, for messages. */
 function redactUrl(url: string): string {
   try {
@@ -94,6 +121,10 @@ function toBuffer(data: string | Uint8Array): Buffer {
  *   blob. A blob can hold up to Redis's 512 MB string limit.
  * - `list` and `listBlobs` use `SCAN` (never `KEYS`), sorted by key.
  * - {@link RedisContextStore.writeAtomically} applies several writes in one `MULTI`/`EXEC`.
+ * - Compare-and-set: a value's version is the SHA-1 of its JSON text; `getVersioned` is one `GET`,
+ *   `setIfVersion` one script (`EVAL`) that compares and writes on the server, so of several processes
+ *   writing at the same version exactly one succeeds. Plain `set`, `delete` and `writeAtomically`
+ *   change the version like any other write.
  * - The client the store creates never replays a command whose result is unknown after a
  *   reconnect (an `APPEND` must not run twice), and fails a command after one reconnect attempt
  *   instead of waiting forever: a lost server surfaces as a `StoreError` naming the redacted URL.
@@ -158,18 +189,30 @@ export class RedisContextStore implements ContextStore {
   async get<T = unknown>(key: StoreKey): Promise<T | undefined> {
     const redisKey = this.layout.valueKey(key);
     const text = await this.run('get', key, () => this.client.get(redisKey));
-    if (text === null) return undefined;
-    try {
-      return JSON.parse(text) as T;
-    } catch (cause) {
-      throw new StoreError(STORE_NAME, 'get', formatStoreKey(key), 'the stored value is not valid JSON (written by something else?)', cause);
-    }
+    return text === null ? undefined : this.parse<T>('get', key, text);
   }
 
   async set(key: StoreKey, value: unknown): Promise<void> {
     const redisKey = this.layout.valueKey(key);
     const text = this.serialize('set', key, value);
     await this.run('set', key, () => this.write(redisKey, text));
+  }
+
+  async getVersioned<T = unknown>(key: StoreKey): Promise<VersionedValue<T> | undefined> {
+    const redisKey = this.layout.valueKey(key);
+    const text = await this.run('getVersioned', key, () => this.client.get(redisKey));
+    return text === null ? undefined : { value: this.parse<T>('getVersioned', key, text), version: textVersion(text) };
+  }
+
+  async setIfVersion(key: StoreKey, value: unknown, expectedVersion: string | undefined): Promise<VersionedSetResult> {
+    const redisKey = this.layout.valueKey(key);
+    const text = this.serialize('setIfVersion', key, value);
+    const reply = await this.run('setIfVersion', key, () =>
+      this.client.eval(SET_IF_VERSION_SCRIPT, 1, redisKey, expectedVersion ?? '', text, this.ttlSeconds === undefined ? '' : String(this.ttlSeconds)),
+    );
+    const [written, current] = reply as [number, string | undefined];
+    if (written === 1) return { ok: true, version: textVersion(text) };
+    return { ok: false, current: current === undefined ? undefined : { value: this.parse('setIfVersion', key, current), version: textVersion(current) } };
   }
 
   async delete(key: StoreKey): Promise<boolean> {
@@ -353,6 +396,14 @@ export class RedisContextStore implements ContextStore {
       } while (cursor !== '0');
     });
     return [...found.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, key]) => key);
+  }
+
+  private parse<T>(operation: string, key: StoreKey, text: string): T {
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw new StoreError(STORE_NAME, operation, formatStoreKey(key), 'the stored value is not valid JSON (written by something else?)', cause);
+    }
   }
 
   private serialize(operation: string, key: StoreKey, value: unknown): string {

@@ -1,10 +1,11 @@
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix, StoreKind } from '../contracts/context-store';
+import { createHash, randomBytes } from 'node:crypto';
+import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix, StoreKind, VersionedSetResult, VersionedValue } from '../contracts/context-store';
 import { StoreError } from '../errors/store-error';
 import { toBlobBytes } from './blob-bytes';
 import { resolveBlobRange } from './blob-range';
+import { withFileLock } from './in-process-file-lock';
 import { assertStoreKey, assertStoreKeyPrefix, compareStoreKeys, formatStoreKey, STORE_KINDS } from './store-key';
 import { decodeStoreKeyPart, encodeStoreKeyPart } from './store-key-part-encoding';
 
@@ -42,6 +43,12 @@ const VALUE_SUFFIX = '.json';
  * value intact. `appendBlob` appends in place (`fs.appendFile`, O_APPEND). `readBlob` streams the
  * file with `fs.createReadStream`, honouring byte ranges.
  *
+ * Compare-and-set: a value's version is the SHA-256 of its file's text. `setIfVersion` reads, compares
+ * and writes while holding a lock on the value's file that `set` and `delete` take too, so among the
+ * callers in one process exactly one of several writers expecting the same version succeeds. The lock
+ * does not reach other processes: for several processes on one session use a shared store that
+ * checks on its side (`RedisContextStore`).
+ *
  * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for an invalid key, from every method
  * @throws StoreError (`CTXKIT_STORE_ERROR`) for I/O failures, unparsable files, values that are not
  *   JSON, a missing blob on `readBlob`, an invalid byte range
@@ -64,36 +71,42 @@ export class FileContextStore implements IContextStore {
 
   async get<T = unknown>(key: StoreKey): Promise<T | undefined> {
     assertStoreKey(key);
-    const file = this.valuePath(key);
-    let text: string;
-    try {
-      text = await fsp.readFile(file, 'utf8');
-    } catch (cause) {
-      if (isNotFound(cause)) return undefined;
-      throw this.failure('get', key, 'cannot read the value file', cause);
-    }
-    try {
-      return JSON.parse(text) as T;
-    } catch (cause) {
-      throw this.failure('get', key, 'the value file is not valid JSON', cause);
-    }
+    const text = await this.readValueText('get', key);
+    return text === undefined ? undefined : this.parse<T>('get', key, text);
   }
 
   async set(key: StoreKey, value: unknown): Promise<void> {
     assertStoreKey(key);
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch (cause) {
-      throw this.failure('set', key, 'the value cannot be serialized as JSON', cause);
-    }
-    if (text === undefined) throw this.failure('set', key, 'the value is not JSON (undefined or a function)');
-    await this.writeAtomic('set', key, this.valuePath(key), text);
+    const text = this.serialize('set', key, value);
+    const file = this.valuePath(key);
+    await withFileLock(file, () => this.writeAtomic('set', key, file, text));
   }
 
   async delete(key: StoreKey): Promise<boolean> {
     assertStoreKey(key);
-    return this.unlink('delete', key, this.valuePath(key));
+    const file = this.valuePath(key);
+    return withFileLock(file, () => this.unlink('delete', key, file));
+  }
+
+  async getVersioned<T = unknown>(key: StoreKey): Promise<VersionedValue<T> | undefined> {
+    assertStoreKey(key);
+    const text = await this.readValueText('getVersioned', key);
+    return text === undefined ? undefined : { value: this.parse<T>('getVersioned', key, text), version: textVersion(text) };
+  }
+
+  async setIfVersion(key: StoreKey, value: unknown, expectedVersion: string | undefined): Promise<VersionedSetResult> {
+    assertStoreKey(key);
+    const text = this.serialize('setIfVersion', key, value);
+    const file = this.valuePath(key);
+    return withFileLock(file, async () => {
+      const stored = await this.readValueText('setIfVersion', key);
+      const storedVersion = stored === undefined ? undefined : textVersion(stored);
+      if (storedVersion !== expectedVersion) {
+        return { ok: false, current: stored === undefined ? undefined : { value: this.parse('setIfVersion', key, stored), version: textVersion(stored) } };
+      }
+      await this.writeAtomic('setIfVersion', key, file, text);
+      return { ok: true, version: textVersion(text) };
+    });
   }
 
   async list(prefix: StoreKeyPrefix): Promise<StoreKey[]> {
@@ -187,6 +200,35 @@ export class FileContextStore implements IContextStore {
   /** Nothing to release (every operation opens and closes its own files). */
   async close(): Promise<void> {}
 
+  /** The text of a value's file, or `undefined` when there is none. */
+  private async readValueText(operation: string, key: StoreKey): Promise<string | undefined> {
+    try {
+      return await fsp.readFile(this.valuePath(key), 'utf8');
+    } catch (cause) {
+      if (isNotFound(cause)) return undefined;
+      throw this.failure(operation, key, 'cannot read the value file', cause);
+    }
+  }
+
+  private parse<T>(operation: string, key: StoreKey, text: string): T {
+    try {
+      return JSON.parse(text) as T;
+    } catch (cause) {
+      throw this.failure(operation, key, 'the value file is not valid JSON', cause);
+    }
+  }
+
+  private serialize(operation: string, key: StoreKey, value: unknown): string {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch (cause) {
+      throw this.failure(operation, key, 'the value cannot be serialized as JSON', cause);
+    }
+    if (text === undefined) throw this.failure(operation, key, 'the value is not JSON (undefined or a function)');
+    return text;
+  }
+
   private valuePath(key: StoreKey): string {
     return path.join(this.rootDir, VALUES_DIR, encodeStoreKeyPart(key.agentId), encodeStoreKeyPart(key.sessionId), key.kind, encodeStoreKeyPart(key.name) + VALUE_SUFFIX);
   }
@@ -257,6 +299,11 @@ export class FileContextStore implements IContextStore {
   private failure(operation: string, key: StoreKey, problem: string, cause?: unknown): StoreError {
     return new StoreError(this.name, operation, formatStoreKey(key), problem, cause);
   }
+}
+
+/** The version of a value: the SHA-256 of its file's text. */
+function textVersion(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 function isNotFound(error: unknown): boolean {

@@ -1,4 +1,4 @@
-import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix } from '../contracts/context-store';
+import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix, VersionedSetResult, VersionedValue } from '../contracts/context-store';
 import { StoreError } from '../errors/store-error';
 import { toBlobBytes } from './blob-bytes';
 import { resolveBlobRange } from './blob-range';
@@ -11,6 +11,13 @@ export interface MemoryContextStoreOptions {
    * @default 65536
    */
   chunkSize?: number;
+}
+
+interface StoredValue {
+  key: StoreKey;
+  value: unknown;
+  /** The store's write count when this value was written: unique for the life of the store. */
+  version: string;
 }
 
 interface StoredBlob {
@@ -29,6 +36,10 @@ const DEFAULT_CHUNK_SIZE = 64 * 1024;
  * the writer nor a reader can change what another reader sees. Blobs are bytes, streamed in chunks
  * of `chunkSize`, and honour byte ranges. Keys are validated with `assertStoreKey`.
  *
+ * Compare-and-set: every write (`set`, a successful `setIfVersion`) gives the value a new version, the
+ * store's write count, never reused; `setIfVersion` checks and writes without yielding, so it is
+ * atomic among all callers in the process.
+ *
  * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for an invalid key, from every method
  * @throws StoreError (`CTXKIT_STORE_ERROR`) for a value that cannot be cloned, a missing blob on
  *   `readBlob`, an invalid byte range
@@ -36,9 +47,10 @@ const DEFAULT_CHUNK_SIZE = 64 * 1024;
  */
 export class MemoryContextStore implements IContextStore {
   readonly name = 'memory';
-  private readonly values = new Map<string, { key: StoreKey; value: unknown }>();
+  private readonly values = new Map<string, StoredValue>();
   private readonly blobs = new Map<string, StoredBlob>();
   private readonly chunkSize: number;
+  private writes = 0;
 
   constructor(options: MemoryContextStoreOptions = {}) {
     this.chunkSize = options.chunkSize && options.chunkSize > 0 ? Math.floor(options.chunkSize) : DEFAULT_CHUNK_SIZE;
@@ -52,15 +64,24 @@ export class MemoryContextStore implements IContextStore {
 
   async set(key: StoreKey, value: unknown): Promise<void> {
     assertStoreKey(key);
-    const id = formatStoreKey(key);
-    if (value === undefined) throw new StoreError(this.name, 'set', id, 'the value is undefined (use delete to remove a key)');
-    let copy: unknown;
-    try {
-      copy = structuredClone(value);
-    } catch (cause) {
-      throw new StoreError(this.name, 'set', id, 'the value cannot be cloned (store JSON data only)', cause);
+    this.write(key, this.copyIn('set', key, value));
+  }
+
+  async getVersioned<T = unknown>(key: StoreKey): Promise<VersionedValue<T> | undefined> {
+    assertStoreKey(key);
+    const entry = this.values.get(formatStoreKey(key));
+    return entry === undefined ? undefined : { value: structuredClone(entry.value) as T, version: entry.version };
+  }
+
+  async setIfVersion(key: StoreKey, value: unknown, expectedVersion: string | undefined): Promise<VersionedSetResult> {
+    assertStoreKey(key);
+    const copy = this.copyIn('setIfVersion', key, value);
+    // No await between the check and the write: no other caller can run in between.
+    const entry = this.values.get(formatStoreKey(key));
+    if (entry?.version !== expectedVersion) {
+      return { ok: false, current: entry === undefined ? undefined : { value: structuredClone(entry.value), version: entry.version } };
     }
-    this.values.set(id, { key: { ...key }, value: copy });
+    return { ok: true, version: this.write(key, copy) };
   }
 
   async delete(key: StoreKey): Promise<boolean> {
@@ -145,6 +166,25 @@ export class MemoryContextStore implements IContextStore {
 
   /** Nothing to release; present so that callers can close any store alike. */
   async close(): Promise<void> {}
+
+  /** Validates and clones a value on its way in. */
+  private copyIn(operation: string, key: StoreKey, value: unknown): unknown {
+    const id = formatStoreKey(key);
+    if (value === undefined) throw new StoreError(this.name, operation, id, 'the value is undefined (use delete to remove a key)');
+    try {
+      return structuredClone(value);
+    } catch (cause) {
+      throw new StoreError(this.name, operation, id, 'the value cannot be cloned (store JSON data only)', cause);
+    }
+  }
+
+  /** Stores an already cloned value under a new version, and returns the version. */
+  private write(key: StoreKey, copy: unknown): string {
+    this.writes += 1;
+    const version = String(this.writes);
+    this.values.set(formatStoreKey(key), { key: { ...key }, value: copy, version });
+    return version;
+  }
 
   private bytes(operation: string, key: StoreKey, data: string | Uint8Array): Uint8Array {
     try {

@@ -12,3 +12,14 @@ runStoreContract(
   async () => new FileContextStore({ rootDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-contract-')) }),
   (store) => fs.rmSync((store as FileContextStore).rootDir, { recursive: true, force: true }),
 );
+
+// A store written before compare-and-set still passes the contract, declaring that it has none.
+runStoreContract(
+  'MemoryContextStore without compare-and-set',
+  async () => {
+    const inner = new MemoryContextStore();
+    return Object.assign(Object.create(inner) as MemoryContextStore, { getVersioned: undefined, setIfVersion: undefined });
+  },
+  undefined,
+  { compareAndSet: false, largeBlobBytes: 1024 * 1024 },
+);

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IContextStore, StoreKey, StoreKeyPrefix, StoreKind } from '../contracts/context-store';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ErrorCodes } from '../errors/error-codes';
+import { supportsCompareAndSet, type VersionedContextStore } from '../stores/versioned-store-access';
 
 /** Options of {@link runStoreContract}. */
 export interface StoreContractOptions {
@@ -10,6 +11,14 @@ export interface StoreContractOptions {
    * @default 20 MiB (20 * 1024 * 1024 bytes)
    */
   largeBlobBytes?: number;
+  /**
+   * Whether the store offers compare-and-set. `true`: it must have `getVersioned` and `setIfVersion`
+   * and pass their cases (create-if-absent, stale versions refused, exactly one of concurrent writers
+   * wins, no lost update under retries). `false`: it must have neither (strategies then fall back to
+   * `get`/`set`).
+   * @default true
+   */
+  compareAndSet?: boolean;
 }
 
 /** The large blob size the contract uses unless told otherwise: 20 MiB. */
@@ -99,7 +108,8 @@ function sortKeys(keys: readonly StoreKey[]): string[] {
  * size, ranged streamed reads, a large blob byte-exact, delete); any non-empty key part (paths,
  * URLs, Unicode) stored apart and listed back; invalid key parts (empty, too long) rejected with
  * `StoreKeyError` (`CTXKIT_STORE_KEY_INVALID`); a missing blob read fails with `StoreError`
- * (`CTXKIT_STORE_ERROR`).
+ * (`CTXKIT_STORE_ERROR`); compare-and-set (`getVersioned`, `setIfVersion`) unless
+ * `options.compareAndSet` is `false`.
  *
  * Call it at the top level of a test file. Each test gets a fresh store from `createStore` and uses its
  * own random agent id, so stores that share a backend (a Redis server, a directory) do not see each
@@ -117,6 +127,7 @@ export function runStoreContract(
   options: StoreContractOptions = {},
 ): void {
   const largeBlobBytes = options.largeBlobBytes ?? STORE_CONTRACT_LARGE_BLOB_BYTES;
+  const compareAndSet = options.compareAndSet ?? true;
 
   describe(`${name} (IContextStore contract)`, () => {
     let store: IContextStore;
@@ -223,6 +234,124 @@ export function runStoreContract(
         for (const [index, k] of keys.entries()) await expect(store.get(k)).resolves.toEqual({ index });
       });
     });
+
+    if (compareAndSet) {
+      describe('#getVersioned / #setIfVersion (compare-and-set)', () => {
+        let versioned: VersionedContextStore;
+        beforeEach(() => {
+          if (!supportsCompareAndSet(store)) {
+            throw new Error(`${name} has no getVersioned/setIfVersion: implement both, or pass { compareAndSet: false } to runStoreContract`);
+          }
+          versioned = store;
+        });
+
+        it('reads undefined for an absent key', async () => {
+          await expect(versioned.getVersioned(key({ name: 'absent' }))).resolves.toBeUndefined();
+        });
+
+        it('creates only when absent (expected version undefined), and the version read is the one written', async () => {
+          const created = await versioned.setIfVersion(key(), { step: 1 }, undefined);
+          expect(created).toEqual({ ok: true, version: expect.any(String) });
+          const read = await versioned.getVersioned(key());
+          expect(read).toEqual({ value: { step: 1 }, version: created.ok ? created.version : '' });
+          const again = await versioned.setIfVersion(key(), { step: 'second create' }, undefined);
+          expect(again).toEqual({ ok: false, current: read });
+          await expect(store.get(key())).resolves.toEqual({ step: 1 });
+        });
+
+        it('writes at the expected version and gives the value a new version', async () => {
+          const first = await versioned.setIfVersion(key(), { step: 1 }, undefined);
+          if (!first.ok) throw new Error('create failed');
+          const second = await versioned.setIfVersion(key(), { step: 2 }, first.version);
+          expect(second.ok).toBe(true);
+          if (!second.ok) return;
+          expect(second.version).not.toBe(first.version);
+          await expect(versioned.getVersioned(key())).resolves.toEqual({ value: { step: 2 }, version: second.version });
+          await expect(store.get(key())).resolves.toEqual({ step: 2 });
+        });
+
+        it('refuses a stale version after another setIfVersion, a set or a delete, and writes nothing', async () => {
+          const first = await versioned.setIfVersion(key(), { step: 1 }, undefined);
+          if (!first.ok) throw new Error('create failed');
+          const second = await versioned.setIfVersion(key(), { step: 2 }, first.version);
+          if (!second.ok) throw new Error('second write failed');
+          const stale = await versioned.setIfVersion(key(), { step: 'stale' }, first.version);
+          expect(stale).toEqual({ ok: false, current: { value: { step: 2 }, version: second.version } });
+
+          await store.set(key(), { step: 3 });
+          const afterSet = await versioned.getVersioned(key());
+          expect(afterSet?.value).toEqual({ step: 3 });
+          expect(afterSet?.version).not.toBe(second.version);
+          await expect(versioned.setIfVersion(key(), { step: 'stale' }, second.version)).resolves.toEqual({ ok: false, current: afterSet });
+
+          await store.delete(key());
+          await expect(versioned.setIfVersion(key(), { step: 'stale' }, afterSet!.version)).resolves.toEqual({ ok: false, current: undefined });
+          await expect(store.get(key())).resolves.toBeUndefined();
+        });
+
+        it('clones values in and out, and keeps keys apart', async () => {
+          const value = { list: [1, 2] };
+          const written = await versioned.setIfVersion(key(), value, undefined);
+          value.list.push(3);
+          const read = await versioned.getVersioned<{ list: number[] }>(key());
+          expect(read?.value).toEqual({ list: [1, 2] });
+          read?.value.list.push(4);
+          await expect(store.get(key())).resolves.toEqual({ list: [1, 2] });
+          await expect(versioned.getVersioned(key({ name: 'other' }))).resolves.toBeUndefined();
+          await expect(versioned.getVersioned(key({ sessionId: 'session-2' }))).resolves.toBeUndefined();
+          expect(written.ok).toBe(true);
+          expect(sortKeys(await store.list({ agentId }))).toEqual(sortKeys([key()]));
+        });
+
+        it('lets exactly one of many concurrent writers expecting the same version win', async () => {
+          const base = await versioned.setIfVersion(key(), { writer: 'none' }, undefined);
+          if (!base.ok) throw new Error('create failed');
+          const writers = Array.from({ length: 12 }, (_, index) => `writer-${index}`);
+          const results = await Promise.all(writers.map((writer) => versioned.setIfVersion(key(), { writer }, base.version)));
+          const winners = writers.filter((_, index) => results[index]!.ok);
+          expect(winners).toHaveLength(1);
+          await expect(store.get(key())).resolves.toEqual({ writer: winners[0] });
+          for (const result of results) if (!result.ok) expect(result.current?.value).toEqual({ writer: winners[0] });
+        });
+
+        it('lets exactly one of many concurrent creators win', async () => {
+          const results = await Promise.all(Array.from({ length: 12 }, (_, index) => versioned.setIfVersion(key({ name: 'created' }), { creator: index }, undefined)));
+          expect(results.filter((result) => result.ok)).toHaveLength(1);
+        });
+
+        it('loses no update when concurrent read-modify-write loops retry on refusal', async () => {
+          const counterKey = key({ name: 'counter' });
+          const increment = async (): Promise<number> => {
+            for (let attempt = 1; ; attempt++) {
+              const current = await versioned.getVersioned<{ count: number }>(counterKey);
+              const result = await versioned.setIfVersion(counterKey, { count: (current?.value.count ?? 0) + 1 }, current?.version);
+              if (result.ok) return attempt;
+              if (attempt > 200) throw new Error('no progress after 200 attempts');
+            }
+          };
+          const attempts = await Promise.all(Array.from({ length: 15 }, increment));
+          await expect(store.get(counterKey)).resolves.toEqual({ count: 15 });
+          // The loops really raced: some write was refused and retried.
+          expect(Math.max(...attempts)).toBeGreaterThan(1);
+        });
+
+        it('validates keys and values like set', async () => {
+          const bad = key({ name: '' });
+          for (const call of [() => versioned.getVersioned(bad), () => versioned.setIfVersion(bad, 1, undefined)]) {
+            expect(((await failureOf(call)) as CtxkitError).code).toBe(ErrorCodes.STORE_KEY_INVALID);
+          }
+          expect(((await failureOf(() => versioned.setIfVersion(key(), undefined, undefined))) as CtxkitError).code).toBe(ErrorCodes.STORE_ERROR);
+          await expect(store.get(key())).resolves.toBeUndefined();
+        });
+      });
+    } else {
+      describe('without compare-and-set', () => {
+        it('has neither getVersioned nor setIfVersion (strategies fall back to get and set)', () => {
+          expect(store.getVersioned).toBeUndefined();
+          expect(store.setIfVersion).toBeUndefined();
+        });
+      });
+    }
 
     describe('#delete', () => {
       it('removes a value and reports whether it existed', async () => {
