@@ -75,7 +75,6 @@ describe('@ctxkit/core exports', () => {
     'ToolNotFoundError',
     'ToolOutputRefNotFoundError',
     'ToolResultCollapser',
-    'TurnIndex',
     'UNVERSIONED',
     'USAGE_LEVEL_THRESHOLDS',
     'UnsafePathError',
