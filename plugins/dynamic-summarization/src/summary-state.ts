@@ -1,9 +1,11 @@
 import type { StoreKey } from '@ctxkit/core';
+import { initialFoldBackoffState, isFoldBackoffState, type FoldBackoffState } from './fold/fold-backoff';
+import { isFoldClaim, type FoldClaim } from './fold/fold-claim';
 
 /**
- * The summary buffer of one agent and session, as kept in the store (kind `summary`). It names
- * how many leading history messages it covers and their fingerprint, so that a later instance (or
- * another process on a shared store) can check the caller's history still starts with them.
+ * The summary buffer of one agent and session. It names how many leading history messages it covers
+ * and their fingerprint, so that a later instance (or another process on a shared store) can check
+ * the caller's history still starts with them.
  */
 export interface SummaryState {
   /** Layout version of this record. */
@@ -27,9 +29,30 @@ export interface SummaryState {
   updatedAt: number;
 }
 
-/** Store key of a session's summary buffer. */
+/**
+ * What the store keeps for one session (kind `summary`, name `buffer`): the summary buffer, the
+ * failure accounting of its folds and the running fold's claim, in one value, so that one
+ * compare-and-set moves all three together and every instance and process serving the session
+ * shares them.
+ */
+export interface SummaryRecord {
+  /** Layout version of this record (a bare {@link SummaryState} was written before it). */
+  format: 2;
+  /** The summary buffer; `null` before the first fold and after a re-sync. */
+  summary: SummaryState | null;
+  failures: FoldBackoffState;
+  /** The fold running somewhere, or `null`. */
+  fold: FoldClaim | null;
+}
+
+/** Store key of a session's summary record. */
 export function summaryStateKey(agentId: string, sessionId: string): StoreKey {
   return { agentId, sessionId, kind: 'summary', name: 'buffer' };
+}
+
+/** The record of a session with no summary, no failure and no running fold. */
+export function emptySummaryRecord(): SummaryRecord {
+  return { format: 2, summary: null, failures: initialFoldBackoffState(), fold: null };
 }
 
 /** True for a value read from the store that has the layout of {@link SummaryState}. */
@@ -44,4 +67,28 @@ export function isSummaryState(value: unknown): value is SummaryState {
     typeof state.fingerprint === 'string' &&
     typeof state.version === 'number'
   );
+}
+
+/**
+ * The record a value read from the store stands for: a {@link SummaryRecord}; a bare
+ * {@link SummaryState} (the layout written before records), with no failures and no running fold;
+ * anything else (absent, or not written by this strategy) as the empty record.
+ */
+export function toSummaryRecord(value: unknown): SummaryRecord {
+  if (isSummaryState(value)) return { ...emptySummaryRecord(), summary: value };
+  if (value === null || typeof value !== 'object') return emptySummaryRecord();
+  const record = value as Partial<SummaryRecord>;
+  if (record.format !== 2 || !(record.summary === null || isSummaryState(record.summary))) return emptySummaryRecord();
+  return {
+    format: 2,
+    summary: record.summary,
+    failures: isFoldBackoffState(record.failures) ? record.failures : initialFoldBackoffState(),
+    fold: isFoldClaim(record.fold) ? record.fold : null,
+  };
+}
+
+/** True when two buffers are the same summary (or both absent): same version, covered messages and text. */
+export function sameSummary(a: SummaryState | null, b: SummaryState | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.version === b.version && a.coveredMessages === b.coveredMessages && a.fingerprint === b.fingerprint && a.text === b.text;
 }

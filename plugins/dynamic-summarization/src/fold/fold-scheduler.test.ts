@@ -1,10 +1,12 @@
 import fc from 'fast-check';
-import { SerialQueue, HeuristicTokenCounter, HistoryLedger, MemoryContextStore, type ChatMessage, type StrategyContext, type TokenCounter } from '@ctxkit/core';
+import { SerialQueue, HeuristicTokenCounter, HistoryLedger, LLMRequestError, MemoryContextStore, type ChatMessage, type ContextStore, type StrategyContext, type TokenCounter } from '@ctxkit/core';
 import { createConformanceContext, type RecordedEvent } from '@ctxkit/core/testing';
 import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
 import { SUMMARIZATION_DEFAULTS } from '../summarization-config';
+import type { SummaryRecord, SummaryState } from '../summary-state';
 import type { Summarizer, SummarizerInput } from '../summarizer';
+import { FOLD_CLAIM_GRACE_MS } from './fold-claim';
 import { FoldScheduler, type FoldSchedulerOptions } from './fold-scheduler';
 
 /** A summarizer whose answers the test scripts: a text, an error, or a promise it controls. */
@@ -77,6 +79,19 @@ async function completeTurn(scheduler: FoldScheduler, history: ChatMessage[]): P
 
 const names = (events: RecordedEvent[]): string[] => events.map((event) => event.name);
 
+/** Resolves once the summarizer has been asked `count` times (a fold asks after its claim is written). */
+async function untilAsked(summarizer: ScriptedSummarizer, count: number): Promise<void> {
+  for (let tick = 0; summarizer.inputs.length < count; tick++) {
+    if (tick > 1000) throw new Error(`the summarizer was asked ${summarizer.inputs.length} times, not ${count}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** The session's record as the store holds it. */
+function storedRecord(context: StrategyContext): Promise<unknown> {
+  return context.store.get({ agentId: context.agentId, sessionId: context.sessionId, kind: 'summary', name: 'buffer' });
+}
+
 /** A text with at least as many tokens as the batch it would replace. */
 function longerThan(input: SummarizerInput): string {
   const replaced = input.counter.countMessages(input.messages);
@@ -93,7 +108,7 @@ describe('FoldScheduler', () => {
     const state = scheduler.state!;
     const end = turnStarts(history)[2]!;
     expect(state).toMatchObject({ version: 1, text: 'Summary 1.', coveredMessages: end, coveredTurns: 2, fingerprint: historyFingerprint(history, 0, end) });
-    expect(await context.store.get({ agentId: context.agentId, sessionId: context.sessionId, kind: 'summary', name: 'buffer' })).toEqual(state);
+    expect(await storedRecord(context)).toEqual({ format: 2, summary: state, failures: { consecutiveFailures: 0, retryAt: 0, stoppedAt: null, lastAttemptTurn: 4 }, fold: null });
     expect(names(events)).toEqual(['summary-start', 'summary-end']);
     expect(events[1]!.payload).toMatchObject({ turns: 2, messages: end, version: 1, offline: true, model: 'scripted' });
     const input = summarizer.inputs[0]!;
@@ -151,6 +166,9 @@ describe('FoldScheduler', () => {
     scheduler.maybeStartFold(history);
     scheduler.maybeStartFold(conversation(5));
     expect(scheduler.running).toBe(true);
+    await untilAsked(summarizer, 1);
+    scheduler.maybeStartFold(conversation(5));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(summarizer.inputs).toHaveLength(1);
     release('Done.');
     await scheduler.whenIdle();
@@ -188,6 +206,7 @@ describe('FoldScheduler', () => {
     expect(scheduler.state?.version).toBe(1);
     scheduler.maybeStartFold(conversation(6));
     expect(scheduler.running).toBe(true);
+    await untilAsked(summarizer, 2);
     const edited = conversation(6);
     edited[0] = { role: 'user', content: 'An edited first question.' };
     scheduler.resyncIfStale(edited);
@@ -198,8 +217,7 @@ describe('FoldScheduler', () => {
     expect(names(events)).toContain('summary-resync');
     expect(names(events)).not.toContain('summary-error');
     expect(scheduler.consecutiveFailures).toBe(0);
-    await Promise.resolve();
-    expect(await context.store.get({ agentId: context.agentId, sessionId: context.sessionId, kind: 'summary', name: 'buffer' })).toBeUndefined();
+    expect(await storedRecord(context)).toMatchObject({ summary: null, fold: null, failures: { consecutiveFailures: 0 } });
   });
 
   it('re-syncs when the history is shorter than what the buffer covers', async () => {
@@ -212,12 +230,15 @@ describe('FoldScheduler', () => {
 
   it('on dispose, aborts a running fold with a typed error and commits nothing', async () => {
     const summarizer = new ScriptedSummarizer(() => new Promise<string>(() => undefined));
-    const { scheduler, events } = setup({ summarizer });
+    const { scheduler, events, context } = setup({ summarizer });
     scheduler.maybeStartFold(conversation(4));
+    await untilAsked(summarizer, 1);
     await scheduler.dispose();
     expect(summarizer.inputs[0]!.signal?.reason).toMatchObject({ code: 'CTXKIT_DISPOSED' });
     expect(scheduler.state).toBeNull();
     expect(names(events)).toEqual(['summary-start']);
+    // The claim is given up: the session's next fold (here or elsewhere) need not wait for it to expire.
+    expect(await storedRecord(context)).toMatchObject({ summary: null, fold: null });
     scheduler.maybeStartFold(conversation(6));
     expect(scheduler.running).toBe(false);
   });
@@ -232,7 +253,7 @@ describe('FoldScheduler', () => {
     unblock();
     await disposing;
     expect(scheduler.state).toBeNull();
-    expect(await context.store.get({ agentId: context.agentId, sessionId: context.sessionId, kind: 'summary', name: 'buffer' })).toBeUndefined();
+    expect(await storedRecord(context)).toMatchObject({ summary: null, fold: null });
     expect(names(events)).toEqual(['summary-start']);
   });
 
@@ -249,19 +270,149 @@ describe('FoldScheduler', () => {
     expect(scheduler.state?.version).toBe(1);
   });
 
-  it('reports a store that fails to read, and counts a failed write as a failed attempt', async () => {
+  it('reports a store that fails to read, and counts a failed commit as a failed attempt', async () => {
     const store = new MemoryContextStore();
-    store.get = async () => {
+    store.getVersioned = async () => {
       throw new Error('store down');
     };
     const reading = setup({ context: { store } });
     expect(await reading.scheduler.load()).toBe(false);
     expect(reading.events[0]).toMatchObject({ name: 'strategy-warning', payload: { message: expect.stringContaining('store down') } });
 
-    const writing = setup({ context: { store: Object.assign(new MemoryContextStore(), { set: async () => Promise.reject(new Error('disk full')) }) } });
+    const failingCommits = new MemoryContextStore();
+    const setIfVersion = failingCommits.setIfVersion.bind(failingCommits);
+    failingCommits.setIfVersion = async (key, value, expected) =>
+      (value as SummaryRecord).summary !== null ? Promise.reject(new Error('disk full')) : setIfVersion(key, value, expected);
+    const writing = setup({ context: { store: failingCommits } });
     await completeTurn(writing.scheduler, conversation(4));
     expect(writing.scheduler.state).toBeNull();
     expect(writing.events.find((event) => event.name === 'summary-error')!.payload).toMatchObject({ error: { message: 'disk full' }, consecutiveFailures: 1 });
+    expect(await storedRecord(writing.context)).toMatchObject({ summary: null, fold: null, failures: { consecutiveFailures: 1 } });
+  });
+
+  it('starts no fold when its claim cannot be written, and says so', async () => {
+    const store = Object.assign(new MemoryContextStore(), { setIfVersion: async () => Promise.reject(new Error('read-only replica')) });
+    const { scheduler, summarizer, events } = setup({ context: { store } });
+    await completeTurn(scheduler, conversation(4));
+    expect(summarizer.inputs).toHaveLength(0);
+    expect(events).toEqual([expect.objectContaining({ name: 'strategy-warning', payload: expect.objectContaining({ message: expect.stringContaining('read-only replica') }) })]);
+  });
+
+  describe('two instances on one store (two processes serving one session)', () => {
+    function pair(options: { first?: ScriptedSummarizer; second?: ScriptedSummarizer; config?: Partial<FoldSchedulerOptions['config']>; store?: ContextStore } = {}) {
+      const store = options.store ?? new MemoryContextStore();
+      const clock = { now: Date.UTC(2025, 0, 1) };
+      const context = { store, now: () => clock.now };
+      return {
+        clock,
+        store,
+        a: setup({ summarizer: options.first, config: options.config, context }),
+        b: setup({ summarizer: options.second, config: options.config, context }),
+      };
+    }
+
+    it('folds each batch once: a live claim keeps the other instance from folding the same turns, and it goes on from the first one\'s summary', async () => {
+      let release!: (text: string) => void;
+      const first = new ScriptedSummarizer(() => new Promise<string>((resolve) => (release = resolve)));
+      const second = new ScriptedSummarizer((input) => `After ${input.previousSummary}`);
+      const { a, b } = pair({ first, second, config: { retryBackoffMs: 0 } });
+      const history = conversation(4);
+      await a.scheduler.load();
+      a.scheduler.maybeStartFold(history);
+      await untilAsked(first, 1);
+      // The other instance completes the same turn, and the next one, while the fold runs.
+      await completeTurn(b.scheduler, history);
+      await completeTurn(b.scheduler, conversation(5));
+      expect(second.inputs).toHaveLength(0);
+      release('Turns one and two.');
+      await a.scheduler.whenIdle();
+      await completeTurn(b.scheduler, conversation(6));
+      expect(second.inputs).toHaveLength(1);
+      expect(second.inputs[0]).toMatchObject({ previousSummary: 'Turns one and two.', firstIndex: turnStarts(history)[2] });
+      await b.scheduler.load();
+      expect(b.scheduler.state).toMatchObject({ version: 2, text: 'After Turns one and two.', coveredTurns: 4 });
+      await a.scheduler.load();
+      expect(a.scheduler.state).toEqual(b.scheduler.state);
+    });
+
+    it('discards a summary whose buffer another instance replaced meanwhile, instead of writing over it', async () => {
+      let release!: (text: string) => void;
+      const first = new ScriptedSummarizer(() => new Promise<string>((resolve) => (release = resolve)));
+      const second = new ScriptedSummarizer(() => 'The second one.');
+      const { a, b, clock, store } = pair({ first, second, config: { retryBackoffMs: 0, summaryTimeoutMs: 60_000 } });
+      const history = conversation(4);
+      await a.scheduler.load();
+      a.scheduler.maybeStartFold(history);
+      await untilAsked(first, 1);
+      // The first instance stalls past its claim (a long pause): the other one takes the batch over.
+      clock.now += 60_000 + FOLD_CLAIM_GRACE_MS + 1;
+      await completeTurn(b.scheduler, conversation(5));
+      expect(second.inputs).toHaveLength(1);
+      release('The stalled one.');
+      await a.scheduler.whenIdle();
+      expect(names(a.events)).toEqual(['summary-start']);
+      const stored = (await store.get({ agentId: a.context.agentId, sessionId: a.context.sessionId, kind: 'summary', name: 'buffer' })) as SummaryRecord;
+      expect(stored).toMatchObject({ summary: { version: 1, text: 'The second one.' }, fold: null });
+    });
+
+    it('shares the failure accounting: the other instance waits for the back-off, and attempts stop for both', async () => {
+      const failing = () => new ScriptedSummarizer(() => Promise.reject(new LLMRequestError('HTTP 503', { client: 'scripted' }, { retryable: true })));
+      const first = failing();
+      const second = failing();
+      const { a, b, clock } = pair({ first, second, config: { maxConsecutiveFailures: 3, retryBackoffMs: 1000 } });
+      let turns = 4;
+      const next = (scheduler: FoldScheduler) => completeTurn(scheduler, conversation(turns++));
+      await next(a.scheduler);
+      expect(a.events.find((event) => event.name === 'summary-error')!.payload).toMatchObject({ consecutiveFailures: 1, retryAt: clock.now + 1000 });
+      await next(b.scheduler); // within the back-off the first failure set
+      expect(second.inputs).toHaveLength(0);
+      clock.now += 1000;
+      await next(b.scheduler);
+      expect(b.events.find((event) => event.name === 'summary-error')!.payload).toMatchObject({ consecutiveFailures: 2 });
+      clock.now += 2000;
+      await next(a.scheduler);
+      expect(a.events.filter((event) => event.name === 'summary-error')[1]!.payload).toMatchObject({ consecutiveFailures: 3, retryAt: null });
+      for (let round = 0; round < 6; round++) {
+        clock.now += 60_000;
+        await next(round % 2 === 0 ? b.scheduler : a.scheduler);
+      }
+      expect(first.inputs.length + second.inputs.length).toBe(3);
+      await b.scheduler.load();
+      expect(b.scheduler.consecutiveFailures).toBe(3);
+      expect(b.scheduler.stopped).toBe(true);
+    });
+
+    it('reads the buffer an older version wrote (a bare summary) and folds onto it', async () => {
+      const store = new MemoryContextStore();
+      const history = conversation(6);
+      const end = turnStarts(history)[2]!;
+      const legacy: SummaryState = {
+        format: 1,
+        version: 3,
+        text: 'Written by an older version.',
+        coveredMessages: end,
+        coveredTurns: 2,
+        fingerprint: historyFingerprint(history, 0, end),
+        summaryTokens: 6,
+        coveredTokens: 100,
+        summarizer: { name: 'offline', model: 'none', offline: true },
+        updatedAt: 0,
+      };
+      const { scheduler, summarizer, context } = setup({ context: { store } });
+      await store.set({ agentId: context.agentId, sessionId: context.sessionId, kind: 'summary', name: 'buffer' }, legacy);
+      await completeTurn(scheduler, history);
+      expect(summarizer.inputs[0]).toMatchObject({ previousSummary: 'Written by an older version.', firstIndex: end });
+      expect(await storedRecord(context)).toMatchObject({ format: 2, summary: { version: 4, coveredTurns: 4 } });
+    });
+
+    it('still folds on a store without compare-and-set (the last writer wins there)', async () => {
+      const store = Object.assign(new MemoryContextStore(), { getVersioned: undefined, setIfVersion: undefined });
+      const { scheduler } = setup({ context: { store } });
+      await completeTurn(scheduler, conversation(4));
+      expect(scheduler.state).toMatchObject({ version: 1, text: 'Summary 1.' });
+      await completeTurn(scheduler, conversation(6));
+      expect(scheduler.state).toMatchObject({ version: 2, coveredTurns: 4 });
+    });
   });
 
   it('keeps the buffer on whole turns, the newest turn verbatim, and the unsummarized turns within the threshold', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   type SerialQueue,
   CtxkitError,
@@ -16,10 +17,12 @@ import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
 import { SUMMARIZATION_STRATEGY_ID } from '../strategy-id';
 import type { SummarizationConfig } from '../summarization-config';
-import { isSummaryState, summaryStateKey, type SummaryState } from '../summary-state';
+import { emptySummaryRecord, sameSummary, summaryStateKey, type SummaryRecord, type SummaryState } from '../summary-state';
 import type { Summarizer } from '../summarizer';
 import { foldBatchEnd, foldBatchKey, foldIsDue } from './fold-batch';
-import { FoldBackoff } from './fold-backoff';
+import { FoldBackoff, type FoldFailure } from './fold-backoff';
+import { FOLD_CLAIM_GRACE_MS, isLiveClaim, type FoldClaim } from './fold-claim';
+import { SharedSummaryRecord } from './shared-summary-record';
 import { summaryCap, summaryTargetTokens, type ComposedRoom } from './summary-cap';
 import { withTimeout } from './with-timeout';
 
@@ -41,6 +44,8 @@ export interface FoldSchedulerOptions {
 
 /** One background fold: the batch, what it starts from, and what the buffer becomes on success. */
 interface FoldJob {
+  /** The claim written for it: while it stands, no other fold of the session starts. */
+  claim: FoldClaim;
   state: SummaryState | null;
   /** The caller's messages of the batch (counted, never kept or changed). */
   source: ReadonlyArray<ChatMessage>;
@@ -60,20 +65,36 @@ function errorInfo(error: unknown): { code: string; message: string } {
   return { code: 'CTXKIT_STRATEGY_ERROR', message: error instanceof Error ? error.message : String(error) };
 }
 
+/** A fold that is due, as decided from one reading of the session's record. */
+interface FoldPlan {
+  state: SummaryState | null;
+  covered: number;
+  end: number;
+  turn: number;
+  batchKey: string;
+  /** The failure accounting with this attempt recorded. */
+  failures: SummaryRecord['failures'];
+}
+
 /**
- * The summary buffer of one session and the background folds that grow it. It loads the buffer from
- * the store once, drops it when the caller's history no longer starts with the messages it covers
- * (re-sync), decides when a fold is due and which whole turns it takes, runs the summarizer outside
- * the session's queue (with a timeout), checks the summary and commits it through the queue only if
- * nothing changed meanwhile, and keeps the failure accounting that prevents loops.
+ * The summary buffer of one session and the background folds that grow it. The buffer, the failure
+ * accounting and the running fold's claim live in one record in the store ({@link SharedSummaryRecord}),
+ * read afresh by every composition and turn completion and written only with compare-and-set, so that
+ * instances and processes serving one session share them: a fold starts only after its claim is
+ * written (no other fold of the session starts while it stands, so no turns are folded twice), and its
+ * summary is committed only onto the buffer it was made from (otherwise it is discarded, never written
+ * over a newer summary). It drops the buffer when the caller's history no longer starts with the
+ * messages it covers (re-sync), decides when a fold is due and which whole turns it takes, runs the
+ * summarizer outside the session's queue (with a timeout), checks the summary and commits it through
+ * the queue, and keeps the failure accounting that prevents loops.
  * Emits `summary-start`, `summary-end`, `summary-error`, `summary-resync` and `strategy-warning`.
  * @see docs/strategies/dynamic-summarization.md
  */
 export class FoldScheduler {
-  private readonly key: StoreKey;
-  private readonly backoff: FoldBackoff;
-  /** `undefined` until loaded from the store; `null` when there is no summary. */
-  private buffer: SummaryState | null | undefined;
+  private readonly record: SharedSummaryRecord;
+  /** Names this instance's claims. */
+  private readonly instanceId = randomUUID();
+  private claims = 0;
   private pending: Promise<void> | undefined;
   private abort: AbortController | undefined;
   /** Bumped by re-sync and dispose, so that a running fold cannot commit stale work. */
@@ -83,28 +104,27 @@ export class FoldScheduler {
   private room: ComposedRoom | undefined;
 
   constructor(private readonly options: FoldSchedulerOptions) {
-    this.key = summaryStateKey(options.context.agentId, options.context.sessionId);
-    this.backoff = new FoldBackoff(options.config);
+    this.record = new SharedSummaryRecord(options.context.store, summaryStateKey(options.context.agentId, options.context.sessionId));
   }
 
-  /** The session's summary buffer (`null` when there is none or it is not loaded yet). */
+  /** The session's summary buffer as last read (`null` when there is none). */
   get state(): SummaryState | null {
-    return this.buffer ?? null;
+    return this.record.current.summary;
   }
 
-  /** True while a background fold runs. */
+  /** True while a background fold of this instance runs (or is being claimed). */
   get running(): boolean {
     return this.pending !== undefined;
   }
 
-  /** Failed folds in a row. */
+  /** Failed folds in a row, across every instance serving the session. */
   get consecutiveFailures(): number {
-    return this.backoff.consecutiveFailures;
+    return this.record.current.failures.consecutiveFailures;
   }
 
   /** True when attempts stopped after too many failures (until the turns to fold change). */
   get stopped(): boolean {
-    return this.backoff.stopped;
+    return this.record.current.failures.stoppedAt !== null;
   }
 
   /** Records the room of the last composition: the summary's cap and the "outgrows its room" trigger follow it. */
@@ -112,26 +132,31 @@ export class FoldScheduler {
     this.room = room;
   }
 
-  /** Loads the buffer once; a store that fails leaves the session without summary (retried later). */
+  /**
+   * Reads the session's record from the store (every call: another process may have folded). A store
+   * that fails leaves the record last read in use, and returns false.
+   */
   async load(): Promise<boolean> {
-    if (this.buffer !== undefined) return true;
     try {
-      const value = await this.options.context.store.get(this.key);
-      this.buffer = isSummaryState(value) ? value : null;
+      await this.record.refresh();
       return true;
     } catch (error) {
       safeEmit(this.options.context.events, 'strategy-warning', {
         ...this.eventBase(0),
-        message: `could not read the summary buffer; composing without it this time: ${errorInfo(error).message}`,
+        message: `could not read the summary buffer; composing with the one read last (if any) this time: ${errorInfo(error).message}`,
         code: errorInfo(error).code,
       });
       return false;
     }
   }
 
-  /** Drops a summary that no longer matches the start of the caller's history. */
+  /**
+   * Drops a summary that no longer matches the start of the caller's history: at once for this
+   * instance, and in the store (with compare-and-set, in the background) unless another writer
+   * replaced that summary first.
+   */
   resyncIfStale(history: ReadonlyArray<ChatMessage>): void {
-    const state = this.buffer;
+    const state = this.state;
     if (!state) return;
     let reason: string | undefined;
     if (state.coveredMessages > history.length) {
@@ -141,47 +166,29 @@ export class FoldScheduler {
     }
     if (reason === undefined) return;
     const { context } = this.options;
-    this.buffer = null;
+    const turn = turnStarts(history).length;
     this.generation++;
     this.abort?.abort(new Error('re-sync'));
-    this.backoff.reset();
-    context.store.delete(this.key).catch((error: unknown) => {
-      safeEmit(context.events, 'strategy-warning', { ...this.eventBase(turnStarts(history).length), message: `could not delete the stale summary: ${errorInfo(error).message}`, code: errorInfo(error).code });
+    this.record.useUntilNextRead(emptySummaryRecord());
+    this.record.update((current) => (sameSummary(current.summary, state) ? emptySummaryRecord() : undefined)).catch((error: unknown) => {
+      safeEmit(context.events, 'strategy-warning', { ...this.eventBase(turn), message: `could not delete the stale summary: ${errorInfo(error).message}`, code: errorInfo(error).code });
     });
-    safeEmit(context.events, 'summary-resync', { ...this.eventBase(turnStarts(history).length), reason });
+    safeEmit(context.events, 'summary-resync', { ...this.eventBase(turn), reason });
   }
 
   /**
-   * Starts a background fold of the oldest whole turns when one is due, none is running, none was
-   * attempted in this turn, the back-off has passed and attempts have not stopped for this batch.
-   * Returns without waiting for it.
+   * Starts a background fold of the oldest whole turns when one is due, none is running here or
+   * elsewhere (a live claim in the record), none was attempted in this turn, the back-off has passed
+   * and attempts have not stopped for this batch. The fold first writes its claim (compare-and-set;
+   * refused, it decides again from the record another writer left), then runs. Returns without
+   * waiting for it.
    */
   maybeStartFold(history: ReadonlyArray<ChatMessage>): void {
     if (this.pending || this.disposed) return;
-    const state = this.state;
-    const covered = state?.coveredMessages ?? 0;
-    const starts = turnStarts(history, covered);
-    if (!foldIsDue(starts.length, this.options.config.threshold, () => this.outgrowsRoom(history, covered))) return;
-    const turn = turnStarts(history).length;
-    if (this.backoff.attemptedIn(turn)) return; // never more than one attempt per turn
-    const end = foldBatchEnd(starts, this.options.config.batchTurns);
-    const batchKey = foldBatchKey(history, covered, end, state?.version ?? 0);
-    if (!this.backoff.mayAttempt(batchKey, () => this.options.context.now())) return;
-    this.backoff.attempting(turn);
-    const source = history.slice(covered, end);
-    const job: FoldJob = {
-      state,
-      source,
-      batch: structuredClone(source) as ChatMessage[],
-      covered,
-      coveredEnd: end,
-      foldedTurns: (state?.coveredTurns ?? 0) + turnStarts(history, covered, end).length,
-      fingerprint: historyFingerprint(history, 0, end),
-      batchKey,
-      turn,
-      generation: this.generation,
-    };
-    this.pending = this.runFold(job).finally(() => {
+    if (this.plan(history, this.record.current) === undefined) return;
+    // A shallow copy: the caller may grow its array while the claim is written; messages keep their identity.
+    const snapshot = history.slice();
+    this.pending = this.claimAndFold(snapshot, this.generation).finally(() => {
       this.pending = undefined;
       this.abort = undefined;
     });
@@ -195,18 +202,84 @@ export class FoldScheduler {
     clearTimeout(timer);
   }
 
-  /** Resolves when no fold is running and the queue has drained. */
+  /** Resolves when no fold is running, the queue has drained and the record's writes have settled. */
   async whenIdle(): Promise<void> {
     while (this.pending) await this.pending;
     await this.options.queue.run(async () => undefined);
+    await this.record.idle();
   }
 
-  /** Stops background work: a running fold is aborted and commits nothing. */
+  /** Stops background work: a running fold is aborted, commits nothing and gives its claim up. */
   async dispose(): Promise<void> {
     this.disposed = true;
     this.generation++;
     this.abort?.abort(new DisposedError(`${SUMMARIZATION_STRATEGY_ID} for agent "${this.options.context.agentId}"`));
     if (this.pending) await this.pending;
+    await this.record.idle();
+  }
+
+  /** The fold due on `record`, with the attempt recorded in its accounting, or `undefined` when none may start. */
+  private plan(history: ReadonlyArray<ChatMessage>, record: SummaryRecord): FoldPlan | undefined {
+    const { config, context } = this.options;
+    const now = () => context.now();
+    const state = record.summary;
+    const covered = state?.coveredMessages ?? 0;
+    if (covered > history.length) return undefined;
+    const starts = turnStarts(history, covered);
+    if (!foldIsDue(starts.length, config.threshold, () => this.outgrowsRoom(history, covered))) return undefined;
+    if (isLiveClaim(record.fold, now)) return undefined; // a fold of this session runs (here or in another process)
+    const turn = turnStarts(history).length;
+    const backoff = new FoldBackoff(config, record.failures);
+    if (backoff.attemptedIn(turn)) return undefined; // never more than one attempt per turn
+    const end = foldBatchEnd(starts, config.batchTurns);
+    const batchKey = foldBatchKey(history, covered, end, state?.version ?? 0);
+    if (!backoff.mayAttempt(batchKey, now)) return undefined;
+    backoff.attempting(turn);
+    return { state, covered, end, turn, batchKey, failures: backoff.state };
+  }
+
+  /** Writes the claim of the fold due (deciding again on the record another writer left), then runs it. */
+  private async claimAndFold(history: ReadonlyArray<ChatMessage>, generation: number): Promise<void> {
+    const { context, config } = this.options;
+    let job: FoldJob | undefined;
+    let written: SummaryRecord | undefined;
+    try {
+      written = await this.record.update((current) => {
+        // The record may be another writer's: its summary must still be the start of this history.
+        if (current.summary && (current.summary.coveredMessages > history.length || historyFingerprint(history, 0, current.summary.coveredMessages) !== current.summary.fingerprint)) return undefined;
+        const plan = this.plan(history, current);
+        if (plan === undefined) return undefined;
+        const claim: FoldClaim = { id: `${this.instanceId}/${++this.claims}`, batchKey: plan.batchKey, turn: plan.turn, expiresAt: context.now() + config.summaryTimeoutMs + FOLD_CLAIM_GRACE_MS };
+        job = this.jobOf(history, plan, claim, generation);
+        return { ...current, failures: plan.failures, fold: claim };
+      });
+    } catch (error) {
+      safeEmit(context.events, 'strategy-warning', { ...this.eventBase(turnStarts(history).length), message: `could not write the fold's claim; no fold this turn: ${errorInfo(error).message}`, code: errorInfo(error).code });
+      return;
+    }
+    if (job === undefined || written?.fold?.id !== job.claim.id) return;
+    if (generation !== this.generation) {
+      await this.releaseClaim(job);
+      return;
+    }
+    await this.runFold(job);
+  }
+
+  private jobOf(history: ReadonlyArray<ChatMessage>, plan: FoldPlan, claim: FoldClaim, generation: number): FoldJob {
+    const source = history.slice(plan.covered, plan.end);
+    return {
+      claim,
+      state: plan.state,
+      source,
+      batch: structuredClone(source) as ChatMessage[],
+      covered: plan.covered,
+      coveredEnd: plan.end,
+      foldedTurns: (plan.state?.coveredTurns ?? 0) + turnStarts(history, plan.covered, plan.end).length,
+      fingerprint: historyFingerprint(history, 0, plan.end),
+      batchKey: plan.batchKey,
+      turn: plan.turn,
+      generation,
+    };
   }
 
   private async runFold(job: FoldJob): Promise<void> {
@@ -253,18 +326,28 @@ export class FoldScheduler {
           replacedTokens,
           version: committed.version,
         });
+      } else {
+        await this.releaseClaim(job);
       }
     } catch (error) {
-      if (job.generation !== this.generation) return; // aborted by re-sync or dispose: not a failure
-      const failure = this.backoff.failed(job.batchKey, context.now());
+      if (job.generation !== this.generation) {
+        // Aborted by re-sync or dispose: not a failure.
+        await this.releaseClaim(job);
+        return;
+      }
+      const failure = await this.options.queue.run(() => this.recordFailure(job));
       safeEmit(context.events, 'summary-error', { ...base, error: errorInfo(error), ...failure });
     }
   }
 
-  /** Writes the new buffer, unless a re-sync, dispose or another writer made this work stale. */
+  /**
+   * Writes the new buffer onto the one the fold started from, and clears the fold's claim. Writes
+   * nothing after a re-sync or dispose here, or when another writer replaced that buffer meanwhile
+   * (another process's fold or re-sync): the summary is then discarded, never written over theirs.
+   */
   private async commit(job: FoldJob, text: string, summaryTokens: number, batchTokens: number): Promise<SummaryState | undefined> {
-    if (job.generation !== this.generation || (this.buffer?.version ?? 0) !== (job.state?.version ?? 0)) return undefined;
-    const { summarizer, context } = this.options;
+    if (job.generation !== this.generation) return undefined;
+    const { summarizer, context, config } = this.options;
     const next: SummaryState = {
       format: 1,
       version: (job.state?.version ?? 0) + 1,
@@ -277,10 +360,42 @@ export class FoldScheduler {
       summarizer: { name: summarizer.name, model: summarizer.model, offline: summarizer.offline },
       updatedAt: context.now(),
     };
-    await context.store.set(this.key, next);
-    this.buffer = next;
-    this.backoff.succeeded();
-    return next;
+    const written = await this.record.update((current) => {
+      if (!sameSummary(current.summary, job.state)) return undefined;
+      const backoff = new FoldBackoff(config, current.failures);
+      backoff.succeeded();
+      return { format: 2, summary: next, failures: backoff.state, fold: current.fold?.id === job.claim.id ? null : current.fold };
+    });
+    return written ? next : undefined;
+  }
+
+  /**
+   * Counts a failed attempt in the shared accounting and clears its claim, unless the record moved on
+   * (a re-sync or another fold took the claim): then the attempt no longer counts. A store that fails
+   * here leaves the claim to expire.
+   */
+  private async recordFailure(job: FoldJob): Promise<FoldFailure> {
+    const { config, context } = this.options;
+    let failure: FoldFailure | undefined;
+    try {
+      await this.record.update((current) => {
+        failure = undefined;
+        if (current.fold?.id !== job.claim.id) return undefined;
+        const backoff = new FoldBackoff(config, current.failures);
+        failure = backoff.failed(job.batchKey, context.now());
+        return { ...current, failures: backoff.state, fold: null };
+      });
+    } catch {
+      // Reported with the summary-error below; the claim expires on its own.
+    }
+    if (failure) return failure;
+    const current = this.record.current.failures;
+    return { consecutiveFailures: current.consecutiveFailures, retryAt: current.stoppedAt !== null ? null : current.retryAt };
+  }
+
+  /** Clears the job's claim if it still stands, so that the session's next fold need not wait for it to expire. */
+  private async releaseClaim(job: FoldJob): Promise<void> {
+    await this.record.update((current) => (current.fold?.id === job.claim.id ? { ...current, fold: null } : undefined)).catch(() => undefined);
   }
 
   /** True when the history from `covered` on takes more than the room beside the summary's share. */
