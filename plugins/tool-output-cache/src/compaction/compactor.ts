@@ -20,7 +20,7 @@ import type { WorkingView } from '../view/working-view';
 import { compactMessages } from './compact-messages';
 import type { ResolvedCompactionConfig } from './compaction-config';
 import type { CompactionState } from './compaction-state';
-import { mapHistory } from './map-history';
+import { mapHistory } from './history-layout';
 import { repairToolPairs } from './repair-tool-pairs';
 import { saveTranscript } from './save-transcript';
 import { compactionThreshold, shouldCompact } from './should-compact';

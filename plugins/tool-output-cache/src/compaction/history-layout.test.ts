@@ -1,6 +1,6 @@
 import type { ChatMessage, UserMessage } from '@ctxkit/core';
 import type { CompactionState } from './compaction-state';
-import { mapHistory } from './map-history';
+import { mapHistory } from './history-layout';
 
 const user = (content: string): UserMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
