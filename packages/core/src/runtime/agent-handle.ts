@@ -2,9 +2,12 @@ import type { ContextManager } from '../contracts/context-manager';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
 import { AgentContainer } from '../di/agent-container';
+import { ILLMClient as ILLMClientToken, IStrategyContext } from '../di/injection-tokens';
 import { registerStrategyServices } from '../di/register-strategy';
 import { DisposedError } from '../errors/disposed-error';
-import { CtxkitEventBus } from '../events/event-bus';
+import { ErrorCodes } from '../errors/error-codes';
+import { LLMClientInUseError } from '../errors/llm-client-in-use-error';
+import { CtxkitEventBus, safeEmit } from '../events/event-bus';
 import type { IModelRegistry } from '../models/model-registry';
 import type { AgentManifest } from '../plugins/plugin-manifest';
 import type { StrategyContext, StrategyFactory } from '../plugins/strategy-plugin';
@@ -36,6 +39,18 @@ export interface AgentHandle {
   readonly config: Readonly<Record<string, unknown>>;
   /** The agent's DI container (the kernel resolves and registers here). */
   readonly container: AgentContainer;
+  /** The agent's language model client, the one its strategies and the kernel use; `undefined` when none is configured. */
+  readonly llm: ILLMClient | undefined;
+  /**
+   * Makes `llm` the agent's one language model client: its strategies' (summaries, extraction,
+   * compaction, by their configured model name through this client) and the container's
+   * `ILLMClient`. Sessions whose strategy looked for a client are created again with it before
+   * their first use; the same client again changes nothing. The kernel's `createAgent(handle, { llm })`
+   * calls it.
+   * @throws LLMClientInUseError (`CTXKIT_LLM_CLIENT_IN_USE`) when such a session has already been used with another client (or none)
+   * @throws DisposedError (`CTXKIT_DISPOSED`) after `dispose()`
+   */
+  useLLM(llm: ILLMClient): void;
   /** The context manager of the default session (`"default"`). */
   readonly contextManager: ContextManager;
   /**
@@ -89,6 +104,14 @@ class Agent implements AgentHandle {
   private capabilities: ReadonlySet<CapabilityName> | undefined;
   private disposing: Promise<void> | undefined;
   private isDisposed = false;
+  private client: ILLMClient | undefined;
+  /** Sessions whose strategy read `context.llm`. */
+  private readonly clientReaders = new Set<string>();
+  /** Sessions called at least once (compose, turn end, compaction). */
+  private readonly usedSessions = new Set<string>();
+  private fallbackReported = false;
+  /** Strategy instances replaced by `useLLM`, disposed with the agent at the latest. */
+  private readonly retired: Promise<unknown>[] = [];
 
   constructor(private readonly options: AgentHandleOptions) {
     this.id = options.manifest.id;
@@ -97,6 +120,11 @@ class Agent implements AgentHandle {
     this.manifest = options.manifest;
     this.config = options.config;
     this.container = new AgentContainer(options.root);
+    this.client = options.llm;
+  }
+
+  get llm(): ILLMClient | undefined {
+    return this.client;
   }
 
   get disposed(): boolean {
@@ -118,7 +146,7 @@ class Agent implements AgentHandle {
       agentId: this.id,
       events: this.events,
       store: this.options.store,
-      llm: this.options.llm,
+      llm: this.client,
       models: this.options.models,
       counter: this.options.counterFor(this.model),
       strategyContext: this.defaultContext!,
@@ -127,6 +155,32 @@ class Agent implements AgentHandle {
   }
 
   private defaultContext: StrategyContext | undefined;
+
+  useLLM(llm: ILLMClient): void {
+    this.assertUsable();
+    if (llm === this.client) return;
+    const stale = [...this.clientReaders].filter((sessionId) => this.sessionManagers.has(sessionId));
+    for (const sessionId of stale) {
+      if (this.usedSessions.has(sessionId)) {
+        throw new LLMClientInUseError(this.id, sessionId, this.client ? `client ${this.client.name}` : 'no language model client (its offline fallback)', `client ${llm.name}`);
+      }
+    }
+    this.client = llm;
+    this.container.registerValue(ILLMClientToken, llm);
+    for (const sessionId of stale) {
+      const manager = this.sessionManagers.get(sessionId)!;
+      this.sessionManagers.delete(sessionId);
+      this.clientReaders.delete(sessionId);
+      const retiring = manager.disposeInstance();
+      retiring.catch(() => undefined);
+      this.retired.push(retiring);
+      // The default session is created again now (the container serves it); the others on their next use.
+      if (sessionId === DEFAULT_SESSION_ID) {
+        this.createSession(DEFAULT_SESSION_ID, this.capabilities);
+        this.container.registerValue(IStrategyContext, this.defaultContext!);
+      }
+    }
+  }
 
   forSession(sessionId: string): ContextManager {
     this.assertUsable();
@@ -158,6 +212,11 @@ class Agent implements AgentHandle {
         firstError ??= error;
       }
     }
+    for (const retired of this.retired) {
+      await retired.catch((error: unknown) => {
+        firstError ??= error;
+      });
+    }
     await this.container.dispose().catch((error: unknown) => {
       firstError ??= error;
     });
@@ -188,11 +247,31 @@ class Agent implements AgentHandle {
   }
 
   private owner(sessionId: string) {
-    return { pluginId: this.strategyId, agentId: this.id, sessionId, isDisposed: () => this.isDisposed };
+    return { pluginId: this.strategyId, agentId: this.id, sessionId, isDisposed: () => this.isDisposed, noteUse: () => this.noteUse(sessionId) };
+  }
+
+  /**
+   * A session was called: it can no longer be created again with another client, and a strategy
+   * that looked for a client and found none is working on its offline fallback, which is said once
+   * per agent (`strategy-warning`, code `CTXKIT_LLM_NOT_CONFIGURED`).
+   */
+  private noteUse(sessionId: string): void {
+    this.usedSessions.add(sessionId);
+    if (this.fallbackReported || this.client !== undefined || !this.clientReaders.has(sessionId)) return;
+    this.fallbackReported = true;
+    safeEmit(this.events, 'strategy-warning', {
+      agentId: this.id,
+      sessionId,
+      strategyId: this.strategyId,
+      turn: 0,
+      code: ErrorCodes.LLM_NOT_CONFIGURED,
+      message: `${this.strategyId} looked for a language model client and agent "${this.id}" has none: it works on its offline fallback (no model writes its summaries, extraction or compaction). Give the agent a client: runtime.loadAgent(path, { llm }) or createAgent(handle, { llm }).`,
+    });
   }
 
   private contextFor(sessionId: string): StrategyContext {
     const { options } = this;
+    const agent = this;
     return Object.freeze({
       agentId: this.id,
       sessionId,
@@ -203,7 +282,11 @@ class Agent implements AgentHandle {
       models: options.models,
       store: options.store,
       events: this.events,
-      llm: options.llm,
+      // Read when the strategy asks: the agent's client at that moment, and a note that it asked.
+      get llm(): ILLMClient | undefined {
+        agent.clientReaders.add(sessionId);
+        return agent.client;
+      },
       now: () => options.now(),
     });
   }

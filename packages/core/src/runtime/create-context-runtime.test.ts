@@ -14,6 +14,7 @@ import { DuplicatePluginError } from '../errors/duplicate-plugin-error';
 import { PluginNotFoundError } from '../errors/plugin-not-found-error';
 import { UnsafePathError } from '../errors/unsafe-path-error';
 import { DisposedError } from '../errors/disposed-error';
+import { LLMClientInUseError } from '../errors/llm-client-in-use-error';
 import { StrategyError } from '../errors/strategy-error';
 import { StoreKeyError } from '../errors/store-key-error';
 import type { StrategyContext, StrategyFactory } from '../plugins/strategy-plugin';
@@ -275,6 +276,96 @@ describe('createContextRuntime', () => {
       expect(first.container.resolve(IEventBus)).not.toBe(second.container.resolve(IEventBus));
       expect(first.container.resolve(IAgentId)).toBe('first');
       expect(second.container.resolve(IAgentId)).toBe('second');
+    });
+  });
+
+  describe('one language model client', () => {
+    /** A strategy that picks its summarizer when created, as the standard ones do: the client, else an offline fallback. */
+    const choosing: StrategyFactory = (config, context) => {
+      const summarizer = context.llm ? `llm:${context.llm.name}` : 'offline';
+      return { ...counting(config, context), summarizer } as IContextManager;
+    };
+    const client = (name: string): ILLMClient => ({ name, defaultModel: 'gpt-4o-mini', offline: true, complete: async () => { throw new Error('unused'); } });
+    const summarizerOf = (manager: IContextManager) => (manager as unknown as { strategy: { summarizer: string } }).strategy.summarizer;
+
+    async function choosingRuntime(options: Parameters<typeof createContextRuntime>[0] = {}) {
+      const runtime = await createContextRuntime({ discoverInstalled: false, ...options });
+      runtime.registerStrategy({ id: 'choosing-strategy' }, choosing);
+      return runtime;
+    }
+
+    it('says once, at the first call, that a strategy which looked for a client found none and works offline', async () => {
+      const runtime = await choosingRuntime();
+      const agent = await runtime.loadAgent({ id: 'offline-agent', contextStrategy: { type: 'plugin', pluginId: 'choosing-strategy' } });
+      const warnings: Array<{ code?: string; message: string; sessionId: string }> = [];
+      agent.events.on('strategy-warning', (event) => warnings.push(event));
+      expect(summarizerOf(agent.contextManager)).toBe('offline');
+      expect(warnings).toEqual([]);
+      await agent.contextManager.composePayload('sys', [], []);
+      await agent.forSession('other').composePayload('sys', [], []);
+      expect(warnings).toEqual([expect.objectContaining({ code: 'CTXKIT_LLM_NOT_CONFIGURED', sessionId: 'default' })]);
+      expect(warnings[0]!.message).toMatch(/choosing-strategy looked for a language model client and agent "offline-agent" has none: it works on its offline fallback/);
+    });
+
+    it('stays silent for a strategy that never looks for a client, and when the agent has one', async () => {
+      const runtime = await isolatedRuntime({ llm: client('configured') });
+      const withClient = await runtime.loadAgent(agentManifest('with-client'));
+      runtime.registerStrategy({ id: 'choosing-strategy' }, choosing);
+      const chooser = await runtime.loadAgent({ id: 'chooser', contextStrategy: { type: 'plugin', pluginId: 'choosing-strategy' } });
+      const bare = await (await isolatedRuntime()).loadAgent({ id: 'bare', contextStrategy: { type: 'plugin', pluginId: 'counting-strategy' } });
+      const warnings: unknown[] = [];
+      for (const agent of [withClient, chooser, bare]) agent.events.on('strategy-warning', (event) => warnings.push(event));
+      await withClient.contextManager.composePayload('sys', [], []);
+      await chooser.contextManager.composePayload('sys', [], []);
+      await bare.contextManager.composePayload('sys', [], []);
+      expect(summarizerOf(chooser.contextManager)).toBe('llm:configured');
+      expect(warnings).toEqual([]);
+    });
+
+    it('useLLM makes a client the agent\'s one: the container\'s, and the strategy\'s, created again before its first use', async () => {
+      const runtime = await choosingRuntime();
+      const agent = await runtime.loadAgent({ id: 'rewired', contextStrategy: { type: 'plugin', pluginId: 'choosing-strategy' } });
+      agent.forSession('other');
+      const before = agent.contextManager;
+      const model = client('agent-model');
+      agent.useLLM(model);
+      expect(agent.llm).toBe(model);
+      expect(agent.container.resolve(ILLMClientToken)).toBe(model);
+      expect(agent.contextManager).not.toBe(before);
+      expect(agent.container.resolve(IContextManagerToken)).toBe(agent.contextManager);
+      expect(summarizerOf(agent.contextManager)).toBe('llm:agent-model');
+      expect(summarizerOf(agent.forSession('other'))).toBe('llm:agent-model');
+      expect((agent.container.resolve(IStrategyContext) as StrategyContext).llm).toBe(model);
+      const same = agent.contextManager;
+      agent.useLLM(model);
+      expect(agent.contextManager).toBe(same);
+      await agent.dispose();
+    });
+
+    it('keeps a session that never looked for a client, and refuses another client once a session worked with the first', async () => {
+      const runtime = await isolatedRuntime();
+      const plain = await runtime.loadAgent(agentManifest('plain'));
+      await plain.contextManager.onTurnComplete([]);
+      const kept = plain.contextManager;
+      plain.useLLM(client('late'));
+      expect(plain.contextManager).toBe(kept);
+      expect(strategyOf(plain.contextManager).turns).toBe(1);
+
+      runtime.registerStrategy({ id: 'choosing-strategy' }, choosing);
+      const used = await runtime.loadAgent({ id: 'used', contextStrategy: { type: 'plugin', pluginId: 'choosing-strategy' } });
+      await used.contextManager.composePayload('sys', [], []);
+      const error = (() => {
+        try {
+          used.useLLM(client('second'));
+        } catch (caught) {
+          return caught as LLMClientInUseError;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(LLMClientInUseError);
+      expect(error?.code).toBe('CTXKIT_LLM_CLIENT_IN_USE');
+      expect(error?.message).toContain('Agent "used" already works with no language model client (its offline fallback) in session "default"; it cannot switch to client second.');
+      expect(used.llm).toBeUndefined();
     });
   });
 

@@ -31,6 +31,8 @@ export interface SessionManagerOwner {
   sessionId: string;
   /** True once the agent is disposed. */
   isDisposed(): boolean;
+  /** Called on every call into the strategy, once its instance exists. */
+  noteUse?(): void;
 }
 
 /**
@@ -161,6 +163,7 @@ export class SessionContextManager implements IContextManager {
   private async call<T>(method: string, run: (manager: IContextManager) => T | Promise<T>): Promise<T> {
     this.assertUsable();
     const manager = await this.ready;
+    this.owner.noteUse?.();
     try {
       return await run(manager);
     } catch (error) {
