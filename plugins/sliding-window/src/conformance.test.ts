@@ -6,3 +6,10 @@ runConformance<Partial<SlidingWindowConfig>>('std-sliding-window-strategy', {
   factory: createStrategy,
   config: { ...SLIDING_WINDOW_DEFAULTS },
 });
+
+// Cut back to 60% of the room when the history overflows, then hold the window's start.
+runConformance<Partial<SlidingWindowConfig>>('std-sliding-window-strategy (cutBackRatio 0.6)', {
+  factory: createStrategy,
+  config: { ...SLIDING_WINDOW_DEFAULTS, cutBackRatio: 0.6 },
+  cases: ['property', 'long-history', 'conversation'],
+});

@@ -25,6 +25,13 @@ export interface SlidingWindowConfig {
    * @default 0.1
    */
   safetyMarginRatio: number;
+  /**
+   * When the history no longer fits, cut it back to this share of the room in one go; the window's
+   * start then holds while the next turns only append, so the provider's prompt cache keeps serving
+   * the payload's start. 1 drops only what must go, on every call.
+   * @default 1
+   */
+  cutBackRatio: number;
 }
 
 /** The documented defaults (equal to the schema's, checked by a test). */
@@ -33,6 +40,7 @@ export const SLIDING_WINDOW_DEFAULTS: Readonly<SlidingWindowConfig> = Object.fre
   maxContextTokens: null,
   reserveOutputTokens: null,
   safetyMarginRatio: 0.1,
+  cutBackRatio: 1,
 });
 
 /** The plugin id. */

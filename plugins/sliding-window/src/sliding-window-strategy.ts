@@ -96,7 +96,7 @@ export class SlidingWindowStrategy implements ContextManagerContract, ContextMan
       return payload;
     }
 
-    const { payload } = this.composer.compose({ systemPrompt, history, tools, turn, ragContext, ...options });
+    const { payload } = this.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, ...options });
     this.lastCall = { history, length: history.length, last: history[history.length - 1], systemPrompt, tools, ragContext, collapse: options.collapseOlderToolResults ?? false, payload: { messages: payload.messages.slice(), tools: payload.tools.slice(), stats: payload.stats } };
     return payload;
   }

@@ -149,6 +149,54 @@ describe('PayloadComposer', () => {
       expect(findPayloadProblems(payload.messages)).toEqual([]);
     });
 
+    it('cuts back to cutBackRatio of the room once the history overflows, then holds the window start while turns append', () => {
+      const compose = composer(1200);
+      const history = turns(40);
+      const starts: number[] = [];
+      const shares: number[] = [];
+      let previous: ChatMessage[] | undefined;
+      for (let end = 2; end <= history.length; end += 2) {
+        const { payload, window, roomTokens } = compose.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.6 });
+        starts.push(window.fromIndex);
+        shares.push(window.tokens / roomTokens);
+        expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+        expect(findPayloadProblems(payload.messages)).toEqual([]);
+        const dropped = payload.stats.reductions.filter((record) => record.action === 'dropped').reduce((sum, record) => sum + record.messages, 0);
+        expect(dropped).toBe(window.fromIndex);
+        if (previous && window.fromIndex === starts[starts.length - 2]) {
+          // the start held: the previous payload is this payload's beginning, message for message
+          expect(payload.messages.slice(0, previous.length)).toEqual(previous);
+        }
+        previous = payload.messages;
+      }
+      const cuts = starts.filter((start, index) => index > 0 && start !== starts[index - 1]).length;
+      const overflowing = starts.filter((start) => start > 0).length;
+      expect(cuts).toBeGreaterThan(1);
+      expect(cuts).toBeLessThan(overflowing / 2);
+      // right after a cut the window holds at most the ratio's share of the room
+      starts.forEach((start, index) => {
+        if (index > 0 && start !== starts[index - 1] && start > 0) expect(shares[index]).toBeLessThanOrEqual(0.6);
+      });
+    });
+
+    it('with the default cutBackRatio of 1, drops only what must go on every call', () => {
+      const compose = composer(1200);
+      const history = turns(40);
+      const held = composer(1200);
+      let moved = 0;
+      for (let end = 2; end <= history.length; end += 2) {
+        const plain = compose.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2 });
+        const explicit = held.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 1 });
+        expect(explicit.payload.messages).toEqual(plain.payload.messages);
+        if (plain.window.fromIndex > 0) {
+          moved++;
+          // an overflowing window leaves less than one turn of its room unused
+          expect(plain.roomTokens - plain.window.tokens).toBeLessThan(counter.countMessages(history.slice(0, 2)));
+        }
+      }
+      expect(moved).toBeGreaterThan(10);
+    });
+
     it('rejects with a typed error when the system prompt and tools alone exceed the budget', () => {
       expect(() => composer(300).compose({ systemPrompt: 'x '.repeat(400), history: turns(1), tools: [], turn: 1 })).toThrow(expect.objectContaining({ code: 'CTXKIT_BUDGET_EXCEEDED' }));
     });

@@ -7,7 +7,7 @@ import type { CtxkitEventBase } from '../events/ctxkit-events';
 import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
 import { buildPayload } from '../ledger/build-payload';
 import { assertHistoryShape } from '../messages/assert-history-shape';
-import { HistoryLedger } from '../ledger/history-ledger';
+import { HistoryLedger, messageFingerprint } from '../ledger/history-ledger';
 import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow, type HistoryWindow } from '../ledger/select-history-window';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { fitDynamicContext } from './fit-dynamic-context';
@@ -57,6 +57,13 @@ export interface ComposeRequest extends ComposeOptions {
   reductions?: ReadonlyArray<ReductionRecord>;
   /** Strategy-specific stats (`stats.extra`). */
   extra?: Record<string, unknown>;
+  /**
+   * When the history no longer fits, how far to cut it back: the window is refilled to this share of
+   * the room, and its start then holds while the next turns only append (the provider's prompt cache
+   * keeps serving the payload's start until the next cut). 1 cuts only what must go on every call.
+   * @default 1
+   */
+  cutBackRatio?: number;
   /** Turn number for events. */
   turn: number;
   /** Emit `history-trim`, `tool-output-trim`, `usage-level-change` and `payload-composed`. @default true */
@@ -98,6 +105,8 @@ export class PayloadComposer {
   private readonly systemMessages = new Map<string, SystemMessage>();
   private readonly memoryMessages = new Map<string, SystemMessage>();
   private level: UsageLevel = 'ok';
+  /** Where the window started at the last cut back (see `cutBackRatio`), while it holds. */
+  private heldStart: { index: number; message: ChatMessage; fingerprint: string } | undefined;
 
   constructor(private readonly options: PayloadComposerOptions) {
     this.ledger = new HistoryLedger(options.counter);
@@ -148,7 +157,10 @@ export class PayloadComposer {
       else if (blocks.every((block) => block.omitWhenWindowCovers)) allowance = Math.min(allowance, this.tokensBefore(history, full.fromIndex, startIndex, allowance));
     }
     let fitted = this.fitBlocks(blocks, redundant, allowance);
-    const window = selectWindow(room - fitted.reduce((sum, block) => sum + block.tokens, 0));
+    const historyRoom = room - fitted.reduce((sum, block) => sum + block.tokens, 0);
+    let window = selectWindow(historyRoom);
+    const cutBackRatio = request.cutBackRatio ?? 1;
+    if (cutBackRatio < 1) window = this.holdWindowStart(history, startIndex, historyRoom, cutBackRatio, window);
     if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
       // The history fits whole beside a shortened block: the block may take what is left.
       fitted = this.fitBlocks(blocks, redundant, room - window.tokens);
@@ -191,6 +203,32 @@ export class PayloadComposer {
       roomTokens: room,
       memoryAllowanceTokens: memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE),
     };
+  }
+
+  /**
+   * The window with a held start: while the history from the start of the last cut still fits, the
+   * window keeps that start (older history reported as dropped), so consecutive payloads share their
+   * beginning; when it no longer fits, the window is cut back to `ratio` of the room (never truncating
+   * more of the current turn than the full window would) and its start is held from there.
+   */
+  private holdWindowStart(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, ratio: number, full: HistoryWindow): HistoryWindow {
+    const cuts = full.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
+    if (!cuts) {
+      this.heldStart = undefined;
+      return full;
+    }
+    const held = this.heldStart;
+    const stillThere = held !== undefined && held.index < history.length && (history[held.index] === held.message || messageFingerprint(history[held.index]!) === held.fingerprint);
+    if (held !== undefined && stillThere && held.index > startIndex && held.index >= full.fromIndex) {
+      const window = selectHistoryWindow({ history, startIndex: held.index, budgetTokens: room, counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId });
+      const older = { action: 'dropped' as const, from: startIndex, to: held.index, messages: held.index - startIndex, tokensAfter: 0, reason: OLDER_THAN_WINDOW_REASON, recoverableFrom: 'history' as const };
+      return { ...window, reductions: [older, ...window.reductions], droppedMessages: window.droppedMessages + older.messages };
+    }
+    let cut = selectHistoryWindow({ history, startIndex, budgetTokens: Math.floor(room * ratio), counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId });
+    if (cut.truncatedMessages > full.truncatedMessages || cut.fromIndex >= history.length) cut = full;
+    const start = cut.fromIndex;
+    this.heldStart = start < history.length ? { index: start, message: history[start]!, fingerprint: messageFingerprint(history[start]!) } : undefined;
+    return cut;
   }
 
   /** The event fields of this composer's owner at `turn`. */
