@@ -281,7 +281,7 @@ describe('EntityExtractionStrategy', () => {
 
     it('keeps working in memory and warns when the store fails mid-write', async () => {
       const store = new MemoryContextStore();
-      store.set = () => Promise.reject(new Error('disk full'));
+      store.setIfVersion = () => Promise.reject(new Error('disk full'));
       const { strategy, events } = setup({ script: ['{"destination":"Seattle"}'], store });
       const payload = await strategy.composePayload('sys', history1, []);
       expect(await strategy.getState()).toEqual({ destination: 'Seattle' });

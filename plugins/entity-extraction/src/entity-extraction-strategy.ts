@@ -22,6 +22,8 @@ import { renderStateBlock } from './payload/render-state-block';
 import type { CompiledStateSchema } from './schema/state-schema';
 import type { EntityState, EntityStateVersion, PersistedEntityState } from './state/entity-state';
 import type { EntityStateAccess } from './state/entity-state-access';
+import type { EntityUpdate } from './state/entity-update';
+import { SharedEntityState } from './state/shared-entity-state';
 import { textFingerprint } from './state/text-fingerprint';
 
 /** Options of {@link EntityExtractionStrategy} (what the factory resolved). */
@@ -38,9 +40,8 @@ export interface EntityExtractionStrategyOptions {
 /** Store name of the persisted state (kind `entities`). */
 export const ENTITY_STATE_STORE_NAME = 'state';
 
-function emptyState(): PersistedEntityState {
-  return { format: 1, state: {}, versions: [], processedThrough: -1, processedFingerprint: null };
-}
+/** Extractions run again when their changes no longer fit the state another process wrote meanwhile. */
+const MAX_EXTRACTION_RERUNS = 2;
 
 /**
  * `std-entity-extraction-strategy`: keeps a structured, schema-validated state of the conversation
@@ -49,19 +50,22 @@ function emptyState(): PersistedEntityState {
  * the offline extractor when the agent has no model); the payload is the system prompt, the state
  * as JSON in `<conversation_state>` with the required fields still missing, then the newest history
  * that fits the rest of the budget (in lean mode only the last `recentTurns` turns). State and versions are kept per agent and session in
- * the store (kind `entities`).
+ * the store (kind `entities`), read afresh on every call and written with compare-and-set
+ * ({@link SharedEntityState}), so that processes serving one session lose no update.
  * @see docs/strategies/entity-extraction.md
  */
 export class EntityExtractionStrategy implements ContextManagerContract, ContextManagerCapabilities, EntityStateAccess {
   private readonly queue = new SerialQueue();
   /** Token counts of this conversation's history, so that a turn measures only its new messages. */
   private readonly composer: PayloadComposer;
-  private loaded: PersistedEntityState | undefined;
+  /** The session's state in the store, shared with every instance and process serving it. */
+  private readonly shared: SharedEntityState;
   private disposed = false;
   private lastError: { reason: string; errors: string[]; sourceMessageIndex: number } | null = null;
 
   constructor(private readonly options: EntityExtractionStrategyOptions) {
     const { config, context, model } = options;
+    this.shared = new SharedEntityState({ store: context.store, key: this.storeKey(), schema: options.schema, warn: (message, error) => this.warn(message, error) });
     const known = context.models.find(model);
     const budget = computeBudget({
       contextWindow: known?.contextWindow ?? config.maxContextTokens ?? context.models.get(model).contextWindow,
@@ -144,29 +148,9 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     return { agentId, sessionId, kind: 'entities' as const, name: ENTITY_STATE_STORE_NAME };
   }
 
-  private async load(): Promise<PersistedEntityState> {
-    if (this.loaded) return this.loaded;
-    let stored: PersistedEntityState | undefined;
-    try {
-      stored = await this.options.context.store.get<PersistedEntityState>(this.storeKey());
-    } catch (error) {
-      this.warn(`the stored entity state could not be read; starting empty: ${error instanceof Error ? error.message : String(error)}`, error);
-    }
-    if (stored && stored.format === 1 && stored.state && Array.isArray(stored.versions)) {
-      const problems = this.options.schema.validate(stored.state);
-      if (problems.length === 0) this.loaded = stored;
-      else this.warn(`the stored entity state does not match the state schema (${problems.join('; ')}); starting empty`);
-    }
-    this.loaded ??= emptyState();
-    return this.loaded;
-  }
-
-  private async save(persisted: PersistedEntityState): Promise<void> {
-    try {
-      await this.options.context.store.set(this.storeKey(), persisted);
-    } catch (error) {
-      this.warn(`the entity state could not be saved; it stays in memory for this instance: ${error instanceof Error ? error.message : String(error)}`, error);
-    }
+  /** The state as the store holds it now (another process may have updated it), with this instance's unsaved updates. */
+  private load(): Promise<PersistedEntityState> {
+    return this.shared.read();
   }
 
   private warn(message: string, error?: unknown): void {
@@ -206,9 +190,12 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
 
   /**
    * Runs the extractor over the messages not read yet (new user messages, and new tool results for
-   * an extractor that reads them as they arrive); updates, versions and persists the state.
+   * an extractor that reads them as they arrive); updates, versions and persists the state. The
+   * update is written onto the state the store holds then: if another process extracted the same
+   * message meanwhile, its state stands; if it extracted an earlier one, this update's changed fields
+   * go over it; if the merge fails the state schema, the extraction runs again on the new state.
    */
-  private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>): Promise<PersistedEntityState> {
+  private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>, reruns = 0): Promise<PersistedEntityState> {
     const persisted = await this.load();
     const resume = this.resumePoint(history, persisted);
     const { extractor, context } = this.options;
@@ -220,32 +207,8 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     const turn = countUsers(history, input.sourceMessageIndex);
     const outcome = await extractor.extract({ schema: this.options.schema, state: persisted.state, input, now: context.now() });
     const source = history[input.sourceMessageIndex]!;
-    const next: PersistedEntityState = {
-      ...persisted,
-      processedThrough: input.sourceMessageIndex,
-      processedFingerprint: textFingerprint(contentText(source.content)),
-    };
     if (outcome.ok) {
       this.lastError = null;
-      if (outcome.diff.length > 0) {
-        const version: EntityStateVersion = {
-          version: persisted.versions.length + 1,
-          sourceMessageIndex: input.sourceMessageIndex,
-          diff: outcome.diff,
-          timestamp: context.now(),
-          offline: extractor.offline,
-          extractor: extractor.name,
-        };
-        next.state = outcome.state;
-        next.versions = [...persisted.versions, version];
-        safeEmit(context.events, 'entities-updated', {
-          ...this.eventBase(turn),
-          version: version.version,
-          sourceMessageIndex: version.sourceMessageIndex,
-          diff: structuredClone(version.diff),
-          offline: version.offline,
-        });
-      }
     } else {
       this.lastError = { reason: outcome.reason, errors: outcome.errors, sourceMessageIndex: input.sourceMessageIndex };
       safeEmit(context.events, 'entities-error', {
@@ -258,9 +221,30 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
         attempts: outcome.attempts,
       });
     }
-    this.loaded = next;
-    await this.save(next);
-    return next;
+    const update: EntityUpdate = {
+      sourceMessageIndex: input.sourceMessageIndex,
+      sourceFingerprint: textFingerprint(contentText(source.content)),
+      diff: outcome.ok ? outcome.diff : [],
+      timestamp: outcome.ok && outcome.diff.length > 0 ? context.now() : 0,
+      offline: extractor.offline,
+      extractor: extractor.name,
+    };
+    const result = await this.shared.apply(update, (record) => this.resumePoint(history, record) >= input.sourceMessageIndex);
+    if (result.outcome === 'invalid') {
+      if (reruns < MAX_EXTRACTION_RERUNS) return this.extractNew(history, reruns + 1);
+      this.warn(`the extracted changes do not fit the state another process wrote (${result.errors.join('; ')}); they are left out and the messages are read again with the next one`);
+    }
+    if (result.outcome === 'applied' && result.version) {
+      const version = result.version;
+      safeEmit(context.events, 'entities-updated', {
+        ...this.eventBase(turn),
+        version: version.version,
+        sourceMessageIndex: version.sourceMessageIndex,
+        diff: structuredClone(version.diff),
+        offline: version.offline,
+      });
+    }
+    return this.shared.current;
   }
 
   private buildPayload(
