@@ -77,6 +77,7 @@ describe('@ctxkit/core exports', () => {
     'ToolNotFoundError',
     'ToolOutputRefNotFoundError',
     'ToolResultCollapser',
+    'TurnIndex',
     'UNVERSIONED',
     'USAGE_LEVEL_THRESHOLDS',
     'UnsafePathError',

@@ -149,6 +149,7 @@ export { cosineSimilarity } from './trimming/cosine-similarity';
 // history ledger and the reusable window selection (sliding window, summarization, entities, cache)
 export type { LedgerContinuity } from './ledger/history-ledger';
 export { HistoryLedger, LARGE_MESSAGE_CHARS, messageFingerprint } from './ledger/history-ledger';
+export { TurnIndex } from './ledger/turn-index';
 export type { HistoryWindow, SelectHistoryWindowOptions } from './ledger/select-history-window';
 export { MIN_TRUNCATED_OUTPUT_TOKENS, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from './ledger/select-history-window';
 export type { BuildPayloadOptions, PayloadSections } from './ledger/build-payload';
