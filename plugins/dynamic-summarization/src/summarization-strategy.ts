@@ -8,12 +8,13 @@ import {
   type ComposeOptions,
   type ContextManager,
   type LLMPayload,
+  type MemoryBlock,
   type StrategyContext,
   type TokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
 import { FoldScheduler } from './fold/fold-scheduler';
-import { turnStarts } from './history/turn-starts';
+import { turnCount } from './history/turn-starts';
 import { LLMSummarizer } from './llm/llm-summarizer';
 import { OfflineSummarizer } from './offline/offline-summarizer';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
@@ -63,6 +64,8 @@ export class SummarizationStrategy implements ContextManager {
   /** Serialises compositions, turn completions and commits of one session. */
   private readonly queue = new SerialQueue();
   private readonly scheduler: FoldScheduler;
+  /** The summary block of the current summary, built once per summary rather than once per turn. */
+  private summaryBlock: { state: SummaryState; block: MemoryBlock } | undefined;
   private disposed = false;
 
   constructor(
@@ -159,7 +162,7 @@ export class SummarizationStrategy implements ContextManager {
     this.composer.checkHistoryShape(history);
     await this.scheduler.load();
     this.scheduler.resyncIfStale(history);
-    const turn = turnStarts(history).length;
+    const turn = turnCount(history);
     const state = this.scheduler.state;
     const covered = state ? state.coveredMessages : 0;
     const composed = this.composer.compose({
@@ -168,7 +171,7 @@ export class SummarizationStrategy implements ContextManager {
       tools,
       ragContext,
       ...options,
-      memory: state ? [summaryMemoryBlock(state, this.counter)] : [],
+      memory: state ? [this.summaryBlockOf(state)] : [],
       memoryShare: this.config.memoryShare,
       turn,
       emitEvents: false,
@@ -186,7 +189,7 @@ export class SummarizationStrategy implements ContextManager {
       summaryOutcome: outcome ?? 'none',
       coveredMessages: covered,
       coveredTurns: state?.coveredTurns ?? 0,
-      unsummarizedTurns: turnStarts(history, covered).length,
+      unsummarizedTurns: turnCount(history, covered),
       summaryRunning: this.scheduler.running,
       consecutiveFailures: this.scheduler.consecutiveFailures,
       summaryAttemptsStopped: this.scheduler.stopped,
@@ -194,6 +197,14 @@ export class SummarizationStrategy implements ContextManager {
     // Unsummarized history older than the window left out: a running fold would bring it back.
     const wouldWait = composed.window.fromIndex > covered && this.scheduler.running;
     return { payload: composed.payload, wouldWait, turn };
+  }
+
+  /** The summary block of `state`: the one built before while the fields it shows are the same (the buffer may be read afresh each turn). */
+  private summaryBlockOf(state: SummaryState): MemoryBlock {
+    const built = this.summaryBlock?.state;
+    const same = built !== undefined && built.version === state.version && built.coveredMessages === state.coveredMessages && built.coveredTurns === state.coveredTurns && built.text === state.text;
+    if (!same) this.summaryBlock = { state, block: summaryMemoryBlock(state, this.counter) };
+    return this.summaryBlock!.block;
   }
 
   private assertLive(): void {

@@ -6,6 +6,7 @@ import {
   DisposedError,
   PayloadComposer,
   safeEmit,
+  TurnIndex,
   type ChatMessage,
   type ComposeOptions,
   type ContextManagerCapabilities,
@@ -19,6 +20,7 @@ import type { EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
 import type { StateExtractor } from './extraction/state-extractor';
 import { renderStateBlock } from './payload/render-state-block';
+import { StateBlockCache } from './payload/state-block-cache';
 import type { CompiledStateSchema } from './schema/state-schema';
 import type { EntityState, EntityStateVersion, PersistedEntityState } from './state/entity-state';
 import type { EntityStateAccess } from './state/entity-state-access';
@@ -58,6 +60,9 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
   private readonly queue = new SerialQueue();
   /** Token counts of this conversation's history, so that a turn measures only its new messages. */
   private readonly composer: PayloadComposer;
+  /** Where the turns of this conversation start, so that turn numbers cost the same at any length. */
+  private readonly turns = new TurnIndex();
+  private readonly stateBlocks: StateBlockCache;
   /** The session's state in the store, shared with every instance and process serving it. */
   private readonly shared: SharedEntityState;
   private disposed = false;
@@ -79,6 +84,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
       counter: options.counter,
       budget: () => budget,
     });
+    this.stateBlocks = new StateBlockCache(options.schema, options.counter);
   }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
@@ -137,6 +143,12 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
 
   dispose(): void {
     this.disposed = true;
+  }
+
+  /** The turn index, synced with `history` (reads only the messages new since the previous call). */
+  private turnsOf(history: ReadonlyArray<Readonly<ChatMessage>>): TurnIndex {
+    this.turns.sync(history);
+    return this.turns;
   }
 
   private assertUsable(method: string): void {
@@ -204,7 +216,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
       if (resume !== persisted.processedThrough) persisted.processedThrough = resume;
       return persisted;
     }
-    const turn = countUsers(history, input.sourceMessageIndex);
+    const turn = this.turnsOf(history).turnsBefore(input.sourceMessageIndex + 1);
     const outcome = await extractor.extract({ schema: this.options.schema, state: persisted.state, input, now: context.now() });
     const source = history[input.sourceMessageIndex]!;
     if (outcome.ok) {
@@ -257,8 +269,8 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
   ): LLMPayload {
     const { config, counter, schema } = this.options;
     const version = persisted.versions.length;
-    const turn = countUsers(history, history.length - 1);
-    const block = renderStateBlock(persisted.state, version, schema, counter, config.stateMaxTokens);
+    const turns = this.turnsOf(history);
+    const block = this.stateBlocks.render(persisted.state, version, config.stateMaxTokens);
     if (block.truncatedFields.length > 0) {
       this.warn(`the state block was shortened to fit ${config.stateMaxTokens} tokens (fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`);
     }
@@ -270,7 +282,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
       tools,
       ragContext,
       ...options,
-      turn,
+      turn: turns.turns,
       memory: [
         {
           name: 'entity state',
@@ -283,14 +295,14 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
         },
       ],
       memoryShare: config.memoryShare,
-      ...(lean ? { startIndex: recentTurnsStart(history, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
+      ...(lean ? { startIndex: recentTurnsStart(turns, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
       extra: {
         entities: {
           version,
           state: structuredClone(persisted.state),
           stateTokens: block.tokens,
-          missingRequired: block.missingRequired,
-          truncatedFields: block.truncatedFields,
+          missingRequired: [...block.missingRequired],
+          truncatedFields: [...block.truncatedFields],
           extractor: this.options.extractor.name,
           offline: this.options.extractor.offline,
           processedThrough: persisted.processedThrough,
@@ -303,28 +315,14 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
   }
 }
 
-/** History index where the last `recentTurns` turns start (a turn starts at a user message); 0 when there are fewer. */
-function recentTurnsStart(history: ReadonlyArray<Readonly<ChatMessage>>, recentTurns: number): number {
-  let seen = 0;
-  let start = 0;
-  for (let index = history.length - 1; index >= 0; index--) {
-    if (history[index]!.role !== 'user') continue;
-    if (seen === recentTurns) return start;
-    seen++;
-    start = index;
-  }
-  return 0;
+/** History index where the last `recentTurns` turns start (a turn starts at a user message); 0 when there are not more turns than that. */
+function recentTurnsStart(turns: TurnIndex, recentTurns: number): number {
+  return recentTurns > 0 && turns.turns > recentTurns ? turns.turnStart(turns.turns - recentTurns)! : 0;
 }
 
 /** A message an extraction can end at: a user message or a tool result (both carry the text read). */
 function isExtractionPoint(message: Readonly<ChatMessage>): boolean {
   return message.role === 'user' || message.role === 'tool';
-}
-
-function countUsers(history: ReadonlyArray<Readonly<ChatMessage>>, through: number): number {
-  let turns = 0;
-  for (let index = 0; index <= through && index < history.length; index++) if (history[index]!.role === 'user') turns++;
-  return turns;
 }
 
 function lastUserIndex(history: ReadonlyArray<Readonly<ChatMessage>>): number {

@@ -1,11 +1,35 @@
-import type { ChatMessage } from '@ctxkit/core';
+import { TurnIndex, type ChatMessage } from '@ctxkit/core';
+
+/**
+ * One turn index per conversation, keyed by the identity of its first message: the composition, the
+ * re-sync check and the fold scheduler ask about the same growing history several times a turn, and
+ * each question then reads only the messages that are new since the previous one.
+ */
+const indexes = new WeakMap<object, TurnIndex>();
+
+function turnIndexOf(history: ReadonlyArray<Readonly<ChatMessage>>): TurnIndex {
+  const first = history[0]!;
+  let index = indexes.get(first);
+  if (index === undefined) {
+    index = new TurnIndex();
+    indexes.set(first, index);
+  }
+  index.sync(history);
+  return index;
+}
 
 /**
  * Indexes of the user messages in `history[from, to)`: a turn starts at a user message. Tool-call
  * groups never contain a user message, so cutting at a turn start never splits a group.
+ * Incremental: O(new messages + log turns) plus the turns returned while the history grows.
  */
 export function turnStarts(history: ReadonlyArray<Readonly<ChatMessage>>, from = 0, to = history.length): number[] {
-  const starts: number[] = [];
-  for (let index = from; index < to; index++) if (history[index]!.role === 'user') starts.push(index);
-  return starts;
+  if (history.length === 0) return [];
+  return turnIndexOf(history).startsWithin(from, to);
+}
+
+/** Number of turns (user messages) in `history[from, to)`, without listing them. */
+export function turnCount(history: ReadonlyArray<Readonly<ChatMessage>>, from = 0, to = history.length): number {
+  if (history.length === 0) return 0;
+  return turnIndexOf(history).turnsWithin(from, to);
 }
