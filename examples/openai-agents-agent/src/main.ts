@@ -7,6 +7,8 @@
  * `std-tool-output-cache-strategy`. The customer's messages go in one run each, a replaying model
  * answers as the recorded agent did, and the tools answer with the recorded outputs. Each request
  * the model receives is counted independently (js-tiktoken, o200k) and checked for provider validity.
+ * The agent also has the strategy's own tools (`session.contributedTools()`): in the coding run the
+ * model reads a trimmed output back with `tool_output_cache`.
  *
  *   npm run build && node examples/openai-agents-agent/dist/main.js
  */
@@ -17,7 +19,7 @@ import { AIRLINE_SCENARIO, CODING_SCENARIO, recordedTurns, type ReplayScenario }
 import { createCtxkitSession, toChatMessages, toToolDefinitions } from '@ctxkit/openai-agents';
 import { Agent, run, setTracingDisabled, type AgentInputItem } from '@openai/agents';
 import { recordedTools, type ToolReplayLog } from './recorded-tools';
-import { ReplayModel } from './replay-model';
+import { ReplayModel, type ReadBack } from './replay-model';
 
 export { AIRLINE_SCENARIO, CODING_SCENARIO, type ReplayScenario };
 
@@ -53,6 +55,8 @@ export interface ReplayResult {
   /** Messages of the recorded conversation (without its system prompt). */
   recordedMessages: number;
   tools: ToolReplayLog;
+  /** The trimmed output the model read back with the strategy's `tool_output_cache`, and what it got. */
+  readBack?: ReadBack & { output: string };
 }
 
 const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
@@ -61,6 +65,13 @@ function reductionsOf(payload: LLMPayload | undefined): Partial<Record<Reduction
   const out: Partial<Record<ReductionAction, number>> = {};
   for (const reduction of payload?.stats.reductions ?? []) if (reduction.messages > 0) out[reduction.action] = (out[reduction.action] ?? 0) + reduction.messages;
   return out;
+}
+
+/** The text of the stored result of the call `callId`. */
+function readBackOutput(items: readonly AgentInputItem[], callId: string): string {
+  const result = items.find((item) => (item as { type?: string }).type === 'function_call_result' && (item as { callId?: string }).callId === callId) as { output?: unknown } | undefined;
+  const output = result?.output as { type?: string; text?: string } | string | undefined;
+  return typeof output === 'string' ? output : (output?.text ?? '');
 }
 
 /** Replays one recorded conversation through `run(agent, input, { session })` with a ctxkit session. */
@@ -83,7 +94,8 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
     name: 'replayed-agent',
     instructions: record.systemPrompt,
     model,
-    tools: recordedTools(scenario.tools ?? record.tools ?? [], record.history, (callId) => model.recordedCallId(callId), toolLog),
+    // The recorded tools, plus the strategy's own (the tool output cache's tool_output_cache ...).
+    tools: [...recordedTools(scenario.tools ?? record.tools ?? [], record.history, (callId) => model.recordedCallId(callId), toolLog), ...session.contributedTools()],
   });
   log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens`);
   const calls: ModelCallReport[] = [];
@@ -119,7 +131,17 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
     const storedItems = await session.getStoredItems();
     const peak = Math.max(...calls.map((call) => call.tokens));
     log(`  ${calls.length} model calls, peak ${peak} of ${scenario.maxContextTokens} tokens; the session stores all ${storedItems.length} items`);
-    return { scenario, calls, inputs: model.requests.map((request) => request.input as AgentInputItem[]), storedItems, recordedMessages: record.history.length, tools: toolLog };
+    const readBack = model.readBack ? { ...model.readBack, output: readBackOutput(storedItems, model.readBack.callId) } : undefined;
+    if (readBack) log(`  call ${readBack.request} read ${readBack.refId} back with tool_output_cache (${Buffer.byteLength(readBack.output)} bytes), run by the strategy`);
+    return {
+      scenario,
+      calls,
+      inputs: model.requests.map((request) => request.input as AgentInputItem[]),
+      storedItems,
+      recordedMessages: record.history.length,
+      tools: toolLog,
+      ...(readBack ? { readBack } : {}),
+    };
   } finally {
     await session.dispose();
   }

@@ -10,8 +10,9 @@ import {
   type StoreKey,
   type ToolDefinition,
 } from '@ctxkit/core';
-import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, ModelInputData, Session } from '@openai/agents';
+import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, FunctionTool, ModelInputData, Session } from '@openai/agents';
 import type { OpenAIAgentsChatMessage } from './agents-origin';
+import { contributedAgentsTools } from './contributed-agents-tools';
 import { SessionInputMismatchError } from './errors/session-input-mismatch-error';
 import { resolveAgent, type AgentSource } from './resolve-agent';
 import { toAgentInputItems } from './to-agent-input-items';
@@ -89,6 +90,7 @@ export class CtxkitSession implements Session {
   private instructions: string;
   private tools: ToolDefinition[];
   private payload: LLMPayload | undefined;
+  private strategyTools: FunctionTool[] | undefined;
 
   /**
    * A session of `agent` (from `runtime.loadAgent`). `createCtxkitSession` loads the agent for you.
@@ -111,6 +113,24 @@ export class CtxkitSession implements Session {
   /** The last payload the strategy composed for this session, with its stats. */
   get lastPayload(): LLMPayload | undefined {
     return this.payload;
+  }
+
+  /**
+   * The tools the strategy contributes (`tool_output_cache`, `tool_output_cache_grep`, `compact` of
+   * the tool output cache) as Agents SDK function tools run by this session's strategy: give them to
+   * the agent run with this session, `new Agent({ tools: [...yourTools, ...session.contributedTools()] })`
+   * (or `agent.clone({ tools: [...agent.tools, ...session.contributedTools()] })` per conversation).
+   * Each is enabled for a model call while the strategy's latest composition for this session
+   * offered it, and counted as the strategy defined it. The same array on every call; empty for a
+   * strategy that contributes none.
+   */
+  contributedTools(): FunctionTool[] {
+    this.strategyTools ??= contributedAgentsTools(this.manager, {
+      agentId: this.agent.id,
+      sessionId: this.sessionId,
+      offers: (name) => this.payload?.tools.some((definition) => definition.function.name === name) ?? false,
+    });
+    return this.strategyTools;
   }
 
   async getSessionId(): Promise<string> {

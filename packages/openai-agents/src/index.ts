@@ -1,7 +1,8 @@
 /**
  * @ctxkit/openai-agents: ctxkit context strategies for the OpenAI Agents SDK. A `Session` whose
  * history lives in the ctxkit store and whose items, and every model call's input, are composed
- * by an agent's strategy, and the conversion between Agents SDK input items and ctxkit messages.
+ * by an agent's strategy, the strategy's own tools as Agents SDK function tools, and the conversion
+ * between Agents SDK input items and ctxkit messages.
  * Explicit named exports only.
  * @see docs/adapters/openai-agents.md
  */
@@ -17,5 +18,7 @@ export type { CtxkitSessionOptions, CtxkitSessionSettings } from './ctxkit-sessi
 export { createCtxkitSession, CtxkitSession, SESSION_ITEMS_STORE_NAME } from './ctxkit-session';
 export type { AgentSource } from './resolve-agent';
 export { DEFAULT_OPENAI_AGENTS_AGENT_ID } from './resolve-agent';
+export type { ContributedToolsOwner } from './contributed-agents-tools';
+export { contributedAgentsTools } from './contributed-agents-tools';
 export type { SessionTool } from './tool-definitions';
 export { toToolDefinitions } from './tool-definitions';

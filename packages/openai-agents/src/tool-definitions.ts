@@ -1,10 +1,12 @@
 import type { ToolDefinition } from '@ctxkit/core';
+import { strategyDefinitionOf } from './strategy-tool-definitions';
 
 /** A tool as the session is given it: a ctxkit `ToolDefinition`, or an Agents SDK tool (`tool({...})`). */
 export type SessionTool = ToolDefinition | { type: string; name?: string; description?: string; parameters?: unknown; strict?: boolean };
 
 /**
- * The ctxkit definitions of `tools`: ctxkit definitions as they are, Agents SDK function tools by
+ * The ctxkit definitions of `tools`: ctxkit definitions as they are, a strategy's contributed tools
+ * (`session.contributedTools()`) as the strategy defined them, other Agents SDK function tools by
  * their name, description, JSON Schema parameters and `strict`. Hosted tools (web search, file
  * search, computer ...) have no definition a tokenizer can count and are left out.
  */
@@ -12,6 +14,11 @@ export function toToolDefinitions(tools: readonly SessionTool[]): ToolDefinition
   const out: ToolDefinition[] = [];
   for (const tool of tools) {
     if (tool === null || typeof tool !== 'object') continue;
+    const contributed = strategyDefinitionOf(tool);
+    if (contributed !== undefined) {
+      out.push(contributed);
+      continue;
+    }
     if ('function' in tool && tool.function !== null && typeof tool.function === 'object') {
       out.push(tool as ToolDefinition);
       continue;

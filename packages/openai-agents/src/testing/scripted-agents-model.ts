@@ -1,23 +1,27 @@
 import type { AgentOutputItem, Model, ModelRequest, ModelResponse } from '@openai/agents';
 import { Usage } from '@openai/agents';
 
+/** One scripted answer: output items, or a function of the request that returns them. */
+export type ScriptedAnswer = AgentOutputItem[] | ((request: ModelRequest) => AgentOutputItem[]);
+
 /**
  * An Agents SDK `Model` for tests: each call records the request and answers with the next scripted
  * output (a list of output items), or a closing assistant message past the script.
  */
 export class ScriptedAgentsModel implements Model {
   readonly requests: ModelRequest[] = [];
-  private pending: AgentOutputItem[][] = [];
+  private pending: ScriptedAnswer[] = [];
 
-  /** Loads the answers of the next calls, one list of output items per call. */
-  script(outputs: AgentOutputItem[][]): void {
-    this.pending = outputs.map((output) => structuredClone(output));
+  /** Loads the answers of the next calls, one list of output items (or a function of the request) per call. */
+  script(outputs: ScriptedAnswer[]): void {
+    this.pending = outputs.map((output) => (typeof output === 'function' ? output : structuredClone(output)));
   }
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push(structuredClone({ ...request, signal: undefined, tracing: false }) as ModelRequest);
-    const output = this.pending.shift() ?? [assistantText('Anything else?')];
-    return { usage: new Usage(), output };
+    const recorded = structuredClone({ ...request, signal: undefined, tracing: false }) as ModelRequest;
+    this.requests.push(recorded);
+    const next = this.pending.shift() ?? [assistantText('Anything else?')];
+    return { usage: new Usage(), output: typeof next === 'function' ? next(recorded) : next };
   }
 
   // eslint-disable-next-line require-yield
