@@ -6,7 +6,7 @@ jest.mock('ai/test', () => nativeRequire('ai/test'));
 import { toChatMessages } from '@ctxkit/ai-sdk';
 import { contentText, createTokenCounter, findPayloadProblems, type ToolDefinition } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
-import { runOpenHands, runTauBench, type ScenarioResult } from './main';
+import { runOpenHands, runTauBench, runTauBenchWithModelSummaries, type ScenarioResult } from './main';
 import type { ModelRequest } from './recorded-replay-model';
 import type { ReplayMode } from './replay-conversation';
 
@@ -53,6 +53,27 @@ describe('ai-sdk-agent', () => {
       expect(result.report.messages.filter((message) => message.role === 'user')).toHaveLength(result.report.turns);
       expect(result.report.requests.length).toBeGreaterThanOrEqual(record.history.filter((message) => message.role === 'assistant').length);
       expect(lines[0]).toMatch(new RegExp(`${result.recordId} through generateText \\(${mode}\\), std-summarization-strategy at 4000 tokens`));
+    });
+
+    it("writes the summaries with the application's own AI SDK model, through llmClientFromLanguageModel", async () => {
+      const result = await runTauBenchWithModelSummaries({ mode, log: () => undefined });
+      const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === result.recordId)!;
+      checkEveryRequest(result, record.systemPrompt);
+      expect(result.summaryRequests.length).toBeGreaterThan(0);
+      for (const request of result.summaryRequests) {
+        expect(request.prompt[0]!.role).toBe('system');
+        expect(JSON.stringify(request.prompt)).toContain('<transcript first_message=');
+        expect(request).toMatchObject({ temperature: 0 });
+        expect(request.maxOutputTokens).toBeGreaterThanOrEqual(256);
+      }
+      // The model's summaries are what the agent's model got: the newest one in a later request.
+      const sent = result.report.requests.map((request) => toChatMessages(request.prompt).map((message) => contentText(message.content ?? null)).join('\n'));
+      expect(result.summaries.some((summary) => sent.some((text) => text.includes(summary)))).toBe(true);
+      // Written from the transcript it was given: the reservation codes of the conversation.
+      const codes = new Set(record.history.flatMap((message) => contentText(message.content ?? null).match(/\b[A-Z0-9]{6}\b/g) ?? []));
+      const named = result.summaries.flatMap((summary) => /Reservations: ([^.]*)\./.exec(summary)?.[1]?.split(', ') ?? []).filter((code) => code !== 'none');
+      expect(named.length).toBeGreaterThan(0);
+      for (const code of named) expect(codes.has(code)).toBe(true);
     });
 
     it('replays an OpenHands run on the tool output cache at 16,000 tokens, and reads a trimmed output back through the AI SDK', async () => {

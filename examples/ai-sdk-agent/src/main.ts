@@ -8,17 +8,20 @@
  *   language-model middleware;
  * - an OpenHands coding run on `std-tool-output-cache-strategy` at 16,000 tokens, where old outputs
  *   become `[tool output trimmed; ref=…]` placeholders and the model reads one back with the
- *   strategy's `tool_output_cache` tool, run by the strategy through the AI SDK.
+ *   strategy's `tool_output_cache` tool, run by the strategy through the AI SDK;
+ * - the tau-bench conversation again, its summaries written by the application's own AI SDK model
+ *   (a second mock model) through `llmClientFromLanguageModel`.
  *
  *   npm run build && node examples/ai-sdk-agent/dist/main.js
  */
 import 'reflect-metadata';
-import { createAiSdkContext } from '@ctxkit/ai-sdk';
+import { createAiSdkContext, llmClientFromLanguageModel } from '@ctxkit/ai-sdk';
 import type { PayloadStats, ReductionAction } from '@ctxkit/core';
 import { loadConversations, type BundledConversationName, type ConversationRecord } from '@ctxkit/core/testing';
 import { AIRLINE_TOOL_DEFINITIONS } from '@ctxkit/example-recorded-replay';
 import { recordedAiTools } from './recorded-ai-tools';
 import { replayConversation, type ReplayMode, type ReplayReport } from './replay-conversation';
+import { SummaryWriterModel, type SummaryRequest } from './summary-writer-model';
 
 /** The tau-bench conversation replayed by default (8 customer messages, 23 tool calls, about 7,300 tokens of history). */
 export const TAU_BENCH_RECORD_ID = 'tau-bench/airline/gpt-4o/task-33/trial-0';
@@ -91,6 +94,44 @@ export async function runTauBench(options: ScenarioOptions = {}): Promise<Scenar
   }
 }
 
+/** A replay whose summaries an AI SDK model wrote: what it was asked and what it wrote. */
+export interface ModelSummariesResult extends ScenarioResult {
+  summaryRequests: SummaryRequest[];
+  summaries: string[];
+}
+
+/**
+ * Replays the tau-bench conversation on the summarization strategy with its summaries written by an
+ * AI SDK model: `llmClientFromLanguageModel(model)` is the agent's LLM client (`loadOptions.llm`).
+ */
+export async function runTauBenchWithModelSummaries(options: ScenarioOptions = {}): Promise<ModelSummariesResult> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const mode = options.mode ?? 'middleware';
+  const record = recordOf('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
+  const config = { maxContextTokens: 4000, reserveOutputTokens: 0, summarizer: 'llm' };
+  const writer = new SummaryWriterModel();
+  const llm = llmClientFromLanguageModel(writer.model);
+  const context = await createAiSdkContext({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench-model-summaries', waitForIdle: true, loadOptions: { llm } });
+  log(`${record.id} through generateText (${mode}), ${context.agent.strategyId} at ${config.maxContextTokens} tokens, summaries by ${llm.name}:`);
+  try {
+    const report = await replayConversation({ record, tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history), context, mode });
+    const result: ModelSummariesResult = {
+      recordId: record.id,
+      strategyId: context.agent.strategyId,
+      ceiling: config.maxContextTokens - config.reserveOutputTokens,
+      mode,
+      report,
+      summaryRequests: writer.requests,
+      summaries: writer.summaries,
+    };
+    logReport(result, log);
+    log(`  ${writer.requests.length} summary requests to ${llm.name}; the last summary: ${writer.summaries.at(-1) ?? '(none)'}`);
+    return result;
+  } finally {
+    await context.dispose();
+  }
+}
+
 /** Replays an OpenHands run on the tool output cache at a 16,000-token ceiling; the model reads trimmed outputs back. */
 export async function runOpenHands(options: ScenarioOptions = {}): Promise<ScenarioResult> {
   const log = options.log ?? ((line: string) => console.log(line));
@@ -113,9 +154,9 @@ export async function runOpenHands(options: ScenarioOptions = {}): Promise<Scena
   }
 }
 
-/** Runs both replays. */
+/** Runs the three replays. */
 export async function runAiSdkAgent(options: Pick<ScenarioOptions, 'log' | 'mode'> = {}): Promise<ScenarioResult[]> {
-  return [await runTauBench(options), await runOpenHands(options)];
+  return [await runTauBench(options), await runOpenHands(options), await runTauBenchWithModelSummaries(options)];
 }
 
 if (require.main === module) {

@@ -1,7 +1,7 @@
 import { createTokenCounter } from '@ctxkit/core';
 import { toChatMessages } from '@ctxkit/langchain';
 import { SystemMessage } from '@langchain/core/messages';
-import { AIRLINE_SCENARIO, CODING_SCENARIO, main, type ReplayResult } from './main';
+import { AIRLINE_SCENARIO, CODING_SCENARIO, main, type ModelSummariesResult, type ReplayResult } from './main';
 
 const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
 
@@ -16,6 +16,7 @@ describe('langchain-agent', () => {
   describe.each([
     ['tau-bench airline with std-summarization-strategy at 4,000', 0, 'summarized'],
     ['OpenHands with std-tool-output-cache-strategy at 16,000', 1, 'trimmed'],
+    ["tau-bench airline with summaries by the application's chat model", 2, 'summarized'],
   ] as const)('%s', (_name, at, reduction) => {
     const result = () => results[at]!;
 
@@ -64,10 +65,22 @@ describe('langchain-agent', () => {
     expect(requests[0]!.tools.map((bound) => (bound as { name: string }).name)).not.toContain('tool_output_cache');
   });
 
+  test("the summaries are written by the application's chat model, through llmClientFromChatModel, and reach the agent's model", () => {
+    const { summaryModel, requests } = results[2] as ModelSummariesResult;
+    expect(summaryModel.requests.length).toBeGreaterThan(0);
+    for (const request of summaryModel.requests) {
+      expect(request[0]).toBeInstanceOf(SystemMessage);
+      expect(request.map((message) => message.text).join('\n')).toContain('<transcript first_message=');
+    }
+    const sent = requests.map((request) => request.messages.map((message) => message.text).join('\n'));
+    expect(summaryModel.summaries.some((summary) => sent.some((text) => text.includes(summary)))).toBe(true);
+    expect(summaryModel.summaries.at(-1)).toMatch(/Reservations: [A-Z0-9]{6}/);
+  });
+
   test('the scenarios are the ones the README describes', () => {
     expect(AIRLINE_SCENARIO).toMatchObject({ pluginId: 'std-summarization-strategy', maxContextTokens: 4000 });
     expect(CODING_SCENARIO).toMatchObject({ pluginId: 'std-tool-output-cache-strategy', maxContextTokens: 16000 });
     expect(lines[0]).toMatch(/^tau-bench airline, .* ceiling 4000 tokens$/);
-    expect(lines.filter((line) => /model calls, peak \d+ of \d+ tokens/.test(line))).toHaveLength(2);
+    expect(lines.filter((line) => /model calls, peak \d+ of \d+ tokens/.test(line))).toHaveLength(3);
   });
 });

@@ -6,6 +6,8 @@
  * `std-tool-output-cache-strategy`. The customer's messages go in one by one, a replaying chat model
  * answers as the recorded agent did, and the tools answer with the recorded outputs. Each request
  * the model receives is counted independently (js-tiktoken, o200k) and checked for provider validity.
+ * The airline run is replayed once more with its summaries written by the application's own chat
+ * model (a stand-in `FakeListChatModel`) through `llmClientFromChatModel`.
  *
  *   npm run build && node examples/langchain-agent/dist/main.js
  */
@@ -13,11 +15,13 @@ import 'reflect-metadata';
 import { contentText, createTokenCounter, findPayloadProblems, type LLMPayload, type PayloadProblem, type ReductionAction } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
 import { AIRLINE_SCENARIO, CODING_SCENARIO, recordedTurns, type ReplayScenario } from '@ctxkit/example-recorded-replay';
-import { createCtxkitMiddleware, fromChatMessage, toChatMessages, toToolDefinition } from '@ctxkit/langchain';
+import { createCtxkitMiddleware, fromChatMessage, llmClientFromChatModel, toChatMessages, toToolDefinition } from '@ctxkit/langchain';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
 import { recordedTools, type ToolReplayLog } from './recorded-tools';
 import { ReplayChatModel, type ModelRequest } from './replay-chat-model';
+import { SummaryChatModel } from './summary-chat-model';
 
 export { AIRLINE_SCENARIO, CODING_SCENARIO, type ReplayScenario };
 
@@ -63,14 +67,19 @@ function reductionsOf(payload: LLMPayload | undefined): Partial<Record<Reduction
   return out;
 }
 
-/** Replays one recorded conversation through `createAgent` with the ctxkit middleware. */
-export async function replayScenario(scenario: ReplayScenario, log: (line: string) => void = () => undefined): Promise<ReplayResult> {
+/**
+ * Replays one recorded conversation through `createAgent` with the ctxkit middleware; with
+ * `summaryModel`, the strategy's summaries are written by that chat model (`llmClientFromChatModel`).
+ */
+export async function replayScenario(scenario: ReplayScenario, log: (line: string) => void = () => undefined, summaryModel?: BaseChatModel): Promise<ReplayResult> {
   const record = loadConversations(scenario.conversation).find((candidate) => candidate.id === scenario.recordId);
   if (!record) throw new Error(`No record ${scenario.recordId} in ${scenario.conversation}.`);
   const payloads: LLMPayload[] = [];
+  const llm = summaryModel ? llmClientFromChatModel(summaryModel, { name: 'langchain:summary-writer' }) : undefined;
   const ctxkit = await createCtxkitMiddleware({
     pluginId: scenario.pluginId,
-    config: { maxContextTokens: scenario.maxContextTokens, reserveOutputTokens: 0 },
+    config: { maxContextTokens: scenario.maxContextTokens, reserveOutputTokens: 0, ...(llm ? { summarizer: 'llm' } : {}) },
+    ...(llm ? { runtimeOptions: { llm } } : {}),
     waitForIdle: true,
     onPayload: (payload) => payloads.push(payload),
   });
@@ -82,7 +91,7 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
     systemPrompt: record.systemPrompt,
     middleware: [ctxkit],
   });
-  log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens`);
+  log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens${llm ? `, summaries by ${llm.name}` : ''}`);
   const threadId = record.id;
   const calls: ModelCallReport[] = [];
   let messages: BaseMessage[] = [];
@@ -120,10 +129,24 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
   return { scenario, calls, requests: model.requests, finalMessages: messages, recordedMessages: record.history.length, tools: toolLog };
 }
 
-/** Replays both scenarios. */
+/** What {@link replayWithModelSummaries} returns: the replay and the summary model's work. */
+export interface ModelSummariesResult extends ReplayResult {
+  summaryModel: SummaryChatModel;
+}
+
+/** Replays the airline scenario with its summaries written by a chat model of the application's. */
+export async function replayWithModelSummaries(log: (line: string) => void = () => undefined): Promise<ModelSummariesResult> {
+  const summaryModel = new SummaryChatModel();
+  const result = await replayScenario(AIRLINE_SCENARIO, log, summaryModel);
+  log(`  ${summaryModel.requests.length} summary requests; the last summary: ${summaryModel.summaries.at(-1) ?? '(none)'}`);
+  return { ...result, summaryModel };
+}
+
+/** Replays both scenarios, then the airline one with summaries by the application's chat model. */
 export async function main(log: (line: string) => void = console.log): Promise<ReplayResult[]> {
   const results: ReplayResult[] = [];
   for (const scenario of [AIRLINE_SCENARIO, CODING_SCENARIO]) results.push(await replayScenario(scenario, log));
+  results.push(await replayWithModelSummaries(log));
   return results;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Replay helpers shared by the examples: the airline domain's tool definitions, tools answering with
  * a recorded conversation's outputs (by tool name or by call id), a scripted model answering with its
- * recorded assistant messages, and the two replays every framework adapter example runs. Example
+ * recorded assistant messages, the two replays every framework adapter example runs, and the reply
+ * of a stand-in summary model. Example
  * code, not a published package.
  */
 export { AIRLINE_TOOL_DEFINITIONS } from './airline-tools';
@@ -11,3 +12,4 @@ export { AIRLINE_SCENARIO, CODING_SCENARIO } from './adapter-scenarios';
 export type { ReplayScenario } from './adapter-scenarios';
 export { recordedCallAnswerer, recordedOutputsByCall, UNRECORDED_OUTPUT } from './recorded-call-outputs';
 export type { ToolReplayLog } from './recorded-call-outputs';
+export { transcriptSummaryReply } from './transcript-summary';
