@@ -133,8 +133,8 @@ describe('AnthropicClient', () => {
       expect(error.details.attempts).toBe(2);
     });
 
-    it('refuses a conversation that starts with an assistant message before sending', async () => {
-      const messages: ChatMessage[] = [{ role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'hi' }];
+    it('refuses a payload Anthropic would reject (a tool result without its call) before sending', async () => {
+      const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'toolu_1', content: 'orphan result' }];
       await expect(client.complete({ messages })).rejects.toBeInstanceOf(ProviderPayloadError);
       expect(server.requests).toHaveLength(0);
     });
