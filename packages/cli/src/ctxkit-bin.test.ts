@@ -176,7 +176,7 @@ describe('ctxkit (bin)', () => {
   });
 
   it.each([
-    [['simulate', '--agent', 'a.json', '--transcript', 't.jsonl', '--window', 'abc'], "option '--window <tokens>' argument 'abc' is invalid", 'positive whole number'],
+    [['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--window', 'abc'], "option '--window <tokens>' argument 'abc' is invalid", 'positive whole number'],
     [['compare', '--limit', '-5'], "option '--limit <n>' argument '-5' is invalid", 'positive whole number'],
     [['recommend-window', '--model-size', '8', '--context-window', '0'], "'--context-window <tokens>' argument '0' is invalid", 'positive whole number'],
     [['recommend-window', '--model-size', 'abc'], "'--model-size <billions>' argument 'abc' is invalid", 'positive number'],

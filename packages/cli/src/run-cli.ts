@@ -7,6 +7,11 @@ import { recommendWindowCommand } from './commands/recommend-window-command';
 import { simulateCommand } from './commands/simulate-command';
 import { validateCommand } from './commands/validate-command';
 import { createOutput, type CliOutput } from './cli-output';
+import { existingDirectory, existingFile, writableFile } from './path-options';
+import { findCoreTarball } from './scaffold/core-tarball';
+import { installedCoreVersion } from './scaffold/installed-core-version';
+import { checkScaffoldDirectory } from './scaffold/scaffold-directory';
+import { checkPluginId } from './scaffold/strategy-names';
 
 /** Parses a positive integer option; commander prints the option, the value and this reason. */
 function positiveInteger(value: string): number {
@@ -25,6 +30,29 @@ function positiveNumber(value: string): number {
 /** Collects a repeatable option's values (not variadic, so that it never swallows the arguments after it). */
 function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
+}
+
+/** Collects a repeatable directory option (`--plugin-dir`), each an existing directory. */
+function collectDirectory(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), existingDirectory(value)];
+}
+
+/** Collects a repeatable file option (`--transcript`), each an existing file. */
+function collectFile(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), existingFile(value)];
+}
+
+/** An option parser from a check that throws a typed ctxkit error: commander prints its message and fix, exit 2. */
+function checkedBy(check: (value: string) => unknown): (value: string) => string {
+  return (value) => {
+    try {
+      check(value);
+      return value;
+    } catch (error) {
+      if (CtxkitError.isInstance(error)) throw new InvalidArgumentError(error.message);
+      throw error;
+    }
+  };
 }
 
 /** Collects a repeatable positive integer option. */
@@ -47,13 +75,14 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .description('ctxkit: pluggable context strategies for LLM agents')
     .version('0.1.0')
     .configureOutput({ writeOut: (text) => output.out(text), writeErr: (text) => output.err(text) })
+    .showHelpAfterError('(add --help for the options)')
     .exitOverride();
 
   program
     .command('validate')
     .description('validate agent and strategy plugin.json manifests and their configs')
     .argument('<files...>', 'plugin.json files')
-    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collect)
+    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .option('--json', 'print the problems as JSON')
     .action(async (files: string[], options: { pluginDir?: string[]; json?: boolean }) => {
       setExitCode(await validateCommand(files, options, output));
@@ -62,12 +91,12 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   program
     .command('simulate')
     .description("replay a conversation turn by turn through an agent's strategy and show the context panel")
-    .requiredOption('--agent <plugin.json>', "the agent's manifest")
-    .requiredOption('--transcript <file.jsonl>', 'a JSONL transcript (one conversation per line)')
+    .requiredOption('--agent <plugin.json>', "the agent's manifest", existingFile)
+    .requiredOption('--transcript <file.jsonl>', 'a JSONL transcript (one conversation per line)', existingFile)
     .option('--conversation <id>', 'the conversation to replay (default: the first)')
     .option('--window <tokens>', 'context window (overrides the strategy config)', positiveInteger)
     .option('--debug', 'per-section breakdown in the panel')
-    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collect)
+    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .action(async (options) => {
       setExitCode(await simulateCommand(options, output));
     });
@@ -75,13 +104,13 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   program
     .command('compare')
     .description('all installed strategies side by side on the same conversations')
-    .option('--transcript <file.jsonl>', 'a JSONL transcript, repeatable (default: the bundled tau-bench and OpenHands conversations)', collect)
+    .option('--transcript <file.jsonl>', 'a JSONL transcript, repeatable (default: the bundled tau-bench and OpenHands conversations)', collectFile)
     .option('--window <tokens>', 'context window for every transcript (default: sized per transcript)', positiveInteger)
-    .option('--report <out.html>', 'write a self-contained HTML report there')
-    .option('--json <out.json>', 'write the results as JSON there')
+    .option('--report <out.html>', 'write a self-contained HTML report there', writableFile)
+    .option('--json <out.json>', 'write the results as JSON there', writableFile)
     .option('--strategy <id>', 'only this strategy plugin id (repeatable)', collect)
     .option('--limit <n>', 'at most n conversations per transcript', positiveInteger)
-    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collect)
+    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .addOption(new Option('--llm <mode>', 'model for summaries and extraction').choices(['auto', 'offline', 'env']).default('auto'))
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
@@ -95,8 +124,8 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--ceiling <tokens>', 'only this payload ceiling, maxContextTokens (repeatable)', collectPositiveInteger)
     .option('--strategy <name>', 'only this strategy: a row label or plugin id (repeatable)', collect)
     .option('--limit <n>', 'at most n conversations per data set', positiveInteger)
-    .option('--json <out.json>', 'where to write the results as JSON (default: reports/quality.json)')
-    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collect)
+    .option('--json <out.json>', 'where to write the results as JSON (default: reports/quality.json)', writableFile)
+    .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .option('--no-progress', 'no progress indicator')
     .action(async (options) => {
       setExitCode(await qualityCommand(options, output));
@@ -106,9 +135,10 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .command('new-strategy')
     .description('scaffold a custom context strategy plugin package')
     .argument('<name>', 'strategy name, e.g. "pinned-notes"')
-    .option('--dir <dir>', 'where to create the package (default: ./<name>)')
-    .option('--id <pluginId>', 'plugin id (default: <name>-strategy)')
-    .action(async (name: string, options: { dir?: string; id?: string }) => {
+    .option('--dir <dir>', 'where to create the package: a new or empty directory (default: ./<name>)', checkedBy(checkScaffoldDirectory))
+    .option('--id <pluginId>', 'plugin id (default: <name>-strategy)', checkedBy(checkPluginId))
+    .option('--from-tarballs <dir>', 'depend on the @ctxkit/core tarball in <dir> (from npm pack) instead of the registry', checkedBy((dir) => findCoreTarball(dir, installedCoreVersion())))
+    .action(async (name: string, options: { dir?: string; id?: string; fromTarballs?: string }) => {
       setExitCode(await newStrategyCommand(name, options, output));
     });
 

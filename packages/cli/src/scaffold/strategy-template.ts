@@ -1,5 +1,13 @@
 import type { StrategyNames } from './strategy-names';
 
+/** The `@ctxkit/core` dependency written into the package. */
+export interface TemplateCoreDependency {
+  /** The package.json spec: a semver range (`^0.1.0`) or a `file:` tarball path. */
+  spec: string;
+  /** The core version the plugin is written for (its `engines.ctxkit` is `^<version>`). */
+  version: string;
+}
+
 /** One file of the scaffold: path relative to the package, and its text. */
 export interface ScaffoldFile {
   path: string;
@@ -11,10 +19,13 @@ export interface ScaffoldFile {
  * defaults), a class implementing IContextManager on core's window selection and stats builder, a
  * factory, a unit test, the conformance test, and a README. The generated strategy is real: the
  * sliding window plus a pinned note kept right after the system prompt, so it passes the
- * conformance suite as generated, and it is the place to start changing.
+ * conformance suite as generated, and it is the place to start changing. `core` is the
+ * `@ctxkit/core` dependency: a range from the registry or a workspace, or a local tarball.
  */
-export function strategyTemplate(names: StrategyNames, coreVersion: string): ScaffoldFile[] {
+export function strategyTemplate(names: StrategyNames, core: TemplateCoreDependency): ScaffoldFile[] {
   const { kebab, pascal, pluginId, packageName } = names;
+  const coreVersion = core.version;
+  const fromTarball = core.spec.startsWith('file:');
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   return [
     {
@@ -30,7 +41,7 @@ export function strategyTemplate(names: StrategyNames, coreVersion: string): Sca
         types: './dist/index.d.ts',
         files: ['dist', '!dist/**/*.test.*', 'plugin.json', 'README.md'],
         scripts: { build: 'tsc -p tsconfig.json', test: 'jest' },
-        dependencies: { '@ctxkit/core': `^${coreVersion}` },
+        dependencies: { '@ctxkit/core': core.spec },
         devDependencies: {
           '@types/jest': '30.0.0',
           '@types/node': '20.19.43',
@@ -262,7 +273,14 @@ npm install
 npm test        # unit test + the ctxkit conformance suite
 npm run build   # dist/ for the runtime to load
 \`\`\`
-`,
+${
+  fromTarball
+    ? `
+\`@ctxkit/core\` comes from a local \`npm pack\` tarball: \`"@ctxkit/core": "${core.spec}"\`.
+Before publishing this package, change it to \`"^${coreVersion}"\`.
+`
+    : ''
+}`,
     },
   ];
 }
