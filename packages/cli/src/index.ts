@@ -28,7 +28,7 @@ export { replayConversation } from './lab/replay-conversation';
 export type { ReplayOptions } from './lab/replay-conversation';
 export type { CallObservation } from './lab/call-observation';
 export { summarizeObservations } from './lab/strategy-summary';
-export type { StrategySummary } from './lab/strategy-summary';
+export type { RejectionReason, StrategySummary } from './lab/strategy-summary';
 export { renderContextPanel } from './panel/context-panel';
 export type { PanelInput, PanelOptions } from './panel/context-panel';
 export { renderComparisonTable } from './report/comparison-table';

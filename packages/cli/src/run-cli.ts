@@ -112,6 +112,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--limit <n>', 'at most n conversations per transcript', positiveInteger)
     .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .addOption(new Option('--llm <mode>', 'model for summaries and extraction').choices(['auto', 'offline', 'env']).default('auto'))
+    .option('--allow-rejections', 'exit 0 even when a strategy rejected calls (they are still reported)')
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
       setExitCode(await compareCommand(options, output));

@@ -16,6 +16,7 @@ import { sessionIdFor } from '../lab/session-id';
 import { summarizeObservations, type StrategySummary } from '../lab/strategy-summary';
 import { renderComparisonTable } from '../report/comparison-table';
 import { renderHtmlReport } from '../report/html-report';
+import { renderRejectedCalls } from '../report/rejected-calls';
 
 export interface CompareOptions {
   transcript?: string[];
@@ -27,6 +28,8 @@ export interface CompareOptions {
   pluginDir?: string[];
   llm?: 'auto' | 'offline' | 'env';
   progress?: boolean;
+  /** Exit 0 even when calls were rejected (they are still reported). @default false */
+  allowRejections?: boolean;
 }
 
 /** The comparison's results, for callers that render them themselves. */
@@ -94,7 +97,7 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
         }
         const summary = summarizeObservations(plugin.id, plugin.id, datasetName(file), window, records.length, observations);
         summaries.push(summary);
-        if (!bar) output.err(`  ${datasetName(file)} · ${plugin.id}: ${summary.calls} calls\n`);
+        if (!bar) output.err(`  ${datasetName(file)} · ${plugin.id}: ${summary.calls} calls${summary.rejectedCalls ? ` (${summary.rejectedCalls} rejected)` : ''}\n`);
       }
     }
   } finally {
@@ -108,11 +111,16 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
   };
 }
 
-/** `ctxkit compare`: prints the table; writes the HTML report and JSON when asked. Exit 1 if any payload was invalid or over budget. */
+/**
+ * `ctxkit compare`: prints the table and why calls were rejected; writes the HTML report and JSON
+ * when asked. Exit 1 when a payload was invalid or over budget, or when a strategy rejected a call
+ * (unless `allowRejections`); 0 otherwise.
+ */
 export async function compareCommand(options: CompareOptions, output: CliOutput): Promise<number> {
   const result = await runComparison(options, output);
   output.out(`Summaries and extraction: ${result.llmDescription}.\nToken counts: ${result.counterDescription}.\n`);
   output.out(`${renderComparisonTable(result.summaries, { color: output.color })}\n`);
+  output.out(renderRejectedCalls(result.summaries));
   if (options.report) {
     fs.mkdirSync(path.dirname(path.resolve(options.report)), { recursive: true });
     fs.writeFileSync(
@@ -134,5 +142,10 @@ export async function compareCommand(options: CompareOptions, output: CliOutput)
   }
   const broken = result.summaries.filter((s) => s.invalidPayloads > 0 || s.overBudgetPayloads > 0);
   for (const row of broken) output.err(`${row.label} on ${row.dataset}: ${row.invalidPayloads} invalid and ${row.overBudgetPayloads} over-budget payloads\n`);
-  return broken.length > 0 ? 1 : 0;
+  const rejecting = result.summaries.filter((s) => s.rejectedCalls > 0);
+  if (rejecting.length > 0 && !options.allowRejections) {
+    const calls = rejecting.reduce((total, row) => total + row.rejectedCalls, 0);
+    output.err(`${calls} call(s) rejected by ${[...new Set(rejecting.map((row) => row.label))].join(', ')} (reasons above): exit 1. Pass --allow-rejections to exit 0 on rejections.\n`);
+  }
+  return broken.length > 0 || (rejecting.length > 0 && !options.allowRejections) ? 1 : 0;
 }

@@ -2,6 +2,14 @@ import type { CallObservation } from './call-observation';
 import { payloadInputCost, type InputPrice } from './input-price';
 import { mean, percentile } from './percentile';
 
+/** Why a strategy rejected calls: one error code, the first line of its first message, and how many calls. */
+export interface RejectionReason {
+  code: string;
+  /** The first line of the first rejected call's message with this code (the message ends with its fix). */
+  message: string;
+  calls: number;
+}
+
 /** One strategy's results on one transcript: the comparison table's row. */
 export interface StrategySummary {
   strategyId: string;
@@ -29,6 +37,8 @@ export interface StrategySummary {
   /** Calls that composePayload rejected with a typed error. */
   rejectedCalls: number;
   rejectedCodes: string[];
+  /** The rejections by error code, most calls first. */
+  rejections: RejectionReason[];
   /** Share of facts present in the payload composed at the moment each is needed (a rejected call holds none); null without facts. */
   factRetention: number | null;
   factChecks: number;
@@ -85,6 +95,7 @@ export function summarizeObservations(
     overBudgetPayloads: sent.filter((o) => o.overBudget).length,
     rejectedCalls: rejected.length,
     rejectedCodes: [...new Set(rejected.map((o) => o.error!.code))].sort(),
+    rejections: rejectionReasons(rejected),
     factRetention: factChecks > 0 ? factHits / factChecks : null,
     factChecks,
     msPerCall: { mean: mean(sent.map((o) => o.milliseconds)), p95: percentile(sent.map((o) => o.milliseconds), 95) },
@@ -102,6 +113,16 @@ export function summarizeObservations(
     perCallSeries: seriesByCall(sent, (o) => o.sentTokens),
     everythingSeries: seriesByCall(observations, (o) => o.everythingTokens),
   };
+}
+
+function rejectionReasons(rejected: readonly CallObservation[]): RejectionReason[] {
+  const byCode = new Map<string, RejectionReason>();
+  for (const { error } of rejected) {
+    const reason = byCode.get(error!.code);
+    if (reason) reason.calls += 1;
+    else byCode.set(error!.code, { code: error!.code, message: error!.message.split('\n')[0]!.trim(), calls: 1 });
+  }
+  return [...byCode.values()].sort((a, b) => b.calls - a.calls || (a.code < b.code ? -1 : 1));
 }
 
 function repeatedShare(observations: readonly CallObservation[]): number | null {

@@ -1,8 +1,9 @@
 import Table from 'cli-table3';
 import type { StrategySummary } from '../lab/strategy-summary';
 import { formatNumber, formatShare } from './format-number';
+import { callsCell } from './rejected-calls';
 
-/** The comparison as a terminal table, one row per strategy per transcript. */
+/** The comparison as a terminal table, one row per strategy per transcript (rejected calls with their codes). */
 export function renderComparisonTable(summaries: readonly StrategySummary[], options: { color?: boolean } = {}): string {
   const table = new Table({
     head: [
@@ -25,7 +26,7 @@ export function renderComparisonTable(summaries: readonly StrategySummary[], opt
       row.dataset,
       row.label,
       formatNumber(row.window),
-      row.rejectedCalls ? `${row.calls} (${row.rejectedCalls} rejected)` : formatNumber(row.calls),
+      callsCell(row),
       `${formatNumber(row.tokensPerCall.mean)} · ${formatNumber(row.tokensPerCall.p95)} · ${formatNumber(row.tokensPerCall.max)}`,
       formatShare(row.savedShare),
       `${formatNumber(row.dropped)} · ${formatNumber(row.summarized)} · ${formatNumber(row.trimmed)}`,

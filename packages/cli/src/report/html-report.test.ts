@@ -36,13 +36,14 @@ describe('renderHtmlReport', () => {
     observation(1, 1500),
     observation(2, 1800),
   ]);
-  const html = renderHtmlReport([summary], {
+  const context = {
     title: 'ctxkit strategy comparison',
     llmDescription: 'offline fallbacks, no LLM',
     counterDescription: 'gpt-tokenizer o200k_base',
     strategyNotes: { 'std-sliding-window-strategy': 'Sliding window </script><b>' },
     generatedAt: '2026-01-01T00:00:00.000Z',
-  });
+  };
+  const html = renderHtmlReport([summary], context);
 
   it('is self-contained: the chart library and the data are inlined, nothing is fetched', () => {
     expect(html).not.toMatch(/<script[^>]+src=/i);
@@ -57,6 +58,19 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('<h2>tau-bench-airline</h2>');
     expect(html).toMatch(/<td>std-sliding-window-strategy<\/td><td>3<\/td><td>1,433<\/td>/);
     expect(html).toContain('50.0% of 6');
+  });
+
+  it('lists why calls were rejected, per strategy, escaped', () => {
+    const rejecting = summarizeObservations('pinned-note-strategy', 'pinned-note-strategy', 'tau-bench-airline', 4096, 1, [
+      observation(0, 1000),
+      { ...observation(1, 0), error: { code: 'CTXKIT_BUDGET_EXCEEDED', message: 'tools need <b>900</b> tokens. Fix: Send fewer tools.\nsecond line' } },
+    ]);
+    const page = renderHtmlReport([summary, rejecting], { ...context, strategyNotes: {} });
+    expect(page).toContain('<h3 class="bad">Rejected calls</h3>');
+    expect(page).toContain('<strong>pinned-note-strategy</strong>: 1 of 2 calls rejected');
+    expect(page).toContain('<code>CTXKIT_BUDGET_EXCEEDED</code> (1): tools need &lt;b&gt;900&lt;/b&gt; tokens. Fix: Send fewer tools.</li>');
+    expect(page).not.toContain('second line');
+    expect(html).not.toContain('Rejected calls');
   });
 
   it('escapes notes and embedded data', () => {

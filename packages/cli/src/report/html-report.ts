@@ -48,7 +48,7 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
   <p class="muted">${formatNumber(first.conversations)} conversations, window ${formatNumber(first.window)} tokens; payload ceiling ${formatNumber(first.budget)} tokens (the window minus the output reservation; the standard strategies also keep a 10% safety margin free).</p>
   <div class="chart"><canvas id="tokens-${index}" role="img" aria-label="Tokens sent per model call, ${escapeHtml(dataset)}"></canvas></div>
   <div class="chart small"><canvas id="means-${index}" role="img" aria-label="Mean tokens per call, ${escapeHtml(dataset)}"></canvas></div>
-  ${renderTable(rows)}
+  ${renderTable(rows)}${renderRejections(rows)}
 </section>`;
     })
     .join('\n');
@@ -125,6 +125,19 @@ ${notes}
 </body>
 </html>
 `;
+}
+
+/** Why calls were rejected, per strategy: each code with its number of calls and its message's first line. */
+function renderRejections(rows: readonly StrategySummary[]): string {
+  const rejecting = rows.filter((row) => row.rejectedCalls > 0);
+  if (rejecting.length === 0) return '';
+  const items = rejecting
+    .map((row) => {
+      const reasons = row.rejections.map((reason) => `<li><code>${escapeHtml(reason.code)}</code> (${formatNumber(reason.calls)}): ${escapeHtml(reason.message)}</li>`).join('');
+      return `<li><strong>${escapeHtml(row.label)}</strong>: ${formatNumber(row.rejectedCalls)} of ${formatNumber(row.calls)} calls rejected<ul>${reasons}</ul></li>`;
+    })
+    .join('\n');
+  return `\n  <h3 class="bad">Rejected calls</h3>\n  <ul class="rejections">${items}</ul>`;
 }
 
 function renderTable(rows: readonly StrategySummary[]): string {
