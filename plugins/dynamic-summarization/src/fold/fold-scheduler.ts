@@ -185,10 +185,11 @@ export class FoldScheduler {
    */
   maybeStartFold(history: ReadonlyArray<ChatMessage>): void {
     if (this.pending || this.disposed) return;
-    if (this.plan(history, this.record.current) === undefined) return;
+    const planned = this.plan(history, this.record.current, (covered) => this.outgrowsRoom(history, covered));
+    if (planned === undefined) return;
     // A shallow copy: the caller may grow its array while the claim is written; messages keep their identity.
     const snapshot = history.slice();
-    this.pending = this.claimAndFold(snapshot, this.generation).finally(() => {
+    this.pending = this.claimAndFold(snapshot, planned.state, this.generation).finally(() => {
       this.pending = undefined;
       this.abort = undefined;
     });
@@ -218,15 +219,18 @@ export class FoldScheduler {
     await this.record.idle();
   }
 
-  /** The fold due on `record`, with the attempt recorded in its accounting, or `undefined` when none may start. */
-  private plan(history: ReadonlyArray<ChatMessage>, record: SummaryRecord): FoldPlan | undefined {
+  /**
+   * The fold due on `record`, with the attempt recorded in its accounting, or `undefined` when none may
+   * start. `outgrowsRoom(covered)` is asked only when the turn threshold alone does not make it due.
+   */
+  private plan(history: ReadonlyArray<ChatMessage>, record: SummaryRecord, outgrowsRoom: (covered: number) => boolean): FoldPlan | undefined {
     const { config, context } = this.options;
     const now = () => context.now();
     const state = record.summary;
     const covered = state?.coveredMessages ?? 0;
     if (covered > history.length) return undefined;
     const starts = turnStarts(history, covered);
-    if (!foldIsDue(starts.length, config.threshold, () => this.outgrowsRoom(history, covered))) return undefined;
+    if (!foldIsDue(starts.length, config.threshold, () => outgrowsRoom(covered))) return undefined;
     if (isLiveClaim(record.fold, now)) return undefined; // a fold of this session runs (here or in another process)
     const turn = turnStarts(history).length;
     const backoff = new FoldBackoff(config, record.failures);
@@ -238,8 +242,12 @@ export class FoldScheduler {
     return { state, covered, end, turn, batchKey, failures: backoff.state };
   }
 
-  /** Writes the claim of the fold due (deciding again on the record another writer left), then runs it. */
-  private async claimAndFold(history: ReadonlyArray<ChatMessage>, generation: number): Promise<void> {
+  /**
+   * Writes the claim of the fold due (deciding again on the record another writer left), then runs it.
+   * On the summary it was found due on, it stays due; on another one (another process folded), the
+   * turn threshold decides, without measuring the room again outside the session's queue.
+   */
+  private async claimAndFold(history: ReadonlyArray<ChatMessage>, dueOn: SummaryState | null, generation: number): Promise<void> {
     const { context, config } = this.options;
     let job: FoldJob | undefined;
     let written: SummaryRecord | undefined;
@@ -247,7 +255,7 @@ export class FoldScheduler {
       written = await this.record.update((current) => {
         // The record may be another writer's: its summary must still be the start of this history.
         if (current.summary && (current.summary.coveredMessages > history.length || historyFingerprint(history, 0, current.summary.coveredMessages) !== current.summary.fingerprint)) return undefined;
-        const plan = this.plan(history, current);
+        const plan = this.plan(history, current, () => sameSummary(current.summary, dueOn));
         if (plan === undefined) return undefined;
         const claim: FoldClaim = { id: `${this.instanceId}/${++this.claims}`, batchKey: plan.batchKey, turn: plan.turn, expiresAt: context.now() + config.summaryTimeoutMs + FOLD_CLAIM_GRACE_MS };
         job = this.jobOf(history, plan, claim, generation);
