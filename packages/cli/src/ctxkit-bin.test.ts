@@ -102,9 +102,9 @@ describe('ctxkit (bin)', () => {
   });
 
   describe('compare (bad input)', () => {
-    it('names an unknown strategy id with the installed ones, exit 1', () => {
+    it('names an unknown strategy id with the installed ones, exit 2', () => {
       const run = ctxkit(['compare', '--strategy', 'std-sliding-windw-strategy', '--no-progress']);
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(2);
       expect(run.stderr).toContain('CTXKIT_PLUGIN_NOT_FOUND');
       expect(run.stderr).toContain('Did you mean "std-sliding-window-strategy"?');
     });

@@ -160,9 +160,16 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   return program;
 }
 
+/** A typed error about an option's value, found only once the command looked (an unknown `--strategy` id): its `details.file` is the option. */
+function namesAnOption(error: CtxkitError): boolean {
+  const file = error.details.file;
+  return typeof file === 'string' && file.startsWith('--');
+}
+
 /**
  * Runs the CLI with `argv` (as `process.argv`). Returns the exit code: 0 success, 1 a problem was
- * found or a command failed, 2 bad usage. Typed ctxkit errors are printed with their fix.
+ * found or a command failed, 2 bad usage (a bad option value included). Typed ctxkit errors are
+ * printed with their fix.
  */
 export async function runCli(argv: readonly string[], output: CliOutput = createOutput()): Promise<number> {
   let exitCode = 0;
@@ -179,7 +186,7 @@ export async function runCli(argv: readonly string[], output: CliOutput = create
     }
     if (CtxkitError.isInstance(error)) {
       output.err(`error ${error.code}: ${error.message}\n`);
-      return 1;
+      return namesAnOption(error) ? 2 : 1;
     }
     throw error;
   }
