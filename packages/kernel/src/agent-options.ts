@@ -23,15 +23,19 @@ export interface AgentOptions {
    * @default 'anthropic' for an `AnthropicClient`, else 'openai-chat'
    */
   provider?: ProviderName;
-  /** Model named in each request. @default the LLM client's default model */
+  /** Model named in each request. @default the manifest's `model` (`createAgent`), else the LLM client's default model */
   model?: string;
-  /** `maxOutputTokens` of each request. @default the provider's default */
+  /**
+   * `maxOutputTokens` of each request (the client sends it as `max_tokens`).
+   * @default what the payload's budget reserves for the answer (`stats.budget.reserveOutputTokens`), else none
+   */
   maxOutputTokens?: number;
   /** Per-call timeout given to the client. @default the client's default */
   llmTimeoutMs?: number;
   /**
-   * The context manager of another session (`runtime.loadAgent(...).forSession`). Without it, runs
-   * with a `sessionId` other than the default one are refused.
+   * The context manager of a session, the default one included (`runtime.loadAgent(...).forSession`).
+   * Without it, the injected `IContextManager` serves the default session and runs with another
+   * `sessionId` are refused.
    */
   contextManagerFor?: (sessionId: string) => ContextManager;
   /**

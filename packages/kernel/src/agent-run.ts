@@ -18,8 +18,12 @@ export interface AgentRunOptions {
 
 /** What `agent.run` returns. */
 export interface AgentRunResult {
-  /** The new full history of the session (compacted, when compaction happened). */
-  messages: ChatMessage[];
+  /**
+   * The new full history of the session (compacted, when compaction happened): the agent's own,
+   * a frozen array of frozen messages (what `agent.history()` returns until the next run). Pass it
+   * back, with new messages appended to a copy, to continue without copying anything.
+   */
+  messages: readonly ChatMessage[];
   /** Text of the model's last answer ('' when the run stopped at the step bound on a tool call). */
   finalText: string;
   /** Model calls made. */

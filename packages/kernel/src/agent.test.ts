@@ -6,6 +6,7 @@ import {
   IEventBus,
   ILLMClient,
   ProviderPayloadError,
+  type AssistantMessage,
   type ChatMessage,
   type CompactionCheckpoint,
   type ContextManager,
@@ -281,6 +282,56 @@ describe('Agent', () => {
       expect(result.messages).toHaveLength(2);
       await agent.run('second');
       expect(agent.history().map((m) => m.content)).toEqual(['first', 'a1', 'second', 'b1']);
+    });
+
+    it('hands the strategy the same frozen messages on every call and run, without copying them', async () => {
+      const { agent, manager } = build([{ content: null, tool_calls: [call('c1', 'echo')] }, 'first answer', 'second answer'], [tool('echo', () => 'e')]);
+      const seen: ChatMessage[][] = [];
+      const compose = manager.composePayload.bind(manager);
+      manager.composePayload = async (systemPrompt, history, tools, ragContext) => {
+        seen.push(history);
+        return compose(systemPrompt, history, tools, ragContext);
+      };
+      const first = await agent.run('first question');
+      const second = await agent.run('second question');
+      // The first call composes twice (the window is learned from the first payload), then one per call.
+      expect(seen).toHaveLength(4);
+      for (const history of seen) for (const message of history) expect(Object.isFrozen(message)).toBe(true);
+      // Each message is one object from the moment it enters the history: same object on every later call.
+      expect(seen[2]![0]).toBe(seen[0]![0]);
+      seen[3]!.slice(0, 4).forEach((message, index) => expect(message).toBe(first.messages[index]));
+      expect(second.messages.slice(0, 4)).toEqual(first.messages);
+      second.messages.slice(0, 4).forEach((message, index) => expect(message).toBe(first.messages[index]));
+      const toolCalls = (second.messages[1] as AssistantMessage).tool_calls!;
+      expect(Object.isFrozen(toolCalls) && Object.isFrozen(toolCalls[0]!.function)).toBe(true);
+    });
+
+    it('gives back a history nobody can change, and never freezes or keeps the caller\'s messages', async () => {
+      const { agent, manager } = build(['a1', 'a2'], [], {}, true);
+      const given: ChatMessage[] = [{ role: 'user', content: 'from the caller' }];
+      const result = await agent.run(given);
+      expect(Object.isFrozen(given[0])).toBe(false);
+      expect(result.messages[0]).not.toBe(given[0]);
+      expect(result.messages[0]).toEqual(given[0]);
+      expect(agent.history()).toBe(result.messages);
+      expect(() => (agent.history() as ChatMessage[]).push({ role: 'user', content: 'sneaked in' })).toThrow(TypeError);
+      expect(() => {
+        (agent.history()[0] as { content: string }).content = 'rewritten';
+      }).toThrow(TypeError);
+      // Passing the result back (plus a new message) continues with the same message objects.
+      const next = await agent.run([...result.messages, { role: 'user', content: 'and then?' }]);
+      expect(next.messages[0]).toBe(result.messages[0]);
+      expect(next.messages[1]).toBe(result.messages[1]);
+      expect(manager.completed.at(-1)!.map((m) => m.content)).toEqual(['from the caller', 'a1', 'and then?', 'a2']);
+    });
+
+    it('counts the turn of its events from the user messages of the history', async () => {
+      const { agent, seen } = build(['a1', 'a2', 'a3'], [], {}, true);
+      await agent.run('one');
+      await agent.run('two');
+      await agent.run([{ role: 'user', content: 'x' }, { role: 'assistant', content: 'y' }, { role: 'user', content: 'z' }, { role: 'assistant', content: 'w' }, { role: 'user', content: 'v' }]);
+      const ends = seen.filter((event) => event.name === 'agent-run-end').map((event) => (event.payload as { turn: number }).turn);
+      expect(ends).toEqual([1, 2, 3]);
     });
 
     it('refuses another session without a way to open it', async () => {

@@ -26,14 +26,16 @@ import { IAgentOptions, IToolRegistry } from './injection-tokens';
 import { AnthropicClient } from './llm/anthropic-client';
 import { emptyRunBudgetReport } from './budget/run-budget-report';
 import { budgetStep } from './loop/budget-step';
-import { callLlmStep } from './loop/call-llm-step';
+import type { CallSettings } from './loop/call-llm-step';
 import { compactionStep } from './loop/compaction-step';
 import { completeTurnStep } from './loop/complete-turn-step';
 import { composeStep } from './loop/compose-step';
-import { eventBase, type RunState } from './loop/run-state';
+import { freezeNewMessage, frozenMessage } from './loop/frozen-message';
+import { callModelStep } from './loop/overflow-retry-step';
+import { currentTurn, eventBase, type RunState, type TurnCount } from './loop/run-state';
 import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
 import { SessionBudgetState } from './loop/session-budget-state';
-import { collapsedResults, smallContextStep } from './loop/small-context-step';
+import { sendsCollapsedResults, smallContextStep } from './loop/small-context-step';
 import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
 import type { ProviderName } from './providers/provider-name';
 import type { AgentTool } from './tools/agent-tool';
@@ -48,6 +50,14 @@ function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
   });
 }
 
+/** A session's history between runs: a frozen array of frozen messages, and its user messages counted. */
+interface KeptHistory {
+  messages: readonly ChatMessage[];
+  turn: number;
+}
+
+const NO_HISTORY: KeptHistory = Object.freeze({ messages: Object.freeze([]) as readonly ChatMessage[], turn: 0 });
+
 /**
  * The agent loop: compose → provider check → call the model → run tools → repeat until
  * the model answers without tool calls or `maxSteps` is reached → compaction before return →
@@ -55,12 +65,15 @@ function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
  * context manager (`IContextManager`), the model (`ILLMClient`), the tools (`IToolRegistry`), the
  * event bus (`IEventBus`) and its settings (`IAgentOptions`). The steps live in `loop/`.
  *
- * It keeps each session's history between runs; `run(messages)` replaces it.
+ * It keeps each session's history between runs; `run(messages)` replaces it. Messages are never
+ * copied from one run to the next: each is frozen once, as it enters the history, and the same
+ * objects are handed to the strategy on every call (a strategy's identity-based fast paths hold), to
+ * `onTurnComplete`, and back in `result.messages` and `history()`.
  * @see docs/08-kernel.md
  */
 @injectable()
 export class Agent {
-  private readonly histories = new Map<string, ChatMessage[]>();
+  private readonly histories = new Map<string, KeptHistory>();
   private readonly budgets = new Map<string, SessionBudgetState>();
   /** The window learned from the first payload's budget when the options name none. */
   private learnedWindow: number | undefined;
@@ -79,14 +92,18 @@ export class Agent {
     return this.options.agentId;
   }
 
-  /** A copy of a session's history as the agent keeps it ([] before its first run). */
-  history(sessionId: string = DEFAULT_SESSION_ID): ChatMessage[] {
-    return structuredClone(this.histories.get(sessionId) ?? []);
+  /**
+   * A session's history as the agent keeps it ([] before its first run): a frozen array of frozen
+   * messages, shared with the agent rather than copied, that nobody can change.
+   */
+  history(sessionId: string = DEFAULT_SESSION_ID): readonly ChatMessage[] {
+    return (this.histories.get(sessionId) ?? NO_HISTORY).messages;
   }
 
   /**
    * Runs one turn: `input` as a string is a new user message appended to the session's history;
-   * as messages, it is the whole history to continue from (the array is not mutated).
+   * as messages, it is the whole history to continue from (neither the array nor its messages are
+   * changed: messages from `result.messages` are kept as they are, others as frozen copies).
    * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) when a composed payload would be rejected
    * @throws CtxkitError (`CTXKIT_STRATEGY_ERROR`) for a session the agent cannot reach
    * @throws the strategy's and the client's typed errors (`BudgetExceededError`, `LLMRequestError` ...)
@@ -95,10 +112,16 @@ export class Agent {
     const sessionId = runOptions.sessionId ?? DEFAULT_SESSION_ID;
     const maxSteps = runOptions.maxSteps ?? this.options.maxSteps ?? DEFAULT_MAX_STEPS;
     const manager = this.managerFor(sessionId);
-    const history: ChatMessage[] =
-      typeof input === 'string'
-        ? [...structuredClone(this.histories.get(sessionId) ?? []), { role: 'user', content: input }]
-        : structuredClone(input as ChatMessage[]);
+    const kept = this.histories.get(sessionId) ?? NO_HISTORY;
+    let history: ChatMessage[];
+    let turns: TurnCount;
+    if (typeof input === 'string') {
+      history = [...kept.messages, freezeNewMessage({ role: 'user', content: input })];
+      turns = { history, counted: history.length, turn: kept.turn + 1 };
+    } else {
+      history = input.map(frozenMessage);
+      turns = { history, counted: 0, turn: 0 };
+    }
     const session = this.budgetFor(sessionId);
     const tools = this.toolsFor(manager);
     const window = this.options.contextWindow ?? this.learnedWindow;
@@ -110,6 +133,7 @@ export class Agent {
       strategyId: this.options.strategyId,
       manager,
       history,
+      turns,
       ...tools,
       steps: 0,
       usages: [],
@@ -147,7 +171,7 @@ export class Agent {
         this.events.off('usage-level-change', strategyLevel);
       }
       // Mode A fired when the strategy honoured the request: older results went out as one-line summaries.
-      if (call.input.options?.collapseOlderToolResults && collapsedResults(call.input.history, payload) > 0) state.budget.modesFired.A++;
+      if (call.input.options?.collapseOlderToolResults && sendsCollapsedResults(call.input.history, payload)) state.budget.modesFired.A++;
       if (call.fired.C) state.budget.modesFired.C++;
       return payload;
     };
@@ -155,6 +179,13 @@ export class Agent {
     let compactions = 0;
     let finalText = '';
     let stopReason: AgentRunResult['stopReason'] = 'max-steps';
+
+    const settings: CallSettings = {
+      ...(this.options.model !== undefined ? { model: this.options.model } : {}),
+      ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
+      ...(this.options.llmTimeoutMs !== undefined ? { timeoutMs: this.options.llmTimeoutMs } : {}),
+      ...(runOptions.signal !== undefined ? { signal: runOptions.signal } : {}),
+    };
 
     while (state.steps < maxSteps) {
       let composed = await compose();
@@ -170,13 +201,9 @@ export class Agent {
       }
       const checked = await budgetStep(state, composed, { events: this.events, session, recompose: compose });
       if (checked.compacted) compactions++;
-      const payload = checked.payload;
-      const completion = await callLlmStep(state, this.llm, this.events, payload, {
-        ...(this.options.model !== undefined ? { model: this.options.model } : {}),
-        ...(this.options.maxOutputTokens !== undefined ? { maxOutputTokens: this.options.maxOutputTokens } : {}),
-        ...(this.options.llmTimeoutMs !== undefined ? { timeoutMs: this.options.llmTimeoutMs } : {}),
-        ...(runOptions.signal !== undefined ? { signal: runOptions.signal } : {}),
-      });
+      const called = await callModelStep(state, checked.payload, { llm: this.llm, events: this.events, session, settings, compose });
+      if (called.compacted) compactions++;
+      const completion = called.completion;
       const calls = completion.message.tool_calls ?? [];
       const pending = calls.length > 0 ? state.history[state.history.length - 1] : undefined;
       if (await compactionStep(state, 'after-llm-call', completion.usage, pending?.role === 'assistant' ? pending : undefined)) compactions++;
@@ -192,11 +219,12 @@ export class Agent {
 
     if (await compactionStep(state, 'before-return', state.usages[state.usages.length - 1])) compactions++;
     await completeTurnStep(state, runOptions.waitForIdle ?? false);
-    this.histories.set(sessionId, structuredClone(state.history));
+    const messages = Object.freeze(state.history) as readonly ChatMessage[];
+    this.histories.set(sessionId, { messages, turn: currentTurn(state) });
     const usage = sumUsage(state.usages);
     safeEmit(this.events, 'agent-run-end', { ...eventBase(state), steps: state.steps, stopReason, usage });
     return {
-      messages: structuredClone(state.history),
+      messages,
       finalText,
       steps: state.steps,
       stopReason,
@@ -244,18 +272,17 @@ export class Agent {
     return !truncatesToolOutputs(manager);
   }
 
+  /** The session's context manager: through `contextManagerFor` when given (it follows the agent's sessions), else the injected one for the default session. */
   private managerFor(sessionId: string): ContextManager {
+    if (this.options.contextManagerFor) return this.options.contextManagerFor(sessionId);
     if (sessionId === DEFAULT_SESSION_ID) return this.contextManager;
-    if (!this.options.contextManagerFor) {
-      throw new CtxkitError({
-        code: ErrorCodes.STRATEGY_ERROR,
-        category: 'user',
-        message: `Agent "${this.options.agentId}" has no way to open session "${sessionId}".`,
-        fix: 'Build the agent with createAgent(handle, …) from runtime.loadAgent(), or give IAgentOptions a contextManagerFor(sessionId).',
-        details: { agentId: this.options.agentId, sessionId },
-      });
-    }
-    return this.options.contextManagerFor(sessionId);
+    throw new CtxkitError({
+      code: ErrorCodes.STRATEGY_ERROR,
+      category: 'user',
+      message: `Agent "${this.options.agentId}" has no way to open session "${sessionId}".`,
+      fix: 'Build the agent with createAgent(handle, …) from runtime.loadAgent(), or give IAgentOptions a contextManagerFor(sessionId).',
+      details: { agentId: this.options.agentId, sessionId },
+    });
   }
 
   /** The user's tools plus the strategy's (a user tool of the same name wins, with a warning). */

@@ -16,16 +16,16 @@ describe('createAgent', () => {
 
   describe('#createAgent', () => {
     it('builds a kernel agent from plugin.json → loader → DI, and the strategy shapes what the model receives', async () => {
-      const summarizer = new ScriptedLLMClient(['<summary>The user (id mia_li_3668) asked about bags and seats.</summary>'], { repeatLast: true, name: 'summarizer' });
-      const handle = await runtime.loadAgent(
-        {
-          id: 'novelist',
-          model: 'gpt-4o',
-          contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { threshold: 2, batchTurns: 1, maxContextTokens: 4096 } },
-        },
-        { llm: summarizer },
+      const handle = await runtime.loadAgent({
+        id: 'novelist',
+        model: 'gpt-4o',
+        contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { compressionModel: 'gpt-4o-mini', threshold: 2, batchTurns: 1, maxContextTokens: 4096 } },
+      });
+      // One client for the agent and its strategy: summaries are asked of the compression model by name.
+      const model = new ScriptedLLMClient(
+        [(request) => (request.model === 'gpt-4o-mini' ? '<summary>The user (id mia_li_3668) asked about bags and seats.</summary>' : `answer ${request.messages.filter((m) => m.role === 'user').length}`)],
+        { repeatLast: true },
       );
-      const model = new ScriptedLLMClient([(request) => `answer ${request.messages.filter((m) => m.role === 'user').length}`], { repeatLast: true });
       const agent = createAgent(handle, { llm: model, systemPrompt: 'You are a helpful airline agent.' });
       expect(agent).toBeInstanceOf(Agent);
       // Turns of about 900 tokens: the window cannot hold them all, so the summary is what carries the oldest.
@@ -33,12 +33,38 @@ describe('createAgent', () => {
       for (const question of ['I am mia_li_3668.', 'How many bags are free?', 'Can I pick a seat?', 'And meals?']) {
         await agent.run(`${question} ${details}`, { waitForIdle: true });
       }
-      const last = model.requests[model.requests.length - 1]!;
+      const turns = model.requests.filter((request) => request.model === 'gpt-4o');
+      const summaries = model.requests.filter((request) => request.model === 'gpt-4o-mini');
+      const last = turns[turns.length - 1]!;
       const text = last.messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n');
-      expect(summarizer.requests.length).toBeGreaterThan(0);
+      expect(summaries.length).toBeGreaterThan(0);
+      expect(turns).toHaveLength(4);
+      expect(turns.length + summaries.length).toBe(model.requests.length);
       expect(text).toContain('mia_li_3668) asked about bags and seats');
       expect(last.messages.filter((m) => m.role === 'user').length).toBeLessThan(4);
       expect(agent.history()).toHaveLength(8);
+      await handle.dispose();
+    });
+
+    it("names the manifest's model on every call and asks for the budget's answer reservation as maxOutputTokens", async () => {
+      const handle = await runtime.loadAgent({
+        id: 'support',
+        model: 'gpt-4o-mini',
+        contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { summarizer: 'offline', maxContextTokens: 4096, reserveOutputTokens: 300 } },
+      });
+      const model = new ScriptedLLMClient(['one', 'two'], { defaultModel: 'client-default' });
+      const agent = createAgent(handle, { llm: model });
+      await agent.run('first');
+      const result = await agent.run('second');
+      expect(model.requests.map((request) => [request.model, request.maxOutputTokens])).toEqual([
+        ['gpt-4o-mini', 300],
+        ['gpt-4o-mini', 300],
+      ]);
+      expect(result.payloads[0]!.budget.reserveOutputTokens).toBe(300);
+      // Explicit options win.
+      const explicit = new ScriptedLLMClient(['three']);
+      await createAgent(handle, { llm: explicit, model: 'gpt-4o', maxOutputTokens: 64 }).run('third', { sessionId: 'other' });
+      expect(explicit.lastRequest).toMatchObject({ model: 'gpt-4o', maxOutputTokens: 64 });
       await handle.dispose();
     });
 

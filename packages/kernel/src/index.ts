@@ -50,7 +50,10 @@ export type { ToolOutputTruncationReport, TruncateToolResultInput } from './budg
 export { MIN_TOOL_OUTPUT_TOKENS, truncateToolResult } from './budget/truncate-tool-result';
 export type { PreSendCheckInput, PreSendReport, PreSendResult, PreSendStep, PreSendStepReport } from './budget/pre-send-check';
 export { preSendCheck } from './budget/pre-send-check';
-export type { RunBudgetReport } from './budget/run-budget-report';
+export type { OverflowRetryReport, RunBudgetReport } from './budget/run-budget-report';
+export { classifyContextOverflow } from './budget/classify-context-overflow';
+export type { OverflowRetryLimitInput } from './budget/overflow-retry-limit';
+export { OVERFLOW_RETRY_SHARE, overflowRetryLimit } from './budget/overflow-retry-limit';
 export type { SmallContextIntensity, SmallContextMode, SmallContextOptions, SmallContextOverride, SmallContextPlan } from './small-context/small-context-plan';
 export { DEFAULT_SMALL_CONTEXT_THRESHOLD, planSmallContext, SMALL_CONTEXT_MODES, tierLabel } from './small-context/small-context-plan';
 export type { PromptAndTools } from './small-context/select-prompt-and-tools';

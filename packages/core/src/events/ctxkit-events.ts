@@ -69,10 +69,11 @@ export interface CtxkitEventPayloads {
   /**
    * The kernel's pre-send check (the 90% double check) took one step of its escalation to fit the
    * payload under the 90% line: trim old tool results, compact history, force-truncate tool
-   * results, or (last) refuse with BudgetExceededError.
+   * results, leave the oldest turns out (only to retry a request the provider refused as too long),
+   * or (last) refuse with BudgetExceededError.
    */
   'budget-escalation': CtxkitEventBase & {
-    step: 'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'error';
+    step: 'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'drop-oldest-turns' | 'error';
     tokensBefore: number;
     tokensAfter: number;
     limit: number;

@@ -283,7 +283,7 @@ describe('createContextRuntime', () => {
     /** A strategy that picks its summarizer when created, as the standard ones do: the client, else an offline fallback. */
     const choosing: StrategyFactory = (config, context) => {
       const summarizer = context.llm ? `llm:${context.llm.name}` : 'offline';
-      return { ...counting(config, context), summarizer } as IContextManager;
+      return Object.assign(counting(config, context) as IContextManager, { summarizer });
     };
     const client = (name: string): ILLMClient => ({ name, defaultModel: 'gpt-4o-mini', offline: true, complete: async () => { throw new Error('unused'); } });
     const summarizerOf = (manager: IContextManager) => (manager as unknown as { strategy: { summarizer: string } }).strategy.summarizer;

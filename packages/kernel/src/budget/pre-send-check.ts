@@ -14,8 +14,8 @@ import {
 import { collapsedToolResult, toolContentText } from '@ctxkit/core';
 import { MIN_TOOL_OUTPUT_TOKENS } from './truncate-tool-result';
 
-/** The escalation of the pre-send check, in order. */
-export type PreSendStep = 'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'error';
+/** The escalation of the pre-send check, in order (`drop-oldest-turns` only when retrying after a provider's refusal for length). */
+export type PreSendStep = 'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'drop-oldest-turns' | 'error';
 
 /** One step the check took. */
 export interface PreSendStepReport {
@@ -56,6 +56,12 @@ export interface PreSendCheckInput {
   recompose(history: ChatMessage[]): Promise<LLMPayload>;
   /** Called after each step (the loop emits `budget-escalation`). */
   onStep?(step: PreSendStepReport): void;
+  /**
+   * Before refusing, leave the oldest whole turns out of the payload (system messages and the newest
+   * turn always stay). The kernel asks for it only to retry a request the provider refused as too
+   * long for the model. @default false
+   */
+  dropOldestTurns?: boolean;
 }
 
 /** What {@link preSendCheck} returns: the payload to send and, when compaction happened, the new history. */
@@ -100,6 +106,54 @@ function reduction(history: readonly ChatMessage[], message: ToolMessage, action
 }
 
 /**
+ * Leaves whole turns out of a payload, oldest first, until about `excess` tokens are gone: a turn is a
+ * user message and what follows it up to the next one (so tool calls keep their results). System
+ * messages (the prompt, a summary, an entity state) and the newest turn always stay.
+ */
+function dropOldestTurns(
+  messages: readonly ChatMessage[],
+  history: readonly ChatMessage[],
+  counter: ITokenCounter,
+  excess: number,
+): { messages: ChatMessage[]; dropped: number; reductions: ReductionRecord[] } {
+  const starts: number[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === 'user') starts.push(index);
+  });
+  const newest = starts[starts.length - 1];
+  if (newest === undefined) return { messages: messages.slice(), dropped: 0, reductions: [] };
+  const firstOther = messages.findIndex((message) => message.role !== 'system');
+  // The chunks that may go, oldest first: what precedes the first user message, then each older turn.
+  const bounds = [...new Set([firstOther, ...starts])].filter((index) => index >= 0 && index <= newest).sort((a, b) => a - b);
+  const gone = new Set<number>();
+  let freed = 0;
+  for (let chunk = 0; chunk + 1 < bounds.length && freed < excess; chunk++) {
+    for (let index = bounds[chunk]!; index < bounds[chunk + 1]!; index++) {
+      const message = messages[index]!;
+      if (message.role === 'system') continue;
+      gone.add(index);
+      freed += counter.countMessage(message);
+    }
+  }
+  if (gone.size === 0) return { messages: messages.slice(), dropped: 0, reductions: [] };
+  const historyIndex = new Map<ChatMessage, number>();
+  history.forEach((message, index) => historyIndex.set(message, index));
+  const reductions: ReductionRecord[] = [];
+  for (const index of gone) {
+    const at = historyIndex.get(messages[index]!);
+    if (at === undefined) continue;
+    const last = reductions[reductions.length - 1];
+    if (last && last.to === at) {
+      last.to++;
+      last.messages++;
+    } else {
+      reductions.push({ action: 'dropped', from: at, to: at + 1, messages: 1, tokensAfter: 0, reason: 'left out to retry a request the provider refused as too long', recoverableFrom: 'history' });
+    }
+  }
+  return { messages: messages.filter((_, index) => !gone.has(index)), dropped: gone.size, reductions };
+}
+
+/**
  * The pre-send check, run before every model call on the payload the strategy composed. When
  * the payload (messages + tool definitions, by the agent's counter) is over `limit` (the 90% line of
  * the window, less the answer's reservation), it escalates, stopping as soon as the payload fits:
@@ -108,6 +162,8 @@ function reduction(history: readonly ChatMessage[], message: ToolMessage, action
  * 2. compact history: when the strategy has `checkCompaction`, it is asked with usage at the window's
  *    size (so a threshold strategy decides to compact); the payload is composed again from the result;
  * 3. force-truncate tool results, largest first, head + tail, down to {@link MIN_TOOL_OUTPUT_TOKENS} each;
+ *    then, only with `dropOldestTurns` (a retry after the provider refused the request for length),
+ *    leave the oldest whole turns out of the payload;
  * 4. refuse with `BudgetExceededError`, saying what did not fit, rather than send an overflowing request.
  *
  * It works on the payload only: tool message contents change (pairs stay whole), and the history
@@ -209,6 +265,19 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
       payload = { ...payload, messages };
       total = payloadTokens(payload, counter);
       record('truncate-tool-results', start, changed);
+      if (total <= limit) return compactedHistory ? { payload, report, reductions, compactedHistory } : { payload, report, reductions };
+    }
+  }
+
+  // 3b. Leave the oldest turns out (a retry after the provider refused the request for length).
+  if (input.dropOldestTurns) {
+    const start = total;
+    const kept = dropOldestTurns(payload.messages, history, counter, total - limit);
+    if (kept.dropped > 0) {
+      payload = { ...payload, messages: kept.messages };
+      reductions.push(...kept.reductions);
+      total = payloadTokens(payload, counter);
+      record('drop-oldest-turns', start, kept.dropped);
       if (total <= limit) return compactedHistory ? { payload, report, reductions, compactedHistory } : { payload, report, reductions };
     }
   }

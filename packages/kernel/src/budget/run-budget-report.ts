@@ -3,6 +3,24 @@ import type { SmallContextMode, SmallContextPlan } from '../small-context/small-
 import type { PreSendReport } from './pre-send-check';
 import type { ToolOutputTruncationReport } from './truncate-tool-result';
 
+/** A request the provider refused as too long for the model, and its one retry. */
+export interface OverflowRetryReport {
+  /** The model call it was (0-based, within the run). */
+  call: number;
+  /** The model's limit the provider gave, in its tokens. */
+  providerLimit: number | undefined;
+  /** The tokens the provider counted in the refused request. */
+  providerCount: number | undefined;
+  /** Tokens of the refused payload, by the agent's counter. */
+  sentTokens: number;
+  /** The line the retry was held to, by the agent's counter (see `overflowRetryLimit`). */
+  retryLimit: number;
+  /** Tokens of the retried payload, once it was cut to fit. */
+  retryTokens: number | undefined;
+  /** True when the provider took the retry. */
+  recovered: boolean;
+}
+
 /**
  * What the kernel's budget engine saw and did during one run: the small-context plan, the
  * tokens and usage level of every payload sent, every tool output cut, every pre-send check, and the
@@ -26,9 +44,11 @@ export interface RunBudgetReport {
   modesFired: Record<SmallContextMode, number>;
   /** Plain-language advice given to the user (mode D), in order. */
   advice: string[];
+  /** Requests the provider refused as too long, each retried once with a payload cut to fit. */
+  overflowRetries: OverflowRetryReport[];
 }
 
 /** An empty report. */
 export function emptyRunBudgetReport(contextWindow: number | undefined, plan: SmallContextPlan | undefined): RunBudgetReport {
-  return { contextWindow, plan, tokensPerCall: [], usageLevels: [], preSendChecks: [], toolOutputs: [], modesFired: { A: 0, B: 0, C: 0, D: 0 }, advice: [] };
+  return { contextWindow, plan, tokensPerCall: [], usageLevels: [], preSendChecks: [], toolOutputs: [], modesFired: { A: 0, B: 0, C: 0, D: 0 }, advice: [], overflowRetries: [] };
 }

@@ -11,6 +11,7 @@ import {
 } from '@ctxkit/core';
 import { preSendCheck, type PreSendReport } from '../budget/pre-send-check';
 import { cannotFitAdvice } from '../small-context/user-advice';
+import { frozenMessage } from './frozen-message';
 import { eventBase, type RunState } from './run-state';
 import type { SessionBudgetState } from './session-budget-state';
 
@@ -20,6 +21,11 @@ export interface BudgetStepContext {
   session: SessionBudgetState;
   /** Composes again after the pre-send check compacted the history (state.history is already the compacted one). */
   recompose(): Promise<LLMPayload>;
+  /**
+   * The line to hold the payload to instead of its budget's `available`, with the oldest turns left
+   * out when the other steps are not enough: a retry after the provider refused a request as too long.
+   */
+  overflowLimit?: number;
 }
 
 /** What the budget step returns: the payload to send, and whether the pre-send check compacted the history. */
@@ -42,10 +48,21 @@ export function giveAdvice(state: RunState, session: SessionBudgetState, events:
   safeEmit(events, 'user-advice', { ...eventBase(state), message });
 }
 
+/**
+ * A copy of the strategy's stats that keeps their lazy fields lazy: `input_tokens` and
+ * `compress_ratio` may be getters counting the whole history the strategy was given, only when read.
+ */
+function copyOfStats(stats: PayloadStats): PayloadStats {
+  return Object.defineProperties({}, Object.getOwnPropertyDescriptors(stats)) as PayloadStats;
+}
+
 function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], tokens: number | undefined, report: PreSendReport | undefined, state: RunState, session: SessionBudgetState): PayloadStats {
-  const reductions = [...stats.reductions, ...added].sort((a, b) => a.from - b.from);
   const count = (...actions: string[]) => added.reduce((sum, record) => (actions.includes(record.action) ? sum + record.messages : sum), 0);
-  const next: PayloadStats = { ...stats, reductions, trimmed: stats.trimmed + count('trimmed', 'truncated') };
+  const next = copyOfStats(stats);
+  if (added.length > 0) {
+    next.reductions = [...stats.reductions, ...added].sort((a, b) => a.from - b.from);
+    next.trimmed = stats.trimmed + count('trimmed', 'truncated');
+  }
   if (tokens !== undefined && tokens !== stats.budget.used) {
     next.output_tokens = tokens;
     next.budget = withUsage(stats.budget, tokens);
@@ -60,7 +77,8 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
 
 /**
  * Between compose and the model call: the real pre-send check (see `preSendCheck`) on the
- * payload at the 90% line (`stats.budget.available`), the payload's stats completed with what the
+ * payload at the 90% line (`stats.budget.available`; the retry line of a request the provider refused
+ * as too long, `overflowLimit`, with the oldest turns left out if need be), the payload's stats completed with what the
  * kernel changed (the check's trims; `stats.extra.smallContext`, `stats.extra.preSendCheck`; mode A's
  * collapsed results are already in the strategy's stats, its composer reports them),
  * the usage level tracked per session (`usage-level-change` is emitted here unless the strategy emits
@@ -72,7 +90,8 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
   const { events, session } = context;
   const stats = payload.stats;
   const budget = stats?.budget;
-  if (!budget) {
+  const limit = context.overflowLimit ?? budget?.available;
+  if (limit === undefined) {
     const tokens = state.counter.countMessages(payload.messages) + state.counter.countTools(payload.tools);
     state.payloads.push(stats);
     state.lastPayloadTokens = tokens;
@@ -91,18 +110,19 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
       history: state.history,
       manager: state.manager,
       counter: state.counter,
-      limit: budget.available,
-      contextWindow: budget.maxContextTokens,
+      limit,
+      contextWindow: budget?.maxContextTokens ?? limit,
       strategyId: state.strategyId,
       call: state.steps,
       flagged: state.budgetFlag,
       recompose: async (history: ChatMessage[]) => {
-        state.history = history;
+        state.history = history.map(frozenMessage);
         const again = await context.recompose();
         recomposedStats = again.stats;
         return again;
       },
-      onStep: (step) => safeEmit(events, 'budget-escalation', { ...eventBase(state), ...step, limit: budget.available }),
+      onStep: (step) => safeEmit(events, 'budget-escalation', { ...eventBase(state), ...step, limit }),
+      dropOldestTurns: context.overflowLimit !== undefined,
     });
   } catch (error) {
     giveAdvice(state, session, events, cannotFitAdvice());
@@ -113,6 +133,16 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
   const changed = report.steps.length > 0;
   const baseStats = recomposedStats ?? stats;
   const tokens = report.tokensAfter;
+  if (!baseStats?.budget) {
+    // No budget in the stats, only the line of a retry: record what is sent, nothing to derive.
+    state.payloads.push(baseStats);
+    state.budget.tokensPerCall.push(tokens);
+    state.lastPayloadTokens = tokens;
+    state.toolOutputTokenLimit = undefined;
+    state.budgetLimit = limit;
+    state.budgetFlag = false;
+    return { payload: result.payload, compacted: result.compactedHistory !== undefined };
+  }
   const finalStats = withReductions(baseStats, result.reductions, changed ? tokens : undefined, report, state, session);
   state.payloads.push(finalStats);
   state.budget.tokensPerCall.push(tokens);
@@ -120,8 +150,9 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
   const change = session.usage.observe(state.sessionId, tokens, baseStats.budget.maxContextTokens);
   if (change && !session.strategyEmitsUsageLevel) safeEmit(events, 'usage-level-change', { ...eventBase(state), ...change });
   state.lastPayloadTokens = tokens;
-  state.budgetLimit = baseStats.budget.available;
-  state.toolOutputTokenLimit = remainingForToolOutput(baseStats.budget, changed ? tokens : baseStats.budget.used).toolOutputLimit;
+  const line = Math.min(baseStats.budget.available, limit);
+  state.budgetLimit = line;
+  state.toolOutputTokenLimit = remainingForToolOutput({ ...baseStats.budget, available: line }, changed ? tokens : baseStats.budget.used).toolOutputLimit;
   state.budgetFlag = false;
   return { payload: result.payload, compacted: result.compactedHistory !== undefined };
 }

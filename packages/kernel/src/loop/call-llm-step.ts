@@ -1,4 +1,5 @@
 import { safeEmit, type CtxkitEventBus, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type LLMPayload } from '@ctxkit/core';
+import { frozenMessage } from './frozen-message';
 import { eventBase, type RunState } from './run-state';
 
 /** Request settings the loop passes through to the client. */
@@ -10,8 +11,19 @@ export interface CallSettings {
 }
 
 /**
- * Step 2: sends the payload (messages and tools, exactly as composed) to the model, appends the
- * answer to the history, records the usage and emits `llm-usage`.
+ * The answer's token limit asked of the client: the agent's `maxOutputTokens` when set, else what the
+ * payload's budget reserves for the answer (`stats.budget.reserveOutputTokens`), else none.
+ */
+export function outputTokensFor(payload: LLMPayload, settings: CallSettings): number | undefined {
+  if (settings.maxOutputTokens !== undefined) return settings.maxOutputTokens;
+  const reserved = payload.stats?.budget?.reserveOutputTokens;
+  return reserved !== undefined && reserved > 0 ? reserved : undefined;
+}
+
+/**
+ * Step 2: sends the payload (messages and tools, exactly as composed) to the model with the agent's
+ * model and the answer's token limit ({@link outputTokensFor}), appends a frozen copy of the answer
+ * to the history, records the usage and emits `llm-usage`.
  * @throws the client's typed errors (`LLMRequestError`, `LLMTimeoutError`, `LLMResponseError`)
  */
 export async function callLlmStep(
@@ -23,13 +35,14 @@ export async function callLlmStep(
 ): Promise<LLMCompletion> {
   const request: LLMCompletionRequest = { messages: payload.messages, tools: payload.tools.length > 0 ? payload.tools : null };
   if (settings.model !== undefined) request.model = settings.model;
-  if (settings.maxOutputTokens !== undefined) request.maxOutputTokens = settings.maxOutputTokens;
+  const maxOutputTokens = outputTokensFor(payload, settings);
+  if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
   if (settings.timeoutMs !== undefined) request.timeoutMs = settings.timeoutMs;
   if (settings.signal !== undefined) request.signal = settings.signal;
   const completion = await llm.complete(request);
   state.steps++;
   state.usages.push(completion.usage);
-  state.history.push(structuredClone(completion.message));
+  state.history.push(frozenMessage(completion.message));
   safeEmit(events, 'llm-usage', { ...eventBase(state), usage: completion.usage, model: completion.model });
   return completion;
 }

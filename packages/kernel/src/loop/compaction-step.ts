@@ -1,10 +1,12 @@
 import { hasCompactionHooks, type AssistantMessage, type CompactionCheckpoint, type TokenUsage } from '@ctxkit/core';
+import { frozenMessage } from './frozen-message';
 import type { RunState } from './run-state';
 
 /**
  * The compaction hook points: after each model call (with its usage), after tool
  * execution (with the last usage) and once before the final return. When the strategy has
- * `checkCompaction` and returns a compacted history, the run continues with it.
+ * `checkCompaction` and returns a compacted history, the run continues with it (its messages frozen:
+ * the kernel's own, or frozen copies of the strategy's).
  *
  * After a model call that asked for tools, the compacted history must still end with that
  * assistant message, or its results would become orphans: when the strategy left it out
@@ -20,7 +22,7 @@ export async function compactionStep(
   if (!hasCompactionHooks(state.manager)) return false;
   const result = await state.manager.checkCompaction(checkpoint, state.history.slice(), usage);
   if (!result.compacted || !result.messages) return false;
-  const compacted = result.messages.slice();
+  const compacted = result.messages.map(frozenMessage);
   if (pendingCalls) {
     const last = compacted[compacted.length - 1];
     const ids = (message: AssistantMessage): string => (message.tool_calls ?? []).map((call) => call.id).join(',');

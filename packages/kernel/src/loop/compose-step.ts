@@ -6,7 +6,7 @@ import type { RunState } from './run-state';
 /** What the strategy is given on one call: the run's history, the system prompt, the tools and how the payload should be shaped. */
 export interface ComposeInput {
   systemPrompt: string;
-  /** The run's own history (the same messages `onTurnComplete` receives; never rewritten). */
+  /** A copy of the run's history array: the same frozen messages `onTurnComplete` receives; never rewritten. */
   history: ChatMessage[];
   toolDefinitions: ToolDefinition[];
   /** Small-context requests to the strategy (mode A: `collapseOlderToolResults`); absent when none applies. */
@@ -22,7 +22,7 @@ export interface ComposeInput {
  * @throws whatever `composePayload` throws (`BudgetExceededError`, `StrategyError`)
  */
 export async function composeStep(state: RunState, input: ComposeInput, provider: ProviderName, ragContext: string | undefined): Promise<LLMPayload> {
-  const history = input.history.slice();
+  const history = input.history;
   const tools = input.toolDefinitions.slice();
   const payload = input.options
     ? await state.manager.composePayload(input.systemPrompt, history, tools, ragContext, { ...input.options })

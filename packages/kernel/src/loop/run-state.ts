@@ -10,8 +10,13 @@ export interface RunState {
   sessionId: string;
   strategyId: string;
   manager: ContextManager;
-  /** The history so far (the loop's own array; the caller's is never mutated). */
+  /**
+   * The history so far: the loop's own array of frozen messages (the caller's array is never
+   * mutated; messages are shared, not copied). Steps append to it or replace it.
+   */
   history: ChatMessage[];
+  /** The user messages counted so far in `history` (events carry the turn): kept up to date by {@link eventBase}. */
+  turns: TurnCount;
   /** Tools offered this run: the user's plus the strategy's, by name. */
   tools: Map<string, AgentTool>;
   toolDefinitions: ToolDefinition[];
@@ -43,9 +48,27 @@ export interface RunState {
   budget: RunBudgetReport;
 }
 
+/** User messages counted in the first `counted` messages of one history array. */
+export interface TurnCount {
+  history: readonly ChatMessage[];
+  counted: number;
+  turn: number;
+}
+
+/** The turn (user messages) of the run's history, counting only what was appended since the last call. */
+export function currentTurn(state: RunState): number {
+  const count = state.turns;
+  if (count.history !== state.history || count.counted > state.history.length) {
+    count.history = state.history;
+    count.counted = 0;
+    count.turn = 0;
+  }
+  for (let index = count.counted; index < state.history.length; index++) if (state.history[index]!.role === 'user') count.turn++;
+  count.counted = state.history.length;
+  return count.turn;
+}
+
 /** The fields every event of this run carries. */
 export function eventBase(state: RunState): CtxkitEventBase {
-  let turn = 0;
-  for (const message of state.history) if (message.role === 'user') turn++;
-  return { agentId: state.agentId, sessionId: state.sessionId, strategyId: state.strategyId, turn };
+  return { agentId: state.agentId, sessionId: state.sessionId, strategyId: state.strategyId, turn: currentTurn(state) };
 }

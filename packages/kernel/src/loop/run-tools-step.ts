@@ -12,6 +12,7 @@ import { resolveToolOutputPolicy } from '../budget/tool-output-policy';
 import { reportFileName, truncateToolResult } from '../budget/truncate-tool-result';
 import { cannotFitAdvice, splitReadingAdvice } from '../small-context/user-advice';
 import { giveAdvice } from './budget-step';
+import { freezeNewMessage } from './frozen-message';
 import { eventBase, type RunState } from './run-state';
 import type { SessionBudgetState } from './session-budget-state';
 
@@ -126,7 +127,7 @@ export async function runToolsStep(
         if (session) giveAdvice(state, session, events, shownLines > 0 ? splitReadingAdvice(reportFileName(policy), lineCount) : cannotFitAdvice());
       }
     }
-    const message: ToolMessage = { role: 'tool', tool_call_id: call.id, content };
+    const message: ToolMessage = freezeNewMessage({ role: 'tool', tool_call_id: call.id, content });
     state.history.push(message);
     estimate += roughTokens(content);
     if (state.budgetLimit !== undefined && estimate > state.budgetLimit) state.budgetFlag = true;

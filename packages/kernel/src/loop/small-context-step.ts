@@ -86,24 +86,40 @@ export function smallContextStep(
 }
 
 /**
- * Tool results the payload sends as mode A's one-line summary (`[Read: main.go (500 lines, Go) —
- * collapsed; …]`) while the history holds them in full: what mode A did on this call. A strategy
- * that ignores the compose option sends none.
+ * True when the payload sends at least one tool result as mode A's one-line summary (`[Read:
+ * main.go (500 lines, Go) — collapsed; …]`) while the history holds it in full: mode A acted on
+ * this call. A strategy that ignores the compose option sends none. The payload's results are
+ * checked newest first and looked up in the history newest first, stopping at the first collapsed
+ * one: the cost is that of the newest steps, not of the history.
  */
-export function collapsedResults(history: readonly ChatMessage[], payload: LLMPayload): number {
+export function sendsCollapsedResults(history: readonly ChatMessage[], payload: LLMPayload): boolean {
   const results = new Map<string, string>();
   const calls = new Map<string, ToolCall>();
-  for (const message of history) {
-    if (message.role === 'tool') results.set(message.tool_call_id, toolContentText(message));
-    else if (message.role === 'assistant') for (const call of message.tool_calls ?? []) calls.set(call.id, call);
-  }
-  let collapsed = 0;
-  for (const message of payload.messages) {
+  let scanned = history.length;
+  /** Reads one more message of the history, newest first; false once it is all read. */
+  const readOne = (): boolean => {
+    if (scanned === 0) return false;
+    const message = history[--scanned]!;
+    if (message.role === 'tool') {
+      if (!results.has(message.tool_call_id)) results.set(message.tool_call_id, toolContentText(message));
+    } else if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) if (!calls.has(call.id)) calls.set(call.id, call);
+    }
+    return true;
+  };
+  // Newest first: the newest step's results are sent in full, the ones before it collapsed, and
+  // their history entries are the last ones read.
+  for (let index = payload.messages.length - 1; index >= 0; index--) {
+    const message = payload.messages[index]!;
     if (message.role !== 'tool') continue;
-    const full = results.get(message.tool_call_id);
+    const id = message.tool_call_id;
+    while (!results.has(id) && readOne());
     const sent = toolContentText(message);
-    if (full === undefined || sent === full || sent.length >= full.length) continue;
-    if (sent === collapsedToolResult(calls.get(message.tool_call_id), full)) collapsed++;
+    const full = results.get(id);
+    if (full === undefined || sent.length >= full.length) continue;
+    // The call sits before its result.
+    while (!calls.has(id) && readOne());
+    if (sent === collapsedToolResult(calls.get(id), full)) return true;
   }
-  return collapsed;
+  return false;
 }

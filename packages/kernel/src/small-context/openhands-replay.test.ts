@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
-import { createContextRuntime, findPayloadProblems, type AssistantMessage, type ChatMessage, type ContextRuntime } from '@ctxkit/core';
+import { createContextRuntime, findPayloadProblems, type AssistantMessage, type ChatMessage, type ContextRuntime, type LLMClient } from '@ctxkit/core';
 import { loadConversations, ScriptedLLMClient, type ConversationRecord } from '@ctxkit/core/testing';
 import type { RunBudgetReport } from '../budget/run-budget-report';
 import { createAgent } from '../create-agent';
@@ -66,7 +66,16 @@ async function replay(runtime: ContextRuntime, record: ConversationRecord, strat
   const parts = segments(record);
   const script = parts.flatMap((part) => part.assistants.map((message) => ({ content: message.content, ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}) })));
   const llm = new ScriptedLLMClient(script);
-  const agent = createAgent(handle, { llm, tools });
+  // One model for the agent and its strategy: the strategy's own calls (compaction, without tools)
+  // get a summary; the agent's calls get the recorded answers, in order.
+  const compactions = new ScriptedLLMClient(['<retain>The task and the files touched so far.</retain>\n<summary>Work so far: the repository was explored and the failing tests located.</summary>'], { repeatLast: true });
+  const model: LLMClient = {
+    name: 'scripted-openhands',
+    defaultModel: 'gpt-4o',
+    offline: true,
+    complete: (request) => (request.tools ? llm.complete(request) : compactions.complete(request)),
+  };
+  const agent = createAgent(handle, { llm: model, tools });
   const numbers: ReplayNumbers = { calls: 0, tokensPerCall: [], maxUsedOverAvailable: 0, modesFired: { A: 0, B: 0, C: 0, D: 0 }, preSendSteps: {}, toolOutputsCut: 0, invalid: 0 };
   try {
     for (const part of parts) {

@@ -1,0 +1,31 @@
+import type { ChatMessage } from '@ctxkit/core';
+
+/** Messages the kernel froze itself: frozen all the way down, safe to share without a copy. */
+const frozenByKernel = new WeakSet<object>();
+
+function freezeDeep(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) freezeDeep(child);
+}
+
+/**
+ * Freezes a message the kernel has just built (a user message, a tool result) and returns it.
+ * Nobody else holds it, so it is frozen in place.
+ */
+export function freezeNewMessage<T extends ChatMessage>(message: T): T {
+  freezeDeep(message);
+  frozenByKernel.add(message);
+  return message;
+}
+
+/**
+ * A message the history may hold: the message itself when the kernel froze it (every message of
+ * `agent.history()` and `result.messages`), else a frozen copy, so that neither the caller's object
+ * nor the client's is ever frozen or kept. Strategies are handed these messages: immutable by
+ * contract, and the same objects from one call to the next.
+ */
+export function frozenMessage<T extends ChatMessage>(message: T): T {
+  if (frozenByKernel.has(message)) return message;
+  return freezeNewMessage(structuredClone(message));
+}
