@@ -1,36 +1,41 @@
 import 'reflect-metadata';
-import { contentText, createContextRuntime, findPayloadProblems, type AgentHandle, type ChatMessage, type ContextRuntime, type LLMClient } from '@ctxkit/core';
-import { ScriptedLLMClient, type RecordedRequest } from '@ctxkit/core/testing';
+import { contentText, createContextRuntime, findPayloadProblems, type AgentHandle, type ChatMessage, type ContextRuntime } from '@ctxkit/core';
+import type { RecordedRequest } from '@ctxkit/core/testing';
 import { createAgent, type AgentRunResult, type AgentTool } from '@ctxkit/kernel';
 import { CaseModel, caseTurns, loadKernelCase, recordedTools, type KernelCase } from './kernel-case';
 
 /**
  * Each standard strategy end to end: plugin.json → createContextRuntime → loadAgent (validation,
  * DI) → createAgent (kernel) → scripted model → tools → next turn, asserting the strategy's effect
- * on what the model received (the scripted client records every request).
+ * on what the model received (the scripted client records every request). The scripted model is the
+ * agent's one client: the strategy's own calls (summaries, extraction) go through it too, asking for
+ * their model by name.
  */
 
 interface Replay {
   handle: AgentHandle;
   model: CaseModel;
   results: AgentRunResult[];
-  /** The requests of each turn, in order. */
+  /** The kernel's requests of each turn, in order (those naming the agent's model). */
   requestsByTurn: RecordedRequest[][];
+  /** The strategy's own requests (naming another model), in order. */
+  strategyRequests: RecordedRequest[];
 }
 
-async function replay(runtime: ContextRuntime, kase: KernelCase, options: { llm?: LLMClient; tools?: AgentTool[]; model?: CaseModel } = {}): Promise<Replay> {
-  const handle = await runtime.loadAgent(kase.manifestPath, options.llm ? { llm: options.llm } : {});
+async function replay(runtime: ContextRuntime, kase: KernelCase, options: { tools?: AgentTool[]; model?: CaseModel } = {}): Promise<Replay> {
+  const handle = await runtime.loadAgent(kase.manifestPath);
   const model = options.model ?? new CaseModel();
   const agent = createAgent(handle, { llm: model.client, systemPrompt: handle.manifest.systemPrompt ?? '', tools: options.tools ?? recordedTools(kase.history) });
   const results: AgentRunResult[] = [];
   const requestsByTurn: RecordedRequest[][] = [];
+  const agentModel = (request: RecordedRequest) => request.model === handle.manifest.model;
   for (const turn of caseTurns(kase.history)) {
     model.startTurn(turn);
     const from = model.client.requests.length;
     results.push(await agent.run(turn.userText, { waitForIdle: true }));
-    requestsByTurn.push(model.client.requests.slice(from));
+    requestsByTurn.push(model.client.requests.slice(from).filter(agentModel));
   }
-  return { handle, model, results, requestsByTurn };
+  return { handle, model, results, requestsByTurn, strategyRequests: model.client.requests.filter((request) => !agentModel(request)) };
 }
 
 const textOf = (messages: readonly ChatMessage[]) => messages.map((message) => contentText(message.content ?? null)).join('\n');
@@ -75,11 +80,13 @@ describe('kernel with each strategy (plugin.json → loader → DI → kernel �
     it('puts the summary right after the system prompt, written by the compression model', async () => {
       const kase = loadKernelCase('kernel-summarization');
       const summary = kase.expected.summary as string;
-      const summarizer = new ScriptedLLMClient([`<summary>${summary}</summary>`], { repeatLast: true, name: 'scripted-summarizer' });
-      const { handle, results, requestsByTurn } = await replay(runtime, kase, { llm: summarizer });
+      const model = new CaseModel();
+      model.interject = (request) => (request.model === kase.expected.summaryModel ? { content: `<summary>${summary}</summary>` } : undefined);
+      const { handle, results, requestsByTurn, strategyRequests } = await replay(runtime, kase, { model });
       expect(handle.strategyId).toBe(kase.expected.strategyId);
-      expect(summarizer.requests.length).toBeGreaterThan(0);
-      expect(summarizer.requests.every((request) => request.model === kase.expected.summaryModel && !request.tools)).toBe(true);
+      expect(strategyRequests.length).toBeGreaterThan(0);
+      expect(strategyRequests.every((request) => request.model === kase.expected.summaryModel && !request.tools)).toBe(true);
+      expect(requestsByTurn.flat()).toHaveLength(kase.expected.turns as number);
       const last = requestsByTurn.at(-1)!.at(-1)!;
       expect(last.messages[0]).toEqual({ role: 'system', content: handle.manifest.systemPrompt });
       expect(contentText(last.messages[1]!.content ?? null)).toContain(summary);
@@ -95,7 +102,12 @@ describe('kernel with each strategy (plugin.json → loader → DI → kernel �
   describe('std-entity-extraction-strategy', () => {
     it('injects the extracted state block and, in lean mode, keeps only the last turn verbatim', async () => {
       const kase = loadKernelCase('kernel-entity-extraction');
-      const { handle, results, requestsByTurn } = await replay(runtime, kase);
+      const model = new CaseModel();
+      // The extraction calls ask the agent's client for the extraction model, in JSON.
+      model.interject = (request) => (request.responseFormat === 'json' ? { content: JSON.stringify(kase.expected.state) } : undefined);
+      const { handle, results, requestsByTurn, strategyRequests } = await replay(runtime, kase, { model });
+      expect(strategyRequests.length).toBeGreaterThan(0);
+      expect(strategyRequests.every((request) => request.model === kase.expected.extractionModel && request.responseFormat === 'json')).toBe(true);
       expect(handle.strategyId).toBe(kase.expected.strategyId);
       expect(results).toHaveLength(kase.expected.turns as number);
       const turns = caseTurns(kase.history);
