@@ -44,6 +44,7 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
   agent.events.on('payload-composed', (event) => {
     last = event.stats;
   });
+  agent.events.on('strategy-warning', (event) => output.out(`warning: ${event.message}\n`));
   agent.events.on('usage-level-change', (event) => {
     if (event.to !== 'ok') warnings++;
   });
