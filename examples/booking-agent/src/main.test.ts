@@ -12,9 +12,9 @@ describe('booking-agent', () => {
       result = await runBookingAgent({ log: (line) => lines.push(line) });
     });
 
-    it('replays every customer turn of task-11 offline with the offline extractor', () => {
+    it('replays every customer turn of task-11 offline, the extraction going through the agent\'s one client', () => {
       expect(result.offline).toBe(true);
-      expect(result.extractor).toBe('offline-extractor');
+      expect(result.extractor).toBe('llm:scripted-tau-bench-agent/gpt-4o');
       expect(result.turns).toHaveLength(8);
       expect(lines[0]).toMatch(/std-entity-extraction-strategy.*offline/);
       expect(result.turns.flatMap((turn) => turn.toolCalls)).toEqual(expect.arrayContaining(['get_user_details', 'get_reservation_details', 'book_reservation']));

@@ -1,21 +1,25 @@
 /**
  * An airline booking agent on the entity extraction strategy: instead of the dialogue flow, the
  * model receives a schema-validated booking state (`<conversation_state>`, the tau-bench airline
- * schema) and only the last turn verbatim. Offline it replays a real tau-bench conversation: the
- * customer's messages are sent one by one, a scripted model answers as the recorded agent did, the
- * airline tools answer with the recorded outputs, and the offline extractor fills the state. With
- * an LLM configured in the environment (OPENAI_BASE_URL / OPENAI_API_KEY / ANTHROPIC_API_KEY) the
- * same customer talks to that model, which also does the extraction.
+ * schema) and only the last turn verbatim. The agent has one model client, given to `createAgent`:
+ * it answers the agent's turns and the strategy's extraction calls alike. Offline it replays a real
+ * tau-bench conversation: the customer's messages are sent one by one, a scripted client answers as
+ * the recorded agent did and answers the extraction calls with the plugin's offline extractor, and
+ * the airline tools answer with the recorded outputs. With an LLM configured in the environment
+ * (OPENAI_BASE_URL / OPENAI_API_KEY / ANTHROPIC_API_KEY) the same customer talks to that model,
+ * which also does the extraction; requests name the manifest's model (`gpt-4o`: change `model` in
+ * plugin.json to your endpoint's).
  *
  *   npm run build && node examples/booking-agent/dist/main.js
  */
 import 'reflect-metadata';
 import * as path from 'node:path';
 import type { ChatMessage, LLMClient, PayloadStats } from '@ctxkit/core';
-import { loadConversations } from '@ctxkit/core/testing';
+import { loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createContextRuntime } from '@ctxkit/core';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
 import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
+import { standInExtractionReply } from './stand-in-extraction-model';
 
 /** The tau-bench conversation replayed by default: a booking for a friend, paid in two ways. */
 export const DEFAULT_RECORD_ID = 'tau-bench/airline/gpt-4o/task-11/trial-0';
@@ -65,7 +69,7 @@ export interface BookingAgentResult {
   /** Every request the model received (the scripted replay only; empty with a real model). */
   requests: Array<{ messages: ChatMessage[] }>;
   /** The session's whole history at the end (what the agent keeps; the payloads are smaller). */
-  history: ChatMessage[];
+  history: readonly ChatMessage[];
 }
 
 function entitiesOf(stats: PayloadStats): { state: Record<string, unknown>; version: number; stateTokens: number; extractor: string } {
@@ -82,9 +86,17 @@ export async function runBookingAgent(options: BookingAgentOptions = {}): Promis
   const configured = options.llm ?? createLLMClientFromEnv();
   const runtime = await createContextRuntime();
   const manifestPath = path.join(__dirname, '..', 'plugin.json');
-  const handle = await runtime.loadAgent(manifestPath, configured ? { llm: configured } : {});
+  const handle = await runtime.loadAgent(manifestPath);
   const replay = new ReplayModel('scripted-tau-bench-agent');
-  const llm = configured ?? replay.client;
+  const extraction = new ScriptedLLMClient([standInExtractionReply], { repeatLast: true });
+  // Offline, one scripted client: the extraction calls (JSON answers) get the stand-in's, the agent's turns the recording's.
+  const scripted: LLMClient = {
+    name: replay.client.name,
+    defaultModel: replay.client.defaultModel,
+    offline: true,
+    complete: (request) => (request.responseFormat === 'json' ? extraction.complete(request) : replay.client.complete(request)),
+  };
+  const llm = configured ?? scripted;
   const systemPrompt = handle.manifest.systemPrompt ?? record.systemPrompt;
   const agent = createAgent(handle, { llm, systemPrompt, tools: createRecordedTools(AIRLINE_TOOL_DEFINITIONS, record.history) });
   log(`booking-agent: strategy ${handle.strategyId}, model client ${llm.name}${llm.offline ? ' (offline, replaying the recorded agent)' : ''}; replaying ${record.id}`);

@@ -63,7 +63,7 @@ export async function runSupportAgent(options: SupportAgentOptions = {}): Promis
   if (!record) throw new RangeError(`No tau-bench record "${recordId}" in the bundled conversations.`);
   const configured = options.llm ?? createLLMClientFromEnv();
   const runtime = await createContextRuntime();
-  const handle = await runtime.loadAgent(path.join(__dirname, '..', 'plugin.json'), configured ? { llm: configured } : {});
+  const handle = await runtime.loadAgent(path.join(__dirname, '..', 'plugin.json'));
   const replay = new ReplayModel('scripted-tau-bench-agent');
   const llm = configured ?? replay.client;
   let historyTrimEvents = 0;

@@ -1,8 +1,10 @@
 /**
  * A novelist agent on the dynamic summarization strategy: it writes a story chapter by chapter;
  * older chapters are folded into a running summary in the background, so what the model receives
- * stays small while the story grows. Runs offline (scripted model, offline summarizer) unless an
- * LLM is configured in the environment (OPENAI_BASE_URL / OPENAI_API_KEY / ANTHROPIC_API_KEY).
+ * stays small while the story grows. The agent has one model client, given to `createAgent`: it
+ * writes the chapters and the summaries. Runs offline (a scripted client writing both) unless an LLM
+ * is configured in the environment (OPENAI_BASE_URL / OPENAI_API_KEY / ANTHROPIC_API_KEY); requests
+ * name the manifest's model (`gpt-4o`: change `model` in plugin.json to your endpoint's).
  *
  *   npm run build && node examples/novelist-agent/dist/main.js
  */
@@ -45,14 +47,32 @@ function writeChapter(request: LLMCompletionRequest): string {
   return `Chapter ${chapter}. ${hero} walked the harbour at dawn. ` + 'The fog rolled in over the boats and the bells rang softly. '.repeat(12);
 }
 
+/**
+ * The offline summary: the chapters the summary request's transcript holds, each with its hero, in a
+ * `<summary>` block (a request is a summary request when it carries the strategy's `<transcript>`).
+ */
+function summarizeChapters(request: LLMCompletionRequest): string {
+  const text = request.messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');
+  const previous = /<previous_summary>\s*([\s\S]*?)\s*<\/previous_summary>/.exec(text)?.[1]?.trim();
+  const transcript = /<transcript[^>]*>([\s\S]*?)<\/transcript>/.exec(text)?.[1] ?? '';
+  const chapters = [...transcript.matchAll(/Chapter (\d+)\. (.+?) walked the harbour at dawn\./g)].map((match) => `chapter ${match[1]}: ${match[2]} walks the harbour at dawn`);
+  return `<summary>${[previous && previous !== '(none)' ? previous : '', chapters.length > 0 ? `${chapters.join('; ')}.` : ''].filter(Boolean).join(' ')}</summary>`;
+}
+
+/** The offline client: summaries for the strategy's summary requests, chapters for the rest. */
+function writeOffline(request: LLMCompletionRequest): string {
+  const isSummaryRequest = request.messages.some((message) => typeof message.content === 'string' && message.content.includes('<transcript'));
+  return isSummaryRequest ? summarizeChapters(request) : writeChapter(request);
+}
+
 /** Writes the story and reports, per chapter, what the model received. */
 export async function runNovelist(options: NovelistOptions = {}): Promise<{ llm: string; offline: boolean; chapters: ChapterReport[] }> {
   const log = options.log ?? ((line: string) => console.log(line));
   const configured = options.llm ?? createLLMClientFromEnv();
   const runtime = await createContextRuntime();
-  const handle = await runtime.loadAgent(path.join(__dirname, '..', 'plugin.json'), configured ? { llm: configured } : {});
-  const llm = configured ?? new ScriptedLLMClient([writeChapter], { repeatLast: true, name: 'scripted-novelist' });
-  log(`novelist-agent: strategy ${handle.strategyId}, model client ${llm.name}${llm.offline ? ' (offline, no language model)' : ''}`);
+  const handle = await runtime.loadAgent(path.join(__dirname, '..', 'plugin.json'));
+  const llm = configured ?? new ScriptedLLMClient([writeOffline], { repeatLast: true, name: 'scripted-novelist' });
+  log(`novelist-agent: strategy ${handle.strategyId}, model client ${llm.name}${llm.offline ? ' (offline, no language model)' : ''}, for the chapters and the summaries`);
   const agent = createAgent(handle, { llm, systemPrompt: 'You are a novelist. Write the next chapter of the story, consistent with everything so far.' });
   const chapters: ChapterReport[] = [];
   try {
