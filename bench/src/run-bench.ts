@@ -14,6 +14,7 @@ import { createConformanceContext, loadConversations, seededRandom } from '@ctxk
 import { createSlidingWindowStrategy, type SlidingWindowStrategy } from '@ctxkit/strategy-sliding-window';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { generateHistory } from './generate-history';
+import { benchKernelOverhead } from './kernel-overhead-bench';
 import { convert, langchainTrim, memoizedCounter, plainCounter, toLangChain } from './langchain-baseline';
 
 const SYSTEM = 'You are a careful coding agent. Use the tools to read files and run commands; keep answers short.';
@@ -303,6 +304,7 @@ async function main(): Promise<void> {
   benchHugeOutput();
   benchToolOutputCache();
   await benchTauBench();
+  await benchKernelOverhead({ quick, rows, results });
   results.peakRssMiB = process.resourceUsage().maxRSS / 1024;
   rows.push(['process', 'peak RSS', `${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (whole run)`, '']);
 
