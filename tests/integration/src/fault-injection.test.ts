@@ -6,6 +6,7 @@ import {
   createTokenCounter,
   findPayloadProblems,
   LLMRequestError,
+  MemoryContextStore,
   type ChatMessage,
   type ContextManager,
   type ContextRuntime,
@@ -184,7 +185,9 @@ interface ReplayResult {
 
 async function replay(runtime: ContextRuntime, strategy: StrategyCase, mode: FaultMode): Promise<ReplayResult> {
   const llm = new ScriptedLLMClient([(_request: LLMCompletionRequest, callIndex: number) => mode.answer(strategy.kind, callIndex)], { repeatLast: true, name: 'faulty' });
-  const agent = await runtime.loadAgent({ id: 'fault-agent', contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: strategy.config } }, { llm });
+  // A store of its own: a strategy's failure accounting lives in the store with its state, and a mode
+  // must not start where the previous mode's failures left the session.
+  const agent = await runtime.loadAgent({ id: 'fault-agent', contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: strategy.config } }, { llm, store: new MemoryContextStore() });
   const errors: ReplayResult['errors'] = [];
   agent.events.on(strategy.errorEvent, (payload: object) => {
     const event = payload as Record<string, unknown>;
