@@ -12,6 +12,7 @@ describe('@ctxkit/core exports', () => {
     'BudgetExceededError',
     'BudgetManager',
     'CalibratedTokenCounter',
+    'CompactionNoProgressError',
     'ConfigSchemaError',
     'ConfigValidationError',
     'ContextOverflowError',

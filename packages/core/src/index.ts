@@ -94,6 +94,8 @@ export { CtxkitError } from './errors/ctxkit-error';
 export type { CtxkitErrorOptions, ErrorCategory } from './errors/ctxkit-error';
 export { BudgetExceededError } from './errors/budget-exceeded-error';
 export type { BudgetShortfall } from './errors/budget-exceeded-error';
+export { CompactionNoProgressError } from './errors/compaction-no-progress-error';
+export type { CompactionShortfall, UnremovablePart } from './errors/compaction-no-progress-error';
 export { ConfigSchemaError } from './errors/config-schema-error';
 export { ConfigValidationError } from './errors/config-validation-error';
 export { ContextOverflowError } from './errors/context-overflow-error';

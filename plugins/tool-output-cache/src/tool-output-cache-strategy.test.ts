@@ -15,7 +15,7 @@ import { resolveCompactionConfig } from './compaction/compaction-config';
 import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { call, exchange, output } from './test-support';
-import { WorkingViewBuilder } from './view/working-view';
+import { ToolOutputCache } from './cache/tool-output-cache';
 
 const SYSTEM = 'You are a coding agent.';
 const usage = (total: number) => ({ input_tokens: total, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: total });
@@ -300,7 +300,7 @@ describe('ToolOutputCacheStrategy', () => {
       ]);
       expect(tools.slice(0, 3).every((message) => message.output_ref !== undefined)).toBe(true);
       expect(await expand(strategy, tools[0]!.output_ref!.id)).toBe(output('file0', 3));
-      expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'micro-compacted', messages: 1, recoverableFrom: 'tool-output-cache' }));
+      expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'micro-compacted', from: 2, to: 7, messages: 3, recoverableFrom: 'tool-output-cache' }));
     });
 
     it('shows an output with long lines whole while it fits, and as a view under microCompact.when "always"', async () => {
@@ -572,21 +572,21 @@ describe('ToolOutputCacheStrategy', () => {
       expect((gc.payload.refIds as string[]).sort()).toEqual(before.filter((id) => id !== kept).sort());
     });
 
-    it('builds the working view once per payload, also when the payload compacts', async () => {
-      const build = jest.spyOn(WorkingViewBuilder.prototype, 'build');
+    it('caches each output once per payload, also when the payload compacts', async () => {
+      const put = jest.spyOn(ToolOutputCache.prototype, 'put');
       try {
         const { strategy, names } = setup({ maxContextTokens: 100000 }, new ScriptedLLMClient([summaryReply]));
         const history = longHistory(2, 5);
         strategy.requestCompaction();
         const payload = await strategy.composePayload(SYSTEM, history, []);
         expect(strategy.compactionState?.count).toBe(1);
-        expect(build).toHaveBeenCalledTimes(1);
+        expect(put).toHaveBeenCalledTimes(2);
         // The view laid over the compacted history: retain + summary, then the kept turn.
         expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.']);
         expect(payload.stats.extra).toMatchObject({ toolOutputCache: { newlyCached: 2 } });
         expect(names().filter((name) => name === 'tool-output-cached')).toHaveLength(2);
       } finally {
-        build.mockRestore();
+        put.mockRestore();
       }
     });
 
@@ -599,6 +599,112 @@ describe('ToolOutputCacheStrategy', () => {
       expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.']);
       expect(events.find((event) => event.name === 'compaction-end')!.payload.trigger).toBe('manual');
       expect(JSON.stringify(llm.requests[0]!.messages)).toContain('the failing test');
+    });
+
+    describe('when it cannot reach its threshold', () => {
+      const summary = '<retain>ids: ISSUE-7</retain>\n<summary>The agent read the logs and is fixing src/main.c.</summary>';
+      /** Messages of about `tokens` tokens in all, to grow a history by (assistant messages stay in the current turn). */
+      const growth = (label: string, tokens: number, counter: { countMessage(message: ChatMessage): number }, role: 'user' | 'assistant' = 'user'): ChatMessage[] => {
+        const messages: ChatMessage[] = [];
+        let total = 0;
+        for (let index = 0; total < tokens; index++) {
+          const message: ChatMessage = { role, content: `${label} ${index}: ${'the build still fails on the same line '.repeat(6)}` };
+          messages.push(message);
+          total += counter.countMessage(message);
+        }
+        return messages;
+      };
+
+      it('keeps a compaction whose result is still over the threshold, names what it cannot remove, and backs off exponentially', async () => {
+        const llm = new ScriptedLLMClient([summary], { repeatLast: true });
+        const { strategy, context, events } = setup({ maxContextTokens: 8000 }, llm);
+        // Older turns to summarize, then a current turn whose output alone passes the 6,400-token threshold.
+        const history: ChatMessage[] = [{ role: 'user', content: 'Fix the build.' }];
+        for (let index = 0; index < 4; index++) history.push(...exchange(`old${index}`, output(`old${index}`, 40)));
+        history.push({ role: 'user', content: 'Read the whole log.' }, ...exchange('huge', output('huge', 420)));
+        expect(context.counter.countMessage(history[history.length - 1]!)).toBeGreaterThan(6400);
+        const first = await strategy.checkCompaction('after-llm-call', history, usage(7900));
+        expect(first.compacted).toBe(true);
+        expect(llm.requests).toHaveLength(1);
+        const warning = events.find((event) => event.name === 'strategy-warning' && event.payload.code === ErrorCodes.COMPACTION_NO_PROGRESS)!;
+        expect(String(warning.payload.message)).toMatch(/the last 1 turn kept verbatim \(compaction\.retainLastTurns\): 3 messages, \d+ tokens/);
+        const stats = () => (strategy as unknown as { compactor: { stats(): Record<string, unknown> } }).compactor.stats();
+        expect(stats()).toMatchObject({ retryAfterTokens: 1000, attemptsWithoutProgress: 1, lastError: { code: ErrorCodes.COMPACTION_NO_PROGRESS, details: { thresholdTokens: 6400 } } });
+        const parts = (stats().lastError as { details: { parts: Array<{ part: string; tokens: number; messages?: number }> } }).details.parts;
+        expect(parts.map((part) => part.part)).toEqual([
+          'the last 1 turn kept verbatim (compaction.retainLastTurns)',
+          'the system prompt, tool definitions and dynamic context',
+          'the retain + summary the model wrote',
+        ]);
+        expect(parts[0]!.tokens).toBeGreaterThan(6400);
+
+        // Usage stays over the threshold at every hook: no attempt until the history has grown by 1,000 tokens.
+        let current = [...history];
+        for (const checkpoint of ['after-tools', 'before-return', 'after-llm-call'] as const) {
+          expect((await strategy.checkCompaction(checkpoint, current, usage(7900))).reason).toContain('anti-loop guard');
+        }
+        current = [...current, ...growth('grow', 500, context.counter, 'assistant')];
+        expect((await strategy.checkCompaction('after-llm-call', current, usage(7900))).compacted).toBe(false);
+        expect(llm.requests).toHaveLength(1);
+        // The next model step is as large: the compaction runs again, keeps it, and still cannot reach the threshold.
+        current = [...current, ...exchange('huge2', output('huge2', 420))];
+        expect((await strategy.checkCompaction('after-llm-call', current, usage(7900))).compacted).toBe(true);
+        expect(llm.requests).toHaveLength(2);
+        // The second attempt in a row without progress doubles the wait.
+        expect(stats()).toMatchObject({ retryAfterTokens: 2000, attemptsWithoutProgress: 2 });
+        current = [...current, ...growth('again', 1200, context.counter, 'assistant')];
+        expect((await strategy.checkCompaction('after-llm-call', current, usage(7900))).reason).toContain('anti-loop guard');
+        expect(llm.requests).toHaveLength(2);
+        // A compaction asked for still runs (this one keeps only the last small step: it reaches the
+        // threshold and the wait starts over), and the payload is within budget.
+        strategy.requestCompaction();
+        const payload = await strategy.composePayload(SYSTEM, current, []);
+        expect(llm.requests).toHaveLength(3);
+        expect(payload.stats.budget.used).toBeLessThanOrEqual(payload.stats.budget.available);
+        expect(payload.stats.extra!.compaction).toMatchObject({ attemptsWithoutProgress: 0, retryAfterTokens: 1000, lastError: null });
+      });
+
+      it('does not call the model when nothing but an earlier summary could be summarized and the kept turn alone passes the threshold', async () => {
+        const llm = new ScriptedLLMClient([summary], { repeatLast: true });
+        const { strategy, events } = setup({ maxContextTokens: 8000 }, llm);
+        const history = longHistory(4, 10);
+        expect((await strategy.checkCompaction('after-llm-call', history, usage(7000))).compacted).toBe(true);
+        // The kept turn ("Go on.") goes on with one step whose output alone passes the threshold.
+        const grown = [...history, ...exchange('huge', output('huge', 420))];
+        const result = await strategy.checkCompaction('after-llm-call', grown, usage(7900));
+        expect(result.compacted).toBe(false);
+        expect(llm.requests).toHaveLength(1);
+        const error = events.filter((event) => event.name === 'compaction-error').map((event) => event.payload.error as { code: string; message: string });
+        expect(error).toEqual([{ code: ErrorCodes.COMPACTION_NO_PROGRESS, message: expect.stringContaining('cannot bring the context under its threshold of 6400 tokens') }]);
+        expect(error[0]!.message).toMatch(/the last 1 turn kept verbatim \(compaction\.retainLastTurns\): 3 messages/);
+        // It is not tried again at the next turn.
+        const next = await strategy.checkCompaction('after-tools', [...grown, { role: 'assistant', content: 'Read it.' }]);
+        expect(next.reason).toContain('anti-loop guard');
+      });
+
+      it('without a model, fails once without building the view and waits before the next attempt', async () => {
+        const { strategy, context, names } = setup({ maxContextTokens: 8000 });
+        const exchanges = 800;
+        const history = longHistory(exchanges, 10);
+        const cacheSpy = jest.spyOn(strategy.cache, 'put');
+        await strategy.composePayload(SYSTEM, history, []);
+        const stored = cacheSpy.mock.calls.length;
+        expect(names().filter((name) => name === 'compaction-error')).toHaveLength(1);
+        expect(names()).not.toContain('compaction-start');
+        // Only the outputs a payload can reach are cached: the attempt did not build the whole view.
+        expect(stored).toBeGreaterThan(0);
+        expect(stored).toBeLessThan(exchanges / 2);
+        let current = [...history];
+        for (let turn = 0; turn < 3; turn++) {
+          current = [...current, { role: 'user', content: `Turn ${turn}?` }];
+          await strategy.composePayload(SYSTEM, current, []);
+        }
+        expect(names().filter((name) => name === 'compaction-error')).toHaveLength(1);
+        current = [...current, ...growth('grow', 1100, context.counter)];
+        await strategy.composePayload(SYSTEM, current, []);
+        expect(names().filter((name) => name === 'compaction-error')).toHaveLength(2);
+        cacheSpy.mockRestore();
+      });
     });
 
     it('reads the context limit from the registry and rejects an unknown model', () => {

@@ -18,6 +18,7 @@ import {
   type LLMPayload,
   type PayloadBudget,
   type StrategyContext,
+  type SystemMessage,
   type TokenCounter,
   type TokenUsage,
   type ToolDefinition,
@@ -31,11 +32,11 @@ import { compactionMemory, compactionReason } from './compaction/compaction-memo
 import type { CompactionState } from './compaction/compaction-state';
 import { Compactor } from './compaction/compactor';
 import { resolveContextLimit } from './compaction/context-limit';
-import { countTurns } from './count-turns';
+import { TurnCounter } from './count-turns';
+import { HistoryGrowth } from './history-growth';
 import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
-import { alignView } from './view/align-view';
 import { fitView } from './view/fit-view';
-import { WorkingViewBuilder, type WorkingView } from './view/working-view';
+import { WorkingView } from './view/working-view';
 
 export type { CompactionTrigger } from './compaction/compactor';
 
@@ -84,11 +85,22 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   private readonly budget: PayloadBudget;
   private readonly composer: PayloadComposer;
   private readonly outputs: CachedOutputs;
-  private readonly views: WorkingViewBuilder;
+  private readonly view: WorkingView;
   private readonly compactor: Compactor;
   private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION];
-  /** The working view of the last payload (to tell the composer's ledger which positions changed). */
-  private lastView: ReadonlyArray<ChatMessage> | undefined;
+  /** The messages of the last payload composed and the first position that could differ from the caller's (to tell the composer's ledger which positions changed). */
+  private lastView: { messages: ReadonlyArray<ChatMessage>; region: number } | undefined;
+  /** The first position the payload being composed can reach. */
+  private region = 0;
+  /** The history last checked for shape: a call checks only the messages appended since. */
+  private readonly checked = new HistoryGrowth();
+  private readonly composeTurns = new TurnCounter();
+  private readonly hookTurns = new TurnCounter();
+  private readonly finishedTurns = new TurnCounter();
+  /** The history `onTurnComplete` saw last: only the messages appended since are cached. */
+  private readonly finished = new HistoryGrowth();
+  /** One system message object per prompt, so that its count is cached. */
+  private systemMessage: SystemMessage = { role: 'system', content: '' };
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
 
@@ -112,7 +124,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     this.cache = new ToolOutputCache({ store: context.store, agentId: context.agentId, sessionId: context.sessionId, maxMessageBytes, maxLineLength });
     const eventBase = (turn: number): CtxkitEventBase => this.eventBase(turn);
     this.outputs = new CachedOutputs({ cache: this.cache, counter: this.counter, events: context.events, eventBase });
-    this.views = new WorkingViewBuilder({ config: this.config, counter: this.counter, outputs: this.outputs, toolOutputBudget: this.toolOutputBudget });
+    this.view = new WorkingView({ config: this.config, counter: this.counter, outputs: this.outputs, toolOutputBudget: this.toolOutputBudget });
     const outputs = this.config.toolOutputCache.enabled ? this.outputs : undefined;
     const { strategyId, model, counter, contextLimit } = this;
     this.compactor = new Compactor({ config: this.config.compaction, context, strategyId, model, counter, contextLimit, outputs, eventBase });
@@ -123,13 +135,23 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     return this.serialize(() => this.compose(systemPrompt, history, tools, ragContext, options));
   }
 
-  /** Caches the tool outputs of the finished turn, so that the next payload finds them stored. */
+  /**
+   * Caches the tool outputs of the finished turn (after its user message; when the history grew since
+   * the last call, every message appended since), so that the next payload finds them stored. Older
+   * outputs are cached when a payload first reaches them.
+   */
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     return this.serialize(async () => {
       this.assertLive();
       if (!this.config.toolOutputCache.enabled) return;
-      const turn = countTurns(newHistory);
-      for (const message of newHistory) if (message.role === 'tool') await this.outputs.ensure(message, turn);
+      const turn = this.finishedTurns.count(newHistory);
+      let from = this.finished.observe(newHistory);
+      // A history seen for the first time: its finished turn starts at its newest user message.
+      if (from === 0) for (let index = newHistory.length - 1; index > 0 && from === 0; index--) if (newHistory[index]!.role === 'user') from = index;
+      for (let index = from; index < newHistory.length; index++) {
+        const message = newHistory[index]!;
+        if (message.role === 'tool') await this.outputs.ensure(message, turn);
+      }
     });
   }
 
@@ -155,11 +177,11 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   checkCompaction(checkpoint: CompactionCheckpoint, history: ReadonlyArray<ChatMessage>, usage?: TokenUsage): Promise<CompactionHookResult> {
     return this.serialize(async () => {
       this.assertLive();
-      const view = (): Promise<WorkingView> => {
-        const turn = countTurns(history);
-        return this.views.build(this.compactor.map(history, turn), turn);
-      };
-      return this.compactor.check(checkpoint, history, usage, view);
+      const turn = this.hookTurns.count(history);
+      return this.compactor.check(checkpoint, history, usage, turn, () => {
+        this.view.sync(history, this.compactor.layout(history, turn), turn);
+        return this.view;
+      });
     });
   }
 
@@ -188,14 +210,18 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
 
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions): Promise<LLMPayload> {
     this.assertLive();
-    assertHistoryShape(history);
+    // Only the messages appended since the last call are checked (the composer's rule).
+    assertHistoryShape(history, this.checked.newFrom(history));
+    this.checked.remember(history);
+    const turn = this.composeTurns.count(history);
+    if (this.systemMessage.content !== systemPrompt) this.systemMessage = { role: 'system', content: systemPrompt };
     this.compactor.systemPrompt = systemPrompt;
-    const turn = countTurns(history);
-    // The view is built once; a compaction re-lays it over the compacted history without caching again.
-    let view = await this.views.build(this.compactor.map(history, turn), turn);
-    const fixedTokens = this.counter.countMessages([{ role: 'system', content: systemPrompt }]) + this.counter.countTools(tools) + (ragContext ? this.counter.count(ragContext) : 0);
-    if (await this.compactor.compactIfDue(history, view, fixedTokens)) view = this.views.rebase(view, this.compactor.map(history, turn));
-    return this.composeView(history, view, { systemPrompt, tools, ragContext, options, turn });
+    this.compactor.fixedTokens = this.counter.countMessage(this.systemMessage) + this.counter.countTools(tools) + (ragContext ? this.counter.count(ragContext) : 0);
+    this.view.takeNewlyCached();
+    // The view is kept from call to call; a compaction lays it over the compacted history without caching again.
+    this.view.sync(history, this.compactor.layout(history, turn), turn);
+    if (await this.compactor.compactIfDue(history, this.view, turn)) this.view.sync(history, this.compactor.layout(history, turn), turn);
+    return this.composeView(history, { systemPrompt, tools, ragContext, options, turn });
   }
 
   /**
@@ -204,11 +230,13 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
    * block; {@link fitView} decides which older outputs give way and which of the strategy's tools
    * are offered, on probes composed without events.
    */
-  private composeView(history: ReadonlyArray<ChatMessage>, view: WorkingView, call: ComposeCall): LLMPayload {
+  private async composeView(history: ReadonlyArray<ChatMessage>, call: ComposeCall): Promise<LLMPayload> {
     const state = this.compactor.state;
-    const aligned = alignView(view.entries, history);
+    // Collapsing older results reads the whole history: the whole view is laid out for it.
+    const prepared = await this.view.prepare(this.budget.available, call.options.collapseOlderToolResults === true);
+    const { aligned, log } = prepared;
+    this.region = prepared.region;
     const memory = state && aligned.memory.length > 0 ? [compactionMemory(state, aligned.memory, aligned.startIndex)] : [];
-    const { log } = view;
     if (state && aligned.displaced !== undefined) {
       log.add('compacted', { from: aligned.displaced }, { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] });
     }
@@ -217,12 +245,22 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     const alwaysOffered = this.config.compaction.enabled && this.context.llm ? [COMPACT_DEFINITION] : [];
     const own = [...(cacheOn ? this.cacheDefinitions : []), ...alwaysOffered];
     const extra: Record<string, unknown> = {};
+    // One tool list per choice, so that its count is cached from probe to probe.
+    const lists = new Map<boolean, ToolDefinition[]>();
+    const tools = (offerCache: boolean): ToolDefinition[] => {
+      let list = lists.get(offerCache);
+      if (!list) {
+        list = offeredTools({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered });
+        lists.set(offerCache, list);
+      }
+      return list;
+    };
     const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload => {
       this.forgetChanged(messages);
       return this.composer.compose({
         systemPrompt: call.systemPrompt,
         history: messages,
-        tools: offeredTools({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }),
+        tools: tools(offerCache),
         ragContext: call.ragContext,
         ...call.options,
         memory,
@@ -236,26 +274,38 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     };
     const fitted = fitView({
       aligned,
-      entries: view.entries,
+      region: prepared.region,
+      protectFrom: prepared.protectFrom,
+      hidesOutput: prepared.hidesOutput,
       log,
       cacheToolTokens: cacheOn ? this.counter.countTools(this.cacheDefinitions) : undefined,
       probe: (messages, offerCache) => compose(messages, offerCache, false),
       tokensAt: (messages, index) => this.composer.ledger.tokensAt(messages, index),
       tokensOf: (message) => this.counter.countMessage(message),
-      hidesOutput: (messages, from) => this.views.hidesOutput(messages, from),
-      withContent: (message, content) => this.views.withContent(message, content),
+      hides: (message) => this.view.hides(message),
+      withContent: (message, content) => this.view.withContent(message, content),
       microCompact: this.config.microCompact.enabled ? { minContentLength: this.config.microCompact.minContentLength } : undefined,
+      // Without dynamic context or a memory block the room is the budget less the system prompt and the tools, as the composer counts them.
+      ...(!call.ragContext && memory.length === 0 && call.options.collapseOlderToolResults !== true
+        ? { room: (offerCache: boolean) => this.budget.available - this.counter.countMessage(this.systemMessage) - this.counter.countTools(tools(offerCache)) }
+        : {}),
     });
 
     const toolOutputCache: Record<string, unknown> = {
       enabled: cacheOn,
       budgetTokens: this.toolOutputBudget,
-      newlyCached: view.newlyCached,
+      newlyCached: this.view.takeNewlyCached(),
       underPressure: fitted.underPressure,
       toolsOffered: fitted.offerCache,
     };
     Object.assign(extra, { toolOutputCache, compaction: this.compactor.stats() });
-    const final = compose(fitted.messages, fitted.offerCache, true);
+    // The last probe is the payload when it was composed from the same messages and tools: only its events are left to send.
+    const { last } = fitted;
+    let final: ComposedPayload;
+    if (last && last.messages === fitted.messages && last.offerCache === fitted.offerCache) {
+      final = last.composed;
+      this.composer.emitComposed(final.payload, call.turn);
+    } else final = compose(fitted.messages, fitted.offerCache, true);
     const payload = final.payload;
     toolOutputCache.refsInPayload = payload.messages.filter((message) => message.role === 'tool' && message.output_ref).length;
     if (final.memory[0] === 'left-out') {
@@ -264,19 +314,22 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
         message: 'The current turn does not fit beside the compaction summary; the summary was left out of this payload (it stays in the saved transcript).',
       });
     }
-    const hasUser = history.some((message) => message.role === 'user');
+    const hasUser = call.turn > 0;
     const problems = findPayloadProblems(payload.messages).filter((problem) => hasUser || problem.problem !== 'no-user-message');
     if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
     return payload;
   }
 
-  /** Tells the composer's ledger which positions of the view hold another message than last time. */
+  /**
+   * Tells the composer's ledger which positions of the view hold another message than last time.
+   * Positions older than the region a payload can reach hold the caller's messages in both.
+   */
   private forgetChanged(messages: ReadonlyArray<ChatMessage>): void {
     const previous = this.lastView;
-    this.lastView = messages;
+    this.lastView = { messages, region: this.region };
     if (!previous) return;
-    const shared = Math.min(previous.length, messages.length);
-    for (let index = 0; index < shared; index++) if (previous[index] !== messages[index]) this.composer.ledger.invalidate(index);
+    const shared = Math.min(previous.messages.length, messages.length);
+    for (let index = Math.min(previous.region, this.region); index < shared; index++) if (previous.messages[index] !== messages[index]) this.composer.ledger.invalidate(index);
   }
 
   private eventBase(turn: number): CtxkitEventBase {

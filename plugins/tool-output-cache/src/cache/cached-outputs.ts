@@ -11,8 +11,8 @@ export interface CachedInfo {
   viewTruncated: boolean;
   /** Characters of the original content (micro-compact's length rule). */
   originalLength: number;
-  /** Tokens of the original output (exact when small, bytes/4 when it had to be cut). */
-  rawTokens: number;
+  /** Tokens of the original output (exact when small, bytes/4 when it had to be cut), counted when first read. */
+  readonly rawTokens: number;
 }
 
 /** Where {@link CachedOutputs} stores, counts and reports. */
@@ -41,26 +41,15 @@ export class CachedOutputs {
     const text = contentText(message.content);
     if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id) && (await this.owner.cache.has(message.output_ref.id))) {
       // The caller passes back a message that already carries a ref (our copy, or its own cache).
-      const info: CachedInfo = {
-        ref: { ...message.output_ref },
-        viewText: text,
-        viewTruncated: false,
-        originalLength: message.output_ref.byte_size ?? text.length,
-        rawTokens: this.owner.counter.countMessage(message),
-      };
+      const info = this.info(message, { ref: { ...message.output_ref }, viewText: text, viewTruncated: false, originalLength: message.output_ref.byte_size ?? text.length }, undefined);
       this.cached.set(message, info);
       return { info, stored: false };
     }
     try {
       const result = await this.owner.cache.cache(text);
       this.collectedRefs.delete(result.ref.id);
-      const info: CachedInfo = {
-        ref: result.ref,
-        viewText: result.view.text,
-        viewTruncated: result.view.truncated,
-        originalLength: text.length,
-        rawTokens: result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : this.owner.counter.countMessage(message),
-      };
+      const estimate = result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
+      const info = this.info(message, { ref: result.ref, viewText: result.view.text, viewTruncated: result.view.truncated, originalLength: text.length }, estimate);
       this.cached.set(message, info);
       if (result.stored) {
         safeEmit(this.owner.events, 'tool-output-cached', {
@@ -80,6 +69,19 @@ export class CachedOutputs {
       });
       return { info: undefined, stored: false };
     }
+  }
+
+  /** The info of `message`; its `rawTokens` are counted only when a report reads them (a long history's outputs are never all counted). */
+  private info(message: ToolMessage, known: Omit<CachedInfo, 'rawTokens'>, estimate: number | undefined): CachedInfo {
+    const counter = this.owner.counter;
+    let tokens = estimate;
+    return {
+      ...known,
+      get rawTokens(): number {
+        tokens ??= counter.countMessage(message);
+        return tokens;
+      },
+    };
   }
 
   /** After a compaction: deletes cached outputs that neither the compacted history nor the retain/summary text references. */

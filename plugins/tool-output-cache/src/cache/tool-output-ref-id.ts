@@ -37,9 +37,9 @@ export function digestToolOutput(data: string | Uint8Array): ToolOutputDigest {
   let lastIsNewline = true;
   if (typeof data === 'string') {
     for (const chunk of textChunks(data)) {
-      const bytes = Buffer.from(chunk, 'utf8');
-      hash.update(bytes);
-      byteSize += bytes.length;
+      // Hashed and measured natively from the string: no byte copy of the chunk is made.
+      hash.update(chunk, 'utf8');
+      byteSize += Buffer.byteLength(chunk, 'utf8');
       newlines += countNewlines(chunk);
     }
     lastIsNewline = data.length === 0 || data.endsWith('\n');

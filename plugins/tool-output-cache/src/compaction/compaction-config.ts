@@ -51,11 +51,19 @@ export interface CompactionConfig {
    */
   retainLastTurns?: number;
   /**
-   * Anti-loop guard: after a compaction (failed, not shrinking, or done) the next automatic one
-   * waits until the history has grown by this many tokens.
+   * Anti-loop guard: after a compaction attempt (failed, not shrinking, or done) the next automatic
+   * one waits until the history has grown by this many tokens.
    * @default 1000
    */
   retryAfterTokens?: number;
+  /**
+   * Back-off of attempts that make no progress: after each automatic or manual attempt in a row that
+   * did not bring the context under the threshold (it failed, did not shrink the history, or what it
+   * must keep is over the threshold already), the wait of `retryAfterTokens` is multiplied by this
+   * factor, up to the context limit. `1` waits `retryAfterTokens` every time.
+   * @default 2
+   */
+  retryBackoffFactor?: number;
   /**
    * Largest answer of the summary call, in tokens.
    * @default 4096
@@ -82,6 +90,7 @@ export interface ResolvedCompactionConfig {
   retainDirectives: string[];
   retainLastTurns: number;
   retryAfterTokens: number;
+  retryBackoffFactor: number;
   maxSummaryTokens: number;
   timeoutMs: number;
 }
@@ -123,6 +132,7 @@ export const COMPACTION_DEFAULTS: Readonly<ResolvedCompactionConfig> = Object.fr
   retainDirectives: [] as string[],
   retainLastTurns: 1,
   retryAfterTokens: 1000,
+  retryBackoffFactor: 2,
   maxSummaryTokens: 4096,
   timeoutMs: 120000,
 });
@@ -141,6 +151,7 @@ export function resolveCompactionConfig(config: CompactionConfig | undefined): R
     retainDirectives: [...(config?.retainDirectives ?? d.retainDirectives)],
     retainLastTurns: Math.max(0, Math.floor(config?.retainLastTurns ?? d.retainLastTurns)),
     retryAfterTokens: Math.max(0, Math.floor(config?.retryAfterTokens ?? d.retryAfterTokens)),
+    retryBackoffFactor: Math.max(1, config?.retryBackoffFactor ?? d.retryBackoffFactor),
     maxSummaryTokens: Math.max(1, Math.floor(config?.maxSummaryTokens ?? d.maxSummaryTokens)),
     timeoutMs: Math.max(1, Math.floor(config?.timeoutMs ?? d.timeoutMs)),
   };

@@ -1,8 +1,11 @@
 import {
+  CompactionNoProgressError,
   CtxkitError,
   ErrorCodes,
+  LARGE_MESSAGE_CHARS,
   LLMNotConfiguredError,
   LLMResponseError,
+  messageText,
   safeEmit,
   type ChatMessage,
   type CompactionCheckpoint,
@@ -14,13 +17,12 @@ import {
   type UserMessage,
 } from '@ctxkit/core';
 import type { CachedOutputs } from '../cache/cached-outputs';
-import { countTurns } from '../count-turns';
 import type { ViewEntry } from '../view/view-entry';
-import type { WorkingView } from '../view/working-view';
 import { compactMessages } from './compact-messages';
+import { CompactionBackoff, type BackoffAnchor } from './compaction-backoff';
 import type { ResolvedCompactionConfig } from './compaction-config';
 import type { CompactionState } from './compaction-state';
-import { mapHistory } from './history-layout';
+import { layoutHistory, type HistoryLayout } from './history-layout';
 import { repairToolPairs } from './repair-tool-pairs';
 import { saveTranscript } from './save-transcript';
 import { compactionThreshold, shouldCompact } from './should-compact';
@@ -30,8 +32,18 @@ import { compactionTail } from './tail-turns';
 /** What caused a compaction. */
 export type CompactionTrigger = 'auto' | 'manual' | 'budget';
 
-/** The working view of the history being compacted, built only when a compaction needs it. */
-export type ViewSource = () => Promise<WorkingView>;
+/** What a compaction reads of the working view. */
+export interface CompactionView {
+  /** The layout the view follows (the form the caller passes its history in). */
+  readonly currentLayout: HistoryLayout;
+  /** The whole view, retain + summary first (every output cached): what the summary is written from. */
+  entries(): Promise<ViewEntry[]>;
+  /** Tokens of the whole view, counted newest first and no further than `limit`. */
+  tokensUpTo(limit: number): Promise<number>;
+}
+
+/** The working view of the history being compacted, synced with that history when asked for. */
+export type ViewSource = () => CompactionView;
 
 /** Where a {@link Compactor} works. */
 export interface CompactorOptions {
@@ -48,22 +60,40 @@ export interface CompactorOptions {
   eventBase(turn: number): CtxkitEventBase;
 }
 
+/** The last failure, as `stats.extra.compaction.lastError` reports it. */
+interface CompactionFailure {
+  code: string;
+  message: string;
+  trigger: CompactionTrigger;
+  details?: Record<string, unknown>;
+}
+
 /**
- * The compaction of one session: when to compact (threshold, anti-loop guard, a pending `compact`
- * request), the compaction itself (transcript saved first, then retain + summary written by the
- * model, the last turns kept), and the state that maps every later history onto the compacted one.
- * Failures are reported (event, `lastError`) and change nothing; they never throw.
+ * The compaction of one session: when to compact (threshold, back-off, a pending `compact` request),
+ * the compaction itself (transcript saved first, then retain + summary written by the model, the
+ * last turns kept), and the state that maps every later history onto the compacted one. Failures are
+ * reported (event, `lastError`) and change nothing; they never throw. An automatic compaction that
+ * cannot bring the context under its threshold (what it must keep is too large already, or its
+ * result still is) reports `CTXKIT_COMPACTION_NO_PROGRESS` and backs off: it waits until the history
+ * has grown by `retryAfterTokens`, multiplied by `retryBackoffFactor` with each such attempt in a row.
  */
 export class Compactor {
   private current: CompactionState | undefined;
-  private guardMinTokens = 0;
+  private readonly backoff: CompactionBackoff;
   private lastUsage: TokenUsage | undefined;
   private manualRequest: { focus: string | undefined } | undefined;
-  private lastError: { code: string; message: string; trigger: CompactionTrigger } | undefined;
+  private lastError: CompactionFailure | undefined;
+  /** The last layout and the history it was made for (first message, last message, length), to skip the check on a grown history. */
+  private laidOut: { state: CompactionState | undefined; first: unknown; last: unknown; length: number; layout: HistoryLayout } | undefined;
   /** The system prompt of the latest payload, sent first in the summary call. */
   systemPrompt = '';
+  /** Tokens of the latest payload's system prompt, tools and dynamic context: what a compaction can never remove. */
+  fixedTokens = 0;
 
-  constructor(private readonly options: CompactorOptions) {}
+  constructor(private readonly options: CompactorOptions) {
+    const { config, contextLimit } = options;
+    this.backoff = new CompactionBackoff({ retryAfterTokens: config.retryAfterTokens, factor: config.retryBackoffFactor, maxTokens: Math.max(config.retryAfterTokens, contextLimit) });
+  }
 
   /** The current compaction; `undefined` before the first one. */
   get state(): Readonly<CompactionState> | undefined {
@@ -75,45 +105,50 @@ export class Compactor {
     this.manualRequest = { focus };
   }
 
-  /** The caller's history mapped onto the compaction; a history that no longer continues it sets the compaction aside (with a warning). */
-  map(history: ReadonlyArray<ChatMessage>, turn: number): ViewEntry[] {
-    const entries = mapHistory(history, this.current);
-    if (entries) return entries;
+  /**
+   * How the caller's history maps onto the compaction; a history that no longer continues it sets the
+   * compaction aside (with a warning). O(1) for a history that extends the previous one.
+   */
+  layout(history: ReadonlyArray<ChatMessage>, turn: number): HistoryLayout {
+    const previous = this.laidOut;
+    if (previous && previous.state === this.current && previous.length > 0 && history.length >= previous.length && history[0] === previous.first && history[previous.length - 1] === previous.last) {
+      return this.remember(history, previous.layout);
+    }
+    const layout = layoutHistory(history, this.current);
+    if (layout) return this.remember(history, layout);
     this.current = undefined;
-    this.guardMinTokens = 0;
+    this.backoff.reset();
     safeEmit(this.options.context.events, 'strategy-warning', {
       ...this.options.eventBase(turn),
       message: 'The history no longer continues the compacted conversation; the compaction was set aside and the history is used as given.',
     });
-    return mapHistory(history, undefined)!;
+    return this.remember(history, layoutHistory(history, undefined)!);
   }
 
-  /** The compaction hook: a pending request first, else an automatic compaction when the usage passes the threshold and the guard allows it. */
-  async check(checkpoint: CompactionCheckpoint, history: ReadonlyArray<ChatMessage>, usage: TokenUsage | undefined, view: ViewSource): Promise<CompactionHookResult> {
+  /** The compaction hook: a pending request first, else an automatic compaction when the usage passes the threshold and the back-off allows it. */
+  async check(checkpoint: CompactionCheckpoint, history: ReadonlyArray<ChatMessage>, usage: TokenUsage | undefined, turn: number, view: ViewSource): Promise<CompactionHookResult> {
     if (usage) this.lastUsage = usage;
-    if (this.manualRequest) return this.run(history, view, 'manual', this.manualRequest.focus);
+    if (this.manualRequest) return this.run(history, view(), 'manual', turn, this.manualRequest.focus);
     const config = this.options.config;
     if (!config.enabled || !config.auto) return { compacted: false, reason: 'automatic compaction is off' };
     const decideOn = checkpoint === 'after-llm-call' ? (usage ?? this.lastUsage) : (this.lastUsage ?? usage);
     if (!decideOn) return { compacted: false, reason: 'no usage reported yet' };
     if (!shouldCompact(decideOn, this.options.contextLimit, config)) return { compacted: false, reason: 'below the compaction threshold' };
-    const built = await view();
-    const tokens = this.sumTokens(built.entries);
-    if (tokens < this.guardMinTokens) return { compacted: false, reason: `anti-loop guard: waiting until the history reaches ${this.guardMinTokens} tokens` };
-    return this.run(history, async () => built, 'auto');
+    const synced = view();
+    const waiting = this.growthStillNeeded(history, synced.currentLayout);
+    if (waiting > 0) return { compacted: false, reason: `anti-loop guard: waiting until the history grows by ${waiting} more tokens` };
+    return this.run(history, synced, 'auto', turn);
   }
 
   /** Before a payload: a requested compaction, or an automatic one when the estimate (`fixedTokens` + the view) passes the threshold. True when the history was compacted. */
-  async compactIfDue(history: ReadonlyArray<ChatMessage>, view: WorkingView, fixedTokens: number): Promise<boolean> {
+  async compactIfDue(history: ReadonlyArray<ChatMessage>, view: CompactionView, turn: number): Promise<boolean> {
     const config = this.options.config;
     if (!config.enabled) return false;
-    if (this.manualRequest) return (await this.run(history, async () => view, 'manual', this.manualRequest.focus)).compacted;
-    if (!config.auto) return false;
-    const historyTokens = this.sumTokens(view.entries);
-    const total = fixedTokens + historyTokens;
-    const estimate = { input_tokens: total, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: total };
-    if (!shouldCompact(estimate, this.options.contextLimit, config) || historyTokens < this.guardMinTokens) return false;
-    return (await this.run(history, async () => view, 'auto')).compacted;
+    if (this.manualRequest) return (await this.run(history, view, 'manual', turn, this.manualRequest.focus)).compacted;
+    if (!config.auto || this.growthStillNeeded(history, view.currentLayout) > 0) return false;
+    const needed = compactionThreshold(this.options.contextLimit, config) - this.fixedTokens;
+    if ((await view.tokensUpTo(needed)) < needed) return false;
+    return (await this.run(history, view, 'auto', turn)).compacted;
   }
 
   /** The compaction part of `stats.extra`. */
@@ -124,42 +159,61 @@ export class Compactor {
       threshold: compactionThreshold(contextLimit, config),
       count: this.current?.count ?? 0,
       transcriptRef: this.current?.transcriptRef ?? null,
-      guardMinTokens: this.guardMinTokens,
+      retryAfterTokens: this.backoff.waitTokens,
+      attemptsWithoutProgress: this.backoff.missedAttempts,
       lastError: this.lastError ?? null,
     };
+  }
+
+  private remember(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout): HistoryLayout {
+    this.laidOut = { state: this.current, first: history[0], last: history[history.length - 1], length: history.length, layout };
+    return layout;
+  }
+
+  /**
+   * Tokens the history must still grow by before the next automatic attempt (0: it may run): the
+   * messages after the last attempt's end are counted, no further than the wait.
+   */
+  private growthStillNeeded(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout): number {
+    const anchor = this.backoff.anchorFor(layout.form);
+    if (anchor === undefined) return 0;
+    const counter = this.options.counter;
+    let needed = this.backoff.waitTokens;
+    for (let index = Math.max(0, anchor); index < history.length && needed > 0; index++) {
+      const message = history[index]!;
+      const text = messageText(message);
+      needed -= text.length > LARGE_MESSAGE_CHARS ? counter.countUpTo(text, needed) : counter.countMessage(message);
+    }
+    return Math.max(0, needed);
   }
 
   /**
    * Saves the transcript, has the model write retain + summary, and replaces everything before the
    * last `retainLastTurns` turns. A failure, or a result that does not shrink the history, changes
-   * nothing, is reported, and arms the anti-loop guard.
+   * nothing and is reported. A result still over the threshold is kept (it did shrink the history)
+   * and reported as `CTXKIT_COMPACTION_NO_PROGRESS`; an automatic compaction with nothing to summarize
+   * but whose kept part passes the threshold does not call the model. Every attempt arms the back-off.
    */
-  private async run(history: ReadonlyArray<ChatMessage>, view: ViewSource, trigger: CompactionTrigger, focus?: string): Promise<CompactionHookResult> {
+  private async run(history: ReadonlyArray<ChatMessage>, view: CompactionView, trigger: CompactionTrigger, turn: number, focus?: string): Promise<CompactionHookResult> {
     this.manualRequest = undefined;
     const { config, context, counter } = this.options;
-    const turn = countTurns(history);
     const base = this.options.eventBase(turn);
     if (!config.enabled) return { compacted: false, reason: 'compaction is disabled' };
-    const entries = repairToolPairs((await view()).entries);
-    const tokensBefore = this.sumTokens(entries);
-    safeEmit(context.events, 'compaction-start', { ...base, trigger, tokensBefore });
+    const attempted: BackoffAnchor = { full: history.length, adopted: history.length };
     const fail = (error: unknown): CompactionHookResult => {
       const code = CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR;
       const message = error instanceof Error ? error.message : String(error);
-      this.lastError = { code, message, trigger };
-      this.guardMinTokens = tokensBefore + config.retryAfterTokens;
+      this.lastError = { code, message, trigger, ...(CompactionNoProgressError.isInstance(error) ? { details: error.details } : {}) };
+      this.backoff.record(false, attempted);
       safeEmit(context.events, 'compaction-error', { ...base, trigger, error: { code, message } });
       return { compacted: false, reason: message };
     };
     const llm = context.llm;
+    // Without a model nothing can be summarized: the view is not built (nor every output cached) for nothing.
     if (!llm) return fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`));
-
-    let transcriptRef: string;
-    try {
-      transcriptRef = (await saveTranscript(context.store, context, history, context.now())).ref;
-    } catch (error) {
-      return fail(error);
-    }
+    const entries = repairToolPairs(await view.entries());
+    const tokensBefore = this.sumTokens(entries);
+    safeEmit(context.events, 'compaction-start', { ...base, trigger, tokensBefore });
 
     const { start: tailStart, carriedUser } = compactionTail(entries, config.retainLastTurns);
     let tail = entries.slice(tailStart);
@@ -170,6 +224,21 @@ export class Compactor {
       // it does not sit right before the kept messages in the caller's history.
       carried = tail[0];
       tail = tail.slice(1);
+    }
+    const threshold = compactionThreshold(this.options.contextLimit, config);
+    const keptTokens = this.sumTokens(tail) + (carried ? counter.countMessage(carried.message) : 0);
+    const keptMessages = tail.length + (carried ? 1 : 0);
+    if (trigger === 'auto' && this.fixedTokens + keptTokens >= threshold && entries.every((entry, index) => index >= tailStart || entry.source === null || entry === carried)) {
+      // Everything but an earlier summary is kept verbatim and that alone passes the threshold: a
+      // summary could only add to it, so the model is not called.
+      return fail(this.noProgress(threshold, keptMessages, keptTokens, 0, this.backoff.nextWait(false)));
+    }
+
+    let transcriptRef: string;
+    try {
+      transcriptRef = (await saveTranscript(context.store, context, history, context.now())).ref;
+    } catch (error) {
+      return fail(error);
     }
     let reply: { retain: string; summary: string };
     try {
@@ -206,13 +275,27 @@ export class Compactor {
       count: (this.current?.count ?? 0) + 1,
       ...(carried ? { carriedSource: carried.source! } : {}),
     };
-    this.guardMinTokens = tokensAfter + config.retryAfterTokens;
+    const reached = this.fixedTokens + tokensAfter < threshold;
+    this.backoff.record(reached, { full: history.length, adopted: prefix.length + history.length - keepFrom });
+    const shortfall = reached ? undefined : this.noProgress(threshold, keptMessages, keptTokens, tokensAfter - keptTokens, this.backoff.waitTokens);
+    this.lastError = shortfall ? { code: shortfall.code, message: shortfall.message, trigger, details: shortfall.details } : undefined;
     this.lastUsage = undefined;
-    this.lastError = undefined;
     const compacted = [...prefix, ...history.slice(keepFrom)];
     if (this.options.outputs) await this.options.outputs.collect(compacted, reply, turn);
     safeEmit(context.events, 'compaction-end', { ...base, trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted });
+    if (shortfall) safeEmit(context.events, 'strategy-warning', { ...base, message: shortfall.message, code: shortfall.code });
     return { compacted: true, messages: compacted, reason: `${trigger} compaction: ${tokensBefore} → ${tokensAfter} tokens; transcript ${transcriptRef}` };
+  }
+
+  /** The error of a compaction that cannot bring the context under `threshold`, naming what it cannot remove. */
+  private noProgress(threshold: number, keptMessages: number, keptTokens: number, summaryTokens: number, retryAfterTokens: number): CompactionNoProgressError {
+    const { config, strategyId } = this.options;
+    const parts = [
+      { part: `the last ${config.retainLastTurns} turn${config.retainLastTurns === 1 ? '' : 's'} kept verbatim (compaction.retainLastTurns)`, messages: keptMessages, tokens: keptTokens },
+      { part: 'the system prompt, tool definitions and dynamic context', tokens: this.fixedTokens },
+    ];
+    if (summaryTokens > 0) parts.push({ part: 'the retain + summary the model wrote', tokens: summaryTokens });
+    return new CompactionNoProgressError(strategyId, { thresholdTokens: threshold, parts, retryAfterTokens });
   }
 
   /** The summary call's messages: the view, oldest units left out (they are in the transcript) until it fits the summary model. */

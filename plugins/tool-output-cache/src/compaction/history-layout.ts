@@ -3,24 +3,51 @@ import type { ViewEntry } from '../view/view-entry';
 import { continuesCovered, startsWithPrefix, type CompactionState } from './compaction-state';
 
 /**
- * Maps the caller's history onto a compaction: retain + summary (entries without a source), the user
- * message carried after them (when any), then the kept messages, whether the caller passes its full
- * history or adopted the compacted one. Without a compaction every message maps onto itself.
- * Returns `undefined` when the history no longer continues the compacted conversation.
+ * How the caller's history maps onto a compaction: retain + summary (messages without a source),
+ * the user message carried after them (when any), then the caller's messages from `keepFrom` on,
+ * whether the caller passes its full history (`full`) or adopted the compacted one (`adopted`).
+ * Without a compaction (`none`) every message maps onto itself.
  */
-export function mapHistory(history: ReadonlyArray<ChatMessage>, state: Readonly<CompactionState> | undefined): ViewEntry[] | undefined {
-  if (!state) return history.map((message, index) => ({ message, source: index }));
-  // A user message carried after the summary is the caller's own message: it keeps a source, so
-  // that the window selection treats it as the current turn's start and a later compaction finds it.
+export interface HistoryLayout {
+  /** The compaction the layout follows; `undefined` when there is none. */
+  state: Readonly<CompactionState> | undefined;
+  form: 'none' | 'full' | 'adopted';
+  /** Retain + summary, oldest first (the caller's own copies in the adopted form). */
+  memory: ReadonlyArray<ChatMessage>;
+  /** First index of the caller's history that maps onto itself. */
+  keepFrom: number;
+  /**
+   * The user message a compaction carried after its summary (full form only; in the adopted form it
+   * is the caller's message right after the summary) and its index in the caller's history: it keeps
+   * that source, so that the window treats it as the current turn's start and a later compaction
+   * finds it.
+   */
+  carried?: { message: ChatMessage; source: number };
+}
+
+/** The layout of a history without a compaction. */
+export const NO_COMPACTION_LAYOUT: HistoryLayout = Object.freeze({ state: undefined, form: 'none', memory: Object.freeze([]), keepFrom: 0 });
+
+/** The layout of `history` over `state`; `undefined` when the history no longer continues the compacted conversation. */
+export function layoutHistory(history: ReadonlyArray<ChatMessage>, state: Readonly<CompactionState> | undefined): HistoryLayout | undefined {
+  if (!state) return NO_COMPACTION_LAYOUT;
   const memory = state.prefix.length - (state.carriedSource === undefined ? 0 : 1);
-  if (startsWithPrefix(history, state.prefix)) {
-    return history.map((message, index) => ({ message, source: index < memory ? null : index }));
-  }
+  if (startsWithPrefix(history, state.prefix)) return { state, form: 'adopted', memory: history.slice(0, memory), keepFrom: memory };
   if (continuesCovered(history, state)) {
-    const entries: ViewEntry[] = state.prefix.slice(0, memory).map((message) => ({ message, source: null }));
-    if (state.carriedSource !== undefined) entries.push({ message: state.prefix[memory]!, source: state.carriedSource, carried: true });
-    for (let index = state.keepFrom; index < history.length; index++) entries.push({ message: history[index]!, source: index });
-    return entries;
+    const carried = state.carriedSource === undefined ? {} : { carried: { message: state.prefix[memory]!, source: state.carriedSource } };
+    return { state, form: 'full', memory: state.prefix.slice(0, memory), keepFrom: state.keepFrom, ...carried };
   }
   return undefined;
+}
+
+/**
+ * The entries of a layout over a history of `length` messages: retain + summary, the carried user
+ * message, then `messageAt(index)` for every kept index (the caller's message, or what the view
+ * shows for it).
+ */
+export function layoutEntries(layout: HistoryLayout, length: number, messageAt: (index: number) => ChatMessage): ViewEntry[] {
+  const entries: ViewEntry[] = layout.memory.map((message) => ({ message, source: null }));
+  if (layout.carried) entries.push({ message: layout.carried.message, source: layout.carried.source, carried: true });
+  for (let index = layout.keepFrom; index < length; index++) entries.push({ message: messageAt(index), source: index });
+  return entries;
 }

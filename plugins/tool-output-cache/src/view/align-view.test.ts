@@ -1,32 +1,33 @@
-import type { ChatMessage } from '@ctxkit/core';
-import { alignView } from './align-view';
+import type { ChatMessage, UserMessage } from '@ctxkit/core';
+import type { CompactionState } from '../compaction/compaction-state';
+import { layoutHistory } from '../compaction/history-layout';
+import { placeLayout } from './align-view';
 
-const user = (content: string): ChatMessage => ({ role: 'user', content });
+const user = (content: string): UserMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
 
-describe('alignView', () => {
+describe('placeLayout', () => {
   const history = [user('task'), assistant('a1'), user('more'), assistant('a2'), user('now')];
+  const state: CompactionState = { prefix: [user('summary')], keepFrom: 3, covered: history.slice(0, 3), transcriptRef: 'transcript:t.jsonl', tokensBefore: 100, tokensAfter: 10, count: 1 };
 
-  it('replaces positions by their view messages and starts at 0 without a compaction', () => {
-    const copy = assistant('a1 (view)');
-    const aligned = alignView(history.map((message, index) => ({ message: index === 1 ? copy : message, source: index })), history);
-    expect(aligned).toEqual({ messages: [history[0], copy, ...history.slice(2)], startIndex: 0, memory: [] });
+  it('starts at 0 without a compaction', () => {
+    expect(placeLayout(layoutHistory(history, undefined)!, history.length)).toEqual({ startIndex: 0 });
   });
 
-  it('returns retain + summary apart and starts at the first kept message', () => {
-    const summary = user('summary');
-    const aligned = alignView([{ message: summary, source: null }, { message: history[3]!, source: 3 }, { message: history[4]!, source: 4 }], history);
-    expect(aligned.memory).toEqual([summary]);
-    expect(aligned.startIndex).toBe(3);
-    expect(aligned.messages).toHaveLength(history.length);
-    expect(aligned.displaced).toBeUndefined();
+  it('starts at the first kept message, or after the whole history when nothing is kept', () => {
+    expect(placeLayout(layoutHistory(history, state)!, history.length)).toEqual({ startIndex: 3 });
+    const nothingKept = { ...state, keepFrom: 5, covered: history };
+    expect(placeLayout(layoutHistory(history, nothingKept)!, history.length)).toEqual({ startIndex: 5 });
   });
 
-  it('puts a carried user message right before the kept messages, reporting the position it took', () => {
-    const carried = { ...history[0]! };
-    const aligned = alignView([{ message: user('summary'), source: null }, { message: carried, source: 0, carried: true }, { message: history[3]!, source: 3 }, { message: history[4]!, source: 4 }], history);
-    expect(aligned.startIndex).toBe(2);
-    expect(aligned.messages[2]).toBe(carried);
-    expect(aligned.displaced).toBe(2);
+  it('puts a carried user message right before the kept messages, in the position it displaces', () => {
+    const carried = { ...history[0]! } as UserMessage;
+    const layout = layoutHistory(history, { ...state, prefix: [user('summary'), carried], carriedSource: 0 })!;
+    expect(placeLayout(layout, history.length)).toEqual({ startIndex: 2, carriedAt: 2 });
+  });
+
+  it('starts after retain + summary in a history that adopted the compaction', () => {
+    const adopted = [...state.prefix, history[3]!, history[4]!];
+    expect(placeLayout(layoutHistory(adopted, state)!, adopted.length)).toEqual({ startIndex: 1 });
   });
 });

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
-import type { ViewEntry } from './view-entry';
+import type { HistoryLayout } from '../compaction/history-layout';
 
 /** A working view laid over the caller's history, for the payload composer to select from. */
 export interface AlignedView {
@@ -16,29 +16,23 @@ export interface AlignedView {
   displaced?: number;
 }
 
+/** Where a layout starts over the caller's history, and where its carried user message goes. */
+export interface LayoutPlacement {
+  /** First position the payload may send. */
+  startIndex: number;
+  /** The position the carried user message takes (`startIndex`), when it takes one. */
+  carriedAt?: number;
+}
+
 /**
- * Lays a working view (cached views, placeholders, the compacted prefix) over the caller's history:
- * every entry with a source replaces the caller's message at that index, and the compaction's
- * retain + summary are returned apart, for a memory block. A user message that a compaction carried
- * after its summary takes the position right before the kept messages, so it is sent between the
- * summary and them. Positions the view leaves out keep the caller's message.
+ * Where a compaction's layout lies over the caller's history (`length` messages): the kept messages
+ * keep their indexes, retain + summary go to a memory block, and a user message the compaction
+ * carried after its summary takes the position right before the kept messages, so that it is sent
+ * between the summary and them. Without a compaction everything is sent from 0.
  */
-export function alignView(entries: ReadonlyArray<ViewEntry>, history: ReadonlyArray<ChatMessage>): AlignedView {
-  const messages = history.slice();
-  const memory: ChatMessage[] = [];
-  let carried: ChatMessage | undefined;
-  let firstKept: number | undefined;
-  for (const entry of entries) {
-    if (entry.source === null) memory.push(entry.message);
-    else if (entry.carried) carried = entry.message;
-    else {
-      messages[entry.source] = entry.message;
-      firstKept ??= entry.source;
-    }
-  }
-  if (memory.length === 0 && carried === undefined) return { messages, startIndex: 0, memory };
-  let startIndex = firstKept ?? history.length;
-  if (carried === undefined || startIndex === 0) return { messages, startIndex, memory };
-  messages[--startIndex] = carried;
-  return { messages, startIndex, memory, displaced: startIndex };
+export function placeLayout(layout: HistoryLayout, length: number): LayoutPlacement {
+  if (layout.memory.length === 0 && layout.carried === undefined) return { startIndex: 0 };
+  const startIndex = Math.min(layout.keepFrom, length);
+  if (layout.carried === undefined || startIndex === 0) return { startIndex };
+  return { startIndex: startIndex - 1, carriedAt: startIndex - 1 };
 }

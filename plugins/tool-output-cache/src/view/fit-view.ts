@@ -1,11 +1,9 @@
 import { contentText, type ChatMessage, type ComposedPayload, type ToolMessage } from '@ctxkit/core';
 import { affordsExpandTools } from '../cache/offered-tools';
 import type { AlignedView } from './align-view';
-import { currentTurnStart } from './current-turn';
 import type { ReductionLog } from './reduction-log';
 import { relievePressure } from './relieve-pressure';
 import { underPressure } from './under-pressure';
-import type { ViewEntry } from './view-entry';
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/;
 
@@ -13,8 +11,12 @@ const REF_IN_TEXT = /to_[0-9a-f]{32}/;
 export interface FitViewOptions {
   /** The working view laid over the caller's history. */
   aligned: AlignedView;
-  /** The working view's entries (they tell where the current turn starts). */
-  entries: ReadonlyArray<ViewEntry>;
+  /** First position the payload can reach (see `PreparedView.region`): older outputs are not looked at. */
+  region: number;
+  /** Where the current turn starts: its outputs are never replaced. */
+  protectFrom: number;
+  /** True when the view holds an output that is not shown whole. */
+  hidesOutput: boolean;
   /** Where the replacements made to fit are recorded. */
   log: ReductionLog;
   /** Tokens of the expand and grep definitions, or `undefined` while the cache is off. */
@@ -25,12 +27,19 @@ export interface FitViewOptions {
   tokensAt(messages: ReadonlyArray<ChatMessage>, index: number): number;
   /** Tokens of a replacement message. */
   tokensOf(message: ToolMessage): number;
-  /** True when a tool message from `from` on does not show its whole output. */
-  hidesOutput(messages: ReadonlyArray<ChatMessage>, from: number): boolean;
+  /** True when `message` carries a ref but does not show its whole output. */
+  hides(message: ChatMessage): boolean;
   /** Makes a placeholder copy (the same object from call to call). */
   withContent(message: ToolMessage, content: string): ToolMessage;
   /** Micro-compact results without a ref under pressure (`undefined`: micro-compact is off). */
   microCompact: { minContentLength: number } | undefined;
+  /**
+   * The room a payload has for history (what the budget leaves after the system prompt and the tools
+   * offered), when it is known without composing (no dynamic context, no memory block). With it, a
+   * view whose reachable part (`region` past its start) does not fit even with every older output
+   * replaced is relieved before the first probe: that probe could only report the pressure.
+   */
+  room?: (offerCache: boolean) => number;
 }
 
 /** The view as it will be composed. */
@@ -40,6 +49,8 @@ export interface FittedView {
   offerCache: boolean;
   /** True when the whole view did not fit the first probe. */
   underPressure: boolean;
+  /** The last probe composed (the payload itself when it was composed with `messages` and `offerCache`), if any. */
+  last: { composed: ComposedPayload; messages: ReadonlyArray<ChatMessage>; offerCache: boolean } | undefined;
 }
 
 /**
@@ -54,23 +65,24 @@ export function fitView(options: FitViewOptions): FittedView {
   const cacheOn = cacheToolTokens !== undefined;
   let messages: ReadonlyArray<ChatMessage> = aligned.messages;
   const memoryRefs = aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content)));
-  let offerCache = cacheOn && (memoryRefs || options.hidesOutput(messages, aligned.startIndex));
-  let composed = options.probe(messages, offerCache);
+  let offerCache = cacheOn && (memoryRefs || options.hidesOutput);
+  const known = options.room && options.region > aligned.startIndex;
+  let composed: ComposedPayload | undefined = known ? undefined : options.probe(messages, offerCache);
+  const roomOf = (offer: boolean): number => (composed ? composed.roomTokens : options.room!(offer));
   // The room without the expand tools decides whether they are worth their tokens at all.
-  const affordable = cacheOn && affordsExpandTools(cacheToolTokens, composed.roomTokens + (offerCache ? cacheToolTokens : 0));
+  const affordable = cacheOn && affordsExpandTools(cacheToolTokens, roomOf(offerCache) + (offerCache ? cacheToolTokens : 0));
   if (offerCache && !affordable) {
     offerCache = false;
-    composed = options.probe(messages, offerCache);
+    if (composed) composed = options.probe(messages, offerCache);
   }
-  const pressure = underPressure(composed);
+  const pressure = composed ? underPressure(composed) : true;
+  let last = composed && { composed, messages, offerCache };
   if (pressure) {
     const toolRoom = affordable && !offerCache ? cacheToolTokens : 0;
-    const currentEntry = options.entries[currentTurnStart(options.entries)];
-    const turnStart = currentEntry === undefined ? messages.length : currentEntry.carried || currentEntry.source === null ? aligned.startIndex : currentEntry.source;
     const relieved = relievePressure(messages, {
-      from: aligned.startIndex,
-      protectFrom: turnStart,
-      targetTokens: composed.roomTokens - composed.payload.stats.sections.memory - toolRoom,
+      from: options.region,
+      protectFrom: options.protectFrom,
+      targetTokens: roomOf(offerCache) - (composed ? composed.payload.stats.sections.memory : 0) - toolRoom,
       tokensAt: (index) => options.tokensAt(messages, index),
       tokensOf: options.tokensOf,
       microCompact: options.microCompact,
@@ -80,11 +92,20 @@ export function fitView(options: FitViewOptions): FittedView {
     });
     if (relieved.replaced > 0) {
       messages = relieved.messages;
-      offerCache = affordable && (offerCache || options.hidesOutput(messages, aligned.startIndex));
+      offerCache = affordable && (offerCache || hidesFrom(messages, options.region, options.hides));
+    }
+    if (relieved.replaced > 0 || !composed) {
       composed = options.probe(messages, offerCache);
+      last = { composed, messages, offerCache };
     }
   }
+  composed ??= options.probe(messages, offerCache);
   // The window cut an output of the current turn: its ref is worth expanding.
-  if (!offerCache && affordable && options.hidesOutput(composed.payload.messages, 0)) offerCache = true;
-  return { messages, offerCache, underPressure: pressure };
+  if (!offerCache && affordable && hidesFrom(composed.payload.messages, 0, options.hides)) offerCache = true;
+  return { messages, offerCache, underPressure: pressure, last };
+}
+
+function hidesFrom(messages: ReadonlyArray<ChatMessage>, from: number, hides: (message: ChatMessage) => boolean): boolean {
+  for (let index = from; index < messages.length; index++) if (hides(messages[index]!)) return true;
+  return false;
 }

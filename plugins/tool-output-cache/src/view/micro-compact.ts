@@ -1,8 +1,5 @@
 import type { ToolMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core';
-import type { ReductionLog } from './reduction-log';
-import { toolCallNames } from './tool-call-names';
-import type { ViewEntry } from './view-entry';
 
 /**
  * When old tool results are replaced: `under-pressure` only when the payload would not fit otherwise
@@ -68,47 +65,4 @@ const PLACEHOLDER = /^\[Previous: used [^\]\n]*\]$/;
 /** True when a tool message shows a micro-compact placeholder instead of its output. */
 export function isMicroCompacted(message: Readonly<ToolMessage>): boolean {
   return PLACEHOLDER.test(contentText(message.content));
-}
-
-/**
- * Layer 1 with `when: 'always'`: every tool result older than the newest `keepRecent` whose original content is
- * longer than `minContentLength` characters becomes `[Previous: used {tool_name}]` (the name from
- * the call it answers). The copy keeps `output_ref`, so the full output stays expandable. Returns a
- * new array; entries it does not change are shared.
- *
- * @param originalLength the length of a tool message's original content (before any view)
- * @param withContent makes the copy (the strategy reuses copies across turns so that counts stay cached)
- */
-export function microCompact(
-  entries: ReadonlyArray<ViewEntry>,
-  config: ResolvedMicroCompactConfig,
-  originalLength: (entry: ViewEntry) => number,
-  log?: ReductionLog,
-  withContent: (message: ToolMessage, content: string) => ToolMessage = (message, content) => ({ ...message, content }),
-): ViewEntry[] {
-  const result = [...entries];
-  if (!config.enabled) return result;
-  const toolIndexes: number[] = [];
-  entries.forEach((entry, index) => {
-    if (entry.message.role === 'tool') toolIndexes.push(index);
-  });
-  if (toolIndexes.length <= config.keepRecent) return result;
-  const names = toolCallNames(entries.map((entry) => entry.message));
-  for (const index of toolIndexes.slice(0, toolIndexes.length - config.keepRecent)) {
-    const entry = entries[index]!;
-    if (originalLength(entry) <= config.minContentLength) continue;
-    const message = entry.message as ToolMessage;
-    const placeholder = microCompactPlaceholder(names.get(index) ?? 'unknown');
-    if (contentText(message.content) === placeholder) continue;
-    const copy = withContent(message, placeholder);
-    result[index] = { ...entry, message: copy };
-    if (entry.source !== null && log) {
-      log.add('micro-compacted', { from: entry.source }, {
-        reason: `tool result older than the newest ${config.keepRecent}`,
-        recoverableFrom: message.output_ref ? 'tool-output-cache' : 'history',
-        ...(message.output_ref ? { refs: [message.output_ref.id] } : {}),
-      });
-    }
-  }
-  return result;
 }

@@ -1,9 +1,10 @@
 import type { ReductionAction, ReductionRecord, RecoverySource } from '@ctxkit/core';
 
 /**
- * Collects the reductions of one payload and merges neighbours: records of the same action, reason
- * and recovery source over adjacent history indexes become one range, so a report stays small on a
- * long history.
+ * Collects the reductions of one payload and merges them: a record of the same action, reason and
+ * recovery source as the one added just before, and not before it, extends that one's range (a
+ * sparse range when indexes lie between: `messages` counts the ones affected), so a report stays
+ * small on a long history where every older output became a placeholder.
  */
 export class ReductionLog {
   private readonly records: ReductionRecord[] = [];
@@ -17,7 +18,7 @@ export class ReductionLog {
     const from = range.from;
     const to = range.to ?? from + 1;
     const last = this.records[this.records.length - 1];
-    if (last && last.action === action && last.reason === details.reason && last.recoverableFrom === details.recoverableFrom && last.to === from) {
+    if (last && last.action === action && last.reason === details.reason && last.recoverableFrom === details.recoverableFrom && last.to <= from) {
       last.to = to;
       last.messages += to - from;
       if (details.refs?.length) last.refs = [...(last.refs ?? []), ...details.refs];

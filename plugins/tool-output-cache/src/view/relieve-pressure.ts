@@ -1,8 +1,8 @@
 import { contentText, type ChatMessage, type ToolMessage } from '@ctxkit/core';
 import { microCompactPlaceholder } from './micro-compact';
 import type { ReductionLog } from './reduction-log';
-import { toolCallNames } from './tool-call-names';
-import { isTrimmed, trimmedPlaceholder } from '../cache/trim-tool-outputs';
+import { toolNameAt } from './tool-call-names';
+import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
 
 /** Reason of an output trimmed to its placeholder because the payload would not fit otherwise. */
 export const TRIMMED_TO_FIT_REASON = 'tool output trimmed to fit the context window';
@@ -11,7 +11,10 @@ export const MICRO_COMPACTED_TO_FIT_REASON = 'tool result micro-compacted to fit
 
 /** Options of {@link relievePressure}. */
 export interface RelievePressureOptions {
-  /** First index the payload may send (positions before it are represented elsewhere). */
+  /**
+   * First index looked at: the first the payload may send, or the first its window can reach (the
+   * history older than that does not fit even with every output replaced, so it changes nothing).
+   */
   from: number;
   /** Outputs at or after this index (the current turn) are never replaced. */
   protectFrom: number;
@@ -71,7 +74,6 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
   let total = 0;
   for (let index = options.from; index < messages.length; index++) total += options.tokensAt(index);
   if (total <= options.targetTokens) return { messages, replaced: 0, totalTokens: total };
-  let names: Map<number, string> | undefined;
   const replacements: Replacement[] = [];
   const end = Math.min(options.protectFrom, messages.length);
   for (let index = options.from; index < end && total > options.targetTokens; index++) {
@@ -84,8 +86,7 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
       content = trimmedPlaceholder(message.output_ref.id);
     } else {
       if (!options.microCompact || text.length <= options.microCompact.minContentLength) continue;
-      names ??= toolCallNames(messages);
-      content = microCompactPlaceholder(names.get(index) ?? 'unknown');
+      content = microCompactPlaceholder(toolNameAt(messages, index));
       if (text === content) continue;
     }
     const before = options.tokensAt(index);

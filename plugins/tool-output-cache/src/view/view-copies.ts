@@ -6,7 +6,8 @@ import { contentText, type ChatMessage, type ToolMessage, type ToolOutputRef } f
  * message object stay valid. A copy that would equal its original is the original.
  */
 export class ViewCopies {
-  private readonly copies = new WeakMap<ChatMessage, Map<string, ToolMessage>>();
+  /** By original message, then ref id, then content (the content string is a key as it is: no longer key is built from it). */
+  private readonly copies = new WeakMap<ChatMessage, Map<string, Map<string, ToolMessage>>>();
 
   /** `message` with `content` (and `ref`, else its own `output_ref`). */
   withContent(message: ToolMessage, content: string, ref?: ToolOutputRef): ToolMessage {
@@ -14,16 +15,21 @@ export class ViewCopies {
     if (contentText(message.content) === content && (outputRef === message.output_ref || message.output_ref?.id === outputRef?.id) && typeof message.content === 'string') {
       if (message.output_ref || !outputRef) return message;
     }
-    let byContent = this.copies.get(message);
+    let byRef = this.copies.get(message);
+    if (!byRef) {
+      byRef = new Map();
+      this.copies.set(message, byRef);
+    }
+    const refId = outputRef?.id ?? '';
+    let byContent = byRef.get(refId);
     if (!byContent) {
       byContent = new Map();
-      this.copies.set(message, byContent);
+      byRef.set(refId, byContent);
     }
-    const key = `${outputRef?.id ?? ''}\u0000${content}`;
-    let copy = byContent.get(key);
+    let copy = byContent.get(content);
     if (!copy) {
       copy = { ...message, content, ...(outputRef ? { output_ref: { ...outputRef } } : {}) };
-      byContent.set(key, copy);
+      byContent.set(content, copy);
     }
     return copy;
   }

@@ -1,26 +1,25 @@
 import { createTokenCounter, CtxkitEventBus, MemoryContextStore, type ChatMessage, type ToolMessage } from '@ctxkit/core';
 import { CachedOutputs } from '../cache/cached-outputs';
 import { ToolOutputCache } from '../cache/tool-output-cache';
+import { layoutHistory, NO_COMPACTION_LAYOUT } from '../compaction/history-layout';
 import { exchange, output } from '../test-support';
 import { resolveToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
-import type { ViewEntry } from './view-entry';
-import { WorkingViewBuilder } from './working-view';
+import { WorkingView } from './working-view';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
-function builder(config: ToolOutputCacheStrategyConfig = {}, toolOutputBudget = 100_000) {
+function view(config: ToolOutputCacheStrategyConfig = {}, toolOutputBudget = 100_000) {
   const store = new MemoryContextStore();
   const resolved = resolveToolOutputCacheStrategyConfig(config);
   const cache = new ToolOutputCache({ store, agentId: 'agent', sessionId: 'session', maxMessageBytes: resolved.toolOutputCache.maxMessageBytes, maxLineLength: resolved.toolOutputCache.maxLineLength });
   const outputs = new CachedOutputs({ cache, counter, events: new CtxkitEventBus(), eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }) });
   const ensure = jest.spyOn(outputs, 'ensure');
-  return { views: new WorkingViewBuilder({ config: resolved, counter, outputs, toolOutputBudget }), ensure };
+  return { working: new WorkingView({ config: resolved, counter, outputs, toolOutputBudget }), ensure, cache };
 }
 
 /** Tokens of one log output of {@link history} as a tool message. */
 const logTokens = (): number => counter.countMessage({ role: 'tool', tool_call_id: 'c0', content: output('log0', 20) }) + 40;
-
-const entriesOf = (messages: ReadonlyArray<ChatMessage>, from = 0): ViewEntry[] => messages.slice(from).map((message, index) => ({ message, source: from + index }));
+const tools = (messages: ReadonlyArray<ChatMessage>) => messages.filter((message): message is ToolMessage => message.role === 'tool');
 
 function history(): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
@@ -29,56 +28,118 @@ function history(): ChatMessage[] {
   return messages;
 }
 
-describe('WorkingViewBuilder', () => {
-  describe('#build', () => {
+/** A long coding history: `exchanges` outputs of about 1,000 tokens each, a user message every fifth. */
+function longHistory(exchanges: number): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let index = 0; index < exchanges; index++) {
+    if (index % 5 === 0) messages.push({ role: 'user', content: `Step ${index}.` });
+    messages.push(...exchange(`l${index}`, output(`file${index}`, 60)));
+  }
+  messages.push({ role: 'user', content: 'Now?' });
+  return messages;
+}
+
+describe('WorkingView', () => {
+  describe('#prepare', () => {
     it('shows each output as a copy with its ref, the same copy from call to call, and leaves the caller history alone', async () => {
-      const { views } = builder();
+      const { working, cache } = view();
       const given = history();
-      const first = await views.build(entriesOf(given), 1);
-      const second = await views.build(entriesOf(given), 1);
-      const tools = first.entries.filter((entry) => entry.message.role === 'tool');
-      expect(tools).toHaveLength(4);
-      expect(tools.every((entry) => (entry.message as ToolMessage).output_ref?.id.startsWith('to_'))).toBe(true);
-      expect(second.entries.map((entry) => entry.message)).toEqual(first.entries.map((entry) => entry.message));
-      second.entries.forEach((entry, index) => expect(entry.message).toBe(first.entries[index]!.message));
+      working.sync(given, NO_COMPACTION_LAYOUT, 2);
+      const first = await working.prepare(100_000);
+      const cachedFirst = working.takeNewlyCached();
+      working.sync([...given], NO_COMPACTION_LAYOUT, 2);
+      const second = await working.prepare(100_000);
+      expect(tools(first.aligned.messages)).toHaveLength(4);
+      expect(tools(first.aligned.messages).every((message) => message.output_ref?.id.startsWith('to_'))).toBe(true);
+      second.aligned.messages.forEach((message, index) => expect(message).toBe(first.aligned.messages[index]));
       expect(given.some((message) => message.role === 'tool' && message.output_ref)).toBe(false);
-      expect([first.newlyCached, second.newlyCached]).toEqual([4, 0]);
-      expect(views.hidesOutput(first.entries.map((entry) => entry.message), 0)).toBe(false);
+      expect([cachedFirst, working.takeNewlyCached()]).toEqual([4, 0]);
+      expect(await cache.list()).toHaveLength(4);
+      expect(first.hidesOutput).toBe(false);
+      expect(first.region).toBe(0);
     });
 
     it('trims the oldest outputs to the tool output budget, never the current turn', async () => {
       const given = [...history(), ...exchange('now', output('current', 40))];
-      const { views } = builder({}, 2 * logTokens());
-      const view = await views.build(entriesOf(given), 2);
-      const contents = view.entries.filter((entry) => entry.message.role === 'tool').map((entry) => String(entry.message.content));
+      const { working } = view({}, 2 * logTokens());
+      working.sync(given, NO_COMPACTION_LAYOUT, 2);
+      const prepared = await working.prepare(100_000);
+      const contents = tools(prepared.aligned.messages).map((message) => String(message.content));
       const trimmed = contents.filter((content) => content.startsWith('[tool output trimmed; ref=to_'));
-      // Oldest first: the current turn's output takes nearly the whole budget, so all four older ones give way.
+      // The current turn's output takes nearly the whole budget, so all four older ones give way.
       expect(contents.slice(0, 4)).toEqual(trimmed);
       expect(contents[4]).toBe(output('current', 40));
-      expect(view.log.list().filter((record) => record.action === 'trimmed').map((record) => record.from)).toEqual([2, 4, 6, 8]);
-      expect(views.hidesOutput(view.entries.map((entry) => entry.message), 0)).toBe(true);
+      // One sparse range for the four placeholders, each ref named.
+      const [trimmedRecord, ...others] = prepared.log.list().filter((record) => record.action === 'trimmed');
+      expect(others).toEqual([]);
+      expect(trimmedRecord).toMatchObject({ from: 2, to: 9, messages: 4 });
+      expect(trimmedRecord!.refs).toEqual(tools(prepared.aligned.messages).slice(0, 4).map((message) => message.output_ref!.id));
+      expect(prepared.hidesOutput).toBe(true);
+      expect(prepared.protectFrom).toBe(9);
+    });
+
+    it('keeps the newest outputs that fit the tool output budget together and trims every older one', async () => {
+      const given = history();
+      const { working } = view({}, 2 * logTokens() + 10);
+      working.sync(given, NO_COMPACTION_LAYOUT, 2);
+      const prepared = await working.prepare(100_000);
+      expect(tools(prepared.aligned.messages).map((message) => String(message.content).startsWith('[tool output trimmed'))).toEqual([true, true, false, false]);
+    });
+
+    it('caches, shows and counts only the outputs a payload of the given size can reach', async () => {
+      const given = longHistory(300);
+      const { working, ensure } = view();
+      working.sync(given, NO_COMPACTION_LAYOUT, 61);
+      const prepared = await working.prepare(4_000);
+      // Each output can give way to a placeholder of about 30 tokens: 4,000 tokens reach about 50 exchanges back.
+      expect(prepared.region).toBeGreaterThan(given.length - 300);
+      expect(prepared.region).toBeLessThan(given.length - 20);
+      const cachedCalls = ensure.mock.calls.length;
+      expect(cachedCalls).toBeLessThan(200);
+      // Older positions keep the caller's messages; reachable ones are views with refs.
+      expect(prepared.aligned.messages.slice(0, prepared.region)).toEqual(given.slice(0, prepared.region));
+      expect(prepared.aligned.messages.slice(0, prepared.region).every((message, index) => message === given[index])).toBe(true);
+      expect(tools(prepared.aligned.messages.slice(prepared.region)).every((message) => message.output_ref !== undefined)).toBe(true);
+
+      // The next turn looks only at what is new.
+      const next = [...given, ...exchange('next', output('next', 5))];
+      working.sync(next, NO_COMPACTION_LAYOUT, 61);
+      await working.prepare(4_000);
+      expect(ensure.mock.calls.length - cachedCalls).toBeLessThanOrEqual(2);
+    });
+
+    it('adopts a history rebuilt from JSON without caching again, and makes anew what changed', async () => {
+      const given = history();
+      const { working, ensure } = view();
+      working.sync(given, NO_COMPACTION_LAYOUT, 2);
+      const first = await working.prepare(100_000);
+      const rebuilt = JSON.parse(JSON.stringify(given)) as ChatMessage[];
+      (rebuilt[4] as ToolMessage).content = 'edited';
+      ensure.mockClear();
+      working.sync(rebuilt, NO_COMPACTION_LAYOUT, 2);
+      const second = await working.prepare(100_000);
+      expect(ensure).toHaveBeenCalledTimes(1);
+      expect(second.aligned.messages[2]).toBe(first.aligned.messages[2]);
+      expect(second.aligned.messages[4]!.content).toBe('edited');
     });
   });
 
-  describe('#rebase', () => {
-    it('re-lays a view over a compacted mapping from what it cached, without caching again', async () => {
-      const { views, ensure } = builder({}, 2 * logTokens() + 10);
-      const given = history();
-      const view = await views.build(entriesOf(given), 1);
-      expect(ensure).toHaveBeenCalledTimes(4);
-      expect(view.log.list().some((record) => record.action === 'trimmed')).toBe(true);
-      const summary: ViewEntry = { message: { role: 'user', content: 'summary' }, source: null };
-      const rebased = views.rebase(view, [summary, ...entriesOf(given, 5)]);
-      expect(ensure).toHaveBeenCalledTimes(4);
-      expect(rebased.entries[0]).toBe(summary);
-      // Fewer outputs now: the budget no longer trims what it trimmed in the full view.
-      for (const entry of rebased.entries.slice(1)) {
-        const before = view.entries.find((candidate) => candidate.source === entry.source)!;
-        if (entry.message.role === 'tool') expect(String(entry.message.content)).toBe(output(`log${(entry.source! - 2) / 2}`, 20));
-        else expect(entry.message).toBe(before.message);
-      }
-      expect(rebased.log.list().every((record) => record.from >= 5)).toBe(true);
-      expect(rebased.newlyCached).toBe(view.newlyCached);
+  describe('#entries', () => {
+    it('lays the whole view over a compaction, retain + summary first, caching every output', async () => {
+      const given = longHistory(40);
+      const { working, ensure } = view({}, 3 * logTokens());
+      const summary: ChatMessage = { role: 'user', content: 'summary' };
+      const layout = layoutHistory(given, { prefix: [summary as ChatMessage & { role: 'user' }], keepFrom: 10, covered: given.slice(0, 10), transcriptRef: 'transcript:t', tokensBefore: 1, tokensAfter: 1, count: 1 })!;
+      working.sync(given, layout, 9);
+      const entries = await working.entries();
+      expect(entries[0]).toEqual({ message: summary, source: null });
+      expect(entries.slice(1).map((entry) => entry.source)).toEqual(given.slice(10).map((_, index) => 10 + index));
+      expect(ensure.mock.calls.length).toBe(tools(given.slice(10)).length);
+      const shown = tools(entries.map((entry) => entry.message));
+      expect(shown.every((message) => message.output_ref !== undefined)).toBe(true);
+      // The tool output budget keeps the newest output (two do not fit it): the older ones are placeholders.
+      expect(shown.map((message) => String(message.content).startsWith('[tool output trimmed'))).toEqual([...shown.slice(1).map(() => true), false]);
+      expect(await working.tokensUpTo(Number.POSITIVE_INFINITY)).toBe(counter.countMessages(entries.map((entry) => entry.message)));
     });
   });
 });

@@ -1,0 +1,34 @@
+import { CompactionBackoff } from './compaction-backoff';
+
+describe('CompactionBackoff', () => {
+  const anchor = { full: 10, adopted: 3 };
+
+  it('waits retryAfterTokens after an attempt that reached its target, however many missed before', () => {
+    const backoff = new CompactionBackoff({ retryAfterTokens: 1000, factor: 2, maxTokens: 100_000 });
+    expect([backoff.waitTokens, backoff.anchorFor('full')]).toEqual([0, undefined]);
+    backoff.record(false, anchor);
+    backoff.record(false, anchor);
+    backoff.record(true, anchor);
+    expect([backoff.waitTokens, backoff.missedAttempts]).toEqual([1000, 0]);
+  });
+
+  it('multiplies the wait by the factor with each attempt in a row without progress, up to the cap', () => {
+    const backoff = new CompactionBackoff({ retryAfterTokens: 1000, factor: 3, maxTokens: 20_000 });
+    const waits: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect(backoff.nextWait(false)).toBe(Math.min(20_000, 1000 * 3 ** attempt));
+      backoff.record(false, anchor);
+      waits.push(backoff.waitTokens);
+    }
+    expect(waits).toEqual([1000, 3000, 9000, 20_000, 20_000]);
+    expect(backoff.missedAttempts).toBe(5);
+  });
+
+  it('remembers where the history stood in each form, and forgets it all on reset', () => {
+    const backoff = new CompactionBackoff({ retryAfterTokens: 1000, factor: 2, maxTokens: 100_000 });
+    backoff.record(true, anchor);
+    expect([backoff.anchorFor('full'), backoff.anchorFor('none'), backoff.anchorFor('adopted')]).toEqual([10, 10, 3]);
+    backoff.reset();
+    expect([backoff.anchorFor('full'), backoff.waitTokens, backoff.missedAttempts]).toEqual([undefined, 0, 0]);
+  });
+});

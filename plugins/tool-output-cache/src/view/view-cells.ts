@@ -1,0 +1,219 @@
+import { contentText, messageOverheadTokens, messageText, utf8ByteLength, type ChatMessage, type TokenCounter, type ToolMessage } from '@ctxkit/core';
+import type { CachedInfo, CachedOutputs } from '../cache/cached-outputs';
+import { looksBinary } from '../cache/looks-binary';
+import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
+import { sameMessage } from '../compaction/compaction-state';
+import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
+import { isMicroCompacted, microCompactPlaceholder } from './micro-compact';
+import { ViewCopies } from './view-copies';
+
+/**
+ * Characters per token no tool output reaches unless it is a run of one repeated character: an output
+ * that long is taken as larger than a placeholder of that many tokens without counting it.
+ */
+export const DENSER_THAN_ANY_TEXT = 16;
+
+/** One way of showing a position, with its counts (each counted once, when first asked for). */
+export interface ViewForm {
+  message: ChatMessage;
+  /** Tokens of `message` as the composer counts it. */
+  readonly tokens: number;
+  /** Tokens of `message` for the tool output budget (bytes / 4 with a heuristic counter). */
+  readonly budgetTokens: number;
+  /** Whether the tool output budget may replace it by its placeholder, once known. */
+  trimmable?: boolean;
+}
+
+/** What the working view knows of one tool message of the caller. */
+export interface ToolCell {
+  /** The caller's message the cell was made from (a later equal message is adopted). */
+  original: ToolMessage;
+  /** How it is shown: a copy with its view (or its whole output) and its ref; the original when it is not cached. */
+  shown: ViewForm;
+  /** What the cache knows of it; `undefined` while the cache is off or when caching failed. */
+  info: CachedInfo | undefined;
+  /** True when `shown` is an in-context view that cut the output. */
+  cut: boolean;
+  /** Characters of the original output (micro-compact's length rule). */
+  originalLength: number;
+  /** Copies made from `shown`, by content (the same copy whenever the same content is asked for). */
+  forms: Map<string, ViewForm>;
+  /** The `[tool output trimmed; ref=…]` copy once made; `null` without a ref. */
+  trimmed?: ViewForm | null;
+}
+
+/** What {@link ViewCells} needs. */
+export interface ViewCellsOptions {
+  config: ResolvedToolOutputCacheStrategyConfig;
+  counter: TokenCounter;
+  outputs: CachedOutputs;
+}
+
+/**
+ * The tool messages of the working view, one cell per position of the caller's history, made the
+ * first time a position is looked at and kept from call to call: a turn caches, views and counts only
+ * the outputs it has not seen. A cell belongs to the message it was made from; a position that now
+ * holds another object with the same content (a history rebuilt from JSON) adopts it, one that holds
+ * something else is made again. Copies are memoized, so the counter's counts (by message object) stay
+ * valid from turn to turn.
+ */
+export class ViewCells {
+  private cells: Array<ToolCell | undefined> = [];
+  private readonly copies = new ViewCopies();
+  /** View messages that show their whole output (the others hide part of it behind their ref). */
+  private readonly wholeViews = new WeakSet<ChatMessage>();
+  private stored = 0;
+
+  constructor(private readonly options: ViewCellsOptions) {}
+
+  /** Forgets every cell (the positions now mean other messages). */
+  clear(): void {
+    this.cells = [];
+  }
+
+  /** Forgets the cells from `length` on (the history is shorter now). */
+  truncate(length: number): void {
+    if (this.cells.length > length) this.cells.length = length;
+  }
+
+  /** Outputs stored for the first time since the last call. */
+  takeNewlyCached(): number {
+    const stored = this.stored;
+    this.stored = 0;
+    return stored;
+  }
+
+  /** The cell of `message` at `position` when it was made already (adopting an equal message), else `undefined`. */
+  known(position: number, message: ToolMessage): ToolCell | undefined {
+    const cell = this.cells[position];
+    if (!cell) return undefined;
+    if (cell.original === message) return cell;
+    if (!sameToolMessage(cell.original, message)) return undefined;
+    cell.original = message;
+    return cell;
+  }
+
+  /** The cell of `message` at `position`, made (the output cached once, its view built) when needed. */
+  async at(position: number, message: ToolMessage, turn: number): Promise<ToolCell> {
+    const known = this.known(position, message);
+    if (known) return known;
+    const cell = await this.make(message, turn);
+    this.cells[position] = cell;
+    return cell;
+  }
+
+  /** `message` with other content (same ref), the same copy from call to call. */
+  withContent(message: ToolMessage, content: string): ToolMessage {
+    return this.copies.withContent(message, content);
+  }
+
+  /** True when `message` carries a ref but does not show its whole output (a view, a placeholder, a cut). */
+  hides(message: ChatMessage): boolean {
+    return message.role === 'tool' && message.output_ref !== undefined && !this.wholeViews.has(message);
+  }
+
+  /** A copy of the cell's shown message with `content`, counted once. */
+  form(cell: ToolCell, content: string): ViewForm {
+    let form = cell.forms.get(content);
+    if (!form) {
+      form = this.countedForm(this.copies.withContent(cell.shown.message as ToolMessage, content));
+      cell.forms.set(content, form);
+    }
+    return form;
+  }
+
+  /** The `[Previous: used {name}]` copy of the cell. */
+  microCompacted(cell: ToolCell, toolName: string): ViewForm {
+    return this.form(cell, microCompactPlaceholder(toolName));
+  }
+
+  /** The `[tool output trimmed; ref=…]` copy of the cell, or `undefined` when it has no ref. */
+  trimmed(cell: ToolCell): ViewForm | undefined {
+    if (cell.trimmed === undefined) {
+      const ref = (cell.shown.message as ToolMessage).output_ref;
+      cell.trimmed = ref ? this.form(cell, trimmedPlaceholder(ref.id)) : null;
+    }
+    return cell.trimmed ?? undefined;
+  }
+
+  /**
+   * True when the tool output budget may replace `form` by the cell's placeholder: it carries a ref,
+   * is not the placeholder already, and the placeholder is smaller.
+   */
+  trimmable(cell: ToolCell, form: ViewForm): boolean {
+    if (form.trimmable === undefined) {
+      const message = form.message as ToolMessage;
+      form.trimmable = message.output_ref !== undefined && !isTrimmed(message) && this.exceeds(form, this.trimmed(cell)!.budgetTokens);
+    }
+    return form.trimmable;
+  }
+
+  /**
+   * True when `form` takes more than `limit` tokens for the tool output budget. An output is not
+   * counted whole just to learn that its placeholder is smaller: one of at least
+   * {@link DENSER_THAN_ANY_TEXT} characters per token of the limit is larger (only a run of one
+   * repeated character packs that densely), a shorter one is counted no further than the limit.
+   */
+  private exceeds(form: ViewForm, limit: number): boolean {
+    const counter = this.options.counter;
+    if (counter.meta().strategy === 'heuristic') return form.budgetTokens > limit;
+    const text = messageText(form.message);
+    if (text.length >= DENSER_THAN_ANY_TEXT * limit) return true;
+    const room = Math.max(0, limit - messageOverheadTokens(form.message));
+    return counter.countUpTo(text, room) > room;
+  }
+
+  private async make(original: ToolMessage, turn: number): Promise<ToolCell> {
+    const { config, outputs } = this.options;
+    const raw = contentText(original.content);
+    let info: CachedInfo | undefined;
+    if (config.toolOutputCache.enabled) {
+      const ensured = await outputs.ensure(original, turn);
+      info = ensured.info;
+      if (ensured.stored) this.stored++;
+    }
+    if (!info) {
+      const shown = this.countedForm(original);
+      return { original, shown, info, cut: false, originalLength: raw.length, forms: new Map() };
+    }
+    // One within the per-message size whose view only cut long lines is shown whole: like every other
+    // reduction, the view's cut waits for budget pressure. With `microCompact.when: "always"` views are always used.
+    const maxBytes = config.toolOutputCache.maxMessageBytes;
+    // UTF-8 bytes are never fewer than UTF-16 code units: the length rules out a huge output unmeasured.
+    const wholeFits = info.viewTruncated && config.microCompact.when !== 'always' && raw.length <= maxBytes && utf8ByteLength(raw) <= maxBytes && !looksBinary(raw);
+    const message = this.copies.withContent(original, wholeFits ? raw : info.viewText, info.ref);
+    const cut = info.viewTruncated && !wholeFits;
+    if (!cut && !isTrimmed(message) && !isMicroCompacted(message)) this.wholeViews.add(message);
+    return { original, shown: this.countedForm(message), info, cut, originalLength: info.originalLength, forms: new Map() };
+  }
+
+  private countedForm(message: ChatMessage): ViewForm {
+    const counter = this.options.counter;
+    let tokens: number | undefined;
+    let budgetTokens: number | undefined;
+    return {
+      message,
+      get tokens(): number {
+        tokens ??= counter.countMessage(message);
+        return tokens;
+      },
+      get budgetTokens(): number {
+        // The real tokenizer, or bytes / 4 without one.
+        budgetTokens ??= counter.meta().strategy === 'heuristic' ? Math.ceil(utf8ByteLength(contentText(message.content as ToolMessage['content'])) / 4) + 4 : counter.countMessage(message);
+        return budgetTokens;
+      },
+    };
+  }
+}
+
+/** True when two tool messages say the same thing (a history rebuilt from JSON): the content compared as strings first. */
+function sameToolMessage(a: ToolMessage, b: ChatMessage): boolean {
+  if (b.role !== 'tool' || a.tool_call_id !== b.tool_call_id) return false;
+  if (typeof a.content === 'string' && typeof b.content === 'string') {
+    if (a.content !== b.content) return false;
+    const { content: _a, ...restA } = a;
+    const { content: _b, ...restB } = b;
+    return JSON.stringify(restA) === JSON.stringify(restB);
+  }
+  return sameMessage(a, b);
+}
