@@ -119,7 +119,8 @@ async function runTurns(role: Role, sessionId: string, inputs: string[], tools: 
     calls += result.steps;
     last = result.payloads[result.payloads.length - 1]!;
     const texts = role.sent.get(sessionId) ?? [];
-    for (const request of scripted?.requests.slice(from) ?? []) texts.push(request.messages.map((message) => contentText(message.content ?? null)).join('\n'));
+    // The strategy's extraction calls are left out: they carry the state schema, whose examples name customers.
+    for (const request of scripted?.requests.slice(from) ?? []) if (request.responseFormat !== 'json') texts.push(request.messages.map((message) => contentText(message.content ?? null)).join('\n'));
     role.sent.set(sessionId, texts);
   }
   const result = report(role.handle, sessionId, calls, last!);
@@ -153,7 +154,7 @@ export async function runMultiRoleProcess(options: MultiRoleOptions = {}): Promi
   try {
     const load = async (role: string, scripted: () => ScriptedLLMClient, shareWithStrategy: boolean): Promise<Role> => {
       const llm = configured ?? scripted();
-      // The coding agent's compaction summaries come from its model; the others use their offline fallbacks when nothing is configured.
+      // Each role has one model client, given to createAgent: its strategy's summaries, extraction and compaction go through it too.
       const handle = await runtime.loadAgent(path.join(AGENTS_DIR, role, 'plugin.json'), configured || shareWithStrategy ? { llm } : {});
       return { handle, llm, sent: new Map() };
     };

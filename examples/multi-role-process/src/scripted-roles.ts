@@ -20,11 +20,13 @@ export function supportModel(): ScriptedLLMClient {
 
 const HEROES = ['Aiko', 'the lighthouse keeper', 'a stray cat named Miso', 'the harbour master'];
 
-/** The offline novelist: a chapter about the harbour town, naming the chapter asked for. */
+/** The offline novelist: a chapter about the harbour town, naming the chapter asked for; a summary request (the strategy's `<transcript>`) gets the chapters it holds. */
 export function novelistModel(): ScriptedLLMClient {
   return new ScriptedLLMClient(
     [
       (request: LLMCompletionRequest) => {
+        const transcript = /<transcript[^>]*>([\s\S]*?)<\/transcript>/.exec(lastUserText(request.messages))?.[1];
+        if (transcript !== undefined) return `<summary>So far: ${[...transcript.matchAll(/Chapter (\d+)\./g)].map((match) => `chapter ${match[1]}`).join(', ') || 'no chapter'} at the lighthouse harbour.</summary>`;
         const chapter = Number(/chapter (\d+)/i.exec(lastUserText(request.messages))?.[1] ?? '0');
         return `Chapter ${chapter}. ${HEROES[chapter % HEROES.length]!} walked the lighthouse harbour at dawn. ` + 'The fog rolled in over the boats and the bells rang softly. '.repeat(8);
       },
@@ -33,9 +35,20 @@ export function novelistModel(): ScriptedLLMClient {
   );
 }
 
-/** The offline booking model: acknowledges and asks for what is missing. */
+/** The offline booking model: acknowledges and asks for what is missing; an extraction request (JSON) gets the user id and reservation codes of the new customer messages. */
 export function bookingModel(): ScriptedLLMClient {
-  return new ScriptedLLMClient(['Noted. Anything else for this booking?'], { repeatLast: true, name: 'scripted-booking' });
+  return new ScriptedLLMClient(
+    [
+      (request: LLMCompletionRequest) => {
+        if (request.responseFormat !== 'json') return 'Noted. Anything else for this booking?';
+        const said = [...lastUserText(request.messages).matchAll(/<new_user_message[^>]*>([\s\S]*?)<\/new_user_message>/g)].map((match) => match[1]!).join('\n');
+        const userId = /\b[a-z]+_[a-z]+_\d+\b/.exec(said)?.[0];
+        const reservations = said.match(/\b(?=[A-Z0-9]{6}\b)(?=[A-Z0-9]*\d)[A-Z0-9]*[A-Z][A-Z0-9]*\b/g) ?? [];
+        return JSON.stringify({ ...(userId ? { user_id: userId } : {}), ...(reservations.length > 0 ? { reservation_ids: reservations } : {}) });
+      },
+    ],
+    { repeatLast: true, name: 'scripted-booking' },
+  );
 }
 
 /**
