@@ -111,7 +111,8 @@ step "Run the scaffolded strategy's generated tests" test_strategy
 step 'Compose payloads through the installed runtime (a standard plugin and the scaffolded one)' compose
 sed 's/^/    /' "$logs/$(printf '%02d' "$step_number")"-*.log
 
+checked=$((SECONDS - started))
+if [ -z "${CTXKIT_KEEP_PACKED:-}" ]; then rm -rf "$work"; else echo "Work directory kept: $work"; fi
 elapsed=$((SECONDS - started))
-echo "check-packed-install: passed in ${elapsed} s (${#packages[@]} packages)."
+echo "check-packed-install: passed: ${#packages[@]} packages checked in ${checked} s, ${elapsed} s with the clean-up."
 if [ "$elapsed" -gt 180 ]; then echo "check-packed-install: warning: it took more than 3 minutes (${elapsed} s)." >&2; fi
-if [ -z "${CTXKIT_KEEP_PACKED:-}" ]; then rm -rf "$work"; fi
