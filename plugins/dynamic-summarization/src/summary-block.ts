@@ -17,15 +17,21 @@ export function summaryBlock(state: SummaryState, text: string = state.text): st
 /**
  * The summary as the composer's memory block: right after the system prompt, shortened from its
  * head when it does not fit its share, left out when the window already holds every message it
- * covers; the history older than the window that it covers is reported as `summarized`.
+ * covers; the history older than the window that it covers is reported as `summarized`. Build it once
+ * per summary: it keeps its last shortened form for the next composition.
  */
 export function summaryMemoryBlock(state: SummaryState, counter: TokenCounter): MemoryBlock {
+  // The room left to the summary rarely changes from one turn to the next: the last cut is reused.
+  let lastCut: { maxTokens: number; text: string | undefined } | undefined;
   return {
     name: 'summary',
     content: summaryBlock(state),
     shrink: (maxTokens) => {
+      if (lastCut?.maxTokens === maxTokens) return lastCut.text;
       const room = maxTokens - counter.count(summaryBlock(state, ''));
-      return room > 0 ? summaryBlock(state, truncateToFit(state.text, { kind: 'head', maxTokens: room, counter }).text) : undefined;
+      const text = room > 0 ? summaryBlock(state, truncateToFit(state.text, { kind: 'head', maxTokens: room, counter }).text) : undefined;
+      lastCut = { maxTokens, text };
+      return text;
     },
     placement: 'after-system',
     omitWhenWindowCovers: true,

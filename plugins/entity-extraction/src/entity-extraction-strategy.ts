@@ -19,7 +19,6 @@ import {
 import type { EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
 import type { StateExtractor } from './extraction/state-extractor';
-import { renderStateBlock } from './payload/render-state-block';
 import { StateBlockCache } from './payload/state-block-cache';
 import type { CompiledStateSchema } from './schema/state-schema';
 import type { EntityState, EntityStateVersion, PersistedEntityState } from './state/entity-state';
@@ -63,6 +62,8 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
   /** Where the turns of this conversation start, so that turn numbers cost the same at any length. */
   private readonly turns = new TurnIndex();
   private readonly stateBlocks: StateBlockCache;
+  /** The state block shortened to the room a composition left it (most turns leave the same room). */
+  private readonly shortenedStateBlocks: StateBlockCache;
   /** The session's state in the store, shared with every instance and process serving it. */
   private readonly shared: SharedEntityState;
   private disposed = false;
@@ -85,6 +86,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
       budget: () => budget,
     });
     this.stateBlocks = new StateBlockCache(options.schema, options.counter);
+    this.shortenedStateBlocks = new StateBlockCache(options.schema, options.counter);
   }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
@@ -267,7 +269,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     persisted: PersistedEntityState,
     options: ComposeOptions,
   ): LLMPayload {
-    const { config, counter, schema } = this.options;
+    const { config } = this.options;
     const version = persisted.versions.length;
     const turns = this.turnsOf(history);
     const block = this.stateBlocks.render(persisted.state, version, config.stateMaxTokens);
@@ -288,7 +290,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
           name: 'entity state',
           content: block.message ? String(block.message.content) : '',
           shrink: (maxTokens) => {
-            const smaller = renderStateBlock(persisted.state, version, schema, counter, Math.min(maxTokens, config.stateMaxTokens));
+            const smaller = this.shortenedStateBlocks.render(persisted.state, version, Math.min(maxTokens, config.stateMaxTokens));
             return smaller.message ? String(smaller.message.content) : undefined;
           },
           covers: { until: covered + 1, action: 'dropped', recoverableFrom: 'entity-state', reason: 'older than the window: its values are in the entity state' },

@@ -81,11 +81,11 @@ describe('historyFingerprint', () => {
       { role: 'user', content: 'Book me a flight to Seattle on May 20th.' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_flights', arguments: '{"to":"SEA"}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: '[{"flight":"HAT123"}]' },
-      { role: 'assistant', content: [{ type: 'text', text: 'HAT123 leaves at 9:00. ' }, { type: 'text', text: '東京 ✈️' }] },
+      { role: 'user', content: [{ type: 'text', text: 'HAT123 at 9:00, please. ' }, { type: 'text', text: '東京 ✈️' }] },
     ];
-    expect(historyFingerprint(history, 0, 4)).toBe('4:wu8tQ612j0sxcgEfU6ism701g5O6rYjybaSny1G14zU');
+    expect(historyFingerprint(history, 0, 4)).toBe('4:YXGL9ACkvtmgWxpdh7KiKjGY3Tzorq4Z0RZOGj9w26M');
     expect(historyFingerprint(history, 1, 3)).toBe('2:xRnFnlqEltvcXLCFyCh__EoE4d5rHbxcuXkYXFN6R8A');
-    expect(historyFingerprint(history, 0, 4)).toBe('4:wu8tQ612j0sxcgEfU6ism701g5O6rYjybaSny1G14zU');
+    expect(historyFingerprint(history, 0, 4)).toBe('4:YXGL9ACkvtmgWxpdh7KiKjGY3Tzorq4Z0RZOGj9w26M');
   });
 
   it('names the number of messages and gives one value for an empty range', () => {
