@@ -1,4 +1,4 @@
-import type { ContextManager, ITokenCounter } from '@ctxkit/core';
+import type { ContextManager, IContextStore, ITokenCounter } from '@ctxkit/core';
 import type { ToolOutputCaps, ToolOutputPolicy } from './budget/tool-output-policy';
 import type { ProviderName } from './providers/provider-name';
 import type { SmallContextOptions } from './small-context/small-context-plan';
@@ -49,6 +49,17 @@ export interface AgentOptions {
    * @default the agent container's `ITokenCounter` (`createAgent`), else an exact counter for `model`
    */
   counter?: ITokenCounter;
+  /**
+   * Learn the provider's token counts from the input tokens it reports after each call, and hold
+   * payloads to the calibrated count (see docs/13-token-counting.md). Offline and scripted clients
+   * teach nothing. @default true
+   */
+  calibrateTokenCounts?: boolean;
+  /**
+   * Where the agent keeps what it learns across sessions and processes (the token-count correction).
+   * @default the agent container's `IContextStore` (`createAgent`), else nothing is kept
+   */
+  store?: IContextStore;
   /** Small-context modes A–D: threshold, compact prompt, essential tools, forced modes. @default automatic by window */
   smallContext?: SmallContextOptions;
   /** Per-tool truncation policy overriding the choice by name and arguments, e.g. `{ run_tests: { kind: 'tail' } }`. */

@@ -24,6 +24,7 @@ import { DEFAULT_MAX_STEPS, type AgentOptions } from './agent-options';
 import type { AgentRunOptions, AgentRunResult } from './agent-run';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
 import { AnthropicClient } from './llm/anthropic-client';
+import { AgentCountCalibration } from './budget/agent-count-calibration';
 import { emptyRunBudgetReport } from './budget/run-budget-report';
 import { budgetStep } from './loop/budget-step';
 import type { CallSettings } from './loop/call-llm-step';
@@ -78,6 +79,7 @@ export class Agent {
   /** The window learned from the first payload's budget when the options name none. */
   private learnedWindow: number | undefined;
   private defaultCounter: ITokenCounter | undefined;
+  private countCalibration: AgentCountCalibration | undefined;
 
   constructor(
     @inject(IContextManager) private readonly contextManager: ContextManager,
@@ -123,6 +125,8 @@ export class Agent {
       turns = { history, counted: 0, turn: 0 };
     }
     const session = this.budgetFor(sessionId);
+    const calibration = this.calibration();
+    await calibration?.ready();
     const tools = this.toolsFor(manager);
     const window = this.options.contextWindow ?? this.learnedWindow;
     const plan = window !== undefined ? this.planFor(window) : undefined;
@@ -139,7 +143,8 @@ export class Agent {
       usages: [],
       payloads: [],
       toolOutputTokenLimit: undefined,
-      counter: this.counter(),
+      counter: calibration?.counter ?? this.counter(),
+      calibration,
       lastPayloadTokens: 0,
       budgetLimit: undefined,
       budgetFlag: false,
@@ -249,6 +254,18 @@ export class Agent {
       this.budgets.set(sessionId, state);
     }
     return state;
+  }
+
+  /** The agent's count calibration (one per agent, its model's), unless `calibrateTokenCounts` is off. */
+  private calibration(): AgentCountCalibration | undefined {
+    if (this.options.calibrateTokenCounts === false) return undefined;
+    this.countCalibration ??= new AgentCountCalibration({
+      agentId: this.options.agentId,
+      model: this.options.model ?? this.llm.defaultModel,
+      raw: this.counter(),
+      ...(this.options.store ? { store: this.options.store } : {}),
+    });
+    return this.countCalibration;
   }
 
   /** The agent's counter: the options', else an exact counter for its model, else the heuristic. */

@@ -1,4 +1,4 @@
-import { ILLMClient, IModelRegistry, ITokenCounter, LLMNotConfiguredError, type AgentContainer, type AgentHandle, type LLMClient } from '@ctxkit/core';
+import { IContextStore, ILLMClient, IModelRegistry, ITokenCounter, LLMNotConfiguredError, type AgentContainer, type AgentHandle, type LLMClient } from '@ctxkit/core';
 import { Agent } from './agent';
 import type { AgentOptions } from './agent-options';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
@@ -59,6 +59,7 @@ export function createAgent(handle: AgentHandleLike, options: CreateAgentOptions
   const smallContext = fromManifest || settings.smallContext ? { ...fromManifest, ...settings.smallContext } : undefined;
   const agentOptions: AgentOptions = {
     ...(container.isRegistered(ITokenCounter, true) ? { counter: container.resolve(ITokenCounter) } : {}),
+    ...(container.isRegistered(IContextStore, true) ? { store: container.resolve(IContextStore) } : {}),
     ...(windowOf(handle, container) !== undefined ? { contextWindow: windowOf(handle, container) } : {}),
     ...(typeof handle.manifest?.systemPrompt === 'string' ? { systemPrompt: handle.manifest.systemPrompt } : {}),
     ...(typeof handle.manifest?.model === 'string' ? { model: handle.manifest.model } : {}),

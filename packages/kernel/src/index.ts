@@ -50,6 +50,7 @@ export type { ToolOutputTruncationReport, TruncateToolResultInput } from './budg
 export { MIN_TOOL_OUTPUT_TOKENS, truncateToolResult } from './budget/truncate-tool-result';
 export type { PreSendCheckInput, PreSendReport, PreSendResult, PreSendStep, PreSendStepReport } from './budget/pre-send-check';
 export { preSendCheck } from './budget/pre-send-check';
+export type { TokenCalibrationReport } from './budget/agent-count-calibration';
 export type { OverflowRetryReport, RunBudgetReport } from './budget/run-budget-report';
 export { classifyContextOverflow } from './budget/classify-context-overflow';
 export type { OverflowRetryLimitInput } from './budget/overflow-retry-limit';

@@ -23,7 +23,8 @@ export function outputTokensFor(payload: LLMPayload, settings: CallSettings): nu
 /**
  * Step 2: sends the payload (messages and tools, exactly as composed) to the model with the agent's
  * model and the answer's token limit ({@link outputTokensFor}), appends a frozen copy of the answer
- * to the history, records the usage and emits `llm-usage`.
+ * to the history, records the usage (and teaches the token-count calibration the provider's count
+ * of the payload) and emits `llm-usage`.
  * @throws the client's typed errors (`LLMRequestError`, `LLMTimeoutError`, `LLMResponseError`)
  */
 export async function callLlmStep(
@@ -40,8 +41,14 @@ export async function callLlmStep(
   if (settings.timeoutMs !== undefined) request.timeoutMs = settings.timeoutMs;
   if (settings.signal !== undefined) request.signal = settings.signal;
   const completion = await llm.complete(request);
+  const call = state.steps;
   state.steps++;
   state.usages.push(completion.usage);
+  if (state.calibration && !llm.offline) {
+    const { input_tokens, cache_creation_tokens, cache_read_tokens } = completion.usage;
+    const report = await state.calibration.observe(state.sessionId, call, payload, input_tokens + cache_creation_tokens + cache_read_tokens);
+    if (report) state.budget.tokenCalibration.push(report);
+  }
   state.history.push(frozenMessage(completion.message));
   safeEmit(events, 'llm-usage', { ...eventBase(state), usage: completion.usage, model: completion.model });
   return completion;

@@ -41,6 +41,11 @@ export async function callModelStep(state: RunState, payload: LLMPayload, contex
   } catch (error) {
     const overflow = classifyContextOverflow(error, llm.name);
     if (!overflow) throw error;
+    // The provider said how many tokens it counted: the calibration learns from the refusal too.
+    if (overflow.actual !== undefined && state.calibration && !llm.offline) {
+      const learned = await state.calibration.observe(state.sessionId, state.steps, payload, overflow.actual);
+      if (learned) state.budget.tokenCalibration.push(learned);
+    }
     const report: OverflowRetryReport = {
       call: state.steps,
       providerLimit: overflow.limit,

@@ -1,4 +1,5 @@
 import type { ChatMessage, ContextManager, CtxkitEventBase, ITokenCounter, PayloadStats, TokenUsage, ToolDefinition } from '@ctxkit/core';
+import type { AgentCountCalibration } from '../budget/agent-count-calibration';
 import type { RunBudgetReport } from '../budget/run-budget-report';
 import type { ToolOutputCaps, ToolOutputPolicy } from '../budget/tool-output-policy';
 import type { SmallContextPlan } from '../small-context/small-context-plan';
@@ -28,8 +29,10 @@ export interface RunState {
   payloads: PayloadStats[];
   /** Tool-output token limit of the last payload. */
   toolOutputTokenLimit: number | undefined;
-  /** Counts payloads and tool outputs (the agent's counter). */
+  /** Counts payloads and tool outputs (the agent's counter, calibrated to the provider when calibration is on). */
   counter: ITokenCounter;
+  /** Learns the provider's counts from each call's reported usage; absent when calibration is off. */
+  calibration: AgentCountCalibration | undefined;
   /** Tokens of the last payload sent (messages + tool definitions). */
   lastPayloadTokens: number;
   /** The pre-send line of the last payload (`budget.available`), when known. */

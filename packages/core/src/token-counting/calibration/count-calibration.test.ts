@@ -64,6 +64,7 @@ describe('CountCalibration', () => {
       const calibration = new CountCalibration();
       expect(calibration.calibrate(1000)).toBe(1000);
       const first = calibration.observe(1000, 2000)!;
+      expect(first.ignored).toBe(false);
       expect(first.estimatedTokens).toBe(1000);
       expect(first.relativeError).toBeCloseTo(-0.5);
       expect(calibration.correction).toBeCloseTo(1.25); // at most 25% per step
@@ -90,6 +91,13 @@ describe('CountCalibration', () => {
       }
       expect(calibration.observations).toBe(0);
       expect(calibration.correction).toBe(1);
+    });
+
+    it('ignores reports no tokenizer could explain (a test server, a proxy that counts something else)', () => {
+      const calibration = new CountCalibration();
+      expect(calibration.observe(2000, 10)).toMatchObject({ ignored: true, correction: 1 });
+      expect(calibration.observe(1000, 5000)).toMatchObject({ ignored: true, correction: 1 });
+      expect(calibration.observations).toBe(0);
     });
 
     it('keeps the correction inside its bounds whatever is reported', () => {

@@ -10,9 +10,9 @@ export interface CountCalibrationOptions {
    * correction a quarter as far. @default 0.3
    */
   outlierShare?: number;
-  /** Smallest correction. @default 0.5 */
+  /** Smallest correction; a report below this ratio is ignored. @default 0.5 */
   minCorrection?: number;
-  /** Largest correction. @default 3 */
+  /** Largest correction; a report above this ratio is ignored. @default 3 */
   maxCorrection?: number;
 }
 
@@ -30,6 +30,11 @@ export interface CalibrationObservation {
   correction: number;
   /** True when the observation was damped as an outlier. */
   damped: boolean;
+  /**
+   * True when the ratio was outside [minCorrection, maxCorrection]: no tokenizer differs that much,
+   * so the report is not about this payload (a test server, a proxy's own count); nothing was learned.
+   */
+  ignored: boolean;
 }
 
 /** A calibration as stored: enough to resume learning after a restart. */
@@ -62,10 +67,18 @@ export class CountCalibration {
     if (!(this.settings.minCorrection > 0 && this.settings.minCorrection <= 1 && this.settings.maxCorrection >= 1)) {
       throw new RangeError(`CountCalibration: minCorrection must be in (0, 1] and maxCorrection at least 1 (got ${this.settings.minCorrection} and ${this.settings.maxCorrection}).`);
     }
-    this.value = snapshot && Number.isFinite(snapshot.correction) ? this.clamp(snapshot.correction) : 1;
-    this.count = snapshot?.observations ?? 0;
-    this.lastRatio = snapshot?.lastRatio;
-    this.errorSum = (snapshot?.meanAbsoluteError ?? 0) * this.count;
+    this.value = 1;
+    this.count = 0;
+    this.errorSum = 0;
+    if (snapshot) this.restore(snapshot);
+  }
+
+  /** Resumes from a stored snapshot (what {@link snapshot} gave), replacing what was learned so far. */
+  restore(snapshot: CountCalibrationSnapshot): void {
+    this.value = Number.isFinite(snapshot.correction) ? this.clamp(snapshot.correction) : 1;
+    this.count = Number.isFinite(snapshot.observations) && snapshot.observations > 0 ? Math.floor(snapshot.observations) : 0;
+    this.lastRatio = snapshot.lastRatio;
+    this.errorSum = (snapshot.meanAbsoluteError ?? 0) * this.count;
   }
 
   /** The factor applied to raw counts (1 until something was observed). */
@@ -93,6 +106,9 @@ export class CountCalibration {
     const estimatedTokens = this.calibrate(rawTokens);
     const relativeError = (estimatedTokens - reportedTokens) / reportedTokens;
     const ratio = reportedTokens / rawTokens;
+    if (ratio < this.settings.minCorrection || ratio > this.settings.maxCorrection) {
+      return { rawTokens, estimatedTokens, reportedTokens, relativeError, correction: this.value, damped: false, ignored: true };
+    }
     const far = (from: number) => Math.abs(ratio - from) > this.settings.outlierShare * from;
     const damped = this.lastRatio !== undefined && far(this.lastRatio) && far(this.value);
     const rate = damped ? this.settings.learningRate / 4 : this.settings.learningRate;
@@ -102,7 +118,7 @@ export class CountCalibration {
     this.lastRatio = ratio;
     this.count++;
     this.errorSum += Math.abs(relativeError);
-    return { rawTokens, estimatedTokens, reportedTokens, relativeError, correction: this.value, damped };
+    return { rawTokens, estimatedTokens, reportedTokens, relativeError, correction: this.value, damped, ignored: false };
   }
 
   /** The state to store, so that the next process starts from what this one learned. */

@@ -13,19 +13,20 @@ const next: ChatMessage = { role: 'user', content: 'Change it to the next day.' 
 describe('UsageAnchoredCount', () => {
   it('adds the calibrated count of the new messages to the provider report of the previous payload', () => {
     const anchored = new UsageAnchoredCount(counter, new CountCalibration());
-    anchored.record({ messages: [system, first] }, 500);
+    const reported = Math.round(counter.countMessages([system, first]) * 1.2);
+    anchored.record({ messages: [system, first] }, reported);
     // a copy rebuilt from JSON is the same prefix
     const payload = { messages: [...JSON.parse(JSON.stringify([system, first])), answer, next] as ChatMessage[] };
     const estimate = anchored.count(payload);
     expect(estimate.anchoredMessages).toBe(2);
     const correction = anchored['calibration'].correction;
-    expect(estimate.tokens).toBe(500 + Math.ceil(counter.countMessages([answer, next]) * correction));
+    expect(estimate.tokens).toBe(reported + Math.ceil(counter.countMessages([answer, next]) * correction));
     expect(estimate.rawTokens).toBe(counter.countMessages(payload.messages));
   });
 
   it('counts the whole payload when the prefix changed (a message dropped or edited, other tools)', () => {
     const anchored = new UsageAnchoredCount(counter, new CountCalibration());
-    anchored.record({ messages: [system, first, answer] }, 500);
+    anchored.record({ messages: [system, first, answer] }, Math.round(counter.countMessages([system, first, answer]) * 1.2));
     const calibrated = (messages: ChatMessage[]) => anchored['calibration'].calibrate(counter.countMessages(messages));
     expect(anchored.count({ messages: [system, answer, next] })).toEqual({ tokens: calibrated([system, answer, next]), rawTokens: counter.countMessages([system, answer, next]), anchoredMessages: 0 });
     expect(anchored.count({ messages: [system, first, { ...answer, content: 'edited' }, next] }).anchoredMessages).toBe(0);
@@ -36,8 +37,12 @@ describe('UsageAnchoredCount', () => {
 
   it('drops the anchor after an unusable report', () => {
     const anchored = new UsageAnchoredCount(counter, new CountCalibration());
-    anchored.record({ messages: [system, first] }, 500);
+    anchored.record({ messages: [system, first] }, Math.round(counter.countMessages([system, first]) * 1.2));
     expect(anchored.record({ messages: [system, first, answer] }, 0)).toBeUndefined();
+    expect(anchored.count({ messages: [system, first, answer, next] }).anchoredMessages).toBe(0);
+    // a report no tokenizer could explain anchors nothing either
+    anchored.record({ messages: [system, first] }, Math.round(counter.countMessages([system, first]) * 1.2));
+    expect(anchored.record({ messages: [system, first, answer] }, 100_000)!.ignored).toBe(true);
     expect(anchored.count({ messages: [system, first, answer, next] }).anchoredMessages).toBe(0);
   });
 });

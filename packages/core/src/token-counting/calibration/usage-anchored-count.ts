@@ -67,11 +67,12 @@ export class UsageAnchoredCount {
   /**
    * Records the provider's reported input tokens for a payload just sent: the calibration learns
    * from it and the payload becomes the anchor of the next count. Returns what was learned, or
-   * `undefined` when the report was unusable (zero, negative, not a number).
+   * `undefined` when the report was unusable (zero, negative, not a number); a report the calibration
+   * ignored (see `CalibrationObservation.ignored`) anchors nothing either.
    */
   record(payload: CountedPayload, reportedTokens: number): CalibrationObservation | undefined {
     const observation = this.calibration.observe(this.rawCount(payload), reportedTokens);
-    this.anchor = observation === undefined ? undefined : { messages: payload.messages.slice(), toolsText: JSON.stringify(payload.tools ?? []), reportedTokens };
+    this.anchor = observation === undefined || observation.ignored ? undefined : { messages: payload.messages.slice(), toolsText: JSON.stringify(payload.tools ?? []), reportedTokens };
     return observation;
   }
 
