@@ -284,6 +284,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       tokensOf: (message) => this.counter.countMessage(message),
       hides: (message) => this.view.hides(message),
       withContent: (message, content) => this.view.withContent(message, content),
+      relieveAll: (messages, region, protectFrom, options, relieveLog) => this.view.relieveAll(messages, region, protectFrom, options, relieveLog),
       microCompact: this.config.microCompact.enabled ? { minContentLength: this.config.microCompact.minContentLength } : undefined,
       // Without dynamic context or a memory block the room is the budget less the system prompt and the tools, as the composer counts them.
       ...(!call.ragContext && memory.length === 0 && call.options.collapseOlderToolResults !== true

@@ -27,6 +27,18 @@ describe('buildInContextView', () => {
     );
   });
 
+  it('shows a text that fits the bytes as it is exactly when none of its lines passes maxLineLength', () => {
+    const lines = fc.array(fc.oneof(fc.string({ maxLength: 60 }), fc.integer({ min: 0, max: 400 }).map((length) => 'y'.repeat(length))), { maxLength: 60 });
+    fc.assert(
+      fc.property(lines, fc.integer({ min: 16, max: 300 }), (parts, maxLineLength) => {
+        const text = parts.join('\n');
+        const view = buildInContextView(text, refOf(text), { maxMessageBytes: 1 << 20, maxLineLength });
+        expect(view.truncated).toBe(parts.some((line) => line.length > maxLineLength));
+      }),
+      { seed: 20250102, numRuns: 300 },
+    );
+  });
+
   it('cuts a long line at maxLineLength with a marker and names the ref', () => {
     const text = `short\n${'😀'.repeat(50)}\nend`;
     const view = buildInContextView(text, refOf(text), { maxMessageBytes: 4096, maxLineLength: 21 });

@@ -57,8 +57,8 @@ export function buildInContextView(text: string, ref: Readonly<ToolOutputRef>, l
   const maxLine = Math.max(1, Math.floor(limits.maxLineLength));
   if (looksBinary(text)) return { text: binaryNote(ref), truncated: true, linesShown: 0, linesCut: 0, binary: true };
 
-  // Fast path: small enough and no long line.
-  if (text.length <= maxBytes && utf8ByteLength(text) <= maxBytes && !hasLineLongerThan(text, maxLine)) {
+  // Fast path: small enough and no long line (the ref measured the bytes when the output was hashed).
+  if (text.length <= maxBytes && (ref.byte_size ?? utf8ByteLength(text)) <= maxBytes && !hasLineLongerThan(text, maxLine)) {
     return { text, truncated: false, linesShown: ref.line_count ?? 0, linesCut: 0, binary: false };
   }
 
@@ -105,14 +105,17 @@ export function buildInContextView(text: string, ref: Readonly<ToolOutputRef>, l
   return { text: `${body}\n${note}`, truncated: true, linesShown, linesCut, binary: false };
 }
 
+/**
+ * True when a line of `text` is longer than `maxLine` characters. Jumps from a line's start to the
+ * last newline within `maxLine` characters of it (found looking back), so a text of short lines is
+ * crossed in steps of about `maxLine` characters, not one step per line.
+ */
 function hasLineLongerThan(text: string, maxLine: number): boolean {
-  if (text.length <= maxLine) return false;
-  let position = 0;
-  while (position < text.length) {
-    const newline = text.indexOf('\n', position);
-    const end = newline === -1 ? text.length : newline;
-    if (end - position > maxLine) return true;
-    position = end + 1;
+  let start = 0;
+  while (text.length - start > maxLine) {
+    const newline = text.lastIndexOf('\n', start + maxLine);
+    if (newline < start) return true;
+    start = newline + 1;
   }
   return false;
 }

@@ -9,7 +9,12 @@ export function trimmedPlaceholder(refId: string): string {
   return `[tool output trimmed; ref=${refId}]`;
 }
 
-/** True when a tool message shows the trimmed placeholder of its ref. */
+const PREFIX = '[tool output trimmed; ref=';
+
+/** True when a tool message shows the trimmed placeholder of its ref (compared in place: no placeholder is built). */
 export function isTrimmed(message: Readonly<ToolMessage>): boolean {
-  return message.output_ref !== undefined && contentText(message.content) === trimmedPlaceholder(message.output_ref.id);
+  const ref = message.output_ref;
+  if (ref === undefined) return false;
+  const text = contentText(message.content);
+  return text.length === PREFIX.length + ref.id.length + 1 && text.startsWith(PREFIX) && text.startsWith(ref.id, PREFIX.length) && text.endsWith(']');
 }

@@ -2,7 +2,7 @@ import { contentText, type ChatMessage, type ComposedPayload, type ToolMessage }
 import { affordsExpandTools } from '../cache/offered-tools';
 import type { AlignedView } from './align-view';
 import type { ReductionLog } from './reduction-log';
-import { relievePressure } from './relieve-pressure';
+import { relievePressure, type ReplacementOptions } from './relieve-pressure';
 import { underPressure } from './under-pressure';
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/;
@@ -40,6 +40,11 @@ export interface FitViewOptions {
    * replaced is relieved before the first probe: that probe could only report the pressure.
    */
   room?: (offerCache: boolean) => number;
+  /**
+   * Replaces every older output from `region` on (what {@link relievePressure} comes to when the view
+   * cannot fit even so), reusing what did not change since the last call.
+   */
+  relieveAll?: (messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog) => { messages: ReadonlyArray<ChatMessage>; replaced: number };
 }
 
 /** The view as it will be composed. */
@@ -66,7 +71,9 @@ export function fitView(options: FitViewOptions): FittedView {
   let messages: ReadonlyArray<ChatMessage> = aligned.messages;
   const memoryRefs = aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content)));
   let offerCache = cacheOn && (memoryRefs || options.hidesOutput);
-  const known = options.room && options.region > aligned.startIndex;
+  // The region starts past the first position: the view does not fit even with every older output replaced.
+  const hopeless = options.region > aligned.startIndex;
+  const known = options.room && hopeless;
   let composed: ComposedPayload | undefined = known ? undefined : options.probe(messages, offerCache);
   const roomOf = (offer: boolean): number => (composed ? composed.roomTokens : options.room!(offer));
   // The room without the expand tools decides whether they are worth their tokens at all.
@@ -79,17 +86,24 @@ export function fitView(options: FitViewOptions): FittedView {
   let last = composed && { composed, messages, offerCache };
   if (pressure) {
     const toolRoom = affordable && !offerCache ? cacheToolTokens : 0;
-    const relieved = relievePressure(messages, {
-      from: options.region,
-      protectFrom: options.protectFrom,
-      targetTokens: roomOf(offerCache) - (composed ? composed.payload.stats.sections.memory : 0) - toolRoom,
-      tokensAt: (index) => options.tokensAt(messages, index),
+    const unrelieved = messages;
+    const replacing: ReplacementOptions = {
+      tokensAt: (index) => options.tokensAt(unrelieved, index),
       tokensOf: options.tokensOf,
       microCompact: options.microCompact,
       showRefs: affordable,
       withContent: options.withContent,
-      log: options.log,
-    });
+    };
+    const relieved =
+      hopeless && options.relieveAll
+        ? options.relieveAll(messages, options.region, options.protectFrom, replacing, options.log)
+        : relievePressure(messages, {
+            ...replacing,
+            from: options.region,
+            protectFrom: options.protectFrom,
+            targetTokens: roomOf(offerCache) - (composed ? composed.payload.stats.sections.memory : 0) - toolRoom,
+            log: options.log,
+          });
     if (relieved.replaced > 0) {
       messages = relieved.messages;
       offerCache = affordable && (offerCache || hidesFrom(messages, options.region, options.hides));

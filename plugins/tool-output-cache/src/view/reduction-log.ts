@@ -21,7 +21,11 @@ export class ReductionLog {
     if (last && last.action === action && last.reason === details.reason && last.recoverableFrom === details.recoverableFrom && last.to <= from) {
       last.to = to;
       last.messages += to - from;
-      if (details.refs?.length) last.refs = [...(last.refs ?? []), ...details.refs];
+      // The record's refs are its own array (copied when it was made): appended to in place.
+      if (details.refs?.length) {
+        if (last.refs) for (const ref of details.refs) last.refs.push(ref);
+        else last.refs = [...details.refs];
+      }
       if (details.tokensBefore !== undefined) last.tokensBefore = (last.tokensBefore ?? 0) + details.tokensBefore;
       if (details.tokensAfter !== undefined) last.tokensAfter = (last.tokensAfter ?? 0) + details.tokensAfter;
       return;
@@ -30,6 +34,25 @@ export class ReductionLog {
     if (details.refs?.length) record.refs = [...details.refs];
     if (details.tokensBefore !== undefined) record.tokensBefore = details.tokensBefore;
     if (details.tokensAfter !== undefined) record.tokensAfter = details.tokensAfter;
+    this.records.push(record);
+  }
+
+  /** Records one message at `reduction.position`, as {@link add} does (without the objects it takes). */
+  addOne(action: ReductionAction, reason: string, reduction: { position: number; recoverableFrom: RecoverySource; ref?: string; tokensBefore?: number; tokensAfter?: number }): void {
+    const from = reduction.position;
+    const last = this.records[this.records.length - 1];
+    if (last && last.action === action && last.reason === reason && last.recoverableFrom === reduction.recoverableFrom && last.to <= from) {
+      last.to = from + 1;
+      last.messages++;
+      if (reduction.ref !== undefined) (last.refs ??= []).push(reduction.ref);
+      if (reduction.tokensBefore !== undefined) last.tokensBefore = (last.tokensBefore ?? 0) + reduction.tokensBefore;
+      if (reduction.tokensAfter !== undefined) last.tokensAfter = (last.tokensAfter ?? 0) + reduction.tokensAfter;
+      return;
+    }
+    const record: ReductionRecord = { action, from, to: from + 1, messages: 1, reason, recoverableFrom: reduction.recoverableFrom };
+    if (reduction.ref !== undefined) record.refs = [reduction.ref];
+    if (reduction.tokensBefore !== undefined) record.tokensBefore = reduction.tokensBefore;
+    if (reduction.tokensAfter !== undefined) record.tokensAfter = reduction.tokensAfter;
     this.records.push(record);
   }
 

@@ -51,12 +51,60 @@ export interface RelievedView {
   totalTokens: number;
 }
 
-/** One output {@link relievePressure} replaced: where, and its tokens before and after. */
-interface Replacement {
+/** One output replaced to relieve pressure: where, its copy, and its tokens before and after. */
+export interface Replacement {
   index: number;
   copy: ToolMessage;
   before: number;
   after: number;
+}
+
+/** What {@link replacementAt} decides with. */
+export type ReplacementOptions = Pick<RelievePressureOptions, 'tokensAt' | 'tokensOf' | 'microCompact' | 'showRefs' | 'withContent'>;
+
+/**
+ * The replacement that relieves pressure at `index`, when there is one: a cached output becomes its
+ * `[tool output trimmed; ref=…]` placeholder (or, with `showRefs: false` and micro-compact on, the
+ * shorter `[Previous: used {tool_name}]`), a result without a ref its micro-compact placeholder
+ * when it is longer than `minContentLength`; nothing when the message is a placeholder already or
+ * the replacement would not be smaller.
+ */
+export function replacementAt(messages: ReadonlyArray<ChatMessage>, index: number, options: ReplacementOptions): Replacement | undefined {
+  const message = messages[index]!;
+  if (message.role !== 'tool') return undefined;
+  let content: string;
+  if (message.output_ref && (options.showRefs !== false || !options.microCompact)) {
+    if (isTrimmed(message)) return undefined;
+    content = trimmedPlaceholder(message.output_ref.id);
+  } else {
+    const text = contentText(message.content);
+    if (!options.microCompact || text.length <= options.microCompact.minContentLength) return undefined;
+    content = microCompactPlaceholder(toolNameAt(messages, index));
+    if (text === content) return undefined;
+  }
+  const before = options.tokensAt(index);
+  const copy = options.withContent(message, content);
+  const after = options.tokensOf(copy);
+  return after < before ? { index, copy, before, after } : undefined;
+}
+
+/** `messages` with `replacements` (in index order) made, each recorded in `log`. */
+export function applyReplacements(messages: ReadonlyArray<ChatMessage>, replacements: ReadonlyArray<Replacement>, log: ReductionLog): ReadonlyArray<ChatMessage> {
+  if (replacements.length === 0) return messages;
+  const result = messages.slice();
+  for (const { index, copy, before, after } of replacements) {
+    result[index] = copy;
+    const ref = copy.output_ref?.id;
+    const trimmed = isTrimmed(copy);
+    log.add(trimmed ? 'trimmed' : 'micro-compacted', { from: index }, {
+      reason: trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
+      recoverableFrom: ref ? 'tool-output-cache' : 'history',
+      ...(ref ? { refs: [ref] } : {}),
+      tokensBefore: before,
+      tokensAfter: after,
+    });
+  }
+  return result;
 }
 
 /**
@@ -77,24 +125,10 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
   const replacements: Replacement[] = [];
   const end = Math.min(options.protectFrom, messages.length);
   for (let index = options.from; index < end && total > options.targetTokens; index++) {
-    const message = messages[index]!;
-    if (message.role !== 'tool') continue;
-    const text = contentText(message.content);
-    let content: string;
-    if (message.output_ref && (options.showRefs !== false || !options.microCompact)) {
-      if (isTrimmed(message)) continue;
-      content = trimmedPlaceholder(message.output_ref.id);
-    } else {
-      if (!options.microCompact || text.length <= options.microCompact.minContentLength) continue;
-      content = microCompactPlaceholder(toolNameAt(messages, index));
-      if (text === content) continue;
-    }
-    const before = options.tokensAt(index);
-    const copy = options.withContent(message, content);
-    const after = options.tokensOf(copy);
-    if (after >= before) continue;
-    replacements.push({ index, copy, before, after });
-    total -= before - after;
+    const replacement = replacementAt(messages, index, options);
+    if (!replacement) continue;
+    replacements.push(replacement);
+    total -= replacement.before - replacement.after;
   }
   // Give the room back, newest first: a replacement the view fits without is undone.
   const kept: Replacement[] = [];
@@ -102,21 +136,8 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
     const replacement = replacements[position]!;
     const freed = replacement.before - replacement.after;
     if (total + freed <= options.targetTokens) total += freed;
-    else kept.unshift(replacement);
+    else kept.push(replacement);
   }
-  if (kept.length === 0) return { messages, replaced: 0, totalTokens: total };
-  const result = messages.slice();
-  for (const { index, copy, before, after } of kept) {
-    result[index] = copy;
-    const ref = copy.output_ref?.id;
-    const trimmed = isTrimmed(copy);
-    options.log.add(trimmed ? 'trimmed' : 'micro-compacted', { from: index }, {
-      reason: trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
-      recoverableFrom: ref ? 'tool-output-cache' : 'history',
-      ...(ref ? { refs: [ref] } : {}),
-      tokensBefore: before,
-      tokensAfter: after,
-    });
-  }
-  return { messages: result, replaced: kept.length, totalTokens: total };
+  kept.reverse();
+  return { messages: applyReplacements(messages, kept, options.log), replaced: kept.length, totalTokens: total };
 }

@@ -3,11 +3,14 @@ import { layoutEntries, NO_COMPACTION_LAYOUT, type HistoryLayout } from '../comp
 import { placeLayout, type AlignedView, type LayoutPlacement } from './align-view';
 import { currentTurnStart } from './current-turn';
 import { microCompactPlaceholder } from './micro-compact';
-import { ReductionLog } from './reduction-log';
+import type { ReductionLog } from './reduction-log';
+import { reachWalk, unitsEndingBy, type ReachWalk } from './reach-walk';
+import { applyReplacements, replacementAt, type Replacement, type ReplacementOptions } from './relieve-pressure';
 import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
 import { ViewCells, type ToolCell, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
+import { logViewReductions, noViewReductions, spliceViewReductions, type ViewReductions } from './view-reductions';
 
 /** What a {@link WorkingView} needs. */
 export interface WorkingViewOptions extends ViewCellsOptions {
@@ -44,8 +47,23 @@ export interface PreparedView {
   log: ReductionLog;
 }
 
-const TOOL_BUDGET_REASON = 'tool outputs passed the tool output budget';
-const VIEW_REASON = 'tool output shown as an in-context view';
+/** What one `prepare` laid out: the next reuses it for the positions that did not change. */
+interface LaidOut {
+  /** The history it was laid over (first and last message objects, length), its layout and start. */
+  first: ChatMessage | undefined;
+  last: ChatMessage | undefined;
+  length: number;
+  layout: HistoryLayout;
+  startIndex: number;
+  decisions: ViewDecisions;
+  /** The view over the caller's history: tool positions from `written` on hold what the view shows. */
+  messages: ChatMessage[];
+  written: number;
+  /** The reductions at the tool positions from `written` on. */
+  reductions: ViewReductions;
+  /** The walk that found how far a window can reach. */
+  walk: ReachWalk;
+}
 
 /**
  * The working view of one session's history: what would be sent for each message before it is fitted
@@ -66,6 +84,11 @@ export class WorkingView {
   private placement: LayoutPlacement = { startIndex: 0 };
   private turn = 0;
   private decisions: Promise<ViewDecisions> | undefined;
+  private laidOut: LaidOut | undefined;
+  /** The call before the one being prepared (when the view continues it) and the position before which nothing changed since. */
+  private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
+  /** The replacements of the last {@link relieveAll}, over the layout it was made for. */
+  private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[] } | undefined;
 
   constructor(private readonly options: WorkingViewOptions) {
     this.cells = new ViewCells(options);
@@ -118,19 +141,65 @@ export class WorkingView {
     const decisions = await this.decide();
     const { base } = this;
     const { startIndex } = this.placement;
-    const region = everything ? startIndex : await this.reach(decisions, available);
-    const messages = base.slice();
-    for (let position = region; position < base.length; position++) {
-      if (base[position]!.role === 'tool') messages[position] = this.budgeted(position, this.knownCell(position) ?? (await this.cellAt(position)), decisions).message;
+    const length = base.length;
+    const previous = this.laidOut && this.continues(this.laidOut) ? this.laidOut : undefined;
+    // Positions before `stable` show what they showed in the previous call; from `reusedFrom` on it laid them out.
+    const stable = previous ? this.stableBefore(previous, decisions) : startIndex;
+    const reusedFrom = previous ? Math.max(previous.written, startIndex) : stable;
+    const reused = reusedFrom < stable;
+    const reach = everything ? { region: startIndex, walk: reachWalk([]) } : await this.reach(decisions, available, previous, stable);
+    const { region } = reach;
+    const messages = reused ? previous!.messages.slice(0, stable).concat(base.slice(stable)) : base.slice();
+    const fresh = noViewReductions();
+    const after = noViewReductions();
+    for (let position = region; position < length; position++) {
+      if (reused && position >= reusedFrom && position < stable) position = stable;
+      if (position >= length || base[position]!.role !== 'tool') continue;
+      const cell = this.knownCell(position) ?? (await this.cellAt(position));
+      messages[position] = this.budgeted(position, cell, decisions).message;
+      this.reduce(position, cell, decisions, position < reusedFrom ? fresh : after);
     }
-    const log = this.log(region, decisions);
+    const reductions = reused ? spliceViewReductions(previous!.reductions, reusedFrom, stable, fresh, after) : spliceViewReductions(fresh, 0, length, noViewReductions(), after);
+    const written = reused && stable >= region ? Math.min(region, reusedFrom) : region;
+    this.laidOut = { first: base[0], last: base[length - 1], length, layout: this.layout, startIndex, decisions, messages, written, reductions, walk: reach.walk };
+    this.reused = { previous, stable };
     return {
       aligned: { messages, startIndex, memory: [...this.layout.memory], ...(this.placement.carriedAt !== undefined ? { displaced: this.placement.carriedAt } : {}) },
       region,
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
-      log,
+      log: logViewReductions(reductions, region, this.options.config.microCompact.keepRecent),
     };
+  }
+
+  /**
+   * Every older output from `region` on replaced, as `relievePressure` does when the view cannot fit
+   * even with all of them replaced (the region starts past the first position the view sends): the
+   * replacements of the previous call are reused for the positions that did not change, so a turn
+   * looks only at what is new. `messages` is the view of the last {@link prepare}.
+   */
+  relieveAll(messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog): { messages: ReadonlyArray<ChatMessage>; replaced: number } {
+    const end = Math.min(protectFrom, messages.length);
+    const showRefs = options.showRefs !== false;
+    const memo = this.relief;
+    const { previous, stable } = this.reused;
+    const usable = memo !== undefined && previous !== undefined && memo.laidOut === previous && memo.showRefs === showRefs;
+    const reuseFrom = usable ? Math.max(memo.from, region) : end;
+    const reuseTo = usable ? Math.min(stable, memo.end, end) : end;
+    const replacements: Replacement[] = [];
+    const scan = (from: number, to: number) => {
+      for (let index = from; index < to; index++) {
+        const replacement = replacementAt(messages, index, options);
+        if (replacement) replacements.push(replacement);
+      }
+    };
+    if (reuseFrom < reuseTo) {
+      scan(region, reuseFrom);
+      for (const replacement of memo!.replacements) if (replacement.index >= reuseFrom && replacement.index < reuseTo) replacements.push(replacement);
+      scan(reuseTo, end);
+    } else scan(region, end);
+    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements };
+    return { messages: applyReplacements(messages, replacements, log), replaced: replacements.length };
   }
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */
@@ -227,37 +296,80 @@ export class WorkingView {
     return form;
   }
 
+  /** True when `laidOut` was laid over the history the view has now, or over the start of it (the same first and previous last message objects). */
+  private continues(laidOut: LaidOut): boolean {
+    const { base } = this;
+    return (
+      laidOut.layout === this.layout &&
+      laidOut.startIndex === this.placement.startIndex &&
+      laidOut.length > 0 &&
+      base.length >= laidOut.length &&
+      base[0] === laidOut.first &&
+      base[laidOut.length - 1] === laidOut.last
+    );
+  }
+
+  /**
+   * The position before which the view shows what it showed in `previous`: older than the current
+   * turn both times, on the same side of the tool output budget's cut and of the micro-compact
+   * boundary.
+   */
+  private stableBefore(previous: LaidOut, decisions: ViewDecisions): number {
+    const before = previous.decisions;
+    let stable = Math.min(previous.length, before.protectFrom, decisions.protectFrom);
+    if (before.cut !== decisions.cut) stable = Math.min(stable, Math.min(before.cut, decisions.cut) + 1);
+    if (before.microBefore !== decisions.microBefore) stable = Math.min(stable, Math.max(0, Math.min(before.microBefore, decisions.microBefore)));
+    return Math.max(this.placement.startIndex, stable);
+  }
+
   /**
    * The oldest position a window can reach: walking back by whole tool-call units the way the
    * composer's window does (past the newest user message, invalid units skipped), each message at
    * the fewest tokens it can be sent with, until more than `available` tokens are passed. The unit
-   * where that happens is the last one the window can look at.
+   * where that happens is the last one the window can look at. The units of the previous walk that
+   * did not change still hold more than `available` tokens: its oldest unit is still a bound (a
+   * window cannot reach past it), kept while the history grown above it is small beside it.
    */
-  private async reach(decisions: ViewDecisions, available: number): Promise<number> {
+  private async reach(decisions: ViewDecisions, available: number, previous: LaidOut | undefined, stable: number): Promise<{ region: number; walk: ReachWalk }> {
     const { base } = this;
     const from = this.placement.startIndex;
-    let end = base.length;
+    let top = base.length;
     for (let position = base.length - 1; position >= from; position--) {
       if (base[position]!.role === 'user') {
-        end = position;
+        top = position;
         break;
       }
     }
+    const walked = previous?.walk;
+    if (walked) {
+      const kept = unitsEndingBy(walked, Math.min(stable, top));
+      if (kept > 0 && walked.sums[kept - 1]! > available) {
+        const span = walked.ends[kept - 1]! - walked.starts[0]!;
+        if (top - walked.ends[kept - 1]! <= span / 4) {
+          return { region: walked.starts[0]!, walk: { starts: walked.starts.slice(0, kept), ends: walked.ends.slice(0, kept), sums: walked.sums.slice(0, kept) } };
+        }
+      }
+    }
+    const units: Array<{ start: number; end: number; tokens: number }> = [];
+    let end = top;
     let total = 0;
     while (end > from) {
       const group = groupEndingAt(base, end);
-      if (group.start < from) return from;
+      if (group.start < from) break;
       if (group.kind !== 'orphan-tool' && group.kind !== 'incomplete-tool-exchange') {
+        let tokens = 0;
         for (let position = group.start; position < group.end; position++) {
           const message = base[position]!;
-          if (message.role !== 'tool') total += this.options.counter.countMessage(message);
-          else total += this.fewestTokens(position, this.knownCell(position) ?? (await this.cellAt(position)), decisions);
+          if (message.role !== 'tool') tokens += this.options.counter.countMessage(message);
+          else tokens += this.fewestTokens(position, this.knownCell(position) ?? (await this.cellAt(position)), decisions);
         }
-        if (total > available) return group.start;
+        units.push({ start: group.start, end: group.end, tokens });
+        total += tokens;
+        if (total > available) return { region: group.start, walk: reachWalk(units) };
       }
       end = group.start;
     }
-    return from;
+    return { region: from, walk: reachWalk([]) };
   }
 
   /** The fewest tokens the tool output at `position` can be sent with: as the view shows it, or as a placeholder when it can give way under pressure. */
@@ -274,33 +386,17 @@ export class WorkingView {
     return fewest;
   }
 
-  /** The reductions of the view from `region` on: in-context views, micro-compacted results (`when: "always"`), outputs over the tool output budget. */
-  private log(region: number, decisions: ViewDecisions): ReductionLog {
-    const log = new ReductionLog();
-    const { base } = this;
-    const tools: Array<{ position: number; cell: ToolCell }> = [];
-    for (let position = region; position < base.length; position++) {
-      if (base[position]!.role !== 'tool') continue;
-      const cell = this.knownCell(position)!;
-      tools.push({ position, cell });
-      if (cell.cut) log.add('truncated', { from: position }, { reason: VIEW_REASON, recoverableFrom: 'tool-output-cache', refs: [cell.info!.ref.id], tokensBefore: cell.info!.rawTokens });
+  /** Records what the view did to the tool output at `position`: an in-context view, micro-compacted (`when: "always"`), a placeholder of the tool output budget. */
+  private reduce(position: number, cell: ToolCell, decisions: ViewDecisions, into: ViewReductions): void {
+    if (cell.cut) into.truncated.push({ position, recoverableFrom: 'tool-output-cache', ref: cell.info!.ref.id, tokensBefore: cell.info!.rawTokens });
+    const form = this.beforeBudget(position, cell, decisions);
+    if (form !== cell.shown) {
+      const ref = (cell.shown.message as ToolMessage).output_ref;
+      into.microCompacted.push({ position, recoverableFrom: ref ? 'tool-output-cache' : 'history', ...(ref ? { ref: ref.id } : {}) });
     }
-    if (decisions.microBefore !== -1) {
-      const keepRecent = this.options.config.microCompact.keepRecent;
-      for (const { position, cell } of tools) {
-        if (this.beforeBudget(position, cell, decisions) === cell.shown) continue;
-        const ref = (cell.shown.message as ToolMessage).output_ref;
-        log.add('micro-compacted', { from: position }, { reason: `tool result older than the newest ${keepRecent}`, recoverableFrom: ref ? 'tool-output-cache' : 'history', ...(ref ? { refs: [ref.id] } : {}) });
-      }
-    }
-    for (const { position, cell } of tools) {
-      if (position > decisions.cut) break;
-      const form = this.beforeBudget(position, cell, decisions);
-      if (!this.cells.trimmable(cell, form)) continue;
-      const ref = (form.message as ToolMessage).output_ref!;
+    if (position <= decisions.cut && this.cells.trimmable(cell, form)) {
       // An output the budget replaced is not counted whole just for the report: only the placeholder's tokens are given.
-      log.add('trimmed', { from: position }, { reason: TOOL_BUDGET_REASON, recoverableFrom: 'tool-output-cache', refs: [ref.id], tokensAfter: this.cells.trimmed(cell)!.budgetTokens });
+      into.trimmed.push({ position, recoverableFrom: 'tool-output-cache', ref: (form.message as ToolMessage).output_ref!.id, tokensAfter: this.cells.trimmed(cell)!.budgetTokens });
     }
-    return log;
   }
 }

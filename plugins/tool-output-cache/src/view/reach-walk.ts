@@ -1,0 +1,39 @@
+/**
+ * The valid tool-call units a walk back from the newest message went through to learn how far a
+ * window can reach, oldest first, with the running sum of their fewest tokens from the oldest: the
+ * next call reuses the units that did not change instead of walking them again.
+ */
+export interface ReachWalk {
+  /** First position of each unit, ascending. */
+  starts: number[];
+  /** Position after each unit. */
+  ends: number[];
+  /** `sums[i]`: the fewest tokens of units 0 to i together. */
+  sums: number[];
+}
+
+/** Builds a walk from units listed newest first, as a walk back finds them. */
+export function reachWalk(newestFirst: ReadonlyArray<{ start: number; end: number; tokens: number }>): ReachWalk {
+  const walk: ReachWalk = { starts: [], ends: [], sums: [] };
+  let sum = 0;
+  for (let index = newestFirst.length - 1; index >= 0; index--) {
+    const unit = newestFirst[index]!;
+    sum += unit.tokens;
+    walk.starts.push(unit.start);
+    walk.ends.push(unit.end);
+    walk.sums.push(sum);
+  }
+  return walk;
+}
+
+/** How many units of `walk` (from the oldest) end at or before `position`. */
+export function unitsEndingBy(walk: ReachWalk, position: number): number {
+  let low = 0;
+  let high = walk.ends.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (walk.ends[middle]! <= position) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}

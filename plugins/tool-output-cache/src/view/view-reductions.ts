@@ -1,0 +1,77 @@
+import type { RecoverySource } from '@ctxkit/core';
+import { ReductionLog } from './reduction-log';
+
+/** One reduction the working view made at a position of the caller's history. */
+export interface ViewReduction {
+  position: number;
+  recoverableFrom: RecoverySource;
+  ref?: string;
+  tokensBefore?: number;
+  tokensAfter?: number;
+}
+
+/** The working view's reductions by kind, each list in position order. */
+export interface ViewReductions {
+  /** Outputs shown as an in-context view that cut them. */
+  truncated: ViewReduction[];
+  /** Results micro-compacted at every payload (`microCompact.when: "always"`). */
+  microCompacted: ViewReduction[];
+  /** Outputs over the tool output budget, shown as placeholders. */
+  trimmed: ViewReduction[];
+}
+
+/** Reasons of the view's reductions. */
+export const VIEW_REASONS = Object.freeze({
+  truncated: 'tool output shown as an in-context view',
+  trimmed: 'tool outputs passed the tool output budget',
+  microCompacted: (keepRecent: number) => `tool result older than the newest ${keepRecent}`,
+});
+
+/** No reductions. */
+export function noViewReductions(): ViewReductions {
+  return { truncated: [], microCompacted: [], trimmed: [] };
+}
+
+/**
+ * Keeps, in place, only the reductions at positions in `[from, to)` and appends `after` (reductions
+ * at positions from `to` on), after `before` (reductions before `from`, when any): a call that reuses
+ * the previous call's reductions touches only what changed.
+ */
+export function spliceViewReductions(reductions: ViewReductions, from: number, to: number, before: ViewReductions, after: ViewReductions): ViewReductions {
+  const splice = (list: ViewReduction[], head: ViewReduction[], tail: ViewReduction[]): ViewReduction[] => {
+    list.length = firstAtOrAfter(list, to);
+    const start = firstAtOrAfter(list, from);
+    const kept = start === 0 && head.length === 0 ? list : [...head, ...list.slice(start)];
+    for (const reduction of tail) kept.push(reduction);
+    return kept;
+  };
+  return {
+    truncated: splice(reductions.truncated, before.truncated, after.truncated),
+    microCompacted: splice(reductions.microCompacted, before.microCompacted, after.microCompacted),
+    trimmed: splice(reductions.trimmed, before.trimmed, after.trimmed),
+  };
+}
+
+/** The reductions from `from` on, as a payload's log: in-context views, then micro-compacted results, then placeholders. */
+export function logViewReductions(reductions: ViewReductions, from: number, keepRecent: number): ReductionLog {
+  const log = new ReductionLog();
+  const add = (list: ViewReduction[], action: 'truncated' | 'micro-compacted' | 'trimmed', reason: string) => {
+    for (let index = firstAtOrAfter(list, from); index < list.length; index++) log.addOne(action, reason, list[index]!);
+  };
+  add(reductions.truncated, 'truncated', VIEW_REASONS.truncated);
+  add(reductions.microCompacted, 'micro-compacted', VIEW_REASONS.microCompacted(keepRecent));
+  add(reductions.trimmed, 'trimmed', VIEW_REASONS.trimmed);
+  return log;
+}
+
+/** Index of the first reduction at or after `position` (binary search). */
+function firstAtOrAfter(list: ReadonlyArray<ViewReduction>, position: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (list[middle]!.position < position) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
