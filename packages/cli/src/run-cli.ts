@@ -113,6 +113,8 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .addOption(new Option('--llm <mode>', 'model for summaries and extraction').choices(['auto', 'offline', 'env']).default('auto'))
     .option('--allow-rejections', 'exit 0 even when a strategy rejected calls (they are still reported)')
+    .option('--prices <file.json>', 'input prices per provider model for the cost estimate (default: the bundled table)', existingFile)
+    .option('--price <provider:model>', 'the price table entry to estimate input cost with (default: the table\'s default, openai:gpt-4o)')
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
       setExitCode(await compareCommand(options, output));

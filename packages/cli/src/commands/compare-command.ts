@@ -7,6 +7,7 @@ import { autoWindow } from '../lab/auto-window';
 import { bundledTranscripts } from '../lab/bundled-transcripts';
 import type { CallObservation } from '../lab/call-observation';
 import { datasetFamily, datasetName } from '../lab/dataset-family';
+import { priceOf, readPriceTable } from '../lab/input-price';
 import { labConfig, presetWindow, type LabPlugin } from '../lab/lab-config';
 import { readTranscript } from '../lab/read-transcript';
 import { replayConversation } from '../lab/replay-conversation';
@@ -30,6 +31,10 @@ export interface CompareOptions {
   progress?: boolean;
   /** Exit 0 even when calls were rejected (they are still reported). @default false */
   allowRejections?: boolean;
+  /** A price table file (the bundled one's shape). @default packages/cli/presets/provider-prices.json */
+  prices?: string;
+  /** The `provider:model` entry of the price table to estimate input cost with. @default the table's `default` */
+  price?: string;
 }
 
 /** The comparison's results, for callers that render them themselves. */
@@ -46,6 +51,8 @@ export interface ComparisonResult {
  */
 export async function runComparison(options: CompareOptions, output: CliOutput): Promise<ComparisonResult> {
   const files = options.transcript?.length ? options.transcript : bundledTranscripts();
+  const prices = readPriceTable(options.prices);
+  const price = { key: options.price ?? prices.default, price: priceOf(prices, options.price) };
   const lab = resolveLabLLM(options.llm ?? 'auto');
   const runtime = await createContextRuntime({ pluginDirs: options.pluginDir, llm: lab.llm });
   const counter = createTokenCounter({ model: 'gpt-4o' });
@@ -95,7 +102,7 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
         } finally {
           await agent.dispose();
         }
-        const summary = summarizeObservations(plugin.id, plugin.id, datasetName(file), window, records.length, observations);
+        const summary = summarizeObservations(plugin.id, plugin.id, datasetName(file), window, records.length, observations, price);
         summaries.push(summary);
         if (!bar) output.err(`  ${datasetName(file)} · ${plugin.id}: ${summary.calls} calls${summary.rejectedCalls ? ` (${summary.rejectedCalls} rejected)` : ''}\n`);
       }

@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import type { StrategySummary } from '../lab/strategy-summary';
-import { formatNumber, formatShare } from './format-number';
+import { formatDollars, formatNumber, formatShare } from './format-number';
 import { callsCell } from './rejected-calls';
 
 /** The comparison as a terminal table, one row per strategy per transcript (rejected calls with their codes). */
@@ -16,6 +16,8 @@ export function renderComparisonTable(summaries: readonly StrategySummary[], opt
       'dropped · summ. · trimmed',
       'valid ·\nin budget',
       'fact\nretention',
+      'cached\nprefix',
+      'input $/conv.\ncached · not',
       'ms/call',
     ],
     style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
@@ -32,6 +34,8 @@ export function renderComparisonTable(summaries: readonly StrategySummary[], opt
       `${formatNumber(row.dropped)} · ${formatNumber(row.summarized)} · ${formatNumber(row.trimmed)}`,
       `${sent - row.invalidPayloads}/${sent} · ${sent - row.overBudgetPayloads}/${sent}`,
       row.factRetention === null ? 'n/a' : formatShare(row.factRetention),
+      row.repeatedPrefixShare === null ? 'n/a' : formatShare(row.repeatedPrefixShare),
+      row.inputCostPerConversation ? `${formatDollars(row.inputCostPerConversation.withCache)} · ${formatDollars(row.inputCostPerConversation.withoutCache)}` : 'n/a',
       row.msPerCall.mean.toFixed(2),
     ]);
   }

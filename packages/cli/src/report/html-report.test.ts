@@ -1,5 +1,6 @@
 import { summarizeObservations } from '../lab/strategy-summary';
 import type { CallObservation } from '../lab/call-observation';
+import { renderComparisonTable } from './comparison-table';
 import { renderHtmlReport } from './html-report';
 
 function observation(call: number, sentTokens: number): CallObservation {
@@ -58,6 +59,20 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('<h2>tau-bench-airline</h2>');
     expect(html).toMatch(/<td>std-sliding-window-strategy<\/td><td>3<\/td><td>1,433<\/td>/);
     expect(html).toContain('50.0% of 6');
+  });
+
+  it('shows the cached prefix share and the input cost per conversation with and without cache hits', () => {
+    const repeated = (call: number, sentTokens: number, repeatedPrefixTokens: number) => ({ ...observation(call, sentTokens), repeatedPrefixTokens, fitsWhole: false });
+    const priced = summarizeObservations('std-sliding-window-strategy', 'std-sliding-window-strategy', 'tau-bench-airline', 4096, 1, [repeated(0, 1_000_000, 0), repeated(1, 1_000_000, 800_000)], {
+      key: 'anthropic:claude-sonnet-4',
+      price: { input: 3, cachedInput: 0.3, cacheWrite: 3.75 },
+    });
+    expect(priced.repeatedPrefixShare).toBeCloseTo(0.8);
+    expect(priced.inputCostPerConversation).toEqual({ price: 'anthropic:claude-sonnet-4', withoutCache: 6, withCache: expect.closeTo(3.75 + 0.8 * 0.3 + 0.2 * 3.75) });
+    const page = renderHtmlReport([priced], context);
+    expect(page).toContain('<td>80.0%</td>');
+    expect(page).toContain('$4.74 · $6.00 <small>(anthropic:claude-sonnet-4)</small>');
+    expect(renderComparisonTable([priced])).toContain('$4.74 · $6.00');
   });
 
   it('lists why calls were rejected, per strategy, escaped', () => {

@@ -1,6 +1,6 @@
 import type { StrategySummary } from '../lab/strategy-summary';
 import { chartLibrarySource } from './chart-library';
-import { formatNumber, formatShare } from './format-number';
+import { formatDollars, formatNumber, formatShare } from './format-number';
 
 /** What a report says besides the numbers. */
 export interface ReportContext {
@@ -83,6 +83,7 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
     context.counterDescription,
   )}.</p>
 ${sections}
+<p class="muted">Cached prefix: the share of payload tokens, over the calls where the whole history no longer fits, that repeat the previous payload's start (tools, then whole messages), which a provider's prompt cache can serve. Input cost per conversation: the payloads' input tokens priced per million tokens from the price table named in each cell, with cache hits (the repeated prefix at the cached price, the rest at the input or cache-write price) and without; output tokens are not counted.</p>
 <h2>Strategy notes</h2>
 <ul class="notes">
 ${notes}
@@ -141,7 +142,7 @@ function renderRejections(rows: readonly StrategySummary[]): string {
 }
 
 function renderTable(rows: readonly StrategySummary[]): string {
-  const head = ['strategy', 'calls', 'tokens/call mean', 'p95', 'max', 'saved vs everything', 'dropped', 'summarized', 'trimmed', 'valid payloads', 'within budget', 'fact retention', 'ms/call'];
+  const head = ['strategy', 'calls', 'tokens/call mean', 'p95', 'max', 'saved vs everything', 'dropped', 'summarized', 'trimmed', 'valid payloads', 'within budget', 'fact retention', 'cached prefix', 'input cost per conversation (with cache hits · without)', 'ms/call'];
   const body = rows
     .map((row) => {
       const sent = row.calls - row.rejectedCalls;
@@ -155,6 +156,10 @@ function renderTable(rows: readonly StrategySummary[]): string {
         sent - row.invalidPayloads
       }/${sent}</td><td${over}>${sent - row.overBudgetPayloads}/${sent}</td><td>${
         row.factRetention === null ? 'n/a' : `${formatShare(row.factRetention)} of ${formatNumber(row.factChecks)}`
+      }</td><td>${formatShare(row.repeatedPrefixShare)}</td><td>${
+        row.inputCostPerConversation
+          ? `${formatDollars(row.inputCostPerConversation.withCache)} · ${formatDollars(row.inputCostPerConversation.withoutCache)} <small>(${escapeHtml(row.inputCostPerConversation.price)})</small>`
+          : 'n/a'
       }</td><td>${row.msPerCall.mean.toFixed(2)}</td></tr>`;
     })
     .join('\n');
