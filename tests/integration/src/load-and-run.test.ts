@@ -84,7 +84,7 @@ if (createContextRuntime) {
         const agent = await runtime.loadAgent(path.join(CASES, 'sliding-window', 'agent.plugin.json'));
         const history = freezeDeep(generateHistory({ messages: 10_000, seed: 11 }));
         const before = structuralKey(history);
-        const payload = await agent.forSession('done-when').composePayload('You are a helpful agent.', history, SYNTHETIC_TOOLS);
+        const payload = await agent.forSession('long-history').composePayload('You are a helpful agent.', history, SYNTHETIC_TOOLS);
         checkDoneWhen(payload, history, 7000, core.createTokenCounter({ model: 'gpt-4o' }));
         expect(structuralKey(history)).toBe(before);
         await agent.dispose();

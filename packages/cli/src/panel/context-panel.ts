@@ -23,7 +23,7 @@ export interface PanelOptions {
   width?: number;
 }
 
-/** Seed 004 colour by level: 0-60 green, 60-80 yellow, 80-90 red, 90+ critical (red, inverse). */
+/** Colour by usage level: 0-60 green, 60-80 yellow, 80-90 red, 90+ critical (red, inverse). */
 function paint(level: UsageLevel, text: string, colors: ReturnType<typeof createColors>): string {
   switch (level) {
     case 'ok':
@@ -55,7 +55,7 @@ function visible(text: string): number {
 }
 
 /**
- * Seed 004's context panel: used / window with a percentage and a bar, coloured by level; with
+ * The context panel: used / window with a percentage and a bar, coloured by level; with
  * `debug`, the per-section breakdown (system, tool definitions, dynamic, memory/summary, history,
  * last tool output, remaining) and message, compaction, truncation and warning counts.
  */

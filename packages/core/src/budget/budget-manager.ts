@@ -34,7 +34,7 @@ export interface BudgetLedger {
   sections: BudgetSections;
   /** `system + tools + history`. */
   used: number;
-  /** Seed 004's remaining budget, never negative. */
+  /** The remaining budget, never negative. */
   remaining: number;
   /** `floor(remaining × 0.6)`: what one step's tool outputs may take together. */
   toolOutputLimit: number;
@@ -137,7 +137,7 @@ export class BudgetManager {
   }
 
   /**
-   * Seed 004's tool output limit when `used` tokens are taken, shared between `calls` tool calls of
+   * The tool output limit when `used` tokens are taken, shared between `calls` tool calls of
    * one step (each gets an equal part). At least 0.
    */
   toolOutputLimit(used: number, calls = 1): number {

@@ -1,6 +1,6 @@
 import type { PayloadBudget } from '../contracts/llm-payload';
 
-/** Seed 004 safety margin: 10% of the ceiling stays free. */
+/** The safety margin: 10% of the ceiling stays free. */
 export const DEFAULT_SAFETY_MARGIN_RATIO = 0.1;
 /** Share of the remaining budget a tool output may take (room for several calls per turn). */
 export const TOOL_OUTPUT_SHARE = 0.6;
@@ -48,7 +48,7 @@ export function withUsage(budget: PayloadBudget, used: number): PayloadBudget {
 }
 
 /**
- * Seed 004 formula: what is left once system, tool definitions and history are in, and the tool
+ * The budget formula: what is left once system, tool definitions and history are in, and the tool
  * output limit (`remaining x 0.6`).
  */
 export function remainingForToolOutput(budget: PayloadBudget, sectionsUsed: number): { remaining: number; toolOutputLimit: number } {

@@ -10,12 +10,12 @@ import {
 const GIB = 1024 ** 3;
 
 describe('estimateKvCacheBytes', () => {
-  // Seed 004 "KV cache memory" table (q4 models).
+  // The KV-cache memory table for q4 models (docs/10-small-context.md).
   it.each([
     [8, [1, 2, 4, 8]],
     [14, [1.5, 3, 6, 12]],
     [30, [3.5, 7, 14, 28]],
-  ])('reproduces the seed table row for a %iB model at 4K, 8K, 16K and 32K', (params, gib) => {
+  ])('reproduces the KV-cache table row for a %iB model at 4K, 8K, 16K and 32K', (params, gib) => {
     expect([4096, 8192, 16384, 32768].map((tokens) => estimateKvCacheBytes(params, tokens) / GIB)).toEqual(gib);
   });
 
@@ -96,8 +96,8 @@ describe('recommendContextWindow', () => {
       ).toMatchObject({ contextWindow: 16384, preset: 'custom', shrunk: false, warnings: [] });
     });
 
-    it('shrinks a window that does not fit to the largest standard size that does, with the seed warning', () => {
-      // Seed 004: "⚠ メモリが足りないため、コンテキストを 32768 → 8192 に調整しました。"
+    it('shrinks a window that does not fit to the largest standard size that does, with the warning', () => {
+      // The warning names both windows: "⚠ Not enough memory: the context window was reduced 32768 → 8192 …"
       const result = recommendContextWindow({ modelParamsBillions: 8, totalMemoryBytes: 10 * GIB, freeMemoryBytes: 10 * GIB, requested: 32768 });
       expect(result).toMatchObject({ contextWindow: 8192, shrunk: true, preset: 'custom' });
       expect(result.warnings).toEqual([

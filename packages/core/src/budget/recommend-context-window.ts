@@ -4,7 +4,7 @@ import os from 'node:os';
 export type ModelQuantization = 'q4' | 'q8' | 'f16';
 
 /**
- * Seed 004 presets: `speed` = 50% of the automatic choice, `balanced` = the automatic choice,
+ * Presets: `speed` = 50% of the automatic choice, `balanced` = the automatic choice,
  * `quality` = 150% of it, capped by memory.
  */
 export type ContextWindowPreset = 'speed' | 'balanced' | 'quality';
@@ -53,7 +53,7 @@ export interface ContextWindowRecommendation {
 const GIB = 1024 ** 3;
 
 /**
- * Seed 004 KV-cache table for q4 models: GiB of KV cache per 4,096 tokens of context, by model size.
+ * KV-cache table for q4 models: GiB of KV cache per 4,096 tokens of context, by model size.
  * The cache grows linearly with the window (8B: ~1 GB at 4K, ~2 GB at 8K, ~4 GB at 16K, ~8 GB at 32K).
  */
 export const KV_CACHE_GIB_PER_4K_TOKENS: ReadonlyArray<{ paramsBillions: number; gib: number }> = [
@@ -117,7 +117,7 @@ export function estimateModelBytes(modelParamsBillions: number, quantization: Mo
  *   than the free memory), the weights and 0.5 GiB of runtime overhead. `speed` takes 50% of it,
  *   `quality` 150%, capped by memory (rounded down to a multiple of 1024).
  * - A `requested` window that does not fit is shrunk to the largest standard window that fits, with
- *   the seed's warning (`⚠ Not enough memory: the context window was reduced 32768 → 8192 …`); with
+ *   a warning (`⚠ Not enough memory: the context window was reduced 32768 → 8192 …`); with
  *   `force` it is kept, with a warning. It never throws for lack of memory: a beginner must not be
  *   stopped by it.
  *

@@ -1,6 +1,6 @@
 import type { UsageLevel } from '../contracts/llm-payload';
 
-/** Seed 004 boundaries: 0-60% ok, 60-80% warn, 80-90% compact, 90%+ critical. */
+/** Usage level boundaries: 0-60% ok, 60-80% warn, 80-90% compact, 90%+ critical. */
 export const USAGE_LEVEL_THRESHOLDS = { warn: 0.6, compact: 0.8, critical: 0.9 } as const;
 
 /** The usage level of `used` tokens in a window of `contextWindow` tokens. */

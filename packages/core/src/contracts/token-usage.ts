@@ -34,7 +34,7 @@ function nonNegative(value: number | null | undefined): number {
  * Builds a {@link TokenUsage} from any provider usage object.
  *
  * OpenAI reports cached prompt tokens *inside* `prompt_tokens`; they are moved to
- * `cache_read_tokens` so that the seed's sum does not count them twice. Anthropic reports
+ * `cache_read_tokens` so that the total does not count them twice. Anthropic reports
  * `input_tokens` without the cached parts, which are added from their own fields.
  */
 export function toTokenUsage(usage: ProviderUsage | null | undefined): TokenUsage {
@@ -64,7 +64,7 @@ export function toTokenUsage(usage: ProviderUsage | null | undefined): TokenUsag
   });
 }
 
-/** Creates a usage record with `total_tokens` computed by the seed's rule. */
+/** Creates a usage record with `total_tokens` computed as the sum above. */
 export function createTokenUsage(parts: Partial<Omit<TokenUsage, 'total_tokens'>>): TokenUsage {
   const input_tokens = nonNegative(parts.input_tokens);
   const output_tokens = nonNegative(parts.output_tokens);

@@ -19,7 +19,7 @@ function countLines(text: string): number {
 }
 
 /**
- * Seed 004 strategy A: the one-line summary an older tool result collapses to in small windows, such
+ * Small-context mode A: the one-line summary an older tool result collapses to in small windows, such
  * as `Read: main.go (500 lines, Go)` or `Ran: make test (exit 0, 120 lines)`. Derived only from the
  * call and the result, deterministically; the full result stays in the caller's history.
  */

@@ -21,7 +21,7 @@ export interface OutlineView {
 }
 
 /**
- * Seed 004 strategy B, "outline + part": for a file too large for the budget, its line count, its
+ * Small-context mode B, "outline + part": for a file too large for the budget, its line count, its
  * structure (top-level declarations with line ranges), the first and last lines that fit, and an
  * invitation to ask for more with offset/limit. The result never exceeds `maxTokens`.
  */

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { validateManifest } from './validate-manifest';
 
 /** The README example manifest, unchanged. */
-const SEED_002_EXAMPLE = {
+const SUMMARIZING_AGENT_MANIFEST = {
   id: 'my-complex-agent',
   contextStrategy: {
     type: 'plugin',
@@ -26,7 +26,7 @@ const goodPlugin = {
 describe('validateManifest', () => {
   describe('agent manifests', () => {
     it('accepts the README example manifest unchanged', () => {
-      const result = validateManifest(SEED_002_EXAMPLE);
+      const result = validateManifest(SUMMARIZING_AGENT_MANIFEST);
       expect(result).toMatchObject({ valid: true, kind: 'agent', errors: [] });
     });
 

@@ -48,7 +48,7 @@ const counting: StrategyFactory = (config, context) => {
 const strategyOf = (manager: IContextManager) => (manager as unknown as { strategy: CountingStrategy }).strategy;
 
 /** The README example manifest, unchanged. */
-const SEED_002_EXAMPLE = {
+const SUMMARIZING_AGENT_MANIFEST = {
   id: 'my-complex-agent',
   contextStrategy: {
     type: 'plugin',
@@ -193,7 +193,7 @@ describe('createContextRuntime', () => {
     it('loads the README example manifest unchanged, or names the ids that exist until its plugin lands', async () => {
       const runtime = await createContextRuntime({ searchFrom: [REPO_ROOT] });
       runtime.registerStrategy({ id: 'local-fallback-strategy' }, counting);
-      const outcome = await runtime.loadAgent(structuredClone(SEED_002_EXAMPLE)).then(
+      const outcome = await runtime.loadAgent(structuredClone(SUMMARIZING_AGENT_MANIFEST)).then(
         (agent) => ({ agent }),
         (error: unknown) => ({ error }),
       );

@@ -96,7 +96,7 @@ export function budgetCases(): ConformanceCase[] {
   ];
 }
 
-/** The "done when" shape: 10,000 messages with tool calls at an 8,000-token budget, composed twice (the second call one message later). */
+/** A long agent run: 10,000 messages with tool calls at an 8,000-token budget, composed twice (the second call one message later). */
 export function longHistoryCases(): ConformanceCase[] {
   const history = generateHistory({ messages: 10_000, seed: 7 });
   return [

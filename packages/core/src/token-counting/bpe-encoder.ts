@@ -29,7 +29,7 @@ export class GptTokenizerEncoder implements BpeEncoder {
   }
 }
 
-/** js-tiktoken backend (the design card's choice; a first-class exact backend). Loads on first use. */
+/** js-tiktoken backend (a first-class exact backend). Loads on first use. */
 export class JsTiktokenEncoder implements BpeEncoder {
   readonly backend = 'js-tiktoken' as const;
   /** js-tiktoken merges in O(n²) string operations per piece (24 characters about 40 µs, 8 about 3 µs): short chunks keep over-long runs linear and under 0.5 s per MiB. */

@@ -26,7 +26,7 @@ export interface TrimMessagesOptions {
   semanticOptions?: SemanticOptions;
 }
 
-/** Seed 003 statistics. */
+/** Statistics of a trim. */
 export interface TrimStatistics {
   /** `output_tokens / input_tokens`; 1.0 when the input is empty. */
   compress_ratio: number;
@@ -47,9 +47,9 @@ export interface TrimMessagesResult {
 }
 
 /**
- * Seed 003 `trim_messages`: keeps the first system message, then adds the other messages newest
+ * `trim_messages`: keeps the first system message, then adds the other messages newest
  * first while they fit `maxContextTokens`, and returns a new list of shallow copies (the input is
- * never mutated). Beyond the seed, messages move as whole tool-call groups (an assistant
+ * never mutated). Messages move as whole tool-call groups (an assistant
  * `tool_calls` message with all its results), and a `tool` message is never kept without its call:
  * orphan results and calls without results are left out. The walk stops at the first group that does
  * not fit, so only what is kept plus that group is counted for the decision.
