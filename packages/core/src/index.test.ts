@@ -10,7 +10,6 @@ describe('@ctxkit/core exports', () => {
     'BoundedCountCache',
     'BpeTokenCounter',
     'BudgetExceededError',
-    'BudgetManager',
     'CalibratedTokenCounter',
     'CompactionNoProgressError',
     'ConfigSchemaError',

@@ -201,8 +201,6 @@ export {
   recommendContextWindow,
   STANDARD_CONTEXT_WINDOWS,
 } from './budget/recommend-context-window';
-export type { BudgetInput, BudgetLedger, BudgetManagerOptions, BudgetSections } from './budget/budget-manager';
-export { BudgetManager } from './budget/budget-manager';
 export type { UsageLevelChange } from './budget/usage-level-tracker';
 export { UsageLevelTracker } from './budget/usage-level-tracker';
 // model registry implementation
