@@ -17,6 +17,8 @@ export type { NeededFact } from './quality/needed-fact';
 export { newStrategyCommand, scaffoldStrategy } from './commands/new-strategy-command';
 export type { NewStrategyOptions } from './commands/new-strategy-command';
 export { recommendWindowCommand } from './commands/recommend-window-command';
+export type { ContextWindowPreset, ContextWindowRecommendation, ContextWindowRequest, ModelQuantization } from './window/recommend-context-window';
+export { estimateKvCacheBytes, estimateModelBytes, recommendContextWindow, STANDARD_CONTEXT_WINDOWS } from './window/recommend-context-window';
 export type { RecommendWindowOptions } from './commands/recommend-window-command';
 export { simulateCommand } from './commands/simulate-command';
 export type { SimulateOptions } from './commands/simulate-command';

@@ -187,22 +187,6 @@ export {
   withUsage,
 } from './budget/compute-budget';
 export { USAGE_LEVEL_THRESHOLDS, usageLevel } from './budget/usage-level';
-export type {
-  ContextWindowPreset,
-  ContextWindowRecommendation,
-  ContextWindowRequest,
-  ModelQuantization,
-} from './budget/recommend-context-window';
-export {
-  estimateKvCacheBytes,
-  estimateModelBytes,
-  KV_CACHE_GIB_PER_4K_TOKENS,
-  MIN_CONTEXT_WINDOW,
-  recommendContextWindow,
-  STANDARD_CONTEXT_WINDOWS,
-} from './budget/recommend-context-window';
-export type { UsageLevelChange } from './budget/usage-level-tracker';
-export { UsageLevelTracker } from './budget/usage-level-tracker';
 // model registry implementation
 export { BUILTIN_MODELS } from './models/builtin-models';
 export { ModelRegistry } from './models/default-model-registry';
@@ -242,12 +226,8 @@ export { createContextRuntime, DEFAULT_AGENT_MODEL } from './runtime/create-cont
 export { openAgent } from './runtime/open-agent';
 export type { AgentSource, OpenAgentOptions, OpenedAgent } from './runtime/open-agent';
 
-// outline (small-context modes A and B: one-line summaries, outline + part)
+// one-line tool summaries (small-context mode A) and the source languages they name
 export { oneLineToolSummary } from './outline/one-line-tool-summary';
 export type { ToolResultSummaryInput } from './outline/one-line-tool-summary';
-export { renderOutlineView } from './outline/outline-view';
-export type { OutlineView, OutlineViewOptions } from './outline/outline-view';
 export { baseName, languageOfPath } from './outline/source-language';
 export type { SourceLanguage } from './outline/source-language';
-export { outlineSource } from './outline/source-outline';
-export type { OutlineEntry, SourceOutline } from './outline/source-outline';

@@ -1,4 +1,4 @@
-import { recommendContextWindow } from '@ctxkit/core';
+import { recommendContextWindow } from '../window/recommend-context-window';
 import type { CliOutput } from '../cli-output';
 
 export interface RecommendWindowOptions {

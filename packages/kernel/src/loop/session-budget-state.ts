@@ -1,4 +1,4 @@
-import { UsageLevelTracker } from '@ctxkit/core';
+import { UsageLevelTracker } from '../budget/usage-level-tracker';
 import type { SmallContextMode } from '../small-context/small-context-plan';
 
 /**

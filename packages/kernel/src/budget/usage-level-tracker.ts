@@ -1,5 +1,4 @@
-import type { UsageLevel } from '../contracts/llm-payload';
-import { usageLevel } from './usage-level';
+import { usageLevel, type UsageLevel } from '@ctxkit/core';
 
 /** A usage level change: what {@link UsageLevelTracker.observe} reports. */
 export interface UsageLevelChange {

@@ -1,5 +1,4 @@
-import type { ITokenCounter } from '../token-counting/token-counter';
-import { baseName, languageOfPath, type SourceLanguage } from './source-language';
+import { baseName, languageOfPath, type ITokenCounter, type SourceLanguage } from '@ctxkit/core';
 import { outlineSource } from './source-outline';
 
 export interface OutlineViewOptions {
