@@ -143,22 +143,16 @@ describe('loadPluginFactory', () => {
     expect((globalThis as Record<string, unknown>).__ctxkitLazyLoads).toBe(1);
   });
 
-  it('accepts a default factory and a default class', () => {
+  it('loads createStrategy only: a default export is refused with what the entry exports and the fix', () => {
     writePlugin(path.join(tmp, 'f'), { id: 'default-fn-strategy' }, { 'index.js': STRATEGY_JS.replace('exports.createStrategy', 'module.exports.default') });
-    writePlugin(path.join(tmp, 'c'), { id: 'default-class-strategy' }, {
-      'index.js': `module.exports.default = class Strategy { constructor(config) { this.config = config; } async composePayload() { return {}; } async onTurnComplete() {} };`,
-    });
-    const fn = loadPluginFactory(discoverOne(path.join(tmp, 'f')));
-    const cls = loadPluginFactory(discoverOne(path.join(tmp, 'c')));
-    expect(typeof fn).toBe('function');
-    expect((cls({ a: 1 }, {} as never) as unknown as { config: unknown }).config).toEqual({ a: 1 });
+    expect(() => loadPluginFactory(discoverOne(path.join(tmp, 'f')))).toThrow(/does not export a createStrategy\(config, context\) function \(exports: default\)/);
   });
 
   it('throws PluginLoadError for a missing entry and for an entry without a factory', () => {
     writePlugin(path.join(tmp, 'm'), { id: 'missing-strategy', entry: './dist/index.js' }, {});
     writePlugin(path.join(tmp, 'n'), { id: 'nothing-strategy' }, { 'index.js': 'exports.somethingElse = 1;' });
     expect(() => loadPluginFactory(discoverOne(path.join(tmp, 'm')))).toThrow(PluginLoadError);
-    expect(() => loadPluginFactory(discoverOne(path.join(tmp, 'n')))).toThrow(/exports neither createStrategy nor a default factory \(exports: somethingElse\)/);
+    expect(() => loadPluginFactory(discoverOne(path.join(tmp, 'n')))).toThrow(/does not export a createStrategy\(config, context\) function \(exports: somethingElse\)/);
   });
 
   it('wraps an entry that throws while loading as StrategyError with the method "import"', () => {

@@ -9,10 +9,8 @@ const factories = new WeakMap<PluginRecord, StrategyFactory<any>>();
 
 /**
  * The strategy factory of a plugin, importing its entry on first use (and only then: discovery
- * never runs plugin code). The entry exports `createStrategy`, or a default export that is a
- * factory, a class implementing `IContextManager` (constructed as `new Strategy(config, context)`),
- * or an object with `createStrategy`.
- * @throws PluginLoadError (`CTXKIT_PLUGIN_LOAD_FAILED`) when the entry is missing (not built) or exports no factory
+ * never runs plugin code). The entry exports one function, `createStrategy(config, context)`.
+ * @throws PluginLoadError (`CTXKIT_PLUGIN_LOAD_FAILED`) when the entry is missing (not built) or does not export `createStrategy`
  * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when the entry's own code throws while loading
  */
 export function loadPluginFactory(record: PluginRecord, agentId = '(loading)'): StrategyFactory<any> {
@@ -41,26 +39,12 @@ export function loadPluginFactory(record: PluginRecord, agentId = '(loading)'): 
 }
 
 function factoryOf(loaded: StrategyPluginModule | undefined, record: PluginRecord): StrategyFactory<any> {
-  const candidates: unknown[] = [loaded?.createStrategy, loaded?.default];
-  const fallback = loaded?.default;
-  if (typeof fallback === 'object' && fallback !== null) candidates.push((fallback as { createStrategy?: unknown }).createStrategy);
-  for (const candidate of candidates) {
-    if (typeof candidate !== 'function') continue;
-    if (isClass(candidate)) {
-      const Strategy = candidate as new (config: unknown, context: unknown) => never;
-      return (config, context) => new Strategy(config, context);
-    }
-    return candidate as StrategyFactory<any>;
-  }
+  if (typeof loaded?.createStrategy === 'function') return loaded.createStrategy;
   throw new PluginLoadError(
     record.id,
     record.manifest.entry,
-    `it exports neither createStrategy nor a default factory (exports: ${Object.keys(loaded ?? {}).join(', ') || 'none'})`,
+    `it does not export a createStrategy(config, context) function (exports: ${Object.keys(loaded ?? {}).join(', ') || 'none'})`,
   );
-}
-
-function isClass(value: unknown): boolean {
-  return typeof value === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(value));
 }
 
 /**

@@ -38,10 +38,9 @@ export type StrategyFactory<TConfig = Record<string, unknown>> = (
   context: StrategyContext,
 ) => IContextManager | Promise<IContextManager>;
 
-/** What a plugin's entry module exports: `createStrategy`, or a default export that is one. */
+/** What a plugin's entry module exports: `createStrategy`, the one factory the loader calls. */
 export interface StrategyPluginModule {
-  createStrategy?: StrategyFactory<any>;
-  default?: StrategyFactory<any> | { createStrategy?: StrategyFactory<any> };
+  createStrategy: StrategyFactory<any>;
 }
 
 /** Identity helper that types a factory. */
