@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import satisfies from 'semver/functions/satisfies';
 import { deepFreeze } from './deep-freeze';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ManifestValidationError } from '../errors/manifest-validation-error';
 import { DuplicatePluginError } from '../errors/duplicate-plugin-error';
 import { PluginLoadError } from '../errors/plugin-load-error';
 import { CTXKIT_CORE_VERSION } from './core-version';
-import { satisfiesEngineRange } from './satisfies-engine-range';
 import type { PluginManifest } from './plugin-manifest';
 import { resolveInside } from './plugin-id';
 import type { PluginRecord } from './plugin-record';
@@ -111,7 +111,7 @@ function readPlugin(manifestPath: string, pluginDir: string, source: string): Pl
   if (!result.valid) throw new ManifestValidationError(read.file, result.errors);
   const manifest = deepFreeze(structuredClone(read.manifest) as PluginManifest);
   const range = manifest.engines?.ctxkit;
-  if (range !== undefined && satisfiesEngineRange(CTXKIT_CORE_VERSION, range) !== true) {
+  if (range !== undefined && !satisfies(CTXKIT_CORE_VERSION, range)) {
     throw new PluginLoadError(manifest.id, manifest.entry, `engines.ctxkit "${range}" does not include @ctxkit/core ${CTXKIT_CORE_VERSION}`);
   }
   const dir = realpath(pluginDir);
