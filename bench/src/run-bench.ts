@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the sliding window's composePayload against LangChain.js `trimMessages` on the
- * same histories, the same encoding (o200k_base) and the same budget. Prints a table and writes
- * `bench/results/latest.json`. Timings are medians in milliseconds.
+ * same histories, the same encoding (o200k_base) and the same budget, then the per-turn cost of every
+ * standard strategy. Prints the tables and writes `bench/results/latest.json`. Timings are medians
+ * in milliseconds.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -16,6 +17,7 @@ import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { generateHistory } from './generate-history';
 import { benchKernelOverhead } from './kernel-overhead-bench';
 import { convert, langchainTrim, memoizedCounter, plainCounter, toLangChain } from './langchain-baseline';
+import { benchStrategyTurns, type StrategyTurnTable } from './strategy-turn-bench';
 
 const SYSTEM = 'You are a careful coding agent. Use the tools to read files and run commands; keep answers short.';
 const quick = process.argv.includes('--quick');
@@ -304,6 +306,8 @@ async function main(): Promise<void> {
   benchHugeOutput();
   benchToolOutputCache();
   await benchTauBench();
+  process.stdout.write('per turn, every standard strategy (offline):\n');
+  const strategyTable: StrategyTurnTable = await benchStrategyTurns({ quick, freshCounter: () => freshCounter(), results });
   await benchKernelOverhead({ quick, rows, results });
   results.peakRssMiB = process.resourceUsage().maxRSS / 1024;
   rows.push(['process', 'peak RSS', `${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (whole run)`, '']);
@@ -312,6 +316,9 @@ async function main(): Promise<void> {
   const table = new Table({ head: ['history', 'measure', 'ctxkit sliding window', 'LangChain trimMessages (memoized) (ratio ctxkit/LC)'] });
   for (const row of rows) table.push(row);
   process.stdout.write(`${table.toString()}\n`);
+  const perStrategy = new Table({ head: strategyTable.head });
+  for (const row of strategyTable.rows) perStrategy.push(row);
+  process.stdout.write(`${perStrategy.toString()}\n`);
   const out = path.join(__dirname, '..', 'results');
   fs.mkdirSync(out, { recursive: true });
   fs.writeFileSync(path.join(out, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
