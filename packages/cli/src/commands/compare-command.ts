@@ -19,6 +19,7 @@ import { renderComparisonTable } from '../report/comparison-table';
 import { renderHtmlReport } from '../report/html-report';
 import { renderRejectedCalls } from '../report/rejected-calls';
 
+/** The options of `ctxkit compare` (see docs/11-cli.md). */
 export interface CompareOptions {
   transcript?: string[];
   window?: number;

@@ -9,6 +9,7 @@ import { checkScaffoldDirectory } from '../scaffold/scaffold-directory';
 import { strategyNames } from '../scaffold/strategy-names';
 import { strategyTemplate } from '../scaffold/strategy-template';
 
+/** The options of `ctxkit new-strategy` (see docs/06-writing-a-strategy.md). */
 export interface NewStrategyOptions {
   dir?: string;
   id?: string;

@@ -6,6 +6,7 @@ import { renderQualityTable } from '../quality/quality-table';
 import { runQuality, type QualityResult } from '../quality/run-quality';
 import { formatShare } from '../report/format-number';
 
+/** The options of `ctxkit quality` (see docs/12-quality.md). */
 export interface QualityCommandOptions {
   dataset?: string[];
   ceiling?: number[];

@@ -1,6 +1,7 @@
 import { recommendContextWindow } from '../window/recommend-context-window';
 import type { CliOutput } from '../cli-output';
 
+/** The options of `ctxkit recommend-window` (see docs/10-small-context.md). */
 export interface RecommendWindowOptions {
   modelSize: number;
   quantization?: 'q4' | 'q8' | 'f16';

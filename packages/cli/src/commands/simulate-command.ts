@@ -5,6 +5,7 @@ import { replayConversation } from '../lab/replay-conversation';
 import { sessionIdFor } from '../lab/session-id';
 import { renderContextPanel } from '../panel/context-panel';
 
+/** The options of `ctxkit simulate` (see docs/11-cli.md). */
 export interface SimulateOptions {
   agent: string;
   transcript: string;

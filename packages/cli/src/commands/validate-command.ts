@@ -2,6 +2,7 @@ import { createContextRuntime, CtxkitError, validateManifest, type ManifestIssue
 import { createColors } from 'picocolors';
 import type { CliOutput } from '../cli-output';
 
+/** The options of `ctxkit validate` (see docs/11-cli.md). */
 export interface ValidateOptions {
   pluginDir?: string[];
   json?: boolean;

@@ -17,6 +17,7 @@ import { repeatedPrefixTokens, type SentPayload } from './repeated-prefix';
 import { replayPoints, type ReplayPoint } from './replay-points';
 import type { TranscriptRecord } from './transcript-record';
 
+/** What {@link replayConversation} replays, through which manager, at which window. */
 export interface ReplayOptions {
   manager: IContextManager;
   record: TranscriptRecord;

@@ -16,6 +16,7 @@ export interface PanelInput {
   call?: number;
 }
 
+/** How the context panel is drawn. */
 export interface PanelOptions {
   debug?: boolean;
   color?: boolean;

@@ -16,6 +16,7 @@ import type { StrategyVariant } from './strategy-variant';
 /** The entity-extraction state schema of the airline conversations, inside that plugin's directory. */
 const AIRLINE_SCHEMA = path.join('schemas', 'airline-booking.schema.json');
 
+/** What {@link runQuality} measures: datasets, ceilings, strategies. */
 export interface QualityOptions {
   /** Only these data sets (`tau-bench`, `locomo`, `openhands`). */
   dataset?: string[];
@@ -33,6 +34,7 @@ export interface QualityOptions {
   onRow?(row: QualityRow): void;
 }
 
+/** The quality table's rows and how they were measured. */
 export interface QualityResult {
   rows: QualityRow[];
   /** Data sets that were not measured, and why. */

@@ -7,6 +7,7 @@ export const TOOL_OUTPUT_SHARE = 0.6;
 /** Output reservation when none is configured: 4096 tokens, at most an eighth of the ceiling. */
 export const DEFAULT_RESERVE_OUTPUT_TOKENS = 4096;
 
+/** The inputs of {@link computeBudget}. */
 export interface BudgetOptions {
   /** The model's context window. */
   contextWindow: number;

@@ -16,6 +16,7 @@ export interface ImageContentPart {
   image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
 }
 
+/** One part of a multi-part user message: text or an image. */
 export type ContentPart = TextContentPart | ImageContentPart;
 
 /**
@@ -28,24 +29,28 @@ export interface ToolOutputRef {
   line_count?: number;
 }
 
+/** One function call an assistant message asks for; its result comes back in a tool message with the same `id`. */
 export interface ToolCall {
   id: string;
   type: 'function';
   function: { name: string; arguments: string };
 }
 
+/** Instructions to the model: the system prompt, and memory blocks a strategy places after it. */
 export interface SystemMessage {
   role: 'system';
   content: string | TextContentPart[];
   name?: string;
 }
 
+/** What the user said: text, or text and image parts. */
 export interface UserMessage {
   role: 'user';
   content: string | ContentPart[];
   name?: string;
 }
 
+/** The model's answer: text, tool calls, or both, with the provider reasoning that came with them. */
 export interface AssistantMessage {
   role: 'assistant';
   /** `null` when the turn is only tool calls. */
@@ -66,6 +71,7 @@ export interface ReasoningItem {
   data: Record<string, unknown>;
 }
 
+/** A tool's result, answering the call whose id is `tool_call_id`; `output_ref` points at the whole output when the view is shortened. */
 export interface ToolMessage {
   role: 'tool';
   tool_call_id: string;
@@ -73,10 +79,13 @@ export interface ToolMessage {
   output_ref?: ToolOutputRef;
 }
 
+/** One message of a conversation, in ctxkit's canonical (OpenAI chat) shape. */
 export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
+/** The role of a message. */
 export type ChatRole = ChatMessage['role'];
 
 /** Readonly view used at every strategy boundary: strategies never mutate what they are given. */
 export type ReadonlyChatMessage = Readonly<ChatMessage>;
+/** A history as strategies receive it: never mutated. */
 export type ReadonlyHistory = ReadonlyArray<Readonly<ChatMessage>>;

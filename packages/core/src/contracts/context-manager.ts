@@ -97,6 +97,7 @@ export interface ContextManagerCapabilities {
   dispose?(): Promise<void> | void;
 }
 
+/** A context manager with the optional capabilities it may declare (what hosts such as the kernel hold). */
 export type ContextManager = IContextManager & ContextManagerCapabilities;
 
 /** Whether the strategy declares that it fits tool outputs itself (see {@link ContextManagerCapabilities.truncatesToolOutputs}). */
@@ -104,24 +105,28 @@ export function truncatesToolOutputs(manager: IContextManager): boolean {
   return (manager as ContextManagerCapabilities).truncatesToolOutputs === true;
 }
 
+/** Whether the strategy offers tools of its own to the model (`contributedTools`). */
 export function hasContributedTools(
   manager: IContextManager,
 ): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'contributedTools'>> {
   return typeof (manager as ContextManagerCapabilities).contributedTools === 'function';
 }
 
+/** Whether the strategy can compact the history on the host's request (`checkCompaction`). */
 export function hasCompactionHooks(
   manager: IContextManager,
 ): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'checkCompaction'>> {
   return typeof (manager as ContextManagerCapabilities).checkCompaction === 'function';
 }
 
+/** Whether the strategy does background work a host can wait for (`whenIdle`). */
 export function hasWhenIdle(
   manager: IContextManager,
 ): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'whenIdle'>> {
   return typeof (manager as ContextManagerCapabilities).whenIdle === 'function';
 }
 
+/** Whether the strategy holds timers or handles to release (`dispose`). */
 export function hasDispose(
   manager: IContextManager,
 ): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'dispose'>> {

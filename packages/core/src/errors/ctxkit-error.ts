@@ -18,6 +18,7 @@ function classChain(target: Function): string[] {
   return names;
 }
 
+/** What a {@link CtxkitError} is made of: its code, category, message, fix and JSON-safe details. */
 export interface CtxkitErrorOptions {
   code: ErrorCode;
   message: string;

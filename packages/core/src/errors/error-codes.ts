@@ -31,4 +31,5 @@ export const ErrorCodes = {
   UNKNOWN_MODEL: 'CTXKIT_UNKNOWN_MODEL',
 } as const;
 
+/** One of the stable error codes in {@link ErrorCodes} (see docs/05-errors.md). */
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];

@@ -91,6 +91,7 @@ export interface CtxkitEventPayloads {
   'agent-run-end': CtxkitEventBase & { steps: number; stopReason: 'final-answer' | 'max-steps'; usage: TokenUsage };
 }
 
+/** The name of every event ctxkit emits (see docs/04-events.md). */
 export type CtxkitEventName = keyof CtxkitEventPayloads;
 
 /** eventemitter3 map: each event has one listener argument, its payload object. */

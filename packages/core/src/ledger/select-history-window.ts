@@ -8,10 +8,10 @@ import type { ITokenCounter } from '../token-counting/token-counter';
 import { truncateToFit } from '../truncation/truncate-to-fit';
 import { HistoryLedger } from './history-ledger';
 
-/** Smallest token allotment a truncated tool output gets (room for its head, tail and marker). @default 64 */
 /** The `reason` of the reduction for history older than the window (strategies may relabel where it is recoverable from). */
 export const OLDER_THAN_WINDOW_REASON = 'older than the window: did not fit the budget';
 
+/** Smallest token allotment a truncated tool output gets (room for its head, tail and marker). */
 export const MIN_TRUNCATED_OUTPUT_TOKENS = 64;
 
 /** Options of {@link selectHistoryWindow}. */
