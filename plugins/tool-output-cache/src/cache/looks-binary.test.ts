@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { looksBinary } from './looks-binary';
 
 describe('looksBinary', () => {
@@ -9,6 +10,18 @@ describe('looksBinary', () => {
   it('takes text with tabs, newlines, escapes, emoji and CJK for text', () => {
     expect(looksBinary('')).toBe(false);
     expect(looksBinary('a\tb\r\nc\f\u001b[31mred\u001b[0m 日本語 😀\n'.repeat(50))).toBe(false);
+  });
+
+  it('follows its rule for any text: a NUL, or more than 10% of counted control characters in the sample', () => {
+    const char = fc.oneof(fc.constantFrom('a', ' ', '\n', '\t', '\r', '\f', '\u001b', '日'), fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)), fc.constantFrom('\u007f', '\ufffd'));
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 300 }), (chars) => {
+        const text = chars.join('');
+        const counted = [...text].filter((c) => /[\u0001-\u0008\u000b\u000e-\u001a\u001c-\u001f\u007f\ufffd]/.test(c)).length;
+        expect(looksBinary(text)).toBe(text.includes('\u0000') || (text.length > 0 && counted / text.length > 0.1));
+      }),
+      { seed: 7, numRuns: 500 },
+    );
   });
 
   it('looks only at the first 8192 characters', () => {

@@ -181,7 +181,7 @@ export class ViewCells {
     const maxBytes = config.toolOutputCache.maxMessageBytes;
     // UTF-8 bytes are never fewer than UTF-16 code units: the length rules out a huge output unmeasured.
     const wholeFits = info.viewTruncated && config.microCompact.when !== 'always' && raw.length <= maxBytes && utf8ByteLength(raw) <= maxBytes && !looksBinary(raw);
-    const message = this.copies.withContent(original, wholeFits ? raw : info.viewText, info.ref);
+    const message = this.copies.shown(original, wholeFits ? raw : info.viewText, info.ref);
     const cut = info.viewTruncated && !wholeFits;
     if (!cut && !isTrimmed(message) && !isMicroCompacted(message)) this.wholeViews.add(message);
     return { original, shown: this.countedForm(message), info, cut, originalLength: info.originalLength, forms: new Map() };

@@ -9,6 +9,19 @@ export class ViewCopies {
   /** By original message, then ref id, then content (the content string is a key as it is: no longer key is built from it). */
   private readonly copies = new WeakMap<ChatMessage, Map<string, Map<string, ToolMessage>>>();
 
+  /** The copy each original is shown as (its view or whole output, with its ref): kept per original, no content is hashed to find it. */
+  private readonly shownCopies = new WeakMap<ChatMessage, ToolMessage>();
+
+  /** `message` shown with `content` and `ref`: the same copy from call to call (the original itself when it already says that). */
+  shown(message: ToolMessage, content: string, ref: ToolOutputRef): ToolMessage {
+    if (typeof message.content === 'string' && message.content === content && message.output_ref?.id === ref.id) return message;
+    const known = this.shownCopies.get(message);
+    if (known && known.content === content && known.output_ref?.id === ref.id) return known;
+    const copy: ToolMessage = { ...message, content, output_ref: { ...ref } };
+    this.shownCopies.set(message, copy);
+    return copy;
+  }
+
   /** `message` with `content` (and `ref`, else its own `output_ref`). */
   withContent(message: ToolMessage, content: string, ref?: ToolOutputRef): ToolMessage {
     const outputRef = ref ?? message.output_ref;
