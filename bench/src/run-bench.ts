@@ -306,8 +306,8 @@ async function main(): Promise<void> {
   benchHugeOutput();
   benchToolOutputCache();
   await benchTauBench();
-  process.stdout.write('per turn, every standard strategy (offline):\n');
-  const strategyTable: StrategyTurnTable = await benchStrategyTurns({ quick, freshCounter: () => freshCounter(), results });
+  process.stdout.write('per turn, every standard strategy (offline, in its own process):\n');
+  const strategyTable: StrategyTurnTable = benchStrategyTurns({ quick, results });
   await benchKernelOverhead({ quick, rows, results });
   results.peakRssMiB = process.resourceUsage().maxRSS / 1024;
   rows.push(['process', 'peak RSS', `${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (whole run)`, '']);

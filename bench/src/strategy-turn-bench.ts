@@ -6,11 +6,17 @@
  * No model is configured: summarization uses its offline extractive summarizer and entity
  * extraction its offline schema extractor, as `npm start` does without an endpoint. Only
  * `composePayload` is timed; a strategy's background work (a summary fold) is awaited between turns,
- * outside the timing. `npm run bench` adds these rows to its report.
+ * outside the timing.
+ *
+ * `node bench/dist/strategy-turn-bench.js [--quick]` measures in its own process (a heap holding one
+ * conversation, as an agent host's does, not the whole benchmark's) and prints the entries as JSON;
+ * `npm run bench` runs it so and adds the rows to its report.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ChatMessage, ContextManager, TokenCounter } from '@ctxkit/core';
+import 'reflect-metadata';
+import { BpeTokenCounter, GptTokenizerEncoder, SharedCountCaches, type ChatMessage, type ContextManager, type TokenCounter } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
 import { createSummarizationStrategy } from '@ctxkit/strategy-dynamic-summarization';
 import { createEntityExtractionStrategy } from '@ctxkit/strategy-entity-extraction';
@@ -42,13 +48,11 @@ export interface StrategyTurnEntry {
   payloadMessages: number;
 }
 
-/** What {@link benchStrategyTurns} works with. */
-export interface StrategyTurnBenchOptions {
+/** What {@link measureStrategyTurns} works with. */
+interface StrategyTurnBenchOptions {
   quick: boolean;
   /** A counter with empty caches (each conversation gets its own). */
   freshCounter(): TokenCounter;
-  /** Where the entries go (`strategyTurns`). */
-  results: Record<string, unknown>;
 }
 
 /** The report's table: its head (history, measure, one column per strategy) and rows. */
@@ -118,21 +122,15 @@ async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxC
   return median(times);
 }
 
-/**
- * Measures every standard strategy's per-turn cost at 100, 1,000 and 10,000 messages (8K and 128K),
- * and its first call at 10,000, and adds the rows to the report.
- */
-export async function benchStrategyTurns(options: StrategyTurnBenchOptions): Promise<StrategyTurnTable> {
+/** Measures every standard strategy's per-turn cost at 100, 1,000 and 10,000 messages (8K and 128K), and its first call at 10,000. */
+async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<StrategyTurnEntry[]> {
   const benched = strategies();
-  const table: StrategyTurnTable = { head: ['history', 'measure', ...benched.map((strategy) => strategy.label)], rows: [] };
   const entries: StrategyTurnEntry[] = [];
   const turns = options.quick ? 5 : 20;
   for (const size of [100, 1000, 10_000]) {
     const history = generateHistory(size, 42 + size);
     for (const maxContextTokens of [8192, 131072]) {
       const label = `${size.toLocaleString('en-US')} msgs, ${Math.round(maxContextTokens / 1024)}K`;
-      const perTurn: string[] = [label, 'per turn (+1 msg)'];
-      const first: string[] = [label, 'first call'];
       for (const strategy of benched) {
         // Warm up the code paths (JIT, tokenizer tables) on a small history first.
         const warm = strategy.create(maxContextTokens, options.freshCounter());
@@ -162,15 +160,34 @@ export async function benchStrategyTurns(options: StrategyTurnBenchOptions): Pro
         entry.perTurnMs = median(wall);
         entry.perTurnCpuMs = median(cpu);
         entries.push(entry);
-        perTurn.push(formatMs(entry.perTurnMs));
-        first.push(entry.firstMs === undefined ? '' : formatMs(entry.firstMs));
-        process.stdout.write(`  ${strategy.label}, ${label}: per turn ${formatMs(entry.perTurnMs)} (CPU ${formatMs(entry.perTurnCpuMs)})${entry.firstMs === undefined ? '' : `, first call ${formatMs(entry.firstMs)}`}, ${entry.payloadMessages} messages sent\n`);
+        process.stderr.write(`  ${strategy.label}, ${label}: per turn ${formatMs(entry.perTurnMs)} (CPU ${formatMs(entry.perTurnCpuMs)})${entry.firstMs === undefined ? '' : `, first call ${formatMs(entry.firstMs)}`}, ${entry.payloadMessages} messages sent\n`);
       }
-      table.rows.push(perTurn);
-      if (size === 10_000) table.rows.push(first);
     }
   }
+  return entries;
+}
+
+/**
+ * Runs the measurement in its own process and returns the report's table (one column per
+ * strategy; a failed run is one row saying so); the entries go to `results.strategyTurns`.
+ */
+export function benchStrategyTurns(options: { quick: boolean; results: Record<string, unknown> }): StrategyTurnTable {
+  const child = spawnSync(process.execPath, [__filename, ...(options.quick ? ['--quick'] : [])], { encoding: 'utf8', timeout: 1_800_000, stdio: ['ignore', 'pipe', 'inherit'] });
+  if (child.status !== 0) return { head: ['history', 'measure', 'every standard strategy'], rows: [['—', 'per turn', `failed (exit ${String(child.status)})`]] };
+  const entries = JSON.parse(child.stdout.trim()) as StrategyTurnEntry[];
   options.results.strategyTurns = entries;
+  // The strategies in the order they were measured.
+  const labels = [...new Set(entries.map((entry) => entry.strategy))];
+  const table: StrategyTurnTable = { head: ['history', 'measure', ...labels], rows: [] };
+  const at = (size: number, max: number) => labels.map((label) => entries.find((entry) => entry.strategy === label && entry.messages === size && entry.maxContextTokens === max));
+  for (const size of [100, 1000, 10_000]) {
+    for (const max of [8192, 131072]) {
+      const label = `${size.toLocaleString('en-US')} msgs, ${Math.round(max / 1024)}K`;
+      const cells = at(size, max);
+      table.rows.push([label, 'per turn (+1 msg)', ...cells.map((entry) => (entry ? formatMs(entry.perTurnMs) : 'n/a'))]);
+      if (size === 10_000) table.rows.push([label, 'first call', ...cells.map((entry) => (entry?.firstMs === undefined ? 'n/a' : formatMs(entry.firstMs)))]);
+    }
+  }
   return table;
 }
 
@@ -179,4 +196,14 @@ function formatMs(value: number): string {
   if (value < 10) return `${value.toFixed(3)} ms`;
   if (value < 10_000) return `${value.toFixed(1)} ms`;
   return `${(value / 1000).toFixed(1)} s`;
+}
+
+if (require.main === module) {
+  const freshCounter = () => new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), new SharedCountCaches(), 'gpt-4o', { encoding: 'o200k_base', approximate: false });
+  measureStrategyTurns({ quick: process.argv.includes('--quick'), freshCounter })
+    .then((entries) => process.stdout.write(`${JSON.stringify(entries)}\n`))
+    .catch((error: unknown) => {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = 1;
+    });
 }
