@@ -77,7 +77,6 @@ interface LaidOut {
  */
 export class WorkingView {
   private readonly cells: ViewCells;
-  private history: ReadonlyArray<ChatMessage> = [];
   private layout: HistoryLayout = NO_COMPACTION_LAYOUT;
   /** The caller's history with the carried user message in its place: what the view is made from. */
   private base: ReadonlyArray<ChatMessage> = [];
@@ -103,7 +102,6 @@ export class WorkingView {
   sync(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout, turn: number): void {
     if (layout.state !== this.layout.state || layout.form !== this.layout.form) this.cells.clear();
     else this.cells.truncate(history.length);
-    this.history = history;
     this.layout = layout;
     this.turn = turn;
     this.placement = placeLayout(layout, history.length);
