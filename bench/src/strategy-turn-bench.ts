@@ -62,6 +62,8 @@ export interface StrategyTurnTable {
 }
 
 const SYSTEM = 'You are a careful coding agent. Use the tools to read files and run commands; keep answers short.';
+/** Turns composed on a small history before a strategy is measured. */
+const WARM_TURNS = 30;
 
 /** The state schema `npm start` gives entity extraction on coding runs (the lab's coding-task preset). */
 function codingTaskSchema(): Record<string, unknown> {
@@ -132,10 +134,15 @@ async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<
     for (const maxContextTokens of [8192, 131072]) {
       const label = `${size.toLocaleString('en-US')} msgs, ${Math.round(maxContextTokens / 1024)}K`;
       for (const strategy of benched) {
-        // Warm up the code paths (JIT, tokenizer tables) on a small history first.
+        // Warm up the code paths (JIT, tokenizer tables) on a small history first, turns included:
+        // the measured turns run in an agent host that has been composing for a while.
         const warm = strategy.create(maxContextTokens, options.freshCounter());
-        await warm.composePayload(SYSTEM, generateHistory(50, 7), []);
-        await idle(warm);
+        let warmHistory = generateHistory(200, 7);
+        for (let turn = 0; turn < WARM_TURNS; turn++) {
+          await warm.composePayload(SYSTEM, warmHistory, []);
+          await idle(warm);
+          warmHistory = [...warmHistory, newUser(turn)];
+        }
         const entry: StrategyTurnEntry = { strategy: strategy.label, messages: size, maxContextTokens, perTurnMs: 0, perTurnCpuMs: 0, turns, payloadMessages: 0 };
         if (size === 10_000) {
           entry.firstSamples = options.quick ? 1 : 3;
