@@ -147,7 +147,8 @@ export class WorkingView {
     const reused = reusedFrom < stable;
     const reach = everything ? { region: startIndex, walk: reachWalk([]) } : await this.reach(decisions, available, previous, stable);
     const { region } = reach;
-    const messages = reused ? previous!.messages.slice(0, stable).concat(base.slice(stable)) : base.slice();
+    const messages = reused ? previous!.messages.slice(0, stable) : base.slice();
+    if (reused) for (let position = stable; position < length; position++) messages.push(base[position]!);
     const fresh = noViewReductions();
     const after = noViewReductions();
     for (let position = region; position < length; position++) {
