@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { CoreDependency } from './core-dependency';
 import { nextSteps } from './next-steps';
 
-const cwd = path.resolve('/work/project');
+const cwd = path.resolve('/home/dev/project');
 const dir = path.join(cwd, 'pinned-note');
 const packageName = 'ctxkit-strategy-pinned-note';
 const commands = (text: string) => text.split('\n').filter((line) => line.startsWith('  ')).map((line) => line.trim().replace(/\s+#.*$/, ''));
@@ -30,14 +30,14 @@ describe('nextSteps', () => {
   });
 
   it('says npm install for a tarball dependency, naming the tarball', () => {
-    const core: CoreDependency = { source: 'tarball', spec: 'file:../tarballs/ctxkit-core-0.1.0.tgz', version: '0.1.0', tarball: '/work/tarballs/ctxkit-core-0.1.0.tgz' };
+    const core: CoreDependency = { source: 'tarball', spec: 'file:../tarballs/ctxkit-core-0.1.0.tgz', version: '0.1.0', tarball: '/home/dev/tarballs/ctxkit-core-0.1.0.tgz' };
     const text = nextSteps({ dir, packageName, cwd, core });
     expect(commands(text)).toEqual(['cd pinned-note', 'npm install', 'npm test', 'npm run build']);
-    expect(text).toContain('/work/tarballs/ctxkit-core-0.1.0.tgz');
+    expect(text).toContain('/home/dev/tarballs/ctxkit-core-0.1.0.tgz');
   });
 
   it('installs a workspace of a ctxkit checkout from its root, and runs its scripts there', () => {
-    const root = path.resolve('/work/ctxkit');
+    const root = path.resolve('/home/dev/ctxkit');
     const core: CoreDependency = { source: 'workspace', spec: '^0.1.0', version: '0.1.0', workspace: { root, member: true } };
     expect(commands(nextSteps({ dir: path.join(root, 'plugins', 'pinned-note'), packageName, cwd: path.join(root, 'docs'), core }))).toEqual([
       'cd ..',
@@ -48,7 +48,7 @@ describe('nextSteps', () => {
   });
 
   it('does not say npm install for a directory of a ctxkit checkout that is not a workspace (its dependencies resolve from the root)', () => {
-    const root = path.resolve('/work/ctxkit');
+    const root = path.resolve('/home/dev/ctxkit');
     const core: CoreDependency = { source: 'workspace', spec: '^0.1.0', version: '0.1.0', workspace: { root, member: false } };
     const text = nextSteps({ dir: path.join(root, 'scratch', 'pinned-note'), packageName, cwd: root, core });
     expect(commands(text)).toEqual(['cd scratch/pinned-note', 'npm test', 'npm run build']);
