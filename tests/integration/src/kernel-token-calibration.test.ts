@@ -18,8 +18,10 @@ class CountingProvider implements ILLMClient {
   readonly defaultModel = 'gpt-4o';
   readonly offline = false;
   readonly reported: number[] = [];
+  readonly cacheKeys: Array<string | undefined> = [];
 
   async complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
+    this.cacheKeys.push(request.cacheKey);
     const input = Math.round(counter.countMessages(request.messages) * 1.25) + 6 * request.messages.length;
     this.reported.push(input);
     const message = { role: 'assistant' as const, content: 'Noted.' };
@@ -50,6 +52,8 @@ describe('token counts calibrated to the provider (kernel)', () => {
     expect(Math.abs(reports[0]!.relativeError)).toBeGreaterThan(0.1); // uncalibrated: ctxkit counts ~25% less
     for (const report of reports.slice(3)) expect(Math.abs(report.relativeError)).toBeLessThan(0.02);
     expect(reports.at(-1)!.correction).toBeGreaterThan(1.15);
+    // every request names its conversation for the provider's prompt cache
+    expect(new Set(llm.cacheKeys)).toEqual(new Set(['calibrated-agent:default']));
     // a new process (a new agent on the same store) starts from what was learned
     const again = createAgent(await runtime.loadAgent({ ...manifest }), { llm: new CountingProvider(), store });
     const [first] = (await again.run(userTurns[0]!)).budget.tokenCalibration;

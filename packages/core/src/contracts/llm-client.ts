@@ -15,6 +15,12 @@ export interface LLMCompletionRequest {
   responseFormat?: 'text' | 'json';
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * The conversation the request belongs to (the kernel sends `<agentId>:<sessionId>`), so that a
+   * provider's prompt cache can route requests sharing a prefix together (OpenAI's
+   * `prompt_cache_key`). Clients without such a parameter ignore it.
+   */
+  cacheKey?: string;
 }
 
 /** One completion answer. */

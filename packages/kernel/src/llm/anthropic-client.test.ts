@@ -44,12 +44,32 @@ describe('AnthropicClient', () => {
       // The SDK sends the key as a bearer token (the hand-written client sent x-api-key).
       expect(request!.headers.authorization).toBe('Bearer sk-ant-secret');
       expect(request!.headers['anthropic-version']).toBe('2023-06-01');
+      // The end of the system prompt and of the newest message are cache breakpoints.
       expect(request!.body).toEqual({
         model: 'claude-haiku-4-5',
         max_tokens: 64,
-        system: 'Be brief.',
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }],
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }] }],
       });
+    });
+
+    it('marks no cache breakpoint with promptCaching off, and never on a thinking block', async () => {
+      const plain = new AnthropicClient({ apiKey: 'sk-ant-secret', baseURL: server.url, promptCaching: false, retry: { maxRetries: 0 } });
+      server.answer(json(200, reply([{ type: 'text', text: 'Hello.' }], { input_tokens: 3, output_tokens: 1 })));
+      await plain.complete({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] });
+      expect(server.requests.at(-1)!.body).toMatchObject({ system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }] });
+      expect(JSON.stringify(server.requests.at(-1)!.body)).not.toContain('cache_control');
+      server.answer(json(200, reply([{ type: 'text', text: 'Done.' }], { input_tokens: 3, output_tokens: 1 })));
+      await client.complete({
+        messages: [
+          { role: 'user', content: 'Hi' },
+          { role: 'assistant', content: null, reasoning: [{ provider: 'anthropic', data: { type: 'thinking', thinking: 'Plan.', signature: 'sig' } }], tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' },
+        ],
+      });
+      const sent = server.requests.at(-1)!.body as { messages: Array<{ content: Array<{ type: string; cache_control?: unknown }> }> };
+      expect(sent.messages[1]!.content[0]).toEqual({ type: 'thinking', thinking: 'Plan.', signature: 'sig' });
+      expect(sent.messages[2]!.content.at(-1)).toMatchObject({ type: 'tool_result', cache_control: { type: 'ephemeral' } });
     });
 
     it('sends a real tau-bench conversation with reused ids made unique, and maps tool_use back', async () => {

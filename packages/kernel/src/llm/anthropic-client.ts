@@ -20,6 +20,13 @@ export interface AnthropicClientOptions {
   baseURL?: string;
   /** @default env ANTHROPIC_MODEL, else claude-haiku-4-5 */
   model?: string;
+  /**
+   * Mark the end of the system prompt and the end of the newest message with
+   * `cache_control: { type: 'ephemeral' }`, so that the next request, which repeats this one and
+   * appends, reads the prompt from Anthropic's cache (billed at a tenth of the input price).
+   * @default true
+   */
+  promptCaching?: boolean;
   /** `max_tokens` when a request gives no `maxOutputTokens` (the API requires one). @default 4096 */
   defaultMaxOutputTokens?: number;
   /** @default '2023-06-01' */
@@ -87,7 +94,9 @@ export class AnthropicClient implements LLMClient {
       // thinking block's signature is optional in ctxkit, an image's media type any string).
       messages: conversation.messages as MessageParam[],
     };
-    if (conversation.system !== undefined) body.system = conversation.system;
+    const caching = this.options.promptCaching ?? true;
+    if (conversation.system !== undefined) body.system = caching ? [{ type: 'text', text: conversation.system, cache_control: { type: 'ephemeral' } }] : conversation.system;
+    if (caching) markCacheBreakpoint(body.messages);
     if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools) as ToolUnion[];
     if (request.temperature !== undefined) body.temperature = request.temperature;
 
@@ -115,4 +124,19 @@ export class AnthropicClient implements LLMClient {
       details,
     );
   }
+}
+
+/**
+ * Puts a cache breakpoint on the last block of the last message (a copy of that message; the rest
+ * are shared): the prompt up to there is cached, and the next request reads it. Thinking blocks
+ * cannot carry one; a message that ends with one gets none.
+ */
+function markCacheBreakpoint(messages: MessageParam[]): void {
+  const last = messages[messages.length - 1];
+  if (!last || !Array.isArray(last.content) || last.content.length === 0) return;
+  const blocks = last.content.slice();
+  const final = blocks[blocks.length - 1]!;
+  if (final.type === 'thinking' || final.type === 'redacted_thinking') return;
+  blocks[blocks.length - 1] = { ...final, cache_control: { type: 'ephemeral' } } as typeof final;
+  messages[messages.length - 1] = { ...last, content: blocks } as MessageParam;
 }

@@ -144,6 +144,16 @@ describe('OpenAICompatibleClient', () => {
       expect(error.details.attempts).toBe(3);
     });
 
+    it('sends the conversation as prompt_cache_key where asked (OpenAI by default), never to other servers by default', async () => {
+      server.answer(json(200, chat({ content: 'Hi.' })));
+      await client.complete({ messages: ask, cacheKey: 'support-agent:conversation-42' });
+      expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_key');
+      const keyed = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', sendPromptCacheKey: true, env: {} });
+      server.answer(json(200, chat({ content: 'Hi.' })));
+      await keyed.complete({ messages: ask, cacheKey: 'support-agent:conversation-42' });
+      expect(server.requests.at(-1)!.body).toMatchObject({ prompt_cache_key: 'support-agent:conversation-42' });
+    });
+
     it('makes one attempt when retry.maxRetries is 0', async () => {
       const once = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', retry: { maxRetries: 0 }, env: {} });
       server.answer(json(503, { error: { message: 'overloaded' } }));

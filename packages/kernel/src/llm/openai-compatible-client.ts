@@ -31,6 +31,12 @@ export interface OpenAICompatibleClientOptions {
    * @default 'max_completion_tokens' for api.openai.com, else 'max_tokens'
    */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * Send the request's `cacheKey` as `prompt_cache_key`, so that OpenAI routes a conversation's
+   * requests to the same prompt cache. Off for other servers, which may refuse unknown fields.
+   * @default true for api.openai.com, else false
+   */
+  sendPromptCacheKey?: boolean;
   /** Extra headers (e.g. OpenRouter's `HTTP-Referer`). */
   headers?: Record<string, string>;
   /** Client name shown in reports. @default 'openai-compatible:<model>' */
@@ -99,6 +105,7 @@ export class OpenAICompatibleClient implements LLMClient {
     if (request.maxOutputTokens !== undefined) body[this.maxTokensField()] = request.maxOutputTokens;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.responseFormat === 'json') body.response_format = { type: 'json_object' };
+    if (request.cacheKey !== undefined && (this.options.sendPromptCacheKey ?? this.isOpenAI())) body.prompt_cache_key = request.cacheKey;
 
     const timeoutMs = Math.max(1, Math.ceil(request.timeoutMs ?? this.options.timeoutMs ?? 60_000));
     const { answer, attempts, status } = await sendThroughSdk(
@@ -129,6 +136,10 @@ export class OpenAICompatibleClient implements LLMClient {
   }
 
   private maxTokensField(): 'max_tokens' | 'max_completion_tokens' {
-    return this.options.maxTokensField ?? (this.baseURL.startsWith('https://api.openai.com') ? 'max_completion_tokens' : 'max_tokens');
+    return this.options.maxTokensField ?? (this.isOpenAI() ? 'max_completion_tokens' : 'max_tokens');
+  }
+
+  private isOpenAI(): boolean {
+    return this.baseURL.startsWith('https://api.openai.com');
   }
 }

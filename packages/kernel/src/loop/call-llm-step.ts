@@ -34,7 +34,7 @@ export async function callLlmStep(
   payload: LLMPayload,
   settings: CallSettings,
 ): Promise<LLMCompletion> {
-  const request: LLMCompletionRequest = { messages: payload.messages, tools: payload.tools.length > 0 ? payload.tools : null };
+  const request: LLMCompletionRequest = { messages: payload.messages, tools: payload.tools.length > 0 ? payload.tools : null, cacheKey: `${state.agentId}:${state.sessionId}` };
   if (settings.model !== undefined) request.model = settings.model;
   const maxOutputTokens = outputTokensFor(payload, settings);
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
