@@ -179,6 +179,27 @@ describe('PayloadComposer', () => {
       });
     });
 
+    it('reports the tokens each payload repeats from the previous one (what a prompt cache can serve)', () => {
+      const compose = composer(1200);
+      const history = turns(40);
+      const first = compose.compose({ systemPrompt: 'S', history: history.slice(0, 2), tools: [], turn: 1 }).payload;
+      expect(first.stats.repeatedPrefixTokens).toBe(0);
+      const second = compose.compose({ systemPrompt: 'S', history: history.slice(0, 4), tools: [], turn: 2 }).payload;
+      // the history fits whole: the whole first payload is repeated
+      expect(second.stats.repeatedPrefixTokens).toBe(first.stats.output_tokens);
+      let previous = second;
+      let cut = 0;
+      for (let end = 6; end <= history.length; end += 2) {
+        const next = compose.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2 }).payload;
+        const expected = next.messages[1] === previous.messages[1] ? previous.stats.output_tokens : counter.countMessages([next.messages[0]!]);
+        if (next.messages[1] !== previous.messages[1]) cut++;
+        expect(next.stats.repeatedPrefixTokens).toBe(expected);
+        previous = next;
+      }
+      // once the history overflows, dropping the oldest turn leaves only the system prompt repeated
+      expect(cut).toBeGreaterThan(5);
+    });
+
     it('with the default cutBackRatio of 1, drops only what must go on every call', () => {
       const compose = composer(1200);
       const history = turns(40);

@@ -105,6 +105,8 @@ export class PayloadComposer {
   private readonly systemMessages = new Map<string, SystemMessage>();
   private readonly memoryMessages = new Map<string, SystemMessage>();
   private level: UsageLevel = 'ok';
+  /** The messages and tools of the previous payload (to count what the next one repeats). */
+  private previousPayload: { messages: readonly ChatMessage[]; tools: ReadonlyArray<ToolDefinition> } | undefined;
   /** Where the window started at the last cut back (see `cutBackRatio`), while it holds. */
   private heldStart: { index: number; message: ChatMessage; fingerprint: string } | undefined;
 
@@ -195,6 +197,7 @@ export class PayloadComposer {
       reductions,
       ...(request.extra ? { extra: request.extra } : {}),
     });
+    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload);
     if (request.emitEvents ?? true) this.emitComposed(payload, request.turn);
     return {
       payload,
@@ -229,6 +232,27 @@ export class PayloadComposer {
     const start = cut.fromIndex;
     this.heldStart = start < history.length ? { index: start, message: history[start]!, fingerprint: messageFingerprint(history[start]!) } : undefined;
     return cut;
+  }
+
+  /**
+   * Tokens of `payload` that repeat the previous payload's start: the tools when they are the same,
+   * then the leading messages that are the same objects (the composer reuses its system and memory
+   * messages and the caller's history messages, so an unchanged message is the same object). Counted
+   * as the payload's tokens less the differing rest, so a turn that only appends counts only what it
+   * appended.
+   */
+  private repeatedPrefixTokens(payload: LLMPayload): number {
+    const previous = this.previousPayload;
+    this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools };
+    if (previous === undefined) return 0;
+    const { counter } = this.options;
+    const sameTools = previous.tools === payload.tools || JSON.stringify(previous.tools) === JSON.stringify(payload.tools);
+    if (!sameTools) return 0;
+    const shared = Math.min(previous.messages.length, payload.messages.length);
+    let index = 0;
+    while (index < shared && previous.messages[index] === payload.messages[index]) index++;
+    const differing = counter.countMessages(payload.messages.slice(index));
+    return Math.max(0, payload.stats.output_tokens - differing);
   }
 
   /** The event fields of this composer's owner at `turn`. */

@@ -91,6 +91,12 @@ export interface PayloadStats {
   /** Usage level of the payload against the context window. */
   usageLevel: UsageLevel;
   counter: TokenCounterMeta;
+  /**
+   * Tokens of this payload that repeat the start of the previous payload composed for the same
+   * conversation (tool definitions, then whole messages): what a provider's prompt cache can serve.
+   * 0 for a conversation's first payload; absent when the strategy does not track it.
+   */
+  repeatedPrefixTokens?: number;
   /** Strategy-specific facts (summary version, entity state, cache hits). JSON-safe. */
   extra?: Record<string, unknown>;
 }
