@@ -21,6 +21,7 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
   summaryInputMaxTokens: true,
   summarizer: true,
   summaryPrompt: true,
+      checkSummaries: true,
   model: true,
   maxContextTokens: true,
   reserveOutputTokens: true,

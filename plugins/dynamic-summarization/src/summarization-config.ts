@@ -29,6 +29,8 @@ export interface SummarizationConfig {
   summarizer: SummarizerChoice;
   /** Instructions replacing the built-in prompt; null: the built-in prompt. */
   summaryPrompt: string | null;
+  /** Check each model-written summary (identifiers kept verbatim, the conversation's script); re-prompt once, then refuse. */
+  checkSummaries: boolean;
   /** Model for counting and the context window; null: the agent's model. */
   model: string | null;
   /** Hard ceiling of payload plus output reservation; null: the model's window. */

@@ -109,6 +109,7 @@ export class SummarizationStrategy implements ContextManager {
     return new LLMSummarizer(context.llm, {
       model: config.compressionModel ?? context.model,
       summaryPrompt: config.summaryPrompt,
+      checkSummaries: config.checkSummaries,
       maxInputTokens: config.summaryInputMaxTokens,
       timeoutMs: config.summaryTimeoutMs,
     });
@@ -193,6 +194,7 @@ export class SummarizationStrategy implements ContextManager {
       summaryRunning: this.scheduler.running,
       consecutiveFailures: this.scheduler.consecutiveFailures,
       summaryAttemptsStopped: this.scheduler.stopped,
+      ...(this.summarizer.lastReceipt ? { summaryReceipt: structuredClone(this.summarizer.lastReceipt) } : {}),
     });
     // Unsummarized history older than the window left out: a running fold would bring it back.
     const wouldWait = composed.window.fromIndex > covered && this.scheduler.running;

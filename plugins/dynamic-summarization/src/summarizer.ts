@@ -34,4 +34,20 @@ export interface Summarizer {
   /** True when no language model is involved. */
   readonly offline: boolean;
   summarize(input: SummarizerInput): Promise<string>;
+  /** What the last summary it wrote covers, kept and left out (summarizers that check their summaries). */
+  readonly lastReceipt?: SummaryReceipt;
+}
+
+/** What a checked summary covers and kept: in `stats.extra.summaryReceipt`. */
+export interface SummaryReceipt {
+  /** History indexes `[from, to)` of the turns it folded. */
+  covers: { from: number; to: number };
+  /** The identifiers and `<retain>` texts of those turns it had to keep, all present. */
+  kept: string[];
+  /** Items asked for in the first answer that it left out (then put back on the re-prompt). */
+  putBack: string[];
+  /** The script the conversation and the summary are written in, when there was enough text to tell. */
+  script: string | undefined;
+  /** True when the first answer failed the check and the model was asked once more. */
+  reprompted: boolean;
 }

@@ -1,5 +1,7 @@
 import { LLMResponseError, type ChatMessage, type LLMClient } from '@ctxkit/core';
-import type { Summarizer, SummarizerInput } from '../summarizer';
+import type { Summarizer, SummarizerInput, SummaryReceipt } from '../summarizer';
+import { missingItems, retainedItems, type RetainedItem } from './retained-items';
+import { conversationScript, dominantScript, type TextScript } from './text-script';
 import { escapeReservedTags, fenceTranscript } from './fence-transcript';
 import { parseSummaryReply } from './parse-summary-reply';
 import { DEFAULT_SUMMARY_PROMPT } from './summary-prompt';
@@ -14,6 +16,13 @@ export interface LLMSummarizerOptions {
   maxInputTokens?: number;
   /** Timeout of one summary request. @default 60000 */
   timeoutMs?: number;
+  /**
+   * Check each summary without another model: the identifiers and `<retain>` texts of the folded
+   * turns are in it verbatim and it is written in the conversation's script; a summary that fails
+   * is asked for once more with what it missed, then refused (the turns stay verbatim).
+   * @default true
+   */
+  checkSummaries?: boolean;
 }
 
 /**
@@ -32,6 +41,8 @@ export class LLMSummarizer implements Summarizer {
   private readonly prompt: string;
   private readonly maxInputTokens: number;
   private readonly timeoutMs: number;
+  private readonly checks: boolean;
+  lastReceipt: SummaryReceipt | undefined;
 
   constructor(
     private readonly client: LLMClient,
@@ -42,6 +53,7 @@ export class LLMSummarizer implements Summarizer {
     this.prompt = options.summaryPrompt ?? DEFAULT_SUMMARY_PROMPT;
     this.maxInputTokens = options.maxInputTokens ?? 8000;
     this.timeoutMs = options.timeoutMs ?? 60000;
+    this.checks = options.checkSummaries ?? true;
   }
 
   /** The request messages for one fold (exposed for tests and docs). */
@@ -61,9 +73,34 @@ export class LLMSummarizer implements Summarizer {
   }
 
   async summarize(input: SummarizerInput): Promise<string> {
+    const messages = this.buildMessages(input);
+    const first = await this.ask(messages, input);
+    if (!this.checks) return first.summary;
+    const required = retainedItems(input.messages);
+    const script = conversationScript(input.messages);
+    const covers = { from: input.firstIndex, to: input.firstIndex + input.messages.length };
+    const problems = checkSummary(first.summary, required, script);
+    if (problems.missing.length === 0 && !problems.wrongScript) {
+      this.lastReceipt = { covers, kept: required.map((item) => item.text), putBack: [], script, reprompted: false };
+      return first.summary;
+    }
+    const again = await this.ask([...messages, { role: 'assistant', content: first.reply }, { role: 'user', content: repromptText(problems.missing, problems.wrongScript ? script : undefined) }], input);
+    const still = checkSummary(again.summary, required, script);
+    if (still.missing.length > 0 || still.wrongScript) {
+      throw new LLMResponseError(
+        `the summary failed its check twice (${[still.missing.length > 0 ? `left out ${still.missing.map((item) => JSON.stringify(item.text)).slice(0, 5).join(', ')}${still.missing.length > 5 ? ` and ${still.missing.length - 5} more` : ''}` : '', still.wrongScript ? `not written in the conversation's ${script} script` : ''].filter(Boolean).join('; ')}); the turns stay verbatim`,
+        { client: this.client.name, model: this.model },
+      );
+    }
+    this.lastReceipt = { covers, kept: required.map((item) => item.text), putBack: problems.missing.map((item) => item.text), script, reprompted: true };
+    return again.summary;
+  }
+
+  /** One summary request; the reply and the summary in it. */
+  private async ask(messages: ChatMessage[], input: SummarizerInput): Promise<{ reply: string; summary: string }> {
     const completion = await this.client.complete({
       model: this.model,
-      messages: this.buildMessages(input),
+      messages,
       tools: null,
       maxOutputTokens: Math.max(256, Math.ceil(input.maxTokens * 1.5)),
       temperature: 0,
@@ -81,6 +118,23 @@ export class LLMSummarizer implements Summarizer {
         body: text.slice(0, 500),
       });
     }
-    return summary;
+    return { reply: text, summary };
   }
+}
+
+/** What a summary misses: items not in it verbatim, and whether it is in another script than the conversation. */
+function checkSummary(summary: string, required: readonly RetainedItem[], script: TextScript | undefined): { missing: RetainedItem[]; wrongScript: boolean } {
+  const written = dominantScript(summary);
+  return { missing: missingItems(summary, required), wrongScript: script !== undefined && written !== undefined && written !== script };
+}
+
+const SCRIPT_NAMES: Record<TextScript, string> = { latin: 'the Latin alphabet', japanese: 'Japanese', chinese: 'Chinese', korean: 'Korean', cyrillic: 'the Cyrillic alphabet', arabic: 'Arabic', other: 'the conversation\'s script' };
+
+/** The follow-up asking for what the first summary missed. */
+function repromptText(missing: readonly RetainedItem[], script: TextScript | undefined): string {
+  const lines = ['Your summary does not pass the check. Rewrite it, keeping everything it has:'];
+  if (missing.length > 0) lines.push(`- Include each of these exactly as written (they appear in the transcript): ${missing.map((item) => JSON.stringify(item.text)).join(', ')}.`);
+  if (script !== undefined) lines.push(`- Write it in ${SCRIPT_NAMES[script]}, the language the user writes in; identifiers stay as written.`);
+  lines.push('Answer with the summary only, inside <summary></summary> tags.');
+  return lines.join('\n');
 }
