@@ -38,6 +38,7 @@ for (const pack of packs) {
 
 if (problems.length > 0) {
   console.error(problems.join('\n'));
-  process.exit(1);
+  process.exitCode = 1;
+} else {
+  console.log(packs.map((pack) => `${pack.filename}: ${pack.entryCount} files, ${Math.round(pack.size / 1024)} KiB`).join('\n'));
 }
-console.log(packs.map((pack) => `${pack.filename}: ${pack.entryCount} files, ${Math.round(pack.size / 1024)} KiB`).join('\n'));

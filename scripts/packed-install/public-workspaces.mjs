@@ -10,6 +10,7 @@ const lines = workspaces
   .sort();
 if (lines.length === 0) {
   console.error('No public workspace package found: every workspace is private.');
-  process.exit(1);
+  process.exitCode = 1;
+} else {
+  console.log(lines.join('\n'));
 }
-console.log(lines.join('\n'));

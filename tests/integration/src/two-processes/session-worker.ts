@@ -76,6 +76,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
+  // Rethrown outside the promise: the worker dies with the error's stack and exit code 1, even
+  // with its IPC channel to the test still open.
+  setImmediate(() => {
+    throw error;
+  });
 });
