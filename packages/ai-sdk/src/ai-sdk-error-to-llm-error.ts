@@ -1,4 +1,4 @@
-import { CtxkitError, LLMRequestError, LLMResponseError, type LLMErrorDetails } from '@ctxkit/core';
+import { CtxkitError, networkErrorCode, retryAfterMs, LLMRequestError, LLMResponseError, type LLMErrorDetails } from '@ctxkit/core';
 
 /** The fields of the AI SDK's `APICallError` (read by shape: the adapter never loads the `ai` package). */
 interface ApiCallErrorShape {
@@ -27,24 +27,6 @@ function messageOf(error: unknown): string {
   return typeof message === 'string' ? message : String(error);
 }
 
-/** The wait an answer asked for: `retry-after-ms`, else `retry-after` in seconds. */
-function retryAfterOf(headers: Record<string, string> | undefined): number | undefined {
-  if (!headers) return undefined;
-  const lower = Object.fromEntries(Object.entries(headers).map(([key, value]) => [key.toLowerCase(), value]));
-  const ms = Number.parseFloat(lower['retry-after-ms'] ?? '');
-  if (Number.isFinite(ms)) return Math.max(0, ms);
-  const seconds = Number.parseFloat(lower['retry-after'] ?? '');
-  return Number.isFinite(seconds) ? Math.max(0, seconds * 1000) : undefined;
-}
-
-function networkCodeOf(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; current !== null && current !== undefined && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
-  }
-  return undefined;
-}
-
 /**
  * Maps what an AI SDK language model threw to a ctxkit error: an `APICallError` with a status to
  * `LLMRequestError` (`status`, `retryable` as the provider decided, the body excerpt,
@@ -63,21 +45,21 @@ export function aiSdkErrorToLLMError(error: unknown, details: LLMErrorDetails): 
     const call = error as ApiCallErrorShape;
     const base = { ...details, sdkError, ...(call.url ? { url: call.url } : {}) };
     if (call.statusCode === undefined) {
-      const code = networkCodeOf(call.cause);
+      const code = networkErrorCode(call.cause);
       return new LLMRequestError(`network error${code ? ` (${code})` : ''}: ${call.message}`, { ...base, ...(code ? { networkCode: code } : {}) }, {
         retryable: call.isRetryable ?? true,
         cause: error,
         fix: "Check that the provider's endpoint is reachable.",
       });
     }
-    const retryAfterMs = retryAfterOf(call.responseHeaders);
+    const wait = retryAfterMs(call.responseHeaders);
     return new LLMRequestError(
       `HTTP ${call.statusCode}: ${call.message}`,
       {
         ...base,
         status: call.statusCode,
         ...(call.responseBody !== undefined ? { body: call.responseBody.slice(0, BODY_EXCERPT) } : {}),
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(wait !== undefined ? { retryAfterMs: wait } : {}),
       },
       {
         retryable: call.isRetryable ?? false,

@@ -87,6 +87,8 @@ export { CtxkitEventBus, safeEmit } from './events/event-bus';
 
 // errors
 export { completeBeforeDeadline } from './model-calls/complete-before-deadline';
+export { networkErrorCode } from './model-calls/network-error-code';
+export { retryAfterMs } from './model-calls/retry-after';
 export { SerialQueue } from './concurrency/serial-queue';
 export { ErrorCodes } from './errors/error-codes';
 export type { ErrorCode } from './errors/error-codes';

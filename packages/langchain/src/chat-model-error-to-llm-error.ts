@@ -1,4 +1,4 @@
-import { CtxkitError, LLMRequestError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
+import { CtxkitError, networkErrorCode, retryAfterMs, LLMRequestError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
 
 const BODY_EXCERPT = 2000;
 
@@ -14,27 +14,6 @@ interface ProviderErrorShape {
   headers?: unknown;
   error?: unknown;
   cause?: unknown;
-}
-
-function retryAfterOf(headers: unknown): number | undefined {
-  const get = (name: string): string | null | undefined => {
-    if (headers === null || typeof headers !== 'object') return undefined;
-    if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): string | null }).get(name);
-    const value = (headers as Record<string, unknown>)[name];
-    return typeof value === 'string' ? value : undefined;
-  };
-  const ms = Number.parseFloat(get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms)) return Math.max(0, ms);
-  const seconds = Number.parseFloat(get('retry-after') ?? '');
-  return Number.isFinite(seconds) ? Math.max(0, seconds * 1000) : undefined;
-}
-
-function networkCodeOf(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; current !== null && current !== undefined && depth < 8; current = (current as { cause?: unknown }).cause, depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
-  }
-  return undefined;
 }
 
 /**
@@ -55,16 +34,16 @@ export function chatModelErrorToLLMError(error: unknown, details: LLMErrorDetail
   if (typeof shape.status === 'number') {
     const status = shape.status;
     const retryable = !FINAL_CODES.has(String(shape.lc_error_code)) && (status === 408 || status === 409 || status === 429 || status >= 500);
-    const retryAfterMs = retryAfterOf(shape.headers);
+    const wait = retryAfterMs(shape.headers);
     const body = shape.error !== undefined ? JSON.stringify(shape.error) : undefined;
     return new LLMRequestError(
       `HTTP ${status}: ${message}`,
-      { ...base, ...sdkError, ...lcCode, status, ...(body !== undefined ? { body: body.slice(0, BODY_EXCERPT) } : {}), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+      { ...base, ...sdkError, ...lcCode, status, ...(body !== undefined ? { body: body.slice(0, BODY_EXCERPT) } : {}), ...(wait !== undefined ? { retryAfterMs: wait } : {}) },
       { retryable, cause: error, fix: status === 401 || status === 403 ? "Check the chat model's API key." : retryable ? 'The provider is overloaded or failing; the model retried it as configured (maxRetries). Try again later.' : 'The provider rejected the request; details.body holds its reason.' },
     );
   }
   if (shape.name === 'APIConnectionTimeoutError' || shape.name === 'TimeoutError') return new LLMTimeoutError({ ...base, ...sdkError, timeoutMs, aborted: false }, error);
-  const code = networkCodeOf(error);
+  const code = networkErrorCode(error);
   if (code !== undefined || shape.name === 'APIConnectionError') {
     return new LLMRequestError(`network error${code ? ` (${code})` : ''}: ${message}`, { ...base, ...sdkError, ...(code ? { networkCode: code } : {}) }, {
       retryable: true,

@@ -1,4 +1,4 @@
-import { CtxkitError, LLMRequestError, LLMResponseError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
+import { CtxkitError, networkErrorCode, retryAfterMs, LLMRequestError, LLMResponseError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
 import type { SdkApiError, SdkErrorClasses } from './sdk-error-classes';
 
 /** The call that failed, as the error's details report it. */
@@ -34,7 +34,7 @@ export function sdkErrorToLLMError(error: unknown, sdk: SdkErrorClasses, call: F
   if (error instanceof sdk.APIUserAbortError) return new LLMTimeoutError({ ...details, timeoutMs: call.timeoutMs, aborted: true }, error);
   if (error instanceof sdk.APIConnectionTimeoutError) return new LLMTimeoutError({ ...details, timeoutMs: call.timeoutMs, aborted: false }, error);
   if (error instanceof sdk.APIConnectionError) {
-    const code = networkCodeOf(error);
+    const code = networkErrorCode(error);
     return new LLMRequestError(`network error${code ? ` (${code})` : ''}: ${innermostMessage(error)}`, { ...details, ...(code ? { networkCode: code } : {}) }, {
       retryable: true,
       cause: error,
@@ -58,11 +58,11 @@ export function sdkErrorToLLMError(error: unknown, sdk: SdkErrorClasses, call: F
 function statusError(error: SdkApiError, status: number, details: LLMErrorDetails): LLMRequestError {
   const retryable = isRetryable(status, error.headers);
   const reason = providerReasonOf(error.error);
-  const retryAfterMs = error.headers ? retryAfterOf(error.headers) : undefined;
+  const wait = error.headers ? retryAfterMs(error.headers) : undefined;
   const body = error.error === undefined ? error.message : JSON.stringify(error.error);
   return new LLMRequestError(
     `HTTP ${status}${reason ? `: ${reason}` : ''}`,
-    { ...details, status, sdkError: error.constructor.name, body: body.slice(0, BODY_EXCERPT), ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+    { ...details, status, sdkError: error.constructor.name, body: body.slice(0, BODY_EXCERPT), ...(wait !== undefined ? { retryAfterMs: wait } : {}) },
     { retryable, cause: error, fix: fixFor(status, retryable) },
   );
 }
@@ -73,18 +73,6 @@ function isRetryable(status: number, headers: SdkApiError['headers']): boolean {
   if (told === 'true') return true;
   if (told === 'false') return false;
   return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/** The wait the answer asked for: `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
-function retryAfterOf(headers: NonNullable<SdkApiError['headers']>): number | undefined {
-  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
-  if (Number.isFinite(ms)) return Math.max(0, ms);
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** `message` of an OpenAI error object, or `error.message` of an Anthropic error body. */
@@ -106,15 +94,6 @@ function causesOf(error: unknown): unknown[] {
     chain.push(current);
   }
   return chain;
-}
-
-/** The system error code (`ECONNREFUSED`, `ECONNRESET` …) somewhere down the cause chain. */
-function networkCodeOf(error: unknown): string | undefined {
-  for (const cause of causesOf(error)) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
-  }
-  return undefined;
 }
 
 /** The message of the deepest cause, which names what failed (`connect ECONNREFUSED 127.0.0.1:…`). */
