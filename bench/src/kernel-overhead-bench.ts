@@ -15,7 +15,7 @@ import {
   createTokenUsage,
   IContextManager,
   type ChatMessage,
-  type ContextManager,
+  type ContextSession,
   type LLMClient,
   type LLMCompletion,
   type LLMPayload,
@@ -67,7 +67,7 @@ class InstantClient implements LLMClient {
 }
 
 /** The strategy behind a stopwatch: every call into it is timed, its capabilities stay visible. */
-function timed(manager: ContextManager, clock: { spentMs: number }): ContextManager {
+function timed(manager: ContextSession, clock: { spentMs: number }): ContextSession {
   const time = async <T>(work: () => T | Promise<T>): Promise<T> => {
     const start = cpuMs();
     try {
@@ -76,8 +76,12 @@ function timed(manager: ContextManager, clock: { spentMs: number }): ContextMana
       clock.spentMs += cpuMs() - start;
     }
   };
-  const wrapper: ContextManager = {
+  const wrapper: ContextSession = {
+    sessionId: manager.sessionId,
     truncatesToolOutputs: manager.truncatesToolOutputs === true,
+    epochs: () => manager.epochs(),
+    preview: (...args) => manager.preview(...args),
+    undo: (epochId) => manager.undo(epochId),
     composePayload: (systemPrompt, history, tools, ragContext, options): Promise<LLMPayload> =>
       time(() => (options !== undefined ? manager.composePayload(systemPrompt, history, tools, ragContext, options) : manager.composePayload(systemPrompt, history, tools, ragContext))),
     onTurnComplete: (history: ChatMessage[]) => time(() => manager.onTurnComplete(history)),

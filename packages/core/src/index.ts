@@ -43,6 +43,8 @@ export type {
   IContextManager as ContextManagerContract,
   ToolExecutionContext,
 } from './contracts/context-manager';
+export type { ContextSession } from './contracts/context-session';
+export type { EpochKind, PreviewItem, ReductionEpoch, ReductionPreview, UndoResult } from './contracts/reduction-epoch';
 export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle, truncatesToolOutputs } from './contracts/context-manager';
 export type { ILLMClient as LLMClient, LLMCompletion, LLMCompletionRequest } from './contracts/llm-client';
 export type {
@@ -95,6 +97,8 @@ export type { ErrorCode } from './errors/error-codes';
 export { CtxkitError } from './errors/ctxkit-error';
 export type { CtxkitErrorOptions, ErrorCategory } from './errors/ctxkit-error';
 export { BudgetExceededError } from './errors/budget-exceeded-error';
+export { CapabilityUnsupportedError } from './errors/capability-unsupported-error';
+export { EpochNotFoundError } from './errors/epoch-not-found-error';
 export type { BudgetShortfall } from './errors/budget-exceeded-error';
 export { CompactionNoProgressError } from './errors/compaction-no-progress-error';
 export type { CompactionShortfall, UnremovablePart } from './errors/compaction-no-progress-error';
@@ -201,6 +205,9 @@ export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KINDS } fro
 export { decodeStoreKeyPart, encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from './stores/store-key-part-encoding';
 export type { VersionedContextStore } from './stores/versioned-store-access';
 export { readVersioned, supportsCompareAndSet, UNVERSIONED, writeIfVersion } from './stores/versioned-store-access';
+// undoable reductions (epochs) kept in the store
+export type { EpochDescription, EpochLogOptions, TakenEpoch } from './epochs/epoch-log';
+export { DEFAULT_MAX_EPOCHS, EpochLog } from './epochs/epoch-log';
 // manifests, loader, runtime
 export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
 export { validateManifest } from './plugins/validate-manifest';

@@ -2,6 +2,7 @@ import type { ChatMessage } from './chat-message';
 import type { ToolDefinition } from './tool-definition';
 import type { LLMPayload } from './llm-payload';
 import type { TokenUsage } from './token-usage';
+import type { ReductionEpoch, ReductionPreview, UndoResult } from './reduction-epoch';
 
 /**
  * The pluggable context strategy. The agent kernel asks it for the payload to send and
@@ -93,6 +94,28 @@ export interface ContextManagerCapabilities {
   ): Promise<CompactionHookResult>;
   /** Resolves when background work (summaries, extraction) has settled. */
   whenIdle?(): Promise<void>;
+  /**
+   * The session's reductions that changed its state and can be undone (folds, extractions,
+   * compactions, trims to a placeholder), oldest first. See docs/14-controlling-what-survives.md.
+   */
+  epochs?(): Promise<ReductionEpoch[]>;
+  /**
+   * What the next `composePayload` with these arguments (and the reduction it would start) would drop,
+   * fold, compact or trim, computed without doing it: no state stored, no event, no model call.
+   */
+  preview?(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options?: ComposeOptions,
+  ): Promise<ReductionPreview>;
+  /**
+   * Restores the state the session had before `epochId` (the summary, the entity state, the history
+   * before a compaction), undoing every later epoch with it; the next payload shows the restored state.
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
+   */
+  undo?(epochId: string): Promise<UndoResult>;
   /** Releases timers and handles. Safe to call more than once. */
   dispose?(): Promise<void> | void;
 }

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import type { PayloadStats, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
+import type { ReductionEpoch } from '../contracts/reduction-epoch';
 import type { TokenUsage } from '../contracts/token-usage';
 
 /** Fields every event carries, so listeners can route without positional arguments. */
@@ -79,6 +80,10 @@ export interface CtxkitEventPayloads {
     limit: number;
     messages: number;
   };
+  /** A reduction that changed the session's state was recorded as an undoable epoch. */
+  'epoch-recorded': CtxkitEventBase & { epoch: ReductionEpoch };
+  /** `undo` restored the state before `epoch` (and undid `alsoUndone` with it). */
+  'epoch-undone': CtxkitEventBase & { epoch: ReductionEpoch; alsoUndone: ReductionEpoch[]; historyRestored: boolean };
   /** Plain-language advice for the user. */
   'user-advice': CtxkitEventBase & { message: string };
   /** Provider usage observed by the kernel after a model call. */

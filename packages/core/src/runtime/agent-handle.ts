@@ -1,4 +1,4 @@
-import type { ContextManager } from '../contracts/context-manager';
+import type { ContextSession } from '../contracts/context-session';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
 import { AgentContainer } from '../di/agent-container';
@@ -52,7 +52,7 @@ export interface AgentHandle {
    */
   useLLM(llm: ILLMClient): void;
   /** The context manager of the default session (`"default"`). */
-  readonly contextManager: ContextManager;
+  readonly contextManager: ContextSession;
   /**
    * The context manager of one conversation: one strategy instance per session, created on first
    * use with its own `StrategyContext`, so state never leaks between conversations.
@@ -60,9 +60,9 @@ export interface AgentHandle {
    * @throws DisposedError (`CTXKIT_DISPOSED`) after `dispose()`
    * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when the plugin's factory throws
    */
-  forSession(sessionId: string): ContextManager;
+  forSession(sessionId: string): ContextSession;
   /** Like `forSession`, resolved once the strategy instance exists (for asynchronous factories). */
-  openSession(sessionId: string): Promise<ContextManager>;
+  openSession(sessionId: string): Promise<ContextSession>;
   /** The ids of the sessions opened so far. */
   sessions(): string[];
   /** True after `dispose()`. */
@@ -131,7 +131,7 @@ class Agent implements AgentHandle {
     return this.isDisposed;
   }
 
-  get contextManager(): ContextManager {
+  get contextManager(): ContextSession {
     return this.forSession(DEFAULT_SESSION_ID);
   }
 
@@ -140,8 +140,7 @@ class Agent implements AgentHandle {
     const manager = this.createSession(DEFAULT_SESSION_ID, undefined);
     const instance = (await manager.whenReady()).strategy!;
     this.capabilities = capabilitiesOf(instance);
-    // Rebuild the default session's guard with the capabilities now known, same instance.
-    this.sessionManagers.set(DEFAULT_SESSION_ID, this.guard(DEFAULT_SESSION_ID, instance));
+    manager.mirror(this.capabilities);
     registerStrategyServices(this.container, {
       agentId: this.id,
       events: this.events,
@@ -182,13 +181,13 @@ class Agent implements AgentHandle {
     }
   }
 
-  forSession(sessionId: string): ContextManager {
+  forSession(sessionId: string): ContextSession {
     this.assertUsable();
     assertStoreKeyPart('sessionId', sessionId);
     return this.sessionManagers.get(sessionId) ?? this.createSession(sessionId, this.capabilities);
   }
 
-  async openSession(sessionId: string): Promise<ContextManager> {
+  async openSession(sessionId: string): Promise<ContextSession> {
     const manager = this.forSession(sessionId) as SessionContextManager;
     return manager.whenReady();
   }
@@ -240,10 +239,6 @@ class Agent implements AgentHandle {
       if (this.sessionManagers.get(sessionId) === manager) this.sessionManagers.delete(sessionId);
     });
     return manager;
-  }
-
-  private guard(sessionId: string, instance: ContextManager): SessionContextManager {
-    return new SessionContextManager(this.owner(sessionId), instance, this.capabilities ?? new Set());
   }
 
   private owner(sessionId: string) {

@@ -8,15 +8,18 @@ import type {
   ContributedTool,
   IContextManager,
 } from '../contracts/context-manager';
+import type { ContextSession } from '../contracts/context-session';
 import type { LLMPayload } from '../contracts/llm-payload';
+import type { ReductionEpoch, ReductionPreview, UndoResult } from '../contracts/reduction-epoch';
 import type { TokenUsage } from '../contracts/token-usage';
 import type { ToolDefinition } from '../contracts/tool-definition';
+import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
 import { DisposedError } from '../errors/disposed-error';
 import { StrategyError } from '../errors/strategy-error';
 import { toStrategyError } from './guard-strategy-call';
 
 /** The optional capabilities a session manager mirrors from its strategy. */
-export type CapabilityName = Exclude<keyof ContextManagerCapabilities, 'truncatesToolOutputs'>;
+export type CapabilityName = Exclude<keyof ContextManagerCapabilities, 'truncatesToolOutputs' | 'epochs' | 'preview' | 'undo'>;
 
 /** The capability methods an instance has. */
 export function capabilitiesOf(manager: IContextManager): Set<CapabilityName> {
@@ -45,7 +48,7 @@ export interface SessionManagerOwner {
  * `onTurnComplete` calls of one session run one after another, in call order, so that two turns
  * reported concurrently never interleave inside a strategy.
  */
-export class SessionContextManager implements IContextManager {
+export class SessionContextManager implements ContextSession {
   private instance: IContextManager | undefined;
   private readonly ready: Promise<IContextManager>;
   private turnChain: Promise<unknown> = Promise.resolve();
@@ -77,6 +80,15 @@ export class SessionContextManager implements IContextManager {
       this.instance = this.checked(created);
       this.ready = Promise.resolve(this.instance);
     }
+    this.mirror(capabilities);
+  }
+
+  /**
+   * Shows the optional capability methods named (the strategy's own), so that the kernel's
+   * `hasContributedTools` / `hasCompactionHooks` / `hasWhenIdle` checks see them. The agent learns them
+   * from its default session's instance and gives them to every session.
+   */
+  mirror(capabilities: ReadonlySet<CapabilityName>): void {
     if (capabilities.has('contributedTools')) this.contributedTools = () => this.contributedToolsNow();
     if (capabilities.has('checkCompaction')) {
       this.checkCompaction = (checkpoint, history, usage) =>
@@ -92,6 +104,35 @@ export class SessionContextManager implements IContextManager {
       });
     }
     if (capabilities.has('dispose')) this.dispose = () => this.disposeInstance();
+  }
+
+  get sessionId(): string {
+    return this.owner.sessionId;
+  }
+
+  epochs(): Promise<ReductionEpoch[]> {
+    return this.call('epochs', async (manager) => ((manager as ContextManager).epochs ? (manager as ContextManager).epochs!() : []));
+  }
+
+  preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<ReductionPreview> {
+    return this.call('preview', (manager) => {
+      const strategy = manager as ContextManager;
+      if (typeof strategy.preview !== 'function') throw new CapabilityUnsupportedError(this.owner.pluginId, 'preview');
+      return strategy.preview(systemPrompt, history, tools, ragContext, options);
+    });
+  }
+
+  undo(epochId: string): Promise<UndoResult> {
+    // After the turns reported so far, so that an undo never lands inside a turn's state update.
+    const run = this.turnChain.then(() =>
+      this.call('undo', (manager) => {
+        const strategy = manager as ContextManager;
+        if (typeof strategy.undo !== 'function') throw new CapabilityUnsupportedError(this.owner.pluginId, 'undo');
+        return strategy.undo(epochId);
+      }),
+    );
+    this.turnChain = run.catch(() => undefined);
+    return run;
   }
 
   /** The strategy's declared `truncatesToolOutputs` (false until its instance exists). */
