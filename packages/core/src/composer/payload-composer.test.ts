@@ -200,6 +200,27 @@ describe('PayloadComposer', () => {
       expect(cut).toBeGreaterThan(5);
     });
 
+    it('composes a preview without remembering it: no event, the next compose is the one it would have been', () => {
+      const events = new CtxkitEventBus();
+      const seen: string[] = [];
+      for (const name of ['payload-composed', 'history-trim'] as CtxkitEventName[]) events.on(name, () => seen.push(name));
+      const history = turns(40);
+      const plain = composer(1200);
+      const previewed = composer(1200, events);
+      for (let end = 2; end <= 60; end += 2) {
+        const request = { systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.6 };
+        const before = seen.length;
+        const preview = previewed.compose({ ...request, preview: true }).payload;
+        expect(seen.length).toBe(before);
+        const real = previewed.compose(request).payload;
+        const expected = plain.compose(request).payload;
+        expect(real.messages).toEqual(expected.messages);
+        expect(real.stats.repeatedPrefixTokens).toBe(expected.stats.repeatedPrefixTokens);
+        expect(preview.messages).toEqual(real.messages);
+      }
+      expect(seen).toContain('payload-composed');
+    });
+
     it('with the default cutBackRatio of 1, drops only what must go on every call', () => {
       const compose = composer(1200);
       const history = turns(40);

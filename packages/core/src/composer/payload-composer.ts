@@ -68,6 +68,12 @@ export interface ComposeRequest extends ComposeOptions {
   turn: number;
   /** Emit `history-trim`, `tool-output-trim`, `usage-level-change` and `payload-composed`. @default true */
   emitEvents?: boolean;
+  /**
+   * Compose without remembering anything (a preview): no event, the held window start and the
+   * previous payload (for `repeatedPrefixTokens`) stay as they were, so the next real compose is the
+   * one it would have been. @default false
+   */
+  preview?: boolean;
 }
 
 /** What {@link PayloadComposer.compose} returns. */
@@ -162,7 +168,9 @@ export class PayloadComposer {
     const historyRoom = room - fitted.reduce((sum, block) => sum + block.tokens, 0);
     let window = selectWindow(historyRoom);
     const cutBackRatio = request.cutBackRatio ?? 1;
+    const heldBefore = this.heldStart;
     if (cutBackRatio < 1) window = this.holdWindowStart(history, startIndex, historyRoom, cutBackRatio, window);
+    if (request.preview) this.heldStart = heldBefore;
     if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
       // The history fits whole beside a shortened block: the block may take what is left.
       fitted = this.fitBlocks(blocks, redundant, room - window.tokens);
@@ -197,8 +205,8 @@ export class PayloadComposer {
       reductions,
       ...(request.extra ? { extra: request.extra } : {}),
     });
-    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload);
-    if (request.emitEvents ?? true) this.emitComposed(payload, request.turn);
+    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, !request.preview);
+    if ((request.emitEvents ?? true) && !request.preview) this.emitComposed(payload, request.turn);
     return {
       payload,
       window,
@@ -241,9 +249,9 @@ export class PayloadComposer {
    * as the payload's tokens less the differing rest, so a turn that only appends counts only what it
    * appended.
    */
-  private repeatedPrefixTokens(payload: LLMPayload): number {
+  private repeatedPrefixTokens(payload: LLMPayload, remember: boolean): number {
     const previous = this.previousPayload;
-    this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools };
+    if (remember) this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools };
     if (previous === undefined) return 0;
     const { counter } = this.options;
     const sameTools = previous.tools === payload.tools || JSON.stringify(previous.tools) === JSON.stringify(payload.tools);
