@@ -96,6 +96,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--conversation <id>', 'the conversation to replay (default: the first)')
     .option('--window <tokens>', 'context window (overrides the strategy config)', positiveInteger)
     .option('--debug', 'per-section breakdown in the panel')
+    .option('--preview', 'before each call, print what the compose would leave out, fold, compact or trim')
     .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .action(async (options) => {
       setExitCode(await simulateCommand(options, output));

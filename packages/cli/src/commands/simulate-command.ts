@@ -1,9 +1,10 @@
-import { createContextRuntime, createTokenCounter, type ChatMessage, type PayloadStats } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, type ChatMessage, type PayloadStats, type ToolDefinition } from '@ctxkit/core';
 import type { CliOutput } from '../cli-output';
 import { readTranscript } from '../lab/read-transcript';
 import { replayConversation } from '../lab/replay-conversation';
 import { sessionIdFor } from '../lab/session-id';
 import { renderContextPanel } from '../panel/context-panel';
+import { renderReductionPreview } from '../panel/reduction-preview-text';
 
 /** The options of `ctxkit simulate` (see docs/11-cli.md). */
 export interface SimulateOptions {
@@ -12,6 +13,8 @@ export interface SimulateOptions {
   conversation?: string;
   window?: number;
   debug?: boolean;
+  /** Before each call, print what the compose would reduce (the session's preview). */
+  preview?: boolean;
   pluginDir?: string[];
 }
 
@@ -49,12 +52,22 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
   agent.events.on('usage-level-change', (event) => {
     if (event.to !== 'ok') warnings++;
   });
+  const session = agent.forSession(sessionIdFor(record.id));
+  let calls = 0;
   try {
     const observations = await replayConversation({
-      manager: agent.forSession(sessionIdFor(record.id)),
+      manager: session,
       record,
       counter,
       window,
+      ...(options.preview
+        ? {
+            beforeCompose: async ({ systemPrompt, history, tools }: { systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[] }) => {
+              calls++;
+              output.out(renderReductionPreview(await session.preview(systemPrompt, history, tools), calls));
+            },
+          }
+        : {}),
       onCall: (observation, payload) => {
         if (observation.error) {
           output.out(`call ${observation.call + 1}: rejected ${observation.error.code}: ${observation.error.message}\n\n`);
@@ -84,6 +97,11 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
     });
     const bad = observations.filter((o) => o.problems.length > 0 || o.overBudget).length;
     output.out(`${observations.length} model calls replayed; ${bad} invalid or over-budget payloads.\n`);
+    const epochs = await session.epochs();
+    if (epochs.length > 0) {
+      output.out(`${epochs.length} undoable epochs (session.undo(id) restores the state before one):\n`);
+      for (const epoch of epochs) output.out(`  ${epoch.id}  ${epoch.kind.padEnd(10)} turn ${epoch.turn}: ${epoch.description}\n`);
+    }
     return bad > 0 ? 1 : 0;
   } finally {
     await agent.dispose();

@@ -6,6 +6,7 @@ import {
   type ChatMessage,
   type IContextManager,
   type TokenCounter,
+  type ToolDefinition,
 } from '@ctxkit/core';
 import { readPayloadFacts } from '../quality/fact-presence';
 import { isFactRecoverable } from '../quality/fact-recovery';
@@ -25,6 +26,8 @@ export interface ReplayOptions {
   counter: TokenCounter;
   window: number;
   reserveOutputTokens?: number;
+  /** Called before each compose with its arguments (a preview of what it will reduce). */
+  beforeCompose?: (call: { systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[] }) => Promise<void>;
   /** Called after each model call (progress bars, panels). */
   onCall?: (observation: CallObservation, payload: { messages: ChatMessage[] } | undefined) => void;
   /** Await background work after each turn (deterministic replays). @default true */
@@ -76,6 +79,7 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
     }
     const everythingTokens = prefix[point.end - 1]! + toolTokens;
     const needed = factsAt.get(point.end) ?? [];
+    if (options.beforeCompose) await options.beforeCompose({ systemPrompt, history, tools });
     const started = performance.now();
     let observation: CallObservation;
     let sent: { messages: ChatMessage[] } | undefined;
