@@ -38,7 +38,7 @@ export interface Summarizer {
   readonly lastReceipt?: SummaryReceipt;
 }
 
-/** What a checked summary covers and kept: in `stats.extra.summaryReceipt`. */
+/** What a checked summary covers, kept and dropped: in `stats.extra.summaryReceipt`. */
 export interface SummaryReceipt {
   /** History indexes `[from, to)` of the turns it folded. */
   covers: { from: number; to: number };
@@ -46,6 +46,13 @@ export interface SummaryReceipt {
   kept: string[];
   /** Items asked for in the first answer that it left out (then put back on the re-prompt). */
   putBack: string[];
+  /**
+   * Ids, dates, URLs, paths, code spans and numbers of those turns it does not carry and was not
+   * required to (past the required ones, or in tool outputs): they stay in the history. At most 40.
+   */
+  dropped: string[];
+  /** Tokens of the folded turns and of the summary that replaces them. */
+  tokens: { folded: number; summary: number };
   /** The script the conversation and the summary are written in, when there was enough text to tell. */
   script: string | undefined;
   /** True when the first answer failed the check and the model was asked once more. */

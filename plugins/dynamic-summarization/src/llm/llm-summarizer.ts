@@ -1,6 +1,6 @@
 import { LLMResponseError, type ChatMessage, type LLMClient } from '@ctxkit/core';
 import type { Summarizer, SummarizerInput, SummaryReceipt } from '../summarizer';
-import { missingItems, retainedItems, type RetainedItem } from './retained-items';
+import { droppedItems, missingItems, retainedItems, type RetainedItem } from './retained-items';
 import { conversationScript, dominantScript, type TextScript } from './text-script';
 import { escapeReservedTags, fenceTranscript } from './fence-transcript';
 import { parseSummaryReply } from './parse-summary-reply';
@@ -80,8 +80,17 @@ export class LLMSummarizer implements Summarizer {
     const script = conversationScript(input.messages);
     const covers = { from: input.firstIndex, to: input.firstIndex + input.messages.length };
     const problems = checkSummary(first.summary, required, script);
+    const receipt = (summary: string, putBack: readonly RetainedItem[]): SummaryReceipt => ({
+      covers,
+      kept: required.map((item) => item.text),
+      putBack: putBack.map((item) => item.text),
+      dropped: droppedItems(summary, input.messages).map((item) => item.text),
+      tokens: { folded: input.counter.countMessages(input.messages), summary: input.counter.count(summary) },
+      script,
+      reprompted: putBack.length > 0 || problems.wrongScript,
+    });
     if (problems.missing.length === 0 && !problems.wrongScript) {
-      this.lastReceipt = { covers, kept: required.map((item) => item.text), putBack: [], script, reprompted: false };
+      this.lastReceipt = receipt(first.summary, []);
       return first.summary;
     }
     const again = await this.ask([...messages, { role: 'assistant', content: first.reply }, { role: 'user', content: repromptText(problems.missing, problems.wrongScript ? script : undefined) }], input);
@@ -92,7 +101,7 @@ export class LLMSummarizer implements Summarizer {
         { client: this.client.name, model: this.model },
       );
     }
-    this.lastReceipt = { covers, kept: required.map((item) => item.text), putBack: problems.missing.map((item) => item.text), script, reprompted: true };
+    this.lastReceipt = { ...receipt(again.summary, problems.missing), reprompted: true };
     return again.summary;
   }
 

@@ -28,15 +28,33 @@ const PATTERNS: ReadonlyArray<{ kind: RetainedItem['kind']; pattern: RegExp }> =
  * of them, and they stay recoverable from the history.
  */
 export function retainedItems(messages: ReadonlyArray<Readonly<ChatMessage>>): RetainedItem[] {
+  return itemsOf(messages, ['user', 'assistant'], MAX_RETAINED_ITEMS);
+}
+
+/** At most this many dropped items are listed in a receipt. */
+export const MAX_LISTED_DROPPED_ITEMS = 40;
+
+/**
+ * The items of the folded turns (tool outputs included, no cap on what is looked at) that a summary
+ * does not carry and was not required to: past the {@link MAX_RETAINED_ITEMS} required ones, or in tool
+ * outputs. They stay recoverable from the history. At most {@link MAX_LISTED_DROPPED_ITEMS}, in order of appearance.
+ */
+export function droppedItems(summary: string, messages: ReadonlyArray<Readonly<ChatMessage>>): RetainedItem[] {
+  return itemsOf(messages, ['user', 'assistant', 'tool'], Infinity)
+    .filter((item) => !summary.includes(item.text))
+    .slice(0, MAX_LISTED_DROPPED_ITEMS);
+}
+
+function itemsOf(messages: ReadonlyArray<Readonly<ChatMessage>>, roles: ReadonlyArray<ChatMessage['role']>, limit: number): RetainedItem[] {
   const seen = new Set<string>();
   const items: RetainedItem[] = [];
   const add = (text: string, kind: RetainedItem['kind']) => {
     const trimmed = text.trim();
-    if (trimmed === '' || seen.has(trimmed) || items.length >= MAX_RETAINED_ITEMS) return;
+    if (trimmed === '' || seen.has(trimmed) || items.length >= limit) return;
     seen.add(trimmed);
     items.push({ text: trimmed, kind });
   };
-  const texts = messages.filter((message) => message.role === 'user' || message.role === 'assistant').map((message) => contentText(message.content));
+  const texts = messages.filter((message) => roles.includes(message.role)).map((message) => contentText(message.content));
   for (const text of texts) for (const match of text.matchAll(/<retain>([\s\S]*?)<\/retain>/g)) add(match[1]!, 'retain');
   for (const text of texts) {
     for (const { kind, pattern } of PATTERNS) for (const match of text.matchAll(pattern)) add(match[1] ?? match[0], kind);

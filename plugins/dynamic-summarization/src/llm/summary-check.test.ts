@@ -37,6 +37,18 @@ describe('summaries checked without another model call', () => {
     expect(client.requests).toHaveLength(1);
     expect(summarizer.lastReceipt).toMatchObject({ covers: { from: 4, to: 7 }, reprompted: false, putBack: [], script: 'latin' });
     expect(summarizer.lastReceipt!.kept).toContain('window seat, aisle for Ana');
+    expect(summarizer.lastReceipt!.dropped).toEqual([]);
+    expect(summarizer.lastReceipt!.tokens.folded).toBe(counter.countMessages(booking));
+    expect(summarizer.lastReceipt!.tokens.summary).toBeLessThan(summarizer.lastReceipt!.tokens.folded);
+  });
+
+  it('lists in the receipt what the summary dropped that it was not required to keep (tool outputs), still in the history', async () => {
+    const withTool: ChatMessage[] = [...booking, { role: 'tool', tool_call_id: 'c1', content: 'ticket TKT9981234 issued for 4WQ150' }];
+    const client = new ScriptedLLMClient(['<summary>Move 4WQ150 (flight HAT039) to 2024-05-17, fee 120, card 4455, https://example.com/res/4WQ150; window seat, aisle for Ana.</summary>']);
+    const summarizer = new LLMSummarizer(client, { model: 'gpt-4o-mini' });
+    await summarizer.summarize(input(withTool));
+    expect(summarizer.lastReceipt!.dropped).toEqual(['TKT9981234']);
+    expect(summarizer.lastReceipt!.kept).not.toContain('TKT9981234');
   });
 
   it('re-prompts once with what a summary left out, and accepts the answer that puts it back', async () => {
