@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { createContextRuntime, createTokenCounter, PluginNotFoundError } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, PluginNotFoundError, type ReductionEpoch } from '@ctxkit/core';
 import type { CliOutput } from '../cli-output';
 import { autoWindow } from '../lab/auto-window';
 import { bundledTranscripts } from '../lab/bundled-transcripts';
@@ -88,6 +88,8 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
         const config = labConfig(plugin, datasetFamily(file), window, allPlugins);
         const agent = await runtime.loadAgent({ id: `lab-${plugin.id}`.slice(0, 64), contextStrategy: { type: 'plugin', pluginId: plugin.id, config } });
         const observations: CallObservation[] = [];
+        const epochs: ReductionEpoch[] = [];
+        agent.events.on('epoch-recorded', (event) => epochs.push(event.epoch));
         try {
           for (const record of records) {
             const manager = agent.forSession(sessionIdFor(record.id));
@@ -103,7 +105,7 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
         } finally {
           await agent.dispose();
         }
-        const summary = summarizeObservations(plugin.id, plugin.id, datasetName(file), window, records.length, observations, price);
+        const summary = summarizeObservations(plugin.id, plugin.id, datasetName(file), window, records.length, observations, price, epochs);
         summaries.push(summary);
         if (!bar) output.err(`  ${datasetName(file)} · ${plugin.id}: ${summary.calls} calls${summary.rejectedCalls ? ` (${summary.rejectedCalls} rejected)` : ''}\n`);
       }

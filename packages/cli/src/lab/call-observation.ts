@@ -40,6 +40,11 @@ export interface CallObservation {
   repeatedPrefixTokens: number;
   /** True when the whole history (with system prompt and tools) fits the budget at this call. */
   fitsWhole: boolean;
+  /**
+   * The receipt of the summary this payload carries (`stats.extra.summaryReceipt`): the history range it
+   * covers, how many items it kept and dropped, and whether it was re-prompted.
+   */
+  summaryReceipt?: { from: number; to: number; kept: number; dropped: number; reprompted: boolean };
   /** Set when composePayload rejected; the call then sent nothing. */
   error?: { code: string; message: string };
 }

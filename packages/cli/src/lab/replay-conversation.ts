@@ -117,6 +117,8 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
         repeatedPrefixTokens: repeated,
         fitsWhole: everythingTokens <= ceiling,
       };
+      const receipt = summaryReceiptOf(payload.stats.extra);
+      if (receipt) observation.summaryReceipt = receipt;
     } catch (error) {
       if (!CtxkitError.isInstance(error)) throw error;
       observation = {
@@ -151,4 +153,17 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
     options.onCall?.(observation, sent);
   }
   return observations;
+}
+
+/** The summary receipt a payload's `stats.extra` carries, in the lab's short form; undefined without one. */
+function summaryReceiptOf(extra: Record<string, unknown> | undefined): CallObservation['summaryReceipt'] {
+  const receipt = extra?.summaryReceipt as { covers?: { from?: unknown; to?: unknown }; kept?: unknown; dropped?: unknown; reprompted?: unknown } | undefined;
+  if (typeof receipt?.covers?.from !== 'number' || typeof receipt.covers.to !== 'number') return undefined;
+  return {
+    from: receipt.covers.from,
+    to: receipt.covers.to,
+    kept: Array.isArray(receipt.kept) ? receipt.kept.length : 0,
+    dropped: Array.isArray(receipt.dropped) ? receipt.dropped.length : 0,
+    reprompted: receipt.reprompted === true,
+  };
 }

@@ -1,3 +1,4 @@
+import type { EpochKind, ReductionEpoch } from '@ctxkit/core';
 import type { CallObservation } from './call-observation';
 import { payloadInputCost, type InputPrice } from './input-price';
 import { mean, percentile } from './percentile';
@@ -52,6 +53,20 @@ export interface StrategySummary {
   repeatedPrefixShareAllCalls: number | null;
   /** Estimated input cost per conversation in USD, with the price table entry it used. */
   inputCostPerConversation?: { price: string; withoutCache: number; withCache: number };
+  /**
+   * What a user controls over what survives, as seen in the replay: undoable epochs recorded (by kind)
+   * and the receipts of accepted summaries (each fold once).
+   */
+  control: {
+    epochs: number;
+    epochsByKind: Partial<Record<EpochKind, number>>;
+    receipts: number;
+    /** Receipts of summaries that were re-prompted once before they were accepted. */
+    reprompted: number;
+    /** Items the accepted summaries had to keep (all kept), and items they dropped that stay in the history. */
+    itemsKept: number;
+    itemsDropped: number;
+  };
   /** Mean tokens sent at each call index (the chart's series). */
   perCallSeries: number[];
   everythingSeries: number[];
@@ -66,6 +81,7 @@ export function summarizeObservations(
   conversations: number,
   observations: readonly CallObservation[],
   price?: { key: string; price: InputPrice },
+  epochs: readonly ReductionEpoch[] = [],
 ): StrategySummary {
   const sent = observations.filter((o) => !o.error);
   const sentTokens = sent.map((o) => o.sentTokens);
@@ -110,8 +126,26 @@ export function summarizeObservations(
             withCache: sent.reduce((total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, true), 0) / conversations,
           },
         }),
+    control: controlSummary(sent, epochs),
     perCallSeries: seriesByCall(sent, (o) => o.sentTokens),
     everythingSeries: seriesByCall(observations, (o) => o.everythingTokens),
+  };
+}
+
+function controlSummary(sent: readonly CallObservation[], epochs: readonly ReductionEpoch[]): StrategySummary['control'] {
+  const epochsByKind: Partial<Record<EpochKind, number>> = {};
+  for (const epoch of epochs) epochsByKind[epoch.kind] = (epochsByKind[epoch.kind] ?? 0) + 1;
+  // A receipt stays in the payloads after its fold until the next one: count each once per conversation.
+  const receipts = new Map<string, NonNullable<CallObservation['summaryReceipt']>>();
+  for (const o of sent) if (o.summaryReceipt) receipts.set(`${o.recordId}\u0000${o.summaryReceipt.from}-${o.summaryReceipt.to}`, o.summaryReceipt);
+  const accepted = [...receipts.values()];
+  return {
+    epochs: epochs.length,
+    epochsByKind,
+    receipts: accepted.length,
+    reprompted: accepted.filter((receipt) => receipt.reprompted).length,
+    itemsKept: accepted.reduce((total, receipt) => total + receipt.kept, 0),
+    itemsDropped: accepted.reduce((total, receipt) => total + receipt.dropped, 0),
   };
 }
 

@@ -18,6 +18,7 @@ export function renderComparisonTable(summaries: readonly StrategySummary[], opt
       'fact\nretention',
       'cached\nprefix',
       'input $/conv.\ncached · not',
+      'epochs ·\nreceipts',
       'ms/call',
     ],
     style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
@@ -36,6 +37,7 @@ export function renderComparisonTable(summaries: readonly StrategySummary[], opt
       row.factRetention === null ? 'n/a' : formatShare(row.factRetention),
       row.repeatedPrefixShare === null ? 'n/a' : formatShare(row.repeatedPrefixShare),
       row.inputCostPerConversation ? `${formatDollars(row.inputCostPerConversation.withCache)} · ${formatDollars(row.inputCostPerConversation.withoutCache)}` : 'n/a',
+      `${formatNumber(row.control.epochs)} · ${formatNumber(row.control.receipts)}`,
       row.msPerCall.mean.toFixed(2),
     ]);
   }

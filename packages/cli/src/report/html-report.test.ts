@@ -94,3 +94,29 @@ describe('renderHtmlReport', () => {
     expect(data.slice(0, data.indexOf('</script>'))).not.toContain('<b>');
   });
 });
+
+describe('the control columns (undoable epochs, summary receipts)', () => {
+  const withReceipt = (call: number, from: number, to: number, reprompted = false): CallObservation => ({
+    ...observation(call, 1000),
+    summaryReceipt: { from, to, kept: 3, dropped: 1, reprompted },
+  });
+  const epoch = (id: string, kind: 'fold' | 'trim') => ({ id, kind, at: 0, turn: 1, description: `${kind} ${id}` });
+
+  it('counts each receipt once per conversation and the epochs by kind, in the HTML and the terminal tables', () => {
+    const summary = summarizeObservations(
+      'std-summarization-strategy',
+      'std-summarization-strategy',
+      'tau-bench-airline',
+      4096,
+      1,
+      // the first receipt rides along on three payloads, the second on two
+      [withReceipt(0, 0, 6), withReceipt(1, 0, 6), withReceipt(2, 0, 6), withReceipt(3, 6, 12, true), withReceipt(4, 6, 12, true)],
+      undefined,
+      [epoch('e1', 'fold'), epoch('e2', 'fold'), epoch('e3', 'trim')],
+    );
+    expect(summary.control).toEqual({ epochs: 3, epochsByKind: { fold: 2, trim: 1 }, receipts: 2, reprompted: 1, itemsKept: 6, itemsDropped: 2 });
+    const html = renderHtmlReport([summary], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
+    expect(html).toContain('<td>3 <small>(fold 2 · trim 1)</small></td><td>2 <small>(1 re-prompted; 6 items kept · 2 dropped)</small></td>');
+    expect(renderComparisonTable([summary])).toContain('3 · 2');
+  });
+});

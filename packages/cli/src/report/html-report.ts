@@ -83,7 +83,7 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
     context.counterDescription,
   )}.</p>
 ${sections}
-<p class="muted">Cached prefix: the share of payload tokens, over the calls where the whole history no longer fits, that repeat the previous payload's start (tools, then whole messages), which a provider's prompt cache can serve. Input cost per conversation: the payloads' input tokens priced per million tokens from the price table named in each cell, with cache hits (the repeated prefix at the cached price, the rest at the input or cache-write price) and without; output tokens are not counted.</p>
+<p class="muted">Cached prefix: the share of payload tokens, over the calls where the whole history no longer fits, that repeat the previous payload's start (tools, then whole messages), which a provider's prompt cache can serve. Input cost per conversation: the payloads' input tokens priced per million tokens from the price table named in each cell, with cache hits (the repeated prefix at the cached price, the rest at the input or cache-write price) and without; output tokens are not counted. Undoable epochs: the folds, extractions, compactions and trims the strategy recorded, each of which <code>session.undo(id)</code> can take back. Summary receipts: the model-written summaries accepted after their check, each once (a re-prompted one failed the check once); the offline summarizer writes none.</p>
 <h2>Strategy notes</h2>
 <ul class="notes">
 ${notes}
@@ -142,7 +142,7 @@ function renderRejections(rows: readonly StrategySummary[]): string {
 }
 
 function renderTable(rows: readonly StrategySummary[]): string {
-  const head = ['strategy', 'calls', 'tokens/call mean', 'p95', 'max', 'saved vs everything', 'dropped', 'summarized', 'trimmed', 'valid payloads', 'within budget', 'fact retention', 'cached prefix', 'input cost per conversation (with cache hits · without)', 'ms/call'];
+  const head = ['strategy', 'calls', 'tokens/call mean', 'p95', 'max', 'saved vs everything', 'dropped', 'summarized', 'trimmed', 'valid payloads', 'within budget', 'fact retention', 'cached prefix', 'input cost per conversation (with cache hits · without)', 'undoable epochs', 'summary receipts', 'ms/call'];
   const body = rows
     .map((row) => {
       const sent = row.calls - row.rejectedCalls;
@@ -160,8 +160,21 @@ function renderTable(rows: readonly StrategySummary[]): string {
         row.inputCostPerConversation
           ? `${formatDollars(row.inputCostPerConversation.withCache)} · ${formatDollars(row.inputCostPerConversation.withoutCache)} <small>(${escapeHtml(row.inputCostPerConversation.price)})</small>`
           : 'n/a'
-      }</td><td>${row.msPerCall.mean.toFixed(2)}</td></tr>`;
+      }</td><td>${epochCell(row)}</td><td>${receiptCell(row)}</td><td>${row.msPerCall.mean.toFixed(2)}</td></tr>`;
     })
     .join('\n');
   return `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** Undoable epochs recorded, with their kinds: `12 (fold 9 · trim 3)`. */
+function epochCell(row: StrategySummary): string {
+  const kinds = Object.entries(row.control.epochsByKind).map(([kind, count]) => `${kind} ${formatNumber(count)}`);
+  return `${formatNumber(row.control.epochs)}${kinds.length ? ` <small>(${escapeHtml(kinds.join(' · '))})</small>` : ''}`;
+}
+
+/** Accepted summaries' receipts: how many, how many were re-prompted, the items they kept and dropped. */
+function receiptCell(row: StrategySummary): string {
+  const { receipts, reprompted, itemsKept, itemsDropped } = row.control;
+  if (receipts === 0) return '0';
+  return `${formatNumber(receipts)} <small>(${formatNumber(reprompted)} re-prompted; ${formatNumber(itemsKept)} items kept · ${formatNumber(itemsDropped)} dropped)</small>`;
 }
