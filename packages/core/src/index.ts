@@ -208,6 +208,8 @@ export { readVersioned, supportsCompareAndSet, UNVERSIONED, writeIfVersion } fro
 // undoable reductions (epochs) kept in the store
 export type { EpochDescription, EpochLogOptions, TakenEpoch } from './epochs/epoch-log';
 export { DEFAULT_MAX_EPOCHS, EpochLog } from './epochs/epoch-log';
+export { payloadPreview } from './epochs/payload-preview';
+export { previewItem, previewItems } from './epochs/preview-item';
 // manifests, loader, runtime
 export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
 export { validateManifest } from './plugins/validate-manifest';
