@@ -1,4 +1,4 @@
-import { BudgetExceededError, CtxkitError, findPayloadProblems, type ChatMessage, type ToolDefinition } from '@ctxkit/core';
+import { BudgetExceededError, CapabilityUnsupportedError, createContextRuntime, CtxkitError, findPayloadProblems, type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
 import { createConformanceContext, loadConversations } from '@ctxkit/core/testing';
 import { createSlidingWindowStrategy, createStrategy } from './index';
 import { SLIDING_WINDOW_DEFAULTS, type SlidingWindowConfig } from './sliding-window-config';
@@ -136,6 +136,58 @@ describe('SlidingWindowStrategy', () => {
         expect(context.counter.countMessages(payload.messages)).toBeLessThanOrEqual(strategy.budget().available);
         expect(findPayloadProblems(payload.messages)).toEqual([]);
       }
+    });
+  });
+
+  describe('#preview', () => {
+    /** Indexes of the history messages a payload does not carry as they are. */
+    const absent = (payload: LLMPayload, history: ChatMessage[]) => {
+      const sent = new Set<unknown>(payload.messages);
+      return history.flatMap((message, index) => (sent.has(message) ? [] : [index]));
+    };
+
+    it('names the messages the next payload leaves out and its tokens, emits nothing and leaves the next payload as it would have been', async () => {
+      const previewing = setup({ maxContextTokens: 3000, cutBackRatio: 0.6 });
+      const plain = setup({ maxContextTokens: 3000, cutBackRatio: 0.6 });
+      let history = Array.from({ length: 30 }, (_, index) => turn(index)).flat();
+      // A cut back holds the window's start: the preview must not move it.
+      await previewing.strategy.composePayload('sys', history, tools);
+      await plain.strategy.composePayload('sys', history, tools);
+      for (const more of [31, 32, 45]) {
+        history = [...history, ...Array.from({ length: more - history.length / 4 }, (_, index) => turn(history.length / 4 + index)).flat()];
+        const emitted = previewing.events.length;
+        const preview = await previewing.strategy.preview('sys', history, tools);
+        expect(previewing.events.length).toBe(emitted);
+        const payload = await previewing.strategy.composePayload('sys', history, tools);
+        expect(JSON.stringify(payload.messages)).toBe(JSON.stringify((await plain.strategy.composePayload('sys', history, tools)).messages));
+        expect(preview.dropped.map((item) => item.index)).toEqual(absent(payload, history));
+        expect(preview.dropped.length).toBeGreaterThan(0);
+        expect(preview.payloadTokens).toBe(payload.stats.output_tokens);
+        expect(preview.notes).toContain(`messages 0–${preview.dropped.length - 1} left out (dropped, recoverable from the history): older than the window: did not fit the budget`);
+        expect([preview.folded, preview.compacted, preview.trimmed]).toEqual([[], [], []]);
+      }
+    });
+
+    it('names a tool output of the current turn it would cut', async () => {
+      const { strategy } = setup({ maxContextTokens: 4000 });
+      const history = [...turn(1), ...turn(2, 'output line\n'.repeat(20_000)).slice(0, 3)];
+      const preview = await strategy.preview('sys', history, tools);
+      expect(preview.trimmed.map((item) => [item.index, item.role])).toEqual([[6, 'tool']]);
+      // The older turn makes room for the cut one.
+      expect(preview.dropped.map((item) => item.index)).toEqual([0, 1, 2, 3]);
+    });
+
+    it('keeps no epochs, and a session refuses undo with a typed error', async () => {
+      const { strategy } = setup({ maxContextTokens: 3000 });
+      expect(await strategy.epochs()).toEqual([]);
+      const runtime = await createContextRuntime({ discoverInstalled: false });
+      runtime.registerStrategy({ id: 'std-sliding-window-strategy', name: 'Sliding window', version: '1.0.0', configSchema: { type: 'object' } }, createStrategy);
+      const agent = await runtime.loadAgent({ id: 'agent', contextStrategy: { type: 'plugin', pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 3000 } } });
+      const session = agent.forSession('chat-1');
+      expect(await session.epochs()).toEqual([]);
+      expect((await session.preview('sys', turn(1), tools)).dropped).toEqual([]);
+      await expect(session.undo('e1')).rejects.toBeInstanceOf(CapabilityUnsupportedError);
+      await runtime.dispose();
     });
   });
 

@@ -3,6 +3,7 @@ import {
   DisposedError,
   HistoryValidationError,
   PayloadComposer,
+  payloadPreview,
   safeEmit,
   type ChatMessage,
   type ComposeOptions,
@@ -10,6 +11,8 @@ import {
   type ContextManagerContract,
   type LLMPayload,
   type PayloadBudget,
+  type ReductionEpoch,
+  type ReductionPreview,
   type StrategyContext,
   type TokenCounter,
   type ToolDefinition,
@@ -99,6 +102,21 @@ export class SlidingWindowStrategy implements ContextManagerContract, ContextMan
     const { payload } = this.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, ...options });
     this.lastCall = { history, length: history.length, last: history[history.length - 1], systemPrompt, tools, ragContext, collapse: options.collapseOlderToolResults ?? false, payload: { messages: payload.messages.slice(), tools: payload.tools.slice(), stats: payload.stats } };
     return payload;
+  }
+
+  /**
+   * What {@link composePayload} with these arguments would leave out and cut, composed without being
+   * remembered: no event, and the held window start (`cutBackRatio`) stays as it was.
+   */
+  async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
+    if (this.disposed) throw new DisposedError(`${SLIDING_WINDOW_STRATEGY_ID} (agent ${this.context.agentId}, session ${this.context.sessionId})`);
+    const { payload } = this.composer.compose({ systemPrompt, history, tools, turn: this.turnOf(history), ragContext, cutBackRatio: this.config.cutBackRatio, ...options, preview: true });
+    return payloadPreview(payload, history, this.counter);
+  }
+
+  /** None: the window keeps no state of its own, so there is nothing to undo (and no `undo`). */
+  async epochs(): Promise<ReductionEpoch[]> {
+    return [];
   }
 
   async onTurnComplete(_newHistory: ChatMessage[]): Promise<void> {
