@@ -37,6 +37,19 @@ describe('EpochLog', () => {
     expect((await log.record({ kind: 'fold', turn: 4, description: 'd' }, {})).id).toBe('e4');
   });
 
+  it('peeks at what taking an epoch would hand back without removing anything', async () => {
+    const log = logOn(new MemoryContextStore());
+    await log.record({ kind: 'fold', turn: 1, description: 'a' }, { v: 0 });
+    await log.record({ kind: 'fold', turn: 2, description: 'b' }, { v: 1 });
+    await log.record({ kind: 'fold', turn: 3, description: 'c' }, { v: 2 });
+    const peeked = await log.peek<{ v: number }>('e2');
+    expect(peeked.before).toEqual({ v: 1 });
+    expect([peeked.undone.id, ...peeked.alsoUndone.map((epoch) => epoch.id)]).toEqual(['e2', 'e3']);
+    expect((await log.list()).map((epoch) => epoch.id)).toEqual(['e1', 'e2', 'e3']);
+    expect(await log.take('e2')).toEqual(peeked);
+    await expect(log.peek('e2')).rejects.toBeInstanceOf(EpochNotFoundError);
+  });
+
   it('refuses an epoch it does not have, suggesting the closest id', async () => {
     const log = logOn(new MemoryContextStore());
     await expect(log.take('e1')).rejects.toBeInstanceOf(EpochNotFoundError);

@@ -94,6 +94,22 @@ export class EpochLog {
   }
 
   /**
+   * What {@link take} would hand back for `epochId`, leaving the log as it is: restore the saved state
+   * first and take the epoch after, so that a failure in between leaves the epoch there to undo again.
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch
+   */
+  peek<TState>(epochId: string): Promise<TakenEpoch<TState>> {
+    return this.io.run(async () => {
+      const index = toEpochIndex((await readVersioned<EpochIndex>(this.options.store, this.indexKey()))?.value);
+      const at = index.epochs.findIndex((epoch) => epoch.id === epochId);
+      const saved = at < 0 ? undefined : await this.options.store.get<{ before: TState }>(this.stateKey(index.epochs[at]!.savedAs));
+      if (at < 0 || saved === undefined) throw new EpochNotFoundError(this.options.sessionId, epochId, index.epochs.map((epoch) => epoch.id));
+      const removed = index.epochs.slice(at);
+      return { undone: publicEpoch(removed[0]!), alsoUndone: removed.slice(1).reverse().map(publicEpoch), before: saved.before };
+    });
+  }
+
+  /**
    * Removes `epochId` and every later epoch from the log and returns the state saved before `epochId`.
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch (never recorded, forgotten or undone)
    */
