@@ -4,15 +4,21 @@ import {
   DisposedError,
   LLMNotConfiguredError,
   PayloadComposer,
+  payloadPreview,
+  previewItems,
   type ChatMessage,
   type ComposeOptions,
   type ContextManager,
   type LLMPayload,
   type MemoryBlock,
+  type ReductionEpoch,
+  type ReductionPreview,
   type StrategyContext,
   type TokenCounter,
   type ToolDefinition,
+  type UndoResult,
 } from '@ctxkit/core';
+import { FoldEpochs } from './fold/fold-epochs';
 import { FoldScheduler } from './fold/fold-scheduler';
 import { turnCount } from './history/turn-starts';
 import { LLMSummarizer } from './llm/llm-summarizer';
@@ -35,6 +41,10 @@ interface Composition {
   /** Unsummarized history had to be dropped while a summary was running. */
   wouldWait: boolean;
   turn: number;
+  /** The room it left memory and history, and the summary's share of it. */
+  room: { room: number; allowance: number };
+  /** Why the summary read last was not used (it no longer matches the start of the history). */
+  staleSummary: boolean;
 }
 
 /**
@@ -50,6 +60,10 @@ interface Composition {
  * verbatim), emits `summary-error` and backs off; at most one attempt per turn, and after
  * `maxConsecutiveFailures` no more attempts until the turns to fold change.
  *
+ * Every committed fold is an undoable epoch (`epochs()`, `undo(id)`: the summary from before it is
+ * written back); `preview(...)` tells what the next payload would leave out and what the next fold
+ * would fold, without doing either.
+ *
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) from composePayload when system prompt,
  *   tools and dynamic context alone exceed the budget
  * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) from composePayload for a message with an unknown role
@@ -64,6 +78,10 @@ export class SummarizationStrategy implements ContextManager {
   /** Serialises compositions, turn completions and commits of one session. */
   private readonly queue = new SerialQueue();
   private readonly scheduler: FoldScheduler;
+  /** The session's committed folds, kept as undoable epochs in the store. */
+  private readonly foldEpochs: FoldEpochs;
+  /** The session's turn at the last composition or turn completion (names the turn of an undo's event). */
+  private turn = 0;
   /** The summary block of the current summary, built once per summary rather than once per turn. */
   private summaryBlock: { state: SummaryState; block: MemoryBlock } | undefined;
   private disposed = false;
@@ -91,6 +109,7 @@ export class SummarizationStrategy implements ContextManager {
       budget: () => budget,
     });
     this.summarizer = options.summarizer ?? this.chooseSummarizer();
+    this.foldEpochs = new FoldEpochs(context);
     this.scheduler = new FoldScheduler({
       config,
       context,
@@ -99,6 +118,7 @@ export class SummarizationStrategy implements ContextManager {
       ledger: this.composer.ledger,
       available: budget.available,
       queue: this.queue,
+      onFolded: (fold) => this.foldEpochs.recordFold(fold),
     });
   }
 
@@ -132,10 +152,54 @@ export class SummarizationStrategy implements ContextManager {
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     this.assertLive();
     await this.queue.run(async () => {
+      this.turn = turnCount(newHistory);
       if (!(await this.scheduler.load())) return;
       this.scheduler.resyncIfStale(newHistory);
       this.scheduler.maybeStartFold(newHistory);
     });
+  }
+
+  /**
+   * What `composePayload` with these arguments would leave out (`dropped`) and what the fold that
+   * `onTurnComplete` with this history would start now would fold (`folded`), computed without doing
+   * either: nothing is stored, no event is emitted, the summarizer is not asked.
+   */
+  async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
+    this.assertLive();
+    return this.queue.run(async () => {
+      const composition = await this.compose(systemPrompt, history, tools, ragContext, options, true);
+      const preview = payloadPreview(composition.payload, history, this.counter);
+      const notes: string[] = [];
+      if (composition.staleSummary) notes.push('the summary no longer matches the start of the history: the next compose drops it (summary-resync) and sends the history alone');
+      if (composition.wouldWait) notes.push(`a fold is running: the next compose waits for it (at most ${this.config.summaryWaitMs} ms) before leaving out unsummarized turns`);
+      const next = this.scheduler.nextFold(history, composition.room);
+      if (next.reason !== undefined) {
+        notes.push(`no fold at the next turn end: ${next.reason}`);
+        return { ...preview, notes: [...preview.notes, ...notes] };
+      }
+      const folded = previewItems(history, next.from, next.to, this.counter);
+      const tokens = folded.reduce((sum, item) => sum + item.tokens, 0);
+      notes.push(`the next turn end folds messages ${next.from}–${next.to - 1} (${next.turns} turn${next.turns === 1 ? '' : 's'}, ${tokens.toLocaleString('en-US')} tokens) into the summary, in the background (${this.summarizer.name})`);
+      return { ...preview, folded, notes: [...preview.notes, ...notes] };
+    });
+  }
+
+  /** The session's committed folds (kind `fold`), oldest first; each can be undone. */
+  async epochs(): Promise<ReductionEpoch[]> {
+    this.assertLive();
+    return this.foldEpochs.list();
+  }
+
+  /**
+   * Writes the summary from before fold `epochId` back (compare-and-set, so every instance and process
+   * serving the session uses it from its next read) and removes that epoch and every later one; the
+   * next payload for the same history is the one before the fold. A fold running here is aborted. The
+   * fold scheduler folds the same turns again at the next turn end that finds them due.
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
+   */
+  async undo(epochId: string): Promise<UndoResult> {
+    this.assertLive();
+    return this.queue.run(() => this.foldEpochs.undo(epochId, (summary) => this.scheduler.restore(summary), this.turn));
   }
 
   /** Resolves when no background fold is running (for tests and graceful shutdown). */
@@ -159,12 +223,18 @@ export class SummarizationStrategy implements ContextManager {
 
   // ---------------------------------------------------------------- composition
 
-  private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions): Promise<Composition> {
+  /**
+   * Composes the payload. A preview composes it without remembering it: no re-sync written, no room
+   * noted for the next fold, the composer's preview mode.
+   */
+  private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions, preview = false): Promise<Composition> {
     this.composer.checkHistoryShape(history);
     await this.scheduler.load();
-    this.scheduler.resyncIfStale(history);
+    const read = this.scheduler.state;
+    if (!preview) this.scheduler.resyncIfStale(history);
     const turn = turnCount(history);
-    const state = this.scheduler.state;
+    if (!preview) this.turn = turn;
+    const state = this.scheduler.summaryFor(history);
     const covered = state ? state.coveredMessages : 0;
     const composed = this.composer.compose({
       systemPrompt,
@@ -176,9 +246,11 @@ export class SummarizationStrategy implements ContextManager {
       memoryShare: this.config.memoryShare,
       turn,
       emitEvents: false,
+      preview,
       extra: {},
     });
-    this.scheduler.noteRoom({ room: composed.roomTokens, allowance: composed.memoryAllowanceTokens });
+    const room = { room: composed.roomTokens, allowance: composed.memoryAllowanceTokens };
+    if (!preview) this.scheduler.noteRoom(room);
     const outcome = composed.memory[0];
     Object.assign(composed.payload.stats.extra!, {
       summarizer: this.summarizer.name,
@@ -198,7 +270,7 @@ export class SummarizationStrategy implements ContextManager {
     });
     // Unsummarized history older than the window left out: a running fold would bring it back.
     const wouldWait = composed.window.fromIndex > covered && this.scheduler.running;
-    return { payload: composed.payload, wouldWait, turn };
+    return { payload: composed.payload, wouldWait, turn, room, staleSummary: read !== null && state === null };
   }
 
   /** The summary block of `state`: the one built before while the fields it shows are the same (the buffer may be read afresh each turn). */

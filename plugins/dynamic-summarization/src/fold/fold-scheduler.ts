@@ -3,7 +3,9 @@ import {
   type SerialQueue,
   CtxkitError,
   DisposedError,
+  formatStoreKey,
   LLMResponseError,
+  StoreError,
   LLMTimeoutError,
   safeEmit,
   type ChatMessage,
@@ -20,6 +22,7 @@ import type { SummarizationConfig } from '../summarization-config';
 import { emptySummaryRecord, sameSummary, summaryStateKey, type SummaryRecord, type SummaryState } from '../summary-state';
 import type { Summarizer } from '../summarizer';
 import { foldBatchEnd, foldBatchKey, foldIsDue } from './fold-batch';
+import type { CommittedFold } from './fold-epochs';
 import { FoldBackoff, type FoldFailure } from './fold-backoff';
 import { FOLD_CLAIM_GRACE_MS, isLiveClaim, type FoldClaim } from './fold-claim';
 import { SharedSummaryRecord } from './shared-summary-record';
@@ -40,6 +43,25 @@ export interface FoldSchedulerOptions {
   available: number;
   /** The session's queue: a fold's commit runs in it, between compositions and turn completions. */
   queue: SerialQueue;
+  /**
+   * Told of each committed fold in the commit's turn of the queue (before anything else runs there).
+   * Must not throw: the fold is committed whatever it does.
+   */
+  onFolded?: (fold: CommittedFold) => Promise<void>;
+}
+
+/** The fold {@link FoldScheduler.nextFold} finds due: history messages `[from, to)`. */
+export interface NextFold {
+  from: number;
+  to: number;
+  /** Turns among them. */
+  turns: number;
+  reason?: never;
+}
+
+/** Why no fold would start. */
+export interface NoFold {
+  reason: string;
 }
 
 /** One background fold: the batch, what it starts from, and what the buffer becomes on success. */
@@ -67,6 +89,7 @@ function errorInfo(error: unknown): { code: string; message: string } {
 
 /** A fold that is due, as decided from one reading of the session's record. */
 interface FoldPlan {
+  reason?: never;
   state: SummaryState | null;
   covered: number;
   end: number;
@@ -97,7 +120,7 @@ export class FoldScheduler {
   private claims = 0;
   private pending: Promise<void> | undefined;
   private abort: AbortController | undefined;
-  /** Bumped by re-sync and dispose, so that a running fold cannot commit stale work. */
+  /** Bumped by re-sync, undo and dispose, so that a running fold cannot commit stale work. */
   private generation = 0;
   private disposed = false;
   /** The room and the summary's share of it at the last composition (what a fold may grow the summary to). */
@@ -158,12 +181,7 @@ export class FoldScheduler {
   resyncIfStale(history: ReadonlyArray<ChatMessage>): void {
     const state = this.state;
     if (!state) return;
-    let reason: string | undefined;
-    if (state.coveredMessages > history.length) {
-      reason = `the history has ${history.length} messages but the summary covers ${state.coveredMessages}`;
-    } else if (historyFingerprint(history, 0, state.coveredMessages) !== state.fingerprint) {
-      reason = `the first ${state.coveredMessages} messages of the history differ from those the summary covers (edited or replaced history)`;
-    }
+    const reason = staleReason(state, history);
     if (reason === undefined) return;
     const { context } = this.options;
     const turn = turnStarts(history).length;
@@ -186,13 +204,54 @@ export class FoldScheduler {
   maybeStartFold(history: ReadonlyArray<ChatMessage>): void {
     if (this.pending || this.disposed) return;
     const planned = this.plan(history, this.record.current, (covered) => this.outgrowsRoom(history, covered));
-    if (planned === undefined) return;
+    if (planned.reason !== undefined) return;
     // A shallow copy: the caller may grow its array while the claim is written; messages keep their identity.
     const snapshot = history.slice();
     this.pending = this.claimAndFold(snapshot, planned.state, this.generation).finally(() => {
       this.pending = undefined;
       this.abort = undefined;
     });
+  }
+
+  /**
+   * The summary a composition of `history` uses: the buffer as last read, or `null` when there is none
+   * or it no longer matches the start of `history` (a composition drops it: {@link resyncIfStale}).
+   */
+  summaryFor(history: ReadonlyArray<ChatMessage>): SummaryState | null {
+    const state = this.state;
+    return state && staleReason(state, history) === undefined ? state : null;
+  }
+
+  /**
+   * The fold `onTurnComplete(history)` would start now, decided as it decides (the record as last
+   * read, a stale summary dropped first, the room of a composition in `room`), without writing a claim
+   * or asking the summarizer; or why none would start.
+   */
+  nextFold(history: ReadonlyArray<ChatMessage>, room: ComposedRoom): NextFold | NoFold {
+    if (this.disposed) return { reason: 'the strategy is disposed' };
+    if (this.pending) return { reason: 'a fold of this session is running here' };
+    const current = this.record.current;
+    const record = current.summary !== null && this.summaryFor(history) === null ? emptySummaryRecord() : current;
+    const planned = this.plan(history, record, (covered) => this.outgrowsRoom(history, covered, room));
+    if (planned.reason !== undefined) return planned;
+    return { from: planned.covered, to: planned.end, turns: turnStarts(history, planned.covered, planned.end).length };
+  }
+
+  /**
+   * Writes `summary` back as the session's buffer (compare-and-set, like every write of the record;
+   * the failure accounting and a running fold's claim stay as they are), so that every instance and
+   * process uses it from its next read. A fold running here is aborted: it was made from the summary
+   * being replaced, and commits nothing.
+   * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails or keeps refusing the write
+   */
+  async restore(summary: SummaryState | null): Promise<void> {
+    this.generation++;
+    this.abort?.abort(new Error('undo'));
+    const written = await this.record.update((current) => ({ ...current, summary }));
+    if (written === undefined) {
+      const { store, agentId, sessionId } = this.options.context;
+      throw new StoreError(store.name, 'setIfVersion', formatStoreKey(summaryStateKey(agentId, sessionId)), 'other writers kept replacing the summary record meanwhile; undo again');
+    }
   }
 
   /** Waits for the running fold, at most `ms`. */
@@ -220,24 +279,30 @@ export class FoldScheduler {
   }
 
   /**
-   * The fold due on `record`, with the attempt recorded in its accounting, or `undefined` when none may
-   * start. `outgrowsRoom(covered)` is asked only when the turn threshold alone does not make it due.
+   * The fold due on `record`, with the attempt recorded in its accounting, or why none may start.
+   * `outgrowsRoom(covered)` is asked only when the turn threshold alone does not make it due.
    */
-  private plan(history: ReadonlyArray<ChatMessage>, record: SummaryRecord, outgrowsRoom: (covered: number) => boolean): FoldPlan | undefined {
+  private plan(history: ReadonlyArray<ChatMessage>, record: SummaryRecord, outgrowsRoom: (covered: number) => boolean): FoldPlan | NoFold {
     const { config, context } = this.options;
     const now = () => context.now();
     const state = record.summary;
     const covered = state?.coveredMessages ?? 0;
-    if (covered > history.length) return undefined;
+    if (covered > history.length) return { reason: `the summary covers ${covered} messages, more than the history has` };
     const starts = turnStarts(history, covered);
-    if (!foldIsDue(starts.length, config.threshold, () => outgrowsRoom(covered))) return undefined;
-    if (isLiveClaim(record.fold, now)) return undefined; // a fold of this session runs (here or in another process)
+    if (!foldIsDue(starts.length, config.threshold, () => outgrowsRoom(covered))) {
+      return { reason: `${starts.length} unsummarized turn${starts.length === 1 ? '' : 's'} (a fold starts past ${config.threshold}, or once they outgrow the room beside the summary)` };
+    }
+    if (isLiveClaim(record.fold, now)) return { reason: 'a fold of this session is running (here or in another process)' };
     const turn = turnStarts(history).length;
     const backoff = new FoldBackoff(config, record.failures);
-    if (backoff.attemptedIn(turn)) return undefined; // never more than one attempt per turn
+    if (backoff.attemptedIn(turn)) return { reason: `a fold was already attempted in turn ${turn} (one attempt a turn)` };
     const end = foldBatchEnd(starts, config.batchTurns);
     const batchKey = foldBatchKey(history, covered, end, state?.version ?? 0);
-    if (!backoff.mayAttempt(batchKey, now)) return undefined;
+    if (!backoff.mayAttempt(batchKey, now)) {
+      return backoff.stopped
+        ? { reason: `folds stopped after ${backoff.consecutiveFailures} failures in a row, until the turns to fold change` }
+        : { reason: `the back-off after a failed fold lasts until ${new Date(backoff.state.retryAt).toISOString()}` };
+    }
     backoff.attempting(turn);
     return { state, covered, end, turn, batchKey, failures: backoff.state };
   }
@@ -256,7 +321,7 @@ export class FoldScheduler {
         // The record may be another writer's: its summary must still be the start of this history.
         if (current.summary && (current.summary.coveredMessages > history.length || historyFingerprint(history, 0, current.summary.coveredMessages) !== current.summary.fingerprint)) return undefined;
         const plan = this.plan(history, current, () => sameSummary(current.summary, dueOn));
-        if (plan === undefined) return undefined;
+        if (plan.reason !== undefined) return undefined;
         const claim: FoldClaim = { id: `${this.instanceId}/${++this.claims}`, batchKey: plan.batchKey, turn: plan.turn, expiresAt: context.now() + config.summaryTimeoutMs + FOLD_CLAIM_GRACE_MS };
         job = this.jobOf(history, plan, claim, generation);
         return { ...current, failures: plan.failures, fold: claim };
@@ -322,7 +387,12 @@ export class FoldScheduler {
       if (summaryTokens >= replacedTokens) {
         throw new LLMResponseError(`the summary (${summaryTokens} tokens) is not smaller than what it replaces (${replacedTokens} tokens)`, details);
       }
-      const committed = await this.options.queue.run(() => this.commit(job, text, summaryTokens, batchTokens));
+      const committed = await this.options.queue.run(async () => {
+        const written = await this.commit(job, text, summaryTokens, batchTokens);
+        // Recorded in the commit's turn of the queue: an undo of this instance cannot run in between.
+        if (written) await this.options.onFolded?.({ replaced: written.replaced, summary: written.summary, range: { from: job.covered, to: job.coveredEnd }, turns: batchTurns, batchTokens, replacedTokens, turn: job.turn });
+        return written?.summary;
+      });
       if (committed) {
         safeEmit(context.events, 'summary-end', {
           ...base,
@@ -353,7 +423,7 @@ export class FoldScheduler {
    * nothing after a re-sync or dispose here, or when another writer replaced that buffer meanwhile
    * (another process's fold or re-sync): the summary is then discarded, never written over theirs.
    */
-  private async commit(job: FoldJob, text: string, summaryTokens: number, batchTokens: number): Promise<SummaryState | undefined> {
+  private async commit(job: FoldJob, text: string, summaryTokens: number, batchTokens: number): Promise<{ summary: SummaryState; replaced: SummaryRecord } | undefined> {
     if (job.generation !== this.generation) return undefined;
     const { summarizer, context, config } = this.options;
     const next: SummaryState = {
@@ -368,13 +438,15 @@ export class FoldScheduler {
       summarizer: { name: summarizer.name, model: summarizer.model, offline: summarizer.offline },
       updatedAt: context.now(),
     };
+    let replaced: SummaryRecord | undefined;
     const written = await this.record.update((current) => {
       if (!sameSummary(current.summary, job.state)) return undefined;
+      replaced = current;
       const backoff = new FoldBackoff(config, current.failures);
       backoff.succeeded();
       return { format: 2, summary: next, failures: backoff.state, fold: current.fold?.id === job.claim.id ? null : current.fold };
     });
-    return written ? next : undefined;
+    return written && replaced ? { summary: next, replaced } : undefined;
   }
 
   /**
@@ -407,9 +479,9 @@ export class FoldScheduler {
   }
 
   /** True when the history from `covered` on takes more than the room beside the summary's share. */
-  private outgrowsRoom(history: ReadonlyArray<ChatMessage>, covered: number): boolean {
-    if (this.room === undefined) return false;
-    const limit = this.room.room - this.room.allowance;
+  private outgrowsRoom(history: ReadonlyArray<ChatMessage>, covered: number, room: ComposedRoom | undefined = this.room): boolean {
+    if (room === undefined) return false;
+    const limit = room.room - room.allowance;
     const ledger = this.options.ledger;
     ledger.sync(history);
     let tokens = 0;
@@ -421,4 +493,13 @@ export class FoldScheduler {
     const { agentId, sessionId, strategyId } = this.options.context;
     return { agentId, sessionId, strategyId, turn };
   }
+}
+
+/** Why `state` is not the start of `history` (it covers more messages, or others), or `undefined` when it is. */
+function staleReason(state: SummaryState, history: ReadonlyArray<ChatMessage>): string | undefined {
+  if (state.coveredMessages > history.length) return `the history has ${history.length} messages but the summary covers ${state.coveredMessages}`;
+  if (historyFingerprint(history, 0, state.coveredMessages) !== state.fingerprint) {
+    return `the first ${state.coveredMessages} messages of the history differ from those the summary covers (edited or replaced history)`;
+  }
+  return undefined;
 }
