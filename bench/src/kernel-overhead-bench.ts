@@ -82,6 +82,9 @@ function timed(manager: ContextSession, clock: { spentMs: number }): ContextSess
     epochs: () => manager.epochs(),
     preview: (...args) => manager.preview(...args),
     undo: (epochId) => manager.undo(epochId),
+    pin: (target, options) => manager.pin(target, options),
+    unpin: (pinId) => manager.unpin(pinId),
+    pins: () => manager.pins(),
     composePayload: (systemPrompt, history, tools, ragContext, options): Promise<LLMPayload> =>
       time(() => (options !== undefined ? manager.composePayload(systemPrompt, history, tools, ragContext, options) : manager.composePayload(systemPrompt, history, tools, ragContext))),
     onTurnComplete: (history: ChatMessage[]) => time(() => manager.onTurnComplete(history)),

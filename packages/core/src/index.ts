@@ -44,6 +44,7 @@ export type {
   ToolExecutionContext,
 } from './contracts/context-manager';
 export type { ContextSession } from './contracts/context-session';
+export type { Pin, PinKind, PinOptions } from './contracts/pin';
 export type { EpochKind, PreviewItem, ReductionEpoch, ReductionPreview, UndoResult } from './contracts/reduction-epoch';
 export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle, truncatesToolOutputs } from './contracts/context-manager';
 export type { ILLMClient as LLMClient, LLMCompletion, LLMCompletionRequest } from './contracts/llm-client';
@@ -99,6 +100,9 @@ export type { CtxkitErrorOptions, ErrorCategory } from './errors/ctxkit-error';
 export { BudgetExceededError } from './errors/budget-exceeded-error';
 export { CapabilityUnsupportedError } from './errors/capability-unsupported-error';
 export { EpochNotFoundError } from './errors/epoch-not-found-error';
+export { PinBudgetExceededError } from './errors/pin-budget-exceeded-error';
+export type { PinCost, PinShortfall } from './errors/pin-budget-exceeded-error';
+export { PinTargetError } from './errors/pin-target-error';
 export type { BudgetShortfall } from './errors/budget-exceeded-error';
 export { CompactionNoProgressError } from './errors/compaction-no-progress-error';
 export type { CompactionShortfall, UnremovablePart } from './errors/compaction-no-progress-error';
@@ -210,6 +214,10 @@ export type { EpochDescription, EpochLogOptions, TakenEpoch } from './epochs/epo
 export { DEFAULT_MAX_EPOCHS, EpochLog } from './epochs/epoch-log';
 export { payloadPreview } from './epochs/payload-preview';
 export { previewItem, previewItems } from './epochs/preview-item';
+// pins: what every session keeps whatever its strategy drops
+export type { DeclaredPin } from './pins/declared-pin';
+export { DEFAULT_PIN_SHARE } from './pins/pin-share';
+export { PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL } from './pins/pin-tools';
 // manifests, loader, runtime
 export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
 export { validateManifest } from './plugins/validate-manifest';

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import type { PayloadStats, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
+import type { Pin } from '../contracts/pin';
 import type { ReductionEpoch } from '../contracts/reduction-epoch';
 import type { TokenUsage } from '../contracts/token-usage';
 
@@ -84,6 +85,10 @@ export interface CtxkitEventPayloads {
   'epoch-recorded': CtxkitEventBase & { epoch: ReductionEpoch };
   /** `undo` restored the state before `epoch` (and undid `alsoUndone` with it). */
   'epoch-undone': CtxkitEventBase & { epoch: ReductionEpoch; alsoUndone: ReductionEpoch[]; historyRestored: boolean };
+  /** A pin was added to the session (`pin()`, the `pin_context` tool, or a pin its agent manifest declares). */
+  'pin-added': CtxkitEventBase & { pin: Pin };
+  /** A pin was removed (`unpin()` or the `unpin_context` tool). */
+  'pin-removed': CtxkitEventBase & { pin: Pin };
   /** Plain-language advice for the user. */
   'user-advice': CtxkitEventBase & { message: string };
   /** Provider usage observed by the kernel after a model call. */

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../contracts/tool-definition';
+import type { DeclaredPin } from '../pins/declared-pin';
 
 /**
  * A strategy plugin's `plugin.json`, as validated by `schemas/plugin-manifest.schema.json`.
@@ -38,6 +39,12 @@ export interface AgentManifest {
   essentialTools?: string[];
   /** Window (tokens) below which small-context modes switch on; 16384 when absent. */
   smallContextThreshold?: number;
+  /** Pins every session of the agent starts with (see docs/14-controlling-what-survives.md). */
+  pins?: DeclaredPin[];
+  /** Offer the model the `pin_context` and `unpin_context` tools. @default false */
+  pinTool?: boolean;
+  /** Share of the strategy's available budget the pins may take together. @default 0.25 */
+  pinShare?: number;
   /** Absent: `std-sliding-window-strategy` with `{}`. */
   contextStrategy?: {
     type: 'plugin';

@@ -65,6 +65,29 @@ describe('validateManifest', () => {
       expect(result.errors.find((issue) => issue.pointer === '/contextStrategy/config')).toMatchObject({ expected: 'type object' });
     });
 
+    it('accepts declared pins, the pin tool and a pin share', () => {
+      const result = validateManifest({
+        id: 'coder',
+        pins: [{ message: 'first-user', label: 'task' }, { message: 'first' }, { message: 3 }, { text: 'Never delete files.', label: 'rule' }],
+        pinTool: true,
+        pinShare: 0.4,
+      });
+      expect(result).toMatchObject({ valid: true, errors: [] });
+    });
+
+    it('reports each bad declared pin at its own pointer, one issue each', () => {
+      const result = validateManifest({
+        id: 'coder',
+        pins: [{ message: 'last' }, { message: -1 }, { text: '' }, { label: 'orphan' }, { message: 0, text: 'both' }, { text: 'x', label: '' }],
+        pinTool: 'yes',
+        pinShare: 0,
+      });
+      expect(result.errors.map((issue) => issue.pointer)).toEqual(['/pins/0/message', '/pins/1/message', '/pins/2/text', '/pins/3/text', '/pins/4/text', '/pins/5/label', '/pinTool', '/pinShare']);
+      expect(result.errors[0]).toMatchObject({ expected: 'one of: "first-user", "first"' });
+      expect(result.errors[1]).toMatchObject({ expected: 'minimum 0' });
+      expect(result.errors[3]).toMatchObject({ message: 'required property "text" is missing', expected: '"text" of type string' });
+    });
+
     it('rejects a non-object with one issue at the root', () => {
       expect(validateManifest([1, 2] as unknown).errors).toEqual([
         { file: '<inline>', pointer: '', message: 'a manifest must be a JSON object, got array', expected: 'type object' },

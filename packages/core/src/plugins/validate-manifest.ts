@@ -90,7 +90,8 @@ export function validateManifest(manifestOrPath: unknown, options: ValidateManif
   }
   const record = manifest as Record<string, unknown>;
   const validate = manifestValidator(kind);
-  const errors = validate(record) ? [] : toManifestIssues(validate.errors, file);
+  // An `if` error only says that a conditional branch failed; the branch's own errors say what.
+  const errors = validate(record) ? [] : toManifestIssues(validate.errors?.filter((error) => error.keyword !== 'if'), file);
   if (kind === 'plugin' && typeof record.configSchema === 'object' && record.configSchema !== null && !Array.isArray(record.configSchema)) {
     try {
       compileConfigSchema(record.configSchema, typeof record.id === 'string' ? record.id : '(plugin)', `${file}#/configSchema`);

@@ -9,6 +9,8 @@ import { ErrorCodes } from '../errors/error-codes';
 import { LLMClientInUseError } from '../errors/llm-client-in-use-error';
 import { CtxkitEventBus, safeEmit } from '../events/event-bus';
 import type { IModelRegistry } from '../models/model-registry';
+import { availableBudgetFromConfig } from '../pins/available-budget-from-config';
+import { SessionPins } from '../pins/session-pins';
 import type { AgentManifest } from '../plugins/plugin-manifest';
 import type { StrategyContext, StrategyFactory } from '../plugins/strategy-plugin';
 import { assertStoreKeyPart } from '../stores/store-key';
@@ -232,13 +234,30 @@ class Agent implements AgentHandle {
     } catch (error) {
       throw toStrategyError(error, this.strategyId, this.id, 'createStrategy');
     }
-    const manager = new SessionContextManager(this.owner(sessionId), created, capabilities ?? new Set());
+    const manager = new SessionContextManager(this.owner(sessionId), created, capabilities ?? new Set(), this.pinsFor(context), this.manifest.pinTool === true);
     this.sessionManagers.set(sessionId, manager);
     // A session whose asynchronous factory fails is forgotten, so that the next use tries again.
     manager.whenReady().catch(() => {
       if (this.sessionManagers.get(sessionId) === manager) this.sessionManagers.delete(sessionId);
     });
     return manager;
+  }
+
+  /** The session's pins: the manifest's declared pins and share, counted for the strategy's model. */
+  private pinsFor(context: StrategyContext): SessionPins {
+    const { manifest, config, model, options } = this;
+    return new SessionPins({
+      store: context.store,
+      agentId: context.agentId,
+      sessionId: context.sessionId,
+      strategyId: context.strategyId,
+      counter: context.counter,
+      events: context.events,
+      now: context.now,
+      declared: manifest.pins ?? [],
+      ...(manifest.pinShare !== undefined ? { pinShare: manifest.pinShare } : {}),
+      availableBudget: () => availableBudgetFromConfig(config, model, options.models),
+    });
   }
 
   private owner(sessionId: string) {

@@ -10,12 +10,15 @@ import type {
 } from '../contracts/context-manager';
 import type { ContextSession } from '../contracts/context-session';
 import type { LLMPayload } from '../contracts/llm-payload';
+import type { Pin, PinOptions } from '../contracts/pin';
 import type { ReductionEpoch, ReductionPreview, UndoResult } from '../contracts/reduction-epoch';
 import type { TokenUsage } from '../contracts/token-usage';
 import type { ToolDefinition } from '../contracts/tool-definition';
 import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
 import { DisposedError } from '../errors/disposed-error';
 import { StrategyError } from '../errors/strategy-error';
+import { createPinTools } from '../pins/pin-tools';
+import type { SessionPins } from '../pins/session-pins';
 import { toStrategyError } from './guard-strategy-call';
 
 /** The optional capabilities a session manager mirrors from its strategy. */
@@ -47,11 +50,19 @@ export interface SessionManagerOwner {
  *
  * `onTurnComplete` calls of one session run one after another, in call order, so that two turns
  * reported concurrently never interleave inside a strategy.
+ *
+ * The session's pins live here, so every strategy honours them without knowing: each call gets the
+ * system prompt with the pinned block after it and the history with pinned messages replaced by
+ * stand-ins; messages the strategy gives back (a compacted history) get the pinned originals back.
  */
 export class SessionContextManager implements ContextSession {
   private instance: IContextManager | undefined;
   private readonly ready: Promise<IContextManager>;
   private turnChain: Promise<unknown> = Promise.resolve();
+  /** The `pin_context` / `unpin_context` tools, when the agent offers them. */
+  private readonly pinTools: ContributedTool[];
+  /** Whether the strategy contributes tools of its own. */
+  private strategyTools = false;
 
   contributedTools?: () => ContributedTool[];
   checkCompaction?: (
@@ -66,7 +77,11 @@ export class SessionContextManager implements ContextSession {
     private readonly owner: SessionManagerOwner,
     created: IContextManager | Promise<IContextManager>,
     capabilities: ReadonlySet<CapabilityName>,
+    private readonly pinLayer: SessionPins,
+    pinTool = false,
   ) {
+    this.pinTools = pinTool ? createPinTools(this) : [];
+    if (pinTool) this.contributedTools = () => this.contributedToolsNow();
     if (isPromiseLike(created)) {
       this.ready = Promise.resolve(created).then(
         (manager) => (this.instance = this.checked(manager)),
@@ -89,14 +104,18 @@ export class SessionContextManager implements ContextSession {
    * from its default session's instance and gives them to every session.
    */
   mirror(capabilities: ReadonlySet<CapabilityName>): void {
-    if (capabilities.has('contributedTools')) this.contributedTools = () => this.contributedToolsNow();
+    if (capabilities.has('contributedTools')) {
+      this.strategyTools = true;
+      this.contributedTools = () => this.contributedToolsNow();
+    }
     if (capabilities.has('checkCompaction')) {
       this.checkCompaction = (checkpoint, history, usage) =>
-        this.call('checkCompaction', (manager) =>
-          (manager as ContextManager).checkCompaction
-            ? (manager as ContextManager).checkCompaction!(checkpoint, history, usage)
-            : Promise.resolve({ compacted: false }),
-        );
+        this.call('checkCompaction', async (manager) => {
+          const strategy = manager as ContextManager;
+          if (!strategy.checkCompaction) return { compacted: false };
+          const result = await strategy.checkCompaction(checkpoint, await this.pinLayer.forStrategy(history as ChatMessage[]), usage);
+          return result.messages ? { ...result, messages: await this.pinLayer.restore(result.messages) } : result;
+        });
     }
     if (capabilities.has('whenIdle')) {
       this.whenIdle = () => this.call('whenIdle', async (manager) => {
@@ -115,24 +134,41 @@ export class SessionContextManager implements ContextSession {
   }
 
   preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<ReductionPreview> {
-    return this.call('preview', (manager) => {
+    return this.call('preview', async (manager) => {
       const strategy = manager as ContextManager;
       if (typeof strategy.preview !== 'function') throw new CapabilityUnsupportedError(this.owner.pluginId, 'preview');
-      return strategy.preview(systemPrompt, history, tools, ragContext, options);
+      const pinned = await this.pinLayer.prepare(systemPrompt, history, false);
+      return strategy.preview(pinned?.systemPrompt ?? systemPrompt, pinned?.history ?? history, tools, ragContext, options);
     });
   }
 
   undo(epochId: string): Promise<UndoResult> {
     // After the turns reported so far, so that an undo never lands inside a turn's state update.
     const run = this.turnChain.then(() =>
-      this.call('undo', (manager) => {
+      this.call('undo', async (manager) => {
         const strategy = manager as ContextManager;
         if (typeof strategy.undo !== 'function') throw new CapabilityUnsupportedError(this.owner.pluginId, 'undo');
-        return strategy.undo(epochId);
+        const result = await strategy.undo(epochId);
+        return result.history ? { ...result, history: await this.pinLayer.restore(result.history) } : result;
       }),
     );
     this.turnChain = run.catch(() => undefined);
     return run;
+  }
+
+  async pin(target: number | string, options?: PinOptions): Promise<Pin> {
+    this.assertUsable();
+    return this.pinLayer.pin(target, options);
+  }
+
+  async unpin(pinId: string): Promise<boolean> {
+    this.assertUsable();
+    return this.pinLayer.unpin(pinId);
+  }
+
+  async pins(): Promise<Pin[]> {
+    this.assertUsable();
+    return this.pinLayer.list();
   }
 
   /** The strategy's declared `truncatesToolOutputs` (false until its instance exists). */
@@ -152,17 +188,21 @@ export class SessionContextManager implements ContextSession {
   }
 
   composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
-    return this.call('composePayload', (manager) =>
-      options !== undefined
-        ? manager.composePayload(systemPrompt, history, tools, ragContext, options)
+    return this.call('composePayload', async (manager) => {
+      const pinned = await this.pinLayer.prepare(systemPrompt, history, true);
+      const system = pinned?.systemPrompt ?? systemPrompt;
+      const seen = pinned?.history ?? history;
+      const payload = await (options !== undefined
+        ? manager.composePayload(system, seen, tools, ragContext, options)
         : ragContext === undefined
-          ? manager.composePayload(systemPrompt, history, tools)
-          : manager.composePayload(systemPrompt, history, tools, ragContext),
-    );
+          ? manager.composePayload(system, seen, tools)
+          : manager.composePayload(system, seen, tools, ragContext));
+      return this.pinLayer.finish(payload, pinned);
+    });
   }
 
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
-    const run = this.turnChain.then(() => this.call('onTurnComplete', (manager) => manager.onTurnComplete(newHistory)));
+    const run = this.turnChain.then(() => this.call('onTurnComplete', async (manager) => manager.onTurnComplete(await this.pinLayer.forStrategy(newHistory))));
     this.turnChain = run.catch(() => undefined);
     return run;
   }
@@ -187,6 +227,7 @@ export class SessionContextManager implements ContextSession {
   private contributedToolsNow(): ContributedTool[] {
     this.assertUsable();
     if (!this.instance) {
+      if (!this.strategyTools) return [...this.pinTools];
       throw new StrategyError(
         this.owner.pluginId,
         this.owner.agentId,
@@ -195,7 +236,7 @@ export class SessionContextManager implements ContextSession {
       );
     }
     try {
-      return (this.instance as ContextManager).contributedTools?.() ?? [];
+      return [...((this.instance as ContextManager).contributedTools?.() ?? []), ...this.pinTools];
     } catch (error) {
       throw toStrategyError(error, this.owner.pluginId, this.owner.agentId, 'contributedTools');
     }

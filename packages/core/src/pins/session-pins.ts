@@ -1,0 +1,311 @@
+import type { ChatMessage, ChatRole } from '../contracts/chat-message';
+import type { IContextStore } from '../contracts/context-store';
+import type { LLMPayload } from '../contracts/llm-payload';
+import type { Pin, PinOptions } from '../contracts/pin';
+import { PinBudgetExceededError } from '../errors/pin-budget-exceeded-error';
+import { PinTargetError } from '../errors/pin-target-error';
+import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
+import type { ITokenCounter } from '../token-counting/token-counter';
+import type { DeclaredPin } from './declared-pin';
+import { PIN_BLOCK_SEPARATOR, renderPinBlock, renderPinEntry } from './pin-block';
+import { DEFAULT_PIN_SHARE } from './pin-share';
+import { PinStore } from './pin-store';
+import { isCapturedMessagePin, PinnedHistory } from './pinned-history';
+import { pinnedMessageText } from './pinned-message-text';
+import { isCaptured, publicPin, type PinsState, type StoredPin } from './pins-state';
+
+/** Longest label a pin may have, in characters. */
+const MAX_LABEL_CHARS = 200;
+
+const KNOWN_ROLES: ReadonlySet<unknown> = new Set<ChatRole>(['system', 'user', 'assistant', 'tool']);
+
+/** What {@link SessionPins} needs: the session's store, identity, counter, events and clock, and the agent's pin settings. */
+export interface SessionPinsOptions {
+  store: IContextStore;
+  agentId: string;
+  sessionId: string;
+  strategyId: string;
+  /** Counts the pinned block (the strategy's model). */
+  counter: ITokenCounter;
+  events: CtxkitEventBus;
+  now(): number;
+  /** The agent manifest's declared pins, applied to the session once each. @default [] */
+  declared?: readonly DeclaredPin[];
+  /** Share of the available budget the pinned block may take. @default DEFAULT_PIN_SHARE */
+  pinShare?: number;
+  /** The available budget until the strategy's first payload reports it (`stats.budget.available`). */
+  availableBudget?(): number | undefined;
+}
+
+/** The pinned block of one payload, as `stats.extra.pins` reports it. */
+export interface PinStats {
+  /** Pins shown in the block. */
+  count: number;
+  /** Tokens the block adds after the system prompt. */
+  tokens: number;
+  ids: string[];
+}
+
+/** A call into the strategy with the session's pins in it. */
+export interface PinnedCall {
+  /** The system prompt with the pinned block after it. */
+  systemPrompt: string;
+  /** The history with pinned messages replaced by their stand-ins. */
+  history: ChatMessage[];
+  stats: PinStats;
+  /** The pins shown. */
+  shown: StoredPin[];
+  /** False when no budget was known before the call: the share is checked against the payload's. */
+  checked: boolean;
+}
+
+/**
+ * One session's pins: kept in the session's store, shown as one pinned block right after the system
+ * prompt of every payload (so every strategy counts it and never drops, summarizes or trims it), with
+ * each pinned message replaced by a short stand-in in the history the strategy sees. The block takes
+ * at most `pinShare` of the strategy's available budget. See docs/14-controlling-what-survives.md.
+ */
+export class SessionPins {
+  private readonly store: PinStore;
+  private readonly history = new PinnedHistory();
+  private readonly pinShare: number;
+  private readonly declared: ReadonlyArray<{ key: string; pin: DeclaredPin }>;
+  /** The available budget of the strategy's last payload. */
+  private lastAvailable: number | undefined;
+  /** The history of the last call, for the turn number of events. */
+  private lastHistory: ReadonlyArray<ChatMessage> = [];
+  private counted: { block: string; tokens: number } | undefined;
+
+  constructor(private readonly options: SessionPinsOptions) {
+    this.store = new PinStore(options);
+    this.pinShare = options.pinShare ?? DEFAULT_PIN_SHARE;
+    this.declared = (options.declared ?? []).map((pin) => ({ key: JSON.stringify(pin), pin }));
+  }
+
+  /** The session's pins, in the order they were added. */
+  async list(): Promise<Pin[]> {
+    return (await this.current()).pins.map(publicPin);
+  }
+
+  /**
+   * Adds a pin (or returns the one that already pins the same index or text).
+   * @throws PinTargetError (`CTXKIT_PIN_TARGET_INVALID`) for a target or label it cannot pin
+   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when a text would take the pins past their share
+   */
+  async pin(target: number | string, options: PinOptions = {}): Promise<Pin> {
+    const draft = this.draft(target, options);
+    let added: StoredPin[] = [];
+    let result: StoredPin | undefined;
+    await this.store.update((stored) => {
+      const declared = this.withDeclared(stored);
+      const state = declared.state;
+      added = declared.added;
+      result = state.pins.find((pin) => samePin(pin, draft));
+      if (result !== undefined) return added.length > 0 ? state : undefined;
+      const pin: StoredPin = { ...draft, id: `p${state.next}`, createdAt: this.options.now() };
+      if (pin.kind === 'text') {
+        pin.tokens = this.options.counter.count(renderPinEntry(pin));
+        const shown = [...state.pins.filter(isCaptured), pin];
+        const available = this.available();
+        if (available !== undefined) this.assertShare(shown, this.blockTokens(renderPinBlock(shown)), available);
+      }
+      result = pin;
+      added = [...added, pin];
+      return { ...state, next: state.next + 1, pins: [...state.pins, pin] };
+    });
+    for (const pin of added) this.emit('pin-added', pin);
+    return publicPin(result!);
+  }
+
+  /** Removes a pin; false when the session has none with that id. */
+  async unpin(pinId: string): Promise<boolean> {
+    let added: StoredPin[] = [];
+    let removed: StoredPin | undefined;
+    await this.store.update((stored) => {
+      const declared = this.withDeclared(stored);
+      added = declared.added;
+      removed = declared.state.pins.find((pin) => pin.id === pinId);
+      if (removed === undefined) return added.length > 0 ? declared.state : undefined;
+      return { ...declared.state, pins: declared.state.pins.filter((pin) => pin !== removed) };
+    });
+    for (const pin of added) this.emit('pin-added', pin);
+    if (removed !== undefined) this.emit('pin-removed', removed);
+    return removed !== undefined;
+  }
+
+  /**
+   * The call into the strategy for `composePayload` (or `preview`): the system prompt with the pinned
+   * block after it and the history with stand-ins; `undefined` when the session shows no pin. Message
+   * pins whose index the history now reaches are captured first (stored, unless `persist` is false).
+   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when the block takes more than its share of a known budget
+   */
+  async prepare(systemPrompt: string, history: ChatMessage[], persist: boolean): Promise<PinnedCall | undefined> {
+    this.lastHistory = history;
+    let state = await this.current();
+    if (state.pins.length === 0) return undefined;
+    if (state.pins.some((pin) => captureOf(pin, history) !== undefined)) {
+      state = persist ? await this.store.update((stored) => capturedIn(stored, history, this.options.counter)) : (capturedIn(state, history, this.options.counter) ?? state);
+    }
+    const shown = state.pins.filter(isCaptured);
+    if (shown.length === 0) return undefined;
+    const block = renderPinBlock(shown);
+    const tokens = this.blockTokens(block);
+    const available = this.available();
+    if (available !== undefined) this.assertShare(shown, tokens, available);
+    return {
+      systemPrompt: `${systemPrompt}${PIN_BLOCK_SEPARATOR}${block}`,
+      history: this.history.apply(history, shown.filter(isCapturedMessagePin)),
+      stats: { count: shown.length, tokens, ids: shown.map((pin) => pin.id) },
+      shown,
+      checked: available !== undefined,
+    };
+  }
+
+  /**
+   * The strategy's payload as the session returns it: `stats.extra.pins` added (a copy; the strategy's
+   * own objects are not changed). Remembers the payload's available budget for the next share check.
+   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when the share could not be checked before and the block exceeds it
+   */
+  finish(payload: LLMPayload, call: PinnedCall | undefined): LLMPayload {
+    const available = payload?.stats?.budget?.available;
+    if (typeof available === 'number' && Number.isFinite(available)) this.lastAvailable = available;
+    if (call === undefined) return payload;
+    if (!call.checked && this.lastAvailable !== undefined) this.assertShare(call.shown, call.stats.tokens, this.lastAvailable);
+    const stats = payload.stats ?? ({} as LLMPayload['stats']);
+    return { ...payload, stats: { ...stats, extra: { ...(stats.extra ?? {}), pins: { ...call.stats, ids: [...call.stats.ids] } } } };
+  }
+
+  /** `history` as the strategy sees it (stand-ins for the pinned messages), for `onTurnComplete` and compaction hooks. */
+  async forStrategy(history: ChatMessage[]): Promise<ChatMessage[]> {
+    const pinned = (await this.current()).pins.filter(isCapturedMessagePin);
+    return this.history.apply(history, pinned);
+  }
+
+  /** Messages from the strategy with every stand-in replaced by the pinned message (compacted histories, undone compactions). */
+  async restore(messages: ChatMessage[]): Promise<ChatMessage[]> {
+    const pinned = (await this.current()).pins.filter(isCapturedMessagePin);
+    return pinned.length === 0 ? messages : this.history.restore(messages, pinned);
+  }
+
+  /** The stored state with the manifest's declared pins applied (written once per declaration). */
+  private async current(): Promise<PinsState> {
+    const state = await this.store.read();
+    if (this.declared.every(({ key }) => state.declared.includes(key))) return state;
+    let added: StoredPin[] = [];
+    const updated = await this.store.update((stored) => {
+      const declared = this.withDeclared(stored);
+      added = declared.added;
+      return declared.state === stored ? undefined : declared.state;
+    });
+    for (const pin of added) this.emit('pin-added', pin);
+    return updated;
+  }
+
+  /** `state` with every declaration it has not applied yet added (a declaration that pins what is pinned adds nothing). */
+  private withDeclared(state: PinsState): { state: PinsState; added: StoredPin[] } {
+    const pending = this.declared.filter(({ key }) => !state.declared.includes(key));
+    if (pending.length === 0) return { state, added: [] };
+    let next = state.next;
+    const pins = [...state.pins];
+    const added: StoredPin[] = [];
+    for (const { pin: declaration } of pending) {
+      const draft = declaredDraft(declaration);
+      if (pins.some((pin) => samePin(pin, draft))) continue;
+      const pin: StoredPin = { ...draft, id: `p${next++}`, createdAt: this.options.now() };
+      if (pin.kind === 'text') pin.tokens = this.options.counter.count(renderPinEntry(pin));
+      pins.push(pin);
+      added.push(pin);
+    }
+    return { state: { ...state, next, pins, declared: [...state.declared, ...pending.map(({ key }) => key)] }, added };
+  }
+
+  /** A pin from `pin()`'s arguments, without id and time. */
+  private draft(target: number | string, options: PinOptions): Omit<StoredPin, 'id' | 'createdAt'> {
+    const { sessionId } = this.options;
+    let label: string | undefined;
+    if (options.label !== undefined) {
+      if (typeof options.label !== 'string' || options.label.trim() === '') throw new PinTargetError(sessionId, 'a label must be a non-empty string');
+      label = options.label.replace(/\s+/g, ' ').trim();
+      if (label.length > MAX_LABEL_CHARS) throw new PinTargetError(sessionId, `a label has at most ${MAX_LABEL_CHARS} characters (this one has ${label.length})`);
+    }
+    if (typeof target === 'number') {
+      if (!Number.isSafeInteger(target) || target < 0) throw new PinTargetError(sessionId, `a message index must be a non-negative integer (got ${target})`);
+      return { kind: 'message', messageIndex: target, label: label ?? `message ${target}`, text: '' };
+    }
+    if (typeof target !== 'string' || target.trim() === '') throw new PinTargetError(sessionId, `pin() takes a message index or a non-empty text (got ${typeof target === 'string' ? 'an empty text' : typeof target})`);
+    return { kind: 'text', text: target, label: label ?? 'note' };
+  }
+
+  private available(): number | undefined {
+    return this.lastAvailable ?? this.options.availableBudget?.();
+  }
+
+  private blockTokens(block: string): number {
+    if (this.counted?.block !== block) this.counted = { block, tokens: this.options.counter.count(`${PIN_BLOCK_SEPARATOR}${block}`) };
+    return this.counted.tokens;
+  }
+
+  private assertShare(shown: readonly StoredPin[], tokens: number, available: number): void {
+    const allowance = Math.floor(this.pinShare * available);
+    if (tokens <= allowance) return;
+    const { agentId, sessionId, strategyId, counter } = this.options;
+    throw new PinBudgetExceededError({
+      agentId,
+      sessionId,
+      strategyId,
+      pinShare: this.pinShare,
+      available,
+      allowance,
+      required: tokens,
+      pins: shown.map((pin) => ({ id: pin.id, label: pin.label, tokens: pin.tokens ?? counter.count(renderPinEntry(pin)) })),
+    });
+  }
+
+  private emit(event: 'pin-added' | 'pin-removed', pin: StoredPin): void {
+    const { agentId, sessionId, strategyId, events } = this.options;
+    let turn = 0;
+    for (const message of this.lastHistory) if ((message as { role?: unknown } | null)?.role === 'user') turn++;
+    safeEmit(events, event, { agentId, sessionId, strategyId, turn, pin: publicPin(pin) });
+  }
+}
+
+/** A declared pin as a draft (without id and time). */
+function declaredDraft(declaration: DeclaredPin): Omit<StoredPin, 'id' | 'createdAt'> {
+  const given = declaration.label?.replace(/\s+/g, ' ').trim() || undefined;
+  if ('text' in declaration) return { kind: 'text', text: declaration.text, label: given ?? 'note' };
+  if (declaration.message === 'first-user') return { kind: 'message', firstUser: true, label: given ?? 'first user message', text: '' };
+  if (declaration.message === 'first') return { kind: 'message', messageIndex: 0, label: given ?? 'first message', text: '' };
+  return { kind: 'message', messageIndex: declaration.message, label: given ?? `message ${declaration.message}`, text: '' };
+}
+
+/** True when `pin` already pins what `draft` would: the same text, or the same message index. */
+function samePin(pin: StoredPin, draft: Omit<StoredPin, 'id' | 'createdAt'>): boolean {
+  if (draft.kind === 'text') return pin.kind === 'text' && pin.text === draft.text;
+  if (draft.firstUser) return pin.kind === 'message' && pin.firstUser === true;
+  return pin.kind === 'message' && pin.firstUser !== true && pin.messageIndex === draft.messageIndex;
+}
+
+/** The index and message a pending message pin captures from `history`, if the history reaches it. */
+function captureOf(pin: StoredPin, history: ReadonlyArray<ChatMessage>): { index: number; message: ChatMessage } | undefined {
+  if (isCaptured(pin)) return undefined;
+  const index = pin.firstUser ? history.findIndex((message) => (message as { role?: unknown } | null)?.role === 'user') : (pin.messageIndex ?? -1);
+  if (index < 0 || index >= history.length) return undefined;
+  const message = history[index]!;
+  if (typeof message !== 'object' || message === null || !KNOWN_ROLES.has(message.role)) return undefined;
+  return { index, message };
+}
+
+/** `state` with every pending message pin that `history` reaches captured, or `undefined` when none is. */
+function capturedIn(state: PinsState, history: ReadonlyArray<ChatMessage>, counter: ITokenCounter): PinsState | undefined {
+  let changed = false;
+  const pins = state.pins.map((pin) => {
+    const found = captureOf(pin, history);
+    if (found === undefined) return pin;
+    changed = true;
+    const { firstUser: _firstUser, ...rest } = pin;
+    const captured: StoredPin = { ...rest, messageIndex: found.index, role: found.message.role, text: pinnedMessageText(found.message), original: JSON.parse(JSON.stringify(found.message)) as ChatMessage };
+    captured.tokens = counter.count(renderPinEntry(captured));
+    return captured;
+  });
+  return changed ? { ...state, pins } : undefined;
+}
