@@ -5,6 +5,7 @@ import {
   CtxkitError,
   DisposedError,
   PayloadComposer,
+  payloadPreview,
   safeEmit,
   TurnIndex,
   type ChatMessage,
@@ -12,9 +13,12 @@ import {
   type ContextManagerCapabilities,
   type ContextManagerContract,
   type LLMPayload,
+  type ReductionEpoch,
+  type ReductionPreview,
   type StrategyContext,
   type TokenCounter,
   type ToolDefinition,
+  type UndoResult,
 } from '@ctxkit/core';
 import type { EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
@@ -24,6 +28,7 @@ import type { CompiledStateSchema } from './schema/state-schema';
 import type { EntityState, EntityStateVersion, PersistedEntityState } from './state/entity-state';
 import type { EntityStateAccess } from './state/entity-state-access';
 import type { EntityUpdate } from './state/entity-update';
+import { ExtractionEpochs, stateAfterUndo } from './state/extraction-epochs';
 import { SharedEntityState } from './state/shared-entity-state';
 import { textFingerprint } from './state/text-fingerprint';
 
@@ -52,7 +57,9 @@ const MAX_EXTRACTION_RERUNS = 2;
  * as JSON in `<conversation_state>` with the required fields still missing, then the newest history
  * that fits the rest of the budget (in lean mode only the last `recentTurns` turns). State and versions are kept per agent and session in
  * the store (kind `entities`), read afresh on every call and written with compare-and-set
- * ({@link SharedEntityState}), so that processes serving one session lose no update.
+ * ({@link SharedEntityState}), so that processes serving one session lose no update. Every extraction
+ * that changed the state is an undoable epoch (`epochs()`, `undo(id)`), and `preview(...)` tells what
+ * the next payload would leave out and which messages the next extraction would read.
  * @see docs/strategies/entity-extraction.md
  */
 export class EntityExtractionStrategy implements ContextManagerContract, ContextManagerCapabilities, EntityStateAccess {
@@ -66,12 +73,23 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
   private readonly shortenedStateBlocks: StateBlockCache;
   /** The session's state in the store, shared with every instance and process serving it. */
   private readonly shared: SharedEntityState;
+  /** The extractions that changed the state, kept as undoable epochs in the store. */
+  private readonly extractionEpochs: ExtractionEpochs;
+  /** The session's turn at the last call that read a history (names the turn of epochs and undo events). */
+  private turn = 0;
   private disposed = false;
   private lastError: { reason: string; errors: string[]; sourceMessageIndex: number } | null = null;
 
   constructor(private readonly options: EntityExtractionStrategyOptions) {
     const { config, context, model } = options;
-    this.shared = new SharedEntityState({ store: context.store, key: this.storeKey(), schema: options.schema, warn: (message, error) => this.warn(message, error) });
+    this.extractionEpochs = new ExtractionEpochs(context);
+    this.shared = new SharedEntityState({
+      store: context.store,
+      key: this.storeKey(),
+      schema: options.schema,
+      warn: (message, error) => this.warn(message, error),
+      written: (replaced, written) => this.extractionEpochs.recordWrite(replaced, written, this.turn),
+    });
     const known = context.models.find(model);
     const budget = computeBudget({
       contextWindow: known?.contextWindow ?? config.maxContextTokens ?? context.models.get(model).contextWindow,
@@ -98,15 +116,63 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     this.assertUsable('composePayload');
     this.composer.checkHistoryShape(history);
     return this.queue.run(async () => {
+      this.turn = this.turnsOf(history).turns;
       const persisted = await this.extractNew(history);
       return this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options);
     });
+  }
+
+  /**
+   * What `composePayload` with these arguments would leave out, composed with the state as it stands
+   * (nothing stored, no event, the extractor not asked), and notes on the messages the extraction that
+   * `composePayload` runs first would read: when there are any, the state it shows may differ.
+   */
+  async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
+    this.assertUsable('preview');
+    this.composer.checkHistoryShape(history);
+    return this.queue.run(async () => {
+      const persisted = await this.shared.peek();
+      const payload = this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, true);
+      const preview = payloadPreview(payload, history, this.options.counter);
+      const { extractor } = this.options;
+      const resume = this.resumePoint(history, persisted);
+      const input = buildExtractionInput(history, resume, extractor.trigger);
+      let note: string;
+      if (!input) {
+        const what = extractor.trigger === 'user-messages' ? 'user message' : 'user message or tool result';
+        note = `no extraction before the next payload: no ${what} ${resume < 0 ? 'in the history' : `after message ${resume}`}`;
+      } else {
+        const read = `${input.userMessages.length} user message${input.userMessages.length === 1 ? '' : 's'}, ${input.toolResults.length} tool result${input.toolResults.length === 1 ? '' : 's'}`;
+        const range = resume + 1 === input.sourceMessageIndex ? `message ${input.sourceMessageIndex}` : `messages ${resume + 1}–${input.sourceMessageIndex}`;
+        note = `the next compose first extracts from ${range} (${read}) with ${extractor.name}; the state block it sends may then differ from this preview's`;
+      }
+      return { ...preview, notes: [...preview.notes, note] };
+    });
+  }
+
+  /** The session's extractions that changed the state (kind `extraction`), oldest first; each can be undone. */
+  async epochs(): Promise<ReductionEpoch[]> {
+    this.assertUsable('epochs');
+    return this.extractionEpochs.list();
+  }
+
+  /**
+   * Writes the state and versions from before extraction `epochId` back (compare-and-set, so every
+   * instance and process serving the session uses them from its next read) and removes that epoch and
+   * every later one. The messages the undone extractions read stay read (they are not extracted again),
+   * so the next payload shows the state from before them.
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
+   */
+  async undo(epochId: string): Promise<UndoResult> {
+    this.assertUsable('undo');
+    return this.queue.run(() => this.extractionEpochs.undo(epochId, (before) => this.shared.restore((current) => stateAfterUndo(current, before)), this.turn));
   }
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     this.assertUsable('onTurnComplete');
     this.composer.checkHistoryShape(newHistory);
     await this.queue.run(async () => {
+      this.turn = this.turnsOf(newHistory).turns;
       await this.extractNew(newHistory);
     });
   }
@@ -186,10 +252,11 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
    * tool results as they arrive; it is recognised by its text's fingerprint.
    */
   private resumePoint(history: ReadonlyArray<Readonly<ChatMessage>>, persisted: PersistedEntityState): number {
-    const { processedThrough, processedFingerprint } = persisted;
+    const { processedThrough, processedFingerprint, restoredReadPoint } = persisted;
     if (processedThrough < 0 || processedFingerprint === null) return processedThrough;
-    const at = history[processedThrough];
-    if (at && isExtractionPoint(at) && textFingerprint(contentText(at.content)) === processedFingerprint) return processedThrough;
+    if (isReadPointAt(history, processedThrough, processedFingerprint)) return processedThrough;
+    // An earlier history than the one an undo left read: it resumes where reading stood before the undone extractions.
+    if (restoredReadPoint && isReadPointAt(history, restoredReadPoint.index, restoredReadPoint.fingerprint)) return restoredReadPoint.index;
     // The history was rewritten (compacted, replaced, or another conversation's): find the newest
     // message already extracted; otherwise the newest user message and what follows it count as new.
     let newestUser = -1;
@@ -215,10 +282,12 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     const { extractor, context } = this.options;
     const input = buildExtractionInput(history, resume, extractor.trigger);
     if (!input) {
-      if (resume !== persisted.processedThrough) persisted.processedThrough = resume;
+      // (Not the read point from before an undo: the newest message read stays read when the history grows back to it.)
+      if (resume !== persisted.processedThrough && resume !== persisted.restoredReadPoint?.index) persisted.processedThrough = resume;
       return persisted;
     }
     const turn = this.turnsOf(history).turnsBefore(input.sourceMessageIndex + 1);
+    this.turn = turn;
     const outcome = await extractor.extract({ schema: this.options.schema, state: persisted.state, input, now: context.now() });
     const source = history[input.sourceMessageIndex]!;
     if (outcome.ok) {
@@ -268,12 +337,13 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
     ragContext: string | undefined,
     persisted: PersistedEntityState,
     options: ComposeOptions,
+    preview = false,
   ): LLMPayload {
     const { config } = this.options;
     const version = persisted.versions.length;
     const turns = this.turnsOf(history);
     const block = this.stateBlocks.render(persisted.state, version, config.stateMaxTokens);
-    if (block.truncatedFields.length > 0) {
+    if (block.truncatedFields.length > 0 && !preview) {
       this.warn(`the state block was shortened to fit ${config.stateMaxTokens} tokens (fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`);
     }
     const lean = config.lean;
@@ -285,6 +355,7 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
       ragContext,
       ...options,
       turn: turns.turns,
+      preview,
       memory: [
         {
           name: 'entity state',
@@ -320,6 +391,12 @@ export class EntityExtractionStrategy implements ContextManagerContract, Context
 /** History index where the last `recentTurns` turns start (a turn starts at a user message); 0 when there are not more turns than that. */
 function recentTurnsStart(turns: TurnIndex, recentTurns: number): number {
   return recentTurns > 0 && turns.turns > recentTurns ? turns.turnStart(turns.turns - recentTurns)! : 0;
+}
+
+/** True when `history[index]` is the extraction point whose text has `fingerprint`. */
+function isReadPointAt(history: ReadonlyArray<Readonly<ChatMessage>>, index: number, fingerprint: string): boolean {
+  const at = history[index];
+  return at !== undefined && isExtractionPoint(at) && textFingerprint(contentText(at.content)) === fingerprint;
 }
 
 /** A message an extraction can end at: a user message or a tool result (both carry the text read). */

@@ -44,4 +44,10 @@ export interface PersistedEntityState {
   processedThrough: number;
   /** Fingerprint of that message's text, to recognise it in a rewritten history. */
   processedFingerprint: string | null;
+  /**
+   * Where extraction had read to before the extractions an undo took back, while no extraction has
+   * run since: a history that no longer holds the message at `processedThrough` (an earlier one)
+   * resumes from here when it holds this one, instead of reading its messages again.
+   */
+  restoredReadPoint?: { index: number; fingerprint: string };
 }

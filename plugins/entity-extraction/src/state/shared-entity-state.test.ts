@@ -67,6 +67,35 @@ describe('SharedEntityState', () => {
     await expect(store.get(key)).resolves.toMatchObject({ state: { origin: 'Boston', seats: 2 }, processedThrough: 2 });
   });
 
+  it('peeks at the state with the updates a failed write left, writing nothing', async () => {
+    const store = new MemoryContextStore();
+    const setIfVersion = store.setIfVersion.bind(store);
+    let writes = 0;
+    let down = true;
+    store.setIfVersion = (k, value, expected) => (writes++, down ? Promise.reject(new Error('disk full')) : setIfVersion(k, value, expected));
+    const a = shared(store);
+    await a.read();
+    await a.apply(update(2, { origin: 'Boston' }), coveredFrom(2));
+    down = false;
+    const tried = writes;
+    await expect(a.peek()).resolves.toMatchObject({ state: { origin: 'Boston' }, processedThrough: 2 });
+    expect(writes).toBe(tried);
+    await expect(store.get(key)).resolves.toBeUndefined();
+  });
+
+  it('restores a state with compare-and-set onto what another writer left, telling no one of it as a write of updates', async () => {
+    const store = new MemoryContextStore();
+    const written: Array<[number, number]> = [];
+    const a = new SharedEntityState({ store, key, schema, warn: () => undefined, written: async (replaced, record) => void written.push([replaced.versions.length, record.versions.length]) });
+    await a.apply(update(0, { origin: 'Boston' }), coveredFrom(0));
+    // Another instance writes after A read.
+    await shared(store).apply(update(2, { destination: 'Seattle' }), coveredFrom(2));
+    await a.restore((current) => ({ ...current, state: { origin: 'Lima' }, versions: current.versions.slice(0, 1) }));
+    await expect(store.get(key)).resolves.toMatchObject({ state: { origin: 'Lima' }, versions: [{ version: 1 }], processedThrough: 2 });
+    expect(a.current.state).toEqual({ origin: 'Lima' });
+    expect(written).toEqual([[0, 1]]);
+  });
+
   it('reads afresh on every call and falls back to the state read last when the store cannot be read', async () => {
     const store = new MemoryContextStore();
     const warnings: string[] = [];

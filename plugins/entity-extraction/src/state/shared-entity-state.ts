@@ -1,4 +1,4 @@
-import { readVersioned, UNVERSIONED, writeIfVersion, type ContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
+import { formatStoreKey, readVersioned, StoreError, UNVERSIONED, writeIfVersion, type ContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityStateVersion, PersistedEntityState } from './entity-state';
 import { applyEntityUpdate, type EntityUpdate } from './entity-update';
@@ -29,6 +29,11 @@ export interface SharedEntityStateOptions {
   schema: CompiledStateSchema;
   /** Reports a store failure or a stored state that does not match the schema. */
   warn: (message: string, error?: unknown) => void;
+  /**
+   * Told of every write of updates the store accepted, with the record it replaced, before the call
+   * that wrote returns (so that the state's change can be recorded as an epoch). Must not throw.
+   */
+  written?: (replaced: PersistedEntityState, written: PersistedEntityState) => Promise<void>;
 }
 
 /** The state of a session before its first update. */
@@ -78,6 +83,43 @@ export class SharedEntityState {
   }
 
   /**
+   * Reads the state from the store, as {@link read} does, without writing anything: updates a failed
+   * write left are applied in memory only (for a preview).
+   */
+  async peek(): Promise<PersistedEntityState> {
+    try {
+      this.accept(await readVersioned(this.options.store, this.options.key));
+    } catch {
+      return this.current;
+    }
+    if (this.pending.length > 0) this.view = this.applyPending(this.stored).record;
+    return this.current;
+  }
+
+  /**
+   * Writes `change(record)` onto the record the store holds, with compare-and-set (computed again from
+   * what another writer left when refused), as a state of its own: updates a failed write left are
+   * dropped (they were computed on the state being replaced), and no `written` is told.
+   * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails or other writers keep replacing the record
+   */
+  async restore(change: (record: Readonly<PersistedEntityState>) => PersistedEntityState): Promise<void> {
+    this.accept(await readVersioned(this.options.store, this.options.key));
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const record = change(this.stored);
+      const written = await writeIfVersion(this.options.store, this.options.key, record, this.version);
+      if (written.ok) {
+        this.stored = record;
+        this.version = written.version;
+        this.pending = [];
+        this.view = undefined;
+        return;
+      }
+      this.accept(written.current);
+    }
+    throw new StoreError(this.options.store.name, 'setIfVersion', formatStoreKey(this.options.key), `other writers kept replacing the entity state (${MAX_WRITE_ATTEMPTS} attempts); undo again`);
+  }
+
+  /**
    * Applies `update` onto the state read last and writes it with compare-and-set; when another writer
    * came first, applies it onto what that writer stored instead (or drops it when `covers` says that
    * record already read its source message).
@@ -88,25 +130,33 @@ export class SharedEntityState {
     return (await this.write()).get(pending) ?? { outcome: 'covered' };
   }
 
+  /** The pending updates applied onto `base`, and what became of each. */
+  private applyPending(base: PersistedEntityState): { record: PersistedEntityState; results: Map<PendingUpdate, EntityUpdateResult> } {
+    const results = new Map<PendingUpdate, EntityUpdateResult>();
+    let record = base;
+    for (const pending of this.pending) {
+      if (pending.covers(record)) {
+        results.set(pending, { outcome: 'covered' });
+        continue;
+      }
+      const applied = applyEntityUpdate(record, pending.update, this.options.schema);
+      if (applied.outcome === 'invalid') {
+        results.set(pending, applied);
+        continue;
+      }
+      record = applied.record;
+      results.set(pending, { outcome: 'applied', version: applied.version });
+    }
+    return { record, results };
+  }
+
   /** Writes the pending updates onto the stored record; returns what became of each. */
   private async write(): Promise<Map<PendingUpdate, EntityUpdateResult>> {
     let results = new Map<PendingUpdate, EntityUpdateResult>();
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      results = new Map();
-      let record = this.stored;
-      for (const pending of this.pending) {
-        if (pending.covers(record)) {
-          results.set(pending, { outcome: 'covered' });
-          continue;
-        }
-        const applied = applyEntityUpdate(record, pending.update, this.options.schema);
-        if (applied.outcome === 'invalid') {
-          results.set(pending, applied);
-          continue;
-        }
-        record = applied.record;
-        results.set(pending, { outcome: 'applied', version: applied.version });
-      }
+      const applied = this.applyPending(this.stored);
+      results = applied.results;
+      const record = applied.record;
       if (record === this.stored) {
         this.pending = [];
         this.view = undefined;
@@ -121,10 +171,12 @@ export class SharedEntityState {
         return results;
       }
       if (written.ok) {
+        const replaced = this.stored;
         this.stored = record;
         this.version = written.version;
         this.pending = [];
         this.view = undefined;
+        await this.options.written?.(replaced, record);
         return results;
       }
       this.accept(written.current);
