@@ -116,6 +116,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--allow-rejections', 'exit 0 even when a strategy rejected calls (they are still reported)')
     .option('--prices <file.json>', 'input prices per provider model for the cost estimate (default: the bundled table)', existingFile)
     .option('--price <provider:model>', 'the price table entry to estimate input cost with (default: the table\'s default, openai:gpt-4o)')
+    .option('--pin-first-user', "pin each conversation's first user message and report the calls whose payload kept it")
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
       setExitCode(await compareCommand(options, output));

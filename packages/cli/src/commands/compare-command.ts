@@ -36,6 +36,8 @@ export interface CompareOptions {
   prices?: string;
   /** The `provider:model` entry of the price table to estimate input cost with. @default the table's `default` */
   price?: string;
+  /** Pin each conversation's first user message and report the calls whose payload kept it. @default false */
+  pinFirstUser?: boolean;
 }
 
 /** The comparison's results, for callers that render them themselves. */
@@ -86,7 +88,11 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
     for (const { file, records, window } of datasets) {
       for (const plugin of plugins) {
         const config = labConfig(plugin, datasetFamily(file), window, allPlugins);
-        const agent = await runtime.loadAgent({ id: `lab-${plugin.id}`.slice(0, 64), contextStrategy: { type: 'plugin', pluginId: plugin.id, config } });
+        const agent = await runtime.loadAgent({
+          id: `lab-${plugin.id}`.slice(0, 64),
+          contextStrategy: { type: 'plugin', pluginId: plugin.id, config },
+          ...(options.pinFirstUser ? { pins: [{ message: 'first-user', label: 'task' }] } : {}),
+        });
         const observations: CallObservation[] = [];
         const epochs: ReductionEpoch[] = [];
         agent.events.on('epoch-recorded', (event) => epochs.push(event.epoch));
@@ -98,6 +104,7 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
               record,
               counter,
               window,
+              checkPins: options.pinFirstUser === true,
               onCall: () => bar?.increment(1, { strategy: `${datasetName(file)} · ${plugin.id}` }),
             });
             observations.push(...observed);

@@ -45,6 +45,8 @@ export interface CallObservation {
    * covers, how many items it kept and dropped, and whether it was re-prompted.
    */
   summaryReceipt?: { from: number; to: number; kept: number; dropped: number; reprompted: boolean };
+  /** The session's pins at this call (with a known text) and how many of them the payload holds verbatim; absent when pins are not checked. */
+  pins?: { active: number; kept: number };
   /** Set when composePayload rejected; the call then sent nothing. */
   error?: { code: string; message: string };
 }

@@ -4,6 +4,7 @@ import {
   findPayloadProblems,
   hasWhenIdle,
   type ChatMessage,
+  type ContextSession,
   type IContextManager,
   type TokenCounter,
   type ToolDefinition,
@@ -26,6 +27,8 @@ export interface ReplayOptions {
   counter: TokenCounter;
   window: number;
   reserveOutputTokens?: number;
+  /** After each compose, check that the session's pins are in the payload (the manager must be a session). @default false */
+  checkPins?: boolean;
   /** Called before each compose with its arguments (a preview of what it will reduce). */
   beforeCompose?: (call: { systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[] }) => Promise<void>;
   /** Called after each model call (progress bars, panels). */
@@ -119,6 +122,11 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
       };
       const receipt = summaryReceiptOf(payload.stats.extra);
       if (receipt) observation.summaryReceipt = receipt;
+      if (options.checkPins) {
+        const pins = (await (manager as ContextSession).pins()).filter((pin) => pin.text !== '');
+        const text = payloadText(payload.messages);
+        observation.pins = { active: pins.length, kept: pins.filter((pin) => text.includes(pin.text)).length };
+      }
     } catch (error) {
       if (!CtxkitError.isInstance(error)) throw error;
       observation = {

@@ -66,6 +66,8 @@ export interface StrategySummary {
     /** Items the accepted summaries had to keep (all kept), and items they dropped that stay in the history. */
     itemsKept: number;
     itemsDropped: number;
+    /** Calls made with at least one pin, and those whose payload held every pin verbatim; null when pins were not checked. */
+    pins: { calls: number; kept: number } | null;
   };
   /** Mean tokens sent at each call index (the chart's series). */
   perCallSeries: number[];
@@ -146,6 +148,12 @@ function controlSummary(sent: readonly CallObservation[], epochs: readonly Reduc
     reprompted: accepted.filter((receipt) => receipt.reprompted).length,
     itemsKept: accepted.reduce((total, receipt) => total + receipt.kept, 0),
     itemsDropped: accepted.reduce((total, receipt) => total + receipt.dropped, 0),
+    pins: sent.some((o) => o.pins)
+      ? {
+          calls: sent.filter((o) => (o.pins?.active ?? 0) > 0).length,
+          kept: sent.filter((o) => (o.pins?.active ?? 0) > 0 && o.pins!.kept === o.pins!.active).length,
+        }
+      : null,
   };
 }
 

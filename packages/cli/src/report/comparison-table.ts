@@ -18,7 +18,7 @@ export function renderComparisonTable(summaries: readonly StrategySummary[], opt
       'fact\nretention',
       'cached\nprefix',
       'input $/conv.\ncached · not',
-      'epochs ·\nreceipts',
+      'epochs · receipts\n· pins kept',
       'ms/call',
     ],
     style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
@@ -37,9 +37,15 @@ export function renderComparisonTable(summaries: readonly StrategySummary[], opt
       row.factRetention === null ? 'n/a' : formatShare(row.factRetention),
       row.repeatedPrefixShare === null ? 'n/a' : formatShare(row.repeatedPrefixShare),
       row.inputCostPerConversation ? `${formatDollars(row.inputCostPerConversation.withCache)} · ${formatDollars(row.inputCostPerConversation.withoutCache)}` : 'n/a',
-      `${formatNumber(row.control.epochs)} · ${formatNumber(row.control.receipts)}`,
+      `${formatNumber(row.control.epochs)} · ${formatNumber(row.control.receipts)} · ${pinsKept(row)}`,
       row.msPerCall.mean.toFixed(2),
     ]);
   }
   return table.toString();
+}
+
+/** Calls whose payload held every pin, of the calls made with pins: `200/200`; `n/a` when pins were not checked. */
+export function pinsKept(row: StrategySummary): string {
+  const pins = row.control.pins;
+  return pins === null ? 'n/a' : `${formatNumber(pins.kept)}/${formatNumber(pins.calls)}`;
 }

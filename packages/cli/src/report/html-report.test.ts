@@ -114,9 +114,18 @@ describe('the control columns (undoable epochs, summary receipts)', () => {
       undefined,
       [epoch('e1', 'fold'), epoch('e2', 'fold'), epoch('e3', 'trim')],
     );
-    expect(summary.control).toEqual({ epochs: 3, epochsByKind: { fold: 2, trim: 1 }, receipts: 2, reprompted: 1, itemsKept: 6, itemsDropped: 2 });
+    expect(summary.control).toEqual({ epochs: 3, epochsByKind: { fold: 2, trim: 1 }, receipts: 2, reprompted: 1, itemsKept: 6, itemsDropped: 2, pins: null });
     const html = renderHtmlReport([summary], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
     expect(html).toContain('<td>3 <small>(fold 2 · trim 1)</small></td><td>2 <small>(1 re-prompted; 6 items kept · 2 dropped)</small></td>');
-    expect(renderComparisonTable([summary])).toContain('3 · 2');
+    expect(renderComparisonTable([summary])).toContain('3 · 2 · n/a');
+  });
+
+  it('counts the calls made with pins and those whose payload held every pin', () => {
+    const pinned = (call: number, active: number, kept: number): CallObservation => ({ ...observation(call, 1000), pins: { active, kept } });
+    const summary = summarizeObservations('s', 's', 'd', 4096, 1, [pinned(0, 0, 0), pinned(1, 1, 1), pinned(2, 2, 2), pinned(3, 2, 1)]);
+    expect(summary.control.pins).toEqual({ calls: 3, kept: 2 });
+    const html = renderHtmlReport([summary], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
+    expect(html).toContain('<td class="bad">2/3</td>');
+    expect(renderComparisonTable([summary])).toContain('0 · 0 · 2/3');
   });
 });

@@ -1,6 +1,7 @@
 import type { StrategySummary } from '../lab/strategy-summary';
 import { chartLibrarySource } from './chart-library';
 import { formatDollars, formatNumber, formatShare } from './format-number';
+import { pinsKept } from './comparison-table';
 
 /** What a report says besides the numbers. */
 export interface ReportContext {
@@ -83,7 +84,7 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
     context.counterDescription,
   )}.</p>
 ${sections}
-<p class="muted">Cached prefix: the share of payload tokens, over the calls where the whole history no longer fits, that repeat the previous payload's start (tools, then whole messages), which a provider's prompt cache can serve. Input cost per conversation: the payloads' input tokens priced per million tokens from the price table named in each cell, with cache hits (the repeated prefix at the cached price, the rest at the input or cache-write price) and without; output tokens are not counted. Undoable epochs: the folds, extractions, compactions and trims the strategy recorded, each of which <code>session.undo(id)</code> can take back. Summary receipts: the model-written summaries accepted after their check, each once (a re-prompted one failed the check once); the offline summarizer writes none.</p>
+<p class="muted">Cached prefix: the share of payload tokens, over the calls where the whole history no longer fits, that repeat the previous payload's start (tools, then whole messages), which a provider's prompt cache can serve. Input cost per conversation: the payloads' input tokens priced per million tokens from the price table named in each cell, with cache hits (the repeated prefix at the cached price, the rest at the input or cache-write price) and without; output tokens are not counted. Undoable epochs: the folds, extractions, compactions and trims the strategy recorded, each of which <code>session.undo(id)</code> can take back. Summary receipts: the model-written summaries accepted after their check, each once (a re-prompted one failed the check once); the offline summarizer writes none. Pins kept: the calls whose payload held every pin of the session verbatim, of the calls made with pins (<code>--pin-first-user</code> pins each conversation's first user message).</p>
 <h2>Strategy notes</h2>
 <ul class="notes">
 ${notes}
@@ -142,7 +143,7 @@ function renderRejections(rows: readonly StrategySummary[]): string {
 }
 
 function renderTable(rows: readonly StrategySummary[]): string {
-  const head = ['strategy', 'calls', 'tokens/call mean', 'p95', 'max', 'saved vs everything', 'dropped', 'summarized', 'trimmed', 'valid payloads', 'within budget', 'fact retention', 'cached prefix', 'input cost per conversation (with cache hits · without)', 'undoable epochs', 'summary receipts', 'ms/call'];
+  const head = ['strategy', 'calls', 'tokens/call mean', 'p95', 'max', 'saved vs everything', 'dropped', 'summarized', 'trimmed', 'valid payloads', 'within budget', 'fact retention', 'cached prefix', 'input cost per conversation (with cache hits · without)', 'undoable epochs', 'summary receipts', 'pins kept (calls)', 'ms/call'];
   const body = rows
     .map((row) => {
       const sent = row.calls - row.rejectedCalls;
@@ -160,7 +161,7 @@ function renderTable(rows: readonly StrategySummary[]): string {
         row.inputCostPerConversation
           ? `${formatDollars(row.inputCostPerConversation.withCache)} · ${formatDollars(row.inputCostPerConversation.withoutCache)} <small>(${escapeHtml(row.inputCostPerConversation.price)})</small>`
           : 'n/a'
-      }</td><td>${epochCell(row)}</td><td>${receiptCell(row)}</td><td>${row.msPerCall.mean.toFixed(2)}</td></tr>`;
+      }</td><td>${epochCell(row)}</td><td>${receiptCell(row)}</td><td${row.control.pins && row.control.pins.kept < row.control.pins.calls ? ' class="bad"' : ''}>${pinsKept(row)}</td><td>${row.msPerCall.mean.toFixed(2)}</td></tr>`;
     })
     .join('\n');
   return `<table><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
