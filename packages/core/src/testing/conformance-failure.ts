@@ -11,7 +11,9 @@ export type ConformanceInvariant =
   | 'stats'
   | 'events'
   | 'errors'
-  | 'determinism';
+  | 'determinism'
+  /** Pins kept verbatim after the system prompt, through the session layer every agent uses. */
+  | 'pins';
 
 /** One broken promise, found by a check. */
 export interface ConformanceFailure {

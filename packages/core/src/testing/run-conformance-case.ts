@@ -46,7 +46,8 @@ function traceOf(payload: LLMPayload): string {
   return digest(structuralKey({ messages: payload.messages, tools: payload.tools, reductions: payload.stats?.reductions, output: payload.stats?.output_tokens }));
 }
 
-function configFor<TConfig>(target: ConformanceTarget<TConfig>, budget: CaseBudget): TConfig {
+/** The target's config for a case budget, deep-frozen (the strategy may not change it). */
+export function configFor<TConfig>(target: ConformanceTarget<TConfig>, budget: CaseBudget): TConfig {
   const base = typeof target.config === 'function' ? target.config(budget) : { ...(target.config ?? {}), ...budget };
   return freezeDeep(structuredClone(base) as TConfig);
 }

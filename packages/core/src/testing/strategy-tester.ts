@@ -4,6 +4,7 @@ import type { CaseBudget, CaseFamily, ConformanceCase } from './conformance-case
 import { budgetCases, conversationCases, hostileCases, longHistoryCases } from './conformance-cases';
 import { ConformanceError, type ConformanceFailure } from './conformance-failure';
 import { BUNDLED_CONVERSATIONS } from './conversation-record';
+import { PINS_CASE_NAME, runPinsCase } from './pins-conformance';
 import { runConformanceCase, type ConformanceTarget } from './run-conformance-case';
 
 /** A test-framework `describe` (jest, vitest, mocha, node:test all fit). */
@@ -57,7 +58,8 @@ export interface ConformanceOptions<TConfig = Record<string, unknown>> extends C
   /** How much of the suite runs (see {@link ConformanceDepth}). @default `CTXKIT_CONFORMANCE_DEPTH`, else 'quick' */
   depth?: ConformanceDepth;
   /**
-   * Which case families to run, or extra cases of your own.
+   * Which case families to run, or extra cases of your own. `long-history` includes the pins case
+   * (the strategy behind the session layer, with a pinned message and a pinned text).
    * @default every family: property, hostile, budget, long-history, conversation
    */
   cases?: ReadonlyArray<CaseFamily | ConformanceCase>;
@@ -145,6 +147,10 @@ export async function checkConformance<TConfig>(options: ConformanceOptions<TCon
   const settings = settingsOf(options);
   const reports: ConformanceReport[] = [];
   if (families.has('property')) reports.push(await runPropertyCases(options, { ...options, numRuns: settings.numRuns }));
+  if (families.has('long-history')) {
+    const pins = await runPinsCase(options);
+    reports.push({ failures: pins.failures, cases: 1, composeCalls: pins.composeCalls });
+  }
   const cases: ConformanceCase[] = [
     ...(families.has('hostile') ? hostileCases() : []),
     ...(families.has('budget') ? budgetCases() : []),
@@ -164,7 +170,7 @@ function assertNoFailures(subject: string, report: ConformanceReport): void {
  * The conformance suite (shipped like ESLint's RuleTester). Registers one test
  * per case family under `describe(name)`, using jest's globals unless `describe`/`it` are given:
  * property-based cases over generated histories, hostile inputs, budget overflow, a 10,000-message
- * history, and records of the bundled tau-bench and OpenHands conversations replayed turn by turn
+ * history, pins kept through the session layer on a long history, and records of the bundled tau-bench and OpenHands conversations replayed turn by turn
  * (a sample by default; every record with `depth: 'full'`, see {@link ConformanceDepth}). Each
  * test fails with a {@link ConformanceError} listing what broke.
  *
@@ -200,6 +206,7 @@ export function runConformance<TConfig = Record<string, unknown>>(name: string, 
       for (const testCase of longHistoryCases()) {
         itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
       }
+      itFn(`keeps every invariant with ${PINS_CASE_NAME}`, async () => assertNoFailures(name, { failures: (await runPinsCase(options)).failures, cases: 1, composeCalls: 0 }), timeout);
     }
     if (families.has('conversation')) {
       for (const file of BUNDLED_CONVERSATIONS) {
