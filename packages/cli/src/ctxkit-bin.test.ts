@@ -73,6 +73,19 @@ describe('ctxkit (bin)', () => {
       for (const label of ['system:', 'tools def:', 'memory:', 'history:', 'last out:', 'remaining:', 'msgs:', 'truncated:']) expect(run.stdout).toContain(label);
     });
 
+    it('prints before each call what the compose would leave out and trim with --preview, and the previewed payload is the one sent', () => {
+      const run = ctxkit(['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--window', '2500', '--preview', '--debug']);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('preview of call 1: ');
+      expect(run.stdout).toMatch(/preview of call \d+: [\d,]+ tokens\n {2}- leaves out #0–#\d+ \(\d+ messages, [\d,]+ tokens\)/);
+      // Each preview's token count is the panel's of the same call (the preview composed what was then sent).
+      const previewed = [...run.stdout.matchAll(/preview of call \d+: ([\d,]+) tokens/g)].map((match) => match[1]);
+      const sent = [...run.stdout.matchAll(/│ ([\d,]+) \/ 2,500 tokens/g)].map((match) => match[1]);
+      expect(previewed.length).toBeGreaterThan(5);
+      expect(previewed).toEqual(sent);
+      expect(run.stdout).toMatch(/model calls replayed; 0 invalid or over-budget payloads/);
+    });
+
     it('names an unknown conversation id with a typed error, exit 1', () => {
       const run = ctxkit(['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--conversation', 'nope']);
       expect(run.code).toBe(1);

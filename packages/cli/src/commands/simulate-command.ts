@@ -1,4 +1,4 @@
-import { createContextRuntime, createTokenCounter, type ChatMessage, type PayloadStats, type ToolDefinition } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, CtxkitError, type ChatMessage, type PayloadStats, type ToolDefinition } from '@ctxkit/core';
 import type { CliOutput } from '../cli-output';
 import { readTranscript } from '../lab/read-transcript';
 import { replayConversation } from '../lab/replay-conversation';
@@ -64,7 +64,12 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
         ? {
             beforeCompose: async ({ systemPrompt, history, tools }: { systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[] }) => {
               calls++;
-              output.out(renderReductionPreview(await session.preview(systemPrompt, history, tools), calls));
+              try {
+                output.out(renderReductionPreview(await session.preview(systemPrompt, history, tools), calls));
+              } catch (error) {
+                if (!CtxkitError.isInstance(error)) throw error;
+                output.out(`preview of call ${calls}: the compose would be rejected: ${error.code}\n`);
+              }
             },
           }
         : {}),
