@@ -48,7 +48,7 @@ export interface PinStats {
 
 /** A call into the strategy with the session's pins in it. */
 export interface PinnedCall {
-  /** The system prompt with the pinned block after it. */
+  /** The system prompt with the pinned block after it (the block alone after an empty system prompt). */
   systemPrompt: string;
   /** The history with pinned messages replaced by their stand-ins. */
   history: ChatMessage[];
@@ -153,7 +153,7 @@ export class SessionPins {
     const available = this.available();
     if (available !== undefined) this.assertShare(shown, tokens, available);
     return {
-      systemPrompt: `${systemPrompt}${PIN_BLOCK_SEPARATOR}${block}`,
+      systemPrompt: systemPrompt === '' ? block : `${systemPrompt}${PIN_BLOCK_SEPARATOR}${block}`,
       history: this.history.apply(history, shown.filter(isCapturedMessagePin)),
       stats: { count: shown.length, tokens, ids: shown.map((pin) => pin.id) },
       shown,
