@@ -1,4 +1,7 @@
-import type { ChatMessage, ToolCall } from '@ctxkit/core';
+import type { ChatMessage, ContextStore, LLMClient, ToolCall } from '@ctxkit/core';
+import { createConformanceContext } from '@ctxkit/core/testing';
+import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
+import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
 /** A tool call for test histories. */
 export function call(id: string, name = 'execute_bash', args = '{}'): ToolCall {
@@ -17,3 +20,23 @@ export function exchange(id: string, output: string, name = 'execute_bash'): Cha
 export function output(label: string, lines: number): string {
   return Array.from({ length: lines }, (_, index) => `${label} line ${index} ${'abcdefghij'.repeat(5)}`).join('\n');
 }
+
+/** A conversation of one user request, `exchanges` tool exchanges of `linesEach` lines each, and a follow-up. */
+export function longHistory(exchanges: number, linesEach: number): ChatMessage[] {
+  const history: ChatMessage[] = [{ role: 'user', content: 'Fix the build.' }];
+  for (let index = 0; index < exchanges; index++) history.push(...exchange(`c${index}`, output(`out${index}`, linesEach)));
+  history.push({ role: 'assistant', content: 'Looking further.' }, { role: 'user', content: 'Go on.' });
+  return history;
+}
+
+/** The strategy of one session on a fresh conformance context (events recorded), or on `store` (another process serving the same session). */
+export function strategyOn(config: ToolOutputCacheStrategyConfig, options: { llm?: LLMClient; store?: ContextStore } = {}) {
+  const overrides = { agentId: 'agent-1', strategyId: 'std-tool-output-cache-strategy', llm: options.llm, ...(options.store ? { store: options.store } : {}) };
+  const recording = createConformanceContext('session-1', overrides, undefined);
+  const strategy = new ToolOutputCacheStrategy(config, recording.context);
+  const named = (name: string) => recording.events.filter((event) => event.name === name).map((event) => event.payload);
+  return { strategy, context: recording.context, events: recording.events, named };
+}
+
+/** The retain + summary reply the scripted model writes compactions with. */
+export const SUMMARY_REPLY = '<retain>ids: ISSUE-7, file src/main.c</retain>\n<summary>The agent read the build logs and is fixing src/main.c.</summary>';

@@ -15,6 +15,12 @@ export interface CachedInfo {
   readonly rawTokens: number;
 }
 
+/** What a working view caches its tool outputs with: {@link CachedOutputs}, or its `preview` side that stores nothing. */
+export interface CachedOutputSource {
+  /** What is known of `message`'s output, cached when first seen; `stored` when it was written now. */
+  ensure(message: ToolMessage, turn: number): Promise<{ info: CachedInfo | undefined; stored: boolean }>;
+}
+
 /** Where {@link CachedOutputs} stores, counts and reports. */
 export interface CachedOutputsOwner {
   cache: ToolOutputCache;
@@ -28,9 +34,11 @@ export interface CachedOutputsOwner {
  * message object; a new object with the same output is hashed again but never stored twice), and
  * garbage collection after a compaction keeps every ref that is still named somewhere.
  */
-export class CachedOutputs {
+export class CachedOutputs implements CachedOutputSource {
   private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
   private readonly collectedRefs = new Set<string>();
+  /** The outputs as a preview sees them: what is cached already, and for the rest what caching would give, without storing or reporting. */
+  readonly preview: CachedOutputSource = { ensure: (message) => this.peek(message) };
 
   constructor(private readonly owner: CachedOutputsOwner) {}
 
@@ -67,6 +75,27 @@ export class CachedOutputs {
         message: `A tool output could not be cached (${error instanceof Error ? error.message : String(error)}); it is sent as it is and may be dropped to fit.`,
         ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
       });
+      return { info: undefined, stored: false };
+    }
+  }
+
+  /**
+   * What {@link ensure} would know of `message`, without storing, remembering or reporting anything:
+   * the ref is the output's content address and the view is built the same way. Store reads only.
+   */
+  private async peek(message: ToolMessage): Promise<{ info: CachedInfo | undefined; stored: false }> {
+    const known = this.cached.get(message);
+    if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
+    const text = contentText(message.content);
+    try {
+      if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id) && (await this.owner.cache.has(message.output_ref.id))) {
+        return { info: this.info(message, { ref: { ...message.output_ref }, viewText: text, viewTruncated: false, originalLength: message.output_ref.byte_size ?? text.length }, undefined), stored: false };
+      }
+      const described = this.owner.cache.describe(text);
+      const estimate = described.view.truncated ? Math.ceil((described.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
+      return { info: this.info(message, { ref: described.ref, viewText: described.view.text, viewTruncated: described.view.truncated, originalLength: text.length }, estimate), stored: false };
+    } catch {
+      // What caching would do then (it reports the failure; a preview does not).
       return { info: undefined, stored: false };
     }
   }

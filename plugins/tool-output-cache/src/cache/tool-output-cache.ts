@@ -126,6 +126,13 @@ export class ToolOutputCache {
     return { ref, view: buildInContextView(text, ref, this.limits), stored };
   }
 
+  /** What {@link cache} would return for `text`, without storing it: its ref (its content address) and in-context view. */
+  describe(text: string): Omit<CachedToolOutput, 'stored'> {
+    const digest = digestToolOutput(text);
+    const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
+    return { ref, view: buildInContextView(text, ref, this.limits) };
+  }
+
   /** True when the ref is well-formed and stored. */
   async has(refId: string): Promise<boolean> {
     if (!isToolOutputRefId(refId)) return false;

@@ -31,4 +31,18 @@ describe('CompactionBackoff', () => {
     backoff.reset();
     expect([backoff.anchorFor('full'), backoff.waitTokens, backoff.missedAttempts]).toEqual([undefined, 0, 0]);
   });
+
+  it('gives back what it knew through a JSON snapshot, and counts a restored undo as a refused attempt', () => {
+    const backoff = new CompactionBackoff({ retryAfterTokens: 1000, factor: 2, maxTokens: 100_000 });
+    backoff.record(false, anchor);
+    const snapshot = JSON.parse(JSON.stringify(backoff.snapshot())) as ReturnType<CompactionBackoff['snapshot']>;
+    backoff.record(true, { full: 40, adopted: 5 });
+    backoff.restore(snapshot);
+    expect([backoff.waitTokens, backoff.missedAttempts, backoff.anchorFor('full'), backoff.anchorFor('adopted')]).toEqual([1000, 1, 10, 3]);
+    backoff.record(false, { full: 12, adopted: 12 });
+    expect([backoff.waitTokens, backoff.missedAttempts]).toEqual([2000, 2]);
+    const fresh = new CompactionBackoff({ retryAfterTokens: 1000, factor: 2, maxTokens: 100_000 });
+    fresh.restore(new CompactionBackoff({ retryAfterTokens: 1, factor: 2, maxTokens: 1 }).snapshot());
+    expect(fresh.anchorFor('full')).toBeUndefined();
+  });
 });

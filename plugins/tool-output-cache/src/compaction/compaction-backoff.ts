@@ -16,6 +16,13 @@ export interface BackoffAnchor {
   adopted: number;
 }
 
+/** What a {@link CompactionBackoff} knows, as JSON (kept with a compaction epoch, so that its undo restores it). */
+export interface BackoffSnapshot {
+  misses: number;
+  wait: number;
+  anchor: BackoffAnchor | null;
+}
+
 /**
  * When automatic compaction may run again. After every attempt the history must first grow by
  * `retryAfterTokens`; after each further attempt in a row that did not reach its target (it failed,
@@ -58,6 +65,18 @@ export class CompactionBackoff {
     this.wait = this.nextWait(reached);
     this.misses = reached ? 0 : this.misses + 1;
     this.anchor = anchor;
+  }
+
+  /** What it knows now. */
+  snapshot(): BackoffSnapshot {
+    return { misses: this.misses, wait: this.wait, anchor: this.anchor ? { ...this.anchor } : null };
+  }
+
+  /** Takes back what {@link snapshot} returned. */
+  restore(snapshot: BackoffSnapshot): void {
+    this.misses = snapshot.misses;
+    this.wait = snapshot.wait;
+    this.anchor = snapshot.anchor ? { ...snapshot.anchor } : undefined;
   }
 
   /** Forgets every attempt (another conversation). */

@@ -27,6 +27,12 @@ export interface CompactionState {
   carriedSource?: number;
 }
 
+/**
+ * A compaction as an epoch keeps it (JSON): everything but the messages it covered, which are the
+ * start of its own transcript (`covered` is the transcript's first `keepFrom` messages).
+ */
+export type SavedCompactionState = Omit<CompactionState, 'covered'>;
+
 /** True when two messages are the same object or have the same JSON. */
 export function sameMessage(a: Readonly<ChatMessage> | undefined, b: Readonly<ChatMessage> | undefined): boolean {
   if (a === b) return true;

@@ -19,9 +19,9 @@ import {
 import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
 import { compactMessages } from './compact-messages';
-import { CompactionBackoff, type BackoffAnchor } from './compaction-backoff';
+import { CompactionBackoff, type BackoffAnchor, type BackoffSnapshot } from './compaction-backoff';
 import type { ResolvedCompactionConfig } from './compaction-config';
-import type { CompactionState } from './compaction-state';
+import type { CompactionState, SavedCompactionState } from './compaction-state';
 import { layoutHistory, type HistoryLayout } from './history-layout';
 import { repairToolPairs } from './repair-tool-pairs';
 import { saveTranscript } from './save-transcript';
@@ -45,6 +45,28 @@ export interface CompactionView {
 /** The working view of the history being compacted, synced with that history when asked for. */
 export type ViewSource = () => CompactionView;
 
+/** What a {@link Compactor} knew, as JSON: kept with a compaction epoch, so that its undo restores it. */
+export interface CompactorSnapshot {
+  /** The compaction in effect (`null`: none), without the messages it covered. */
+  state: SavedCompactionState | null;
+  backoff: BackoffSnapshot;
+}
+
+/** A compaction that replaced the history, with what the compactor knew before it. */
+export interface CompactionDone {
+  before: CompactorSnapshot;
+  state: Readonly<CompactionState>;
+  trigger: CompactionTrigger;
+  turn: number;
+}
+
+/** Whether the next payload or checkpoint would compact, and why (or why not), decided without compacting. */
+export interface CompactionPlan {
+  trigger: CompactionTrigger | undefined;
+  /** One line saying why it would compact, or why automatic compaction is waiting. */
+  note: string | undefined;
+}
+
 /** Where a {@link Compactor} works. */
 export interface CompactorOptions {
   config: ResolvedCompactionConfig;
@@ -58,6 +80,8 @@ export interface CompactorOptions {
   /** The session's cached outputs, collected after a compaction; `undefined` while the cache is off. */
   outputs: CachedOutputs | undefined;
   eventBase(turn: number): CtxkitEventBase;
+  /** Called once a compaction has replaced the history (before `compaction-end`), to keep it as an epoch. */
+  onCompacted?(done: CompactionDone): Promise<void>;
 }
 
 /** The last failure, as `stats.extra.compaction.lastError` reports it. */
@@ -123,6 +147,70 @@ export class Compactor {
       message: 'The history no longer continues the compacted conversation; the compaction was set aside and the history is used as given.',
     });
     return this.remember(history, layoutHistory(history, undefined)!);
+  }
+
+  /**
+   * How the caller's history would map onto the compaction, changing nothing: `setAside` when the
+   * history no longer continues it (the next payload would set it aside).
+   */
+  peekLayout(history: ReadonlyArray<ChatMessage>): { layout: HistoryLayout; setAside: boolean } {
+    const previous = this.laidOut;
+    if (previous && previous.state === this.current && previous.length > 0 && history.length >= previous.length && history[0] === previous.first && history[previous.length - 1] === previous.last) {
+      return { layout: previous.layout, setAside: false };
+    }
+    const layout = layoutHistory(history, this.current);
+    return layout ? { layout, setAside: false } : { layout: layoutHistory(history, undefined)!, setAside: true };
+  }
+
+  /**
+   * Whether the next payload or checkpoint would compact `history`, decided as they decide but without
+   * compacting: a pending `compact` request; else, while the back-off allows it, the last reported
+   * usage or the estimate (`fixedTokens` + the view) passing the threshold.
+   */
+  async plan(history: ReadonlyArray<ChatMessage>, view: CompactionView, fixedTokens: number): Promise<CompactionPlan> {
+    const { config, contextLimit } = this.options;
+    if (!config.enabled) return { trigger: undefined, note: undefined };
+    if (this.manualRequest) return { trigger: 'manual', note: 'a compact request is pending' };
+    if (!config.auto) return { trigger: undefined, note: undefined };
+    const waiting = this.growthStillNeeded(history, view.currentLayout);
+    if (waiting > 0) return { trigger: undefined, note: `automatic compaction waits until the history grows by ${waiting.toLocaleString('en-US')} more tokens` };
+    const threshold = compactionThreshold(contextLimit, config);
+    if (this.lastUsage && shouldCompact(this.lastUsage, contextLimit, config)) {
+      return { trigger: 'auto', note: `the last reported usage (${this.lastUsage.total_tokens.toLocaleString('en-US')} tokens) passes the threshold (${threshold.toLocaleString('en-US')})` };
+    }
+    const needed = threshold - fixedTokens;
+    const tokens = await view.tokensUpTo(needed);
+    if (tokens < needed) return { trigger: undefined, note: undefined };
+    return { trigger: 'auto', note: `the context (at least ${(fixedTokens + tokens).toLocaleString('en-US')} tokens) passes the threshold (${threshold.toLocaleString('en-US')})` };
+  }
+
+  /** What the compactor knows now, as JSON (see {@link CompactorSnapshot}). */
+  snapshot(): CompactorSnapshot {
+    const current = this.current;
+    let state: SavedCompactionState | null = null;
+    if (current) {
+      const { covered: _covered, ...saved } = current;
+      state = { ...saved, prefix: saved.prefix.map((message) => ({ ...message })) };
+    }
+    return { state, backoff: this.backoff.snapshot() };
+  }
+
+  /**
+   * Puts back what the compactor knew before a compaction that was undone: the compaction then in
+   * effect (`covered`: the caller's messages it replaced) and the back-off, which then counts the undo
+   * as an attempt the user refused (made on the `historyLength` messages the host continues with):
+   * automatic compaction waits until the history has grown by `retryAfterTokens` (times
+   * `retryBackoffFactor` per refusal in a row) instead of compacting the same history again at the
+   * next checkpoint. A pending `compact` request is dropped with it.
+   */
+  restore(snapshot: CompactorSnapshot, covered: ChatMessage[] | undefined, historyLength: number): void {
+    this.current = snapshot.state ? { ...snapshot.state, prefix: snapshot.state.prefix.map((message) => ({ ...message })), covered: covered ?? [] } : undefined;
+    this.backoff.restore(snapshot.backoff);
+    this.backoff.record(false, { full: historyLength, adopted: historyLength });
+    this.manualRequest = undefined;
+    this.lastUsage = undefined;
+    this.lastError = undefined;
+    this.laidOut = undefined;
   }
 
   /** The compaction hook: a pending request first, else an automatic compaction when the usage passes the threshold and the back-off allows it. */
@@ -263,6 +351,7 @@ export class Compactor {
     }
 
     // Commit: from here on the caller's history maps onto prefix + kept turns.
+    const before = this.snapshot();
     const firstKept = tail.find((entry) => entry.source !== null);
     const keepFrom = firstKept ? firstKept.source! : history.length;
     this.current = {
@@ -282,6 +371,7 @@ export class Compactor {
     this.lastUsage = undefined;
     const compacted = [...prefix, ...history.slice(keepFrom)];
     if (this.options.outputs) await this.options.outputs.collect(compacted, reply, turn);
+    await this.options.onCompacted?.({ before, state: this.current, trigger, turn });
     safeEmit(context.events, 'compaction-end', { ...base, trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted });
     if (shortfall) safeEmit(context.events, 'strategy-warning', { ...base, message: shortfall.message, code: shortfall.code });
     return { compacted: true, messages: compacted, reason: `${trigger} compaction: ${tokensBefore} → ${tokensAfter} tokens; transcript ${transcriptRef}` };

@@ -2,7 +2,7 @@ import { contentText, type ChatMessage, type ComposedPayload, type ToolMessage }
 import { affordsExpandTools } from '../cache/offered-tools';
 import type { AlignedView } from './align-view';
 import type { ReductionLog } from './reduction-log';
-import { relievePressure, type ReplacementOptions } from './relieve-pressure';
+import { relievePressure, type Replacement, type ReplacementOptions } from './relieve-pressure';
 import { underPressure } from './under-pressure';
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/;
@@ -33,6 +33,8 @@ export interface FitViewOptions {
   withContent(message: ToolMessage, content: string): ToolMessage;
   /** Micro-compact results without a ref under pressure (`undefined`: micro-compact is off). */
   microCompact: { minContentLength: number } | undefined;
+  /** Outputs the user took back from a trim: replaced under pressure only after every other older output (see `relievePressure`). */
+  keepWhole?: (index: number) => boolean;
   /**
    * The room a payload has for history (what the budget leaves after the system prompt and the tools
    * offered), when it is known without composing (no dynamic context, no memory block). With it, a
@@ -44,7 +46,14 @@ export interface FitViewOptions {
    * Replaces every older output from `region` on (what {@link relievePressure} comes to when the view
    * cannot fit even so), reusing what did not change since the last call.
    */
-  relieveAll?: (messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog) => { messages: ReadonlyArray<ChatMessage>; replaced: number };
+  relieveAll?: (messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog) => RelievedAll;
+}
+
+/** What replacing every older output did: the view, how many it replaced, and which of them were not reused from the last call. */
+export interface RelievedAll {
+  messages: ReadonlyArray<ChatMessage>;
+  replaced: number;
+  made: ReadonlyArray<Replacement>;
 }
 
 /** The view as it will be composed. */
@@ -56,6 +65,8 @@ export interface FittedView {
   underPressure: boolean;
   /** The last probe composed (the payload itself when it was composed with `messages` and `offerCache`), if any. */
   last: { composed: ComposedPayload; messages: ReadonlyArray<ChatMessage>; offerCache: boolean } | undefined;
+  /** The replacements this call made to relieve pressure (not those reused from the last call), in index order. */
+  made: ReadonlyArray<Replacement>;
 }
 
 /**
@@ -84,6 +95,7 @@ export function fitView(options: FitViewOptions): FittedView {
   }
   const pressure = composed ? underPressure(composed) : true;
   let last = composed && { composed, messages, offerCache };
+  let made: ReadonlyArray<Replacement> = [];
   if (pressure) {
     const toolRoom = affordable && !offerCache ? cacheToolTokens : 0;
     const unrelieved = messages;
@@ -103,7 +115,9 @@ export function fitView(options: FitViewOptions): FittedView {
             protectFrom: options.protectFrom,
             targetTokens: roomOf(offerCache) - (composed ? composed.payload.stats.sections.memory : 0) - toolRoom,
             log: options.log,
+            ...(options.keepWhole ? { keepWhole: options.keepWhole } : {}),
           });
+    made = 'made' in relieved ? relieved.made : relieved.replacements;
     if (relieved.replaced > 0) {
       messages = relieved.messages;
       offerCache = affordable && (offerCache || hidesFrom(messages, options.region, options.hides));
@@ -116,7 +130,7 @@ export function fitView(options: FitViewOptions): FittedView {
   composed ??= options.probe(messages, offerCache);
   // The window cut an output of the current turn: its ref is worth expanding.
   if (!offerCache && affordable && hidesFrom(composed.payload.messages, 0, options.hides)) offerCache = true;
-  return { messages, offerCache, underPressure: pressure, last };
+  return { messages, offerCache, underPressure: pressure, last, made };
 }
 
 function hidesFrom(messages: ReadonlyArray<ChatMessage>, from: number, hides: (message: ChatMessage) => boolean): boolean {

@@ -42,6 +42,21 @@ describe('relievePressure', () => {
     expect(log.list()).toEqual([]);
   });
 
+  it('replaces the outputs kept whole (taken back from a trim) only after every other older output, and gives them back first', () => {
+    const messages = history(true);
+    const oneOutput = counter.countMessage(messages[2]!);
+    const keepWhole = (index: number) => index === 2 || index === 4;
+    const spared = relievePressure(messages, options(messages, total(messages) - oneOutput, new ReductionLog(), { keepWhole }));
+    expect(spared.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
+    expect(spared.messages[2]).toBe(messages[2]);
+    // Not enough room even so: they go too, oldest first, and the placeholders stay in index order.
+    const log = new ReductionLog();
+    const saving = oneOutput - counter.countMessage({ ...(messages[2] as ToolMessage), content: '[tool output trimmed; ref=to_00000000000000000000000000000000]' });
+    const squeezed = relievePressure(messages, options(messages, total(messages) - 2 * saving - 1, log, { keepWhole }));
+    expect(squeezed.replacements.map((replacement) => replacement.index)).toEqual([2, 6, 8]);
+    expect(log.list()).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 9, messages: 3 })]);
+  });
+
   it('trims older outputs with a ref oldest first, only until they fit, never the current turn', () => {
     const messages = history(true);
     const log = new ReductionLog();

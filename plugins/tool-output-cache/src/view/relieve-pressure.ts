@@ -38,6 +38,11 @@ export interface RelievePressureOptions {
   showRefs?: boolean;
   /** Makes the copy (the strategy reuses copies across turns so that counts stay cached). */
   withContent: (message: ToolMessage, content: string) => ToolMessage;
+  /**
+   * Outputs the user took back from a trim: they give way only when the view still does not fit
+   * with every other older output replaced (then oldest first, like the others).
+   */
+  keepWhole?: (index: number) => boolean;
   log: ReductionLog;
 }
 
@@ -49,6 +54,8 @@ export interface RelievedView {
   replaced: number;
   /** Tokens of `messages` from `from` on, after the replacements. */
   totalTokens: number;
+  /** The replacements made, in index order. */
+  replacements: ReadonlyArray<Replacement>;
 }
 
 /** One output replaced to relieve pressure: where, its copy, and its tokens before and after. */
@@ -115,20 +122,33 @@ export function applyReplacements(messages: ReadonlyArray<ChatMessage>, replacem
  * room the last replacement freed beyond the need goes back to the newest replaced outputs: each
  * one, newest first, is shown whole again while the view still fits (an output of thousands of
  * tokens that had to go no longer takes the smaller outputs before it along). Nothing is replaced
- * while the view fits; the current turn's outputs never are. Every replacement kept is recorded in
- * `log` (indexes of `messages`).
+ * while the view fits; the current turn's outputs never are, and outputs the user took back
+ * (`keepWhole`) only after every other older output. Every replacement kept is recorded in `log`
+ * (indexes of `messages`).
  */
 export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: RelievePressureOptions): RelievedView {
   let total = 0;
   for (let index = options.from; index < messages.length; index++) total += options.tokensAt(index);
-  if (total <= options.targetTokens) return { messages, replaced: 0, totalTokens: total };
+  if (total <= options.targetTokens) return { messages, replaced: 0, totalTokens: total, replacements: [] };
   const replacements: Replacement[] = [];
   const end = Math.min(options.protectFrom, messages.length);
+  const { keepWhole } = options;
   for (let index = options.from; index < end && total > options.targetTokens; index++) {
+    if (keepWhole?.(index)) continue;
     const replacement = replacementAt(messages, index, options);
     if (!replacement) continue;
     replacements.push(replacement);
     total -= replacement.before - replacement.after;
+  }
+  // The outputs the user took back give way last.
+  let outOfOrder = false;
+  for (let index = options.from; keepWhole && index < end && total > options.targetTokens; index++) {
+    if (!keepWhole(index)) continue;
+    const replacement = replacementAt(messages, index, options);
+    if (!replacement) continue;
+    replacements.push(replacement);
+    total -= replacement.before - replacement.after;
+    outOfOrder = true;
   }
   // Give the room back, newest first: a replacement the view fits without is undone.
   const kept: Replacement[] = [];
@@ -139,5 +159,6 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
     else kept.push(replacement);
   }
   kept.reverse();
-  return { messages: applyReplacements(messages, kept, options.log), replaced: kept.length, totalTokens: total };
+  if (outOfOrder) kept.sort((a, b) => a.index - b.index);
+  return { messages: applyReplacements(messages, kept, options.log), replaced: kept.length, totalTokens: total, replacements: kept };
 }

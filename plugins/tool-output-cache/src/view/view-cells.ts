@@ -1,5 +1,5 @@
 import { contentText, messageOverheadTokens, messageText, utf8ByteLength, type ChatMessage, type TokenCounter, type ToolMessage } from '@ctxkit/core';
-import type { CachedInfo, CachedOutputs } from '../cache/cached-outputs';
+import type { CachedInfo, CachedOutputSource } from '../cache/cached-outputs';
 import { looksBinary } from '../cache/looks-binary';
 import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
 import { sameMessage } from '../compaction/compaction-state';
@@ -46,7 +46,8 @@ export interface ToolCell {
 export interface ViewCellsOptions {
   config: ResolvedToolOutputCacheStrategyConfig;
   counter: TokenCounter;
-  outputs: CachedOutputs;
+  /** Where a tool output is cached when a cell is first made (for a preview: described, not stored). */
+  outputs: CachedOutputSource;
 }
 
 /**
@@ -59,12 +60,25 @@ export interface ViewCellsOptions {
  */
 export class ViewCells {
   private cells: Array<ToolCell | undefined> = [];
-  private readonly copies = new ViewCopies();
-  /** View messages that show their whole output (the others hide part of it behind their ref). */
-  private readonly wholeViews = new WeakSet<ChatMessage>();
   private stored = 0;
 
-  constructor(private readonly options: ViewCellsOptions) {}
+  constructor(
+    private readonly options: ViewCellsOptions,
+    private readonly copies = new ViewCopies(),
+    /** View messages that show their whole output (the others hide part of it behind their ref). */
+    private readonly wholeViews = new WeakSet<ChatMessage>(),
+  ) {}
+
+  /**
+   * A copy that starts with these cells and makes the cells it lacks through `outputs` (a preview's,
+   * which stores nothing): what it makes stays its own. The copies of messages are shared, so both
+   * show the same message objects.
+   */
+  fork(outputs: CachedOutputSource): ViewCells {
+    const fork = new ViewCells({ ...this.options, outputs }, this.copies, this.wholeViews);
+    fork.cells = this.cells.slice();
+    return fork;
+  }
 
   /** Forgets every cell (the positions now mean other messages). */
   clear(): void {

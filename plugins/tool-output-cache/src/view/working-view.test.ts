@@ -4,17 +4,18 @@ import { ToolOutputCache } from '../cache/tool-output-cache';
 import { layoutHistory, NO_COMPACTION_LAYOUT } from '../compaction/history-layout';
 import { exchange, output } from '../test-support';
 import { resolveToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
+import { RestoredOutputs } from './restored-outputs';
 import { WorkingView } from './working-view';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
-function view(config: ToolOutputCacheStrategyConfig = {}, toolOutputBudget = 100_000) {
+function view(config: ToolOutputCacheStrategyConfig = {}, toolOutputBudget = 100_000, restored = new RestoredOutputs()) {
   const store = new MemoryContextStore();
   const resolved = resolveToolOutputCacheStrategyConfig(config);
   const cache = new ToolOutputCache({ store, agentId: 'agent', sessionId: 'session', maxMessageBytes: resolved.toolOutputCache.maxMessageBytes, maxLineLength: resolved.toolOutputCache.maxLineLength });
   const outputs = new CachedOutputs({ cache, counter, events: new CtxkitEventBus(), eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }) });
   const ensure = jest.spyOn(outputs, 'ensure');
-  return { working: new WorkingView({ config: resolved, counter, outputs, toolOutputBudget }), ensure, cache };
+  return { working: new WorkingView({ config: resolved, counter, outputs, toolOutputBudget, restored }), ensure, cache, outputs };
 }
 
 /** Tokens of one log output of {@link history} as a tool message. */

@@ -3,11 +3,14 @@ import { layoutEntries, NO_COMPACTION_LAYOUT, type HistoryLayout } from '../comp
 import { placeLayout, type AlignedView, type LayoutPlacement } from './align-view';
 import { currentTurnStart } from './current-turn';
 import { microCompactPlaceholder } from './micro-compact';
+import type { RelievedAll } from './fit-view';
 import type { ReductionLog } from './reduction-log';
 import { reachWalk, unitsEndingBy, type ReachWalk } from './reach-walk';
 import { applyReplacements, replacementAt, type Replacement, type ReplacementOptions } from './relieve-pressure';
+import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
+import type { CachedOutputSource } from '../cache/cached-outputs';
 import { ViewCells, type ToolCell, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
 import { logViewReductions, noViewReductions, spliceViewReductions, type ViewReductions } from './view-reductions';
@@ -16,6 +19,8 @@ import { logViewReductions, noViewReductions, spliceViewReductions, type ViewRed
 export interface WorkingViewOptions extends ViewCellsOptions {
   /** Token budget of all tool outputs. */
   toolOutputBudget: number;
+  /** Outputs the user took back from a trim: shown whole (see {@link RestoredOutputs}). */
+  restored: RestoredOutputs;
 }
 
 /** What the view decided for the current history (before it is fitted to a payload). */
@@ -45,6 +50,11 @@ export interface PreparedView {
   hidesOutput: boolean;
   /** The reductions the view made (indexes of the caller's history). */
   log: ReductionLog;
+  /**
+   * Positions this call laid out again (the others show what the last call showed) where the view
+   * shows a placeholder of the tool output budget or of micro-compact `always`.
+   */
+  relaidPlaceholders: number[];
 }
 
 /** What one `prepare` laid out: the next reuses it for the positions that did not change. */
@@ -89,8 +99,48 @@ export class WorkingView {
   /** The replacements of the last {@link relieveAll}, over the layout it was made for. */
   private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[] } | undefined;
 
-  constructor(private readonly options: WorkingViewOptions) {
-    this.cells = new ViewCells(options);
+  constructor(
+    private readonly options: WorkingViewOptions,
+    cells?: ViewCells,
+  ) {
+    this.cells = cells ?? new ViewCells(options);
+  }
+
+  /**
+   * A copy for a preview: it starts where this view stands (the history, its cells and what the last
+   * call laid out, so that it decides as the next call will) and makes the cells it lacks through
+   * `outputs`; nothing it does changes this view.
+   */
+  fork(outputs: CachedOutputSource): WorkingView {
+    const fork = new WorkingView({ ...this.options, outputs }, this.cells.fork(outputs));
+    fork.layout = this.layout;
+    fork.base = this.base;
+    fork.placement = this.placement;
+    fork.turn = this.turn;
+    // The next `prepare` trims the reductions it reuses in place: the copy gets its own lists.
+    const laidOut = this.laidOut && {
+      ...this.laidOut,
+      reductions: { truncated: this.laidOut.reductions.truncated.slice(), microCompacted: this.laidOut.reductions.microCompacted.slice(), trimmed: this.laidOut.reductions.trimmed.slice() },
+    };
+    const copied = (original: LaidOut | undefined): LaidOut | undefined => (original !== undefined && original === this.laidOut ? laidOut : original);
+    fork.laidOut = laidOut;
+    fork.reused = { previous: copied(this.reused.previous), stable: this.reused.stable };
+    fork.relief = this.relief && { ...this.relief, laidOut: copied(this.relief.laidOut)! };
+    return fork;
+  }
+
+  /** Lays the whole view out again at the next call (the outputs the user took back changed, or the compaction did). */
+  forgetReuse(): void {
+    this.decisions = undefined;
+    this.laidOut = undefined;
+    this.reused = { previous: undefined, stable: 0 };
+    this.relief = undefined;
+  }
+
+  /** True when the output at `position` is one the user took back from a trim (shown whole while it fits). */
+  keepsWhole(position: number): boolean {
+    const message = this.base[position];
+    return message !== undefined && this.options.restored.has(message);
   }
 
   /** The layout the view follows. */
@@ -158,6 +208,7 @@ export class WorkingView {
       messages[position] = this.budgeted(position, cell, decisions).message;
       this.reduce(position, cell, decisions, position < reusedFrom ? fresh : after);
     }
+    const relaidPlaceholders = placeholderPositions(fresh, after);
     const reductions = reused ? spliceViewReductions(previous!.reductions, reusedFrom, stable, fresh, after) : spliceViewReductions(fresh, 0, length, noViewReductions(), after);
     const written = reused && stable >= region ? Math.min(region, reusedFrom) : region;
     this.laidOut = { first: base[0], last: base[length - 1], length, layout: this.layout, startIndex, decisions, messages, written, reductions, walk: reach.walk };
@@ -168,6 +219,7 @@ export class WorkingView {
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
       log: logViewReductions(reductions, region, this.options.config.microCompact.keepRecent),
+      relaidPlaceholders,
     };
   }
 
@@ -177,7 +229,7 @@ export class WorkingView {
    * replacements of the previous call are reused for the positions that did not change, so a turn
    * looks only at what is new. `messages` is the view of the last {@link prepare}.
    */
-  relieveAll(messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog): { messages: ReadonlyArray<ChatMessage>; replaced: number } {
+  relieveAll(messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog): RelievedAll {
     const end = Math.min(protectFrom, messages.length);
     const showRefs = options.showRefs !== false;
     const memo = this.relief;
@@ -186,10 +238,17 @@ export class WorkingView {
     const reuseFrom = usable ? Math.max(memo.from, region) : end;
     const reuseTo = usable ? Math.min(stable, memo.end, end) : end;
     const replacements: Replacement[] = [];
+    const made: Replacement[] = [];
+    // The outputs the user took back stay whole: the window leaves them out with the older history when they do not fit.
+    const restored = this.options.restored.size > 0;
     const scan = (from: number, to: number) => {
       for (let index = from; index < to; index++) {
+        if (restored && this.options.restored.has(messages[index]!)) continue;
         const replacement = replacementAt(messages, index, options);
-        if (replacement) replacements.push(replacement);
+        if (replacement) {
+          replacements.push(replacement);
+          made.push(replacement);
+        }
       }
     };
     if (reuseFrom < reuseTo) {
@@ -198,7 +257,7 @@ export class WorkingView {
       scan(reuseTo, end);
     } else scan(region, end);
     this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements };
-    return { messages: applyReplacements(messages, replacements, log), replaced: replacements.length };
+    return { messages: applyReplacements(messages, replacements, log), replaced: replacements.length, made };
   }
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */
@@ -247,7 +306,7 @@ export class WorkingView {
         const measure = (cell: ToolCell) => {
           const form = this.beforeBudget(position, cell, decisions);
           if (this.cells.hides(form.message)) decisions.hides = true;
-          return { budgetTokens: form.budgetTokens, trimmable: this.cells.trimmable(cell, form) };
+          return { budgetTokens: form.budgetTokens, trimmable: this.cells.trimmable(cell, form) && !this.keepsWhole(position) };
         };
         const cell = this.knownCell(position);
         return cell ? measure(cell) : this.cellAt(position).then(measure);
@@ -282,7 +341,7 @@ export class WorkingView {
 
   /** A tool output as the view shows it before the tool output budget: its shown copy, or micro-compacted (`when: "always"`). */
   private beforeBudget(position: number, cell: ToolCell, decisions: ViewDecisions): ViewForm {
-    if (position >= decisions.microBefore || cell.originalLength <= this.options.config.microCompact.minContentLength) return cell.shown;
+    if (position >= decisions.microBefore || cell.originalLength <= this.options.config.microCompact.minContentLength || this.keepsWhole(position)) return cell.shown;
     const name = toolNameAt(this.base, position, this.placement.startIndex);
     if (contentText(cell.shown.message.content as ToolMessage['content']) === microCompactPlaceholder(name)) return cell.shown;
     return this.cells.microCompacted(cell, name);
@@ -291,8 +350,13 @@ export class WorkingView {
   /** What the view shows for the tool output at `position`: after micro-compact and the tool output budget. */
   private budgeted(position: number, cell: ToolCell, decisions: ViewDecisions): ViewForm {
     const form = this.beforeBudget(position, cell, decisions);
-    if (position <= decisions.cut && this.cells.trimmable(cell, form)) return this.cells.trimmed(cell)!;
+    if (this.overBudget(position, cell, form, decisions)) return this.cells.trimmed(cell)!;
     return form;
+  }
+
+  /** True when the tool output budget replaces `form` (the output at `position`) by its placeholder. */
+  private overBudget(position: number, cell: ToolCell, form: ViewForm, decisions: ViewDecisions): boolean {
+    return position <= decisions.cut && this.cells.trimmable(cell, form) && !this.keepsWhole(position);
   }
 
   /** True when `laidOut` was laid over the history the view has now, or over the start of it (the same first and previous last message objects). */
@@ -393,9 +457,19 @@ export class WorkingView {
       const ref = (cell.shown.message as ToolMessage).output_ref;
       into.microCompacted.push({ position, recoverableFrom: ref ? 'tool-output-cache' : 'history', ...(ref ? { ref: ref.id } : {}) });
     }
-    if (position <= decisions.cut && this.cells.trimmable(cell, form)) {
+    if (this.overBudget(position, cell, form, decisions)) {
       // An output the budget replaced is not counted whole just for the report: only the placeholder's tokens are given.
       into.trimmed.push({ position, recoverableFrom: 'tool-output-cache', ref: (form.message as ToolMessage).output_ref!.id, tokensAfter: this.cells.trimmed(cell)!.budgetTokens });
     }
   }
+}
+
+/** The positions of the placeholders among reductions laid out again (budget placeholders and micro-compacted results). */
+function placeholderPositions(...lists: ViewReductions[]): number[] {
+  const positions: number[] = [];
+  for (const list of lists) {
+    for (const reduction of list.trimmed) positions.push(reduction.position);
+    for (const reduction of list.microCompacted) positions.push(reduction.position);
+  }
+  return positions;
 }

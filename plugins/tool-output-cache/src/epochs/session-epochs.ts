@@ -1,0 +1,86 @@
+import { EpochLog, safeEmit, type CtxkitEventBase, type CtxkitEventBus, type EpochDescription, type ReductionEpoch, type StrategyContext } from '@ctxkit/core';
+import { asSavedBefore, type SavedBefore } from './saved-before';
+
+/** One epoch to undo with the state it saved. */
+export interface EpochToUndo {
+  epoch: ReductionEpoch;
+  /** `undefined` when what it saved is not this strategy's (it is undone without a state to restore). */
+  before: SavedBefore | undefined;
+}
+
+/** What {@link SessionEpochs} works with. */
+export interface SessionEpochsOptions {
+  context: Pick<StrategyContext, 'store' | 'agentId' | 'sessionId' | 'now'>;
+  events: CtxkitEventBus;
+  eventBase(turn: number): CtxkitEventBase;
+}
+
+/**
+ * The strategy's undoable reductions (compactions and trims to a placeholder), kept in the session's
+ * {@link EpochLog} (store kind `state`, shared by every process serving the session), with the events
+ * that report them. Recording never fails a payload or a compaction: a store failure is reported as
+ * a `strategy-warning` and the reduction simply cannot be undone.
+ */
+export class SessionEpochs {
+  private readonly log: EpochLog;
+
+  constructor(private readonly options: SessionEpochsOptions) {
+    const { store, agentId, sessionId, now } = options.context;
+    this.log = new EpochLog({ store, agentId, sessionId, now: () => now() });
+  }
+
+  /** The epochs kept, oldest first. */
+  list(): Promise<ReductionEpoch[]> {
+    return this.log.list();
+  }
+
+  /** Records a reduction with the state it replaced and emits `epoch-recorded`; `undefined` when the store failed (reported). */
+  async record(description: EpochDescription, before: SavedBefore): Promise<ReductionEpoch | undefined> {
+    let epoch: ReductionEpoch;
+    try {
+      epoch = await this.log.record(description, before);
+    } catch (error) {
+      safeEmit(this.options.events, 'strategy-warning', {
+        ...this.options.eventBase(description.turn),
+        message: `The ${description.kind} (${description.description}) could not be kept as an epoch, so it cannot be undone: ${error instanceof Error ? error.message : String(error)}`,
+      });
+      return undefined;
+    }
+    safeEmit(this.options.events, 'epoch-recorded', { ...this.options.eventBase(description.turn), epoch });
+    return epoch;
+  }
+
+  /**
+   * `epochId` and every later epoch with the state each saved, oldest first, leaving the log as it is
+   * (restore first, then {@link take}).
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch
+   */
+  async peekFrom(epochId: string): Promise<EpochToUndo[]> {
+    const epochs = await this.log.list();
+    const at = epochs.findIndex((epoch) => epoch.id === epochId);
+    // Not there: the log's own error names the ids it has.
+    if (at < 0) await this.log.peek(epochId);
+    const found: EpochToUndo[] = [];
+    for (const epoch of epochs.slice(Math.max(0, at))) {
+      try {
+        const peeked = await this.log.peek<unknown>(epoch.id);
+        found.push({ epoch: peeked.undone, before: asSavedBefore(peeked.before) });
+      } catch (error) {
+        // A later epoch another process undid meanwhile; the one asked for must be there.
+        if (epoch.id === epochId) throw error;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Takes `epochId` and every later epoch out of the log (after their state was restored) and emits
+   * `epoch-undone`.
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when another process undid it meanwhile
+   */
+  async take(epochId: string, turn: number, historyRestored: boolean): Promise<{ undone: ReductionEpoch; alsoUndone: ReductionEpoch[] }> {
+    const { undone, alsoUndone } = await this.log.take<unknown>(epochId);
+    safeEmit(this.options.events, 'epoch-undone', { ...this.options.eventBase(turn), epoch: undone, alsoUndone, historyRestored });
+    return { undone, alsoUndone };
+  }
+}

@@ -1,0 +1,28 @@
+import type { ChatMessage } from '@ctxkit/core';
+
+/**
+ * The tool outputs the user took back from a trim (`undo` of a trim epoch), by tool call id. The
+ * working view shows each of them whole from then on: never as a placeholder of the tool output
+ * budget or of micro-compact `always`, and under pressure only after every other older output has
+ * given way, so that they stay whole as long as the payload can hold them.
+ */
+export class RestoredOutputs {
+  private readonly ids = new Set<string>();
+
+  /** Outputs restored so far. */
+  get size(): number {
+    return this.ids.size;
+  }
+
+  /** True when `message` is a tool result the user took back. */
+  has(message: Readonly<ChatMessage>): boolean {
+    return this.ids.size > 0 && message.role === 'tool' && this.ids.has(message.tool_call_id);
+  }
+
+  /** Restores the outputs of these tool calls; returns how many were not restored already. */
+  add(toolCallIds: Iterable<string>): number {
+    const before = this.ids.size;
+    for (const id of toolCallIds) this.ids.add(id);
+    return this.ids.size - before;
+  }
+}
