@@ -42,6 +42,18 @@ describe('trim epochs', () => {
     expect(await strategy.epochs()).toHaveLength(1);
   });
 
+  it('records only the placeholders the payload carries: the older history the window leaves out is no trim', async () => {
+    const { strategy } = strategyOn({ maxContextTokens: 4000, microCompact: { enabled: false }, compaction: { enabled: false } });
+    const history = longHistory(200, 20);
+    const payload = await strategy.composePayload(SYSTEM, history, []);
+    const firstSent = history.findIndex((message) => payload.messages.includes(message));
+    expect(firstSent).toBeGreaterThan(100);
+    const epochs = await strategy.epochs();
+    expect(epochs).toHaveLength(1);
+    expect(epochs[0]!.range!.from).toBeGreaterThanOrEqual(firstSent - 1);
+    expect(epochs[0]!.description).toMatch(new RegExp(`^trimmed ${placeholders(payload).length} tool outputs`));
+  });
+
   it('one epoch per payload that trims more: a later payload names only its new placeholders', async () => {
     const { strategy } = strategyOn(budgeted);
     const history = longHistory(5, 20);
