@@ -26,6 +26,9 @@ export type { ResolvedToolOutputCacheConfig, ToolOutputCacheConfig } from './cac
 export type { MicroCompactConfig, ResolvedMicroCompactConfig } from './view/micro-compact';
 export type { CompactionConfig, ResolvedCompactionConfig } from './compaction/compaction-config';
 
+// undo: the error of a compaction whose saved transcript is gone
+export { TranscriptMissingError } from './compaction/transcript-missing-error';
+
 // the tool output cache (`strategy.cache`, benchmarks)
 export { ToolOutputCache } from './cache/tool-output-cache';
 export type { CachedToolOutput, GrepToolOutputOptions, ReadToolOutputOptions, ToolOutputCacheOptions } from './cache/tool-output-cache';
