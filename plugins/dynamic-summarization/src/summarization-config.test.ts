@@ -22,6 +22,7 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
   summarizer: true,
   summaryPrompt: true,
       checkSummaries: true,
+  summaryScript: true,
   model: true,
   maxContextTokens: true,
   reserveOutputTokens: true,

@@ -5,6 +5,9 @@ import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 /** Which summarizer folds the turns. */
 export type SummarizerChoice = 'auto' | 'llm' | 'offline';
 
+/** The script summaries are written in: the user's (`auto`), or a fixed one. */
+export type SummaryScriptChoice = 'auto' | 'latin' | 'japanese' | 'chinese' | 'korean' | 'cyrillic' | 'arabic';
+
 /**
  * Config of `std-summarization-strategy` after validation. The plugin's `configSchema` (plugin.json)
  * is the one source of the defaults and of what is valid: the loader applies it, and
@@ -31,6 +34,8 @@ export interface SummarizationConfig {
   summaryPrompt: string | null;
   /** Check each model-written summary (identifiers kept verbatim, the conversation's script); re-prompt once, then refuse. */
   checkSummaries: boolean;
+  /** The script summaries are written in: `auto` (the user's), or a fixed one. */
+  summaryScript: SummaryScriptChoice;
   /** Model for counting and the context window; null: the agent's model. */
   model: string | null;
   /** Hard ceiling of payload plus output reservation; null: the model's window. */

@@ -130,6 +130,7 @@ export class SummarizationStrategy implements ContextManager {
       model: config.compressionModel ?? context.model,
       summaryPrompt: config.summaryPrompt,
       checkSummaries: config.checkSummaries,
+      ...(config.summaryScript === 'auto' ? {} : { script: config.summaryScript }),
       maxInputTokens: config.summaryInputMaxTokens,
       timeoutMs: config.summaryTimeoutMs,
     });

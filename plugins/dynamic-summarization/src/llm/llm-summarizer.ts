@@ -23,6 +23,8 @@ export interface LLMSummarizerOptions {
    * @default true
    */
   checkSummaries?: boolean;
+  /** The script to write summaries in, whatever the conversation's; absent: the script the user writes the folded turns in. */
+  script?: Exclude<TextScript, 'other'>;
 }
 
 /**
@@ -42,6 +44,7 @@ export class LLMSummarizer implements Summarizer {
   private readonly maxInputTokens: number;
   private readonly timeoutMs: number;
   private readonly checks: boolean;
+  private readonly script: Exclude<TextScript, 'other'> | undefined;
   lastReceipt: SummaryReceipt | undefined;
 
   constructor(
@@ -54,6 +57,7 @@ export class LLMSummarizer implements Summarizer {
     this.maxInputTokens = options.maxInputTokens ?? 8000;
     this.timeoutMs = options.timeoutMs ?? 60000;
     this.checks = options.checkSummaries ?? true;
+    this.script = options.script;
   }
 
   /** The request messages for one fold (exposed for tests and docs). */
@@ -67,7 +71,8 @@ export class LLMSummarizer implements Summarizer {
         content:
           `<previous_summary>\n${previous}\n</previous_summary>\n\n` +
           `<transcript first_message="${input.firstIndex}" last_message="${input.firstIndex + input.messages.length - 1}">\n${transcript}\n</transcript>\n\n` +
-          `Write the updated summary (at most about ${input.maxTokens} tokens) inside <summary></summary> tags.`,
+          `Write the updated summary (at most about ${input.maxTokens} tokens) inside <summary></summary> tags` +
+          (this.script ? `, in ${SCRIPT_NAMES[this.script]} (identifiers stay as written).` : '.'),
       },
     ];
   }
@@ -77,7 +82,7 @@ export class LLMSummarizer implements Summarizer {
     const first = await this.ask(messages, input);
     if (!this.checks) return first.summary;
     const required = retainedItems(input.messages);
-    const script = conversationScript(input.messages);
+    const script = this.script ?? conversationScript(input.messages);
     const covers = { from: input.firstIndex, to: input.firstIndex + input.messages.length };
     const problems = checkSummary(first.summary, required, script);
     const receipt = (summary: string, putBack: readonly RetainedItem[]): SummaryReceipt => ({
@@ -93,11 +98,11 @@ export class LLMSummarizer implements Summarizer {
       this.lastReceipt = receipt(first.summary, []);
       return first.summary;
     }
-    const again = await this.ask([...messages, { role: 'assistant', content: first.reply }, { role: 'user', content: repromptText(problems.missing, problems.wrongScript ? script : undefined) }], input);
+    const again = await this.ask([...messages, { role: 'assistant', content: first.reply }, { role: 'user', content: repromptText(problems.missing, problems.wrongScript ? script : undefined, this.script !== undefined) }], input);
     const still = checkSummary(again.summary, required, script);
     if (still.missing.length > 0 || still.wrongScript) {
       throw new LLMResponseError(
-        `the summary failed its check twice (${[still.missing.length > 0 ? `left out ${still.missing.map((item) => JSON.stringify(item.text)).slice(0, 5).join(', ')}${still.missing.length > 5 ? ` and ${still.missing.length - 5} more` : ''}` : '', still.wrongScript ? `not written in the conversation's ${script} script` : ''].filter(Boolean).join('; ')}); the turns stay verbatim`,
+        `the summary failed its check twice (${[still.missing.length > 0 ? `left out ${still.missing.map((item) => JSON.stringify(item.text)).slice(0, 5).join(', ')}${still.missing.length > 5 ? ` and ${still.missing.length - 5} more` : ''}` : '', still.wrongScript ? `not written in the ${this.script ? 'configured' : "conversation's"} ${script} script` : ''].filter(Boolean).join('; ')}); the turns stay verbatim`,
         { client: this.client.name, model: this.model },
       );
     }
@@ -140,10 +145,10 @@ function checkSummary(summary: string, required: readonly RetainedItem[], script
 const SCRIPT_NAMES: Record<TextScript, string> = { latin: 'the Latin alphabet', japanese: 'Japanese', chinese: 'Chinese', korean: 'Korean', cyrillic: 'the Cyrillic alphabet', arabic: 'Arabic', other: 'the conversation\'s script' };
 
 /** The follow-up asking for what the first summary missed. */
-function repromptText(missing: readonly RetainedItem[], script: TextScript | undefined): string {
+function repromptText(missing: readonly RetainedItem[], script: TextScript | undefined, configured: boolean): string {
   const lines = ['Your summary does not pass the check. Rewrite it, keeping everything it has:'];
   if (missing.length > 0) lines.push(`- Include each of these exactly as written (they appear in the transcript): ${missing.map((item) => JSON.stringify(item.text)).join(', ')}.`);
-  if (script !== undefined) lines.push(`- Write it in ${SCRIPT_NAMES[script]}, the language the user writes in; identifiers stay as written.`);
+  if (script !== undefined) lines.push(`- Write it in ${SCRIPT_NAMES[script]}, ${configured ? 'as configured for this conversation' : 'the language the user writes in'}; identifiers stay as written.`);
   lines.push('Answer with the summary only, inside <summary></summary> tags.');
   return lines.join('\n');
 }

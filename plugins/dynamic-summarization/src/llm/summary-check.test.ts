@@ -87,4 +87,20 @@ describe('summaries checked without another model call', () => {
     const unchecked = new LLMSummarizer(new ScriptedLLMClient(['<summary>Short.</summary>']), { model: 'gpt-4o-mini', checkSummaries: false });
     await expect(unchecked.summarize(input(japanese))).resolves.toBe('Short.');
   });
+
+  it('writes in a configured script instead of the conversation\'s: asks for it, checks it, re-prompts once, then refuses', async () => {
+    const english = '<summary>The customer wants to move booking ZFA04Y to May 17th, window seat; the fee is 150 dollars, paid with the saved card.</summary>';
+    const japaneseSummary = '<summary>予約 ZFA04Y を五月十七日に変更。窓側の席を希望。変更料金 150 ドル、登録済みのカードで支払い。</summary>';
+    // A Japanese conversation summarized in English, as configured: accepted at once.
+    const accepting = new ScriptedLLMClient([english]);
+    const inEnglish = new LLMSummarizer(accepting, { model: 'gpt-4o-mini', script: 'latin' });
+    await expect(inEnglish.summarize(input(japanese))).resolves.toContain('ZFA04Y');
+    expect(contentText(accepting.requests[0]!.messages.at(-1)!.content)).toMatch(/in the Latin alphabet \(identifiers stay as written\)\.$/);
+    expect(inEnglish.lastReceipt).toMatchObject({ script: 'latin', reprompted: false });
+    // The conversation's own script is now the wrong one: re-prompted once, then refused.
+    const refusing = new ScriptedLLMClient([japaneseSummary, japaneseSummary]);
+    const strict = new LLMSummarizer(refusing, { model: 'gpt-4o-mini', script: 'latin' });
+    await expect(strict.summarize(input(japanese))).rejects.toThrow(/not written in the configured latin script/);
+    expect(contentText(refusing.requests[1]!.messages.at(-1)!.content)).toMatch(/Write it in the Latin alphabet, as configured/);
+  });
 });
