@@ -271,6 +271,21 @@ describe('Agent', () => {
       expect(llm.requests).toHaveLength(0);
     });
 
+    it('still refuses a payload whose bad message comes after turns it already checked', async () => {
+      const { agent, manager, llm } = build(['a1', 'a2', 'a3'], [], {}, true);
+      // A strategy that passes the history through as it is: each payload continues the previous one.
+      let late: ChatMessage | undefined;
+      manager.composePayload = async (systemPrompt, history, tools) => {
+        const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt }, ...history, ...(late ? [late] : [])];
+        return { messages, tools, stats: stats(10_000, messages.length) };
+      };
+      await agent.run('one');
+      await agent.run('two');
+      late = { role: 'assistant', content: null, tool_calls: [call('lost', 'echo')] };
+      await expect(agent.run('three')).rejects.toMatchObject({ code: ErrorCodes.PROVIDER_PAYLOAD_INVALID, details: { problems: [expect.stringMatching(/^missing-tool-result/)] } });
+      expect(llm.requests).toHaveLength(2);
+    });
+
     it('keeps history per session and never mutates a history it is given', async () => {
       const { agent } = build(['a1', 'b1', 'a2']);
       await agent.run('first', { sessionId: 'default' });

@@ -38,6 +38,7 @@ import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
 import { SessionBudgetState } from './loop/session-budget-state';
 import { sendsCollapsedResults, smallContextStep } from './loop/small-context-step';
 import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
+import { IncrementalProviderCheck } from './providers/incremental-provider-check';
 import type { ProviderName } from './providers/provider-name';
 import type { AgentTool } from './tools/agent-tool';
 import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
@@ -76,6 +77,7 @@ const NO_HISTORY: KeptHistory = Object.freeze({ messages: Object.freeze([]) as r
 export class Agent {
   private readonly histories = new Map<string, KeptHistory>();
   private readonly budgets = new Map<string, SessionBudgetState>();
+  private readonly providerChecks = new Map<string, IncrementalProviderCheck>();
   /** The window learned from the first payload's budget when the options name none. */
   private learnedWindow: number | undefined;
   private defaultCounter: ITokenCounter | undefined;
@@ -159,7 +161,7 @@ export class Agent {
       userToolNames: new Set(this.tools.names()),
       budget: emptyRunBudgetReport(window, plan),
     };
-    const provider = this.provider();
+    const providerCheck = this.providerCheckFor(sessionId);
     const systemPrompt = this.options.systemPrompt ?? '';
     const smallContext = this.options.smallContext ?? {};
     const compose = async (): Promise<LLMPayload> => {
@@ -171,7 +173,7 @@ export class Agent {
       this.events.on('usage-level-change', strategyLevel);
       let payload: LLMPayload;
       try {
-        payload = await composeStep(state, call.input, provider, runOptions.ragContext);
+        payload = await composeStep(state, call.input, providerCheck, runOptions.ragContext);
       } finally {
         this.events.off('usage-level-change', strategyLevel);
       }
@@ -254,6 +256,16 @@ export class Agent {
       this.budgets.set(sessionId, state);
     }
     return state;
+  }
+
+  /** The session's provider validity check (it remembers the session's last valid payload). */
+  private providerCheckFor(sessionId: string): IncrementalProviderCheck {
+    let check = this.providerChecks.get(sessionId);
+    if (!check) {
+      check = new IncrementalProviderCheck(this.provider());
+      this.providerChecks.set(sessionId, check);
+    }
+    return check;
   }
 
   /** The agent's count calibration (one per agent, its model's), unless `calibrateTokenCounts` is off. */

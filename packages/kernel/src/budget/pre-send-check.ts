@@ -42,6 +42,11 @@ export interface PreSendReport {
 /** What {@link preSendCheck} needs. */
 export interface PreSendCheckInput {
   payload: LLMPayload;
+  /**
+   * Tokens of `payload` (messages + tool definitions) by `counter`, when the caller has counted them
+   * already (the kernel counts each session's payloads incrementally). @default counted here
+   */
+  tokens?: number;
   /** The run's history (history indexes of reductions refer to it). */
   history: readonly ChatMessage[];
   manager: ContextManager;
@@ -175,7 +180,7 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
   const { counter, limit } = input;
   let payload = input.payload;
   const reductions: ReductionRecord[] = [];
-  const before = payloadTokens(payload, counter);
+  const before = input.tokens ?? payloadTokens(payload, counter);
   const report: PreSendReport = { call: input.call, limit, tokensBefore: before, tokensAfter: before, flagged: input.flagged, steps: [] };
   let history = input.history;
   let compactedHistory: ChatMessage[] | undefined;

@@ -1,6 +1,5 @@
 import type { ChatMessage, ComposeOptions, LLMPayload, ToolDefinition } from '@ctxkit/core';
-import type { ProviderName } from '../providers/provider-name';
-import { validateForProvider } from '../providers/validate-for-provider';
+import type { IncrementalProviderCheck } from '../providers/incremental-provider-check';
 import type { RunState } from './run-state';
 
 /** What the strategy is given on one call: the run's history, the system prompt, the tools and how the payload should be shaped. */
@@ -15,13 +14,14 @@ export interface ComposeInput {
 
 /**
  * Step 1 of each model call: asks the context manager for the payload (system prompt, history,
- * tools, RAG context, compose options) and checks it against the provider's validity rules. The
+ * tools, RAG context, compose options) and checks it against the provider's validity rules (the
+ * session's check, which reads only what the payload does not share with the previous one). The
  * small-context step chooses the prompt and tools (mode C) and the compose options (mode A); the
  * history is always the run's own. The budget step then records the stats and runs the pre-send check.
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) rather than send a payload the provider would reject
  * @throws whatever `composePayload` throws (`BudgetExceededError`, `StrategyError`)
  */
-export async function composeStep(state: RunState, input: ComposeInput, provider: ProviderName, ragContext: string | undefined): Promise<LLMPayload> {
+export async function composeStep(state: RunState, input: ComposeInput, providerCheck: IncrementalProviderCheck, ragContext: string | undefined): Promise<LLMPayload> {
   const history = input.history;
   const tools = input.toolDefinitions.slice();
   const payload = input.options
@@ -29,6 +29,6 @@ export async function composeStep(state: RunState, input: ComposeInput, provider
     : ragContext === undefined
       ? await state.manager.composePayload(input.systemPrompt, history, tools)
       : await state.manager.composePayload(input.systemPrompt, history, tools, ragContext);
-  validateForProvider(provider, payload.messages);
+  providerCheck.check(payload.messages);
   return payload;
 }

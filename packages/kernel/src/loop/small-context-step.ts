@@ -7,6 +7,7 @@ import {
   type LLMPayload,
   type ToolCall,
   type ToolDefinition,
+  type ToolMessage,
 } from '@ctxkit/core';
 import { selectPromptAndTools } from '../small-context/select-prompt-and-tools';
 import type { SmallContextMode, SmallContextOptions } from '../small-context/small-context-plan';
@@ -85,15 +86,29 @@ export function smallContextStep(
   };
 }
 
+/** What was found about a sent tool result: whether it is the collapsed form of that history result under that call. */
+interface CollapsedVerdict {
+  original: ChatMessage;
+  call: ToolCall | undefined;
+  collapsed: boolean;
+}
+
+/**
+ * Verdicts by sent message: mode A's copies are the same objects from one call to the next (the
+ * composer keeps one per original), so a result already recognised is not summarised again.
+ */
+const collapsedVerdicts = new WeakMap<object, CollapsedVerdict>();
+
 /**
  * True when the payload sends at least one tool result as mode A's one-line summary (`[Read:
  * main.go (500 lines, Go) — collapsed; …]`) while the history holds it in full: mode A acted on
  * this call. A strategy that ignores the compose option sends none. The payload's results are
  * checked newest first and looked up in the history newest first, stopping at the first collapsed
- * one: the cost is that of the newest steps, not of the history.
+ * one: the cost is that of the newest steps, not of the history. A sent result already compared with
+ * the same history result and call is not summarised again.
  */
 export function sendsCollapsedResults(history: readonly ChatMessage[], payload: LLMPayload): boolean {
-  const results = new Map<string, string>();
+  const results = new Map<string, ToolMessage>();
   const calls = new Map<string, ToolCall>();
   let scanned = history.length;
   /** Reads one more message of the history, newest first; false once it is all read. */
@@ -101,7 +116,7 @@ export function sendsCollapsedResults(history: readonly ChatMessage[], payload: 
     if (scanned === 0) return false;
     const message = history[--scanned]!;
     if (message.role === 'tool') {
-      if (!results.has(message.tool_call_id)) results.set(message.tool_call_id, toolContentText(message));
+      if (!results.has(message.tool_call_id)) results.set(message.tool_call_id, message);
     } else if (message.role === 'assistant') {
       for (const call of message.tool_calls ?? []) if (!calls.has(call.id)) calls.set(call.id, call);
     }
@@ -114,12 +129,19 @@ export function sendsCollapsedResults(history: readonly ChatMessage[], payload: 
     if (message.role !== 'tool') continue;
     const id = message.tool_call_id;
     while (!results.has(id) && readOne());
-    const sent = toolContentText(message);
-    const full = results.get(id);
-    if (full === undefined || sent.length >= full.length) continue;
+    const original = results.get(id);
+    if (original === undefined || original === message) continue;
     // The call sits before its result.
     while (!calls.has(id) && readOne());
-    if (sent === collapsedToolResult(calls.get(id), full)) return true;
+    const call = calls.get(id);
+    let verdict = collapsedVerdicts.get(message);
+    if (verdict === undefined || verdict.original !== original || verdict.call !== call) {
+      const sent = toolContentText(message);
+      const full = toolContentText(original);
+      verdict = { original, call, collapsed: sent.length < full.length && sent === collapsedToolResult(call, full) };
+      collapsedVerdicts.set(message, verdict);
+    }
+    if (verdict.collapsed) return true;
   }
   return false;
 }
