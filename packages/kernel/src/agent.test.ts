@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import {
+  CapabilityUnsupportedError,
   CtxkitEventBus,
+  EpochNotFoundError,
   ErrorCodes,
   IContextManager,
   IEventBus,
@@ -14,8 +16,10 @@ import {
   type CtxkitEventPayloads,
   type LLMPayload,
   type PayloadStats,
+  type ReductionEpoch,
   type TokenUsage,
   type ToolDefinition,
+  type UndoResult,
 } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { container as rootContainer } from 'tsyringe';
@@ -62,6 +66,25 @@ class RecordingManager implements ContextManager {
   }
 }
 
+/** A recording strategy that records epochs and undoes them as told: `undoes` maps an epoch id to what its undo gives back. */
+class UndoableManager extends RecordingManager {
+  readonly recorded: ReductionEpoch[] = [{ id: 'e1', kind: 'compaction', at: 0, turn: 1, description: 'compacted messages 0–3 into a summary' }];
+  readonly undoes = new Map<string, ChatMessage[] | undefined>();
+  readonly undone: string[] = [];
+
+  async epochs(): Promise<ReductionEpoch[]> {
+    return this.recorded.slice();
+  }
+
+  async undo(epochId: string): Promise<UndoResult> {
+    const undone = this.recorded.find((epoch) => epoch.id === epochId);
+    if (!undone || !this.undoes.has(epochId)) throw new EpochNotFoundError('default', epochId, this.recorded.map((epoch) => epoch.id));
+    this.undone.push(epochId);
+    const history = this.undoes.get(epochId);
+    return history ? { undone, alsoUndone: [], history } : { undone, alsoUndone: [] };
+  }
+}
+
 function stats(available: number, used: number): PayloadStats {
   return {
     strategyId: 'recording',
@@ -85,8 +108,7 @@ function stats(available: number, used: number): PayloadStats {
 const call = (id: string, name: string, args: unknown = {}) => ({ id, type: 'function' as const, function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } });
 const tool = (name: string, execute: AgentTool['execute']): AgentTool => ({ definition: { type: 'function', function: { name, parameters: { type: 'object' } } }, execute });
 
-function build(script: ConstructorParameters<typeof ScriptedLLMClient>[0], tools: AgentTool[] = [], options: Partial<AgentOptions> = {}, repeatLast = false) {
-  const manager = new RecordingManager();
+function build(script: ConstructorParameters<typeof ScriptedLLMClient>[0], tools: AgentTool[] = [], options: Partial<AgentOptions> = {}, repeatLast = false, manager = new RecordingManager()) {
   const llm = new ScriptedLLMClient(script, { repeatLast });
   const events = new CtxkitEventBus();
   const child = rootContainer.createChildContainer();
@@ -358,6 +380,87 @@ describe('Agent', () => {
       const { agent, manager } = build(['x']);
       await agent.run('hi', { ragContext: 'Policy: bags are free.' });
       expect(manager.composed[0]!.ragContext).toBe('Policy: bags are free.');
+    });
+  });
+
+  describe('#undo', () => {
+    it('continues from the history an undone compaction gives back', async () => {
+      const manager = new UndoableManager();
+      const { agent, seen } = build(['a1', 'a2', 'a3'], [], {}, true, manager);
+      await agent.run('first');
+      await agent.run('second');
+      const kept = agent.history().slice(0, 2);
+      const transcript: ChatMessage[] = [...kept, { role: 'user', content: 'what the compaction replaced' }, { role: 'assistant', content: 'its answer' }];
+      manager.undoes.set('e1', transcript);
+      const result = await agent.undo('e1');
+      expect(manager.undone).toEqual(['e1']);
+      expect(result.undone.id).toBe('e1');
+      expect(agent.history()).toBe(result.history);
+      expect(agent.history()).toEqual(transcript);
+      // Frozen, and not copied: the agent's own messages and the restored ones are the same objects.
+      agent.history().forEach((message, index) => expect(message).toBe(transcript[index]));
+      expect(agent.history().every((message) => Object.isFrozen(message))).toBe(true);
+      expect(() => (agent.history() as ChatMessage[]).push({ role: 'user', content: 'x' })).toThrow(TypeError);
+      const next = await agent.run('third');
+      expect(manager.composed.at(-1)!.history).toEqual([...transcript, { role: 'user', content: 'third' }]);
+      next.messages.slice(0, 4).forEach((message, index) => expect(message).toBe(transcript[index]));
+      // The turn counts the restored history's user messages.
+      expect((seen.filter((event) => event.name === 'agent-run-end').at(-1)!.payload as { turn: number }).turn).toBe(3);
+    });
+
+    it('leaves the history as it is when the undone epoch did not replace it', async () => {
+      const manager = new UndoableManager();
+      const { agent } = build(['a1'], [], {}, true, manager);
+      await agent.run('first');
+      const before = agent.history();
+      manager.undoes.set('e1', undefined);
+      const result = await agent.undo('e1');
+      expect(result.history).toBeUndefined();
+      expect(agent.history()).toBe(before);
+    });
+
+    it('undoes in the session it is told, through the agent\'s sessions', async () => {
+      const sessions = new Map<string, UndoableManager>([['default', new UndoableManager()], ['ticket-7', new UndoableManager()]]);
+      const { agent } = build(['a1', 'a2'], [], { contextManagerFor: (id) => sessions.get(id)! }, true);
+      await agent.run('first', { sessionId: 'ticket-7' });
+      const restored: ChatMessage[] = [{ role: 'user', content: 'restored' }];
+      sessions.get('ticket-7')!.undoes.set('e1', restored);
+      await agent.undo('e1', { sessionId: 'ticket-7' });
+      expect(sessions.get('ticket-7')!.undone).toEqual(['e1']);
+      expect(sessions.get('default')!.undone).toEqual([]);
+      expect(agent.history('ticket-7')).toEqual(restored);
+      expect(agent.history()).toEqual([]);
+    });
+
+    it('passes the session\'s typed errors through: an unknown epoch, a strategy without undo', async () => {
+      const manager = new UndoableManager();
+      const { agent } = build(['a1'], [], {}, true, manager);
+      await agent.run('first');
+      const before = agent.history();
+      const unknown = agent.undo('e9');
+      await expect(unknown).rejects.toBeInstanceOf(EpochNotFoundError);
+      await expect(unknown).rejects.toMatchObject({ code: ErrorCodes.EPOCH_NOT_FOUND, details: { epochId: 'e9', available: ['e1'] } });
+      manager.undo = async () => {
+        throw new CapabilityUnsupportedError('recording', 'undo');
+      };
+      await expect(agent.undo('e1')).rejects.toBeInstanceOf(CapabilityUnsupportedError);
+      expect(agent.history()).toBe(before);
+      // A context manager without undo at all.
+      const plain = build(['a1']);
+      await expect(plain.agent.undo('e1')).rejects.toMatchObject({ code: ErrorCodes.CAPABILITY_UNSUPPORTED, details: { strategyId: 'recording', capability: 'undo' } });
+    });
+  });
+
+  describe('#epochs', () => {
+    it('lists the session\'s epochs, none when its strategy records none', async () => {
+      const manager = new UndoableManager();
+      const { agent } = build(['a1'], [], {}, true, manager);
+      expect(await agent.epochs()).toEqual(manager.recorded);
+      expect(await build(['a1']).agent.epochs()).toEqual([]);
+      const sessions = new Map<string, ContextManager>([['default', new RecordingManager()], ['ticket-7', manager]]);
+      const routed = build(['a1'], [], { contextManagerFor: (id) => sessions.get(id)! });
+      expect(await routed.agent.epochs({ sessionId: 'ticket-7' })).toEqual(manager.recorded);
+      expect(await routed.agent.epochs()).toEqual([]);
     });
   });
 });

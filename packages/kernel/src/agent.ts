@@ -5,6 +5,7 @@ import {
   IContextManager,
   IEventBus,
   ILLMClient,
+  CapabilityUnsupportedError,
   CtxkitError,
   DEFAULT_SESSION_ID,
   ErrorCodes,
@@ -17,7 +18,9 @@ import {
   type ITokenCounter,
   type LLMClient,
   type LLMPayload,
+  type ReductionEpoch,
   type TokenUsage,
+  type UndoResult,
 } from '@ctxkit/core';
 import { inject, injectable } from 'tsyringe';
 import { DEFAULT_MAX_STEPS, type AgentOptions } from './agent-options';
@@ -31,7 +34,7 @@ import type { CallSettings } from './loop/call-llm-step';
 import { compactionStep } from './loop/compaction-step';
 import { completeTurnStep } from './loop/complete-turn-step';
 import { composeStep } from './loop/compose-step';
-import { freezeNewMessage, frozenMessage } from './loop/frozen-message';
+import { adoptedMessage, freezeNewMessage, frozenMessage } from './loop/frozen-message';
 import { callModelStep } from './loop/overflow-retry-step';
 import { currentTurn, eventBase, type RunState, type TurnCount } from './loop/run-state';
 import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
@@ -102,6 +105,39 @@ export class Agent {
    */
   history(sessionId: string = DEFAULT_SESSION_ID): readonly ChatMessage[] {
     return (this.histories.get(sessionId) ?? NO_HISTORY).messages;
+  }
+
+  /**
+   * A session's undoable reductions (folds, extractions, compactions, trims), oldest first: its
+   * `epochs()`, or none when its strategy records none. See docs/14-controlling-what-survives.md.
+   * @throws CtxkitError (`CTXKIT_STRATEGY_ERROR`) for a session the agent cannot reach
+   */
+  async epochs(options: { sessionId?: string } = {}): Promise<ReductionEpoch[]> {
+    const manager = this.managerFor(options.sessionId ?? DEFAULT_SESSION_ID);
+    return typeof manager.epochs === 'function' ? manager.epochs() : [];
+  }
+
+  /**
+   * Undoes a reduction of a session and every later one (the session's `undo(epochId)`). When the
+   * undone epoch had replaced the history (a compaction), the session continues from the history it
+   * replaced: `history()` returns it and the next `run` composes from it; the result's `history` is
+   * then that same frozen array, its messages frozen in place (not copied: they were read back for
+   * this undo; messages the agent froze before keep their identity). Otherwise the agent's history
+   * is unchanged. See docs/14-controlling-what-survives.md.
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) for an epoch the session does not have
+   * @throws CapabilityUnsupportedError (`CTXKIT_CAPABILITY_UNSUPPORTED`) when the strategy offers no undo
+   * @throws CtxkitError (`CTXKIT_STRATEGY_ERROR`) for a session the agent cannot reach
+   */
+  async undo(epochId: string, options: { sessionId?: string } = {}): Promise<UndoResult> {
+    const sessionId = options.sessionId ?? DEFAULT_SESSION_ID;
+    const manager = this.managerFor(sessionId);
+    if (typeof manager.undo !== 'function') throw new CapabilityUnsupportedError(this.options.strategyId, 'undo');
+    const result = await manager.undo(epochId);
+    if (!result.history) return result;
+    const messages = Object.freeze(result.history.map(adoptedMessage)) as readonly ChatMessage[];
+    const turn = messages.reduce((users, message) => (message.role === 'user' ? users + 1 : users), 0);
+    this.histories.set(sessionId, { messages, turn });
+    return { ...result, history: messages as ChatMessage[] };
   }
 
   /**

@@ -29,3 +29,14 @@ export function frozenMessage<T extends ChatMessage>(message: T): T {
   if (frozenByKernel.has(message)) return message;
   return freezeNewMessage(structuredClone(message));
 }
+
+/**
+ * A message handed over to the kernel for good, such as the history an undo restores (read back
+ * from the session's store: objects nobody else holds or changes): the message itself, frozen in
+ * place, rather than a copy. A message the kernel froze is kept as it is; one frozen by someone else
+ * (whose parts may not be) is taken as a frozen copy.
+ */
+export function adoptedMessage<T extends ChatMessage>(message: T): T {
+  if (frozenByKernel.has(message)) return message;
+  return Object.isFrozen(message) ? freezeNewMessage(structuredClone(message)) : freezeNewMessage(message);
+}
