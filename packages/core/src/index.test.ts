@@ -212,6 +212,7 @@ describe('@ctxkit/core/testing exports', () => {
     'matchHistoryInPayload',
     'parseConversations',
     'payloadLimit',
+    'pluginConformanceTarget',
     'runConformance',
     'runConformanceCase',
     'runConformanceCases',

@@ -229,12 +229,15 @@ describe('${pascal}Strategy', () => {
     },
     {
       path: 'src/conformance.test.ts',
-      text: `import { runConformance } from '@ctxkit/core/testing';
+      text: `import * as path from 'node:path';
+import { runConformance } from '@ctxkit/core/testing';
 import { createStrategy } from './index';
 
 // The shared conformance suite: budget, tool-call pairs, newest user message, no mutation,
-// nothing silently lost, determinism, on generated, hostile and real conversations.
-runConformance('${pluginId}', { factory: createStrategy, config: { note: 'Pinned: be concise.' } });
+// nothing silently lost, pins, determinism, on generated, hostile and real conversations. The plugin
+// as a host loads it: plugin.json validated, each case's config validated by its configSchema with
+// the defaults applied; the factory from the sources (without \`factory\`, the built entry).
+runConformance('${pluginId}', { plugin: path.join(__dirname, '..'), factory: createStrategy, config: { note: 'Pinned: be concise.' } });
 `,
     },
     {

@@ -17,6 +17,8 @@ export { checkPayload, checkRejection, mandatoryTokens, matchHistoryInPayload, p
 export type { ConformanceContextInput, ConformanceLLM, RecordingContext } from './conformance-context';
 export { CONFORMANCE_EPOCH_MS, createConformanceContext } from './conformance-context';
 export type { ConformanceCaseResult, ConformanceTarget } from './run-conformance-case';
+export type { PluginConformanceSource } from './plugin-conformance-target';
+export { pluginConformanceTarget } from './plugin-conformance-target';
 export { runConformanceCase } from './run-conformance-case';
 export type { ConformanceDepth, ConformanceOptions, ConformanceReport, DescribeFn, ItFn } from './strategy-tester';
 export { checkConformance, runConformance, runConformanceCases, runPropertyCases, StrategyTester } from './strategy-tester';

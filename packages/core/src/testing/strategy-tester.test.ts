@@ -318,3 +318,60 @@ describe('checkPayload', () => {
     });
   });
 });
+
+describe('a plugin named by its directory', () => {
+  const fs = require('node:fs') as typeof import('node:fs');
+  const os = require('node:os') as typeof import('node:os');
+  const path = require('node:path') as typeof import('node:path');
+  const seen: Array<Record<string, unknown>> = [];
+  const recording: StrategyFactory<ReferenceConfig> = (config, context) => {
+    seen.push(config as unknown as Record<string, unknown>);
+    return referenceStrategy()(config, context);
+  };
+  let dir: string;
+
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-conformance-plugin-'));
+    fs.writeFileSync(
+      path.join(dir, 'plugin.json'),
+      JSON.stringify({
+        id: 'reference-conformance-strategy',
+        kind: 'context-strategy',
+        name: 'Reference',
+        version: '1.0.0',
+        entry: './index.js',
+        configSchema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { maxContextTokens: { type: 'integer', minimum: 1 }, reserveOutputTokens: { type: 'integer', minimum: 0 }, label: { type: 'string', default: 'plain' } },
+        },
+      }),
+    );
+    // The built entry the loader imports: it hands over to the factory this test registers.
+    fs.writeFileSync(path.join(dir, 'index.js'), 'exports.createStrategy = (config, context) => globalThis.__ctxkitConformanceFactory(config, context);\n');
+    (globalThis as Record<string, unknown>).__ctxkitConformanceFactory = recording;
+  });
+  afterAll(() => {
+    delete (globalThis as Record<string, unknown>).__ctxkitConformanceFactory;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => (seen.length = 0));
+
+  it('loads the entry through the runtime loader and validates each case config by the plugin schema, defaults applied', async () => {
+    const report = await checkConformance<ReferenceConfig>({ plugin: dir, cases: [small] });
+    expect(report.failures).toEqual([]);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen[0]).toEqual({ ...small.budget, label: 'plain' });
+  });
+
+  it('tests a given factory (sources) with the plugin manifest and schema, and refuses a config the schema refuses', async () => {
+    const report = await checkConformance<ReferenceConfig & { label: string }>({ plugin: path.join(dir, 'plugin.json'), factory: recording, config: { label: 'mine' }, cases: [small] });
+    expect(report.failures).toEqual([]);
+    expect(seen[0]).toMatchObject({ label: 'mine' });
+    await expect(checkConformance<ReferenceConfig & { label: unknown }>({ plugin: dir, config: { label: 42 }, cases: [small] })).rejects.toMatchObject({ code: 'CTXKIT_CONFIG_INVALID' });
+  });
+
+  it('asks for the strategy when given neither a plugin nor a factory', async () => {
+    await expect(checkConformance({ cases: [small] })).rejects.toThrow(/pass plugin \(its directory\) or factory/);
+  });
+});

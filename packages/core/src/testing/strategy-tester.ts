@@ -5,6 +5,7 @@ import { budgetCases, conversationCases, hostileCases, longHistoryCases } from '
 import { ConformanceError, type ConformanceFailure } from './conformance-failure';
 import { BUNDLED_CONVERSATIONS } from './conversation-record';
 import { PINS_CASE_NAME, runPinsCase } from './pins-conformance';
+import { pluginConformanceTarget } from './plugin-conformance-target';
 import { runConformanceCase, type ConformanceTarget } from './run-conformance-case';
 
 /** A test-framework `describe` (jest, vitest, mocha, node:test all fit). */
@@ -54,7 +55,20 @@ function settingsOf<TConfig>(options: ConformanceOptions<TConfig>): DepthSetting
 }
 
 /** Options of {@link runConformance}. */
-export interface ConformanceOptions<TConfig = Record<string, unknown>> extends ConformanceTarget<TConfig> {
+/**
+ * What the suite runs and how. Name the strategy by its plugin (`plugin`: its directory, loaded as a
+ * host loads it, config validated by its own schema) or by a bare `factory` (and `config`, given
+ * with its defaults applied).
+ */
+export interface ConformanceOptions<TConfig = Record<string, unknown>> extends Omit<ConformanceTarget<TConfig>, 'factory'> {
+  /**
+   * The plugin's directory or `plugin.json`: its manifest validated, each case's config validated by
+   * its `configSchema` with the defaults applied, and (without `factory`) its entry imported by the
+   * runtime's loader. See {@link pluginConformanceTarget}.
+   */
+  plugin?: string;
+  /** The factory to test; with `plugin`, instead of the built entry (to test sources). Required without `plugin`. */
+  factory?: ConformanceTarget<TConfig>['factory'];
   /** How much of the suite runs (see {@link ConformanceDepth}). @default `CTXKIT_CONFORMANCE_DEPTH`, else 'quick' */
   depth?: ConformanceDepth;
   /**
@@ -145,10 +159,11 @@ export async function runPropertyCases<TConfig>(target: ConformanceTarget<TConfi
 export async function checkConformance<TConfig>(options: ConformanceOptions<TConfig>): Promise<ConformanceReport> {
   const { families, custom } = familiesOf(options);
   const settings = settingsOf(options);
+  const target = conformanceTargetOf(options);
   const reports: ConformanceReport[] = [];
-  if (families.has('property')) reports.push(await runPropertyCases(options, { ...options, numRuns: settings.numRuns }));
+  if (families.has('property')) reports.push(await runPropertyCases(target, { ...options, numRuns: settings.numRuns }));
   if (families.has('long-history')) {
-    const pins = await runPinsCase(options);
+    const pins = await runPinsCase(target);
     reports.push({ failures: pins.failures, cases: 1, composeCalls: pins.composeCalls });
   }
   const cases: ConformanceCase[] = [
@@ -158,8 +173,24 @@ export async function checkConformance<TConfig>(options: ConformanceOptions<TCon
     ...(families.has('conversation') ? BUNDLED_CONVERSATIONS.flatMap((name) => conversationCases(name, settings)) : []),
     ...custom,
   ];
-  reports.push(await runConformanceCases(options, cases));
+  reports.push(await runConformanceCases(target, cases));
   return reports.reduce((sum, r) => ({ failures: [...sum.failures, ...r.failures], cases: sum.cases + r.cases, composeCalls: sum.composeCalls + r.composeCalls }), { failures: [], cases: 0, composeCalls: 0 });
+}
+
+/**
+ * The target the options name: the plugin's (manifest and config schema from its `plugin.json`, the
+ * factory given or its built entry), or the bare factory and config.
+ * @throws TypeError when the options name neither a plugin nor a factory
+ */
+function conformanceTargetOf<TConfig>(options: ConformanceOptions<TConfig>): ConformanceTarget<TConfig> {
+  if (options.plugin !== undefined) {
+    return {
+      ...options,
+      ...pluginConformanceTarget<TConfig>({ plugin: options.plugin, ...(options.factory ? { factory: options.factory } : {}), ...(options.config === undefined ? {} : { config: options.config }) }),
+    };
+  }
+  if (typeof options.factory !== 'function') throw new TypeError('The conformance suite needs the strategy: pass plugin (its directory) or factory (its createStrategy).');
+  return { ...options, factory: options.factory };
 }
 
 function assertNoFailures(subject: string, report: ConformanceReport): void {
@@ -186,38 +217,39 @@ export function runConformance<TConfig = Record<string, unknown>>(name: string, 
   const timeout = options.timeout ?? 120_000;
   const { families, custom } = familiesOf(options);
   const settings = settingsOf(options);
+  const target = conformanceTargetOf(options);
   describeFn(name, () => {
     if (families.has('property')) {
       itFn(`keeps every invariant on ${settings.numRuns} generated histories (tool-call groups, Japanese and emoji, huge outputs, reused ids)`, async () => {
-        assertNoFailures(name, await runPropertyCases(options, { ...options, numRuns: settings.numRuns }));
+        assertNoFailures(name, await runPropertyCases(target, { ...options, numRuns: settings.numRuns }));
       }, timeout);
     }
     if (families.has('hostile')) {
       for (const testCase of hostileCases()) {
-        itFn(`handles hostile input: ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
+        itFn(`handles hostile input: ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
       }
     }
     if (families.has('budget')) {
       for (const testCase of budgetCases()) {
-        itFn(`rejects with CTXKIT_BUDGET_EXCEEDED: ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
+        itFn(`rejects with CTXKIT_BUDGET_EXCEEDED: ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
       }
     }
     if (families.has('long-history')) {
       for (const testCase of longHistoryCases()) {
-        itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
+        itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
       }
-      itFn(`keeps every invariant with ${PINS_CASE_NAME}`, async () => assertNoFailures(name, { failures: (await runPinsCase(options)).failures, cases: 1, composeCalls: 0 }), timeout);
+      itFn(`keeps every invariant with ${PINS_CASE_NAME}`, async () => assertNoFailures(name, { failures: (await runPinsCase(target)).failures, cases: 1, composeCalls: 0 }), timeout);
     }
     if (families.has('conversation')) {
       for (const file of BUNDLED_CONVERSATIONS) {
         const which = settings.recordsPerFile === undefined ? 'every record' : `${settings.recordsPerFile} sampled records`;
         itFn(`keeps every invariant replaying ${which} of ${file} turn by turn (${settings.depth})`, async () => {
-          assertNoFailures(name, await runConformanceCases(options, conversationCases(file, settings)));
+          assertNoFailures(name, await runConformanceCases(target, conversationCases(file, settings)));
         }, timeout);
       }
     }
     for (const testCase of custom) {
-      itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(options, [testCase])), timeout);
+      itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
     }
   });
 }
