@@ -12,7 +12,7 @@ import * as vm from 'node:vm';
 import 'reflect-metadata';
 import { BpeTokenCounter, findPayloadProblems, GptTokenizerEncoder, JsTiktokenEncoder, SharedCountCaches, type ChatMessage, type TokenCounter } from '@ctxkit/core';
 import { createConformanceContext, loadConversations, seededRandom } from '@ctxkit/core/testing';
-import { createSlidingWindowStrategy, type SlidingWindowStrategy } from '@ctxkit/strategy-sliding-window';
+import { createStrategy as createSlidingWindow, type SlidingWindowStrategy } from '@ctxkit/strategy-sliding-window';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { generateHistory } from './generate-history';
 import { benchKernelOverhead } from './kernel-overhead-bench';
@@ -58,7 +58,7 @@ function freshCounter(backend: 'gpt-tokenizer' | 'js-tiktoken' = 'gpt-tokenizer'
 
 function freshStrategy(maxContextTokens: number, counter: TokenCounter = freshCounter()): SlidingWindowStrategy {
   const { context } = createConformanceContext('bench', { counter, counterFor: () => counter, strategyId: 'std-sliding-window-strategy' }, undefined);
-  return createSlidingWindowStrategy({ model: 'gpt-4o', maxContextTokens, reserveOutputTokens: null, safetyMarginRatio: 0.1 }, context);
+  return createSlidingWindow({ model: 'gpt-4o', maxContextTokens, reserveOutputTokens: null, safetyMarginRatio: 0.1 }, context);
 }
 
 function newUser(turn: number): ChatMessage {

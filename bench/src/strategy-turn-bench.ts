@@ -18,9 +18,9 @@ import * as path from 'node:path';
 import 'reflect-metadata';
 import { BpeTokenCounter, GptTokenizerEncoder, SharedCountCaches, type ChatMessage, type ContextManager, type TokenCounter } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
-import { createSummarizationStrategy } from '@ctxkit/strategy-dynamic-summarization';
+import { createStrategy as createSummarization } from '@ctxkit/strategy-dynamic-summarization';
 import { createEntityExtractionStrategy } from '@ctxkit/strategy-entity-extraction';
-import { createSlidingWindowStrategy } from '@ctxkit/strategy-sliding-window';
+import { createStrategy as createSlidingWindow } from '@ctxkit/strategy-sliding-window';
 import { ToolOutputCacheStrategy } from '@ctxkit/strategy-tool-output-cache';
 import { generateHistory } from './generate-history';
 
@@ -76,8 +76,8 @@ function strategies(): BenchedStrategy[] {
   const contextFor = (strategyId: string, counter: TokenCounter) => createConformanceContext('bench', { counter, counterFor: () => counter, strategyId }, undefined).context;
   const budget = (maxContextTokens: number) => ({ model: 'gpt-4o', maxContextTokens });
   return [
-    { label: 'sliding window', strategyId: 'std-sliding-window-strategy', create: (max, counter) => createSlidingWindowStrategy(budget(max), contextFor('std-sliding-window-strategy', counter)) },
-    { label: 'summarization (offline)', strategyId: 'std-summarization-strategy', create: (max, counter) => createSummarizationStrategy(budget(max), contextFor('std-summarization-strategy', counter)) },
+    { label: 'sliding window', strategyId: 'std-sliding-window-strategy', create: (max, counter) => createSlidingWindow(budget(max), contextFor('std-sliding-window-strategy', counter)) },
+    { label: 'summarization (offline)', strategyId: 'std-summarization-strategy', create: (max, counter) => createSummarization(budget(max), contextFor('std-summarization-strategy', counter)) },
     {
       label: 'entity extraction (offline)',
       strategyId: 'std-entity-extraction-strategy',

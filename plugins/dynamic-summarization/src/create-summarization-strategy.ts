@@ -14,15 +14,10 @@ import { SummarizationStrategy, type SummarizationStrategyOptions } from './summ
  * @throws LLMNotConfiguredError (`CTXKIT_LLM_NOT_CONFIGURED`) for `summarizer: "llm"` without a client
  * @see docs/strategies/dynamic-summarization.md
  */
-export function createSummarizationStrategy(
+export function createStrategy(
   config: Partial<SummarizationConfig> | undefined | null,
   context: StrategyContext,
   options: SummarizationStrategyOptions = {},
 ): SummarizationStrategy {
   return new SummarizationStrategy(resolveSummarizationConfig(config), context, options);
-}
-
-/** The entry point the plugin loader calls (same as {@link createSummarizationStrategy}). */
-export function createStrategy(config: Partial<SummarizationConfig> | undefined | null, context: StrategyContext): SummarizationStrategy {
-  return createSummarizationStrategy(config, context);
 }

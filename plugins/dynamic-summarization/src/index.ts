@@ -3,7 +3,7 @@
  * summarizer and the offline extractive summarizer (no LLM). Explicit named exports only.
  * @see docs/strategies/dynamic-summarization.md
  */
-export { createStrategy, createSummarizationStrategy } from './create-summarization-strategy';
+export { createStrategy } from './create-summarization-strategy';
 export { SummarizationStrategy } from './summarization-strategy';
 export { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 export type { SummarizationStrategyOptions } from './summarization-strategy';

@@ -1,6 +1,6 @@
 import { EpochNotFoundError, MemoryContextStore, type ChatMessage, type ContextStore, type LLMPayload, type StoreKey } from '@ctxkit/core';
 import { createConformanceContext, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
-import { createSummarizationStrategy } from './create-summarization-strategy';
+import { createStrategy } from './create-summarization-strategy';
 
 const SYSTEM = 'You are a helpful airline agent.';
 
@@ -26,7 +26,7 @@ const CONFIG = { threshold: 2, batchTurns: 2, maxContextTokens: 450, reserveOutp
 function setup(options: { script?: ScriptStep[]; store?: ContextStore; sessionId?: string } = {}) {
   const llm = new ScriptedLLMClient(options.script ?? [summaryReply('The user asked about the first reservations.'), summaryReply('The user asked about reservations one to four.')]);
   const { context, events } = createConformanceContext(options.sessionId ?? 'session-1', { agentId: 'airline', strategyId: 'std-summarization-strategy', store: options.store ?? new MemoryContextStore(), llm }, undefined);
-  const strategy = createSummarizationStrategy(CONFIG, context);
+  const strategy = createStrategy(CONFIG, context);
   return { strategy, events, llm, context };
 }
 

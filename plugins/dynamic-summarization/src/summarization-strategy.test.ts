@@ -13,7 +13,7 @@ import {
   type TokenCounter,
 } from '@ctxkit/core';
 import { loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
-import { createStrategy as createPluginStrategy, createSummarizationStrategy } from './create-summarization-strategy';
+import { createStrategy as createPluginStrategy } from './create-summarization-strategy';
 import { OFFLINE_SUMMARIZER_NAME } from './offline/offline-summarizer';
 import type { SummarizationConfig } from './summarization-config';
 
@@ -418,7 +418,7 @@ describe('SummarizationStrategy', () => {
   describe('config', () => {
     it('accepts the README example config unchanged', () => {
       const config = { compressionModel: 'gemini-1.5-flash', threshold: 20 };
-      const strategy = createSummarizationStrategy(config, harness({ llm: new ScriptedLLMClient([]) }).context);
+      const strategy = createPluginStrategy(config, harness({ llm: new ScriptedLLMClient([]) }).context);
       expect(strategy.summarizer.model).toBe('gemini-1.5-flash');
       expect(config).toEqual({ compressionModel: 'gemini-1.5-flash', threshold: 20 });
     });

@@ -1,7 +1,11 @@
+import { applyConfigSchema } from '@ctxkit/core';
+import manifest from '../plugin.json';
+
 /**
- * Config of the sliding window (`std-sliding-window-strategy`). The defaults live in the plugin's
- * `plugin.json` `configSchema`; the loader applies them before the factory runs. A unit test keeps the
- * documented defaults below equal to the schema's.
+ * Config of the sliding window (`std-sliding-window-strategy`). The plugin's `plugin.json`
+ * `configSchema` is the one source of the defaults and of what is valid: the loader applies it, and
+ * {@link resolveSlidingWindowConfig} applies the same schema for direct callers. A unit test keeps the
+ * keys of this type and the schema's properties equal.
  */
 export interface SlidingWindowConfig {
   /**
@@ -34,14 +38,18 @@ export interface SlidingWindowConfig {
   cutBackRatio: number;
 }
 
-/** The documented defaults (equal to the schema's, checked by a test). */
-export const SLIDING_WINDOW_DEFAULTS: Readonly<SlidingWindowConfig> = Object.freeze({
-  model: 'gpt-4o',
-  maxContextTokens: null,
-  reserveOutputTokens: null,
-  safetyMarginRatio: 0.1,
-  cutBackRatio: 1,
-});
-
 /** The plugin id. */
 export const SLIDING_WINDOW_STRATEGY_ID = 'std-sliding-window-strategy';
+
+/**
+ * Validates a config against the plugin's `configSchema` and returns a copy with the schema's defaults
+ * applied, exactly as the loader does, so a direct caller of `createStrategy` gets the defaults and the
+ * errors the loader gives. Never touches its argument; `undefined` and `null` mean `{}`.
+ * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every invalid field with what was expected
+ */
+export function resolveSlidingWindowConfig(config: Partial<SlidingWindowConfig> | undefined | null): SlidingWindowConfig {
+  return applyConfigSchema(SLIDING_WINDOW_STRATEGY_ID, manifest.configSchema, config ?? {}) as unknown as SlidingWindowConfig;
+}
+
+/** The defaults of {@link SlidingWindowConfig}: the schema's `default`s, as ajv applies them to `{}`. */
+export const SLIDING_WINDOW_DEFAULTS: Readonly<SlidingWindowConfig> = Object.freeze(resolveSlidingWindowConfig({}));

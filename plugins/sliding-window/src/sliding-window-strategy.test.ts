@@ -1,6 +1,6 @@
 import { BudgetExceededError, CapabilityUnsupportedError, createContextRuntime, CtxkitError, findPayloadProblems, type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
 import { createConformanceContext, loadConversations } from '@ctxkit/core/testing';
-import { createSlidingWindowStrategy, createStrategy } from './index';
+import { createStrategy } from './index';
 import { SLIDING_WINDOW_DEFAULTS, type SlidingWindowConfig } from './sliding-window-config';
 
 const tools: ToolDefinition[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks up an item', parameters: { type: 'object', properties: { item: { type: 'integer' } } } } }];
@@ -18,7 +18,7 @@ function turn(index: number, output = `item ${index}: ${'detail '.repeat(60)}`):
 
 function setup(config: Partial<SlidingWindowConfig> = {}) {
   const { context, events } = createConformanceContext('session-1', { strategyId: 'std-sliding-window-strategy' }, undefined);
-  const strategy = createSlidingWindowStrategy({ ...SLIDING_WINDOW_DEFAULTS, ...config }, context);
+  const strategy = createStrategy(config, context);
   return { strategy, context, events };
 }
 

@@ -17,7 +17,7 @@ import {
   type TokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { SLIDING_WINDOW_DEFAULTS, SLIDING_WINDOW_STRATEGY_ID, type SlidingWindowConfig } from './sliding-window-config';
+import { SLIDING_WINDOW_STRATEGY_ID, type SlidingWindowConfig } from './sliding-window-config';
 
 interface LastCall {
   history: ReadonlyArray<ChatMessage>;
@@ -53,8 +53,9 @@ export class SlidingWindowStrategy implements ContextManagerContract, ContextMan
   /** The id this instance runs under (the plugin id, or the id a host registered it with). */
   private readonly strategyId: string;
 
-  constructor(config: Partial<SlidingWindowConfig>, private readonly context: StrategyContext) {
-    this.config = { ...SLIDING_WINDOW_DEFAULTS, ...config };
+  /** @param config validated, with the schema's defaults applied (see `resolveSlidingWindowConfig`) */
+  constructor(config: SlidingWindowConfig, private readonly context: StrategyContext) {
+    this.config = config;
     this.strategyId = context.strategyId || SLIDING_WINDOW_STRATEGY_ID;
     this.counter = this.config.model === context.model ? context.counter : context.counterFor(this.config.model);
     this.composer = new PayloadComposer({
