@@ -1,7 +1,7 @@
 import { BudgetExceededError, CapabilityUnsupportedError, createContextRuntime, CtxkitError, findPayloadProblems, type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
 import { createConformanceContext, loadConversations } from '@ctxkit/core/testing';
 import { createStrategy } from './index';
-import { SLIDING_WINDOW_DEFAULTS, type SlidingWindowConfig } from './sliding-window-config';
+import type { SlidingWindowConfig } from './sliding-window-config';
 
 const tools: ToolDefinition[] = [{ type: 'function', function: { name: 'lookup', description: 'Looks up an item', parameters: { type: 'object', properties: { item: { type: 'integer' } } } } }];
 let nextId = 0;
