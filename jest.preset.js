@@ -6,6 +6,7 @@ const root = __dirname;
 
 const moduleNameMapper = {
   '^@ctxkit/core/testing$': path.join(root, 'packages/core/src/testing/index.ts'),
+  '^@ctxkit/core/strategy-kit$': path.join(root, 'packages/core/src/strategy-kit/index.ts'),
   '^@ctxkit/core$': path.join(root, 'packages/core/src/index.ts'),
   '^@ctxkit/kernel$': path.join(root, 'packages/kernel/src/index.ts'),
   '^@ctxkit/cli$': path.join(root, 'packages/cli/src/index.ts'),

@@ -4,7 +4,8 @@ jest.mock('ai', () => nativeRequire('ai'));
 jest.mock('ai/test', () => nativeRequire('ai/test'));
 
 import { toChatMessages } from '@ctxkit/ai-sdk';
-import { contentText, createTokenCounter, findPayloadProblems, type ToolDefinition } from '@ctxkit/core';
+import { createTokenCounter, type ToolDefinition } from '@ctxkit/core';
+import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { runOpenHands, runTauBench, runTauBenchWithModelSummaries, type ScenarioResult } from './main';
 import type { ModelRequest } from './recorded-replay-model';

@@ -1,4 +1,5 @@
-import { contentText, type AssistantMessage } from '@ctxkit/core';
+import { type AssistantMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { MockLanguageModelV4 } from 'ai/test';
 
 /** What the model receives on one call (the provider-level request). */

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { contentText } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { runBookingAgent, type BookingAgentResult } from './main';
 
 describe('booking-agent', () => {

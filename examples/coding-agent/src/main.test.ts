@@ -1,4 +1,4 @@
-import { contentText } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { runCodingAgent, type CodingAgentResult } from './main';
 
 describe('coding-agent', () => {

@@ -14,7 +14,8 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { contentText, createContextRuntime, type ChatMessage, type LLMClient, type PayloadStats, type ReductionAction } from '@ctxkit/core';
+import { createContextRuntime, type ChatMessage, type LLMClient, type PayloadStats, type ReductionAction } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
 import { createRecordedTools } from '@ctxkit/example-recorded-replay';

@@ -1,4 +1,5 @@
-import { contentText, type AssistantMessage, type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
+import { type AssistantMessage, type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 
 /** The placeholder the tool output cache leaves for a trimmed output. */

@@ -1,4 +1,5 @@
-import { assertMessageShape, contentText, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { assertMessageShape, contentText } from '@ctxkit/core/strategy-kit';
 
 /**
  * The indexes of pinned messages in a history, found incrementally: a history that only grows is

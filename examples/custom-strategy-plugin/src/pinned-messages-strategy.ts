@@ -1,16 +1,12 @@
 import {
-  computeBudget,
-  contentText,
-  PayloadComposer,
-  truncateToFit,
   type ChatMessage,
   type ComposeOptions,
   type IContextManager,
   type LLMPayload,
-  type MemoryBlock,
   type StrategyContext,
   type ToolDefinition,
 } from '@ctxkit/core';
+import { computeBudget, contentText, PayloadComposer, truncateToFit, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import { PinIndex } from './pin-index';
 import type { PinnedMessagesConfig } from './pinned-messages-config';
 

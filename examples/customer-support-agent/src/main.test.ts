@@ -1,4 +1,4 @@
-import { contentText, findPayloadProblems } from '@ctxkit/core';
+import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { runSupportAgent, type SupportAgentResult } from './main';
 
 describe('customer-support-agent', () => {

@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
+import { type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import type { AgentTool } from '@ctxkit/kernel';
 

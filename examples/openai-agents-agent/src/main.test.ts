@@ -1,4 +1,5 @@
-import { contentText, createTokenCounter } from '@ctxkit/core';
+import { createTokenCounter } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { toChatMessages } from '@ctxkit/openai-agents';
 import { AIRLINE_SCENARIO, CODING_SCENARIO, main, type ReplayResult } from './main';

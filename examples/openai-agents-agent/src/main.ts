@@ -13,7 +13,8 @@
  *   npm run build && node examples/openai-agents-agent/dist/main.js
  */
 import 'reflect-metadata';
-import { contentText, createTokenCounter, findPayloadProblems, type LLMPayload, type PayloadProblem, type ReductionAction } from '@ctxkit/core';
+import { createTokenCounter, type LLMPayload, type ReductionAction } from '@ctxkit/core';
+import { contentText, findPayloadProblems, type PayloadProblem } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { AIRLINE_SCENARIO, CODING_SCENARIO, recordedTurns, type ReplayScenario } from '@ctxkit/example-recorded-replay';
 import { createCtxkitSession, toChatMessages, toToolDefinitions } from '@ctxkit/openai-agents';

@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type ToolCall } from '@ctxkit/core';
+import { type ChatMessage, type ToolCall } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 
 /** What a replayed tool answers to a call the recording has no output for. */
 export const UNRECORDED_OUTPUT = 'No recorded output for this call.';

@@ -1,4 +1,5 @@
-import { contentText, type AssistantMessage, type ChatMessage, type LLMCompletionRequest, type ToolDefinition } from '@ctxkit/core';
+import { type AssistantMessage, type ChatMessage, type LLMCompletionRequest, type ToolDefinition } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import type { AgentTool } from '@ctxkit/kernel';
 import { recordedOutputsBy } from './recorded-call-outputs';

@@ -5,7 +5,8 @@ jest.mock('ai/test', () => nativeRequire('ai/test'));
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { createContextRuntime, CtxkitError, ErrorCodes, messageText, type ChatMessage, type ContextRuntime } from '@ctxkit/core';
+import { createContextRuntime, CtxkitError, ErrorCodes, type ChatMessage, type ContextRuntime } from '@ctxkit/core';
+import { messageText } from '@ctxkit/core/strategy-kit';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAiSdkContext, DEFAULT_AI_SDK_AGENT_ID, type AiSdkContext, type AiSdkContextOptions } from './ai-sdk-context';
@@ -166,6 +167,9 @@ describe('AiSdkContext', () => {
       expect(await first.text).toBe('Streamed.');
       const second = streamText({ model, system: SYSTEM, prompt: 'Hi again', prepareStep: context.prepareStep, onEnd: context.onEnd });
       expect(await second.text).toBe('Again.');
+      // streamText settles its text before its onEnd has finished; the turn report (a store read, then
+      // the strategy) lands a few ticks later.
+      for (let wait = 0; wait < 100 && strategies[0]!.turns.length < 2; wait++) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(strategies[0]!.turns.map((turn) => texts(turn))).toEqual([
         ['user: Hi', 'assistant: Streamed.'],
         ['user: Hi again', 'assistant: Again.'],

@@ -1,4 +1,5 @@
-import { CtxkitError, networkErrorCode, retryAfterMs, LLMRequestError, LLMResponseError, type LLMErrorDetails } from '@ctxkit/core';
+import { CtxkitError, LLMRequestError, LLMResponseError, type LLMErrorDetails } from '@ctxkit/core';
+import { networkErrorCode, retryAfterMs } from '@ctxkit/core/strategy-kit';
 
 /** The fields of the AI SDK's `APICallError` (read by shape: the adapter never loads the `ai` package). */
 interface ApiCallErrorShape {

@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import { type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import type { Instructions, ModelMessage, SystemModelMessage, ToolSet } from 'ai';
 import { ragContextFor, type ComposeSettings } from './compose-settings';
 import { restoreUnchangedMessages } from './restore-unchanged-messages';

@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type ToolDefinition } from '@ctxkit/core';
+import { type ChatMessage, type ToolDefinition } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import type { LanguageModelCallOptions, LanguageModelFunctionTool, LanguageModelMessage, LanguageModelTool } from './ai-sdk-types';
 import { ragContextFor, type ComposeSettings } from './compose-settings';
 import { assertToolsRegistered, contributedToolNames } from './contributed-tool-names';

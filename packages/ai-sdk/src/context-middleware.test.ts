@@ -2,7 +2,8 @@
 jest.mock('ai', () => nativeRequire('ai'));
 jest.mock('ai/test', () => nativeRequire('ai/test'));
 
-import { createContextRuntime, CtxkitError, ErrorCodes, findPayloadProblems, messageText, type ChatMessage, type ContextRuntime, type TokenCounter } from '@ctxkit/core';
+import { createContextRuntime, CtxkitError, ErrorCodes, type ChatMessage, type ContextRuntime, type TokenCounter } from '@ctxkit/core';
+import { findPayloadProblems, messageText } from '@ctxkit/core/strategy-kit';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAiSdkContext, type AiSdkContext } from './ai-sdk-context';

@@ -1,5 +1,4 @@
 import {
-  completeBeforeDeadline,
   createTokenUsage,
   LLMResponseError,
   LLMTimeoutError,
@@ -12,6 +11,7 @@ import {
   type ToolCall,
   type TokenUsage,
 } from '@ctxkit/core';
+import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
 import type { LanguageModel } from 'ai';
 import { aiSdkErrorToLLMError } from './ai-sdk-error-to-llm-error';
 import type { LanguageModelCallOptions, LanguageModelGenerateResult } from './ai-sdk-types';

@@ -1,4 +1,5 @@
-import { assertHistoryShape, createTokenCounter, CtxkitError, ErrorCodes, messageText, type AssistantMessage, type ChatMessage } from '@ctxkit/core';
+import { createTokenCounter, CtxkitError, ErrorCodes, type AssistantMessage, type ChatMessage } from '@ctxkit/core';
+import { assertHistoryShape, messageText } from '@ctxkit/core/strategy-kit';
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
 import { keptPartOf } from './kept-assistant-part';

@@ -1,4 +1,5 @@
-import { findPayloadProblems, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';

@@ -1,4 +1,5 @@
-import { contentText, type AssistantMessage, type ChatMessage, type ToolMessage, type UserMessage } from '@ctxkit/core';
+import { type AssistantMessage, type ChatMessage, type ToolMessage, type UserMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import type { ModelMessage, ToolModelMessage } from 'ai';
 import type { AssistantPart, LanguageModelPrompt, ToolPart, UserPart } from './ai-sdk-types';
 import { partOfImageUrl } from './file-data';

@@ -1,7 +1,6 @@
 import {
   createTokenCounter,
   createTokenUsage,
-  HeuristicTokenCounter,
   IContextManager,
   IEventBus,
   ILLMClient,
@@ -22,6 +21,7 @@ import {
   type TokenUsage,
   type UndoResult,
 } from '@ctxkit/core';
+import { HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { inject, injectable } from 'tsyringe';
 import { DEFAULT_MAX_STEPS, type AgentOptions } from './agent-options';
 import type { AgentRunOptions, AgentRunResult } from './agent-run';

@@ -1,4 +1,5 @@
-import { CtxkitError, networkErrorCode, retryAfterMs, LLMRequestError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
+import { CtxkitError, LLMRequestError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
+import { networkErrorCode, retryAfterMs } from '@ctxkit/core/strategy-kit';
 
 const BODY_EXCERPT = 2000;
 

@@ -1,5 +1,4 @@
 import {
-  completeBeforeDeadline,
   createTokenUsage,
   LLMRequestError,
   LLMResponseError,
@@ -10,6 +9,7 @@ import {
   type LLMCompletionRequest,
   type TokenUsage,
 } from '@ctxkit/core';
+import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage, type UsageMetadata } from '@langchain/core/messages';
 import { chatModelErrorToLLMError } from './chat-model-error-to-llm-error';

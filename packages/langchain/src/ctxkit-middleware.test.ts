@@ -1,15 +1,13 @@
 import {
-  computeBudget,
   createContextRuntime,
   createTokenCounter,
   CtxkitError,
-  findPayloadProblems,
-  PayloadComposer,
   type ChatMessage,
   type ContextRuntime,
   type StrategyFactory,
   type ToolDefinition,
 } from '@ctxkit/core';
+import { computeBudget, findPayloadProblems, PayloadComposer } from '@ctxkit/core/strategy-kit';
 import { AIMessage, FunctionMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';

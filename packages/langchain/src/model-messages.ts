@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
 import { fromChatMessages } from './from-chat-messages';
 import type { LangChainChatMessage } from './langchain-origin';

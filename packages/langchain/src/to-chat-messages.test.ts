@@ -1,4 +1,5 @@
-import { contentText, CtxkitError, type AssistantMessage, type UserMessage } from '@ctxkit/core';
+import { CtxkitError, type AssistantMessage, type UserMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { AIMessage, AIMessageChunk, ChatMessage as LangChainRoleMessage, FunctionMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import fc from 'fast-check';
 import { arbAIMessage, arbHumanMessage, arbLangChainMessage } from './__fixtures__/arb-langchain-messages';

@@ -1,4 +1,5 @@
-import { contentText, createTokenCounter, type ToolDefinition } from '@ctxkit/core';
+import { createTokenCounter, type ToolDefinition } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem, type AgentOutputItem, type ModelRequest } from '@openai/agents';
 import { createCtxkitSession, toChatMessages, toToolDefinitions, type CtxkitSession } from './index';
 import { assistantText, functionCall, ScriptedAgentsModel } from './testing/scripted-agents-model';

@@ -1,4 +1,5 @@
-import { contentText, createContextRuntime, createTokenCounter, findPayloadProblems, MemoryContextStore, StoreError, type ContextRuntime, type StoreKey } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, MemoryContextStore, StoreError, type ContextRuntime, type StoreKey } from '@ctxkit/core';
+import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem } from '@openai/agents';
 import { createCtxkitSession, CtxkitSession, CtxkitSessionOptionsError, SessionInputMismatchError, toChatMessages, toToolDefinitions } from './index';
 import { assistantText, functionCall, ScriptedAgentsModel } from './testing/scripted-agents-model';

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  contentText,
   hasWhenIdle,
   IContextStore,
   type AgentHandle,
@@ -10,6 +9,7 @@ import {
   type StoreKey,
   type ToolDefinition,
 } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, FunctionTool, ModelInputData, Session } from '@openai/agents';
 import type { OpenAIAgentsChatMessage } from './agents-origin';
 import { contributedAgentsTools } from './contributed-agents-tools';

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { contentText, type ChatMessage, type ContentPart, type ReadonlyChatMessage, type TextContentPart } from '@ctxkit/core';
+import { type ChatMessage, type ContentPart, type ReadonlyChatMessage, type TextContentPart } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import type { AgentInputItem, FunctionCallItem, FunctionCallResultItem } from '@openai/agents';
 import { OPENAI_AGENTS_CARRIED_PROVIDER, OPENAI_REASONING_PROVIDER, type OpenAIAgentsChatMessage } from './agents-origin';
 import { ChatMessageItemError } from './errors/chat-message-item-error';

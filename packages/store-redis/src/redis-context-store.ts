@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CtxkitError, formatStoreKey, StoreError } from '@ctxkit/core';
+import { CtxkitError, StoreError } from '@ctxkit/core';
+import { formatStoreKey } from '@ctxkit/core/strategy-kit';
 import type { BlobRange, ContextStore, StoreKey, StoreKeyPrefix, VersionedSetResult, VersionedValue } from '@ctxkit/core';
 import { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeyLayout } from './redis-key-layout';

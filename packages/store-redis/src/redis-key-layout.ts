@@ -1,4 +1,5 @@
-import { assertStoreKey, assertStoreKeyPrefix, decodeStoreKeyPart, encodeStoreKeyPart, STORE_KINDS, StoreKeyError } from '@ctxkit/core';
+import { StoreKeyError } from '@ctxkit/core';
+import { assertStoreKey, assertStoreKeyPrefix, decodeStoreKeyPart, encodeStoreKeyPart, STORE_KINDS } from '@ctxkit/core/strategy-kit';
 import type { StoreKey, StoreKeyPrefix, StoreKind } from '@ctxkit/core';
 
 /** What a Redis key holds: a JSON value or the bytes of a blob. */

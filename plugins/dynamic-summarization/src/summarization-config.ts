@@ -1,4 +1,4 @@
-import { applyConfigSchema } from '@ctxkit/core';
+import { applyConfigSchema } from '@ctxkit/core/strategy-kit';
 import manifest from '../plugin.json';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 

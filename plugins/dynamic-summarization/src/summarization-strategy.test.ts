@@ -1,7 +1,5 @@
 import {
   CtxkitEventBus,
-  findPayloadProblems,
-  HeuristicTokenCounter,
   LLMRequestError,
   MemoryContextStore,
   ModelRegistry,
@@ -12,6 +10,7 @@ import {
   type StrategyContext,
   type TokenCounter,
 } from '@ctxkit/core';
+import { findPayloadProblems, HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createStrategy as createPluginStrategy } from './create-summarization-strategy';
 import { OFFLINE_SUMMARIZER_NAME } from './offline/offline-summarizer';

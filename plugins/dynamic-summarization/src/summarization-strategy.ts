@@ -1,16 +1,10 @@
 import {
-  SerialQueue,
-  computeBudget,
   DisposedError,
   LLMNotConfiguredError,
-  PayloadComposer,
-  payloadPreview,
-  previewItems,
   type ChatMessage,
   type ComposeOptions,
   type ContextManager,
   type LLMPayload,
-  type MemoryBlock,
   type ReductionEpoch,
   type ReductionPreview,
   type StrategyContext,
@@ -18,6 +12,7 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
+import { SerialQueue, computeBudget, PayloadComposer, payloadPreview, previewItems, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import { FoldEpochs } from './fold/fold-epochs';
 import { FoldScheduler } from './fold/fold-scheduler';
 import { turnCount } from './history/turn-starts';

@@ -1,4 +1,5 @@
-import { truncateToFit, type MemoryBlock, type TokenCounter } from '@ctxkit/core';
+import { type TokenCounter } from '@ctxkit/core';
+import { truncateToFit, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import { escapeReservedTags } from './llm/fence-transcript';
 import type { SummaryState } from './summary-state';
 

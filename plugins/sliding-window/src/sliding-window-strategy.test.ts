@@ -1,4 +1,13 @@
-import { BudgetExceededError, CapabilityUnsupportedError, createContextRuntime, CtxkitError, findPayloadProblems, type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import {
+  BudgetExceededError,
+  CapabilityUnsupportedError,
+  createContextRuntime,
+  CtxkitError,
+  type ChatMessage,
+  type LLMPayload,
+  type ToolDefinition,
+} from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, loadConversations } from '@ctxkit/core/testing';
 import { createStrategy } from './index';
 import type { SlidingWindowConfig } from './sliding-window-config';

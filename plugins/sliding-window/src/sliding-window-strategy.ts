@@ -1,9 +1,6 @@
 import {
-  computeBudget,
   DisposedError,
   HistoryValidationError,
-  PayloadComposer,
-  payloadPreview,
   safeEmit,
   type ChatMessage,
   type ComposeOptions,
@@ -17,6 +14,7 @@ import {
   type TokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
+import { computeBudget, PayloadComposer, payloadPreview } from '@ctxkit/core/strategy-kit';
 import { SLIDING_WINDOW_STRATEGY_ID, type SlidingWindowConfig } from './sliding-window-config';
 
 interface LastCall {

@@ -1,10 +1,8 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
 import {
-  contentText,
   createContextRuntime,
   createTokenCounter,
-  findPayloadProblems,
   LLMRequestError,
   MemoryContextStore,
   type ChatMessage,
@@ -13,6 +11,7 @@ import {
   type LLMCompletionRequest,
   type LLMPayload,
 } from '@ctxkit/core';
+import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { loadConversations, ScriptedLLMClient, type ConversationRecord, type ScriptStep } from '@ctxkit/core/testing';
 
 /**

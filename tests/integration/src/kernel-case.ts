@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { contentText, type AssistantMessage, type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
+import { type AssistantMessage, type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import type { AgentTool } from '@ctxkit/kernel';
 

@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
-import { contentText, createContextRuntime, ErrorCodes, LLMClientInUseError, type ContextRuntime, type CtxkitEventPayloads, type LLMCompletionRequest } from '@ctxkit/core';
+import {
+  createContextRuntime,
+  ErrorCodes,
+  LLMClientInUseError,
+  type ContextRuntime,
+  type CtxkitEventPayloads,
+  type LLMCompletionRequest,
+} from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient, type RecordedRequest, type ScriptStep } from '@ctxkit/core/testing';
 import { createAgent } from '@ctxkit/kernel';
 import { CASES_DIR } from './kernel-case';

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { contentText, createContextRuntime, findPayloadProblems, type AgentHandle, type ChatMessage, type ContextRuntime } from '@ctxkit/core';
+import { createContextRuntime, type AgentHandle, type ChatMessage, type ContextRuntime } from '@ctxkit/core';
+import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import type { RecordedRequest } from '@ctxkit/core/testing';
 import { createAgent, type AgentRunResult, type AgentTool } from '@ctxkit/kernel';
 import { CaseModel, caseTurns, loadKernelCase, recordedTools, type KernelCase } from './kernel-case';

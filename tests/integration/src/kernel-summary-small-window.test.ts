@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { contentText, createContextRuntime, findPayloadProblems, type ChatMessage, type ContextRuntime, type LLMCompletionRequest, type PayloadStats } from '@ctxkit/core';
+import { createContextRuntime, type ChatMessage, type ContextRuntime, type LLMCompletionRequest, type PayloadStats } from '@ctxkit/core';
+import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createAgent, type AgentTool } from '@ctxkit/kernel';
 

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as core from '@ctxkit/core';
-import { CtxkitError, findPayloadProblems, validateManifest, type ChatMessage, type ContextManagerContract, type LLMPayload } from '@ctxkit/core';
+import { CtxkitError, validateManifest, type ChatMessage, type ContextManagerContract, type LLMPayload } from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { freezeDeep, generateHistory, loadConversations, structuralKey, SYNTHETIC_TOOLS } from '@ctxkit/core/testing';
 
 const CASES = path.join(__dirname, '..', 'cases');

@@ -1,7 +1,15 @@
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BudgetExceededError, createContextRuntime, createTokenCounter, findPayloadProblems, type ChatMessage, type ContextRuntime, type ToolDefinition } from '@ctxkit/core';
+import {
+  BudgetExceededError,
+  createContextRuntime,
+  createTokenCounter,
+  type ChatMessage,
+  type ContextRuntime,
+  type ToolDefinition,
+} from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
 
 /**

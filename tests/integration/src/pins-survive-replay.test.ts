@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { contentText, createContextRuntime, createTokenCounter, findPayloadProblems, type ChatMessage, type ContextRuntime, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, type ChatMessage, type ContextRuntime, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { freezeDeep, loadConversations, type BundledConversationName, type ConversationRecord } from '@ctxkit/core/testing';
 
 /**

@@ -1,5 +1,13 @@
 import 'reflect-metadata';
-import { contentText, createContextRuntime, PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL, type ContextRuntime, type CtxkitEventPayloads, type LLMCompletionRequest } from '@ctxkit/core';
+import {
+  createContextRuntime,
+  PIN_CONTEXT_TOOL,
+  UNPIN_CONTEXT_TOOL,
+  type ContextRuntime,
+  type CtxkitEventPayloads,
+  type LLMCompletionRequest,
+} from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createAgent } from '@ctxkit/kernel';
 

@@ -18,6 +18,7 @@ function entryPoints(): string[] {
     }
   }
   entries.push(path.join(root, 'packages', 'core', 'src', 'testing', 'index.ts'));
+  entries.push(path.join(root, 'packages', 'core', 'src', 'strategy-kit', 'index.ts'));
   return entries;
 }
 
@@ -35,6 +36,7 @@ describe('public exports', () => {
       paths: {
         '@ctxkit/core': ['packages/core/src/index.ts'],
         '@ctxkit/core/testing': ['packages/core/src/testing/index.ts'],
+        '@ctxkit/core/strategy-kit': ['packages/core/src/strategy-kit/index.ts'],
         '@ctxkit/kernel': ['packages/kernel/src/index.ts'],
       },
     });

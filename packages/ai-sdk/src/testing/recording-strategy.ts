@@ -1,15 +1,13 @@
 import {
-  computeBudget,
-  PayloadComposer,
   type ChatMessage,
   type ComposeOptions,
   type ContextRuntime,
   type ContributedTool,
   type LLMPayload,
-  type MemoryBlock,
   type StrategyContext,
   type ToolDefinition,
 } from '@ctxkit/core';
+import { computeBudget, PayloadComposer, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 
 /** The id the recording strategy is registered under. */
 export const RECORDING_STRATEGY_ID = 'recording-strategy';

@@ -1,4 +1,5 @@
-import { messageText, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { messageText } from '@ctxkit/core/strategy-kit';
 
 /** All text a model would read in a payload (contents, tool-call names and arguments). */
 export function payloadText(messages: ReadonlyArray<ChatMessage>): string {

@@ -1,7 +1,5 @@
 import {
-  computeBudget,
   CtxkitError,
-  findPayloadProblems,
   hasWhenIdle,
   type ChatMessage,
   type ContextSession,
@@ -9,6 +7,7 @@ import {
   type TokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
+import { computeBudget, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { readPayloadFacts } from '../quality/fact-presence';
 import { isFactRecoverable } from '../quality/fact-recovery';
 import type { NeededFact } from '../quality/needed-fact';

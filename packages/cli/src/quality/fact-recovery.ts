@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type LLMPayload } from '@ctxkit/core';
+import { type ChatMessage, type LLMPayload } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import type { NeededFact } from './needed-fact';
 
 /**

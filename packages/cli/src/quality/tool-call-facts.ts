@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import type { TranscriptRecord } from '../lab/transcript-record';
 import type { NeededFact } from './needed-fact';
 

@@ -132,17 +132,8 @@ export const ${constant(pascal)}_DEFAULTS: ${pascal}Config = {
     },
     {
       path: `src/${kebab}-strategy.ts`,
-      text: `import {
-  assertHistoryShape,
-  computeBudget,
-  PayloadComposer,
-  type ChatMessage,
-  type ComposeOptions,
-  type IContextManager,
-  type LLMPayload,
-  type StrategyContext,
-  type ToolDefinition,
-} from '@ctxkit/core';
+      text: `import { type ChatMessage, type ComposeOptions, type IContextManager, type LLMPayload, type StrategyContext, type ToolDefinition } from '@ctxkit/core';
+import { assertHistoryShape, computeBudget, PayloadComposer } from '@ctxkit/core/strategy-kit';
 import type { ${pascal}Config } from './${kebab}-config';
 
 export const STRATEGY_ID = '${pluginId}';

@@ -1,14 +1,10 @@
 import 'reflect-metadata';
 import {
-  computeBudget,
   createTokenCounter,
   CtxkitEventBus,
   IContextManager,
   IEventBus,
   ILLMClient,
-  PayloadComposer,
-  withUsage,
-  usageLevel,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
@@ -19,6 +15,7 @@ import {
   type LLMPayload,
   type ToolDefinition,
 } from '@ctxkit/core';
+import { computeBudget, PayloadComposer, withUsage, usageLevel } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { container as rootContainer } from 'tsyringe';
 import { Agent } from '../agent';

@@ -1,3 +1,4 @@
+import { type IContextStore, type ITokenCounter, type StoreKey } from '@ctxkit/core';
 import {
   CalibratedTokenCounter,
   CountCalibration,
@@ -5,10 +6,7 @@ import {
   type AnchoredCount,
   type CountCalibrationSnapshot,
   type CountedPayload,
-  type IContextStore,
-  type ITokenCounter,
-  type StoreKey,
-} from '@ctxkit/core';
+} from '@ctxkit/core/strategy-kit';
 
 /** The store session under which an agent's own state (not a conversation's) is kept. */
 export const AGENT_STATE_SESSION_ID = 'agent';

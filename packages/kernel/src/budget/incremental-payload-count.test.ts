@@ -1,4 +1,5 @@
-import { CalibratedTokenCounter, CountCalibration, HeuristicTokenCounter, type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+import { CalibratedTokenCounter, CountCalibration, HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { freezeDeep } from '@ctxkit/core/testing';
 import fc from 'fast-check';
 import { arbPayloadStep, arbUnitKind, conversationOf, payloadsOf } from '../__fixtures__/payload-sequences';

@@ -1,4 +1,5 @@
-import { CalibratedTokenCounter, type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+import { CalibratedTokenCounter } from '@ctxkit/core/strategy-kit';
 import { keptMessages, leadingSystemMessages, payloadContinuation } from '../providers/payload-continuation';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;

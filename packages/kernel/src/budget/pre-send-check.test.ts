@@ -1,4 +1,5 @@
-import { BudgetExceededError, findPayloadProblems, type ChatMessage, type ContextManager, type LLMPayload } from '@ctxkit/core';
+import { BudgetExceededError, type ChatMessage, type ContextManager, type LLMPayload } from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
 import { testCounter } from '../__fixtures__/budget-test-agent';
 import { preSendCheck } from './pre-send-check';

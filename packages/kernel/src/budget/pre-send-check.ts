@@ -2,7 +2,6 @@ import {
   BudgetExceededError,
   createTokenUsage,
   hasCompactionHooks,
-  truncateToFit,
   type ChatMessage,
   type ContextManager,
   type ITokenCounter,
@@ -11,7 +10,8 @@ import {
   type ToolCall,
   type ToolMessage,
 } from '@ctxkit/core';
-import { collapsedToolResult, toolContentText } from '@ctxkit/core';
+import { truncateToFit } from '@ctxkit/core/strategy-kit';
+import { collapsedToolResult, toolContentText } from '@ctxkit/core/strategy-kit';
 import { MIN_TOOL_OUTPUT_TOKENS } from './truncate-tool-result';
 
 /** The escalation of the pre-send check, in order (`drop-oldest-turns` only when retrying after a provider's refusal for length). */

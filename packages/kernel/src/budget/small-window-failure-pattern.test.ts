@@ -1,4 +1,5 @@
-import { BudgetExceededError, collapsedToolResult, ErrorCodes, findPayloadProblems, type AssistantMessage, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { BudgetExceededError, ErrorCodes, type AssistantMessage, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { collapsedToolResult, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { preSendCheck } from './pre-send-check';
 import { buildBudgetAgent, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
 

@@ -1,4 +1,5 @@
-import { baseName, countLineFeeds, truncateToFit, type ITokenCounter } from '@ctxkit/core';
+import { type ITokenCounter } from '@ctxkit/core';
+import { baseName, countLineFeeds, truncateToFit } from '@ctxkit/core/strategy-kit';
 import { renderOutlineView } from '../small-context/outline/outline-view';
 import type { SmallContextIntensity } from '../small-context/small-context-plan';
 import { DEFAULT_TOOL_OUTPUT_CAPS, type ResolvedToolOutputPolicy, type ToolOutputCaps, type ToolOutputTruncation } from './tool-output-policy';

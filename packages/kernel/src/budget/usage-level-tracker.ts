@@ -1,4 +1,5 @@
-import { usageLevel, type UsageLevel } from '@ctxkit/core';
+import { type UsageLevel } from '@ctxkit/core';
+import { usageLevel } from '@ctxkit/core/strategy-kit';
 
 /** A usage level change: what {@link UsageLevelTracker.observe} reports. */
 export interface UsageLevelChange {

@@ -1,4 +1,5 @@
-import { CtxkitError, networkErrorCode, retryAfterMs, LLMRequestError, LLMResponseError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
+import { CtxkitError, LLMRequestError, LLMResponseError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
+import { networkErrorCode, retryAfterMs } from '@ctxkit/core/strategy-kit';
 import type { SdkApiError, SdkErrorClasses } from './sdk-error-classes';
 
 /** The call that failed, as the error's details report it. */

@@ -1,14 +1,5 @@
-import {
-  remainingForToolOutput,
-  safeEmit,
-  usageLevel,
-  withUsage,
-  type ChatMessage,
-  type CtxkitEventBus,
-  type LLMPayload,
-  type PayloadStats,
-  type ReductionRecord,
-} from '@ctxkit/core';
+import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type PayloadStats, type ReductionRecord } from '@ctxkit/core';
+import { remainingForToolOutput, usageLevel, withUsage } from '@ctxkit/core/strategy-kit';
 import { preSendCheck, type PreSendReport } from '../budget/pre-send-check';
 import { cannotFitAdvice } from '../small-context/user-advice';
 import { frozenMessage } from './frozen-message';

@@ -1,14 +1,5 @@
-import {
-  collapsedToolResult,
-  safeEmit,
-  toolContentText,
-  type ChatMessage,
-  type CtxkitEventBus,
-  type LLMPayload,
-  type ToolCall,
-  type ToolDefinition,
-  type ToolMessage,
-} from '@ctxkit/core';
+import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type ToolCall, type ToolDefinition, type ToolMessage } from '@ctxkit/core';
+import { collapsedToolResult, toolContentText } from '@ctxkit/core/strategy-kit';
 import { selectPromptAndTools } from '../small-context/select-prompt-and-tools';
 import type { SmallContextMode, SmallContextOptions } from '../small-context/small-context-plan';
 import type { ComposeInput } from './compose-step';

@@ -1,4 +1,5 @@
-import { CtxkitError, ErrorCodes, groupToolCalls, type ChatMessage } from '@ctxkit/core';
+import { CtxkitError, ErrorCodes, type ChatMessage } from '@ctxkit/core';
+import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { fromAnthropicContent, fromAnthropicMessages, toAnthropicMessages, toAnthropicTools } from './anthropic-adapter';
 import { findAnthropicProblems } from './validate-for-provider';

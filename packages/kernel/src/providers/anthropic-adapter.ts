@@ -1,5 +1,4 @@
 import {
-  contentText,
   LLMResponseError,
   type AssistantMessage,
   type ChatMessage,
@@ -8,6 +7,7 @@ import {
   type ToolCall,
   type ToolDefinition,
 } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { makeToolCallIdsUnique, type ToolCallIdRename } from './unique-tool-call-ids';
 
 /** Anthropic Messages content blocks ctxkit reads and writes. */

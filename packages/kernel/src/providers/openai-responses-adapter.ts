@@ -1,12 +1,5 @@
-import {
-  contentText,
-  LLMResponseError,
-  type AssistantMessage,
-  type ChatMessage,
-  type ReasoningItem,
-  type ToolCall,
-  type ToolDefinition,
-} from '@ctxkit/core';
+import { LLMResponseError, type AssistantMessage, type ChatMessage, type ReasoningItem, type ToolCall, type ToolDefinition } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { makeToolCallIdsUnique } from './unique-tool-call-ids';
 
 /** An OpenAI Responses input item ctxkit writes (messages, function calls and outputs, reasoning). */

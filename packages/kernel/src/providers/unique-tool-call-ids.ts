@@ -1,4 +1,5 @@
-import { groupToolCalls, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 
 /** One tool-call id rewritten by {@link makeToolCallIdsUnique}. */
 export interface ToolCallIdRename {

@@ -1,4 +1,5 @@
-import { findPayloadProblems, ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
+import { ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { toAnthropicMessages, type AnthropicMessage } from './anthropic-adapter';
 import { toResponsesInput } from './openai-responses-adapter';
 import { findAnthropicThinkingProblems, findResponsesReasoningProblems } from './reasoning-rules';

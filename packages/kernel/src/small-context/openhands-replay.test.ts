@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
-import { createContextRuntime, findPayloadProblems, type AssistantMessage, type ChatMessage, type ContextRuntime, type LLMClient } from '@ctxkit/core';
+import { createContextRuntime, type AssistantMessage, type ChatMessage, type ContextRuntime, type LLMClient } from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { loadConversations, ScriptedLLMClient, type ConversationRecord } from '@ctxkit/core/testing';
 import type { RunBudgetReport } from '../budget/run-budget-report';
 import { createAgent } from '../create-agent';

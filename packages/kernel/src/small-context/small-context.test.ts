@@ -1,7 +1,7 @@
 import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
 import { buildBudgetAgent, ComposerManager, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
 import { resolveToolOutputPolicy } from '../budget/tool-output-policy';
-import { ToolResultCollapser } from '@ctxkit/core';
+import { ToolResultCollapser } from '@ctxkit/core/strategy-kit';
 import { selectPromptAndTools } from './select-prompt-and-tools';
 import { smallContextFromManifest } from './small-context-from-manifest';
 import { planSmallContext, tierLabel } from './small-context-plan';

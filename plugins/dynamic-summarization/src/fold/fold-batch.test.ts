@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { groupToolCalls, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 import { arbHistory } from '@ctxkit/core/testing';
 import { turnStarts } from '../history/turn-starts';
 import { foldBatchEnd, foldBatchKey, foldIsDue } from './fold-batch';

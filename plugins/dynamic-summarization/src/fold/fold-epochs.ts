@@ -1,4 +1,5 @@
-import { EpochLog, safeEmit, type CtxkitEventBase, type ReductionEpoch, type StrategyContext, type UndoResult } from '@ctxkit/core';
+import { safeEmit, type CtxkitEventBase, type ReductionEpoch, type StrategyContext, type UndoResult } from '@ctxkit/core';
+import { EpochLog } from '@ctxkit/core/strategy-kit';
 import { toSummaryRecord, type SummaryRecord, type SummaryState } from '../summary-state';
 
 /** A fold as it was committed: what the session's record was before, and what the fold wrote. */

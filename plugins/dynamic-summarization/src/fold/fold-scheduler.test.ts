@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { SerialQueue, HeuristicTokenCounter, HistoryLedger, LLMRequestError, MemoryContextStore, type ChatMessage, type ContextStore, type StrategyContext, type TokenCounter } from '@ctxkit/core';
+import { LLMRequestError, MemoryContextStore, type ChatMessage, type ContextStore, type StrategyContext, type TokenCounter } from '@ctxkit/core';
+import { SerialQueue, HeuristicTokenCounter, HistoryLedger } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, type RecordedEvent } from '@ctxkit/core/testing';
 import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';

@@ -1,20 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import {
-  type SerialQueue,
   CtxkitError,
   DisposedError,
-  formatStoreKey,
   LLMResponseError,
   StoreError,
   LLMTimeoutError,
   safeEmit,
   type ChatMessage,
   type CtxkitEventBase,
-  type HistoryLedger,
   type StoreKey,
   type StrategyContext,
   type TokenCounter,
 } from '@ctxkit/core';
+import { type SerialQueue, formatStoreKey, type HistoryLedger } from '@ctxkit/core/strategy-kit';
 import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
 import { SUMMARIZATION_STRATEGY_ID } from '../strategy-id';

@@ -1,4 +1,5 @@
-import { readVersioned, SerialQueue, UNVERSIONED, writeIfVersion, type ContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
+import { type ContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
+import { readVersioned, SerialQueue, UNVERSIONED, writeIfVersion } from '@ctxkit/core/strategy-kit';
 import { emptySummaryRecord, sameSummary, toSummaryRecord, type SummaryRecord } from '../summary-state';
 
 /** Compare-and-set attempts of one update before it gives up (each refused one re-reads the record). */

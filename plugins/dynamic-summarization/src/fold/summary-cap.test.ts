@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { memoryAllowance } from '@ctxkit/core';
+import { memoryAllowance } from '@ctxkit/core/strategy-kit';
 import { SUMMARY_WRAPPER_TOKENS } from '../summary-block';
 import { MIN_SUMMARY_TOKENS, summaryCap, summaryTargetTokens } from './summary-cap';
 

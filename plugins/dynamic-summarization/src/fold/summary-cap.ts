@@ -1,4 +1,4 @@
-import { memoryAllowance } from '@ctxkit/core';
+import { memoryAllowance } from '@ctxkit/core/strategy-kit';
 import { SUMMARY_WRAPPER_TOKENS } from '../summary-block';
 
 /** The smallest cap a summary is given (a smaller one carries nothing useful). */

@@ -1,5 +1,6 @@
 import { createHash, hash as oneShotHash, type Hash } from 'node:crypto';
-import { contentText, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 
 const digests = new WeakMap<object, string>();
 

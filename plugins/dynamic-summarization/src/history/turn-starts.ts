@@ -1,4 +1,5 @@
-import { TurnIndex, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { TurnIndex } from '@ctxkit/core/strategy-kit';
 
 /**
  * One turn index per conversation, keyed by the identity of its first message: the composition, the

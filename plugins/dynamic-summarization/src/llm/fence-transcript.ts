@@ -1,4 +1,5 @@
-import { messageText, type ChatMessage, type TokenCounter } from '@ctxkit/core';
+import { type ChatMessage, type TokenCounter } from '@ctxkit/core';
+import { messageText } from '@ctxkit/core/strategy-kit';
 import { truncateMiddle } from '../history/truncate-middle';
 
 /** Tags that transcript content may not open or close: they are escaped as `&lt;…&gt;`. */

@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 
 /** Items a summary must carry verbatim, each with what kind it is. */
 export interface RetainedItem {

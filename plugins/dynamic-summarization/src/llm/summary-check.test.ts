@@ -1,4 +1,5 @@
-import { contentText, createTokenCounter, LLMResponseError, type ChatMessage } from '@ctxkit/core';
+import { createTokenCounter, LLMResponseError, type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { LLMSummarizer } from './llm-summarizer';
 import { retainedItems } from './retained-items';

@@ -1,4 +1,5 @@
-import { HeuristicTokenCounter, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { LLMSummarizer } from './llm-summarizer';
 import { DEFAULT_SUMMARY_PROMPT } from './summary-prompt';

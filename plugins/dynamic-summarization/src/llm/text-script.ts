@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 
 /** The writing system a text is mostly written in. */
 export type TextScript = 'latin' | 'japanese' | 'chinese' | 'korean' | 'cyrillic' | 'arabic' | 'other';

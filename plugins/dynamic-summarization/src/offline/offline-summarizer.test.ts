@@ -1,4 +1,5 @@
-import { HeuristicTokenCounter, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { OFFLINE_SUMMARIZER_NAME, OfflineSummarizer } from './offline-summarizer';
 import { findTerms } from './information-score';

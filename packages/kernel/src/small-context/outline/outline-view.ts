@@ -1,4 +1,5 @@
-import { baseName, languageOfPath, type ITokenCounter, type SourceLanguage } from '@ctxkit/core';
+import { type ITokenCounter } from '@ctxkit/core';
+import { baseName, languageOfPath, type SourceLanguage } from '@ctxkit/core/strategy-kit';
 import { outlineSource } from './source-outline';
 
 export interface OutlineViewOptions {

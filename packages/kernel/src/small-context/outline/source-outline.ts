@@ -1,4 +1,4 @@
-import type { SourceLanguage } from '@ctxkit/core';
+import type { SourceLanguage } from '@ctxkit/core/strategy-kit';
 
 /** A top-level declaration and the lines it spans (1-based, inclusive). */
 export interface OutlineEntry {

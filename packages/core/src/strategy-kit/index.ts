@@ -1,0 +1,98 @@
+/**
+ * `@ctxkit/core/strategy-kit`: the building blocks standard strategies are made of, for plugin authors
+ * and hosts: the budget-filling payload composer, the history ledger and window selection, tool-call
+ * grouping, truncation, the budget formula, token counting implementations and calibration, store key
+ * and compare-and-set helpers, epochs and previews, plugin discovery and config validation. The
+ * contracts, errors, events and runtime are in `@ctxkit/core`. Explicit named exports only.
+ * @see docs/06-writing-a-strategy.md
+ */
+
+// token counting implementations and calibration
+export { MESSAGE_OVERHEAD_TOKENS } from '../token-counting/token-counter';
+export { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
+export type { BpeEncoder } from '../token-counting/bpe-encoder';
+export { GptTokenizerEncoder, JsTiktokenEncoder } from '../token-counting/bpe-encoder';
+export { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
+export type { BpeEncodingName, ResolvedEncoding } from '../token-counting/model-encodings';
+export { resolveModelEncoding } from '../token-counting/model-encodings';
+export type { CalibrationObservation, CountCalibrationOptions, CountCalibrationSnapshot } from '../token-counting/calibration/count-calibration';
+export { CountCalibration } from '../token-counting/calibration/count-calibration';
+export { CalibratedTokenCounter } from '../token-counting/calibration/calibrated-token-counter';
+export type { AnchoredCount, CountedPayload } from '../token-counting/calibration/usage-anchored-count';
+export { UsageAnchoredCount } from '../token-counting/calibration/usage-anchored-count';
+export { BoundedCountCache, DEFAULT_COUNT_CACHE_ENTRIES } from '../token-counting/bounded-count-cache';
+export { contentDigest } from '../token-counting/content-digest';
+export type { TextPartOptions } from '../token-counting/text-parts';
+export { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS, utf8ByteLength } from '../token-counting/text-parts';
+export { imageTokens } from '../token-counting/image-tokens';
+export { contentText, messageImages, messageText } from '../token-counting/message-text';
+export { messageOverheadTokens, messageTokens } from '../token-counting/message-tokens';
+// model calls: deadlines, retry-after waits, network error codes
+export { completeBeforeDeadline } from '../model-calls/complete-before-deadline';
+export { networkErrorCode } from '../model-calls/network-error-code';
+export { retryAfterMs } from '../model-calls/retry-after';
+// one piece of work at a time
+export { SerialQueue } from '../concurrency/serial-queue';
+// similarity of embeddings (semantic trimming)
+export { cosineSimilarity } from '../trimming/cosine-similarity';
+// history ledger and the reusable window selection (sliding window, summarization, entities, cache)
+export type { LedgerContinuity } from '../ledger/history-ledger';
+export { HistoryLedger, LARGE_MESSAGE_CHARS, messageFingerprint } from '../ledger/history-ledger';
+export { TurnIndex } from '../ledger/turn-index';
+export type { HistoryWindow, SelectHistoryWindowOptions } from '../ledger/select-history-window';
+export { MIN_TRUNCATED_OUTPUT_TOKENS, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from '../ledger/select-history-window';
+export type { BuildPayloadOptions, PayloadSections } from '../ledger/build-payload';
+export { buildPayload } from '../ledger/build-payload';
+// the budget-filling payload composer every standard strategy builds on
+export type { ComposedPayload, ComposeRequest, PayloadComposerOptions, PayloadComposerOwner } from '../composer/payload-composer';
+export { PayloadComposer } from '../composer/payload-composer';
+export type { MemoryBlock, MemoryBlockOutcome } from '../composer/memory-block';
+export { DEFAULT_MEMORY_SHARE, memoryAllowance } from '../composer/memory-share';
+export type { CollapsedHistory } from '../composer/tool-result-collapser';
+export { collapsedToolResult, toolContentText, ToolResultCollapser } from '../composer/tool-result-collapser';
+// truncation
+export type { TruncationKind, TruncationResult } from '../truncation/truncation-kind';
+export type { TruncateToFitOptions } from '../truncation/truncate-to-fit';
+export { truncateHead, truncateHeadTail, truncateTail, truncateToFit } from '../truncation/truncate-to-fit';
+export { cutToUtf8Bytes } from '../truncation/utf8-cut';
+export { elisionMarker } from '../truncation/elision-marker';
+export { countLineFeeds, surrogateSafeCut } from '../truncation/safe-cut';
+// messages (grouping, validation)
+export type { MessageGroup, MessageGroupKind } from '../messages/message-group';
+export { assertHistoryShape, assertMessageShape } from '../messages/assert-history-shape';
+export { groupAt, groupEndingAt, groupToolCalls } from '../messages/group-tool-calls';
+export type { PayloadProblem } from '../messages/find-payload-problems';
+export { findPayloadProblems } from '../messages/find-payload-problems';
+// the budget formula and usage levels
+export type { BudgetOptions } from '../budget/compute-budget';
+export {
+  computeBudget,
+  DEFAULT_RESERVE_OUTPUT_TOKENS,
+  DEFAULT_SAFETY_MARGIN_RATIO,
+  remainingForToolOutput,
+  TOOL_OUTPUT_SHARE,
+  withUsage,
+} from '../budget/compute-budget';
+export { USAGE_LEVEL_THRESHOLDS, usageLevel } from '../budget/usage-level';
+// store keys and compare-and-set
+export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KINDS } from '../stores/store-key';
+export { decodeStoreKeyPart, encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from '../stores/store-key-part-encoding';
+export type { VersionedContextStore } from '../stores/versioned-store-access';
+export { readVersioned, supportsCompareAndSet, UNVERSIONED, writeIfVersion } from '../stores/versioned-store-access';
+// undoable reductions (epochs) kept in the store
+export type { EpochDescription, EpochLogOptions, TakenEpoch } from '../epochs/epoch-log';
+export { DEFAULT_MAX_EPOCHS, EpochLog } from '../epochs/epoch-log';
+export { payloadPreview } from '../epochs/payload-preview';
+export { previewItem, previewItems } from '../epochs/preview-item';
+// plugin discovery and config validation
+export { applyConfigSchema } from '../plugins/apply-config-schema';
+export type { ConfigSource } from '../plugins/apply-config-schema';
+export { isValidPluginId, PLUGIN_ID_PATTERN } from '../plugins/plugin-id';
+export type { DiscoverPluginsOptions, PluginDiscovery, PluginDiscoveryProblem } from '../plugins/discover-plugins';
+export { discoverPlugins } from '../plugins/discover-plugins';
+export type { PluginRecord } from '../plugins/plugin-record';
+// one-line tool summaries (small-context mode A) and the source languages they name
+export { oneLineToolSummary } from '../outline/one-line-tool-summary';
+export type { ToolResultSummaryInput } from '../outline/one-line-tool-summary';
+export { baseName, languageOfPath } from '../outline/source-language';
+export type { SourceLanguage } from '../outline/source-language';
