@@ -31,6 +31,6 @@ export { TranscriptMissingError } from './compaction/transcript-missing-error';
 
 // the tool output cache (`strategy.cache`, benchmarks)
 export { ToolOutputCache } from './cache/tool-output-cache';
-export type { CachedToolOutput, GrepToolOutputOptions, ReadToolOutputOptions, ToolOutputCacheOptions } from './cache/tool-output-cache';
+export type { CachedToolOutput, FailedToolOutputWrite, GrepToolOutputOptions, ReadToolOutputOptions, ToolOutputCacheOptions } from './cache/tool-output-cache';
 export type { InContextView, InContextViewLimits } from './cache/in-context-view';
 export { cacheToolOutputView } from './cache/cache-tool-output-view';

@@ -59,6 +59,8 @@ describe('preview', () => {
     const b = strategyOn(tight, { store: twin.store });
     await a.strategy.composePayload(SYSTEM, first, []);
     await b.strategy.composePayload(SYSTEM, first, []);
+    // The outputs a payload caches are written once it is returned.
+    await a.strategy.whenIdle();
     const [events, writes] = [a.events.length, asked.writes()];
 
     const preview = await a.strategy.preview(SYSTEM, next, []);
@@ -132,6 +134,7 @@ describe('preview', () => {
         const b = strategyOn(config);
         await a.strategy.composePayload(SYSTEM, first, []);
         await b.strategy.composePayload(SYSTEM, first, []);
+        await a.strategy.whenIdle();
         const [events, writes] = [a.events.length, asked.writes()];
         const preview = await a.strategy.preview(SYSTEM, next, []);
         expect([a.events.length, asked.writes()]).toEqual([events, writes]);

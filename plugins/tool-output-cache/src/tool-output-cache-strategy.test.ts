@@ -573,19 +573,24 @@ describe('ToolOutputCacheStrategy', () => {
     });
 
     it('caches each output once per payload, also when the payload compacts', async () => {
+      const cached = jest.spyOn(ToolOutputCache.prototype, 'cacheLater');
       const put = jest.spyOn(ToolOutputCache.prototype, 'put');
       try {
         const { strategy, names } = setup({ maxContextTokens: 100000 }, new ScriptedLLMClient([summaryReply]));
         const history = longHistory(2, 5);
         strategy.requestCompaction();
         const payload = await strategy.composePayload(SYSTEM, history, []);
+        await strategy.whenIdle();
         expect(strategy.compactionState?.count).toBe(1);
-        expect(put).toHaveBeenCalledTimes(2);
+        expect(cached).toHaveBeenCalledTimes(2);
+        // The compaction summarized both outputs: they were collected before they were written.
+        expect(put).not.toHaveBeenCalled();
         // The view laid over the compacted history: retain + summary, then the kept turn.
         expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.']);
         expect(payload.stats.extra).toMatchObject({ toolOutputCache: { newlyCached: 2 } });
         expect(names().filter((name) => name === 'tool-output-cached')).toHaveLength(2);
       } finally {
+        cached.mockRestore();
         put.mockRestore();
       }
     });
@@ -688,6 +693,9 @@ describe('ToolOutputCacheStrategy', () => {
         const history = longHistory(exchanges, 10);
         const cacheSpy = jest.spyOn(strategy.cache, 'put');
         await strategy.composePayload(SYSTEM, history, []);
+        expect(cacheSpy).not.toHaveBeenCalled();
+        // The outputs the payload cached are written once it is returned.
+        await strategy.whenIdle();
         const stored = cacheSpy.mock.calls.length;
         expect(names().filter((name) => name === 'compaction-error')).toHaveLength(1);
         expect(names()).not.toContain('compaction-start');

@@ -47,6 +47,7 @@ import type { CompactionBefore } from './epochs/saved-before';
 import { SessionEpochs } from './epochs/session-epochs';
 import { TrimTracker } from './epochs/trim-tracker';
 import { HistoryGrowth } from './history-growth';
+import { PayloadCheck } from './payload-check';
 import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { fitView, type FittedView } from './view/fit-view';
 import { RestoredOutputs } from './view/restored-outputs';
@@ -132,6 +133,8 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   private region = 0;
   /** The history last checked for shape: a call checks only the messages appended since. */
   private readonly checked = new HistoryGrowth();
+  /** The provider-validity check of the payloads: a payload is checked from where it differs from the last one. */
+  private readonly payloadCheck = new PayloadCheck();
   private readonly composeTurns = new TurnCounter();
   private readonly hookTurns = new TurnCounter();
   private readonly finishedTurns = new TurnCounter();
@@ -300,7 +303,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     });
   }
 
-  /** Resolves when no call is running. */
+  /** Resolves when no call is running and the outputs the calls cached are written to the store. */
   whenIdle(): Promise<void> {
     return this.queue.then(
       () => undefined,
@@ -473,7 +476,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       if (!preview) this.composer.emitComposed(final.payload, call.turn);
     } else final = compose(fitted.messages, fitted.offerCache, true);
     const payload = final.payload;
-    toolOutputCache.refsInPayload = payload.messages.filter((message) => message.role === 'tool' && message.output_ref).length;
+    toolOutputCache.refsInPayload = countRefs(payload.messages);
     if (final.memory[0] === 'left-out' && !preview) {
       safeEmit(this.context.events, 'strategy-warning', {
         ...this.eventBase(call.turn),
@@ -481,7 +484,8 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       });
     }
     const hasUser = call.turn > 0;
-    const problems = findPayloadProblems(payload.messages).filter((problem) => hasUser || problem.problem !== 'no-user-message');
+    const found = preview ? findPayloadProblems(payload.messages) : this.payloadCheck.problems(payload.messages);
+    const problems = found.filter((problem) => hasUser || problem.problem !== 'no-user-message');
     if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
     return { payload, prepared, fitted, final };
   }
@@ -508,7 +512,25 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
 
   private serialize<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
+    const store = (): Promise<void> => this.storeCached();
+    this.queue = run.then(store, store);
     return run;
   }
+
+  /**
+   * Writes the outputs the last call cached, once its answer is delivered (the caller has its payload
+   * before the store is written to). The next call, `whenIdle` and every read of a ref wait for it.
+   */
+  private async storeCached(): Promise<void> {
+    if (!this.cache.hasPending) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.outputs.storePending(this.turn);
+  }
+}
+
+/** Tool messages of `messages` that carry a ref. */
+function countRefs(messages: ReadonlyArray<ChatMessage>): number {
+  let refs = 0;
+  for (const message of messages) if (message.role === 'tool' && message.output_ref) refs++;
+  return refs;
 }

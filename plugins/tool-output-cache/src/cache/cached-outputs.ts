@@ -42,7 +42,10 @@ export class CachedOutputs implements CachedOutputSource {
 
   constructor(private readonly owner: CachedOutputsOwner) {}
 
-  /** Caches a tool output when it is first seen; repeated calls reuse what is known. */
+  /**
+   * Caches a tool output when it is first seen (its ref and view now, its write owed until
+   * {@link storePending}); repeated calls reuse what is known. `stored`: new to the store.
+   */
   async ensure(message: ToolMessage, turn: number): Promise<{ info: CachedInfo | undefined; stored: boolean }> {
     const known = this.cached.get(message);
     if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
@@ -54,7 +57,7 @@ export class CachedOutputs implements CachedOutputSource {
       return { info, stored: false };
     }
     try {
-      const result = await this.owner.cache.cache(text);
+      const result = await this.owner.cache.cacheLater(text);
       this.collectedRefs.delete(result.ref.id);
       const estimate = result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
       const info = this.info(message, { ref: result.ref, viewText: result.view.text, viewTruncated: result.view.truncated, originalLength: text.length }, estimate);
@@ -76,6 +79,21 @@ export class CachedOutputs implements CachedOutputSource {
         ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
       });
       return { info: undefined, stored: false };
+    }
+  }
+
+  /**
+   * Writes the outputs cached since the last write (after the payload that named them was returned);
+   * a write that fails is reported and tried again when its ref is read.
+   */
+  async storePending(turn: number): Promise<void> {
+    for (const failure of await this.owner.cache.storePending()) {
+      const { error } = failure;
+      safeEmit(this.owner.events, 'strategy-warning', {
+        ...this.owner.eventBase(turn),
+        message: `A tool output could not be written to the store (${error instanceof Error ? error.message : String(error)}); its ref ${failure.refId} is written again when it is expanded. Check the context store.`,
+        ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
+      });
     }
   }
 

@@ -44,6 +44,61 @@ describe('ToolOutputCache', () => {
     });
   });
 
+  describe('#cacheLater', () => {
+    it('gives the ref and view at once and writes the output when its ref is first read, or at storePending', async () => {
+      const store = new MemoryContextStore();
+      const putBlob = jest.spyOn(store, 'putBlob');
+      const cache = newCache(store);
+      const first = await cache.cacheLater('a\nb\nc');
+      const second = await cache.cacheLater('d\ne');
+      const again = await cache.cacheLater('a\nb\nc');
+      expect(first).toEqual({ ref: { id: expect.stringMatching(/^to_[0-9a-f]{32}$/), byte_size: 5, line_count: 3 }, view: expect.objectContaining({ text: 'a\nb\nc', truncated: false }), stored: true });
+      expect([second.stored, again.stored]).toEqual([true, false]);
+      expect(putBlob).not.toHaveBeenCalled();
+      expect(cache.hasPending).toBe(true);
+      expect(await cache.has(second.ref.id)).toBe(true);
+
+      expect(await cache.read(first.ref.id)).toContain('     2\tb');
+      expect(putBlob).toHaveBeenCalledTimes(1);
+      expect(await cache.storePending()).toEqual([]);
+      expect(putBlob).toHaveBeenCalledTimes(2);
+      expect(cache.hasPending).toBe(false);
+      expect((await cache.list()).sort()).toEqual([first.ref.id, second.ref.id].sort());
+      // Stored now: caching it again (here or in another process serving the session) writes nothing.
+      expect((await cache.cacheLater('d\ne')).stored).toBe(false);
+      expect((await newCache(store).cacheLater('d\ne')).stored).toBe(false);
+      expect(await newCache(store).storePending()).toEqual([]);
+      expect(putBlob).toHaveBeenCalledTimes(2);
+    });
+
+    it('reports a write that fails and writes it when the ref is read', async () => {
+      const store = new MemoryContextStore();
+      const original = store.putBlob.bind(store);
+      let failures = 1;
+      jest.spyOn(store, 'putBlob').mockImplementation((key, data) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : original(key, data)));
+      const cache = newCache(store);
+      const { ref } = await cache.cacheLater('x\ny');
+      expect(await cache.storePending()).toEqual([{ refId: ref.id, error: expect.objectContaining({ message: 'disk full' }) }]);
+      expect(cache.hasPending).toBe(false);
+      expect(await cache.has(ref.id)).toBe(true);
+      expect(await cache.readAll(ref.id)).toBe('x\ny');
+    });
+
+    it('writes nothing for an output deleted or collected before its write', async () => {
+      const store = new MemoryContextStore();
+      const putBlob = jest.spyOn(store, 'putBlob');
+      const cache = newCache(store);
+      const gone = await cache.cacheLater('gone');
+      const dropped = await cache.cacheLater('dropped');
+      const kept = await cache.cacheLater('kept');
+      expect(await cache.delete(gone.ref.id)).toBe(true);
+      expect(await cache.collect(new Set([kept.ref.id]))).toEqual([dropped.ref.id]);
+      expect(await cache.list()).toEqual([kept.ref.id]);
+      expect(putBlob).toHaveBeenCalledTimes(1);
+      await expect(cache.read(gone.ref.id)).rejects.toMatchObject({ code: ErrorCodes.TOOL_OUTPUT_REF_NOT_FOUND });
+    });
+  });
+
   describe('#read', () => {
     it('returns line-numbered text from offset, limit lines', async () => {
       const cache = newCache();

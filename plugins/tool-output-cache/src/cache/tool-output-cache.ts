@@ -2,7 +2,7 @@ import { surrogateSafeCut, ToolOutputRefNotFoundError, utf8ByteLength, type Cont
 import { buildInContextView, type InContextView, type InContextViewLimits } from './in-context-view';
 import { streamLines } from './stream-lines';
 import { byteChunks, textChunks } from './text-chunks';
-import { assertToolOutputRefId, digestToolOutput, isToolOutputRefId } from './tool-output-ref-id';
+import { assertToolOutputRefId, digestToolOutput, isToolOutputRefId, type ToolOutputDigest } from './tool-output-ref-id';
 
 /** Options of {@link ToolOutputCache}. */
 export interface ToolOutputCacheOptions extends InContextViewLimits {
@@ -71,6 +71,22 @@ interface RefMeta {
   line_count: number;
 }
 
+/** An output given its ref by {@link ToolOutputCache.cacheLater} and not written yet (or whose write failed: tried again when it is read). */
+interface PendingWrite {
+  data: string;
+  digest: ToolOutputDigest;
+  /** The write under way, once started. */
+  writing?: Promise<void>;
+  /** The last write failed: the next read of the ref tries again; {@link ToolOutputCache.storePending} leaves it. */
+  failed?: boolean;
+}
+
+/** A write {@link ToolOutputCache.storePending} could not make. */
+export interface FailedToolOutputWrite {
+  refId: string;
+  error: unknown;
+}
+
 /**
  * The tool output cache of one agent and session: full outputs stored as blobs in the
  * context store (kind `tool-output`, name = ref id), expanded and searched by streaming over the
@@ -82,6 +98,11 @@ interface RefMeta {
  * @see docs/strategies/tool-output-cache.md
  */
 export class ToolOutputCache {
+  /** Outputs given a ref whose write is still owed, by ref id. */
+  private readonly pending = new Map<string, PendingWrite>();
+  /** The ref ids stored for this session: listed once when first needed, then kept up to date by this cache. */
+  private storedIds: Promise<Set<string>> | undefined;
+
   constructor(private readonly options: ToolOutputCacheOptions) {}
 
   /** The view limits this cache builds views with. */
@@ -97,11 +118,14 @@ export class ToolOutputCache {
    * Stores a tool output (when not stored already) and returns its ref; writes in chunks of 1 MiB so
    * that a 100 MB text is never encoded whole.
    */
-  async put(data: string | Uint8Array): Promise<{ ref: ToolOutputRef; stored: boolean }> {
-    const digest = digestToolOutput(data);
+  async put(data: string | Uint8Array, known?: ToolOutputDigest): Promise<{ ref: ToolOutputRef; stored: boolean }> {
+    const digest = known ?? digestToolOutput(data);
     const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
     const key = this.key(digest.refId);
-    if ((await this.options.store.blobSize(key)) === digest.byteSize) return { ref, stored: false };
+    if ((await this.options.store.blobSize(key)) === digest.byteSize) {
+      await this.markStored(digest.refId);
+      return { ref, stored: false };
+    }
     try {
       let first = true;
       const chunks = typeof data === 'string' ? textChunks(data, WRITE_CHUNK) : byteChunks(data, WRITE_CHUNK);
@@ -117,7 +141,84 @@ export class ToolOutputCache {
       await this.options.store.deleteBlob(key).catch(() => false);
       throw error;
     }
+    await this.markStored(digest.refId);
     return { ref, stored: true };
+  }
+
+  /**
+   * Gives an output its ref and in-context view now and writes it later: by {@link storePending}, or
+   * when the ref is first read (`ref`, `has`, a read, a grep, a list), whichever comes first. `stored`
+   * is true when the output was neither stored for this session nor owed already (it will be written
+   * now). The strategy composes a payload this way and writes after returning it, so a payload that
+   * names 1,500 outputs by ref is not held up by 1,500 store writes, and every ref it names resolves.
+   */
+  async cacheLater(text: string): Promise<CachedToolOutput> {
+    const digest = digestToolOutput(text);
+    const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
+    const owed = this.pending.has(digest.refId);
+    const stored = !owed && !(await this.knownStored()).has(digest.refId);
+    if (!owed) this.pending.set(digest.refId, { data: text, digest });
+    return { ref, view: buildInContextView(text, ref, this.limits), stored };
+  }
+
+  /** True while an output given its ref by {@link cacheLater} waits for its first write. */
+  get hasPending(): boolean {
+    for (const write of this.pending.values()) if (!write.failed && !write.writing) return true;
+    return false;
+  }
+
+  /**
+   * Writes every output {@link cacheLater} gave a ref and that is not written yet; returns the writes
+   * that failed (each is tried again when its ref is read). Never throws.
+   */
+  async storePending(): Promise<FailedToolOutputWrite[]> {
+    const failures: FailedToolOutputWrite[] = [];
+    for (const [refId, write] of [...this.pending]) {
+      if (write.failed) continue;
+      try {
+        await this.settle(refId);
+      } catch (error) {
+        failures.push({ refId, error });
+      }
+    }
+    return failures;
+  }
+
+  /** Writes the output owed for `refId`, if any (a write under way is awaited, a failed one tried again). */
+  private async settle(refId: string): Promise<void> {
+    const write = this.pending.get(refId);
+    if (!write) return;
+    write.writing ??= this.put(write.data, write.digest).then(
+      () => {
+        if (this.pending.get(refId) === write) this.pending.delete(refId);
+      },
+      (error: unknown) => {
+        write.writing = undefined;
+        write.failed = true;
+        throw error;
+      },
+    );
+    await write.writing;
+  }
+
+  /** Writes every output still owed (those whose write fails stay owed). */
+  private async settleAll(): Promise<void> {
+    for (const refId of [...this.pending.keys()]) await this.settle(refId).catch(() => undefined);
+  }
+
+  /** The ref ids stored for this session, listed from the store the first time. */
+  private knownStored(): Promise<Set<string>> {
+    this.storedIds ??= this.listStored().then((ids) => new Set(ids));
+    return this.storedIds;
+  }
+
+  private async markStored(refId: string): Promise<void> {
+    if (this.storedIds) (await this.storedIds).add(refId);
+  }
+
+  private async listStored(): Promise<string[]> {
+    const keys = await this.options.store.listBlobs({ agentId: this.options.agentId, sessionId: this.options.sessionId, kind: 'tool-output' });
+    return keys.map((key) => key.name).filter(isToolOutputRefId);
   }
 
   /** Caches an output and builds its in-context view. Used by the strategy and the benchmarks. */
@@ -133,15 +234,21 @@ export class ToolOutputCache {
     return { ref, view: buildInContextView(text, ref, this.limits) };
   }
 
-  /** True when the ref is well-formed and stored. */
+  /** True when the ref is well-formed and stored (or owed: written when it is read). */
   async has(refId: string): Promise<boolean> {
     if (!isToolOutputRefId(refId)) return false;
+    if (this.pending.has(refId)) return true;
     return (await this.options.store.blobSize(this.key(refId))) !== undefined;
   }
 
-  /** The stored ref (size and line count), or throws. */
+  /**
+   * The stored ref (size and line count), or throws. An output given its ref by {@link cacheLater}
+   * and not written yet is written first.
+   * @throws StoreError (`CTXKIT_STORE_ERROR`) when that write fails
+   */
   async ref(refId: unknown): Promise<ToolOutputRef> {
     assertToolOutputRefId(refId);
+    await this.settle(refId);
     const size = await this.options.store.blobSize(this.key(refId));
     if (size === undefined) throw new ToolOutputRefNotFoundError(refId);
     const meta = await this.options.store.get<RefMeta>(this.key(refId + META_SUFFIX));
@@ -276,25 +383,33 @@ export class ToolOutputCache {
     return rows.length === 0 ? header : `${header}\n${rows.join('\n')}`;
   }
 
-  /** Deletes a cached output. */
+  /** Deletes a cached output (one still owed is not written). */
   async delete(refId: string): Promise<boolean> {
     if (!isToolOutputRefId(refId)) return false;
+    const owed = this.pending.get(refId);
+    if (owed) {
+      this.pending.delete(refId);
+      await owed.writing?.catch(() => undefined);
+    }
+    if (this.storedIds) (await this.storedIds).delete(refId);
     await this.options.store.delete(this.key(refId + META_SUFFIX)).catch(() => false);
-    return this.options.store.deleteBlob(this.key(refId));
+    return (await this.options.store.deleteBlob(this.key(refId))) || owed !== undefined;
   }
 
-  /** Every ref id stored for this agent and session. */
+  /** Every ref id stored for this agent and session (the outputs still owed are written first). */
   async list(): Promise<string[]> {
-    const keys = await this.options.store.listBlobs({ agentId: this.options.agentId, sessionId: this.options.sessionId, kind: 'tool-output' });
-    return keys.map((key) => key.name).filter(isToolOutputRefId);
+    await this.settleAll();
+    return this.listStored();
   }
 
   /**
-   * Deletes every stored output whose id is not in `keep`. Returns the collected ids.
+   * Deletes every stored (or owed) output whose id is not in `keep`. Returns the collected ids.
    */
   async collect(keep: ReadonlySet<string>): Promise<string[]> {
     const collected: string[] = [];
-    for (const id of await this.list()) {
+    // Outputs still owed are dropped unwritten when not kept.
+    const ids = new Set([...(await this.listStored()), ...this.pending.keys()]);
+    for (const id of ids) {
       if (keep.has(id)) continue;
       if (await this.delete(id)) collected.push(id);
     }

@@ -109,6 +109,12 @@ export class Compactor {
   private lastError: CompactionFailure | undefined;
   /** The last layout and the history it was made for (first message, last message, length), to skip the check on a grown history. */
   private laidOut: { state: CompactionState | undefined; first: unknown; last: unknown; length: number; layout: HistoryLayout } | undefined;
+  /**
+   * How far the last growth check counted (the messages `[anchor, end)` of a history with these first
+   * and last-counted objects) and the tokens it still needed then: the next check counts only what was
+   * appended since.
+   */
+  private growth: { anchor: number; wait: number; first: unknown; last: unknown; end: number; needed: number } | undefined;
   /** The system prompt of the latest payload, sent first in the summary call. */
   systemPrompt = '';
   /** Tokens of the latest payload's system prompt, tools and dynamic context: what a compaction can never remove. */
@@ -266,12 +272,18 @@ export class Compactor {
     const anchor = this.backoff.anchorFor(layout.form);
     if (anchor === undefined) return 0;
     const counter = this.options.counter;
-    let needed = this.backoff.waitTokens;
-    for (let index = Math.max(0, anchor); index < history.length && needed > 0; index++) {
+    const wait = this.backoff.waitTokens;
+    // A history that only grew since the last look is counted on from where that look stopped.
+    const known = this.growth;
+    const continues = known !== undefined && known.anchor === anchor && known.wait === wait && known.first === history[0] && history.length >= known.end && history[known.end - 1] === known.last;
+    let needed = continues ? known.needed : wait;
+    let index = continues ? known.end : Math.max(0, anchor);
+    for (; index < history.length && needed > 0; index++) {
       const message = history[index]!;
       const text = messageText(message);
       needed -= text.length > LARGE_MESSAGE_CHARS ? counter.countUpTo(text, needed) : counter.countMessage(message);
     }
+    this.growth = index > 0 ? { anchor, wait, first: history[0], last: history[index - 1], end: index, needed } : undefined;
     return Math.max(0, needed);
   }
 

@@ -1,0 +1,79 @@
+import type { ChatMessage, LLMPayload, ToolMessage } from '@ctxkit/core';
+import { seededRandom } from '@ctxkit/core/testing';
+import { exchange, output, strategyOn } from './test-support';
+import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
+
+const SYSTEM = 'You are a coding agent.';
+
+/** A coding history of `units` steps: user requests, tool exchanges of varied sizes (some over `maxMessageBytes`, some of one long line), answers. */
+function codingHistory(units: number, random: () => number, label: string): ChatMessage[] {
+  const history: ChatMessage[] = [];
+  for (let unit = 0; unit < units; unit++) history.push(...step(random, `${label}${unit}`));
+  history.push({ role: 'user', content: 'What is the status?' });
+  return history;
+}
+
+function step(random: () => number, id: string): ChatMessage[] {
+  const kind = random();
+  if (kind < 0.2) return [{ role: 'user', content: `Please check ${id}.` }];
+  if (kind < 0.3) return [{ role: 'assistant', content: `Done with ${id}.` }];
+  const size = random();
+  const text = size < 0.05 ? 'x'.repeat(3000) : size < 0.1 ? output(id, 900) : output(id, 2 + Math.floor(random() * 60));
+  return exchange(id, text, random() < 0.5 ? 'read_file' : 'execute_bash');
+}
+
+/** What a payload sends: its messages and tools. */
+function sent(payload: LLMPayload): string {
+  return JSON.stringify({ messages: payload.messages, tools: payload.tools });
+}
+
+describe('a session composing turn after turn', () => {
+  const configs: Array<[string, ToolOutputCacheStrategyConfig]> = [
+    ['under pressure', { maxContextTokens: 12_000, compaction: { enabled: false } }],
+    ['a tool output budget that trims', { maxContextTokens: 60_000, toolOutputCache: { contextBudgetTokens: 3000 }, compaction: { enabled: false } }],
+    ['micro-compact always', { maxContextTokens: 20_000, microCompact: { when: 'always', keepRecent: 2 }, compaction: { enabled: false } }],
+    ['automatic compaction without a model', { maxContextTokens: 16_000 }],
+  ];
+
+  it.each(configs)('sends, with %s, what a new instance sends for the same history', async (_name, config) => {
+    const random = seededRandom(7);
+    let history = codingHistory(160, random, 'h');
+    const session = strategyOn(config);
+    for (let turn = 0; turn < 24; turn++) {
+      const payload = await session.strategy.composePayload(SYSTEM, history, []);
+      const fresh = strategyOn(config);
+      expect(sent(payload)).toBe(sent(await fresh.strategy.composePayload(SYSTEM, history, [])));
+      // Every ref the payload names expands at once, before the writes that follow the payload.
+      const ref = payload.messages.find((message): message is ToolMessage => message.role === 'tool' && message.output_ref !== undefined)?.output_ref;
+      if (ref) expect(await session.strategy.cache.has(ref.id)).toBe(true);
+      await session.strategy.whenIdle();
+      // The next turn: a user message, a few steps, or a tool result that ends the turn's exchange.
+      const grow = random();
+      if (grow < 0.4) history = [...history, { role: 'user', content: `Turn ${turn}: go on.` }];
+      else {
+        const added: ChatMessage[] = [];
+        const steps = 1 + Math.floor(random() * 3);
+        for (let index = 0; index < steps; index++) added.push(...step(random, `t${turn}s${index}`));
+        history = [...history, ...added];
+        if (history[history.length - 1]!.role === 'assistant' && random() < 0.5) history.push({ role: 'user', content: 'And now?' });
+      }
+    }
+  });
+
+  it('expands a ref of the first payload before anything is written, and writes every output it named after returning it', async () => {
+    const random = seededRandom(11);
+    const history = codingHistory(200, random, 'f');
+    const { strategy, context } = strategyOn({ maxContextTokens: 12_000, compaction: { enabled: false } });
+    const putBlob = jest.spyOn(context.store, 'putBlob');
+    const payload = await strategy.composePayload(SYSTEM, history, []);
+    expect(putBlob).not.toHaveBeenCalled();
+    const refs = payload.messages.flatMap((message) => (message.role === 'tool' && message.output_ref ? [message.output_ref.id] : []));
+    expect(refs.length).toBeGreaterThan(20);
+    const expand = strategy.contributedTools().find((tool) => tool.definition.function.name === 'tool_output_cache')!;
+    const answer = await expand.execute({ ref_id: refs[0] }, { agentId: 'agent-1', sessionId: 'session-1', toolCallId: 'x' });
+    expect(String(answer)).toContain(`ref=${refs[0]}: lines 1-`);
+    await strategy.whenIdle();
+    const stored = await context.store.listBlobs({ agentId: 'agent-1', sessionId: 'session-1', kind: 'tool-output' });
+    for (const ref of refs) expect(stored.some((key) => key.name === ref)).toBe(true);
+  });
+});
