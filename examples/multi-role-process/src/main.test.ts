@@ -44,7 +44,12 @@ describe('multi-role-process', () => {
         'each agent keeps its own keys in the shared store',
       ]);
       for (const check of result.isolation) expect(check).toMatchObject({ ok: true });
-      expect(result.storeKeys['booking-agent']).toEqual(['customer-a/entities/state', 'customer-b/entities/state']);
+      // Each customer's session holds its entity state and the undoable epochs of its extractions.
+      expect(result.storeKeys['booking-agent']!.filter((key) => !key.includes('/state/epoch'))).toEqual(['customer-a/entities/state', 'customer-b/entities/state']);
+      for (const customer of ['customer-a', 'customer-b']) {
+        expect(result.storeKeys['booking-agent']).toContain(`${customer}/state/epochs`);
+        expect(result.storeKeys['booking-agent']!.some((key) => key.startsWith(`${customer}/state/epoch:e1.`))).toBe(true);
+      }
       expect(result.storeKeys['support-agent']).toEqual([]);
       expect(result.storeKeys['coding-agent']!.every((key) => key.startsWith('default/tool-output/'))).toBe(true);
     });
