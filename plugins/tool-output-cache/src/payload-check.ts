@@ -1,13 +1,7 @@
 import { findPayloadProblems, groupAt, type ChatMessage, type PayloadProblem } from '@ctxkit/core';
+import { leadingSystem, payloadContinuation } from './payload-continuation';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;
-
-/** Leading system messages of a payload (the system prompt, dynamic context, memory placed after it). */
-function leadingSystem(messages: Messages): number {
-  let index = 0;
-  while (index < messages.length && messages[index]!.role === 'system') index++;
-  return index;
-}
 
 /**
  * Core's `findPayloadProblems` for the payloads of one session, reading what a payload adds to the
@@ -45,15 +39,9 @@ export class PayloadCheck {
   private continuesValid(messages: Messages): boolean {
     const previous = this.previous;
     if (!previous) return false;
-    const start = leadingSystem(messages);
-    if (start >= messages.length || messages[start]!.role === 'tool') return false;
-    // Where the conversation part starts in the previous payload (its oldest messages may be left out).
-    const before = previous.messages;
-    let from = previous.bodyStart;
-    while (from < before.length && before[from] !== messages[start]) from++;
-    if (from === before.length) return false;
-    let shared = 0;
-    while (from + shared < before.length && start + shared < messages.length && before[from + shared] === messages[start + shared]) shared++;
+    const continued = payloadContinuation(previous.messages, previous.bodyStart, messages);
+    if (!continued || messages[continued.start]!.role === 'tool') return false;
+    const { start, shared } = continued;
     // The unit where the payload stops sharing is grouped again from its start (a non-tool message
     // always starts a unit): the messages after it may answer, or fail to answer, its calls.
     const diverges = start + shared;

@@ -48,6 +48,7 @@ import { SessionEpochs } from './epochs/session-epochs';
 import { TrimTracker } from './epochs/trim-tracker';
 import { HistoryGrowth } from './history-growth';
 import { PayloadCheck } from './payload-check';
+import { PayloadRefs, refsIn } from './payload-refs';
 import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { fitView, type FittedView } from './view/fit-view';
 import { RestoredOutputs } from './view/restored-outputs';
@@ -135,6 +136,8 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   private readonly checked = new HistoryGrowth();
   /** The provider-validity check of the payloads: a payload is checked from where it differs from the last one. */
   private readonly payloadCheck = new PayloadCheck();
+  /** The refs of the payloads, counted over what a payload changes from the last one. */
+  private readonly payloadRefs = new PayloadRefs();
   private readonly composeTurns = new TurnCounter();
   private readonly hookTurns = new TurnCounter();
   private readonly finishedTurns = new TurnCounter();
@@ -476,7 +479,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       if (!preview) this.composer.emitComposed(final.payload, call.turn);
     } else final = compose(fitted.messages, fitted.offerCache, true);
     const payload = final.payload;
-    toolOutputCache.refsInPayload = countRefs(payload.messages);
+    toolOutputCache.refsInPayload = preview ? refsIn(payload.messages) : this.payloadRefs.count(payload.messages);
     if (final.memory[0] === 'left-out' && !preview) {
       safeEmit(this.context.events, 'strategy-warning', {
         ...this.eventBase(call.turn),
@@ -526,11 +529,4 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     await new Promise<void>((resolve) => setImmediate(resolve));
     await this.outputs.storePending(this.turn);
   }
-}
-
-/** Tool messages of `messages` that carry a ref. */
-function countRefs(messages: ReadonlyArray<ChatMessage>): number {
-  let refs = 0;
-  for (const message of messages) if (message.role === 'tool' && message.output_ref) refs++;
-  return refs;
 }

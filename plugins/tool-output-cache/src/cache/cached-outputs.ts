@@ -120,15 +120,7 @@ export class CachedOutputs implements CachedOutputSource {
 
   /** The info of `message`; its `rawTokens` are counted only when a report reads them (a long history's outputs are never all counted). */
   private info(message: ToolMessage, known: Omit<CachedInfo, 'rawTokens'>, estimate: number | undefined): CachedInfo {
-    const counter = this.owner.counter;
-    let tokens = estimate;
-    return {
-      ...known,
-      get rawTokens(): number {
-        tokens ??= counter.countMessage(message);
-        return tokens;
-      },
-    };
+    return new CachedOutputInfo(known, message, this.owner.counter, estimate);
   }
 
   /** After a compaction: deletes cached outputs that neither the compacted history nor the retain/summary text references. */
@@ -150,5 +142,30 @@ export class CachedOutputs implements CachedOutputSource {
     } catch (error) {
       safeEmit(this.owner.events, 'strategy-warning', { ...this.owner.eventBase(turn), message: `Tool output GC failed: ${error instanceof Error ? error.message : String(error)}` });
     }
+  }
+}
+
+/** {@link CachedInfo} with `rawTokens` counted when first read (a class: made for every output a payload reaches). */
+class CachedOutputInfo implements CachedInfo {
+  readonly ref: ToolOutputRef;
+  readonly viewText: string;
+  readonly viewTruncated: boolean;
+  readonly originalLength: number;
+
+  constructor(
+    known: Omit<CachedInfo, 'rawTokens'>,
+    private readonly message: ToolMessage,
+    private readonly counter: TokenCounter,
+    private tokens: number | undefined,
+  ) {
+    this.ref = known.ref;
+    this.viewText = known.viewText;
+    this.viewTruncated = known.viewTruncated;
+    this.originalLength = known.originalLength;
+  }
+
+  get rawTokens(): number {
+    this.tokens ??= this.counter.countMessage(this.message);
+    return this.tokens;
   }
 }

@@ -61,13 +61,17 @@ export interface ViewCellsOptions {
 export class ViewCells {
   private cells: Array<ToolCell | undefined> = [];
   private stored = 0;
+  /** The counter is the heuristic one (bytes / 4 stands for the tool output budget's count). */
+  private readonly heuristic: boolean;
 
   constructor(
     private readonly options: ViewCellsOptions,
     private readonly copies = new ViewCopies(),
     /** View messages that show their whole output (the others hide part of it behind their ref). */
     private readonly wholeViews = new WeakSet<ChatMessage>(),
-  ) {}
+  ) {
+    this.heuristic = options.counter.meta().strategy === 'heuristic';
+  }
 
   /**
    * A copy that starts with these cells and makes the cells it lacks through `outputs` (a preview's,
@@ -170,7 +174,7 @@ export class ViewCells {
    */
   private exceeds(form: ViewForm, limit: number): boolean {
     const counter = this.options.counter;
-    if (counter.meta().strategy === 'heuristic') return form.budgetTokens > limit;
+    if (this.heuristic) return form.budgetTokens > limit;
     const text = messageText(form.message);
     if (text.length >= DENSER_THAN_ANY_TEXT * limit) return true;
     const room = Math.max(0, limit - messageOverheadTokens(form.message));
@@ -202,21 +206,31 @@ export class ViewCells {
   }
 
   private countedForm(message: ChatMessage): ViewForm {
-    const counter = this.options.counter;
-    let tokens: number | undefined;
-    let budgetTokens: number | undefined;
-    return {
-      message,
-      get tokens(): number {
-        tokens ??= counter.countMessage(message);
-        return tokens;
-      },
-      get budgetTokens(): number {
-        // The real tokenizer, or bytes / 4 without one.
-        budgetTokens ??= counter.meta().strategy === 'heuristic' ? Math.ceil(utf8ByteLength(contentText(message.content as ToolMessage['content'])) / 4) + 4 : counter.countMessage(message);
-        return budgetTokens;
-      },
-    };
+    return new CountedForm(message, this.options.counter, this.heuristic);
+  }
+}
+
+/** A {@link ViewForm} counted when first asked (a class: made for every output a payload reaches, and its placeholder). */
+class CountedForm implements ViewForm {
+  private counted: number | undefined;
+  private budgetCounted: number | undefined;
+  trimmable?: boolean;
+
+  constructor(
+    readonly message: ChatMessage,
+    private readonly counter: TokenCounter,
+    private readonly heuristic: boolean,
+  ) {}
+
+  get tokens(): number {
+    this.counted ??= this.counter.countMessage(this.message);
+    return this.counted;
+  }
+
+  get budgetTokens(): number {
+    // The real tokenizer, or bytes / 4 without one.
+    this.budgetCounted ??= this.heuristic ? Math.ceil(utf8ByteLength(contentText(this.message.content as ToolMessage['content'])) / 4) + 4 : this.counter.countMessage(this.message);
+    return this.budgetCounted;
   }
 }
 

@@ -409,7 +409,9 @@ export class WorkingView {
       if (kept > 0 && walked.sums[kept - 1]! > available) {
         const span = walked.ends[kept - 1]! - walked.starts[0]!;
         if (top - walked.ends[kept - 1]! <= span / 4) {
-          return { region: walked.starts[0]!, walk: { starts: walked.starts.slice(0, kept), ends: walked.ends.slice(0, kept), sums: walked.sums.slice(0, kept) } };
+          // A walk is never changed once made: kept whole, it is the same object.
+          const walk = kept === walked.ends.length ? walked : { starts: walked.starts.slice(0, kept), ends: walked.ends.slice(0, kept), sums: walked.sums.slice(0, kept) };
+          return { region: walked.starts[0]!, walk };
         }
       }
     }

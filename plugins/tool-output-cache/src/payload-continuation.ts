@@ -1,0 +1,38 @@
+import type { ChatMessage } from '@ctxkit/core';
+
+type Messages = ReadonlyArray<Readonly<ChatMessage>>;
+
+/**
+ * How a payload continues an earlier one: its conversation part (after its `start` leading system
+ * messages) holds, from its first message on, `shared` messages that the earlier payload holds from
+ * `from` on, the same objects (the earlier payload's oldest messages may be left out); what follows
+ * them is the payload's own.
+ */
+export interface PayloadContinuation {
+  start: number;
+  from: number;
+  shared: number;
+}
+
+/** Leading system messages of a payload (the system prompt, dynamic context, memory placed after it). */
+export function leadingSystem(messages: Messages): number {
+  let index = 0;
+  while (index < messages.length && messages[index]!.role === 'system') index++;
+  return index;
+}
+
+/**
+ * Where `messages` continues `previous` (whose conversation part starts at `previousStart`), or
+ * `undefined` when its first conversation message is not one of the previous payload's (or it has
+ * none). Compares message objects only: linear in the shared part, no message is read.
+ */
+export function payloadContinuation(previous: Messages, previousStart: number, messages: Messages): PayloadContinuation | undefined {
+  const start = leadingSystem(messages);
+  if (start >= messages.length) return undefined;
+  let from = previousStart;
+  while (from < previous.length && previous[from] !== messages[start]) from++;
+  if (from === previous.length) return undefined;
+  let shared = 0;
+  while (from + shared < previous.length && start + shared < messages.length && previous[from + shared] === messages[start + shared]) shared++;
+  return { start, from, shared };
+}

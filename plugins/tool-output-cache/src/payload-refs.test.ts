@@ -1,0 +1,47 @@
+import type { ChatMessage, ToolMessage } from '@ctxkit/core';
+import fc from 'fast-check';
+import { PayloadRefs, refsIn } from './payload-refs';
+import { exchange } from './test-support';
+
+const SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
+
+/** A history of user messages and tool exchanges, every other output carrying a ref. */
+function history(length: number): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let index = 0; messages.length < length; index++) {
+    if (index % 3 === 0) messages.push({ role: 'user', content: `Step ${index}.` });
+    else {
+      const [call, result] = exchange(`c${index}`, `output ${index}`) as [ChatMessage, ToolMessage];
+      messages.push(call, index % 2 ? { ...result, output_ref: { id: `to_${String(index).padStart(32, '0')}` } } : result);
+    }
+  }
+  return messages;
+}
+
+describe('PayloadRefs', () => {
+  it('counts what refsIn counts, payload after payload, however the window moves and whatever is shown differently', () => {
+    const step = fc.record({ from: fc.nat({ max: 10 }), grow: fc.nat({ max: 8 }), swap: fc.option(fc.nat(), { nil: undefined }), memory: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 15 }), (steps) => {
+        const messages = history(120);
+        const refs = new PayloadRefs();
+        let start = 0;
+        let end = 20;
+        for (const next of steps) {
+          start = Math.min(start + next.from, end);
+          end = Math.min(messages.length, end + next.grow);
+          const body = messages.slice(start, end);
+          // A tool message shown otherwise this time (a placeholder copy, with or without its ref).
+          if (next.swap !== undefined && body.length > 0) {
+            const at = next.swap % body.length;
+            const message = body[at]!;
+            if (message.role === 'tool') body[at] = message.output_ref ? { ...message, output_ref: undefined } : { ...message, output_ref: { id: 'to_ffffffffffffffffffffffffffffffff' } };
+          }
+          const payload = [SYSTEM, ...(next.memory ? [{ role: 'system' as const, content: 'memory' }] : []), ...body];
+          expect(refs.count(payload)).toBe(refsIn(payload));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
