@@ -16,7 +16,7 @@ import {
   IContextManager,
   type ChatMessage,
   type ContextSession,
-  type LLMClient,
+  type ILLMClient,
   type LLMCompletion,
   type LLMPayload,
 } from '@ctxkit/core';
@@ -46,7 +46,7 @@ export interface KernelOverheadEntry {
 }
 
 /** A model that answers at once, without copying what it is sent. */
-class InstantClient implements LLMClient {
+class InstantClient implements ILLMClient {
   readonly name = 'instant';
   readonly defaultModel = 'gpt-4o';
   readonly offline = true;

@@ -1,4 +1,4 @@
-import type { ChatMessage, TokenCounter } from '@ctxkit/core';
+import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from '@langchain/core/messages';
 
 /** Converts ctxkit's OpenAI-shaped messages to LangChain messages (done once, outside the timings). */
@@ -41,7 +41,7 @@ function messageTextOf(message: BaseMessage): string {
 }
 
 /** LangChain's `tokenCounter` with counts memoized per message object (its fair best). */
-export function memoizedCounter(counter: TokenCounter): (messages: BaseMessage[]) => number {
+export function memoizedCounter(counter: ITokenCounter): (messages: BaseMessage[]) => number {
   const memo = new WeakMap<BaseMessage, number>();
   return (messages) => {
     let total = 0;
@@ -58,7 +58,7 @@ export function memoizedCounter(counter: TokenCounter): (messages: BaseMessage[]
 }
 
 /** LangChain's `tokenCounter` without memo: every call tokenizes every message it is given. */
-export function plainCounter(counter: TokenCounter): (messages: BaseMessage[]) => number {
+export function plainCounter(counter: ITokenCounter): (messages: BaseMessage[]) => number {
   return (messages) => messages.reduce((total, message) => total + counter.countUpTo(messageTextOf(message), Number.POSITIVE_INFINITY) + 4, 0);
 }
 

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import * as v8 from 'node:v8';
 import * as vm from 'node:vm';
 import 'reflect-metadata';
-import { type ChatMessage, type TokenCounter } from '@ctxkit/core';
+import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
 import { BpeTokenCounter, findPayloadProblems, GptTokenizerEncoder, JsTiktokenEncoder, SharedCountCaches } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, loadConversations, seededRandom } from '@ctxkit/core/testing';
 import { createStrategy as createSlidingWindow, type SlidingWindowStrategy } from '@ctxkit/strategy-sliding-window';
@@ -57,7 +57,7 @@ function freshCounter(backend: 'gpt-tokenizer' | 'js-tiktoken' = 'gpt-tokenizer'
   return new BpeTokenCounter(encoder, new SharedCountCaches(), 'gpt-4o', { encoding: 'o200k_base', approximate: false });
 }
 
-function freshStrategy(maxContextTokens: number, counter: TokenCounter = freshCounter()): SlidingWindowStrategy {
+function freshStrategy(maxContextTokens: number, counter: ITokenCounter = freshCounter()): SlidingWindowStrategy {
   const { context } = createConformanceContext('bench', { counter, counterFor: () => counter, strategyId: 'std-sliding-window-strategy' }, undefined);
   return createSlidingWindow({ model: 'gpt-4o', maxContextTokens, reserveOutputTokens: null, safetyMarginRatio: 0.1 }, context);
 }

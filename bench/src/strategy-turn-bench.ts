@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import 'reflect-metadata';
-import { type ChatMessage, type ContextManager, type TokenCounter } from '@ctxkit/core';
+import { type ChatMessage, type IContextManager, type ITokenCounter } from '@ctxkit/core';
 import { BpeTokenCounter, GptTokenizerEncoder, SharedCountCaches } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext } from '@ctxkit/core/testing';
 import { createStrategy as createSummarization } from '@ctxkit/strategy-dynamic-summarization';
@@ -29,7 +29,7 @@ import { generateHistory } from './generate-history';
 interface BenchedStrategy {
   label: string;
   strategyId: string;
-  create(maxContextTokens: number, counter: TokenCounter): ContextManager;
+  create(maxContextTokens: number, counter: ITokenCounter): IContextManager;
 }
 
 /** One strategy at one history size and budget. */
@@ -53,7 +53,7 @@ export interface StrategyTurnEntry {
 interface StrategyTurnBenchOptions {
   quick: boolean;
   /** A counter with empty caches (each conversation gets its own). */
-  freshCounter(): TokenCounter;
+  freshCounter(): ITokenCounter;
 }
 
 /** The report's table: its head (history, measure, one column per strategy) and rows. */
@@ -74,7 +74,7 @@ function codingTaskSchema(): Record<string, unknown> {
 
 function strategies(): BenchedStrategy[] {
   const stateSchema = codingTaskSchema();
-  const contextFor = (strategyId: string, counter: TokenCounter) => createConformanceContext('bench', { counter, counterFor: () => counter, strategyId }, undefined).context;
+  const contextFor = (strategyId: string, counter: ITokenCounter) => createConformanceContext('bench', { counter, counterFor: () => counter, strategyId }, undefined).context;
   const budget = (maxContextTokens: number) => ({ model: 'gpt-4o', maxContextTokens });
   return [
     { label: 'sliding window', strategyId: 'std-sliding-window-strategy', create: (max, counter) => createSlidingWindow(budget(max), contextFor('std-sliding-window-strategy', counter)) },
@@ -107,8 +107,8 @@ function newUser(turn: number): ChatMessage {
   return { role: 'user', content: `Turn ${turn}: what changed since the last build? 次の手順を教えてください。` };
 }
 
-async function idle(manager: ContextManager): Promise<void> {
-  const waitable = manager as ContextManager & { whenIdle?: () => Promise<void> };
+async function idle(manager: IContextManager): Promise<void> {
+  const waitable = manager as IContextManager & { whenIdle?: () => Promise<void> };
   if (typeof waitable.whenIdle === 'function') await waitable.whenIdle();
 }
 

@@ -14,7 +14,7 @@
  */
 import 'reflect-metadata';
 import * as path from 'node:path';
-import type { ChatMessage, LLMClient, PayloadStats } from '@ctxkit/core';
+import type { ChatMessage, ILLMClient, PayloadStats } from '@ctxkit/core';
 import { loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createContextRuntime } from '@ctxkit/core';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
@@ -55,7 +55,7 @@ export interface BookingAgentOptions {
   /** At most this many customer turns. @default all of them */
   maxTurns?: number;
   /** The model; @default the one the environment configures, else the scripted replay of the recorded agent */
-  llm?: LLMClient;
+  llm?: ILLMClient;
   /** @default console.log */
   log?: (line: string) => void;
 }
@@ -90,7 +90,7 @@ export async function runBookingAgent(options: BookingAgentOptions = {}): Promis
   const replay = new ReplayModel('scripted-tau-bench-agent');
   const extraction = new ScriptedLLMClient([standInExtractionReply], { repeatLast: true });
   // Offline, one scripted client: the extraction calls (JSON answers) get the stand-in's, the agent's turns the recording's.
-  const scripted: LLMClient = {
+  const scripted: ILLMClient = {
     name: replay.client.name,
     defaultModel: replay.client.defaultModel,
     offline: true,

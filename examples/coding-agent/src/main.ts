@@ -14,7 +14,7 @@
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { createContextRuntime, type ChatMessage, type LLMClient, type PayloadStats, type ReductionAction } from '@ctxkit/core';
+import { createContextRuntime, type ChatMessage, type ILLMClient, type PayloadStats, type ReductionAction } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
@@ -60,7 +60,7 @@ export interface CodingAgentOptions {
   /** The OpenHands record to replay. @default {@link DEFAULT_RUN_ID} */
   runId?: string;
   /** The model; @default the one the environment configures, else the scripted replay */
-  llm?: LLMClient;
+  llm?: ILLMClient;
   /** @default console.log */
   log?: (line: string) => void;
 }

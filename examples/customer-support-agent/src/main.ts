@@ -12,7 +12,7 @@
  */
 import 'reflect-metadata';
 import * as path from 'node:path';
-import { createContextRuntime, type ChatMessage, type LLMClient } from '@ctxkit/core';
+import { createContextRuntime, type ChatMessage, type ILLMClient } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
 import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
@@ -39,7 +39,7 @@ export interface SupportAgentOptions {
   /** The tau-bench record to replay. @default {@link DEFAULT_RECORD_ID} */
   recordId?: string;
   /** The model; @default the one the environment configures, else the scripted replay of the recorded agent */
-  llm?: LLMClient;
+  llm?: ILLMClient;
   /** @default console.log */
   log?: (line: string) => void;
 }

@@ -17,7 +17,7 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createContextRuntime, type AgentHandle, type ContextRuntime, type LLMClient, type PayloadStats } from '@ctxkit/core';
+import { createContextRuntime, type AgentHandle, type ContextRuntime, type ILLMClient, type PayloadStats } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import type { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv, type AgentTool } from '@ctxkit/kernel';
@@ -81,14 +81,14 @@ export interface MultiRoleResult {
 /** Options of {@link runMultiRoleProcess}. */
 export interface MultiRoleOptions {
   /** One model for every role; @default the one the environment configures, else a scripted model per role */
-  llm?: LLMClient;
+  llm?: ILLMClient;
   /** @default console.log */
   log?: (line: string) => void;
 }
 
 interface Role {
   handle: AgentHandle;
-  llm: LLMClient;
+  llm: ILLMClient;
   /** Request texts per session, when the model is scripted. */
   sent: Map<string, string[]>;
 }

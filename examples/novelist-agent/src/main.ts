@@ -10,7 +10,7 @@
  */
 import 'reflect-metadata';
 import * as path from 'node:path';
-import { createContextRuntime, type LLMClient, type LLMCompletionRequest } from '@ctxkit/core';
+import { createContextRuntime, type ILLMClient, type LLMCompletionRequest } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
 
@@ -31,7 +31,7 @@ export interface NovelistOptions {
   /** @default 8 */
   chapters?: number;
   /** The model; @default the one the environment configures, else a scripted offline writer */
-  llm?: LLMClient;
+  llm?: ILLMClient;
   /** @default console.log */
   log?: (line: string) => void;
 }

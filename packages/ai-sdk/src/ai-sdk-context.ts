@@ -7,7 +7,7 @@ import {
   type AgentManifest,
   type ChatMessage,
   type ComposeOptions,
-  type ContextManager,
+  type IContextManager,
   type ContextRuntime,
   type ContextRuntimeOptions,
   type LoadAgentOptions,
@@ -139,7 +139,7 @@ export class AiSdkContext {
   }
 
   /** The conversation's context manager (the strategy instance of this session). */
-  get manager(): ContextManager {
+  get manager(): IContextManager {
     return this.agent.forSession(this.sessionId);
   }
 

@@ -1,11 +1,11 @@
-import type { ChatMessage, ComposeOptions, ContextManager } from '@ctxkit/core';
+import type { ChatMessage, ComposeOptions, IContextManager } from '@ctxkit/core';
 
 /** Retrieved knowledge for a payload: fixed text, or a function of the history about to be composed. */
 export type RagContextSource = string | ((history: ReadonlyArray<ChatMessage>) => string | undefined | Promise<string | undefined>);
 
 /** What one composition needs: the session's strategy and how the host wants the payload shaped. */
 export interface ComposeSettings {
-  manager: ContextManager;
+  manager: IContextManager;
   /** The strategy's plugin id, for error messages. */
   strategyId: string;
   ragContext?: RagContextSource;

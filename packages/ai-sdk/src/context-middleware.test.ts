@@ -2,7 +2,7 @@
 jest.mock('ai', () => nativeRequire('ai'));
 jest.mock('ai/test', () => nativeRequire('ai/test'));
 
-import { createContextRuntime, CtxkitError, ErrorCodes, type ChatMessage, type ContextRuntime, type TokenCounter } from '@ctxkit/core';
+import { createContextRuntime, CtxkitError, ErrorCodes, type ChatMessage, type ContextRuntime, type ITokenCounter } from '@ctxkit/core';
 import { findPayloadProblems, messageText } from '@ctxkit/core/strategy-kit';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -49,7 +49,7 @@ function scripted(answers: ScriptedAnswer[]): MockLanguageModelV4 {
 }
 
 /** What the strategy's counter says a request costs (messages + function tools). */
-function requestTokens(counter: TokenCounter, request: LanguageModelCallOptions): number {
+function requestTokens(counter: ITokenCounter, request: LanguageModelCallOptions): number {
   const tools = (request.tools ?? []).filter((tool): tool is LanguageModelFunctionTool => tool.type === 'function').map(functionToolDefinition);
   return counter.countMessages(toChatMessages(request.prompt)) + counter.countTools(tools);
 }

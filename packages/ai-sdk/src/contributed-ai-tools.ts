@@ -1,4 +1,4 @@
-import { hasContributedTools, type ContextManager, type JsonSchema, type ToolExecutionContext } from '@ctxkit/core';
+import { hasContributedTools, type IContextManager, type JsonSchema, type ToolExecutionContext } from '@ctxkit/core';
 import type { FlexibleSchema, Tool, ToolSet } from 'ai';
 import { AI_SDK_SCHEMA_MARKER } from './ai-sdk-schema-marker';
 
@@ -38,7 +38,7 @@ export interface ToolOwner {
  * as AI SDK tools: same name, description and JSON Schema, executed by the strategy with the
  * call's id and abort signal. What a tool throws reaches the model as the tool's error.
  */
-export function contributedAiTools(manager: ContextManager, owner: ToolOwner): ToolSet {
+export function contributedAiTools(manager: IContextManager, owner: ToolOwner): ToolSet {
   const tools: ToolSet = {};
   if (!hasContributedTools(manager)) return tools;
   for (const contributed of manager.contributedTools()) {

@@ -1,8 +1,8 @@
-import { hasContributedTools, type ContextManager } from '@ctxkit/core';
+import { hasContributedTools, type IContextManager } from '@ctxkit/core';
 import { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';
 
 /** The names of the tools a strategy contributes (none when it has no `contributedTools`). */
-export function contributedToolNames(manager: ContextManager): string[] {
+export function contributedToolNames(manager: IContextManager): string[] {
   return hasContributedTools(manager) ? manager.contributedTools().map((tool) => tool.definition.function.name) : [];
 }
 

@@ -1,4 +1,4 @@
-import type { ContextManager, IContextStore, ITokenCounter } from '@ctxkit/core';
+import type { IContextManager, IContextStore, ITokenCounter } from '@ctxkit/core';
 import type { ToolOutputCaps, ToolOutputPolicy } from './budget/tool-output-policy';
 import type { ProviderName } from './providers/provider-name';
 import type { SmallContextOptions } from './small-context/small-context-plan';
@@ -37,7 +37,7 @@ export interface AgentOptions {
    * Without it, the injected `IContextManager` serves the default session and runs with another
    * `sessionId` are refused.
    */
-  contextManagerFor?: (sessionId: string) => ContextManager;
+  contextManagerFor?: (sessionId: string) => IContextManager;
   /**
    * The context window the small-context matrix is chosen for.
    * @default the strategy's ceiling (`stats.budget.maxContextTokens` of the first payload); `createAgent` fills

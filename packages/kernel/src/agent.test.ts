@@ -11,7 +11,6 @@ import {
   type AssistantMessage,
   type ChatMessage,
   type CompactionCheckpoint,
-  type ContextManager,
   type ContributedTool,
   type CtxkitEventPayloads,
   type LLMPayload,
@@ -30,7 +29,7 @@ import type { AgentTool } from './tools/agent-tool';
 import { ToolRegistry } from './tools/tool-registry';
 
 /** A pass-through strategy that records what it was given and can compact on demand. */
-class RecordingManager implements ContextManager {
+class RecordingManager implements IContextManager {
   readonly composed: Array<{ systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[]; ragContext: string | undefined }> = [];
   readonly completed: ChatMessage[][] = [];
   readonly checkpoints: Array<{ checkpoint: CompactionCheckpoint; usage: TokenUsage | undefined; length: number }> = [];
@@ -457,7 +456,7 @@ describe('Agent', () => {
       const { agent } = build(['a1'], [], {}, true, manager);
       expect(await agent.epochs()).toEqual(manager.recorded);
       expect(await build(['a1']).agent.epochs()).toEqual([]);
-      const sessions = new Map<string, ContextManager>([['default', new RecordingManager()], ['ticket-7', manager]]);
+      const sessions = new Map<string, IContextManager>([['default', new RecordingManager()], ['ticket-7', manager]]);
       const routed = build(['a1'], [], { contextManagerFor: (id) => sessions.get(id)! });
       expect(await routed.agent.epochs({ sessionId: 'ticket-7' })).toEqual(manager.recorded);
       expect(await routed.agent.epochs()).toEqual([]);

@@ -12,10 +12,8 @@ import {
   truncatesToolOutputs,
   safeEmit,
   type ChatMessage,
-  type ContextManager,
   type CtxkitEventBus,
   type ITokenCounter,
-  type LLMClient,
   type LLMPayload,
   type ReductionEpoch,
   type TokenUsage,
@@ -87,8 +85,8 @@ export class Agent {
   private countCalibration: AgentCountCalibration | undefined;
 
   constructor(
-    @inject(IContextManager) private readonly contextManager: ContextManager,
-    @inject(ILLMClient) private readonly llm: LLMClient,
+    @inject(IContextManager) private readonly contextManager: IContextManager,
+    @inject(ILLMClient) private readonly llm: ILLMClient,
     @inject(IToolRegistry) private readonly tools: ToolRegistryContract,
     @inject(IEventBus) private readonly events: CtxkitEventBus,
     @inject(IAgentOptions) private readonly options: AgentOptions,
@@ -331,14 +329,14 @@ export class Agent {
   }
 
   /** Agent-side truncation on or off (see `AgentOptions.agentSideTruncation`). */
-  private truncatesToBudget(manager: ContextManager): boolean {
+  private truncatesToBudget(manager: IContextManager): boolean {
     const setting = this.options.agentSideTruncation ?? 'auto';
     if (setting !== 'auto') return setting === 'on';
     return !truncatesToolOutputs(manager);
   }
 
   /** The session's context manager: through `contextManagerFor` when given (it follows the agent's sessions), else the injected one for the default session. */
-  private managerFor(sessionId: string): ContextManager {
+  private managerFor(sessionId: string): IContextManager {
     if (this.options.contextManagerFor) return this.options.contextManagerFor(sessionId);
     if (sessionId === DEFAULT_SESSION_ID) return this.contextManager;
     throw new CtxkitError({
@@ -351,7 +349,7 @@ export class Agent {
   }
 
   /** The user's tools plus the strategy's (a user tool of the same name wins, with a warning). */
-  private toolsFor(manager: ContextManager): Pick<RunState, 'tools' | 'toolDefinitions'> {
+  private toolsFor(manager: IContextManager): Pick<RunState, 'tools' | 'toolDefinitions'> {
     const tools = new Map<string, AgentTool>();
     const toolDefinitions = this.tools.definitions();
     for (const name of this.tools.names()) tools.set(name, this.tools.get(name)!);

@@ -1,4 +1,4 @@
-import { IContextStore, ILLMClient, IModelRegistry, ITokenCounter, LLMNotConfiguredError, type AgentContainer, type AgentHandle, type LLMClient } from '@ctxkit/core';
+import { IContextStore, ILLMClient, IModelRegistry, ITokenCounter, LLMNotConfiguredError, type AgentContainer, type AgentHandle } from '@ctxkit/core';
 import { Agent } from './agent';
 import type { AgentOptions } from './agent-options';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
@@ -20,7 +20,7 @@ export interface CreateAgentOptions extends Partial<Omit<AgentOptions, 'agentId'
    * The agent's model client: the kernel's, and its strategy's for summaries, extraction and
    * compaction (`handle.useLLM`). @default the one the agent was loaded with (`ILLMClient` in its container)
    */
-  llm?: LLMClient;
+  llm?: ILLMClient;
   /** The user's tools, or a registry of them. @default none */
   tools?: readonly AgentTool[] | ToolRegistryContract;
 }

@@ -1,4 +1,4 @@
-import { CtxkitError, DEFAULT_SESSION_ID, ErrorCodes, type AgentHandle, type ContextManager } from '@ctxkit/core';
+import { CtxkitError, DEFAULT_SESSION_ID, ErrorCodes, type AgentHandle, type IContextManager } from '@ctxkit/core';
 import { SessionIdError } from './langchain-errors';
 
 /** What the middleware knows of a LangGraph run when it picks the conversation: its `configurable` and its `context`. */
@@ -22,7 +22,7 @@ export function threadSessionId(run: LangGraphRun): string {
  * @throws SessionIdError (`CTXKIT_STORE_KEY_INVALID`) when the resolved id cannot name a session
  * @throws DisposedError (`CTXKIT_DISPOSED`) after the agent was disposed
  */
-export function sessionFor(agent: AgentHandle, resolve: SessionIdResolver, run: LangGraphRun): { sessionId: string; manager: ContextManager } {
+export function sessionFor(agent: AgentHandle, resolve: SessionIdResolver, run: LangGraphRun): { sessionId: string; manager: IContextManager } {
   const sessionId = resolve(run);
   if (typeof sessionId !== 'string') throw new SessionIdError(sessionId);
   try {

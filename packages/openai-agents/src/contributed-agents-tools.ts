@@ -1,4 +1,4 @@
-import { CtxkitError, ErrorCodes, hasContributedTools, ToolExecutionError, type ContextManager, type ToolExecutionContext } from '@ctxkit/core';
+import { CtxkitError, ErrorCodes, hasContributedTools, ToolExecutionError, type IContextManager, type ToolExecutionContext } from '@ctxkit/core';
 import { tool, type FunctionTool } from '@openai/agents';
 import { rememberStrategyDefinition } from './strategy-tool-definitions';
 
@@ -41,7 +41,7 @@ function errorText(name: string, toolCallId: string, error: unknown): string {
  * while the strategy offers it (the expand tools once an output is not shown whole). A failing call
  * answers the model with `Error: ...` and the run goes on. Empty for a strategy that contributes none.
  */
-export function contributedAgentsTools(manager: ContextManager, owner: ContributedToolsOwner): FunctionTool[] {
+export function contributedAgentsTools(manager: IContextManager, owner: ContributedToolsOwner): FunctionTool[] {
   if (!hasContributedTools(manager)) return [];
   return manager.contributedTools().map((contributed) => {
     const definition = contributed.definition;

@@ -3,8 +3,7 @@ import {
   hasWhenIdle,
   IContextStore,
   type AgentHandle,
-  type ContextManager,
-  type ContextStore,
+  type IContextManager,
   type LLMPayload,
   type StoreKey,
   type ToolDefinition,
@@ -73,7 +72,7 @@ function itemKey(item: AgentInputItem): string {
  */
 export class CtxkitSession implements Session {
   /** The strategy of this conversation. */
-  readonly manager: ContextManager;
+  readonly manager: IContextManager;
   /**
    * Pass it to `run` with the session: `run(agent, input, { session, callModelInputFilter:
    * session.callModelInputFilter })`. Preserves the identity of the items it passes through, so the
@@ -81,7 +80,7 @@ export class CtxkitSession implements Session {
    */
   readonly callModelInputFilter: CallModelInputFilter;
   private readonly sessionId: string;
-  private readonly store: ContextStore;
+  private readonly store: IContextStore;
   private readonly key: StoreKey;
   private items: AgentInputItem[] | undefined;
   private converted: ConvertedItems = { messages: [], spans: [] };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { CtxkitError, StoreError } from '@ctxkit/core';
 import { formatStoreKey } from '@ctxkit/core/strategy-kit';
-import type { BlobRange, ContextStore, StoreKey, StoreKeyPrefix, VersionedSetResult, VersionedValue } from '@ctxkit/core';
+import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix, VersionedSetResult, VersionedValue } from '@ctxkit/core';
 import { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeyLayout } from './redis-key-layout';
 import type { RedisWriteOperation } from './redis-write-operation';
@@ -136,7 +136,7 @@ function toBuffer(data: string | Uint8Array): Buffer {
  *   after `close()`
  * @see docs/09-stores.md
  */
-export class RedisContextStore implements ContextStore {
+export class RedisContextStore implements IContextStore {
   readonly name = STORE_NAME;
   /** The key layout, with the configured prefix. */
   readonly layout: RedisKeyLayout;

@@ -1,4 +1,4 @@
-import { EpochNotFoundError, MemoryContextStore, type ChatMessage, type ContextStore, type LLMPayload, type StoreKey } from '@ctxkit/core';
+import { EpochNotFoundError, MemoryContextStore, type ChatMessage, type IContextStore, type LLMPayload, type StoreKey } from '@ctxkit/core';
 import { createConformanceContext, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
 import { createStrategy } from './create-summarization-strategy';
 
@@ -23,7 +23,7 @@ const summaryReply = (text: string): string => `<summary>\n${text}\n</summary>`;
 /** Folds two turns once more than two are unsummarized; the payload cannot hold four turns, so the summary shows. */
 const CONFIG = { threshold: 2, batchTurns: 2, maxContextTokens: 450, reserveOutputTokens: 0, checkSummaries: false, retryBackoffMs: 0 };
 
-function setup(options: { script?: ScriptStep[]; store?: ContextStore; sessionId?: string } = {}) {
+function setup(options: { script?: ScriptStep[]; store?: IContextStore; sessionId?: string } = {}) {
   const llm = new ScriptedLLMClient(options.script ?? [summaryReply('The user asked about the first reservations.'), summaryReply('The user asked about reservations one to four.')]);
   const { context, events } = createConformanceContext(options.sessionId ?? 'session-1', { agentId: 'airline', strategyId: 'std-summarization-strategy', store: options.store ?? new MemoryContextStore(), llm }, undefined);
   const strategy = createStrategy(CONFIG, context);

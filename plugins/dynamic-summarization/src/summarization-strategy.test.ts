@@ -4,11 +4,11 @@ import {
   MemoryContextStore,
   ModelRegistry,
   type ChatMessage,
-  type ContextStore,
+  type IContextStore,
   type CtxkitEventName,
-  type LLMClient,
+  type ILLMClient,
   type StrategyContext,
-  type TokenCounter,
+  type ITokenCounter,
 } from '@ctxkit/core';
 import { findPayloadProblems, HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
@@ -33,10 +33,10 @@ function freezeDeep<T>(value: T): T {
 interface Harness {
   context: StrategyContext;
   events: Array<{ name: CtxkitEventName; payload: Record<string, unknown> }>;
-  counter: TokenCounter;
+  counter: ITokenCounter;
 }
 
-function harness(options: { llm?: LLMClient; store?: ContextStore; sessionId?: string; clock?: { now: number } } = {}): Harness {
+function harness(options: { llm?: ILLMClient; store?: IContextStore; sessionId?: string; clock?: { now: number } } = {}): Harness {
   const bus = new CtxkitEventBus();
   const events: Harness['events'] = [];
   const names: CtxkitEventName[] = ['summary-start', 'summary-end', 'summary-error', 'summary-resync', 'history-trim', 'payload-composed', 'strategy-warning'];

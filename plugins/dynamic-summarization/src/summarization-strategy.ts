@@ -3,12 +3,12 @@ import {
   LLMNotConfiguredError,
   type ChatMessage,
   type ComposeOptions,
-  type ContextManager,
+  type IContextManager,
   type LLMPayload,
   type ReductionEpoch,
   type ReductionPreview,
   type StrategyContext,
-  type TokenCounter,
+  type ITokenCounter,
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
@@ -65,9 +65,9 @@ interface Composition {
  * @throws DisposedError (`CTXKIT_DISPOSED`) after dispose()
  * @see docs/strategies/dynamic-summarization.md
  */
-export class SummarizationStrategy implements ContextManager {
+export class SummarizationStrategy implements IContextManager {
   readonly summarizer: Summarizer;
-  private readonly counter: TokenCounter;
+  private readonly counter: ITokenCounter;
   /** Composes every payload; its ledger counts only new messages per turn. */
   private readonly composer: PayloadComposer;
   /** Serialises compositions, turn completions and commits of one session. */

@@ -1,4 +1,4 @@
-import type { ChatMessage, TokenCounter } from '@ctxkit/core';
+import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
 
 /**
  * What a {@link Summarizer} folds: the current summary and a batch of whole turns of history.
@@ -14,7 +14,7 @@ export interface SummarizerInput {
   /** The summary must not exceed this many tokens (counted with `counter`). */
   maxTokens: number;
   /** Counter of the agent's model (the summary is sent with the agent's payload). */
-  counter: TokenCounter;
+  counter: ITokenCounter;
   /** Aborted when the strategy is disposed, re-synchronised or the attempt times out. */
   signal?: AbortSignal;
 }

@@ -1,4 +1,4 @@
-import { type TokenCounter } from '@ctxkit/core';
+import { type ITokenCounter } from '@ctxkit/core';
 import { truncateToFit, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import { escapeReservedTags } from './llm/fence-transcript';
 import type { SummaryState } from './summary-state';
@@ -21,7 +21,7 @@ export function summaryBlock(state: SummaryState, text: string = state.text): st
  * covers; the history older than the window that it covers is reported as `summarized`. Build it once
  * per summary: it keeps its last shortened form for the next composition.
  */
-export function summaryMemoryBlock(state: SummaryState, counter: TokenCounter): MemoryBlock {
+export function summaryMemoryBlock(state: SummaryState, counter: ITokenCounter): MemoryBlock {
   // The room left to the summary rarely changes from one turn to the next: the last cut is reused.
   let lastCut: { maxTokens: number; text: string | undefined } | undefined;
   return {

@@ -5,13 +5,13 @@ import {
   type ChatMessage,
   type ComposeOptions,
   type ContextManagerCapabilities,
-  type ContextManagerContract,
+  type IContextManager,
   type LLMPayload,
   type PayloadBudget,
   type ReductionEpoch,
   type ReductionPreview,
   type StrategyContext,
-  type TokenCounter,
+  type ITokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
 import { computeBudget, PayloadComposer, payloadPreview } from '@ctxkit/core/strategy-kit';
@@ -38,9 +38,9 @@ interface LastCall {
  * One instance serves one conversation (agent + session). Per turn it counts only new messages (a
  * ledger over the history), and a repeat call with nothing new returns the previous payload.
  */
-export class SlidingWindowStrategy implements ContextManagerContract, ContextManagerCapabilities {
+export class SlidingWindowStrategy implements IContextManager, ContextManagerCapabilities {
   private readonly config: SlidingWindowConfig;
-  private readonly counter: TokenCounter;
+  private readonly counter: ITokenCounter;
   private readonly composer: PayloadComposer;
   private budgetCache: PayloadBudget | undefined;
   private lastCall: LastCall | undefined;

@@ -6,7 +6,7 @@ import {
   LLMRequestError,
   MemoryContextStore,
   type ChatMessage,
-  type ContextManager,
+  type IContextManager,
   type ContextRuntime,
   type LLMCompletionRequest,
   type LLMPayload,
@@ -197,8 +197,12 @@ async function replay(runtime: ContextRuntime, strategy: StrategyCase, mode: Fau
   let slowest = 0;
   const limit = (strategy.config['maxContextTokens'] as number) - (strategy.config['reserveOutputTokens'] as number);
   try {
+    // Load the plugin's code, compile its schema and fill the tokenizer tables first: what is timed
+    // below is each call against the model's deadline, not the process's first use of a plugin.
+    const first = strategy.conversations[0]!;
+    await agent.forSession('warm-up').composePayload(first.systemPrompt, first.history.slice(0, 1), first.tools ?? []);
     for (const [number, record] of strategy.conversations.entries()) {
-      const manager: ContextManager = agent.forSession(`${record.id.replace(/[^A-Za-z0-9._:@-]/g, '_')}-${number}`);
+      const manager: IContextManager = agent.forSession(`${record.id.replace(/[^A-Za-z0-9._:@-]/g, '_')}-${number}`);
       const history = record.history.slice(0, strategy.replayMessages);
       for (const end of callPoints(history)) {
         const seen = history.slice(0, end);

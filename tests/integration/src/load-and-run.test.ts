@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as core from '@ctxkit/core';
-import { CtxkitError, validateManifest, type ChatMessage, type ContextManagerContract, type LLMPayload } from '@ctxkit/core';
+import { CtxkitError, validateManifest, type ChatMessage, type IContextManager, type LLMPayload } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { freezeDeep, generateHistory, loadConversations, structuralKey, SYNTHETIC_TOOLS } from '@ctxkit/core/testing';
 
@@ -12,7 +12,7 @@ const INVALID = path.join(CASES, 'invalid');
 /** The runtime, read from the public API when it is there. */
 interface RuntimeLike {
   listPlugins(): Array<{ id: string }>;
-  loadAgent(manifest: string | Record<string, unknown>): Promise<{ contextManager: ContextManagerContract; forSession(id: string): ContextManagerContract; dispose(): Promise<void> }>;
+  loadAgent(manifest: string | Record<string, unknown>): Promise<{ contextManager: IContextManager; forSession(id: string): IContextManager; dispose(): Promise<void> }>;
 }
 const createContextRuntime = (core as unknown as { createContextRuntime?: (options?: Record<string, unknown>) => Promise<RuntimeLike> }).createContextRuntime;
 

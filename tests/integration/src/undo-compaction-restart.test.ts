@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createContextRuntime, FileContextStore, type AgentManifest, type ChatMessage, type ContextStore, type ContributedTool } from '@ctxkit/core';
+import { createContextRuntime, FileContextStore, type AgentManifest, type ChatMessage, type IContextStore, type ContributedTool } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { RedisContextStore } from '@ctxkit/store-redis';
 import { startRedisServer, type RedisServerProcess } from '../../../packages/store-redis/src/__tests__/redis-server';
@@ -38,14 +38,14 @@ function history(): ChatMessage[] {
 }
 
 /** One process: a runtime over `store` with a scripted model, and the session's manager. */
-async function open(store: ContextStore) {
+async function open(store: IContextStore) {
   const llm = new ScriptedLLMClient([SUMMARY], { repeatLast: true });
   const runtime = await createContextRuntime({ store, llm });
   const agent = await runtime.loadAgent(MANIFEST);
   return { runtime, llm, session: agent.forSession(SESSION) };
 }
 
-async function compactThenUndoInANewProcess(storeFor: () => ContextStore): Promise<void> {
+async function compactThenUndoInANewProcess(storeFor: () => IContextStore): Promise<void> {
   const given = history();
   const first = await open(storeFor());
   const before = await first.session.composePayload(SYSTEM, given, []);

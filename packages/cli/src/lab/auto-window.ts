@@ -1,4 +1,4 @@
-import type { TokenCounter } from '@ctxkit/core';
+import type { ITokenCounter } from '@ctxkit/core';
 import type { TranscriptRecord } from './transcript-record';
 
 /** Standard context sizes of local and hosted models. */
@@ -8,7 +8,7 @@ export const STANDARD_WINDOWS = [4096, 8192, 16384, 32768, 65536, 131072] as con
  * A window that makes strategies matter on these conversations: the smallest standard size at
  * least 2.5 times what system prompt and tool definitions take (the parts no strategy may drop).
  */
-export function autoWindow(records: readonly TranscriptRecord[], counter: TokenCounter): number {
+export function autoWindow(records: readonly TranscriptRecord[], counter: ITokenCounter): number {
   let fixed = 0;
   for (const record of records) {
     fixed = Math.max(fixed, counter.countMessage(record.messages[0]!) + counter.countTools(record.tools ?? []));

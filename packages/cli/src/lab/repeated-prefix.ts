@@ -1,4 +1,4 @@
-import type { ChatMessage, TokenCounter, ToolDefinition } from '@ctxkit/core';
+import type { ChatMessage, ITokenCounter, ToolDefinition } from '@ctxkit/core';
 
 /** A payload as the provider receives it: tool definitions, then the messages (system prompt first). */
 export interface SentPayload {
@@ -13,7 +13,7 @@ export interface SentPayload {
  * (OpenAI cached input, Anthropic cache reads) when it is long enough; this is the share a strategy
  * controls. 0 for the first payload of a conversation.
  */
-export function repeatedPrefixTokens(previous: SentPayload | undefined, current: SentPayload, counter: TokenCounter): number {
+export function repeatedPrefixTokens(previous: SentPayload | undefined, current: SentPayload, counter: ITokenCounter): number {
   if (previous === undefined) return 0;
   if (JSON.stringify(previous.tools) !== JSON.stringify(current.tools)) return 0;
   let tokens = current.tools.length > 0 ? counter.countTools(current.tools) : 0;

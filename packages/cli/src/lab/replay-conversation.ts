@@ -4,7 +4,7 @@ import {
   type ChatMessage,
   type ContextSession,
   type IContextManager,
-  type TokenCounter,
+  type ITokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
 import { computeBudget, findPayloadProblems } from '@ctxkit/core/strategy-kit';
@@ -23,7 +23,7 @@ export interface ReplayOptions {
   manager: IContextManager;
   record: TranscriptRecord;
   /** Counts what was sent, the same way for every strategy. */
-  counter: TokenCounter;
+  counter: ITokenCounter;
   window: number;
   reserveOutputTokens?: number;
   /** After each compose, check that the session's pins are in the payload (the manager must be a session). @default false */

@@ -1,9 +1,9 @@
 import { createLLMClientFromEnv } from '@ctxkit/kernel';
-import { LLMNotConfiguredError, type LLMClient } from '@ctxkit/core';
+import { LLMNotConfiguredError, type ILLMClient } from '@ctxkit/core';
 
 /** Which model the lab uses for summaries and extraction, and how to say so. */
 export interface LabLLM {
-  llm: LLMClient | undefined;
+  llm: ILLMClient | undefined;
   description: string;
 }
 

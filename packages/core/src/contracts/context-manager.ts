@@ -6,14 +6,15 @@ import type { ReductionEpoch, ReductionPreview, UndoResult } from './reduction-e
 
 /**
  * The pluggable context strategy. The agent kernel asks it for the payload to send and
- * tells it when a turn is over. These two methods are the whole required surface.
+ * tells it when a turn is over. These two methods are the whole required surface; the optional
+ * capabilities ({@link ContextManagerCapabilities}) are checked with the type guards below.
  *
  * Invariants every implementation keeps (checked by `@ctxkit/core/testing`): the payload is within
  * budget; tool-call groups are kept or dropped whole; the newest user message is present; inputs
  * are never mutated; every reduction is reported in `stats` and as an event; same inputs and state
  * give the same payload.
  */
-export interface IContextManager {
+export interface IContextManager extends ContextManagerCapabilities {
   /**
    * Builds the payload to send.
    * @param systemPrompt immutable system instructions (never dropped or altered)
@@ -120,8 +121,8 @@ export interface ContextManagerCapabilities {
   dispose?(): Promise<void> | void;
 }
 
-/** A context manager with the optional capabilities it may declare (what hosts such as the kernel hold). */
-export type ContextManager = IContextManager & ContextManagerCapabilities;
+/** The same contract as {@link IContextManager} (its optional capabilities included). */
+export type ContextManager = IContextManager;
 
 /** Whether the strategy declares that it fits tool outputs itself (see {@link ContextManagerCapabilities.truncatesToolOutputs}). */
 export function truncatesToolOutputs(manager: IContextManager): boolean {

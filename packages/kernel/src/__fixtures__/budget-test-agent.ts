@@ -9,7 +9,6 @@ import {
   type CompactionCheckpoint,
   type CompactionHookResult,
   type ComposeOptions,
-  type ContextManager,
   type CtxkitEventName,
   type ITokenCounter,
   type LLMPayload,
@@ -40,7 +39,7 @@ export function sizedText(tokens: number, sentence = SENTENCE): string {
  * history, with honest stats against a real budget. Optionally compacts when asked with a usage at
  * or above its window: keeps a summary and everything from the last user message.
  */
-export class NaiveManager implements ContextManager {
+export class NaiveManager implements IContextManager {
   readonly composed: Array<{ systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[]; options: ComposeOptions | undefined }> = [];
   readonly completed: ChatMessage[][] = [];
   readonly compactionCalls: CompactionCheckpoint[] = [];
@@ -103,7 +102,7 @@ export class NaiveManager implements ContextManager {
  * compose options such as `collapseOlderToolResults` are honoured. Keeps the arrays it is given
  * (not copies) so that tests can compare the messages of both calls by identity.
  */
-export class ComposerManager implements ContextManager {
+export class ComposerManager implements IContextManager {
   readonly composed: Array<{ history: ChatMessage[]; options: ComposeOptions | undefined }> = [];
   readonly completed: ChatMessage[][] = [];
   private readonly composer: PayloadComposer;
@@ -145,7 +144,7 @@ export const toolCall = (id: string, name: string, args: unknown = {}) => ({ id,
 
 /** An Agent resolved from a container with the naive (or any) manager, recording every event. */
 export function buildBudgetAgent(input: {
-  manager: ContextManager;
+  manager: IContextManager;
   script: ConstructorParameters<typeof ScriptedLLMClient>[0];
   tools?: AgentTool[];
   options?: Partial<AgentOptions>;

@@ -1,4 +1,4 @@
-import { BudgetExceededError, type ChatMessage, type ContextManager, type LLMPayload } from '@ctxkit/core';
+import { BudgetExceededError, type ChatMessage, type IContextManager, type LLMPayload } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
 import { testCounter } from '../__fixtures__/budget-test-agent';
@@ -20,7 +20,7 @@ function conversation(turns: Array<{ words: number; tools: number }>): ChatMessa
   return history;
 }
 
-const manager: ContextManager = {
+const manager: IContextManager = {
   composePayload: async () => {
     throw new Error('not asked: no compaction hooks');
   },

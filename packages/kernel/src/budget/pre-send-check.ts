@@ -3,7 +3,7 @@ import {
   createTokenUsage,
   hasCompactionHooks,
   type ChatMessage,
-  type ContextManager,
+  type IContextManager,
   type ITokenCounter,
   type LLMPayload,
   type ReductionRecord,
@@ -49,7 +49,7 @@ export interface PreSendCheckInput {
   tokens?: number;
   /** The run's history (history indexes of reductions refer to it). */
   history: readonly ChatMessage[];
-  manager: ContextManager;
+  manager: IContextManager;
   counter: ITokenCounter;
   limit: number;
   /** The window (ceiling) the limit belongs to: compaction is asked with usage at this size. */

@@ -1,4 +1,4 @@
-import { LLMNotConfiguredError, LLMResponseError, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, MessageParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
@@ -56,7 +56,7 @@ export interface AnthropicClientOptions {
  * @throws LLMRequestError, LLMTimeoutError, LLMResponseError (no content, an empty answer, a malformed body)
  * @see docs/08-kernel.md
  */
-export class AnthropicClient implements LLMClient {
+export class AnthropicClient implements ILLMClient {
   readonly name: string;
   readonly defaultModel: string;
   readonly offline = false;

@@ -1,4 +1,4 @@
-import type { LLMClient } from '@ctxkit/core';
+import type { ILLMClient } from '@ctxkit/core';
 import { AnthropicClient } from './anthropic-client';
 import { OpenAICompatibleClient } from './openai-compatible-client';
 import type { RetryOptions } from './retry-options';
@@ -22,7 +22,7 @@ export interface LLMClientFromEnvOptions {
  * `CTXKIT_LLM_PROVIDER=openai|anthropic` picks one when both are set.
  * @see docs/08-kernel.md
  */
-export function createLLMClientFromEnv(options: LLMClientFromEnvOptions = {}): LLMClient | undefined {
+export function createLLMClientFromEnv(options: LLMClientFromEnvOptions = {}): ILLMClient | undefined {
   const env = options.env ?? process.env;
   const openai = Boolean(env.OPENAI_BASE_URL || env.OPENAI_API_KEY);
   const anthropic = Boolean(env.ANTHROPIC_API_KEY);

@@ -1,4 +1,4 @@
-import { LLMNotConfiguredError, LLMResponseError, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from '../providers/openai-chat-adapter';
@@ -64,7 +64,7 @@ const KEYLESS = 'keyless-local-server';
  * malformed body)
  * @see docs/08-kernel.md
  */
-export class OpenAICompatibleClient implements LLMClient {
+export class OpenAICompatibleClient implements ILLMClient {
   readonly name: string;
   readonly defaultModel: string;
   readonly offline = false;

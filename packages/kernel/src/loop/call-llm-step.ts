@@ -1,4 +1,4 @@
-import { safeEmit, type CtxkitEventBus, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type LLMPayload } from '@ctxkit/core';
+import { safeEmit, type CtxkitEventBus, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type LLMPayload } from '@ctxkit/core';
 import { frozenMessage } from './frozen-message';
 import { eventBase, type RunState } from './run-state';
 
@@ -29,7 +29,7 @@ export function outputTokensFor(payload: LLMPayload, settings: CallSettings): nu
  */
 export async function callLlmStep(
   state: RunState,
-  llm: LLMClient,
+  llm: ILLMClient,
   events: CtxkitEventBus,
   payload: LLMPayload,
   settings: CallSettings,

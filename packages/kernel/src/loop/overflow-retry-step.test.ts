@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ContextOverflowError, CtxkitEventBus, ErrorCodes, IContextManager, IEventBus, ILLMClient, type ChatMessage, type CtxkitEventPayloads, type LLMClient } from '@ctxkit/core';
+import { ContextOverflowError, CtxkitEventBus, ErrorCodes, IContextManager, IEventBus, ILLMClient, type ChatMessage, type CtxkitEventPayloads } from '@ctxkit/core';
 import { container as rootContainer } from 'tsyringe';
 import { NaiveManager, sizedText, testCounter } from '../__fixtures__/budget-test-agent';
 import { json, LoopbackProviderServer, type ReceivedRequest, type Responder } from '../__fixtures__/loopback-provider-server';
@@ -39,7 +39,7 @@ interface Wording {
   provider: string;
   refusal: Responder;
   answer: Responder;
-  client(url: string): LLMClient;
+  client(url: string): ILLMClient;
   /** The provider's numbers, when its wording gives them. */
   limit?: number;
   actual?: number;
@@ -104,7 +104,7 @@ function longHistory(): ChatMessage[] {
   return history;
 }
 
-function buildAgent(llm: LLMClient) {
+function buildAgent(llm: ILLMClient) {
   const manager = new NaiveManager(CONTEXT_WINDOW, RESERVE);
   const events = new CtxkitEventBus();
   const child = rootContainer.createChildContainer();

@@ -1,4 +1,4 @@
-import { ContextOverflowError, ErrorCodes, safeEmit, type CtxkitEventBus, type LLMClient, type LLMCompletion, type LLMPayload } from '@ctxkit/core';
+import { ContextOverflowError, ErrorCodes, safeEmit, type CtxkitEventBus, type ILLMClient, type LLMCompletion, type LLMPayload } from '@ctxkit/core';
 import { classifyContextOverflow } from '../budget/classify-context-overflow';
 import { overflowRetryLimit } from '../budget/overflow-retry-limit';
 import type { OverflowRetryReport } from '../budget/run-budget-report';
@@ -9,7 +9,7 @@ import type { SessionBudgetState } from './session-budget-state';
 
 /** What the model call needs besides the run state and the payload. */
 export interface ModelCallContext {
-  llm: LLMClient;
+  llm: ILLMClient;
   events: CtxkitEventBus;
   session: SessionBudgetState;
   settings: CallSettings;

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContextManager, CtxkitEventBase, ITokenCounter, PayloadStats, TokenUsage, ToolDefinition } from '@ctxkit/core';
+import type { ChatMessage, IContextManager, CtxkitEventBase, ITokenCounter, PayloadStats, TokenUsage, ToolDefinition } from '@ctxkit/core';
 import type { AgentCountCalibration } from '../budget/agent-count-calibration';
 import type { RunBudgetReport } from '../budget/run-budget-report';
 import type { ToolOutputCaps, ToolOutputPolicy } from '../budget/tool-output-policy';
@@ -10,7 +10,7 @@ export interface RunState {
   agentId: string;
   sessionId: string;
   strategyId: string;
-  manager: ContextManager;
+  manager: IContextManager;
   /**
    * The history so far: the loop's own array of frozen messages (the caller's array is never
    * mutated; messages are shared, not copied). Steps append to it or replace it.

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
-import { createContextRuntime, type AssistantMessage, type ChatMessage, type ContextRuntime, type LLMClient } from '@ctxkit/core';
+import { createContextRuntime, type AssistantMessage, type ChatMessage, type ContextRuntime, type ILLMClient } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { loadConversations, ScriptedLLMClient, type ConversationRecord } from '@ctxkit/core/testing';
 import type { RunBudgetReport } from '../budget/run-budget-report';
@@ -70,7 +70,7 @@ async function replay(runtime: ContextRuntime, record: ConversationRecord, strat
   // One model for the agent and its strategy: the strategy's own calls (compaction, without tools)
   // get a summary; the agent's calls get the recorded answers, in order.
   const compactions = new ScriptedLLMClient(['<retain>The task and the files touched so far.</retain>\n<summary>Work so far: the repository was explored and the failing tests located.</summary>'], { repeatLast: true });
-  const model: LLMClient = {
+  const model: ILLMClient = {
     name: 'scripted-openhands',
     defaultModel: 'gpt-4o',
     offline: true,

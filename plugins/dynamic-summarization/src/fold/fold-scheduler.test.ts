@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LLMRequestError, MemoryContextStore, type ChatMessage, type ContextStore, type StrategyContext, type TokenCounter } from '@ctxkit/core';
+import { LLMRequestError, MemoryContextStore, type ChatMessage, type IContextStore, type StrategyContext, type ITokenCounter } from '@ctxkit/core';
 import { SerialQueue, HeuristicTokenCounter, HistoryLedger } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, type RecordedEvent } from '@ctxkit/core/testing';
 import { historyFingerprint } from '../history/history-fingerprint';
@@ -51,7 +51,7 @@ interface Setup {
   queue: SerialQueue;
 }
 
-function setup(options: { summarizer?: ScriptedSummarizer; config?: Partial<FoldSchedulerOptions['config']>; context?: Partial<StrategyContext>; counter?: TokenCounter } = {}): Setup {
+function setup(options: { summarizer?: ScriptedSummarizer; config?: Partial<FoldSchedulerOptions['config']>; context?: Partial<StrategyContext>; counter?: ITokenCounter } = {}): Setup {
   const counter = options.counter ?? new HeuristicTokenCounter('gpt-4o');
   const { context, events } = createConformanceContext('fold', { counter, ...options.context }, undefined);
   const summarizer = options.summarizer ?? new ScriptedSummarizer();
@@ -122,7 +122,7 @@ describe('FoldScheduler', () => {
   it("counts the batch on the caller's messages, whose counts are cached by identity, not on its copy", async () => {
     const base = new HeuristicTokenCounter('gpt-4o');
     const counted: Array<Readonly<ChatMessage>> = [];
-    const counter: TokenCounter = Object.assign(Object.create(base) as TokenCounter, {
+    const counter: ITokenCounter = Object.assign(Object.create(base) as ITokenCounter, {
       countMessages: (messages: ReadonlyArray<Readonly<ChatMessage>>) => {
         counted.push(...messages);
         return base.countMessages(messages);
@@ -300,7 +300,7 @@ describe('FoldScheduler', () => {
   });
 
   describe('two instances on one store (two processes serving one session)', () => {
-    function pair(options: { first?: ScriptedSummarizer; second?: ScriptedSummarizer; config?: Partial<FoldSchedulerOptions['config']>; store?: ContextStore } = {}) {
+    function pair(options: { first?: ScriptedSummarizer; second?: ScriptedSummarizer; config?: Partial<FoldSchedulerOptions['config']>; store?: IContextStore } = {}) {
       const store = options.store ?? new MemoryContextStore();
       const clock = { now: Date.UTC(2025, 0, 1) };
       const context = { store, now: () => clock.now };

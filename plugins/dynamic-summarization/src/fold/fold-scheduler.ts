@@ -10,7 +10,7 @@ import {
   type CtxkitEventBase,
   type StoreKey,
   type StrategyContext,
-  type TokenCounter,
+  type ITokenCounter,
 } from '@ctxkit/core';
 import { type SerialQueue, formatStoreKey, type HistoryLedger } from '@ctxkit/core/strategy-kit';
 import { historyFingerprint } from '../history/history-fingerprint';
@@ -33,7 +33,7 @@ export interface FoldSchedulerOptions {
   /** The session's context: ids, store, events, clock. */
   context: StrategyContext;
   /** The agent's counter (summaries are sent with its payload). */
-  counter: TokenCounter;
+  counter: ITokenCounter;
   summarizer: Summarizer;
   /** The composer's ledger of the conversation (measures whether the unsummarized history outgrows its room). */
   ledger: HistoryLedger;

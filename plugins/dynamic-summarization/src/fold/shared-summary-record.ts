@@ -1,4 +1,4 @@
-import { type ContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
+import { type IContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
 import { readVersioned, SerialQueue, UNVERSIONED, writeIfVersion } from '@ctxkit/core/strategy-kit';
 import { emptySummaryRecord, sameSummary, toSummaryRecord, type SummaryRecord } from '../summary-state';
 
@@ -23,7 +23,7 @@ export class SharedSummaryRecord {
   private readonly io = new SerialQueue();
 
   constructor(
-    private readonly store: ContextStore,
+    private readonly store: IContextStore,
     private readonly key: StoreKey,
   ) {}
 

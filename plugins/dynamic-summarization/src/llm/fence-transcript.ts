@@ -1,4 +1,4 @@
-import { type ChatMessage, type TokenCounter } from '@ctxkit/core';
+import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
 import { messageText } from '@ctxkit/core/strategy-kit';
 import { truncateMiddle } from '../history/truncate-middle';
 
@@ -20,7 +20,7 @@ export function fenceTranscript(
   messages: ReadonlyArray<Readonly<ChatMessage>>,
   firstIndex: number,
   maxTokens: number,
-  counter: TokenCounter,
+  counter: ITokenCounter,
 ): string {
   const names: Array<{ id: string; name: string }> = [];
   const blocks = messages.map((message, offset) => {

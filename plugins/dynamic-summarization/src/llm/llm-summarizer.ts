@@ -1,4 +1,4 @@
-import { LLMResponseError, type ChatMessage, type LLMClient } from '@ctxkit/core';
+import { LLMResponseError, type ChatMessage, type ILLMClient } from '@ctxkit/core';
 import type { Summarizer, SummarizerInput, SummaryReceipt } from '../summarizer';
 import { droppedItems, missingItems, retainedItems, type RetainedItem } from './retained-items';
 import { conversationScript, dominantScript, type TextScript } from './text-script';
@@ -48,7 +48,7 @@ export class LLMSummarizer implements Summarizer {
   lastReceipt: SummaryReceipt | undefined;
 
   constructor(
-    private readonly client: LLMClient,
+    private readonly client: ILLMClient,
     options: LLMSummarizerOptions,
   ) {
     this.model = options.model;

@@ -1,4 +1,4 @@
-import type { TokenCounter } from '@ctxkit/core';
+import type { ITokenCounter } from '@ctxkit/core';
 import type { Summarizer, SummarizerInput } from '../summarizer';
 import { messageUnits, type InformationUnit } from './information-units';
 import { findTerms, informationScore, isKeyValue, statementWeight, type Term, type TermKind } from './information-score';
@@ -110,7 +110,7 @@ class Selection {
   private readonly datesOpened = new Set<string>();
 
   constructor(
-    private readonly counter: TokenCounter,
+    private readonly counter: ITokenCounter,
     public remaining: number,
   ) {}
 
@@ -214,7 +214,7 @@ export class OfflineSummarizer implements Summarizer {
    * Scores previous and new units together (rarity over both), collapses near-duplicates, and prices
    * the lines of the units that remain (only those can be chosen).
    */
-  private scoreCandidates(carried: readonly InformationUnit[], fresh: readonly InformationUnit[], counter: TokenCounter): Candidate[] {
+  private scoreCandidates(carried: readonly InformationUnit[], fresh: readonly InformationUnit[], counter: ITokenCounter): Candidate[] {
     const units = [...carried.map((unit) => ({ unit, carried: true })), ...fresh.map((unit) => ({ unit, carried: false }))];
     const analyses = units.map(({ unit }) => analyse(unit.text));
     const documentFrequency = new Map<string, number>();
@@ -270,7 +270,7 @@ export class OfflineSummarizer implements Summarizer {
   }
 
   /** One index line (`Key values: …`, `Names: …`): values by priority within the budget, written in their order. */
-  private indexLine(render: (values: readonly string[]) => string, values: readonly IndexValue[], budget: number, counter: TokenCounter): string {
+  private indexLine(render: (values: readonly string[]) => string, values: readonly IndexValue[], budget: number, counter: ITokenCounter): string {
     const kept: IndexValue[] = [];
     let tokens = counter.count(render(['x'])) - 1;
     for (const entry of [...values].sort((a, b) => a.priority - b.priority || a.order - b.order)) {

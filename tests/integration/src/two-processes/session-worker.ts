@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { createContextRuntime, hasWhenIdle, type ContextManager, type CtxkitEventName } from '@ctxkit/core';
+import { createContextRuntime, hasWhenIdle, type IContextManager, type CtxkitEventName } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { RedisContextStore } from '@ctxkit/store-redis';
 import { answerModel, conversation, EXTRACTOR_AGENT, modelCallsKey, SUMMARIZER_AGENT, turnMessages, type WorkerEvents, type WorkerReply, type WorkerRequest } from './session-script';
@@ -42,7 +42,7 @@ async function main(): Promise<void> {
       });
     }
   }
-  const managers: ContextManager[] = agents.map((agent) => agent.forSession(sessionId));
+  const managers: IContextManager[] = agents.map((agent) => agent.forSession(sessionId));
 
   const serve = async (request: WorkerRequest): Promise<WorkerEvents | undefined> => {
     if (request.type === 'turn') {
