@@ -30,6 +30,19 @@ export interface ScalarFieldRecognizer extends RecognizerBase {
   validatedBySchema: boolean;
   /** Shapes derived from `examples` (used when there is no pattern or format). */
   shapes: RegExp[];
+  /** The shapes a word-like token can have: a shape with white space (from an example with a space) never matches one. */
+  tokenShapes: RegExp[];
+  /**
+   * The field's (or item's) own `pattern`, compiled as ajv compiles it: a string that does not
+   * match it is refused without running the schema's validator (which would refuse it too).
+   * `undefined` without a pattern, or when the schema reaches the field through a `$ref`.
+   */
+  pattern: RegExp | undefined;
+  /**
+   * The pattern when it has no anchors or lookarounds (what it matches does not depend on the text
+   * around it): a text it does not match holds no token that it matches.
+   */
+  textPattern: RegExp | undefined;
   /** The value is a number (text tokens are converted). */
   numeric: boolean;
   /** The value has `format: "date"`: dates written in words count too. */
@@ -59,6 +72,20 @@ export interface ObjectFieldRecognizer extends RecognizerBase {
 /** What makes a field fillable without a model. */
 export type FieldRecognizer = ScalarFieldRecognizer | ObjectFieldRecognizer;
 
+function hasRef(schema: Readonly<JsonSchema> | null): boolean {
+  return schema !== null && typeof schema === 'object' && schema['$ref'] !== undefined;
+}
+
+/** A `pattern` as ajv tests it (a Unicode regular expression, unanchored); `undefined` when there is none. */
+function ajvPattern(pattern: unknown): RegExp | undefined {
+  if (typeof pattern !== 'string') return undefined;
+  try {
+    return new RegExp(pattern, 'u');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The recognizer of a top-level field, or `null` for a field that is neither a string, a number, an
  * enum nor an object with properties (booleans, arrays of arrays): such fields are left to a
@@ -83,10 +110,14 @@ export function fieldRecognizer(field: StateField, root: Readonly<JsonSchema>): 
     : undefined;
   const validatedBySchema = typeof schema['pattern'] === 'string' || (typeof schema['format'] === 'string' && OFFLINE_FORMATS.includes(schema['format'] as string));
   const examples = Array.isArray(schema['examples']) ? (schema['examples'] as unknown[]) : [];
-  const shapes = examples
-    .filter((example): example is string => typeof example === 'string')
+  const reachedThroughRef = hasRef(field.schema) || (isArray && typeof declared['items'] === 'object' && hasRef(declared['items'] as JsonSchema));
+  const examplesInText = examples.filter((example): example is string => typeof example === 'string');
+  const shapes = examplesInText.map(shapeRegex).filter((regex): regex is RegExp => regex !== null);
+  const tokenShapes = examplesInText
+    .filter((example) => !/\s/.test(example))
     .map(shapeRegex)
     .filter((regex): regex is RegExp => regex !== null);
+  const pattern = reachedThroughRef ? undefined : ajvPattern(schema['pattern']);
   // Nothing to recognise the value by in free text: it is still taken under its JSON keys (ajv decides).
   const keysOnly = !enumValues?.length && !validatedBySchema && shapes.length === 0;
   return {
@@ -98,6 +129,9 @@ export function fieldRecognizer(field: StateField, root: Readonly<JsonSchema>): 
     enumValues: enumValues?.length ? enumValues : undefined,
     validatedBySchema: validatedBySchema || keysOnly,
     shapes,
+    tokenShapes,
+    pattern,
+    textPattern: pattern && !/[\^$]|\\[bB]|\(\?<?[=!]/.test(pattern.source) ? pattern : undefined,
     numeric: isNumericSchema(schema),
     isDate: schema['format'] === 'date',
     readsText: !keysOnly && (field.schema as JsonSchema)[OFFLINE_TEXT_KEYWORD] !== false,

@@ -1,3 +1,5 @@
+import type { JsonKeyScreen } from './json-key-screen';
+
 /** A value found under a key of a JSON text: a string, number or boolean, or an object. */
 export interface KeyedNode {
   key: string;
@@ -11,11 +13,13 @@ export interface KeyedNode {
  * object member is reported under its key (objects too, then their own members); the items of an
  * array are reported under the array's key (nested arrays flattened). The top-level value is
  * reported under `rootKey` when one is given (a tool result under its function's name). Returns an
- * empty list when the text is not a JSON object or array.
+ * empty list when the text is not a JSON object or array, and, given a `screen`, when the text
+ * cannot hold a member under one of its keys (the text is then not parsed).
  */
-export function jsonKeyedNodes(text: string, rootKey: string | null = null): KeyedNode[] {
+export function jsonKeyedNodes(text: string, rootKey: string | null = null, screen?: JsonKeyScreen): KeyedNode[] {
   const trimmed = text.trim();
   if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) return [];
+  if (screen && !screen.mayHold(trimmed, rootKey)) return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(trimmed);

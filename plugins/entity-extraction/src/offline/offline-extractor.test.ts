@@ -230,4 +230,64 @@ describe('OfflineExtractor', () => {
       expect(outcome.ok && outcome.state).toEqual({ user_id: 'mia_li_3668', insurance: 'no', total_baggages: 2, nonfree_baggages: 1 });
     });
   });
+
+  describe('#extract a long history', () => {
+    const coding = compileStateSchema(
+      {
+        type: 'object',
+        properties: {
+          repository: { type: 'string', pattern: '[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+' },
+          branch: { type: 'string', pattern: '^feature-[0-9]+$' },
+          files: { type: 'array', items: { type: 'string', pattern: '[a-z/]+\\.ts' } },
+          buildCommand: { type: 'string', examples: ['make test', 'make-j4'] },
+          status: { type: 'string', enum: ['editing', 'testing'] },
+        },
+      },
+      'test',
+    );
+    const MODULES = ['alpha', 'beta', 'gamma', 'delta', 'omega'];
+    /** Coding turns; with `naming`, each user message names one of five files. */
+    const turns = (count: number, naming = false): ChatMessage[] =>
+      Array.from({ length: count }, (_, turn): ChatMessage[] => [
+        { role: 'user', content: `Please check step ${turn % 7} of ${naming ? `src/${MODULES[turn % 5]}.ts` : 'the build'} and fix what fails.` },
+        call(`c${turn}`, 'read_file', { path: `src/module-${turn % 5}.ts`, limit: 400 }),
+        { role: 'tool', tool_call_id: `c${turn}`, content: `{"lines": ${turn}, "text": "const value = 1;"}` },
+      ]).flat();
+
+    it('finds values in free text whether their pattern is anchored or not, among many messages', async () => {
+      const history: ChatMessage[] = [
+        ...turns(40),
+        { role: 'user', content: 'Fix src/lib/a.ts in ponylang/ponyc, branch feature-12; build with make-j4, we are testing.' },
+        ...turns(40),
+      ];
+      const outcome = await extract(history, {}, coding);
+      expect(outcome.ok && outcome.state).toEqual({ repository: 'ponylang/ponyc', branch: 'feature-12', files: ['src/lib/a.ts'], buildCommand: 'make-j4', status: 'testing' });
+    });
+
+    it('validates each value once per field however often the messages repeat it', async () => {
+      const validationsOver = async (history: ChatMessage[]) => {
+        let validations = 0;
+        const counting = { ...coding, acceptsValue: (name: string, value: unknown) => (validations++, coding.acceptsValue(name, value)) };
+        const outcome = await extract([...history, { role: 'user', content: 'Now ponylang/ponyc: src/a.ts src/b.ts src/a.ts, make-j4 and make-j4.' }], {}, counting);
+        expect(outcome.ok && outcome.state['files']).toEqual([...MODULES.map((name) => `src/${name}.ts`), 'src/a.ts', 'src/b.ts']);
+        return validations;
+      };
+      // Every value of 60 turns already comes up in the first 10 (steps repeat every 7 turns, files every 5).
+      const overTen = await validationsOver(turns(10, true));
+      expect(overTen).toBeGreaterThan(5);
+      expect(await validationsOver(turns(60, true))).toBe(overTen);
+    });
+
+    it('parses no JSON text that holds none of the keys the fields are read under', async () => {
+      const parse = jest.spyOn(JSON, 'parse');
+      try {
+        await extract(turns(30), {}, coding);
+        expect(parse).not.toHaveBeenCalled();
+        await extract([call('c', 'set_repository', { repository: 'a/b' }), { role: 'tool', tool_call_id: 'c', content: '{"ok": true}' }], {}, coding);
+        expect(parse).toHaveBeenCalledTimes(1);
+      } finally {
+        parse.mockRestore();
+      }
+    });
+  });
 });

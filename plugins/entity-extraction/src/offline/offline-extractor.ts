@@ -6,11 +6,13 @@ import type { EntityState } from '../state/entity-state';
 import { mergeArrayItems } from './array-field-merge';
 import { datesInWords, isoDate } from './dates-in-words';
 import { fieldRecognizer, type FieldRecognizer, type ObjectFieldRecognizer, type ScalarFieldRecognizer } from './field-recognizer';
+import { JsonKeyScreen } from './json-key-screen';
 import { jsonKeyedNodes } from './json-keyed-nodes';
 import { isNegatedMention } from './negated-mention';
 import { projectOnSchema } from './object-projection';
 import { referenceYear } from './reference-year';
-import { enumMentions, textTokens } from './text-candidates';
+import { SchemaVerdicts } from './schema-verdicts';
+import { enumMentions, textTokens, type TextCandidate } from './text-candidates';
 
 /** The name the offline extractor carries in versions, events, stats and reports. */
 export const OFFLINE_EXTRACTOR_NAME = 'offline-extractor';
@@ -34,6 +36,36 @@ interface Candidate {
   cued: boolean;
   /** Read from a tool result (looked up by the agent) rather than said by the user or the agent's calls. */
   lookedUp: boolean;
+}
+
+/** The typed value when the recognizer and the schema accept `raw`, else `undefined` (the cheap tests first, the schema's validator last). */
+function acceptScalar(verdicts: SchemaVerdicts, recognizer: ScalarFieldRecognizer, raw: string | number): string | number | undefined {
+  let value: string | number = raw;
+  if (recognizer.numeric) {
+    if (typeof raw === 'string') {
+      if (!/^-?[0-9]+(\.[0-9]+)?$/.test(raw)) return undefined;
+      value = Number(raw);
+    }
+  } else if (typeof raw === 'number') {
+    value = String(raw);
+  }
+  if (recognizer.enumValues) {
+    if (!recognizer.enumValues.some((allowed) => allowed === value)) return undefined;
+  } else if (!recognizer.validatedBySchema) {
+    if (!recognizer.shapes.some((shape) => shape.test(String(value)))) return undefined;
+  }
+  if (recognizer.pattern && typeof value === 'string' && !recognizer.pattern.test(value)) return undefined;
+  return verdicts.accepts(recognizer, value) ? value : undefined;
+}
+
+/**
+ * False when no word-like token of `text` can be the field's value, so the text need not be split:
+ * the field is recognised by shapes with white space only, or its pattern (without anchors or
+ * lookarounds) matches nowhere in the text.
+ */
+function tokensMayMatch(recognizer: ScalarFieldRecognizer, text: string): boolean {
+  if (!recognizer.validatedBySchema && recognizer.tokenShapes.length === 0) return false;
+  return !recognizer.textPattern || recognizer.numeric || recognizer.textPattern.test(text);
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -70,10 +102,13 @@ export class OfflineExtractor implements StateExtractor {
   readonly trigger = 'user-messages-and-tool-results' as const;
   private readonly recognizers: FieldRecognizer[];
   private readonly shapeSources: ReadonlyArray<ExtractionSource['kind']>;
+  /** The JSON keys any field is read under: a JSON text without them is not parsed. */
+  private readonly fieldKeys: JsonKeyScreen;
 
   constructor(schema: CompiledStateSchema, options: OfflineExtractorOptions = {}) {
     this.recognizers = schema.fields.map((field) => fieldRecognizer(field, schema.schema)).filter((r): r is FieldRecognizer => r !== null);
     this.shapeSources = options.shapeSources ?? ['user'];
+    this.fieldKeys = new JsonKeyScreen(this.recognizers.flatMap((recognizer) => recognizer.keys));
   }
 
   /** Fields this extractor can fill for the schema it was built with. */
@@ -84,15 +119,21 @@ export class OfflineExtractor implements StateExtractor {
   async extract(request: ExtractionRequest): Promise<ExtractionOutcome> {
     const { schema } = request;
     const sources = [...request.input.context, ...request.input.userMessages].sort((a, b) => a.index - b.index);
-    const year = referenceYear(
-      sources.map((source) => source.text),
-      JSON.stringify(request.state),
-      request.now,
-    );
+    // The reference year reads every text of the extraction: only a date written without a year needs it.
+    let year: number | null | undefined;
+    const yearOfUndatedMentions = (): number | null =>
+      year === undefined
+        ? (year = referenceYear(
+            sources.map((source) => source.text),
+            JSON.stringify(request.state),
+            request.now,
+          ))
+        : year;
+    const verdicts = new SchemaVerdicts(schema);
     const candidates: Candidate[] = [];
     for (const source of sources) {
-      candidates.push(...this.keyedCandidates(schema, source));
-      if (this.shapeSources.includes(source.kind)) candidates.push(...this.textCandidates(schema, source, year));
+      candidates.push(...this.keyedCandidates(schema, verdicts, source));
+      if (this.shapeSources.includes(source.kind)) candidates.push(...this.textCandidates(verdicts, source, yearOfUndatedMentions));
     }
     const update = this.proposeUpdate(schema, request.state, candidates);
     if (Object.keys(update).length === 0) return { ok: true, state: structuredClone(request.state) as EntityState, diff: [], attempts: 1 };
@@ -101,18 +142,18 @@ export class OfflineExtractor implements StateExtractor {
   }
 
   /** Values under JSON keys named like a field, in a source that is JSON (tool-call arguments, tool results). */
-  private keyedCandidates(schema: CompiledStateSchema, source: ExtractionSource): Candidate[] {
+  private keyedCandidates(schema: CompiledStateSchema, verdicts: SchemaVerdicts, source: ExtractionSource): Candidate[] {
     const found: Candidate[] = [];
     const lookedUp = source.kind === 'tool-output';
     const rootKey = lookedUp ? (source.toolName ?? null) : null;
-    for (const node of jsonKeyedNodes(source.text, rootKey)) {
+    for (const node of jsonKeyedNodes(source.text, rootKey, this.fieldKeys)) {
       for (const recognizer of this.recognizers) {
         if (!recognizer.keys.includes(node.key)) continue;
         const values =
           recognizer.kind === 'object'
             ? this.acceptObject(schema, recognizer, node.value)
             : typeof node.value === 'string' || typeof node.value === 'number'
-              ? [this.acceptScalar(schema, recognizer, node.value)]
+              ? [acceptScalar(verdicts, recognizer, node.value)]
               : [];
         for (const value of values) {
           if (value !== undefined) found.push({ field: recognizer.field, value, index: source.index, position: node.position, cued: true, lookedUp });
@@ -123,9 +164,9 @@ export class OfflineExtractor implements StateExtractor {
   }
 
   /** Enum mentions, recognisable tokens and dates in words in a source's free text. */
-  private textCandidates(schema: CompiledStateSchema, source: ExtractionSource, year: number | null): Candidate[] {
+  private textCandidates(verdicts: SchemaVerdicts, source: ExtractionSource, yearOfUndatedMentions: () => number | null): Candidate[] {
     const found: Candidate[] = [];
-    const tokens = textTokens(source.text);
+    let tokens: TextCandidate[] | undefined;
     const lookedUp = source.kind === 'tool-output';
     const push = (recognizer: ScalarFieldRecognizer, value: string | number | undefined, position: number) => {
       if (value === undefined) return;
@@ -137,38 +178,22 @@ export class OfflineExtractor implements StateExtractor {
       if (recognizer.enumValues) {
         for (const mention of enumMentions(source.text, recognizer.enumValues)) {
           const original = recognizer.enumValues.find((value) => String(value) === mention.value)!;
-          push(recognizer, this.acceptScalar(schema, recognizer, original), mention.position);
+          push(recognizer, acceptScalar(verdicts, recognizer, original), mention.position);
         }
         continue;
       }
-      for (const token of tokens) push(recognizer, this.acceptScalar(schema, recognizer, token.value), token.position);
+      if (tokensMayMatch(recognizer, source.text)) {
+        tokens ??= textTokens(source.text);
+        for (const token of tokens) push(recognizer, acceptScalar(verdicts, recognizer, token.value), token.position);
+      }
       if (!recognizer.isDate) continue;
       for (const date of datesInWords(source.text)) {
-        const chosenYear = date.year ?? year;
+        const chosenYear = date.year ?? yearOfUndatedMentions();
         const iso = chosenYear === null ? null : isoDate(chosenYear, date.month, date.day);
-        if (iso !== null) push(recognizer, this.acceptScalar(schema, recognizer, iso), date.position);
+        if (iso !== null) push(recognizer, acceptScalar(verdicts, recognizer, iso), date.position);
       }
     }
     return found;
-  }
-
-  /** The typed value when the recognizer and the schema accept `raw`, else `undefined`. */
-  private acceptScalar(schema: CompiledStateSchema, recognizer: ScalarFieldRecognizer, raw: string | number): string | number | undefined {
-    let value: string | number = raw;
-    if (recognizer.numeric) {
-      if (typeof raw === 'string') {
-        if (!/^-?[0-9]+(\.[0-9]+)?$/.test(raw)) return undefined;
-        value = Number(raw);
-      }
-    } else if (typeof raw === 'number') {
-      value = String(raw);
-    }
-    if (recognizer.enumValues) {
-      if (!recognizer.enumValues.some((allowed) => allowed === value)) return undefined;
-    } else if (!recognizer.validatedBySchema) {
-      if (!recognizer.shapes.some((shape) => shape.test(String(value)))) return undefined;
-    }
-    return schema.acceptsValue(recognizer.field, recognizer.isArray ? [value] : value) ? value : undefined;
   }
 
   /**
