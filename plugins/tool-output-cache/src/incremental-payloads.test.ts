@@ -76,4 +76,22 @@ describe('a session composing turn after turn', () => {
     const stored = await context.store.listBlobs({ agentId: 'agent-1', sessionId: 'session-1', kind: 'tool-output' });
     for (const ref of refs) expect(stored.some((key) => key.name === ref)).toBe(true);
   });
+
+  it('reports a write that fails after the payload and makes it when the ref is expanded', async () => {
+    const random = seededRandom(5);
+    const history = codingHistory(40, random, 'w');
+    const { strategy, context, named } = strategyOn({ maxContextTokens: 6_000, compaction: { enabled: false } });
+    const putBlob = context.store.putBlob.bind(context.store);
+    let failing = true;
+    jest.spyOn(context.store, 'putBlob').mockImplementation((key, data) => (failing ? Promise.reject(new Error('store offline')) : putBlob(key, data)));
+    const payload = await strategy.composePayload(SYSTEM, history, []);
+    await strategy.whenIdle();
+    const warnings = named('strategy-warning').map((event) => String(event.message));
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings[0]).toMatch(/^A tool output could not be written to the store \(store offline\); its ref to_[0-9a-f]{32} is written again when it is expanded/);
+    failing = false;
+    const shown = payload.messages.find((message): message is ToolMessage => message.role === 'tool' && message.output_ref !== undefined)!;
+    const original = history.find((message): message is ToolMessage => message.role === 'tool' && message.tool_call_id === shown.tool_call_id)!;
+    expect(await strategy.cache.readAll(shown.output_ref!.id)).toBe(original.content);
+  });
 });
