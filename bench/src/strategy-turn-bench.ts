@@ -20,7 +20,7 @@ import { type ChatMessage, type IContextManager, type ITokenCounter } from '@ctx
 import { BpeTokenCounter, GptTokenizerEncoder, SharedCountCaches } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext } from '@ctxkit/core/testing';
 import { createStrategy as createSummarization } from '@ctxkit/strategy-dynamic-summarization';
-import { createEntityExtractionStrategy } from '@ctxkit/strategy-entity-extraction';
+import { createStrategy as createEntityExtraction } from '@ctxkit/strategy-entity-extraction';
 import { createStrategy as createSlidingWindow } from '@ctxkit/strategy-sliding-window';
 import { ToolOutputCacheStrategy } from '@ctxkit/strategy-tool-output-cache';
 import { generateHistory } from './generate-history';
@@ -82,7 +82,7 @@ function strategies(): BenchedStrategy[] {
     {
       label: 'entity extraction (offline)',
       strategyId: 'std-entity-extraction-strategy',
-      create: (max, counter) => createEntityExtractionStrategy({ ...budget(max), stateSchema, recentTurns: 2 }, contextFor('std-entity-extraction-strategy', counter)),
+      create: (max, counter) => createEntityExtraction({ ...budget(max), stateSchema, recentTurns: 2 }, contextFor('std-entity-extraction-strategy', counter)),
     },
     { label: 'tool-output cache', strategyId: 'std-tool-output-cache-strategy', create: (max, counter) => new ToolOutputCacheStrategy(budget(max), contextFor('std-tool-output-cache-strategy', counter)) },
   ];

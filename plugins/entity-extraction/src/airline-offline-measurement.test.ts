@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChatMessage } from '@ctxkit/core';
 import { createConformanceContext, loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
-import { createEntityExtractionStrategy } from './create-entity-extraction-strategy';
+import { createStrategy } from './create-entity-extraction-strategy';
 
 /**
  * Replays the real tau-bench airline conversations (MIT, bundled by @ctxkit/core) through the
@@ -68,7 +68,7 @@ async function measure(records: readonly ConversationRecord[], recentTurns: numb
       .filter((entry): entry is { fact: typeof entry.fact; kind: NonNullable<typeof entry.kind> } => entry.kind !== null);
     result.records++;
     const { context } = createConformanceContext(`measure-${record.id}`, { agentId: 'airline-agent', strategyId: 'std-entity-extraction-strategy', llm: undefined }, undefined);
-    const strategy = createEntityExtractionStrategy({ stateSchema: airlineSchema, recentTurns, lean: true }, context);
+    const strategy = createStrategy({ stateSchema: airlineSchema, recentTurns, lean: true }, context);
     // The point of each gold action: the first assistant message calling that function (messages index).
     const pointOf = (fn: string) =>
       record.messages.findIndex((message) => message.role === 'assistant' && (message.tool_calls ?? []).some((call) => call.function.name === fn));

@@ -4,16 +4,21 @@ import { runConformance } from '@ctxkit/core/testing';
 import { createStrategy } from './create-entity-extraction-strategy';
 import type { EntityExtractionConfigInput } from './entity-extraction-config';
 
+// The plugin as a host loads it: plugin.json read and validated, each case's config validated by its
+// configSchema with the defaults applied; the factory from the sources (the entry is their build).
+const plugin = path.join(__dirname, '..');
 const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
 
 // The offline extractor (no LLM): the suite's context has no client.
 runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (offline extractor)', {
+  plugin,
   factory: createStrategy,
   config: { stateSchema: airlineSchema, recentTurns: 2, stateMaxTokens: 256 },
 });
 
 // With a language model that answers a valid (empty) update every time.
 runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (scripted LLM)', {
+  plugin,
   factory: createStrategy,
   config: { stateSchema: airlineSchema, recentTurns: 1, stateMaxTokens: 256 },
   llm: '{"request": "change a flight"}',

@@ -7,7 +7,7 @@ import { OfflineExtractor } from './offline/offline-extractor';
 import { compileStateSchema } from './schema/state-schema';
 
 /**
- * Factory of `std-entity-extraction-strategy`. Validates the config (defaults from `plugin.json`),
+ * The factory of `std-entity-extraction-strategy` (what the loader calls, and direct callers too). Validates the config (defaults from `plugin.json`),
  * compiles the state schema with ajv (so a bad schema fails when the agent loads), and picks the
  * extractor: the LLM extraction chain with `context.llm` (model `extractionModel`, else the agent's
  * model), or the deterministic offline extractor when the agent has no language model.
@@ -16,7 +16,7 @@ import { compileStateSchema } from './schema/state-schema';
  *   or does not describe an object
  * @see docs/strategies/entity-extraction.md
  */
-export function createEntityExtractionStrategy(config: EntityExtractionConfigInput | Record<string, unknown>, context: StrategyContext): EntityExtractionStrategy {
+export function createStrategy(config: EntityExtractionConfigInput | Record<string, unknown>, context: StrategyContext): EntityExtractionStrategy {
   const resolved = resolveEntityExtractionConfig(config);
   const schema = compileStateSchema(resolved.stateSchema, `${context.agentId}/${context.strategyId}`);
   const model = resolved.model ?? context.model;
@@ -32,6 +32,3 @@ export function createEntityExtractionStrategy(config: EntityExtractionConfigInp
     : new OfflineExtractor(schema);
   return new EntityExtractionStrategy({ config: resolved, context, schema, extractor, model, counter });
 }
-
-/** The plugin entry's factory under the name the loader looks for. */
-export const createStrategy = createEntityExtractionStrategy;

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ConfigValidationError } from '@ctxkit/core';
-import { entityExtractionManifest, resolveEntityExtractionConfig } from './entity-extraction-config';
+import manifest from '../plugin.json';
+import { resolveEntityExtractionConfig } from './entity-extraction-config';
 
 const docsPage = path.join(__dirname, '..', '..', '..', 'docs', 'strategies', 'entity-extraction.md');
 
@@ -30,7 +31,7 @@ describe('resolveEntityExtractionConfig', () => {
 
     it('documents every config field with the schema default in the docs page table', () => {
       const table = fs.readFileSync(docsPage, 'utf8');
-      const properties = entityExtractionManifest().configSchema['properties'] as Record<string, { default?: unknown }>;
+      const properties = manifest.configSchema.properties as Record<string, { default?: unknown }>;
       for (const [name, property] of Object.entries(properties)) {
         const row = table.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
         expect(row).toBeDefined();

@@ -1,15 +1,14 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { ConfigSchemaError, ConfigValidationError, type JsonSchema, type ManifestIssue } from '@ctxkit/core';
-import { createPluginAjv, formatAjvErrors } from './schema/plugin-ajv';
+import type { JsonSchema } from '@ctxkit/core';
+import { applyConfigSchema } from '@ctxkit/core/strategy-kit';
+import manifest from '../plugin.json';
 
 /** The plugin id. */
 export const ENTITY_EXTRACTION_STRATEGY_ID = 'std-entity-extraction-strategy';
 
 /**
- * Validated config of `std-entity-extraction-strategy`. The defaults live in `plugin.json`'s
- * `configSchema` (the one source of defaults); the `@default` tags below document them and a unit
- * test keeps both in step.
+ * Validated config of `std-entity-extraction-strategy`. The plugin's `plugin.json` `configSchema`
+ * is the one source of the defaults and of what is valid; the `@default` tags below document them and
+ * a unit test keeps both in step.
  * @see docs/strategies/entity-extraction.md
  */
 export interface EntityExtractionConfig {
@@ -47,48 +46,12 @@ export interface EntityExtractionConfig {
 /** The config an agent writes: everything but `stateSchema` may be left out. */
 export type EntityExtractionConfigInput = Partial<EntityExtractionConfig> & { stateSchema: JsonSchema };
 
-interface PluginManifest {
-  id: string;
-  configSchema: JsonSchema;
-}
-
-let cachedManifest: PluginManifest | undefined;
-
-/** The plugin's own `plugin.json`, read relative to this module (works from `src/` and `dist/`). */
-export function entityExtractionManifest(): PluginManifest {
-  if (!cachedManifest) {
-    const file = path.join(__dirname, '..', 'plugin.json');
-    cachedManifest = JSON.parse(fs.readFileSync(file, 'utf8')) as PluginManifest;
-  }
-  return cachedManifest;
-}
-
-let cachedValidator: ReturnType<ReturnType<typeof createPluginAjv>['compile']> | undefined;
-
 /**
- * Validates an agent's config against the plugin's `configSchema` and applies its defaults, on a deep
- * copy (the caller's object is never touched). The loader has usually done this already; doing it
- * again makes direct factory calls safe.
+ * Validates an agent's config against the plugin's `configSchema` exactly as the loader does (core's
+ * one ajv setup, compiled once) and applies its defaults, on a deep copy (the caller's object is never
+ * touched). The loader has usually done this already; doing it again makes direct factory calls safe.
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every issue
  */
 export function resolveEntityExtractionConfig(input: Readonly<EntityExtractionConfigInput> | Record<string, unknown>): EntityExtractionConfig {
-  if (!cachedValidator) {
-    const ajv = createPluginAjv({ draft: 'draft-07', useDefaults: true });
-    try {
-      cachedValidator = ajv.compile(entityExtractionManifest().configSchema);
-    } catch (error) {
-      throw new ConfigSchemaError(ENTITY_EXTRACTION_STRATEGY_ID, 'plugin.json', error instanceof Error ? error.message : String(error));
-    }
-  }
-  const copy = structuredClone(input) as Record<string, unknown>;
-  if (!cachedValidator(copy)) {
-    const issues: ManifestIssue[] = (cachedValidator.errors ?? []).map((error, index) => ({
-      file: '<config>',
-      pointer: error.instancePath,
-      message: formatAjvErrors(cachedValidator!.errors)[index] ?? String(error.message),
-      expected: error.message ?? error.keyword,
-    }));
-    throw new ConfigValidationError(ENTITY_EXTRACTION_STRATEGY_ID, '<config>', issues);
-  }
-  return copy as unknown as EntityExtractionConfig;
+  return applyConfigSchema(ENTITY_EXTRACTION_STRATEGY_ID, manifest.configSchema, input) as unknown as EntityExtractionConfig;
 }

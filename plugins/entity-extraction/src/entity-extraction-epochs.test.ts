@@ -1,6 +1,6 @@
-import { EpochNotFoundError, MemoryContextStore, type ChatMessage, type ContextStore, type LLMPayload, type StoreKey } from '@ctxkit/core';
+import { EpochNotFoundError, MemoryContextStore, type ChatMessage, type IContextStore, type LLMPayload, type StoreKey } from '@ctxkit/core';
 import { createConformanceContext, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
-import { createEntityExtractionStrategy } from './create-entity-extraction-strategy';
+import { createStrategy } from './create-entity-extraction-strategy';
 
 const stateSchema = {
   type: 'object',
@@ -9,14 +9,14 @@ const stateSchema = {
   additionalProperties: false,
 };
 
-function setup(options: { script?: ScriptStep[]; store?: ContextStore; config?: Record<string, unknown> } = {}) {
+function setup(options: { script?: ScriptStep[]; store?: IContextStore; config?: Record<string, unknown> } = {}) {
   const llm = new ScriptedLLMClient(options.script ?? [], { name: 'scripted' });
   const { context, events } = createConformanceContext(
     's1',
     { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm, store: options.store ?? new MemoryContextStore() },
     undefined,
   );
-  const strategy = createEntityExtractionStrategy({ stateSchema, ...options.config }, context);
+  const strategy = createStrategy({ stateSchema, ...options.config }, context);
   return { strategy, events, llm, context };
 }
 

@@ -1,6 +1,7 @@
-import { ConfigSchemaError, ConfigValidationError, findPayloadProblems, MemoryContextStore, type ChatMessage, type ContextStore } from '@ctxkit/core';
+import { ConfigSchemaError, ConfigValidationError, MemoryContextStore, type ChatMessage, type IContextStore } from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, freezeDeep, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
-import { createEntityExtractionStrategy } from './create-entity-extraction-strategy';
+import { createStrategy } from './create-entity-extraction-strategy';
 import { hasEntityState } from './state/entity-state-access';
 
 const stateSchema = {
@@ -14,14 +15,14 @@ const stateSchema = {
   additionalProperties: false,
 };
 
-function setup(options: { script?: ScriptStep[]; sessionId?: string; store?: ContextStore; config?: Record<string, unknown>; llm?: 'none' } = {}) {
+function setup(options: { script?: ScriptStep[]; sessionId?: string; store?: IContextStore; config?: Record<string, unknown>; llm?: 'none' } = {}) {
   const llm = options.llm === 'none' ? undefined : new ScriptedLLMClient(options.script ?? [], { name: 'scripted' });
   const { context, events } = createConformanceContext(
     options.sessionId ?? 's1',
     { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm, ...(options.store ? { store: options.store } : {}) },
     undefined,
   );
-  const strategy = createEntityExtractionStrategy({ stateSchema, ...options.config }, context);
+  const strategy = createStrategy({ stateSchema, ...options.config }, context);
   return { strategy, events, llm, context };
 }
 
@@ -163,7 +164,7 @@ describe('EntityExtractionStrategy', () => {
       const tools = freezeDeep([{ type: 'function' as const, function: { name: 'search', parameters: { type: 'object' } } }]);
       const config = freezeDeep({ stateSchema: structuredClone(stateSchema), recentTurns: 2 });
       const { context } = createConformanceContext('s', { llm: new ScriptedLLMClient(['{"destination":"Seattle","date":"2024-05-20"}']) }, undefined);
-      const strategy = createEntityExtractionStrategy(config, context);
+      const strategy = createStrategy(config, context);
       const payload = await strategy.composePayload('sys', history as ChatMessage[], tools);
       expect(payload.messages.slice(-3)).toEqual(history2);
       expect(payload.tools).toEqual(tools);
@@ -290,16 +291,16 @@ describe('EntityExtractionStrategy', () => {
     });
   });
 
-  describe('#createEntityExtractionStrategy', () => {
+  describe('#createStrategy', () => {
     it('rejects a bad state schema when the agent loads', () => {
       const { context } = createConformanceContext('s', {}, undefined);
-      expect(() => createEntityExtractionStrategy({ stateSchema: { type: 'object', properties: { date: { type: 'date' } } } }, context)).toThrow(ConfigSchemaError);
+      expect(() => createStrategy({ stateSchema: { type: 'object', properties: { date: { type: 'date' } } } }, context)).toThrow(ConfigSchemaError);
     });
 
     it('rejects an invalid config with every issue', () => {
       const { context } = createConformanceContext('s', {}, undefined);
       try {
-        createEntityExtractionStrategy({ stateSchema, recentTurns: 0, bogus: true }, context);
+        createStrategy({ stateSchema, recentTurns: 0, bogus: true }, context);
         throw new Error('expected a ConfigValidationError');
       } catch (error) {
         expect(error).toBeInstanceOf(ConfigValidationError);

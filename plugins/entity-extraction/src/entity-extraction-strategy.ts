@@ -1,25 +1,20 @@
 import {
-  SerialQueue,
-  computeBudget,
-  contentText,
   CtxkitError,
   DisposedError,
-  PayloadComposer,
-  payloadPreview,
   safeEmit,
-  TurnIndex,
   type ChatMessage,
   type ComposeOptions,
   type ContextManagerCapabilities,
-  type ContextManagerContract,
+  type IContextManager,
   type LLMPayload,
   type ReductionEpoch,
   type ReductionPreview,
   type StrategyContext,
-  type TokenCounter,
+  type ITokenCounter,
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
+import { SerialQueue, computeBudget, contentText, PayloadComposer, payloadPreview, TurnIndex } from '@ctxkit/core/strategy-kit';
 import type { EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
 import type { StateExtractor } from './extraction/state-extractor';
@@ -40,7 +35,7 @@ export interface EntityExtractionStrategyOptions {
   extractor: StateExtractor;
   /** Model used for counting and the budget. */
   model: string;
-  counter: TokenCounter;
+  counter: ITokenCounter;
 }
 
 /** Store name of the persisted state (kind `entities`). */
@@ -62,7 +57,7 @@ const MAX_EXTRACTION_RERUNS = 2;
  * the next payload would leave out and which messages the next extraction would read.
  * @see docs/strategies/entity-extraction.md
  */
-export class EntityExtractionStrategy implements ContextManagerContract, ContextManagerCapabilities, EntityStateAccess {
+export class EntityExtractionStrategy implements IContextManager, ContextManagerCapabilities, EntityStateAccess {
   private readonly queue = new SerialQueue();
   /** Token counts of this conversation's history, so that a turn measures only its new messages. */
   private readonly composer: PayloadComposer;

@@ -3,10 +3,10 @@
  * a schema-driven conversation state in place of the dialogue flow. Explicit named exports only.
  * @see docs/strategies/entity-extraction.md
  */
-export { createEntityExtractionStrategy, createStrategy } from './create-entity-extraction-strategy';
+export { createStrategy } from './create-entity-extraction-strategy';
 export { EntityExtractionStrategy, ENTITY_STATE_STORE_NAME } from './entity-extraction-strategy';
 export type { EntityExtractionStrategyOptions } from './entity-extraction-strategy';
-export { ENTITY_EXTRACTION_STRATEGY_ID, entityExtractionManifest, resolveEntityExtractionConfig } from './entity-extraction-config';
+export { ENTITY_EXTRACTION_STRATEGY_ID, resolveEntityExtractionConfig } from './entity-extraction-config';
 export type { EntityExtractionConfig, EntityExtractionConfigInput } from './entity-extraction-config';
 export { hasEntityState } from './state/entity-state-access';
 export type { EntityStateAccess } from './state/entity-state-access';

@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { toolCallOfResult } from './tool-call-of-result';
 
 /** A piece of text the extraction reads, with where it came from. */

@@ -1,4 +1,5 @@
-import { completeBeforeDeadline, CtxkitError, LLMTimeoutError, type LLMClient } from '@ctxkit/core';
+import { CtxkitError, LLMTimeoutError, type ILLMClient } from '@ctxkit/core';
+import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
 import { mergeState } from './merge-state';
 import { parseJsonAnswer } from './parse-json-answer';
 import { buildExtractionMessages, buildRetryMessage } from './extraction-prompt';
@@ -12,7 +13,7 @@ const MAX_CHARS_PER_TOKEN = 16;
 
 /** Options of {@link LLMExtractor}. */
 export interface LLMExtractorOptions {
-  llm: LLMClient;
+  llm: ILLMClient;
   /** Model of the extraction call. */
   model: string;
   /** Instruction replacing the built-in prompt; `null` for the built-in one. */

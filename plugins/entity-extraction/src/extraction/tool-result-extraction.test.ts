@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@ctxkit/core';
 import { createConformanceContext, ScriptedLLMClient } from '@ctxkit/core/testing';
-import { createEntityExtractionStrategy } from '../create-entity-extraction-strategy';
+import { createStrategy } from '../create-entity-extraction-strategy';
 
 const stateSchema = {
   type: 'object',
@@ -22,7 +22,7 @@ describe('extraction of tool results', () => {
   describe('#offline', () => {
     it('reads a tool result as it arrives: a new version, event and processed point at the result', async () => {
       const { context, events } = createConformanceContext('s1', { agentId: 'a', strategyId: 'std-entity-extraction-strategy', llm: undefined }, undefined);
-      const strategy = createEntityExtractionStrategy({ stateSchema }, context);
+      const strategy = createStrategy({ stateSchema }, context);
       await strategy.composePayload('sys', turn.slice(0, 1), []);
       await strategy.composePayload('sys', turn, []);
       expect(await strategy.getState()).toEqual({ user_id: 'mia_li_3668', cabin: 'business', reservation_ids: ['NO6JO3', 'AIXC49'] });
@@ -43,7 +43,7 @@ describe('extraction of tool results', () => {
 
     it('resumes after a tool result in a rewritten history by its fingerprint', async () => {
       const { context } = createConformanceContext('s2', { agentId: 'a', strategyId: 'std-entity-extraction-strategy', llm: undefined }, undefined);
-      const strategy = createEntityExtractionStrategy({ stateSchema }, context);
+      const strategy = createStrategy({ stateSchema }, context);
       await strategy.composePayload('sys', turn, []);
       const rewritten: ChatMessage[] = [{ role: 'user', content: 'summary of earlier turns' }, ...turn.slice(1), { role: 'user', content: 'and NO6JO3 in economy' }];
       await strategy.composePayload('sys', rewritten, []);
@@ -57,7 +57,7 @@ describe('extraction of tool results', () => {
     it('calls the model once per user message and shows it the tool results since the previous one', async () => {
       const llm = new ScriptedLLMClient(['{"user_id": "mia_li_3668"}', '{"reservation_ids": ["NO6JO3"]}'], { name: 'scripted' });
       const { context } = createConformanceContext('s3', { agentId: 'a', strategyId: 'std-entity-extraction-strategy', llm }, undefined);
-      const strategy = createEntityExtractionStrategy({ stateSchema }, context);
+      const strategy = createStrategy({ stateSchema }, context);
       await strategy.composePayload('sys', turn.slice(0, 1), []);
       await strategy.composePayload('sys', turn, []);
       expect(llm.requests).toHaveLength(1);

@@ -1,4 +1,4 @@
-import type { ChatMessage, TokenCounter } from '@ctxkit/core';
+import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityState } from '../state/entity-state';
 
@@ -44,7 +44,7 @@ export function renderStateBlock(
   state: Readonly<EntityState>,
   version: number,
   schema: CompiledStateSchema,
-  counter: TokenCounter,
+  counter: ITokenCounter,
   maxTokens: number,
 ): RenderedStateBlock {
   const missingRequired = schema.required.filter((name) => state[name] === undefined);

@@ -1,4 +1,4 @@
-import { createTokenCounter, type TokenCounter } from '@ctxkit/core';
+import { createTokenCounter, type ITokenCounter } from '@ctxkit/core';
 import { compileStateSchema } from '../schema/state-schema';
 import { renderStateBlock } from './render-state-block';
 import { StateBlockCache } from './state-block-cache';
@@ -14,9 +14,9 @@ const schema = compileStateSchema(
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
 /** The counter, with the number of texts it was asked to count. */
-function countingCounter(): { counter: TokenCounter; counted: () => number } {
+function countingCounter(): { counter: ITokenCounter; counted: () => number } {
   let counted = 0;
-  const counting: TokenCounter = Object.create(counter) as TokenCounter;
+  const counting: ITokenCounter = Object.create(counter) as ITokenCounter;
   counting.count = (text: string) => {
     counted++;
     return counter.count(text);

@@ -1,4 +1,4 @@
-import type { TokenCounter } from '@ctxkit/core';
+import type { ITokenCounter } from '@ctxkit/core';
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityState } from '../state/entity-state';
 import { renderStateBlock, type RenderedStateBlock } from './render-state-block';
@@ -14,7 +14,7 @@ export class StateBlockCache {
 
   constructor(
     private readonly schema: CompiledStateSchema,
-    private readonly counter: TokenCounter,
+    private readonly counter: ITokenCounter,
   ) {}
 
   /** The block of `state` at `version`, within `maxTokens` (see {@link renderStateBlock}). */

@@ -3,16 +3,15 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 
 /**
- * The only place this plugin configures ajv (STYLE §5: one ajv module). `allErrors` so that every
- * problem is reported at once; formats from ajv-formats (`date`, `date-time`, `email`, `time` ...).
- * Agent-authored state schemas compile with `strict: false` (annotations such as `examples` or
- * vendor keywords are allowed); the plugin's own config schema compiles with `useDefaults`.
+ * How this plugin compiles agent-authored state schemas (its config schema goes through core's
+ * `applyConfigSchema`, like every plugin's). `allErrors` so that every problem is reported at once;
+ * formats from ajv-formats (`date`, `date-time`, `email`, `time` ...); `strict: false` so that
+ * annotations such as `examples` or vendor keywords are allowed. No `useDefaults`: validating an
+ * extracted state never changes it.
  */
 export interface PluginAjvOptions {
   /** Which JSON Schema draft: 2020-12 when the schema's `$schema` names it, else draft-07. */
   draft: 'draft-07' | '2020-12';
-  /** Apply `default`s from the schema while validating (on a copy the caller owns). */
-  useDefaults?: boolean;
 }
 
 /**
@@ -23,7 +22,7 @@ export function createPluginAjv(options: PluginAjvOptions): Ajv {
   const ajvOptions: Options = {
     allErrors: true,
     strict: false,
-    useDefaults: options.useDefaults ?? false,
+    useDefaults: false,
     validateSchema: true,
   };
   const ajv = options.draft === '2020-12' ? new Ajv2020(ajvOptions) : new Ajv(ajvOptions);

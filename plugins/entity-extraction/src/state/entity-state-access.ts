@@ -1,4 +1,4 @@
-import type { ContextManagerContract } from '@ctxkit/core';
+import type { IContextManager } from '@ctxkit/core';
 import type { EntityState, EntityStateVersion } from './entity-state';
 
 /**
@@ -21,7 +21,7 @@ export interface EntityStateAccess {
 }
 
 /** True when a context manager exposes the entity state (the entity extraction strategy does). */
-export function hasEntityState(manager: ContextManagerContract): manager is ContextManagerContract & EntityStateAccess {
+export function hasEntityState(manager: IContextManager): manager is IContextManager & EntityStateAccess {
   const candidate = manager as Partial<EntityStateAccess>;
   return typeof candidate.getState === 'function' && typeof candidate.getVersions === 'function' && typeof candidate.getStateAt === 'function';
 }

@@ -1,4 +1,5 @@
-import { EpochLog, safeEmit, type CtxkitEventBase, type ReductionEpoch, type StrategyContext, type UndoResult } from '@ctxkit/core';
+import { safeEmit, type CtxkitEventBase, type ReductionEpoch, type StrategyContext, type UndoResult } from '@ctxkit/core';
+import { EpochLog } from '@ctxkit/core/strategy-kit';
 import type { EntityStateVersion, PersistedEntityState } from './entity-state';
 
 /** Writes a state from before an extraction back (compare-and-set, like every write of the state). */

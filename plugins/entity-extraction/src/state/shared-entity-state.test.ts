@@ -1,6 +1,6 @@
-import { MemoryContextStore, type ChatMessage, type ContextStore, type StoreKey } from '@ctxkit/core';
+import { MemoryContextStore, type ChatMessage, type IContextStore, type StoreKey } from '@ctxkit/core';
 import { createConformanceContext, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
-import { createEntityExtractionStrategy } from '../create-entity-extraction-strategy';
+import { createStrategy } from '../create-entity-extraction-strategy';
 import { compileStateSchema } from '../schema/state-schema';
 import type { EntityFieldChange, PersistedEntityState } from './entity-state';
 import type { EntityUpdate } from './entity-update';
@@ -18,7 +18,7 @@ function update(source: number, changes: Record<string, unknown>): EntityUpdate 
 /** Covered when the record's extraction point reached the source (the histories here are never rewritten). */
 const coveredFrom = (source: number) => (record: Readonly<PersistedEntityState>) => record.processedThrough >= source;
 
-function shared(store: ContextStore, warnings: string[] = []): SharedEntityState {
+function shared(store: IContextStore, warnings: string[] = []): SharedEntityState {
   return new SharedEntityState({ store, key, schema, warn: (message) => warnings.push(message) });
 }
 
@@ -128,10 +128,10 @@ describe('two entity extraction instances on one store (two processes serving on
     ]).flat();
   }
 
-  function instance(store: ContextStore, delayMs: number) {
+  function instance(store: IContextStore, delayMs: number) {
     const llm = new ScriptedLLMClient([answer(delayMs)], { repeatLast: true });
     const { context, events } = createConformanceContext('s1', { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm, store }, undefined);
-    return { strategy: createEntityExtractionStrategy({ stateSchema: turnSchema }, context), events, llm };
+    return { strategy: createStrategy({ stateSchema: turnSchema }, context), events, llm };
   }
 
   it('loses no update and versions each turn once, with turns alternating and then overlapping', async () => {

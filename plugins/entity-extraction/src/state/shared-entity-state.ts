@@ -1,4 +1,5 @@
-import { formatStoreKey, readVersioned, StoreError, UNVERSIONED, writeIfVersion, type ContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
+import { StoreError, type IContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
+import { formatStoreKey, readVersioned, UNVERSIONED, writeIfVersion } from '@ctxkit/core/strategy-kit';
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityStateVersion, PersistedEntityState } from './entity-state';
 import { applyEntityUpdate, type EntityUpdate } from './entity-update';
@@ -24,7 +25,7 @@ export type EntityUpdateResult =
 
 /** Options of {@link SharedEntityState}. */
 export interface SharedEntityStateOptions {
-  store: ContextStore;
+  store: IContextStore;
   key: StoreKey;
   schema: CompiledStateSchema;
   /** Reports a store failure or a stored state that does not match the schema. */
