@@ -88,3 +88,19 @@ describe('EpochLog', () => {
     }
   });
 });
+
+describe('EpochLog#undo', () => {
+  it('restores the saved state, then takes the epoch with the later ones; a failing restore leaves them', async () => {
+    const log = logOn(new MemoryContextStore());
+    await log.record({ kind: 'fold', turn: 1, description: 'a' }, { v: 0 });
+    await log.record({ kind: 'fold', turn: 2, description: 'b' }, { v: 1 });
+    await expect(log.undo<{ v: number }>('e1', () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
+    expect((await log.list()).map((epoch) => epoch.id)).toEqual(['e1', 'e2']);
+    const restored: Array<{ v: number }> = [];
+    const result = await log.undo<{ v: number }>('e1', (before) => void restored.push(before));
+    expect(restored).toEqual([{ v: 0 }]);
+    expect(result.undone.id).toBe('e1');
+    expect(result.alsoUndone.map((epoch) => epoch.id)).toEqual(['e2']);
+    expect(await log.list()).toEqual([]);
+  });
+});

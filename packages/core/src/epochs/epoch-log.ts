@@ -110,6 +110,21 @@ export class EpochLog {
   }
 
   /**
+   * Undoes `epochId`: hands the state saved before it to `restore`, then (once `restore` has settled)
+   * removes it and every later epoch from the log. A `restore` that throws leaves the log as it was,
+   * so the epoch can be undone again.
+   * @returns the epoch undone and the later ones undone with it (newest first)
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch
+   * @throws what `restore` throws
+   */
+  async undo<TState>(epochId: string, restore: (before: TState) => Promise<void> | void): Promise<Omit<TakenEpoch<TState>, 'before'>> {
+    const { before } = await this.peek<TState>(epochId);
+    await restore(before);
+    const { undone, alsoUndone } = await this.take<TState>(epochId);
+    return { undone, alsoUndone };
+  }
+
+  /**
    * Removes `epochId` and every later epoch from the log and returns the state saved before `epochId`.
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch (never recorded, forgotten or undone)
    */

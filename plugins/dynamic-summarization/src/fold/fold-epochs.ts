@@ -87,9 +87,7 @@ export class FoldEpochs {
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
    */
   async undo(epochId: string, restore: RestoreSummary, turn: number): Promise<UndoResult> {
-    const { before } = await this.log.peek<unknown>(epochId);
-    await restore(toSummaryRecord(before).summary);
-    const { undone, alsoUndone } = await this.log.take(epochId);
+    const { undone, alsoUndone } = await this.log.undo<unknown>(epochId, (before) => restore(toSummaryRecord(before).summary));
     safeEmit(this.context.events, 'epoch-undone', { ...this.eventBase(Math.max(turn, undone.turn, ...alsoUndone.map((epoch) => epoch.turn))), epoch: undone, alsoUndone, historyRestored: false });
     return { undone, alsoUndone };
   }

@@ -88,9 +88,7 @@ export class ExtractionEpochs {
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
    */
   async undo(epochId: string, restore: RestoreEntityState, turn: number): Promise<UndoResult> {
-    const { before } = await this.log.peek<PersistedEntityState>(epochId);
-    await restore(before);
-    const { undone, alsoUndone } = await this.log.take(epochId);
+    const { undone, alsoUndone } = await this.log.undo<PersistedEntityState>(epochId, restore);
     safeEmit(this.context.events, 'epoch-undone', { ...this.eventBase(Math.max(turn, undone.turn, ...alsoUndone.map((epoch) => epoch.turn))), epoch: undone, alsoUndone, historyRestored: false });
     return { undone, alsoUndone };
   }
