@@ -1,9 +1,23 @@
 import { findPayloadProblems, type ChatMessage } from '@ctxkit/core';
 import fc from 'fast-check';
 import { PayloadCheck } from './payload-check';
+import { PreviousPayload } from './payload-continuation';
 import { call } from './test-support';
 
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
+
+/** A session's check, each payload read against the previous one (as the strategy reads it). */
+function sessionCheck(): { problems(payload: ChatMessage[]): ReturnType<PayloadCheck['problems']> } {
+  const previous = new PreviousPayload();
+  const payloadCheck = new PayloadCheck();
+  return {
+    problems(payload) {
+      const problems = payloadCheck.problems(payload, previous.against(payload));
+      previous.remember(payload);
+      return problems;
+    },
+  };
+}
 
 /** A conversation of units: a user message, an assistant answer, or a call with one or two results. */
 function conversation(units: number[]): ChatMessage[] {
@@ -64,7 +78,7 @@ describe('PayloadCheck', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 20, maxLength: 60 }), fc.array(step, { minLength: 1, maxLength: 12 }), (units, steps) => {
         const history = conversation(units);
-        const check = new PayloadCheck();
+        const check = sessionCheck();
         let start = 0;
         let end = Math.min(history.length, 10);
         for (const next of steps) {
@@ -84,7 +98,7 @@ describe('PayloadCheck', () => {
     let reads = 0;
     const counted = (message: ChatMessage): ChatMessage => new Proxy(message, { get: (target, key) => (reads++, Reflect.get(target, key)) });
     const history = conversation(Array.from({ length: 400 }, (_, index) => index % 4)).map(counted);
-    const check = new PayloadCheck();
+    const check = sessionCheck();
     expect(check.problems([SYSTEM, ...history.slice(0, 294)])).toEqual([]);
     expect(reads).toBeGreaterThan(294);
     reads = 0;

@@ -36,3 +36,31 @@ export function payloadContinuation(previous: Messages, previousStart: number, m
   while (from + shared < previous.length && start + shared < messages.length && previous[from + shared] === messages[start + shared]) shared++;
   return { start, from, shared };
 }
+
+/** A payload read against the previous one: how it continues it, and that payload's messages. */
+export interface ReadAgainst {
+  continued: PayloadContinuation;
+  previous: Messages;
+}
+
+/**
+ * The session's previous payload (a copy of its array, so that a caller changing the array it was
+ * given changes nothing here) and how the next one continues it: what `PayloadCheck` and
+ * `PayloadRefs` read instead of the whole payload.
+ */
+export class PreviousPayload {
+  private messages: Messages = [];
+  private start = 0;
+
+  /** How `messages` continues the previous payload; `undefined` when there is none or it does not. */
+  against(messages: Messages): ReadAgainst | undefined {
+    const continued = payloadContinuation(this.messages, this.start, messages);
+    return continued && { continued, previous: this.messages };
+  }
+
+  /** `messages` is the previous payload from now on. */
+  remember(messages: Messages): void {
+    this.messages = messages.slice();
+    this.start = leadingSystem(messages);
+  }
+}

@@ -1,5 +1,6 @@
 import type { ChatMessage, ToolMessage } from '@ctxkit/core';
 import fc from 'fast-check';
+import { PreviousPayload } from './payload-continuation';
 import { PayloadRefs, refsIn } from './payload-refs';
 import { exchange } from './test-support';
 
@@ -25,6 +26,7 @@ describe('PayloadRefs', () => {
       fc.property(fc.array(step, { minLength: 1, maxLength: 15 }), (steps) => {
         const messages = history(120);
         const refs = new PayloadRefs();
+        const previous = new PreviousPayload();
         let start = 0;
         let end = 20;
         for (const next of steps) {
@@ -38,7 +40,8 @@ describe('PayloadRefs', () => {
             if (message.role === 'tool') body[at] = message.output_ref ? { ...message, output_ref: undefined } : { ...message, output_ref: { id: 'to_ffffffffffffffffffffffffffffffff' } };
           }
           const payload = [SYSTEM, ...(next.memory ? [{ role: 'system' as const, content: 'memory' }] : []), ...body];
-          expect(refs.count(payload)).toBe(refsIn(payload));
+          expect(refs.count(payload, previous.against(payload))).toBe(refsIn(payload));
+          previous.remember(payload);
         }
       }),
       { numRuns: 300 },

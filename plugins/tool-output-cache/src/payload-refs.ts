@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { leadingSystem, payloadContinuation } from './payload-continuation';
+import type { ReadAgainst } from './payload-continuation';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;
 
@@ -16,23 +16,24 @@ export function refsIn(messages: Messages, from = 0, to = messages.length): numb
 /**
  * The tool messages of a session's payloads that carry a ref (`stats.extra.toolOutputCache.refsInPayload`),
  * counted over what a payload changes from the previous one: a payload that continues it (see
- * {@link payloadContinuation}) costs the messages it left out and the ones it added, not its length.
- * The previous payload is kept as a copy of its array.
+ * `PreviousPayload`) costs the messages it left out and the ones it added, not its length.
  */
 export class PayloadRefs {
-  private previous: { messages: Messages; start: number; refs: number } | undefined;
+  /** The count of the payload given last. */
+  private previous: number | undefined;
 
-  /** The tool messages of `messages` that carry a ref; remembers `messages` as the previous payload. */
-  count(messages: Messages): number {
-    const previous = this.previous;
-    const continued = previous && payloadContinuation(previous.messages, previous.start, messages);
+  /**
+   * The tool messages of `messages` that carry a ref. `against`: how `messages` continues the
+   * payload counted last (`PreviousPayload.against`), when it does.
+   */
+  count(messages: Messages, against: ReadAgainst | undefined): number {
     let refs: number;
-    if (previous && continued) {
+    if (this.previous !== undefined && against) {
+      const { continued, previous } = against;
       const { start, from, shared } = continued;
-      const before = previous.messages;
-      refs = previous.refs - refsIn(before, 0, from) - refsIn(before, from + shared) + refsIn(messages, 0, start) + refsIn(messages, start + shared);
+      refs = this.previous - refsIn(previous, 0, from) - refsIn(previous, from + shared) + refsIn(messages, 0, start) + refsIn(messages, start + shared);
     } else refs = refsIn(messages);
-    this.previous = { messages: messages.slice(), start: leadingSystem(messages), refs };
+    this.previous = refs;
     return refs;
   }
 }

@@ -48,6 +48,7 @@ import { SessionEpochs } from './epochs/session-epochs';
 import { TrimTracker } from './epochs/trim-tracker';
 import { HistoryGrowth } from './history-growth';
 import { PayloadCheck } from './payload-check';
+import { PreviousPayload } from './payload-continuation';
 import { PayloadRefs, refsIn } from './payload-refs';
 import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { fitView, type FittedView } from './view/fit-view';
@@ -134,9 +135,11 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   private region = 0;
   /** The history last checked for shape: a call checks only the messages appended since. */
   private readonly checked = new HistoryGrowth();
-  /** The provider-validity check of the payloads: a payload is checked from where it differs from the last one. */
+  /** The last payload composed: the next is checked and counted from where it stops continuing it. */
+  private readonly previousPayload = new PreviousPayload();
+  /** The provider-validity check of the payloads. */
   private readonly payloadCheck = new PayloadCheck();
-  /** The refs of the payloads, counted over what a payload changes from the last one. */
+  /** The refs of the payloads (`refsInPayload`). */
   private readonly payloadRefs = new PayloadRefs();
   private readonly composeTurns = new TurnCounter();
   private readonly hookTurns = new TurnCounter();
@@ -479,7 +482,9 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       if (!preview) this.composer.emitComposed(final.payload, call.turn);
     } else final = compose(fitted.messages, fitted.offerCache, true);
     const payload = final.payload;
-    toolOutputCache.refsInPayload = preview ? refsIn(payload.messages) : this.payloadRefs.count(payload.messages);
+    // Read against the previous payload (a preview changes nothing the next payload is read against).
+    const against = preview ? undefined : this.previousPayload.against(payload.messages);
+    toolOutputCache.refsInPayload = preview ? refsIn(payload.messages) : this.payloadRefs.count(payload.messages, against);
     if (final.memory[0] === 'left-out' && !preview) {
       safeEmit(this.context.events, 'strategy-warning', {
         ...this.eventBase(call.turn),
@@ -487,7 +492,8 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       });
     }
     const hasUser = call.turn > 0;
-    const found = preview ? findPayloadProblems(payload.messages) : this.payloadCheck.problems(payload.messages);
+    const found = preview ? findPayloadProblems(payload.messages) : this.payloadCheck.problems(payload.messages, against);
+    if (!preview) this.previousPayload.remember(payload.messages);
     const problems = found.filter((problem) => hasUser || problem.problem !== 'no-user-message');
     if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
     return { payload, prepared, fitted, final };

@@ -103,13 +103,8 @@ export function applyReplacements(messages: ReadonlyArray<ChatMessage>, replacem
     result[index] = copy;
     const ref = copy.output_ref?.id;
     const trimmed = isTrimmed(copy);
-    log.add(trimmed ? 'trimmed' : 'micro-compacted', { from: index }, {
-      reason: trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
-      recoverableFrom: ref ? 'tool-output-cache' : 'history',
-      ...(ref ? { refs: [ref] } : {}),
-      tokensBefore: before,
-      tokensAfter: after,
-    });
+    const reduction = ref ? { position: index, recoverableFrom: 'tool-output-cache' as const, ref, tokensBefore: before, tokensAfter: after } : { position: index, recoverableFrom: 'history' as const, tokensBefore: before, tokensAfter: after };
+    log.addOne(trimmed ? 'trimmed' : 'micro-compacted', trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON, reduction);
   }
   return result;
 }
