@@ -129,10 +129,6 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   /** The turn of the latest call, for the events of an undo. */
   private turn = 0;
   private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION];
-  /** The messages of the last payload composed and the first position that could differ from the caller's (to tell the composer's ledger which positions changed). */
-  private lastView: { messages: ReadonlyArray<ChatMessage>; region: number } | undefined;
-  /** The first position the payload being composed can reach. */
-  private region = 0;
   /** The history last checked for shape: a call checks only the messages appended since. */
   private readonly checked = new HistoryGrowth();
   /** The last payload composed: the next is checked and counted from where it stops continuing it. */
@@ -407,7 +403,6 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     // Collapsing older results reads the whole history: the whole view is laid out for it.
     const prepared = await view.prepare(this.budget.available, call.options.collapseOlderToolResults === true);
     const { aligned, log } = prepared;
-    if (!preview) this.region = prepared.region;
     const memory = state && aligned.memory.length > 0 ? [compactionMemory(state, aligned.memory, aligned.startIndex)] : [];
     if (state && aligned.displaced !== undefined) {
       log.add('compacted', { from: aligned.displaced }, { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] });
@@ -428,7 +423,6 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
       return list;
     };
     const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload => {
-      if (!preview) this.forgetChanged(messages);
       return this.composer.compose({
         systemPrompt: call.systemPrompt,
         history: messages,
@@ -497,18 +491,6 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     const problems = found.filter((problem) => hasUser || problem.problem !== 'no-user-message');
     if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
     return { payload, prepared, fitted, final };
-  }
-
-  /**
-   * Tells the composer's ledger which positions of the view hold another message than last time.
-   * Positions older than the region a payload can reach hold the caller's messages in both.
-   */
-  private forgetChanged(messages: ReadonlyArray<ChatMessage>): void {
-    const previous = this.lastView;
-    this.lastView = { messages, region: this.region };
-    if (!previous) return;
-    const shared = Math.min(previous.messages.length, messages.length);
-    for (let index = Math.min(previous.region, this.region); index < shared; index++) if (previous.messages[index] !== messages[index]) this.composer.ledger.invalidate(index);
   }
 
   private eventBase(turn: number): CtxkitEventBase {
