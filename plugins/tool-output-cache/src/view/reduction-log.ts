@@ -9,6 +9,21 @@ import type { ReductionAction, ReductionRecord, RecoverySource } from '@ctxkit/c
 export class ReductionLog {
   private readonly records: ReductionRecord[] = [];
 
+  /** Records made so far. */
+  get size(): number {
+    return this.records.length;
+  }
+
+  /** Copies of the records from the `from`-th on, in the order they were made (what a later log can go on from, see {@link append}). */
+  copies(from = 0): ReductionRecord[] {
+    return this.records.slice(from).map(copyRecord);
+  }
+
+  /** Copies of `records` (made by a log of the same kind, see {@link copies}) become this log's newest, as they are: the next record added may merge with the last of them. */
+  append(records: ReadonlyArray<ReductionRecord>): void {
+    for (const record of records) this.records.push(copyRecord(record));
+  }
+
   /** Records one message (or a range `[from, to)`). */
   add(
     action: ReductionAction,
@@ -58,11 +73,16 @@ export class ReductionLog {
 
   /** The records, sorted by `from` then action. */
   list(): ReductionRecord[] {
-    return [...this.records].sort((a, b) => a.from - b.from || a.action.localeCompare(b.action)).map((record) => ({ ...record, ...(record.refs ? { refs: [...record.refs] } : {}) }));
+    return [...this.records].sort((a, b) => a.from - b.from || a.action.localeCompare(b.action)).map(copyRecord);
   }
 
   /** Messages affected by the given actions. */
   count(...actions: ReductionAction[]): number {
     return this.records.filter((record) => actions.includes(record.action)).reduce((sum, record) => sum + record.messages, 0);
   }
+}
+
+/** A record and its refs copied (the keys in the same order). */
+function copyRecord(record: ReductionRecord): ReductionRecord {
+  return { ...record, ...(record.refs ? { refs: [...record.refs] } : {}) };
 }

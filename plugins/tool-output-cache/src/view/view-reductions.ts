@@ -1,5 +1,4 @@
 import type { RecoverySource } from '@ctxkit/core';
-import { ReductionLog } from './reduction-log';
 
 /** One reduction the working view made at a position of the caller's history. */
 export interface ViewReduction {
@@ -52,20 +51,8 @@ export function spliceViewReductions(reductions: ViewReductions, from: number, t
   };
 }
 
-/** The reductions from `from` on, as a payload's log: in-context views, then micro-compacted results, then placeholders. */
-export function logViewReductions(reductions: ViewReductions, from: number, keepRecent: number): ReductionLog {
-  const log = new ReductionLog();
-  const add = (list: ViewReduction[], action: 'truncated' | 'micro-compacted' | 'trimmed', reason: string) => {
-    for (let index = firstAtOrAfter(list, from); index < list.length; index++) log.addOne(action, reason, list[index]!);
-  };
-  add(reductions.truncated, 'truncated', VIEW_REASONS.truncated);
-  add(reductions.microCompacted, 'micro-compacted', VIEW_REASONS.microCompacted(keepRecent));
-  add(reductions.trimmed, 'trimmed', VIEW_REASONS.trimmed);
-  return log;
-}
-
 /** Index of the first reduction at or after `position` (binary search). */
-function firstAtOrAfter(list: ReadonlyArray<ViewReduction>, position: number): number {
+export function firstAtOrAfter(list: ReadonlyArray<ViewReduction>, position: number): number {
   let low = 0;
   let high = list.length;
   while (low < high) {

@@ -13,7 +13,8 @@ import { toolOutputBudgetCut } from './tool-output-budget';
 import type { CachedOutputSource } from '../cache/cached-outputs';
 import { ViewCells, type ToolCell, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
-import { logViewReductions, noViewReductions, spliceViewReductions, type ViewReductions } from './view-reductions';
+import { noViewReductions, spliceViewReductions, type ViewReductions } from './view-reductions';
+import { ViewReductionsLog } from './view-reductions-log';
 
 /** What a {@link WorkingView} needs. */
 export interface WorkingViewOptions extends ViewCellsOptions {
@@ -96,6 +97,8 @@ export class WorkingView {
   private laidOut: LaidOut | undefined;
   /** The call before the one being prepared (when the view continues it) and the position before which nothing changed since. */
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
+  /** The reductions as a payload's log, merged only from what is new since the last call. */
+  private readonly reductionsLog = new ViewReductionsLog();
   /** The replacements of the last {@link relieveAll}, over the layout it was made for. */
   private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[] } | undefined;
 
@@ -218,7 +221,7 @@ export class WorkingView {
       region,
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
-      log: logViewReductions(reductions, region, this.options.config.microCompact.keepRecent),
+      log: this.reductionsLog.log(reductions, region, this.options.config.microCompact.keepRecent, decisions.protectFrom),
       relaidPlaceholders,
     };
   }
