@@ -31,7 +31,7 @@ import {
 } from '@ctxkit/core';
 import { CachedOutputs } from './cache/cached-outputs';
 import { COMPACT_DEFINITION, createCacheTools, createCompactTool, TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION } from './cache/cache-tools';
-import { offeredTools } from './cache/offered-tools';
+import { OfferedToolLists } from './cache/offered-tools';
 import { ToolOutputCache } from './cache/tool-output-cache';
 import { toolOutputBudgetTokens } from './cache/tool-output-cache-config';
 import { compactionMemory, compactionReason } from './compaction/compaction-memory';
@@ -129,6 +129,8 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   /** The turn of the latest call, for the events of an undo. */
   private turn = 0;
   private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION];
+  /** The payloads' tool lists, kept while the caller's tools are the same objects. */
+  private readonly toolLists = new OfferedToolLists();
   /** The history last checked for shape: a call checks only the messages appended since. */
   private readonly checked = new HistoryGrowth();
   /** The last payload composed: the next is checked and counted from where it stops continuing it. */
@@ -412,16 +414,8 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
     const alwaysOffered = this.config.compaction.enabled && this.context.llm ? [COMPACT_DEFINITION] : [];
     const own = [...(cacheOn ? this.cacheDefinitions : []), ...alwaysOffered];
     const extra: Record<string, unknown> = {};
-    // One tool list per choice, so that its count is cached from probe to probe.
-    const lists = new Map<boolean, ToolDefinition[]>();
-    const tools = (offerCache: boolean): ToolDefinition[] => {
-      let list = lists.get(offerCache);
-      if (!list) {
-        list = offeredTools({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered });
-        lists.set(offerCache, list);
-      }
-      return list;
-    };
+    // One tool list per choice, the same from probe to probe and from call to call, so that its count is cached.
+    const tools = (offerCache: boolean): ToolDefinition[] => this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
     const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload => {
       return this.composer.compose({
         systemPrompt: call.systemPrompt,

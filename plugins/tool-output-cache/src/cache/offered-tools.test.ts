@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '@ctxkit/core';
-import { affordsExpandTools, EXPAND_TOOLS_MAX_ROOM_SHARE, offeredTools } from './offered-tools';
+import { affordsExpandTools, EXPAND_TOOLS_MAX_ROOM_SHARE, OfferedToolLists, offeredTools } from './offered-tools';
 
 const tool = (name: string, description = name): ToolDefinition => ({ type: 'function', function: { name, description } });
 
@@ -22,5 +22,23 @@ describe('offeredTools', () => {
     expect(EXPAND_TOOLS_MAX_ROOM_SHARE).toBe(0.25);
     expect(affordsExpandTools(174, 2348)).toBe(true);
     expect(affordsExpandTools(174, 548)).toBe(false);
+  });
+});
+
+describe('OfferedToolLists', () => {
+  const own = [tool('tool_output_cache'), tool('compact')];
+
+  it('gives the same list while the caller passes the same tool objects, and a new one when they or the choice change', () => {
+    const lists = new OfferedToolLists();
+    const bash = tool('bash');
+    const first = lists.list({ callerTools: [bash], own, offer: own }, true);
+    expect(lists.list({ callerTools: [bash], own: [...own], offer: [...own] }, true)).toBe(first);
+    const without = lists.list({ callerTools: [bash], own, offer: [] }, false);
+    expect(without.map((t) => t.function.name)).toEqual(['bash']);
+    expect(lists.list({ callerTools: [bash], own, offer: own }, true)).toBe(first);
+    const other = lists.list({ callerTools: [tool('bash')], own, offer: own }, true);
+    expect(other).not.toBe(first);
+    expect(other).toEqual(first);
+    expect(lists.list({ callerTools: [bash, tool('grep')], own, offer: own }, true).map((t) => t.function.name)).toEqual(['bash', 'grep', 'tool_output_cache', 'compact']);
   });
 });

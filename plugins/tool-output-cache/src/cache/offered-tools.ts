@@ -32,6 +32,30 @@ export function offeredTools({ callerTools, own, offer }: OfferedToolsInput): To
 }
 
 /**
+ * The tool lists of a session's payloads, one per choice of what is offered: the same array from call
+ * to call while the caller passes the same tool objects (a new array of them included), so that its
+ * count is made once, not at every turn.
+ */
+export class OfferedToolLists {
+  private readonly lists = new Map<boolean, { callerTools: ToolDefinition[]; own: ToolDefinition[]; offer: ToolDefinition[]; list: ToolDefinition[] }>();
+
+  /** {@link offeredTools} of `input`, the list made last time for `offerOwn` when its input was the same. */
+  list(input: OfferedToolsInput, offerOwn: boolean): ToolDefinition[] {
+    const known = this.lists.get(offerOwn);
+    if (known && sameItems(known.callerTools, input.callerTools) && sameItems(known.own, input.own) && sameItems(known.offer, input.offer)) return known.list;
+    const list = offeredTools(input);
+    this.lists.set(offerOwn, { callerTools: [...input.callerTools], own: [...input.own], offer: [...input.offer], list });
+    return list;
+  }
+}
+
+function sameItems(a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
+  return true;
+}
+
+/**
  * Largest share of the room (the budget left after the system prompt, the caller's tools and the
  * dynamic context) the expand and grep definitions may take. In a smaller room they would crowd
  * out more history than they could bring back: older outputs are micro-compacted instead.
