@@ -39,20 +39,17 @@ export type {
   CompactionCheckpoint,
   CompactionHookResult,
   ComposeOptions,
-  ContextManager,
   ContextManagerCapabilities,
   ContributedTool,
-  IContextManager as ContextManagerContract,
   ToolExecutionContext,
 } from './contracts/context-manager';
 export type { ContextSession } from './contracts/context-session';
 export type { Pin, PinKind, PinOptions } from './contracts/pin';
 export type { EpochKind, PreviewItem, ReductionEpoch, ReductionPreview, UndoResult } from './contracts/reduction-epoch';
 export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle, truncatesToolOutputs } from './contracts/context-manager';
-export type { ILLMClient as LLMClient, LLMCompletion, LLMCompletionRequest } from './contracts/llm-client';
+export type { LLMCompletion, LLMCompletionRequest } from './contracts/llm-client';
 export type {
   BlobRange,
-  IContextStore as ContextStore,
   StoreKey,
   StoreKeyPrefix,
   StoreKind,
@@ -63,11 +60,10 @@ export type { ProviderUsage, TokenUsage } from './contracts/token-usage';
 export { createTokenUsage, toTokenUsage } from './contracts/token-usage';
 
 // token counting
-export type { ITokenCounter as TokenCounter, TokenCounterMeta, TokenizerBackend } from './token-counting/token-counter';
+export type { TokenCounterMeta, TokenizerBackend } from './token-counting/token-counter';
 
 // models
 export type { ModelInfo } from './models/model-info';
-export type { IModelRegistry as ModelRegistryContract } from './models/model-registry';
 
 // plugins
 export type { StrategyContext, StrategyFactory, StrategyPluginModule } from './plugins/strategy-plugin';
@@ -167,6 +163,3 @@ export type {
 export { createContextRuntime, DEFAULT_AGENT_MODEL } from './runtime/create-context-runtime';
 export { openAgent } from './runtime/open-agent';
 export type { AgentSource, OpenAgentOptions, OpenedAgent } from './runtime/open-agent';
-
-// transitional: the strategy kit's names, until every consumer imports them from '@ctxkit/core/strategy-kit'
-export * from './strategy-kit';

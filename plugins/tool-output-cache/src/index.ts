@@ -9,13 +9,11 @@ import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
 /**
- * The plugin factory: builds the strategy for one agent and session from the validated config.
+ * The plugin factory (what the loader calls, and direct callers too): builds the strategy for one
+ * agent and session from the validated config.
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) when the model is not registered and no `maxContextTokens` is set
  */
 export const createStrategy = defineStrategy<ToolOutputCacheStrategyConfig>((config, context) => new ToolOutputCacheStrategy(config, context));
-
-/** Same factory under a descriptive name. */
-export const createToolOutputCacheStrategy = createStrategy;
 
 // the strategy and its config
 export { TOOL_OUTPUT_CACHE_STRATEGY_ID, ToolOutputCacheStrategy } from './tool-output-cache-strategy';

@@ -1,4 +1,5 @@
-import { contentText, createTokenUsage, findPayloadProblems, groupEndingAt, type ChatMessage, type TokenCounter, type ToolDefinition, type ToolMessage } from '@ctxkit/core';
+import { createTokenUsage, type ChatMessage, type ITokenCounter, type ToolDefinition, type ToolMessage } from '@ctxkit/core';
+import { contentText, findPayloadProblems, groupEndingAt } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
 
@@ -10,7 +11,7 @@ import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
 const WINDOW_MODEL = 'local-16k';
 
 /** The baseline: send everything that fits, newest first, by whole tool-call units. */
-function everythingThatFits(history: ReadonlyArray<ChatMessage>, available: number, counter: TokenCounter): number {
+function everythingThatFits(history: ReadonlyArray<ChatMessage>, available: number, counter: ITokenCounter): number {
   let used = 0;
   let end = history.length;
   while (end > 0) {

@@ -1,4 +1,5 @@
-import { findPayloadProblems, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
 import { PayloadCheck } from './payload-check';
 import { PreviousPayload } from './payload-continuation';

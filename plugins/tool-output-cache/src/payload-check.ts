@@ -1,4 +1,5 @@
-import { findPayloadProblems, groupAt, type ChatMessage, type PayloadProblem } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { findPayloadProblems, groupAt, type PayloadProblem } from '@ctxkit/core/strategy-kit';
 import type { PayloadContinuation, ReadAgainst } from './payload-continuation';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContextStore, LLMClient, ToolCall } from '@ctxkit/core';
+import type { ChatMessage, IContextStore, ILLMClient, ToolCall } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
 import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
@@ -30,7 +30,7 @@ export function longHistory(exchanges: number, linesEach: number): ChatMessage[]
 }
 
 /** The strategy of one session on a fresh conformance context (events recorded), or on `store` (another process serving the same session). */
-export function strategyOn(config: ToolOutputCacheStrategyConfig, options: { llm?: LLMClient; store?: ContextStore } = {}) {
+export function strategyOn(config: ToolOutputCacheStrategyConfig, options: { llm?: ILLMClient; store?: IContextStore } = {}) {
   const overrides = { agentId: 'agent-1', strategyId: 'std-tool-output-cache-strategy', llm: options.llm, ...(options.store ? { store: options.store } : {}) };
   const recording = createConformanceContext('session-1', overrides, undefined);
   const strategy = new ToolOutputCacheStrategy(config, recording.context);

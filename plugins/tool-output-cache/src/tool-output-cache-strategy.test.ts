@@ -1,14 +1,14 @@
 import {
   CtxkitError,
   ErrorCodes,
-  findPayloadProblems,
   LLMRequestError,
   ProviderPayloadError,
   type ChatMessage,
-  type LLMClient,
+  type ILLMClient,
   type LLMCompletionRequest,
   type ToolMessage,
 } from '@ctxkit/core';
+import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, freezeDeep, loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 import { buildCompactionRequest, compactMessages } from './compaction/compact-messages';
 import { resolveCompactionConfig } from './compaction/compaction-config';
@@ -20,7 +20,7 @@ import { ToolOutputCache } from './cache/tool-output-cache';
 const SYSTEM = 'You are a coding agent.';
 const usage = (total: number) => ({ input_tokens: total, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: total });
 
-function setup(config: ToolOutputCacheStrategyConfig, llm?: LLMClient) {
+function setup(config: ToolOutputCacheStrategyConfig, llm?: ILLMClient) {
   const recording = createConformanceContext('session-1', { agentId: 'agent-1', strategyId: 'std-tool-output-cache-strategy', llm }, undefined);
   const strategy = new ToolOutputCacheStrategy(config, recording.context);
   const names = () => recording.events.map((event) => event.name);
@@ -118,7 +118,7 @@ describe('ToolOutputCacheStrategy', () => {
     });
 
     it('checkpoint 4: reproduces the provider error when a trailing assistant tool_calls is not stripped', async () => {
-      const provider: LLMClient = {
+      const provider: ILLMClient = {
         name: 'strict-provider',
         defaultModel: 'gpt-4o',
         offline: true,
@@ -250,7 +250,7 @@ describe('ToolOutputCacheStrategy', () => {
       });
 
       it('offers compact while compaction is on and a model is there to write the summary', async () => {
-        const names = async (config: ToolOutputCacheStrategyConfig, llm?: LLMClient) =>
+        const names = async (config: ToolOutputCacheStrategyConfig, llm?: ILLMClient) =>
           (await setup({ maxContextTokens: 100000, ...config }, llm).strategy.composePayload(SYSTEM, history(), [])).tools.map((definition) => definition.function.name);
         expect(await names({}, new ScriptedLLMClient([summaryReply]))).toEqual(['compact']);
         expect(await names({ compaction: { enabled: false } }, new ScriptedLLMClient([summaryReply]))).toEqual([]);
@@ -505,7 +505,7 @@ describe('ToolOutputCacheStrategy', () => {
           return new LLMRequestError('boom', { client: 'scripted' }, { retryable: false });
         },
       ]);
-      (context as { llm: LLMClient }).llm = llm;
+      (context as { llm: ILLMClient }).llm = llm;
       const history = longHistory(3, 10);
       const result = await strategy.checkCompaction('after-llm-call', history, usage(7000));
       expect(result.compacted).toBe(false);

@@ -1,20 +1,13 @@
 import {
-  assertHistoryShape,
-  computeBudget,
   DisposedError,
-  findPayloadProblems,
-  PayloadComposer,
-  payloadPreview,
-  previewItem,
   ProviderPayloadError,
   safeEmit,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
-  type ComposedPayload,
   type ComposeOptions,
   type ContextManagerCapabilities,
-  type ContextManagerContract,
+  type IContextManager,
   type ContributedTool,
   type CtxkitEventBase,
   type LLMPayload,
@@ -24,11 +17,20 @@ import {
   type ReductionPreview,
   type StrategyContext,
   type SystemMessage,
-  type TokenCounter,
+  type ITokenCounter,
   type TokenUsage,
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
+import {
+  assertHistoryShape,
+  computeBudget,
+  findPayloadProblems,
+  PayloadComposer,
+  payloadPreview,
+  previewItem,
+  type ComposedPayload,
+} from '@ctxkit/core/strategy-kit';
 import { CachedOutputs } from './cache/cached-outputs';
 import { COMPACT_DEFINITION, createCacheTools, createCompactTool, TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION } from './cache/cache-tools';
 import { OfferedToolLists } from './cache/offered-tools';
@@ -103,7 +105,7 @@ interface ComposedView {
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) from composePayload when system + tools alone do not fit
  * @see docs/strategies/tool-output-cache.md
  */
-export class ToolOutputCacheStrategy implements ContextManagerContract, ContextManagerCapabilities {
+export class ToolOutputCacheStrategy implements IContextManager, ContextManagerCapabilities {
   /** Tool outputs are fitted here and kept whole behind refs: an agent loop must not cut them first. */
   readonly truncatesToolOutputs = true;
   readonly strategyId: string;
@@ -114,7 +116,7 @@ export class ToolOutputCacheStrategy implements ContextManagerContract, ContextM
   /** Token budget of all tool outputs. */
   readonly toolOutputBudget: number;
   private readonly model: string;
-  private readonly counter: TokenCounter;
+  private readonly counter: ITokenCounter;
   private readonly budget: PayloadBudget;
   private readonly composer: PayloadComposer;
   private readonly outputs: CachedOutputs;

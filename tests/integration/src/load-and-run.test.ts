@@ -51,7 +51,7 @@ describe('agent manifests', () => {
   });
 });
 
-function checkDoneWhen(payload: LLMPayload, history: ChatMessage[], limit: number, counter: core.TokenCounter) {
+function checkDoneWhen(payload: LLMPayload, history: ChatMessage[], limit: number, counter: core.ITokenCounter) {
   expect(counter.countMessages(payload.messages) + counter.countTools(payload.tools)).toBeLessThanOrEqual(limit);
   expect(findPayloadProblems(payload.messages)).toEqual([]);
   const newestUser = [...history].reverse().find((m) => m.role === 'user')!;

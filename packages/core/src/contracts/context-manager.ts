@@ -121,8 +121,6 @@ export interface ContextManagerCapabilities {
   dispose?(): Promise<void> | void;
 }
 
-/** The same contract as {@link IContextManager} (its optional capabilities included). */
-export type ContextManager = IContextManager;
 
 /** Whether the strategy declares that it fits tool outputs itself (see {@link ContextManagerCapabilities.truncatesToolOutputs}). */
 export function truncatesToolOutputs(manager: IContextManager): boolean {

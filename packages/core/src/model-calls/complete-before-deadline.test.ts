@@ -1,4 +1,4 @@
-import type { ILLMClient as LLMClient, LLMCompletionRequest } from '../contracts/llm-client';
+import type { ILLMClient, LLMCompletionRequest } from '../contracts/llm-client';
 import { LLMTimeoutError } from '../errors/llm-timeout-error';
 import { ScriptedLLMClient } from '../testing/scripted-llm-client';
 import { SilentLLMClient } from '../testing/silent-llm-client';
@@ -46,7 +46,7 @@ describe('completeBeforeDeadline', () => {
     jest.useFakeTimers();
     const failing = new ScriptedLLMClient([new Error('connection reset')]);
     await expect(completeBeforeDeadline(failing, request, 60_000)).rejects.toThrow('connection reset');
-    const throwing: LLMClient = {
+    const throwing: ILLMClient = {
       name: 'sync',
       defaultModel: 'm',
       offline: false,

@@ -1,4 +1,4 @@
-import type { ILLMClient as LLMClient, LLMCompletion, LLMCompletionRequest } from '../contracts/llm-client';
+import type { ILLMClient, LLMCompletion, LLMCompletionRequest } from '../contracts/llm-client';
 import { LLMTimeoutError } from '../errors/llm-timeout-error';
 
 /**
@@ -13,7 +13,7 @@ import { LLMTimeoutError } from '../errors/llm-timeout-error';
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) when the client has not settled within `timeoutMs`
  * @throws whatever the client throws, unchanged, when it fails first
  */
-export function completeBeforeDeadline(llm: LLMClient, request: LLMCompletionRequest, timeoutMs: number): Promise<LLMCompletion> {
+export function completeBeforeDeadline(llm: ILLMClient, request: LLMCompletionRequest, timeoutMs: number): Promise<LLMCompletion> {
   const abort = new AbortController();
   const ms = Math.max(1, Math.ceil(timeoutMs));
   const outer = request.signal;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ChatMessage } from '../contracts/chat-message';
-import type { ContextManager } from '../contracts/context-manager';
+import type { IContextManager } from '../contracts/context-manager';
 import type { IContextStore } from '../contracts/context-store';
 import type { LLMPayload } from '../contracts/llm-payload';
 import { CtxkitError } from '../errors/ctxkit-error';
@@ -263,7 +263,7 @@ describe('session pins', () => {
     const toolStrategy: StrategyFactory = () => ({
       ...recordingStrategy().factory({}, undefined as never),
       contributedTools: () => [{ definition: { type: 'function', function: { name: 'expand' } }, execute: async () => 'x' }],
-    }) as ContextManager;
+    }) as IContextManager;
     const both = await agentWith(toolStrategy, { pinTool: true });
     expect(both.forSession('s1').contributedTools!().map((tool) => tool.definition.function.name)).toEqual(['expand', PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL]);
   });
@@ -284,7 +284,7 @@ describe('session pins', () => {
         async undo() {
           return { undone: { id: 'e1', kind: 'compaction', at: 0, turn: 0, description: '' }, alsoUndone: [], history: [seen[1]![0]!, { role: 'user', content: 'later' }] };
         },
-      }) as unknown as ContextManager;
+      }) as unknown as IContextManager;
     const session = (await agentWith(factory)).forSession('s1');
     await session.pin(0);
     const given = history();

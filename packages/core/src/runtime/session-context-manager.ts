@@ -3,7 +3,6 @@ import type {
   ComposeOptions,
   CompactionCheckpoint,
   CompactionHookResult,
-  ContextManager,
   ContextManagerCapabilities,
   ContributedTool,
   IContextManager,
@@ -111,7 +110,7 @@ export class SessionContextManager implements ContextSession {
     if (capabilities.has('checkCompaction')) {
       this.checkCompaction = (checkpoint, history, usage) =>
         this.call('checkCompaction', async (manager) => {
-          const strategy = manager as ContextManager;
+          const strategy = manager as IContextManager;
           if (!strategy.checkCompaction) return { compacted: false };
           const result = await strategy.checkCompaction(checkpoint, await this.pinLayer.forStrategy(history as ChatMessage[]), usage);
           return result.messages ? { ...result, messages: await this.pinLayer.restore(result.messages) } : result;
@@ -119,7 +118,7 @@ export class SessionContextManager implements ContextSession {
     }
     if (capabilities.has('whenIdle')) {
       this.whenIdle = () => this.call('whenIdle', async (manager) => {
-        await (manager as ContextManager).whenIdle?.();
+        await (manager as IContextManager).whenIdle?.();
       });
     }
     if (capabilities.has('dispose')) this.dispose = () => this.disposeInstance();
@@ -130,12 +129,12 @@ export class SessionContextManager implements ContextSession {
   }
 
   epochs(): Promise<ReductionEpoch[]> {
-    return this.call('epochs', async (manager) => ((manager as ContextManager).epochs ? (manager as ContextManager).epochs!() : []));
+    return this.call('epochs', async (manager) => ((manager as IContextManager).epochs ? (manager as IContextManager).epochs!() : []));
   }
 
   preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<ReductionPreview> {
     return this.call('preview', async (manager) => {
-      const strategy = manager as ContextManager;
+      const strategy = manager as IContextManager;
       if (typeof strategy.preview !== 'function') throw new CapabilityUnsupportedError(this.owner.pluginId, 'preview');
       const pinned = await this.pinLayer.prepare(systemPrompt, history, false);
       return strategy.preview(pinned?.systemPrompt ?? systemPrompt, pinned?.history ?? history, tools, ragContext, options);
@@ -146,7 +145,7 @@ export class SessionContextManager implements ContextSession {
     // After the turns reported so far, so that an undo never lands inside a turn's state update.
     const run = this.turnChain.then(() =>
       this.call('undo', async (manager) => {
-        const strategy = manager as ContextManager;
+        const strategy = manager as IContextManager;
         if (typeof strategy.undo !== 'function') throw new CapabilityUnsupportedError(this.owner.pluginId, 'undo');
         const result = await strategy.undo(epochId);
         return result.history ? { ...result, history: await this.pinLayer.restore(result.history) } : result;
@@ -215,7 +214,7 @@ export class SessionContextManager implements ContextSession {
     } catch {
       return; // the strategy was never created: nothing to release
     }
-    const dispose = (manager as ContextManager).dispose;
+    const dispose = (manager as IContextManager).dispose;
     if (typeof dispose !== 'function') return;
     try {
       await dispose.call(manager);
@@ -236,7 +235,7 @@ export class SessionContextManager implements ContextSession {
       );
     }
     try {
-      return [...((this.instance as ContextManager).contributedTools?.() ?? []), ...this.pinTools];
+      return [...((this.instance as IContextManager).contributedTools?.() ?? []), ...this.pinTools];
     } catch (error) {
       throw toStrategyError(error, this.owner.pluginId, this.owner.agentId, 'contributedTools');
     }

@@ -1,4 +1,4 @@
-import { MemoryContextStore, type ContextStore } from '@ctxkit/core';
+import { MemoryContextStore, type IContextStore } from '@ctxkit/core';
 import type { InContextView } from './in-context-view';
 import { TOOL_OUTPUT_CACHE_DEFAULTS } from './tool-output-cache-config';
 import { ToolOutputCache } from './tool-output-cache';
@@ -11,7 +11,7 @@ import type { ToolOutputRef } from '@ctxkit/core';
  */
 export async function cacheToolOutputView(
   output: string,
-  options: { store?: ContextStore; agentId?: string; sessionId?: string; maxMessageBytes?: number; maxLineLength?: number } = {},
+  options: { store?: IContextStore; agentId?: string; sessionId?: string; maxMessageBytes?: number; maxLineLength?: number } = {},
 ): Promise<{ ref: ToolOutputRef; view: InContextView; cache: ToolOutputCache }> {
   const cache = new ToolOutputCache({
     store: options.store ?? new MemoryContextStore(),

@@ -1,4 +1,14 @@
-import { contentText, CtxkitError, safeEmit, utf8ByteLength, type ChatMessage, type CtxkitEventBase, type CtxkitEventBus, type TokenCounter, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
+import {
+  CtxkitError,
+  safeEmit,
+  type ChatMessage,
+  type CtxkitEventBase,
+  type CtxkitEventBus,
+  type ITokenCounter,
+  type ToolMessage,
+  type ToolOutputRef,
+} from '@ctxkit/core';
+import { contentText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 import type { ToolOutputCache } from './tool-output-cache';
 import { isToolOutputRefId } from './tool-output-ref-id';
 
@@ -24,7 +34,7 @@ export interface CachedOutputSource {
 /** Where {@link CachedOutputs} stores, counts and reports. */
 export interface CachedOutputsOwner {
   cache: ToolOutputCache;
-  counter: TokenCounter;
+  counter: ITokenCounter;
   events: CtxkitEventBus;
   eventBase(turn: number): CtxkitEventBase;
 }
@@ -155,7 +165,7 @@ class CachedOutputInfo implements CachedInfo {
   constructor(
     known: Omit<CachedInfo, 'rawTokens'>,
     private readonly message: ToolMessage,
-    private readonly counter: TokenCounter,
+    private readonly counter: ITokenCounter,
     private tokens: number | undefined,
   ) {
     this.ref = known.ref;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { utf8ByteLength } from '@ctxkit/core';
+import { utf8ByteLength } from '@ctxkit/core/strategy-kit';
 import { buildInContextView } from './in-context-view';
 import { digestToolOutput } from './tool-output-ref-id';
 

@@ -1,4 +1,5 @@
-import { cutToUtf8Bytes, surrogateSafeCut, utf8ByteLength, type ToolOutputRef } from '@ctxkit/core';
+import { type ToolOutputRef } from '@ctxkit/core';
+import { cutToUtf8Bytes, surrogateSafeCut, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 import { looksBinary } from './looks-binary';
 
 /** Limits of an in-context view. */

@@ -1,4 +1,5 @@
-import { surrogateSafeCut, ToolOutputRefNotFoundError, utf8ByteLength, type ContextStore, type StoreKey, type ToolOutputRef } from '@ctxkit/core';
+import { ToolOutputRefNotFoundError, type IContextStore, type StoreKey, type ToolOutputRef } from '@ctxkit/core';
+import { surrogateSafeCut, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 import { buildInContextView, type InContextView, type InContextViewLimits } from './in-context-view';
 import { streamLines } from './stream-lines';
 import { byteChunks, textChunks } from './text-chunks';
@@ -6,7 +7,7 @@ import { assertToolOutputRefId, digestToolOutput, isToolOutputRefId, type ToolOu
 
 /** Options of {@link ToolOutputCache}. */
 export interface ToolOutputCacheOptions extends InContextViewLimits {
-  store: ContextStore;
+  store: IContextStore;
   agentId: string;
   sessionId: string;
 }

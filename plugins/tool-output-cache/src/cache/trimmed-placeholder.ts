@@ -1,5 +1,5 @@
 import type { ToolMessage } from '@ctxkit/core';
-import { contentText } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 
 /**
  * The placeholder of a trimmed tool output: what the tool output budget, or a payload under

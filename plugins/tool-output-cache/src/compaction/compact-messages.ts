@@ -1,4 +1,5 @@
-import { completeBeforeDeadline, LLMResponseError, type ChatMessage, type LLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
+import { LLMResponseError, type ChatMessage, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
+import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
 import type { ResolvedCompactionConfig } from './compaction-config';
 import { buildCompactionInterrupt } from './compaction-prompt';
 import { parseCompactionReply, type CompactionReply } from './parse-compaction-reply';
@@ -6,7 +7,7 @@ import { stripTrailingToolCalls } from './strip-trailing-tool-calls';
 
 /** Inputs of {@link compactMessages}. */
 export interface CompactMessagesOptions {
-  llm: LLMClient;
+  llm: ILLMClient;
   /** The agent's model, used when `config.model` is `null`. */
   callerModel: string;
   config: ResolvedCompactionConfig;

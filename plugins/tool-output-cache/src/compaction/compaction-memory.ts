@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type MemoryBlock } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { contentText, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import type { CompactionState } from './compaction-state';
 
 /** The reason every message a compaction replaced is reported with. */

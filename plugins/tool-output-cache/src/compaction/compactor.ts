@@ -2,20 +2,19 @@ import {
   CompactionNoProgressError,
   CtxkitError,
   ErrorCodes,
-  LARGE_MESSAGE_CHARS,
   LLMNotConfiguredError,
   LLMResponseError,
-  messageText,
   safeEmit,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
   type CtxkitEventBase,
   type StrategyContext,
-  type TokenCounter,
+  type ITokenCounter,
   type TokenUsage,
   type UserMessage,
 } from '@ctxkit/core';
+import { LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
 import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
 import { compactMessages } from './compact-messages';
@@ -74,7 +73,7 @@ export interface CompactorOptions {
   strategyId: string;
   /** The strategy's model: the summary call's when `config.model` is `null`. */
   model: string;
-  counter: TokenCounter;
+  counter: ITokenCounter;
   /** The context limit the threshold is a share of. */
   contextLimit: number;
   /** The session's cached outputs, collected after a compaction; `undefined` while the cache is off. */

@@ -1,4 +1,4 @@
-import type { ModelRegistryContract } from '@ctxkit/core';
+import type { IModelRegistry } from '@ctxkit/core';
 
 /**
  * The context limit compaction measures against: `maxContextTokens` when the config
@@ -6,7 +6,7 @@ import type { ModelRegistryContract } from '@ctxkit/core';
  * a model the registry does not know is an error, never a guess.
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) naming the model and how to register it
  */
-export function resolveContextLimit(models: ModelRegistryContract, model: string, maxContextTokens?: number | null): number {
+export function resolveContextLimit(models: IModelRegistry, model: string, maxContextTokens?: number | null): number {
   if (typeof maxContextTokens === 'number' && maxContextTokens > 0) return Math.floor(maxContextTokens);
   return models.get(model).contextWindow;
 }

@@ -1,4 +1,4 @@
-import type { ChatMessage, ContextStore, StoreKey } from '@ctxkit/core';
+import type { ChatMessage, IContextStore, StoreKey } from '@ctxkit/core';
 import { streamLines } from '../cache/stream-lines';
 import { TranscriptMissingError } from './transcript-missing-error';
 
@@ -16,7 +16,7 @@ export function transcriptKey(owner: { agentId: string; sessionId: string }, tra
  * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript is not stored or a line is not a message
  * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails
  */
-export async function readTranscript(store: ContextStore, owner: { agentId: string; sessionId: string }, transcriptRef: string): Promise<ChatMessage[]> {
+export async function readTranscript(store: IContextStore, owner: { agentId: string; sessionId: string }, transcriptRef: string): Promise<ChatMessage[]> {
   const key = transcriptKey(owner, transcriptRef);
   if ((await store.blobSize(key)) === undefined) throw new TranscriptMissingError(transcriptRef, 'it is not in the store');
   const messages: ChatMessage[] = [];

@@ -1,5 +1,5 @@
 import type { AssistantMessage } from '@ctxkit/core';
-import { groupToolCalls } from '@ctxkit/core';
+import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 import type { ReductionLog } from '../view/reduction-log';
 import type { ViewEntry } from '../view/view-entry';
 

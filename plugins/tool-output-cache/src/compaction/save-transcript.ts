@@ -1,4 +1,4 @@
-import type { ChatMessage, ContextStore, StoreKey } from '@ctxkit/core';
+import type { ChatMessage, IContextStore, StoreKey } from '@ctxkit/core';
 
 /** Where a transcript was saved. */
 export interface SavedTranscript {
@@ -20,7 +20,7 @@ const FLUSH_BYTES = 1 << 20;
  * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails
  */
 export async function saveTranscript(
-  store: ContextStore,
+  store: IContextStore,
   owner: { agentId: string; sessionId: string },
   messages: ReadonlyArray<ChatMessage>,
   nowMs: number,

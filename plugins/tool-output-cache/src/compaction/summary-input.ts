@@ -1,4 +1,5 @@
-import { groupAt, type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+import { groupAt } from '@ctxkit/core/strategy-kit';
 import type { ViewEntry } from '../view/view-entry';
 
 /**

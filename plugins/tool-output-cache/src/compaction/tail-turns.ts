@@ -1,4 +1,4 @@
-import { groupToolCalls } from '@ctxkit/core';
+import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 import type { ViewEntry } from '../view/view-entry';
 
 /** Where the kept part of a compaction starts, and which user message is carried along. */

@@ -1,4 +1,5 @@
-import type { ChatMessage, EpochDescription } from '@ctxkit/core';
+import type { ChatMessage } from '@ctxkit/core';
+import type { EpochDescription } from '@ctxkit/core/strategy-kit';
 import type { CompactionState } from '../compaction/compaction-state';
 import type { CompactionTrigger } from '../compaction/compactor';
 import { toolNameAt } from '../view/tool-call-names';

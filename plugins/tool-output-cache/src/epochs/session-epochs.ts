@@ -1,4 +1,5 @@
-import { EpochLog, safeEmit, type CtxkitEventBase, type CtxkitEventBus, type EpochDescription, type ReductionEpoch, type StrategyContext } from '@ctxkit/core';
+import { safeEmit, type CtxkitEventBase, type CtxkitEventBus, type ReductionEpoch, type StrategyContext } from '@ctxkit/core';
+import { EpochLog, type EpochDescription } from '@ctxkit/core/strategy-kit';
 import { asSavedBefore, type SavedBefore } from './saved-before';
 
 /** One epoch to undo with the state it saved. */

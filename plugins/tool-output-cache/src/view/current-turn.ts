@@ -1,4 +1,5 @@
-import { groupToolCalls, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage } from '@ctxkit/core';
+import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 
 /**
  * Where the current turn of a view starts: the tool outputs from this position on are never replaced

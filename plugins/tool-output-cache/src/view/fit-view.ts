@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type ComposedPayload, type ToolMessage } from '@ctxkit/core';
+import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { contentText, type ComposedPayload } from '@ctxkit/core/strategy-kit';
 import { affordsExpandTools } from '../cache/offered-tools';
 import type { AlignedView } from './align-view';
 import type { ReductionLog } from './reduction-log';

@@ -1,5 +1,5 @@
 import type { ToolMessage } from '@ctxkit/core';
-import { contentText } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 
 /**
  * When old tool results are replaced: `under-pressure` only when the payload would not fit otherwise

@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 import { microCompactPlaceholder } from './micro-compact';
 import type { ReductionLog } from './reduction-log';
 import { toolNameAt } from './tool-call-names';

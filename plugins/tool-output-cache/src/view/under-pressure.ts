@@ -1,4 +1,4 @@
-import { OLDER_THAN_WINDOW_REASON, type ComposedPayload } from '@ctxkit/core';
+import { OLDER_THAN_WINDOW_REASON, type ComposedPayload } from '@ctxkit/core/strategy-kit';
 
 /**
  * True when a composed payload could not hold the whole working view: the window left out older

@@ -1,4 +1,5 @@
-import { contentText, messageOverheadTokens, messageText, utf8ByteLength, type ChatMessage, type TokenCounter, type ToolMessage } from '@ctxkit/core';
+import { type ChatMessage, type ITokenCounter, type ToolMessage } from '@ctxkit/core';
+import { contentText, messageOverheadTokens, messageText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 import type { CachedInfo, CachedOutputSource } from '../cache/cached-outputs';
 import { looksBinary } from '../cache/looks-binary';
 import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
@@ -45,7 +46,7 @@ export interface ToolCell {
 /** What {@link ViewCells} needs. */
 export interface ViewCellsOptions {
   config: ResolvedToolOutputCacheStrategyConfig;
-  counter: TokenCounter;
+  counter: ITokenCounter;
   /** Where a tool output is cached when a cell is first made (for a preview: described, not stored). */
   outputs: CachedOutputSource;
 }
@@ -218,7 +219,7 @@ class CountedForm implements ViewForm {
 
   constructor(
     readonly message: ChatMessage,
-    private readonly counter: TokenCounter,
+    private readonly counter: ITokenCounter,
     private readonly heuristic: boolean,
   ) {}
 

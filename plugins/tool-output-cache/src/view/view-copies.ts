@@ -1,4 +1,5 @@
-import { contentText, type ChatMessage, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
+import { type ChatMessage, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
 
 /**
  * Copies of tool messages with other content (a view, a placeholder) and a ref, one per original

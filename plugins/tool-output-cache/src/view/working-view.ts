@@ -1,4 +1,5 @@
-import { contentText, groupEndingAt, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import { contentText, groupEndingAt } from '@ctxkit/core/strategy-kit';
 import { layoutEntries, NO_COMPACTION_LAYOUT, type HistoryLayout } from '../compaction/history-layout';
 import { placeLayout, type AlignedView, type LayoutPlacement } from './align-view';
 import { currentTurnStart } from './current-turn';
