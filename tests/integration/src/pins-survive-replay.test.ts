@@ -45,13 +45,9 @@ function composePoints(history: readonly ChatMessage[]): number[] {
   return points;
 }
 
+/** How many times `text` appears in the payload's message texts (split on it: n occurrences make n + 1 pieces). */
 function occurrences(payload: LLMPayload, text: string): number {
-  let count = 0;
-  for (const message of payload.messages) {
-    const content = contentText(message.content);
-    for (let at = content.indexOf(text); at !== -1; at = content.indexOf(text, at + text.length)) count++;
-  }
-  return count;
+  return payload.messages.reduce((total, message) => total + contentText(message.content).split(text).length - 1, 0);
 }
 
 /** What is wrong with one payload, or nothing. */
