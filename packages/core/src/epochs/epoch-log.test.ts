@@ -104,3 +104,15 @@ describe('EpochLog#undo', () => {
     expect(await log.list()).toEqual([]);
   });
 });
+
+describe('EpochLog#record under contention', () => {
+  it('throws a StoreError instead of handing back an epoch it could not record', async () => {
+    const store = new MemoryContextStore();
+    // Every compare-and-set of the index is refused, as if other writers always came first.
+    store.setIfVersion = async (key) => ({ ok: false, current: await store.getVersioned(key) });
+    const log = logOn(store);
+    await expect(log.record({ kind: 'fold', turn: 1, description: 'a' }, {})).rejects.toMatchObject({ code: 'CTXKIT_STORE_ERROR', message: expect.stringContaining('cannot be undone') });
+    // Nothing it saved is left behind.
+    expect(await store.list({ agentId: 'agent', sessionId: 's1', kind: 'state' })).toEqual([]);
+  });
+});

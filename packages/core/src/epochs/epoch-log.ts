@@ -3,6 +3,8 @@ import type { IContextStore, StoreKey } from '../contracts/context-store';
 import type { ReductionEpoch } from '../contracts/reduction-epoch';
 import { SerialQueue } from '../concurrency/serial-queue';
 import { EpochNotFoundError } from '../errors/epoch-not-found-error';
+import { StoreError } from '../errors/store-error';
+import { formatStoreKey } from '../stores/store-key';
 import { readVersioned, writeIfVersion } from '../stores/versioned-store-access';
 
 /** Epochs a session keeps by default; older ones (and what they saved) are forgotten. */
@@ -64,7 +66,7 @@ export class EpochLog {
   /**
    * Records a reduction with the state it replaced (any JSON value).
    * @returns the epoch, with its id
-   * @throws StoreError when the store fails
+   * @throws StoreError when the store fails, or when other writers took the next id 8 times in a row
    */
   record(description: EpochDescription, before: unknown): Promise<ReductionEpoch> {
     return this.io.run(async () => {
@@ -83,7 +85,9 @@ export class EpochLog {
         }
         // Another writer took this id first: record under the next id.
         await this.options.store.delete(this.stateKey(savedAs));
-        if (attempt + 1 >= MAX_ATTEMPTS) return epoch;
+        if (attempt + 1 >= MAX_ATTEMPTS) {
+          throw new StoreError(this.options.store.name, 'record epoch in', formatStoreKey(this.indexKey()), `${MAX_ATTEMPTS} other writers recorded epochs first; this reduction stands but cannot be undone`);
+        }
       }
     });
   }
