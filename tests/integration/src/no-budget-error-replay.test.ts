@@ -19,14 +19,14 @@ import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing
  * user message fit, and every payload is within budget and valid. (The long LoCoMo conversations are
  * measured by `npm run quality` at the same four ceilings, which reports calls that threw per strategy and ceiling.)
  *
- * `npm test` replays every third tau-bench record and every OpenHands run; the full replay of every
+ * `npm test` replays every sixth tau-bench record and every OpenHands run; the full replay of every
  * record runs with CTXKIT_CONFORMANCE_DEPTH=full (`npm run test:conformance`, which CI runs).
  */
 
 const CEILINGS = [2000, 4000, 8000, 16000];
 const FULL = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
-/** Every record at full depth; every third otherwise (all of a file with few records). */
-const recordsOf = (name: 'tau-bench-airline' | 'openhands-multi-swe-bench') => loadConversations(name).filter((_, index, all) => FULL || all.length <= 10 || index % 3 === 0);
+/** Every record at full depth; every sixth otherwise (all of a file with few records). */
+const recordsOf = (name: 'tau-bench-airline' | 'openhands-multi-swe-bench') => loadConversations(name).filter((_, index, all) => FULL || all.length <= 10 || index % 6 === 0);
 const counter = createTokenCounter({ model: 'gpt-4o' });
 const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
 
@@ -62,7 +62,7 @@ describe('no budget error on real conversations', () => {
   });
 
   for (const strategy of STRATEGIES) {
-    it(`${strategy.pluginId}: ${FULL ? 'every' : 'a third of the'} bundled conversations at ${CEILINGS.join(' / ')} tokens`, async () => {
+    it(`${strategy.pluginId}: ${FULL ? 'every' : 'a sixth of the'} bundled conversations at ${CEILINGS.join(' / ')} tokens`, async () => {
       let composed = 0;
       let rejected = 0;
       for (const ceiling of CEILINGS) {
