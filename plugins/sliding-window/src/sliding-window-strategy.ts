@@ -1,6 +1,4 @@
 import {
-  DisposedError,
-  HistoryValidationError,
   safeEmit,
   type ChatMessage,
   type ComposeOptions,
@@ -11,22 +9,11 @@ import {
   type ReductionEpoch,
   type ReductionPreview,
   type StrategyContext,
-  type ITokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { computeBudget, PayloadComposer, payloadPreview } from '@ctxkit/core/strategy-kit';
+import { payloadPreview, StrategyFoundation } from '@ctxkit/core/strategy-kit';
+import { RepeatedCall } from './repeated-call';
 import { SLIDING_WINDOW_STRATEGY_ID, type SlidingWindowConfig } from './sliding-window-config';
-
-interface LastCall {
-  history: ReadonlyArray<ChatMessage>;
-  length: number;
-  last: ChatMessage | undefined;
-  systemPrompt: string;
-  tools: ReadonlyArray<ToolDefinition>;
-  ragContext: string | undefined;
-  collapse: boolean;
-  payload: LLMPayload;
-}
 
 /**
  * The sliding window (the default): system prompt + tool definitions + dynamic
@@ -39,39 +26,17 @@ interface LastCall {
  * ledger over the history), and a repeat call with nothing new returns the previous payload.
  */
 export class SlidingWindowStrategy implements IContextManager, ContextManagerCapabilities {
-  private readonly config: SlidingWindowConfig;
-  private readonly counter: ITokenCounter;
-  private readonly composer: PayloadComposer;
-  private budgetCache: PayloadBudget | undefined;
-  private lastCall: LastCall | undefined;
-  private turnCount = 0;
-  private turnLength = 0;
-  private turnLast: ChatMessage | undefined;
-  private disposed = false;
-  /** The id this instance runs under (the plugin id, or the id a host registered it with). */
-  private readonly strategyId: string;
+  private readonly base: StrategyFoundation;
+  private readonly repeated = new RepeatedCall();
 
   /** @param config validated, with the schema's defaults applied (see `resolveSlidingWindowConfig`) */
-  constructor(config: SlidingWindowConfig, private readonly context: StrategyContext) {
-    this.config = config;
-    this.strategyId = context.strategyId || SLIDING_WINDOW_STRATEGY_ID;
-    this.counter = this.config.model === context.model ? context.counter : context.counterFor(this.config.model);
-    this.composer = new PayloadComposer({
-      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: this.strategyId, events: context.events },
-      model: this.config.model,
-      counter: this.counter,
-      budget: () => this.budget(),
-    });
+  constructor(private readonly config: SlidingWindowConfig, private readonly context: StrategyContext) {
+    this.base = new StrategyFoundation(context, { strategyId: SLIDING_WINDOW_STRATEGY_ID, model: config.model, budget: config });
   }
 
   /** The budget of every payload: from `maxContextTokens`, else the model registry's window. */
   budget(): PayloadBudget {
-    if (this.budgetCache === undefined) {
-      const { model, maxContextTokens, reserveOutputTokens, safetyMarginRatio } = this.config;
-      const contextWindow = maxContextTokens === null ? this.context.models.get(model).contextWindow : this.context.models.find(model)?.contextWindow ?? maxContextTokens;
-      this.budgetCache = computeBudget({ contextWindow, maxContextTokens, reserveOutputTokens, safetyMarginRatio });
-    }
-    return this.budgetCache;
+    return this.base.budget();
   }
 
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
@@ -80,26 +45,16 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
 
   /** Synchronous core of {@link composePayload}. */
   compose(systemPrompt: string, history: ReadonlyArray<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, ragContext?: string, options: ComposeOptions = {}): LLMPayload {
-    if (this.disposed) throw new DisposedError(`${SLIDING_WINDOW_STRATEGY_ID} (agent ${this.context.agentId}, session ${this.context.sessionId})`);
-    const turn = this.turnOf(history);
-    const last = this.lastCall;
-    if (
-      last &&
-      last.history === history &&
-      last.length === history.length &&
-      last.last === history[history.length - 1] &&
-      last.systemPrompt === systemPrompt &&
-      last.tools === tools &&
-      last.ragContext === ragContext &&
-      last.collapse === (options.collapseOlderToolResults ?? false)
-    ) {
-      const payload: LLMPayload = { messages: last.payload.messages.slice(), tools: last.payload.tools.slice(), stats: last.payload.stats };
-      safeEmit(this.context.events, 'payload-composed', { ...this.composer.eventBase(turn), stats: payload.stats });
-      return payload;
+    this.base.assertLive('compose');
+    const turn = this.base.turns.count(history);
+    const call = { history, systemPrompt, tools, ragContext, collapse: options.collapseOlderToolResults ?? false };
+    const repeated = this.repeated.payloadFor(call);
+    if (repeated) {
+      safeEmit(this.context.events, 'payload-composed', { ...this.base.composer.eventBase(turn), stats: repeated.stats });
+      return repeated;
     }
-
-    const { payload } = this.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, ...options });
-    this.lastCall = { history, length: history.length, last: history[history.length - 1], systemPrompt, tools, ragContext, collapse: options.collapseOlderToolResults ?? false, payload: { messages: payload.messages.slice(), tools: payload.tools.slice(), stats: payload.stats } };
+    const { payload } = this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, ...options });
+    this.repeated.remember(call, payload);
     return payload;
   }
 
@@ -108,9 +63,10 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
    * remembered: no event, and the held window start (`cutBackRatio`) stays as it was.
    */
   async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
-    if (this.disposed) throw new DisposedError(`${SLIDING_WINDOW_STRATEGY_ID} (agent ${this.context.agentId}, session ${this.context.sessionId})`);
-    const { payload } = this.composer.compose({ systemPrompt, history, tools, turn: this.turnOf(history), ragContext, cutBackRatio: this.config.cutBackRatio, ...options, preview: true });
-    return payloadPreview(payload, history, this.counter);
+    this.base.assertLive('preview');
+    const turn = this.base.turns.count(history);
+    const { payload } = this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, ...options, preview: true });
+    return payloadPreview(payload, history, this.base.counter);
   }
 
   /** None: the window keeps no state of its own, so there is nothing to undo (and no `undo`). */
@@ -118,38 +74,14 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
     return [];
   }
 
+  /** Nothing to do in the background: the window is computed on demand from the caller's history. */
   async onTurnComplete(_newHistory: ChatMessage[]): Promise<void> {
-    if (this.disposed) throw new DisposedError(`${SLIDING_WINDOW_STRATEGY_ID} (agent ${this.context.agentId}, session ${this.context.sessionId})`);
-    // Nothing to do in the background: the window is computed on demand from the caller's history.
+    this.base.assertLive('onTurnComplete');
   }
 
   /** Releases the cached state. Safe to call more than once. */
   dispose(): void {
-    this.disposed = true;
-    this.lastCall = undefined;
-  }
-
-  /**
-   * Turn number (user messages seen), counted incrementally while the history only grows; new
-   * messages are checked for a known role on the way.
-   * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) for a message that is not an object with a known role
-   */
-  private turnOf(history: ReadonlyArray<ChatMessage>): number {
-    let from = 0;
-    let count = this.turnCount;
-    if (this.turnLength > 0 && history.length >= this.turnLength && history[this.turnLength - 1] === this.turnLast) from = this.turnLength;
-    else count = 0;
-    for (let index = from; index < history.length; index++) {
-      const message = history[index] as { role?: unknown } | null | undefined;
-      const role = typeof message === 'object' && message !== null ? message.role : undefined;
-      if (role === 'user') count++;
-      else if (role !== 'assistant' && role !== 'tool' && role !== 'system') {
-        throw new HistoryValidationError(index, `unknown role ${JSON.stringify(role)}`);
-      }
-    }
-    this.turnCount = count;
-    this.turnLength = history.length;
-    this.turnLast = history[history.length - 1];
-    return this.turnCount;
+    this.base.dispose();
+    this.repeated.clear();
   }
 }

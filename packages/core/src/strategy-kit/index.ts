@@ -2,7 +2,8 @@
  * `@ctxkit/core/strategy-kit`: the building blocks standard strategies are made of, for plugin authors
  * and hosts: the budget-filling payload composer, the history ledger and window selection, tool-call
  * grouping, truncation, the budget formula, token counting implementations and calibration, store key
- * and compare-and-set helpers, epochs and previews, plugin discovery and config validation. The
+ * and compare-and-set helpers, epochs and previews, plugin discovery and config validation, and the
+ * foundation a standard strategy stands on (counter, budget from config, composer, turns, disposal). The
  * contracts, errors, events and runtime are in `@ctxkit/core`. Explicit named exports only.
  * @see docs/06-writing-a-strategy.md
  */
@@ -43,6 +44,15 @@ export type { HistoryWindow, SelectHistoryWindowOptions } from '../ledger/select
 export { MIN_TRUNCATED_OUTPUT_TOKENS, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from '../ledger/select-history-window';
 export type { BuildPayloadOptions, PayloadSections } from '../ledger/build-payload';
 export { buildPayload } from '../ledger/build-payload';
+// what a standard strategy is built on besides its policy: counter, budget, composer, turns, disposal
+export type { BudgetConfig } from '../strategy-foundation/budget-from-config';
+export { budgetFromConfig } from '../strategy-foundation/budget-from-config';
+export type { HistoryShapeCheck } from '../strategy-foundation/turn-counter';
+export { TurnCounter } from '../strategy-foundation/turn-counter';
+export type { StrategyOwnerNames } from '../strategy-foundation/strategy-lifetime';
+export { StrategyLifetime } from '../strategy-foundation/strategy-lifetime';
+export type { StrategyFoundationOptions } from '../strategy-foundation/strategy-foundation';
+export { StrategyFoundation } from '../strategy-foundation/strategy-foundation';
 // the budget-filling payload composer every standard strategy builds on
 export type { ComposedPayload, ComposeRequest, PayloadComposerOptions, PayloadComposerOwner } from '../composer/payload-composer';
 export { PayloadComposer } from '../composer/payload-composer';
