@@ -1,11 +1,11 @@
-import { LLMNotConfiguredError, LLMResponseError, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, MessageParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
 import type { RetryOptions } from './retry-options';
-import { sendThroughSdk } from './send-through-sdk';
+import { SdkLLMClient } from './sdk-llm-client';
 
 /** The public Anthropic endpoint, used when no base URL is given. */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -56,27 +56,23 @@ export interface AnthropicClientOptions {
  * @throws LLMRequestError, LLMTimeoutError, LLMResponseError (no content, an empty answer, a malformed body)
  * @see docs/08-kernel.md
  */
-export class AnthropicClient implements ILLMClient {
-  readonly name: string;
-  readonly defaultModel: string;
-  readonly offline = false;
-  readonly baseURL: string;
-  private readonly options: AnthropicClientOptions;
+export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   private readonly sdk: Anthropic;
 
   constructor(options: AnthropicClientOptions = {}) {
     const env = options.env ?? process.env;
-    this.options = options;
     const apiKey = options.apiKey ?? (env.ANTHROPIC_API_KEY || undefined);
     if (apiKey === undefined) throw new LLMNotConfiguredError('AnthropicClient (no ANTHROPIC_API_KEY)');
-    this.baseURL = (options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
-    this.defaultModel = options.model ?? (env.ANTHROPIC_MODEL || 'claude-haiku-4-5');
-    this.name = options.name ?? `anthropic:${this.defaultModel}`;
+    const defaultModel = options.model ?? (env.ANTHROPIC_MODEL || 'claude-haiku-4-5');
+    super(options, {
+      name: options.name ?? `anthropic:${defaultModel}`,
+      defaultModel,
+      baseURL: (options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, ''),
+    });
     this.sdk = new Anthropic({
       apiKey,
       baseURL: this.baseURL,
-      timeout: options.timeoutMs ?? 60_000,
-      maxRetries: options.retry?.maxRetries ?? 2,
+      ...this.sdkAttemptLimits(),
       defaultHeaders: { 'anthropic-version': options.apiVersion ?? ANTHROPIC_API_VERSION, ...(options.headers ?? {}) },
     });
   }
@@ -100,22 +96,11 @@ export class AnthropicClient implements ILLMClient {
     if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools) as ToolUnion[];
     if (request.temperature !== undefined) body.temperature = request.temperature;
 
-    const timeoutMs = Math.max(1, Math.ceil(request.timeoutMs ?? this.options.timeoutMs ?? 60_000));
-    const { answer, attempts, status } = await sendThroughSdk(
-      {
-        client: this.name,
-        model,
-        url: `${this.baseURL}/v1/messages`,
-        timeoutMs,
-        errors: Anthropic,
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-      },
-      (fetch) => this.sdk.withOptions({ fetch }).messages.create(body, { timeout: timeoutMs, ...(request.signal ? { signal: request.signal } : {}) }),
-    );
-
-    const details = { client: this.name, model, status, attempts };
-    const reply = answer as unknown as { content?: unknown; usage?: ProviderUsage; model?: unknown; stop_reason?: unknown; type?: unknown } | null | undefined;
-    if (reply === null || reply === undefined || typeof reply !== 'object') throw new LLMResponseError('the body is not a JSON object', details);
+    const { reply, details } = await this.send<{ content?: unknown; usage?: ProviderUsage; model?: unknown; stop_reason?: unknown; type?: unknown }>(request, model, {
+      url: `${this.baseURL}/v1/messages`,
+      errors: Anthropic,
+      create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).messages.create(body, sendOptions),
+    });
     if (reply.type === 'error') throw new LLMResponseError('the body is an error object', details);
     if (!Array.isArray(reply.content)) throw new LLMResponseError('the answer has no content array', details);
     return assistantCompletion(

@@ -1,11 +1,11 @@
-import { LLMNotConfiguredError, LLMResponseError, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from '../providers/openai-chat-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
 import type { RetryOptions } from './retry-options';
-import { sendThroughSdk } from './send-through-sdk';
+import { SdkLLMClient } from './sdk-llm-client';
 
 /** The public OpenAI endpoint, used when no base URL is given. */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -64,31 +64,24 @@ const KEYLESS = 'keyless-local-server';
  * malformed body)
  * @see docs/08-kernel.md
  */
-export class OpenAICompatibleClient implements ILLMClient {
-  readonly name: string;
-  readonly defaultModel: string;
-  readonly offline = false;
-  readonly baseURL: string;
-  private readonly options: OpenAICompatibleClientOptions;
+export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientOptions> {
   private readonly sdk: OpenAI;
 
   constructor(options: OpenAICompatibleClientOptions = {}) {
     const env = options.env ?? process.env;
-    this.options = options;
-    this.baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
+    const baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
     const apiKey = options.apiKey ?? (env.OPENAI_API_KEY || undefined);
-    this.defaultModel = options.model ?? (env.OPENAI_MODEL || 'gpt-4o-mini');
-    this.name = options.name ?? `openai-compatible:${this.defaultModel}`;
-    if (apiKey === undefined && /^https:\/\/api\.openai\.com/.test(this.baseURL)) {
+    if (apiKey === undefined && /^https:\/\/api\.openai\.com/.test(baseURL)) {
       throw new LLMNotConfiguredError('OpenAICompatibleClient for api.openai.com (no OPENAI_API_KEY)');
     }
+    const defaultModel = options.model ?? (env.OPENAI_MODEL || 'gpt-4o-mini');
+    super(options, { name: options.name ?? `openai-compatible:${defaultModel}`, defaultModel, baseURL });
     this.sdk = new OpenAI({
-      baseURL: this.baseURL,
+      baseURL,
       apiKey: apiKey ?? KEYLESS,
       organization: env.OPENAI_ORG_ID || null,
       project: env.OPENAI_PROJECT_ID || null,
-      timeout: options.timeoutMs ?? 60_000,
-      maxRetries: options.retry?.maxRetries ?? 2,
+      ...this.sdkAttemptLimits(),
       defaultHeaders: { ...(options.headers ?? {}), ...(apiKey === undefined ? { authorization: null } : {}) },
     });
   }
@@ -107,22 +100,11 @@ export class OpenAICompatibleClient implements ILLMClient {
     if (request.responseFormat === 'json') body.response_format = { type: 'json_object' };
     if (request.cacheKey !== undefined && (this.options.sendPromptCacheKey ?? this.isOpenAI())) body.prompt_cache_key = request.cacheKey;
 
-    const timeoutMs = Math.max(1, Math.ceil(request.timeoutMs ?? this.options.timeoutMs ?? 60_000));
-    const { answer, attempts, status } = await sendThroughSdk(
-      {
-        client: this.name,
-        model,
-        url: `${this.baseURL}/chat/completions`,
-        timeoutMs,
-        errors: OpenAI,
-        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
-      },
-      (fetch) => this.sdk.withOptions({ fetch }).chat.completions.create(body, { timeout: timeoutMs, ...(request.signal ? { signal: request.signal } : {}) }),
-    );
-
-    const details = { client: this.name, model, status, attempts };
-    const reply = answer as unknown as { choices?: unknown; usage?: ProviderUsage; model?: unknown } | null | undefined;
-    if (reply === null || reply === undefined || typeof reply !== 'object') throw new LLMResponseError('the body is not a JSON object', details);
+    const { reply, details } = await this.send<{ choices?: unknown; usage?: ProviderUsage; model?: unknown }>(request, model, {
+      url: `${this.baseURL}/chat/completions`,
+      errors: OpenAI,
+      create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).chat.completions.create(body, sendOptions),
+    });
     if (!Array.isArray(reply.choices) || reply.choices.length === 0) throw new LLMResponseError('the answer has no choices', details);
     const choice = reply.choices[0] as { message?: unknown; finish_reason?: unknown } | null;
     if (choice === null || typeof choice !== 'object' || choice.message === undefined) {
