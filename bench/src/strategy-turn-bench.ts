@@ -22,7 +22,7 @@ import { createConformanceContext } from '@ctxkit/core/testing';
 import { createStrategy as createSummarization } from '@ctxkit/strategy-dynamic-summarization';
 import { createStrategy as createEntityExtraction } from '@ctxkit/strategy-entity-extraction';
 import { createStrategy as createSlidingWindow } from '@ctxkit/strategy-sliding-window';
-import { ToolOutputCacheStrategy } from '@ctxkit/strategy-tool-output-cache';
+import { createStrategy as createToolOutputCache } from '@ctxkit/strategy-tool-output-cache';
 import { generateHistory } from './generate-history';
 
 /** A strategy under measurement: its label and how to build it for one conversation. */
@@ -84,7 +84,7 @@ function strategies(): BenchedStrategy[] {
       strategyId: 'std-entity-extraction-strategy',
       create: (max, counter) => createEntityExtraction({ ...budget(max), stateSchema, recentTurns: 2 }, contextFor('std-entity-extraction-strategy', counter)),
     },
-    { label: 'tool-output cache', strategyId: 'std-tool-output-cache-strategy', create: (max, counter) => new ToolOutputCacheStrategy(budget(max), contextFor('std-tool-output-cache-strategy', counter)) },
+    { label: 'tool-output cache', strategyId: 'std-tool-output-cache-strategy', create: (max, counter) => createToolOutputCache(budget(max), contextFor('std-tool-output-cache-strategy', counter)) },
   ];
 }
 

@@ -5,7 +5,8 @@
  * the `tool_output_cache` tool (a streamed read), and prints one JSON line.
  */
 import 'reflect-metadata';
-import { cacheToolOutputView } from '@ctxkit/strategy-tool-output-cache';
+// Not part of the plugin's entry (its factory and config only): the cache is measured on its own.
+import { cacheToolOutputView } from '@ctxkit/strategy-tool-output-cache/dist/cache/cache-tool-output-view';
 
 async function main(): Promise<void> {
   const megabytes = Number(process.argv[2] ?? '5');

@@ -1,7 +1,7 @@
 import { createTokenUsage, type ChatMessage, type ITokenCounter, type ToolDefinition, type ToolMessage } from '@ctxkit/core';
 import { contentText, findPayloadProblems, groupEndingAt } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
-import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
+import { createStrategy } from './create-tool-output-cache-strategy';
 
 /**
  * Replays the three OpenHands trajectories (MIT, bundled in core's fixtures) at a 16K window: the
@@ -49,7 +49,7 @@ describe('ToolOutputCacheStrategy on OpenHands trajectories at a 16K window', ()
 
   it.each(cases)('%s: stays within budget, keeps pairs, and recovers every trimmed output byte for byte', async (_id, record, config) => {
     const { context, events } = createConformanceContext(`replay-${records.indexOf(record)}`, { agentId: 'coder', strategyId: 'std-tool-output-cache-strategy', model: WINDOW_MODEL }, summarizer());
-    const strategy = new ToolOutputCacheStrategy(config, context);
+    const strategy = createStrategy(config, context);
     const expandTool = strategy.contributedTools().find((tool) => tool.definition.function.name === 'tool_output_cache')!;
     const tools: ToolDefinition[] = record.tools ?? [];
     let strategyTokens = 0;

@@ -1,6 +1,6 @@
 import type { ChatMessage, IContextStore, ILLMClient, ToolCall } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
-import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
+import { createStrategy } from './create-tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
 /** A tool call for test histories. */
@@ -33,7 +33,7 @@ export function longHistory(exchanges: number, linesEach: number): ChatMessage[]
 export function strategyOn(config: ToolOutputCacheStrategyConfig, options: { llm?: ILLMClient; store?: IContextStore } = {}) {
   const overrides = { agentId: 'agent-1', strategyId: 'std-tool-output-cache-strategy', llm: options.llm, ...(options.store ? { store: options.store } : {}) };
   const recording = createConformanceContext('session-1', overrides, undefined);
-  const strategy = new ToolOutputCacheStrategy(config, recording.context);
+  const strategy = createStrategy(config, recording.context);
   const named = (name: string) => recording.events.filter((event) => event.name === name).map((event) => event.payload);
   return { strategy, context: recording.context, events: recording.events, named };
 }

@@ -1,55 +1,62 @@
-import { resolveCompactionConfig, type CompactionConfig, type ResolvedCompactionConfig } from './compaction/compaction-config';
-import { resolveMicroCompactConfig, type MicroCompactConfig, type ResolvedMicroCompactConfig } from './view/micro-compact';
-import { resolveToolOutputCacheConfig, type ResolvedToolOutputCacheConfig, type ToolOutputCacheConfig } from './cache/tool-output-cache-config';
+import { applyConfigSchema } from '@ctxkit/core/strategy-kit';
+import manifest from '../plugin.json';
+import type { ToolOutputCacheConfig } from './cache/tool-output-cache-config';
+import type { CompactionConfig } from './compaction/compaction-config';
+import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
+import type { MicroCompactConfig } from './view/micro-compact-config';
 
 /**
- * The config of `std-tool-output-cache-strategy` (the `config` of an agent's `contextStrategy`).
- * Validated against `plugin.json`'s `configSchema`, which holds the defaults.
+ * The config of `std-tool-output-cache-strategy` once validated against `plugin.json`'s
+ * `configSchema`, the one source of its defaults and of what is valid (the `@default`s below
+ * document them; a unit test keeps the fields of these types and the schema's in step).
  * @see docs/strategies/tool-output-cache.md
  */
-export interface ToolOutputCacheStrategyConfig {
+export interface ResolvedToolOutputCacheStrategyConfig {
   /** Model for counting and the registry's window; the agent's model when absent. */
   model?: string;
   /**
    * The payload's hard ceiling, overriding the model's window.
    * @default null (the model's context window)
    */
-  maxContextTokens?: number | null;
+  maxContextTokens: number | null;
   /**
    * Tokens kept for the answer.
    * @default null (min(4096, ceiling / 8))
    */
-  reserveOutputTokens?: number | null;
+  reserveOutputTokens: number | null;
   /**
    * Share of the ceiling kept free.
    * @default 0.1
    */
-  safetyMarginRatio?: number;
-  toolOutputCache?: ToolOutputCacheConfig;
-  microCompact?: MicroCompactConfig;
-  compaction?: CompactionConfig;
-}
-
-/** {@link ToolOutputCacheStrategyConfig} with every default applied. */
-export interface ResolvedToolOutputCacheStrategyConfig {
-  model: string | undefined;
-  maxContextTokens: number | null;
-  reserveOutputTokens: number | null;
   safetyMarginRatio: number;
-  toolOutputCache: ResolvedToolOutputCacheConfig;
-  microCompact: ResolvedMicroCompactConfig;
-  compaction: ResolvedCompactionConfig;
+  /** The tool output cache: in-context views, refs and the token budget of all tool outputs. */
+  toolOutputCache: ToolOutputCacheConfig;
+  /** Old tool results replaced by `[Previous: used {tool_name}]` (a cached output: its placeholder). */
+  microCompact: MicroCompactConfig;
+  /** Compaction to retain + summary + the last turns, the transcript saved first. */
+  compaction: CompactionConfig;
 }
 
-/** Applies every default (the same ones as `plugin.json`), never mutating the input. */
-export function resolveToolOutputCacheStrategyConfig(config: ToolOutputCacheStrategyConfig | undefined): ResolvedToolOutputCacheStrategyConfig {
-  return {
-    model: config?.model,
-    maxContextTokens: config?.maxContextTokens ?? null,
-    reserveOutputTokens: config?.reserveOutputTokens ?? null,
-    safetyMarginRatio: config?.safetyMarginRatio ?? 0.1,
-    toolOutputCache: resolveToolOutputCacheConfig(config?.toolOutputCache),
-    microCompact: resolveMicroCompactConfig(config?.microCompact),
-    compaction: resolveCompactionConfig(config?.compaction),
-  };
+/** The sections of the config: objects whose fields may each be left out. */
+type ConfigSection = 'toolOutputCache' | 'microCompact' | 'compaction';
+
+/**
+ * The config of `std-tool-output-cache-strategy` as written (the `config` of an agent's
+ * `contextStrategy`, or what a direct caller passes to `createStrategy`): every field may be left
+ * out, in each section too; `plugin.json`'s `configSchema` fills in the defaults.
+ * @see docs/strategies/tool-output-cache.md
+ */
+export type ToolOutputCacheStrategyConfig = Partial<Omit<ResolvedToolOutputCacheStrategyConfig, ConfigSection>> & {
+  [Section in ConfigSection]?: Partial<ResolvedToolOutputCacheStrategyConfig[Section]>;
+};
+
+/**
+ * Validates a config against the plugin's `configSchema` exactly as the loader does (core's one ajv
+ * setup, the schema compiled once) and returns a copy with the schema's defaults applied, so that a
+ * direct caller of `createStrategy` gets the loader's defaults and errors. Never touches its
+ * argument (a frozen config is fine); `undefined` and `null` mean `{}`.
+ * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every invalid field with what was expected
+ */
+export function resolveToolOutputCacheStrategyConfig(config: ToolOutputCacheStrategyConfig | undefined | null): ResolvedToolOutputCacheStrategyConfig {
+  return applyConfigSchema(TOOL_OUTPUT_CACHE_STRATEGY_ID, manifest.configSchema, config ?? {}) as unknown as ResolvedToolOutputCacheStrategyConfig;
 }

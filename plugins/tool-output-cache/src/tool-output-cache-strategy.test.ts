@@ -11,9 +11,9 @@ import {
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, freezeDeep, loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 import { buildCompactionRequest, compactMessages } from './compaction/compact-messages';
-import { resolveCompactionConfig } from './compaction/compaction-config';
-import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
-import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
+import { createStrategy } from './create-tool-output-cache-strategy';
+import type { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
+import { resolveToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { call, exchange, output } from './test-support';
 import { ToolOutputCache } from './cache/tool-output-cache';
 
@@ -22,7 +22,7 @@ const usage = (total: number) => ({ input_tokens: total, output_tokens: 0, cache
 
 function setup(config: ToolOutputCacheStrategyConfig, llm?: ILLMClient) {
   const recording = createConformanceContext('session-1', { agentId: 'agent-1', strategyId: 'std-tool-output-cache-strategy', llm }, undefined);
-  const strategy = new ToolOutputCacheStrategy(config, recording.context);
+  const strategy = createStrategy(config, recording.context);
   const names = () => recording.events.map((event) => event.name);
   return { strategy, context: recording.context, events: recording.events, names };
 }
@@ -128,7 +128,7 @@ describe('ToolOutputCacheStrategy', () => {
           return { message: { role: 'assistant', content: summaryReply }, text: summaryReply, usage: usage(10), model: request.model ?? 'gpt-4o' };
         },
       };
-      const config = resolveCompactionConfig({});
+      const config = resolveToolOutputCacheStrategyConfig({}).compaction;
       const history: ChatMessage[] = [{ role: 'user', content: 'Fix it.' }, ...exchange('a', 'ok'), { role: 'assistant', content: 'Next I run the tests.', tool_calls: [call('b')] }];
       const unstripped = buildCompactionRequest(history, { callerModel: 'gpt-4o', config, stripTrailingToolCalls: false });
       expect(findPayloadProblems(unstripped.messages).map((problem) => problem.problem)).toEqual(['missing-tool-result']);

@@ -35,7 +35,6 @@ import { CachedOutputs } from './cache/cached-outputs';
 import { COMPACT_DEFINITION, createCacheTools, createCompactTool, TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION } from './cache/cache-tools';
 import { OfferedToolLists } from './cache/offered-tools';
 import { ToolOutputCache } from './cache/tool-output-cache';
-import { toolOutputBudgetTokens } from './cache/tool-output-cache-config';
 import { compactionMemory, compactionReason } from './compaction/compaction-memory';
 import { startsWithPrefix, type CompactionState, type SavedCompactionState } from './compaction/compaction-state';
 import { Compactor, type CompactionDone } from './compaction/compactor';
@@ -52,16 +51,15 @@ import { HistoryGrowth } from './history-growth';
 import { PayloadCheck } from './payload-check';
 import { PreviousPayload } from './payload-continuation';
 import { PayloadRefs, refsIn } from './payload-refs';
-import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
+import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
+import type { ResolvedToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { fitView, type FittedView } from './view/fit-view';
 import { RestoredOutputs } from './view/restored-outputs';
 import { asSentWhole } from './view/sent-whole';
+import { toolOutputBudgetTokens } from './view/tool-output-budget';
 import { WorkingView, type PreparedView } from './view/working-view';
 
 export type { CompactionTrigger } from './compaction/compactor';
-
-/** The plugin id. */
-export const TOOL_OUTPUT_CACHE_STRATEGY_ID = 'std-tool-output-cache-strategy';
 
 /** The arguments of one `composePayload`. */
 interface ComposeCall {
@@ -109,7 +107,6 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   /** Tool outputs are fitted here and kept whole behind refs: an agent loop must not cut them first. */
   readonly truncatesToolOutputs = true;
   readonly strategyId: string;
-  readonly config: ResolvedToolOutputCacheStrategyConfig;
   readonly cache: ToolOutputCache;
   /** The context limit (the payload ceiling): `maxContextTokens`, else the model's window. */
   readonly contextLimit: number;
@@ -151,8 +148,11 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
 
-  constructor(config: ToolOutputCacheStrategyConfig | undefined, private readonly context: StrategyContext) {
-    this.config = resolveToolOutputCacheStrategyConfig(config);
+  /** `config`: validated against `plugin.json`'s `configSchema`, its defaults applied (see `createStrategy`). */
+  constructor(
+    readonly config: ResolvedToolOutputCacheStrategyConfig,
+    private readonly context: StrategyContext,
+  ) {
     this.strategyId = context.strategyId || TOOL_OUTPUT_CACHE_STRATEGY_ID;
     this.model = this.config.model ?? context.model;
     this.counter = this.model === context.model ? context.counter : context.counterFor(this.model);
@@ -166,7 +166,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       counter: this.counter,
       budget: () => this.budget,
     });
-    this.toolOutputBudget = toolOutputBudgetTokens(this.config.toolOutputCache, this.contextLimit);
+    this.toolOutputBudget = toolOutputBudgetTokens(this.config.toolOutputCache.contextBudgetTokens, this.contextLimit);
     const { maxMessageBytes, maxLineLength } = this.config.toolOutputCache;
     this.cache = new ToolOutputCache({ store: context.store, agentId: context.agentId, sessionId: context.sessionId, maxMessageBytes, maxLineLength });
     const eventBase = (turn: number): CtxkitEventBase => this.eventBase(turn);

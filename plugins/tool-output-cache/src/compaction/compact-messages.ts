@@ -1,6 +1,6 @@
 import { LLMResponseError, type ChatMessage, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
 import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
-import type { ResolvedCompactionConfig } from './compaction-config';
+import type { CompactionConfig } from './compaction-config';
 import { buildCompactionInterrupt } from './compaction-prompt';
 import { parseCompactionReply, type CompactionReply } from './parse-compaction-reply';
 import { stripTrailingToolCalls } from './strip-trailing-tool-calls';
@@ -10,7 +10,7 @@ export interface CompactMessagesOptions {
   llm: ILLMClient;
   /** The agent's model, used when `config.model` is `null`. */
   callerModel: string;
-  config: ResolvedCompactionConfig;
+  config: CompactionConfig;
   /** The system prompt, sent first so that the summary keeps the task's rules. */
   systemPrompt?: string;
   /** What the `compact` tool was asked to focus on. */

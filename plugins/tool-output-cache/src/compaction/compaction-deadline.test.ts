@@ -1,12 +1,12 @@
 import { LLMTimeoutError } from '@ctxkit/core';
 import { SilentLLMClient } from '@ctxkit/core/testing';
 import { compactMessages } from './compact-messages';
-import { resolveCompactionConfig } from './compaction-config';
+import { resolveToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
 
 describe('compactMessages', () => {
   describe('#timeoutMs', () => {
     it('fails with CTXKIT_LLM_TIMEOUT after compaction.timeoutMs when the model never answers', async () => {
-      const config = resolveCompactionConfig({ timeoutMs: 150 });
+      const config = resolveToolOutputCacheStrategyConfig({ compaction: { timeoutMs: 150 } }).compaction;
       const started = performance.now();
       const error = await compactMessages([{ role: 'user', content: 'a long task' }], { llm: new SilentLLMClient(), callerModel: 'm', config }).catch((e: unknown) => e);
       const elapsed = performance.now() - started;
@@ -16,7 +16,7 @@ describe('compactMessages', () => {
     });
 
     it('defaults to two minutes', () => {
-      expect(resolveCompactionConfig(undefined).timeoutMs).toBe(120_000);
+      expect(resolveToolOutputCacheStrategyConfig(undefined).compaction.timeoutMs).toBe(120_000);
     });
   });
 });

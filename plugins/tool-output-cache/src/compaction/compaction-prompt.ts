@@ -1,5 +1,15 @@
 import type { UserMessage } from '@ctxkit/core';
-import { DEFAULT_RETAIN_PROMPT, type ResolvedCompactionConfig } from './compaction-config';
+import type { CompactionConfig } from './compaction-config';
+
+/**
+ * The default retain instructions (used when `retainPrompt` is `null`): list what must survive
+ * verbatim, answered in `<retain>` tags.
+ */
+export const DEFAULT_RETAIN_PROMPT = [
+  'Before the summary, list inside <retain></retain> tags the facts that must survive word for word:',
+  'identifiers, file paths, names, numbers, user constraints, decisions, and the ref ids of cached tool outputs',
+  '(ref=...) that may need to be expanded again with tool_output_cache.',
+].join('\n');
 
 function bullets(directives: readonly string[]): string {
   return directives
@@ -16,7 +26,7 @@ function bullets(directives: readonly string[]): string {
  * stays in the history.
  */
 export function buildCompactionInterrupt(
-  config: Pick<ResolvedCompactionConfig, 'summaryPrompt' | 'summaryDirectives' | 'retainPrompt' | 'retainDirectives'>,
+  config: Pick<CompactionConfig, 'summaryPrompt' | 'summaryDirectives' | 'retainPrompt' | 'retainDirectives'>,
   focus?: string,
 ): UserMessage {
   const retainDirectives = bullets(config.retainDirectives);

@@ -19,7 +19,7 @@ import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
 import { compactMessages } from './compact-messages';
 import { CompactionBackoff, type BackoffAnchor, type BackoffSnapshot } from './compaction-backoff';
-import type { ResolvedCompactionConfig } from './compaction-config';
+import type { CompactionConfig } from './compaction-config';
 import type { CompactionState, SavedCompactionState } from './compaction-state';
 import { layoutHistory, type HistoryLayout } from './history-layout';
 import { repairToolPairs } from './repair-tool-pairs';
@@ -68,7 +68,7 @@ export interface CompactionPlan {
 
 /** Where a {@link Compactor} works. */
 export interface CompactorOptions {
-  config: ResolvedCompactionConfig;
+  config: CompactionConfig;
   context: StrategyContext;
   strategyId: string;
   /** The strategy's model: the summary call's when `config.model` is `null`. */

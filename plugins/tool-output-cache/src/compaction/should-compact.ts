@@ -1,8 +1,8 @@
 import type { TokenUsage } from '@ctxkit/core';
-import type { ResolvedCompactionConfig } from './compaction-config';
+import type { CompactionConfig } from './compaction-config';
 
 /** The token count at which automatic compaction starts: `contextLimit × thresholdRatio`. */
-export function compactionThreshold(contextLimit: number, config: Pick<ResolvedCompactionConfig, 'thresholdRatio'>): number {
+export function compactionThreshold(contextLimit: number, config: Pick<CompactionConfig, 'thresholdRatio'>): number {
   return Math.floor(contextLimit * config.thresholdRatio);
 }
 
@@ -13,7 +13,7 @@ export function compactionThreshold(contextLimit: number, config: Pick<ResolvedC
 export function shouldCompact(
   usage: Readonly<TokenUsage>,
   contextLimit: number,
-  config: Pick<ResolvedCompactionConfig, 'enabled' | 'auto' | 'thresholdRatio'>,
+  config: Pick<CompactionConfig, 'enabled' | 'auto' | 'thresholdRatio'>,
 ): boolean {
   if (!config.enabled) return false;
   if (!config.auto) return false;

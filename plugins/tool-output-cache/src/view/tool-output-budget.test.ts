@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { ChatMessage } from '@ctxkit/core';
-import { toolOutputBudgetCut, type BudgetedOutput } from './tool-output-budget';
+import { toolOutputBudgetCut, toolOutputBudgetTokens, type BudgetedOutput } from './tool-output-budget';
 
 const user: ChatMessage = { role: 'user', content: 'u' };
 const call: ChatMessage = { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'run', arguments: '{}' } }] };
@@ -66,6 +66,24 @@ describe('toolOutputBudgetCut', () => {
           if (position < protectFrom && output.trimmable) expect(running).toBeLessThanOrEqual(budget);
         }
         expect(cut).toBe(-1);
+      }),
+    );
+  });
+});
+
+describe('toolOutputBudgetTokens', () => {
+  it('is contextBudgetTokens when set, else a quarter of the window between 20,000 and 60,000', () => {
+    expect(toolOutputBudgetTokens(1500.7, 128_000)).toBe(1500);
+    expect(toolOutputBudgetTokens(0, 128_000)).toBe(0);
+    expect(toolOutputBudgetTokens(null, 16_384)).toBe(20_000);
+    expect(toolOutputBudgetTokens(null, 128_000)).toBe(32_000);
+    expect(toolOutputBudgetTokens(null, 1_000_000)).toBe(60_000);
+    fc.assert(
+      fc.property(fc.integer({ min: 256, max: 2_000_000 }), (window) => {
+        const budget = toolOutputBudgetTokens(null, window);
+        expect(budget).toBeGreaterThanOrEqual(20_000);
+        expect(budget).toBeLessThanOrEqual(60_000);
+        if (window >= 80_000 && window < 240_000) expect(budget).toBe(Math.floor(window / 4));
       }),
     );
   });

@@ -48,3 +48,16 @@ export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise
   return -1;
 }
 
+
+/** Lower and upper bound of the derived tool output budget, and its share of the context window. */
+export const TOOL_OUTPUT_BUDGET_BOUNDS = Object.freeze({ share: 0.25, min: 20_000, max: 60_000 });
+
+/**
+ * The token budget of all tool outputs: `contextBudgetTokens` when set, else
+ * `clamp(contextWindow × 0.25, 20 000, 60 000)`.
+ */
+export function toolOutputBudgetTokens(contextBudgetTokens: number | null, contextWindow: number): number {
+  if (contextBudgetTokens !== null) return Math.max(0, Math.floor(contextBudgetTokens));
+  const { share, min, max } = TOOL_OUTPUT_BUDGET_BOUNDS;
+  return Math.min(max, Math.max(min, Math.floor(contextWindow * share)));
+}
