@@ -5,6 +5,7 @@ const path = require('node:path');
 const root = __dirname;
 
 const moduleNameMapper = {
+  '^@ctxkit/core/testing/generators$': path.join(root, 'packages/core/src/testing/generators/index.ts'),
   '^@ctxkit/core/testing$': path.join(root, 'packages/core/src/testing/index.ts'),
   '^@ctxkit/core/strategy-kit$': path.join(root, 'packages/core/src/strategy-kit/index.ts'),
   '^@ctxkit/core$': path.join(root, 'packages/core/src/index.ts'),

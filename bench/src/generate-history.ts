@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { seededRandom } from '@ctxkit/core/testing';
+import { seededRandom } from '@ctxkit/core/testing/generators';
 
 const JAPANESE = [
   'このファイルの変更点を説明してください。',

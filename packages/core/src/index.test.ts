@@ -1,6 +1,7 @@
 import * as core from './index';
 import * as strategyKit from './strategy-kit';
 import * as testing from './testing';
+import * as generators from './testing/generators';
 
 // Pins the public surface: adding or removing an export is a deliberate change to this list.
 describe('@ctxkit/core exports', () => {
@@ -179,24 +180,31 @@ describe('@ctxkit/core exports', () => {
 });
 
 describe('@ctxkit/core/testing exports', () => {
-  it('exports exactly the conformance suite, generators, fixtures loaders and test doubles', () => {
+  it('exports exactly what a strategy or store author tests with: the suite, a context, model clients, conversations, the store contract', () => {
     expect(Object.keys(testing).sort()).toEqual([
-    'BUNDLED_CONVERSATIONS',
-    'CONFORMANCE_EPOCH_MS',
     'ConformanceError',
-    'DEFAULT_CASE_BUDGETS',
-    'HOSTILE_STORE_KEY_PARTS',
-    'INVALID_STORE_KEY_PARTS',
-    'MULTILINGUAL_SNIPPETS',
-    'PROTOTYPE_KEY_IDS',
-    'REDUCTION_EVENTS',
-    'STORE_CONTRACT_LARGE_BLOB_BYTES',
-    'SYNTHETIC_TOOLS',
     'ScriptedLLMClient',
     'SilentLLMClient',
-    'StrategyTester',
-    'TRUNCATION_MARKER',
-    'arbConformanceCase',
+    'checkConformance',
+    'createConformanceContext',
+    'freezeDeep',
+    'loadConversations',
+    'runConformance',
+    'runStoreContract',
+    ]);
+  });
+
+  it('keeps the suite internals internal: cases, checks, targets and generators', () => {
+    for (const name of ['checkPayload', 'runConformanceCase', 'pluginConformanceTarget', 'hostileCases', 'StrategyTester', 'arbHistory', 'seededRandom', 'structuralKey']) {
+      expect(testing).not.toHaveProperty(name);
+    }
+  });
+});
+
+describe('@ctxkit/core/testing/generators exports', () => {
+  it('exports exactly the fast-check arbitraries and the seeded synthetic history', () => {
+    expect(Object.keys(generators).sort()).toEqual([
+    'SYNTHETIC_TOOLS',
     'arbHistory',
     'arbHostileHistory',
     'arbText',
@@ -205,32 +213,9 @@ describe('@ctxkit/core/testing exports', () => {
     'arbToolExchange',
     'arbToolOutput',
     'arbTurn',
-    'budgetCases',
-    'bundledConversationsDir',
-    'checkConformance',
-    'checkPayload',
-    'checkRejection',
-    'conversationCases',
-    'createConformanceContext',
-    'formatFailure',
-    'freezeDeep',
     'generateHistory',
-    'hostileCases',
-    'isFrozenWriteError',
-    'loadConversations',
-    'longHistoryCases',
-    'mandatoryTokens',
-    'matchHistoryInPayload',
-    'parseConversations',
-    'payloadLimit',
-    'pluginConformanceTarget',
-    'runConformance',
-    'runConformanceCase',
-    'runConformanceCases',
-    'runPropertyCases',
-    'runStoreContract',
     'seededRandom',
-    'structuralKey',
     ]);
+    for (const name of Object.keys(generators)) expect(Object.keys(testing)).not.toContain(name);
   });
 });

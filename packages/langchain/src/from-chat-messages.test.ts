@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { arbHistory, arbHostileHistory } from '@ctxkit/core/testing';
+import { arbHistory, arbHostileHistory } from '@ctxkit/core/testing/generators';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
 import fc from 'fast-check';
 import { arbAIMessage, arbHumanMessage, arbLangChainMessage, arbSystemMessage, arbToolMessage, messageFields } from './__fixtures__/arb-langchain-messages';

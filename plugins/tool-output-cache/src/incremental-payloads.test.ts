@@ -1,5 +1,5 @@
 import type { ChatMessage, LLMPayload, ToolMessage } from '@ctxkit/core';
-import { seededRandom } from '@ctxkit/core/testing';
+import { seededRandom } from '@ctxkit/core/testing/generators';
 import { exchange, output, strategyOn } from './test-support';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import * as core from '@ctxkit/core';
 import { CtxkitError, validateManifest, type ChatMessage, type IContextManager, type LLMPayload } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
-import { freezeDeep, generateHistory, loadConversations, structuralKey, SYNTHETIC_TOOLS } from '@ctxkit/core/testing';
+import { freezeDeep, loadConversations } from '@ctxkit/core/testing';
+import { generateHistory, SYNTHETIC_TOOLS } from '@ctxkit/core/testing/generators';
 
 const CASES = path.join(__dirname, '..', 'cases');
 const INVALID = path.join(CASES, 'invalid');
@@ -84,10 +85,10 @@ if (createContextRuntime) {
       it('keeps a 10,000-message history with tool calls within 8,000 tokens, valid, with the newest user message, input unchanged', async () => {
         const agent = await runtime.loadAgent(path.join(CASES, 'sliding-window', 'agent.plugin.json'));
         const history = freezeDeep(generateHistory({ messages: 10_000, seed: 11 }));
-        const before = structuralKey(history);
+        const before = structuredClone(history);
         const payload = await agent.forSession('long-history').composePayload('You are a helpful agent.', history, SYNTHETIC_TOOLS);
         checkDoneWhen(payload, history, 7000, core.createTokenCounter({ model: 'gpt-4o' }));
-        expect(structuralKey(history)).toBe(before);
+        expect(history).toEqual(before);
         await agent.dispose();
       });
 

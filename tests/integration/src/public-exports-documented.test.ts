@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import ts from 'typescript';
 
 /**
- * Every public export of every package (what its src/index.ts exports, and @ctxkit/core/testing)
+ * Every public export of every package (what its src/index.ts exports, and the other entries of
+ * @ctxkit/core: strategy-kit, testing, testing/generators)
  * carries a doc comment, read with the TypeScript compiler as an editor shows it.
  */
 
@@ -18,6 +19,7 @@ function entryPoints(): string[] {
     }
   }
   entries.push(path.join(root, 'packages', 'core', 'src', 'testing', 'index.ts'));
+  entries.push(path.join(root, 'packages', 'core', 'src', 'testing', 'generators', 'index.ts'));
   entries.push(path.join(root, 'packages', 'core', 'src', 'strategy-kit', 'index.ts'));
   return entries;
 }
@@ -36,6 +38,7 @@ describe('public exports', () => {
       paths: {
         '@ctxkit/core': ['packages/core/src/index.ts'],
         '@ctxkit/core/testing': ['packages/core/src/testing/index.ts'],
+        '@ctxkit/core/testing/generators': ['packages/core/src/testing/generators/index.ts'],
         '@ctxkit/core/strategy-kit': ['packages/core/src/strategy-kit/index.ts'],
         '@ctxkit/kernel': ['packages/kernel/src/index.ts'],
       },

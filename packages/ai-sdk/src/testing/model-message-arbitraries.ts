@@ -1,4 +1,4 @@
-import { arbText, arbToolCallId } from '@ctxkit/core/testing';
+import { arbText, arbToolCallId } from '@ctxkit/core/testing/generators';
 import type { AssistantModelMessage, ModelMessage, SystemModelMessage, ToolModelMessage, UserModelMessage } from 'ai';
 import fc from 'fast-check';
 import type { AssistantPart, ToolPart, UserPart } from '../ai-sdk-types';

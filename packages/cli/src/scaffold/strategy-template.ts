@@ -208,7 +208,7 @@ import { createStrategy } from './index';
 describe('${pascal}Strategy', () => {
   describe('#composePayload', () => {
     it('puts the pinned note right after the system prompt', async () => {
-      const { context } = createConformanceContext('unit-test', undefined, undefined);
+      const { context } = createConformanceContext('unit-test');
       const strategy = await createStrategy({ maxContextTokens: 4096, note: 'Always answer in French.' }, context);
       const payload = await strategy.composePayload('You are helpful.', [{ role: 'user', content: 'Hello' }], []);
       expect(payload.messages.map((message) => message.content)).toEqual(['You are helpful.', 'Always answer in French.', 'Hello']);

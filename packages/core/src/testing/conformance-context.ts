@@ -28,9 +28,11 @@ export const CONFORMANCE_EPOCH_MS = Date.UTC(2025, 0, 1);
  * `CtxkitEventBus` whose every event is recorded, the built-in `ModelRegistry`, a counter for
  * `gpt-4o` (`createTokenCounter`, exact BPE, unless overridden), a clock that starts at a fixed instant and
  * advances one second per reading, and `llm` as given (a string becomes a `ScriptedLLMClient`
- * repeating that answer). `overrides` win over every default except the event recording.
+ * repeating that answer; none when left out). `overrides` win over every default except the event
+ * recording. For unit tests of a strategy: `createConformanceContext('unit-test')` gives the context
+ * its factory takes, and `events` what it emitted.
  */
-export function createConformanceContext(sessionId: string, overrides: ConformanceContextInput | undefined, llm: ConformanceLLM): RecordingContext {
+export function createConformanceContext(sessionId: string, overrides?: ConformanceContextInput, llm?: ConformanceLLM): RecordingContext {
   const given = typeof overrides === 'function' ? overrides() : (overrides ?? {});
   const model = given.model ?? 'gpt-4o';
   const models = given.models ?? new ModelRegistry();

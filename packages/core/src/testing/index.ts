@@ -1,53 +1,31 @@
 /**
- * `@ctxkit/core/testing`: the conformance suite every strategy plugin runs (built-in or custom),
- * the generators it uses, and the bundled real conversations. Explicit named exports only.
+ * `@ctxkit/core/testing`: what a strategy or store author tests with. The conformance suite every
+ * strategy plugin runs (`runConformance`, or `checkConformance` outside a test framework), a context
+ * for unit tests of a strategy, scripted and silent model clients, the bundled real conversations and
+ * the store contract. The generators (fast-check arbitraries, synthetic histories) are at
+ * `@ctxkit/core/testing/generators`. Explicit named exports only.
  */
 
-// bundled conversations
-export type { BundledConversationName, ConversationFact, ConversationRecord } from './conversation-record';
-export { BUNDLED_CONVERSATIONS } from './conversation-record';
-export { bundledConversationsDir, loadConversations, parseConversations } from './load-conversations';
-
 // conformance suite
+export type { ConformanceDepth, ConformanceOptions, ConformanceReport, DescribeFn, ItFn } from './strategy-tester';
+export { checkConformance, runConformance } from './strategy-tester';
 export type { CaseBudget, CaseExpectation, CaseFamily, ConformanceCase, ConformanceStep } from './conformance-case';
 export type { ConformanceFailure, ConformanceInvariant } from './conformance-failure';
-export { ConformanceError, formatFailure } from './conformance-failure';
-export type { ComposeCall, PayloadObservation, RecordedEvent } from './check-payload';
-export { checkPayload, checkRejection, mandatoryTokens, matchHistoryInPayload, payloadLimit, REDUCTION_EVENTS, TRUNCATION_MARKER } from './check-payload';
+export { ConformanceError } from './conformance-failure';
+
+// a strategy's context in unit tests
+export type { RecordedEvent } from './check-payload';
 export type { ConformanceContextInput, ConformanceLLM, RecordingContext } from './conformance-context';
-export { CONFORMANCE_EPOCH_MS, createConformanceContext } from './conformance-context';
-export type { ConformanceCaseResult, ConformanceTarget } from './run-conformance-case';
-export type { PluginConformanceSource } from './plugin-conformance-target';
-export { pluginConformanceTarget } from './plugin-conformance-target';
-export { runConformanceCase } from './run-conformance-case';
-export type { ConformanceDepth, ConformanceOptions, ConformanceReport, DescribeFn, ItFn } from './strategy-tester';
-export { checkConformance, runConformance, runConformanceCases, runPropertyCases, StrategyTester } from './strategy-tester';
-export type { ConversationCaseOptions } from './conformance-cases';
-export { budgetCases, conversationCases, hostileCases, longHistoryCases } from './conformance-cases';
-export { freezeDeep, isFrozenWriteError } from './freeze-deep';
-export { structuralKey } from './structural-key';
+export { createConformanceContext } from './conformance-context';
+export { freezeDeep } from './freeze-deep';
 
-// generators
-export {
-  arbConformanceCase,
-  arbHistory,
-  arbHostileHistory,
-  arbText,
-  arbToolCallId,
-  arbToolDefinitions,
-  arbToolExchange,
-  arbToolOutput,
-  arbTurn,
-  DEFAULT_CASE_BUDGETS,
-  MULTILINGUAL_SNIPPETS,
-  PROTOTYPE_KEY_IDS,
-} from './arbitraries';
-export type { SyntheticHistoryOptions } from './synthetic-history';
-export { generateHistory, seededRandom, SYNTHETIC_TOOLS } from './synthetic-history';
-
-// scripted LLM client (kernel area)
+// model clients
 export { ScriptedLLMClient, type RecordedRequest, type ScriptedLLMClientOptions, type ScriptedReply, type ScriptStep } from './scripted-llm-client';
 export { SilentLLMClient } from './silent-llm-client';
 
-// store contract (stores area)
-export { HOSTILE_STORE_KEY_PARTS, INVALID_STORE_KEY_PARTS, runStoreContract, STORE_CONTRACT_LARGE_BLOB_BYTES, type StoreContractOptions } from './store-contract';
+// bundled conversations
+export type { BundledConversationName, ConversationFact, ConversationRecord } from './conversation-record';
+export { loadConversations } from './load-conversations';
+
+// store contract
+export { runStoreContract, type StoreContractOptions } from './store-contract';

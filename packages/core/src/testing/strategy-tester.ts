@@ -54,17 +54,16 @@ function settingsOf<TConfig>(options: ConformanceOptions<TConfig>): DepthSetting
   };
 }
 
-/** Options of {@link runConformance}. */
 /**
- * What the suite runs and how. Name the strategy by its plugin (`plugin`: its directory, loaded as a
- * host loads it, config validated by its own schema) or by a bare `factory` (and `config`, given
- * with its defaults applied).
+ * Options of {@link runConformance} and {@link checkConformance}: what the suite runs and how. Name
+ * the strategy by its plugin (`plugin`: its directory, loaded as a host loads it, config validated
+ * by its own schema) or by a bare `factory` (and `config`, given with its defaults applied).
  */
 export interface ConformanceOptions<TConfig = Record<string, unknown>> extends Omit<ConformanceTarget<TConfig>, 'factory'> {
   /**
    * The plugin's directory or `plugin.json`: its manifest validated, each case's config validated by
    * its `configSchema` with the defaults applied, and (without `factory`) its entry imported by the
-   * runtime's loader. See {@link pluginConformanceTarget}.
+   * runtime's loader: the plugin as a host gets it (an invalid `plugin.json` fails the test file).
    */
   plugin?: string;
   /** The factory to test; with `plugin`, instead of the built entry (to test sources). Required without `plugin`. */
@@ -94,7 +93,7 @@ export interface ConformanceOptions<TConfig = Record<string, unknown>> extends O
   timeout?: number;
 }
 
-/** Results of a programmatic run. */
+/** What {@link checkConformance} found: every failure, the cases run and the composePayload calls made. */
 export interface ConformanceReport {
   failures: ConformanceFailure[];
   cases: number;
@@ -112,7 +111,7 @@ function familiesOf(options: Pick<ConformanceOptions, 'cases'>): { families: Set
 }
 
 /** Runs cases one after another and collects every failure. */
-export async function runConformanceCases<TConfig>(target: ConformanceTarget<TConfig>, cases: readonly ConformanceCase[]): Promise<ConformanceReport> {
+async function runConformanceCases<TConfig>(target: ConformanceTarget<TConfig>, cases: readonly ConformanceCase[]): Promise<ConformanceReport> {
   const report: ConformanceReport = { failures: [], cases: 0, composeCalls: 0 };
   for (const testCase of cases) {
     const result = await runConformanceCase(target, testCase);
@@ -127,7 +126,7 @@ export async function runConformanceCases<TConfig>(target: ConformanceTarget<TCo
  * Property-based run: `numRuns` generated cases (seeded). Returns the failures of the first
  * counterexample fast-check finds (shrunk), or none.
  */
-export async function runPropertyCases<TConfig>(target: ConformanceTarget<TConfig>, options: { budgets?: readonly CaseBudget[]; numRuns?: number; seed?: number } = {}): Promise<ConformanceReport> {
+async function runPropertyCases<TConfig>(target: ConformanceTarget<TConfig>, options: { budgets?: readonly CaseBudget[]; numRuns?: number; seed?: number } = {}): Promise<ConformanceReport> {
   const report: ConformanceReport = { failures: [], cases: 0, composeCalls: 0 };
   let last: ConformanceFailure[] = [];
   const result = await fc.check(
@@ -252,17 +251,4 @@ export function runConformance<TConfig = Record<string, unknown>>(name: string, 
       itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
     }
   });
-}
-
-/** Class form of the suite, for those who prefer `StrategyTester.run(name, options)`. */
-export class StrategyTester {
-  /** Same as {@link runConformance}. */
-  static run<TConfig = Record<string, unknown>>(name: string, options: ConformanceOptions<TConfig>): void {
-    runConformance(name, options);
-  }
-
-  /** Same as {@link checkConformance}. */
-  static check<TConfig = Record<string, unknown>>(options: ConformanceOptions<TConfig>): Promise<ConformanceReport> {
-    return checkConformance(options);
-  }
 }

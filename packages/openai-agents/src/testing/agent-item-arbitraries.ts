@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { arbText, arbToolCallId } from '@ctxkit/core/testing';
+import { arbText, arbToolCallId } from '@ctxkit/core/testing/generators';
 import type { AgentInputItem } from '@openai/agents';
 import fc from 'fast-check';
 

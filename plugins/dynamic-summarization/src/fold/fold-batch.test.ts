@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { type ChatMessage } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
-import { arbHistory } from '@ctxkit/core/testing';
+import { arbHistory } from '@ctxkit/core/testing/generators';
 import { turnStarts } from '../history/turn-starts';
 import { foldBatchEnd, foldBatchKey, foldIsDue } from './fold-batch';
 
