@@ -19,8 +19,6 @@ import { compileStateSchema } from './schema/state-schema';
 export function createStrategy(config: EntityExtractionConfigInput | Record<string, unknown>, context: StrategyContext): EntityExtractionStrategy {
   const resolved = resolveEntityExtractionConfig(config);
   const schema = compileStateSchema(resolved.stateSchema, `${context.agentId}/${context.strategyId}`);
-  const model = resolved.model ?? context.model;
-  const counter = model === context.model ? context.counter : context.counterFor(model);
   const extractor: StateExtractor = context.llm
     ? new LLMExtractor({
         llm: context.llm,
@@ -30,5 +28,5 @@ export function createStrategy(config: EntityExtractionConfigInput | Record<stri
         timeoutMs: resolved.extractionTimeoutMs,
       })
     : new OfflineExtractor(schema);
-  return new EntityExtractionStrategy({ config: resolved, context, schema, extractor, model, counter });
+  return new EntityExtractionStrategy({ config: resolved, context, schema, extractor });
 }

@@ -1,23 +1,13 @@
-import {
-  CtxkitError,
-  DisposedError,
-  safeEmit,
-  type ChatMessage,
-  type ComposeOptions,
-  type ContextManagerCapabilities,
-  type IContextManager,
-  type LLMPayload,
-  type ReductionEpoch,
-  type ReductionPreview,
-  type StrategyContext,
-  type ITokenCounter,
-  type ToolDefinition,
-  type UndoResult,
-} from '@ctxkit/core';
-import { SerialQueue, computeBudget, contentText, PayloadComposer, payloadPreview, TurnIndex } from '@ctxkit/core/strategy-kit';
-import type { EntityExtractionConfig } from './entity-extraction-config';
+import { CtxkitError, safeEmit, type ChatMessage, type ComposeOptions, type ContextManagerCapabilities, type IContextManager, type LLMPayload } from '@ctxkit/core';
+import type { ReductionEpoch, ReductionPreview, StrategyContext, ToolDefinition, UndoResult } from '@ctxkit/core';
+import { SerialQueue, contentText, payloadPreview, StrategyFoundation, type TurnIndex } from '@ctxkit/core/strategy-kit';
+import { ENTITY_EXTRACTION_STRATEGY_ID, type EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
+import { nextExtractionNote } from './extraction/next-extraction-note';
+import { resumePoint } from './extraction/resume-point';
 import type { StateExtractor } from './extraction/state-extractor';
+import { entityStateMemoryBlock } from './payload/entity-state-memory-block';
+import { recentTurnsStart } from './payload/recent-turns-start';
 import { StateBlockCache } from './payload/state-block-cache';
 import type { CompiledStateSchema } from './schema/state-schema';
 import type { EntityState, EntityStateVersion, PersistedEntityState } from './state/entity-state';
@@ -25,6 +15,7 @@ import type { EntityStateAccess } from './state/entity-state-access';
 import type { EntityUpdate } from './state/entity-update';
 import { ExtractionEpochs, stateAfterUndo } from './state/extraction-epochs';
 import { SharedEntityState } from './state/shared-entity-state';
+import { stateAtVersion } from './state/state-at-version';
 import { textFingerprint } from './state/text-fingerprint';
 
 /** Options of {@link EntityExtractionStrategy} (what the factory resolved). */
@@ -33,9 +24,6 @@ export interface EntityExtractionStrategyOptions {
   context: StrategyContext;
   schema: CompiledStateSchema;
   extractor: StateExtractor;
-  /** Model used for counting and the budget. */
-  model: string;
-  counter: ITokenCounter;
 }
 
 /** Store name of the persisted state (kind `entities`). */
@@ -59,10 +47,8 @@ const MAX_EXTRACTION_RERUNS = 2;
  */
 export class EntityExtractionStrategy implements IContextManager, ContextManagerCapabilities, EntityStateAccess {
   private readonly queue = new SerialQueue();
-  /** Token counts of this conversation's history, so that a turn measures only its new messages. */
-  private readonly composer: PayloadComposer;
-  /** Where the turns of this conversation start, so that turn numbers cost the same at any length. */
-  private readonly turns = new TurnIndex();
+  /** Counter, budget, composer (its ledger: a turn measures only new messages), turns and disposal. */
+  private readonly base: StrategyFoundation;
   private readonly stateBlocks: StateBlockCache;
   /** The state block shortened to the room a composition left it (most turns leave the same room). */
   private readonly shortenedStateBlocks: StateBlockCache;
@@ -72,11 +58,12 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   private readonly extractionEpochs: ExtractionEpochs;
   /** The session's turn at the last call that read a history (names the turn of epochs and undo events). */
   private turn = 0;
-  private disposed = false;
   private lastError: { reason: string; errors: string[]; sourceMessageIndex: number } | null = null;
 
   constructor(private readonly options: EntityExtractionStrategyOptions) {
-    const { config, context, model } = options;
+    const { config, context } = options;
+    this.base = new StrategyFoundation(context, { strategyId: ENTITY_EXTRACTION_STRATEGY_ID, model: config.model, budget: config });
+    this.base.budget(); // an unknown model without maxContextTokens fails here, when the agent loads
     this.extractionEpochs = new ExtractionEpochs(context);
     this.shared = new SharedEntityState({
       store: context.store,
@@ -85,21 +72,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       warn: (message, error) => this.warn(message, error),
       written: (replaced, written) => this.extractionEpochs.recordWrite(replaced, written, this.turn),
     });
-    const known = context.models.find(model);
-    const budget = computeBudget({
-      contextWindow: known?.contextWindow ?? config.maxContextTokens ?? context.models.get(model).contextWindow,
-      maxContextTokens: config.maxContextTokens,
-      reserveOutputTokens: config.reserveOutputTokens,
-      safetyMarginRatio: config.safetyMarginRatio,
-    });
-    this.composer = new PayloadComposer({
-      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: context.strategyId, events: context.events },
-      model,
-      counter: options.counter,
-      budget: () => budget,
-    });
-    this.stateBlocks = new StateBlockCache(options.schema, options.counter);
-    this.shortenedStateBlocks = new StateBlockCache(options.schema, options.counter);
+    this.stateBlocks = new StateBlockCache(options.schema, this.base.counter);
+    this.shortenedStateBlocks = new StateBlockCache(options.schema, this.base.counter);
   }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
@@ -108,8 +82,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   }
 
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
-    this.assertUsable('composePayload');
-    this.composer.checkHistoryShape(history);
+    this.base.assertLive('composePayload');
+    this.base.turns.count(history);
     return this.queue.run(async () => {
       this.turn = this.turnsOf(history).turns;
       const persisted = await this.extractNew(history);
@@ -123,31 +97,20 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
    * `composePayload` runs first would read: when there are any, the state it shows may differ.
    */
   async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
-    this.assertUsable('preview');
-    this.composer.checkHistoryShape(history);
+    this.base.assertLive('preview');
+    this.base.turns.count(history);
     return this.queue.run(async () => {
       const persisted = await this.shared.peek();
       const payload = this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, true);
-      const preview = payloadPreview(payload, history, this.options.counter);
-      const { extractor } = this.options;
-      const resume = this.resumePoint(history, persisted);
-      const input = buildExtractionInput(history, resume, extractor.trigger);
-      let note: string;
-      if (!input) {
-        const what = extractor.trigger === 'user-messages' ? 'user message' : 'user message or tool result';
-        note = `no extraction before the next payload: no ${what} ${resume < 0 ? 'in the history' : `after message ${resume}`}`;
-      } else {
-        const read = `${input.userMessages.length} user message${input.userMessages.length === 1 ? '' : 's'}, ${input.toolResults.length} tool result${input.toolResults.length === 1 ? '' : 's'}`;
-        const range = resume + 1 === input.sourceMessageIndex ? `message ${input.sourceMessageIndex}` : `messages ${resume + 1}–${input.sourceMessageIndex}`;
-        note = `the next compose first extracts from ${range} (${read}) with ${extractor.name}; the state block it sends may then differ from this preview's`;
-      }
+      const preview = payloadPreview(payload, history, this.base.counter);
+      const note = nextExtractionNote(history, resumePoint(history, persisted), this.options.extractor);
       return { ...preview, notes: [...preview.notes, note] };
     });
   }
 
   /** The session's extractions that changed the state (kind `extraction`), oldest first; each can be undone. */
   async epochs(): Promise<ReductionEpoch[]> {
-    this.assertUsable('epochs');
+    this.base.assertLive('epochs');
     return this.extractionEpochs.list();
   }
 
@@ -159,13 +122,13 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
    */
   async undo(epochId: string): Promise<UndoResult> {
-    this.assertUsable('undo');
+    this.base.assertLive('undo');
     return this.queue.run(() => this.extractionEpochs.undo(epochId, (before) => this.shared.restore((current) => stateAfterUndo(current, before)), this.turn));
   }
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
-    this.assertUsable('onTurnComplete');
-    this.composer.checkHistoryShape(newHistory);
+    this.base.assertLive('onTurnComplete');
+    this.base.turns.count(newHistory);
     await this.queue.run(async () => {
       this.turn = this.turnsOf(newHistory).turns;
       await this.extractNew(newHistory);
@@ -186,18 +149,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   }
 
   async getStateAt(version: number): Promise<EntityState> {
-    const { versions } = await this.load();
-    if (!Number.isInteger(version) || version < 0 || version > versions.length) {
-      throw new RangeError(`getStateAt: version ${version} does not exist (0 to ${versions.length})`);
-    }
-    const state: EntityState = {};
-    for (const record of versions.slice(0, version)) {
-      for (const change of record.diff) {
-        if (change.after === null) delete state[change.field];
-        else state[change.field] = structuredClone(change.after);
-      }
-    }
-    return state;
+    return stateAtVersion((await this.load()).versions, version);
   }
 
   whenIdle(): Promise<void> {
@@ -205,17 +157,13 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   }
 
   dispose(): void {
-    this.disposed = true;
+    this.base.dispose();
   }
 
   /** The turn index, synced with `history` (reads only the messages new since the previous call). */
   private turnsOf(history: ReadonlyArray<Readonly<ChatMessage>>): TurnIndex {
-    this.turns.sync(history);
-    return this.turns;
-  }
-
-  private assertUsable(method: string): void {
-    if (this.disposed) throw new DisposedError(`${this.options.context.strategyId} (${method})`);
+    this.base.turns.count(history);
+    return this.base.turns.index;
   }
 
   private storeKey() {
@@ -230,38 +178,10 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
 
   private warn(message: string, error?: unknown): void {
     safeEmit(this.options.context.events, 'strategy-warning', {
-      ...this.eventBase(0),
-      message: `${this.options.context.strategyId}: ${message}`,
+      ...this.base.composer.eventBase(0),
+      message: `${this.base.strategyId}: ${message}`,
       ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
     });
-  }
-
-  private eventBase(turn: number) {
-    const { agentId, sessionId, strategyId } = this.options.context;
-    return { agentId, sessionId, strategyId, turn };
-  }
-
-  /**
-   * Where extraction should resume in this history (handles a history rewritten since the last
-   * call). The extraction point is a user message, or a tool result for an extractor that reads
-   * tool results as they arrive; it is recognised by its text's fingerprint.
-   */
-  private resumePoint(history: ReadonlyArray<Readonly<ChatMessage>>, persisted: PersistedEntityState): number {
-    const { processedThrough, processedFingerprint, restoredReadPoint } = persisted;
-    if (processedThrough < 0 || processedFingerprint === null) return processedThrough;
-    if (isReadPointAt(history, processedThrough, processedFingerprint)) return processedThrough;
-    // An earlier history than the one an undo left read: it resumes where reading stood before the undone extractions.
-    if (restoredReadPoint && isReadPointAt(history, restoredReadPoint.index, restoredReadPoint.fingerprint)) return restoredReadPoint.index;
-    // The history was rewritten (compacted, replaced, or another conversation's): find the newest
-    // message already extracted; otherwise the newest user message and what follows it count as new.
-    let newestUser = -1;
-    for (let index = history.length - 1; index >= 0; index--) {
-      const message = history[index]!;
-      if (!isExtractionPoint(message)) continue;
-      if (newestUser === -1 && message.role === 'user') newestUser = index;
-      if (textFingerprint(contentText(message.content)) === processedFingerprint) return index;
-    }
-    return newestUser === -1 ? history.length - 1 : newestUser - 1;
   }
 
   /**
@@ -273,7 +193,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
    */
   private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>, reruns = 0): Promise<PersistedEntityState> {
     const persisted = await this.load();
-    const resume = this.resumePoint(history, persisted);
+    const resume = resumePoint(history, persisted);
     const { extractor, context } = this.options;
     const input = buildExtractionInput(history, resume, extractor.trigger);
     if (!input) {
@@ -290,7 +210,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     } else {
       this.lastError = { reason: outcome.reason, errors: outcome.errors, sourceMessageIndex: input.sourceMessageIndex };
       safeEmit(context.events, 'entities-error', {
-        ...this.eventBase(turn),
+        ...this.base.composer.eventBase(turn),
         reason:
           outcome.reason === 'llm-error'
             ? `the extraction call failed (${extractor.name}); the previous state stands`
@@ -307,7 +227,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       offline: extractor.offline,
       extractor: extractor.name,
     };
-    const result = await this.shared.apply(update, (record) => this.resumePoint(history, record) >= input.sourceMessageIndex);
+    const result = await this.shared.apply(update, (record) => resumePoint(history, record) >= input.sourceMessageIndex);
     if (result.outcome === 'invalid') {
       if (reruns < MAX_EXTRACTION_RERUNS) return this.extractNew(history, reruns + 1);
       this.warn(`the extracted changes do not fit the state another process wrote (${result.errors.join('; ')}); they are left out and the messages are read again with the next one`);
@@ -315,7 +235,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     if (result.outcome === 'applied' && result.version) {
       const version = result.version;
       safeEmit(context.events, 'entities-updated', {
-        ...this.eventBase(turn),
+        ...this.base.composer.eventBase(turn),
         version: version.version,
         sourceMessageIndex: version.sourceMessageIndex,
         diff: structuredClone(version.diff),
@@ -342,8 +262,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       this.warn(`the state block was shortened to fit ${config.stateMaxTokens} tokens (fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`);
     }
     const lean = config.lean;
-    const covered = persisted.processedThrough;
-    const composed = this.composer.compose({
+    const composed = this.base.composer.compose({
       systemPrompt,
       history,
       tools,
@@ -351,17 +270,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       ...options,
       turn: turns.turns,
       preview,
-      memory: [
-        {
-          name: 'entity state',
-          content: block.message ? String(block.message.content) : '',
-          shrink: (maxTokens) => {
-            const smaller = this.shortenedStateBlocks.render(persisted.state, version, Math.min(maxTokens, config.stateMaxTokens));
-            return smaller.message ? String(smaller.message.content) : undefined;
-          },
-          covers: { until: covered + 1, action: 'dropped', recoverableFrom: 'entity-state', reason: 'older than the window: its values are in the entity state' },
-        },
-      ],
+      memory: [entityStateMemoryBlock(persisted, block.message ? String(block.message.content) : '', this.shortenedStateBlocks, config.stateMaxTokens)],
       memoryShare: config.memoryShare,
       ...(lean ? { startIndex: recentTurnsStart(turns, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
       extra: {
@@ -381,25 +290,4 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     });
     return composed.payload;
   }
-}
-
-/** History index where the last `recentTurns` turns start (a turn starts at a user message); 0 when there are not more turns than that. */
-function recentTurnsStart(turns: TurnIndex, recentTurns: number): number {
-  return recentTurns > 0 && turns.turns > recentTurns ? turns.turnStart(turns.turns - recentTurns)! : 0;
-}
-
-/** True when `history[index]` is the extraction point whose text has `fingerprint`. */
-function isReadPointAt(history: ReadonlyArray<Readonly<ChatMessage>>, index: number, fingerprint: string): boolean {
-  const at = history[index];
-  return at !== undefined && isExtractionPoint(at) && textFingerprint(contentText(at.content)) === fingerprint;
-}
-
-/** A message an extraction can end at: a user message or a tool result (both carry the text read). */
-function isExtractionPoint(message: Readonly<ChatMessage>): boolean {
-  return message.role === 'user' || message.role === 'tool';
-}
-
-function lastUserIndex(history: ReadonlyArray<Readonly<ChatMessage>>): number {
-  for (let index = history.length - 1; index >= 0; index--) if (history[index]!.role === 'user') return index;
-  return -1;
 }
