@@ -15,10 +15,10 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
 import type { ChatMessage, ILLMClient, PayloadStats } from '@ctxkit/core';
-import { loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createContextRuntime } from '@ctxkit/core';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
-import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
+import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, loadRecordedConversation, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
 import { standInExtractionReply } from './stand-in-extraction-model';
 
 /** The tau-bench conversation replayed by default: a booking for a friend, paid in two ways. */
@@ -80,9 +80,7 @@ function entitiesOf(stats: PayloadStats): { state: Record<string, unknown>; vers
 /** Replays the customer's side of a tau-bench conversation and reports, per turn, what the model received. */
 export async function runBookingAgent(options: BookingAgentOptions = {}): Promise<BookingAgentResult> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const recordId = options.recordId ?? DEFAULT_RECORD_ID;
-  const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === recordId);
-  if (!record) throw new RangeError(`No tau-bench record "${recordId}" in the bundled conversations.`);
+  const record = loadRecordedConversation('tau-bench-airline', options.recordId ?? DEFAULT_RECORD_ID);
   const configured = options.llm ?? createLLMClientFromEnv();
   const runtime = await createContextRuntime();
   const manifestPath = path.join(__dirname, '..', 'plugin.json');

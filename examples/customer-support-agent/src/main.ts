@@ -13,9 +13,8 @@
 import 'reflect-metadata';
 import * as path from 'node:path';
 import { createContextRuntime, type ChatMessage, type ILLMClient } from '@ctxkit/core';
-import { loadConversations } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
-import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
+import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, loadRecordedConversation, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
 
 /** The tau-bench conversation replayed by default: 15 customer messages about removing a passenger. */
 export const DEFAULT_RECORD_ID = 'tau-bench/airline/gpt-4o/task-15/trial-3';
@@ -58,9 +57,7 @@ export interface SupportAgentResult {
 /** Replays the customer's side of a tau-bench conversation and reports what the model received each turn. */
 export async function runSupportAgent(options: SupportAgentOptions = {}): Promise<SupportAgentResult> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const recordId = options.recordId ?? DEFAULT_RECORD_ID;
-  const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === recordId);
-  if (!record) throw new RangeError(`No tau-bench record "${recordId}" in the bundled conversations.`);
+  const record = loadRecordedConversation('tau-bench-airline', options.recordId ?? DEFAULT_RECORD_ID);
   const configured = options.llm ?? createLLMClientFromEnv();
   const runtime = await createContextRuntime();
   const handle = await runtime.loadAgent(path.join(__dirname, '..', 'plugin.json'));

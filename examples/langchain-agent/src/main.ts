@@ -12,10 +12,8 @@
  *   npm run build && node examples/langchain-agent/dist/main.js
  */
 import 'reflect-metadata';
-import { createTokenCounter, type LLMPayload, type ReductionAction } from '@ctxkit/core';
-import { contentText, findPayloadProblems, type PayloadProblem } from '@ctxkit/core/strategy-kit';
-import { loadConversations } from '@ctxkit/core/testing';
-import { AIRLINE_SCENARIO, CODING_SCENARIO, recordedTurns, type ReplayScenario } from '@ctxkit/example-recorded-replay';
+import { createTokenCounter, type LLMPayload } from '@ctxkit/core';
+import { AIRLINE_SCENARIO, checkReplayedRequest, CODING_SCENARIO, loadRecordedConversation, recordedTurns, type ReplayedCallReport, type ReplayScenario } from '@ctxkit/example-recorded-replay';
 import { createCtxkitMiddleware, fromChatMessage, llmClientFromChatModel, toChatMessages, toToolDefinition } from '@ctxkit/langchain';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
@@ -26,25 +24,13 @@ import { SummaryChatModel } from './summary-chat-model';
 
 export { AIRLINE_SCENARIO, CODING_SCENARIO, type ReplayScenario };
 
-/** What one model call received, as counted and checked independently of the strategy. */
-export interface ModelCallReport {
-  call: number;
-  /** The user turn (1-based) the call belongs to. */
-  turn: number;
-  /** Messages sent (the system message included). */
-  messages: number;
-  /** Messages of the conversation the strategy was given (the agent's state at that call). */
-  historyMessages: number;
-  /** Tokens of the messages and bound tools, by js-tiktoken (o200k), counted as ctxkit counts. */
-  tokens: number;
+/**
+ * What one model call received: `messages` counts the system message, `historyMessages` the agent's
+ * state at that call, `tokens` the messages and bound tools.
+ */
+export interface ModelCallReport extends ReplayedCallReport {
   /** Tool definitions bound. */
   tools: string[];
-  /** Provider-validity problems of the request (orphan results, calls without results ...). */
-  problems: PayloadProblem[];
-  /** The turn's user message is in the request, verbatim. */
-  newestUserPresent: boolean;
-  /** History messages the strategy left out or changed for this call, by action. */
-  reductions: Partial<Record<ReductionAction, number>>;
 }
 
 /** What {@link replayScenario} returns. */
@@ -62,19 +48,12 @@ export interface ReplayResult {
 
 const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
 
-function reductionsOf(payload: LLMPayload | undefined): Partial<Record<ReductionAction, number>> {
-  const out: Partial<Record<ReductionAction, number>> = {};
-  for (const reduction of payload?.stats.reductions ?? []) if (reduction.messages > 0) out[reduction.action] = (out[reduction.action] ?? 0) + reduction.messages;
-  return out;
-}
-
 /**
  * Replays one recorded conversation through `createAgent` with the ctxkit middleware; with
  * `summaryModel`, the strategy's summaries are written by that chat model (`llmClientFromChatModel`).
  */
 export async function replayScenario(scenario: ReplayScenario, log: (line: string) => void = () => undefined, summaryModel?: BaseChatModel): Promise<ReplayResult> {
-  const record = loadConversations(scenario.conversation).find((candidate) => candidate.id === scenario.recordId);
-  if (!record) throw new Error(`No record ${scenario.recordId} in ${scenario.conversation}.`);
+  const record = loadRecordedConversation(scenario.conversation, scenario.recordId);
   const payloads: LLMPayload[] = [];
   const llm = summaryModel ? llmClientFromChatModel(summaryModel, { name: 'langchain:summary-writer' }) : undefined;
   const ctxkit = await createCtxkitMiddleware({
@@ -113,9 +92,7 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
           historyMessages: payloads[call]?.stats.messages.input ?? 0,
           tokens: counter.countMessages(chat) + counter.countTools(request.tools.map(toToolDefinition)),
           tools: request.tools.map((bound) => (bound as { name: string }).name),
-          problems: findPayloadProblems(chat),
-          newestUserPresent: chat.some((message) => message.role === 'user' && contentText(message.content) === turn.userText),
-          reductions: reductionsOf(payloads[call]),
+          ...checkReplayedRequest(chat, turn.userText, payloads[call]?.stats),
         };
         calls.push(report);
         const reduced = Object.entries(report.reductions).map(([action, count]) => `${action} ${count}`).join(', ');

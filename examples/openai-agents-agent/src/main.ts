@@ -13,10 +13,8 @@
  *   npm run build && node examples/openai-agents-agent/dist/main.js
  */
 import 'reflect-metadata';
-import { createTokenCounter, type LLMPayload, type ReductionAction } from '@ctxkit/core';
-import { contentText, findPayloadProblems, type PayloadProblem } from '@ctxkit/core/strategy-kit';
-import { loadConversations } from '@ctxkit/core/testing';
-import { AIRLINE_SCENARIO, CODING_SCENARIO, recordedTurns, type ReplayScenario } from '@ctxkit/example-recorded-replay';
+import { createTokenCounter, type LLMPayload } from '@ctxkit/core';
+import { AIRLINE_SCENARIO, checkReplayedRequest, CODING_SCENARIO, loadRecordedConversation, recordedTurns, type ReplayedCallReport, type ReplayScenario } from '@ctxkit/example-recorded-replay';
 import { createCtxkitSession, toChatMessages, toToolDefinitions } from '@ctxkit/openai-agents';
 import { Agent, run, setTracingDisabled, type AgentInputItem } from '@openai/agents';
 import { recordedTools, type ToolReplayLog } from './recorded-tools';
@@ -24,25 +22,14 @@ import { ReplayModel, type ReadBack } from './replay-model';
 
 export { AIRLINE_SCENARIO, CODING_SCENARIO, type ReplayScenario };
 
-/** What one model call received, as counted and checked independently of the strategy. */
-export interface ModelCallReport {
-  call: number;
-  /** The user turn (1-based) the call belongs to. */
-  turn: number;
+/**
+ * What one model call received: `messages` counts the input as ctxkit messages (one model step with
+ * its parallel calls is one message), `historyMessages` the stored history plus the run's new items,
+ * `tokens` the instructions, input and function tools.
+ */
+export interface ModelCallReport extends ReplayedCallReport {
   /** Input items sent (the instructions not included). */
   items: number;
-  /** The same input as ctxkit messages (one model step with its parallel calls is one message). */
-  messages: number;
-  /** Messages of the conversation at that call (stored history plus the run's new items). */
-  historyMessages: number;
-  /** Tokens of the instructions, input and function tools, by js-tiktoken (o200k), counted as ctxkit counts. */
-  tokens: number;
-  /** Provider-validity problems of the request (orphan results, calls without results ...). */
-  problems: PayloadProblem[];
-  /** The turn's user message is in the request, verbatim. */
-  newestUserPresent: boolean;
-  /** History messages the strategy left out or changed for this call, by action. */
-  reductions: Partial<Record<ReductionAction, number>>;
 }
 
 /** What {@link replayScenario} returns. */
@@ -62,12 +49,6 @@ export interface ReplayResult {
 
 const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
 
-function reductionsOf(payload: LLMPayload | undefined): Partial<Record<ReductionAction, number>> {
-  const out: Partial<Record<ReductionAction, number>> = {};
-  for (const reduction of payload?.stats.reductions ?? []) if (reduction.messages > 0) out[reduction.action] = (out[reduction.action] ?? 0) + reduction.messages;
-  return out;
-}
-
 /** The text of the stored result of the call `callId`. */
 function readBackOutput(items: readonly AgentInputItem[], callId: string): string {
   const result = items.find((item) => (item as { type?: string }).type === 'function_call_result' && (item as { callId?: string }).callId === callId) as { output?: unknown } | undefined;
@@ -78,8 +59,7 @@ function readBackOutput(items: readonly AgentInputItem[], callId: string): strin
 /** Replays one recorded conversation through `run(agent, input, { session })` with a ctxkit session. */
 export async function replayScenario(scenario: ReplayScenario, log: (line: string) => void = () => undefined): Promise<ReplayResult> {
   setTracingDisabled(true);
-  const record = loadConversations(scenario.conversation).find((candidate) => candidate.id === scenario.recordId);
-  if (!record) throw new Error(`No record ${scenario.recordId} in ${scenario.conversation}.`);
+  const record = loadRecordedConversation(scenario.conversation, scenario.recordId);
   const payloads: LLMPayload[] = [];
   const session = await createCtxkitSession({
     pluginId: scenario.pluginId,
@@ -120,9 +100,7 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
           messages: chat.length,
           historyMessages: payload?.stats.messages.input ?? 0,
           tokens: counter.countMessages([{ role: 'system', content: request.systemInstructions ?? '' }, ...chat]) + counter.countTools(toToolDefinitions(request.tools as never)),
-          problems: findPayloadProblems(chat),
-          newestUserPresent: chat.some((message) => message.role === 'user' && contentText(message.content) === turn.userText),
-          reductions: reductionsOf(payload),
+          ...checkReplayedRequest(chat, turn.userText, payload?.stats),
         };
         calls.push(report);
         const reduced = Object.entries(report.reductions).map(([action, count]) => `${action} ${count}`).join(', ');

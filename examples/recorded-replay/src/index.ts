@@ -1,15 +1,18 @@
 /**
  * Replay helpers shared by the examples: the airline domain's tool definitions, tools answering with
  * a recorded conversation's outputs (by tool name or by call id), a scripted model answering with its
- * recorded assistant messages, the two replays every framework adapter example runs, and the reply
- * of a stand-in summary model. Example
- * code, not a published package.
+ * recorded assistant messages, loading one bundled record by id, the two replays every framework
+ * adapter example runs and the checks of each request they report, and the reply of a stand-in
+ * summary model. Example code, not a published package.
  */
 export { AIRLINE_TOOL_DEFINITIONS } from './airline-tools';
 export { createRecordedTools, recordedOutputs, recordedTurns, ReplayModel } from './recorded-conversation';
 export type { RecordedTurn } from './recorded-conversation';
+export { loadRecordedConversation } from './load-recorded-conversation';
 export { AIRLINE_SCENARIO, CODING_SCENARIO } from './adapter-scenarios';
 export type { ReplayScenario } from './adapter-scenarios';
+export { checkReplayedRequest } from './replayed-call-report';
+export type { ReplayedCallReport } from './replayed-call-report';
 export { recordedCallAnswerer, recordedOutputsByCall, UNRECORDED_OUTPUT } from './recorded-call-outputs';
 export type { ToolReplayLog } from './recorded-call-outputs';
 export { transcriptSummaryReply } from './transcript-summary';
