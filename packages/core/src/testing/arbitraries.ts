@@ -4,7 +4,7 @@ import type { ToolDefinition } from '../contracts/tool-definition';
 import type { CaseBudget, ConformanceCase } from './conformance-case';
 
 /** Japanese, emoji and mixed-script snippets (one token a character or more). */
-export const MULTILINGUAL_SNIPPETS: readonly string[] = [
+const MULTILINGUAL_SNIPPETS: readonly string[] = [
   '来週の東京行きの便を予約したいです。',
   'キャンセル料はいくらですか？',
   'ご予約番号を教えてください',
@@ -16,7 +16,7 @@ export const MULTILINGUAL_SNIPPETS: readonly string[] = [
 ];
 
 /** Call ids that collide with `Object.prototype` keys, to catch maps keyed by plain objects. */
-export const PROTOTYPE_KEY_IDS: readonly string[] = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'];
+const PROTOTYPE_KEY_IDS: readonly string[] = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype'];
 
 /** Short message text: ASCII, Japanese, emoji, or a mix. */
 export function arbText(): fc.Arbitrary<string> {

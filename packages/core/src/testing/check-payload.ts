@@ -46,7 +46,7 @@ export const REDUCTION_EVENTS: readonly string[] = ['history-trim', 'tool-output
 /** Events that, once emitted in a session, account for later summarized / compacted / extracted history. */
 const LASTING_REDUCTION_EVENTS: readonly string[] = ['summary-end', 'compaction-end', 'entities-updated'];
 /** A visible truncation marker in a shortened newest user message. */
-export const TRUNCATION_MARKER = /truncat|elided|omitted|…|\.\.\./i;
+const TRUNCATION_MARKER = /truncat|elided|omitted|…|\.\.\./i;
 
 const keyCache = new WeakMap<object, string>();
 

@@ -21,7 +21,7 @@ export interface RecordingContext {
 }
 
 /** Starting clock of the suite's `now()`: fixed, so that strategies stay deterministic. */
-export const CONFORMANCE_EPOCH_MS = Date.UTC(2025, 0, 1);
+const CONFORMANCE_EPOCH_MS = Date.UTC(2025, 0, 1);
 
 /**
  * Builds a fresh {@link StrategyContext} for one case: a new `MemoryContextStore`, a new

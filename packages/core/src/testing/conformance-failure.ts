@@ -26,7 +26,7 @@ export interface ConformanceFailure {
 }
 
 /** One line per failure, for test output. */
-export function formatFailure(failure: ConformanceFailure): string {
+function formatFailure(failure: ConformanceFailure): string {
   const where = failure.case === undefined ? '' : `[${failure.case}${failure.step === undefined ? '' : ` step ${failure.step}`}] `;
   return `${where}${failure.invariant}: ${failure.message}`;
 }

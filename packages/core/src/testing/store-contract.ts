@@ -22,16 +22,16 @@ export interface StoreContractOptions {
 }
 
 /** The large blob size the contract uses unless told otherwise: 20 MiB. */
-export const STORE_CONTRACT_LARGE_BLOB_BYTES = 20 * 1024 * 1024;
+const STORE_CONTRACT_LARGE_BLOB_BYTES = 20 * 1024 * 1024;
 
 /** Key parts every store must reject with `StoreKeyError`: empty, or a stored form longer than 200 characters. */
-export const INVALID_STORE_KEY_PARTS: readonly string[] = ['', 'x'.repeat(201), '日'.repeat(34)];
+const INVALID_STORE_KEY_PARTS: readonly string[] = ['', 'x'.repeat(201), '日'.repeat(34)];
 
 /**
  * Key parts every store must accept, keep apart and list back as they were: paths and traversal
  * attempts, separators, URLs, e-mail addresses, escapes, Unicode and a lone surrogate.
  */
-export const HOSTILE_STORE_KEY_PARTS: readonly string[] = [
+const HOSTILE_STORE_KEY_PARTS: readonly string[] = [
   'tenant/conv-1',
   '../x',
   'a\\b',
