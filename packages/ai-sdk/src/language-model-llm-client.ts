@@ -1,7 +1,6 @@
 import {
   createTokenUsage,
   LLMResponseError,
-  LLMTimeoutError,
   type AssistantMessage,
   type ILLMClient,
   type LLMCompletion,
@@ -90,12 +89,12 @@ class LanguageModelLLMClient implements ILLMClient {
 
   complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
     const timeoutMs = request.timeoutMs ?? this.timeoutMs;
-    const once: ILLMClient = { name: this.name, defaultModel: this.defaultModel, offline: false, complete: (bounded) => this.generate(bounded, request.signal, timeoutMs) };
+    const once: ILLMClient = { name: this.name, defaultModel: this.defaultModel, offline: false, complete: (bounded) => this.generate(bounded) };
     return completeBeforeDeadline(once, { ...request, model: this.defaultModel }, timeoutMs);
   }
 
-  /** One doGenerate call; `request.signal` fires at the deadline or when `callerSignal` aborts. */
-  private async generate(request: LLMCompletionRequest, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<LLMCompletion> {
+  /** One doGenerate call; `request.signal` fires at the deadline or when the caller's signal aborts (completeBeforeDeadline ends the call then). */
+  private async generate(request: LLMCompletionRequest): Promise<LLMCompletion> {
     const details: LLMErrorDetails = { client: this.name, model: this.defaultModel };
     const call: LanguageModelCallOptions = { prompt: toLanguageModelPrompt(request.messages) };
     if (request.tools && request.tools.length > 0) call.tools = request.tools.map(languageModelTool);
@@ -107,10 +106,8 @@ class LanguageModelLLMClient implements ILLMClient {
 
     let result: LanguageModelGenerateResult;
     try {
-      const generation = Promise.resolve(this.model.doGenerate(call));
-      result = await (request.signal ? Promise.race([generation, rejectionOnAbort(request.signal)]) : generation);
+      result = await this.model.doGenerate(call);
     } catch (error) {
-      if (callerSignal?.aborted) throw new LLMTimeoutError({ ...details, timeoutMs, aborted: true }, error);
       throw aiSdkErrorToLLMError(error, details);
     }
 
@@ -127,14 +124,6 @@ class LanguageModelLLMClient implements ILLMClient {
       finishReason: result.finishReason.unified,
     };
   }
-}
-
-/** Rejects when `signal` aborts, so that a model that does not watch its abort signal cannot hold the call. */
-function rejectionOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }
 
 /** The assistant message of an answer: its text, the tool calls the caller runs, reasoning kept as `ai-sdk` items. */

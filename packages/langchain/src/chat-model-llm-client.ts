@@ -2,7 +2,6 @@ import {
   createTokenUsage,
   LLMRequestError,
   LLMResponseError,
-  LLMTimeoutError,
   type AssistantMessage,
   type ILLMClient,
   type LLMCompletion,
@@ -79,12 +78,12 @@ class ChatModelLLMClient implements ILLMClient {
 
   complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
     const timeoutMs = request.timeoutMs ?? this.timeoutMs;
-    const once: ILLMClient = { name: this.name, defaultModel: this.defaultModel, offline: false, complete: (bounded) => this.invoke(bounded, request.signal, timeoutMs) };
+    const once: ILLMClient = { name: this.name, defaultModel: this.defaultModel, offline: false, complete: (bounded) => this.invoke(bounded, timeoutMs) };
     return completeBeforeDeadline(once, { ...request, model: this.defaultModel }, timeoutMs);
   }
 
-  /** One invoke; `request.signal` fires at the deadline or when `callerSignal` aborts. */
-  private async invoke(request: LLMCompletionRequest, callerSignal: AbortSignal | undefined, timeoutMs: number): Promise<LLMCompletion> {
+  /** One invoke; `request.signal` fires at the deadline or when the caller's signal aborts (completeBeforeDeadline ends the call then). */
+  private async invoke(request: LLMCompletionRequest, timeoutMs: number): Promise<LLMCompletion> {
     const details = { client: this.name, model: this.defaultModel };
     const tools = request.tools ?? [];
     if (tools.length > 0 && typeof this.model.bindTools !== 'function') {
@@ -93,10 +92,8 @@ class ChatModelLLMClient implements ILLMClient {
     const runnable = tools.length > 0 ? this.model.bindTools!(tools) : this.model;
     let answer: BaseMessage;
     try {
-      const call = runnable.invoke(fromChatMessages(request.messages), request.signal ? { signal: request.signal } : {});
-      answer = await (request.signal ? Promise.race([call, rejectionOnAbort(request.signal)]) : call);
+      answer = await runnable.invoke(fromChatMessages(request.messages), request.signal ? { signal: request.signal } : {});
     } catch (error) {
-      if (callerSignal?.aborted) throw new LLMTimeoutError({ ...details, timeoutMs, aborted: true }, error);
       throw chatModelErrorToLLMError(error, { ...details, timeoutMs });
     }
     if (answer.type !== 'ai') throw new LLMResponseError(`the model answered with a ${answer.type} message`, details);
@@ -117,14 +114,6 @@ class ChatModelLLMClient implements ILLMClient {
     if (finishReason !== undefined) completion.finishReason = finishReason;
     return completion;
   }
-}
-
-/** Rejects when `signal` aborts, so that a model that does not watch its signal cannot hold the call. */
-function rejectionOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }
 
 /** LangChain usage as ctxkit's: LangChain's `input_tokens` include cache reads and writes, which go apart. */

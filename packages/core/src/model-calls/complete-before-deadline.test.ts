@@ -33,6 +33,18 @@ describe('completeBeforeDeadline', () => {
     await expect(call).rejects.toMatchObject({ code: 'CTXKIT_LLM_TIMEOUT' });
   });
 
+  it("ends the call when the caller's signal aborts, also for a client that ignores its signal", async () => {
+    const deaf: ILLMClient = { name: 'deaf', defaultModel: 'm', offline: false, complete: () => new Promise(() => undefined) };
+    const caller = new AbortController();
+    const call = completeBeforeDeadline(deaf, { ...request, signal: caller.signal }, 60_000);
+    caller.abort(new Error('disposed'));
+    const error = await call.catch((failure: unknown) => failure);
+    expect(LLMTimeoutError.isInstance(error)).toBe(true);
+    expect((error as LLMTimeoutError).details).toMatchObject({ client: 'deaf', aborted: true });
+    const already = completeBeforeDeadline(deaf, { ...request, signal: caller.signal }, 60_000);
+    await expect(already).rejects.toMatchObject({ code: 'CTXKIT_LLM_TIMEOUT', details: { aborted: true } });
+  });
+
   it('returns the answer and leaves no timer behind when the client answers first', async () => {
     jest.useFakeTimers();
     const llm = new ScriptedLLMClient(['{"a":1}']);
