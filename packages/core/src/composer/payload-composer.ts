@@ -205,7 +205,7 @@ export class PayloadComposer {
       reductions,
       ...(request.extra ? { extra: request.extra } : {}),
     });
-    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, !request.preview);
+    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, window.truncatedMessages === 0, !request.preview);
     if ((request.emitEvents ?? true) && !request.preview) this.emitComposed(payload, request.turn);
     return {
       payload,
@@ -247,9 +247,11 @@ export class PayloadComposer {
    * then the leading messages that are the same objects (the composer reuses its system and memory
    * messages and the caller's history messages, so an unchanged message is the same object). Counted
    * as the payload's tokens less the differing rest, so a turn that only appends counts only what it
-   * appended.
+   * appended. When the shared start is the shorter part and every message's tokens are its own count
+   * (`countedWhole`: no truncated copy counted by its cut), the rest is the payload's message tokens
+   * less the shared start, so a window that slid costs its few leading messages, not the window.
    */
-  private repeatedPrefixTokens(payload: LLMPayload, remember: boolean): number {
+  private repeatedPrefixTokens(payload: LLMPayload, countedWhole: boolean, remember: boolean): number {
     const previous = this.previousPayload;
     if (remember) this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools };
     if (previous === undefined) return 0;
@@ -259,8 +261,18 @@ export class PayloadComposer {
     const shared = Math.min(previous.messages.length, payload.messages.length);
     let index = 0;
     while (index < shared && previous.messages[index] === payload.messages[index]) index++;
-    const differing = counter.countMessages(payload.messages.slice(index));
-    return Math.max(0, payload.stats.output_tokens - differing);
+    const { messages, stats } = payload;
+    let differing: number;
+    if (countedWhole && index < messages.length - index) {
+      // Every section is counted message by message (`countMessages` sums `countMessage`), so the
+      // messages' tokens are the payload's tokens less its tools'.
+      let head = 0;
+      for (let position = 0; position < index; position++) head += counter.countMessage(messages[position]!);
+      differing = stats.output_tokens - stats.sections.tools - head;
+    } else {
+      differing = counter.countMessages(messages.slice(index));
+    }
+    return Math.max(0, stats.output_tokens - differing);
   }
 
   /** The event fields of this composer's owner at `turn`. */

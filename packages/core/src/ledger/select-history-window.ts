@@ -7,6 +7,7 @@ import { contentText } from '../token-counting/message-text';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { truncateToFit } from '../truncation/truncate-to-fit';
 import { HistoryLedger } from './history-ledger';
+import type { KeptGroup } from './kept-group-run';
 
 /** The `reason` of the reduction for history older than the window (strategies may relabel where it is recoverable from). */
 export const OLDER_THAN_WINDOW_REASON = 'older than the window: did not fit the budget';
@@ -134,9 +135,28 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     end = newestUser;
   }
 
-  // Older history: whole groups, newest first, stop at the first that does not fit.
+  // Older history: whole groups, newest first, stop at the first that does not fit. Arriving at the
+  // groups the previous walk kept (the history only grew), the walk jumps over those that still fit.
+  const run = ledger.keptRun;
+  const walkStart = end;
+  const walked: KeptGroup[] = [];
+  let contiguous = true;
+  let jumped = false;
   while (end > start) {
-    const group = groupEndingAt(history, end);
+    if (!jumped && end === run.newestEnd) {
+      const reach = run.reach(history, budget - used, start);
+      if (reach !== undefined) {
+        jumped = true;
+        if (reach.from < end) {
+          used += reach.tokens;
+          kept.push({ from: reach.from, to: end });
+          end = reach.from;
+          continue;
+        }
+      }
+    }
+    const known = ledger.groups.groupEndingAt(history, end);
+    const group = known.group;
     if (group.start < start) {
       // A unit cut by `startIndex`: its results would be sent without their call.
       pushMerged(reductions, dropRecord(start, end, 'tool results whose call lies before the selectable part (never sent)'));
@@ -147,23 +167,36 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     if (reason) {
       pushMerged(reductions, dropRecord(group.start, group.end, reason));
       end = group.start;
+      contiguous = false;
       continue;
     }
-    let tokens = 0;
-    for (let index = group.start; index < group.end && used + tokens <= budget; index++) {
-      tokens += ledger.tokensWithin(history, index, budget - used - tokens);
+    // A known exact total decides as the early-exit count below would: both exceed the budget or neither.
+    let tokens = known.tokens;
+    if (tokens < 0) {
+      tokens = 0;
+      for (let index = group.start; index < group.end && used + tokens <= budget; index++) {
+        tokens += ledger.tokensWithin(history, index, budget - used - tokens);
+      }
+      if (used + tokens <= budget) ledger.groups.rememberTokens(known, tokens);
     }
     if (used + tokens > budget) break;
     used += tokens;
     kept.push({ from: group.start, to: group.end });
+    if (contiguous && !jumped) walked.push({ from: group.start, to: group.end, tokens });
     end = group.start;
   }
   if (end > start) pushMerged(reductions, dropRecord(start, end, OLDER_THAN_WINDOW_REASON));
+  // The run grows by the groups walked before it; a walk that started before it (or found none) starts it anew.
+  if (walkStart < n && contiguous) {
+    if (jumped) run.extend(history, walked);
+    else if (run.newestEnd < 0 || walkStart < run.newestEnd) run.restart(history, walked);
+  }
 
   const messages: ChatMessage[] = [];
   for (let position = kept.length - 1; position >= 0; position--) {
     const { from, to } = kept[position]!;
-    for (let index = from; index < to; index++) messages.push(replaced.get(index) ?? (history[index] as ChatMessage));
+    if (replaced.size === 0) for (let index = from; index < to; index++) messages.push(history[index] as ChatMessage);
+    else for (let index = from; index < to; index++) messages.push(replaced.get(index) ?? (history[index] as ChatMessage));
   }
   reductions.sort((a, b) => a.from - b.from);
   let droppedMessages = 0;

@@ -1,0 +1,125 @@
+import fc from 'fast-check';
+import type { ChatMessage } from '../contracts/chat-message';
+import type { LLMPayload } from '../contracts/llm-payload';
+import { computeBudget } from '../budget/compute-budget';
+import { CtxkitEventBus } from '../events/event-bus';
+import { pinStandIn } from '../pins/pin-stand-in';
+import { createTokenCounter } from '../token-counting/create-token-counter';
+import type { MemoryBlock } from './memory-block';
+import { PayloadComposer } from './payload-composer';
+
+const counter = createTokenCounter({ model: 'gpt-4o' });
+
+/** What one turn appends to the history (a split exchange leaves its last result for the next turn). */
+type Step =
+  | { kind: 'user'; words: number }
+  | { kind: 'assistant'; words: number }
+  | { kind: 'exchange'; calls: number; outputWords: number; split: boolean }
+  | { kind: 'pin'; back: number };
+
+interface Scenario {
+  turns: Step[][];
+  maxContextTokens: number;
+  cutBackRatio: number;
+  collapseOlderToolResults: boolean;
+  previewEvery: number;
+  pinBlock: boolean;
+}
+
+const arbStep: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constant('user' as const), words: fc.integer({ min: 1, max: 60 }) }),
+  fc.record({ kind: fc.constant('assistant' as const), words: fc.integer({ min: 1, max: 40 }) }),
+  fc.record({ kind: fc.constant('exchange' as const), calls: fc.integer({ min: 1, max: 3 }), outputWords: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 200, max: 900 })), split: fc.boolean() }),
+  fc.record({ kind: fc.constant('pin' as const), back: fc.integer({ min: 1, max: 40 }) }),
+);
+
+const arbScenario: fc.Arbitrary<Scenario> = fc.record({
+  turns: fc.array(fc.array(arbStep, { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 22 }),
+  maxContextTokens: fc.integer({ min: 400, max: 5000 }),
+  cutBackRatio: fc.oneof(fc.constant(1), fc.double({ min: 0.3, max: 0.95, noNaN: true })),
+  collapseOlderToolResults: fc.boolean(),
+  previewEvery: fc.integer({ min: 0, max: 3 }),
+  pinBlock: fc.boolean(),
+});
+
+function words(count: number, seed: number): string {
+  const vocabulary = ['build', 'main.go', 'error', 'line', 'returns', 'the', 'test', 'passes', 'cache', '42', 'ok', 'failed'];
+  return Array.from({ length: count }, (_, index) => vocabulary[(index * 7 + seed) % vocabulary.length]).join(' ');
+}
+
+/** Applies one turn's steps to `history` (a new array; earlier messages keep their identity unless a pin replaces one). */
+function grow(history: ChatMessage[], steps: Step[], pending: ChatMessage[], turn: number): { history: ChatMessage[]; pending: ChatMessage[] } {
+  const next = [...history, ...pending];
+  let left: ChatMessage[] = [];
+  steps.forEach((step, position) => {
+    const seed = turn * 10 + position;
+    if (step.kind === 'user') next.push({ role: 'user', content: `Turn ${seed}: ${words(step.words, seed)}` });
+    else if (step.kind === 'assistant') next.push({ role: 'assistant', content: words(step.words, seed) });
+    else if (step.kind === 'exchange') {
+      const ids = Array.from({ length: step.calls }, (_, call) => `call_${seed}_${call}`);
+      next.push({ role: 'assistant', content: '', tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'read_file', arguments: `{"path":"src/${id}.go"}` } })) });
+      const results: ChatMessage[] = ids.map((id, call) => ({ role: 'tool', tool_call_id: id, content: `${id}\n${words(step.outputWords + call, seed + call)}` }));
+      if (step.split && position === steps.length - 1 && results.length > 1) {
+        next.push(...results.slice(0, -1));
+        left = results.slice(-1);
+      } else next.push(...results);
+    } else if (next.length > step.back) {
+      // A pinned message replaced in place by its stand-in (a new object in the middle of the history).
+      const at = next.length - step.back;
+      next[at] = pinStandIn(next[at]!, `pin-${seed}`);
+    }
+  });
+  if (left.length === 0 && next[next.length - 1]?.role !== 'user') next.push({ role: 'user', content: `Turn ${turn}: go on` });
+  return { history: next, pending: left };
+}
+
+function newComposer(maxContextTokens: number): PayloadComposer {
+  const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
+  return new PayloadComposer({ owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events: new CtxkitEventBus() }, model: 'gpt-4o', counter, budget: () => budget });
+}
+
+/** The payload as sent and its stats, without `repeatedPrefixTokens` (it depends on the previous payload's objects). */
+function sentForm(payload: LLMPayload): string {
+  const { repeatedPrefixTokens: _repeated, ...stats } = payload.stats;
+  return JSON.stringify({ messages: payload.messages, tools: payload.tools, stats });
+}
+
+/** `repeatedPrefixTokens` counted the direct way: the payload less the messages after the start it shares (by identity) with the previous one. */
+function repeatedPrefix(previous: LLMPayload | undefined, payload: LLMPayload): number {
+  if (previous === undefined) return 0;
+  let index = 0;
+  while (index < Math.min(previous.messages.length, payload.messages.length) && previous.messages[index] === payload.messages[index]) index++;
+  return Math.max(0, payload.stats.output_tokens - counter.countMessages(payload.messages.slice(index)));
+}
+
+describe('PayloadComposer across turns', () => {
+  it('composes, turn after turn, the payload a composer that reuses nothing composes (random growth, budgets, cut back, pins, collapsing, previews)', () => {
+    fc.assert(
+      fc.property(arbScenario, (scenario) => {
+        const longLived = newComposer(scenario.maxContextTokens);
+        // The reference sees each turn's history rebuilt from JSON: no message object is the same, so nothing is reused.
+        const reference = newComposer(scenario.maxContextTokens);
+        let history: ChatMessage[] = [];
+        let pending: ChatMessage[] = [];
+        let previous: LLMPayload | undefined;
+        scenario.turns.forEach((steps, turn) => {
+          ({ history, pending } = grow(history, steps, pending, turn));
+          const memory: MemoryBlock[] = scenario.pinBlock ? [{ name: 'pins', content: `Pinned: ${words(20 + (turn % 3), turn)}`, placement: 'after-system' }] : [];
+          const request = { systemPrompt: 'You are a coding agent.', tools: [], memory, cutBackRatio: scenario.cutBackRatio, collapseOlderToolResults: scenario.collapseOlderToolResults, turn };
+          if (scenario.previewEvery > 0 && turn % scenario.previewEvery === 0) {
+            const preview = longLived.compose({ ...request, history: history.slice(0, Math.max(1, history.length - 1)), preview: true });
+            expect(preview.payload.stats.output_tokens).toBeLessThanOrEqual(preview.payload.stats.budget.available);
+          }
+          const rebuilt = JSON.parse(JSON.stringify(history)) as ChatMessage[];
+          const expected = reference.compose({ ...request, history: rebuilt }).payload;
+          const actual = longLived.compose({ ...request, history }).payload;
+          expect(sentForm(actual)).toBe(sentForm(expected));
+          expect(actual.stats.repeatedPrefixTokens).toBe(repeatedPrefix(previous, actual));
+          if (scenario.cutBackRatio === 1) expect(sentForm(newComposer(scenario.maxContextTokens).compose({ ...request, history }).payload)).toBe(sentForm(actual));
+          previous = actual;
+        });
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

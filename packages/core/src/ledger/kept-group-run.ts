@@ -1,0 +1,102 @@
+import type { ChatMessage } from '../contracts/chat-message';
+
+/** A whole group a walk kept: history indexes `[from, to)` and its exact tokens. */
+export interface KeptGroup {
+  from: number;
+  to: number;
+  tokens: number;
+}
+
+/** How far a walk back reaches over the run: the oldest index it keeps and the tokens of what it keeps. */
+export interface RunReach {
+  from: number;
+  tokens: number;
+}
+
+/**
+ * Whole tool-call groups a walk back over one conversation's history kept one after the other, with
+ * their tokens summed from the oldest. The next walk over the same history grown at its end walks only
+ * the new groups down to the run's newest end, then finds where the run stops fitting by binary search
+ * instead of group by group: a turn costs its new messages and a check that the run's messages are
+ * still the same objects, not a walk over the whole window.
+ */
+export class KeptGroupRun {
+  /** Group boundaries, oldest first: group `i` is `[bounds[i], bounds[i + 1])`. */
+  private bounds: number[] = [];
+  /** `prefix[i]`: tokens of the groups in `[bounds[0], bounds[i])`. */
+  private prefix: number[] = [];
+  /** `history[bounds[0], newestEnd)` as it was when kept. */
+  private messages: Array<Readonly<ChatMessage>> = [];
+
+  /** Index where the run's newest group ends (-1 when the run is empty). */
+  get newestEnd(): number {
+    return this.bounds.length > 1 ? this.bounds[this.bounds.length - 1]! : -1;
+  }
+
+  /**
+   * The oldest group boundary at or after `floor` that a walk arriving at the run's newest end with
+   * `room` tokens left reaches while every group fits, with the tokens of the groups it passes.
+   * Undefined (and the run forgotten) when `history` no longer holds the run's messages, or when the
+   * message after the run is a tool result (it could belong to the run's newest group).
+   */
+  reach(history: ReadonlyArray<Readonly<ChatMessage>>, room: number, floor: number): RunReach | undefined {
+    const last = this.bounds.length - 1;
+    if (last < 1) return undefined;
+    const to = this.bounds[last]!;
+    if (to >= history.length || history[to]!.role === 'tool') {
+      this.clear();
+      return undefined;
+    }
+    let low = 0;
+    let high = last;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.bounds[middle]! < floor) low = middle + 1;
+      else high = middle;
+    }
+    high = last;
+    const total = this.prefix[last]!;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (total - this.prefix[middle]! <= room) high = middle;
+      else low = middle + 1;
+    }
+    const from = this.bounds[low]!;
+    const base = this.bounds[0]!;
+    for (let index = to - 1; index >= from; index--) {
+      if (history[index] !== this.messages[index - base]) {
+        this.clear();
+        return undefined;
+      }
+    }
+    return { from, tokens: total - this.prefix[low]! };
+  }
+
+  /** Adds groups kept right after the run's newest end (newest first, the last one starting at that end). */
+  extend(history: ReadonlyArray<Readonly<ChatMessage>>, groups: ReadonlyArray<KeptGroup>): void {
+    if (groups.length === 0 || groups[groups.length - 1]!.from !== this.newestEnd) return;
+    for (let position = groups.length - 1; position >= 0; position--) this.append(history, groups[position]!);
+  }
+
+  /** Starts the run anew from groups a walk kept one after the other (newest first). */
+  restart(history: ReadonlyArray<Readonly<ChatMessage>>, groups: ReadonlyArray<KeptGroup>): void {
+    this.clear();
+    if (groups.length === 0) return;
+    this.bounds.push(groups[groups.length - 1]!.from);
+    this.prefix.push(0);
+    for (let position = groups.length - 1; position >= 0; position--) this.append(history, groups[position]!);
+  }
+
+  /** Forgets the run. */
+  clear(): void {
+    this.bounds = [];
+    this.prefix = [];
+    this.messages = [];
+  }
+
+  private append(history: ReadonlyArray<Readonly<ChatMessage>>, group: KeptGroup): void {
+    for (let index = group.from; index < group.to; index++) this.messages.push(history[index]!);
+    this.bounds.push(group.to);
+    this.prefix.push(this.prefix[this.prefix.length - 1]! + group.tokens);
+  }
+}
