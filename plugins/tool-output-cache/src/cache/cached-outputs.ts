@@ -108,6 +108,16 @@ export class CachedOutputs implements CachedOutputSource {
   }
 
   /**
+   * {@link storePending} once the last call's answer is delivered (the caller has its payload before
+   * the store is written to): after the current macrotask, and only when writes are owed.
+   */
+  async storeOnceAnswered(turn: number): Promise<void> {
+    if (!this.owner.cache.hasPending) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.storePending(turn);
+  }
+
+  /**
    * What {@link ensure} would know of `message`, without storing, remembering or reporting anything:
    * the ref is the output's content address and the view is built the same way. Store reads only.
    */

@@ -1,5 +1,7 @@
 import { safeEmit, type CtxkitEventBase, type CtxkitEventBus, type ReductionEpoch, type StrategyContext } from '@ctxkit/core';
 import { EpochLog, type EpochDescription } from '@ctxkit/core/strategy-kit';
+import type { CompactionDone } from '../compaction/compactor';
+import { compactionEpoch } from './describe-epoch';
 import { asSavedBefore, type SavedBefore } from './saved-before';
 
 /** One epoch to undo with the state it saved. */
@@ -49,6 +51,11 @@ export class SessionEpochs {
     }
     safeEmit(this.options.events, 'epoch-recorded', { ...this.options.eventBase(description.turn), epoch });
     return epoch;
+  }
+
+  /** Keeps a compaction as an epoch, with the transcript saved before it and what the compactor knew. */
+  async recordCompaction(done: CompactionDone): Promise<void> {
+    await this.record(compactionEpoch(done.state, done.trigger, done.turn), { kind: 'compaction', transcriptRef: done.state.transcriptRef, compactor: done.before });
   }
 
   /**

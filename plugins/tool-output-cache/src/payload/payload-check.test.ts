@@ -3,7 +3,7 @@ import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
 import { PayloadCheck } from './payload-check';
 import { PreviousPayload } from './payload-continuation';
-import { call } from './test-support';
+import { call } from '../test-support';
 
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
 

@@ -2,7 +2,7 @@ import type { ChatMessage, ToolMessage } from '@ctxkit/core';
 import fc from 'fast-check';
 import { PreviousPayload } from './payload-continuation';
 import { PayloadRefs, refsIn } from './payload-refs';
-import { exchange } from './test-support';
+import { exchange } from '../test-support';
 
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
 

@@ -1,0 +1,29 @@
+import type { ChatMessage } from '@ctxkit/core';
+import { TurnCounter } from '../count-turns';
+import { HistoryGrowth } from '../history-growth';
+import type { CachedOutputs } from './cached-outputs';
+
+/**
+ * Caches the tool outputs of each finished turn (`onTurnComplete`), so that the next payload finds
+ * them stored: the messages after the turn's user message, or, when the history grew since the last
+ * call, every message appended since. Older outputs are cached when a payload first reaches them.
+ */
+export class FinishedTurnOutputs {
+  private readonly turns = new TurnCounter();
+  /** The history seen last: only the messages appended since are cached. */
+  private readonly seen = new HistoryGrowth();
+
+  constructor(private readonly outputs: CachedOutputs) {}
+
+  /** Caches the outputs `newHistory` finished. */
+  async cache(newHistory: ReadonlyArray<ChatMessage>): Promise<void> {
+    const turn = this.turns.count(newHistory);
+    let from = this.seen.observe(newHistory);
+    // A history seen for the first time: its finished turn starts at its newest user message.
+    if (from === 0) for (let index = newHistory.length - 1; index > 0 && from === 0; index--) if (newHistory[index]!.role === 'user') from = index;
+    for (let index = from; index < newHistory.length; index++) {
+      const message = newHistory[index]!;
+      if (message.role === 'tool') await this.outputs.ensure(message, turn);
+    }
+  }
+}

@@ -1,0 +1,193 @@
+import {
+  ProviderPayloadError,
+  safeEmit,
+  type ChatMessage,
+  type ComposeOptions,
+  type CtxkitEventBase,
+  type ITokenCounter,
+  type LLMPayload,
+  type PayloadBudget,
+  type StrategyContext,
+  type SystemMessage,
+  type ToolDefinition,
+} from '@ctxkit/core';
+import { PayloadComposer, type ComposedPayload } from '@ctxkit/core/strategy-kit';
+import { COMPACT_DEFINITION, TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION } from '../cache/cache-tools';
+import { OfferedToolLists } from '../cache/offered-tools';
+import { compactionMemory, compactionReason } from '../compaction/compaction-memory';
+import { SessionPayloads } from '../payload/session-payloads';
+import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
+import { fitView, type FittedView } from './fit-view';
+import type { RestoredOutputs } from './restored-outputs';
+import type { PreparedView, WorkingView } from './working-view';
+
+/** The arguments of one `composePayload` (or `preview`), with the turn they are composed at. */
+export interface ComposeCall {
+  systemPrompt: string;
+  /** The system prompt as one message object (the same from call to call, so that its count is cached). */
+  systemMessage: SystemMessage;
+  tools: ReadonlyArray<ToolDefinition>;
+  ragContext: string | undefined;
+  options: ComposeOptions;
+  turn: number;
+}
+
+/** A payload composed from a working view, with what it was composed from. */
+export interface ComposedView {
+  payload: LLMPayload;
+  prepared: PreparedView;
+  fitted: FittedView;
+  final: ComposedPayload;
+}
+
+/** What a {@link ViewPayloadComposer} works with. */
+export interface ViewPayloadComposerOptions {
+  config: ResolvedToolOutputCacheStrategyConfig;
+  /** The session's owner, events and model client (`compact` is offered only with a model to write the summary). */
+  context: Pick<StrategyContext, 'agentId' | 'sessionId' | 'events' | 'llm'>;
+  strategyId: string;
+  model: string;
+  counter: ITokenCounter;
+  budget: PayloadBudget;
+  /** Token budget of all tool outputs (`stats.extra.toolOutputCache.budgetTokens`). */
+  toolOutputBudget: number;
+  /** Outputs taken back from a trim: kept whole while they fit. */
+  restored: RestoredOutputs;
+  /** `stats.extra.compaction` of the payload. */
+  compactionStats(): Record<string, unknown>;
+  eventBase(turn: number): CtxkitEventBase;
+}
+
+/**
+ * Composes a session's payloads from its working view through core's {@link PayloadComposer}: the
+ * view laid over the caller's history is what the composer selects from, the compaction's retain +
+ * summary its memory block; {@link fitView} decides which older outputs give way and which of the
+ * strategy's tools are offered, on probes composed without events. Each payload is then read against
+ * the previous one (refs, provider validity; see {@link SessionPayloads}).
+ */
+export class ViewPayloadComposer {
+  private readonly composer: PayloadComposer;
+  private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION];
+  /** The payloads' tool lists, kept while the caller's tools are the same objects. */
+  private readonly toolLists = new OfferedToolLists();
+  private readonly payloads = new SessionPayloads();
+  /** One system message object per prompt, so that its count is cached. */
+  private systemMessage: SystemMessage = { role: 'system', content: '' };
+
+  constructor(private readonly options: ViewPayloadComposerOptions) {
+    const { context, strategyId, model, counter, budget } = options;
+    this.composer = new PayloadComposer({
+      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId, events: context.events },
+      model,
+      counter,
+      budget: () => budget,
+    });
+  }
+
+  /**
+   * The system prompt as one message object: the same object while the prompt is the same. `keep`:
+   * it is the session's from now on (a preview does not change it).
+   */
+  systemMessageOf(systemPrompt: string, keep: boolean): SystemMessage {
+    if (this.systemMessage.content === systemPrompt) return this.systemMessage;
+    const message: SystemMessage = { role: 'system', content: systemPrompt };
+    if (keep) this.systemMessage = message;
+    return message;
+  }
+
+  /** Tokens of a payload's system prompt, tools and dynamic context: what a compaction can never remove. */
+  fixedTokens(systemMessage: SystemMessage, tools: ReadonlyArray<ToolDefinition>, ragContext: string | undefined): number {
+    const { counter } = this.options;
+    return counter.countMessage(systemMessage) + counter.countTools(tools) + (ragContext ? counter.count(ragContext) : 0);
+  }
+
+  /**
+   * The payload of `view` (synced with `history`). A preview emits no event and is not the payload the
+   * next one is read against.
+   * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) when the payload breaks a provider rule
+   */
+  async compose(history: ReadonlyArray<ChatMessage>, call: ComposeCall, view: WorkingView, preview: boolean): Promise<ComposedView> {
+    const { config, context, counter, budget } = this.options;
+    const state = view.currentLayout.state;
+    // Collapsing older results reads the whole history: the whole view is laid out for it.
+    const prepared = await view.prepare(budget.available, call.options.collapseOlderToolResults === true);
+    const { aligned, log } = prepared;
+    const memory = state && aligned.memory.length > 0 ? [compactionMemory(state, aligned.memory, aligned.startIndex)] : [];
+    if (state && aligned.displaced !== undefined) {
+      log.add('compacted', { from: aligned.displaced }, { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] });
+    }
+    const cacheOn = config.toolOutputCache.enabled;
+    // `compact` needs a model to write the summary: without one every call of it could only fail.
+    const alwaysOffered = config.compaction.enabled && context.llm ? [COMPACT_DEFINITION] : [];
+    const own = [...(cacheOn ? this.cacheDefinitions : []), ...alwaysOffered];
+    const extra: Record<string, unknown> = {};
+    // One tool list per choice, the same from probe to probe and from call to call, so that its count is cached.
+    const tools = (offerCache: boolean): ToolDefinition[] => this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
+    const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload => {
+      return this.composer.compose({
+        systemPrompt: call.systemPrompt,
+        history: messages,
+        tools: tools(offerCache),
+        ragContext: call.ragContext,
+        ...call.options,
+        memory,
+        startIndex: aligned.startIndex,
+        ...(state ? { startReason: compactionReason(state) } : {}),
+        reductions: log.list(),
+        extra,
+        turn: call.turn,
+        emitEvents: emitEvents && !preview,
+        ...(preview ? { preview } : {}),
+      });
+    };
+    const fitted = fitView({
+      aligned,
+      region: prepared.region,
+      protectFrom: prepared.protectFrom,
+      hidesOutput: prepared.hidesOutput,
+      log,
+      cacheToolTokens: cacheOn ? counter.countTools(this.cacheDefinitions) : undefined,
+      probe: (messages, offerCache) => compose(messages, offerCache, false),
+      tokensAt: (messages, index) => this.composer.ledger.tokensAt(messages, index),
+      tokensOf: (message) => counter.countMessage(message),
+      hides: (message) => view.hides(message),
+      withContent: (message, content) => view.withContent(message, content),
+      relieveAll: (messages, region, protectFrom, options, relieveLog) => view.relieveAll(messages, region, protectFrom, options, relieveLog),
+      microCompact: config.microCompact.enabled ? { minContentLength: config.microCompact.minContentLength } : undefined,
+      ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
+      // Without dynamic context or a memory block the room is the budget less the system prompt and the tools, as the composer counts them.
+      ...(!call.ragContext && memory.length === 0 && call.options.collapseOlderToolResults !== true
+        ? { room: (offerCache: boolean) => budget.available - counter.countMessage(call.systemMessage) - counter.countTools(tools(offerCache)) }
+        : {}),
+    });
+
+    const toolOutputCache: Record<string, unknown> = {
+      enabled: cacheOn,
+      budgetTokens: this.options.toolOutputBudget,
+      newlyCached: view.takeNewlyCached(),
+      underPressure: fitted.underPressure,
+      toolsOffered: fitted.offerCache,
+    };
+    Object.assign(extra, { toolOutputCache, compaction: this.options.compactionStats() });
+    // The last probe is the payload when it was composed from the same messages and tools: only its events are left to send.
+    const { last } = fitted;
+    let final: ComposedPayload;
+    if (last && last.messages === fitted.messages && last.offerCache === fitted.offerCache) {
+      final = last.composed;
+      if (!preview) this.composer.emitComposed(final.payload, call.turn);
+    } else final = compose(fitted.messages, fitted.offerCache, true);
+    const payload = final.payload;
+    const reading = this.payloads.read(payload.messages, preview);
+    toolOutputCache.refsInPayload = reading.refsInPayload;
+    if (final.memory[0] === 'left-out' && !preview) {
+      safeEmit(context.events, 'strategy-warning', {
+        ...this.options.eventBase(call.turn),
+        message: 'The current turn does not fit beside the compaction summary; the summary was left out of this payload (it stays in the saved transcript).',
+      });
+    }
+    const hasUser = call.turn > 0;
+    const problems = reading.problems.filter((problem) => hasUser || problem.problem !== 'no-user-message');
+    if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
+    return { payload, prepared, fitted, final };
+  }
+}
