@@ -121,36 +121,27 @@ export interface ContextManagerCapabilities {
   dispose?(): Promise<void> | void;
 }
 
-
 /** Whether the strategy declares that it fits tool outputs itself (see {@link ContextManagerCapabilities.truncatesToolOutputs}). */
 export function truncatesToolOutputs(manager: IContextManager): boolean {
   return (manager as ContextManagerCapabilities).truncatesToolOutputs === true;
 }
 
-/** Whether the strategy offers tools of its own to the model (`contributedTools`). */
-export function hasContributedTools(
-  manager: IContextManager,
-): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'contributedTools'>> {
-  return typeof (manager as ContextManagerCapabilities).contributedTools === 'function';
+/** The optional methods of {@link ContextManagerCapabilities}. */
+type CapabilityMethod = 'contributedTools' | 'checkCompaction' | 'whenIdle' | 'dispose';
+
+/** A type guard: whether a strategy implements the optional method `name`. */
+function capabilityGuard<K extends CapabilityMethod>(name: K): (manager: IContextManager) => manager is IContextManager & Required<Pick<ContextManagerCapabilities, K>> {
+  return (manager): manager is IContextManager & Required<Pick<ContextManagerCapabilities, K>> => typeof (manager as ContextManagerCapabilities)[name] === 'function';
 }
+
+/** Whether the strategy offers tools of its own to the model (`contributedTools`). */
+export const hasContributedTools = capabilityGuard('contributedTools');
 
 /** Whether the strategy can compact the history on the host's request (`checkCompaction`). */
-export function hasCompactionHooks(
-  manager: IContextManager,
-): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'checkCompaction'>> {
-  return typeof (manager as ContextManagerCapabilities).checkCompaction === 'function';
-}
+export const hasCompactionHooks = capabilityGuard('checkCompaction');
 
 /** Whether the strategy does background work a host can wait for (`whenIdle`). */
-export function hasWhenIdle(
-  manager: IContextManager,
-): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'whenIdle'>> {
-  return typeof (manager as ContextManagerCapabilities).whenIdle === 'function';
-}
+export const hasWhenIdle = capabilityGuard('whenIdle');
 
 /** Whether the strategy holds timers or handles to release (`dispose`). */
-export function hasDispose(
-  manager: IContextManager,
-): manager is IContextManager & Required<Pick<ContextManagerCapabilities, 'dispose'>> {
-  return typeof (manager as ContextManagerCapabilities).dispose === 'function';
-}
+export const hasDispose = capabilityGuard('dispose');

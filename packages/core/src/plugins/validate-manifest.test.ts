@@ -1,17 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { SUMMARIZING_AGENT_MANIFEST } from '../__fixtures__/summarizing-agent-manifest';
 import { validateManifest } from './validate-manifest';
-
-/** The README example manifest, unchanged. */
-const SUMMARIZING_AGENT_MANIFEST = {
-  id: 'my-complex-agent',
-  contextStrategy: {
-    type: 'plugin',
-    pluginId: 'std-summarization-strategy',
-    config: { compressionModel: 'gemini-1.5-flash', threshold: 20 },
-  },
-};
 
 const goodPlugin = {
   id: 'acme-window-strategy',

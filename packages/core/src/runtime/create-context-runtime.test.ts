@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { SUMMARIZING_AGENT_MANIFEST } from '../__fixtures__/summarizing-agent-manifest';
 import type { ChatMessage } from '../contracts/chat-message';
 import { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle, type IContextManager } from '../contracts/context-manager';
 import type { ILLMClient } from '../contracts/llm-client';
@@ -46,16 +47,6 @@ const counting: StrategyFactory = (config, context) => {
 };
 
 const strategyOf = (manager: IContextManager) => (manager as unknown as { strategy: CountingStrategy }).strategy;
-
-/** The README example manifest, unchanged. */
-const SUMMARIZING_AGENT_MANIFEST = {
-  id: 'my-complex-agent',
-  contextStrategy: {
-    type: 'plugin',
-    pluginId: 'std-summarization-strategy',
-    config: { compressionModel: 'gemini-1.5-flash', threshold: 20 },
-  },
-};
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 

@@ -3,7 +3,7 @@ import type { ToolDefinition } from '../contracts/tool-definition';
 import type { BpeEncoder } from './bpe-encoder';
 import { BoundedCountCache } from './bounded-count-cache';
 import { contentDigest } from './content-digest';
-import { messageTokens } from './message-tokens';
+import { cachedMessageTokens } from './cached-message-tokens';
 import { RecentTextCounts, TEXT_KEY_MAX_CHARS } from './recent-text-counts';
 import type { ResolvedEncoding } from './model-encodings';
 import { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS } from './text-parts';
@@ -86,17 +86,11 @@ export class BpeTokenCounter implements ITokenCounter {
   }
 
   countMessage(message: Readonly<ChatMessage>): number {
-    const cached = this.caches.byMessage.get(message);
-    if (cached !== undefined) return cached;
-    const tokens = messageTokens(message, (text) => this.count(text));
-    this.caches.byMessage.set(message, tokens);
-    return tokens;
+    return cachedMessageTokens(this.caches.byMessage, message, (text) => this.count(text));
   }
 
   countMessages(messages: ReadonlyArray<Readonly<ChatMessage>>): number {
-    let total = 0;
-    for (const message of messages) total += this.countMessage(message);
-    return total;
+    return messages.reduce((total, message) => total + this.countMessage(message), 0);
   }
 
   countTools(tools: ReadonlyArray<Readonly<ToolDefinition>>): number {

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import type { ToolDefinition } from '../contracts/tool-definition';
-import { messageTokens } from './message-tokens';
+import { cachedMessageTokens } from './cached-message-tokens';
 import type { ITokenCounter, TokenCounterMeta } from './token-counter';
 
 /**
@@ -37,17 +37,11 @@ export class HeuristicTokenCounter implements ITokenCounter {
   }
 
   countMessage(message: Readonly<ChatMessage>): number {
-    const cached = this.cache.get(message);
-    if (cached !== undefined) return cached;
-    const tokens = messageTokens(message, (text) => this.count(text));
-    this.cache.set(message, tokens);
-    return tokens;
+    return cachedMessageTokens(this.cache, message, (text) => this.count(text));
   }
 
   countMessages(messages: ReadonlyArray<Readonly<ChatMessage>>): number {
-    let total = 0;
-    for (const message of messages) total += this.countMessage(message);
-    return total;
+    return messages.reduce((total, message) => total + this.countMessage(message), 0);
   }
 
   countTools(tools: ReadonlyArray<Readonly<ToolDefinition>>): number {
