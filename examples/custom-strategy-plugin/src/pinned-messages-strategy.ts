@@ -6,7 +6,7 @@ import {
   type StrategyContext,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { computeBudget, contentText, PayloadComposer, truncateToFit, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import { budgetFromConfig, contentText, PayloadComposer, truncateToFit, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import { PinIndex } from './pin-index';
 import type { PinnedMessagesConfig } from './pinned-messages-config';
 
@@ -27,13 +27,8 @@ export class PinnedMessagesStrategy implements IContextManager {
     private readonly context: StrategyContext,
   ) {
     this.pins = new PinIndex(config.pinMarkers);
-    const contextWindow = config.maxContextTokens ?? context.models.get(config.model).contextWindow;
-    const budget = computeBudget({
-      contextWindow,
-      maxContextTokens: config.maxContextTokens,
-      reserveOutputTokens: config.reserveOutputTokens,
-      safetyMarginRatio: config.safetyMarginRatio,
-    });
+    // The model's window from the registry, capped by maxContextTokens, less the output reservation and margin.
+    const budget = budgetFromConfig(config, config.model, context.models);
     // Core's composer does the budget work: fixed sections, the block's share, the newest history, events.
     this.composer = new PayloadComposer({ owner: context, model: config.model, counter: context.counter, budget: () => budget });
   }

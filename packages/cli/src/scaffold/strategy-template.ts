@@ -133,7 +133,7 @@ export const ${constant(pascal)}_DEFAULTS: ${pascal}Config = {
     {
       path: `src/${kebab}-strategy.ts`,
       text: `import { type ChatMessage, type ComposeOptions, type IContextManager, type LLMPayload, type StrategyContext, type ToolDefinition } from '@ctxkit/core';
-import { assertHistoryShape, computeBudget, PayloadComposer } from '@ctxkit/core/strategy-kit';
+import { assertHistoryShape, budgetFromConfig, PayloadComposer } from '@ctxkit/core/strategy-kit';
 import type { ${pascal}Config } from './${kebab}-config';
 
 export const STRATEGY_ID = '${pluginId}';
@@ -155,13 +155,8 @@ export class ${pascal}Strategy implements IContextManager {
     private readonly config: ${pascal}Config,
     context: StrategyContext,
   ) {
-    const contextWindow = config.maxContextTokens ?? context.models.get(config.model).contextWindow;
-    const budget = computeBudget({
-      contextWindow,
-      maxContextTokens: config.maxContextTokens,
-      reserveOutputTokens: config.reserveOutputTokens,
-      safetyMarginRatio: config.safetyMarginRatio,
-    });
+    // The model's window from the registry, capped by maxContextTokens, less the output reservation and margin.
+    const budget = budgetFromConfig(config, config.model, context.models);
     this.composer = new PayloadComposer({ owner: context, model: config.model, counter: context.counter, budget: () => budget });
   }
 
