@@ -12,19 +12,20 @@ function statOf(file: string): fs.Stats | undefined {
 
 /** Parses an option naming a file to read: it must exist. Commander prints the option, the value and this reason (exit 2). */
 export function existingFile(value: string): string {
-  const absolute = path.resolve(value);
-  const stats = statOf(absolute);
-  if (!stats) throw new InvalidArgumentError(`there is no file at ${absolute}: pass the path of an existing file.`);
-  if (!stats.isFile()) throw new InvalidArgumentError(`${absolute} is not a file: pass the path of an existing file.`);
-  return value;
+  return existingPath(value, 'file');
 }
 
 /** Parses an option naming a directory to read: it must exist. */
 export function existingDirectory(value: string): string {
+  return existingPath(value, 'directory');
+}
+
+/** `value` when it names an existing `kind`; else an `InvalidArgumentError` that says what is there and what to pass. */
+function existingPath(value: string, kind: 'file' | 'directory'): string {
   const absolute = path.resolve(value);
   const stats = statOf(absolute);
-  if (!stats) throw new InvalidArgumentError(`there is no directory at ${absolute}: pass the path of an existing directory.`);
-  if (!stats.isDirectory()) throw new InvalidArgumentError(`${absolute} is not a directory: pass the path of an existing directory.`);
+  if (!stats) throw new InvalidArgumentError(`there is no ${kind} at ${absolute}: pass the path of an existing ${kind}.`);
+  if (!(kind === 'file' ? stats.isFile() : stats.isDirectory())) throw new InvalidArgumentError(`${absolute} is not a ${kind}: pass the path of an existing ${kind}.`);
   return value;
 }
 

@@ -13,6 +13,7 @@ import { isFactRecoverable } from '../quality/fact-recovery';
 import type { NeededFact } from '../quality/needed-fact';
 import { neededFacts } from '../quality/needed-facts';
 import type { CallObservation } from './call-observation';
+import { nothingSent } from './nothing-sent';
 import { payloadText } from './payload-text';
 import { repeatedPrefixTokens, type SentPayload } from './repeated-prefix';
 import { replayPoints, type ReplayPoint } from './replay-points';
@@ -132,27 +133,14 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
         recordId: record.id,
         call: observations.length,
         historyLength: history.length,
-        sentTokens: 0,
         everythingTokens,
         window: options.window,
         budget: ceiling,
-        available: 0,
-        reduced: false,
-        dropped: 0,
-        summarized: 0,
-        trimmed: 0,
-        compacted: 0,
-        problems: [],
-        overBudget: false,
         milliseconds: performance.now() - started,
-        usageLevel: 'ok',
-        sections: { system: 0, tools: 0, dynamic: 0, memory: 0, history: 0 },
         // A rejected call held none of the facts it needed.
         factsActive: needed.length,
-        factsPresent: 0,
-        factsRecoverable: 0,
-        repeatedPrefixTokens: 0,
         fitsWhole: everythingTokens <= ceiling,
+        ...nothingSent(),
         error: { code: error.code, message: error.message },
       };
     }

@@ -1,34 +1,24 @@
 import { summarizeObservations } from '../lab/strategy-summary';
 import type { CallObservation } from '../lab/call-observation';
+import { callObservation } from '../__fixtures__/call-observation';
 import { renderComparisonTable } from './comparison-table';
 import { renderHtmlReport } from './html-report';
 
+/** Call `call` of a growing history: `sentTokens` sent, `call` messages dropped, one of two needed facts held. */
 function observation(call: number, sentTokens: number): CallObservation {
-  return {
-    recordId: 'r1',
+  return callObservation({
     call,
     historyLength: call * 2 + 1,
     sentTokens,
     everythingTokens: 1000 + call * 500,
-    window: 4096,
-    budget: 3175,
     available: 3175,
     reduced: call > 0,
     dropped: call,
-    summarized: 0,
-    trimmed: 0,
-    compacted: 0,
-    problems: [],
-    overBudget: false,
-    milliseconds: 0.5,
-    usageLevel: 'ok',
     sections: { system: 500, tools: 0, dynamic: 0, memory: 0, history: sentTokens - 500 },
     factsActive: 2,
     factsPresent: 1,
-    factsRecoverable: 0,
-    repeatedPrefixTokens: 0,
     fitsWhole: false,
-  };
+  });
 }
 
 describe('renderHtmlReport', () => {

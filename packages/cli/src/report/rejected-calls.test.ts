@@ -1,35 +1,13 @@
 import fc from 'fast-check';
+import { callObservation } from '../__fixtures__/call-observation';
 import type { CallObservation } from '../lab/call-observation';
 import { summarizeObservations } from '../lab/strategy-summary';
 import { callsCell, renderRejectedCalls } from './rejected-calls';
 
+/** Call `call`: rejected with `error`, else 900 tokens sent. */
 function observation(call: number, error?: { code: string; message: string }): CallObservation {
-  return {
-    recordId: 'r1',
-    call,
-    historyLength: call + 1,
-    sentTokens: error ? 0 : 900,
-    everythingTokens: 1000,
-    window: 4096,
-    budget: 3175,
-    available: error ? 0 : 3175,
-    reduced: false,
-    dropped: 0,
-    summarized: 0,
-    trimmed: 0,
-    compacted: 0,
-    problems: [],
-    overBudget: false,
-    milliseconds: 0.5,
-    usageLevel: 'ok',
-    sections: { system: 500, tools: 0, dynamic: 0, memory: 0, history: 400 },
-    factsActive: 0,
-    factsPresent: 0,
-    factsRecoverable: 0,
-    repeatedPrefixTokens: 0,
-    fitsWhole: true,
-    ...(error ? { error } : {}),
-  };
+  if (error) return callObservation({ call, error });
+  return callObservation({ call, sentTokens: 900, available: 3175, sections: { system: 500, tools: 0, dynamic: 0, memory: 0, history: 400 } });
 }
 
 const budget = { code: 'CTXKIT_BUDGET_EXCEEDED', message: 'system prompt + tool definitions need 1252 tokens but the budget allows 465. Fix: Raise maxContextTokens.' };

@@ -8,6 +8,8 @@ import {
 } from './recommend-context-window';
 
 const GIB = 1024 ** 3;
+/** An 8B model on a machine with 10 GiB, all of it free: too little for a 32K window. */
+const EIGHT_B_IN_10_GIB = { modelParamsBillions: 8, totalMemoryBytes: 10 * GIB, freeMemoryBytes: 10 * GIB };
 
 describe('estimateKvCacheBytes', () => {
   // The KV-cache memory table for q4 models (docs/10-small-context.md).
@@ -98,7 +100,7 @@ describe('recommendContextWindow', () => {
 
     it('shrinks a window that does not fit to the largest standard size that does, with the warning', () => {
       // The warning names both windows: "⚠ Not enough memory: the context window was reduced 32768 → 8192 …"
-      const result = recommendContextWindow({ modelParamsBillions: 8, totalMemoryBytes: 10 * GIB, freeMemoryBytes: 10 * GIB, requested: 32768 });
+      const result = recommendContextWindow({ ...EIGHT_B_IN_10_GIB, requested: 32768 });
       expect(result).toMatchObject({ contextWindow: 8192, shrunk: true, preset: 'custom' });
       expect(result.warnings).toEqual([
         '⚠ Not enough memory: the context window was reduced 32768 → 8192. Work on large files will be done in smaller parts.',
@@ -107,7 +109,7 @@ describe('recommendContextWindow', () => {
     });
 
     it('never shrinks to a window larger than the request', () => {
-      const result = recommendContextWindow({ modelParamsBillions: 8, totalMemoryBytes: 10 * GIB, freeMemoryBytes: 10 * GIB, requested: 16000 });
+      const result = recommendContextWindow({ ...EIGHT_B_IN_10_GIB, requested: 16000 });
       expect(result.contextWindow).toBe(8192);
       expect(STANDARD_CONTEXT_WINDOWS).toContain(result.contextWindow);
     });
@@ -125,13 +127,7 @@ describe('recommendContextWindow', () => {
     });
 
     it('keeps the requested window with a warning when forced', () => {
-      const result = recommendContextWindow({
-        modelParamsBillions: 8,
-        totalMemoryBytes: 10 * GIB,
-        freeMemoryBytes: 10 * GIB,
-        requested: 32768,
-        force: true,
-      });
+      const result = recommendContextWindow({ ...EIGHT_B_IN_10_GIB, requested: 32768, force: true });
       expect(result).toMatchObject({ contextWindow: 32768, shrunk: false });
       expect(result.kvCacheBytes).toBe(8 * GIB);
       expect(result.warnings).toEqual([expect.stringContaining('forced')]);
