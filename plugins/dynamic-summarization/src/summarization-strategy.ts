@@ -1,5 +1,4 @@
 import {
-  DisposedError,
   LLMNotConfiguredError,
   type ChatMessage,
   type ComposeOptions,
@@ -8,14 +7,12 @@ import {
   type ReductionEpoch,
   type ReductionPreview,
   type StrategyContext,
-  type ITokenCounter,
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { SerialQueue, computeBudget, PayloadComposer, payloadPreview, previewItems, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import { SerialQueue, payloadPreview, previewItems, StrategyFoundation, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import { FoldEpochs } from './fold/fold-epochs';
 import { FoldScheduler } from './fold/fold-scheduler';
-import { turnCount } from './history/turn-starts';
 import { LLMSummarizer } from './llm/llm-summarizer';
 import { OfflineSummarizer } from './offline/offline-summarizer';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
@@ -61,15 +58,15 @@ interface Composition {
  *
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) from composePayload when system prompt,
  *   tools and dynamic context alone exceed the budget
- * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) from composePayload for a message with an unknown role
+ * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) from composePayload, preview and onTurnComplete for a message
+ *   that is not an object with a known role and a valid shape
  * @throws DisposedError (`CTXKIT_DISPOSED`) after dispose()
  * @see docs/strategies/dynamic-summarization.md
  */
 export class SummarizationStrategy implements IContextManager {
   readonly summarizer: Summarizer;
-  private readonly counter: ITokenCounter;
-  /** Composes every payload; its ledger counts only new messages per turn. */
-  private readonly composer: PayloadComposer;
+  /** Counter, budget, composer (its ledger counts only new messages per turn), turns and disposal. */
+  private readonly base: StrategyFoundation;
   /** Serialises compositions, turn completions and commits of one session. */
   private readonly queue = new SerialQueue();
   private readonly scheduler: FoldScheduler;
@@ -79,39 +76,24 @@ export class SummarizationStrategy implements IContextManager {
   private turn = 0;
   /** The summary block of the current summary, built once per summary rather than once per turn. */
   private summaryBlock: { state: SummaryState; block: MemoryBlock } | undefined;
-  private disposed = false;
 
   constructor(
     private readonly config: SummarizationConfig,
     private readonly context: StrategyContext,
     options: SummarizationStrategyOptions = {},
   ) {
-    const model = config.model ?? context.model;
-    this.counter = config.model ? context.counterFor(config.model) : context.counter;
-    const info = context.models.find(model);
+    this.base = new StrategyFoundation(context, { strategyId: SUMMARIZATION_STRATEGY_ID, model: config.model, budget: config });
     // Strict registry: an unknown model is an error unless the ceiling is given explicitly.
-    const contextWindow = info?.contextWindow ?? (config.maxContextTokens ?? context.models.get(model).contextWindow);
-    const budget = computeBudget({
-      contextWindow,
-      maxContextTokens: config.maxContextTokens,
-      reserveOutputTokens: config.reserveOutputTokens,
-      safetyMarginRatio: config.safetyMarginRatio,
-    });
-    this.composer = new PayloadComposer({
-      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: context.strategyId, events: context.events },
-      model,
-      counter: this.counter,
-      budget: () => budget,
-    });
+    const { available } = this.base.budget();
     this.summarizer = options.summarizer ?? this.chooseSummarizer();
     this.foldEpochs = new FoldEpochs(context);
     this.scheduler = new FoldScheduler({
       config,
       context,
-      counter: this.counter,
+      counter: this.base.counter,
       summarizer: this.summarizer,
-      ledger: this.composer.ledger,
-      available: budget.available,
+      ledger: this.base.composer.ledger,
+      available,
       queue: this.queue,
       onFolded: (fold) => this.foldEpochs.recordFold(fold),
     });
@@ -134,21 +116,21 @@ export class SummarizationStrategy implements IContextManager {
   // ---------------------------------------------------------------- public surface
 
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
-    this.assertLive();
+    this.base.assertLive('composePayload');
     let composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
     if (composition.wouldWait && this.scheduler.running && this.config.summaryWaitMs > 0) {
       // The budget leaves no other way: wait (bounded) for the running fold, then compose again.
       await this.scheduler.waitForFold(this.config.summaryWaitMs);
       composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
     }
-    this.composer.emitComposed(composition.payload, composition.turn);
+    this.base.composer.emitComposed(composition.payload, composition.turn);
     return composition.payload;
   }
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
-    this.assertLive();
+    this.base.assertLive('onTurnComplete');
     await this.queue.run(async () => {
-      this.turn = turnCount(newHistory);
+      this.turn = this.base.turns.count(newHistory);
       if (!(await this.scheduler.load())) return;
       this.scheduler.resyncIfStale(newHistory);
       this.scheduler.maybeStartFold(newHistory);
@@ -161,10 +143,10 @@ export class SummarizationStrategy implements IContextManager {
    * either: nothing is stored, no event is emitted, the summarizer is not asked.
    */
   async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
-    this.assertLive();
+    this.base.assertLive('preview');
     return this.queue.run(async () => {
       const composition = await this.compose(systemPrompt, history, tools, ragContext, options, true);
-      const preview = payloadPreview(composition.payload, history, this.counter);
+      const preview = payloadPreview(composition.payload, history, this.base.counter);
       const notes: string[] = [];
       if (composition.staleSummary) notes.push('the summary no longer matches the start of the history: the next compose drops it (summary-resync) and sends the history alone');
       if (composition.wouldWait) notes.push(`a fold is running: the next compose waits for it (at most ${this.config.summaryWaitMs} ms) before leaving out unsummarized turns`);
@@ -173,7 +155,7 @@ export class SummarizationStrategy implements IContextManager {
         notes.push(`no fold at the next turn end: ${next.reason}`);
         return { ...preview, notes: [...preview.notes, ...notes] };
       }
-      const folded = previewItems(history, next.from, next.to, this.counter);
+      const folded = previewItems(history, next.from, next.to, this.base.counter);
       const tokens = folded.reduce((sum, item) => sum + item.tokens, 0);
       notes.push(`the next turn end folds messages ${next.from}–${next.to - 1} (${next.turns} turn${next.turns === 1 ? '' : 's'}, ${tokens.toLocaleString('en-US')} tokens) into the summary, in the background (${this.summarizer.name})`);
       return { ...preview, folded, notes: [...preview.notes, ...notes] };
@@ -182,7 +164,7 @@ export class SummarizationStrategy implements IContextManager {
 
   /** The session's committed folds (kind `fold`), oldest first; each can be undone. */
   async epochs(): Promise<ReductionEpoch[]> {
-    this.assertLive();
+    this.base.assertLive('epochs');
     return this.foldEpochs.list();
   }
 
@@ -194,7 +176,7 @@ export class SummarizationStrategy implements IContextManager {
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
    */
   async undo(epochId: string): Promise<UndoResult> {
-    this.assertLive();
+    this.base.assertLive('undo');
     return this.queue.run(() => this.foldEpochs.undo(epochId, (summary) => this.scheduler.restore(summary), this.turn));
   }
 
@@ -205,8 +187,7 @@ export class SummarizationStrategy implements IContextManager {
 
   /** Stops background work; a running fold is aborted and commits nothing. Safe to call twice. */
   async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
+    if (!this.base.dispose()) return;
     await this.scheduler.dispose();
   }
 
@@ -224,15 +205,14 @@ export class SummarizationStrategy implements IContextManager {
    * noted for the next fold, the composer's preview mode.
    */
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions, preview = false): Promise<Composition> {
-    this.composer.checkHistoryShape(history);
+    const turn = this.base.turns.count(history);
     await this.scheduler.load();
     const read = this.scheduler.state;
     if (!preview) this.scheduler.resyncIfStale(history);
-    const turn = turnCount(history);
     if (!preview) this.turn = turn;
     const state = this.scheduler.summaryFor(history);
     const covered = state ? state.coveredMessages : 0;
-    const composed = this.composer.compose({
+    const composed = this.base.composer.compose({
       systemPrompt,
       history,
       tools,
@@ -258,7 +238,7 @@ export class SummarizationStrategy implements IContextManager {
       summaryOutcome: outcome ?? 'none',
       coveredMessages: covered,
       coveredTurns: state?.coveredTurns ?? 0,
-      unsummarizedTurns: turnCount(history, covered),
+      unsummarizedTurns: this.base.turns.index.turnsWithin(covered, history.length),
       summaryRunning: this.scheduler.running,
       consecutiveFailures: this.scheduler.consecutiveFailures,
       summaryAttemptsStopped: this.scheduler.stopped,
@@ -273,11 +253,7 @@ export class SummarizationStrategy implements IContextManager {
   private summaryBlockOf(state: SummaryState): MemoryBlock {
     const built = this.summaryBlock?.state;
     const same = built !== undefined && built.version === state.version && built.coveredMessages === state.coveredMessages && built.coveredTurns === state.coveredTurns && built.text === state.text;
-    if (!same) this.summaryBlock = { state, block: summaryMemoryBlock(state, this.counter) };
+    if (!same) this.summaryBlock = { state, block: summaryMemoryBlock(state, this.base.counter) };
     return this.summaryBlock!.block;
-  }
-
-  private assertLive(): void {
-    if (this.disposed) throw new DisposedError(`${SUMMARIZATION_STRATEGY_ID} for agent "${this.context.agentId}"`);
   }
 }

@@ -1,13 +1,16 @@
 import { createHash, hash as oneShotHash, type Hash } from 'node:crypto';
 import { type ChatMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+import { computedOnce } from '../computed-once';
 
-const digests = new WeakMap<object, string>();
+const digests = new WeakMap<Readonly<ChatMessage>, string>();
 
 /** Digest of one message's role, content, tool calls and call id (cached by message identity). */
 function messageDigest(message: Readonly<ChatMessage>): string {
-  const cached = digests.get(message);
-  if (cached !== undefined) return cached;
+  return computedOnce(digests, message, digestOf);
+}
+
+function digestOf(message: Readonly<ChatMessage>): string {
   const canonical = JSON.stringify([
     message.role,
     typeof message.content === 'string' || message.content === null ? message.content : contentText(message.content),
@@ -15,9 +18,7 @@ function messageDigest(message: Readonly<ChatMessage>): string {
     message.role === 'tool' ? message.tool_call_id : null,
   ]);
   // The one-shot form: the same SHA-256, without a hash object per message (half the time over a long history).
-  const digest = oneShotHash('sha256', canonical, 'base64');
-  digests.set(message, digest);
-  return digest;
+  return oneShotHash('sha256', canonical, 'base64');
 }
 
 /** The running hash after the first `length` messages of a range, and the fingerprint it gives. */
@@ -39,7 +40,7 @@ interface RangeMemo {
 const MAX_CHECKPOINTS = 4;
 
 /** Memos by the identity of the range's first message (the conversation's first for a prefix, a batch's first for a batch). */
-const memos = new WeakMap<object, RangeMemo>();
+const memos = new WeakMap<Readonly<ChatMessage>, RangeMemo>();
 
 function hashFrom(start: Checkpoint | undefined, messages: ReadonlyArray<Readonly<ChatMessage>>, from: number, to: number): Hash {
   const hash = start ? start.hash.copy() : createHash('sha256');
@@ -61,11 +62,7 @@ export function historyFingerprint(messages: ReadonlyArray<Readonly<ChatMessage>
   const length = to - from;
   if (length <= 0) return `${length}:${createHash('sha256').digest('base64url')}`;
   const first = messages[from]!;
-  let memo = memos.get(first);
-  if (memo === undefined) {
-    memo = { messages: [], checkpoints: [] };
-    memos.set(first, memo);
-  }
+  const memo = computedOnce(memos, first, (): RangeMemo => ({ messages: [], checkpoints: [] }));
   // How far the range still holds the objects hashed before.
   const known = memo.messages;
   const limit = Math.min(known.length, length);

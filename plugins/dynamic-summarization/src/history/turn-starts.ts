@@ -1,20 +1,16 @@
 import { type ChatMessage } from '@ctxkit/core';
 import { TurnIndex } from '@ctxkit/core/strategy-kit';
+import { computedOnce } from '../computed-once';
 
 /**
  * One turn index per conversation, keyed by the identity of its first message: the composition, the
  * re-sync check and the fold scheduler ask about the same growing history several times a turn, and
  * each question then reads only the messages that are new since the previous one.
  */
-const indexes = new WeakMap<object, TurnIndex>();
+const indexes = new WeakMap<Readonly<ChatMessage>, TurnIndex>();
 
 function turnIndexOf(history: ReadonlyArray<Readonly<ChatMessage>>): TurnIndex {
-  const first = history[0]!;
-  let index = indexes.get(first);
-  if (index === undefined) {
-    index = new TurnIndex();
-    indexes.set(first, index);
-  }
+  const index = computedOnce(indexes, history[0]!, () => new TurnIndex());
   index.sync(history);
   return index;
 }

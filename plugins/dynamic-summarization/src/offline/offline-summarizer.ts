@@ -1,4 +1,5 @@
 import type { ITokenCounter } from '@ctxkit/core';
+import { computedOnce } from '../computed-once';
 import type { Summarizer, SummarizerInput } from '../summarizer';
 import { messageUnits, type InformationUnit } from './information-units';
 import { findTerms, informationScore, isKeyValue, statementWeight, type Term, type TermKind } from './information-score';
@@ -31,8 +32,11 @@ const ANALYSIS_CACHE_LIMIT = 20_000;
 const analysisCache = new Map<string, TextAnalysis>();
 
 function analyse(text: string): TextAnalysis {
-  const cached = analysisCache.get(text);
-  if (cached) return cached;
+  return computedOnce(analysisCache, text, analysisOf);
+}
+
+/** The analysis of `text` (the cache starts over when it is full). */
+function analysisOf(text: string): TextAnalysis {
   const terms = findTerms(text);
   const analysis: TextAnalysis = {
     terms,
@@ -40,7 +44,6 @@ function analyse(text: string): TextAnalysis {
     tokens: comparisonTokens(text),
   };
   if (analysisCache.size >= ANALYSIS_CACHE_LIMIT) analysisCache.clear();
-  analysisCache.set(text, analysis);
   return analysis;
 }
 
