@@ -1,5 +1,17 @@
-import { CtxkitError, safeEmit, type ChatMessage, type ComposeOptions, type ContextManagerCapabilities, type IContextManager, type LLMPayload } from '@ctxkit/core';
-import type { ReductionEpoch, ReductionPreview, StrategyContext, ToolDefinition, UndoResult } from '@ctxkit/core';
+import {
+  CtxkitError,
+  safeEmit,
+  type ChatMessage,
+  type ComposeOptions,
+  type ContextManagerCapabilities,
+  type IContextManager,
+  type LLMPayload,
+  type ReductionEpoch,
+  type ReductionPreview,
+  type StrategyContext,
+  type ToolDefinition,
+  type UndoResult,
+} from '@ctxkit/core';
 import { SerialQueue, contentText, payloadPreview, StrategyFoundation, type TurnIndex } from '@ctxkit/core/strategy-kit';
 import { ENTITY_EXTRACTION_STRATEGY_ID, type EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
@@ -7,6 +19,7 @@ import { nextExtractionNote } from './extraction/next-extraction-note';
 import { resumePoint } from './extraction/resume-point';
 import type { StateExtractor } from './extraction/state-extractor';
 import { entityStateMemoryBlock } from './payload/entity-state-memory-block';
+import { entityStats, type ExtractionFailure } from './payload/entity-stats';
 import { recentTurnsStart } from './payload/recent-turns-start';
 import { StateBlockCache } from './payload/state-block-cache';
 import type { CompiledStateSchema } from './schema/state-schema';
@@ -58,7 +71,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   private readonly extractionEpochs: ExtractionEpochs;
   /** The session's turn at the last call that read a history (names the turn of epochs and undo events). */
   private turn = 0;
-  private lastError: { reason: string; errors: string[]; sourceMessageIndex: number } | null = null;
+  private lastError: ExtractionFailure | null = null;
 
   constructor(private readonly options: EntityExtractionStrategyOptions) {
     const { config, context } = options;
@@ -273,20 +286,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       memory: [entityStateMemoryBlock(persisted, block.message ? String(block.message.content) : '', this.shortenedStateBlocks, config.stateMaxTokens)],
       memoryShare: config.memoryShare,
       ...(lean ? { startIndex: recentTurnsStart(turns, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
-      extra: {
-        entities: {
-          version,
-          state: structuredClone(persisted.state),
-          stateTokens: block.tokens,
-          missingRequired: [...block.missingRequired],
-          truncatedFields: [...block.truncatedFields],
-          extractor: this.options.extractor.name,
-          offline: this.options.extractor.offline,
-          processedThrough: persisted.processedThrough,
-          lastError: this.lastError ? structuredClone(this.lastError) : null,
-          lean,
-        },
-      },
+      extra: { entities: entityStats(persisted, block, this.options.extractor, this.lastError, lean) },
     });
     return composed.payload;
   }
