@@ -8,9 +8,10 @@
  * `composePayload` is timed; a strategy's background work (a summary fold) is awaited between turns,
  * outside the timing.
  *
- * `node bench/dist/strategy-turn-bench.js [--quick]` measures in its own process (a heap holding one
- * conversation, as an agent host's does, not the whole benchmark's) and prints the entries as JSON;
- * `npm run bench` runs it so and adds the rows to its report.
+ * `node bench/dist/strategy-turn-bench.js [--quick] [--only=<label part>] [--sizes=100,10000]` measures
+ * in its own process (a heap holding one conversation, as an agent host's does, not the whole
+ * benchmark's) and prints the entries as JSON; `--only` keeps the strategies whose label contains the
+ * text and `--sizes` the history sizes listed. `npm run bench` runs every row so and adds them to its report.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -52,6 +53,10 @@ export interface StrategyTurnEntry {
 /** What {@link measureStrategyTurns} works with. */
 interface StrategyTurnBenchOptions {
   quick: boolean;
+  /** Only the strategies whose label contains this text. @default every strategy */
+  only?: string;
+  /** Only these history sizes. @default 100, 1,000 and 10,000 */
+  sizes?: number[];
   /** A counter with empty caches (each conversation gets its own). */
   freshCounter(): ITokenCounter;
 }
@@ -127,10 +132,10 @@ async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxC
 
 /** Measures every standard strategy's per-turn cost at 100, 1,000 and 10,000 messages (8K and 128K), and its first call at 10,000. */
 async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<StrategyTurnEntry[]> {
-  const benched = strategies();
+  const benched = strategies().filter((strategy) => options.only === undefined || strategy.label.includes(options.only));
   const entries: StrategyTurnEntry[] = [];
   const turns = options.quick ? 5 : 20;
-  for (const size of [100, 1000, 10_000]) {
+  for (const size of options.sizes ?? [100, 1000, 10_000]) {
     const history = generateHistory(size, 42 + size);
     for (const maxContextTokens of [8192, 131072]) {
       const label = `${size.toLocaleString('en-US')} msgs, ${Math.round(maxContextTokens / 1024)}K`;
@@ -208,7 +213,10 @@ function formatMs(value: number): string {
 
 if (require.main === module) {
   const freshCounter = () => new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), new SharedCountCaches(), 'gpt-4o', { encoding: 'o200k_base', approximate: false });
-  measureStrategyTurns({ quick: process.argv.includes('--quick'), freshCounter })
+  const option = (name: string) => process.argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const sizes = option('sizes')?.split(',').map(Number);
+  const only = option('only');
+  measureStrategyTurns({ quick: process.argv.includes('--quick'), freshCounter, ...(only ? { only } : {}), ...(sizes ? { sizes } : {}) })
     .then((entries) => process.stdout.write(`${JSON.stringify(entries)}\n`))
     .catch((error: unknown) => {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

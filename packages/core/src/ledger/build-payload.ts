@@ -69,9 +69,10 @@ export function buildPayload(options: BuildPayloadOptions): LLMPayload {
     history: sections.history.tokens,
   };
   const used = sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory + sectionTokens.history;
+  // concat copies the arrays whole (a spread walks them one element at a time).
   const messages: ChatMessage[] = options.memoryFirst
-    ? [...sections.system, ...leading, ...memory, ...dynamic, ...sections.history.messages]
-    : [...sections.system, ...leading, ...dynamic, ...memory, ...sections.history.messages];
+    ? sections.system.concat(leading, memory, dynamic, sections.history.messages)
+    : sections.system.concat(leading, dynamic, memory, sections.history.messages);
   const reductions = [...(options.reductions ?? []), ...sections.history.reductions].sort((a, b) => a.from - b.from);
   const sum = (...actions: string[]) => reductions.reduce((total, record) => (actions.includes(record.action) ? total + record.messages : total), 0);
   const otherInput = options.otherInputTokens ?? sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory;
@@ -108,5 +109,5 @@ export function buildPayload(options: BuildPayloadOptions): LLMPayload {
       return total === 0 ? 1.0 : used / total;
     },
   });
-  return { messages, tools: [...sections.tools], stats };
+  return { messages, tools: sections.tools.slice(), stats };
 }

@@ -192,12 +192,17 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     else if (run.newestEnd < 0 || walkStart < run.newestEnd) run.restart(history, walked);
   }
 
-  const messages: ChatMessage[] = [];
+  // Adjacent kept ranges are copied as one slice; only the current turn can hold truncated copies.
+  const parts: Array<ReadonlyArray<Readonly<ChatMessage>>> = [];
   for (let position = kept.length - 1; position >= 0; position--) {
-    const { from, to } = kept[position]!;
-    if (replaced.size === 0) for (let index = from; index < to; index++) messages.push(history[index] as ChatMessage);
-    else for (let index = from; index < to; index++) messages.push(replaced.get(index) ?? (history[index] as ChatMessage));
+    const from = kept[position]!.from;
+    let to = kept[position]!.to;
+    while (position > 0 && kept[position - 1]!.from === to) to = kept[--position]!.to;
+    const part = history.slice(from, to);
+    if (replaced.size > 0) for (let index = from; index < to; index++) part[index - from] = replaced.get(index) ?? part[index - from]!;
+    parts.push(part);
   }
+  const messages = ([] as ChatMessage[]).concat(...(parts as ChatMessage[][]));
   reductions.sort((a, b) => a.from - b.from);
   let droppedMessages = 0;
   let truncatedMessages = 0;
