@@ -6,6 +6,7 @@ import { createContextRuntime, FileContextStore, type AgentManifest, type ChatMe
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { RedisContextStore } from '@ctxkit/store-redis';
 import { startRedisServer, type RedisServerProcess } from '../../../packages/store-redis/src/__tests__/redis-server';
+import { extractorAgent } from './extractor-agent';
 import { conversation } from './two-processes/session-script';
 
 /**
@@ -33,21 +34,7 @@ const SUMMARIZER_AGENT: AgentManifest = {
   },
 };
 
-const EXTRACTOR_AGENT: AgentManifest = {
-  id: 'undo-extractor',
-  model: 'gpt-4o',
-  contextStrategy: {
-    type: 'plugin',
-    pluginId: 'std-entity-extraction-strategy',
-    config: {
-      stateSchema: {
-        type: 'object',
-        properties: { destination: { type: 'string' }, date: { type: 'string', format: 'date' } },
-        additionalProperties: false,
-      },
-    },
-  },
-};
+const EXTRACTOR_AGENT = extractorAgent('undo-extractor', { destination: { type: 'string' }, date: { type: 'string', format: 'date' } });
 
 const history1: ChatMessage[] = [{ role: 'user', content: 'I want to fly to Seattle.' }];
 const history2: ChatMessage[] = [...history1, { role: 'assistant', content: 'When do you want to fly?' }, { role: 'user', content: 'On May 20th 2024.' }];

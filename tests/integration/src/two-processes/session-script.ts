@@ -1,4 +1,5 @@
 import type { AgentManifest, ChatMessage, LLMCompletionRequest, StoreKey } from '@ctxkit/core';
+import { extractorAgent } from '../extractor-agent';
 
 /**
  * The conversation two processes serve in the two-process test, the agents they load, the model that
@@ -56,21 +57,10 @@ export const SUMMARIZER_AGENT: AgentManifest = {
 };
 
 /** The extracting agent: one state field per turn, the turn's reservation code. */
-export const EXTRACTOR_AGENT: AgentManifest = {
-  id: 'two-process-extractor',
-  model: 'gpt-4o',
-  contextStrategy: {
-    type: 'plugin',
-    pluginId: 'std-entity-extraction-strategy',
-    config: {
-      stateSchema: {
-        type: 'object',
-        properties: Object.fromEntries(Array.from({ length: TURNS }, (_, index) => [`turn_${index + 1}`, { type: 'string', pattern: '^RES[0-9]{4}$' }])),
-        additionalProperties: false,
-      },
-    },
-  },
-};
+export const EXTRACTOR_AGENT: AgentManifest = extractorAgent(
+  'two-process-extractor',
+  Object.fromEntries(Array.from({ length: TURNS }, (_, index) => [`turn_${index + 1}`, { type: 'string', pattern: '^RES[0-9]{4}$' }])),
+);
 
 /**
  * The scripted model: an extraction request (it carries `<new_user_message>` blocks) is answered with
