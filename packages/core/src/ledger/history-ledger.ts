@@ -152,6 +152,7 @@ export class HistoryLedger {
     this.verified[index] = 0;
     this.atLeast.delete(index);
     this.memo = undefined;
+    this.keptRun.recheck();
   }
 
   /** Exact tokens of `history[index]`. */

@@ -27,6 +27,12 @@ export class KeptGroupRun {
   private prefix: number[] = [];
   /** `history[bounds[0], newestEnd)` as it was when kept. */
   private messages: Array<Readonly<ChatMessage>> = [];
+  /**
+   * The history array (at that length) last found to hold the run from `from` on: the calls of one
+   * compose pass the same array, and only the first checks the messages (as a repeated selection
+   * trusts the same array at the same length).
+   */
+  private checked: { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; from: number } | undefined;
 
   /** Index where the run's newest group ends (-1 when the run is empty). */
   get newestEnd(): number {
@@ -62,19 +68,30 @@ export class KeptGroupRun {
       else low = middle + 1;
     }
     const from = this.bounds[low]!;
-    const base = this.bounds[0]!;
-    for (let index = to - 1; index >= from; index--) {
-      if (history[index] !== this.messages[index - base]) {
-        this.clear();
-        return undefined;
+    const checked = this.checked;
+    if (checked === undefined || checked.history !== history || checked.length !== history.length || checked.from > from) {
+      const base = this.bounds[0]!;
+      for (let index = to - 1; index >= from; index--) {
+        if (history[index] !== this.messages[index - base]) {
+          this.clear();
+          return undefined;
+        }
       }
+      this.checked = { history, length: history.length, from };
     }
     return { from, tokens: total - this.prefix[low]! };
+  }
+
+  /** Checks the run's messages against the history again on the next {@link reach} (a message replaced in place). */
+  recheck(): void {
+    this.checked = undefined;
   }
 
   /** Adds groups kept right after the run's newest end (newest first, the last one starting at that end). */
   extend(history: ReadonlyArray<Readonly<ChatMessage>>, groups: ReadonlyArray<KeptGroup>): void {
     if (groups.length === 0 || groups[groups.length - 1]!.from !== this.newestEnd) return;
+    // The new groups are copied from `history`: a check of the older part against it still holds.
+    if (this.checked !== undefined && (this.checked.history !== history || this.checked.length !== history.length)) this.checked = undefined;
     for (let position = groups.length - 1; position >= 0; position--) this.append(history, groups[position]!);
   }
 
@@ -85,6 +102,7 @@ export class KeptGroupRun {
     this.bounds.push(groups[groups.length - 1]!.from);
     this.prefix.push(0);
     for (let position = groups.length - 1; position >= 0; position--) this.append(history, groups[position]!);
+    this.checked = { history, length: history.length, from: this.bounds[0]! };
   }
 
   /** Forgets the run. */
@@ -92,6 +110,7 @@ export class KeptGroupRun {
     this.bounds = [];
     this.prefix = [];
     this.messages = [];
+    this.checked = undefined;
   }
 
   private append(history: ReadonlyArray<Readonly<ChatMessage>>, group: KeptGroup): void {
