@@ -17,8 +17,7 @@
 import 'reflect-metadata';
 import { createAiSdkContext, llmClientFromLanguageModel } from '@ctxkit/ai-sdk';
 import type { PayloadStats, ReductionAction } from '@ctxkit/core';
-import { loadConversations, type BundledConversationName, type ConversationRecord } from '@ctxkit/core/testing';
-import { AIRLINE_TOOL_DEFINITIONS } from '@ctxkit/example-recorded-replay';
+import { AIRLINE_TOOL_DEFINITIONS, loadRecordedConversation } from '@ctxkit/example-recorded-replay';
 import { recordedAiTools } from './recorded-ai-tools';
 import { replayConversation, type ReplayMode, type ReplayReport } from './replay-conversation';
 import { SummaryWriterModel, type SummaryRequest } from './summary-writer-model';
@@ -59,12 +58,6 @@ function reductionsOf(stats: PayloadStats | undefined): string {
   return parts.length > 0 ? `; ${parts.join(', ')}` : '';
 }
 
-function recordOf(name: BundledConversationName, id: string): ConversationRecord {
-  const record = loadConversations(name).find((candidate) => candidate.id === id);
-  if (!record) throw new RangeError(`No record "${id}" in the bundled ${name} conversations.`);
-  return record;
-}
-
 function logReport(result: ScenarioResult, log: (line: string) => void): void {
   const { report } = result;
   report.requests.forEach((request, index) => {
@@ -80,7 +73,7 @@ function logReport(result: ScenarioResult, log: (line: string) => void): void {
 export async function runTauBench(options: ScenarioOptions = {}): Promise<ScenarioResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const mode = options.mode ?? 'middleware';
-  const record = recordOf('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
+  const record = loadRecordedConversation('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
   const config = { maxContextTokens: 4000, reserveOutputTokens: 0 };
   const context = await createAiSdkContext({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench', waitForIdle: true });
   log(`${record.id} through generateText (${mode}), ${context.agent.strategyId} at ${config.maxContextTokens} tokens, offline summaries:`);
@@ -107,7 +100,7 @@ export interface ModelSummariesResult extends ScenarioResult {
 export async function runTauBenchWithModelSummaries(options: ScenarioOptions = {}): Promise<ModelSummariesResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const mode = options.mode ?? 'middleware';
-  const record = recordOf('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
+  const record = loadRecordedConversation('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
   const config = { maxContextTokens: 4000, reserveOutputTokens: 0, summarizer: 'llm' };
   const writer = new SummaryWriterModel();
   const llm = llmClientFromLanguageModel(writer.model);
@@ -136,7 +129,7 @@ export async function runTauBenchWithModelSummaries(options: ScenarioOptions = {
 export async function runOpenHands(options: ScenarioOptions = {}): Promise<ScenarioResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const mode = options.mode ?? 'middleware';
-  const record = recordOf('openhands-multi-swe-bench', options.recordId ?? OPENHANDS_RECORD_ID);
+  const record = loadRecordedConversation('openhands-multi-swe-bench', options.recordId ?? OPENHANDS_RECORD_ID);
   const config = { maxContextTokens: 16000, reserveOutputTokens: 0 };
   const context = await createAiSdkContext({ pluginId: 'std-tool-output-cache-strategy', config, sessionId: 'openhands', waitForIdle: true });
   log(`${record.id} through generateText (${mode}), ${context.agent.strategyId} at ${config.maxContextTokens} tokens:`);

@@ -16,9 +16,8 @@ import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { createContextRuntime, type ChatMessage, type ILLMClient, type PayloadStats, type ReductionAction } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { loadConversations } from '@ctxkit/core/testing';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
-import { createRecordedTools } from '@ctxkit/example-recorded-replay';
+import { createRecordedTools, loadRecordedConversation } from '@ctxkit/example-recorded-replay';
 import { CodingReplayModel, EXPAND_PAGE_LINES, recordedSegments } from './recorded-run';
 
 /** The OpenHands run replayed by default (47 messages, about 25,000 tokens of history). */
@@ -102,8 +101,7 @@ function refIdOf(output: string): string {
 export async function runCodingAgent(options: CodingAgentOptions = {}): Promise<CodingAgentResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const runId = options.runId ?? DEFAULT_RUN_ID;
-  const record = loadConversations('openhands-multi-swe-bench').find((candidate) => candidate.id === runId);
-  if (!record) throw new RangeError(`No OpenHands record "${runId}" in the bundled conversations.`);
+  const record = loadRecordedConversation('openhands-multi-swe-bench', runId);
   const configured = options.llm ?? createLLMClientFromEnv();
   const replay = new CodingReplayModel('scripted-openhands-agent');
   const llm = configured ?? replay.client;
