@@ -2,7 +2,6 @@ import type { ChatMessage } from '../contracts/chat-message';
 import { messageText } from '../token-counting/message-text';
 import { messageOverheadTokens } from '../token-counting/message-tokens';
 import type { ITokenCounter } from '../token-counting/token-counter';
-import { HistoryGroupCache } from './history-group-cache';
 import { KeptGroupRun } from './kept-group-run';
 
 /** Messages whose text is longer than this are measured with `countUpTo` first (early exit). @default 32768 */
@@ -57,8 +56,6 @@ export class HistoryLedger {
   readonly truncations = new WeakMap<object, { allowed: number; message: ChatMessage; tokens: number }>();
   /** Opaque slot for the last selection made on this ledger (see selectHistoryWindow). */
   memo: unknown;
-  /** The tool-call groups found on this history, kept while their messages stay the same objects. */
-  readonly groups = new HistoryGroupCache();
   /** The whole groups the last walk back kept one after the other (see selectHistoryWindow). */
   readonly keptRun = new KeptGroupRun();
 
@@ -82,10 +79,7 @@ export class HistoryLedger {
       if (history[0] === this.first && history[previous - 1] === this.last) continuity = 'identity';
       else if (messageFingerprint(history[0]!) === this.firstPrint && messageFingerprint(history[previous - 1]!) === this.lastPrint) continuity = 'fingerprint';
     }
-    if (continuity !== 'identity') {
-      this.groups.clear();
-      this.keptRun.clear();
-    }
+    if (continuity !== 'identity') this.keptRun.clear();
     if (continuity === 'reset') {
       this.counts = new Float64Array(Math.max(64, history.length));
       this.verified = new Uint8Array(this.counts.length);

@@ -1,10 +1,13 @@
 import type { ChatMessage } from '../contracts/chat-message';
 
-/** A whole group a walk kept: history indexes `[from, to)` and its exact tokens. */
-export interface KeptGroup {
-  from: number;
-  to: number;
-  tokens: number;
+/**
+ * Whole groups a walk back kept one after the other, newest first: the first ends at `end`, group `i`
+ * starts at `starts[i]` (and the next one ends there) and holds `tokens[i]` tokens.
+ */
+export interface KeptGroups {
+  end: number;
+  starts: number[];
+  tokens: number[];
 }
 
 /** How far a walk back reaches over the run: the oldest index it keeps and the tokens of what it keeps. */
@@ -87,22 +90,27 @@ export class KeptGroupRun {
     this.checked = undefined;
   }
 
-  /** Adds groups kept right after the run's newest end (newest first, the last one starting at that end). */
-  extend(history: ReadonlyArray<Readonly<ChatMessage>>, groups: ReadonlyArray<KeptGroup>): void {
-    if (groups.length === 0 || groups[groups.length - 1]!.from !== this.newestEnd) return;
+  /** Adds groups kept right after the run's newest end (the oldest of them starts at that end). */
+  extend(history: ReadonlyArray<Readonly<ChatMessage>>, groups: KeptGroups): void {
+    const { starts } = groups;
+    if (starts.length === 0 || starts[starts.length - 1] !== this.newestEnd) return;
     // The new groups are copied from `history`: a check of the older part against it still holds.
     if (this.checked !== undefined && (this.checked.history !== history || this.checked.length !== history.length)) this.checked = undefined;
-    for (let position = groups.length - 1; position >= 0; position--) this.append(history, groups[position]!);
+    for (let index = this.newestEnd; index < groups.end; index++) this.messages.push(history[index]!);
+    this.appendBounds(groups);
   }
 
-  /** Starts the run anew from groups a walk kept one after the other (newest first). */
-  restart(history: ReadonlyArray<Readonly<ChatMessage>>, groups: ReadonlyArray<KeptGroup>): void {
+  /** Starts the run anew from groups a walk kept one after the other. */
+  restart(history: ReadonlyArray<Readonly<ChatMessage>>, groups: KeptGroups): void {
     this.clear();
-    if (groups.length === 0) return;
-    this.bounds.push(groups[groups.length - 1]!.from);
+    const { starts } = groups;
+    if (starts.length === 0) return;
+    const oldest = starts[starts.length - 1]!;
+    this.bounds.push(oldest);
     this.prefix.push(0);
-    for (let position = groups.length - 1; position >= 0; position--) this.append(history, groups[position]!);
-    this.checked = { history, length: history.length, from: this.bounds[0]! };
+    this.messages = history.slice(oldest, groups.end);
+    this.appendBounds(groups);
+    this.checked = { history, length: history.length, from: oldest };
   }
 
   /** Forgets the run. */
@@ -113,9 +121,11 @@ export class KeptGroupRun {
     this.checked = undefined;
   }
 
-  private append(history: ReadonlyArray<Readonly<ChatMessage>>, group: KeptGroup): void {
-    for (let index = group.from; index < group.to; index++) this.messages.push(history[index]!);
-    this.bounds.push(group.to);
-    this.prefix.push(this.prefix[this.prefix.length - 1]! + group.tokens);
+  private appendBounds(groups: KeptGroups): void {
+    const { starts, tokens } = groups;
+    for (let position = starts.length - 1; position >= 0; position--) {
+      this.bounds.push(position === 0 ? groups.end : starts[position - 1]!);
+      this.prefix.push(this.prefix[this.prefix.length - 1]! + tokens[position]!);
+    }
   }
 }

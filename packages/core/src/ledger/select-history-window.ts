@@ -7,7 +7,7 @@ import { contentText } from '../token-counting/message-text';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { truncateToFit } from '../truncation/truncate-to-fit';
 import { HistoryLedger } from './history-ledger';
-import type { KeptGroup } from './kept-group-run';
+import type { KeptGroups } from './kept-group-run';
 
 /** The `reason` of the reduction for history older than the window (strategies may relabel where it is recoverable from). */
 export const OLDER_THAN_WINDOW_REASON = 'older than the window: did not fit the budget';
@@ -137,9 +137,14 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
 
   // Older history: whole groups, newest first, stop at the first that does not fit. Arriving at the
   // groups the previous walk kept (the history only grew), the walk jumps over those that still fit.
+  const keep = (from: number, to: number): void => {
+    const newer = kept[kept.length - 1];
+    if (newer !== undefined && newer.from === to) newer.from = from;
+    else kept.push({ from, to });
+  };
   const run = ledger.keptRun;
   const walkStart = end;
-  const walked: KeptGroup[] = [];
+  const walked: KeptGroups = { end, starts: [], tokens: [] };
   let contiguous = true;
   let jumped = false;
   while (end > start) {
@@ -149,14 +154,13 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
         jumped = true;
         if (reach.from < end) {
           used += reach.tokens;
-          kept.push({ from: reach.from, to: end });
+          keep(reach.from, end);
           end = reach.from;
           continue;
         }
       }
     }
-    const known = ledger.groups.groupEndingAt(history, end);
-    const group = known.group;
+    const group = groupEndingAt(history, end);
     if (group.start < start) {
       // A unit cut by `startIndex`: its results would be sent without their call.
       pushMerged(reductions, dropRecord(start, end, 'tool results whose call lies before the selectable part (never sent)'));
@@ -170,19 +174,17 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
       contiguous = false;
       continue;
     }
-    // A known exact total decides as the early-exit count below would: both exceed the budget or neither.
-    let tokens = known.tokens;
-    if (tokens < 0) {
-      tokens = 0;
-      for (let index = group.start; index < group.end && used + tokens <= budget; index++) {
-        tokens += ledger.tokensWithin(history, index, budget - used - tokens);
-      }
-      if (used + tokens <= budget) ledger.groups.rememberTokens(known, tokens);
+    let tokens = 0;
+    for (let index = group.start; index < group.end && used + tokens <= budget; index++) {
+      tokens += ledger.tokensWithin(history, index, budget - used - tokens);
     }
     if (used + tokens > budget) break;
     used += tokens;
-    kept.push({ from: group.start, to: group.end });
-    if (contiguous && !jumped) walked.push({ from: group.start, to: group.end, tokens });
+    keep(group.start, group.end);
+    if (contiguous && !jumped) {
+      walked.starts.push(group.start);
+      walked.tokens.push(tokens);
+    }
     end = group.start;
   }
   if (end > start) pushMerged(reductions, dropRecord(start, end, OLDER_THAN_WINDOW_REASON));
