@@ -137,8 +137,8 @@ export class HistoryLedger {
   /**
    * Forgets what is known of position `index`, for a history whose message at that position was
    * replaced in place (a strategy's working view where an older tool output became a placeholder).
-   * The next walk measures that position again; the rest stays known. O(1); positions the ledger
-   * has not seen are ignored.
+   * The next walk measures that position again (and walks the window group by group once); the rest
+   * stays known. O(1); positions the ledger has not seen are ignored.
    */
   invalidate(index: number): void {
     if (!(index >= 0 && index < this.known)) return;
@@ -146,7 +146,7 @@ export class HistoryLedger {
     this.verified[index] = 0;
     this.atLeast.delete(index);
     this.memo = undefined;
-    this.keptRun.recheck();
+    this.keptRun.clear();
   }
 
   /** Exact tokens of `history[index]`. */

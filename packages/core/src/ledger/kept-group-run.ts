@@ -85,11 +85,6 @@ export class KeptGroupRun {
     return { from, tokens: total - this.prefix[low]! };
   }
 
-  /** Checks the run's messages against the history again on the next {@link reach} (a message replaced in place). */
-  recheck(): void {
-    this.checked = undefined;
-  }
-
   /** Adds groups kept right after the run's newest end (the oldest of them starts at that end). */
   extend(history: ReadonlyArray<Readonly<ChatMessage>>, groups: KeptGroups): void {
     const { starts } = groups;
