@@ -51,6 +51,11 @@ export { MIN_TOOL_OUTPUT_TOKENS, truncateToolResult } from './budget/truncate-to
 export type { PreSendCheckInput, PreSendReport, PreSendResult, PreSendStep, PreSendStepReport } from './budget/pre-send-check';
 export { preSendCheck } from './budget/pre-send-check';
 export type { TokenCalibrationReport } from './budget/agent-count-calibration';
+export type { CalibrationObservation, CountCalibrationOptions, CountCalibrationSnapshot } from './count-calibration/count-calibration';
+export { CountCalibration } from './count-calibration/count-calibration';
+export { CalibratedTokenCounter } from './count-calibration/calibrated-token-counter';
+export type { AnchoredCount, CountedPayload } from './count-calibration/usage-anchored-count';
+export { UsageAnchoredCount } from './count-calibration/usage-anchored-count';
 export type { OverflowRetryReport, RunBudgetReport } from './budget/run-budget-report';
 export { classifyContextOverflow } from './budget/classify-context-overflow';
 export type { OverflowRetryLimitInput } from './budget/overflow-retry-limit';

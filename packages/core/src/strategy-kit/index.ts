@@ -1,14 +1,13 @@
 /**
  * `@ctxkit/core/strategy-kit`: the building blocks standard strategies are made of, for plugin authors
  * and hosts: the budget-filling payload composer, the history ledger and window selection, tool-call
- * grouping, truncation, the budget formula, token counting implementations and calibration, store key
- * and compare-and-set helpers, epochs and previews, plugin discovery and config validation, and the
- * foundation a standard strategy stands on (counter, budget from config, composer, turns, disposal). The
+ * grouping, truncation, the budget formula, token counting implementations, store key and
+ * compare-and-set helpers, epochs and previews, config validation, and the foundation a standard strategy stands on (counter, budget from config, composer, turns, disposal). The
  * contracts, errors, events and runtime are in `@ctxkit/core`. Explicit named exports only.
  * @see docs/06-writing-a-strategy.md
  */
 
-// token counting implementations and calibration
+// token counting implementations
 export { MESSAGE_OVERHEAD_TOKENS } from '../token-counting/token-counter';
 export { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
 export type { BpeEncoder } from '../token-counting/bpe-encoder';
@@ -16,15 +15,7 @@ export { GptTokenizerEncoder, JsTiktokenEncoder } from '../token-counting/bpe-en
 export { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
 export type { BpeEncodingName, ResolvedEncoding } from '../token-counting/model-encodings';
 export { resolveModelEncoding } from '../token-counting/model-encodings';
-export type { CalibrationObservation, CountCalibrationOptions, CountCalibrationSnapshot } from '../token-counting/calibration/count-calibration';
-export { CountCalibration } from '../token-counting/calibration/count-calibration';
-export { CalibratedTokenCounter } from '../token-counting/calibration/calibrated-token-counter';
-export type { AnchoredCount, CountedPayload } from '../token-counting/calibration/usage-anchored-count';
-export { UsageAnchoredCount } from '../token-counting/calibration/usage-anchored-count';
-export { BoundedCountCache, DEFAULT_COUNT_CACHE_ENTRIES } from '../token-counting/bounded-count-cache';
-export { contentDigest } from '../token-counting/content-digest';
-export type { TextPartOptions } from '../token-counting/text-parts';
-export { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS, utf8ByteLength } from '../token-counting/text-parts';
+export { utf8ByteLength } from '../token-counting/text-parts';
 export { imageTokens } from '../token-counting/image-tokens';
 export { contentText, messageImages, messageText } from '../token-counting/message-text';
 export { messageOverheadTokens, messageTokens } from '../token-counting/message-tokens';
@@ -34,8 +25,6 @@ export { networkErrorCode } from '../model-calls/network-error-code';
 export { retryAfterMs } from '../model-calls/retry-after';
 // one piece of work at a time
 export { SerialQueue } from '../concurrency/serial-queue';
-// similarity of embeddings (semantic trimming)
-export { cosineSimilarity } from '../trimming/cosine-similarity';
 // history ledger and the reusable window selection (sliding window, summarization, entities, cache)
 export type { LedgerContinuity } from '../ledger/history-ledger';
 export { HistoryLedger, LARGE_MESSAGE_CHARS, messageFingerprint } from '../ledger/history-ledger';
@@ -94,15 +83,9 @@ export type { EpochDescription, EpochLogOptions, TakenEpoch } from '../epochs/ep
 export { DEFAULT_MAX_EPOCHS, EpochLog } from '../epochs/epoch-log';
 export { payloadPreview } from '../epochs/payload-preview';
 export { previewItem, previewItems } from '../epochs/preview-item';
-// plugin discovery and config validation
+// config validation
 export { applyConfigSchema } from '../plugins/apply-config-schema';
 export type { ConfigSource } from '../plugins/apply-config-schema';
-export { isValidPluginId, PLUGIN_ID_PATTERN } from '../plugins/plugin-id';
-export type { DiscoverPluginsOptions, PluginDiscovery, PluginDiscoveryProblem } from '../plugins/discover-plugins';
-export { discoverPlugins } from '../plugins/discover-plugins';
-export type { PluginRecord } from '../plugins/plugin-record';
-// one-line tool summaries (small-context mode A) and the source languages they name
-export { oneLineToolSummary } from '../outline/one-line-tool-summary';
-export type { ToolResultSummaryInput } from '../outline/one-line-tool-summary';
+// the source language of a file path (small-context tool summaries)
 export { baseName, languageOfPath } from '../outline/source-language';
 export type { SourceLanguage } from '../outline/source-language';

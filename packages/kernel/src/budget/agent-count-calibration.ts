@@ -1,12 +1,7 @@
 import { type IContextStore, type ITokenCounter, type StoreKey } from '@ctxkit/core';
-import {
-  CalibratedTokenCounter,
-  CountCalibration,
-  UsageAnchoredCount,
-  type AnchoredCount,
-  type CountCalibrationSnapshot,
-  type CountedPayload,
-} from '@ctxkit/core/strategy-kit';
+import { CalibratedTokenCounter } from '../count-calibration/calibrated-token-counter';
+import { CountCalibration, type CountCalibrationSnapshot } from '../count-calibration/count-calibration';
+import { UsageAnchoredCount, type AnchoredCount, type CountedPayload } from '../count-calibration/usage-anchored-count';
 
 /** The store session under which an agent's own state (not a conversation's) is kept. */
 export const AGENT_STATE_SESSION_ID = 'agent';

@@ -1,8 +1,10 @@
 import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
-import { CalibratedTokenCounter, CountCalibration, HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
+import { HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { freezeDeep } from '@ctxkit/core/testing';
 import fc from 'fast-check';
 import { arbPayloadStep, arbUnitKind, conversationOf, payloadsOf } from '../__fixtures__/payload-sequences';
+import { CalibratedTokenCounter } from '../count-calibration/calibrated-token-counter';
+import { CountCalibration } from '../count-calibration/count-calibration';
 import { IncrementalPayloadCount } from './incremental-payload-count';
 
 /** A heuristic counter that remembers which messages it was asked to count. */

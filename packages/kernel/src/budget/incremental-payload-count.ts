@@ -1,5 +1,5 @@
 import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
-import { CalibratedTokenCounter } from '@ctxkit/core/strategy-kit';
+import { CalibratedTokenCounter } from '../count-calibration/calibrated-token-counter';
 import { keptMessages, leadingSystemMessages, payloadContinuation } from '../providers/payload-continuation';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;

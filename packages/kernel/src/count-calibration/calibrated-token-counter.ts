@@ -1,6 +1,4 @@
-import type { ChatMessage } from '../../contracts/chat-message';
-import type { ToolDefinition } from '../../contracts/tool-definition';
-import type { ITokenCounter, TokenCounterMeta } from '../token-counter';
+import type { ChatMessage, ITokenCounter, TokenCounterMeta, ToolDefinition } from '@ctxkit/core';
 import type { CountCalibration } from './count-calibration';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { loadConversations } from '../../testing/load-conversations';
-import { createTokenCounter } from '../create-token-counter';
+import { createTokenCounter } from '@ctxkit/core';
+import { loadConversations } from '@ctxkit/core/testing';
 import { CountCalibration } from './count-calibration';
 import { UsageAnchoredCount } from './usage-anchored-count';
 

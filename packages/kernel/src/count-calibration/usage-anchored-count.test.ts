@@ -1,5 +1,4 @@
-import type { ChatMessage } from '../../contracts/chat-message';
-import { createTokenCounter } from '../create-token-counter';
+import { createTokenCounter, type ChatMessage } from '@ctxkit/core';
 import { CalibratedTokenCounter } from './calibrated-token-counter';
 import { CountCalibration } from './count-calibration';
 import { UsageAnchoredCount } from './usage-anchored-count';

@@ -1,7 +1,5 @@
-import type { ChatMessage } from '../../contracts/chat-message';
-import type { ToolDefinition } from '../../contracts/tool-definition';
-import { messageText } from '../message-text';
-import type { ITokenCounter } from '../token-counter';
+import type { ChatMessage, ITokenCounter, ToolDefinition } from '@ctxkit/core';
+import { messageText } from '@ctxkit/core/strategy-kit';
 import type { CalibrationObservation, CountCalibration } from './count-calibration';
 
 /** A payload as sent to the provider: its messages (system prompt first) and tool definitions. */
