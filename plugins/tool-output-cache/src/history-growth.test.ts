@@ -1,5 +1,4 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { TurnCounter } from './count-turns';
 import { HistoryGrowth } from './history-growth';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -18,16 +17,5 @@ describe('HistoryGrowth', () => {
     expect(growth.newFrom(JSON.parse(JSON.stringify([...history, next])) as ChatMessage[])).toBe(0);
     expect(growth.newFrom([...history, user('other')])).toBe(0);
     expect(growth.newFrom(history)).toBe(0);
-  });
-});
-
-describe('TurnCounter', () => {
-  it('counts the user messages of a growing history, looking only at the new ones', () => {
-    const counter = new TurnCounter();
-    const history = [user('a'), assistant('b')];
-    expect(counter.count(history)).toBe(1);
-    const grown = [...history, user('c'), assistant('d'), user('e')];
-    expect(counter.count(grown)).toBe(3);
-    expect(counter.count([user('x')])).toBe(1);
   });
 });

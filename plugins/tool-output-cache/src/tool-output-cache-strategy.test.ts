@@ -724,4 +724,52 @@ describe('ToolOutputCacheStrategy', () => {
       expect(() => setup({ model: 'no-such-model' })).toThrow(expect.objectContaining({ code: ErrorCodes.UNKNOWN_MODEL }));
     });
   });
+
+  describe('turns and shape checks', () => {
+    it('numbers the turns of the hook, onTurnComplete and preview like those of the payload, whichever history each gets', async () => {
+      const { strategy, events } = setup({ toolOutputCache: { contextBudgetTokens: 800 }, microCompact: { enabled: false }, compaction: { enabled: false } });
+      const history = longHistory(4, 20);
+      await strategy.preview(SYSTEM, history, []);
+      await strategy.composePayload(SYSTEM, history, []);
+      const finished = [...history, ...exchange('late', output('late', 20))];
+      await strategy.onTurnComplete(finished);
+      // A copy rebuilt from JSON is read whole, and counts the same.
+      await strategy.checkCompaction('after-tools', JSON.parse(JSON.stringify(finished)) as ChatMessage[]);
+      await strategy.composePayload(SYSTEM, [...finished, { role: 'user', content: 'Next.' }], []);
+      await strategy.whenIdle();
+      const reported = events.filter((event) => event.name === 'tool-output-cached' || event.name === 'tool-output-trim').map((event) => event.payload as { turn: number; toolCallId?: string });
+      // The output onTurnComplete cached belongs to the turn of 'Go on.', the second user message.
+      expect(reported.filter((payload) => payload.toolCallId === 'late').map((payload) => payload.turn)).toEqual([2]);
+      expect(reported.some((payload) => payload.turn === 3)).toBe(true);
+      expect(reported.every((payload) => payload.turn === 2 || payload.turn === 3)).toBe(true);
+    });
+
+    it('rejects a message of unknown role at every call that reads the history, not only at composePayload', async () => {
+      const { strategy } = setup({});
+      const bad = [{ role: 'user', content: 'Hi.' }, { role: 'robot', content: '?' }] as unknown as ChatMessage[];
+      await expect(strategy.checkCompaction('before-return', bad)).rejects.toMatchObject({ code: ErrorCodes.HISTORY_INVALID });
+      await expect(strategy.onTurnComplete(bad)).rejects.toMatchObject({ code: ErrorCodes.HISTORY_INVALID });
+      await expect(strategy.preview(SYSTEM, bad, [])).rejects.toMatchObject({ code: ErrorCodes.HISTORY_INVALID });
+      await expect(strategy.composePayload(SYSTEM, bad, [])).rejects.toMatchObject({ code: ErrorCodes.HISTORY_INVALID });
+    });
+  });
+
+  describe('#dispose', () => {
+    it('is safe to call twice; every later call rejects naming the strategy, the method, the agent and the session', async () => {
+      const { strategy } = setup({});
+      strategy.dispose();
+      strategy.dispose();
+      const history: ChatMessage[] = [{ role: 'user', content: 'Hi.' }];
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['composePayload', () => strategy.composePayload(SYSTEM, history, [])],
+        ['onTurnComplete', () => strategy.onTurnComplete(history)],
+        ['checkCompaction', () => strategy.checkCompaction('before-return', history)],
+        ['preview', () => strategy.preview(SYSTEM, history, [])],
+        ['undo', () => strategy.undo('e1')],
+      ];
+      for (const [method, run] of calls) {
+        await expect(run()).rejects.toMatchObject({ code: ErrorCodes.DISPOSED, message: expect.stringContaining(`std-tool-output-cache-strategy (${method}) for agent "agent-1", session "session-1"`) });
+      }
+    });
+  });
 });

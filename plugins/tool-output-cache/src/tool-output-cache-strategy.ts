@@ -1,5 +1,4 @@
 import {
-  DisposedError,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
@@ -18,7 +17,7 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { assertHistoryShape, computeBudget, payloadPreview, previewItem } from '@ctxkit/core/strategy-kit';
+import { assertHistoryShape, budgetFromConfig, payloadPreview, previewItem, StrategyLifetime, TurnCounter } from '@ctxkit/core/strategy-kit';
 import { CachedOutputs } from './cache/cached-outputs';
 import { createCacheTools, createCompactTool } from './cache/cache-tools';
 import { FinishedTurnOutputs } from './cache/finished-turn-outputs';
@@ -28,7 +27,6 @@ import type { CompactionState } from './compaction/compaction-state';
 import { Compactor } from './compaction/compactor';
 import { resolveContextLimit } from './compaction/context-limit';
 import { undoCompaction } from './compaction/undo-compaction';
-import { countTurns, TurnCounter } from './count-turns';
 import type { CompactionBefore } from './epochs/saved-before';
 import { SessionEpochs } from './epochs/session-epochs';
 import { TrimRecorder } from './epochs/trim-recorder';
@@ -88,34 +86,38 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   private turn = 0;
   /** The history last checked for shape: a call checks only the messages appended since. */
   private readonly checked = new HistoryGrowth();
-  private readonly composeTurns = new TurnCounter();
-  private readonly hookTurns = new TurnCounter();
+  /** The turn number of every call's history, each checked for shape first (only what was appended since the last check). */
+  private readonly turns: TurnCounter;
+  private readonly lifetime: StrategyLifetime;
   private queue: Promise<unknown> = Promise.resolve();
-  private disposed = false;
 
   /** `config`: validated against `plugin.json`'s `configSchema`, its defaults applied (see `createStrategy`). */
   constructor(
     readonly config: ResolvedToolOutputCacheStrategyConfig,
     private readonly context: StrategyContext,
   ) {
-    this.strategyId = context.strategyId || TOOL_OUTPUT_CACHE_STRATEGY_ID;
+    const strategyId = (this.strategyId = context.strategyId || TOOL_OUTPUT_CACHE_STRATEGY_ID);
+    this.lifetime = new StrategyLifetime({ strategyId, agentId: context.agentId, sessionId: context.sessionId });
+    this.turns = new TurnCounter({
+      checkHistoryShape: (history) => {
+        assertHistoryShape(history, this.checked.newFrom(history));
+        this.checked.remember(history);
+      },
+    });
     const model = config.model ?? context.model;
     const counter = (this.counter = model === context.model ? context.counter : context.counterFor(model));
     const contextLimit = (this.contextLimit = resolveContextLimit(context.models, model, config.maxContextTokens));
-    const contextWindow = context.models.find(model)?.contextWindow ?? contextLimit;
-    const { maxContextTokens, reserveOutputTokens, safetyMarginRatio } = config;
-    const budget = computeBudget({ contextWindow, maxContextTokens, reserveOutputTokens, safetyMarginRatio });
+    const budget = budgetFromConfig(config, model, context.models);
     this.toolOutputBudget = toolOutputBudgetTokens(config.toolOutputCache.contextBudgetTokens, contextLimit);
     const { maxMessageBytes, maxLineLength } = config.toolOutputCache;
     this.cache = new ToolOutputCache({ store: context.store, agentId: context.agentId, sessionId: context.sessionId, maxMessageBytes, maxLineLength });
     const eventBase = (turn: number): CtxkitEventBase => this.eventBase(turn);
     this.outputs = new CachedOutputs({ cache: this.cache, counter, events: context.events, eventBase });
-    this.finishedTurns = new FinishedTurnOutputs(this.outputs);
+    this.finishedTurns = new FinishedTurnOutputs(this.outputs, this.turns);
     this.view = new WorkingView({ config, counter, outputs: this.outputs, toolOutputBudget: this.toolOutputBudget, restored: this.restored });
     this.undoable = new SessionEpochs({ context, events: context.events, eventBase });
     this.trims = new TrimRecorder(this.undoable, counter);
     const outputs = config.toolOutputCache.enabled ? this.outputs : undefined;
-    const { strategyId } = this;
     this.compactor = new Compactor({ config: config.compaction, context, strategyId, model, counter, contextLimit, outputs, eventBase, onCompacted: (done) => this.undoable.recordCompaction(done) });
     const { toolOutputBudget, restored } = this;
     const compactionStats = (): Record<string, unknown> => this.compactor.stats();
@@ -134,7 +136,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    */
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     return this.serialize(async () => {
-      this.assertLive();
+      this.lifetime.assertLive('onTurnComplete');
       if (this.config.toolOutputCache.enabled) await this.finishedTurns.cache(newHistory);
     });
   }
@@ -160,8 +162,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    */
   checkCompaction(checkpoint: CompactionCheckpoint, history: ReadonlyArray<ChatMessage>, usage?: TokenUsage): Promise<CompactionHookResult> {
     return this.serialize(async () => {
-      this.assertLive();
-      const turn = this.hookTurns.count(history);
+      this.lifetime.assertLive('checkCompaction');
+      const turn = this.turns.count(history);
       this.turn = turn;
       return this.compactor.check(checkpoint, history, usage, turn, () => {
         this.view.sync(history, this.compactor.layout(history, turn), turn);
@@ -189,7 +191,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    */
   undo(epochId: string): Promise<UndoResult> {
     return this.serialize(async () => {
-      this.assertLive();
+      this.lifetime.assertLive('undo');
       const toUndo = await this.undoable.peekFrom(epochId);
       // The oldest compaction undone holds the history before all of them.
       const compaction = toUndo.map((entry) => entry.before).find((before): before is CompactionBefore => before?.kind === 'compaction');
@@ -214,9 +216,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    */
   preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
     return this.serialize(async () => {
-      this.assertLive();
-      assertHistoryShape(history, this.checked.newFrom(history));
-      const turn = countTurns(history);
+      this.lifetime.assertLive('preview');
+      const turn = this.turns.count(history);
       const systemMessage = this.composer.systemMessageOf(systemPrompt, false);
       const fixedTokens = this.composer.fixedTokens(systemMessage, tools, ragContext);
       const { layout, setAside } = this.compactor.peekLayout(history);
@@ -242,7 +243,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
 
   /** Stops accepting calls. Cached outputs and transcripts stay in the store. Safe to call twice. */
   dispose(): void {
-    this.disposed = true;
+    this.lifetime.end();
   }
 
   /** The current compaction state (for reports and tests); `undefined` before the first compaction. */
@@ -262,11 +263,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    * and its new placeholders recorded as a trim epoch.
    */
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions): Promise<LLMPayload> {
-    this.assertLive();
-    // Only the messages appended since the last call are checked (the composer's rule).
-    assertHistoryShape(history, this.checked.newFrom(history));
-    this.checked.remember(history);
-    const turn = this.composeTurns.count(history);
+    this.lifetime.assertLive('composePayload');
+    const turn = this.turns.count(history);
     this.turn = turn;
     const systemMessage = this.composer.systemMessageOf(systemPrompt, true);
     this.compactor.systemPrompt = systemPrompt;
@@ -281,10 +279,6 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
 
   private eventBase(turn: number): CtxkitEventBase {
     return { agentId: this.context.agentId, sessionId: this.context.sessionId, strategyId: this.strategyId, turn };
-  }
-
-  private assertLive(): void {
-    if (this.disposed) throw new DisposedError(`${this.strategyId} for agent "${this.context.agentId}"`);
   }
 
   /** Runs calls one at a time; once a call's answer is delivered, the outputs it cached are written (the next call, `whenIdle` and every read of a ref wait for them). */

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { TurnCounter } from '../count-turns';
+import type { TurnCounter } from '@ctxkit/core/strategy-kit';
 import { HistoryGrowth } from '../history-growth';
 import type { CachedOutputs } from './cached-outputs';
 
@@ -9,11 +9,14 @@ import type { CachedOutputs } from './cached-outputs';
  * call, every message appended since. Older outputs are cached when a payload first reaches them.
  */
 export class FinishedTurnOutputs {
-  private readonly turns = new TurnCounter();
   /** The history seen last: only the messages appended since are cached. */
   private readonly seen = new HistoryGrowth();
 
-  constructor(private readonly outputs: CachedOutputs) {}
+  /** @param turns the strategy's turn counter (it checks the history's shape before counting) */
+  constructor(
+    private readonly outputs: CachedOutputs,
+    private readonly turns: TurnCounter,
+  ) {}
 
   /** Caches the outputs `newHistory` finished. */
   async cache(newHistory: ReadonlyArray<ChatMessage>): Promise<void> {
