@@ -1,10 +1,5 @@
 import type { ITokenCounter } from '@ctxkit/core';
-
-/** Index just before a cut point that does not split a UTF-16 surrogate pair. */
-function safeCut(text: string, index: number): number {
-  const code = text.charCodeAt(index - 1);
-  return code >= 0xd800 && code <= 0xdbff ? index - 1 : index;
-}
+import { surrogateSafeCut } from '@ctxkit/core/strategy-kit';
 
 /**
  * Keeps the head (70%) and the tail (30%) of a text within `maxTokens`, with a visible marker
@@ -15,10 +10,8 @@ export function truncateMiddle(text: string, maxTokens: number, counter: ITokenC
   const ratio = text.length / Math.max(1, counter.count(text));
   let keep = Math.max(0, Math.floor(maxTokens * ratio * 0.9) - 24);
   for (let attempt = 0; attempt < 8; attempt++) {
-    const headEnd = safeCut(text, Math.ceil(keep * 0.7));
-    let tailStart = text.length - Math.floor(keep * 0.3);
-    const first = text.charCodeAt(tailStart);
-    if (first >= 0xdc00 && first <= 0xdfff) tailStart++;
+    const headEnd = surrogateSafeCut(text, Math.ceil(keep * 0.7), 'down');
+    const tailStart = surrogateSafeCut(text, text.length - Math.floor(keep * 0.3), 'up');
     const tail = text.slice(tailStart);
     const result = `${text.slice(0, headEnd)}\n[… ${text.length - headEnd - tail.length} ${what} …]\n${tail}`;
     if (counter.count(result) <= maxTokens || keep === 0) return result;

@@ -1,3 +1,5 @@
+import { surrogateSafeCut } from '@ctxkit/core/strategy-kit';
+
 /** Characters per chunk when a large text is hashed, measured or written: 1 Mi characters. */
 export const TEXT_CHUNK_CHARS = 1 << 20;
 
@@ -10,11 +12,7 @@ export function* textChunks(text: string, chunkChars: number = TEXT_CHUNK_CHARS)
   const size = Math.max(2, Math.floor(chunkChars));
   let start = 0;
   while (start < text.length) {
-    let end = Math.min(text.length, start + size);
-    if (end < text.length) {
-      const last = text.charCodeAt(end - 1);
-      if (last >= 0xd800 && last <= 0xdbff) end--;
-    }
+    const end = surrogateSafeCut(text, Math.min(text.length, start + size), 'down');
     yield text.slice(start, end);
     start = end;
   }
