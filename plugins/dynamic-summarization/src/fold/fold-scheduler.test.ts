@@ -235,7 +235,8 @@ describe('FoldScheduler', () => {
     scheduler.maybeStartFold(conversation(4));
     await untilAsked(summarizer, 1);
     await scheduler.dispose();
-    expect(summarizer.inputs[0]!.signal?.reason).toMatchObject({ code: 'CTXKIT_DISPOSED' });
+    const { agentId, sessionId, strategyId } = context;
+    expect(summarizer.inputs[0]!.signal?.reason).toMatchObject({ code: 'CTXKIT_DISPOSED', message: expect.stringContaining(`${strategyId} (background fold) for agent "${agentId}", session "${sessionId}" has been disposed.`) });
     expect(scheduler.state).toBeNull();
     expect(names(events)).toEqual(['summary-start']);
     // The claim is given up: the session's next fold (here or elsewhere) need not wait for it to expire.

@@ -271,7 +271,8 @@ export class FoldScheduler {
   async dispose(): Promise<void> {
     this.disposed = true;
     this.generation++;
-    this.abort?.abort(new DisposedError(`${SUMMARIZATION_STRATEGY_ID} for agent "${this.options.context.agentId}"`));
+    const { strategyId, agentId, sessionId } = this.options.context;
+    this.abort?.abort(new DisposedError(`${strategyId || SUMMARIZATION_STRATEGY_ID} (background fold) for agent "${agentId}", session "${sessionId}"`));
     if (this.pending) await this.pending;
     await this.record.idle();
   }
