@@ -62,6 +62,7 @@ describe('@ctxkit/core exports', () => {
     'createTokenCounter',
     'createTokenUsage',
     'defineStrategy',
+    'freezeDeep',
     'hasCompactionHooks',
     'hasContributedTools',
     'hasDispose',
@@ -178,6 +179,10 @@ describe('@ctxkit/core/testing exports', () => {
     'runConformance',
     'runStoreContract',
     ]);
+  });
+
+  it('re-exports the deep freeze of the main entry, the one the kernel freezes histories with', () => {
+    expect(testing.freezeDeep).toBe(core.freezeDeep);
   });
 
   it('keeps the suite internals internal: cases, checks, targets and generators', () => {

@@ -128,6 +128,8 @@ export { ToolOutputRefNotFoundError } from './errors/tool-output-ref-not-found-e
 // token counting implementations
 export type { CreateTokenCounterOptions } from './token-counting/create-token-counter';
 export { createTokenCounter, DEFAULT_TOKENIZER_BACKEND } from './token-counting/create-token-counter';
+// immutable histories: the deep freeze behind them
+export { freezeDeep } from './messages/freeze-deep';
 // trimming
 export type { Embedder, SemanticOptions, TrimMessagesOptions, TrimMessagesResult, TrimStatistics } from './trimming/trim-messages';
 export { trimMessages } from './trimming/trim-messages';

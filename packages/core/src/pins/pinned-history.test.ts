@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { ChatMessage } from '../contracts/chat-message';
 import { findPayloadProblems } from '../messages/find-payload-problems';
 import { arbHistory } from '../testing/arbitraries';
-import { freezeDeep } from '../testing/freeze-deep';
+import { freezeDeep } from '../messages/freeze-deep';
 import { structuralKey } from '../testing/structural-key';
 import { pinnedMessageText } from './pinned-message-text';
 import { PinnedHistory, type CapturedMessagePin } from './pinned-history';

@@ -12,7 +12,7 @@ import type { StrategyFactory } from '../plugins/strategy-plugin';
 import { createContextRuntime } from '../runtime/create-context-runtime';
 import { FileContextStore } from '../stores/file-context-store';
 import { MemoryContextStore } from '../stores/memory-context-store';
-import { freezeDeep } from '../testing/freeze-deep';
+import { freezeDeep } from '../messages/freeze-deep';
 import { PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL } from './pin-tools';
 
 interface Call {

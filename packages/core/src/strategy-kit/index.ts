@@ -2,8 +2,9 @@
  * `@ctxkit/core/strategy-kit`: the building blocks standard strategies are made of, for plugin authors
  * and hosts: the budget-filling payload composer, the history ledger and window selection, tool-call
  * grouping, truncation, the budget formula, token counting implementations, store key and
- * compare-and-set helpers, epochs and previews, config validation, and the foundation a standard strategy stands on (counter, budget from config, composer, turns, disposal). The
- * contracts, errors, events and runtime are in `@ctxkit/core`. Explicit named exports only.
+ * compare-and-set helpers, epochs and previews, config validation, and the foundation a standard
+ * strategy stands on (counter, budget from config, composer, turns, disposal). The contracts,
+ * errors, events and runtime are in `@ctxkit/core`. Explicit named exports only.
  * @see docs/06-writing-a-strategy.md
  */
 

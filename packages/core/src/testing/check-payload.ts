@@ -10,7 +10,7 @@ import { contentText } from '../token-counting/message-text';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import type { CaseBudget, CaseExpectation } from './conformance-case';
 import type { ConformanceFailure } from './conformance-failure';
-import { isFrozenWriteError } from './freeze-deep';
+import { isFrozenWriteError } from './frozen-write-error';
 import { structuralKey } from './structural-key';
 
 /** One `composePayload` call as the checks see it. */

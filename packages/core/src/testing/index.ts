@@ -17,7 +17,7 @@ export { ConformanceError } from './conformance-failure';
 export type { RecordedEvent } from './check-payload';
 export type { ConformanceContextInput, ConformanceLLM, RecordingContext } from './conformance-context';
 export { createConformanceContext } from './conformance-context';
-export { freezeDeep } from './freeze-deep';
+export { freezeDeep } from '../messages/freeze-deep';
 
 // model clients
 export { ScriptedLLMClient, type RecordedRequest, type ScriptedLLMClientOptions, type ScriptedReply, type ScriptStep } from './scripted-llm-client';

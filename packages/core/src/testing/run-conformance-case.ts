@@ -3,12 +3,13 @@ import type { ChatMessage } from '../contracts/chat-message';
 import { hasDispose, hasWhenIdle, type IContextManager } from '../contracts/context-manager';
 import type { LLMPayload } from '../contracts/llm-payload';
 import { CtxkitError } from '../errors/ctxkit-error';
+import { freezeDeep } from '../messages/freeze-deep';
 import type { StrategyFactory } from '../plugins/strategy-plugin';
 import { checkPayload, checkRejection, mandatoryTokens, payloadLimit, type ComposeCall } from './check-payload';
 import type { CaseBudget, ConformanceCase } from './conformance-case';
 import { createConformanceContext, type ConformanceContextInput, type ConformanceLLM } from './conformance-context';
 import type { ConformanceFailure } from './conformance-failure';
-import { freezeDeep, isFrozenWriteError } from './freeze-deep';
+import { isFrozenWriteError } from './frozen-write-error';
 import { structuralKey } from './structural-key';
 
 /** The strategy under test: its factory, its config (per budget, or fixed), its context and LLM. */

@@ -13,7 +13,7 @@ import { checkPayload } from './check-payload';
 import type { ConformanceCase } from './conformance-case';
 import { budgetCases, hostileCases } from './conformance-cases';
 import { BUNDLED_CONVERSATIONS } from './conversation-record';
-import { freezeDeep } from './freeze-deep';
+import { freezeDeep } from '../messages/freeze-deep';
 import { loadConversations } from './load-conversations';
 import { checkConformance, runConformance } from './strategy-tester';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';

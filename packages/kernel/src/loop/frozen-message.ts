@@ -1,13 +1,7 @@
-import type { ChatMessage } from '@ctxkit/core';
+import { freezeDeep, type ChatMessage } from '@ctxkit/core';
 
 /** Messages the kernel froze itself: frozen all the way down, safe to share without a copy. */
 const frozenByKernel = new WeakSet<object>();
-
-function freezeDeep(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) freezeDeep(child);
-}
 
 /**
  * Freezes a message the kernel has just built (a user message, a tool result) and returns it.
