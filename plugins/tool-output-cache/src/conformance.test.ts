@@ -1,13 +1,15 @@
+import * as path from 'node:path';
 import { runConformance } from '@ctxkit/core/testing';
-import { createStrategy } from './index';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
 // The shared suite every strategy passes: budget, provider validity, immutability, nothing silently
-// lost, stats, events, determinism. The suite's summarizer answer has <summary> tags, so
+// lost, stats, events, determinism. The plugin is loaded as a host loads it: plugin.json read and
+// validated, its entry imported by the runtime's loader, each case's config validated by its
+// configSchema with the defaults applied. The suite's summarizer answer has <summary> tags, so
 // compactions that the budget triggers succeed. Every family runs, the bundled tau-bench and
 // OpenHands conversations included (long single-turn runs compacted more than once among them).
 runConformance<ToolOutputCacheStrategyConfig>('std-tool-output-cache-strategy', {
-  factory: createStrategy,
+  plugin: path.join(__dirname, '..'),
   config: {},
   llm: '<retain>conformance</retain><summary>Earlier turns, summarized.</summary>',
   cases: ['property', 'hostile', 'budget', 'long-history', 'conversation'],

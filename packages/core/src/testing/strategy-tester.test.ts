@@ -17,6 +17,33 @@ import { freezeDeep } from '../messages/freeze-deep';
 import { loadConversations } from './load-conversations';
 import { checkConformance, runConformance } from './strategy-tester';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/**
+ * The reference strategy's plugin, as the suite loads every strategy: a `plugin.json` whose schema
+ * takes the case budget (and a `label` with a default), and a built entry that hands over to the
+ * factory a test registers in `globalThis.__ctxkitConformanceFactory`.
+ */
+const referencePlugin = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-conformance-plugin-'));
+fs.writeFileSync(
+  path.join(referencePlugin, 'plugin.json'),
+  JSON.stringify({
+    id: 'reference-conformance-strategy',
+    kind: 'context-strategy',
+    name: 'Reference',
+    version: '1.0.0',
+    entry: './index.js',
+    configSchema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { maxContextTokens: { type: 'integer', minimum: 1 }, reserveOutputTokens: { type: 'integer', minimum: 0 }, label: { type: 'string', default: 'plain' } },
+    },
+  }),
+);
+fs.writeFileSync(path.join(referencePlugin, 'index.js'), 'exports.createStrategy = (config, context) => globalThis.__ctxkitConformanceFactory(config, context);\n');
+afterAll(() => fs.rmSync(referencePlugin, { recursive: true, force: true }));
 
 interface ReferenceConfig {
   maxContextTokens: number;
@@ -195,11 +222,11 @@ const small: ConformanceCase = {
 };
 
 const invariantsOf = async (flaw: Flaw, cases: ConformanceCase[] = [small]) =>
-  new Set((await checkConformance({ factory: referenceStrategy(flaw), cases, determinism: false })).failures.map((failure) => failure.invariant));
+  new Set((await checkConformance({ plugin: referencePlugin, factory: referenceStrategy(flaw), cases, determinism: false })).failures.map((failure) => failure.invariant));
 
 describe('runConformance', () => {
   // the heuristic counter keeps this self-test fast; plugins run the suite with the default exact counter
-  runConformance('reference strategy (newest whole groups that fit)', { factory: referenceStrategy(), numRuns: 30, context: () => ({ counter: new HeuristicTokenCounter('gpt-4o') }) });
+  runConformance('reference strategy (newest whole groups that fit)', { plugin: referencePlugin, factory: referenceStrategy(), numRuns: 30, context: () => ({ counter: new HeuristicTokenCounter('gpt-4o') }) });
 });
 
 describe('conformance depth', () => {
@@ -212,8 +239,8 @@ describe('conformance depth', () => {
 
   it('replays 8 records per bundled file by default and every record at full depth', async () => {
     delete process.env.CTXKIT_CONFORMANCE_DEPTH;
-    const quick = await checkConformance({ factory: referenceStrategy(), cases: ['conversation'], context: heuristic });
-    const full = await checkConformance({ factory: referenceStrategy(), cases: ['conversation'], context: heuristic, depth: 'full' });
+    const quick = await checkConformance({ plugin: referencePlugin, factory: referenceStrategy(), cases: ['conversation'], context: heuristic });
+    const full = await checkConformance({ plugin: referencePlugin, factory: referenceStrategy(), cases: ['conversation'], context: heuristic, depth: 'full' });
     expect(quick.failures).toEqual([]);
     const recordCounts = BUNDLED_CONVERSATIONS.map((name) => loadConversations(name).length);
     expect(quick.cases).toBe(recordCounts.reduce((sum, count) => sum + Math.min(8, count), 0));
@@ -223,17 +250,17 @@ describe('conformance depth', () => {
 
   it('takes the depth from CTXKIT_CONFORMANCE_DEPTH and rejects an unknown value with the fix', async () => {
     process.env.CTXKIT_CONFORMANCE_DEPTH = 'full';
-    const fromEnvironment = await checkConformance({ factory: referenceStrategy(), cases: ['conversation'], context: heuristic, recordsPerFile: 3 });
+    const fromEnvironment = await checkConformance({ plugin: referencePlugin, factory: referenceStrategy(), cases: ['conversation'], context: heuristic, recordsPerFile: 3 });
     expect(fromEnvironment.cases).toBe(BUNDLED_CONVERSATIONS.map((name) => Math.min(3, loadConversations(name).length)).reduce((a, b) => a + b, 0));
     process.env.CTXKIT_CONFORMANCE_DEPTH = 'deep';
-    await expect(checkConformance({ factory: referenceStrategy(), cases: [small] })).rejects.toThrow(/use "quick" or "full"/);
+    await expect(checkConformance({ plugin: referencePlugin, factory: referenceStrategy(), cases: [small] })).rejects.toThrow(/use "quick" or "full"/);
   }, 60_000);
 });
 
 describe('checkConformance', () => {
   describe('#catches broken strategies', () => {
     it('passes the reference strategy on the hand-made case', async () => {
-      expect((await checkConformance({ factory: referenceStrategy(), cases: [small] })).failures).toEqual([]);
+      expect((await checkConformance({ plugin: referencePlugin, factory: referenceStrategy(), cases: [small] })).failures).toEqual([]);
     });
 
     it('reports a strategy that mutates the history', async () => {
@@ -241,7 +268,7 @@ describe('checkConformance', () => {
     });
 
     it('reports a strategy that splits a tool-call group', async () => {
-      const failures = (await checkConformance({ factory: referenceStrategy('splits-groups'), cases: [small], determinism: false })).failures;
+      const failures = (await checkConformance({ plugin: referencePlugin, factory: referenceStrategy('splits-groups'), cases: [small], determinism: false })).failures;
       expect(failures.some((f) => f.invariant === 'validity' && /orphan-tool-result/.test(f.message))).toBe(true);
     });
 
@@ -257,13 +284,13 @@ describe('checkConformance', () => {
     });
 
     it('reports a strategy that throws a plain Error on overflow', async () => {
-      const failures = (await checkConformance({ factory: referenceStrategy('plain-error'), cases: budgetCases(), determinism: false })).failures;
+      const failures = (await checkConformance({ plugin: referencePlugin, factory: referenceStrategy('plain-error'), cases: budgetCases(), determinism: false })).failures;
       expect(failures.map((f) => f.invariant)).toEqual(['errors', 'errors']);
       expect(failures[0]!.message).toMatch(/generic error/);
     });
 
     it('reports a strategy that drops the current turn whole', async () => {
-      const failures = (await checkConformance({ factory: referenceStrategy('drops-current-turn'), cases: [small], determinism: false })).failures;
+      const failures = (await checkConformance({ plugin: referencePlugin, factory: referenceStrategy('drops-current-turn'), cases: [small], determinism: false })).failures;
       expect(failures.some((f) => /current turn was dropped/.test(f.message))).toBe(true);
     });
 
@@ -274,7 +301,7 @@ describe('checkConformance', () => {
         const offset = calls++;
         return { onTurnComplete: inner.onTurnComplete, composePayload: async (s, h, t, r) => inner.composePayload(s + (offset % 2 === 0 ? '' : ' '), h, t, r) };
       };
-      const failures = (await checkConformance({ factory, cases: [small] })).failures;
+      const failures = (await checkConformance({ plugin: referencePlugin, factory, cases: [small] })).failures;
       expect(failures.map((f) => f.invariant)).toContain('determinism');
     });
 
@@ -287,7 +314,7 @@ describe('checkConformance', () => {
           return (inner({ maxContextTokens: 8192, reserveOutputTokens: 1024 }, { ...contextStub(), strategyId: 'x' }) as IContextManager).composePayload(systemPrompt, history.filter((m) => m.role !== ('developer' as string)), tools);
         },
       });
-      const failures = (await checkConformance({ factory: passThrough, cases: [unknownRole], determinism: false })).failures;
+      const failures = (await checkConformance({ plugin: referencePlugin, factory: passThrough, cases: [unknownRole], determinism: false })).failures;
       expect(failures.some((f) => f.invariant === 'errors' && /typed CtxkitError/.test(f.message))).toBe(true);
     });
   });
@@ -320,41 +347,16 @@ describe('checkPayload', () => {
 });
 
 describe('a plugin named by its directory', () => {
-  const fs = require('node:fs') as typeof import('node:fs');
-  const os = require('node:os') as typeof import('node:os');
-  const path = require('node:path') as typeof import('node:path');
   const seen: Array<Record<string, unknown>> = [];
   const recording: StrategyFactory<ReferenceConfig> = (config, context) => {
     seen.push(config as unknown as Record<string, unknown>);
     return referenceStrategy()(config, context);
   };
-  let dir: string;
+  const dir = referencePlugin;
 
-  beforeAll(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-conformance-plugin-'));
-    fs.writeFileSync(
-      path.join(dir, 'plugin.json'),
-      JSON.stringify({
-        id: 'reference-conformance-strategy',
-        kind: 'context-strategy',
-        name: 'Reference',
-        version: '1.0.0',
-        entry: './index.js',
-        configSchema: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { maxContextTokens: { type: 'integer', minimum: 1 }, reserveOutputTokens: { type: 'integer', minimum: 0 }, label: { type: 'string', default: 'plain' } },
-        },
-      }),
-    );
-    // The built entry the loader imports: it hands over to the factory this test registers.
-    fs.writeFileSync(path.join(dir, 'index.js'), 'exports.createStrategy = (config, context) => globalThis.__ctxkitConformanceFactory(config, context);\n');
-    (globalThis as Record<string, unknown>).__ctxkitConformanceFactory = recording;
-  });
-  afterAll(() => {
-    delete (globalThis as Record<string, unknown>).__ctxkitConformanceFactory;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  // The built entry the loader imports hands over to the factory this test registers.
+  beforeAll(() => ((globalThis as Record<string, unknown>).__ctxkitConformanceFactory = recording));
+  afterAll(() => delete (globalThis as Record<string, unknown>).__ctxkitConformanceFactory);
   beforeEach(() => (seen.length = 0));
 
   it('loads the entry through the runtime loader and validates each case config by the plugin schema, defaults applied', async () => {
@@ -371,7 +373,17 @@ describe('a plugin named by its directory', () => {
     await expect(checkConformance<ReferenceConfig & { label: unknown }>({ plugin: dir, config: { label: 42 }, cases: [small] })).rejects.toMatchObject({ code: 'CTXKIT_CONFIG_INVALID' });
   });
 
-  it('asks for the strategy when given neither a plugin nor a factory', async () => {
-    await expect(checkConformance({ cases: [small] })).rejects.toThrow(/pass plugin \(its directory\) or factory/);
+  it('asks for the plugin when given none, also with a bare factory', async () => {
+    const withoutPlugin = { factory: referenceStrategy(), cases: [small] } as unknown as Parameters<typeof checkConformance>[0];
+    await expect(checkConformance(withoutPlugin)).rejects.toThrow(/pass plugin, the directory holding its plugin.json/);
+  });
+
+  it('refuses a directory that holds no plugin', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-conformance-empty-'));
+    try {
+      await expect(checkConformance({ plugin: empty, factory: referenceStrategy(), cases: [small] })).rejects.toThrow(/holds 0 strategy plugins/);
+    } finally {
+      fs.rmSync(empty, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@ import { budgetCases, conversationCases, hostileCases, longHistoryCases } from '
 import { ConformanceError, type ConformanceFailure } from './conformance-failure';
 import { BUNDLED_CONVERSATIONS } from './conversation-record';
 import { PINS_CASE_NAME, runPinsCase } from './pins-conformance';
-import { pluginConformanceTarget } from './plugin-conformance-target';
+import { pluginConformanceTarget, type PluginConformanceSource } from './plugin-conformance-target';
 import { runConformanceCase, type ConformanceTarget } from './run-conformance-case';
 
 /** A test-framework `describe` (jest, vitest, mocha, node:test all fit). */
@@ -55,19 +55,27 @@ function settingsOf<TConfig>(options: ConformanceOptions<TConfig>): DepthSetting
 }
 
 /**
- * Options of {@link runConformance} and {@link checkConformance}: what the suite runs and how. Name
- * the strategy by its plugin (`plugin`: its directory, loaded as a host loads it, config validated
- * by its own schema) or by a bare `factory` (and `config`, given with its defaults applied).
+ * Options of {@link runConformance} and {@link checkConformance}: what the suite runs and how. The
+ * strategy is named by its plugin (`plugin`: its directory), loaded as a host loads it: its
+ * `plugin.json` read and validated, every case's config validated by its own schema with the
+ * defaults applied.
  */
-export interface ConformanceOptions<TConfig = Record<string, unknown>> extends Omit<ConformanceTarget<TConfig>, 'factory'> {
+export interface ConformanceOptions<TConfig = Record<string, unknown>> extends Omit<ConformanceTarget<TConfig>, 'factory' | 'config'> {
   /**
    * The plugin's directory or `plugin.json`: its manifest validated, each case's config validated by
    * its `configSchema` with the defaults applied, and (without `factory`) its entry imported by the
    * runtime's loader: the plugin as a host gets it (an invalid `plugin.json` fails the test file).
    */
-  plugin?: string;
-  /** The factory to test; with `plugin`, instead of the built entry (to test sources). Required without `plugin`. */
+  plugin: string;
+  /**
+   * Tested instead of the factory the loader imports from the manifest's `entry` (the built output):
+   * the source's `createStrategy`, to test sources without a build. The manifest and its config
+   * schema are still the plugin's.
+   * @default the entry's `createStrategy`, imported by the runtime's loader
+   */
   factory?: ConformanceTarget<TConfig>['factory'];
+  /** Your part of each case's config (the case adds its budget), or the whole config of a case budget; validated by the plugin's schema. @default {} */
+  config?: PluginConformanceSource<TConfig>['config'];
   /** How much of the suite runs (see {@link ConformanceDepth}). @default `CTXKIT_CONFORMANCE_DEPTH`, else 'quick' */
   depth?: ConformanceDepth;
   /**
@@ -177,19 +185,16 @@ export async function checkConformance<TConfig>(options: ConformanceOptions<TCon
 }
 
 /**
- * The target the options name: the plugin's (manifest and config schema from its `plugin.json`, the
- * factory given or its built entry), or the bare factory and config.
- * @throws TypeError when the options name neither a plugin nor a factory
+ * The target of the options' plugin: manifest and config schema from its `plugin.json`, the factory
+ * its entry exports as the runtime's loader imports it (or the factory given instead).
+ * @throws TypeError when the options name no plugin
  */
 function conformanceTargetOf<TConfig>(options: ConformanceOptions<TConfig>): ConformanceTarget<TConfig> {
-  if (options.plugin !== undefined) {
-    return {
-      ...options,
-      ...pluginConformanceTarget<TConfig>({ plugin: options.plugin, ...(options.factory ? { factory: options.factory } : {}), ...(options.config === undefined ? {} : { config: options.config }) }),
-    };
+  const { plugin, factory, config } = options as Partial<ConformanceOptions<TConfig>>;
+  if (typeof plugin !== 'string') {
+    throw new TypeError('The conformance suite loads the strategy through its plugin: pass plugin, the directory holding its plugin.json (path.join(__dirname, \'..\') from src/).');
   }
-  if (typeof options.factory !== 'function') throw new TypeError('The conformance suite needs the strategy: pass plugin (its directory) or factory (its createStrategy).');
-  return { ...options, factory: options.factory };
+  return { ...options, ...pluginConformanceTarget<TConfig>({ plugin, ...(factory ? { factory } : {}), ...(config === undefined ? {} : { config }) }) };
 }
 
 function assertNoFailures(subject: string, report: ConformanceReport): void {
