@@ -36,6 +36,17 @@ describe('toChatMessages', () => {
     );
   });
 
+  it("freezes what the conversion built and leaves the AI SDK message's own parts, which a reasoning item carries, to the caller", () => {
+    const reasoning = { type: 'reasoning' as const, text: 'Check the booking first.', providerOptions: { anthropic: { signature: 'sig' } } };
+    const source: ModelMessage[] = [{ role: 'assistant', content: [reasoning, { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { id: 7 } }] }];
+    const [message] = toChatMessages(source) as AssistantMessage[];
+    expect([message, message!.tool_calls, message!.tool_calls![0], message!.tool_calls![0]!.function, message!.reasoning, message!.reasoning![0]].every((part) => Object.isFrozen(part))).toBe(true);
+    expect(keptPartOf(message!.reasoning![0]!)!.part).toBe(reasoning);
+    expect([source[0], source[0]!.content, reasoning, reasoning.providerOptions].some((part) => Object.isFrozen(part))).toBe(false);
+    reasoning.providerOptions.anthropic.signature = 'changed by the caller';
+    expect(reasoning.providerOptions.anthropic.signature).toBe('changed by the caller');
+  });
+
   it('never shows file bytes as text: images are image parts, other files a marker', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 200, maxLength: 2000 }), (bytes) => {
