@@ -257,6 +257,30 @@ describe('EntityExtractionStrategy', () => {
       expect((await second.strategy.getVersions()).map((v) => v.version)).toEqual([1, 2]);
     });
 
+    it('keeps a stored state whose fingerprint names no message of the history (a fingerprint format another version wrote): reads the newest user message again, loses nothing', async () => {
+      const store = new MemoryContextStore();
+      const key = { agentId: 'booking-agent', sessionId: 's1', kind: 'entities' as const, name: 'state' };
+      const first = setup({ script: ['{"destination":"Seattle"}', '{"date":"2024-05-20"}'], store });
+      await first.strategy.composePayload('sys', history1, []);
+      await first.strategy.composePayload('sys', history2, []);
+      const written = (await store.get(key)) as { processedThrough: number; processedFingerprint: string };
+      expect(written.processedThrough).toBe(2);
+      // A 32-bit FNV-1a fingerprint with the text's length, as earlier versions wrote it.
+      await store.set(key, { ...written, processedFingerprint: `${'On May 20th 2024.'.length}:9e3c1f07` });
+      const second = setup({ script: ['{}'], store });
+      const payload = await second.strategy.composePayload('sys', history2, []);
+      expect(second.llm!.requests).toHaveLength(1);
+      expect(JSON.stringify(second.llm!.requests[0]!.messages)).toContain('On May 20th 2024.');
+      expect(JSON.stringify(second.llm!.requests[0]!.messages)).not.toContain('I want to fly to Seattle.');
+      expect(await second.strategy.getState()).toEqual({ destination: 'Seattle', date: '2024-05-20' });
+      expect((await second.strategy.getVersions()).map((v) => v.version)).toEqual([1, 2]);
+      expect(payload.stats.extra!['entities']).toMatchObject({ version: 2, state: { destination: 'Seattle', date: '2024-05-20' } });
+      // The read point is written again in the current format: the next payload reads nothing again.
+      expect(((await store.get(key)) as { processedFingerprint: string }).processedFingerprint).not.toBe(`${'On May 20th 2024.'.length}:9e3c1f07`);
+      await second.strategy.composePayload('sys', history2, []);
+      expect(second.llm!.requests).toHaveLength(1);
+    });
+
     it('keeps two sessions over one store apart', async () => {
       const store = new MemoryContextStore();
       const a = setup({ script: ['{"destination":"Seattle"}'], store, sessionId: 'conversation-a' });
