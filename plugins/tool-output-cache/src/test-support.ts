@@ -1,4 +1,4 @@
-import type { ChatMessage, IContextStore, ILLMClient, ToolCall } from '@ctxkit/core';
+import type { ChatMessage, IContextStore, ILLMClient, ToolCall, ToolMessage } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
 import { createStrategy } from './create-tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
@@ -40,3 +40,19 @@ export function strategyOn(config: ToolOutputCacheStrategyConfig, options: { llm
 
 /** The retain + summary reply the scripted model writes compactions with. */
 export const SUMMARY_REPLY = '<retain>ids: ISSUE-7, file src/main.c</retain>\n<summary>The agent read the build logs and is fixing src/main.c.</summary>';
+
+/** The system message of the payload tests. */
+export const CODING_AGENT_SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
+
+/** A history of user messages and tool exchanges, every other output carrying a ref. */
+export function historyWithRefs(length: number): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let index = 0; messages.length < length; index++) {
+    if (index % 3 === 0) messages.push({ role: 'user', content: `Step ${index}.` });
+    else {
+      const [call, result] = exchange(`c${index}`, `output ${index}`) as [ChatMessage, ToolMessage];
+      messages.push(call, index % 2 ? { ...result, output_ref: { id: `to_${String(index).padStart(32, '0')}` } } : result);
+    }
+  }
+  return messages;
+}

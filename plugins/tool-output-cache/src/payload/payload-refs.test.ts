@@ -1,30 +1,15 @@
-import type { ChatMessage, ToolMessage } from '@ctxkit/core';
+import type { ChatMessage } from '@ctxkit/core';
 import fc from 'fast-check';
 import { PreviousPayload } from './payload-continuation';
 import { PayloadRefs, refsIn } from './payload-refs';
-import { exchange } from '../test-support';
-
-const SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
-
-/** A history of user messages and tool exchanges, every other output carrying a ref. */
-function history(length: number): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (let index = 0; messages.length < length; index++) {
-    if (index % 3 === 0) messages.push({ role: 'user', content: `Step ${index}.` });
-    else {
-      const [call, result] = exchange(`c${index}`, `output ${index}`) as [ChatMessage, ToolMessage];
-      messages.push(call, index % 2 ? { ...result, output_ref: { id: `to_${String(index).padStart(32, '0')}` } } : result);
-    }
-  }
-  return messages;
-}
+import { CODING_AGENT_SYSTEM, historyWithRefs } from '../test-support';
 
 describe('PayloadRefs', () => {
   it('counts what refsIn counts, payload after payload, however the window moves and whatever is shown differently', () => {
     const step = fc.record({ from: fc.nat({ max: 10 }), grow: fc.nat({ max: 8 }), swap: fc.option(fc.nat(), { nil: undefined }), memory: fc.boolean() });
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 15 }), (steps) => {
-        const messages = history(120);
+        const messages = historyWithRefs(120);
         const refs = new PayloadRefs();
         const previous = new PreviousPayload();
         let start = 0;
@@ -39,7 +24,7 @@ describe('PayloadRefs', () => {
             const message = body[at]!;
             if (message.role === 'tool') body[at] = message.output_ref ? { ...message, output_ref: undefined } : { ...message, output_ref: { id: 'to_ffffffffffffffffffffffffffffffff' } };
           }
-          const payload = [SYSTEM, ...(next.memory ? [{ role: 'system' as const, content: 'memory' }] : []), ...body];
+          const payload = [CODING_AGENT_SYSTEM, ...(next.memory ? [{ role: 'system' as const, content: 'memory' }] : []), ...body];
           expect(refs.count(payload, previous.against(payload))).toBe(refsIn(payload));
           previous.remember(payload);
         }
