@@ -1,4 +1,3 @@
-import type { ChatMessage } from '@ctxkit/core';
 import fc from 'fast-check';
 import { PreviousPayload } from './payload-continuation';
 import { PayloadRefs, refsIn } from './payload-refs';
