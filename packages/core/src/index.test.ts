@@ -116,6 +116,7 @@ describe('@ctxkit/core exports', () => {
       'collapsedToolResult',
       'completeBeforeDeadline',
       'computeBudget',
+      'contentDigest',
       'contentText',
       'countLineFeeds',
       'cutToUtf8Bytes',

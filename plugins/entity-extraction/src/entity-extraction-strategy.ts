@@ -12,7 +12,7 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { SerialQueue, contentText, payloadPreview, StrategyFoundation, type TurnIndex } from '@ctxkit/core/strategy-kit';
+import { SerialQueue, contentDigest, contentText, payloadPreview, StrategyFoundation, type TurnIndex } from '@ctxkit/core/strategy-kit';
 import { ENTITY_EXTRACTION_STRATEGY_ID, type EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
 import { nextExtractionNote } from './extraction/next-extraction-note';
@@ -29,7 +29,6 @@ import type { EntityUpdate } from './state/entity-update';
 import { ExtractionEpochs, stateAfterUndo } from './state/extraction-epochs';
 import { SharedEntityState } from './state/shared-entity-state';
 import { stateAtVersion } from './state/state-at-version';
-import { textFingerprint } from './state/text-fingerprint';
 
 /** Options of {@link EntityExtractionStrategy} (what the factory resolved). */
 export interface EntityExtractionStrategyOptions {
@@ -234,7 +233,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     }
     const update: EntityUpdate = {
       sourceMessageIndex: input.sourceMessageIndex,
-      sourceFingerprint: textFingerprint(contentText(source.content)),
+      sourceFingerprint: contentDigest(contentText(source.content)),
       diff: outcome.ok ? outcome.diff : [],
       timestamp: outcome.ok && outcome.diff.length > 0 ? context.now() : 0,
       offline: extractor.offline,

@@ -17,6 +17,7 @@ export { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-
 export type { BpeEncodingName, ResolvedEncoding } from '../token-counting/model-encodings';
 export { resolveModelEncoding } from '../token-counting/model-encodings';
 export { utf8ByteLength } from '../token-counting/text-parts';
+export { contentDigest } from '../token-counting/content-digest';
 export { imageTokens } from '../token-counting/image-tokens';
 export { contentText, messageImages, messageText } from '../token-counting/message-text';
 export { messageOverheadTokens, messageTokens } from '../token-counting/message-tokens';

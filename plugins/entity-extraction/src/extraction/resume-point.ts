@@ -1,7 +1,6 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { contentText } from '@ctxkit/core/strategy-kit';
+import { contentDigest, contentText } from '@ctxkit/core/strategy-kit';
 import type { PersistedEntityState } from '../state/entity-state';
-import { textFingerprint } from '../state/text-fingerprint';
 
 /**
  * Where extraction resumes in `history` (the index of the last message read; -1 for none), handling a
@@ -22,7 +21,7 @@ export function resumePoint(history: ReadonlyArray<Readonly<ChatMessage>>, persi
     const message = history[index]!;
     if (!isExtractionPoint(message)) continue;
     if (newestUser === -1 && message.role === 'user') newestUser = index;
-    if (textFingerprint(contentText(message.content)) === processedFingerprint) return index;
+    if (contentDigest(contentText(message.content)) === processedFingerprint) return index;
   }
   return newestUser === -1 ? history.length - 1 : newestUser - 1;
 }
@@ -30,7 +29,7 @@ export function resumePoint(history: ReadonlyArray<Readonly<ChatMessage>>, persi
 /** True when `history[index]` is the extraction point whose text has `fingerprint`. */
 function isReadPointAt(history: ReadonlyArray<Readonly<ChatMessage>>, index: number, fingerprint: string): boolean {
   const at = history[index];
-  return at !== undefined && isExtractionPoint(at) && textFingerprint(contentText(at.content)) === fingerprint;
+  return at !== undefined && isExtractionPoint(at) && contentDigest(contentText(at.content)) === fingerprint;
 }
 
 /** A message an extraction can end at: a user message or a tool result (both carry the text read). */
