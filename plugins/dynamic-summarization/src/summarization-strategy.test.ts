@@ -1,5 +1,6 @@
 import {
   CtxkitEventBus,
+  freezeDeep,
   LLMRequestError,
   MemoryContextStore,
   ModelRegistry,
@@ -21,14 +22,6 @@ import type { SummarizationConfig } from './summarization-config';
 const createStrategy: typeof createPluginStrategy = (config, context) => createPluginStrategy({ checkSummaries: false, ...config }, context);
 
 const SYSTEM = 'You are a helpful airline agent.';
-
-function freezeDeep<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const item of Object.values(value as object)) freezeDeep(item);
-  }
-  return value;
-}
 
 interface Harness {
   context: StrategyContext;
