@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import satisfies from 'semver/functions/satisfies';
-import { deepFreeze } from './deep-freeze';
+import { freezeDeep } from '../messages/freeze-deep';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ManifestValidationError } from '../errors/manifest-validation-error';
 import { DuplicatePluginError } from '../errors/duplicate-plugin-error';
@@ -109,7 +109,7 @@ function readPlugin(manifestPath: string, pluginDir: string, source: string): Pl
   if (read.issue) throw new ManifestValidationError(read.file, [read.issue]);
   const result = validateManifest(read.manifest, { kind: 'plugin', file: read.file });
   if (!result.valid) throw new ManifestValidationError(read.file, result.errors);
-  const manifest = deepFreeze(structuredClone(read.manifest) as PluginManifest);
+  const manifest = freezeDeep(structuredClone(read.manifest) as PluginManifest);
   const range = manifest.engines?.ctxkit;
   if (range !== undefined && !satisfies(CTXKIT_CORE_VERSION, range)) {
     throw new PluginLoadError(manifest.id, manifest.entry, `engines.ctxkit "${range}" does not include @ctxkit/core ${CTXKIT_CORE_VERSION}`);

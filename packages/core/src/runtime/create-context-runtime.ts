@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container as globalContainer, type DependencyContainer } from 'tsyringe';
-import { deepFreeze } from '../plugins/deep-freeze';
+import { freezeDeep } from '../messages/freeze-deep';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
 import { IModelRegistry as IModelRegistryToken } from '../di/injection-tokens';
@@ -109,7 +109,7 @@ class Runtime implements ContextRuntime {
       if (problem) throw problem.error;
       throw new PluginNotFoundError(pluginId, [...this.plugins.keys()].sort(), file);
     }
-    const config = deepFreeze(validatePluginConfig(record, inheritAgentModel(record.manifest.configSchema, manifest.contextStrategy?.config, manifest.model), file));
+    const config = freezeDeep(validatePluginConfig(record, inheritAgentModel(record.manifest.configSchema, manifest.contextStrategy?.config, manifest.model), file));
     const factory = loadPluginFactory(record, manifest.id);
     const model = typeof config.model === 'string' && config.model ? config.model : manifest.model ?? DEFAULT_AGENT_MODEL;
     const agent: AgentHandle = await createAgentHandle({
@@ -160,7 +160,7 @@ class Runtime implements ContextRuntime {
     }
     const result = validateManifest(parsed, { kind: 'agent', file });
     if (!result.valid) throw new ManifestValidationError(file, result.errors);
-    return { manifest: deepFreeze(structuredClone(parsed) as AgentManifest), file };
+    return { manifest: freezeDeep(structuredClone(parsed) as AgentManifest), file };
   }
 }
 

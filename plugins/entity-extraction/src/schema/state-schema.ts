@@ -1,4 +1,4 @@
-import { ConfigSchemaError, type JsonSchema } from '@ctxkit/core';
+import { ConfigSchemaError, freezeDeep, type JsonSchema } from '@ctxkit/core';
 import type { EntityState } from '../state/entity-state';
 import { createPluginAjv, formatAjvErrors, schemaDraft } from './plugin-ajv';
 
@@ -31,14 +31,6 @@ export interface CompiledStateSchema {
   acceptsValue(name: string, value: unknown): boolean;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value as Record<string, unknown>)) deepFreeze(child);
-  }
-  return value;
-}
-
 /**
  * Compiles the agent's state schema with ajv (at factory time, so a bad schema fails when the agent
  * loads, not mid-conversation).
@@ -55,7 +47,7 @@ export function compileStateSchema(schema: Readonly<JsonSchema>, owner: string):
   if (schema['type'] !== 'object' || properties === null || typeof properties !== 'object' || Array.isArray(properties)) {
     throw new ConfigSchemaError(owner, where, 'the state schema must describe an object: "type": "object" with "properties"');
   }
-  const frozen = deepFreeze(structuredClone(schema) as JsonSchema);
+  const frozen = freezeDeep(structuredClone(schema) as JsonSchema);
   const partial = structuredClone(schema) as JsonSchema;
   delete partial['required'];
   const ajv = createPluginAjv({ draft: schemaDraft(schema) });
