@@ -119,6 +119,7 @@ describe('@ctxkit/core exports', () => {
       'contentDigest',
       'contentText',
       'countLineFeeds',
+      'createAjv',
       'cutToUtf8Bytes',
       'decodeStoreKeyPart',
       'elisionMarker',
@@ -144,6 +145,7 @@ describe('@ctxkit/core exports', () => {
       'remainingForToolOutput',
       'resolveModelEncoding',
       'retryAfterMs',
+      'schemaDialect',
       'selectHistoryWindow',
       'supportsCompareAndSet',
       'surrogateSafeCut',
@@ -160,8 +162,8 @@ describe('@ctxkit/core exports', () => {
     for (const name of Object.keys(strategyKit)) expect(Object.keys(core)).not.toContain(name);
   });
 
-  it('keeps internals internal: the ajv configuration, manifest validators, the raw tsyringe container', () => {
-    for (const name of ['createAjv', 'compileConfigSchema', 'manifestValidator', 'container', 'loadPluginFactory', 'validatePluginConfig']) {
+  it('keeps internals internal: manifest validators, the plugin loader, the raw tsyringe container', () => {
+    for (const name of ['compileConfigSchema', 'manifestValidator', 'container', 'loadPluginFactory', 'validatePluginConfig']) {
       expect(core).not.toHaveProperty(name);
     }
   });

@@ -19,15 +19,17 @@ export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema
  *   annotations are allowed) but the schema is still checked against the JSON Schema meta-schema,
  *   so an invalid schema is rejected. `useDefaults` applies `default`s: only ever validate a copy.
  *   Draft-07 unless `dialect` is `'2020-12'`.
+ * - `'data'`: the same as `'user'` without `useDefaults`, for validating data that must come out
+ *   unchanged (an extracted entity state checked against the agent's state schema).
  *
  * Both add the ajv-formats formats (`date`, `date-time`, `email`, `uri`, ...).
  */
-export function createAjv(purpose: 'ctxkit' | 'user', dialect: 'draft-07' | '2020-12' = 'draft-07'): AjvInstance {
+export function createAjv(purpose: 'ctxkit' | 'user' | 'data', dialect: 'draft-07' | '2020-12' = 'draft-07'): AjvInstance {
   const common: Options = { allErrors: true, verbose: true, validateSchema: true };
   const options: Options =
     purpose === 'ctxkit'
       ? { ...common, strict: true }
-      : { ...common, strict: false, useDefaults: true, validateFormats: true };
+      : { ...common, strict: false, useDefaults: purpose === 'user', validateFormats: true };
   const ajv = dialect === '2020-12' ? new Ajv2020(options) : new Ajv(options);
   addFormats(ajv);
   return ajv;

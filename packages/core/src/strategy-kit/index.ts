@@ -88,6 +88,8 @@ export { previewItem, previewItems } from '../epochs/preview-item';
 // config validation
 export { applyConfigSchema } from '../plugins/apply-config-schema';
 export type { ConfigSource } from '../plugins/apply-config-schema';
+export { createAjv, schemaDialect } from '../plugins/create-ajv';
+export type { AjvInstance } from '../plugins/create-ajv';
 // the source language of a file path (small-context tool summaries)
 export { baseName, languageOfPath } from '../outline/source-language';
 export type { SourceLanguage } from '../outline/source-language';

@@ -1,6 +1,7 @@
 import { ConfigSchemaError, freezeDeep, type JsonSchema } from '@ctxkit/core';
+import { createAjv, schemaDialect } from '@ctxkit/core/strategy-kit';
 import type { EntityState } from '../state/entity-state';
-import { createPluginAjv, formatAjvErrors, schemaDraft } from './plugin-ajv';
+import { formatAjvErrors } from './format-ajv-errors';
 
 /** One top-level field of the state schema. */
 export interface StateField {
@@ -50,7 +51,7 @@ export function compileStateSchema(schema: Readonly<JsonSchema>, owner: string):
   const frozen = freezeDeep(structuredClone(schema) as JsonSchema);
   const partial = structuredClone(schema) as JsonSchema;
   delete partial['required'];
-  const ajv = createPluginAjv({ draft: schemaDraft(schema) });
+  const ajv = createAjv('data', schemaDialect(schema));
   let validator: ReturnType<typeof ajv.compile>;
   try {
     validator = ajv.compile(partial);
