@@ -13,6 +13,7 @@ import type { Pin, PinOptions } from '../contracts/pin';
 import type { ReductionEpoch, ReductionPreview, UndoResult } from '../contracts/reduction-epoch';
 import type { TokenUsage } from '../contracts/token-usage';
 import type { ToolDefinition } from '../contracts/tool-definition';
+import { SerialQueue } from '../concurrency/serial-queue';
 import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
 import { DisposedError } from '../errors/disposed-error';
 import { StrategyError } from '../errors/strategy-error';
@@ -57,7 +58,8 @@ export interface SessionManagerOwner {
 export class SessionContextManager implements ContextSession {
   private instance: IContextManager | undefined;
   private readonly ready: Promise<IContextManager>;
-  private turnChain: Promise<unknown> = Promise.resolve();
+  /** Turn completions and undos, one at a time in call order. */
+  private readonly turns = new SerialQueue();
   /** The `pin_context` / `unpin_context` tools, when the agent offers them. */
   private readonly pinTools: ContributedTool[];
   /** Whether the strategy contributes tools of its own. */
@@ -143,7 +145,7 @@ export class SessionContextManager implements ContextSession {
 
   undo(epochId: string): Promise<UndoResult> {
     // After the turns reported so far, so that an undo never lands inside a turn's state update.
-    const run = this.turnChain.then(() =>
+    return this.turns.run(() =>
       this.call('undo', async (manager) => {
         const strategy = manager as IContextManager;
         if (typeof strategy.undo !== 'function') throw new CapabilityUnsupportedError(this.owner.pluginId, 'undo');
@@ -151,8 +153,6 @@ export class SessionContextManager implements ContextSession {
         return result.history ? { ...result, history: await this.pinLayer.restore(result.history) } : result;
       }),
     );
-    this.turnChain = run.catch(() => undefined);
-    return run;
   }
 
   async pin(target: number | string, options?: PinOptions): Promise<Pin> {
@@ -201,9 +201,7 @@ export class SessionContextManager implements ContextSession {
   }
 
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
-    const run = this.turnChain.then(() => this.call('onTurnComplete', async (manager) => manager.onTurnComplete(await this.pinLayer.forStrategy(newHistory))));
-    this.turnChain = run.catch(() => undefined);
-    return run;
+    return this.turns.run(() => this.call('onTurnComplete', async (manager) => manager.onTurnComplete(await this.pinLayer.forStrategy(newHistory))));
   }
 
   /** Disposes the strategy instance (the agent calls it; safe more than once). */
