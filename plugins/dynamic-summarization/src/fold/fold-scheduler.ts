@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   CtxkitError,
   DisposedError,
+  ErrorCodes,
   LLMResponseError,
   StoreError,
   LLMTimeoutError,
@@ -82,7 +83,7 @@ interface FoldJob {
 
 function errorInfo(error: unknown): { code: string; message: string } {
   if (CtxkitError.isInstance(error)) return { code: error.code, message: error.message };
-  return { code: 'CTXKIT_STRATEGY_ERROR', message: error instanceof Error ? error.message : String(error) };
+  return { code: ErrorCodes.STRATEGY_ERROR, message: error instanceof Error ? error.message : String(error) };
 }
 
 /** A fold that is due, as decided from one reading of the session's record. */
