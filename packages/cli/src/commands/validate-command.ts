@@ -1,4 +1,4 @@
-import { createContextRuntime, CtxkitError, validateManifest, type ManifestIssue } from '@ctxkit/core';
+import { createContextRuntime, CtxkitError, ErrorCodes, validateManifest, type ManifestIssue } from '@ctxkit/core';
 import { createColors } from 'picocolors';
 import type { CliOutput } from '../cli-output';
 
@@ -30,7 +30,7 @@ export async function validateFiles(files: readonly string[], options: ValidateO
       file,
       kind: result.kind,
       valid: result.valid,
-      problems: result.errors.map((issue) => ({ ...issue, code: 'CTXKIT_MANIFEST_INVALID', fix: 'See docs/03-plugin-json.md.' })),
+      problems: result.errors.map((issue) => ({ ...issue, code: ErrorCodes.MANIFEST_INVALID, fix: 'See docs/03-plugin-json.md.' })),
     };
     if (result.valid && result.kind === 'agent') {
       try {
