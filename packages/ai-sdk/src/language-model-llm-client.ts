@@ -10,7 +10,7 @@ import {
   type ToolCall,
   type TokenUsage,
 } from '@ctxkit/core';
-import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
+import { DeadlineBoundLLMClient } from '@ctxkit/core/strategy-kit';
 import type { LanguageModel } from 'ai';
 import { aiSdkErrorToLLMError } from './ai-sdk-error-to-llm-error';
 import type { LanguageModelCallOptions, LanguageModelGenerateResult } from './ai-sdk-types';
@@ -32,7 +32,6 @@ export interface LanguageModelClientOptions {
   providerOptions?: LanguageModelCallOptions['providerOptions'];
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
  * A ctxkit `ILLMClient` on an AI SDK language model, so that summaries, entity extraction and
@@ -72,29 +71,16 @@ export function llmClientFromLanguageModel(model: CallableLanguageModel, options
   return new LanguageModelLLMClient(model, options);
 }
 
-class LanguageModelLLMClient implements ILLMClient {
-  readonly name: string;
-  readonly defaultModel: string;
-  readonly offline = false;
-  private readonly timeoutMs: number;
-
+class LanguageModelLLMClient extends DeadlineBoundLLMClient {
   constructor(
     private readonly model: CallableLanguageModel,
     private readonly options: LanguageModelClientOptions,
   ) {
-    this.defaultModel = model.modelId;
-    this.name = options.name ?? `ai-sdk:${model.provider}:${model.modelId}`;
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  }
-
-  complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
-    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
-    const once: ILLMClient = { name: this.name, defaultModel: this.defaultModel, offline: false, complete: (bounded) => this.generate(bounded) };
-    return completeBeforeDeadline(once, { ...request, model: this.defaultModel }, timeoutMs);
+    super(options.name ?? `ai-sdk:${model.provider}:${model.modelId}`, model.modelId, options.timeoutMs);
   }
 
   /** One doGenerate call; `request.signal` fires at the deadline or when the caller's signal aborts (completeBeforeDeadline ends the call then). */
-  private async generate(request: LLMCompletionRequest): Promise<LLMCompletion> {
+  protected async completeOnce(request: LLMCompletionRequest): Promise<LLMCompletion> {
     const details: LLMErrorDetails = { client: this.name, model: this.defaultModel };
     const call: LanguageModelCallOptions = { prompt: toLanguageModelPrompt(request.messages) };
     if (request.tools && request.tools.length > 0) call.tools = request.tools.map(languageModelTool);

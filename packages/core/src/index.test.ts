@@ -83,6 +83,7 @@ describe('@ctxkit/core exports', () => {
       'DEFAULT_MEMORY_SHARE',
       'DEFAULT_RESERVE_OUTPUT_TOKENS',
       'DEFAULT_SAFETY_MARGIN_RATIO',
+      'DeadlineBoundLLMClient',
       'EpochLog',
       'GptTokenizerEncoder',
       'HeuristicTokenCounter',

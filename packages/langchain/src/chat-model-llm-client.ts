@@ -8,7 +8,7 @@ import {
   type LLMCompletionRequest,
   type TokenUsage,
 } from '@ctxkit/core';
-import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
+import { DeadlineBoundLLMClient } from '@ctxkit/core/strategy-kit';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage, type UsageMetadata } from '@langchain/core/messages';
 import { chatModelErrorToLLMError } from './chat-model-error-to-llm-error';
@@ -23,7 +23,6 @@ export interface ChatModelClientOptions {
   timeoutMs?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** The model name a chat model was configured with (`model` / `modelName`), else its LangChain type. */
 function modelNameOf(model: BaseChatModel): string {
@@ -61,29 +60,17 @@ export function llmClientFromChatModel(model: BaseChatModel, options: ChatModelC
   return new ChatModelLLMClient(model, options);
 }
 
-class ChatModelLLMClient implements ILLMClient {
-  readonly name: string;
-  readonly defaultModel: string;
-  readonly offline = false;
-  private readonly timeoutMs: number;
-
+class ChatModelLLMClient extends DeadlineBoundLLMClient {
   constructor(
     private readonly model: BaseChatModel,
     options: ChatModelClientOptions,
   ) {
-    this.defaultModel = modelNameOf(model);
-    this.name = options.name ?? `langchain:${this.defaultModel}`;
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  }
-
-  complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
-    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
-    const once: ILLMClient = { name: this.name, defaultModel: this.defaultModel, offline: false, complete: (bounded) => this.invoke(bounded, timeoutMs) };
-    return completeBeforeDeadline(once, { ...request, model: this.defaultModel }, timeoutMs);
+    const modelName = modelNameOf(model);
+    super(options.name ?? `langchain:${modelName}`, modelName, options.timeoutMs);
   }
 
   /** One invoke; `request.signal` fires at the deadline or when the caller's signal aborts (completeBeforeDeadline ends the call then). */
-  private async invoke(request: LLMCompletionRequest, timeoutMs: number): Promise<LLMCompletion> {
+  protected async completeOnce(request: LLMCompletionRequest, timeoutMs: number): Promise<LLMCompletion> {
     const details = { client: this.name, model: this.defaultModel };
     const tools = request.tools ?? [];
     if (tools.length > 0 && typeof this.model.bindTools !== 'function') {

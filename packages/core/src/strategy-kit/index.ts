@@ -23,6 +23,7 @@ export { contentText, messageImages, messageText } from '../token-counting/messa
 export { messageOverheadTokens, messageTokens } from '../token-counting/message-tokens';
 // model calls: deadlines, retry-after waits, network error codes
 export { completeBeforeDeadline } from '../model-calls/complete-before-deadline';
+export { DeadlineBoundLLMClient } from '../model-calls/deadline-bound-llm-client';
 export { networkErrorCode } from '../model-calls/network-error-code';
 export { retryAfterMs } from '../model-calls/retry-after';
 // one piece of work at a time
