@@ -9,7 +9,7 @@ import {
   type ToolOutputRef,
 } from '@ctxkit/core';
 import { contentText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
-import type { ToolOutputCache } from './tool-output-cache';
+import type { CachedToolOutput, ToolOutputCache } from './tool-output-cache';
 import { isToolOutputRefId } from './tool-output-ref-id';
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/g;
@@ -25,10 +25,19 @@ export interface CachedInfo {
   readonly rawTokens: number;
 }
 
+/** What caching one tool output gave: what is known of it, and whether it is new to the store. */
+export interface EnsuredOutput {
+  info: CachedInfo | undefined;
+  stored: boolean;
+}
+
 /** What a working view caches its tool outputs with: {@link CachedOutputs}, or its `preview` side that stores nothing. */
 export interface CachedOutputSource {
-  /** What is known of `message`'s output, cached when first seen; `stored` when it was written now. */
-  ensure(message: ToolMessage, turn: number): Promise<{ info: CachedInfo | undefined; stored: boolean }>;
+  /**
+   * What is known of `message`'s output, cached when first seen; `stored` when it was written now.
+   * Answers at once (no promise) unless the store must be asked first.
+   */
+  ensure(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput>;
 }
 
 /** Where {@link CachedOutputs} stores, counts and reports. */
@@ -54,42 +63,72 @@ export class CachedOutputs implements CachedOutputSource {
 
   /**
    * Caches a tool output when it is first seen (its ref and view now, its write owed until
-   * {@link storePending}); repeated calls reuse what is known. `stored`: new to the store.
+   * {@link storePending}); repeated calls reuse what is known. `stored`: new to the store. A promise
+   * only when the store is asked (a message that carries a ref, the session's first output).
    */
-  async ensure(message: ToolMessage, turn: number): Promise<{ info: CachedInfo | undefined; stored: boolean }> {
+  ensure(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
     const known = this.cached.get(message);
     if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
-    const text = contentText(message.content);
-    if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id) && (await this.owner.cache.has(message.output_ref.id))) {
+    if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id)) return this.ensureCarried(message, turn);
+    return this.cacheOutput(message, turn);
+  }
+
+  /** {@link ensure} of a message that carries a well-formed ref: adopted when the cache has it, else cached as any output. */
+  private async ensureCarried(message: ToolMessage, turn: number): Promise<EnsuredOutput> {
+    if (await this.owner.cache.has(message.output_ref!.id)) {
       // The caller passes back a message that already carries a ref (our copy, or its own cache).
-      const info = this.info(message, { ref: { ...message.output_ref }, viewText: text, viewTruncated: false, originalLength: message.output_ref.byte_size ?? text.length }, undefined);
+      const text = contentText(message.content);
+      const info = this.info(message, { ref: { ...message.output_ref! }, viewText: text, viewTruncated: false, originalLength: message.output_ref!.byte_size ?? text.length }, undefined);
       this.cached.set(message, info);
       return { info, stored: false };
     }
+    return this.cacheOutput(message, turn);
+  }
+
+  /** The output given its ref and view now, its write owed (a failure is reported: the output is then sent as it is). */
+  private cacheOutput(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
+    const text = contentText(message.content);
+    let result: CachedToolOutput | Promise<CachedToolOutput>;
     try {
-      const result = await this.owner.cache.cacheLater(text);
-      this.collectedRefs.delete(result.ref.id);
-      const estimate = result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
-      const info = this.info(message, { ref: result.ref, viewText: result.view.text, viewTruncated: result.view.truncated, originalLength: text.length }, estimate);
-      this.cached.set(message, info);
-      if (result.stored) {
-        safeEmit(this.owner.events, 'tool-output-cached', {
-          ...this.owner.eventBase(turn),
-          refId: result.ref.id,
-          toolCallId: message.tool_call_id,
-          byteSize: result.ref.byte_size ?? 0,
-          lineCount: result.ref.line_count ?? 0,
-        });
-      }
-      return { info, stored: result.stored };
+      result = this.owner.cache.cacheLater(text);
     } catch (error) {
-      safeEmit(this.owner.events, 'strategy-warning', {
-        ...this.owner.eventBase(turn),
-        message: `A tool output could not be cached (${error instanceof Error ? error.message : String(error)}); it is sent as it is and may be dropped to fit.`,
-        ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
-      });
-      return { info: undefined, stored: false };
+      return this.failed(error, turn);
     }
+    if (result instanceof Promise) {
+      return result.then(
+        (cached) => this.remember(message, text, cached, turn),
+        (error: unknown) => this.failed(error, turn),
+      );
+    }
+    return this.remember(message, text, result, turn);
+  }
+
+  /** What caching `message` gave, kept for the next calls (and reported when the output is new to the store). */
+  private remember(message: ToolMessage, text: string, result: CachedToolOutput, turn: number): EnsuredOutput {
+    this.collectedRefs.delete(result.ref.id);
+    const estimate = result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
+    const info = this.info(message, { ref: result.ref, viewText: result.view.text, viewTruncated: result.view.truncated, originalLength: text.length }, estimate);
+    this.cached.set(message, info);
+    if (result.stored) {
+      safeEmit(this.owner.events, 'tool-output-cached', {
+        ...this.owner.eventBase(turn),
+        refId: result.ref.id,
+        toolCallId: message.tool_call_id,
+        byteSize: result.ref.byte_size ?? 0,
+        lineCount: result.ref.line_count ?? 0,
+      });
+    }
+    return { info, stored: result.stored };
+  }
+
+  /** A tool output that could not be cached, reported: it is sent as it is. */
+  private failed(error: unknown, turn: number): EnsuredOutput {
+    safeEmit(this.owner.events, 'strategy-warning', {
+      ...this.owner.eventBase(turn),
+      message: `A tool output could not be cached (${error instanceof Error ? error.message : String(error)}); it is sent as it is and may be dropped to fit.`,
+      ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
+    });
+    return { info: undefined, stored: false };
   }
 
   /**

@@ -26,7 +26,9 @@ export class FinishedTurnOutputs {
     if (from === 0) for (let index = newHistory.length - 1; index > 0 && from === 0; index--) if (newHistory[index]!.role === 'user') from = index;
     for (let index = from; index < newHistory.length; index++) {
       const message = newHistory[index]!;
-      if (message.role === 'tool') await this.outputs.ensure(message, turn);
+      if (message.role !== 'tool') continue;
+      const ensured = this.outputs.ensure(message, turn);
+      if (ensured instanceof Promise) await ensured;
     }
   }
 }

@@ -103,6 +103,8 @@ export class ToolOutputCache {
   private readonly pending = new Map<string, PendingWrite>();
   /** The ref ids stored for this session: listed once when first needed, then kept up to date by this cache. */
   private storedIds: Promise<Set<string>> | undefined;
+  /** {@link storedIds} once listed: from then on an output is given its ref without waiting. */
+  private listedIds: Set<string> | undefined;
 
   constructor(private readonly options: ToolOutputCacheOptions) {}
 
@@ -152,12 +154,19 @@ export class ToolOutputCache {
    * is true when the output was neither stored for this session nor owed already (it will be written
    * now). The strategy composes a payload this way and writes after returning it, so a payload that
    * names 1,500 outputs by ref is not held up by 1,500 store writes, and every ref it names resolves.
+   * Answers at once (no promise) once the session's stored refs are listed, which the first call does.
    */
-  async cacheLater(text: string): Promise<CachedToolOutput> {
+  cacheLater(text: string): CachedToolOutput | Promise<CachedToolOutput> {
     const digest = digestToolOutput(text);
-    const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
     const owed = this.pending.has(digest.refId);
-    const stored = !owed && !(await this.knownStored()).has(digest.refId);
+    if (this.listedIds) return this.owe(text, digest, owed, this.listedIds);
+    return this.knownStored().then((listed) => this.owe(text, digest, owed, listed));
+  }
+
+  /** The ref and view of an output {@link cacheLater} hashed, its write owed unless it was already. */
+  private owe(text: string, digest: ToolOutputDigest, owed: boolean, listed: ReadonlySet<string>): CachedToolOutput {
+    const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
+    const stored = !owed && !listed.has(digest.refId);
     if (!owed) this.pending.set(digest.refId, { data: text, digest });
     return { ref, view: buildInContextView(text, ref, this.limits), stored };
   }
@@ -209,7 +218,7 @@ export class ToolOutputCache {
 
   /** The ref ids stored for this session, listed from the store the first time. */
   private knownStored(): Promise<Set<string>> {
-    this.storedIds ??= this.listStored().then((ids) => new Set(ids));
+    this.storedIds ??= this.listStored().then((ids) => (this.listedIds = new Set(ids)));
     return this.storedIds;
   }
 

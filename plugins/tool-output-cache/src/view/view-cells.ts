@@ -1,6 +1,6 @@
 import { type ChatMessage, type ITokenCounter, type ToolMessage } from '@ctxkit/core';
 import { contentText, messageOverheadTokens, messageText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
-import type { CachedInfo, CachedOutputSource } from '../cache/cached-outputs';
+import type { CachedInfo, CachedOutputSource, EnsuredOutput } from '../cache/cached-outputs';
 import { looksBinary } from '../cache/looks-binary';
 import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
 import { sameMessage } from '../compaction/compaction-state';
@@ -112,11 +112,21 @@ export class ViewCells {
     return cell;
   }
 
-  /** The cell of `message` at `position`, made (the output cached once, its view built) when needed. */
-  async at(position: number, message: ToolMessage, turn: number): Promise<ToolCell> {
+  /**
+   * The cell of `message` at `position`, made (the output cached once, its view built) when needed:
+   * at once, unless the cache must ask the store first.
+   */
+  at(position: number, message: ToolMessage, turn: number): ToolCell | Promise<ToolCell> {
     const known = this.known(position, message);
     if (known) return known;
-    const cell = await this.make(message, turn);
+    const { config, outputs } = this.options;
+    if (!config.toolOutputCache.enabled) return this.place(position, this.make(message, undefined));
+    const ensured = outputs.ensure(message, turn);
+    if (ensured instanceof Promise) return ensured.then((done) => this.place(position, this.make(message, done)));
+    return this.place(position, this.make(message, ensured));
+  }
+
+  private place(position: number, cell: ToolCell): ToolCell {
     this.cells[position] = cell;
     return cell;
   }
@@ -182,15 +192,12 @@ export class ViewCells {
     return counter.countUpTo(text, room) > room;
   }
 
-  private async make(original: ToolMessage, turn: number): Promise<ToolCell> {
-    const { config, outputs } = this.options;
+  /** The cell of `original`, from what caching it gave (`undefined` while the cache is off). */
+  private make(original: ToolMessage, ensured: EnsuredOutput | undefined): ToolCell {
+    const { config } = this.options;
     const raw = contentText(original.content);
-    let info: CachedInfo | undefined;
-    if (config.toolOutputCache.enabled) {
-      const ensured = await outputs.ensure(original, turn);
-      info = ensured.info;
-      if (ensured.stored) this.stored++;
-    }
+    const info = ensured?.info;
+    if (ensured?.stored) this.stored++;
     if (!info) {
       const shown = this.countedForm(original);
       return { original, shown, info, cut: false, originalLength: raw.length, forms: new Map() };

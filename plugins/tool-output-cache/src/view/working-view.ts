@@ -208,7 +208,8 @@ export class WorkingView {
     for (let position = region; position < length; position++) {
       if (reused && position >= reusedFrom && position < stable) position = stable;
       if (position >= length || base[position]!.role !== 'tool') continue;
-      const cell = this.knownCell(position) ?? (await this.cellAt(position));
+      const made = this.cellAt(position);
+      const cell = made instanceof Promise ? await made : made;
       messages[position] = this.budgeted(position, cell, decisions).message;
       this.reduce(position, cell, decisions, position < reusedFrom ? fresh : after);
     }
@@ -270,7 +271,12 @@ export class WorkingView {
     const { base } = this;
     const shown: ChatMessage[] = [];
     for (let position = this.layout.keepFrom; position < base.length; position++) {
-      shown[position] = base[position]!.role === 'tool' ? this.budgeted(position, this.knownCell(position) ?? (await this.cellAt(position)), decisions).message : base[position]!;
+      if (base[position]!.role !== 'tool') {
+        shown[position] = base[position]!;
+        continue;
+      }
+      const made = this.cellAt(position);
+      shown[position] = this.budgeted(position, made instanceof Promise ? await made : made, decisions).message;
     }
     return layoutEntries(this.layout, base.length, (index) => shown[index]!);
   }
@@ -284,7 +290,12 @@ export class WorkingView {
     if (this.layout.carried) total += counter.countMessage(this.layout.carried.message);
     for (let position = this.base.length - 1; position >= this.layout.keepFrom && total < limit; position--) {
       const message = this.base[position]!;
-      total += message.role === 'tool' ? this.budgeted(position, this.knownCell(position) ?? (await this.cellAt(position)), decisions).tokens : counter.countMessage(message);
+      if (message.role !== 'tool') {
+        total += counter.countMessage(message);
+        continue;
+      }
+      const made = this.cellAt(position);
+      total += this.budgeted(position, made instanceof Promise ? await made : made, decisions).tokens;
     }
     return total;
   }
@@ -312,8 +323,8 @@ export class WorkingView {
           if (this.cells.hides(form.message)) decisions.hides = true;
           return { budgetTokens: form.budgetTokens, trimmable: this.cells.trimmable(cell, form) && !this.keepsWhole(position) };
         };
-        const cell = this.knownCell(position);
-        return cell ? measure(cell) : this.cellAt(position).then(measure);
+        const made = this.cellAt(position);
+        return made instanceof Promise ? made.then(measure) : measure(made);
       },
     });
     // The cut is a placeholder; without a cut every output of the view was looked at.
@@ -333,14 +344,9 @@ export class WorkingView {
     return -1;
   }
 
-  /** The cell of the tool message at `position`, made when needed. */
-  private cellAt(position: number): Promise<ToolCell> {
+  /** The cell of the tool message at `position`, made when needed (a promise only when the cache asks the store first). */
+  private cellAt(position: number): ToolCell | Promise<ToolCell> {
     return this.cells.at(position, this.base[position] as ToolMessage, this.turn);
-  }
-
-  /** The cell of the tool message at `position` when it is made already (no wait). */
-  private knownCell(position: number): ToolCell | undefined {
-    return this.cells.known(position, this.base[position] as ToolMessage);
   }
 
   /** A tool output as the view shows it before the tool output budget: its shown copy, or micro-compacted (`when: "always"`). */
@@ -430,7 +436,10 @@ export class WorkingView {
         for (let position = group.start; position < group.end; position++) {
           const message = base[position]!;
           if (message.role !== 'tool') tokens += this.options.counter.countMessage(message);
-          else tokens += this.fewestTokens(position, this.knownCell(position) ?? (await this.cellAt(position)), decisions);
+          else {
+            const made = this.cellAt(position);
+            tokens += this.fewestTokens(position, made instanceof Promise ? await made : made, decisions);
+          }
         }
         units.push({ start: group.start, end: group.end, tokens });
         total += tokens;
