@@ -110,13 +110,9 @@ export class CachedOutputs implements CachedOutputSource {
     const info = this.info(message, { ref: result.ref, viewText: result.view.text, viewTruncated: result.view.truncated, originalLength: text.length }, estimate);
     this.cached.set(message, info);
     if (result.stored) {
-      safeEmit(this.owner.events, 'tool-output-cached', {
-        ...this.owner.eventBase(turn),
-        refId: result.ref.id,
-        toolCallId: message.tool_call_id,
-        byteSize: result.ref.byte_size ?? 0,
-        lineCount: result.ref.line_count ?? 0,
-      });
+      // Assigned, not spread: a first call reports thousands of outputs, and a spread object literal costs microseconds each.
+      const cached = { refId: result.ref.id, toolCallId: message.tool_call_id, byteSize: result.ref.byte_size ?? 0, lineCount: result.ref.line_count ?? 0 };
+      safeEmit(this.owner.events, 'tool-output-cached', Object.assign({}, this.owner.eventBase(turn), cached));
     }
     return { info, stored: result.stored };
   }
