@@ -127,6 +127,9 @@ export class ViewCells {
   }
 
   private place(position: number, cell: ToolCell): ToolCell {
+    // Cells are made newest first: the positions before are filled in first, so that the array stays
+    // dense (one written far past its end, or mostly holes, becomes a hash table, slower at every look-up).
+    while (this.cells.length < position) this.cells.push(undefined);
     this.cells[position] = cell;
     return cell;
   }
