@@ -1,5 +1,5 @@
 import { CtxkitError, ErrorCodes, MemoryContextStore } from '@ctxkit/core';
-import { ToolOutputCache } from './tool-output-cache';
+import { ToolOutputCache, type CachedToolOutput } from './tool-output-cache';
 
 function newCache(store = new MemoryContextStore(), limits = { maxMessageBytes: 50 * 1024, maxLineLength: 2000 }): ToolOutputCache {
   return new ToolOutputCache({ store, agentId: 'agent', sessionId: 'session', ...limits });
@@ -69,6 +69,21 @@ describe('ToolOutputCache', () => {
       expect((await newCache(store).cacheLater('d\ne')).stored).toBe(false);
       expect(await newCache(store).storePending()).toEqual([]);
       expect(putBlob).toHaveBeenCalledTimes(2);
+    });
+
+    it("answers without a promise once the session's stored refs are listed, from what the store held", async () => {
+      const store = new MemoryContextStore();
+      await newCache(store).put('kept\n');
+      const cache = newCache(store);
+      const listing = cache.cacheLater('first\n');
+      expect(listing).toBeInstanceOf(Promise);
+      expect((await listing).stored).toBe(true);
+      const kept = cache.cacheLater('kept\n');
+      const fresh = cache.cacheLater('fresh\n');
+      expect(kept).not.toBeInstanceOf(Promise);
+      expect(fresh).not.toBeInstanceOf(Promise);
+      expect([(kept as CachedToolOutput).stored, (fresh as CachedToolOutput).stored]).toEqual([false, true]);
+      expect(await cache.readAll((fresh as CachedToolOutput).ref.id)).toBe('fresh\n');
     });
 
     it('reports a write that fails and writes it when the ref is read', async () => {
