@@ -37,8 +37,8 @@ export interface ToolCell {
   cut: boolean;
   /** Characters of the original output (micro-compact's length rule). */
   originalLength: number;
-  /** Copies made from `shown`, by content (the same copy whenever the same content is asked for). */
-  forms: Map<string, ViewForm>;
+  /** Copies made from `shown` other than its placeholder, by content (the same copy whenever the same content is asked for); made with the first. */
+  forms?: Map<string, ViewForm>;
   /** The `[tool output trimmed; ref=…]` copy once made; `null` without a ref. */
   trimmed?: ViewForm | null;
 }
@@ -146,6 +146,7 @@ export class ViewCells {
 
   /** A copy of the cell's shown message with `content`, counted once. */
   form(cell: ToolCell, content: string): ViewForm {
+    cell.forms ??= new Map();
     let form = cell.forms.get(content);
     if (!form) {
       form = this.countedForm(this.copies.withContent(cell.shown.message as ToolMessage, content));
@@ -163,7 +164,8 @@ export class ViewCells {
   trimmed(cell: ToolCell): ViewForm | undefined {
     if (cell.trimmed === undefined) {
       const ref = (cell.shown.message as ToolMessage).output_ref;
-      cell.trimmed = ref ? this.form(cell, trimmedPlaceholder(ref.id)) : null;
+      // Kept on the cell only (never asked for by content): most cells need no other copy.
+      cell.trimmed = ref ? this.countedForm(this.copies.withContent(cell.shown.message as ToolMessage, trimmedPlaceholder(ref.id))) : null;
     }
     return cell.trimmed ?? undefined;
   }
@@ -203,7 +205,7 @@ export class ViewCells {
     if (ensured?.stored) this.stored++;
     if (!info) {
       const shown = this.countedForm(original);
-      return { original, shown, info, cut: false, originalLength: raw.length, forms: new Map() };
+      return { original, shown, info, cut: false, originalLength: raw.length };
     }
     // One within the per-message size whose view only cut long lines is shown whole: like every other
     // reduction, the view's cut waits for budget pressure. With `microCompact.when: "always"` views are always used.
@@ -213,7 +215,7 @@ export class ViewCells {
     const message = this.copies.shown(original, wholeFits ? raw : info.viewText, info.ref);
     const cut = info.viewTruncated && !wholeFits;
     if (!cut && !isTrimmed(message) && !isMicroCompacted(message)) this.wholeViews.add(message);
-    return { original, shown: this.countedForm(message), info, cut, originalLength: info.originalLength, forms: new Map() };
+    return { original, shown: this.countedForm(message), info, cut, originalLength: info.originalLength };
   }
 
   private countedForm(message: ChatMessage): ViewForm {
