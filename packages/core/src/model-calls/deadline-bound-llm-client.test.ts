@@ -2,6 +2,8 @@ import type { LLMCompletion, LLMCompletionRequest } from '../contracts/llm-clien
 import { LLMTimeoutError } from '../errors/llm-timeout-error';
 import { DeadlineBoundLLMClient } from './deadline-bound-llm-client';
 
+const NO_USAGE = { input_tokens: 0, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: 0 };
+
 /** Records each call; answers after `delayMs`, or never when it is undefined (and ignores its signal). */
 class WrappedModel extends DeadlineBoundLLMClient {
   readonly calls: Array<{ request: LLMCompletionRequest; timeoutMs: number }> = [];
@@ -13,7 +15,7 @@ class WrappedModel extends DeadlineBoundLLMClient {
   protected completeOnce(request: LLMCompletionRequest, timeoutMs: number): Promise<LLMCompletion> {
     this.calls.push({ request, timeoutMs });
     if (this.delayMs === undefined) return new Promise<never>(() => undefined);
-    return new Promise((resolve) => setTimeout(() => resolve({ content: 'ok', model: request.model ?? '' }), this.delayMs));
+    return new Promise((resolve) => setTimeout(() => resolve({ message: { role: 'assistant', content: 'ok' }, text: 'ok', usage: NO_USAGE, model: request.model ?? '' }), this.delayMs));
   }
 }
 
