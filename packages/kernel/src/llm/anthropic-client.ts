@@ -1,5 +1,5 @@
 import { LLMNotConfiguredError, LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, MessageParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
@@ -44,6 +44,14 @@ export interface AnthropicClientOptions {
 }
 
 /**
+ * The SDK's client class, loaded when the first client is made: importing the kernel (or the CLI)
+ * does not load the SDK's few hundred modules.
+ */
+function anthropicSdk(): typeof Anthropic {
+  return (require('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk')).default;
+}
+
+/**
  * An `ILLMClient` for the Anthropic Messages API on the official `@anthropic-ai/sdk`: the system
  * prompt goes apart, tool calls and results become `tool_use` / `tool_result` blocks (ids made
  * unique where the history reuses one), thinking blocks travel with their `tool_use`. Every request
@@ -58,6 +66,7 @@ export interface AnthropicClientOptions {
  */
 export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   private readonly sdk: Anthropic;
+  private readonly sdkClass: typeof Anthropic;
 
   constructor(options: AnthropicClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -69,7 +78,8 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
       defaultModel,
       baseURL: (options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, ''),
     });
-    this.sdk = new Anthropic({
+    this.sdkClass = anthropicSdk();
+    this.sdk = new this.sdkClass({
       apiKey,
       baseURL: this.baseURL,
       ...this.sdkAttemptLimits(),
@@ -98,7 +108,7 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
 
     const { reply, details } = await this.send<{ content?: unknown; usage?: ProviderUsage; model?: unknown; stop_reason?: unknown; type?: unknown }>(request, model, {
       url: `${this.baseURL}/v1/messages`,
-      errors: Anthropic,
+      errors: this.sdkClass,
       create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).messages.create(body, sendOptions),
     });
     if (reply.type === 'error') throw new LLMResponseError('the body is an error object', details);

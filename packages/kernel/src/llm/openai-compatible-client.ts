@@ -1,5 +1,5 @@
 import { LLMNotConfiguredError, LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from '../providers/openai-chat-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
@@ -51,6 +51,14 @@ export interface OpenAICompatibleClientOptions {
 const KEYLESS = 'keyless-local-server';
 
 /**
+ * The SDK's client class, loaded when the first client is made: importing the kernel (or the CLI)
+ * does not load the SDK's few hundred modules.
+ */
+function openAISdk(): typeof OpenAI {
+  return (require('openai') as typeof import('openai')).default;
+}
+
+/**
  * An `ILLMClient` for OpenAI chat completions on the official `openai` SDK: OpenAI itself and
  * every server that speaks the same protocol (Ollama, llama.cpp server, vLLM, OpenRouter). Each
  * request is checked with `validateForProvider('openai-chat', …)` before it is sent; the SDK runs
@@ -66,6 +74,7 @@ const KEYLESS = 'keyless-local-server';
  */
 export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientOptions> {
   private readonly sdk: OpenAI;
+  private readonly sdkClass: typeof OpenAI;
 
   constructor(options: OpenAICompatibleClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -76,7 +85,8 @@ export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientO
     }
     const defaultModel = options.model ?? (env.OPENAI_MODEL || 'gpt-4o-mini');
     super(options, { name: options.name ?? `openai-compatible:${defaultModel}`, defaultModel, baseURL });
-    this.sdk = new OpenAI({
+    this.sdkClass = openAISdk();
+    this.sdk = new this.sdkClass({
       baseURL,
       apiKey: apiKey ?? KEYLESS,
       organization: env.OPENAI_ORG_ID || null,
@@ -102,7 +112,7 @@ export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientO
 
     const { reply, details } = await this.send<{ choices?: unknown; usage?: ProviderUsage; model?: unknown }>(request, model, {
       url: `${this.baseURL}/chat/completions`,
-      errors: OpenAI,
+      errors: this.sdkClass,
       create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).chat.completions.create(body, sendOptions),
     });
     if (!Array.isArray(reply.choices) || reply.choices.length === 0) throw new LLMResponseError('the answer has no choices', details);
