@@ -98,7 +98,8 @@ export function budgetCases(): ConformanceCase[] {
 
 /** A long agent run: 10,000 messages with tool calls at an 8,000-token budget, composed twice (the second call one message later). */
 export function longHistoryCases(): ConformanceCase[] {
-  const history = generateHistory({ messages: 10_000, seed: 7 });
+  // Short tool outputs: this case is about the number of messages (huge outputs have hostile cases of their own).
+  const history = generateHistory({ messages: 10_000, seed: 7, maxToolOutputChars: 800 });
   return [
     {
       name: '10,000 messages with tool calls at 8,000 tokens',
