@@ -17,7 +17,7 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { assertHistoryShape, budgetFromConfig, payloadPreview, previewItem, StrategyLifetime, TurnCounter } from '@ctxkit/core/strategy-kit';
+import { assertHistoryShape, budgetFromConfig, payloadPreview, previewItem, SerialQueue, StrategyLifetime, TurnCounter } from '@ctxkit/core/strategy-kit';
 import { CachedOutputs } from './cache/cached-outputs';
 import { createCacheTools, createCompactTool } from './cache/cache-tools';
 import { FinishedTurnOutputs } from './cache/finished-turn-outputs';
@@ -89,7 +89,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   /** The turn number of every call's history, each checked for shape first (only what was appended since the last check). */
   private readonly turns: TurnCounter;
   private readonly lifetime: StrategyLifetime;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
   /** `config`: validated against `plugin.json`'s `configSchema`, its defaults applied (see `createStrategy`). */
   constructor(
@@ -235,10 +235,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
 
   /** Resolves when no call is running and the outputs the calls cached are written to the store. */
   whenIdle(): Promise<void> {
-    return this.queue.then(
-      () => undefined,
-      () => undefined,
-    );
+    return this.queue.idle();
   }
 
   /** Stops accepting calls. Cached outputs and transcripts stay in the store. Safe to call twice. */
@@ -283,9 +280,9 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
 
   /** Runs calls one at a time; once a call's answer is delivered, the outputs it cached are written (the next call, `whenIdle` and every read of a ref wait for them). */
   private serialize<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    const store = (): Promise<void> => this.outputs.storeOnceAnswered(this.turn);
-    this.queue = run.then(store, store);
+    const run = this.queue.run(work);
+    // A write that fails is reported as a warning and done again when its ref is expanded.
+    this.queue.run(() => this.outputs.storeOnceAnswered(this.turn)).catch(() => undefined);
     return run;
   }
 }
