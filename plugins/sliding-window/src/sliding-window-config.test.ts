@@ -6,7 +6,7 @@ import { resolveSlidingWindowConfig, SLIDING_WINDOW_DEFAULTS, SLIDING_WINDOW_STR
  * Every key of the TypeScript type, once: the compiler rejects this object when a key of
  * SlidingWindowConfig is missing here or a key here is not one of the type.
  */
-const TYPE_KEYS: Record<keyof SlidingWindowConfig, true> = { model: true, maxContextTokens: true, reserveOutputTokens: true, safetyMarginRatio: true, cutBackRatio: true };
+const TYPE_KEYS: Record<keyof SlidingWindowConfig, true> = { model: true, maxContextTokens: true, reserveOutputTokens: true, safetyMarginRatio: true, cutBackRatio: true, keepFirstShare: true };
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'plugin.json'), 'utf8')) as {
   id: string;

@@ -36,6 +36,13 @@ export interface SlidingWindowConfig {
    * @default 1
    */
   cutBackRatio: number;
+  /**
+   * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages (the
+   * task, the first lookups) in front of the window when the history is cut; they stay in the
+   * payload and in its cached prefix. 0 keeps none.
+   * @default 0
+   */
+  keepFirstShare: number;
 }
 
 /** The plugin id. */

@@ -53,7 +53,7 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
       safeEmit(this.context.events, 'payload-composed', { ...this.base.composer.eventBase(turn), stats: repeated.stats });
       return repeated;
     }
-    const { payload } = this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, ...options });
+    const { payload } = this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare, ...options });
     this.repeated.remember(call, payload);
     return payload;
   }
@@ -65,7 +65,7 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
   async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
     this.base.assertLive('preview');
     const turn = this.base.turns.count(history);
-    const { payload } = this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, ...options, preview: true });
+    const { payload } = this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare, ...options, preview: true });
     return payloadPreview(payload, history, this.base.counter);
   }
 

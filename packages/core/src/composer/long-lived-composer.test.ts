@@ -3,6 +3,7 @@ import type { ChatMessage } from '../contracts/chat-message';
 import type { LLMPayload } from '../contracts/llm-payload';
 import { computeBudget } from '../budget/compute-budget';
 import { CtxkitEventBus } from '../events/event-bus';
+import { findPayloadProblems } from '../messages/find-payload-problems';
 import { pinStandIn } from '../pins/pin-stand-in';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import type { MemoryBlock } from './memory-block';
@@ -21,6 +22,7 @@ interface Scenario {
   turns: Step[][];
   maxContextTokens: number;
   cutBackRatio: number;
+  keepFirstShare: number;
   collapseOlderToolResults: boolean;
   previewEvery: number;
   pinBlock: boolean;
@@ -37,6 +39,7 @@ const arbScenario: fc.Arbitrary<Scenario> = fc.record({
   turns: fc.array(fc.array(arbStep, { minLength: 1, maxLength: 4 }), { minLength: 2, maxLength: 22 }),
   maxContextTokens: fc.integer({ min: 400, max: 5000 }),
   cutBackRatio: fc.oneof(fc.constant(1), fc.double({ min: 0.3, max: 0.95, noNaN: true })),
+  keepFirstShare: fc.oneof(fc.constant(0), fc.double({ min: 0.05, max: 0.6, noNaN: true })),
   collapseOlderToolResults: fc.boolean(),
   previewEvery: fc.integer({ min: 0, max: 3 }),
   pinBlock: fc.boolean(),
@@ -93,7 +96,7 @@ function repeatedPrefix(previous: LLMPayload | undefined, payload: LLMPayload): 
 }
 
 describe('PayloadComposer across turns', () => {
-  it('composes, turn after turn, the payload a composer that reuses nothing composes (random growth, budgets, cut back, pins, collapsing, previews)', () => {
+  it('composes, turn after turn, the payload a composer that reuses nothing composes, within budget and valid (random growth, budgets, cut back, kept first groups, pins, collapsing, previews)', () => {
     fc.assert(
       fc.property(arbScenario, (scenario) => {
         const longLived = newComposer(scenario.maxContextTokens);
@@ -105,7 +108,7 @@ describe('PayloadComposer across turns', () => {
         scenario.turns.forEach((steps, turn) => {
           ({ history, pending } = grow(history, steps, pending, turn));
           const memory: MemoryBlock[] = scenario.pinBlock ? [{ name: 'pins', content: `Pinned: ${words(20 + (turn % 3), turn)}`, placement: 'after-system' }] : [];
-          const request = { systemPrompt: 'You are a coding agent.', tools: [], memory, cutBackRatio: scenario.cutBackRatio, collapseOlderToolResults: scenario.collapseOlderToolResults, turn };
+          const request = { systemPrompt: 'You are a coding agent.', tools: [], memory, cutBackRatio: scenario.cutBackRatio, keepFirstShare: scenario.keepFirstShare, collapseOlderToolResults: scenario.collapseOlderToolResults, turn };
           if (scenario.previewEvery > 0 && turn % scenario.previewEvery === 0) {
             const preview = longLived.compose({ ...request, history: history.slice(0, Math.max(1, history.length - 1)), preview: true });
             expect(preview.payload.stats.output_tokens).toBeLessThanOrEqual(preview.payload.stats.budget.available);
@@ -114,6 +117,9 @@ describe('PayloadComposer across turns', () => {
           const expected = reference.compose({ ...request, history: rebuilt }).payload;
           const actual = longLived.compose({ ...request, history }).payload;
           expect(sentForm(actual)).toBe(sentForm(expected));
+          expect(actual.stats.output_tokens).toBeLessThanOrEqual(actual.stats.budget.available);
+          // Generated turns may end on a tool exchange with no user message yet; every other problem is a defect.
+          expect(findPayloadProblems(actual.messages).filter((problem) => problem.problem !== 'no-user-message')).toEqual([]);
           expect(actual.stats.repeatedPrefixTokens).toBe(repeatedPrefix(previous, actual));
           if (scenario.cutBackRatio === 1) expect(sentForm(newComposer(scenario.maxContextTokens).compose({ ...request, history }).payload)).toBe(sentForm(actual));
           previous = actual;

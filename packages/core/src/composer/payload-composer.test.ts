@@ -179,6 +179,88 @@ describe('PayloadComposer', () => {
       });
     });
 
+    it('with cutBackRatio below 1, sends the earlier output cuts of the current turn again while the turn grows, and cuts anew within the ratio when they no longer fit', () => {
+      // One long coding turn: every step reads a large file, so the turn's outputs must be cut.
+      const history: ChatMessage[] = [{ role: 'user', content: 'Fix the failing build.' }];
+      const step = (n: number, lines: number): ChatMessage[] => [
+        { role: 'assistant', content: '', tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'read_file', arguments: `{"path":"src/f${n}.go"}` } }] },
+        { role: 'tool', tool_call_id: `call_${n}`, content: Array.from({ length: lines }, (_, line) => `${n}:${line} func handler${line}() error { return nil }`).join('\n') },
+      ];
+      const held = composer(4000);
+      const plain = composer(4000);
+      let previous: ChatMessage[] | undefined;
+      let previousPlain: ChatMessage[] | undefined;
+      let kept = 0;
+      let recut = 0;
+      let plainRecut = 0;
+      for (let n = 0; n < 24; n++) {
+        history.push(...step(n, n % 3 === 0 ? 400 : 8));
+        const request = { systemPrompt: 'S', history: history.slice(), tools: [], turn: 1 };
+        const { payload, roomTokens } = held.compose({ ...request, cutBackRatio: 0.6 });
+        const reference = plain.compose(request).payload;
+        expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+        expect(findPayloadProblems(payload.messages)).toEqual([]);
+        const outputs = payload.messages.filter((message) => message.role === 'tool');
+        // the newest output is never starved to keep old cuts: whole, or at least an even share of the
+        // outputs' room (of its cut-back share right after a fresh cut), less the truncation marker's slack
+        const newest = history[history.length - 1]!;
+        const outputRoom = roomTokens - counter.countMessages(payload.messages.slice(1).filter((message) => message.role !== 'tool'));
+        expect(counter.countMessage(outputs[outputs.length - 1]!)).toBeGreaterThanOrEqual(Math.min(counter.countMessage(newest), Math.floor((0.6 * outputRoom) / outputs.length) - 64));
+        if (previous && payload.stats.reductions.some((record) => record.action === 'truncated')) {
+          if (previous.every((message, index) => payload.messages[index] === message)) kept++;
+          else recut++;
+        }
+        if (previousPlain && reference.stats.reductions.some((record) => record.action === 'truncated') && !previousPlain.every((message, index) => JSON.stringify(reference.messages[index]) === JSON.stringify(message))) plainRecut++;
+        previous = payload.messages;
+        previousPlain = reference.messages;
+      }
+      // held: most calls only append to the previous payload; cutting the room anew on each call changes the early outputs every time
+      expect(kept).toBeGreaterThan(recut * 2);
+      expect(recut).toBeGreaterThan(0);
+      expect(plainRecut).toBeGreaterThan(kept);
+    });
+
+    it('with keepFirstShare, keeps the first groups of the conversation in front of a cut window and holds them while turns append', () => {
+      const compose = composer(1200);
+      const history = turns(40);
+      let heads = 0;
+      let previousHead: ChatMessage[] | undefined;
+      for (let end = 2; end <= history.length; end += 2) {
+        const { payload, window, roomTokens } = compose.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.6, keepFirstShare: 0.3 });
+        expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+        expect(findPayloadProblems(payload.messages)).toEqual([]);
+        const dropped = payload.stats.reductions.filter((record) => record.action === 'dropped');
+        if (dropped.length === 0) continue;
+        heads++;
+        // the first turns stay right after the system prompt, within their share; the middle is reported dropped
+        const headEnd = dropped[0]!.from;
+        expect(headEnd).toBeGreaterThan(0);
+        expect(payload.messages.slice(1, 1 + headEnd)).toEqual(history.slice(0, headEnd));
+        expect(counter.countMessages(history.slice(0, headEnd))).toBeLessThanOrEqual(roomTokens * 0.3);
+        expect(window.fromIndex).toBe(0);
+        expect(dropped.reduce((sum, record) => sum + record.messages, 0) + payload.messages.length - 1).toBe(end);
+        // the newest turn is always there
+        expect(payload.messages[payload.messages.length - 1]).toBe(history[end - 1]);
+        if (previousHead) expect(payload.messages.slice(1, 1 + headEnd)).toEqual(previousHead);
+        previousHead = payload.messages.slice(1, 1 + headEnd);
+      }
+      expect(heads).toBeGreaterThan(10);
+    });
+
+    it('keepFirstShare gives way to a current turn that needs the room', () => {
+      const compose = composer(1200);
+      const history = turns(20);
+      compose.compose({ systemPrompt: 'S', history, tools: [], turn: 20, cutBackRatio: 0.6, keepFirstShare: 0.4 });
+      const big: ChatMessage = { role: 'user', content: `Please read: ${'the quick brown fox jumps over the lazy dog '.repeat(80)}` };
+      const { payload, roomTokens } = compose.compose({ systemPrompt: 'S', history: [...history, big], tools: [], turn: 21, cutBackRatio: 0.6, keepFirstShare: 0.4 });
+      expect(counter.countMessage(big)).toBeGreaterThan(roomTokens * 0.6);
+      // what is kept in front of the window leaves the new turn its room
+      const headEnd = payload.stats.reductions.find((record) => record.action === 'dropped')!.from;
+      expect(counter.countMessages(history.slice(0, headEnd))).toBeLessThanOrEqual(roomTokens - counter.countMessage(big));
+      expect(payload.messages[payload.messages.length - 1]).toBe(big);
+      expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+    });
+
     it('reports the tokens each payload repeats from the previous one (what a prompt cache can serve)', () => {
       const compose = composer(1200);
       const history = turns(40);

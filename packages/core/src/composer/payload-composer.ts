@@ -7,8 +7,10 @@ import type { CtxkitEventBase } from '../events/ctxkit-events';
 import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
 import { buildPayload } from '../ledger/build-payload';
 import { assertHistoryShape } from '../messages/assert-history-shape';
+import { groupAt } from '../messages/group-tool-calls';
 import { HistoryLedger, messageFingerprint } from '../ledger/history-ledger';
 import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow, type HistoryWindow } from '../ledger/select-history-window';
+import { HeldOutputCuts, type OutputCut } from '../ledger/held-output-cuts';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { fitDynamicContext } from './fit-dynamic-context';
 import { fitMemoryBlock, type FittedMemoryBlock } from './fit-memory-block';
@@ -64,6 +66,13 @@ export interface ComposeRequest extends ComposeOptions {
    * @default 1
    */
   cutBackRatio?: number;
+  /**
+   * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages (the
+   * task, the first lookups) in front of the window when the history is cut, so that they stay in
+   * the payload and in its cached prefix. 0 keeps none.
+   * @default 0
+   */
+  keepFirstShare?: number;
   /** Turn number for events. */
   turn: number;
   /** Emit `history-trim`, `tool-output-trim`, `usage-level-change` and `payload-composed`. @default true */
@@ -90,6 +99,24 @@ export interface ComposedPayload {
 }
 
 const NO_MEMORY: ReadonlyArray<MemoryBlock> = [];
+const NO_CUTS: ReadonlyMap<ChatMessage, OutputCut> = new Map();
+
+/** The first groups kept in front of a cut window: history `[start, end)`, `tokens` in all. */
+interface KeptHead {
+  start: number;
+  end: number;
+  tokens: number;
+  /** The turn (its user message's position, plus one) the head was last used for. */
+  user: number;
+  /** The kept messages as they were when the head was chosen (it holds while they are the same). */
+  messages: ChatMessage[];
+}
+
+/** `window` with the kept head in front of it (the window as it is when the head is empty). */
+function withHead(history: ReadonlyArray<ChatMessage>, startIndex: number, head: KeptHead, window: HistoryWindow): HistoryWindow {
+  if (head.end <= startIndex) return window;
+  return { ...window, messages: [...history.slice(startIndex, head.end), ...window.messages], fromIndex: startIndex, tokens: head.tokens + window.tokens };
+}
 
 /**
  * The budget-filling composer every standard strategy builds its payload with. In priority order it
@@ -115,6 +142,10 @@ export class PayloadComposer {
   private previousPayload: { messages: readonly ChatMessage[]; tools: ReadonlyArray<ToolDefinition> } | undefined;
   /** Where the window started at the last cut back (see `cutBackRatio`), while it holds. */
   private heldStart: { index: number; message: ChatMessage; fingerprint: string } | undefined;
+  /** The conversation's first groups kept before a cut window (see `keepFirstShare`), while they hold. */
+  private heldHead: KeptHead | undefined;
+  /** The current turn's output cuts of the previous payload, held while they fit (see `cutBackRatio`). */
+  private heldCuts: HeldOutputCuts | undefined;
 
   constructor(private readonly options: PayloadComposerOptions) {
     this.ledger = new HistoryLedger(options.counter);
@@ -149,8 +180,10 @@ export class PayloadComposer {
     room -= dynamic.tokens;
 
     const blocks = request.memory ?? NO_MEMORY;
+    const cutBackRatio = request.cutBackRatio ?? 1;
+    const heldCuts = cutBackRatio < 1 ? this.heldCutsAt(cutBackRatio) : undefined;
     const selectWindow = (tokens: number): HistoryWindow =>
-      selectHistoryWindow({ history, startIndex, budgetTokens: tokens, counter, ledger: this.ledger, strategyId: owner.strategyId });
+      selectHistoryWindow({ history, startIndex, budgetTokens: tokens, counter, ledger: this.ledger, strategyId: owner.strategyId, heldCuts });
     const keepsAll = (window: HistoryWindow): boolean =>
       startIndex === 0 && window.fromIndex <= 0 && !window.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
 
@@ -167,10 +200,12 @@ export class PayloadComposer {
     let fitted = this.fitBlocks(blocks, redundant, allowance);
     const historyRoom = room - fitted.reduce((sum, block) => sum + block.tokens, 0);
     let window = selectWindow(historyRoom);
-    const cutBackRatio = request.cutBackRatio ?? 1;
-    const heldBefore = this.heldStart;
-    if (cutBackRatio < 1) window = this.holdWindowStart(history, startIndex, historyRoom, cutBackRatio, window);
-    if (request.preview) this.heldStart = heldBefore;
+    const heldBefore = { start: this.heldStart, head: this.heldHead };
+    if (heldCuts) window = this.holdWindowStart(history, startIndex, historyRoom, heldCuts, request.keepFirstShare ?? 0, window);
+    if (request.preview) {
+      this.heldStart = heldBefore.start;
+      this.heldHead = heldBefore.head;
+    } else this.heldCuts = heldCuts && new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS);
     if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
       // The history fits whole beside a shortened block: the block may take what is left.
       fitted = this.fitBlocks(blocks, redundant, room - window.tokens);
@@ -220,26 +255,68 @@ export class PayloadComposer {
    * The window with a held start: while the history from the start of the last cut still fits, the
    * window keeps that start (older history reported as dropped), so consecutive payloads share their
    * beginning; when it no longer fits, the window is cut back to `ratio` of the room (never truncating
-   * more of the current turn than the full window would) and its start is held from there.
+   * more of the current turn than the full window would) and its start is held from there. With
+   * `keepFirstShare`, the conversation's first whole groups (up to that share of the room, never the
+   * current turn) are kept before the window and held too, so a cut leaves them in the cached prefix.
    */
-  private holdWindowStart(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, ratio: number, full: HistoryWindow): HistoryWindow {
+  private holdWindowStart(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, heldCuts: HeldOutputCuts, keepFirstShare: number, full: HistoryWindow): HistoryWindow {
     const cuts = full.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
     if (!cuts) {
       this.heldStart = undefined;
+      this.heldHead = undefined;
       return full;
     }
+    const select = (from: number, tokens: number): HistoryWindow =>
+      selectHistoryWindow({ history, startIndex: from, budgetTokens: tokens, counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId, heldCuts });
+    const head = this.keptHead(history, startIndex, room, keepFirstShare);
+    const tailRoom = room - head.tokens;
+    const fullTail = head.end > startIndex ? select(head.end, tailRoom) : full;
     const held = this.heldStart;
     const stillThere = held !== undefined && held.index < history.length && (history[held.index] === held.message || messageFingerprint(history[held.index]!) === held.fingerprint);
-    if (held !== undefined && stillThere && held.index > startIndex && held.index >= full.fromIndex) {
-      const window = selectHistoryWindow({ history, startIndex: held.index, budgetTokens: room, counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId });
-      const older = { action: 'dropped' as const, from: startIndex, to: held.index, messages: held.index - startIndex, tokensAfter: 0, reason: OLDER_THAN_WINDOW_REASON, recoverableFrom: 'history' as const };
-      return { ...window, reductions: [older, ...window.reductions], droppedMessages: window.droppedMessages + older.messages };
+    if (held !== undefined && stillThere && held.index > head.end && held.index >= fullTail.fromIndex) {
+      const window = select(held.index, tailRoom);
+      const older = { action: 'dropped' as const, from: head.end, to: held.index, messages: held.index - head.end, tokensAfter: 0, reason: OLDER_THAN_WINDOW_REASON, recoverableFrom: 'history' as const };
+      return withHead(history, startIndex, head, { ...window, reductions: [older, ...window.reductions], droppedMessages: window.droppedMessages + older.messages });
     }
-    let cut = selectHistoryWindow({ history, startIndex, budgetTokens: Math.floor(room * ratio), counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId });
-    if (cut.truncatedMessages > full.truncatedMessages || cut.fromIndex >= history.length) cut = full;
+    let cut = select(head.end, Math.floor(tailRoom * heldCuts.ratio));
+    if (cut.truncatedMessages > fullTail.truncatedMessages || cut.fromIndex >= history.length) cut = fullTail;
     const start = cut.fromIndex;
     this.heldStart = start < history.length ? { index: start, message: history[start]!, fingerprint: messageFingerprint(history[start]!) } : undefined;
-    return cut;
+    return withHead(history, startIndex, head, cut);
+  }
+
+  /**
+   * The conversation's first whole groups from `startIndex` kept before a cut window: up to `share`
+   * of the room and of what the current turn leaves, before the newest user message, held from the
+   * first cut on while its messages are the same and it still fits.
+   */
+  private keptHead(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, share: number): KeptHead {
+    let newestUser = history.length;
+    while (newestUser > startIndex && history[newestUser - 1]!.role !== 'user') newestUser--;
+    // The head never takes room the current turn needs: it gives way to a turn that would not fit beside it.
+    let turnTokens = 0;
+    for (let index = Math.max(startIndex, newestUser - 1); index < history.length && turnTokens <= room; index++) turnTokens += this.ledger.tokensWithin(history, index, room - turnTokens + 1);
+    const limit = Math.max(0, Math.min(Math.floor(room * share), room - turnTokens));
+    const held = this.heldHead;
+    if (held !== undefined && held.start === startIndex) {
+      const same = held.end <= history.length && held.messages.every((message, offset) => history[startIndex + offset] === message || messageFingerprint(history[startIndex + offset]!) === messageFingerprint(message));
+      if (same && held.tokens <= limit) return (this.heldHead = { ...held, user: newestUser });
+      // A head the turn outgrew gives way for the rest of that turn (shrinking it call by call would change the prefix each time).
+      if (same && held.user === newestUser) return (this.heldHead = { start: startIndex, end: startIndex, tokens: 0, user: newestUser, messages: [] });
+    }
+    let end = startIndex;
+    let tokens = 0;
+    while (end < newestUser - 1) {
+      const group = groupAt(history, end);
+      if ((group.kind !== 'tool-exchange' && group.kind !== 'user' && group.kind !== 'assistant') || group.end > newestUser - 1) break;
+      let groupTokens = 0;
+      for (let index = group.start; index < group.end && tokens + groupTokens <= limit; index++) groupTokens += this.ledger.tokensWithin(history, index, limit - tokens - groupTokens + 1);
+      if (tokens + groupTokens > limit) break;
+      tokens += groupTokens;
+      end = group.end;
+    }
+    const head: KeptHead = { start: startIndex, end, tokens, user: newestUser, messages: history.slice(startIndex, end) };
+    return (this.heldHead = head);
   }
 
   /**
@@ -273,6 +350,12 @@ export class PayloadComposer {
       differing = counter.countMessages(messages.slice(index));
     }
     return Math.max(0, stats.output_tokens - differing);
+  }
+
+  /** The held output cuts for a compose at `ratio` (none held yet, or held at another ratio: an empty hold). */
+  private heldCutsAt(ratio: number): HeldOutputCuts {
+    const held = this.heldCuts;
+    return held !== undefined && held.ratio === ratio ? held : new HeldOutputCuts(ratio, NO_CUTS);
   }
 
   /** The event fields of this composer's owner at `turn`. */

@@ -6,6 +6,7 @@ import type { MessageGroup } from '../messages/message-group';
 import { contentText } from '../token-counting/message-text';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { truncateToFit } from '../truncation/truncate-to-fit';
+import type { HeldOutputCuts, OutputCut } from './held-output-cuts';
 import { HistoryLedger } from './history-ledger';
 import type { KeptGroups } from './kept-group-run';
 
@@ -35,6 +36,8 @@ export interface SelectHistoryWindowOptions {
    * user message is looked for from here on. @default 0
    */
   startIndex?: number;
+  /** The previous payload's current-turn output cuts, to send again while they fit (see {@link HeldOutputCuts}). */
+  heldCuts?: HeldOutputCuts;
 }
 
 /** The recent history that fits, as selected by {@link selectHistoryWindow}. */
@@ -49,6 +52,8 @@ export interface HistoryWindow {
   tokens: number;
   droppedMessages: number;
   truncatedMessages: number;
+  /** The current turn's truncated tool outputs, by original message (what a later selection may hold). */
+  outputCuts?: ReadonlyMap<ChatMessage, OutputCut>;
 }
 
 interface Memo {
@@ -56,6 +61,7 @@ interface Memo {
   length: number;
   last: Readonly<ChatMessage> | undefined;
   key: string;
+  heldCuts: HeldOutputCuts | undefined;
   window: HistoryWindow;
 }
 
@@ -107,7 +113,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   const start = Math.min(n, Math.max(0, Math.floor(options.startIndex ?? 0)));
   const key = `${budget}:${keepNewestUser ? 1 : 0}:${truncateTurn ? 1 : 0}:${start}`;
   const memo = ledger.memo as Memo | undefined;
-  if (memo && memo.history === history && memo.length === n && memo.last === history[n - 1] && memo.key === key && ledger.length === n) {
+  if (memo && memo.history === history && memo.length === n && memo.last === history[n - 1] && memo.key === key && memo.heldCuts === options.heldCuts && ledger.length === n) {
     return { ...memo.window, messages: memo.window.messages.slice(), reductions: memo.window.reductions.map((record) => ({ ...record })) };
   }
   ledger.sync(history);
@@ -115,6 +121,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   const reductions: ReductionRecord[] = [];
   const kept: Array<{ from: number; to: number }> = [];
   const replaced = new Map<number, ChatMessage>();
+  const outputCuts = new Map<ChatMessage, OutputCut>();
   let used = 0;
   let end = n;
 
@@ -129,7 +136,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   }
 
   if (newestUser !== -1) {
-    const turn = selectCurrentTurn(options, ledger, budget, newestUser, reductions, replaced, truncateTurn);
+    const turn = selectCurrentTurn(options, ledger, budget, newestUser, reductions, replaced, outputCuts, truncateTurn);
     used = turn.tokens;
     for (const range of turn.kept) kept.push(range);
     end = newestUser;
@@ -214,7 +221,8 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   }
   const fromIndex = kept.length > 0 ? kept[kept.length - 1]!.from : n;
   const window: HistoryWindow = { messages, fromIndex, reductions, tokens: used, droppedMessages, truncatedMessages };
-  ledger.memo = { history, length: n, last: history[n - 1], key, window } satisfies Memo;
+  if (outputCuts.size > 0) window.outputCuts = outputCuts;
+  ledger.memo = { history, length: n, last: history[n - 1], key, heldCuts: options.heldCuts, window } satisfies Memo;
   return { ...window, messages: messages.slice(), reductions: reductions.map((record) => ({ ...record })) };
 }
 
@@ -265,6 +273,7 @@ function selectCurrentTurn(
   newestUser: number,
   reductions: ReductionRecord[],
   replaced: Map<number, ChatMessage>,
+  outputCuts: Map<ChatMessage, OutputCut>,
   truncateTurn: boolean,
 ): TurnSelection {
   const { history, counter } = options;
@@ -317,7 +326,7 @@ function selectCurrentTurn(
     let whole = 0;
     for (const group of chosen) for (let index = group.start; index < group.end; index++) whole += sizes.get(index)!;
     if (whole <= budget) return { chosen, fitted: { changes: new Map<number, { message: ChatMessage; tokens: number }>(), tokens: whole } };
-    const fitted = fitByTruncatingOutputs(history, chosen, sizes, budget, counter, ledger);
+    const fitted = fitByTruncatingOutputs(history, chosen, sizes, budget, counter, ledger, options.heldCuts);
     return fitted ? { chosen, fitted } : undefined;
   };
   // The most steps that can fit is tried first (it fits unless a cut overshoots); otherwise binary search below it.
@@ -339,6 +348,7 @@ function selectCurrentTurn(
     for (const group of steps.slice(keptSteps)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON));
     for (const [index, change] of best.fitted.changes) {
       replaced.set(index, change.message);
+      outputCuts.set(history[index] as ChatMessage, change);
       reductions.push({
         action: 'truncated',
         from: index,
@@ -372,7 +382,11 @@ function selectCurrentTurn(
   return { kept: [{ from: newestUser, to: newestUser + 1 }], tokens };
 }
 
-/** Water-fills the room left by the turn's other messages among its tool outputs; undefined when it cannot fit. */
+/**
+ * Fits the turn's tool outputs into the room its other messages leave: held cuts are sent again
+ * while they fit (see {@link HeldOutputCuts}); otherwise the room (or its held share) is water-filled
+ * among the outputs. Undefined when they cannot fit.
+ */
 function fitByTruncatingOutputs(
   history: ReadonlyArray<Readonly<ChatMessage>>,
   groups: MessageGroup[],
@@ -380,7 +394,8 @@ function fitByTruncatingOutputs(
   budget: number,
   counter: ITokenCounter,
   ledger: HistoryLedger,
-): { changes: Map<number, { message: ChatMessage; tokens: number }>; tokens: number } | undefined {
+  held: HeldOutputCuts | undefined,
+): { changes: Map<number, OutputCut>; tokens: number } | undefined {
   const outputs: number[] = [];
   let fixed = 0;
   for (const group of groups) {
@@ -390,41 +405,85 @@ function fitByTruncatingOutputs(
     }
   }
   if (outputs.length === 0) return undefined;
-  let room = budget - fixed;
+  const room = budget - fixed;
   if (room < outputs.length * MIN_TRUNCATED_OUTPUT_TOKENS) return undefined;
-  // Smallest first: each gets min(its size, a fair share of what is left).
-  const order = outputs.slice().sort((a, b) => sizes.get(a)! - sizes.get(b)!);
-  const allot = new Map<number, number>();
-  order.forEach((index, position) => {
-    const share = Math.floor(room / (order.length - position));
-    const give = Math.min(sizes.get(index)!, share);
-    allot.set(index, give);
-    room -= give;
-  });
-  const changes = new Map<number, { message: ChatMessage; tokens: number }>();
+  const plan = (held && keepHeldCuts(history, outputs, sizes, room, held)) ?? {
+    allot: waterFill(outputs, sizes, held ? Math.max(outputs.length * MIN_TRUNCATED_OUTPUT_TOKENS, Math.floor(room * held.ratio)) : room),
+    reused: new Map<number, OutputCut>(),
+  };
+  const changes = new Map<number, OutputCut>();
   let tokens = fixed;
   for (const index of outputs) {
+    const reused = plan.reused.get(index);
+    if (reused) {
+      changes.set(index, reused);
+      tokens += reused.tokens;
+      continue;
+    }
     const size = sizes.get(index)!;
-    const allowed = allot.get(index)!;
+    const allowed = plan.allot.get(index)!;
     if (size <= allowed) {
       tokens += size;
       continue;
     }
-    const message = history[index] as ToolMessage;
-    const remembered = ledger.truncations.get(message);
-    if (remembered && remembered.allowed === allowed) {
-      changes.set(index, { message: remembered.message, tokens: remembered.tokens });
-      tokens += remembered.tokens;
-      continue;
-    }
-    const empty = counter.countMessage({ role: 'tool', tool_call_id: message.tool_call_id, content: '' });
-    const cut = truncateToFit(contentText(message.content), { kind: 'head-tail', maxTokens: Math.max(0, allowed - empty), counter });
-    const copy: ToolMessage = { ...message, content: cut.text };
-    // A tool message's text is its content, so its count is the cut text's count plus the overhead.
-    const copyTokens = cut.tokens !== undefined ? cut.tokens + empty : counter.countMessage(copy);
-    ledger.truncations.set(message, { allowed, message: copy, tokens: copyTokens });
-    changes.set(index, { message: copy, tokens: copyTokens });
-    tokens += copyTokens;
+    const cut = cutOutput(history[index] as ToolMessage, allowed, counter, ledger);
+    changes.set(index, cut);
+    tokens += cut.tokens;
   }
   return tokens <= budget ? { changes, tokens } : undefined;
+}
+
+/**
+ * The held cuts of `outputs` sent again, the other outputs water-filled in what they leave; undefined
+ * when there is no held cut among them, they no longer fit, or a new output would get less than
+ * both its size and an even share of the room (the new outputs are not starved to keep old cuts).
+ */
+function keepHeldCuts(
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  outputs: number[],
+  sizes: Map<number, number>,
+  room: number,
+  held: HeldOutputCuts,
+): { allot: Map<number, number>; reused: Map<number, OutputCut> } | undefined {
+  const reused = new Map<number, OutputCut>();
+  const free: number[] = [];
+  let left = room;
+  for (const index of outputs) {
+    const cut = held.cutOf(history[index]!);
+    if (cut) {
+      reused.set(index, cut);
+      left -= cut.tokens;
+    } else free.push(index);
+  }
+  if (reused.size === 0 || left < free.length * MIN_TRUNCATED_OUTPUT_TOKENS) return undefined;
+  const even = Math.floor(room / outputs.length);
+  const allot = waterFill(free, sizes, left);
+  for (const index of free) if (allot.get(index)! < Math.min(sizes.get(index)!, even)) return undefined;
+  return { allot, reused };
+}
+
+/** Smallest first, each output gets min(its size, a fair share of what is left of `room`). */
+function waterFill(outputs: number[], sizes: Map<number, number>, room: number): Map<number, number> {
+  const order = outputs.slice().sort((a, b) => sizes.get(a)! - sizes.get(b)!);
+  const allot = new Map<number, number>();
+  let left = room;
+  order.forEach((index, position) => {
+    const give = Math.min(sizes.get(index)!, Math.floor(left / (order.length - position)));
+    allot.set(index, give);
+    left -= give;
+  });
+  return allot;
+}
+
+/** `message` cut head + tail to `allowed` tokens (remembered by the ledger per allotment). */
+function cutOutput(message: ToolMessage, allowed: number, counter: ITokenCounter, ledger: HistoryLedger): OutputCut {
+  const remembered = ledger.truncations.get(message);
+  if (remembered && remembered.allowed === allowed) return { message: remembered.message, tokens: remembered.tokens };
+  const empty = counter.countMessage({ role: 'tool', tool_call_id: message.tool_call_id, content: '' });
+  const cut = truncateToFit(contentText(message.content), { kind: 'head-tail', maxTokens: Math.max(0, allowed - empty), counter });
+  const copy: ToolMessage = { ...message, content: cut.text };
+  // A tool message's text is its content, so its count is the cut text's count plus the overhead.
+  const tokens = cut.tokens !== undefined ? cut.tokens + empty : counter.countMessage(copy);
+  ledger.truncations.set(message, { allowed, message: copy, tokens });
+  return { message: copy, tokens };
 }
