@@ -291,6 +291,7 @@ export class PayloadComposer {
    * first cut on while its messages are the same and it still fits.
    */
   private keptHead(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, share: number): KeptHead {
+    if (!(share > 0)) return (this.heldHead = { start: startIndex, end: startIndex, tokens: 0, user: -1, messages: [] });
     let newestUser = history.length;
     while (newestUser > startIndex && history[newestUser - 1]!.role !== 'user') newestUser--;
     // The head never takes room the current turn needs: it gives way to a turn that would not fit beside it.
