@@ -25,6 +25,8 @@ describe('resolveEntityExtractionConfig', () => {
         maxContextTokens: null,
         reserveOutputTokens: null,
         safetyMarginRatio: 0.1,
+        cutBackRatio: 1,
+        keepFirstShare: 0,
       });
       expect(input).toEqual({ stateSchema: { type: 'object', properties: {} } });
     });

@@ -41,6 +41,20 @@ export interface EntityExtractionConfig {
   reserveOutputTokens: number | null;
   /** Share of the ceiling kept free. @default 0.1 */
   safetyMarginRatio: number;
+  /**
+   * When the history beside the state no longer fits, cut it back to this share of its room in one
+   * go; the window's start then holds while the next turns only append, and the state block sent
+   * last time stays as it was while the window still holds every message read since. 1 drops only
+   * what must go, on every call.
+   * @default 1
+   */
+  cutBackRatio: number;
+  /**
+   * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages in
+   * front of the window when the history is cut. 0 keeps none.
+   * @default 0
+   */
+  keepFirstShare: number;
 }
 
 /** The config an agent writes: everything but `stateSchema` may be left out. */

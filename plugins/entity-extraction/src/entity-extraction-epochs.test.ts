@@ -53,6 +53,25 @@ describe('EntityExtractionStrategy epochs', () => {
     );
   });
 
+  it('with cutBackRatio below 1, a state block held from an earlier payload is never sent after an undo took its versions back', async () => {
+    const { strategy } = setup({ script: [FIRST, SECOND], config: { cutBackRatio: 0.5 } });
+    const first = await strategy.composePayload(SYSTEM, history1, []);
+    expect(String(first.messages[1]!.content)).toContain('Seattle');
+    // The whole history fits: the state block of the first payload is sent again (what the newer
+    // state adds is in the messages, verbatim), so the payload only appends.
+    const second = await strategy.composePayload(SYSTEM, history2, []);
+    expect(second.messages[1]).toBe(first.messages[1]);
+    expect(second.stats.extra).toMatchObject({ heldMemory: ['entity state'] });
+    expect(second.messages.slice(2)).toEqual(history2);
+    expect(await strategy.getVersion()).toBe(2);
+
+    await strategy.undo('e1');
+    const undone = await strategy.composePayload(SYSTEM, history2, []);
+    expect(undone.messages[1]).toEqual({ role: 'system', content: expect.stringContaining('<conversation_state version="0">') });
+    expect(String(undone.messages[1]!.content)).not.toContain('Seattle');
+    expect(undone.stats.extra).not.toHaveProperty('heldMemory');
+  });
+
   it('undo restores the state before the extraction: the payload for the history composed before it comes back byte for byte, without reading anything again', async () => {
     const { strategy, llm, events } = setup({ script: [FIRST, SECOND] });
     const before = await strategy.composePayload(SYSTEM, history1, []);

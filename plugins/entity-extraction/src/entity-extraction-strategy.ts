@@ -284,6 +284,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       preview,
       memory: [entityStateMemoryBlock(persisted, block.message ? String(block.message.content) : '', this.shortenedStateBlocks, config.stateMaxTokens)],
       memoryShare: config.memoryShare,
+      cutBackRatio: config.cutBackRatio,
+      keepFirstShare: config.keepFirstShare,
       ...(lean ? { startIndex: recentTurnsStart(turns, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
       extra: { entities: entityStats(persisted, block, this.options.extractor, this.lastError, lean) },
     });

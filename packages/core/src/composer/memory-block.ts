@@ -33,6 +33,16 @@ export interface MemoryBlock {
    * @default false
    */
   omitWhenWindowCovers?: boolean;
+  /**
+   * With `cutBackRatio` below 1: whether the composer may send `earlier` (this block as the previous
+   * payload sent it) in this block's place. The composer does so while every message after what
+   * `earlier` covers (`covers.until`) is still sent whole: the newer values are then in the window
+   * verbatim, and an update no longer changes the payload's start (the provider's prompt cache keeps
+   * serving it). The next cut of the window sends this block. Answer true only when this block grew
+   * from `earlier` (newer messages read), not when it was rewritten (an undo). Without it, or
+   * without `covers`, the block is always sent as it is. Held blocks are named in `stats.extra.heldMemory`.
+   */
+  holds?(earlier: MemoryBlock): boolean;
 }
 
 /** What became of one memory block in a composed payload. */

@@ -261,6 +261,50 @@ describe('PayloadComposer', () => {
       expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
     });
 
+    it('with cutBackRatio below 1, sends a state block as the previous payload had it while the window holds every message it has not read, and the new one at the next cut', () => {
+      const compose = composer(1500);
+      const history = turns(40);
+      // A state that grows with every turn read; `holds` accepts any earlier state of the same run.
+      const state = (end: number, grown = true): MemoryBlock => ({
+        name: 'state',
+        content: `State after ${end} messages: ${'value '.repeat(10 + end / 2)}`,
+        covers: { until: end, action: 'dropped', recoverableFrom: 'entity-state', reason: 'in the state' },
+        holds: () => grown,
+      });
+      let previous: ReturnType<typeof compose.compose> | undefined;
+      let held = 0;
+      let refreshedAtCut = 0;
+      for (let end = 2; end <= history.length; end += 2) {
+        const current = state(end - 1);
+        const composed = compose.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.5, memory: [current] });
+        const { payload, window } = composed;
+        expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+        const block = payload.messages[1]!;
+        expect(block.role).toBe('system');
+        if (block.content !== current.content) {
+          // A held block: the previous payload's block, and nothing after what it covers is left out.
+          held++;
+          expect(payload.stats.extra).toEqual({ heldMemory: ['state'] });
+          expect(block).toBe(previous!.payload.messages[1]);
+          const until = Number(/after (\d+) messages/.exec(String(block.content))![1]);
+          expect(window.fromIndex).toBeLessThanOrEqual(until);
+          // Older history is still reported as what the block kept.
+          expect(payload.stats.reductions.filter((record) => record.action === 'dropped' && record.reason === 'in the state').every((record) => record.to <= until)).toBe(true);
+        } else if (previous && window.fromIndex !== previous.window.fromIndex) refreshedAtCut++;
+        previous = composed;
+      }
+      expect(held).toBeGreaterThan(5);
+      expect(refreshedAtCut).toBeGreaterThan(0);
+      // A block that was rewritten (holds answers false) is always sent as it is.
+      const rewritten = composer(1500);
+      for (let end = 2; end <= history.length; end += 2) {
+        const current = state(end - 1, false);
+        const { payload } = rewritten.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.5, memory: [current] });
+        expect(payload.messages[1]!.content).toBe(current.content);
+        expect(payload.stats.extra).toBeUndefined();
+      }
+    });
+
     it('reports the tokens each payload repeats from the previous one (what a prompt cache can serve)', () => {
       const compose = composer(1200);
       const history = turns(40);

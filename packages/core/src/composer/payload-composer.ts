@@ -119,6 +119,25 @@ function withHead(history: ReadonlyArray<ChatMessage>, startIndex: number, head:
 }
 
 /**
+ * Whether every held block in `candidates` (one that is not the request's `blocks` block) still
+ * stands for its newer content: the messages read between the two (from what the held block covers
+ * to what the newer one covers) are all in the window, so what the newer block adds is there
+ * verbatim. An output the window sends cut (head and tail, reported as `truncated`) counts as
+ * there: refreshing the block for it would change the payload's start on most steps of a turn that
+ * reads large outputs, and keeping the older block leaves more room for the window (measured on
+ * tau-bench airline at 4,000: more facts kept, not fewer).
+ */
+function heldMemoryStillCovered(window: HistoryWindow, startIndex: number, candidates: ReadonlyArray<MemoryBlock>, blocks: ReadonlyArray<MemoryBlock>): boolean {
+  return candidates.every((block, index) => {
+    const current = blocks[index]!;
+    if (block === current) return true;
+    const from = block.covers?.until ?? 0;
+    const to = Math.max(from, current.covers?.until ?? 0);
+    return startIndex <= from && window.reductions.every((record) => record.messages === 0 || record.action === 'truncated' || record.to <= from || record.from >= to);
+  });
+}
+
+/**
  * The budget-filling composer every standard strategy builds its payload with. In priority order it
  * places the system prompt and tool definitions (never cut; a typed error when they alone exceed the
  * budget), the dynamic context (cut before it takes the newest user message's room), the strategy's
@@ -146,6 +165,8 @@ export class PayloadComposer {
   private heldHead: KeptHead | undefined;
   /** The current turn's output cuts of the previous payload, held while they fit (see `cutBackRatio`). */
   private heldCuts: HeldOutputCuts | undefined;
+  /** Memory blocks of the previous payload that may be sent again (see `MemoryBlock.holds`), by name. */
+  private readonly heldMemory = new Map<string, { block: MemoryBlock; anchor: string | undefined }>();
 
   constructor(private readonly options: PayloadComposerOptions) {
     this.ledger = new HistoryLedger(options.counter);
@@ -187,29 +208,45 @@ export class PayloadComposer {
     const keepsAll = (window: HistoryWindow): boolean =>
       startIndex === 0 && window.fromIndex <= 0 && !window.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
 
-    // Blocks that only repeat history are not needed when the whole history fits the room.
-    let redundant = new Set<MemoryBlock>();
-    let allowance = Math.min(memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE), Math.max(0, room - userTokens));
-    if (blocks.some((block) => block.omitWhenWindowCovers)) {
-      const full = selectWindow(room);
-      if (keepsAll(full)) redundant = new Set(blocks.filter((block) => block.omitWhenWindowCovers));
-      // A block that only stands for older history never displaces more of the newest history than
-      // the history it stands for: its allowance is at most what the full window leaves out.
-      else if (blocks.every((block) => block.omitWhenWindowCovers)) allowance = Math.min(allowance, this.tokensBefore(history, full.fromIndex, startIndex, allowance));
-    }
-    let fitted = this.fitBlocks(blocks, redundant, allowance);
-    const historyRoom = room - fitted.reduce((sum, block) => sum + block.tokens, 0);
-    let window = selectWindow(historyRoom);
+    const place = (candidates: ReadonlyArray<MemoryBlock>): { fitted: FittedMemoryBlock[]; window: HistoryWindow } => {
+      // Blocks that only repeat history are not needed when the whole history fits the room.
+      let redundant = new Set<MemoryBlock>();
+      let allowance = Math.min(memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE), Math.max(0, room - userTokens));
+      if (candidates.some((block) => block.omitWhenWindowCovers)) {
+        const full = selectWindow(room);
+        if (keepsAll(full)) redundant = new Set(candidates.filter((block) => block.omitWhenWindowCovers));
+        // A block that only stands for older history never displaces more of the newest history than
+        // the history it stands for: its allowance is at most what the full window leaves out.
+        else if (candidates.every((block) => block.omitWhenWindowCovers)) allowance = Math.min(allowance, this.tokensBefore(history, full.fromIndex, startIndex, allowance));
+      }
+      let fitted = this.fitBlocks(candidates, redundant, allowance);
+      const historyRoom = room - fitted.reduce((sum, block) => sum + block.tokens, 0);
+      let window = selectWindow(historyRoom);
+      if (heldCuts) window = this.holdWindowStart(history, startIndex, historyRoom, heldCuts, request.keepFirstShare ?? 0, window);
+      if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
+        // The history fits whole beside a shortened block: the block may take what is left.
+        fitted = this.fitBlocks(candidates, redundant, room - window.tokens);
+      }
+      return { fitted, window };
+    };
     const heldBefore = { start: this.heldStart, head: this.heldHead };
-    if (heldCuts) window = this.holdWindowStart(history, startIndex, historyRoom, heldCuts, request.keepFirstShare ?? 0, window);
+    const heldBlocks = heldCuts && !collapsed ? this.heldMemoryFor(blocks, history) : undefined;
+    let placed = heldBlocks ? place(heldBlocks) : undefined;
+    if (placed === undefined || !heldMemoryStillCovered(placed.window, startIndex, heldBlocks!, blocks)) {
+      // The window was cut past what a held block covers: every block is sent as it is now.
+      this.heldStart = heldBefore.start;
+      this.heldHead = heldBefore.head;
+      placed = place(blocks);
+    }
+    const { fitted, window } = placed;
     if (request.preview) {
       this.heldStart = heldBefore.start;
       this.heldHead = heldBefore.head;
-    } else this.heldCuts = heldCuts && new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS);
-    if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
-      // The history fits whole beside a shortened block: the block may take what is left.
-      fitted = this.fitBlocks(blocks, redundant, room - window.tokens);
+    } else {
+      this.heldCuts = heldCuts && new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS);
+      this.rememberMemory(fitted, history);
     }
+    const heldMemory = fitted.filter((block, index) => block.message !== undefined && block.block !== blocks[index]).map((block) => block.block.name);
     const reductions: ReductionRecord[] = [...(request.reductions ?? []), ...dynamic.reductions, ...this.blockReductions(fitted, n)];
     if (collapsed) {
       const kept = new Set<ChatMessage>(window.messages);
@@ -238,7 +275,7 @@ export class PayloadComposer {
       historyInputTokens: collapsed ? () => counter.countMessages(original) : () => this.ledger.totalTokens(history),
       otherInputTokens: systemTokens + toolTokens + dynamic.inputTokens + fitted.reduce((sum, block) => sum + block.fullTokens, 0),
       reductions,
-      ...(request.extra ? { extra: request.extra } : {}),
+      ...(request.extra || heldMemory.length > 0 ? { extra: { ...request.extra, ...(heldMemory.length > 0 ? { heldMemory } : {}) } } : {}),
     });
     payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, window.truncatedMessages === 0, !request.preview);
     if ((request.emitEvents ?? true) && !request.preview) this.emitComposed(payload, request.turn);
@@ -351,6 +388,39 @@ export class PayloadComposer {
       differing = counter.countMessages(messages.slice(index));
     }
     return Math.max(0, stats.output_tokens - differing);
+  }
+
+  /**
+   * `blocks` with the held block in place of each one whose content changed since the previous
+   * payload and that may stand for it (`MemoryBlock.holds`); undefined when no block is held. A held block is valid only
+   * while the history still holds what it covered (its last covered message is the same).
+   */
+  private heldMemoryFor(blocks: ReadonlyArray<MemoryBlock>, history: ReadonlyArray<ChatMessage>): MemoryBlock[] | undefined {
+    if (this.heldMemory.size === 0) return undefined;
+    let holds = false;
+    const candidates = blocks.map((block) => {
+      const held = block.holds !== undefined && block.covers !== undefined ? this.heldMemory.get(block.name) : undefined;
+      if (held === undefined || held.block.content === block.content || !block.holds!(held.block)) return block;
+      const until = held.block.covers?.until ?? 0;
+      if (until > history.length || (until > 0 && messageFingerprint(history[until - 1]!) !== held.anchor)) return block;
+      holds = true;
+      return held.block;
+    });
+    return holds ? candidates : undefined;
+  }
+
+  /** Remembers the sent blocks that may be held (see `MemoryBlock.holds`); forgets the others. */
+  private rememberMemory(fitted: ReadonlyArray<FittedMemoryBlock>, history: ReadonlyArray<ChatMessage>): void {
+    for (const { block, message } of fitted) {
+      const until = block.covers?.until ?? 0;
+      if (message === undefined || block.holds === undefined || block.covers === undefined || until > history.length) {
+        this.heldMemory.delete(block.name);
+        continue;
+      }
+      const previous = this.heldMemory.get(block.name);
+      if (previous?.block === block) continue;
+      this.heldMemory.set(block.name, { block, anchor: until > 0 ? messageFingerprint(history[until - 1]!) : undefined });
+    }
   }
 
   /** The held output cuts for a compose at `ratio` (none held yet, or held at another ratio: an empty hold). */
