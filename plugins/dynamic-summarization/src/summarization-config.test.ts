@@ -27,6 +27,7 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
   maxContextTokens: true,
   reserveOutputTokens: true,
   safetyMarginRatio: true,
+  cutBackRatio: true,
   maxConsecutiveFailures: true,
   retryBackoffMs: true,
   summaryTimeoutMs: true,

@@ -44,6 +44,14 @@ export interface SummarizationConfig {
   reserveOutputTokens: number | null;
   /** Share of the ceiling kept free. */
   safetyMarginRatio: number;
+  /**
+   * When the history beside the summary no longer fits, cut it back to this share of its room in one
+   * go; the window's start then holds while the next turns only append, and the summary sent last
+   * time stays as it was while the window still holds every message after what it covers. 1 drops
+   * only what must go, on every call.
+   * @default 1
+   */
+  cutBackRatio: number;
   /** Consecutive failures before attempts stop until the turns to fold change. */
   maxConsecutiveFailures: number;
   /** Backoff after a failure, doubled per consecutive failure. */

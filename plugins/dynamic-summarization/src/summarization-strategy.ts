@@ -220,6 +220,7 @@ export class SummarizationStrategy implements IContextManager {
       ...options,
       memory: state ? [this.summaryBlockOf(state)] : [],
       memoryShare: this.config.memoryShare,
+      cutBackRatio: this.config.cutBackRatio,
       turn,
       emitEvents: false,
       preview,

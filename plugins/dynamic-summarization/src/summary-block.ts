@@ -24,7 +24,9 @@ export function summaryBlock(state: SummaryState, text: string = state.text): st
 export function summaryMemoryBlock(state: SummaryState, counter: ITokenCounter): MemoryBlock {
   // The room left to the summary rarely changes from one turn to the next: the last cut is reused.
   let lastCut: { maxTokens: number; text: string | undefined } | undefined;
-  return {
+  const block: SummaryMemoryBlock = {
+    state,
+    holds: (earlier) => isSummaryBlock(earlier) && earlier.state.version < state.version && earlier.state.coveredMessages <= state.coveredMessages,
     name: 'summary',
     content: summaryBlock(state),
     shrink: (maxTokens) => {
@@ -38,4 +40,15 @@ export function summaryMemoryBlock(state: SummaryState, counter: ITokenCounter):
     omitWhenWindowCovers: true,
     covers: { until: state.coveredMessages, action: 'summarized', recoverableFrom: 'summary', reason: `folded into summary v${state.version}`, refs: [`summary:${state.version}`] },
   };
+  return block;
+}
+
+/** The summary block with the summary it shows. */
+interface SummaryMemoryBlock extends MemoryBlock {
+  readonly state: SummaryState;
+}
+
+function isSummaryBlock(block: MemoryBlock): block is SummaryMemoryBlock {
+  const state = (block as Partial<SummaryMemoryBlock>).state;
+  return typeof state === 'object' && state !== null && typeof state.version === 'number';
 }

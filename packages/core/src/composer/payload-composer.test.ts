@@ -305,6 +305,21 @@ describe('PayloadComposer', () => {
       }
     });
 
+    it('with cutBackRatio below 1 and a block that stands for older history, a cut drops no more than the block covers or than must go', () => {
+      const compose = composer(1500);
+      const history = turns(40);
+      let cuts = 0;
+      for (let end = 2; end <= history.length; end += 2) {
+        // The summary lags: it covers only the first quarter of the history.
+        const covered = 2 * Math.floor(end / 8);
+        const full = composer(1500).compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, memory: [summary(`Summary of ${covered} messages.`, covered)] });
+        const { window } = compose.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.4, memory: [summary(`Summary of ${covered} messages.`, covered)] });
+        if (window.fromIndex > 0) cuts++;
+        expect(window.fromIndex).toBeLessThanOrEqual(Math.max(covered, full.window.fromIndex));
+      }
+      expect(cuts).toBeGreaterThan(5);
+    });
+
     it('reports the tokens each payload repeats from the previous one (what a prompt cache can serve)', () => {
       const compose = composer(1200);
       const history = turns(40);

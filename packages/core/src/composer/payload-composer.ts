@@ -118,6 +118,13 @@ function withHead(history: ReadonlyArray<ChatMessage>, startIndex: number, head:
   return { ...window, messages: [...history.slice(startIndex, head.end), ...window.messages], fromIndex: startIndex, tokens: head.tokens + window.tokens };
 }
 
+/** How far the memory blocks with content stand for the history (`covers.until`), undefined without such a block. */
+function coveredUntil(blocks: ReadonlyArray<MemoryBlock>): number | undefined {
+  let until: number | undefined;
+  for (const block of blocks) if (block.covers !== undefined && block.content.length > 0) until = Math.max(until ?? 0, block.covers.until);
+  return until;
+}
+
 /**
  * Whether every held block in `candidates` (one that is not the request's `blocks` block) still
  * stands for its newer content: the messages read between the two (from what the held block covers
@@ -222,7 +229,7 @@ export class PayloadComposer {
       let fitted = this.fitBlocks(candidates, redundant, allowance);
       const historyRoom = room - fitted.reduce((sum, block) => sum + block.tokens, 0);
       let window = selectWindow(historyRoom);
-      if (heldCuts) window = this.holdWindowStart(history, startIndex, historyRoom, heldCuts, request.keepFirstShare ?? 0, window);
+      if (heldCuts) window = this.holdWindowStart(history, startIndex, historyRoom, heldCuts, request.keepFirstShare ?? 0, window, coveredUntil(candidates));
       if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
         // The history fits whole beside a shortened block: the block may take what is left.
         fitted = this.fitBlocks(candidates, redundant, room - window.tokens);
@@ -292,11 +299,12 @@ export class PayloadComposer {
    * The window with a held start: while the history from the start of the last cut still fits, the
    * window keeps that start (older history reported as dropped), so consecutive payloads share their
    * beginning; when it no longer fits, the window is cut back to `ratio` of the room (never truncating
-   * more of the current turn than the full window would) and its start is held from there. With
+   * more of the current turn than the full window would, and dropping no more history than a memory
+   * block covers or than must go) and its start is held from there. With
    * `keepFirstShare`, the conversation's first whole groups (up to that share of the room, never the
    * current turn) are kept before the window and held too, so a cut leaves them in the cached prefix.
    */
-  private holdWindowStart(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, heldCuts: HeldOutputCuts, keepFirstShare: number, full: HistoryWindow): HistoryWindow {
+  private holdWindowStart(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, heldCuts: HeldOutputCuts, keepFirstShare: number, full: HistoryWindow, covered: number | undefined): HistoryWindow {
     const cuts = full.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
     if (!cuts) {
       this.heldStart = undefined;
@@ -316,6 +324,11 @@ export class PayloadComposer {
       return withHead(history, startIndex, head, { ...window, reductions: [older, ...window.reductions], droppedMessages: window.droppedMessages + older.messages });
     }
     let cut = select(head.end, Math.floor(tailRoom * heldCuts.ratio));
+    if (covered !== undefined && cut.fromIndex > Math.max(covered, fullTail.fromIndex)) {
+      // A memory block stands for older history: the cut drops no more than it covers or than must go.
+      const limit = Math.max(covered, fullTail.fromIndex);
+      cut = select(head.end, this.tokensBefore(history, history.length, limit, tailRoom));
+    }
     if (cut.truncatedMessages > fullTail.truncatedMessages || cut.fromIndex >= history.length) cut = fullTail;
     const start = cut.fromIndex;
     this.heldStart = start < history.length ? { index: start, message: history[start]!, fingerprint: messageFingerprint(history[start]!) } : undefined;
