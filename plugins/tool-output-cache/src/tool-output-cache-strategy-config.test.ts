@@ -19,6 +19,8 @@ const TYPE_KEYS: Record<keyof ResolvedToolOutputCacheStrategyConfig, true> = {
   maxContextTokens: true,
   reserveOutputTokens: true,
   safetyMarginRatio: true,
+  cutBackRatio: true,
+  keepFirstShare: true,
   toolOutputCache: true,
   microCompact: true,
   compaction: true,

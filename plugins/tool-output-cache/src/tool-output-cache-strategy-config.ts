@@ -29,6 +29,19 @@ export interface ResolvedToolOutputCacheStrategyConfig {
    * @default 0.1
    */
   safetyMarginRatio: number;
+  /**
+   * When the payload no longer fits, make room down to this share of it in one go (older outputs
+   * replaced, the window cut back), so that the next calls only append. 1 replaces and drops only
+   * what must go, on every call.
+   * @default 1
+   */
+  cutBackRatio: number;
+  /**
+   * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages in
+   * front of the window when the history is cut. 0 keeps none.
+   * @default 0
+   */
+  keepFirstShare: number;
   /** The tool output cache: in-context views, refs and the token budget of all tool outputs. */
   toolOutputCache: ToolOutputCacheConfig;
   /** Old tool results replaced by `[Previous: used {tool_name}]` (a cached output: its placeholder). */

@@ -362,6 +362,26 @@ describe('PayloadComposer', () => {
       expect(seen).toContain('payload-composed');
     });
 
+    it('remembers a probe only once it is adopted: the payloads then follow the adopted probe, whatever other probes a call composed', () => {
+      const events = new CtxkitEventBus();
+      const seen: string[] = [];
+      events.on('payload-composed', () => seen.push('payload-composed'));
+      const history = turns(40);
+      const plain = composer(1200);
+      const probing = composer(1200, events);
+      for (let end = 2; end <= 60; end += 2) {
+        const request = { systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.6 };
+        // A larger layout tried first (another budget's worth of history), then the one sent.
+        probing.compose({ ...request, history: history.slice(0, Math.min(80, end + 10)), probe: true });
+        const kept = probing.compose({ ...request, probe: true });
+        expect(seen).toEqual([]);
+        probing.adopt(kept);
+        const expected = plain.compose(request);
+        expect(kept.payload.messages).toEqual(expected.payload.messages);
+        expect(kept.payload.stats.repeatedPrefixTokens).toBe(expected.payload.stats.repeatedPrefixTokens);
+      }
+    });
+
     it('with the default cutBackRatio of 1, drops only what must go on every call', () => {
       const compose = composer(1200);
       const history = turns(40);

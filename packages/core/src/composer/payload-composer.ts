@@ -57,7 +57,10 @@ export interface ComposeRequest extends ComposeOptions {
   startReason?: string;
   /** The strategy's own reductions (a compaction, a trim), added to the stats. */
   reductions?: ReadonlyArray<ReductionRecord>;
-  /** Strategy-specific stats (`stats.extra`). */
+  /**
+   * Strategy-specific stats: this object becomes `stats.extra` (a strategy may fill it in after
+   * composing); the composer adds `heldMemory` to it when it sends a held memory block.
+   */
   extra?: Record<string, unknown>;
   /**
    * When the history no longer fits, how far to cut it back: the window is refilled to this share of
@@ -73,6 +76,13 @@ export interface ComposeRequest extends ComposeOptions {
    * @default 0
    */
   keepFirstShare?: number;
+  /**
+   * Compose a candidate layout: nothing is remembered and no event is emitted, as for a preview,
+   * until the strategy settles on one with {@link PayloadComposer.adopt} (or composes its payload
+   * anew). For strategies that try several layouts of one call (which outputs to replace) before
+   * sending one. @default false
+   */
+  probe?: boolean;
   /** Turn number for events. */
   turn: number;
   /** Emit `history-trim`, `tool-output-trim`, `usage-level-change` and `payload-composed`. @default true */
@@ -172,6 +182,8 @@ export class PayloadComposer {
   private heldHead: KeptHead | undefined;
   /** The current turn's output cuts of the previous payload, held while they fit (see `cutBackRatio`). */
   private heldCuts: HeldOutputCuts | undefined;
+  /** What each probe composed would remember, until one is adopted (see `ComposeRequest.probe`). */
+  private probes = new WeakMap<LLMPayload, () => void>();
   /** Memory blocks of the previous payload that may be sent again (see `MemoryBlock.holds`), by name. */
   private readonly heldMemory = new Map<string, { block: MemoryBlock; anchor: string | undefined }>();
 
@@ -246,13 +258,9 @@ export class PayloadComposer {
       placed = place(blocks);
     }
     const { fitted, window } = placed;
-    if (request.preview) {
-      this.heldStart = heldBefore.start;
-      this.heldHead = heldBefore.head;
-    } else {
-      this.heldCuts = heldCuts && new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS);
-      this.rememberMemory(fitted, history);
-    }
+    const heldAfter = { start: this.heldStart, head: this.heldHead };
+    this.heldStart = heldBefore.start;
+    this.heldHead = heldBefore.head;
     const heldMemory = fitted.filter((block, index) => block.message !== undefined && block.block !== blocks[index]).map((block) => block.block.name);
     const reductions: ReductionRecord[] = [...(request.reductions ?? []), ...dynamic.reductions, ...this.blockReductions(fitted, n)];
     if (collapsed) {
@@ -282,10 +290,22 @@ export class PayloadComposer {
       historyInputTokens: collapsed ? () => counter.countMessages(original) : () => this.ledger.totalTokens(history),
       otherInputTokens: systemTokens + toolTokens + dynamic.inputTokens + fitted.reduce((sum, block) => sum + block.fullTokens, 0),
       reductions,
-      ...(request.extra || heldMemory.length > 0 ? { extra: { ...request.extra, ...(heldMemory.length > 0 ? { heldMemory } : {}) } } : {}),
+      ...(request.extra || heldMemory.length > 0 ? { extra: request.extra ?? {} } : {}),
     });
-    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, window.truncatedMessages === 0, !request.preview);
-    if ((request.emitEvents ?? true) && !request.preview) this.emitComposed(payload, request.turn);
+    // The strategy's own `extra` object is the payload's (a strategy may fill it in after composing).
+    if (heldMemory.length > 0) payload.stats.extra!.heldMemory = heldMemory;
+    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, window.truncatedMessages === 0);
+    // What the next compose builds on: the held window start and head, output cuts and memory blocks, and this payload.
+    const remember = (): void => {
+      this.heldStart = heldAfter.start;
+      this.heldHead = heldAfter.head;
+      this.heldCuts = heldCuts && new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS);
+      this.rememberMemory(fitted, history);
+      this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools };
+    };
+    if (request.probe) this.probes.set(payload, remember);
+    else if (!request.preview) remember();
+    if ((request.emitEvents ?? true) && !request.preview && !request.probe) this.emitComposed(payload, request.turn);
     return {
       payload,
       window,
@@ -379,9 +399,8 @@ export class PayloadComposer {
    * (`countedWhole`: no truncated copy counted by its cut), the rest is the payload's message tokens
    * less the shared start, so a window that slid costs its few leading messages, not the window.
    */
-  private repeatedPrefixTokens(payload: LLMPayload, countedWhole: boolean, remember: boolean): number {
+  private repeatedPrefixTokens(payload: LLMPayload, countedWhole: boolean): number {
     const previous = this.previousPayload;
-    if (remember) this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools };
     if (previous === undefined) return 0;
     const { counter } = this.options;
     const sameTools = previous.tools === payload.tools || JSON.stringify(previous.tools) === JSON.stringify(payload.tools);
@@ -434,6 +453,17 @@ export class PayloadComposer {
       if (previous?.block === block) continue;
       this.heldMemory.set(block.name, { block, anchor: until > 0 ? messageFingerprint(history[until - 1]!) : undefined });
     }
+  }
+
+  /**
+   * Makes a probe (`ComposeRequest.probe`) the payload this conversation sent: the next compose
+   * builds on it (its held window start, output cuts and memory blocks; `repeatedPrefixTokens`), and
+   * every other probe of the call is forgotten. Emit its events with {@link emitComposed}.
+   */
+  adopt(composed: ComposedPayload): void {
+    const remember = this.probes.get(composed.payload);
+    this.probes = new WeakMap();
+    remember?.();
   }
 
   /** The held output cuts for a compose at `ratio` (none held yet, or held at another ratio: an empty hold). */

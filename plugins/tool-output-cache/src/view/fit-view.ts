@@ -48,6 +48,10 @@ export interface FitViewOptions {
    * cannot fit even so), reusing what did not change since the last call.
    */
   relieveAll?: (messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog) => RelievedAll;
+  /** Outputs before this index stay replaced under pressure (the previous payload replaced them; see `relievePressure`). */
+  holdThrough?: number;
+  /** When more outputs must be replaced, relieve the view down to this share of its room. @default 1 */
+  cutBackRatio?: number;
 }
 
 /** What replacing every older output did: the view, how many it replaced, and which of them were not reused from the last call. */
@@ -68,6 +72,8 @@ export interface FittedView {
   last: { composed: ComposedPayload; messages: ReadonlyArray<ChatMessage>; offerCache: boolean } | undefined;
   /** The replacements this call made to relieve pressure (not those reused from the last call), in index order. */
   made: ReadonlyArray<Replacement>;
+  /** One past the newest output replaced to relieve pressure, undefined when none was. */
+  relievedThrough: number | undefined;
 }
 
 /**
@@ -97,6 +103,7 @@ export function fitView(options: FitViewOptions): FittedView {
   const pressure = composed ? underPressure(composed) : true;
   let last = composed && { composed, messages, offerCache };
   let made: ReadonlyArray<Replacement> = [];
+  let relievedThrough: number | undefined;
   if (pressure) {
     const toolRoom = affordable && !offerCache ? cacheToolTokens : 0;
     const unrelieved = messages;
@@ -107,6 +114,7 @@ export function fitView(options: FitViewOptions): FittedView {
       showRefs: affordable,
       withContent: options.withContent,
     };
+    const targetTokens = roomOf(offerCache) - (composed ? composed.payload.stats.sections.memory : 0) - toolRoom;
     const relieved =
       hopeless && options.relieveAll
         ? options.relieveAll(messages, options.region, options.protectFrom, replacing, options.log)
@@ -114,11 +122,15 @@ export function fitView(options: FitViewOptions): FittedView {
             ...replacing,
             from: options.region,
             protectFrom: options.protectFrom,
-            targetTokens: roomOf(offerCache) - (composed ? composed.payload.stats.sections.memory : 0) - toolRoom,
+            targetTokens,
+            ...(options.cutBackRatio !== undefined && options.cutBackRatio < 1 ? { cutBackTokens: Math.floor(targetTokens * options.cutBackRatio) } : {}),
+            ...(options.holdThrough !== undefined ? { holdThrough: options.holdThrough } : {}),
             log: options.log,
             ...(options.keepWhole ? { keepWhole: options.keepWhole } : {}),
           });
     made = 'made' in relieved ? relieved.made : relieved.replacements;
+    if ('made' in relieved) relievedThrough = relieved.replaced > 0 ? options.protectFrom : undefined;
+    else if (relieved.replacements.length > 0) relievedThrough = relieved.replacements[relieved.replacements.length - 1]!.index + 1;
     if (relieved.replaced > 0) {
       messages = relieved.messages;
       offerCache = affordable && (offerCache || hidesFrom(messages, options.region, options.hides));
@@ -131,7 +143,7 @@ export function fitView(options: FitViewOptions): FittedView {
   composed ??= options.probe(messages, offerCache);
   // The window cut an output of the current turn: its ref is worth expanding.
   if (!offerCache && affordable && hidesFrom(composed.payload.messages, 0, options.hides)) offerCache = true;
-  return { messages, offerCache, underPressure: pressure, last, made };
+  return { messages, offerCache, underPressure: pressure, last, made, relievedThrough };
 }
 
 function hidesFrom(messages: ReadonlyArray<ChatMessage>, from: number, hides: (message: ChatMessage) => boolean): boolean {

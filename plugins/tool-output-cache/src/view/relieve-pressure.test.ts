@@ -57,6 +57,24 @@ describe('relievePressure', () => {
     expect(log.list()).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 9, messages: 3 })]);
   });
 
+  it('keeps the outputs the previous payload replaced replaced (holdThrough), and relieves past them down to cutBackTokens', () => {
+    const messages = history(true);
+    const saving = counter.countMessage(messages[2]!) - counter.countMessage({ ...(messages[2] as ToolMessage), content: '[tool output trimmed; ref=to_00000000000000000000000000000000]' });
+    // One output's saving is needed: only the oldest goes.
+    const needed = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog()));
+    expect(needed.replacements.map((replacement) => replacement.index)).toEqual([2]);
+    // The previous payload replaced the first three outputs: they stay replaced although one would do.
+    const held = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog(), { holdThrough: 7 }));
+    expect(held.replacements.map((replacement) => replacement.index)).toEqual([2, 4, 6]);
+    // More must go than the held outputs: past them, relieve down to the lower target at once.
+    const cutBack = relievePressure(messages, options(messages, total(messages) - 2 * saving, new ReductionLog(), { holdThrough: 3, cutBackTokens: total(messages) - 3 * saving }));
+    expect(cutBack.replacements.map((replacement) => replacement.index)).toEqual([2, 4, 6]);
+    expect(cutBack.totalTokens).toBeLessThanOrEqual(total(messages) - 3 * saving);
+    // Without a lower target only what must go goes.
+    const plain = relievePressure(messages, options(messages, total(messages) - 2 * saving, new ReductionLog(), { holdThrough: 3 }));
+    expect(plain.replacements.map((replacement) => replacement.index)).toEqual([2, 4]);
+  });
+
   it('trims older outputs with a ref oldest first, only until they fit, never the current turn', () => {
     const messages = history(true);
     const log = new ReductionLog();

@@ -44,6 +44,17 @@ export interface RelievePressureOptions {
    * with every other older output replaced (then oldest first, like the others).
    */
   keepWhole?: (index: number) => boolean;
+  /**
+   * Outputs before this index are replaced first, whatever the room (the previous payload replaced
+   * them: sending one whole again would change the payload from there on, and the provider's prompt
+   * cache would miss everything after it).
+   */
+  holdThrough?: number;
+  /**
+   * When more than the held outputs must be replaced, replace until the view fits this many tokens
+   * (below `targetTokens`: room for the next calls to only append). @default targetTokens
+   */
+  cutBackTokens?: number;
   log: ReductionLog;
 }
 
@@ -119,39 +130,37 @@ export function applyReplacements(messages: ReadonlyArray<ChatMessage>, replacem
  * one, newest first, is shown whole again while the view still fits (an output of thousands of
  * tokens that had to go no longer takes the smaller outputs before it along). Nothing is replaced
  * while the view fits; the current turn's outputs never are, and outputs the user took back
- * (`keepWhole`) only after every other older output. Every replacement kept is recorded in `log`
- * (indexes of `messages`).
+ * (`keepWhole`) only after every other older output. Outputs before `holdThrough` are replaced
+ * first and never given back; past them the view is relieved down to `cutBackTokens`. Every
+ * replacement kept is recorded in `log` (indexes of `messages`).
  */
 export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: RelievePressureOptions): RelievedView {
   let total = 0;
   for (let index = options.from; index < messages.length; index++) total += options.tokensAt(index);
   if (total <= options.targetTokens) return { messages, replaced: 0, totalTokens: total, replacements: [] };
   const replacements: Replacement[] = [];
+  const replace = (index: number): void => {
+    const replacement = replacementAt(messages, index, options);
+    if (!replacement) return;
+    replacements.push(replacement);
+    total -= replacement.before - replacement.after;
+  };
   const end = Math.min(options.protectFrom, messages.length);
   const { keepWhole } = options;
-  for (let index = options.from; index < end && total > options.targetTokens; index++) {
-    if (keepWhole?.(index)) continue;
-    const replacement = replacementAt(messages, index, options);
-    if (!replacement) continue;
-    replacements.push(replacement);
-    total -= replacement.before - replacement.after;
-  }
+  const held = Math.min(end, Math.max(options.from, options.holdThrough ?? options.from));
+  for (let index = options.from; index < held; index++) if (!keepWhole?.(index)) replace(index);
+  const target = total > options.targetTokens ? Math.min(options.targetTokens, options.cutBackTokens ?? options.targetTokens) : options.targetTokens;
+  for (let index = held; index < end && total > target; index++) if (!keepWhole?.(index)) replace(index);
   // The outputs the user took back give way last.
-  let outOfOrder = false;
-  for (let index = options.from; keepWhole && index < end && total > options.targetTokens; index++) {
-    if (!keepWhole(index)) continue;
-    const replacement = replacementAt(messages, index, options);
-    if (!replacement) continue;
-    replacements.push(replacement);
-    total -= replacement.before - replacement.after;
-    outOfOrder = true;
-  }
+  const inOrder = replacements.length;
+  for (let index = options.from; keepWhole && index < end && total > target; index++) if (keepWhole(index)) replace(index);
+  const outOfOrder = replacements.length > inOrder;
   // Give the room back, newest first: a replacement the view fits without is undone.
   const kept: Replacement[] = [];
   for (let position = replacements.length - 1; position >= 0; position--) {
     const replacement = replacements[position]!;
     const freed = replacement.before - replacement.after;
-    if (total + freed <= options.targetTokens) total += freed;
+    if ((replacement.index >= held || position >= inOrder) && total + freed <= target) total += freed;
     else kept.push(replacement);
   }
   kept.reverse();

@@ -71,6 +71,8 @@ export class ViewPayloadComposer {
   /** The payloads' tool lists, kept while the caller's tools are the same objects. */
   private readonly toolLists = new OfferedToolLists();
   private readonly payloads = new SessionPayloads();
+  /** Where the previous payload's replacements under pressure ended (the message there, unrelieved), while it holds. */
+  private relieved: { through: number; message: ChatMessage } | undefined;
   /** One system message object per prompt, so that its count is cached. */
   private systemMessage: SystemMessage = { role: 'system', content: '' };
 
@@ -99,6 +101,12 @@ export class ViewPayloadComposer {
   fixedTokens(systemMessage: SystemMessage, tools: ReadonlyArray<ToolDefinition>, ragContext: string | undefined): number {
     const { counter } = this.options;
     return counter.countMessage(systemMessage) + counter.countTools(tools) + (ragContext ? counter.count(ragContext) : 0);
+  }
+
+  /** The outputs that stay replaced under pressure: those the previous payload replaced, while the view still holds them. */
+  private heldRelief(messages: ReadonlyArray<ChatMessage>): { holdThrough?: number } {
+    const held = this.relieved;
+    return held !== undefined && messages[held.through - 1] === held.message ? { holdThrough: held.through } : {};
   }
 
   /**
@@ -136,8 +144,11 @@ export class ViewPayloadComposer {
         reductions: log.list(),
         extra,
         turn: call.turn,
+        cutBackRatio: config.cutBackRatio,
+        keepFirstShare: config.keepFirstShare,
         emitEvents: emitEvents && !preview,
-        ...(preview ? { preview } : {}),
+        // A probe is remembered only when it is the payload (adopted below).
+        ...(preview ? { preview } : emitEvents ? {} : { probe: true }),
       });
     };
     const fitted = fitView({
@@ -154,6 +165,7 @@ export class ViewPayloadComposer {
       withContent: (message, content) => view.withContent(message, content),
       relieveAll: (messages, region, protectFrom, options, relieveLog) => view.relieveAll(messages, region, protectFrom, options, relieveLog),
       microCompact: config.microCompact.enabled ? { minContentLength: config.microCompact.minContentLength } : undefined,
+      ...(config.cutBackRatio < 1 ? { cutBackRatio: config.cutBackRatio, ...this.heldRelief(aligned.messages) } : {}),
       ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
       // Without dynamic context or a memory block the room is the budget less the system prompt and the tools, as the composer counts them.
       ...(!call.ragContext && memory.length === 0 && call.options.collapseOlderToolResults !== true
@@ -161,6 +173,10 @@ export class ViewPayloadComposer {
         : {}),
     });
 
+    if (!preview) {
+      const through = fitted.relievedThrough;
+      this.relieved = through !== undefined && through > 0 ? { through, message: aligned.messages[through - 1]! } : undefined;
+    }
     const toolOutputCache: Record<string, unknown> = {
       enabled: cacheOn,
       budgetTokens: this.options.toolOutputBudget,
@@ -174,7 +190,10 @@ export class ViewPayloadComposer {
     let final: ComposedPayload;
     if (last && last.messages === fitted.messages && last.offerCache === fitted.offerCache) {
       final = last.composed;
-      if (!preview) this.composer.emitComposed(final.payload, call.turn);
+      if (!preview) {
+        this.composer.adopt(final);
+        this.composer.emitComposed(final.payload, call.turn);
+      }
     } else final = compose(fitted.messages, fitted.offerCache, true);
     const payload = final.payload;
     const reading = this.payloads.read(payload.messages, preview);
