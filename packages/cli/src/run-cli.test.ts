@@ -40,6 +40,8 @@ describe('runCli', () => {
     [['recommend-window', '--model-size', '8', '--quantization', 'q3'], "'--quantization <q>' argument 'q3' is invalid", 'Allowed choices are q4, q8, f16'],
     [['compare', '--no-such-option'], "unknown option '--no-such-option'", 'add --help for the options'],
     [['compare', '--strategy', 'std-sliding-windw-strategy'], 'No context strategy plugin with id "std-sliding-windw-strategy"', 'Did you mean "std-sliding-window-strategy"?'],
+    [['compare', '--config', 'std-sliding-window-strategy={cutBackRatio:0.6}'], "'--config <id=json>' argument", 'expected <plugin id>=<JSON object>'],
+    [['compare', '--config', 'std-sliding-windw-strategy={"cutBackRatio":0.6}'], 'No context strategy plugin with id "std-sliding-windw-strategy"', 'Did you mean "std-sliding-window-strategy"?'],
     [['quality', '--strategy', 'std-sliding-windw-strategy', '--dataset', 'tau-bench', '--json', '<tmp>/q.json'], 'No context strategy plugin with id "std-sliding-windw-strategy"', 'Did you mean "std-sliding-window-strategy"?'],
   ])('%j: says what is wrong and the fix, exit 2', async (args, what, fix) => {
     const run = await ctxkit(...args.map((arg) => arg.replace('<tmp>', tmp)));

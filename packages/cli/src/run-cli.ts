@@ -60,6 +60,22 @@ function collectPositiveInteger(value: string, previous: number[] | undefined): 
   return [...(previous ?? []), positiveInteger(value)];
 }
 
+/** Collects a repeatable `--config <plugin id>=<JSON object>` into config keys per plugin id. */
+function collectConfig(value: string, previous: Record<string, Record<string, unknown>> | undefined): Record<string, Record<string, unknown>> {
+  const at = value.indexOf('=');
+  const id = value.slice(0, at).trim();
+  let config: unknown;
+  try {
+    config = at > 0 ? JSON.parse(value.slice(at + 1)) : undefined;
+  } catch {
+    config = undefined;
+  }
+  if (id === '' || typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new InvalidArgumentError(`expected <plugin id>=<JSON object>, such as std-sliding-window-strategy='{"cutBackRatio":0.6}', got "${value}"`);
+  }
+  return { ...previous, [id]: { ...previous?.[id], ...(config as Record<string, unknown>) } };
+}
+
 /** The data sets `ctxkit quality` knows. */
 const QUALITY_DATASETS = ['tau-bench', 'locomo', 'openhands'];
 
@@ -117,6 +133,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--prices <file.json>', 'input prices per provider model for the cost estimate (default: the bundled table)', existingFile)
     .option('--price <provider:model>', 'the price table entry to estimate input cost with (default: the table\'s default, openai:gpt-4o)')
     .option('--pin-first-user', "pin each conversation's first user message and report the calls whose payload kept it")
+    .option('--config <id=json>', "config keys for one strategy over the lab's, as <plugin id>=<JSON object> (repeatable)", collectConfig)
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
       setExitCode(await compareCommand(options, output));

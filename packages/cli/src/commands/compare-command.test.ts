@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { CliOutput } from '../cli-output';
-import { compareCommand } from './compare-command';
+import { bundledTranscripts } from '../lab/bundled-transcripts';
+import { compareCommand, runComparison } from './compare-command';
 
 const transcript = path.join(__dirname, '..', '__fixtures__', 'short-conversation.jsonl');
 
@@ -26,6 +27,18 @@ describe('compareCommand', () => {
     const output = capture();
     expect(await compareCommand({ ...options, window: 600, allowRejections: true }, output)).toBe(0);
     expect(output.stdout()).toContain('CTXKIT_BUDGET_EXCEEDED (22)');
+  });
+
+  it("runs a strategy with the config keys given over the lab's, validated as a manifest's would be", async () => {
+    // Three tau-bench conversations at 4,000 tokens: the history outgrows the window.
+    const tau = { ...options, transcript: [bundledTranscripts()[0]!], limit: 3, window: 4000 };
+    const json = (config: Record<string, unknown>) => ({ ...tau, config: { 'std-sliding-window-strategy': config } });
+    const plain = await runComparison(tau, capture());
+    const cutBack = await runComparison(json({ cutBackRatio: 0.5 }), capture());
+    expect(cutBack.notes['std-sliding-window-strategy']).toContain('Run with {"cutBackRatio":0.5}');
+    // Cut back in one go, the window holds its start: more of each payload repeats the previous one.
+    expect(cutBack.summaries[0]!.repeatedPrefixShare!).toBeGreaterThan(plain.summaries[0]!.repeatedPrefixShare!);
+    await expect(runComparison(json({ cutBackRatio: 2 }), capture())).rejects.toMatchObject({ code: 'CTXKIT_CONFIG_INVALID' });
   });
 
   it('exits 0 and lists no rejection when every call composed a valid payload', async () => {

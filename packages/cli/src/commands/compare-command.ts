@@ -38,6 +38,8 @@ export interface CompareOptions {
   price?: string;
   /** Pin each conversation's first user message and report the calls whose payload kept it. @default false */
   pinFirstUser?: boolean;
+  /** Config keys per plugin id, over the lab's config for it (`--config <id>=<json>`). */
+  config?: Record<string, Record<string, unknown>>;
 }
 
 /** The comparison's results, for callers that render them themselves. */
@@ -66,10 +68,16 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
     const missing = options.strategy.find((id) => !installed.some((plugin) => plugin.id === id))!;
     throw new PluginNotFoundError(missing, installed.map((plugin) => plugin.id).sort(), '--strategy');
   }
+  const overrides = options.config ?? {};
+  const unknown = Object.keys(overrides).find((id) => !installed.some((plugin) => plugin.id === id));
+  if (unknown !== undefined) throw new PluginNotFoundError(unknown, installed.map((plugin) => plugin.id).sort(), '--config');
   const plugins: LabPlugin[] = wanted.map((plugin) => ({ id: plugin.id, directory: plugin.directory, configSchema: runtime.getPlugin(plugin.id)?.configSchema }));
   const allPlugins: LabPlugin[] = installed.map((plugin) => ({ id: plugin.id, directory: plugin.directory }));
   const notes: Record<string, string> = {};
-  for (const plugin of wanted) notes[plugin.id] = `${plugin.name} v${plugin.version}${plugin.description ? `: ${plugin.description}` : ''}`;
+  for (const plugin of wanted) {
+    const override = overrides[plugin.id];
+    notes[plugin.id] = `${plugin.name} v${plugin.version}${plugin.description ? `: ${plugin.description}` : ''}${override ? ` Run with ${JSON.stringify(override)} over the lab's config.` : ''}`;
+  }
 
   const datasets = [];
   let totalCalls = 0;
@@ -87,7 +95,7 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
   try {
     for (const { file, records, window } of datasets) {
       for (const plugin of plugins) {
-        const config = labConfig(plugin, datasetFamily(file), window, allPlugins);
+        const config = { ...labConfig(plugin, datasetFamily(file), window, allPlugins), ...overrides[plugin.id] };
         const agent = await runtime.loadAgent({
           id: `lab-${plugin.id}`.slice(0, 64),
           contextStrategy: { type: 'plugin', pluginId: plugin.id, config },
