@@ -26,6 +26,8 @@ interface Scenario {
   collapseOlderToolResults: boolean;
   previewEvery: number;
   pinBlock: boolean;
+  /** A state block that grows with the history read (and may be held from an earlier payload). */
+  stateBlock: boolean;
 }
 
 const arbStep: fc.Arbitrary<Step> = fc.oneof(
@@ -43,6 +45,7 @@ const arbScenario: fc.Arbitrary<Scenario> = fc.record({
   collapseOlderToolResults: fc.boolean(),
   previewEvery: fc.integer({ min: 0, max: 3 }),
   pinBlock: fc.boolean(),
+  stateBlock: fc.boolean(),
 });
 
 function words(count: number, seed: number): string {
@@ -96,7 +99,11 @@ function repeatedPrefix(previous: LLMPayload | undefined, payload: LLMPayload): 
 }
 
 describe('PayloadComposer across turns', () => {
-  it('composes, turn after turn, the payload a composer that reuses nothing composes, within budget and valid (random growth, budgets, cut back, kept first groups, pins, collapsing, previews)', () => {
+  /** Payloads that sent a held state block, over every run (the property must reach that path). */
+  let heldStates = 0;
+  afterAll(() => expect(heldStates).toBeGreaterThan(0));
+
+  it('composes, turn after turn, the payload a composer that reuses nothing composes, within budget and valid (random growth, budgets, cut back, kept first groups, held state blocks, pins, collapsing, previews)', () => {
     fc.assert(
       fc.property(arbScenario, (scenario) => {
         const longLived = newComposer(scenario.maxContextTokens);
@@ -108,6 +115,9 @@ describe('PayloadComposer across turns', () => {
         scenario.turns.forEach((steps, turn) => {
           ({ history, pending } = grow(history, steps, pending, turn));
           const memory: MemoryBlock[] = scenario.pinBlock ? [{ name: 'pins', content: `Pinned: ${words(20 + (turn % 3), turn)}`, placement: 'after-system' }] : [];
+          // The state has read all but the newest message; any earlier state may stand for it.
+          const read = Math.max(0, history.length - 1);
+          if (scenario.stateBlock) memory.push({ name: 'state', content: `State of ${read} messages: ${words(10 + (read % 50), read)}`, covers: { until: read, action: 'dropped', recoverableFrom: 'entity-state', reason: 'in the state' }, holds: () => true });
           const request = { systemPrompt: 'You are a coding agent.', tools: [], memory, cutBackRatio: scenario.cutBackRatio, keepFirstShare: scenario.keepFirstShare, collapseOlderToolResults: scenario.collapseOlderToolResults, turn };
           if (scenario.previewEvery > 0 && turn % scenario.previewEvery === 0) {
             const preview = longLived.compose({ ...request, history: history.slice(0, Math.max(1, history.length - 1)), preview: true });
@@ -121,6 +131,13 @@ describe('PayloadComposer across turns', () => {
           // Generated turns may end on a tool exchange with no user message yet; every other problem is a defect.
           expect(findPayloadProblems(actual.messages).filter((problem) => problem.problem !== 'no-user-message')).toEqual([]);
           expect(actual.stats.repeatedPrefixTokens).toBe(repeatedPrefix(previous, actual));
+          const heldState = actual.messages.find((message) => message.role === 'system' && String(message.content).startsWith('State of '));
+          if (heldState && (actual.stats.extra?.heldMemory as string[] | undefined)?.includes('state')) {
+            // A held state: nothing it has not read is left out of the window (cut outputs aside).
+            heldStates++;
+            const until = Number(/^State of (\d+)/.exec(String(heldState.content))![1]);
+            expect(actual.stats.reductions.filter((record) => record.messages > 0 && record.action !== 'truncated' && record.to > until)).toEqual([]);
+          }
           if (scenario.cutBackRatio === 1) expect(sentForm(newComposer(scenario.maxContextTokens).compose({ ...request, history }).payload)).toBe(sentForm(actual));
           previous = actual;
         });
