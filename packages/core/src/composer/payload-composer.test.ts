@@ -320,6 +320,35 @@ describe('PayloadComposer', () => {
       expect(cuts).toBeGreaterThan(5);
     });
 
+    it('a kept head that gave way to a long turn stays out while the window holds, and comes back at the next cut', () => {
+      const compose = composer(1200);
+      const options = { systemPrompt: 'S', tools: [], cutBackRatio: 0.6, keepFirstShare: 0.4 };
+      const headEnd = (payload: { stats: { reductions: Array<{ action: string; from: number }> } }) => payload.stats.reductions.find((record) => record.action === 'dropped')?.from ?? 0;
+      let history: ChatMessage[] = [...turns(20), { role: 'user', content: 'Read the logs.' }];
+      expect(headEnd(compose.compose({ ...options, history, turn: 21 }).payload)).toBeGreaterThan(0);
+      // One turn reads outputs until the head must make room for it.
+      let gaveWay = false;
+      for (let step = 0; step < 8; step++) {
+        history = [...history, { role: 'assistant', content: '', tool_calls: [{ id: `c${step}`, type: 'function', function: { name: 'read', arguments: '{}' } }] }, { role: 'tool', tool_call_id: `c${step}`, content: 'log line '.repeat(60) }];
+        const head = headEnd(compose.compose({ ...options, history, turn: 21 }).payload);
+        if (gaveWay) expect(head).toBe(0);
+        gaveWay ||= head === 0;
+      }
+      expect(gaveWay).toBe(true);
+      // The next turns: out while the window's start holds, back in front of the window at the next cut.
+      let back = false;
+      let previous: ReturnType<typeof compose.compose> | undefined;
+      for (let turn = 0; turn < 30 && !back; turn++) {
+        history = [...history, { role: 'assistant', content: `Done ${turn}.` }, { role: 'user', content: `Question ${turn}: ${'and the logs of the next build '.repeat(6)}` }];
+        const composed = compose.compose({ ...options, history, turn: 22 + turn });
+        back = headEnd(composed.payload) > 0;
+        if (!back && previous && composed.window.fromIndex === previous.window.fromIndex) expect(composed.payload.messages.slice(0, previous.payload.messages.length)).toEqual(previous.payload.messages);
+        if (back) expect(composed.window.fromIndex).toBe(0);
+        previous = composed;
+      }
+      expect(back).toBe(true);
+    });
+
     it('reports the tokens each payload repeats from the previous one (what a prompt cache can serve)', () => {
       const compose = composer(1200);
       const history = turns(40);

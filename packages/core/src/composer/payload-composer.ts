@@ -120,6 +120,8 @@ interface KeptHead {
   user: number;
   /** The kept messages as they were when the head was chosen (it holds while they are the same). */
   messages: ChatMessage[];
+  /** The head gave way to a turn that needed its room: it stays out until the window is cut again. */
+  gaveWay?: boolean;
 }
 
 /** `window` with the kept head in front of it (the window as it is when the head is empty). */
@@ -322,7 +324,8 @@ export class PayloadComposer {
    * more of the current turn than the full window would, and dropping no more history than a memory
    * block covers or than must go) and its start is held from there. With
    * `keepFirstShare`, the conversation's first whole groups (up to that share of the room, never the
-   * current turn) are kept before the window and held too, so a cut leaves them in the cached prefix.
+   * current turn) are kept before the window and held too, so a cut leaves them in the cached prefix;
+   * a head that gave way to a turn comes back at the next cut.
    */
   private holdWindowStart(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, heldCuts: HeldOutputCuts, keepFirstShare: number, full: HistoryWindow, covered: number | undefined): HistoryWindow {
     const cuts = full.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
@@ -333,11 +336,13 @@ export class PayloadComposer {
     }
     const select = (from: number, tokens: number): HistoryWindow =>
       selectHistoryWindow({ history, startIndex: from, budgetTokens: tokens, counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId, heldCuts });
-    const head = this.keptHead(history, startIndex, room, keepFirstShare);
-    const tailRoom = room - head.tokens;
-    const fullTail = head.end > startIndex ? select(head.end, tailRoom) : full;
     const held = this.heldStart;
     const stillThere = held !== undefined && held.index < history.length && (history[held.index] === held.message || messageFingerprint(history[held.index]!) === held.fingerprint);
+    // A head that gave way stays out while the window's start holds: bringing it back would change the payload's start.
+    const out = this.heldHead;
+    const head = out?.gaveWay && out.start === startIndex && held !== undefined && stillThere && held.index > startIndex && held.index >= full.fromIndex ? out : this.keptHead(history, startIndex, room, keepFirstShare);
+    const tailRoom = room - head.tokens;
+    const fullTail = head.end > startIndex ? select(head.end, tailRoom) : full;
     if (held !== undefined && stillThere && held.index > head.end && held.index >= fullTail.fromIndex) {
       const window = select(held.index, tailRoom);
       const older = { action: 'dropped' as const, from: head.end, to: held.index, messages: held.index - head.end, tokensAfter: 0, reason: OLDER_THAN_WINDOW_REASON, recoverableFrom: 'history' as const };
@@ -370,10 +375,11 @@ export class PayloadComposer {
     const limit = Math.max(0, Math.min(Math.floor(room * share), room - turnTokens));
     const held = this.heldHead;
     if (held !== undefined && held.start === startIndex) {
-      const same = held.end <= history.length && held.messages.every((message, offset) => history[startIndex + offset] === message || messageFingerprint(history[startIndex + offset]!) === messageFingerprint(message));
+      if (held.gaveWay && held.user === newestUser) return held;
+      const same = !held.gaveWay && held.end <= history.length && held.messages.every((message, offset) => history[startIndex + offset] === message || messageFingerprint(history[startIndex + offset]!) === messageFingerprint(message));
       if (same && held.tokens <= limit) return (this.heldHead = { ...held, user: newestUser });
       // A head the turn outgrew gives way for the rest of that turn (shrinking it call by call would change the prefix each time).
-      if (same && held.user === newestUser) return (this.heldHead = { start: startIndex, end: startIndex, tokens: 0, user: newestUser, messages: [] });
+      if (same && held.user === newestUser) return (this.heldHead = { start: startIndex, end: startIndex, tokens: 0, user: newestUser, messages: [], gaveWay: true });
     }
     let end = startIndex;
     let tokens = 0;
