@@ -302,7 +302,8 @@ export class PayloadComposer {
       this.heldStart = heldAfter.start;
       this.heldHead = heldAfter.head;
       this.heldCuts = heldCuts && new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS);
-      this.rememberMemory(fitted, history);
+      if (heldCuts) this.rememberMemory(fitted, history);
+      else this.heldMemory.clear();
       this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools };
     };
     if (request.probe) this.probes.set(payload, remember);
