@@ -23,3 +23,11 @@ runConformance<SummarizationConfig>('std-summarization-strategy (scripted LLM)',
   llm: '<summary>\nThe user and the assistant discussed earlier turns.\n</summary>',
   cases: ['hostile', 'budget', 'conversation'],
 });
+
+// Cut back to 60% of the room when the history overflows; the summary sent last may be held.
+runConformance<SummarizationConfig>('std-summarization-strategy (cutBackRatio 0.6, offline summarizer)', {
+  plugin,
+  factory: createStrategy,
+  config: { threshold: 3, batchTurns: 2, summaryMaxTokens: 256, cutBackRatio: 0.6 },
+  cases: ['property', 'conversation'],
+});

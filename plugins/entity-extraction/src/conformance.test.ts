@@ -24,3 +24,11 @@ runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (scr
   llm: '{"request": "change a flight"}',
   cases: ['hostile', 'budget', 'conversation'],
 });
+
+// Cut back to 40% of the room when the history overflows; the state block sent last may be held.
+runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (cutBackRatio 0.4, offline extractor)', {
+  plugin,
+  factory: createStrategy,
+  config: { stateSchema: airlineSchema, recentTurns: 2, stateMaxTokens: 256, cutBackRatio: 0.4 },
+  cases: ['property', 'conversation'],
+});
