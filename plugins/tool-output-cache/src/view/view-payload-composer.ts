@@ -173,7 +173,7 @@ export class ViewPayloadComposer {
         : {}),
     });
 
-    if (!preview) {
+    if (!preview && config.cutBackRatio < 1) {
       const through = fitted.relievedThrough;
       this.relieved = through !== undefined && through > 0 ? { through, message: aligned.messages[through - 1]! } : undefined;
     }
