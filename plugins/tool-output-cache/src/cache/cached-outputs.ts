@@ -19,6 +19,8 @@ export interface CachedInfo {
   ref: ToolOutputRef;
   viewText: string;
   viewTruncated: boolean;
+  /** True when the output looks binary (its view only describes it). */
+  binary: boolean;
   /** Characters of the original content (micro-compact's length rule). */
   originalLength: number;
   /** Tokens of the original output (exact when small, bytes/4 when it had to be cut), counted when first read. */
@@ -78,7 +80,7 @@ export class CachedOutputs implements CachedOutputSource {
     if (await this.owner.cache.has(message.output_ref!.id)) {
       // The caller passes back a message that already carries a ref (our copy, or its own cache).
       const text = contentText(message.content);
-      const info = this.info(message, { ref: { ...message.output_ref! }, viewText: text, viewTruncated: false, originalLength: message.output_ref!.byte_size ?? text.length }, undefined);
+      const info = this.info(message, { ref: { ...message.output_ref! }, viewText: text, viewTruncated: false, binary: false, originalLength: message.output_ref!.byte_size ?? text.length }, undefined);
       this.cached.set(message, info);
       return { info, stored: false };
     }
@@ -107,7 +109,7 @@ export class CachedOutputs implements CachedOutputSource {
   private remember(message: ToolMessage, text: string, result: CachedToolOutput, turn: number): EnsuredOutput {
     this.collectedRefs.delete(result.ref.id);
     const estimate = result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
-    const info = this.info(message, { ref: result.ref, viewText: result.view.text, viewTruncated: result.view.truncated, originalLength: text.length }, estimate);
+    const info = this.info(message, { ref: result.ref, viewText: result.view.text, viewTruncated: result.view.truncated, binary: result.view.binary, originalLength: text.length }, estimate);
     this.cached.set(message, info);
     if (result.stored) {
       // Assigned, not spread: a first call reports thousands of outputs, and a spread object literal costs microseconds each.
@@ -162,11 +164,11 @@ export class CachedOutputs implements CachedOutputSource {
     const text = contentText(message.content);
     try {
       if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id) && (await this.owner.cache.has(message.output_ref.id))) {
-        return { info: this.info(message, { ref: { ...message.output_ref }, viewText: text, viewTruncated: false, originalLength: message.output_ref.byte_size ?? text.length }, undefined), stored: false };
+        return { info: this.info(message, { ref: { ...message.output_ref }, viewText: text, viewTruncated: false, binary: false, originalLength: message.output_ref.byte_size ?? text.length }, undefined), stored: false };
       }
       const described = this.owner.cache.describe(text);
       const estimate = described.view.truncated ? Math.ceil((described.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
-      return { info: this.info(message, { ref: described.ref, viewText: described.view.text, viewTruncated: described.view.truncated, originalLength: text.length }, estimate), stored: false };
+      return { info: this.info(message, { ref: described.ref, viewText: described.view.text, viewTruncated: described.view.truncated, binary: described.view.binary, originalLength: text.length }, estimate), stored: false };
     } catch {
       // What caching would do then (it reports the failure; a preview does not).
       return { info: undefined, stored: false };
@@ -205,6 +207,7 @@ class CachedOutputInfo implements CachedInfo {
   readonly ref: ToolOutputRef;
   readonly viewText: string;
   readonly viewTruncated: boolean;
+  readonly binary: boolean;
   readonly originalLength: number;
 
   constructor(
@@ -216,6 +219,7 @@ class CachedOutputInfo implements CachedInfo {
     this.ref = known.ref;
     this.viewText = known.viewText;
     this.viewTruncated = known.viewTruncated;
+    this.binary = known.binary;
     this.originalLength = known.originalLength;
   }
 

@@ -1,7 +1,6 @@
 import { type ChatMessage, type ITokenCounter, type ToolMessage } from '@ctxkit/core';
 import { contentText, messageOverheadTokens, messageText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 import type { CachedInfo, CachedOutputSource, EnsuredOutput } from '../cache/cached-outputs';
-import { looksBinary } from '../cache/looks-binary';
 import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
 import { sameMessage } from '../compaction/compaction-state';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
@@ -211,7 +210,7 @@ export class ViewCells {
     // reduction, the view's cut waits for budget pressure. With `microCompact.when: "always"` views are always used.
     const maxBytes = config.toolOutputCache.maxMessageBytes;
     // UTF-8 bytes are never fewer than UTF-16 code units: the length rules out a huge output unmeasured.
-    const wholeFits = info.viewTruncated && config.microCompact.when !== 'always' && raw.length <= maxBytes && utf8ByteLength(raw) <= maxBytes && !looksBinary(raw);
+    const wholeFits = info.viewTruncated && config.microCompact.when !== 'always' && raw.length <= maxBytes && utf8ByteLength(raw) <= maxBytes && !info.binary;
     const message = this.copies.shown(original, wholeFits ? raw : info.viewText, info.ref);
     const cut = info.viewTruncated && !wholeFits;
     if (!cut && !isTrimmed(message) && !isMicroCompacted(message)) this.wholeViews.add(message);
