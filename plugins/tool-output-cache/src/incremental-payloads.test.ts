@@ -28,11 +28,13 @@ function sent(payload: LLMPayload): string {
 }
 
 describe('a session composing turn after turn', () => {
+  // Each reduction is made as soon as it is due: what a payload sends then depends on the history
+  // alone. (With a minimum reclaim it also depends on the payloads before; tested on its own.)
   const configs: Array<[string, ToolOutputCacheStrategyConfig]> = [
-    ['under pressure', { maxContextTokens: 12_000, compaction: { enabled: false } }],
-    ['a tool output budget that trims', { maxContextTokens: 60_000, toolOutputCache: { contextBudgetTokens: 3000 }, compaction: { enabled: false } }],
-    ['micro-compact always', { maxContextTokens: 20_000, microCompact: { when: 'always', keepRecent: 2 }, compaction: { enabled: false } }],
-    ['automatic compaction without a model', { maxContextTokens: 16_000 }],
+    ['under pressure', { maxContextTokens: 12_000, minReclaimTokens: 0, compaction: { enabled: false } }],
+    ['a tool output budget that trims', { maxContextTokens: 60_000, minReclaimTokens: 0, toolOutputCache: { contextBudgetTokens: 3000 }, compaction: { enabled: false } }],
+    ['micro-compact always', { maxContextTokens: 20_000, minReclaimTokens: 0, microCompact: { when: 'always', keepRecent: 2 }, compaction: { enabled: false } }],
+    ['automatic compaction without a model', { maxContextTokens: 16_000, minReclaimTokens: 0 }],
   ];
 
   it.each(configs)('sends, with %s, what a new instance sends for the same history', async (_name, config) => {

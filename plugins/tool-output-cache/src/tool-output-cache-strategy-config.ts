@@ -42,6 +42,17 @@ export interface ResolvedToolOutputCacheStrategyConfig {
    * @default 0
    */
   keepFirstShare: number;
+  /**
+   * Tokens that replacing or compacting older outputs ahead of need must reclaim before it is done:
+   * the tool output budget replaces older outputs, and micro-compact (`when: "always"`) compacts
+   * older results, only once those waiting reclaim this many together. Until then they stay as they
+   * were (the tool outputs over their budget by about this many tokens at most). Each such change makes the
+   * provider's prompt cache miss the payload from that output on: a few larger changes keep more of
+   * it cached than one per call. Replacements the payload needs to fit are made at once. 0 makes
+   * each change as soon as it is due.
+   * @default 2000
+   */
+  minReclaimTokens: number;
   /** The tool output cache: in-context views, refs and the token budget of all tool outputs. */
   toolOutputCache: ToolOutputCacheConfig;
   /** Old tool results replaced by `[Previous: used {tool_name}]` (a cached output: its placeholder). */

@@ -421,7 +421,8 @@ describe('ToolOutputCacheStrategy', () => {
   });
 
   describe('#composePayload and the current turn', () => {
-    const config: ToolOutputCacheStrategyConfig = { toolOutputCache: { contextBudgetTokens: 500 }, microCompact: { enabled: false }, compaction: { enabled: false } };
+    // Outputs are replaced as soon as the tool output budget says so (the minimum reclaim has its own tests).
+    const config: ToolOutputCacheStrategyConfig = { minReclaimTokens: 0, toolOutputCache: { contextBudgetTokens: 500 }, microCompact: { enabled: false }, compaction: { enabled: false } };
     const isPlaceholder = (message: ChatMessage): boolean =>
       message.role === 'tool' && message.output_ref !== undefined && message.content === `[tool output trimmed; ref=${message.output_ref.id}]`;
     const toolMessage = (messages: ChatMessage[], toolCallId: string) =>

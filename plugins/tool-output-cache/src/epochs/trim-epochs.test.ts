@@ -5,8 +5,8 @@ import { isMicroCompacted } from '../view/micro-compact';
 import { exchange, longHistory, output, strategyOn, SUMMARY_REPLY } from '../test-support';
 
 const SYSTEM = 'You are a coding agent.';
-/** The tool output budget trims the oldest outputs of {@link longHistory}(5, 20) (three of them). */
-const budgeted = { toolOutputCache: { contextBudgetTokens: 1000 }, microCompact: { enabled: false }, compaction: { enabled: false } };
+/** The tool output budget trims the oldest outputs of {@link longHistory}(5, 20) (three of them), each as soon as it is due. */
+const budgeted = { minReclaimTokens: 0, toolOutputCache: { contextBudgetTokens: 1000 }, microCompact: { enabled: false }, compaction: { enabled: false } };
 
 function placeholders(payload: LLMPayload): string[] {
   return payload.messages.filter((message): message is ToolMessage => message.role === 'tool' && (isTrimmed(message) || isMicroCompacted(message))).map((message) => message.tool_call_id);
@@ -135,7 +135,7 @@ describe('trim epochs', () => {
   });
 
   it('records the placeholders of micro-compact `always` once, as they appear', async () => {
-    const { strategy } = strategyOn({ microCompact: { when: 'always', keepRecent: 2, minContentLength: 10 }, compaction: { enabled: false } });
+    const { strategy } = strategyOn({ minReclaimTokens: 0, microCompact: { when: 'always', keepRecent: 2, minContentLength: 10 }, compaction: { enabled: false } });
     const history = longHistory(4, 5);
     const first = placeholders(await strategy.composePayload(SYSTEM, history, []));
     expect(first).toEqual(['c0', 'c1']);

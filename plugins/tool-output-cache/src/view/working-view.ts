@@ -310,9 +310,11 @@ export class WorkingView {
     const { base } = this;
     const from = this.placement.startIndex;
     const protectFrom = currentTurnStart(base, from);
+    const held = config.minReclaimTokens > 0 && this.laidOut !== undefined && this.continues(this.laidOut) ? this.laidOut.decisions : undefined;
     const decisions: ViewDecisions = { protectFrom, microBefore: this.microBefore(from), cut: -1, hides: false };
+    if (held) decisions.microBefore = await this.heldMicroBefore(decisions, held.microBefore);
     if (!config.toolOutputCache.enabled) return decisions;
-    decisions.cut = await toolOutputBudgetCut({
+    const cut = await toolOutputBudgetCut({
       messages: base,
       from,
       protectFrom,
@@ -327,6 +329,7 @@ export class WorkingView {
         return made instanceof Promise ? made.then(measure) : measure(made);
       },
     });
+    decisions.cut = held ? await this.heldCut(cut, decisions, held.cut) : cut;
     // The cut is a placeholder; without a cut every output of the view was looked at.
     if (decisions.cut !== -1) decisions.hides = true;
     return decisions;
@@ -342,6 +345,51 @@ export class WorkingView {
       if (this.base[position]!.role === 'tool' && ++kept === micro.keepRecent) return position;
     }
     return -1;
+  }
+
+  /**
+   * With `minReclaimTokens`: the previous call's micro-compact boundary while moving it to the new one
+   * would reclaim fewer tokens than that (the results between stay as they were shown, and so does
+   * the payload from there on); the new boundary once they reclaim enough together.
+   */
+  private async heldMicroBefore(decisions: ViewDecisions, previous: number): Promise<number> {
+    const { microBefore } = decisions;
+    if (previous === -1 || microBefore <= previous) return microBefore;
+    const enough = this.options.config.minReclaimTokens;
+    let reclaimed = 0;
+    for (let position = previous; position < microBefore; position++) {
+      if (this.base[position]!.role !== 'tool') continue;
+      const made = this.cellAt(position);
+      const cell = made instanceof Promise ? await made : made;
+      const compacted = this.beforeBudget(position, cell, decisions);
+      reclaimed += cell.shown.tokens - compacted.tokens;
+      if (reclaimed >= enough) return microBefore;
+    }
+    return previous;
+  }
+
+  /**
+   * With `minReclaimTokens`: the previous call's tool output budget cut while moving it to `cut`
+   * would reclaim fewer tokens than that (the outputs between stay whole, over the tool output budget
+   * by less than that, and the payload from there on stays as it was); `cut` once they reclaim
+   * enough together. Looks at the outputs between the two cuts only, and no further than enough.
+   */
+  private async heldCut(cut: number, decisions: ViewDecisions, previous: number): Promise<number> {
+    if (cut <= previous) return cut;
+    const enough = this.options.config.minReclaimTokens;
+    let reclaimed = 0;
+    for (let position = cut; position > previous && position >= this.placement.startIndex; position--) {
+      if (this.base[position]!.role !== 'tool') continue;
+      const made = this.cellAt(position);
+      const cell = made instanceof Promise ? await made : made;
+      const form = this.beforeBudget(position, cell, decisions);
+      // Looked at now and shown as it is while the cut is held: it counts for what the view hides.
+      if (this.cells.hides(form.message)) decisions.hides = true;
+      if (!this.cells.trimmable(cell, form) || this.keepsWhole(position)) continue;
+      reclaimed += form.tokens - this.cells.trimmed(cell)!.tokens;
+      if (reclaimed >= enough) return cut;
+    }
+    return previous;
   }
 
   /** The cell of the tool message at `position`, made when needed (a promise only when the cache asks the store first). */
