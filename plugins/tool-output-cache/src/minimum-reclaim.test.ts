@@ -113,7 +113,7 @@ describe('minReclaimTokens', () => {
     expect(eager.changes.length).toBeGreaterThan(20);
     expect(stepped.changes.length).toBeGreaterThan(2);
     expect(stepped.changes.length).toBeLessThan(eager.changes.length / 2);
-    for (const change of stepped.changes.slice(1)) expect(change.reclaimed).toBeGreaterThanOrEqual(800);
+    for (const change of stepped.changes) expect(change.reclaimed).toBeGreaterThanOrEqual(800);
   });
 
   it('does not wait when the payload must make room: under pressure older outputs give way at once', async () => {

@@ -354,10 +354,12 @@ export class WorkingView {
    */
   private async heldMicroBefore(decisions: ViewDecisions, previous: number): Promise<number> {
     const { microBefore } = decisions;
-    if (previous === -1 || microBefore <= previous) return microBefore;
+    // -1: no result was old enough before, so none was compacted.
+    const compactedBefore = previous === -1 ? this.placement.startIndex : previous;
+    if (microBefore <= compactedBefore) return microBefore;
     const enough = this.options.config.minReclaimTokens;
     let reclaimed = 0;
-    for (let position = previous; position < microBefore; position++) {
+    for (let position = compactedBefore; position < microBefore; position++) {
       if (this.base[position]!.role !== 'tool') continue;
       const made = this.cellAt(position);
       const cell = made instanceof Promise ? await made : made;
@@ -371,7 +373,7 @@ export class WorkingView {
   /**
    * With `minReclaimTokens`: the previous call's tool output budget cut while moving it to `cut`
    * would reclaim fewer tokens than that (the outputs between stay whole, over the tool output budget
-   * by less than that, and the payload from there on stays as it was); `cut` once they reclaim
+   * by about that at most, and the payload from there on stays as it was); `cut` once they reclaim
    * enough together. Looks at the outputs between the two cuts only, and no further than enough.
    */
   private async heldCut(cut: number, decisions: ViewDecisions, previous: number): Promise<number> {
