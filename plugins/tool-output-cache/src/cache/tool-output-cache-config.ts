@@ -11,8 +11,9 @@ export interface ToolOutputCacheConfig {
    */
   enabled: boolean;
   /**
-   * Token budget for all tool outputs in the payload. `null`: derived from the model's context
-   * window, `clamp(window × 0.25, 20 000, 60 000)`.
+   * Token budget for all tool outputs in the payload (older outputs are replaced in steps that
+   * reclaim at least `minReclaimTokens`). `null`: derived from the model's context window,
+   * `clamp(window × 0.25, 20 000, 60 000)`.
    * @default null
    */
   contextBudgetTokens: number | null;

@@ -19,7 +19,7 @@ export interface MicroCompactConfig {
    * `under-pressure`: old results are replaced only when the payload would not fit otherwise, oldest
    * first and only as many as needed (a cached output becomes its `[tool output trimmed; ref=…]`
    * placeholder, which names the ref). `always`: every result older than the newest `keepRecent`
-   * is replaced at every payload, as in the original layer 1.
+   * is replaced whether the payload fits or not, in steps that reclaim at least `minReclaimTokens`.
    * @default 'under-pressure'
    */
   when: MicroCompactWhen;
