@@ -1,8 +1,10 @@
 /**
  * What a turn costs each standard strategy: the sliding window, summarization, entity extraction
  * and the tool-output cache compose the same coding histories (100, 1,000 and 10,000 messages) at
- * 8K and 128K, each turn the same history plus one new user message (a new array), warm; and the
- * first call at 10,000 messages (a new strategy with a new counter: nothing of the history seen).
+ * 8K and 128K, each turn the same history plus one new user message (a new array), warm, in three
+ * rounds of 20 turns (a new strategy per history each round, the histories' turns alternating; the
+ * median over all 60 turns); and the first call at
+ * 10,000 messages (a new strategy with a new counter: nothing of the history seen; the median of 5).
  * No model is configured: summarization uses its offline extractive summarizer and entity
  * extraction its offline schema extractor, as `npm start` does without an endpoint. Only
  * `composePayload` is timed; a strategy's background work (a summary fold) is awaited between turns,
@@ -16,6 +18,8 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import 'reflect-metadata';
 import { type ChatMessage, type IContextManager, type ITokenCounter } from '@ctxkit/core';
 import { BpeTokenCounter, GptTokenizerEncoder, SharedCountCaches } from '@ctxkit/core/strategy-kit';
@@ -42,6 +46,7 @@ export interface StrategyTurnEntry {
   perTurnMs: number;
   /** Median CPU time of this process per turn, in ms (what a busy machine does not inflate). */
   perTurnCpuMs: number;
+  /** Turns measured, every round's. */
   turns: number;
   /** Median wall time of the first call (10,000 messages only), in ms. */
   firstMs?: number;
@@ -66,6 +71,11 @@ export interface StrategyTurnTable {
   head: string[];
   rows: string[][];
 }
+
+// Garbage of generating a history or of a round's untimed first compose is collected before the
+// timed calls, so that a major collection it causes is not charged to a turn.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 const SYSTEM = 'You are a careful coding agent. Use the tools to read files and run commands; keep answers short.';
 /** Turns composed on a small history before a strategy is measured. */
@@ -122,6 +132,7 @@ async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxC
   const times: number[] = [];
   for (let sample = 0; sample < samples; sample++) {
     const manager = strategy.create(maxContextTokens, options.freshCounter());
+    collectGarbage();
     const start = process.hrtime.bigint();
     await manager.composePayload(SYSTEM, history, []);
     times.push(wallMs(start));
@@ -133,46 +144,61 @@ async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxC
 /** Measures every standard strategy's per-turn cost at 100, 1,000 and 10,000 messages (8K and 128K), and its first call at 10,000. */
 async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<StrategyTurnEntry[]> {
   const benched = strategies().filter((strategy) => options.only === undefined || strategy.label.includes(options.only));
+  const sizes = options.sizes ?? [100, 1000, 10_000];
+  const histories = new Map(sizes.map((size) => [size, generateHistory(size, 42 + size)] as const));
   const entries: StrategyTurnEntry[] = [];
   const turns = options.quick ? 5 : 20;
-  for (const size of options.sizes ?? [100, 1000, 10_000]) {
-    const history = generateHistory(size, 42 + size);
-    for (const maxContextTokens of [8192, 131072]) {
-      const label = `${size.toLocaleString('en-US')} msgs, ${Math.round(maxContextTokens / 1024)}K`;
-      for (const strategy of benched) {
-        // Warm up the code paths (JIT, tokenizer tables) on a small history first, turns included:
-        // the measured turns run in an agent host that has been composing for a while.
-        const warm = strategy.create(maxContextTokens, options.freshCounter());
-        let warmHistory = generateHistory(200, 7);
-        for (let turn = 0; turn < WARM_TURNS; turn++) {
-          await warm.composePayload(SYSTEM, warmHistory, []);
-          await idle(warm);
-          warmHistory = [...warmHistory, newUser(turn)];
-        }
-        const entry: StrategyTurnEntry = { strategy: strategy.label, messages: size, maxContextTokens, perTurnMs: 0, perTurnCpuMs: 0, turns, payloadMessages: 0 };
-        if (size === 10_000) {
-          entry.firstSamples = options.quick ? 1 : 3;
-          entry.firstMs = await firstCall(strategy, history, maxContextTokens, options, entry.firstSamples);
-        }
-        const manager = strategy.create(maxContextTokens, options.freshCounter());
-        await manager.composePayload(SYSTEM, history, []);
-        await idle(manager);
-        let current = history;
-        const wall: number[] = [];
-        const cpu: number[] = [];
-        for (let turn = 0; turn < turns; turn++) {
-          current = [...current, newUser(turn)];
-          const startCpu = cpuMs();
-          const start = process.hrtime.bigint();
-          const payload = await manager.composePayload(SYSTEM, current, []);
-          wall.push(wallMs(start));
-          cpu.push(cpuMs() - startCpu);
-          entry.payloadMessages = payload.messages.length;
+  const rounds = options.quick ? 1 : 3;
+  for (const maxContextTokens of [8192, 131072]) {
+    for (const strategy of benched) {
+      // Warm up the code paths (JIT, tokenizer tables) on a small history first, turns included:
+      // the measured turns run in an agent host that has been composing for a while.
+      const warm = strategy.create(maxContextTokens, options.freshCounter());
+      let warmHistory = generateHistory(200, 7);
+      for (let turn = 0; turn < WARM_TURNS; turn++) {
+        await warm.composePayload(SYSTEM, warmHistory, []);
+        await idle(warm);
+        warmHistory = [...warmHistory, newUser(turn)];
+      }
+      const measured = sizes.map((size) => {
+        const entry: StrategyTurnEntry = { strategy: strategy.label, messages: size, maxContextTokens, perTurnMs: 0, perTurnCpuMs: 0, turns: turns * rounds, payloadMessages: 0 };
+        return { entry, history: histories.get(size)!, wall: [] as number[], cpu: [] as number[] };
+      });
+      for (const { entry, history } of measured) {
+        if (entry.messages !== 10_000) continue;
+        entry.firstSamples = options.quick ? 1 : 5;
+        entry.firstMs = await firstCall(strategy, history, maxContextTokens, options, entry.firstSamples);
+      }
+      // Each round a new strategy per history composes it once; then the turns of the histories
+      // alternate, so that every size is measured under the same load (the bound on growth is a
+      // ratio between sizes). The median over every round's turns.
+      for (let round = 0; round < rounds; round++) {
+        const conversations = [];
+        for (const item of measured) {
+          const manager = strategy.create(maxContextTokens, options.freshCounter());
+          await manager.composePayload(SYSTEM, item.history, []);
           await idle(manager);
+          conversations.push({ item, manager, current: item.history });
         }
+        collectGarbage();
+        for (let turn = 0; turn < turns; turn++) {
+          for (const conversation of conversations) {
+            conversation.current = [...conversation.current, newUser(turn)];
+            const startCpu = cpuMs();
+            const start = process.hrtime.bigint();
+            const payload = await conversation.manager.composePayload(SYSTEM, conversation.current, []);
+            conversation.item.wall.push(wallMs(start));
+            conversation.item.cpu.push(cpuMs() - startCpu);
+            conversation.item.entry.payloadMessages = payload.messages.length;
+            await idle(conversation.manager);
+          }
+        }
+      }
+      for (const { entry, wall, cpu } of measured) {
         entry.perTurnMs = median(wall);
         entry.perTurnCpuMs = median(cpu);
         entries.push(entry);
+        const label = `${entry.messages.toLocaleString('en-US')} msgs, ${Math.round(maxContextTokens / 1024)}K`;
         process.stderr.write(`  ${strategy.label}, ${label}: per turn ${formatMs(entry.perTurnMs)} (CPU ${formatMs(entry.perTurnCpuMs)})${entry.firstMs === undefined ? '' : `, first call ${formatMs(entry.firstMs)}`}, ${entry.payloadMessages} messages sent\n`);
       }
     }
