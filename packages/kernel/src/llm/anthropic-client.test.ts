@@ -53,6 +53,32 @@ describe('AnthropicClient', () => {
       });
     });
 
+    it('sends each system message as a block of its own: a changed summary leaves the prompt block and its breakpoint as they were', async () => {
+      const prompt = 'You are a travel agent. Follow the airline policy.';
+      const payload = (summary: string) => [
+        { role: 'system' as const, content: prompt },
+        { role: 'system' as const, content: `<conversation_summary>${summary}</conversation_summary>` },
+        { role: 'system' as const, content: '{"user_id":"amelia_davis_8890"}' },
+        { role: 'user' as const, content: 'Cancel my flight, please.' },
+      ];
+      const systems: unknown[] = [];
+      for (const summary of ['The user asked about bags.', 'The user asked about bags, then about seats.']) {
+        server.answer(json(200, reply([{ type: 'text', text: 'Sure.' }], { input_tokens: 40, output_tokens: 2 })));
+        await client.complete({ messages: payload(summary) });
+        systems.push((server.requests.at(-1)!.body as { system: unknown }).system);
+      }
+      const breakpoint = { type: 'ephemeral' };
+      expect(systems[0]).toEqual([
+        { type: 'text', text: prompt, cache_control: breakpoint },
+        { type: 'text', text: '\n\n<conversation_summary>The user asked about bags.</conversation_summary>' },
+        { type: 'text', text: '\n\n{"user_id":"amelia_davis_8890"}', cache_control: breakpoint },
+      ]);
+      expect((systems[1] as unknown[])[0]).toEqual((systems[0] as unknown[])[0]);
+      expect((systems[1] as unknown[])[1]).not.toEqual((systems[0] as unknown[])[1]);
+      // Within the API's four breakpoints: the prompt, the end of the system blocks, the newest message.
+      expect(JSON.stringify(server.requests.at(-1)!.body).split('cache_control').length - 1).toBe(3);
+    });
+
     it('marks no cache breakpoint with promptCaching off, and never on a thinking block', async () => {
       const plain = new AnthropicClient({ apiKey: 'sk-ant-secret', baseURL: server.url, promptCaching: false, retry: { maxRetries: 0 } });
       server.answer(json(200, reply([{ type: 'text', text: 'Hello.' }], { input_tokens: 3, output_tokens: 1 })));

@@ -1,6 +1,6 @@
 import { LLMNotConfiguredError, LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming, MessageParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
+import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
@@ -23,7 +23,9 @@ export interface AnthropicClientOptions {
   /**
    * Mark the end of the system prompt and the end of the newest message with
    * `cache_control: { type: 'ephemeral' }`, so that the next request, which repeats this one and
-   * appends, reads the prompt from Anthropic's cache (billed at a tenth of the input price).
+   * appends, reads the prompt from Anthropic's cache (billed at a tenth of the input price). Each
+   * system message is a text block of its own, and the first (the agent's prompt) is marked too: a
+   * summary or state block after it that changed leaves the prompt before it cached.
    * @default true
    */
   promptCaching?: boolean;
@@ -101,7 +103,7 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
       messages: conversation.messages as MessageParam[],
     };
     const caching = this.options.promptCaching ?? true;
-    if (conversation.system !== undefined) body.system = caching ? [{ type: 'text', text: conversation.system, cache_control: { type: 'ephemeral' } }] : conversation.system;
+    if (conversation.system !== undefined) body.system = caching ? cachedSystemBlocks(conversation.system, conversation.systemParts) : conversation.system;
     if (caching) markCacheBreakpoint(body.messages);
     if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools) as ToolUnion[];
     if (request.temperature !== undefined) body.temperature = request.temperature;
@@ -119,6 +121,17 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
       details,
     );
   }
+}
+
+/**
+ * The system prompt as text blocks, one per system message, with a cache breakpoint on the first
+ * (the agent's own prompt, which stays the same while a summary or a state after it changes) and on
+ * the last: the prompt is found in the cache up to the first block that changed. With the breakpoint
+ * on the newest message that is three of the four the API allows.
+ */
+function cachedSystemBlocks(system: string, parts: ReadonlyArray<string>): TextBlockParam[] {
+  const texts = parts.length > 0 ? parts : [system];
+  return texts.map((text, index) => (index === 0 || index === texts.length - 1 ? { type: 'text', text, cache_control: { type: 'ephemeral' } } : { type: 'text', text }));
 }
 
 /**

@@ -20,7 +20,21 @@ describe('anthropic-adapter', () => {
       const record = tau[0]!;
       const out = toAnthropicMessages(record.messages);
       expect(out.system).toBe(record.systemPrompt);
+      expect(out.systemParts).toEqual([record.systemPrompt]);
       expect(out.messages[0]!.role).toBe('user');
+    });
+
+    it('keeps one part per system message, which joined give the system text (blank ones left out)', () => {
+      const out = toAnthropicMessages([
+        { role: 'system', content: 'You are a travel agent.' },
+        { role: 'system', content: '<conversation_summary>booked JFK to MCO</conversation_summary>' },
+        { role: 'system', content: '  ' },
+        { role: 'system', content: '{"user_id":"amelia_davis_8890"}' },
+        { role: 'user', content: 'Hi' },
+      ]);
+      expect(out.systemParts).toEqual(['You are a travel agent.', '\n\n<conversation_summary>booked JFK to MCO</conversation_summary>', '\n\n{"user_id":"amelia_davis_8890"}']);
+      expect(out.systemParts.join('')).toBe(out.system!.replace('\n\n  ', ''));
+      expect(toAnthropicMessages([{ role: 'user', content: 'Hi' }]).systemParts).toEqual([]);
     });
 
     it('produces a conversation the Messages API accepts for every tau-bench record', () => {

@@ -36,6 +36,14 @@ export interface AnthropicTool {
 export interface AnthropicConversation {
   /** The system messages' text, joined by a blank line; `undefined` when there is none. */
   system: string | undefined;
+  /**
+   * The same text as {@link system}, one part per system message in order (the first as it is,
+   * each later one after the blank line that joins it; blank messages left out): sent as separate
+   * text blocks, the agent's system prompt stays a block of its own when a memory block after it
+   * (a summary, a state) changes, so a cache breakpoint on it still matches. Empty when there is no
+   * system text.
+   */
+  systemParts: string[];
   messages: AnthropicMessage[];
   /** Tool-call ids rewritten to be unique (results got the same new id as their call). */
   renamedToolCallIds: ToolCallIdRename[];
@@ -79,7 +87,7 @@ function isThinking(item: ReasoningItem): boolean {
 
 /**
  * Canonical → Anthropic Messages:
- * - system messages go apart (`system`), joined by a blank line;
+ * - system messages go apart (`system`), joined by a blank line (and one part each in `systemParts`);
  * - an assistant message becomes its thinking blocks (Anthropic reasoning items, first, as the API
  *   requires them before the `tool_use` they belong to), a text block and one `tool_use` per call
  *   (arguments parsed to an object);
@@ -150,8 +158,10 @@ export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage
   });
   const insertedLeadingUserMessage = out[0]?.role === 'assistant';
   if (insertedLeadingUserMessage) out.unshift({ role: 'user', content: [{ type: 'text', text: EARLIER_CONVERSATION_NOTE }] });
+  const nonBlank = systemParts.filter((part) => part.trim() !== '');
   return {
     system: systemParts.length > 0 ? systemParts.join('\n\n') : undefined,
+    systemParts: nonBlank.map((part, index) => (index === 0 ? part : `\n\n${part}`)),
     messages: out,
     renamedToolCallIds: renamed,
     invalidToolArguments,
