@@ -179,6 +179,30 @@ describe('PayloadComposer', () => {
       });
     });
 
+    it('with cutBackRatio below 1, holds a cut window start when the history would fit whole again, until a cut would keep all of it', () => {
+      const compose = composer(1200);
+      const request = { systemPrompt: 'S', tools: [], turn: 9, cutBackRatio: 0.6 };
+      const earlier = turns(8);
+      const long: ChatMessage = { role: 'user', content: `Here is the log: ${'the build failed again at the same step '.repeat(120)}` };
+      const cut = compose.compose({ ...request, history: [...earlier, long] });
+      const start = cut.window.fromIndex;
+      expect(start).toBeGreaterThan(0);
+      // The long message is shortened (as a trimmed output would be): the whole history fits again ...
+      const shortened = [...earlier, { role: 'user' as const, content: 'Here is the log: the build failed.' }];
+      expect(composer(1200).compose({ ...request, history: shortened }).window.fromIndex).toBe(0);
+      // ... but a composer that cut keeps its start, so the payload begins as the previous one did.
+      const held = compose.compose({ ...request, history: shortened });
+      expect(held.window.fromIndex).toBe(start);
+      expect(held.payload.messages.slice(0, -1)).toEqual(cut.payload.messages.slice(0, -1));
+      expect(held.payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'dropped', from: 0, to: start }));
+      expect(held.payload.stats.output_tokens).toBeLessThanOrEqual(held.payload.stats.budget.available);
+      // Older messages that became short enough for a cut to keep everything: the start is let go.
+      const small = shortened.map((message, index) => (index < start ? { ...message, content: `${message.role === 'user' ? 'Question' : 'Answer'} ${index}.` } : message));
+      const whole = compose.compose({ ...request, history: small });
+      expect(whole.window.fromIndex).toBe(0);
+      expect(whole.payload.stats.reductions.filter((record) => record.action === 'dropped')).toEqual([]);
+    });
+
     it('with cutBackRatio below 1, sends the earlier output cuts of the current turn again while the turn grows, and cuts anew within the ratio when they no longer fit', () => {
       // One long coding turn: every step reads a large file, so the turn's outputs must be cut.
       const history: ChatMessage[] = [{ role: 'user', content: 'Fix the failing build.' }];

@@ -321,7 +321,8 @@ export class PayloadComposer {
   /**
    * The window with a held start: while the history from the start of the last cut still fits, the
    * window keeps that start (older history reported as dropped), so consecutive payloads share their
-   * beginning; when it no longer fits, the window is cut back to `ratio` of the room (never truncating
+   * beginning, even when the whole history would fit again, until a cut would keep all of it; when it
+   * no longer fits, the window is cut back to `ratio` of the room (never truncating
    * more of the current turn than the full window would, and dropping no more history than a memory
    * block covers or than must go) and its start is held from there. With
    * `keepFirstShare`, the conversation's first whole groups (up to that share of the room, never the
@@ -329,16 +330,16 @@ export class PayloadComposer {
    * a head that gave way to a turn comes back at the next cut.
    */
   private holdWindowStart(history: ReadonlyArray<ChatMessage>, startIndex: number, room: number, heldCuts: HeldOutputCuts, keepFirstShare: number, full: HistoryWindow, covered: number | undefined): HistoryWindow {
-    const cuts = full.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
-    if (!cuts) {
-      this.heldStart = undefined;
-      this.heldHead = undefined;
-      return full;
-    }
-    const select = (from: number, tokens: number): HistoryWindow =>
-      selectHistoryWindow({ history, startIndex: from, budgetTokens: tokens, counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId, heldCuts });
     const held = this.heldStart;
     const stillThere = held !== undefined && held.index < history.length && (history[held.index] === held.message || messageFingerprint(history[held.index]!) === held.fingerprint);
+    const cuts = full.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
+    // A cut window's start holds even when the history would fit whole again (an output got shorter or
+    // was trimmed): sending the older messages again would change the payload from its start. It lets
+    // go once a cut would keep everything anyway.
+    const holding = cuts || (stillThere && held!.index > startIndex && full.tokens > Math.floor(room * heldCuts.ratio));
+    if (!holding) return this.sendWhole(full);
+    const select = (from: number, tokens: number): HistoryWindow =>
+      selectHistoryWindow({ history, startIndex: from, budgetTokens: tokens, counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId, heldCuts });
     // A head that gave way stays out while the window's start holds: bringing it back would change the payload's start.
     const out = this.heldHead;
     const head = out?.gaveWay && out.start === startIndex && held !== undefined && stillThere && held.index > startIndex && held.index >= full.fromIndex ? out : this.keptHead(history, startIndex, room, keepFirstShare);
@@ -349,6 +350,8 @@ export class PayloadComposer {
       const older = { action: 'dropped' as const, from: head.end, to: held.index, messages: held.index - head.end, tokensAfter: 0, reason: OLDER_THAN_WINDOW_REASON, recoverableFrom: 'history' as const };
       return withHead(history, startIndex, head, { ...window, reductions: [older, ...window.reductions], droppedMessages: window.droppedMessages + older.messages });
     }
+    // Nothing has to go and the held start is not past the kept head: there is nothing to hold.
+    if (!cuts) return this.sendWhole(full);
     let cut = select(head.end, Math.floor(tailRoom * heldCuts.ratio));
     if (covered !== undefined && cut.fromIndex > Math.max(covered, fullTail.fromIndex)) {
       // A memory block stands for older history: the cut drops no more than it covers or than must go.
@@ -359,6 +362,13 @@ export class PayloadComposer {
     const start = cut.fromIndex;
     this.heldStart = start < history.length ? { index: start, message: history[start]!, fingerprint: messageFingerprint(history[start]!) } : undefined;
     return withHead(history, startIndex, head, cut);
+  }
+
+  /** `full`, the whole history from the start, with no window start or head held any longer. */
+  private sendWhole(full: HistoryWindow): HistoryWindow {
+    this.heldStart = undefined;
+    this.heldHead = undefined;
+    return full;
   }
 
   /**
