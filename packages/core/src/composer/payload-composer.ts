@@ -176,8 +176,12 @@ export class PayloadComposer {
   private readonly systemMessages = new Map<string, SystemMessage>();
   private readonly memoryMessages = new Map<string, SystemMessage>();
   private level: UsageLevel = 'ok';
-  /** The messages and tools of the previous payload (to count what the next one repeats). */
-  private previousPayload: { messages: readonly ChatMessage[]; tools: ReadonlyArray<ToolDefinition> } | undefined;
+  /**
+   * The messages and tools of the previous payload (to count what the next one repeats), and the
+   * tool list it was asked with: the same list again (tool lists are immutable once given, as their
+   * cached counts assume) is the same tools without comparing them.
+   */
+  private previousPayload: { messages: readonly ChatMessage[]; tools: ReadonlyArray<ToolDefinition>; requested: ReadonlyArray<ToolDefinition> } | undefined;
   /** Where the window started at the last cut back (see `cutBackRatio`), while it holds. */
   private heldStart: { index: number; message: ChatMessage; fingerprint: string } | undefined;
   /** The conversation's first groups kept before a cut window (see `keepFirstShare`), while they hold. */
@@ -296,7 +300,7 @@ export class PayloadComposer {
     });
     // The strategy's own `extra` object is the payload's (a strategy may fill it in after composing).
     if (heldMemory.length > 0) payload.stats.extra!.heldMemory = heldMemory;
-    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, window.truncatedMessages === 0);
+    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, request.tools, window.truncatedMessages === 0);
     // What the next compose builds on: the held window start and head, output cuts and memory blocks, and this payload.
     const remember = (): void => {
       this.heldStart = heldAfter.start;
@@ -304,7 +308,7 @@ export class PayloadComposer {
       this.heldCuts = heldCuts && new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS);
       if (heldCuts) this.rememberMemory(fitted, history);
       else this.heldMemory.clear();
-      this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools };
+      this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools, requested: request.tools };
     };
     if (request.probe) this.probes.set(payload, remember);
     else if (!request.preview) remember();
@@ -416,11 +420,11 @@ export class PayloadComposer {
    * (`countedWhole`: no truncated copy counted by its cut), the rest is the payload's message tokens
    * less the shared start, so a window that slid costs its few leading messages, not the window.
    */
-  private repeatedPrefixTokens(payload: LLMPayload, countedWhole: boolean): number {
+  private repeatedPrefixTokens(payload: LLMPayload, requested: ReadonlyArray<ToolDefinition>, countedWhole: boolean): number {
     const previous = this.previousPayload;
     if (previous === undefined) return 0;
     const { counter } = this.options;
-    const sameTools = previous.tools === payload.tools || JSON.stringify(previous.tools) === JSON.stringify(payload.tools);
+    const sameTools = previous.requested === requested || JSON.stringify(previous.tools) === JSON.stringify(payload.tools);
     if (!sameTools) return 0;
     const shared = Math.min(previous.messages.length, payload.messages.length);
     let index = 0;
