@@ -340,14 +340,15 @@ export class PayloadComposer {
     // A cut window's start holds even when the history would fit whole again (an output got shorter or
     // was trimmed): sending the older messages again would change the payload from its start. It lets
     // go once a cut would keep everything anyway.
-    const holding = cuts || (stillThere && held!.index > startIndex && full.tokens > Math.floor(room * heldCuts.ratio));
-    if (!holding) return this.sendWhole(full);
+    if (!cuts && !(stillThere && held!.index > startIndex)) return this.sendWhole(full);
     const select = (from: number, tokens: number): HistoryWindow =>
       selectHistoryWindow({ history, startIndex: from, budgetTokens: tokens, counter: this.options.counter, ledger: this.ledger, strategyId: this.options.owner.strategyId, heldCuts });
     // A head that gave way stays out while the window's start holds: bringing it back would change the payload's start.
     const out = this.heldHead;
     const head = out?.gaveWay && out.start === startIndex && held !== undefined && stillThere && held.index > startIndex && held.index >= full.fromIndex ? out : this.keptHead(history, startIndex, room, keepFirstShare);
     const tailRoom = room - head.tokens;
+    // A cut would keep the whole history: there is nothing to hold.
+    if (!cuts && full.tokens - head.tokens <= Math.floor(tailRoom * heldCuts.ratio)) return this.sendWhole(full);
     const fullTail = head.end > startIndex ? select(head.end, tailRoom) : full;
     if (held !== undefined && stillThere && held.index > head.end && held.index >= fullTail.fromIndex) {
       const window = select(held.index, tailRoom);
