@@ -7,8 +7,6 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
 import 'reflect-metadata';
 import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
 import { BpeTokenCounter, findPayloadProblems, GptTokenizerEncoder, JsTiktokenEncoder, SharedCountCaches } from '@ctxkit/core/strategy-kit';
@@ -16,6 +14,7 @@ import { createConformanceContext, loadConversations } from '@ctxkit/core/testin
 import { seededRandom } from '@ctxkit/core/testing/generators';
 import { createStrategy as createSlidingWindow, type SlidingWindowStrategy } from '@ctxkit/strategy-sliding-window';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { collectGarbage } from './collect-garbage';
 import { generateHistory } from './generate-history';
 import { benchKernelOverhead } from './kernel-overhead-bench';
 import { convert, langchainTrim, memoizedCounter, plainCounter, toLangChain } from './langchain-baseline';
@@ -25,11 +24,6 @@ const SYSTEM = 'You are a careful coding agent. Use the tools to read files and 
 const quick = process.argv.includes('--quick');
 const results: Record<string, unknown> = { node: process.version, platform: `${process.platform} ${process.arch}`, date: new Date().toISOString(), encoding: 'o200k_base' };
 const rows: Array<[string, string, string, string]> = [];
-
-// Collect the garbage of generating and JSON-parsing histories before a timed call, so that a
-// major collection caused by the harness is not charged to the code being measured.
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 function now(): bigint {
   return process.hrtime.bigint();

@@ -3,8 +3,9 @@
  * and the tool-output cache compose the same coding histories (100, 1,000 and 10,000 messages) at
  * 8K and 128K, each turn the same history plus one new user message (a new array), warm, in three
  * rounds of 20 turns (a new strategy per history each round, the histories' turns alternating; the
- * median over all 60 turns); and the first call at
- * 10,000 messages (a new strategy with a new counter: nothing of the history seen; the median of 5).
+ * median over all 60 turns; garbage of a round's untimed first compose collected before its turns);
+ * and the first call at 10,000 messages (a new strategy with a new counter: nothing of the history
+ * seen; the median of 5).
  * No model is configured: summarization uses its offline extractive summarizer and entity
  * extraction its offline schema extractor, as `npm start` does without an endpoint. Only
  * `composePayload` is timed; a strategy's background work (a summary fold) is awaited between turns,
@@ -18,8 +19,6 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
 import 'reflect-metadata';
 import { type ChatMessage, type IContextManager, type ITokenCounter } from '@ctxkit/core';
 import { BpeTokenCounter, GptTokenizerEncoder, SharedCountCaches } from '@ctxkit/core/strategy-kit';
@@ -28,6 +27,7 @@ import { createStrategy as createSummarization } from '@ctxkit/strategy-dynamic-
 import { createStrategy as createEntityExtraction } from '@ctxkit/strategy-entity-extraction';
 import { createStrategy as createSlidingWindow } from '@ctxkit/strategy-sliding-window';
 import { createStrategy as createToolOutputCache } from '@ctxkit/strategy-tool-output-cache';
+import { collectGarbage } from './collect-garbage';
 import { generateHistory } from './generate-history';
 
 /** A strategy under measurement: its label and how to build it for one conversation. */
@@ -71,11 +71,6 @@ export interface StrategyTurnTable {
   head: string[];
   rows: string[][];
 }
-
-// Garbage of generating a history or of a round's untimed first compose is collected before the
-// timed calls, so that a major collection it causes is not charged to a turn.
-v8.setFlagsFromString('--expose-gc');
-const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 const SYSTEM = 'You are a careful coding agent. Use the tools to read files and run commands; keep answers short.';
 /** Turns composed on a small history before a strategy is measured. */
