@@ -1,4 +1,5 @@
 import type { ChatMessage, IContextStore, ILLMClient, ToolCall, ToolMessage } from '@ctxkit/core';
+import type { PreviousPayload as ComposerPreviousPayload } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext } from '@ctxkit/core/testing';
 import { createStrategy } from './create-tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
@@ -55,4 +56,22 @@ export function historyWithRefs(length: number): ChatMessage[] {
     }
   }
   return messages;
+}
+
+/**
+ * Payloads as the composer hands them over: `next(payload)` gives the payload sent before (a copy of
+ * it) with the leading messages `payload` repeats, then keeps a copy of `payload` for the next call.
+ */
+export function sentPayloads(): { next(payload: ReadonlyArray<ChatMessage>): ComposerPreviousPayload | undefined } {
+  let sent: ChatMessage[] | undefined;
+  return {
+    next(payload) {
+      const previous = sent;
+      sent = payload.slice();
+      if (previous === undefined) return undefined;
+      let repeated = 0;
+      while (repeated < Math.min(previous.length, payload.length) && previous[repeated] === payload[repeated]) repeated++;
+      return { messages: previous, repeated };
+    },
+  };
 }

@@ -394,6 +394,27 @@ describe('PayloadComposer', () => {
       expect(cut).toBeGreaterThan(5);
     });
 
+    it('hands over the payload sent before (its own copy) and how many leading messages the new one repeats; probes and previews change neither', () => {
+      const compose = composer(1200);
+      const history = turns(40);
+      const first = compose.compose({ systemPrompt: 'S', history: history.slice(0, 2), tools: [], turn: 1 });
+      expect(first.previous).toBeUndefined();
+      let sent = first.payload.messages.slice();
+      // The caller changing the array it was given changes nothing the next payload is related to.
+      first.payload.messages.length = 0;
+      for (let end = 4; end <= history.length; end += 2) {
+        const request = { systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2 };
+        compose.compose({ ...request, history: history.slice(0, end - 1), preview: true });
+        compose.compose({ ...request, history: history.slice(2, end), probe: true });
+        const next = compose.compose(request);
+        expect(next.previous!.messages).toEqual(sent);
+        let repeated = 0;
+        while (repeated < Math.min(sent.length, next.payload.messages.length) && sent[repeated] === next.payload.messages[repeated]) repeated++;
+        expect(next.previous!.repeated).toBe(repeated);
+        sent = next.payload.messages.slice();
+      }
+    });
+
     it('composes a preview without remembering it: no event, the next compose is the one it would have been', () => {
       const events = new CtxkitEventBus();
       const seen: string[] = [];

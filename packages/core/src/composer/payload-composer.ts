@@ -106,6 +106,20 @@ export interface ComposedPayload {
   roomTokens: number;
   /** Tokens memory blocks may take together in this room (their share). */
   memoryAllowanceTokens: number;
+  /**
+   * The payload this conversation sent before (the last composed without `probe` or `preview`, or
+   * adopted) and how this one repeats it: `messages` is the composer's own copy of its messages
+   * (never changed; the same array until another payload is sent), `repeated` how many of this
+   * payload's leading messages are the same objects as its. What a strategy reads this payload
+   * against without comparing or copying the messages again. Undefined for the first payload.
+   */
+  previous?: PreviousPayload;
+}
+
+/** The payload sent before a composed one, and how many of its leading messages the new one repeats. */
+export interface PreviousPayload {
+  messages: ReadonlyArray<ChatMessage>;
+  repeated: number;
 }
 
 const NO_MEMORY: ReadonlyArray<MemoryBlock> = [];
@@ -300,7 +314,9 @@ export class PayloadComposer {
     });
     // The strategy's own `extra` object is the payload's (a strategy may fill it in after composing).
     if (heldMemory.length > 0) payload.stats.extra!.heldMemory = heldMemory;
-    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, request.tools, window.truncatedMessages === 0);
+    const sentBefore = this.previousPayload;
+    const repeated = this.repeatedMessages(payload);
+    payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, repeated, request.tools, window.truncatedMessages === 0);
     // What the next compose builds on: the held window start and head, output cuts and memory blocks, and this payload.
     const remember = (): void => {
       this.heldStart = heldAfter.start;
@@ -319,6 +335,7 @@ export class PayloadComposer {
       memory: fitted.map((block) => block.outcome),
       roomTokens: room,
       memoryAllowanceTokens: memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE),
+      ...(sentBefore ? { previous: { messages: sentBefore.messages, repeated } } : {}),
     };
   }
 
@@ -412,24 +429,32 @@ export class PayloadComposer {
     return (this.heldHead = head);
   }
 
+  /** How many of `payload`'s leading messages are the same objects as the previous payload's (0 without one). */
+  private repeatedMessages(payload: LLMPayload): number {
+    const previous = this.previousPayload?.messages;
+    if (previous === undefined) return 0;
+    const messages = payload.messages;
+    const shared = Math.min(previous.length, messages.length);
+    for (let index = 0; index < shared; index++) if (previous[index] !== messages[index]) return index;
+    return shared;
+  }
+
   /**
    * Tokens of `payload` that repeat the previous payload's start: the tools when they are the same,
-   * then the leading messages that are the same objects (the composer reuses its system and memory
-   * messages and the caller's history messages, so an unchanged message is the same object). Counted
-   * as the payload's tokens less the differing rest, so a turn that only appends counts only what it
-   * appended. When the shared start is the shorter part and every message's tokens are its own count
-   * (`countedWhole`: no truncated copy counted by its cut), the rest is the payload's message tokens
-   * less the shared start, so a window that slid costs its few leading messages, not the window.
+   * then its `index` leading messages that are the same objects (the composer reuses its system and
+   * memory messages and the caller's history messages, so an unchanged message is the same object).
+   * Counted as the payload's tokens less the differing rest, so a turn that only appends counts only
+   * what it appended. When the shared start is the shorter part and every message's tokens are its
+   * own count (`countedWhole`: no truncated copy counted by its cut), the rest is the payload's
+   * message tokens less the shared start, so a window that slid costs its few leading messages, not
+   * the window.
    */
-  private repeatedPrefixTokens(payload: LLMPayload, requested: ReadonlyArray<ToolDefinition>, countedWhole: boolean): number {
+  private repeatedPrefixTokens(payload: LLMPayload, index: number, requested: ReadonlyArray<ToolDefinition>, countedWhole: boolean): number {
     const previous = this.previousPayload;
     if (previous === undefined) return 0;
     const { counter } = this.options;
     const sameTools = previous.requested === requested || JSON.stringify(previous.tools) === JSON.stringify(payload.tools);
     if (!sameTools) return 0;
-    const shared = Math.min(previous.messages.length, payload.messages.length);
-    let index = 0;
-    while (index < shared && previous.messages[index] === payload.messages[index]) index++;
     const { messages, stats } = payload;
     let differing: number;
     if (countedWhole && index < messages.length - index) {

@@ -46,7 +46,7 @@ export { StrategyLifetime } from '../strategy-foundation/strategy-lifetime';
 export type { StrategyFoundationOptions } from '../strategy-foundation/strategy-foundation';
 export { StrategyFoundation } from '../strategy-foundation/strategy-foundation';
 // the budget-filling payload composer every standard strategy builds on
-export type { ComposedPayload, ComposeRequest, PayloadComposerOptions, PayloadComposerOwner } from '../composer/payload-composer';
+export type { ComposedPayload, ComposeRequest, PayloadComposerOptions, PayloadComposerOwner, PreviousPayload } from '../composer/payload-composer';
 export { PayloadComposer } from '../composer/payload-composer';
 export type { MemoryBlock, MemoryBlockOutcome } from '../composer/memory-block';
 export { DEFAULT_MEMORY_SHARE, memoryAllowance } from '../composer/memory-share';

@@ -3,7 +3,7 @@ import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
 import { PayloadCheck } from './payload-check';
 import { PreviousPayload } from './payload-continuation';
-import { call } from '../test-support';
+import { call, sentPayloads } from '../test-support';
 
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
 
@@ -11,9 +11,10 @@ const SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.'
 function sessionCheck(): { problems(payload: ChatMessage[]): ReturnType<PayloadCheck['problems']> } {
   const previous = new PreviousPayload();
   const payloadCheck = new PayloadCheck();
+  const sent = sentPayloads();
   return {
     problems(payload) {
-      const problems = payloadCheck.problems(payload, previous.against(payload));
+      const problems = payloadCheck.problems(payload, previous.against(payload, sent.next(payload)));
       previous.remember(payload);
       return problems;
     },

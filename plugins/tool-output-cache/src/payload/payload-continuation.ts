@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+import type { PreviousPayload as ComposerPreviousPayload } from '@ctxkit/core/strategy-kit';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;
 
@@ -44,23 +45,35 @@ export interface ReadAgainst {
 }
 
 /**
- * The session's previous payload (a copy of its array, so that a caller changing the array it was
- * given changes nothing here) and how the next one continues it: what `PayloadCheck` and
- * `PayloadRefs` read instead of the whole payload.
+ * The session's previous payload, as the composer kept it, and how the next one continues it: what
+ * `PayloadCheck` and `PayloadRefs` read instead of the whole payload. Nothing is copied or compared
+ * here: the composer keeps its own copy of each payload it sent (which a caller changing the array it
+ * was given does not change) and counts the leading messages the next one repeats, so a payload that
+ * only appends costs nothing to relate; a window that slid is related by a search over the copy.
  */
 export class PreviousPayload {
-  private messages: Messages = [];
-  private start = 0;
+  /** The payload read last: its length, its first and last message, and where its conversation part starts. */
+  private remembered: { length: number; first: Readonly<ChatMessage> | undefined; last: Readonly<ChatMessage> | undefined; start: number } | undefined;
 
-  /** How `messages` continues the previous payload; `undefined` when there is none or it does not. */
-  against(messages: Messages): ReadAgainst | undefined {
-    const continued = payloadContinuation(this.messages, this.start, messages);
-    return continued && { continued, previous: this.messages };
+  /**
+   * How `messages` continues the previous payload, given as the composer kept it (`sent`: its copy
+   * and the leading messages `messages` repeats). `undefined` when there is none, when `sent` is not
+   * the payload remembered last (another length, another first or last message), or when `messages`
+   * does not continue it.
+   */
+  against(messages: Messages, sent: ComposerPreviousPayload | undefined): ReadAgainst | undefined {
+    const remembered = this.remembered;
+    if (remembered === undefined || sent === undefined) return undefined;
+    const previous = sent.messages;
+    if (previous.length !== remembered.length || previous[0] !== remembered.first || previous[previous.length - 1] !== remembered.last) return undefined;
+    const { start } = remembered;
+    // It repeats the system messages and the first conversation message: the run it shares starts there and ends where the repeat does.
+    const continued = sent.repeated > start ? { start, from: start, shared: sent.repeated - start } : payloadContinuation(previous, start, messages);
+    return continued && { continued, previous };
   }
 
-  /** `messages` is the previous payload from now on. */
+  /** `messages` is the previous payload from now on (the next one is read against the composer's copy of it). */
   remember(messages: Messages): void {
-    this.messages = messages.slice();
-    this.start = leadingSystem(messages);
+    this.remembered = { length: messages.length, first: messages[0], last: messages[messages.length - 1], start: leadingSystem(messages) };
   }
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { PreviousPayload } from './payload-continuation';
 import { PayloadRefs, refsIn } from './payload-refs';
-import { CODING_AGENT_SYSTEM, historyWithRefs } from '../test-support';
+import { CODING_AGENT_SYSTEM, historyWithRefs, sentPayloads } from '../test-support';
 
 describe('PayloadRefs', () => {
   it('counts what refsIn counts, payload after payload, however the window moves and whatever is shown differently', () => {
@@ -11,6 +11,7 @@ describe('PayloadRefs', () => {
         const messages = historyWithRefs(120);
         const refs = new PayloadRefs();
         const previous = new PreviousPayload();
+        const sent = sentPayloads();
         let start = 0;
         let end = 20;
         for (const next of steps) {
@@ -24,7 +25,7 @@ describe('PayloadRefs', () => {
             if (message.role === 'tool') body[at] = message.output_ref ? { ...message, output_ref: undefined } : { ...message, output_ref: { id: 'to_ffffffffffffffffffffffffffffffff' } };
           }
           const payload = [CODING_AGENT_SYSTEM, ...(next.memory ? [{ role: 'system' as const, content: 'memory' }] : []), ...body];
-          expect(refs.count(payload, previous.against(payload))).toBe(refsIn(payload));
+          expect(refs.count(payload, previous.against(payload, sent.next(payload)))).toBe(refsIn(payload));
           previous.remember(payload);
         }
       }),

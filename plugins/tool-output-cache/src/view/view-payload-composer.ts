@@ -196,7 +196,7 @@ export class ViewPayloadComposer {
       }
     } else final = compose(fitted.messages, fitted.offerCache, true);
     const payload = final.payload;
-    const reading = this.payloads.read(payload.messages, preview);
+    const reading = this.payloads.read(payload.messages, preview, final.previous);
     toolOutputCache.refsInPayload = reading.refsInPayload;
     if (final.memory[0] === 'left-out' && !preview) {
       safeEmit(context.events, 'strategy-warning', {
