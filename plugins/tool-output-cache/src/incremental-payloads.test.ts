@@ -32,16 +32,21 @@ describe('a session composing turn after turn', () => {
   // alone. (With a minimum reclaim it also depends on the payloads before; tested on its own.)
   const configs: Array<[string, ToolOutputCacheStrategyConfig]> = [
     ['under pressure', { maxContextTokens: 12_000, minReclaimTokens: 0, compaction: { enabled: false } }],
+    ['more history than fits with every older output replaced', { maxContextTokens: 5_000, minReclaimTokens: 0, compaction: { enabled: false } }],
     ['a tool output budget that trims', { maxContextTokens: 60_000, minReclaimTokens: 0, toolOutputCache: { contextBudgetTokens: 3000 }, compaction: { enabled: false } }],
     ['micro-compact always', { maxContextTokens: 20_000, minReclaimTokens: 0, microCompact: { when: 'always', keepRecent: 2 }, compaction: { enabled: false } }],
     ['automatic compaction without a model', { maxContextTokens: 16_000, minReclaimTokens: 0 }],
   ];
 
-  it.each(configs)('sends, with %s, what a new instance sends for the same history', async (_name, config) => {
+  it.each(configs)('sends, with %s, what a new instance sends for the same history, previews and repeated calls in between', async (_name, config) => {
     const random = seededRandom(7);
     let history = codingHistory(160, random, 'h');
     const session = strategyOn(config);
     for (let turn = 0; turn < 24; turn++) {
+      // Now and then a preview of a longer history first, or the same history composed twice: neither changes what is sent.
+      const extra = random();
+      if (extra < 0.2) await session.strategy.preview(SYSTEM, [...history, { role: 'user', content: 'Preview only.' }], []);
+      if (extra > 0.85) await session.strategy.composePayload(SYSTEM, history, []);
       const payload = await session.strategy.composePayload(SYSTEM, history, []);
       const fresh = strategyOn(config);
       expect(sent(payload)).toBe(sent(await fresh.strategy.composePayload(SYSTEM, history, [])));

@@ -111,14 +111,19 @@ export function replacementAt(messages: ReadonlyArray<ChatMessage>, index: numbe
 export function applyReplacements(messages: ReadonlyArray<ChatMessage>, replacements: ReadonlyArray<Replacement>, log: ReductionLog): ReadonlyArray<ChatMessage> {
   if (replacements.length === 0) return messages;
   const result = messages.slice();
+  for (const { index, copy } of replacements) result[index] = copy;
+  recordReplacements(replacements, log);
+  return result;
+}
+
+/** Records each of `replacements` (in index order) in `log`. */
+export function recordReplacements(replacements: ReadonlyArray<Replacement>, log: ReductionLog): void {
   for (const { index, copy, before, after } of replacements) {
-    result[index] = copy;
     const ref = copy.output_ref?.id;
     const trimmed = isTrimmed(copy);
     const reduction = ref ? { position: index, recoverableFrom: 'tool-output-cache' as const, ref, tokensBefore: before, tokensAfter: after } : { position: index, recoverableFrom: 'history' as const, tokensBefore: before, tokensAfter: after };
     log.addOne(trimmed ? 'trimmed' : 'micro-compacted', trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON, reduction);
   }
-  return result;
 }
 
 /**

@@ -3,11 +3,12 @@ import { contentText, groupEndingAt } from '@ctxkit/core/strategy-kit';
 import { layoutEntries, NO_COMPACTION_LAYOUT, type HistoryLayout } from '../compaction/history-layout';
 import { placeLayout, type AlignedView, type LayoutPlacement } from './align-view';
 import { currentTurnStart } from './current-turn';
+import { overwriteFrom } from './grow-in-place';
 import { microCompactPlaceholder } from './micro-compact';
 import type { RelievedAll } from './fit-view';
 import type { ReductionLog } from './reduction-log';
 import { reachWalk, unitsEndingBy, type ReachWalk } from './reach-walk';
-import { applyReplacements, replacementAt, type Replacement, type ReplacementOptions } from './relieve-pressure';
+import { applyReplacements, recordReplacements, replacementAt, type Replacement, type ReplacementOptions } from './relieve-pressure';
 import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
@@ -100,8 +101,8 @@ export class WorkingView {
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
   /** The reductions as a payload's log, merged only from what is new since the last call. */
   private readonly reductionsLog = new ViewReductionsLog();
-  /** The replacements of the last {@link relieveAll}, over the layout it was made for. */
-  private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[] } | undefined;
+  /** The replacements of the last {@link relieveAll}, over the layout it was made for, and the view it made (`length` long when made). */
+  private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[]; messages: ReadonlyArray<ChatMessage>; length: number } | undefined;
 
   constructor(
     private readonly options: WorkingViewOptions,
@@ -121,15 +122,16 @@ export class WorkingView {
     fork.base = this.base;
     fork.placement = this.placement;
     fork.turn = this.turn;
-    // The next `prepare` trims the reductions it reuses in place: the copy gets its own lists.
+    // The next `prepare` trims the reductions it reuses in place and may grow the view's array in place: the copy gets its own.
     const laidOut = this.laidOut && {
       ...this.laidOut,
+      messages: this.laidOut.messages.slice(),
       reductions: { truncated: this.laidOut.reductions.truncated.slice(), microCompacted: this.laidOut.reductions.microCompacted.slice(), trimmed: this.laidOut.reductions.trimmed.slice() },
     };
     const copied = (original: LaidOut | undefined): LaidOut | undefined => (original !== undefined && original === this.laidOut ? laidOut : original);
     fork.laidOut = laidOut;
     fork.reused = { previous: copied(this.reused.previous), stable: this.reused.stable };
-    fork.relief = this.relief && { ...this.relief, laidOut: copied(this.relief.laidOut)! };
+    fork.relief = this.relief && { ...this.relief, laidOut: copied(this.relief.laidOut)!, messages: this.relief.messages.slice() };
     return fork;
   }
 
@@ -201,8 +203,7 @@ export class WorkingView {
     const reused = reusedFrom < stable;
     const reach = everything ? { region: startIndex, walk: reachWalk([]) } : await this.reach(decisions, available, previous, stable);
     const { region } = reach;
-    const messages = reused ? previous!.messages.slice(0, stable) : base.slice();
-    if (reused) for (let position = stable; position < length; position++) messages.push(base[position]!);
+    const messages = reused ? this.grownView(previous!, stable) : base.slice();
     const fresh = noViewReductions();
     const after = noViewReductions();
     for (let position = region; position < length; position++) {
@@ -226,6 +227,21 @@ export class WorkingView {
       log: this.reductionsLog.log(reductions, region, this.options.config.microCompact.keepRecent, decisions.protectFrom),
       relaidPlaceholders,
     };
+  }
+
+  /**
+   * The view of `previous` up to `stable`, then the caller's messages to the history's end: laid out
+   * again from there by {@link prepare}. When the history grew, `previous`'s own array is grown in
+   * place instead of copied (a turn then costs its new messages, not the history): whoever was given
+   * that array (the composer, as the history it composed from) tells a history by its array and its
+   * length, and the length is not the same any longer. A history that did not grow gets a copy.
+   */
+  private grownView(previous: LaidOut, stable: number): ChatMessage[] {
+    const { base } = this;
+    const owned = previous.messages.length === previous.length && base.length > previous.length;
+    const messages = owned ? previous.messages : previous.messages.slice(0, stable);
+    overwriteFrom(messages, stable, base);
+    return messages;
   }
 
   /**
@@ -261,8 +277,37 @@ export class WorkingView {
       for (const replacement of memo!.replacements) if (replacement.index >= reuseFrom && replacement.index < reuseTo) replacements.push(replacement);
       scan(reuseTo, end);
     } else scan(region, end);
-    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements };
-    return { messages: applyReplacements(messages, replacements, log), replaced: replacements.length, made };
+    let relieved: ReadonlyArray<ChatMessage>;
+    if (reuseFrom < reuseTo && memo!.messages.length === memo!.length && messages.length > memo!.length && replacements.length > 0) {
+      relieved = this.reliefGrown(memo!, messages, { region, end, stable, reuseFrom, reuseTo }, replacements);
+      recordReplacements(replacements, log);
+    } else relieved = applyReplacements(messages, replacements, log);
+    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements, messages: relieved, length: relieved.length };
+    return { messages: relieved, replaced: replacements.length, made };
+  }
+
+  /**
+   * The last call's relieved view made the view of `messages` with `replacements`, in place instead of
+   * copied (a turn then costs what changed, not the history): it grew, so whoever was given it (the
+   * composer) tells it from the array it was, by its length. Up to `stable` it is the last call's;
+   * what the view laid out again there (the scanned ranges, `[region, reuseFrom)` and
+   * `[reuseTo, end)`) and the last call's replacements that are not reused are set back to the
+   * view's messages, the rest is the view's, and then every replacement is made.
+   */
+  private reliefGrown(
+    memo: NonNullable<WorkingView['relief']>,
+    messages: ReadonlyArray<ChatMessage>,
+    at: { region: number; end: number; stable: number; reuseFrom: number; reuseTo: number },
+    replacements: ReadonlyArray<Replacement>,
+  ): ReadonlyArray<ChatMessage> {
+    const relieved = memo.messages as ChatMessage[];
+    const kept = Math.min(at.stable, memo.length);
+    overwriteFrom(relieved, kept, messages);
+    for (const { index } of memo.replacements) if (index < kept && (index < at.reuseFrom || index >= at.reuseTo)) relieved[index] = messages[index]!;
+    for (let index = at.region; index < Math.min(at.reuseFrom, kept); index++) relieved[index] = messages[index]!;
+    for (let index = at.reuseTo; index < Math.min(at.end, kept); index++) relieved[index] = messages[index]!;
+    for (const { index, copy } of replacements) relieved[index] = copy;
+    return relieved;
   }
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */
