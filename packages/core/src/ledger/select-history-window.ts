@@ -211,7 +211,8 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     if (replaced.size > 0) for (let index = from; index < to; index++) part[index - from] = replaced.get(index) ?? part[index - from]!;
     parts.push(part);
   }
-  const messages = ([] as ChatMessage[]).concat(...(parts as ChatMessage[][]));
+  // One range (the usual window) is its own slice: no second copy.
+  const messages = parts.length === 1 ? (parts[0] as ChatMessage[]) : ([] as ChatMessage[]).concat(...(parts as ChatMessage[][]));
   reductions.sort((a, b) => a.from - b.from);
   let droppedMessages = 0;
   let truncatedMessages = 0;
