@@ -101,8 +101,11 @@ export class WorkingView {
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
   /** The reductions as a payload's log, merged only from what is new since the last call. */
   private readonly reductionsLog = new ViewReductionsLog();
-  /** The replacements of the last {@link relieveAll}, over the layout it was made for, and the view it made (`length` long when made). */
-  private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[]; messages: ReadonlyArray<ChatMessage>; length: number } | undefined;
+  /**
+   * The replacements of the last {@link relieveAll}, over the layout it was made for, and the array it
+   * made for them (`length` long when made; undefined when it replaced nothing and returned the view).
+   */
+  private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[]; messages: ChatMessage[] | undefined; length: number } | undefined;
 
   constructor(
     private readonly options: WorkingViewOptions,
@@ -131,7 +134,7 @@ export class WorkingView {
     const copied = (original: LaidOut | undefined): LaidOut | undefined => (original !== undefined && original === this.laidOut ? laidOut : original);
     fork.laidOut = laidOut;
     fork.reused = { previous: copied(this.reused.previous), stable: this.reused.stable };
-    fork.relief = this.relief && { ...this.relief, laidOut: copied(this.relief.laidOut)!, messages: this.relief.messages.slice() };
+    fork.relief = this.relief && { ...this.relief, laidOut: copied(this.relief.laidOut)!, messages: this.relief.messages?.slice() };
     return fork;
   }
 
@@ -278,29 +281,30 @@ export class WorkingView {
       scan(reuseTo, end);
     } else scan(region, end);
     let relieved: ReadonlyArray<ChatMessage>;
-    if (reuseFrom < reuseTo && memo!.messages.length === memo!.length && messages.length > memo!.length && replacements.length > 0) {
-      relieved = this.reliefGrown(memo!, messages, { region, end, stable, reuseFrom, reuseTo }, replacements);
+    const own = memo?.messages;
+    if (reuseFrom < reuseTo && own !== undefined && own.length === memo!.length && messages.length > own.length && replacements.length > 0) {
+      relieved = this.reliefGrown(memo!, own, messages, { region, end, stable, reuseFrom, reuseTo }, replacements);
       recordReplacements(replacements, log);
     } else relieved = applyReplacements(messages, replacements, log);
-    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements, messages: relieved, length: relieved.length };
+    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements, messages: relieved !== messages ? (relieved as ChatMessage[]) : undefined, length: relieved.length };
     return { messages: relieved, replaced: replacements.length, made };
   }
 
   /**
-   * The last call's relieved view made the view of `messages` with `replacements`, in place instead of
-   * copied (a turn then costs what changed, not the history): it grew, so whoever was given it (the
-   * composer) tells it from the array it was, by its length. Up to `stable` it is the last call's;
-   * what the view laid out again there (the scanned ranges, `[region, reuseFrom)` and
-   * `[reuseTo, end)`) and the last call's replacements that are not reused are set back to the
-   * view's messages, the rest is the view's, and then every replacement is made.
+   * The last call's relieved view (`relieved`, the array it made) made the view of `messages` with
+   * `replacements`, in place instead of copied (a turn then costs what changed, not the history): it
+   * grew, so whoever was given it (the composer) tells it from the array it was, by its length. Up to
+   * `stable` it is the last call's; what the view laid out again there (the scanned ranges,
+   * `[region, reuseFrom)` and `[reuseTo, end)`) and the last call's replacements that are not reused
+   * are set back to the view's messages, the rest is the view's, and then every replacement is made.
    */
   private reliefGrown(
     memo: NonNullable<WorkingView['relief']>,
+    relieved: ChatMessage[],
     messages: ReadonlyArray<ChatMessage>,
     at: { region: number; end: number; stable: number; reuseFrom: number; reuseTo: number },
     replacements: ReadonlyArray<Replacement>,
   ): ReadonlyArray<ChatMessage> {
-    const relieved = memo.messages as ChatMessage[];
     const kept = Math.min(at.stable, memo.length);
     overwriteFrom(relieved, kept, messages);
     for (const { index } of memo.replacements) if (index < kept && (index < at.reuseFrom || index >= at.reuseTo)) relieved[index] = messages[index]!;
