@@ -73,10 +73,9 @@ export class KeptGroupRun {
     const from = this.bounds[low]!;
     const checked = this.checked;
     if (checked === undefined || checked.history !== history || checked.length !== history.length || checked.from > from) {
-      const offset = from - this.bounds[0]!;
-      const kept = this.messages;
-      for (let index = from; index < to; index++) {
-        if (history[index] !== kept[index - from + offset]) {
+      const base = this.bounds[0]!;
+      for (let index = to - 1; index >= from; index--) {
+        if (history[index] !== this.messages[index - base]) {
           this.clear();
           return undefined;
         }
