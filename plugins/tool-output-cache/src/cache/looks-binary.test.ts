@@ -24,6 +24,13 @@ describe('looksBinary', () => {
     );
   });
 
+  it('counts exactly NUL, the controls other than tab, newline, form feed, carriage return and escape, DEL and U+FFFD, among all UTF-16 code units', () => {
+    const counted = (code: number) => (code < 0x20 && ![9, 10, 12, 13, 27].includes(code)) || code === 0x7f || code === 0xfffd;
+    const wrong: number[] = [];
+    for (let code = 0; code <= 0xffff; code++) if (looksBinary(String.fromCharCode(code)) !== counted(code)) wrong.push(code);
+    expect(wrong).toEqual([]);
+  });
+
   it('looks only at the first 8192 characters', () => {
     expect(looksBinary('x'.repeat(8192) + '\u0000')).toBe(false);
   });

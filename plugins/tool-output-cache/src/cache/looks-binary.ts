@@ -1,5 +1,9 @@
-/** The characters {@link looksBinary} counts: NUL, controls other than tab, newline, form feed, carriage return and escape, DEL, U+FFFD. */
-const CONTROL = /[\u0000-\u0008\u000b\u000e-\u001a\u001c-\u001f\u007f\ufffd]/;
+/**
+ * Any character {@link looksBinary} counts: NUL, controls other than tab, newline, form feed,
+ * carriage return and escape, DEL, U+FFFD. Written as the characters it does not count, which the
+ * regular expression engine scans for faster than a list of the ones it does.
+ */
+const CONTROL = /[^\t\n\f\r\u001b\u0020-\u007e\u0080-\ufffc\ufffe\uffff]/;
 
 /**
  * True when a text looks like binary data rather than text: a NUL character, or more than 10% of

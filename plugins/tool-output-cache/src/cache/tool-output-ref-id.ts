@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash as hashOnce } from 'node:crypto';
 import { ToolOutputRefNotFoundError } from '@ctxkit/core';
-import { byteChunks, textChunks } from './text-chunks';
+import { byteChunks, TEXT_CHUNK_CHARS, textChunks } from './text-chunks';
 
 /**
  * The form of every ref id: `to_` and 32 lowercase hex digits (128 bits of the SHA-256 of the
@@ -31,6 +31,11 @@ function countNewlines(text: string): number {
  * line without a newline; an empty output has 0 lines.
  */
 export function digestToolOutput(data: string | Uint8Array): ToolOutputDigest {
+  if (typeof data === 'string' && data.length <= TEXT_CHUNK_CHARS) {
+    // One chunk (nearly every output): hashed in one native call, without a hash object.
+    const lineCount = countNewlines(data) + (data.length === 0 || data.endsWith('\n') ? 0 : 1);
+    return { refId: refIdOf(hashOnce('sha256', data, 'hex')), byteSize: Buffer.byteLength(data, 'utf8'), lineCount };
+  }
   const hash = createHash('sha256');
   let byteSize = 0;
   let newlines = 0;
@@ -51,7 +56,12 @@ export function digestToolOutput(data: string | Uint8Array): ToolOutputDigest {
     }
     lastIsNewline = data.length === 0 || data[data.length - 1] === 10;
   }
-  return { refId: `to_${hash.digest('hex').slice(0, 32)}`, byteSize, lineCount: newlines + (lastIsNewline ? 0 : 1) };
+  return { refId: refIdOf(hash.digest('hex')), byteSize, lineCount: newlines + (lastIsNewline ? 0 : 1) };
+}
+
+/** The ref id of an output whose SHA-256 is `hex`: its first 128 bits. */
+function refIdOf(hex: string): string {
+  return `to_${hex.slice(0, 32)}`;
 }
 
 /** True for a well-formed ref id. */
