@@ -10,12 +10,33 @@ export interface ReachWalk {
   ends: number[];
   /** `sums[i]`: the fewest tokens of units 0 to i together. */
   sums: number[];
+  /** True when the walk reached the first position the view sends: all its units fit together. */
+  complete?: boolean;
 }
 
-/** Builds a walk from units listed newest first, as a walk back finds them. */
-export function reachWalk(newestFirst: ReadonlyArray<{ start: number; end: number; tokens: number }>): ReachWalk {
-  const walk: ReachWalk = { starts: [], ends: [], sums: [] };
-  let sum = 0;
+/** One unit a walk back went through. */
+export interface WalkedUnit {
+  start: number;
+  end: number;
+  /** Its fewest tokens. */
+  tokens: number;
+}
+
+/** Builds a walk from units listed newest first, as a walk back finds them (`complete`: it reached the first position the view sends). */
+export function reachWalk(newestFirst: ReadonlyArray<WalkedUnit>, complete = false): ReachWalk {
+  return appendUnits({ starts: [], ends: [], sums: [], ...(complete ? { complete } : {}) }, newestFirst);
+}
+
+/**
+ * A complete walk with the units of the history grown after it (listed newest first) added: a new
+ * walk, `walk` is left as it is (a walk is never changed once made).
+ */
+export function extendedWalk(walk: ReachWalk, newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {
+  return appendUnits({ starts: walk.starts.slice(), ends: walk.ends.slice(), sums: walk.sums.slice(), complete: true }, newestFirst);
+}
+
+function appendUnits(walk: ReachWalk, newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {
+  let sum = walk.sums.length > 0 ? walk.sums[walk.sums.length - 1]! : 0;
   for (let index = newestFirst.length - 1; index >= 0; index--) {
     const unit = newestFirst[index]!;
     sum += unit.tokens;

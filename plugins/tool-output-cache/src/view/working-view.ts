@@ -7,7 +7,7 @@ import { overwriteFrom } from './grow-in-place';
 import { microCompactPlaceholder } from './micro-compact';
 import type { RelievedAll } from './fit-view';
 import type { ReductionLog } from './reduction-log';
-import { reachWalk, unitsEndingBy, type ReachWalk } from './reach-walk';
+import { extendedWalk, reachWalk, unitsEndingBy, type ReachWalk, type WalkedUnit } from './reach-walk';
 import { applyReplacements, recordReplacements, replacementAt, type Replacement, type ReplacementOptions } from './relieve-pressure';
 import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
@@ -500,7 +500,9 @@ export class WorkingView {
    * the fewest tokens it can be sent with, until more than `available` tokens are passed. The unit
    * where that happens is the last one the window can look at. The units of the previous walk that
    * did not change still hold more than `available` tokens: its oldest unit is still a bound (a
-   * window cannot reach past it), kept while the history grown above it is small beside it.
+   * window cannot reach past it), kept while the history grown above it is small beside it. A
+   * previous walk that reached the start with every unit unchanged is extended by the units grown
+   * since, while they all still fit together.
    */
   private async reach(decisions: ViewDecisions, available: number, previous: LaidOut | undefined, stable: number): Promise<{ region: number; walk: ReachWalk }> {
     const { base } = this;
@@ -523,13 +525,30 @@ export class WorkingView {
           return { region: walked.starts[0]!, walk };
         }
       }
+      if (walked.complete && kept === walked.ends.length) {
+        const lastEnd = kept > 0 ? walked.ends[kept - 1]! : from;
+        const grown = await this.walkBack(top, lastEnd, available - (kept > 0 ? walked.sums[kept - 1]! : 0), decisions);
+        if (grown.complete && grown.end === lastEnd) return { region: from, walk: extendedWalk(walked, grown.units) };
+      }
     }
-    const units: Array<{ start: number; end: number; tokens: number }> = [];
+    const walk = await this.walkBack(top, from, available, decisions);
+    if (!walk.complete) return { region: walk.end, walk: reachWalk(walk.units) };
+    return { region: from, walk: reachWalk(walk.units, true) };
+  }
+
+  /**
+   * Walks back from `top` to `stop` by whole tool-call units (invalid ones skipped) until more than
+   * `available` tokens are passed: `complete` when it got to `stop` first (`end`: where it stopped,
+   * `stop` itself unless a unit reaches past it), else `end` is the start of the unit that passed them.
+   */
+  private async walkBack(top: number, stop: number, available: number, decisions: ViewDecisions): Promise<{ units: WalkedUnit[]; end: number; complete: boolean }> {
+    const { base } = this;
+    const units: WalkedUnit[] = [];
     let end = top;
     let total = 0;
-    while (end > from) {
+    while (end > stop) {
       const group = groupEndingAt(base, end);
-      if (group.start < from) break;
+      if (group.start < stop) break;
       if (group.kind !== 'orphan-tool' && group.kind !== 'incomplete-tool-exchange') {
         let tokens = 0;
         for (let position = group.start; position < group.end; position++) {
@@ -542,11 +561,11 @@ export class WorkingView {
         }
         units.push({ start: group.start, end: group.end, tokens });
         total += tokens;
-        if (total > available) return { region: group.start, walk: reachWalk(units) };
+        if (total > available) return { units, end: group.start, complete: false };
       }
       end = group.start;
     }
-    return { region: from, walk: reachWalk([]) };
+    return { units, end, complete: true };
   }
 
   /** The fewest tokens the tool output at `position` can be sent with: as the view shows it, or as a placeholder when it can give way under pressure. */
