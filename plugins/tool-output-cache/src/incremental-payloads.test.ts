@@ -1,4 +1,5 @@
 import type { ChatMessage, LLMPayload, ToolMessage } from '@ctxkit/core';
+import { PayloadComposer } from '@ctxkit/core/strategy-kit';
 import { seededRandom } from '@ctxkit/core/testing/generators';
 import { exchange, output, strategyOn } from './test-support';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
@@ -28,6 +29,8 @@ function sent(payload: LLMPayload): string {
 }
 
 describe('a session composing turn after turn', () => {
+  afterEach(() => jest.restoreAllMocks());
+
   // Each reduction is made as soon as it is due: what a payload sends then depends on the history
   // alone. (With a minimum reclaim it also depends on the payloads before; tested on its own.)
   const configs: Array<[string, ToolOutputCacheStrategyConfig]> = [
@@ -42,6 +45,23 @@ describe('a session composing turn after turn', () => {
     const random = seededRandom(7);
     let history = codingHistory(160, random, 'h');
     const session = strategyOn(config);
+    // Every array the view hands the composer is checked against the one it handed out last: what it
+    // says did not change (\`historyUnchangedBefore\`) is the same objects.
+    const handedOut = new WeakMap<ReadonlyArray<ChatMessage>, ReadonlyArray<ChatMessage>>();
+    const claims: number[] = [];
+    const compose = PayloadComposer.prototype.compose;
+    jest.spyOn(PayloadComposer.prototype, 'compose').mockImplementation(function (this: PayloadComposer, request) {
+      const before = request.historyUnchangedBefore;
+      if (before !== undefined) {
+        const then = handedOut.get(request.history);
+        expect(then).toBeDefined();
+        const unchanged = Math.min(before, then!.length);
+        for (let index = 0; index < unchanged; index++) if (request.history[index] !== then![index]) throw new Error(`position ${index} changed, claimed unchanged before ${before}`);
+        claims.push(unchanged);
+      }
+      handedOut.set(request.history, request.history.slice());
+      return compose.call(this, request);
+    });
     for (let turn = 0; turn < 24; turn++) {
       // Now and then a preview of a longer history first, or the same history composed twice: neither changes what is sent.
       const extra = random();
@@ -65,6 +85,7 @@ describe('a session composing turn after turn', () => {
         if (history[history.length - 1]!.role === 'assistant' && random() < 0.5) history.push({ role: 'user', content: 'And now?' });
       }
     }
+    expect(claims.length).toBeGreaterThan(0);
   });
 
   it('expands a ref of the first payload before anything is written, and writes every output it named after returning it', async () => {

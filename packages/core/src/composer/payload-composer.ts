@@ -83,6 +83,15 @@ export interface ComposeRequest extends ComposeOptions {
    * sending one. @default false
    */
   probe?: boolean;
+  /**
+   * For a strategy that grows one history array in place from compose to compose (a working view
+   * over the caller's history): when `history` is the array this composer was given last, its
+   * messages before this index are the same objects as then (it changed only from here on, or grew).
+   * The window it kept is then checked again only from here, so a turn costs what changed, not the
+   * window. Leave it out unless every write into the array is accounted for: a wrong index lets
+   * stale token counts through, and the payload can exceed the budget.
+   */
+  historyUnchangedBefore?: number;
   /** Turn number for events. */
   turn: number;
   /** Emit `history-trim`, `tool-output-trim`, `usage-level-change` and `payload-composed`. @default true */
@@ -232,7 +241,7 @@ export class PayloadComposer {
 
     const collapsed = request.collapseOlderToolResults ? this.collapser.collapse(original) : undefined;
     const history: ReadonlyArray<ChatMessage> = collapsed ? collapsed.history : original;
-    this.ledger.sync(history);
+    this.ledger.sync(history, history === original ? request.historyUnchangedBefore : undefined);
 
     let room = budget.available - systemTokens - toolTokens;
     const userTokens = this.newestUserTokens(history, startIndex, room);

@@ -71,8 +71,12 @@ export class HistoryLedger {
     return this.lastContinuity;
   }
 
-  /** Aligns the ledger with `history`. O(1) plus the new messages when the history only grew. */
-  sync(history: ReadonlyArray<Readonly<ChatMessage>>): LedgerContinuity {
+  /**
+   * Aligns the ledger with `history`. O(1) plus the new messages when the history only grew.
+   * `unchangedBefore`: when `history` is the array of the previous sync, changed in place only from
+   * this index on (see {@link KeptGroupRun.synced}).
+   */
+  sync(history: ReadonlyArray<Readonly<ChatMessage>>, unchangedBefore?: number): LedgerContinuity {
     const previous = this.known;
     let continuity: LedgerContinuity = 'reset';
     if (previous > 0 && history.length >= previous) {
@@ -80,6 +84,7 @@ export class HistoryLedger {
       else if (messageFingerprint(history[0]!) === this.firstPrint && messageFingerprint(history[previous - 1]!) === this.lastPrint) continuity = 'fingerprint';
     }
     if (continuity !== 'identity') this.keptRun.clear();
+    else this.keptRun.synced(history, unchangedBefore);
     if (continuity === 'reset') {
       this.counts = new Float64Array(Math.max(64, history.length));
       this.verified = new Uint8Array(this.counts.length);

@@ -47,4 +47,35 @@ describe('KeptGroupRun (through selectHistoryWindow)', () => {
       { numRuns: 80 },
     );
   });
+
+  it('checks again only from where a caller that grows its array in place says it changed it', () => {
+    const history: ChatMessage[] = [];
+    for (let index = 0; index < 40; index++) history.push(...exchange(`c${index}`, 20));
+    history.push({ role: 'user', content: 'go on' });
+    const ledger = new HistoryLedger(counter);
+    const select = () => selectHistoryWindow({ history, budgetTokens: 1500, counter, ledger });
+    const fresh = () => selectHistoryWindow({ history: history.slice(), budgetTokens: 1500, counter });
+    const first = select();
+    expect(first.fromIndex).toBeGreaterThan(20);
+    // The same array grown, and a message the window kept replaced by a longer one.
+    const kept = history.length - 10;
+    const replace = () => {
+      history[kept] = { ...history[kept]!, content: `${String(history[kept]!.content)} ${'more output '.repeat(40)}` } as ChatMessage;
+    };
+    history.push(...exchange('new', 3), { role: 'user', content: 'and now?' });
+    replace();
+    ledger.sync(history, kept);
+    expect(plain(select())).toBe(plain(fresh()));
+
+    // Said to be unchanged up to past the replaced message, the run is trusted there: its tokens are the old ones.
+    history.push(...exchange('newer', 3), { role: 'user', content: 'and then?' });
+    replace();
+    ledger.sync(history, history.length - 2);
+    expect(select().tokens).toBeLessThan(fresh().tokens);
+    // Not said at all, the grown array is checked in full.
+    history.push(...exchange('newest', 3), { role: 'user', content: 'done?' });
+    replace();
+    ledger.sync(history);
+    expect(plain(select())).toBe(plain(fresh()));
+  });
 });

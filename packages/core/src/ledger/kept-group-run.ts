@@ -31,11 +31,12 @@ export class KeptGroupRun {
   /** `history[bounds[0], newestEnd)` as it was when kept. */
   private messages: Array<Readonly<ChatMessage>> = [];
   /**
-   * The history array (at that length) last found to hold the run from `from` on: the calls of one
-   * compose pass the same array, and only the first checks the messages (as a repeated selection
-   * trusts the same array at the same length).
+   * The history array (at that length) last found to hold the run's messages in `[from, through)`:
+   * the calls of one compose pass the same array, and only the first checks the messages (as a
+   * repeated selection trusts the same array at the same length). A caller that grows its array in
+   * place says from where it changed it ({@link synced}); only that part is checked again.
    */
-  private checked: { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; from: number } | undefined;
+  private checked: { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; from: number; through: number } | undefined;
 
   /** Index where the run's newest group ends (-1 when the run is empty). */
   get newestEnd(): number {
@@ -72,15 +73,20 @@ export class KeptGroupRun {
     }
     const from = this.bounds[low]!;
     const checked = this.checked;
-    if (checked === undefined || checked.history !== history || checked.length !== history.length || checked.from > from) {
+    const trusted = checked !== undefined && checked.history === history && checked.length === history.length;
+    // What is checked already: `[trustedFrom, trustedTo)` (empty when nothing is).
+    const trustedFrom = trusted ? Math.max(checked.from, from) : to;
+    const trustedTo = trusted ? Math.min(checked.through, to) : to;
+    if (trustedTo - trustedFrom < to - from) {
       const base = this.bounds[0]!;
       for (let index = to - 1; index >= from; index--) {
-        if (history[index] !== this.messages[index - base]) {
+        if (index === trustedTo - 1 && trustedFrom < trustedTo) index = trustedFrom;
+        else if (history[index] !== this.messages[index - base]) {
           this.clear();
           return undefined;
         }
       }
-      this.checked = { history, length: history.length, from };
+      this.checked = { history, length: history.length, from, through: to };
     }
     return { from, tokens: total - this.prefix[low]! };
   }
@@ -90,9 +96,30 @@ export class KeptGroupRun {
     const { starts } = groups;
     if (starts.length === 0 || starts[starts.length - 1] !== this.newestEnd) return;
     // The new groups are copied from `history`: a check of the older part against it still holds.
-    if (this.checked !== undefined && (this.checked.history !== history || this.checked.length !== history.length)) this.checked = undefined;
+    const checked = this.checked;
+    if (checked !== undefined && (checked.history !== history || checked.length !== history.length)) this.checked = undefined;
+    else if (checked !== undefined && checked.through === this.newestEnd) checked.through = groups.end;
     for (let index = this.newestEnd; index < groups.end; index++) this.messages.push(history[index]!);
     this.appendBounds(groups);
+  }
+
+  /**
+   * `history` is the conversation's history of a new compose. When it is the array last checked and
+   * `unchangedBefore` is given, the caller changed that array in place only from `unchangedBefore`
+   * on (it grew, or positions from there hold other messages): what was checked before that index
+   * still holds and is not checked again. Without it, the same array is trusted only at the same
+   * length (a caller that grows its array in place and does not say where it changed it has it
+   * checked again in full).
+   */
+  synced(history: ReadonlyArray<Readonly<ChatMessage>>, unchangedBefore: number | undefined): void {
+    const checked = this.checked;
+    if (checked === undefined || unchangedBefore === undefined) return;
+    if (checked.history !== history) {
+      this.checked = undefined;
+      return;
+    }
+    checked.through = Math.min(checked.through, unchangedBefore, history.length);
+    checked.length = history.length;
   }
 
   /** Starts the run anew from groups a walk kept one after the other. */
@@ -105,7 +132,7 @@ export class KeptGroupRun {
     this.prefix.push(0);
     this.messages = history.slice(oldest, groups.end);
     this.appendBounds(groups);
-    this.checked = { history, length: history.length, from: oldest };
+    this.checked = { history, length: history.length, from: oldest, through: groups.end };
   }
 
   /** Forgets the run. */

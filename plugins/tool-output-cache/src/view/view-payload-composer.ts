@@ -132,6 +132,7 @@ export class ViewPayloadComposer {
     // One tool list per choice, the same from probe to probe and from call to call, so that its count is cached.
     const tools = (offerCache: boolean): ToolDefinition[] => this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
     const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload => {
+      const unchangedBefore = view.handOut(messages);
       return this.composer.compose({
         systemPrompt: call.systemPrompt,
         history: messages,
@@ -144,6 +145,7 @@ export class ViewPayloadComposer {
         reductions: log.list(),
         extra,
         turn: call.turn,
+        ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}),
         cutBackRatio: config.cutBackRatio,
         keepFirstShare: config.keepFirstShare,
         emitEvents: emitEvents && !preview,

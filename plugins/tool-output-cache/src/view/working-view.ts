@@ -3,7 +3,7 @@ import { contentText, groupEndingAt } from '@ctxkit/core/strategy-kit';
 import { layoutEntries, NO_COMPACTION_LAYOUT, type HistoryLayout } from '../compaction/history-layout';
 import { placeLayout, type AlignedView, type LayoutPlacement } from './align-view';
 import { currentTurnStart } from './current-turn';
-import { overwriteFrom } from './grow-in-place';
+import { InPlaceWrites } from './in-place-writes';
 import { microCompactPlaceholder } from './micro-compact';
 import type { RelievedAll } from './fit-view';
 import type { ReductionLog } from './reduction-log';
@@ -101,6 +101,8 @@ export class WorkingView {
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
   /** The reductions as a payload's log, merged only from what is new since the last call. */
   private readonly reductionsLog = new ViewReductionsLog();
+  /** Every write into the arrays grown in place (the laid-out view, the relieved view), for {@link handOut}. */
+  private readonly writes = new InPlaceWrites();
   /**
    * The replacements of the last {@link relieveAll}, over the layout it was made for, and the array it
    * made for them (`length` long when made; undefined when it replaced nothing and returned the view).
@@ -214,7 +216,7 @@ export class WorkingView {
       if (position >= length || base[position]!.role !== 'tool') continue;
       const made = this.cellAt(position);
       const cell = made instanceof Promise ? await made : made;
-      messages[position] = this.budgeted(position, cell, decisions).message;
+      this.writes.set(messages, position, this.budgeted(position, cell, decisions).message);
       this.reduce(position, cell, decisions, position < reusedFrom ? fresh : after);
     }
     const relaidPlaceholders = placeholderPositions(fresh, after);
@@ -243,7 +245,7 @@ export class WorkingView {
     const { base } = this;
     const owned = previous.messages.length === previous.length && base.length > previous.length;
     const messages = owned ? previous.messages : previous.messages.slice(0, stable);
-    overwriteFrom(messages, stable, base);
+    this.writes.overwriteFrom(messages, stable, base);
     return messages;
   }
 
@@ -306,12 +308,22 @@ export class WorkingView {
     replacements: ReadonlyArray<Replacement>,
   ): ReadonlyArray<ChatMessage> {
     const kept = Math.min(at.stable, memo.length);
-    overwriteFrom(relieved, kept, messages);
-    for (const { index } of memo.replacements) if (index < kept && (index < at.reuseFrom || index >= at.reuseTo)) relieved[index] = messages[index]!;
-    for (let index = at.region; index < Math.min(at.reuseFrom, kept); index++) relieved[index] = messages[index]!;
-    for (let index = at.reuseTo; index < Math.min(at.end, kept); index++) relieved[index] = messages[index]!;
-    for (const { index, copy } of replacements) relieved[index] = copy;
+    const { writes } = this;
+    writes.overwriteFrom(relieved, kept, messages);
+    for (const { index } of memo.replacements) if (index < kept && (index < at.reuseFrom || index >= at.reuseTo)) writes.set(relieved, index, messages[index]!);
+    for (let index = at.region; index < Math.min(at.reuseFrom, kept); index++) writes.set(relieved, index, messages[index]!);
+    for (let index = at.reuseTo; index < Math.min(at.end, kept); index++) writes.set(relieved, index, messages[index]!);
+    for (const { index, copy } of replacements) writes.set(relieved, index, copy);
     return relieved;
+  }
+
+  /**
+   * `messages` (an array this view laid out or relieved, or any other) goes to the composer: the
+   * position before which it holds the messages it held when it went last, for the composer's
+   * `historyUnchangedBefore`; undefined for an array that never went.
+   */
+  handOut(messages: ReadonlyArray<ChatMessage>): number | undefined {
+    return this.writes.handOut(messages);
   }
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */
