@@ -14,6 +14,11 @@ export class ReductionLog {
     return this.records.length;
   }
 
+  /** The record made last (merged into by the next one of its kind), if any. */
+  get newest(): Readonly<ReductionRecord> | undefined {
+    return this.records[this.records.length - 1];
+  }
+
   /** Copies of the records from the `from`-th on, in the order they were made (what a later log can go on from, see {@link append}). */
   copies(from = 0): ReductionRecord[] {
     return this.records.slice(from).map(copyRecord);

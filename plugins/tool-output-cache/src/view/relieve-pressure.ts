@@ -107,13 +107,18 @@ export function replacementAt(messages: ReadonlyArray<ChatMessage>, index: numbe
   return after < before ? { index, copy, before, after } : undefined;
 }
 
-/** `messages` with `replacements` (in index order) made, each recorded in `log`. */
-export function applyReplacements(messages: ReadonlyArray<ChatMessage>, replacements: ReadonlyArray<Replacement>, log: ReductionLog): ReadonlyArray<ChatMessage> {
+/** `messages` with `replacements` made: a copy, or `messages` itself when there are none. */
+export function withReplacements(messages: ReadonlyArray<ChatMessage>, replacements: ReadonlyArray<Replacement>): ReadonlyArray<ChatMessage> {
   if (replacements.length === 0) return messages;
   const result = messages.slice();
   for (const { index, copy } of replacements) result[index] = copy;
-  recordReplacements(replacements, log);
   return result;
+}
+
+/** `messages` with `replacements` (in index order) made, each recorded in `log`. */
+export function applyReplacements(messages: ReadonlyArray<ChatMessage>, replacements: ReadonlyArray<Replacement>, log: ReductionLog): ReadonlyArray<ChatMessage> {
+  recordReplacements(replacements, log);
+  return withReplacements(messages, replacements);
 }
 
 /** Records each of `replacements` (in index order) in `log`. */

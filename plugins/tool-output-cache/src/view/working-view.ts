@@ -8,7 +8,8 @@ import { microCompactPlaceholder } from './micro-compact';
 import type { RelievedAll } from './fit-view';
 import type { ReductionLog } from './reduction-log';
 import { extendedWalk, reachWalk, unitsEndingBy, type ReachWalk, type WalkedUnit } from './reach-walk';
-import { applyReplacements, recordReplacements, replacementAt, type Replacement, type ReplacementOptions } from './relieve-pressure';
+import { RecordedReplacements } from './recorded-replacements';
+import { replacementAt, withReplacements, type Replacement, type ReplacementOptions } from './relieve-pressure';
 import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
@@ -103,6 +104,8 @@ export class WorkingView {
   private readonly reductionsLog = new ViewReductionsLog();
   /** Every write into the arrays grown in place (the laid-out view, the relieved view), for {@link handOut}. */
   private readonly writes = new InPlaceWrites();
+  /** The records of the outputs {@link relieveAll} replaced, reused for those it replaces again. */
+  private readonly recordedRelief = new RecordedReplacements();
   /**
    * The replacements of the last {@link relieveAll}, over the layout it was made for, and the array it
    * made for them (`length` long when made; undefined when it replaced nothing and returned the view).
@@ -286,8 +289,8 @@ export class WorkingView {
     const own = memo?.messages;
     if (reuseFrom < reuseTo && own !== undefined && own.length === memo!.length && messages.length > own.length && replacements.length > 0) {
       relieved = this.reliefGrown(memo!, own, messages, { region, end, stable, reuseFrom, reuseTo }, replacements);
-      recordReplacements(replacements, log);
-    } else relieved = applyReplacements(messages, replacements, log);
+    } else relieved = withReplacements(messages, replacements);
+    this.recordedRelief.record(replacements, log);
     this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements, messages: relieved !== messages ? (relieved as ChatMessage[]) : undefined, length: relieved.length };
     return { messages: relieved, replaced: replacements.length, made };
   }
