@@ -28,6 +28,8 @@ interface Scenario {
   pinBlock: boolean;
   /** A state block that grows with the history read (and may be held from an earlier payload). */
   stateBlock: boolean;
+  /** The long-lived composer is given one array, changed in place, with where it changed (`historyUnchangedBefore`). */
+  inPlace: boolean;
 }
 
 const arbStep: fc.Arbitrary<Step> = fc.oneof(
@@ -46,6 +48,7 @@ const arbScenario: fc.Arbitrary<Scenario> = fc.record({
   previewEvery: fc.integer({ min: 0, max: 3 }),
   pinBlock: fc.boolean(),
   stateBlock: fc.boolean(),
+  inPlace: fc.boolean(),
 });
 
 function words(count: number, seed: number): string {
@@ -103,7 +106,7 @@ describe('PayloadComposer across turns', () => {
   let heldStates = 0;
   afterAll(() => expect(heldStates).toBeGreaterThan(0));
 
-  it('composes, turn after turn, the payload a composer that reuses nothing composes, within budget and valid (random growth, budgets, cut back, kept first groups, held state blocks, pins, collapsing, previews)', () => {
+  it('composes, turn after turn, the payload a composer that reuses nothing composes, within budget and valid (random growth, budgets, cut back, kept first groups, held state blocks, pins, collapsing, previews, one array changed in place)', () => {
     fc.assert(
       fc.property(arbScenario, (scenario) => {
         const longLived = newComposer(scenario.maxContextTokens);
@@ -112,6 +115,7 @@ describe('PayloadComposer across turns', () => {
         let history: ChatMessage[] = [];
         let pending: ChatMessage[] = [];
         let previous: LLMPayload | undefined;
+        let own: ChatMessage[] | undefined;
         scenario.turns.forEach((steps, turn) => {
           ({ history, pending } = grow(history, steps, pending, turn));
           const memory: MemoryBlock[] = scenario.pinBlock ? [{ name: 'pins', content: `Pinned: ${words(20 + (turn % 3), turn)}`, placement: 'after-system' }] : [];
@@ -125,7 +129,20 @@ describe('PayloadComposer across turns', () => {
           }
           const rebuilt = JSON.parse(JSON.stringify(history)) as ChatMessage[];
           const expected = reference.compose({ ...request, history: rebuilt }).payload;
-          const actual = longLived.compose({ ...request, history }).payload;
+          let given = history;
+          let unchangedBefore: number | undefined;
+          if (scenario.inPlace) {
+            // The same array as the last call, written over from the first position that changed (a pin replaces one in the middle).
+            if (own === undefined) own = history.slice();
+            else {
+              unchangedBefore = 0;
+              while (unchangedBefore < Math.min(own.length, history.length) && own[unchangedBefore] === history[unchangedBefore]) unchangedBefore++;
+              for (let index = unchangedBefore; index < history.length; index++) own[index] = history[index]!;
+              own.length = history.length;
+            }
+            given = own;
+          }
+          const actual = longLived.compose({ ...request, history: given, ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}) }).payload;
           expect(sentForm(actual)).toBe(sentForm(expected));
           expect(actual.stats.output_tokens).toBeLessThanOrEqual(actual.stats.budget.available);
           // Generated turns may end on a tool exchange with no user message yet; every other problem is a defect.
@@ -144,5 +161,32 @@ describe('PayloadComposer across turns', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('takes the positions a caller says did not change in its array as they were: the window it kept is not checked again there', () => {
+    const history: ChatMessage[] = [];
+    for (let turn = 0; turn < 60; turn++) grow(history, [{ kind: 'exchange', calls: 1, outputWords: 30, split: false }], [], turn).history.slice(history.length).forEach((message) => history.push(message));
+    const composer = newComposer(2500);
+    const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
+    const first = composer.compose({ ...request, history }).payload;
+    expect(first.stats.messages.output).toBeLessThan(history.length);
+    // Grown by one turn, with a message of the window replaced in place by a longer one.
+    const replace = () => {
+      const at = history.length - 20;
+      history[at] = { ...history[at]!, content: `${String(history[at]!.content)} ${words(80, at)}` } as ChatMessage;
+    };
+    const turn = (unchangedBefore: number | undefined) => {
+      history.push({ role: 'user', content: 'and now?' });
+      replace();
+      const payload = composer.compose({ ...request, history, ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}) }).payload;
+      const expected = newComposer(2500).compose({ ...request, history: JSON.parse(JSON.stringify(history)) as ChatMessage[] }).payload;
+      return { payload, expected };
+    };
+    const told = turn(history.length - 20);
+    expect(sentForm(told.payload)).toBe(sentForm(told.expected));
+    // Said to be unchanged past it, the replaced message is taken as it was: the window is the one
+    // the old count allows, which the budget does not (hence a caller must account for every write).
+    const untold = turn(history.length);
+    expect(untold.payload.messages.length).toBeGreaterThan(untold.expected.messages.length);
   });
 });

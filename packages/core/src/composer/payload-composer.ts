@@ -150,7 +150,8 @@ interface KeptHead {
 /** `window` with the kept head in front of it (the window as it is when the head is empty). */
 function withHead(history: ReadonlyArray<ChatMessage>, startIndex: number, head: KeptHead, window: HistoryWindow): HistoryWindow {
   if (head.end <= startIndex) return window;
-  return { ...window, messages: [...history.slice(startIndex, head.end), ...window.messages], fromIndex: startIndex, tokens: head.tokens + window.tokens };
+  const verbatim = head.end - startIndex + (window.fromIndex === head.end ? (window.verbatim ?? 0) : 0);
+  return { ...window, messages: [...history.slice(startIndex, head.end), ...window.messages], fromIndex: startIndex, tokens: head.tokens + window.tokens, verbatim };
 }
 
 /** How far the memory blocks with content stand for the history (`covers.until`), undefined without such a block. */
@@ -205,6 +206,15 @@ export class PayloadComposer {
    * cached counts assume) is the same tools without comparing them.
    */
   private previousPayload: { messages: readonly ChatMessage[]; tools: ReadonlyArray<ToolDefinition>; requested: ReadonlyArray<ToolDefinition> } | undefined;
+  /**
+   * The previous payload's window as far as it is its history's own messages one after the other
+   * (`verbatim` of them from `fromIndex`, after `lead` leading messages), and the position of that
+   * history array before which it has not changed since, by what each compose since said
+   * (`historyUnchangedBefore`): what the next payload repeats of it need not be compared there.
+   */
+  private previousWindow: { history: ReadonlyArray<ChatMessage>; fromIndex: number; lead: number; verbatim: number; unchangedBefore: number } | undefined;
+  /** Composes so far (a probe adopted after another compose cannot vouch for its window). */
+  private composes = 0;
   /** Where the window started at the last cut back (see `cutBackRatio`), while it holds. */
   private heldStart: { index: number; message: ChatMessage; fingerprint: string } | undefined;
   /** The conversation's first groups kept before a cut window (see `keepFirstShare`), while they hold. */
@@ -241,7 +251,11 @@ export class PayloadComposer {
 
     const collapsed = request.collapseOlderToolResults ? this.collapser.collapse(original) : undefined;
     const history: ReadonlyArray<ChatMessage> = collapsed ? collapsed.history : original;
-    this.ledger.sync(history, history === original ? request.historyUnchangedBefore : undefined);
+    const unchangedBefore = history === original ? request.historyUnchangedBefore : undefined;
+    this.ledger.sync(history, unchangedBefore);
+    const compose = ++this.composes;
+    const sentWindow = this.previousWindow;
+    if (sentWindow !== undefined) sentWindow.unchangedBefore = sentWindow.history === history && unchangedBefore !== undefined ? Math.min(sentWindow.unchangedBefore, unchangedBefore) : 0;
 
     let room = budget.available - systemTokens - toolTokens;
     const userTokens = this.newestUserTokens(history, startIndex, room);
@@ -324,7 +338,7 @@ export class PayloadComposer {
     // The strategy's own `extra` object is the payload's (a strategy may fill it in after composing).
     if (heldMemory.length > 0) payload.stats.extra!.heldMemory = heldMemory;
     const sentBefore = this.previousPayload;
-    const repeated = this.repeatedMessages(payload);
+    const repeated = this.repeatedMessages(payload, window, history);
     payload.stats.repeatedPrefixTokens = this.repeatedPrefixTokens(payload, repeated, request.tools, window.truncatedMessages === 0);
     // What the next compose builds on: the held window start and head, output cuts and memory blocks, and this payload.
     const remember = (): void => {
@@ -334,6 +348,9 @@ export class PayloadComposer {
       if (heldCuts) this.rememberMemory(fitted, history);
       else this.heldMemory.clear();
       this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools, requested: request.tools };
+      const lead = payload.messages.length - window.messages.length;
+      this.previousWindow =
+        window.verbatim !== undefined && this.composes === compose ? { history, fromIndex: window.fromIndex, lead, verbatim: window.verbatim, unchangedBefore: Number.POSITIVE_INFINITY } : undefined;
     };
     if (request.probe) this.probes.set(payload, remember);
     else if (!request.preview) remember();
@@ -439,12 +456,21 @@ export class PayloadComposer {
   }
 
   /** How many of `payload`'s leading messages are the same objects as the previous payload's (0 without one). */
-  private repeatedMessages(payload: LLMPayload): number {
+  private repeatedMessages(payload: LLMPayload, window: HistoryWindow, history: ReadonlyArray<ChatMessage>): number {
     const previous = this.previousPayload?.messages;
     if (previous === undefined) return 0;
     const messages = payload.messages;
     const shared = Math.min(previous.length, messages.length);
-    for (let index = 0; index < shared; index++) if (previous[index] !== messages[index]) return index;
+    let index = 0;
+    const sent = this.previousWindow;
+    const lead = messages.length - window.messages.length;
+    if (sent !== undefined && sent.history === history && sent.fromIndex === window.fromIndex && sent.lead === lead && window.verbatim !== undefined) {
+      for (; index < lead; index++) if (previous[index] !== messages[index]) return index;
+      // Both windows start with the history's own messages from the same index, and the history did
+      // not change there since: those are the same objects in both payloads.
+      index = lead + Math.max(0, Math.min(sent.verbatim, window.verbatim, sent.unchangedBefore - window.fromIndex));
+    }
+    for (; index < shared; index++) if (previous[index] !== messages[index]) return index;
     return shared;
   }
 

@@ -50,6 +50,11 @@ export interface HistoryWindow {
   reductions: ReductionRecord[];
   /** Exact tokens of `messages` by the counter. */
   tokens: number;
+  /**
+   * How many of `messages`, from the first, are the history's own messages from `fromIndex` on, one
+   * after the other (no truncated copy, no gap). Undefined when not known.
+   */
+  verbatim?: number;
   droppedMessages: number;
   truncatedMessages: number;
   /** The current turn's truncated tool outputs, by original message (what a later selection may hold). */
@@ -203,12 +208,21 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
 
   // Adjacent kept ranges are copied as one slice; only the current turn can hold truncated copies.
   const parts: Array<ReadonlyArray<Readonly<ChatMessage>>> = [];
+  let verbatim = 0;
   for (let position = kept.length - 1; position >= 0; position--) {
     const from = kept[position]!.from;
     let to = kept[position]!.to;
     while (position > 0 && kept[position - 1]!.from === to) to = kept[--position]!.to;
     const part = history.slice(from, to);
-    if (replaced.size > 0) for (let index = from; index < to; index++) part[index - from] = replaced.get(index) ?? part[index - from]!;
+    if (parts.length === 0) verbatim = to - from;
+    if (replaced.size > 0) {
+      for (let index = from; index < to; index++) {
+        const copy = replaced.get(index);
+        if (copy === undefined) continue;
+        part[index - from] = copy;
+        if (parts.length === 0) verbatim = Math.min(verbatim, index - from);
+      }
+    }
     parts.push(part);
   }
   // One range (the usual window) is its own slice: no second copy.
@@ -221,7 +235,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     else truncatedMessages += record.messages;
   }
   const fromIndex = kept.length > 0 ? kept[kept.length - 1]!.from : n;
-  const window: HistoryWindow = { messages, fromIndex, reductions, tokens: used, droppedMessages, truncatedMessages };
+  const window: HistoryWindow = { messages, fromIndex, reductions, tokens: used, verbatim, droppedMessages, truncatedMessages };
   if (outputCuts.size > 0) window.outputCuts = outputCuts;
   ledger.memo = { history, length: n, last: history[n - 1], key, heldCuts: options.heldCuts, window } satisfies Memo;
   return { ...window, messages: messages.slice(), reductions: reductions.map((record) => ({ ...record })) };
