@@ -3,7 +3,7 @@ import type { ChatMessage } from '@ctxkit/core';
 /**
  * The one way the working view writes into the arrays it grows in place from call to call, and what
  * it tells the composer about them: for each array, the lowest position that holds another message
- * than when the array was last handed to the composer ({@link handOut}). The composer then checks
+ * than when the array was last handed to the composer ({@link handedOut}). The composer then checks
  * again only the part of the window it kept from there on (`historyUnchangedBefore`), so a turn
  * costs what changed, not the window. A write of the message a position already holds changes
  * nothing; cutting an array short changes it from its new end.
@@ -42,13 +42,22 @@ export class InPlaceWrites {
   }
 
   /**
-   * `messages` is handed to the composer: the lowest position changed since it was handed out last
-   * (its length when none), or undefined when it was never handed out (nothing is claimed of it).
+   * The position before which `messages` holds what it held when it was last handed to the composer
+   * ({@link handedOut}): the lowest position changed since, its length when none; undefined when it
+   * never was (nothing is claimed of it).
    */
-  handOut(messages: ReadonlyArray<ChatMessage>): number | undefined {
+  unchangedBefore(messages: ReadonlyArray<ChatMessage>): number | undefined {
     const changed = this.changedFrom.get(messages);
-    this.changedFrom.set(messages, Number.POSITIVE_INFINITY);
     return changed === undefined ? undefined : Math.min(changed, messages.length);
+  }
+
+  /**
+   * `messages` was handed to the composer, which composed with it: changes count from now on. (A
+   * compose that failed is not reported, so the next one is told of every change since the last that
+   * did not.)
+   */
+  handedOut(messages: ReadonlyArray<ChatMessage>): void {
+    this.changedFrom.set(messages, Number.POSITIVE_INFINITY);
   }
 
   private changed(target: ReadonlyArray<ChatMessage>, index: number): void {

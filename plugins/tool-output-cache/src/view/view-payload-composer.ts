@@ -132,8 +132,8 @@ export class ViewPayloadComposer {
     // One tool list per choice, the same from probe to probe and from call to call, so that its count is cached.
     const tools = (offerCache: boolean): ToolDefinition[] => this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
     const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload => {
-      const unchangedBefore = view.handOut(messages);
-      return this.composer.compose({
+      const unchangedBefore = view.unchangedBefore(messages);
+      const composed = this.composer.compose({
         systemPrompt: call.systemPrompt,
         history: messages,
         tools: tools(offerCache),
@@ -152,6 +152,8 @@ export class ViewPayloadComposer {
         // A probe is remembered only when it is the payload (adopted below).
         ...(preview ? { preview } : emitEvents ? {} : { probe: true }),
       });
+      view.composedWith(messages);
+      return composed;
     };
     const fitted = fitView({
       aligned,

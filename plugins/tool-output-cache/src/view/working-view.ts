@@ -102,7 +102,7 @@ export class WorkingView {
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
   /** The reductions as a payload's log, merged only from what is new since the last call. */
   private readonly reductionsLog = new ViewReductionsLog();
-  /** Every write into the arrays grown in place (the laid-out view, the relieved view), for {@link handOut}. */
+  /** Every write into the arrays grown in place (the laid-out view, the relieved view), for {@link unchangedBefore}. */
   private readonly writes = new InPlaceWrites();
   /** The records of the outputs {@link relieveAll} replaced, reused for those it replaces again. */
   private readonly recordedRelief = new RecordedReplacements();
@@ -321,12 +321,17 @@ export class WorkingView {
   }
 
   /**
-   * `messages` (an array this view laid out or relieved, or any other) goes to the composer: the
-   * position before which it holds the messages it held when it went last, for the composer's
-   * `historyUnchangedBefore`; undefined for an array that never went.
+   * For the composer's `historyUnchangedBefore`: the position before which `messages` (an array this
+   * view laid out or relieved, or any other) holds what it held when the composer last composed with
+   * it; undefined for an array it never composed with.
    */
-  handOut(messages: ReadonlyArray<ChatMessage>): number | undefined {
-    return this.writes.handOut(messages);
+  unchangedBefore(messages: ReadonlyArray<ChatMessage>): number | undefined {
+    return this.writes.unchangedBefore(messages);
+  }
+
+  /** The composer composed with `messages`: what {@link unchangedBefore} says counts from now on. */
+  composedWith(messages: ReadonlyArray<ChatMessage>): void {
+    this.writes.handedOut(messages);
   }
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */
