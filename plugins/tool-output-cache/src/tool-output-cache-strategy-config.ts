@@ -38,7 +38,8 @@ export interface ResolvedToolOutputCacheStrategyConfig {
   cutBackRatio: number;
   /**
    * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages in
-   * front of the window when the history is cut. 0 keeps none.
+   * front of the window when the history is cut. Their outputs are not replaced to make room: the
+   * outputs after them are, then the window is cut. 0 keeps none.
    * @default 0
    */
   keepFirstShare: number;

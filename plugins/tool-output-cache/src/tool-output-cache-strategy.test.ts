@@ -399,6 +399,24 @@ describe('ToolOutputCacheStrategy', () => {
       }
     });
 
+    it('with keepFirstShare, leaves the outputs of the kept head whole and makes room with the outputs after them', async () => {
+      const config = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512, cutBackRatio: 0.4, keepFirstShare: 0.5, compaction: { enabled: false } };
+      const { strategy, context } = setup(config);
+      const profile = output('profile', 6);
+      const history: ChatMessage[] = [{ role: 'user', content: 'Change my booking.' }, ...exchange('lookup', profile)];
+      let relieved = 0;
+      for (let turn = 0; turn < 40; turn++) {
+        history.push(...exchange(`s${turn}`, output(`step${turn}`, 10)), { role: 'user', content: `Turn ${turn}: go on.` });
+        const payload = await strategy.composePayload(SYSTEM, freezeDeep(history.slice()), []);
+        expect(context.counter.countMessages(payload.messages) + context.counter.countTools(payload.tools)).toBeLessThanOrEqual(limitOf(config));
+        expect(findPayloadProblems(payload.messages)).toEqual([]);
+        // The first lookup's output is sent as it is, whatever else had to give way.
+        expect(payload.messages.some((message) => message.role === 'tool' && message.tool_call_id === 'lookup' && message.content === profile)).toBe(true);
+        if (payload.stats.reductions.some((record) => record.action === 'trimmed')) relieved++;
+      }
+      expect(relieved).toBeGreaterThan(0);
+    });
+
     it('keeps the user message of a long single-turn run through repeated compactions', async () => {
       const llm = new ScriptedLLMClient([summaryReply], { repeatLast: true });
       const config = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512 };

@@ -52,6 +52,12 @@ export interface FitViewOptions {
   holdThrough?: number;
   /** When more outputs must be replaced, relieve the view down to this share of its room. @default 1 */
   cutBackRatio?: number;
+  /**
+   * With `cutBackRatio` below 1: share of the room the conversation's first messages keep in front of
+   * a cut window. Their outputs are not replaced to make room (see `keptHeadEnd` of
+   * {@link relievePressure}). @default 0
+   */
+  keepFirstShare?: number;
 }
 
 /** What replacing every older output did: the view, how many it replaced, and which of them were not reused from the last call. */
@@ -115,6 +121,8 @@ export function fitView(options: FitViewOptions): FittedView {
       withContent: options.withContent,
     };
     const targetTokens = roomOf(offerCache) - (composed ? composed.payload.stats.sections.memory : 0) - toolRoom;
+    const cutBack = options.cutBackRatio !== undefined && options.cutBackRatio < 1;
+    const keptHeadEnd = cutBack && (options.keepFirstShare ?? 0) > 0 ? headEnd(unrelieved, aligned.startIndex, options.protectFrom, Math.floor(targetTokens * options.keepFirstShare!), replacing.tokensAt) : undefined;
     const relieved =
       hopeless && options.relieveAll
         ? options.relieveAll(messages, options.region, options.protectFrom, replacing, options.log)
@@ -123,7 +131,8 @@ export function fitView(options: FitViewOptions): FittedView {
             from: options.region,
             protectFrom: options.protectFrom,
             targetTokens,
-            ...(options.cutBackRatio !== undefined && options.cutBackRatio < 1 ? { cutBackTokens: Math.floor(targetTokens * options.cutBackRatio) } : {}),
+            ...(cutBack ? { cutBackTokens: Math.floor(targetTokens * options.cutBackRatio!) } : {}),
+            ...(keptHeadEnd !== undefined ? { keptHeadEnd } : {}),
             ...(options.holdThrough !== undefined ? { holdThrough: options.holdThrough } : {}),
             log: options.log,
             ...(options.keepWhole ? { keepWhole: options.keepWhole } : {}),
@@ -144,6 +153,20 @@ export function fitView(options: FitViewOptions): FittedView {
   // The window cut an output of the current turn: its ref is worth expanding.
   if (!offerCache && affordable && hidesFrom(composed.payload.messages, 0, options.hides)) offerCache = true;
   return { messages, offerCache, underPressure: pressure, last, made, relievedThrough };
+}
+
+/** One past the first messages from `start` (before `end`) that take at most `tokens` together as they stand. */
+function headEnd(messages: ReadonlyArray<ChatMessage>, start: number, end: number, tokens: number, tokensAt: (index: number) => number): number {
+  let index = start;
+  let taken = 0;
+  const stop = Math.min(end, messages.length);
+  while (index < stop) {
+    const next = tokensAt(index);
+    if (taken + next > tokens) break;
+    taken += next;
+    index++;
+  }
+  return index;
 }
 
 function hidesFrom(messages: ReadonlyArray<ChatMessage>, from: number, hides: (message: ChatMessage) => boolean): boolean {

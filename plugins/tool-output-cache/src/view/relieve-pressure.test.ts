@@ -75,6 +75,23 @@ describe('relievePressure', () => {
     expect(plain.replacements.map((replacement) => replacement.index)).toEqual([2, 4]);
   });
 
+  it('never replaces the outputs of the kept head (before keptHeadEnd), neither held nor to cut back nor kept whole', () => {
+    const messages = history(true);
+    const saving = counter.countMessage(messages[2]!) - counter.countMessage({ ...(messages[2] as ToolMessage), content: '[tool output trimmed; ref=to_00000000000000000000000000000000]' });
+    // The head ends after the second output: the oldest outputs past it go instead.
+    const spared = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog(), { keptHeadEnd: 5 }));
+    expect(spared.replacements.map((replacement) => replacement.index)).toEqual([6]);
+    // The previous payload's replacements reached past the head, and more must go: the head's outputs still stay whole.
+    const held = relievePressure(messages, options(messages, total(messages) - 2 * saving, new ReductionLog(), { keptHeadEnd: 5, holdThrough: 7, cutBackTokens: total(messages) - 3 * saving }));
+    expect(held.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
+    expect(held.messages[2]).toBe(messages[2]);
+    expect(held.messages[4]).toBe(messages[4]);
+    // Outputs the user took back give way last, but not in the head either; what cannot fit is left to the window's cut.
+    const squeezed = relievePressure(messages, options(messages, 1, new ReductionLog(), { keptHeadEnd: 5, keepWhole: (index) => index === 4 || index === 6 }));
+    expect(squeezed.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
+    expect(squeezed.totalTokens).toBeGreaterThan(1);
+  });
+
   it('trims older outputs with a ref oldest first, only until they fit, never the current turn', () => {
     const messages = history(true);
     const log = new ReductionLog();

@@ -55,6 +55,12 @@ export interface RelievePressureOptions {
    * (below `targetTokens`: room for the next calls to only append). @default targetTokens
    */
   cutBackTokens?: number;
+  /**
+   * Outputs before this index are among the conversation's first messages, which a cut window keeps
+   * in front of it (`keepFirstShare`) for what they say: they are never replaced to make room.
+   * @default from
+   */
+  keptHeadEnd?: number;
   log: ReductionLog;
 }
 
@@ -141,7 +147,8 @@ export function recordReplacements(replacements: ReadonlyArray<Replacement>, log
  * tokens that had to go no longer takes the smaller outputs before it along). Nothing is replaced
  * while the view fits; the current turn's outputs never are, and outputs the user took back
  * (`keepWhole`) only after every other older output. Outputs before `holdThrough` are replaced
- * first and never given back; past them the view is relieved down to `cutBackTokens`. Every
+ * first and never given back; past them the view is relieved down to `cutBackTokens`. The outputs
+ * of the kept head (before `keptHeadEnd`) are left as they are. Every
  * replacement kept is recorded in `log` (indexes of `messages`).
  */
 export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: RelievePressureOptions): RelievedView {
@@ -157,13 +164,15 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
   };
   const end = Math.min(options.protectFrom, messages.length);
   const { keepWhole } = options;
-  const held = Math.min(end, Math.max(options.from, options.holdThrough ?? options.from));
-  for (let index = options.from; index < held; index++) if (!keepWhole?.(index)) replace(index);
+  // The kept head's outputs stay as they are: the outputs past them make the room, then the window's cut.
+  const first = Math.min(end, Math.max(options.from, options.keptHeadEnd ?? options.from));
+  const held = Math.max(first, Math.min(end, options.holdThrough ?? first));
+  for (let index = first; index < held; index++) if (!keepWhole?.(index)) replace(index);
   const target = total > options.targetTokens ? Math.min(options.targetTokens, options.cutBackTokens ?? options.targetTokens) : options.targetTokens;
   for (let index = held; index < end && total > target; index++) if (!keepWhole?.(index)) replace(index);
   // The outputs the user took back give way last.
   const inOrder = replacements.length;
-  for (let index = options.from; keepWhole && index < end && total > target; index++) if (keepWhole(index)) replace(index);
+  for (let index = first; keepWhole && index < end && total > target; index++) if (keepWhole(index)) replace(index);
   const outOfOrder = replacements.length > inOrder;
   // Give the room back, newest first: a replacement the view fits without is undone.
   const kept: Replacement[] = [];
