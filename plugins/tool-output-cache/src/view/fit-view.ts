@@ -85,7 +85,8 @@ export interface FittedView {
 /**
  * Fits a working view to the budget. While the whole view fits it is sent as it is; when it does
  * not (the composer would drop or cut history, or shorten the summary), older outputs become
- * placeholders, oldest first and only as many as needed ({@link relievePressure}). The expand and
+ * placeholders, oldest first and only as many as needed ({@link relievePressure}); with `keepFirstShare`
+ * the outputs of the kept head stay whole. The expand and
  * grep definitions are offered only while the payload holds an output that is not shown whole (or
  * the summary names a ref), and only when they take at most their share of the room.
  */
