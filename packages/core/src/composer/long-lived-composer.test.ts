@@ -189,4 +189,16 @@ describe('PayloadComposer across turns', () => {
     const untold = turn(history.length);
     expect(untold.payload.messages.length).toBeGreaterThan(untold.expected.messages.length);
   });
+
+  it('sends a message replaced in place at once, also when the array keeps its length and its last message', () => {
+    const history = grow([], [{ kind: 'exchange', calls: 1, outputWords: 1, split: false }], [], 0).history;
+    const composer = newComposer(400);
+    const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
+    expect(composer.compose({ ...request, history }).payload.messages[2]).toBe(history[1]);
+    // A pin replaces the tool output in the middle: nothing was appended, so the array looks as it did.
+    history[1] = pinStandIn(history[1]!, 'pin-1');
+    const payload = composer.compose({ ...request, history, historyUnchangedBefore: 1 }).payload;
+    expect(payload.messages[2]).toBe(history[1]);
+    expect(sentForm(payload)).toBe(sentForm(newComposer(400).compose({ ...request, history: JSON.parse(JSON.stringify(history)) as ChatMessage[] }).payload));
+  });
 });

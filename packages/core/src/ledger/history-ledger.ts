@@ -85,6 +85,8 @@ export class HistoryLedger {
     }
     if (continuity !== 'identity') this.keptRun.clear();
     else this.keptRun.synced(history, unchangedBefore);
+    // The same array written over before its old end: the last selection may hold replaced messages.
+    if (unchangedBefore !== undefined && unchangedBefore < previous) this.memo = undefined;
     if (continuity === 'reset') {
       this.counts = new Float64Array(Math.max(64, history.length));
       this.verified = new Uint8Array(this.counts.length);
