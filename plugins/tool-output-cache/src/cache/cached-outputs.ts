@@ -9,6 +9,7 @@ import {
   type ToolOutputRef,
 } from '@ctxkit/core';
 import { contentText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
+import type { InContextView } from './in-context-view';
 import type { CachedToolOutput, ToolOutputCache } from './tool-output-cache';
 import { isToolOutputRefId } from './tool-output-ref-id';
 
@@ -16,15 +17,21 @@ const REF_IN_TEXT = /to_[0-9a-f]{32}/g;
 
 /** What is known of one cached tool output. */
 export interface CachedInfo {
-  ref: ToolOutputRef;
-  viewText: string;
-  viewTruncated: boolean;
+  readonly ref: ToolOutputRef;
+  /** The in-context view (built when first read, with `viewTruncated` and `binary`). */
+  readonly viewText: string;
+  readonly viewTruncated: boolean;
   /** True when the output looks binary (its view only describes it). */
-  binary: boolean;
+  readonly binary: boolean;
   /** Characters of the original content (micro-compact's length rule). */
-  originalLength: number;
+  readonly originalLength: number;
   /** Tokens of the original output (exact when small, bytes/4 when it had to be cut), counted when first read. */
   readonly rawTokens: number;
+}
+
+/** The parts of an in-context view a {@link CachedInfo} reads: a {@link CachedToolOutput}'s view, built when first read. */
+interface ViewSource {
+  readonly view: Pick<InContextView, 'text' | 'truncated' | 'binary'>;
 }
 
 /** What caching one tool output gave: what is known of it, and whether it is new to the store. */
@@ -79,8 +86,7 @@ export class CachedOutputs implements CachedOutputSource {
   private async ensureCarried(message: ToolMessage, turn: number): Promise<EnsuredOutput> {
     if (await this.owner.cache.has(message.output_ref!.id)) {
       // The caller passes back a message that already carries a ref (our copy, or its own cache).
-      const text = contentText(message.content);
-      const info = this.info(message, { ref: { ...message.output_ref! }, viewText: text, viewTruncated: false, binary: false, originalLength: message.output_ref!.byte_size ?? text.length }, undefined);
+      const info = this.carriedInfo(message);
       this.cached.set(message, info);
       return { info, stored: false };
     }
@@ -108,8 +114,7 @@ export class CachedOutputs implements CachedOutputSource {
   /** What caching `message` gave, kept for the next calls (and reported when the output is new to the store). */
   private remember(message: ToolMessage, text: string, result: CachedToolOutput, turn: number): EnsuredOutput {
     this.collectedRefs.delete(result.ref.id);
-    const estimate = result.view.truncated ? Math.ceil((result.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
-    const info = this.info(message, { ref: result.ref, viewText: result.view.text, viewTruncated: result.view.truncated, binary: result.view.binary, originalLength: text.length }, estimate);
+    const info = new CachedOutputInfo(result.ref, text.length, result, message, this.owner.counter);
     this.cached.set(message, info);
     if (result.stored) {
       // Assigned, not spread: a first call reports thousands of outputs, and a spread object literal costs microseconds each.
@@ -161,23 +166,24 @@ export class CachedOutputs implements CachedOutputSource {
   private async peek(message: ToolMessage): Promise<{ info: CachedInfo | undefined; stored: false }> {
     const known = this.cached.get(message);
     if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
-    const text = contentText(message.content);
     try {
       if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id) && (await this.owner.cache.has(message.output_ref.id))) {
-        return { info: this.info(message, { ref: { ...message.output_ref }, viewText: text, viewTruncated: false, binary: false, originalLength: message.output_ref.byte_size ?? text.length }, undefined), stored: false };
+        return { info: this.carriedInfo(message), stored: false };
       }
+      const text = contentText(message.content);
       const described = this.owner.cache.describe(text);
-      const estimate = described.view.truncated ? Math.ceil((described.ref.byte_size ?? utf8ByteLength(text)) / 4) + 4 : undefined;
-      return { info: this.info(message, { ref: described.ref, viewText: described.view.text, viewTruncated: described.view.truncated, binary: described.view.binary, originalLength: text.length }, estimate), stored: false };
+      return { info: new CachedOutputInfo(described.ref, text.length, described, message, this.owner.counter), stored: false };
     } catch {
       // What caching would do then (it reports the failure; a preview does not).
       return { info: undefined, stored: false };
     }
   }
 
-  /** The info of `message`; its `rawTokens` are counted only when a report reads them (a long history's outputs are never all counted). */
-  private info(message: ToolMessage, known: Omit<CachedInfo, 'rawTokens'>, estimate: number | undefined): CachedInfo {
-    return new CachedOutputInfo(known, message, this.owner.counter, estimate);
+  /** The info of a message that carries the ref of an output the cache has: shown as it is. */
+  private carriedInfo(message: ToolMessage): CachedInfo {
+    const text = contentText(message.content);
+    const view = { text, truncated: false, binary: false };
+    return new CachedOutputInfo({ ...message.output_ref! }, message.output_ref!.byte_size ?? text.length, { view }, message, this.owner.counter);
   }
 
   /** After a compaction: deletes cached outputs that neither the compacted history nor the retain/summary text references. */
@@ -202,29 +208,37 @@ export class CachedOutputs implements CachedOutputSource {
   }
 }
 
-/** {@link CachedInfo} with `rawTokens` counted when first read (a class: made for every output a payload reaches). */
+/**
+ * {@link CachedInfo} with its view built and `rawTokens` counted when first read (a class: made for
+ * every output a payload reaches, most of which it shows only as a placeholder; a long history's
+ * outputs are never all counted).
+ */
 class CachedOutputInfo implements CachedInfo {
-  readonly ref: ToolOutputRef;
-  readonly viewText: string;
-  readonly viewTruncated: boolean;
-  readonly binary: boolean;
-  readonly originalLength: number;
+  private tokens: number | undefined;
 
   constructor(
-    known: Omit<CachedInfo, 'rawTokens'>,
+    readonly ref: ToolOutputRef,
+    readonly originalLength: number,
+    private readonly source: ViewSource,
     private readonly message: ToolMessage,
     private readonly counter: ITokenCounter,
-    private tokens: number | undefined,
-  ) {
-    this.ref = known.ref;
-    this.viewText = known.viewText;
-    this.viewTruncated = known.viewTruncated;
-    this.binary = known.binary;
-    this.originalLength = known.originalLength;
+  ) {}
+
+  get viewText(): string {
+    return this.source.view.text;
+  }
+
+  get viewTruncated(): boolean {
+    return this.source.view.truncated;
+  }
+
+  get binary(): boolean {
+    return this.source.view.binary;
   }
 
   get rawTokens(): number {
-    this.tokens ??= this.counter.countMessage(this.message);
+    // An output its view had to cut is estimated at bytes / 4, not counted whole.
+    this.tokens ??= this.viewTruncated ? Math.ceil((this.ref.byte_size ?? utf8ByteLength(contentText(this.message.content))) / 4) + 4 : this.counter.countMessage(this.message);
     return this.tokens;
   }
 }

@@ -1,4 +1,5 @@
 import { CtxkitError, ErrorCodes, MemoryContextStore } from '@ctxkit/core';
+import * as inContextView from './in-context-view';
 import { ToolOutputCache, type CachedToolOutput } from './tool-output-cache';
 
 function newCache(store = new MemoryContextStore(), limits = { maxMessageBytes: 50 * 1024, maxLineLength: 2000 }): ToolOutputCache {
@@ -52,7 +53,11 @@ describe('ToolOutputCache', () => {
       const first = await cache.cacheLater('a\nb\nc');
       const second = await cache.cacheLater('d\ne');
       const again = await cache.cacheLater('a\nb\nc');
-      expect(first).toEqual({ ref: { id: expect.stringMatching(/^to_[0-9a-f]{32}$/), byte_size: 5, line_count: 3 }, view: expect.objectContaining({ text: 'a\nb\nc', truncated: false }), stored: true });
+      expect({ ref: first.ref, view: first.view, stored: first.stored }).toEqual({
+        ref: { id: expect.stringMatching(/^to_[0-9a-f]{32}$/), byte_size: 5, line_count: 3 },
+        view: expect.objectContaining({ text: 'a\nb\nc', truncated: false }),
+        stored: true,
+      });
       expect([second.stored, again.stored]).toEqual([true, false]);
       expect(putBlob).not.toHaveBeenCalled();
       expect(cache.hasPending).toBe(true);
@@ -69,6 +74,20 @@ describe('ToolOutputCache', () => {
       expect((await newCache(store).cacheLater('d\ne')).stored).toBe(false);
       expect(await newCache(store).storePending()).toEqual([]);
       expect(putBlob).toHaveBeenCalledTimes(2);
+    });
+
+    it('builds the view when it is first read, once: an output shown only as its placeholder is never scanned for it', async () => {
+      const cache = newCache(new MemoryContextStore(), { maxMessageBytes: 1024, maxLineLength: 10 });
+      const build = jest.spyOn(inContextView, 'buildInContextView');
+      const cached = await cache.cacheLater('a line longer than ten characters\nshort');
+      const described = cache.describe('\u0000\u0001binary');
+      expect(build).not.toHaveBeenCalled();
+      expect(cached.view).toMatchObject({ truncated: true, linesCut: 1, binary: false });
+      expect(cached.view.text).toContain(`ref=${cached.ref.id}`);
+      expect(described.view).toMatchObject({ truncated: true, binary: true });
+      expect(cached.view).toBe(cached.view);
+      expect(build).toHaveBeenCalledTimes(2);
+      build.mockRestore();
     });
 
     it("answers without a promise once the session's stored refs are listed, from what the store held", async () => {

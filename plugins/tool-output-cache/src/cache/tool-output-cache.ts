@@ -47,9 +47,30 @@ export interface GrepToolOutputOptions {
 /** A cached output and its in-context view. */
 export interface CachedToolOutput {
   ref: ToolOutputRef;
-  view: InContextView;
+  /**
+   * Built when first read by {@link ToolOutputCache.cacheLater} and {@link ToolOutputCache.describe}:
+   * an output the payload shows only as its placeholder is never scanned for it.
+   */
+  readonly view: InContextView;
   /** False when the same content was already cached (nothing was written). */
   stored: boolean;
+}
+
+/** A {@link CachedToolOutput} whose view is built when first read (a class: one is made for every output a first call reaches). */
+class LazilyViewedOutput implements CachedToolOutput {
+  private built: InContextView | undefined;
+
+  constructor(
+    private readonly text: string,
+    readonly ref: ToolOutputRef,
+    readonly stored: boolean,
+    private readonly limits: InContextViewLimits,
+  ) {}
+
+  get view(): InContextView {
+    this.built ??= buildInContextView(this.text, this.ref, this.limits);
+    return this.built;
+  }
 }
 
 /** Default and maximum lines of one read. */
@@ -149,7 +170,7 @@ export class ToolOutputCache {
   }
 
   /**
-   * Gives an output its ref and in-context view now and writes it later: by {@link storePending}, or
+   * Gives an output its ref now (its in-context view when first read) and writes it later: by {@link storePending}, or
    * when the ref is first read (`ref`, `has`, a read, a grep, a list), whichever comes first. `stored`
    * is true when the output was neither stored for this session nor owed already (it will be written
    * now). The strategy composes a payload this way and writes after returning it, so a payload that
@@ -168,7 +189,7 @@ export class ToolOutputCache {
     const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
     const stored = !owed && !listed.has(digest.refId);
     if (!owed) this.pending.set(digest.refId, { data: text, digest });
-    return { ref, view: buildInContextView(text, ref, this.limits), stored };
+    return new LazilyViewedOutput(text, ref, stored, this.limits);
   }
 
   /** True while an output given its ref by {@link cacheLater} waits for its first write. */
@@ -237,11 +258,11 @@ export class ToolOutputCache {
     return { ref, view: buildInContextView(text, ref, this.limits), stored };
   }
 
-  /** What {@link cache} would return for `text`, without storing it: its ref (its content address) and in-context view. */
+  /** What {@link cache} would return for `text`, without storing it: its ref (its content address) and in-context view (built when first read). */
   describe(text: string): Omit<CachedToolOutput, 'stored'> {
     const digest = digestToolOutput(text);
     const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
-    return { ref, view: buildInContextView(text, ref, this.limits) };
+    return new LazilyViewedOutput(text, ref, false, this.limits);
   }
 
   /** True when the ref is well-formed and stored (or owed: written when it is read). */

@@ -1,4 +1,4 @@
-import { type ChatMessage, type ITokenCounter, type ToolMessage } from '@ctxkit/core';
+import { type ChatMessage, type ITokenCounter, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
 import { contentText, messageOverheadTokens, messageText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 import type { CachedInfo, CachedOutputSource, EnsuredOutput } from '../cache/cached-outputs';
 import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
@@ -15,7 +15,7 @@ export const DENSER_THAN_ANY_TEXT = 16;
 
 /** One way of showing a position, with its counts (each counted once, when first asked for). */
 export interface ViewForm {
-  message: ChatMessage;
+  readonly message: ChatMessage;
   /** Tokens of `message` as the composer counts it. */
   readonly tokens: number;
   /** Tokens of `message` for the tool output budget (bytes / 4 with a heuristic counter). */
@@ -28,15 +28,28 @@ export interface ViewForm {
 export interface ToolCell {
   /** The caller's message the cell was made from (a later equal message is adopted). */
   original: ToolMessage;
-  /** How it is shown: a copy with its view (or its whole output) and its ref; the original when it is not cached. */
-  shown: ViewForm;
+  /**
+   * How it is shown: a copy with its view (or its whole output) and its ref; the original when it is
+   * not cached. Made when first read: an output the payload shows only as its placeholder is never
+   * viewed.
+   */
+  readonly shown: ViewForm;
   /** What the cache knows of it; `undefined` while the cache is off or when caching failed. */
-  info: CachedInfo | undefined;
+  readonly info: CachedInfo | undefined;
   /** True when `shown` is an in-context view that cut the output. */
-  cut: boolean;
+  readonly cut: boolean;
   /** Characters of the original output (micro-compact's length rule). */
-  originalLength: number;
-  /** Copies made from `shown` other than its placeholder, by content (the same copy whenever the same content is asked for); made with the first. */
+  readonly originalLength: number;
+  /** The ref `shown` carries, known without making it. */
+  readonly ref: ToolOutputRef | undefined;
+  /**
+   * The caller's message every copy of the cell is made from (its first `original`): copies stay the
+   * same objects when an equal message is adopted.
+   */
+  readonly base: ToolMessage;
+  /** True once `shown` is made. */
+  readonly viewed: boolean;
+  /** Copies made other than its placeholder, by content (the same copy whenever the same content is asked for); made with the first. */
   forms?: Map<string, ViewForm>;
   /** The `[tool output trimmed; ref=…]` copy once made; `null` without a ref. */
   trimmed?: ViewForm | null;
@@ -148,10 +161,15 @@ export class ViewCells {
     cell.forms ??= new Map();
     let form = cell.forms.get(content);
     if (!form) {
-      form = this.countedForm(this.copies.withContent(cell.shown.message as ToolMessage, content));
+      form = this.countedForm(this.copyOf(cell, content));
       cell.forms.set(content, form);
     }
     return form;
+  }
+
+  /** The cell's message with `content` and the cell's ref: the copy its shown message gives for that content, made without the shown message when it is not made yet. */
+  private copyOf(cell: ToolCell, content: string): ToolMessage {
+    return this.copies.withContent(cell.viewed ? (cell.shown.message as ToolMessage) : cell.base, content, cell.ref);
   }
 
   /** The `[Previous: used {name}]` copy of the cell. */
@@ -162,9 +180,9 @@ export class ViewCells {
   /** The `[tool output trimmed; ref=…]` copy of the cell, or `undefined` when it has no ref. */
   trimmed(cell: ToolCell): ViewForm | undefined {
     if (cell.trimmed === undefined) {
-      const ref = (cell.shown.message as ToolMessage).output_ref;
+      const { ref } = cell;
       // Kept on the cell only (never asked for by content): most cells need no other copy.
-      cell.trimmed = ref ? this.countedForm(this.copies.withContent(cell.shown.message as ToolMessage, trimmedPlaceholder(ref.id))) : null;
+      cell.trimmed = ref ? this.countedForm(this.copyOf(cell, trimmedPlaceholder(ref.id))) : null;
     }
     return cell.trimmed ?? undefined;
   }
@@ -175,8 +193,15 @@ export class ViewCells {
    */
   trimmable(cell: ToolCell, form: ViewForm): boolean {
     if (form.trimmable === undefined) {
-      const message = form.message as ToolMessage;
-      form.trimmable = message.output_ref !== undefined && !isTrimmed(message) && this.exceeds(form, this.trimmed(cell)!.budgetTokens);
+      if (form === cell.shown && !cell.viewed && cell.ref && contentText(cell.base.content).length >= DENSER_THAN_ANY_TEXT * this.trimmed(cell)!.budgetTokens) {
+        // Told without viewing the output: its view is the output itself (longer than any text of the
+        // placeholder's tokens), or a cut view or a binary description, whose note names the ref more
+        // than once and so is larger than the placeholder that names it once.
+        form.trimmable = true;
+      } else {
+        const message = form.message as ToolMessage;
+        form.trimmable = message.output_ref !== undefined && !isTrimmed(message) && this.exceeds(form, this.trimmed(cell)!.budgetTokens);
+      }
     }
     return form.trimmable;
   }
@@ -198,14 +223,15 @@ export class ViewCells {
 
   /** The cell of `original`, from what caching it gave (`undefined` while the cache is off). */
   private make(original: ToolMessage, ensured: EnsuredOutput | undefined): ToolCell {
-    const { config } = this.options;
-    const raw = contentText(original.content);
     const info = ensured?.info;
     if (ensured?.stored) this.stored++;
-    if (!info) {
-      const shown = this.countedForm(original);
-      return { original, shown, info, cut: false, originalLength: raw.length };
-    }
+    return new ViewCell(original, info, this);
+  }
+
+  /** How a cached output is shown: its view, or its whole output when the view only cut long lines and it fits the per-message size. */
+  showCached(original: ToolMessage, info: CachedInfo): ShownMessage {
+    const { config } = this.options;
+    const raw = contentText(original.content);
     // One within the per-message size whose view only cut long lines is shown whole: like every other
     // reduction, the view's cut waits for budget pressure. With `microCompact.when: "always"` views are always used.
     const maxBytes = config.toolOutputCache.maxMessageBytes;
@@ -214,11 +240,64 @@ export class ViewCells {
     const message = this.copies.shown(original, wholeFits ? raw : info.viewText, info.ref);
     const cut = info.viewTruncated && !wholeFits;
     if (!cut && !isTrimmed(message) && !isMicroCompacted(message)) this.wholeViews.add(message);
-    return { original, shown: this.countedForm(message), info, cut, originalLength: info.originalLength };
+    return { message, cut };
   }
 
-  private countedForm(message: ChatMessage): ViewForm {
+  /** `message` (or the message `make` makes when first asked for), counted when first asked. */
+  countedForm(message: ChatMessage | (() => ChatMessage)): ViewForm {
     return new CountedForm(message, this.options.counter, this.heuristic);
+  }
+}
+
+/** A cell's shown message, and whether it is an in-context view that cut the output. */
+interface ShownMessage {
+  message: ChatMessage;
+  cut: boolean;
+}
+
+/**
+ * A {@link ToolCell}: a cached output's shown message is made when first read (a class: one is made
+ * for every output a payload reaches, most of which it shows only as a placeholder).
+ */
+class ViewCell implements ToolCell {
+  readonly base: ToolMessage;
+  readonly originalLength: number;
+  readonly shown: ViewForm;
+  forms?: Map<string, ViewForm>;
+  trimmed?: ViewForm | null;
+  private made: ShownMessage | undefined;
+
+  constructor(
+    public original: ToolMessage,
+    readonly info: CachedInfo | undefined,
+    private readonly cells: ViewCells,
+  ) {
+    this.base = original;
+    if (info) {
+      this.originalLength = info.originalLength;
+      this.shown = cells.countedForm(() => this.view().message);
+    } else {
+      this.originalLength = contentText(original.content).length;
+      this.made = { message: original, cut: false };
+      this.shown = cells.countedForm(original);
+    }
+  }
+
+  get cut(): boolean {
+    return this.view().cut;
+  }
+
+  get ref(): ToolOutputRef | undefined {
+    return this.info ? this.info.ref : this.base.output_ref;
+  }
+
+  get viewed(): boolean {
+    return this.made !== undefined;
+  }
+
+  private view(): ShownMessage {
+    this.made ??= this.cells.showCached(this.base, this.info!);
+    return this.made;
   }
 }
 
@@ -229,10 +308,15 @@ class CountedForm implements ViewForm {
   trimmable?: boolean;
 
   constructor(
-    readonly message: ChatMessage,
+    private made: ChatMessage | (() => ChatMessage),
     private readonly counter: ITokenCounter,
     private readonly heuristic: boolean,
   ) {}
+
+  get message(): ChatMessage {
+    if (typeof this.made === 'function') this.made = this.made();
+    return this.made;
+  }
 
   get tokens(): number {
     this.counted ??= this.counter.countMessage(this.message);

@@ -604,15 +604,17 @@ export class WorkingView {
 
   /** Records what the view did to the tool output at `position`: an in-context view, micro-compacted (`when: "always"`), a placeholder of the tool output budget. */
   private reduce(position: number, cell: ToolCell, decisions: ViewDecisions, into: ViewReductions): void {
-    if (cell.cut) into.truncated.push({ position, recoverableFrom: 'tool-output-cache', ref: cell.info!.ref.id, tokensBefore: cell.info!.rawTokens });
     const form = this.beforeBudget(position, cell, decisions);
+    const trimmed = this.overBudget(position, cell, form, decisions);
+    // An output the budget replaced is reported as trimmed only: the payload does not show its view, which is never made for it.
+    if (!trimmed && cell.cut) into.truncated.push({ position, recoverableFrom: 'tool-output-cache', ref: cell.info!.ref.id, tokensBefore: cell.info!.rawTokens });
     if (form !== cell.shown) {
-      const ref = (cell.shown.message as ToolMessage).output_ref;
+      const { ref } = cell;
       into.microCompacted.push({ position, recoverableFrom: ref ? 'tool-output-cache' : 'history', ...(ref ? { ref: ref.id } : {}) });
     }
-    if (this.overBudget(position, cell, form, decisions)) {
+    if (trimmed) {
       // An output the budget replaced is not counted whole just for the report: only the placeholder's tokens are given.
-      into.trimmed.push({ position, recoverableFrom: 'tool-output-cache', ref: (form.message as ToolMessage).output_ref!.id, tokensAfter: this.cells.trimmed(cell)!.budgetTokens });
+      into.trimmed.push({ position, recoverableFrom: 'tool-output-cache', ref: cell.ref!.id, tokensAfter: this.cells.trimmed(cell)!.budgetTokens });
     }
   }
 }
