@@ -30,8 +30,8 @@ export interface ToolCell {
   original: ToolMessage;
   /**
    * How it is shown: a copy with its view (or its whole output) and its ref; the original when it is
-   * not cached. Made when first read: an output the payload shows only as its placeholder is never
-   * viewed.
+   * not cached. Its message is made when first read: an output the payload shows only as its
+   * placeholder is never viewed.
    */
   readonly shown: ViewForm;
   /** What the cache knows of it; `undefined` while the cache is off or when caching failed. */
@@ -40,14 +40,14 @@ export interface ToolCell {
   readonly cut: boolean;
   /** Characters of the original output (micro-compact's length rule). */
   readonly originalLength: number;
-  /** The ref `shown` carries, known without making it. */
+  /** The ref the message of `shown` carries, known without making it. */
   readonly ref: ToolOutputRef | undefined;
   /**
    * The caller's message every copy of the cell is made from (its first `original`): copies stay the
    * same objects when an equal message is adopted.
    */
   readonly base: ToolMessage;
-  /** True once `shown` is made. */
+  /** True once the message of `shown` is made. */
   readonly viewed: boolean;
   /** Copies made other than its placeholder, by content (the same copy whenever the same content is asked for); made with the first. */
   forms?: Map<string, ViewForm>;
@@ -243,7 +243,7 @@ export class ViewCells {
     return { message, cut };
   }
 
-  /** `message` (or the message `make` makes when first asked for), counted when first asked. */
+  /** `message`, or the message a function makes when first asked for, counted when first asked. */
   countedForm(message: ChatMessage | (() => ChatMessage)): ViewForm {
     return new CountedForm(message, this.options.counter, this.heuristic);
   }
