@@ -71,7 +71,7 @@ export class CachedOutputs implements CachedOutputSource {
   constructor(private readonly owner: CachedOutputsOwner) {}
 
   /**
-   * Caches a tool output when it is first seen (its ref and view now, its write owed until
+   * Caches a tool output when it is first seen (its ref now, its view when first read, its write owed until
    * {@link storePending}); repeated calls reuse what is known. `stored`: new to the store. A promise
    * only when the store is asked (a message that carries a ref, the session's first output).
    */
@@ -93,7 +93,7 @@ export class CachedOutputs implements CachedOutputSource {
     return this.cacheOutput(message, turn);
   }
 
-  /** The output given its ref and view now, its write owed (a failure is reported: the output is then sent as it is). */
+  /** The output given its ref now (its view when first read), its write owed (a failure is reported: the output is then sent as it is). */
   private cacheOutput(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
     const text = contentText(message.content);
     let result: CachedToolOutput | Promise<CachedToolOutput>;

@@ -184,7 +184,7 @@ export class ToolOutputCache {
     return this.knownStored().then((listed) => this.owe(text, digest, owed, listed));
   }
 
-  /** The ref and view of an output {@link cacheLater} hashed, its write owed unless it was already. */
+  /** The ref of an output {@link cacheLater} hashed, its view built when first read, its write owed unless it was already. */
   private owe(text: string, digest: ToolOutputDigest, owed: boolean, listed: ReadonlySet<string>): CachedToolOutput {
     const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
     const stored = !owed && !listed.has(digest.refId);
