@@ -329,6 +329,36 @@ describe('PayloadComposer', () => {
       }
     });
 
+    it('with cutBackRatio below 1, sends a shortened block again in the form the previous payload had while the window holds, and fits it afresh at the next cut', () => {
+      const long = Array.from({ length: 200 }, (_, n) => `fact ${n}: the code is ZX${n}Q`).join('\n');
+      const shrink = (maxTokens: number): string => long.split('\n').slice(0, Math.floor(maxTokens / 12)).join('\n');
+      const history = turns(60, 24);
+      // The block stands for all but the last ten turns; its room grows with what the window leaves out.
+      const block = (end: number) => summary(long, Math.max(0, end - 20), { shrink });
+      const run = (cutBackRatio: number) => {
+        const compose = composer(1600);
+        const calls: Array<{ start: number; form: ChatMessage | undefined; outcome: string }> = [];
+        for (let end = 6; end <= history.length; end += 2) {
+          const composed = compose.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio, memory: [block(end)] });
+          expect(composed.payload.stats.output_tokens).toBeLessThanOrEqual(composed.payload.stats.budget.available);
+          calls.push({ start: composed.window.fromIndex, form: composed.memory[0] === 'shortened' ? composed.payload.messages[1] : undefined, outcome: composed.memory[0]! });
+        }
+        return calls;
+      };
+      const grows = (calls: ReturnType<typeof run>) => calls.filter((call, index) => index > 0 && call.form !== undefined && calls[index - 1]!.form !== undefined && call.form !== calls[index - 1]!.form);
+      // Without cut-back the shortened form follows the room from call to call.
+      expect(grows(run(1)).length).toBeGreaterThan(3);
+      const held = run(0.6);
+      expect(held.filter((call) => call.outcome === 'shortened').length).toBeGreaterThan(10);
+      held.forEach((call, index) => {
+        const before = held[index - 1];
+        // While the window's start holds, the block is the same message as in the previous payload.
+        if (before && call.start === before.start && before.form !== undefined && call.form !== undefined) expect(call.form).toBe(before.form);
+      });
+      // A cut fits it afresh.
+      expect(held.some((call, index) => index > 0 && call.start !== held[index - 1]!.start && call.form !== undefined && held[index - 1]!.form !== undefined && call.form !== held[index - 1]!.form)).toBe(true);
+    });
+
     it('with cutBackRatio below 1 and a block that stands for older history, a cut drops no more than the block covers or than must go', () => {
       const compose = composer(1500);
       const history = turns(40);

@@ -225,6 +225,11 @@ export class PayloadComposer {
   private probes = new WeakMap<LLMPayload, () => void>();
   /** Memory blocks of the previous payload that may be sent again (see `MemoryBlock.holds`), by name. */
   private readonly heldMemory = new Map<string, { block: MemoryBlock; anchor: string | undefined }>();
+  /**
+   * The shortened form each memory block had in the previous payload, by name (see `cutBackRatio`):
+   * sent again while the block's content is the same, it still fits and the window is not cut.
+   */
+  private readonly heldForms = new Map<string, { content: string; message: SystemMessage; tokens: number; fullTokens: number }>();
 
   constructor(private readonly options: PayloadComposerOptions) {
     this.ledger = new HistoryLedger(options.counter);
@@ -270,7 +275,7 @@ export class PayloadComposer {
     const keepsAll = (window: HistoryWindow): boolean =>
       startIndex === 0 && window.fromIndex <= 0 && !window.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
 
-    const place = (candidates: ReadonlyArray<MemoryBlock>): { fitted: FittedMemoryBlock[]; window: HistoryWindow } => {
+    const place = (candidates: ReadonlyArray<MemoryBlock>, holdForms: boolean): { fitted: FittedMemoryBlock[]; window: HistoryWindow } => {
       // Blocks that only repeat history are not needed when the whole history fits the room.
       let redundant = new Set<MemoryBlock>();
       let allowance = Math.min(memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE), Math.max(0, room - userTokens));
@@ -281,24 +286,33 @@ export class PayloadComposer {
         // the history it stands for: its allowance is at most what the full window leaves out.
         else if (candidates.every((block) => block.omitWhenWindowCovers)) allowance = Math.min(allowance, this.tokensBefore(history, full.fromIndex, startIndex, allowance));
       }
-      let fitted = this.fitBlocks(candidates, redundant, allowance);
+      let fitted = this.fitBlocks(candidates, redundant, allowance, holdForms);
       const historyRoom = room - fitted.reduce((sum, block) => sum + block.tokens, 0);
       let window = selectWindow(historyRoom);
       if (heldCuts) window = this.holdWindowStart(history, startIndex, historyRoom, heldCuts, request.keepFirstShare ?? 0, window, coveredUntil(candidates));
       if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
         // The history fits whole beside a shortened block: the block may take what is left.
-        fitted = this.fitBlocks(candidates, redundant, room - window.tokens);
+        fitted = this.fitBlocks(candidates, redundant, room - window.tokens, holdForms);
       }
       return { fitted, window };
     };
     const heldBefore = { start: this.heldStart, head: this.heldHead };
+    // A block shortened in the previous payload keeps that form while the window is not cut (a larger
+    // form would change the payload's start); a cut fits every block afresh.
+    const placeHolding = (candidates: ReadonlyArray<MemoryBlock>): { fitted: FittedMemoryBlock[]; window: HistoryWindow } => {
+      const holding = heldCuts !== undefined && this.heldForms.size > 0 ? place(candidates, true) : undefined;
+      if (holding !== undefined && this.heldStart === heldBefore.start) return holding;
+      this.heldStart = heldBefore.start;
+      this.heldHead = heldBefore.head;
+      return place(candidates, false);
+    };
     const heldBlocks = heldCuts && !collapsed ? this.heldMemoryFor(blocks, history) : undefined;
-    let placed = heldBlocks ? place(heldBlocks) : undefined;
+    let placed = heldBlocks ? placeHolding(heldBlocks) : undefined;
     if (placed === undefined || !heldMemoryStillCovered(placed.window, startIndex, heldBlocks!, blocks)) {
       // The window was cut past what a held block covers: every block is sent as it is now.
       this.heldStart = heldBefore.start;
       this.heldHead = heldBefore.head;
-      placed = place(blocks);
+      placed = placeHolding(blocks);
     }
     const { fitted, window } = placed;
     const heldAfter = { start: this.heldStart, head: this.heldHead };
@@ -347,6 +361,7 @@ export class PayloadComposer {
       this.heldCuts = heldCuts && new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS);
       if (heldCuts) this.rememberMemory(fitted, history);
       else this.heldMemory.clear();
+      this.rememberForms(heldCuts ? fitted : []);
       this.previousPayload = { messages: payload.messages.slice(), tools: payload.tools, requested: request.tools };
       const lead = payload.messages.length - window.messages.length;
       this.previousWindow =
@@ -523,6 +538,14 @@ export class PayloadComposer {
     return holds ? candidates : undefined;
   }
 
+  /** Remembers the shortened form of each block `fitted` sent shortened; forgets the others. */
+  private rememberForms(fitted: ReadonlyArray<FittedMemoryBlock>): void {
+    this.heldForms.clear();
+    for (const { block, outcome, message, tokens, fullTokens } of fitted) {
+      if (outcome === 'shortened' && message !== undefined) this.heldForms.set(block.name, { content: block.content, message, tokens, fullTokens });
+    }
+  }
+
   /** Remembers the sent blocks that may be held (see `MemoryBlock.holds`); forgets the others. */
   private rememberMemory(fitted: ReadonlyArray<FittedMemoryBlock>, history: ReadonlyArray<ChatMessage>): void {
     for (const { block, message } of fitted) {
@@ -560,10 +583,19 @@ export class PayloadComposer {
     return { agentId, sessionId, strategyId, turn };
   }
 
-  private fitBlocks(blocks: ReadonlyArray<MemoryBlock>, redundant: ReadonlySet<MemoryBlock>, allowance: number): FittedMemoryBlock[] {
+  /**
+   * Fits each block into what is left of `allowance`. With `holdForms`, a block shortened in the
+   * previous payload is sent in that form again while its content is the same and the form fits.
+   */
+  private fitBlocks(blocks: ReadonlyArray<MemoryBlock>, redundant: ReadonlySet<MemoryBlock>, allowance: number, holdForms: boolean): FittedMemoryBlock[] {
     let left = Math.max(0, allowance);
     return blocks.map((block) => {
       if (redundant.has(block)) return { block, outcome: 'redundant', message: undefined, tokens: 0, fullTokens: 0 };
+      const form = holdForms ? this.heldForms.get(block.name) : undefined;
+      if (form !== undefined && form.content === block.content && form.tokens <= left) {
+        left -= form.tokens;
+        return { block, outcome: 'shortened', message: form.message, tokens: form.tokens, fullTokens: form.fullTokens };
+      }
       const fitted = fitMemoryBlock(block, left, this.options.counter, this.memoryMessages);
       left -= fitted.tokens;
       return fitted;
