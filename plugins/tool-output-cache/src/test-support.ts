@@ -62,16 +62,21 @@ export function historyWithRefs(length: number): ChatMessage[] {
  * Payloads as the composer hands them over: `next(payload)` gives the payload sent before (a copy of
  * it) with the leading messages `payload` repeats, then keeps a copy of `payload` for the next call.
  */
-export function sentPayloads(): { next(payload: ReadonlyArray<ChatMessage>): ComposerPreviousPayload | undefined } {
+export function sentPayloads(): { next(payload: ReadonlyArray<ChatMessage>, windowShare?: number): ComposerPreviousPayload | undefined } {
   let sent: ChatMessage[] | undefined;
   return {
-    next(payload) {
+    /** `windowShare`: also say where the window (after the system prompt) continues the previous payload, naming that share of the shared run. */
+    next(payload, windowShare) {
       const previous = sent;
       sent = payload.slice();
       if (previous === undefined) return undefined;
       let repeated = 0;
       while (repeated < Math.min(previous.length, payload.length) && previous[repeated] === payload[repeated]) repeated++;
-      return { messages: previous, repeated };
+      const from = payload.length > 1 ? previous.indexOf(payload[1]!) : -1;
+      if (windowShare === undefined || from < 1) return { messages: previous, repeated };
+      let shared = 0;
+      while (from + shared < previous.length && 1 + shared < payload.length && previous[from + shared] === payload[1 + shared]) shared++;
+      return { messages: previous, repeated, window: { at: 1, from, shared: Math.ceil(shared * windowShare) } };
     },
   };
 }

@@ -129,6 +129,13 @@ export interface ComposedPayload {
 export interface PreviousPayload {
   messages: ReadonlyArray<ChatMessage>;
   repeated: number;
+  /**
+   * When the new payload's window continues the previous payload's (a window that slid or grew over
+   * the same history): its messages from `at` on are `shared` messages of `messages` from `from` on,
+   * the same objects (at least that many; the runs may go on). Known from where both windows start in
+   * the history, without comparing the messages. Undefined when it is not known so.
+   */
+  window?: { at: number; from: number; shared: number };
 }
 
 const NO_MEMORY: ReadonlyArray<MemoryBlock> = [];
@@ -376,7 +383,7 @@ export class PayloadComposer {
       memory: fitted.map((block) => block.outcome),
       roomTokens: room,
       memoryAllowanceTokens: memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE),
-      ...(sentBefore ? { previous: { messages: sentBefore.messages, repeated } } : {}),
+      ...(sentBefore ? { previous: { messages: sentBefore.messages, repeated, ...this.continuedWindow(sentWindow, history, window, payload.messages.length - window.messages.length) } } : {}),
     };
   }
 
@@ -468,6 +475,18 @@ export class PayloadComposer {
     }
     const head: KeptHead = { start: startIndex, end, tokens, user: newestUser, messages: history.slice(startIndex, end) };
     return (this.heldHead = head);
+  }
+
+  /**
+   * Where `window` (placed after `lead` messages) continues the previous payload's window `sent`: both
+   * are runs of the same history's own messages, and the history did not change there since.
+   */
+  private continuedWindow(sent: typeof this.previousWindow, history: ReadonlyArray<ChatMessage>, window: HistoryWindow, lead: number): Pick<PreviousPayload, 'window'> {
+    if (sent === undefined || sent.history !== history || !window.verbatim) return {};
+    const offset = window.fromIndex - sent.fromIndex;
+    const end = Math.min(sent.fromIndex + sent.verbatim, sent.unchangedBefore);
+    if (offset < 0 || window.fromIndex >= end) return {};
+    return { window: { at: lead, from: sent.lead + offset, shared: Math.min(end - window.fromIndex, window.verbatim) } };
   }
 
   /** How many of `payload`'s leading messages are the same objects as the previous payload's (0 without one). */

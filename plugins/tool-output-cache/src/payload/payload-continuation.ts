@@ -49,7 +49,8 @@ export interface ReadAgainst {
  * `PayloadCheck` and `PayloadRefs` read instead of the whole payload. Nothing is copied or compared
  * here: the composer keeps its own copy of each payload it sent (which a caller changing the array it
  * was given does not change) and counts the leading messages the next one repeats, so a payload that
- * only appends costs nothing to relate; a window that slid is related by a search over the copy.
+ * only appends costs nothing to relate; a window that slid is related by where the composer says it
+ * continues the previous one (`PreviousPayload.window` of core's composer), else by a search over the copy.
  */
 export class PreviousPayload {
   /** The payload read last: its length, its first and last message, and where its conversation part starts. */
@@ -68,7 +69,14 @@ export class PreviousPayload {
     if (previous.length !== remembered.length || previous[0] !== remembered.first || previous[previous.length - 1] !== remembered.last) return undefined;
     const { start } = remembered;
     // It repeats the system messages and the first conversation message: the run it shares starts there and ends where the repeat does.
-    const continued = sent.repeated > start ? { start, from: start, shared: sent.repeated - start } : payloadContinuation(previous, start, messages);
+    // Else the composer may know where its window continues the previous one (a window that slid).
+    const slid = sent.window;
+    const continued =
+      sent.repeated > start
+        ? { start, from: start, shared: sent.repeated - start }
+        : slid !== undefined && slid.shared > 0 && slid.at === leadingSystem(messages) && previous[slid.from] === messages[slid.at]
+          ? { start: slid.at, from: slid.from, shared: slid.shared }
+          : payloadContinuation(previous, start, messages);
     return continued && { continued, previous };
   }
 
