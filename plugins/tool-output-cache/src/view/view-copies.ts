@@ -22,7 +22,7 @@ export class ViewCopies {
     if (typeof message.content === 'string' && message.content === content && message.output_ref?.id === ref.id) return message;
     const known = this.shownCopies.get(message);
     if (known && known.content === content && known.output_ref?.id === ref.id) return known;
-    const copy: ToolMessage = { ...message, content, output_ref: { ...ref } };
+    const copy = copyWith(message, content, ref);
     this.shownCopies.set(message, copy);
     this.originals.set(copy, message);
     return copy;
