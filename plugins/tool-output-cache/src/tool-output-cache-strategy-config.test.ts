@@ -27,7 +27,7 @@ const TYPE_KEYS: Record<keyof ResolvedToolOutputCacheStrategyConfig, true> = {
   compaction: true,
 };
 const SECTION_KEYS: { [Section in 'toolOutputCache' | 'microCompact' | 'compaction']: Record<string, true> } = {
-  toolOutputCache: { enabled: true, contextBudgetTokens: true, maxMessageBytes: true, maxLineLength: true } satisfies Record<keyof ToolOutputCacheConfig, true>,
+  toolOutputCache: { enabled: true, contextBudgetTokens: true, maxMessageBytes: true, maxLineLength: true, offerTools: true } satisfies Record<keyof ToolOutputCacheConfig, true>,
   microCompact: { enabled: true, when: true, keepRecent: true, minContentLength: true } satisfies Record<keyof MicroCompactConfig, true>,
   compaction: {
     enabled: true,

@@ -249,6 +249,28 @@ describe('ToolOutputCacheStrategy', () => {
         expect(payload.stats.extra).toMatchObject({ toolOutputCache: { underPressure: true, toolsOffered: false } });
       });
 
+      it('with offerTools "always", offers the expand tools from the first payload on, so the tool list never changes when outputs start to be trimmed', async () => {
+        const given = history();
+        const always = { ...exact, toolOutputCache: { offerTools: 'always' as const } };
+        const roomy = await setup({ ...exact, maxContextTokens: 100000 }).strategy.composePayload(SYSTEM, given, []);
+        const cacheTools = roomy.stats.budget.used;
+        // A budget the whole history fits in only without the tools: the first payload fits, the next has to trim.
+        const { strategy } = setup({ ...always, maxContextTokens: cacheTools + 60 });
+        const first = await strategy.composePayload(SYSTEM, given.slice(0, 3), []);
+        expect(first.stats.reductions).toEqual([]);
+        expect(first.tools.map((definition) => definition.function.name)).toEqual(['tool_output_cache', 'tool_output_cache_grep']);
+        expect(first.stats.extra).toMatchObject({ toolOutputCache: { underPressure: false, toolsOffered: true } });
+        const later = await strategy.composePayload(SYSTEM, given, []);
+        expect(later.stats.reductions.some((record) => record.action === 'trimmed')).toBe(true);
+        expect(later.tools).toEqual(first.tools);
+        expect(later.stats.budget.used).toBeLessThanOrEqual(later.stats.budget.available);
+        // By default the same first payload carries no tool: they come with the first trimmed output.
+        const byDefault = await setup({ ...exact, maxContextTokens: cacheTools + 60 }).strategy.composePayload(SYSTEM, given.slice(0, 3), []);
+        expect(byDefault.tools).toEqual([]);
+        // Where they would take more than a quarter of the room, "always" offers them no more than the default does.
+        expect((await setup({ ...always, maxContextTokens: 600 }).strategy.composePayload(SYSTEM, given, [])).tools).toEqual([]);
+      });
+
       it('offers compact while compaction is on and a model is there to write the summary', async () => {
         const names = async (config: ToolOutputCacheStrategyConfig, llm?: ILLMClient) =>
           (await setup({ maxContextTokens: 100000, ...config }, llm).strategy.composePayload(SYSTEM, history(), [])).tools.map((definition) => definition.function.name);

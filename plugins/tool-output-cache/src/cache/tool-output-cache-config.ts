@@ -27,4 +27,13 @@ export interface ToolOutputCacheConfig {
    * @default 2000
    */
   maxLineLength: number;
+  /**
+   * When payloads carry the `tool_output_cache` and `tool_output_cache_grep` definitions:
+   * `when-needed`, while the payload holds an output it does not show whole; `always`, on every
+   * payload they are affordable in (at most a quarter of the room), so that the tool list never
+   * changes in the middle of a session: a provider's prompt cache starts with the tools, and a
+   * changed list makes it read the whole prompt afresh.
+   * @default "when-needed"
+   */
+  offerTools: 'when-needed' | 'always';
 }

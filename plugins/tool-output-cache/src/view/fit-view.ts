@@ -58,6 +58,12 @@ export interface FitViewOptions {
    * {@link relievePressure}). @default 0
    */
   keepFirstShare?: number;
+  /**
+   * Offer the expand and grep definitions on every payload they are affordable in, not only once
+   * the payload hides an output, so that the tool list stays the same from the first payload on.
+   * @default false
+   */
+  offerCacheToolsAlways?: boolean;
 }
 
 /** What replacing every older output did: the view, how many it replaced, and which of them were not reused from the last call. */
@@ -88,14 +94,15 @@ export interface FittedView {
  * placeholders, oldest first and only as many as needed ({@link relievePressure}); with `keepFirstShare`
  * the outputs of the kept head stay whole. The expand and
  * grep definitions are offered only while the payload holds an output that is not shown whole (or
- * the summary names a ref), and only when they take at most their share of the room.
+ * the summary names a ref) or, with `offerCacheToolsAlways`, on every payload; and only when they
+ * take at most their share of the room.
  */
 export function fitView(options: FitViewOptions): FittedView {
   const { aligned, cacheToolTokens } = options;
   const cacheOn = cacheToolTokens !== undefined;
   let messages: ReadonlyArray<ChatMessage> = aligned.messages;
   const memoryRefs = aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content)));
-  let offerCache = cacheOn && (memoryRefs || options.hidesOutput);
+  let offerCache = cacheOn && (options.offerCacheToolsAlways === true || memoryRefs || options.hidesOutput);
   // The region starts past the first position: the view does not fit even with every older output replaced.
   const hopeless = options.region > aligned.startIndex;
   const known = options.room && hopeless;

@@ -169,6 +169,7 @@ export class ViewPayloadComposer {
       withContent: (message, content) => view.withContent(message, content),
       relieveAll: (messages, region, protectFrom, options, relieveLog) => view.relieveAll(messages, region, protectFrom, options, relieveLog),
       microCompact: config.microCompact.enabled ? { minContentLength: config.microCompact.minContentLength } : undefined,
+      offerCacheToolsAlways: config.toolOutputCache.offerTools === 'always',
       ...(config.cutBackRatio < 1 ? { cutBackRatio: config.cutBackRatio, keepFirstShare: config.keepFirstShare, ...this.heldRelief(aligned.messages) } : {}),
       ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
       // Without dynamic context or a memory block the room is the budget less the system prompt and the tools, as the composer counts them.
