@@ -253,9 +253,9 @@ describe('ToolOutputCacheStrategy', () => {
         const given = history();
         const always = { ...exact, toolOutputCache: { offerTools: 'always' as const } };
         const roomy = await setup({ ...exact, maxContextTokens: 100000 }).strategy.composePayload(SYSTEM, given, []);
-        const cacheTools = roomy.stats.budget.used;
+        const wholeHistory = roomy.stats.budget.used;
         // A budget the whole history fits in only without the tools: the first payload fits, the next has to trim.
-        const { strategy } = setup({ ...always, maxContextTokens: cacheTools + 60 });
+        const { strategy } = setup({ ...always, maxContextTokens: wholeHistory + 60 });
         const first = await strategy.composePayload(SYSTEM, given.slice(0, 3), []);
         expect(first.stats.reductions).toEqual([]);
         expect(first.tools.map((definition) => definition.function.name)).toEqual(['tool_output_cache', 'tool_output_cache_grep']);
@@ -265,7 +265,7 @@ describe('ToolOutputCacheStrategy', () => {
         expect(later.tools).toEqual(first.tools);
         expect(later.stats.budget.used).toBeLessThanOrEqual(later.stats.budget.available);
         // By default the same first payload carries no tool: they come with the first trimmed output.
-        const byDefault = await setup({ ...exact, maxContextTokens: cacheTools + 60 }).strategy.composePayload(SYSTEM, given.slice(0, 3), []);
+        const byDefault = await setup({ ...exact, maxContextTokens: wholeHistory + 60 }).strategy.composePayload(SYSTEM, given.slice(0, 3), []);
         expect(byDefault.tools).toEqual([]);
         // Where they would take more than a quarter of the room, "always" offers them no more than the default does.
         expect((await setup({ ...always, maxContextTokens: 600 }).strategy.composePayload(SYSTEM, given, [])).tools).toEqual([]);
