@@ -35,6 +35,7 @@ describe('@ctxkit/core exports', () => {
     'ILLMClient',
     'IModelRegistry',
     'IStrategyContext',
+    'ITextEmbedder',
     'ITokenCounter',
     'LLMClientInUseError',
     'LLMNotConfiguredError',
@@ -98,6 +99,7 @@ describe('@ctxkit/core exports', () => {
       'STORE_KINDS',
       'SerialQueue',
       'SharedCountCaches',
+      'StoreRecallBackend',
       'StrategyFoundation',
       'StrategyLifetime',
       'TOOL_OUTPUT_SHARE',
@@ -143,6 +145,7 @@ describe('@ctxkit/core exports', () => {
       'previewItem',
       'previewItems',
       'readVersioned',
+      'recallBackendFor',
       'remainingForToolOutput',
       'resolveModelEncoding',
       'retryAfterMs',
@@ -181,6 +184,7 @@ describe('@ctxkit/core/testing exports', () => {
     'freezeDeep',
     'loadConversations',
     'runConformance',
+    'runRecallBackendContract',
     'runStoreContract',
     ]);
   });

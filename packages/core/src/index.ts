@@ -56,6 +56,17 @@ export type {
   VersionedSetResult,
   VersionedValue,
 } from './contracts/context-store';
+export type { EmbedOptions } from './contracts/text-embedder';
+export type {
+  IRecallBackend,
+  RecallEntry,
+  RecallReadResult,
+  RecallRecord,
+  RecallReset,
+  RecallScopeKey,
+  RecallSearchHit,
+  RecallVectors,
+} from './contracts/recall-backend';
 export type { ProviderUsage, TokenUsage } from './contracts/token-usage';
 export { createTokenUsage, toTokenUsage } from './contracts/token-usage';
 
@@ -78,6 +89,7 @@ export {
   ILLMClient,
   IModelRegistry,
   IStrategyContext,
+  ITextEmbedder,
   ITokenCounter,
 } from './di/injection-tokens';
 

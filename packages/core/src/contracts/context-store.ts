@@ -1,5 +1,7 @@
+import type { IRecallBackend } from './recall-backend';
+
 /** What a stored value is for. Part of every key, so kinds never collide. */
-export type StoreKind = 'summary' | 'entities' | 'tool-output' | 'transcript' | 'state';
+export type StoreKind = 'summary' | 'entities' | 'tool-output' | 'transcript' | 'state' | 'recall';
 
 /**
  * A store key: state is keyed by agent and session so that one conversation never sees another's.
@@ -91,6 +93,12 @@ export interface IContextStore {
   blobSize(key: StoreKey): Promise<number | undefined>;
   deleteBlob(key: StoreKey): Promise<boolean>;
   listBlobs(prefix: StoreKeyPrefix): Promise<StoreKey[]>;
+
+  /**
+   * The store's own recall backend, for stores with a search of their own (PostgreSQL full-text
+   * search). Without it, recall logs are JSON lines in a blob of this store (kind `recall`).
+   */
+  recallBackend?(): IRecallBackend;
 
   /** Closes connections. Safe to call more than once. */
   close?(): Promise<void>;

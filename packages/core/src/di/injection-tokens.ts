@@ -2,6 +2,7 @@ import type { InjectionToken } from 'tsyringe';
 import type { IContextManager as ContextManagerContract } from '../contracts/context-manager';
 import type { IContextStore as ContextStoreContract } from '../contracts/context-store';
 import type { ILLMClient as LLMClientContract } from '../contracts/llm-client';
+import type { ITextEmbedder as TextEmbedderContract } from '../contracts/text-embedder';
 import type { CtxkitEventBus } from '../events/event-bus';
 import type { IModelRegistry as ModelRegistryContract } from '../models/model-registry';
 import type { StrategyContext } from '../plugins/strategy-plugin';
@@ -20,6 +21,8 @@ export const ITokenCounter: InjectionToken<TokenCounterContract> = Symbol.for('c
 export const IContextStore: InjectionToken<ContextStoreContract> = Symbol.for('ctxkit:IContextStore');
 /** The agent's language model client (may be unregistered when none is configured). */
 export const ILLMClient: InjectionToken<LLMClientContract> = Symbol.for('ctxkit:ILLMClient');
+/** The agent's text embedder, for recall by meaning (may be unregistered when none is configured). */
+export const ITextEmbedder: InjectionToken<TextEmbedderContract> = Symbol.for('ctxkit:ITextEmbedder');
 /** The agent's event bus. */
 export const IEventBus: InjectionToken<CtxkitEventBus> = Symbol.for('ctxkit:IEventBus');
 /** The model registry (shared by every agent of a runtime). */
@@ -37,4 +40,5 @@ export type IContextManager = ContextManagerContract;
 export type ITokenCounter = TokenCounterContract;
 export type IContextStore = ContextStoreContract;
 export type ILLMClient = LLMClientContract;
+export type ITextEmbedder = TextEmbedderContract;
 export type IModelRegistry = ModelRegistryContract;

@@ -1,6 +1,7 @@
 import type { IContextManager } from '../contracts/context-manager';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
+import type { ITextEmbedder } from '../contracts/text-embedder';
 import type { CtxkitEventBus } from '../events/event-bus';
 import type { IModelRegistry } from '../models/model-registry';
 import type { ITokenCounter } from '../token-counting/token-counter';
@@ -27,6 +28,13 @@ export interface StrategyContext {
   llm: ILLMClient | undefined;
   /** Milliseconds since epoch. Injected so that tests control time. */
   now(): number;
+  /** The agent's embedder (recall by meaning); `undefined` when none is configured (recall by words only). */
+  embedder?: ITextEmbedder;
+  /**
+   * The resource (a user, a tenant) the session belongs to, from `agent.forSession(id, { resourceId })`:
+   * what `recall.scope: "resource"` shares across sessions. `undefined` when the host named none.
+   */
+  resourceId?: string;
 }
 
 /**

@@ -3,7 +3,7 @@ import { StoreKeyError } from '../errors/store-key-error';
 import { encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from './store-key-part-encoding';
 
 /** Every {@link StoreKind}, in a fixed order. */
-export const STORE_KINDS: readonly StoreKind[] = ['summary', 'entities', 'tool-output', 'transcript', 'state'];
+export const STORE_KINDS: readonly StoreKind[] = ['summary', 'entities', 'tool-output', 'transcript', 'state', 'recall'];
 
 /**
  * Validates one part of a store key (agent id, session id or name): any non-empty string whose

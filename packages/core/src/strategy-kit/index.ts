@@ -81,6 +81,8 @@ export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KINDS } fro
 export { decodeStoreKeyPart, encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from '../stores/store-key-part-encoding';
 export type { VersionedContextStore } from '../stores/versioned-store-access';
 export { readVersioned, supportsCompareAndSet, UNVERSIONED, writeIfVersion } from '../stores/versioned-store-access';
+// recall logs kept in the store
+export { recallBackendFor, StoreRecallBackend } from '../recall/store-recall-backend';
 // undoable reductions (epochs) kept in the store
 export type { EpochDescription, EpochLogOptions, TakenEpoch } from '../epochs/epoch-log';
 export { DEFAULT_MAX_EPOCHS, EpochLog } from '../epochs/epoch-log';

@@ -29,3 +29,6 @@ export { loadConversations } from './load-conversations';
 
 // store contract
 export { runStoreContract, type StoreContractOptions } from './store-contract';
+
+// recall backend contract
+export { runRecallBackendContract, type RecallBackendContractOptions, type RecallBackendPair } from './recall-backend-contract';
