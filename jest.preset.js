@@ -12,6 +12,7 @@ const moduleNameMapper = {
   '^@ctxkit/kernel$': path.join(root, 'packages/kernel/src/index.ts'),
   '^@ctxkit/cli$': path.join(root, 'packages/cli/src/index.ts'),
   '^@ctxkit/store-redis$': path.join(root, 'packages/store-redis/src/index.ts'),
+  '^@ctxkit/store-postgres$': path.join(root, 'packages/store-postgres/src/index.ts'),
   '^@ctxkit/ai-sdk$': path.join(root, 'packages/ai-sdk/src/index.ts'),
   '^@ctxkit/langchain$': path.join(root, 'packages/langchain/src/index.ts'),
   '^@ctxkit/openai-agents$': path.join(root, 'packages/openai-agents/src/index.ts'),

@@ -1,7 +1,7 @@
 import { CtxkitError, LLMRequestError, LLMResponseError, type LLMErrorDetails } from '@ctxkit/core';
 import { networkErrorCode, retryAfterMs } from '@ctxkit/core/strategy-kit';
 
-/** The fields of the AI SDK's `APICallError` (read by shape: the adapter never loads the `ai` package). */
+/** The fields of the AI SDK's `APICallError` (read by shape: the adapter does not load the `ai` package for it). */
 interface ApiCallErrorShape {
   name: 'AI_APICallError';
   message: string;

@@ -8,8 +8,9 @@ import type {
 } from 'ai';
 
 /**
- * The AI SDK shapes the adapter works with, named once. Only types: the adapter never loads the
- * `ai` package at run time (it is the caller's, passed in as models, tools and messages).
+ * The AI SDK shapes the adapter works with, named once. Only types: the adapter loads nothing of the
+ * `ai` package at run time (it is the caller's, passed in as models, tools and messages) but the
+ * embedder's `embedMany`.
  */
 
 /** A part of a user message given as an array. */

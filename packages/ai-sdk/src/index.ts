@@ -2,7 +2,8 @@
  * @ctxkit/ai-sdk: ctxkit context strategies for the Vercel AI SDK. Message conversion between the
  * AI SDK's `ModelMessage` and ctxkit's `ChatMessage`, a language-model middleware and a
  * `prepareStep` that run an agent's strategy on every step of `generateText` / `streamText`, the
- * strategy's own tools as AI SDK tools, and a ctxkit LLM client on an AI SDK language model.
+ * strategy's own tools as AI SDK tools, a ctxkit LLM client on an AI SDK language model and a text
+ * embedder on an AI SDK embedding model.
  * Explicit named exports only.
  * @see docs/adapters/ai-sdk.md
  */
@@ -18,6 +19,12 @@ export { toLanguageModelPrompt, toModelMessages } from './to-model-messages';
 export { inputJsonSchema, toolSetDefinitions } from './tool-definitions';
 export type { CallableLanguageModel, LanguageModelClientOptions } from './language-model-llm-client';
 export { llmClientFromLanguageModel } from './language-model-llm-client';
+export type { EmbeddingModelEmbedderOptions } from './embedding-model-embedder';
+/**
+ * A ctxkit `ITextEmbedder` on an AI SDK embedding model (through `embedMany`); give it to
+ * `createContextRuntime({ embedder })` so that recall finds earlier turns by meaning.
+ */
+export { embedderFromEmbeddingModel } from './embedding-model-embedder';
 export { AiSdkOptionsError } from './errors/ai-sdk-options-error';
 export { LanguageModelClientError } from './errors/language-model-client-error';
 export { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';

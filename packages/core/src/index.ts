@@ -133,6 +133,8 @@ export { LLMResponseError } from './errors/llm-response-error';
 export { LLMTimeoutError } from './errors/llm-timeout-error';
 export type { LLMErrorDetails } from './errors/llm-error-details';
 export { ProviderPayloadError } from './errors/provider-payload-error';
+export { RecallScopeError } from './errors/recall-scope-error';
+export { SessionResourceError } from './errors/session-resource-error';
 export { ToolExecutionError } from './errors/tool-execution-error';
 export { ToolNotFoundError } from './errors/tool-not-found-error';
 export { ToolOutputRefNotFoundError } from './errors/tool-output-ref-not-found-error';
@@ -164,7 +166,7 @@ export type { AgentManifest, PluginManifest } from './plugins/plugin-manifest';
 export { DEFAULT_STRATEGY_ID } from './plugins/plugin-manifest';
 export { AgentContainer } from './di/agent-container';
 export type { Constructor } from './di/agent-container';
-export type { AgentHandle } from './runtime/agent-handle';
+export type { AgentHandle, SessionOptions } from './runtime/agent-handle';
 export { DEFAULT_SESSION_ID } from './runtime/agent-handle';
 export type {
   ContextRuntime,

@@ -20,6 +20,7 @@ describe('@ctxkit/kernel exports', () => {
       'OPENAI_DEFAULT_BASE_URL',
       'OVERFLOW_RETRY_SHARE',
       'OpenAICompatibleClient',
+      'OpenAICompatibleEmbedder',
       'PARTIAL_PROMPT_SHARE',
       'PROVIDER_NAMES',
       'ResponsesHistoryCache',

@@ -24,7 +24,14 @@ export { findAnthropicProblems, findProviderProblems, validateForProvider } from
 // LLM clients
 export type { RetryOptions } from './llm/retry-options';
 export type { OpenAICompatibleClientOptions } from './llm/openai-compatible-client';
-export { OPENAI_DEFAULT_BASE_URL, OpenAICompatibleClient } from './llm/openai-compatible-client';
+export { OpenAICompatibleClient } from './llm/openai-compatible-client';
+export { OPENAI_DEFAULT_BASE_URL } from './llm/openai-sdk-connection';
+export type { OpenAICompatibleEmbedderOptions } from './llm/openai-compatible-embedder';
+/**
+ * An `ITextEmbedder` on the OpenAI embeddings API (OpenAI, Ollama, llama.cpp server, vLLM …), configured like
+ * `OpenAICompatibleClient`; give it to `createContextRuntime({ embedder })` so recall finds turns by meaning.
+ */
+export { OpenAICompatibleEmbedder } from './llm/openai-compatible-embedder';
 export type { AnthropicClientOptions } from './llm/anthropic-client';
 export { ANTHROPIC_API_VERSION, ANTHROPIC_DEFAULT_BASE_URL, AnthropicClient } from './llm/anthropic-client';
 export type { LLMClientFromEnvOptions } from './llm/create-llm-client-from-env';

@@ -12,6 +12,7 @@ import { DeadlineBoundLLMClient } from '@ctxkit/core/strategy-kit';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage, type UsageMetadata } from '@langchain/core/messages';
 import { chatModelErrorToLLMError } from './chat-model-error-to-llm-error';
+import { configuredModelName } from './configured-model-name';
 import { fromChatMessages } from './from-chat-messages';
 import { toChatMessage } from './to-chat-messages';
 
@@ -26,10 +27,7 @@ export interface ChatModelClientOptions {
 
 /** The model name a chat model was configured with (`model` / `modelName`), else its LangChain type. */
 function modelNameOf(model: BaseChatModel): string {
-  const fields = model as unknown as { model?: unknown; modelName?: unknown };
-  if (typeof fields.model === 'string' && fields.model !== '') return fields.model;
-  if (typeof fields.modelName === 'string' && fields.modelName !== '') return fields.modelName;
-  return model._llmType();
+  return configuredModelName(model) ?? model._llmType();
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * @ctxkit/langchain: ctxkit for LangChain.js v1. A `createAgent` middleware that composes each model
- * call with an agent's context strategy, the strategy's contributed tools as LangChain tools, and
- * the conversion between LangChain messages and ctxkit messages. Explicit named exports only.
+ * call with an agent's context strategy, the strategy's contributed tools as LangChain tools, the
+ * conversion between LangChain messages and ctxkit messages, and the chat model and embeddings as
+ * ctxkit's LLM client and text embedder. Explicit named exports only.
  */
 
 // message conversion
@@ -23,6 +24,14 @@ export { contributedLangChainTools } from './contributed-tools';
 // the chat model as ctxkit's LLM client (summaries, extraction, compaction)
 export type { ChatModelClientOptions } from './chat-model-llm-client';
 export { llmClientFromChatModel } from './chat-model-llm-client';
+
+// LangChain embeddings as ctxkit's text embedder (recall by meaning)
+export type { LangChainEmbedderOptions } from './embeddings-embedder';
+/**
+ * A ctxkit `ITextEmbedder` on any LangChain `Embeddings` (through `embedDocuments`); give it to
+ * `createContextRuntime({ embedder })` so that recall finds earlier turns by meaning.
+ */
+export { embedderFromLangChain } from './embeddings-embedder';
 
 // errors
 export { CtxkitMiddlewareOptionsError, LangChainMessageError, SessionIdError } from './langchain-errors';

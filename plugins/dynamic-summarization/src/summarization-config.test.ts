@@ -21,7 +21,7 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
   summaryInputMaxTokens: true,
   summarizer: true,
   summaryPrompt: true,
-      checkSummaries: true,
+  checkSummaries: true,
   summaryScript: true,
   model: true,
   maxContextTokens: true,
@@ -32,6 +32,7 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
   retryBackoffMs: true,
   summaryTimeoutMs: true,
   summaryWaitMs: true,
+  recall: true,
 };
 
 /** The config the loader hands the factory for `config` (none when the loader rejects it), and any error. */

@@ -1,4 +1,4 @@
-import { applyConfigSchema } from '@ctxkit/core/strategy-kit';
+import { applyConfigSchema, type RecallConfig } from '@ctxkit/core/strategy-kit';
 import manifest from '../plugin.json';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 
@@ -52,6 +52,12 @@ export interface SummarizationConfig {
    * @default 1
    */
   cutBackRatio: number;
+  /**
+   * Recall earlier turns beside the summary and the newest history (the older turns most relevant to
+   * the newest user message, quoted in a user-role block); `{}` for the defaults. `null`: no recall.
+   * @default null
+   */
+  recall: RecallConfig | null;
   /** Consecutive failures before attempts stop until the turns to fold change. */
   maxConsecutiveFailures: number;
   /** Backoff after a failure, doubled per consecutive failure. */

@@ -10,7 +10,7 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { SerialQueue, payloadPreview, previewItems, StrategyFoundation, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import { SerialQueue, payloadPreview, previewItems, RecallLayer, StrategyFoundation, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import { FoldEpochs } from './fold/fold-epochs';
 import { FoldScheduler } from './fold/fold-scheduler';
 import { LLMSummarizer } from './llm/llm-summarizer';
@@ -76,6 +76,8 @@ export class SummarizationStrategy implements IContextManager {
   private turn = 0;
   /** The summary block of the current summary, built once per summary rather than once per turn. */
   private summaryBlock: { state: SummaryState; block: MemoryBlock } | undefined;
+  /** Earlier turns recalled beside the summary (`config.recall`); undefined without recall. */
+  private readonly recall: RecallLayer | undefined;
 
   constructor(
     private readonly config: SummarizationConfig,
@@ -87,6 +89,7 @@ export class SummarizationStrategy implements IContextManager {
     const { available } = this.base.budget();
     this.summarizer = options.summarizer ?? this.chooseSummarizer();
     this.foldEpochs = new FoldEpochs(context);
+    this.recall = config.recall ? new RecallLayer({ context, config: config.recall, counter: this.base.counter }) : undefined;
     this.scheduler = new FoldScheduler({
       config,
       context,
@@ -135,6 +138,7 @@ export class SummarizationStrategy implements IContextManager {
       this.scheduler.resyncIfStale(newHistory);
       this.scheduler.maybeStartFold(newHistory);
     });
+    await this.recall?.onTurnComplete(newHistory);
   }
 
   /**
@@ -183,11 +187,13 @@ export class SummarizationStrategy implements IContextManager {
   /** Resolves when no background fold is running (for tests and graceful shutdown). */
   async whenIdle(): Promise<void> {
     await this.scheduler.whenIdle();
+    await this.recall?.whenIdle();
   }
 
   /** Stops background work; a running fold is aborted and commits nothing. Safe to call twice. */
   async dispose(): Promise<void> {
     if (!this.base.dispose()) return;
+    this.recall?.dispose();
     await this.scheduler.dispose();
   }
 
@@ -212,7 +218,8 @@ export class SummarizationStrategy implements IContextManager {
     if (!preview) this.turn = turn;
     const state = this.scheduler.summaryFor(history);
     const covered = state ? state.coveredMessages : 0;
-    const composed = this.base.composer.compose({
+    const recalled = this.recall ? await this.recall.prepare(history, { preview }) : undefined;
+    const request = {
       systemPrompt,
       history,
       tools,
@@ -225,7 +232,8 @@ export class SummarizationStrategy implements IContextManager {
       emitEvents: false,
       preview,
       extra: {},
-    });
+    };
+    const composed = this.recall && recalled ? this.recall.compose(this.base.composer, request, recalled) : this.base.composer.compose(request);
     const room = { room: composed.roomTokens, allowance: composed.memoryAllowanceTokens };
     if (!preview) this.scheduler.noteRoom(room);
     const outcome = composed.memory[0];

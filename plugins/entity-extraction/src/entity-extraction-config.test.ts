@@ -27,6 +27,7 @@ describe('resolveEntityExtractionConfig', () => {
         safetyMarginRatio: 0.1,
         cutBackRatio: 1,
         keepFirstShare: 0,
+        recall: null,
       });
       expect(input).toEqual({ stateSchema: { type: 'object', properties: {} } });
     });

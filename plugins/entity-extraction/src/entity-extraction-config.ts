@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@ctxkit/core';
-import { applyConfigSchema } from '@ctxkit/core/strategy-kit';
+import { applyConfigSchema, type RecallConfig } from '@ctxkit/core/strategy-kit';
 import manifest from '../plugin.json';
 
 /** The plugin id. */
@@ -55,6 +55,12 @@ export interface EntityExtractionConfig {
    * @default 0
    */
   keepFirstShare: number;
+  /**
+   * Recall earlier turns beside the state and the newest history (the older turns most relevant to the
+   * newest user message, quoted in a user-role block); `{}` for the defaults. `null`: no recall.
+   * @default null
+   */
+  recall: RecallConfig | null;
 }
 
 /** The config an agent writes: everything but `stateSchema` may be left out. */

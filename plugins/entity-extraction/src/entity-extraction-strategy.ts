@@ -12,7 +12,7 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { SerialQueue, contentDigest, contentText, payloadPreview, StrategyFoundation, type TurnIndex } from '@ctxkit/core/strategy-kit';
+import { SerialQueue, contentDigest, contentText, payloadPreview, RecallLayer, StrategyFoundation, type PreparedRecall, type TurnIndex } from '@ctxkit/core/strategy-kit';
 import { ENTITY_EXTRACTION_STRATEGY_ID, type EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput } from './extraction/extraction-input';
 import { nextExtractionNote } from './extraction/next-extraction-note';
@@ -71,6 +71,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   /** The session's turn at the last call that read a history (names the turn of epochs and undo events). */
   private turn = 0;
   private lastError: ExtractionFailure | null = null;
+  /** Earlier turns recalled beside the state (`config.recall`); undefined without recall. */
+  private readonly recall: RecallLayer | undefined;
 
   constructor(private readonly options: EntityExtractionStrategyOptions) {
     const { config, context } = options;
@@ -86,6 +88,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     });
     this.stateBlocks = new StateBlockCache(options.schema, this.base.counter);
     this.shortenedStateBlocks = new StateBlockCache(options.schema, this.base.counter);
+    this.recall = config.recall ? new RecallLayer({ context, config: config.recall, counter: this.base.counter }) : undefined;
   }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
@@ -99,7 +102,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     return this.queue.run(async () => {
       this.turn = this.turnsOf(history).turns;
       const persisted = await this.extractNew(history);
-      return this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options);
+      const recalled = await this.recall?.prepare(history);
+      return this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, false, recalled);
     });
   }
 
@@ -113,7 +117,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     this.base.turns.count(history);
     return this.queue.run(async () => {
       const persisted = await this.shared.peek();
-      const payload = this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, true);
+      const recalled = await this.recall?.prepare(history, { preview: true });
+      const payload = this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, true, recalled);
       const preview = payloadPreview(payload, history, this.base.counter);
       const note = nextExtractionNote(history, resumePoint(history, persisted), this.options.extractor);
       return { ...preview, notes: [...preview.notes, note] };
@@ -145,6 +150,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       this.turn = this.turnsOf(newHistory).turns;
       await this.extractNew(newHistory);
     });
+    await this.recall?.onTurnComplete(newHistory);
   }
 
   async getState(): Promise<EntityState> {
@@ -164,12 +170,14 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     return stateAtVersion((await this.load()).versions, version);
   }
 
-  whenIdle(): Promise<void> {
-    return this.queue.idle();
+  async whenIdle(): Promise<void> {
+    await this.queue.idle();
+    await this.recall?.whenIdle();
   }
 
   dispose(): void {
     this.base.dispose();
+    this.recall?.dispose();
   }
 
   /** The turn index, synced with `history` (reads only the messages new since the previous call). */
@@ -265,6 +273,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     persisted: PersistedEntityState,
     options: ComposeOptions,
     preview = false,
+    recalled?: PreparedRecall,
   ): LLMPayload {
     const { config } = this.options;
     const version = persisted.versions.length;
@@ -274,7 +283,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       this.warn(`the state block was shortened to fit ${config.stateMaxTokens} tokens (fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`);
     }
     const lean = config.lean;
-    const composed = this.base.composer.compose({
+    const request = {
       systemPrompt,
       history,
       tools,
@@ -288,7 +297,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       keepFirstShare: config.keepFirstShare,
       ...(lean ? { startIndex: recentTurnsStart(turns, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
       extra: { entities: entityStats(persisted, block, this.options.extractor, this.lastError, lean) },
-    });
+    };
+    const composed = this.recall && recalled ? this.recall.compose(this.base.composer, request, recalled) : this.base.composer.compose(request);
     return composed.payload;
   }
 }

@@ -1,4 +1,4 @@
-import type { SystemMessage } from '../contracts/chat-message';
+import type { SystemMessage, UserMessage } from '../contracts/chat-message';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { truncateToFit } from '../truncation/truncate-to-fit';
 import type { MemoryBlock, MemoryBlockOutcome } from './memory-block';
@@ -8,7 +8,7 @@ export interface FittedMemoryBlock {
   block: MemoryBlock;
   outcome: MemoryBlockOutcome;
   /** The message sent; undefined when left out. */
-  message: SystemMessage | undefined;
+  message: SystemMessage | UserMessage | undefined;
   /** Tokens of `message` (0 when left out). */
   tokens: number;
   /** Tokens of the whole block. */
@@ -23,28 +23,29 @@ export const MIN_MEMORY_BLOCK_TOKENS = 24;
  * the head of its text with a marker; left out when not even {@link MIN_MEMORY_BLOCK_TOKENS} fit.
  * `messages` caches one message object per text so that counts are reused across calls.
  */
-export function fitMemoryBlock(block: MemoryBlock, allowance: number, counter: ITokenCounter, messages: Map<string, SystemMessage>): FittedMemoryBlock {
+export function fitMemoryBlock(block: MemoryBlock, allowance: number, counter: ITokenCounter, messages: Map<string, SystemMessage | UserMessage>): FittedMemoryBlock {
   if (block.content.length === 0) return { block, outcome: 'empty', message: undefined, tokens: 0, fullTokens: 0 };
-  const whole = systemMessage(block.content, messages);
+  const role = block.role ?? 'system';
+  const whole = blockMessage(role, block.content, messages);
   const fullTokens = counter.countMessage(whole);
   if (fullTokens <= allowance) return { block, outcome: 'sent', message: whole, tokens: fullTokens, fullTokens };
-  const overhead = counter.countMessage({ role: 'system', content: '' });
+  const overhead = counter.countMessage({ role, content: '' });
   const textRoom = allowance - overhead;
   if (allowance < MIN_MEMORY_BLOCK_TOKENS || textRoom <= 0) return { block, outcome: 'left-out', message: undefined, tokens: 0, fullTokens };
   let text = block.shrink?.(textRoom);
   if (text === undefined || counter.count(text) > textRoom) text = truncateToFit(block.content, { kind: 'head', maxTokens: textRoom, counter }).text;
-  const message = systemMessage(text, messages);
+  const message = blockMessage(role, text, messages);
   const tokens = counter.countMessage(message);
   if (text.length === 0 || tokens > allowance) return { block, outcome: 'left-out', message: undefined, tokens: 0, fullTokens };
   return { block, outcome: 'shortened', message, tokens, fullTokens };
 }
 
-function systemMessage(content: string, messages: Map<string, SystemMessage>): SystemMessage {
-  let message = messages.get(content);
-  if (message === undefined) {
-    if (messages.size > 32) messages.clear();
-    message = { role: 'system', content };
-    messages.set(content, message);
-  }
+function blockMessage(role: 'system' | 'user', content: string, messages: Map<string, SystemMessage | UserMessage>): SystemMessage | UserMessage {
+  const key = `${role}\u0000${content}`;
+  const cached = messages.get(key);
+  if (cached !== undefined) return cached;
+  if (messages.size > 32) messages.clear();
+  const message: SystemMessage | UserMessage = role === 'user' ? { role, content } : { role, content };
+  messages.set(key, message);
   return message;
 }

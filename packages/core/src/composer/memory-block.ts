@@ -8,8 +8,14 @@ import type { RecoverySource, ReductionAction } from '../contracts/llm-payload';
 export interface MemoryBlock {
   /** Names the block in reductions and stats (`summary`, `entity state`). */
   name: string;
-  /** The block's whole text; it is sent as one system message. */
+  /** The block's whole text; it is sent as one message (see `role`). */
   content: string;
+  /**
+   * The role of the block's message. `user` for text the system prompt's author did not write
+   * (recalled turns): framed as a quote in the conversation, never as instructions.
+   * @default 'system'
+   */
+  role?: 'system' | 'user';
   /**
    * `after-system`: right after the system prompt, before the dynamic context (a running summary).
    * `before-history`: after the dynamic context, right before the recent history (a state block).
@@ -28,6 +34,11 @@ export interface MemoryBlock {
    * is sent.
    */
   covers?: { until: number; action: ReductionAction; recoverableFrom: RecoverySource; reason: string; refs?: string[] };
+  /**
+   * History ranges the block sends again in its own form (recalled turns): older than the window,
+   * they are reported as `recalled` instead of `dropped` while the block is sent whole.
+   */
+  recalls?: ReadonlyArray<{ from: number; to: number; reason: string }>;
   /**
    * Leave the block out when the window keeps every message it covers (it would only repeat them).
    * @default false

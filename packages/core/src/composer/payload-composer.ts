@@ -1,4 +1,4 @@
-import type { ChatMessage, SystemMessage } from '../contracts/chat-message';
+import type { ChatMessage, SystemMessage, UserMessage } from '../contracts/chat-message';
 import type { ComposeOptions } from '../contracts/context-manager';
 import type { LLMPayload, PayloadBudget, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
 import type { ToolDefinition } from '../contracts/tool-definition';
@@ -205,7 +205,7 @@ export class PayloadComposer {
   private checked: { first: unknown; last: unknown; length: number } | undefined;
   private readonly collapser = new ToolResultCollapser();
   private readonly systemMessages = new Map<string, SystemMessage>();
-  private readonly memoryMessages = new Map<string, SystemMessage>();
+  private readonly memoryMessages = new Map<string, SystemMessage | UserMessage>();
   private level: UsageLevel = 'ok';
   /**
    * The messages and tools of the previous payload (to count what the next one repeats), and the
@@ -236,7 +236,7 @@ export class PayloadComposer {
    * The shortened form each memory block had in the previous payload, by name (see `cutBackRatio`):
    * sent again while the block's content is the same, it still fits and the window is not cut.
    */
-  private readonly heldForms = new Map<string, { content: string; message: SystemMessage; tokens: number; fullTokens: number }>();
+  private readonly heldForms = new Map<string, { content: string; message: SystemMessage | UserMessage; tokens: number; fullTokens: number }>();
 
   constructor(private readonly options: PayloadComposerOptions) {
     this.ledger = new HistoryLedger(options.counter);

@@ -8,6 +8,7 @@ import type { MemoryBlock } from './memory-block';
  */
 export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlySet<string>, blocks: ReadonlyArray<MemoryBlock>): ReductionRecord[] {
   let out = records;
+  for (const block of blocks) for (const range of block.recalls ?? []) out = relabelRange(out, older, range);
   for (const block of blocks) {
     const covers = block.covers;
     if (!covers || covers.until <= 0) continue;
@@ -31,6 +32,26 @@ export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlyS
       if (end < record.to) next.push({ ...record, from: end, messages: record.to - end });
     }
     out = next;
+  }
+  return out;
+}
+
+/**
+ * `records` with the part of each dropped record of `older` inside `range` reported as `recalled`
+ * (sent again in a recall block), the rest as it was.
+ */
+function relabelRange(records: ReductionRecord[], older: ReadonlySet<string>, range: { from: number; to: number; reason: string }): ReductionRecord[] {
+  const out: ReductionRecord[] = [];
+  for (const record of records) {
+    if (record.action !== 'dropped' || !older.has(record.reason) || record.to <= range.from || record.from >= range.to) {
+      out.push(record);
+      continue;
+    }
+    const from = Math.max(record.from, range.from);
+    const to = Math.min(record.to, range.to);
+    if (record.from < from) out.push({ ...record, to: from, messages: from - record.from });
+    out.push({ action: 'recalled', from, to, messages: to - from, reason: range.reason, recoverableFrom: 'history' });
+    if (to < record.to) out.push({ ...record, from: to, messages: record.to - to });
   }
   return out;
 }

@@ -19,7 +19,9 @@ export type ReductionAction =
   | 'summarized'
   | 'compacted'
   | 'micro-compacted'
-  | 'extracted';
+  | 'extracted'
+  /** Older than the window, sent again inside a recall block (labelled, in a quoted frame). */
+  | 'recalled';
 
 /** Where something that left the payload can be recovered from. */
 export type RecoverySource =

@@ -49,6 +49,8 @@ export interface ReductionPreview {
   compacted: PreviewItem[];
   /** Tool outputs that would be shown as a placeholder, cut or micro-compacted. */
   trimmed: PreviewItem[];
+  /** Messages older than the window that would be sent again in the recall block (strategies with recall). */
+  recalled?: PreviewItem[];
   /** Tokens of the payload that compose would return. */
   payloadTokens: number;
   /** One line per planned change, in plain words. */

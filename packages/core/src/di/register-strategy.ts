@@ -1,6 +1,7 @@
 import type { IContextManager as ContextManagerContract } from '../contracts/context-manager';
 import type { IContextStore as ContextStoreContract } from '../contracts/context-store';
 import type { ILLMClient as LLMClientContract } from '../contracts/llm-client';
+import type { ITextEmbedder as TextEmbedderContract } from '../contracts/text-embedder';
 import type { CtxkitEventBus } from '../events/event-bus';
 import type { IModelRegistry as ModelRegistryContract } from '../models/model-registry';
 import type { StrategyContext } from '../plugins/strategy-plugin';
@@ -14,6 +15,7 @@ import {
   ILLMClient,
   IModelRegistry,
   IStrategyContext,
+  ITextEmbedder,
   ITokenCounter,
 } from './injection-tokens';
 
@@ -24,6 +26,8 @@ export interface AgentServices {
   store: ContextStoreContract;
   /** Registered only when configured; strategies then use their offline fallback. */
   llm: LLMClientContract | undefined;
+  /** Registered only when configured; recall then ranks by words alone. */
+  embedder?: TextEmbedderContract;
   models: ModelRegistryContract;
   counter: TokenCounterContract;
   /** The default session's strategy context. */
@@ -34,7 +38,7 @@ export interface AgentServices {
 
 /**
  * Registers an agent's services under the tokens of `injection-tokens.ts`: `IAgentId`,
- * `IEventBus` (one bus per agent), `IContextStore`, `ILLMClient` (when configured),
+ * `IEventBus` (one bus per agent), `IContextStore`, `ILLMClient` and `ITextEmbedder` (when configured),
  * `IModelRegistry`, `ITokenCounter`, `IStrategyContext`, and `IContextManager` as a factory
  * resolving the default session's manager. The kernel receives its `IContextManager` from here,
  * never by `new`.
@@ -49,4 +53,5 @@ export function registerStrategyServices(container: AgentContainer, services: Ag
     .registerValue(IStrategyContext, services.strategyContext)
     .registerFactory(IContextManager, () => services.contextManager());
   if (services.llm) container.registerValue(ILLMClient, services.llm);
+  if (services.embedder) container.registerValue(ITextEmbedder, services.embedder);
 }

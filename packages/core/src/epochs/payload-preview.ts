@@ -35,7 +35,8 @@ function noteOf(record: ReductionRecord): string {
  * What a composed payload does to the history it was composed for, as a {@link ReductionPreview}:
  * `dropped` names every history message the payload leaves out (dropped, or standing in a summary, the
  * entity state or a compaction: what its `stats.reductions` report), `trimmed` every message it sends
- * cut, as a placeholder or micro-compacted, `payloadTokens` its tokens, and `notes` one line per
+ * cut, as a placeholder or micro-compacted, `recalled` every message older than the window it sends
+ * again in a recall block, `payloadTokens` its tokens, and `notes` one line per
  * reduction. `folded` and `compacted` are empty: a strategy adds what its own next reduction would do.
  * Compose the payload with `ComposeRequest.preview` so that computing it changes nothing.
  * @see docs/06-writing-a-strategy.md
@@ -44,14 +45,23 @@ export function payloadPreview(payload: LLMPayload, history: ReadonlyArray<Reado
   const sent = new Set<unknown>(payload.messages);
   const dropped = new Set<number>();
   const trimmed = new Set<number>();
+  const recalled = new Set<number>();
   const notes: string[] = [];
   for (const record of payload.stats.reductions) {
     notes.push(noteOf(record));
-    const into = LEFT_OUT.has(record.action) ? dropped : CUT.has(record.action) ? trimmed : undefined;
+    const into = LEFT_OUT.has(record.action) ? dropped : CUT.has(record.action) ? trimmed : record.action === 'recalled' ? recalled : undefined;
     if (into && record.messages > 0) for (const index of recordIndexes(record, history, sent)) into.add(index);
   }
   const { budget } = payload.stats;
   notes.push(`the payload would take ${payload.stats.output_tokens.toLocaleString('en-US')} of ${budget.available.toLocaleString('en-US')} available tokens`);
   const items = (indexes: Set<number>) => [...indexes].sort((a, b) => a - b).map((index) => previewItem(history, index, counter));
-  return { dropped: items(dropped), folded: [], compacted: [], trimmed: items(trimmed), payloadTokens: payload.stats.output_tokens, notes };
+  return {
+    dropped: items(dropped),
+    folded: [],
+    compacted: [],
+    trimmed: items(trimmed),
+    ...(recalled.size > 0 ? { recalled: items(recalled) } : {}),
+    payloadTokens: payload.stats.output_tokens,
+    notes,
+  };
 }

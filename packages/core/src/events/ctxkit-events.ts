@@ -1,3 +1,4 @@
+import type { RecallEmbeddingState } from '../recall/recall-embedding-state';
 import type { ChatMessage } from '../contracts/chat-message';
 import type { PayloadStats, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
 import type { Pin } from '../contracts/pin';
@@ -22,6 +23,17 @@ export interface CtxkitEventPayloads {
   'payload-composed': CtxkitEventBase & { stats: PayloadStats };
   /** History left the payload (dropped by a window). */
   'history-trim': CtxkitEventBase & { reductions: ReductionRecord[]; droppedMessages: number };
+  /**
+   * Earlier turns were recalled into the payload (strategies with recall): each hit's session, its
+   * history range `[from, to)` there, when it was indexed, and its relevance; `tokens` the recall
+   * block's size, `embedding` whether the question's vector took part.
+   */
+  'history-recall': CtxkitEventBase & {
+    hits: Array<{ sessionId: string; from: number; to: number; at: number; relevance: number }>;
+    tokens: number;
+    candidates: number;
+    embedding: RecallEmbeddingState;
+  };
   /** A tool output was cut to a view, trimmed to a placeholder or micro-compacted. */
   'tool-output-trim': CtxkitEventBase & { reductions: ReductionRecord[] };
   /** A tool output was stored in the tool output cache. */

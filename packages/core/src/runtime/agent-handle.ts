@@ -1,10 +1,12 @@
 import type { ContextSession } from '../contracts/context-session';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
+import type { ITextEmbedder } from '../contracts/text-embedder';
 import { AgentContainer } from '../di/agent-container';
 import { ILLMClient as ILLMClientToken, IStrategyContext } from '../di/injection-tokens';
 import { registerStrategyServices } from '../di/register-strategy';
 import { DisposedError } from '../errors/disposed-error';
+import { SessionResourceError } from '../errors/session-resource-error';
 import { ErrorCodes } from '../errors/error-codes';
 import { LLMClientInUseError } from '../errors/llm-client-in-use-error';
 import { CtxkitEventBus, safeEmit } from '../events/event-bus';
@@ -58,13 +60,16 @@ export interface AgentHandle {
   /**
    * The context manager of one conversation: one strategy instance per session, created on first
    * use with its own `StrategyContext`, so state never leaks between conversations.
-   * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for a session id that cannot be a store key part
+   * @param options whose session it is (`resourceId`: a user, a tenant), for state shared across a
+   *   resource's sessions (recall with `scope: "resource"`); fixed when the session is first opened
+   * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for a session or resource id that cannot be a store key part
+   * @throws SessionResourceError (`CTXKIT_SESSION_RESOURCE_CONFLICT`) when the session is open for another resource
    * @throws DisposedError (`CTXKIT_DISPOSED`) after `dispose()`
    * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when the plugin's factory throws
    */
-  forSession(sessionId: string): ContextSession;
+  forSession(sessionId: string, options?: SessionOptions): ContextSession;
   /** Like `forSession`, resolved once the strategy instance exists (for asynchronous factories). */
-  openSession(sessionId: string): Promise<ContextSession>;
+  openSession(sessionId: string, options?: SessionOptions): Promise<ContextSession>;
   /** The ids of the sessions opened so far. */
   sessions(): string[];
   /** True after `dispose()`. */
@@ -75,6 +80,15 @@ export interface AgentHandle {
    * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when a strategy's dispose throws (after disposing all others)
    */
   dispose(): Promise<void>;
+}
+
+/** Options of `agent.forSession`. */
+export interface SessionOptions {
+  /**
+   * The resource the session belongs to (a user, a tenant): sessions of one resource share what a
+   * strategy keeps per resource (recall with `scope: "resource"`), never another resource's.
+   */
+  resourceId?: string;
 }
 
 /** What {@link createAgentHandle} needs. */
@@ -88,6 +102,8 @@ export interface AgentHandleOptions {
   models: IModelRegistry;
   store: IContextStore;
   llm: ILLMClient | undefined;
+  /** The agent's embedder (recall by meaning), when one is configured. */
+  embedder?: ITextEmbedder;
   counterFor(model: string): ITokenCounter;
   now(): number;
   /** Called once the agent is disposed (the runtime forgets it). */
@@ -103,6 +119,8 @@ class Agent implements AgentHandle {
   readonly config: Readonly<Record<string, unknown>>;
   readonly container: AgentContainer;
   private readonly sessionManagers = new Map<string, SessionContextManager>();
+  /** The resource each session was opened for, when one was named. */
+  private readonly sessionResources = new Map<string, string>();
   private capabilities: ReadonlySet<CapabilityName> | undefined;
   private disposing: Promise<void> | undefined;
   private isDisposed = false;
@@ -148,6 +166,7 @@ class Agent implements AgentHandle {
       events: this.events,
       store: this.options.store,
       llm: this.client,
+      ...(this.options.embedder !== undefined ? { embedder: this.options.embedder } : {}),
       models: this.options.models,
       counter: this.options.counterFor(this.model),
       strategyContext: this.defaultContext!,
@@ -183,14 +202,23 @@ class Agent implements AgentHandle {
     }
   }
 
-  forSession(sessionId: string): ContextSession {
+  forSession(sessionId: string, options: SessionOptions = {}): ContextSession {
     this.assertUsable();
     assertStoreKeyPart('sessionId', sessionId);
-    return this.sessionManagers.get(sessionId) ?? this.createSession(sessionId, this.capabilities);
+    const { resourceId } = options;
+    if (resourceId !== undefined) assertStoreKeyPart('resourceId', resourceId);
+    const existing = this.sessionManagers.get(sessionId);
+    if (existing !== undefined) {
+      const current = this.sessionResources.get(sessionId);
+      if (resourceId !== undefined && current !== resourceId) throw new SessionResourceError(this.id, sessionId, current, resourceId);
+      return existing;
+    }
+    if (resourceId !== undefined) this.sessionResources.set(sessionId, resourceId);
+    return this.createSession(sessionId, this.capabilities);
   }
 
-  async openSession(sessionId: string): Promise<ContextSession> {
-    const manager = this.forSession(sessionId) as SessionContextManager;
+  async openSession(sessionId: string, options?: SessionOptions): Promise<ContextSession> {
+    const manager = this.forSession(sessionId, options) as SessionContextManager;
     return manager.whenReady();
   }
 
@@ -286,9 +314,12 @@ class Agent implements AgentHandle {
   private contextFor(sessionId: string): StrategyContext {
     const { options } = this;
     const agent = this;
+    const resourceId = this.sessionResources.get(sessionId);
     return Object.freeze({
       agentId: this.id,
       sessionId,
+      ...(resourceId !== undefined ? { resourceId } : {}),
+      ...(options.embedder !== undefined ? { embedder: options.embedder } : {}),
       strategyId: this.strategyId,
       model: this.model,
       counter: options.counterFor(this.model),

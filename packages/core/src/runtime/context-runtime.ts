@@ -1,5 +1,6 @@
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
+import type { ITextEmbedder } from '../contracts/text-embedder';
 import type { JsonSchema } from '../contracts/tool-definition';
 import type { ModelInfo } from '../models/model-info';
 import type { IModelRegistry } from '../models/model-registry';
@@ -20,6 +21,12 @@ export interface ContextRuntimeOptions {
   store?: IContextStore;
   /** The language model client for every agent; strategies use their offline fallback without one. */
   llm?: ILLMClient;
+  /**
+   * The text embedder for every agent: recall (`std-recall-strategy`, or `recall` on the summarization
+   * and entity-extraction strategies) then finds earlier turns by meaning as well as by words.
+   * Without one, recall ranks by words alone.
+   */
+  embedder?: ITextEmbedder;
   /** Models added to (or replacing entries of) the built-in registry. @default [] */
   models?: ModelInfo[];
   /** The tokenizer backend of every counter. @default 'auto' (gpt-tokenizer, else js-tiktoken, else heuristic) */
@@ -34,6 +41,8 @@ export interface LoadAgentOptions {
   llm?: ILLMClient;
   /** This agent's store, instead of the runtime's. */
   store?: IContextStore;
+  /** This agent's text embedder, instead of the runtime's. */
+  embedder?: ITextEmbedder;
   /** The file name reported for an inline manifest. @default '<inline>' */
   file?: string;
 }

@@ -3,6 +3,7 @@ import { container as globalContainer, type DependencyContainer } from 'tsyringe
 import { freezeDeep } from '../messages/freeze-deep';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
+import type { ITextEmbedder } from '../contracts/text-embedder';
 import { IModelRegistry as IModelRegistryToken } from '../di/injection-tokens';
 import { ManifestValidationError } from '../errors/manifest-validation-error';
 import { DuplicatePluginError } from '../errors/duplicate-plugin-error';
@@ -33,6 +34,7 @@ class Runtime implements ContextRuntime {
   private readonly plugins = new Map<string, PluginRecord>();
   private readonly root: DependencyContainer;
   private readonly llm: ILLMClient | undefined;
+  private readonly embedder: ITextEmbedder | undefined;
   private readonly backend: 'auto' | TokenizerBackend;
   private readonly now: () => number;
   private readonly loaded = new Set<AgentHandle>();
@@ -42,6 +44,7 @@ class Runtime implements ContextRuntime {
     for (const model of options.models ?? []) this.models.register(model);
     this.store = options.store ?? new MemoryContextStore();
     this.llm = options.llm;
+    this.embedder = options.embedder;
     this.backend = options.counterBackend ?? 'auto';
     this.now = options.now ?? Date.now;
     this.problems = Object.freeze([...problems]);
@@ -122,6 +125,7 @@ class Runtime implements ContextRuntime {
       models: this.models,
       store: options.store ?? this.store,
       llm: options.llm ?? this.llm,
+      ...((options.embedder ?? this.embedder) !== undefined ? { embedder: (options.embedder ?? this.embedder)! } : {}),
       counterFor: (name) => this.counterFor(name),
       now: this.now,
       onDispose: () => this.loaded.delete(agent),

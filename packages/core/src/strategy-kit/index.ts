@@ -81,8 +81,14 @@ export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KINDS } fro
 export { decodeStoreKeyPart, encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from '../stores/store-key-part-encoding';
 export type { VersionedContextStore } from '../stores/versioned-store-access';
 export { readVersioned, supportsCompareAndSet, UNVERSIONED, writeIfVersion } from '../stores/versioned-store-access';
-// recall logs kept in the store
+// recall: the older turns the newest user message needs, as a layer of any strategy
 export { recallBackendFor, StoreRecallBackend } from '../recall/store-recall-backend';
+export type { RecallConfig } from '../recall/recall-config';
+export { defaultRecallConfig, RECALL_CONFIG_SCHEMA } from '../recall/recall-config';
+export type { PreparedRecall, RecallLayerOptions, RecallStats } from '../recall/recall-layer';
+export { RECALL_BLOCK_NAME, RECALLED_REASON, RecallLayer } from '../recall/recall-layer';
+export type { RecallEmbeddingState } from '../recall/recall-embedding-state';
+export { escapeRecalledText, RECALL_TAG } from '../recall/recall-block';
 // undoable reductions (epochs) kept in the store
 export type { EpochDescription, EpochLogOptions, TakenEpoch } from '../epochs/epoch-log';
 export { DEFAULT_MAX_EPOCHS, EpochLog } from '../epochs/epoch-log';

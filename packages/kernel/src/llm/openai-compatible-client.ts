@@ -1,14 +1,12 @@
-import { LLMNotConfiguredError, LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from '../providers/openai-chat-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
+import { createOpenAISdkConnection } from './openai-sdk-connection';
 import type { RetryOptions } from './retry-options';
 import { SdkLLMClient } from './sdk-llm-client';
-
-/** The public OpenAI endpoint, used when no base URL is given. */
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 /** Options of {@link OpenAICompatibleClient}. Every field falls back to its environment variable. */
 export interface OpenAICompatibleClientOptions {
@@ -47,17 +45,6 @@ export interface OpenAICompatibleClientOptions {
   fetch?: typeof fetch;
 }
 
-/** The SDK refuses to start without a credential; a client for a keyless local server gets this one and sends no `authorization` header. */
-const KEYLESS = 'keyless-local-server';
-
-/**
- * The SDK's client class, loaded when the first client is made: importing the kernel (or the CLI)
- * does not load the SDK's few hundred modules.
- */
-function openAISdk(): typeof OpenAI {
-  return (require('openai') as typeof import('openai')).default;
-}
-
 /**
  * An `ILLMClient` for OpenAI chat completions on the official `openai` SDK: OpenAI itself and
  * every server that speaks the same protocol (Ollama, llama.cpp server, vLLM, OpenRouter). Each
@@ -77,23 +64,12 @@ export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientO
   private readonly sdkClass: typeof OpenAI;
 
   constructor(options: OpenAICompatibleClientOptions = {}) {
-    const env = options.env ?? process.env;
-    const baseURL = (options.baseURL ?? env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL).replace(/\/+$/, '');
-    const apiKey = options.apiKey ?? (env.OPENAI_API_KEY || undefined);
-    if (apiKey === undefined && /^https:\/\/api\.openai\.com/.test(baseURL)) {
-      throw new LLMNotConfiguredError('OpenAICompatibleClient for api.openai.com (no OPENAI_API_KEY)');
-    }
-    const defaultModel = options.model ?? (env.OPENAI_MODEL || 'gpt-4o-mini');
-    super(options, { name: options.name ?? `openai-compatible:${defaultModel}`, defaultModel, baseURL });
-    this.sdkClass = openAISdk();
-    this.sdk = new this.sdkClass({
-      baseURL,
-      apiKey: apiKey ?? KEYLESS,
-      organization: env.OPENAI_ORG_ID || null,
-      project: env.OPENAI_PROJECT_ID || null,
-      ...this.sdkAttemptLimits(),
-      defaultHeaders: { ...(options.headers ?? {}), ...(apiKey === undefined ? { authorization: null } : {}) },
-    });
+    const connection = createOpenAISdkConnection(options, 'OpenAICompatibleClient');
+    const defaultModel = options.model ?? ((options.env ?? process.env).OPENAI_MODEL || 'gpt-4o-mini');
+    const name = options.name ?? `openai-compatible:${defaultModel}`;
+    super(options, { name, defaultModel, baseURL: connection.baseURL });
+    this.sdk = connection.sdk;
+    this.sdkClass = connection.errors;
   }
 
   async complete(request: LLMCompletionRequest): Promise<LLMCompletion> {

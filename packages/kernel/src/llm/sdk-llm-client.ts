@@ -1,18 +1,10 @@
 import { LLMResponseError, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type LLMErrorDetails } from '@ctxkit/core';
-import type { RetryOptions } from './retry-options';
+import { DEFAULT_ATTEMPT_TIMEOUT_MS, sdkAttemptLimits, type SdkAttemptOptions } from './sdk-attempt-limits';
 import type { SdkErrorClasses } from './sdk-error-classes';
 import { sendThroughSdk } from './send-through-sdk';
 
-/** The per-attempt timeout when neither the request nor the client's options give one. */
-const DEFAULT_ATTEMPT_TIMEOUT_MS = 60_000;
-/** Retries after the first attempt when the client's options give no `retry.maxRetries`. */
-const DEFAULT_MAX_RETRIES = 2;
-
 /** The options every client on an official SDK reads; each provider's options add their own. */
-export interface SdkLLMClientOptions {
-  /** Per-attempt timeout (a timed-out attempt is retried). @default 60000 */
-  timeoutMs?: number;
-  retry?: RetryOptions;
+export interface SdkLLMClientOptions extends SdkAttemptOptions {
   /** @default globalThis.fetch */
   fetch?: typeof fetch;
 }
@@ -74,7 +66,7 @@ export abstract class SdkLLMClient<Options extends SdkLLMClientOptions> implemen
 
   /** The SDK constructor's timeout and retries, from the options. */
   protected sdkAttemptLimits(): { timeout: number; maxRetries: number } {
-    return { timeout: this.options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS, maxRetries: this.options.retry?.maxRetries ?? DEFAULT_MAX_RETRIES };
+    return sdkAttemptLimits(this.options);
   }
 
   /**

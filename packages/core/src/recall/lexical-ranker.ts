@@ -1,0 +1,126 @@
+import MiniSearch from 'minisearch';
+import { recallTerm, recallTokens } from './recall-terms';
+
+/** BM25+ parameters (MiniSearch's defaults, the usual values). */
+const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+
+/** A query term matching more than this share of the entries tells too little to be worth its cost. */
+const MAX_TERM_SHARE = 0.25;
+
+/** At most this many query terms, the rarest first (a pasted page must not cost a scan per word). */
+const MAX_QUERY_TERMS = 24;
+
+interface IndexedText {
+  id: string;
+  text: string;
+}
+
+/**
+ * Ranks entries by their words, BM25+ over stemmed terms, on MiniSearch (a small, well-kept
+ * full-text index that adds and removes one document at a time, so indexing a turn costs that turn).
+ */
+export class LexicalRanker {
+  // Documents are given as their index terms joined by spaces: each text is tokenized and stemmed
+  // once, here, not again inside the index.
+  private readonly index = new MiniSearch<IndexedText>({
+    fields: ['text'],
+    idField: 'id',
+    storeFields: [],
+    tokenize: splitTerms,
+    processTerm: keepTerm,
+    searchOptions: { bm25: BM25, tokenize: splitTerms, processTerm: keepTerm },
+  });
+  /** Entries per term, to leave out terms that match most of the index. */
+  private readonly documentFrequency = new Map<string, number>();
+  private readonly termsOf = new Map<string, string[]>();
+
+  /** How many entries are indexed. */
+  get size(): number {
+    return this.index.documentCount;
+  }
+
+  /** Indexes many entries at once (a rebuild after a restart). */
+  addAll(entries: ReadonlyArray<IndexedText>): void {
+    this.index.addAll(entries.map((entry) => ({ id: entry.id, text: this.count(entry) })));
+  }
+
+  add(entry: IndexedText): void {
+    this.index.add({ id: entry.id, text: this.count(entry) });
+  }
+
+  /** Leaves an entry out of every later search. */
+  remove(id: string): void {
+    if (!this.index.has(id)) return;
+    this.index.discard(id);
+    for (const term of this.termsOf.get(id) ?? []) {
+      const count = (this.documentFrequency.get(term) ?? 1) - 1;
+      if (count > 0) this.documentFrequency.set(term, count);
+      else this.documentFrequency.delete(term);
+    }
+    this.termsOf.delete(id);
+  }
+
+  has(id: string): boolean {
+    return this.index.has(id);
+  }
+
+  /** The distinct terms of an indexed entry. */
+  terms(id: string): ReadonlyArray<string> {
+    return this.termsOf.get(id) ?? [];
+  }
+
+  /** The query's terms worth searching: distinct, matching some but not most entries, the rarest first. */
+  queryTerms(text: string): string[] {
+    const seen = new Set<string>();
+    for (const token of recallTokens(text)) {
+      const term = recallTerm(token);
+      if (term !== null) seen.add(term);
+    }
+    return this.usefulTerms([...seen]);
+  }
+
+  /** `terms` (already index terms) that match some but not most entries, the rarest first, at most {@link MAX_QUERY_TERMS}. */
+  usefulTerms(terms: ReadonlyArray<string>): string[] {
+    const limit = Math.max(3, this.size * MAX_TERM_SHARE);
+    return terms
+      .filter((term) => {
+        const frequency = this.documentFrequency.get(term) ?? 0;
+        return frequency > 0 && frequency <= limit;
+      })
+      .sort((a, b) => this.documentFrequency.get(a)! - this.documentFrequency.get(b)!)
+      .slice(0, MAX_QUERY_TERMS);
+  }
+
+  /** BM25+ scores of the entries matching any of `terms` (index terms), by id. */
+  search(terms: ReadonlyArray<string>): Map<string, number> {
+    const scores = new Map<string, number>();
+    if (terms.length === 0) return scores;
+    const results = this.index.search({ queries: [...terms], combineWith: 'OR' });
+    for (const result of results) scores.set(String(result.id), result.score);
+    return scores;
+  }
+
+  /** Counts an entry's terms in; returns its terms joined by spaces (what the index reads). */
+  private count(entry: IndexedText): string {
+    const sequence: string[] = [];
+    const distinct = new Set<string>();
+    for (const token of recallTokens(entry.text)) {
+      const term = recallTerm(token);
+      if (term === null) continue;
+      sequence.push(term);
+      distinct.add(term);
+    }
+    const list = [...distinct];
+    this.termsOf.set(entry.id, list);
+    for (const term of list) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
+    return sequence.join(' ');
+  }
+}
+
+function splitTerms(text: string): string[] {
+  return text.length === 0 ? [] : text.split(' ');
+}
+
+function keepTerm(term: string): string {
+  return term;
+}

@@ -1,0 +1,367 @@
+import type { ChatMessage } from '../contracts/chat-message';
+import type { RecallEntry, RecallScopeKey } from '../contracts/recall-backend';
+import type { ITextEmbedder } from '../contracts/text-embedder';
+import type { ComposedPayload, ComposeRequest, PayloadComposer } from '../composer/payload-composer';
+import type { MemoryBlock } from '../composer/memory-block';
+import { DEFAULT_MEMORY_SHARE } from '../composer/memory-share';
+import { RecallScopeError } from '../errors/recall-scope-error';
+import { safeEmit } from '../events/event-bus';
+import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from '../ledger/select-history-window';
+import type { StrategyContext } from '../plugins/strategy-plugin';
+import { contentText } from '../token-counting/message-text';
+import type { ITokenCounter } from '../token-counting/token-counter';
+import { chronological, recallBlockText } from './recall-block';
+import type { RecallConfig } from './recall-config';
+import type { RecallEmbeddingState } from './recall-embedding-state';
+import type { RecallIndex } from './recall-index';
+import { openRecallIndex, type RecallIndexLease } from './recall-index-registry';
+import { rankRecall, type RankedEntry } from './rank-recall';
+
+/** Name of the recall block in stats and reductions. */
+export const RECALL_BLOCK_NAME = 'recall';
+
+/** Reason of the `recalled` reductions. */
+export const RECALLED_REASON = 'older than the window, recalled for the newest user message';
+
+/** After the embedder fails, it is skipped this long, doubling per failure up to {@link MAX_EMBEDDING_BACKOFF_MS}. */
+const FIRST_EMBEDDING_BACKOFF_MS = 30_000;
+const MAX_EMBEDDING_BACKOFF_MS = 15 * 60_000;
+/** Entries embedded per background request. */
+const EMBEDDING_BATCH = 32;
+/** Tokens a run label takes, as estimated while packing (the block is counted exactly after). */
+const LABEL_TOKENS_ESTIMATE = 16;
+/** Fixed-point rounds between the recall block's size and the window's start. */
+const MAX_LAYOUT_ROUNDS = 4;
+
+/** What {@link RecallLayer.prepare} found for one compose. */
+export interface PreparedRecall {
+  /** The newest user message's text (the query); empty when there is none. */
+  query: string;
+  previous?: string;
+  vector?: { model: string; values: number[] };
+  embedding: RecallEmbeddingState;
+  /** Why recall is off for this compose (the index could not be read or written). */
+  error?: { code: string; message: string };
+}
+
+/** What a payload's recall did, in `stats.extra.recall`. */
+export interface RecallStats {
+  scope: 'session' | 'resource';
+  /** Entries ranked relevant (before packing). */
+  candidates: number;
+  /** The recalled entries, oldest first. */
+  hits: Array<{ sessionId: string; from: number; to: number; at: number; relevance: number }>;
+  /** Tokens of the recall block (0 without one). */
+  tokens: number;
+  /** Tokens recall could take. */
+  allowanceTokens: number;
+  embedding: RecallEmbeddingState;
+  error?: { code: string; message: string };
+}
+
+/** What {@link RecallLayer} is built from. */
+export interface RecallLayerOptions {
+  context: StrategyContext;
+  config: RecallConfig;
+  /** The counter of the strategy's model (the one its composer counts with). */
+  counter: ITokenCounter;
+}
+
+/**
+ * Recall as a layer of any strategy: it keeps the session's (or resource's) recall index up to date
+ * and adds, beside the newest history that fits, the older turns most relevant to the newest user
+ * message, in one user-role block of quoted, labelled turns in chronological order.
+ *
+ * A strategy calls {@link prepare} before composing (it indexes what is new, and asks the embedder
+ * for the question's vector within its deadline), composes through {@link compose} instead of its
+ * composer, and calls {@link onTurnComplete} with each finished turn.
+ * @see docs/strategies/recall.md
+ */
+export class RecallLayer {
+  private lease: RecallIndexLease | undefined;
+  private readonly scope: RecallScopeKey;
+  private readonly embedder: ITextEmbedder | undefined;
+  private embeddingBackoff: { until: number; failures: number } | undefined;
+  private embeddingJob: Promise<void> | undefined;
+  private readonly tokenCounts = new Map<string, number>();
+  private disposed = false;
+
+  constructor(private readonly options: RecallLayerOptions) {
+    const { context, config } = options;
+    if (config.scope === 'resource' && context.resourceId === undefined) throw new RecallScopeError(context.strategyId, context.agentId, context.sessionId);
+    this.scope = { agentId: context.agentId, scope: config.scope, id: config.scope === 'resource' ? context.resourceId! : context.sessionId };
+    this.embedder = config.embeddings === 'auto' ? context.embedder : undefined;
+  }
+
+  private get index(): RecallIndex {
+    this.lease ??= openRecallIndex(this.options.context.store, this.scope, this.options.config.maxUnitChars, () => this.options.context.now());
+    return this.lease.index;
+  }
+
+  /**
+   * Indexes the turns before the current one that are not indexed yet, reads what other sessions or
+   * processes added, and asks the embedder for the question's vector (within `embeddingTimeoutMs`,
+   * never while it is backing off after a failure). With `preview`, only reads the index. Never
+   * throws: a store that fails leaves this compose without recall, said in `error`.
+   */
+  async prepare(history: ReadonlyArray<Readonly<ChatMessage>>, options: { preview?: boolean } = {}): Promise<PreparedRecall> {
+    const newestUser = newestUserIndex(history);
+    const query = newestUser >= 0 ? contentText(history[newestUser]!.content) : '';
+    const before = newestUser > 0 ? history[newestUser - 1] : undefined;
+    const previous = before && before.role === 'assistant' && typeof before.content === 'string' && before.content.length > 0 ? before.content : undefined;
+    try {
+      // A preview reads the index as it is: it stores nothing and calls no model.
+      if (options.preview) {
+        await this.index.refresh();
+        return { query, ...(previous ? { previous } : {}), embedding: 'none' };
+      }
+      await this.index.index(this.options.context.sessionId, history, newestUser >= 0 ? newestUser : history.length);
+    } catch (error) {
+      return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
+    }
+    this.scheduleEmbedding();
+    const { vector, embedding } = query.length > 0 ? await this.queryVector(query) : { vector: undefined, embedding: 'none' as const };
+    return { query, ...(previous ? { previous } : {}), ...(vector ? { vector } : {}), embedding };
+  }
+
+  /**
+   * Composes with `composer` as `request` asks, plus the recall block: when the history no longer
+   * fits (or other sessions hold relevant turns), the most relevant older turns the window does not
+   * hold take up to `share` of the room, the newest history the rest. The block's recalled ranges are
+   * reported as `recalled`, the rest of what is older than the window as `dropped`; `stats.extra.recall`
+   * says what was recalled and why, and a `history-recall` event too (not for previews).
+   */
+  compose(composer: PayloadComposer, request: ComposeRequest, prepared: PreparedRecall): ComposedPayload {
+    const plain = composer.compose({ ...request, preview: true });
+    const history = request.history;
+    const startIndex = Math.max(0, Math.floor(request.startIndex ?? 0));
+    const memoryTokens = plain.payload.stats.sections.memory;
+    const historyRoom = Math.max(0, plain.roomTokens - memoryTokens);
+    const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
+    let allowance = Math.floor(historyRoom * this.options.config.share);
+    // A history that fits whole keeps its room: recall takes only what it leaves (other sessions' turns).
+    if (keepsAll) allowance = Math.min(allowance, Math.max(0, historyRoom - plain.window.tokens));
+    const stats: RecallStats = { scope: this.scope.scope, candidates: 0, hits: [], tokens: 0, allowanceTokens: allowance, embedding: prepared.embedding, ...(prepared.error ? { error: prepared.error } : {}) };
+    const extra = request.extra ?? {};
+    extra.recall = stats;
+    const sessionId = this.options.context.sessionId;
+    const own = (entry: RecallEntry): boolean => entry.sessionId === sessionId;
+    if (prepared.error !== undefined || prepared.query.length === 0 || allowance <= 0 || (keepsAll && this.scope.scope === 'session')) {
+      return composer.compose({ ...request, extra });
+    }
+
+    const counter = this.options.counter;
+    const windowStart = (tokens: number): number =>
+      keepsAll ? startIndex : selectHistoryWindow({ history, startIndex, budgetTokens: tokens, counter, ledger: composer.ledger, strategyId: this.options.context.strategyId }).fromIndex;
+    // The preamble, the frame's tags and one label: what a block of one short entry costs besides it.
+    const frame = counter.countMessage({ role: 'user', content: recallBlockText([emptyEntry(sessionId)], sessionId) });
+    let cutoff = windowStart(historyRoom - allowance);
+    let chosen: RecallEntry[] = [];
+    let ranked: RankedEntry[] = [];
+    let blockText = '';
+    let blockTokens = 0;
+    for (let round = 0; round < MAX_LAYOUT_ROUNDS; round++) {
+      const limit = cutoff;
+      ranked = rankRecall(this.index, {
+        text: prepared.query,
+        ...(prepared.previous ? { previous: prepared.previous } : {}),
+        ...(prepared.vector ? { vector: prepared.vector } : {}),
+        eligible: (entry) => !own(entry) || entry.to <= limit,
+        tokensOf: (entry) => this.tokensOf(entry),
+      });
+      chosen = this.pack(ranked, allowance - frame);
+      ({ text: blockText, tokens: blockTokens, entries: chosen } = this.fit(chosen, ranked, allowance));
+      const start = windowStart(historyRoom - blockTokens);
+      if (start >= cutoff || !chosen.some((entry) => own(entry) && entry.to > start)) break;
+      cutoff = start;
+    }
+    stats.candidates = ranked.length;
+    if (chosen.length === 0) return composer.compose({ ...request, extra });
+
+    const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance]));
+    stats.hits = chosen.map((entry) => ({ sessionId: entry.sessionId, from: entry.from, to: entry.to, at: entry.at, relevance: round3(relevance.get(entry.id) ?? 0) }));
+    stats.tokens = blockTokens;
+    const block: MemoryBlock = {
+      name: RECALL_BLOCK_NAME,
+      content: blockText,
+      role: 'user',
+      placement: 'before-history',
+      recalls: chosen.filter(own).map((entry) => ({ from: entry.from, to: entry.to, reason: RECALLED_REASON })),
+      shrink: (maxTokens) => this.shrink(chosen, ranked, maxTokens),
+    };
+    // The recall block goes first in priority, with its own room on top of the memory's share.
+    const baseAllowance = Math.floor(plain.roomTokens * (request.memoryShare ?? DEFAULT_MEMORY_SHARE));
+    const memoryShare = Math.min(1, (baseAllowance + blockTokens + 1) / Math.max(1, plain.roomTokens));
+    const composed = composer.compose({ ...request, memory: [block, ...(request.memory ?? [])], memoryShare, extra });
+    if (!request.preview && !request.probe) {
+      safeEmit(this.options.context.events, 'history-recall', { ...composer.eventBase(request.turn), hits: stats.hits, tokens: blockTokens, candidates: stats.candidates, embedding: prepared.embedding });
+    }
+    // As the strategy composed it: its own blocks' outcomes and the memory's share of the room.
+    return { ...composed, memory: composed.memory.slice(1), memoryAllowanceTokens: plain.memoryAllowanceTokens };
+  }
+
+  /** Indexes the finished turn (every whole unit of the history). */
+  async onTurnComplete(history: ReadonlyArray<Readonly<ChatMessage>>): Promise<void> {
+    try {
+      await this.index.index(this.options.context.sessionId, history, history.length);
+    } catch {
+      // The store failed: the turn is indexed with the next compose or turn, from the history itself.
+      return;
+    }
+    this.scheduleEmbedding();
+  }
+
+  /** Resolves once indexing and background embedding have settled. */
+  async whenIdle(): Promise<void> {
+    if (this.lease === undefined) return;
+    await this.index.idle();
+    while (this.embeddingJob !== undefined) await this.embeddingJob;
+  }
+
+  /** Releases the index (shared ones when their last user goes). Safe to call more than once. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.lease?.release();
+  }
+
+  /** Tokens an entry's text takes in the block (cached per entry). */
+  private tokensOf(entry: RecallEntry): number {
+    let tokens = this.tokenCounts.get(entry.id);
+    if (tokens === undefined) {
+      if (this.tokenCounts.size > 100_000) this.tokenCounts.clear();
+      tokens = this.options.counter.count(entry.text) + 1;
+      this.tokenCounts.set(entry.id, tokens);
+    }
+    return tokens;
+  }
+
+  /**
+   * The entries to recall within `room` tokens: by relevance per token, so that a long turn takes
+   * the room of several short ones only when it is that much more relevant; a run of neighbours
+   * shares one label.
+   */
+  private pack(ranked: ReadonlyArray<RankedEntry>, room: number): RecallEntry[] {
+    const order = [...ranked].sort((a, b) => b.relevance / this.tokensOf(b.entry) - a.relevance / this.tokensOf(a.entry));
+    // Where taken runs start and end, per session: an entry next to one joins its run (no new label).
+    const starts = new Set<string>();
+    const ends = new Set<string>();
+    const chosen: RecallEntry[] = [];
+    let left = room;
+    for (const { entry } of order) {
+      const joinsRun = ends.has(`${entry.sessionId}\u0000${entry.from}`) || starts.has(`${entry.sessionId}\u0000${entry.to}`);
+      const cost = this.tokensOf(entry) + (joinsRun ? 0 : LABEL_TOKENS_ESTIMATE);
+      if (cost > left) continue;
+      left -= cost;
+      starts.add(`${entry.sessionId}\u0000${entry.from}`);
+      ends.add(`${entry.sessionId}\u0000${entry.to}`);
+      chosen.push(entry);
+    }
+    return chosen;
+  }
+
+  /** The block for `chosen`, counted exactly, with the least relevant entries left out until it fits `allowance`. */
+  private fit(chosen: RecallEntry[], ranked: ReadonlyArray<RankedEntry>, allowance: number): { text: string; tokens: number; entries: RecallEntry[] } {
+    const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance / this.tokensOf(item.entry)]));
+    let entries = [...chosen].sort(chronological);
+    for (;;) {
+      if (entries.length === 0) return { text: '', tokens: 0, entries };
+      const text = recallBlockText(entries, this.options.context.sessionId);
+      const tokens = this.options.counter.countMessage({ role: 'user', content: text });
+      if (tokens <= allowance) return { text, tokens, entries };
+      let worst = 0;
+      for (let index = 1; index < entries.length; index++) if (relevance.get(entries[index]!.id)! < relevance.get(entries[worst]!.id)!) worst = index;
+      entries = entries.filter((_, index) => index !== worst);
+    }
+  }
+
+  /** The block's text within `maxTokens` of text, its least relevant entries left out (the composer's `shrink`). */
+  private shrink(chosen: RecallEntry[], ranked: ReadonlyArray<RankedEntry>, maxTokens: number): string | undefined {
+    const overhead = this.options.counter.countMessage({ role: 'user', content: '' });
+    const { text } = this.fit(chosen, ranked, maxTokens + overhead);
+    return text.length > 0 ? text : undefined;
+  }
+
+  /** The question's vector, within the deadline; none while the embedder backs off after a failure. */
+  private async queryVector(query: string): Promise<{ vector?: { model: string; values: number[] }; embedding: RecallEmbeddingState }> {
+    const embedder = this.embedder;
+    if (embedder === undefined) return { embedding: 'none' };
+    if (this.embeddingBackoff !== undefined && this.options.context.now() < this.embeddingBackoff.until) return { embedding: 'backing-off' };
+    try {
+      const [values] = await embedBeforeDeadline(embedder, [query], this.options.config.embeddingTimeoutMs);
+      if (!Array.isArray(values) || values.length === 0) throw new TypeError('the embedder returned no vector');
+      this.embeddingBackoff = undefined;
+      return { vector: { model: embedder.model, values }, embedding: 'used' };
+    } catch {
+      this.backOff();
+      return { embedding: 'failed' };
+    }
+  }
+
+  private backOff(): void {
+    const failures = (this.embeddingBackoff?.failures ?? 0) + 1;
+    const wait = Math.min(MAX_EMBEDDING_BACKOFF_MS, FIRST_EMBEDDING_BACKOFF_MS * 2 ** (failures - 1));
+    this.embeddingBackoff = { until: this.options.context.now() + wait, failures };
+  }
+
+  /** Embeds, in the background, the entries that have no vector of the embedder's model yet. */
+  private scheduleEmbedding(): void {
+    const embedder = this.embedder;
+    if (embedder === undefined || this.embeddingJob !== undefined || this.disposed) return;
+    if (this.embeddingBackoff !== undefined && this.options.context.now() < this.embeddingBackoff.until) return;
+    const index = this.index;
+    if (index.entriesWithoutVector(embedder.model, 1).length === 0) return;
+    this.embeddingJob = (async () => {
+      try {
+        for (;;) {
+          if (this.disposed) return;
+          const batch = index.entriesWithoutVector(embedder.model, EMBEDDING_BATCH);
+          if (batch.length === 0) return;
+          const vectors = await embedBeforeDeadline(embedder, batch.map((entry) => entry.text), this.options.config.embeddingTimeoutMs * 4);
+          if (vectors.length !== batch.length) throw new TypeError('the embedder returned another number of vectors than texts');
+          await index.addVectors(embedder.model, batch.map((entry, position) => ({ entryId: entry.id, vector: vectors[position]! })));
+        }
+      } catch {
+        this.backOff();
+      }
+    })().finally(() => {
+      this.embeddingJob = undefined;
+    });
+  }
+}
+
+/** `embedder.embed(texts)`, rejected after `timeoutMs` (the request is aborted). */
+async function embedBeforeDeadline(embedder: ITextEmbedder, texts: string[], timeoutMs: number): Promise<number[][]> {
+  const abort = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`the embedder did not answer within ${timeoutMs} ms`);
+      reject(error);
+      abort.abort(error);
+    }, Math.max(1, timeoutMs));
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(() => embedder.embed(texts, { signal: abort.signal })), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function newestUserIndex(history: ReadonlyArray<Readonly<ChatMessage>>): number {
+  for (let index = history.length - 1; index >= 0; index--) if (history[index]!.role === 'user') return index;
+  return -1;
+}
+
+function errorSummary(error: unknown): { code: string; message: string } {
+  const code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : 'ERROR';
+  return { code, message: error instanceof Error ? error.message : String(error) };
+}
+
+function emptyEntry(sessionId: string): RecallEntry {
+  return { type: 'entry', id: '', sessionId, from: 0, to: 1, at: 0, text: '', fingerprint: '' };
+}
+
+function round3(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}
