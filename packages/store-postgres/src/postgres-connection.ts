@@ -1,10 +1,9 @@
-import { CtxkitError, StoreError } from '@ctxkit/core';
+import { CtxkitError } from '@ctxkit/core';
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
+import { postgresStoreError } from './postgres-store-error';
 import type { PostgresTables } from './postgres-tables';
 
-/** The `store` every StoreError of this package names. */
-export const POSTGRES_STORE_NAME = 'postgres';
-
+/** An error's message with its code (pg errors carry a SQLSTATE or a socket error code), for messages. */
 function errorText(cause: unknown): string {
   if (cause instanceof Error) {
     const code = (cause as { code?: unknown }).code;
@@ -14,6 +13,15 @@ function errorText(cause: unknown): string {
   return String(cause);
 }
 
+/** Words of the messages that socket errors and pg's own connection failures carry. */
+const CONNECTION_FAILURE = new RegExp(
+  [
+    'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+    'Connection terminated', 'timeout exceeded', 'Query read timeout', 'connect',
+  ].join('|'),
+  'i',
+);
+
 /**
  * Failures that mean the server cannot be reached (or went away), rather than a reply to a statement:
  * socket errors, pg's own connection messages, and SQLSTATE class 08 (connection exception) and
@@ -22,9 +30,7 @@ function errorText(cause: unknown): string {
 function isConnectionFailure(cause: unknown): boolean {
   const code = String((cause as { code?: unknown })?.code ?? '');
   if (/^08/.test(code) || /^57P0[123]$/.test(code)) return true;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|EPIPE|Connection terminated|timeout exceeded when trying to connect|Query read timeout|connect/i.test(
-    `${code} ${errorText(cause)}`,
-  );
+  return CONNECTION_FAILURE.test(`${code} ${errorText(cause)}`);
 }
 
 /** A connection string without its password, for messages. */
@@ -32,7 +38,9 @@ export function redactConnectionString(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
-    for (const name of ['password', 'sslpassword']) if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
+    for (const name of ['password', 'sslpassword']) {
+      if (parsed.searchParams.has(name)) parsed.searchParams.set(name, '***');
+    }
     return parsed.toString();
   } catch {
     return '(unparsable connection string)';
@@ -59,7 +67,12 @@ export class PostgresConnection {
   ) {}
 
   /** Runs one statement (after making sure the tables exist); failures become StoreError. */
-  async query<R extends QueryResultRow = QueryResultRow>(operation: string, key: string, sql: string, params: unknown[] = []): Promise<QueryResult<R>> {
+  async query<R extends QueryResultRow = QueryResultRow>(
+    operation: string,
+    key: string,
+    sql: string,
+    params: unknown[] = [],
+  ): Promise<QueryResult<R>> {
     return this.run(operation, key, async () => {
       await this.ensureTables();
       return this.pool.query<R>(sql, params);
@@ -99,7 +112,7 @@ export class PostgresConnection {
 
   /** Runs one database call and turns anything it throws into a StoreError. */
   async run<T>(operation: string, key: string, call: () => Promise<T>): Promise<T> {
-    if (this.closed) throw new StoreError(POSTGRES_STORE_NAME, operation, key, 'the store is closed');
+    if (this.closed) throw postgresStoreError(operation, key, 'the store is closed');
     try {
       return await call();
     } catch (cause) {
@@ -110,7 +123,7 @@ export class PostgresConnection {
             this.lastConnectionError && this.lastConnectionError !== text ? `; ${this.lastConnectionError}` : ''
           }); start PostgreSQL or point DATABASE_URL at a running server`
         : `PostgreSQL replied: ${text}`;
-      throw new StoreError(POSTGRES_STORE_NAME, operation, key, problem, cause);
+      throw postgresStoreError(operation, key, problem, cause);
     }
   }
 

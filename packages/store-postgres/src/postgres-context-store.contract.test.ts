@@ -18,7 +18,13 @@ runStoreContract('PostgresContextStore', async () => new PostgresContextStore({ 
 // check that every statement uses the configured names.
 runStoreContract(
   'PostgresContextStore (4 KiB chunks, schema and prefix)',
-  async () => new PostgresContextStore({ connectionString: server.url, chunkSize: 4096, schema: 'agents', tablePrefix: 'app_ctx' }),
+  async () =>
+    new PostgresContextStore({
+      connectionString: server.url,
+      chunkSize: 4096,
+      schema: 'agents',
+      tablePrefix: 'app_ctx',
+    }),
   undefined,
   { largeBlobBytes: 3 * 1024 * 1024 + 17 },
 );

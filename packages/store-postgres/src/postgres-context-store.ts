@@ -1,5 +1,10 @@
-import { StoreError } from '@ctxkit/core';
-import { assertStoreKey, assertStoreKeyPrefix, decodeStoreKeyPart, encodeStoreKeyPart, formatStoreKey } from '@ctxkit/core/strategy-kit';
+import {
+  assertStoreKey,
+  assertStoreKeyPrefix,
+  decodeStoreKeyPart,
+  encodeStoreKeyPart,
+  formatStoreKey,
+} from '@ctxkit/core/strategy-kit';
 import type {
   BlobRange,
   IContextStore,
@@ -10,8 +15,9 @@ import type {
   VersionedValue,
 } from '@ctxkit/core';
 import { Pool, type PoolClient } from 'pg';
-import { PostgresConnection, POSTGRES_STORE_NAME, redactConnectionString } from './postgres-connection';
+import { PostgresConnection, redactConnectionString } from './postgres-connection';
 import { PostgresRecallBackend } from './postgres-recall-backend';
+import { POSTGRES_STORE_NAME, postgresStoreError } from './postgres-store-error';
 import { DEFAULT_POSTGRES_TABLE_PREFIX, PostgresTables } from './postgres-tables';
 
 /** Options of {@link PostgresContextStore}. */
@@ -89,7 +95,13 @@ function toBuffer(data: string | Uint8Array): Buffer {
 
 /** Where a pool connects, password redacted, for messages. */
 function describeTarget(connectionString: string | undefined, pool: Pool | undefined): string {
-  const options = (pool?.options ?? {}) as { connectionString?: string; host?: string; port?: number; database?: string; user?: string };
+  const options = (pool?.options ?? {}) as {
+    connectionString?: string;
+    host?: string;
+    port?: number;
+    database?: string;
+    user?: string;
+  };
   const url = connectionString ?? options.connectionString;
   if (url) return redactConnectionString(url);
   const host = options.host ?? process.env.PGHOST ?? 'localhost';
@@ -157,7 +169,7 @@ export class PostgresContextStore implements IContextStore {
           query_timeout: queryTimeoutMs + 1000,
         });
       } catch (cause) {
-        throw new StoreError(POSTGRES_STORE_NAME, 'connect', target, `invalid connection options (${String(cause)})`, cause);
+        throw postgresStoreError('connect', target, `invalid connection options (${String(cause)})`, cause);
       }
       ownsPool = options.closePool ?? true;
     }
@@ -320,12 +332,12 @@ export class PostgresContextStore implements IContextStore {
         [row.blob_id],
       );
       const tail = last.rows[0];
-      if (tail !== undefined && Number(tail.part_offset) + tail.length === offset && tail.length + bytes.byteLength <= MERGE_PART_BYTES) {
-        await client.query(`UPDATE ${this.tables.blobParts} SET data = data || $3 WHERE blob_id = $1 AND byte_offset = $2`, [
-          row.blob_id,
-          tail.part_offset,
-          bytes,
-        ]);
+      const joins = tail !== undefined && Number(tail.part_offset) + tail.length === offset;
+      if (joins && tail.length + bytes.byteLength <= MERGE_PART_BYTES) {
+        await client.query(
+          `UPDATE ${this.tables.blobParts} SET data = data || $3 WHERE blob_id = $1 AND byte_offset = $2`,
+          [row.blob_id, tail.part_offset, bytes],
+        );
       } else {
         await this.insertParts(client, row.blob_id, offset, bytes);
       }
@@ -385,7 +397,11 @@ export class PostgresContextStore implements IContextStore {
     await this.connection.close();
   }
 
-  private async readVersioned<T>(operation: string, key: StoreKey, columns: KeyColumns): Promise<VersionedValue<T> | undefined> {
+  private async readVersioned<T>(
+    operation: string,
+    key: StoreKey,
+    columns: KeyColumns,
+  ): Promise<VersionedValue<T> | undefined> {
     const result = await this.connection.query<{ value: string; version: string }>(
       operation,
       formatStoreKey(key),
@@ -397,7 +413,11 @@ export class PostgresContextStore implements IContextStore {
     return row === undefined ? undefined : { value: this.parse<T>(operation, key, row.value), version: row.version };
   }
 
-  private async blobHeader(operation: string, key: StoreKey, columns: KeyColumns): Promise<{ blobId: string; byteSize: number } | undefined> {
+  private async blobHeader(
+    operation: string,
+    key: StoreKey,
+    columns: KeyColumns,
+  ): Promise<{ blobId: string; byteSize: number } | undefined> {
     const result = await this.connection.query<{ blob_id: string; byte_size: string }>(
       operation,
       formatStoreKey(key),
@@ -421,14 +441,19 @@ export class PostgresContextStore implements IContextStore {
     }
   }
 
-  private async *streamBlob(key: StoreKey, columns: KeyColumns, range: BlobRange | undefined): AsyncGenerator<Uint8Array> {
+  private async *streamBlob(
+    key: StoreKey,
+    columns: KeyColumns,
+    range: BlobRange | undefined,
+  ): AsyncGenerator<Uint8Array> {
     const id = formatStoreKey(key);
     const header = await this.blobHeader('readBlob', key, columns);
-    if (header === undefined) throw new StoreError(POSTGRES_STORE_NAME, 'readBlob', id, 'no such blob');
+    if (header === undefined) throw postgresStoreError('readBlob', id, 'no such blob');
     const start = range?.start ?? 0;
     const requestedEnd = range?.end ?? header.byteSize;
     if (!Number.isInteger(start) || !Number.isInteger(requestedEnd) || start < 0 || requestedEnd < 0) {
-      throw new StoreError(POSTGRES_STORE_NAME, 'readBlob', id, `invalid byte range ${JSON.stringify(range)} (use non-negative integers)`);
+      const problem = `invalid byte range ${JSON.stringify(range)} (use non-negative integers)`;
+      throw postgresStoreError('readBlob', id, problem);
     }
     // The read ends at the size the blob had when it started: appends during the read are safe.
     const end = Math.min(requestedEnd, header.byteSize);
@@ -440,12 +465,15 @@ export class PostgresContextStore implements IContextStore {
         'readBlob',
         id,
         `SELECT byte_offset::text AS part_offset,
-                substring(data FROM (greatest($2::bigint, byte_offset) - byte_offset + 1)::integer
-                               FOR (least($3::bigint, byte_offset + length(data)) - greatest($2::bigint, byte_offset))::integer) AS piece
+                substring(data
+                  FROM (greatest($2::bigint, byte_offset) - byte_offset + 1)::integer
+                  FOR (least($3::bigint, byte_offset + length(data)) - greatest($2::bigint, byte_offset))::integer
+                ) AS piece
          FROM ${this.tables.blobParts}
          WHERE blob_id = $1 AND byte_offset < $3::bigint AND byte_offset + length(data) > $2::bigint
-           AND byte_offset >= coalesce(
-             (SELECT max(byte_offset) FROM ${this.tables.blobParts} WHERE blob_id = $1 AND byte_offset <= $2::bigint), 0)
+           AND byte_offset >= coalesce((
+             SELECT max(byte_offset) FROM ${this.tables.blobParts} WHERE blob_id = $1 AND byte_offset <= $2::bigint
+           ), 0)
          ORDER BY byte_offset`,
         [header.blobId, at, last],
       );
@@ -457,7 +485,7 @@ export class PostgresContextStore implements IContextStore {
         reached += row.piece.byteLength;
       }
       if (reached !== last) {
-        throw new StoreError(POSTGRES_STORE_NAME, 'readBlob', id, 'the blob was deleted or replaced while it was read');
+        throw postgresStoreError('readBlob', id, 'the blob was deleted or replaced while it was read');
       }
       const chunk = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
       yield new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -496,20 +524,24 @@ export class PostgresContextStore implements IContextStore {
     try {
       return JSON.parse(text) as T;
     } catch (cause) {
-      throw new StoreError(POSTGRES_STORE_NAME, operation, formatStoreKey(key), 'the stored value is not valid JSON (written by something else?)', cause);
+      const problem = 'the stored value is not valid JSON (written by something else?)';
+      throw postgresStoreError(operation, formatStoreKey(key), problem, cause);
     }
   }
 
   private serialize(operation: string, key: StoreKey, value: unknown): string {
     const id = formatStoreKey(key);
-    if (value === undefined) throw new StoreError(POSTGRES_STORE_NAME, operation, id, 'the value is undefined (use delete to remove a key)');
+    if (value === undefined) {
+      throw postgresStoreError(operation, id, 'the value is undefined (use delete to remove a key)');
+    }
     let text: string | undefined;
     try {
       text = JSON.stringify(value);
     } catch (cause) {
-      throw new StoreError(POSTGRES_STORE_NAME, operation, id, `the value is not JSON (${cause instanceof Error ? cause.message : String(cause)})`, cause);
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      throw postgresStoreError(operation, id, `the value is not JSON (${reason})`, cause);
     }
-    if (text === undefined) throw new StoreError(POSTGRES_STORE_NAME, operation, id, 'the value is not JSON (store JSON data only)');
+    if (text === undefined) throw postgresStoreError(operation, id, 'the value is not JSON (store JSON data only)');
     return text;
   }
 
@@ -517,7 +549,7 @@ export class PostgresContextStore implements IContextStore {
     try {
       return toBuffer(data);
     } catch (cause) {
-      throw new StoreError(POSTGRES_STORE_NAME, operation, formatStoreKey(key), 'blob data must be a string or a Uint8Array', cause);
+      throw postgresStoreError(operation, formatStoreKey(key), 'blob data must be a string or a Uint8Array', cause);
     }
   }
 }

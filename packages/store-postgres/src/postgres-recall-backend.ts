@@ -1,7 +1,7 @@
-import { StoreError } from '@ctxkit/core';
 import { assertStoreKey, decodeStoreKeyPart, encodeStoreKeyPart } from '@ctxkit/core/strategy-kit';
 import type { IRecallBackend, RecallReadResult, RecallRecord, RecallScopeKey, RecallSearchHit } from '@ctxkit/core';
 import type { PostgresConnection } from './postgres-connection';
+import { postgresStoreError } from './postgres-store-error';
 import { advisoryLockKey } from './postgres-tables';
 import { recallSearchText } from './recall-search-text';
 
@@ -25,7 +25,8 @@ interface RecordRow {
  * again after a reset removed it (a history edited there) is a new row.
  */
 const INSERT_RECORDS = (table: string) => `
-  INSERT INTO ${table} (agent_id, scope, scope_id, record_id, record_type, session_id, from_position, reset_seq, record, search)
+  INSERT INTO ${table}
+    (agent_id, scope, scope_id, record_id, record_type, session_id, from_position, reset_seq, record, search)
   SELECT $1, $2, $3, r.record_id, r.record_type, r.session_id, r.from_position,
          CASE WHEN r.record_type = 'entry' THEN coalesce((
            SELECT max(reset.seq) FROM ${table} reset
@@ -57,7 +58,8 @@ const SEARCH_ENTRIES = (table: string) => `
     AND NOT EXISTS (
       SELECT 1 FROM ${table} reset
       WHERE reset.agent_id = $1 AND reset.scope = $2 AND reset.scope_id = $3 AND reset.record_type = 'reset'
-        AND reset.session_id = entry.session_id AND reset.from_position <= entry.from_position AND reset.seq > entry.seq)
+        AND reset.session_id = entry.session_id AND reset.from_position <= entry.from_position
+        AND reset.seq > entry.seq)
   ORDER BY score DESC, entry.seq DESC
   LIMIT $5`;
 
@@ -94,7 +96,8 @@ export class PostgresRecallBackend implements IRecallBackend {
     if (rows.length === 0) return;
     const table = this.connection.tables.recall;
     await this.connection.transaction('recall append', label, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [advisoryLockKey(`${table}\u0000${columns.join('\u0000')}`)]);
+      const lockKey = advisoryLockKey(`${table}\u0000${columns.join('\u0000')}`);
+      await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey]);
       // One statement per run ending at a reset: the entries after a reset must see its serial, and
       // a statement does not see the rows it inserts itself.
       let start = 0;
@@ -120,7 +123,8 @@ export class PostgresRecallBackend implements IRecallBackend {
     const label = scopeLabel(scope);
     const after = cursor ?? '0';
     if (!/^\d{1,18}$/.test(after)) {
-      throw new StoreError('postgres', 'recall read', label, `invalid cursor ${JSON.stringify(cursor)} (pass the cursor a read returned)`);
+      const problem = `invalid cursor ${JSON.stringify(cursor)} (pass the cursor a read returned)`;
+      throw postgresStoreError('recall read', label, problem);
     }
     // The serial leaves as text (a bigint may pass 2^53) under another name: ORDER BY a name that is
     // also an output column sorts by the output, and text sorts "10" before "9".
@@ -162,7 +166,8 @@ export class PostgresRecallBackend implements IRecallBackend {
 /** The scope's columns, validated as the generic backend's store key would be. */
 function scopeColumns(scope: RecallScopeKey): ScopeColumns {
   if (typeof scope !== 'object' || scope === null || (scope.scope !== 'session' && scope.scope !== 'resource')) {
-    throw new StoreError('postgres', 'recall', String(scope?.scope), 'a recall scope is { agentId, scope: "session" | "resource", id }');
+    const problem = 'a recall scope is { agentId, scope: "session" | "resource", id }';
+    throw postgresStoreError('recall', String(scope?.scope), problem);
   }
   assertStoreKey({ agentId: scope.agentId, sessionId: scope.id, kind: 'recall', name: scope.scope });
   return [encodeStoreKeyPart(scope.agentId), scope.scope, encodeStoreKeyPart(scope.id)];
@@ -177,9 +182,11 @@ function scopeLabel(scope: RecallScopeKey): string {
  * id of this store: any string, and no NUL (which PostgreSQL text cannot hold).
  */
 function recordRow(label: string, record: RecallRecord): RecordRow {
-  const invalid = (problem: string) => new StoreError('postgres', 'recall append', label, `not a recall record: ${problem}`);
+  const invalid = (problem: string) => postgresStoreError('recall append', label, `not a recall record: ${problem}`);
   if (typeof record !== 'object' || record === null) throw invalid(String(record));
-  if (record.type !== 'entry' && record.type !== 'reset' && record.type !== 'vectors') throw invalid(`type ${JSON.stringify((record as { type?: unknown }).type)}`);
+  if (record.type !== 'entry' && record.type !== 'reset' && record.type !== 'vectors') {
+    throw invalid(`type ${JSON.stringify((record as { type?: unknown }).type)}`);
+  }
   if (typeof record.id !== 'string' || record.id.length === 0) throw invalid('its id must be a non-empty string');
   let json: string;
   try {
@@ -187,13 +194,16 @@ function recordRow(label: string, record: RecallRecord): RecordRow {
   } catch (cause) {
     throw invalid(`it is not JSON (${cause instanceof Error ? cause.message : String(cause)})`);
   }
-  if (record.type === 'vectors') return { recordId: encodeStoreKeyPart(record.id), type: 'vectors', sessionId: null, from: null, json, searchText: null };
+  const recordId = encodeStoreKeyPart(record.id);
+  if (record.type === 'vectors') {
+    return { recordId, type: 'vectors', sessionId: null, from: null, json, searchText: null };
+  }
   if (typeof record.sessionId !== 'string' || !Number.isSafeInteger(record.from) || record.from < 0) {
     throw invalid('an entry or a reset needs a sessionId and a non-negative integer from');
   }
   if (record.type === 'entry' && typeof record.text !== 'string') throw invalid('an entry needs its text');
   return {
-    recordId: encodeStoreKeyPart(record.id),
+    recordId,
     type: record.type,
     sessionId: encodeStoreKeyPart(record.sessionId),
     from: record.from,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { StoreError } from '@ctxkit/core';
+import { postgresStoreError } from './postgres-store-error';
 
 /** The default table prefix: tables `ctxkit_values`, `ctxkit_blobs`, `ctxkit_blob_parts`, `ctxkit_recall`. */
 export const DEFAULT_POSTGRES_TABLE_PREFIX = 'ctxkit';
@@ -11,6 +11,9 @@ export const DEFAULT_POSTGRES_TABLE_PREFIX = 'ctxkit';
  */
 const PREFIX_PATTERN = /^[a-z_][a-z0-9_]{0,39}$/;
 const SCHEMA_PATTERN = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The recall table's indexes besides its keys: reading a log in order, finding resets, full-text search. */
+const RECALL_INDEXES = ['recall_log_idx', 'recall_resets_idx', 'recall_search_idx'] as const;
 
 /** A signed 64-bit advisory lock key for `text`, as a decimal string (PostgreSQL's `bigint`). */
 export function advisoryLockKey(text: string): string {
@@ -44,10 +47,12 @@ export class PostgresTables {
   /** @param prefix @default 'ctxkit' */
   constructor(prefix: string = DEFAULT_POSTGRES_TABLE_PREFIX, schema?: string) {
     if (!PREFIX_PATTERN.test(prefix)) {
-      throw new StoreError('postgres', 'configure', '(options)', `tablePrefix must match ${PREFIX_PATTERN} (got ${JSON.stringify(prefix)})`);
+      const problem = `tablePrefix must match ${PREFIX_PATTERN} (got ${JSON.stringify(prefix)})`;
+      throw postgresStoreError('configure', '(options)', problem);
     }
     if (schema !== undefined && !SCHEMA_PATTERN.test(schema)) {
-      throw new StoreError('postgres', 'configure', '(options)', `schema must match ${SCHEMA_PATTERN} (got ${JSON.stringify(schema)})`);
+      const problem = `schema must match ${SCHEMA_PATTERN} (got ${JSON.stringify(schema)})`;
+      throw postgresStoreError('configure', '(options)', problem);
     }
     this.prefix = prefix;
     this.schema = schema;
@@ -63,7 +68,8 @@ export class PostgresTables {
    * store runs no DDL at all (and needs no `CREATE` privilege).
    */
   objects(): string[] {
-    return [this.ids, this.values, this.blobs, this.blobParts, this.recall, ...RECALL_INDEXES.map((index) => this.qualified(index))];
+    const indexes = RECALL_INDEXES.map((index) => this.qualified(index));
+    return [this.ids, this.values, this.blobs, this.blobParts, this.recall, ...indexes];
   }
 
   /** The advisory lock that serialises table creation, so that two processes creating them at once do not collide. */
@@ -119,8 +125,8 @@ export class PostgresTables {
         UNIQUE (agent_id, scope, scope_id, record_id, reset_seq)
       )`,
       `CREATE INDEX IF NOT EXISTS ${name('recall_log_idx')} ON ${this.recall} (agent_id, scope, scope_id, seq)`,
-      `CREATE INDEX IF NOT EXISTS ${name('recall_resets_idx')} ON ${this.recall} (agent_id, scope, scope_id, session_id, from_position)
-        WHERE record_type = 'reset'`,
+      `CREATE INDEX IF NOT EXISTS ${name('recall_resets_idx')}
+        ON ${this.recall} (agent_id, scope, scope_id, session_id, from_position) WHERE record_type = 'reset'`,
       `CREATE INDEX IF NOT EXISTS ${name('recall_search_idx')} ON ${this.recall} USING GIN (search)`,
     ];
   }
@@ -130,6 +136,3 @@ export class PostgresTables {
     return this.schema === undefined ? table : `"${this.schema}".${table}`;
   }
 }
-
-/** The recall table's indexes besides its keys: reading a log in order, finding resets, full-text search. */
-const RECALL_INDEXES = ['recall_log_idx', 'recall_resets_idx', 'recall_search_idx'] as const;

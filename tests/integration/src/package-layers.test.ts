@@ -21,7 +21,7 @@ const pluginFolders = fs.readdirSync(path.join(root, 'plugins')).map((name) => `
 
 const LAYERS: Record<string, Layer> = {
   'contracts and runtime': { folders: ['packages/core'], mayImport: [] },
-  'strategies and stores': { folders: [...pluginFolders, 'packages/store-redis'], mayImport: ['@ctxkit/core'] },
+  'strategies and stores': { folders: [...pluginFolders, 'packages/store-redis', 'packages/store-postgres'], mayImport: ['@ctxkit/core'] },
   kernel: { folders: ['packages/kernel'], mayImport: ['@ctxkit/core'] },
   'framework adapters': { folders: ['packages/ai-sdk', 'packages/langchain', 'packages/openai-agents'], mayImport: ['@ctxkit/core'] },
   cli: { folders: ['packages/cli'], mayImport: ['@ctxkit/core', '@ctxkit/kernel'] },

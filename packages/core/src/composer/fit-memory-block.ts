@@ -27,7 +27,7 @@ export function fitMemoryBlock(block: MemoryBlock, allowance: number, counter: I
   if (block.content.length === 0) return { block, outcome: 'empty', message: undefined, tokens: 0, fullTokens: 0 };
   const role = block.role ?? 'system';
   const whole = blockMessage(role, block.content, messages);
-  const fullTokens = counter.countMessage(whole);
+  const fullTokens = block.tokens ?? counter.countMessage(whole);
   if (fullTokens <= allowance) return { block, outcome: 'sent', message: whole, tokens: fullTokens, fullTokens };
   const overhead = counter.countMessage({ role, content: '' });
   const textRoom = allowance - overhead;

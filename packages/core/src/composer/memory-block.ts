@@ -17,6 +17,13 @@ export interface MemoryBlock {
    */
   role?: 'system' | 'user';
   /**
+   * The tokens of the block's message sent whole, by the composer's counter, when the strategy knows
+   * them exactly without the text being counted again (recall sums cached counts of its lines, which
+   * add up exactly). Without it the composer counts the text. A wrong value lets a payload exceed
+   * its budget: give it only when it is exact.
+   */
+  tokens?: number;
+  /**
    * `after-system`: right after the system prompt, before the dynamic context (a running summary).
    * `before-history`: after the dynamic context, right before the recent history (a state block).
    * @default 'before-history'

@@ -353,6 +353,8 @@ export class PayloadComposer {
       historyLength: n,
       historyInputTokens: collapsed ? () => counter.countMessages(original) : () => this.ledger.totalTokens(history),
       otherInputTokens: systemTokens + toolTokens + dynamic.inputTokens + fitted.reduce((sum, block) => sum + block.fullTokens, 0),
+      // Each block was counted (or gave its exact count) when it was fitted.
+      memoryTokens: fitted.reduce((sum, block) => sum + block.tokens, 0),
       reductions,
       ...(request.extra || heldMemory.length > 0 ? { extra: request.extra ?? {} } : {}),
     });

@@ -42,6 +42,11 @@ export interface BuildPayloadOptions {
   otherInputTokens?: number;
   /** Reductions besides the history window's (e.g. a RAG block truncated, a summary). */
   reductions?: ReductionRecord[];
+  /**
+   * Tokens of the memory sections (`memory` and `leadingMemory`) when the caller has counted them
+   * already, message by message with `counter`: they are not counted again.
+   */
+  memoryTokens?: number;
   extra?: Record<string, unknown>;
   /**
    * Place the memory block right after the system block, before the dynamic context (a running
@@ -65,7 +70,7 @@ export function buildPayload(options: BuildPayloadOptions): LLMPayload {
     system: counter.countMessages(sections.system),
     tools: counter.countTools(sections.tools),
     dynamic: counter.countMessages(dynamic),
-    memory: counter.countMessages(memory) + counter.countMessages(leading),
+    memory: options.memoryTokens ?? counter.countMessages(memory) + counter.countMessages(leading),
     history: sections.history.tokens,
   };
   const used = sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory + sectionTokens.history;

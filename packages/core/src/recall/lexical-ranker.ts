@@ -4,9 +4,6 @@ import { recallTerm, recallTokens } from './recall-terms';
 /** BM25+ parameters (MiniSearch's defaults, the usual values). */
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 
-/** A query term matching more than this share of the entries tells too little to be worth its cost. */
-const MAX_TERM_SHARE = 0.25;
-
 /** At most this many query terms, the rarest first (a pasted page must not cost a scan per word). */
 const MAX_QUERY_TERMS = 24;
 
@@ -69,7 +66,11 @@ export class LexicalRanker {
     return this.termsOf.get(id) ?? [];
   }
 
-  /** The query's terms worth searching: distinct, matching some but not most entries, the rarest first. */
+  /**
+   * The query's terms worth searching: distinct, matching some entry, the rarest first. Frequent terms
+   * stay (BM25 weighs them low): leaving out those in a quarter of the entries cost 2.5 points of
+   * evidence recall on LoCoMo at 16,000 tokens, where a speaker's name is in half the turns.
+   */
   queryTerms(text: string): string[] {
     const seen = new Set<string>();
     for (const token of recallTokens(text)) {
@@ -79,13 +80,11 @@ export class LexicalRanker {
     return this.usefulTerms([...seen]);
   }
 
-  /** `terms` (already index terms) that match some but not most entries, the rarest first, at most {@link MAX_QUERY_TERMS}. */
+  /** `terms` (already index terms) that match some entry, the rarest first, at most {@link MAX_QUERY_TERMS}. */
   usefulTerms(terms: ReadonlyArray<string>): string[] {
-    const limit = Math.max(3, this.size * MAX_TERM_SHARE);
     return terms
       .filter((term) => {
-        const frequency = this.documentFrequency.get(term) ?? 0;
-        return frequency > 0 && frequency <= limit;
+        return (this.documentFrequency.get(term) ?? 0) > 0;
       })
       .sort((a, b) => this.documentFrequency.get(a)! - this.documentFrequency.get(b)!)
       .slice(0, MAX_QUERY_TERMS);

@@ -7,8 +7,15 @@ import type { RecallIndex } from './recall-index';
  * none on the other.
  */
 export const RECALL_RANKING = {
-  /** Weight of the turn before the newest user message in the query (what "it" or "that" refer to). */
+  /**
+   * Weight of the turn before the newest user message in the query (what "it" or "that" refer to),
+   * used only when the newest message alone has fewer than {@link thinQueryTerms} searchable terms
+   * ("and the second one?"): added to a full question it cost 7 points of evidence recall on
+   * LongMemEval_S at 4,000 tokens.
+   */
   previousTurnWeight: 0.3,
+  /** A newest message with fewer searchable terms than this is too thin to search on alone. */
+  thinQueryTerms: 2,
   /** Pseudo-relevance feedback: the best entries' shared terms searched again, at this weight. */
   feedbackWeight: 0.3,
   /** How many of the best entries feed the feedback terms. */
@@ -21,6 +28,13 @@ export const RECALL_RANKING = {
   neighbourShortTokens: 40,
   /** An entry's score grows by up to this factor times its episode's best score over the overall best. */
   episodeBoost: 4,
+  /**
+   * What keeping one of the window's oldest turns is worth beside its relevance, in relevance units
+   * (the best match is 1): recall gives up a run of recent turns only for older ones that outweigh it.
+   */
+  recentTurnValue: 0,
+  /** The window keeps at least this many tokens of the newest history (all the room when it is smaller). */
+  minRecentTokens: 0,
   /** Turns more than this far apart in time (or in different sessions) belong to different episodes. */
   episodeGapMs: 30 * 60 * 1000,
 } as const;
@@ -54,7 +68,7 @@ export interface RecallQuery {
  * the candidates' mean, scaled to [0, 1] and added.
  */
 export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[] {
-  const weights = RECALL_RANKING;
+  const weights = tunedRanking(); // TUNE-TEMP
   const lexical = index.lexical;
   const scores = new Map<string, number>();
   const add = (found: Map<string, number>, weight: number): void => {
@@ -66,7 +80,7 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   };
   const queryTerms = lexical.queryTerms(query.text);
   add(lexical.search(queryTerms), 1);
-  if (query.previous) add(lexical.search(lexical.queryTerms(query.previous)), weights.previousTurnWeight);
+  if (query.previous && queryTerms.length < weights.thinQueryTerms) add(lexical.search(lexical.queryTerms(query.previous)), weights.previousTurnWeight);
 
   // Pseudo-relevance feedback: terms most of the best entries share, that the query lacks.
   const best = [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, weights.feedbackEntries);
@@ -99,7 +113,7 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   const episodeOf = new Map<string, string>();
   let overall = 0;
   for (const [id, score] of smoothed) {
-    const key = index.episodeOf(id, RECALL_RANKING.episodeGapMs);
+    const key = index.episodeOf(id, weights.episodeGapMs);
     episodeOf.set(id, key);
     episodeBest.set(key, Math.max(episodeBest.get(key) ?? 0, score));
     overall = Math.max(overall, score);
@@ -165,4 +179,9 @@ function positionOf(list: ReadonlyArray<RecallEntry>, entry: RecallEntry): numbe
     else high = middle - 1;
   }
   return -1;
+}
+
+/** TUNE-TEMP */
+export function tunedRanking(): typeof RECALL_RANKING {
+  return { ...RECALL_RANKING, ...(process.env.CTXKIT_RECALL_TUNE ? JSON.parse(process.env.CTXKIT_RECALL_TUNE) : {}) } as typeof RECALL_RANKING;
 }

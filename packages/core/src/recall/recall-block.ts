@@ -1,4 +1,5 @@
 import type { RecallEntry } from '../contracts/recall-backend';
+import type { ITokenCounter } from '../token-counting/token-counter';
 
 /** The tag the recalled turns are framed in. */
 export const RECALL_TAG = 'recalled-turns';
@@ -9,6 +10,9 @@ export const RECALL_PREAMBLE =
 
 /** Any opening or closing of the frame's tag inside recalled text, which could end the frame early. */
 const FRAME_TAG = new RegExp(`<(/?)(${RECALL_TAG})`, 'gi');
+
+/** Encodings whose pre-tokenizer always starts a new piece after a line feed followed by a letter, `[` or `<`. */
+const ADDITIVE_ENCODINGS: ReadonlySet<string> = new Set(['o200k_base', 'cl100k_base']);
 
 /**
  * A recalled entry's text with every `<recalled-turns` / `</recalled-turns` written as
@@ -21,10 +25,51 @@ export function escapeRecalledText(text: string): string {
 
 /** How a run of recalled entries is labelled: when, and from which session when not this one. */
 export function recallLabel(first: RecallEntry, last: RecallEntry, currentSessionId: string): string {
-  const date = new Date(first.at).toISOString().slice(0, 16).replace('T', ' ');
+  const date = readableDate(first.at);
   const session = first.sessionId === currentSessionId ? '' : ` · session ${JSON.stringify(first.sessionId)}`;
   const turns = first.from === last.from ? `#${first.from}` : `#${first.from}–${last.from}`;
-  return `[${date} UTC${session} · ${turns}]`;
+  return `[${date}${session} · ${turns}]`;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** `8 May 2023 13:56 UTC`: how people write dates, so that a model (and a search for the answer) reads it as one. */
+export function readableDate(at: number): string {
+  const date = new Date(at);
+  if (Number.isNaN(date.getTime())) return 'unknown date';
+  const time = `${String(date.getUTCHours()).padStart(2, '0')}:${String(date.getUTCMinutes()).padStart(2, '0')}`;
+  return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()} ${time} UTC`;
+}
+
+/** Oldest first: by date, then session, then position. */
+export function chronological(a: RecallEntry, b: RecallEntry): number {
+  return a.at - b.at || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0) || a.from - b.from;
+}
+
+/** Runs of neighbouring entries (same session, each starting where the one before ends), oldest first. */
+function runsOf(entries: ReadonlyArray<RecallEntry>): RecallEntry[][] {
+  const runs: RecallEntry[][] = [];
+  for (const entry of [...entries].sort(chronological)) {
+    const run = runs[runs.length - 1];
+    const previous = run?.[run.length - 1];
+    if (run !== undefined && previous !== undefined && previous.sessionId === entry.sessionId && previous.to === entry.from) run.push(entry);
+    else runs.push([entry]);
+  }
+  return runs;
+}
+
+/**
+ * The recall block's lines: the preamble, the opening tag, each run's label then its entries'
+ * (escaped) texts, the closing tag. Every line after the first starts with a letter, `[` or `<`.
+ */
+function blockLines(entries: ReadonlyArray<RecallEntry>, currentSessionId: string): { fixed: string[]; labels: string[]; texts: RecallEntry[] } {
+  const labels: string[] = [];
+  const texts: RecallEntry[] = [];
+  for (const run of runsOf(entries)) {
+    labels.push(recallLabel(run[0]!, run[run.length - 1]!, currentSessionId));
+    texts.push(...run);
+  }
+  return { fixed: [RECALL_PREAMBLE, `<${RECALL_TAG}>`], labels, texts };
 }
 
 /**
@@ -34,24 +79,63 @@ export function recallLabel(first: RecallEntry, last: RecallEntry, currentSessio
  */
 export function recallBlockText(entries: ReadonlyArray<RecallEntry>, currentSessionId: string): string {
   if (entries.length === 0) return '';
-  const ordered = [...entries].sort(chronological);
-  const parts: string[] = [];
-  let run: RecallEntry[] = [];
-  const flush = (): void => {
-    if (run.length === 0) return;
-    parts.push(`${recallLabel(run[0]!, run[run.length - 1]!, currentSessionId)}\n${run.map((entry) => escapeRecalledText(entry.text)).join('\n')}`);
-    run = [];
-  };
-  for (const entry of ordered) {
-    const previous = run[run.length - 1];
-    if (previous !== undefined && (previous.sessionId !== entry.sessionId || previous.to !== entry.from)) flush();
-    run.push(entry);
+  const lines = [RECALL_PREAMBLE, `<${RECALL_TAG}>`];
+  for (const run of runsOf(entries)) {
+    lines.push(recallLabel(run[0]!, run[run.length - 1]!, currentSessionId));
+    for (const entry of run) lines.push(escapeRecalledText(entry.text));
   }
-  flush();
-  return `${RECALL_PREAMBLE}\n<${RECALL_TAG}>\n${parts.join('\n\n')}\n</${RECALL_TAG}>`;
+  lines.push(`</${RECALL_TAG}>`);
+  return lines.join('\n');
 }
 
-/** Oldest first: by date, then session, then position. */
-export function chronological(a: RecallEntry, b: RecallEntry): number {
-  return a.at - b.at || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0) || a.from - b.from;
+/**
+ * Counts recall blocks from cached counts of their lines. With the o200k and cl100k encodings a
+ * line feed followed by a letter, `[` or `<` always starts a new pre-tokenizer piece, so the tokens
+ * of the block are exactly the sum of the tokens of each line with its line feed: an entry is counted
+ * once, however many blocks it is recalled in. Other counters count the block's text.
+ */
+export class RecallBlockCounter {
+  private readonly lines = new Map<string, number>();
+  private readonly entries = new Map<string, number>();
+  private readonly additive: boolean;
+  private readonly overhead: number;
+
+  constructor(private readonly counter: ITokenCounter) {
+    const meta = counter.meta();
+    this.additive = meta.strategy === 'tiktoken' && meta.encoding !== null && ADDITIVE_ENCODINGS.has(meta.encoding);
+    this.overhead = counter.countMessage({ role: 'user', content: '' }) - counter.count('');
+  }
+
+  /** Tokens an entry's line takes in a block (its text escaped, with its line feed). */
+  entryTokens(entry: RecallEntry): number {
+    let tokens = this.entries.get(entry.id);
+    if (tokens === undefined) {
+      if (this.entries.size > 100_000) this.entries.clear();
+      tokens = this.counter.count(`${escapeRecalledText(entry.text)}\n`);
+      this.entries.set(entry.id, tokens);
+    }
+    return tokens;
+  }
+
+  /** Tokens of the user message holding the block of `entries` (0 for none). */
+  messageTokens(entries: ReadonlyArray<RecallEntry>, currentSessionId: string): number {
+    if (entries.length === 0) return 0;
+    if (!this.additive) return this.counter.countMessage({ role: 'user', content: recallBlockText(entries, currentSessionId) });
+    const { fixed, labels, texts } = blockLines(entries, currentSessionId);
+    let tokens = this.overhead + this.lineTokens(`</${RECALL_TAG}>`, false);
+    for (const line of [...fixed, ...labels]) tokens += this.lineTokens(line, true);
+    for (const entry of texts) tokens += this.entryTokens(entry);
+    return tokens;
+  }
+
+  private lineTokens(line: string, feed: boolean): number {
+    const key = feed ? `${line}\n` : line;
+    let tokens = this.lines.get(key);
+    if (tokens === undefined) {
+      if (this.lines.size > 10_000) this.lines.clear();
+      tokens = this.counter.count(key);
+      this.lines.set(key, tokens);
+    }
+    return tokens;
+  }
 }

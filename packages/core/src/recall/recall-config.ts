@@ -15,6 +15,12 @@ export interface RecallConfig {
    */
   share: number;
   /**
+   * Tokens of the newest history the window keeps before recall may take any of its room (all of the
+   * room when it is smaller): in a small window the present turn needs every token.
+   * @default 1000
+   */
+  minRecentTokens: number;
+  /**
    * `session`: the session's own earlier turns. `resource`: every session of the resource the host
    * opened the session for (`agent.forSession(id, { resourceId })`), never another resource's.
    * @default 'session'
@@ -43,6 +49,12 @@ export const RECALL_CONFIG_SCHEMA: JsonSchema = {
       maximum: 0.95,
       default: 0.5,
       description: 'Share of the room recalled turns may take when the history no longer fits; the newest history fills the rest and whatever recall leaves.',
+    },
+    minRecentTokens: {
+      type: 'integer',
+      minimum: 0,
+      default: 1000,
+      description: 'Tokens of the newest history the window keeps before recall may take any of its room (all of the room when it is smaller).',
     },
     scope: {
       enum: ['session', 'resource'],

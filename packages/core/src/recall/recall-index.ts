@@ -83,7 +83,7 @@ export class RecallIndex {
     if (starts === undefined || starts.gapMs !== gapMs || starts.length !== list.length || starts.last !== list[list.length - 1]) {
       const first = new Array<number>(list.length);
       for (let position = 0; position < list.length; position++) {
-        first[position] = position > 0 && list[position]!.at - list[position - 1]!.at <= gapMs ? first[position - 1]! : list[position]!.from;
+        first[position] = position > 0 && Math.abs(list[position]!.at - list[position - 1]!.at) <= gapMs ? first[position - 1]! : list[position]!.from;
       }
       starts = { gapMs, length: list.length, last: list[list.length - 1], first };
       this.episodeStarts.set(entry.sessionId, starts);

@@ -10,12 +10,12 @@ import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from '../ledger/select-
 import type { StrategyContext } from '../plugins/strategy-plugin';
 import { contentText } from '../token-counting/message-text';
 import type { ITokenCounter } from '../token-counting/token-counter';
-import { chronological, recallBlockText } from './recall-block';
+import { chronological, RecallBlockCounter, recallBlockText } from './recall-block';
 import type { RecallConfig } from './recall-config';
 import type { RecallEmbeddingState } from './recall-embedding-state';
 import type { RecallIndex } from './recall-index';
 import { openRecallIndex, type RecallIndexLease } from './recall-index-registry';
-import { rankRecall, type RankedEntry } from './rank-recall';
+import { RECALL_RANKING, rankRecall, tunedRanking, type RankedEntry } from './rank-recall';
 
 /** Name of the recall block in stats and reductions. */
 export const RECALL_BLOCK_NAME = 'recall';
@@ -30,6 +30,8 @@ const MAX_EMBEDDING_BACKOFF_MS = 15 * 60_000;
 const EMBEDDING_BATCH = 32;
 /** Tokens a run label takes, as estimated while packing (the block is counted exactly after). */
 const LABEL_TOKENS_ESTIMATE = 16;
+/** Splits of the room between the window and recall that are weighed (recall up to its allowance, in this many steps). */
+const SPLIT_STEPS = 10;
 /** Fixed-point rounds between the recall block's size and the window's start. */
 const MAX_LAYOUT_ROUNDS = 4;
 
@@ -83,17 +85,23 @@ export class RecallLayer {
   private readonly embedder: ITextEmbedder | undefined;
   private embeddingBackoff: { until: number; failures: number } | undefined;
   private embeddingJob: Promise<void> | undefined;
-  private readonly tokenCounts = new Map<string, number>();
+  private readonly blockCounter: RecallBlockCounter;
   private disposed = false;
 
   constructor(private readonly options: RecallLayerOptions) {
     const { context, config } = options;
-    if (config.scope === 'resource' && context.resourceId === undefined) throw new RecallScopeError(context.strategyId, context.agentId, context.sessionId);
-    this.scope = { agentId: context.agentId, scope: config.scope, id: config.scope === 'resource' ? context.resourceId! : context.sessionId };
+    this.scope = { agentId: context.agentId, scope: config.scope, id: config.scope === 'resource' ? (context.resourceId ?? '') : context.sessionId };
     this.embedder = config.embeddings === 'auto' ? context.embedder : undefined;
+    this.blockCounter = new RecallBlockCounter(options.counter);
   }
 
+  /**
+   * The scope's index, opened on first use.
+   * @throws RecallScopeError (`CTXKIT_RECALL_SCOPE_UNAVAILABLE`) for `scope: "resource"` on a session opened without a resourceId
+   */
   private get index(): RecallIndex {
+    const { context } = this.options;
+    if (this.scope.scope === 'resource' && context.resourceId === undefined) throw new RecallScopeError(context.strategyId, context.agentId, context.sessionId);
     this.lease ??= openRecallIndex(this.options.context.store, this.scope, this.options.config.maxUnitChars, () => this.options.context.now());
     return this.lease.index;
   }
@@ -109,13 +117,14 @@ export class RecallLayer {
     const query = newestUser >= 0 ? contentText(history[newestUser]!.content) : '';
     const before = newestUser > 0 ? history[newestUser - 1] : undefined;
     const previous = before && before.role === 'assistant' && typeof before.content === 'string' && before.content.length > 0 ? before.content : undefined;
+    const index = this.index;
     try {
       // A preview reads the index as it is: it stores nothing and calls no model.
       if (options.preview) {
-        await this.index.refresh();
+        await index.refresh();
         return { query, ...(previous ? { previous } : {}), embedding: 'none' };
       }
-      await this.index.index(this.options.context.sessionId, history, newestUser >= 0 ? newestUser : history.length);
+      await index.index(this.options.context.sessionId, history, newestUser >= 0 ? newestUser : history.length);
     } catch (error) {
       return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
     }
@@ -138,9 +147,8 @@ export class RecallLayer {
     const memoryTokens = plain.payload.stats.sections.memory;
     const historyRoom = Math.max(0, plain.roomTokens - memoryTokens);
     const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
-    let allowance = Math.floor(historyRoom * this.options.config.share);
-    // A history that fits whole keeps its room: recall takes only what it leaves (other sessions' turns).
-    if (keepsAll) allowance = Math.min(allowance, Math.max(0, historyRoom - plain.window.tokens));
+    const keepRecent = Math.min(process.env.CTXKIT_RECALL_TUNE ? tunedRanking().minRecentTokens : this.options.config.minRecentTokens, historyRoom); // TUNE-TEMP
+    const allowance = Math.max(0, Math.min(Math.floor(historyRoom * this.options.config.share), historyRoom - keepRecent));
     const stats: RecallStats = { scope: this.scope.scope, candidates: 0, hits: [], tokens: 0, allowanceTokens: allowance, embedding: prepared.embedding, ...(prepared.error ? { error: prepared.error } : {}) };
     const extra = request.extra ?? {};
     extra.recall = stats;
@@ -150,32 +158,38 @@ export class RecallLayer {
       return composer.compose({ ...request, extra });
     }
 
-    const counter = this.options.counter;
-    const windowStart = (tokens: number): number =>
-      keepsAll ? startIndex : selectHistoryWindow({ history, startIndex, budgetTokens: tokens, counter, ledger: composer.ledger, strategyId: this.options.context.strategyId }).fromIndex;
-    // The preamble, the frame's tags and one label: what a block of one short entry costs besides it.
-    const frame = counter.countMessage({ role: 'user', content: recallBlockText([emptyEntry(sessionId)], sessionId) });
-    let cutoff = windowStart(historyRoom - allowance);
-    let chosen: RecallEntry[] = [];
-    let ranked: RankedEntry[] = [];
-    let blockText = '';
-    let blockTokens = 0;
-    for (let round = 0; round < MAX_LAYOUT_ROUNDS; round++) {
-      const limit = cutoff;
-      ranked = rankRecall(this.index, {
-        text: prepared.query,
-        ...(prepared.previous ? { previous: prepared.previous } : {}),
-        ...(prepared.vector ? { vector: prepared.vector } : {}),
-        eligible: (entry) => !own(entry) || entry.to <= limit,
-        tokensOf: (entry) => this.tokensOf(entry),
-      });
-      chosen = this.pack(ranked, allowance - frame);
-      ({ text: blockText, tokens: blockTokens, entries: chosen } = this.fit(chosen, ranked, allowance));
-      const start = windowStart(historyRoom - blockTokens);
-      if (start >= cutoff || !chosen.some((entry) => own(entry) && entry.to > start)) break;
-      cutoff = start;
-    }
+    // Everything before the current turn is ranked: what the window dropped (candidates) and the
+    // window's own older turns (what a recalled turn may displace).
+    const newestUser = newestUserIndex(history);
+    const currentTurn = newestUser >= 0 ? newestUser : history.length;
+    const windowStart = keepsAll ? startIndex : plain.window.fromIndex;
+    const ranked = rankRecall(this.index, {
+      text: prepared.query,
+      ...(prepared.previous ? { previous: prepared.previous } : {}),
+      ...(prepared.vector ? { vector: prepared.vector } : {}),
+      eligible: (entry) => !own(entry) || entry.to <= currentTurn,
+      tokensOf: (entry) => this.tokensOf(entry),
+    });
     stats.candidates = ranked.length;
+    // The splits tried: the window with all the room, then with less by steps of a tenth of the room.
+    const splits: Array<{ start: number; tokens: number }> = [{ start: windowStart, tokens: plain.window.tokens }];
+    if (!keepsAll) {
+      for (let step = 1; step <= SPLIT_STEPS; step++) {
+        const recallRoom = Math.floor((allowance * step) / SPLIT_STEPS);
+        const window = selectHistoryWindow({ history, startIndex, budgetTokens: historyRoom - recallRoom, counter: this.options.counter, ledger: composer.ledger, strategyId: this.options.context.strategyId });
+        splits.push({ start: window.fromIndex, tokens: window.tokens });
+      }
+    }
+    if (process.env.CTXKIT_RECALL_DEBUG) console.log(JSON.stringify({ splits, historyRoom, allowance, currentTurn, top: ranked.slice(0, 5).map((r) => [r.entry.from, r.relevance, this.tokensOf(r.entry)]) }));
+    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn);
+    let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, ranked, allowance);
+    chosen = entries;
+    // The window the rest of the room holds must not hold a recalled turn again.
+    for (let round = 0; round < MAX_LAYOUT_ROUNDS && chosen.some(own); round++) {
+      const start = keepsAll ? startIndex : selectHistoryWindow({ history, startIndex, budgetTokens: historyRoom - blockTokens, counter: this.options.counter, ledger: composer.ledger, strategyId: this.options.context.strategyId }).fromIndex;
+      if (!chosen.some((entry) => own(entry) && entry.to > start)) break;
+      ({ text: blockText, tokens: blockTokens, entries: chosen } = this.fit(chosen.filter((entry) => !own(entry) || entry.to <= start), ranked, allowance));
+    }
     if (chosen.length === 0) return composer.compose({ ...request, extra });
 
     const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance]));
@@ -184,6 +198,7 @@ export class RecallLayer {
     const block: MemoryBlock = {
       name: RECALL_BLOCK_NAME,
       content: blockText,
+      tokens: blockTokens,
       role: 'user',
       placement: 'before-history',
       recalls: chosen.filter(own).map((entry) => ({ from: entry.from, to: entry.to, reason: RECALLED_REASON })),
@@ -202,8 +217,9 @@ export class RecallLayer {
 
   /** Indexes the finished turn (every whole unit of the history). */
   async onTurnComplete(history: ReadonlyArray<Readonly<ChatMessage>>): Promise<void> {
+    const index = this.index;
     try {
-      await this.index.index(this.options.context.sessionId, history, history.length);
+      await index.index(this.options.context.sessionId, history, history.length);
     } catch {
       // The store failed: the turn is indexed with the next compose or turn, from the history itself.
       return;
@@ -225,59 +241,83 @@ export class RecallLayer {
     this.lease?.release();
   }
 
-  /** Tokens an entry's text takes in the block (cached per entry). */
+  /** Tokens an entry's text takes in the block (counted once per entry). */
   private tokensOf(entry: RecallEntry): number {
-    let tokens = this.tokenCounts.get(entry.id);
-    if (tokens === undefined) {
-      if (this.tokenCounts.size > 100_000) this.tokenCounts.clear();
-      tokens = this.options.counter.count(entry.text) + 1;
-      this.tokenCounts.set(entry.id, tokens);
-    }
-    return tokens;
+    return this.blockCounter.entryTokens(entry);
   }
 
   /**
-   * The entries to recall within `room` tokens: by relevance per token, so that a long turn takes
-   * the room of several short ones only when it is that much more relevant; a run of neighbours
-   * shares one label.
+   * The layout with the most relevance in all: for a few splits of the room between the window and
+   * recall (recall up to its allowance), the window's turns count their relevance plus what being
+   * recent is worth ({@link RECALL_RANKING.recentTurnValue} each), and the recalled ones, packed by
+   * relevance per token into the rest, count their relevance. So recall takes room from the window
+   * only when older turns bear more on the newest message than the recent ones they replace.
+   * @returns the entries to recall
    */
-  private pack(ranked: ReadonlyArray<RankedEntry>, room: number): RecallEntry[] {
-    const order = [...ranked].sort((a, b) => b.relevance / this.tokensOf(b.entry) - a.relevance / this.tokensOf(a.entry));
-    // Where taken runs start and end, per session: an entry next to one joins its run (no new label).
+  private select(ranked: ReadonlyArray<RankedEntry>, splits: ReadonlyArray<{ start: number; tokens: number }>, historyRoom: number, allowance: number, currentTurn: number): RecallEntry[] {
+    const sessionId = this.options.context.sessionId;
+    const relevance = new Map<string, number>();
+    for (const { entry, relevance: value } of ranked) relevance.set(entry.id, value);
+    const order = ranked.map(({ entry }) => entry).sort((a, b) => relevance.get(b.id)! / this.tokensOf(b) - relevance.get(a.id)! / this.tokensOf(a));
+    // The preamble, the frame's tags and one label: what the block costs besides its entries.
+    const frame = this.blockCounter.messageTokens([emptyEntry(sessionId)], sessionId);
+    const own = this.index.sessionEntries(sessionId);
+    const recent = tunedRanking().recentTurnValue; // TUNE-TEMP
+    let best: { entries: RecallEntry[]; value: number } | undefined;
+    for (const split of splits) {
+      const room = Math.min(allowance, historyRoom - split.tokens) - frame;
+      const packed = room > 0 ? this.pack(order, split.start, room) : [];
+      let value = 0;
+      for (const entry of packed) value += relevance.get(entry.id)!;
+      for (const entry of own) if (entry.from >= split.start && entry.to <= currentTurn) value += (relevance.get(entry.id) ?? 0) + recent;
+      if (best === undefined || value > best.value + 1e-9) best = { entries: packed, value };
+    }
+    return best?.entries ?? [];
+  }
+
+  /**
+   * The entries of `order` (best relevance per token first) that fit `room` tokens, this session's
+   * only from before `windowStart`; a run of neighbours shares one label.
+   */
+  private pack(order: ReadonlyArray<RecallEntry>, windowStart: number, room: number): RecallEntry[] {
+    const sessionId = this.options.context.sessionId;
     const starts = new Set<string>();
     const ends = new Set<string>();
-    const chosen: RecallEntry[] = [];
+    const entries: RecallEntry[] = [];
     let left = room;
-    for (const { entry } of order) {
+    for (const entry of order) {
+      if (left <= 0) break;
+      if (entry.sessionId === sessionId && entry.to > windowStart) continue;
       const joinsRun = ends.has(`${entry.sessionId}\u0000${entry.from}`) || starts.has(`${entry.sessionId}\u0000${entry.to}`);
-      const cost = this.tokensOf(entry) + (joinsRun ? 0 : LABEL_TOKENS_ESTIMATE);
+      const cost = this.tokensOf(entry) + (joinsRun || entries.length === 0 ? 0 : LABEL_TOKENS_ESTIMATE);
       if (cost > left) continue;
       left -= cost;
       starts.add(`${entry.sessionId}\u0000${entry.from}`);
       ends.add(`${entry.sessionId}\u0000${entry.to}`);
-      chosen.push(entry);
+      entries.push(entry);
     }
-    return chosen;
+    return entries;
   }
 
   /** The block for `chosen`, counted exactly, with the least relevant entries left out until it fits `allowance`. */
   private fit(chosen: RecallEntry[], ranked: ReadonlyArray<RankedEntry>, allowance: number): { text: string; tokens: number; entries: RecallEntry[] } {
     const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance / this.tokensOf(item.entry)]));
+    const sessionId = this.options.context.sessionId;
+    // Least useful per token first: what goes when the block is over its allowance.
+    const leastUseful = [...chosen].sort((a, b) => relevance.get(a.id)! - relevance.get(b.id)!);
     let entries = [...chosen].sort(chronological);
-    for (;;) {
-      if (entries.length === 0) return { text: '', tokens: 0, entries };
-      const text = recallBlockText(entries, this.options.context.sessionId);
-      const tokens = this.options.counter.countMessage({ role: 'user', content: text });
-      if (tokens <= allowance) return { text, tokens, entries };
-      let worst = 0;
-      for (let index = 1; index < entries.length; index++) if (relevance.get(entries[index]!.id)! < relevance.get(entries[worst]!.id)!) worst = index;
-      entries = entries.filter((_, index) => index !== worst);
+    let tokens = this.blockCounter.messageTokens(entries, sessionId);
+    while (entries.length > 0 && tokens > allowance) {
+      const worst = leastUseful.shift()!;
+      entries = entries.filter((entry) => entry !== worst);
+      tokens = this.blockCounter.messageTokens(entries, sessionId);
     }
+    return { text: entries.length === 0 ? '' : recallBlockText(entries, sessionId), tokens: entries.length === 0 ? 0 : tokens, entries };
   }
 
   /** The block's text within `maxTokens` of text, its least relevant entries left out (the composer's `shrink`). */
   private shrink(chosen: RecallEntry[], ranked: ReadonlyArray<RankedEntry>, maxTokens: number): string | undefined {
-    const overhead = this.options.counter.countMessage({ role: 'user', content: '' });
+    const overhead = this.options.counter.countMessage({ role: 'user', content: '' }) - this.options.counter.count('');
     const { text } = this.fit(chosen, ranked, maxTokens + overhead);
     return text.length > 0 ? text : undefined;
   }

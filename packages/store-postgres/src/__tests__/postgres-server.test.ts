@@ -5,8 +5,11 @@ import { findPostgresBinaries, startPostgresServer } from './postgres-server';
 
 describe('startPostgresServer', () => {
   it('fails with install instructions when the server binaries cannot be found', async () => {
-    expect(findPostgresBinaries({ POSTGRES_BIN_DIR: '/nonexistent/postgresql/bin' })).toBeUndefined();
-    await expect(startPostgresServer(undefined)).rejects.toThrow(/need a real PostgreSQL server.*apt-get install -y postgresql.*never skipped/);
+    const env = { POSTGRES_BIN_DIR: '/nonexistent/postgresql/bin' };
+    expect(findPostgresBinaries(env)).toBeUndefined();
+    await expect(startPostgresServer(env)).rejects.toThrow(
+      /need a real PostgreSQL server.*apt-get install -y postgresql.*never skipped/,
+    );
   });
 
   it('starts a private server with its own database on a free loopback port, and stop removes it', async () => {

@@ -73,7 +73,8 @@ function serverIdentity(): { uid: number; gid: number } | undefined {
   if (uid.status !== 0 || gid.status !== 0) {
     throw new Error(
       `PostgreSQL refuses to run as root, and there is no "${SERVER_USER}" user to run the test server as. ` +
-        `Create one (useradd --system --user-group ${SERVER_USER}; Debian's postgresql package does) or run the tests as another user.`,
+        `Create one (useradd --system --user-group ${SERVER_USER}; Debian's postgresql package does) ` +
+        'or run the tests as another user.',
     );
   }
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
@@ -112,7 +113,13 @@ function exited(child: ChildProcess): Promise<void> {
 
 /** Runs a statement on the maintenance database. */
 async function query(port: number, sql: string): Promise<void> {
-  const client = new Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 1000 });
+  const client = new Client({
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    database: 'postgres',
+    connectionTimeoutMillis: 1000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -122,11 +129,12 @@ async function query(port: number, sql: string): Promise<void> {
   }
 }
 
+/** Servers not stopped yet, with their directories: ended and removed when the test process exits. */
 const running = new Map<ChildProcess, string>();
 process.once('exit', () => {
   for (const [child, dir] of running) {
     // Immediate shutdown: the postmaster takes its backends with it (SIGKILL would orphan them).
-    child.kill('SIGQUIT');
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGQUIT');
     rmSync(dir, { recursive: true, force: true });
   }
 });
@@ -135,13 +143,18 @@ process.once('exit', () => {
  * Starts a private PostgreSQL server for one test file: `initdb` into a fresh temporary directory
  * (trust authentication, no fsync), `postgres` on 127.0.0.1 with a free port and its unix socket in
  * that directory, then a database `ctxkit`. As root, both run as the `postgres` system user. Throws
- * a clear error when the binaries are missing: the tests fail, they do not skip.
+ * a clear error when the binaries are missing: the tests fail, they do not skip. `env` is where
+ * `POSTGRES_BIN_DIR` is read.
  */
-export async function startPostgresServer(binaries: PostgresBinaries | undefined = findPostgresBinaries()): Promise<PostgresServerProcess> {
+export async function startPostgresServer(env: NodeJS.ProcessEnv = process.env): Promise<PostgresServerProcess> {
+  const binaries = findPostgresBinaries(env);
   if (!binaries) {
+    const searched = env.POSTGRES_BIN_DIR
+      ? `in POSTGRES_BIN_DIR (${env.POSTGRES_BIN_DIR})`
+      : 'in /usr/lib/postgresql/<version>/bin or on PATH';
     throw new Error(
       'The PostgreSQL store tests need a real PostgreSQL server, and its binaries (initdb, postgres) were not found ' +
-        `in POSTGRES_BIN_DIR, /usr/lib/postgresql/<version>/bin or PATH. ${INSTALL_HINT}`,
+        `${searched}. ${INSTALL_HINT}`,
     );
   }
   const identity = serverIdentity();
@@ -158,9 +171,8 @@ export async function startPostgresServer(binaries: PostgresBinaries | undefined
     );
     if (init.error || init.status !== 0) {
       rmSync(dir, { recursive: true, force: true });
-      throw new Error(
-        `initdb (${binaries.source}) failed: ${(init.error?.message ?? `${init.stdout}${init.stderr}`).trim().split('\n').slice(-3).join(' | ')}. ${INSTALL_HINT}`,
-      );
+      const output = (init.error?.message ?? `${init.stdout}${init.stderr}`).trim().split('\n').slice(-3).join(' | ');
+      throw new Error(`initdb (${binaries.source}) failed: ${output}. ${INSTALL_HINT}`);
     }
     const port = await freePort();
     const child = spawn(
@@ -177,7 +189,6 @@ export async function startPostgresServer(binaries: PostgresBinaries | undefined
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    child.once('exit', () => running.delete(child));
 
     const deadline = Date.now() + 15_000;
     let ready = false;

@@ -65,6 +65,8 @@ export interface RecallQualityOptions {
   strategy?: string[];
   /** At most this many conversations per data set. */
   limit?: number;
+  /** Measure these variants instead of {@link recallVariants} (a sweep of settings). */
+  variants?: StrategyVariant[];
   pluginDir?: string[];
   onStart?(total: number): void;
   onStep?(label: string): void;
@@ -106,7 +108,7 @@ export async function runRecallQuality(options: RecallQualityOptions = {}): Prom
     if (locomo.exists) sources.push({ name: 'locomo', read: () => readLocomo(locomo.file, options.limit) });
     else skipped.push({ dataset: 'locomo', reason: `LoCoMo not found at ${locomo.file}; it is licensed for non-commercial use only and never bundled` });
   }
-  const all = recallVariants();
+  const all = options.variants ?? recallVariants();
   const unknown = options.strategy?.find((name) => !all.some((v) => v.label === name || v.pluginId === name));
   if (unknown) throw new PluginNotFoundError(unknown, all.map((v) => v.label), '--strategy');
   const variants = all.filter((v) => !options.strategy?.length || options.strategy.some((name) => v.label === name || v.pluginId === name));
