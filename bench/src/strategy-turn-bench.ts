@@ -27,6 +27,8 @@ import { createStrategy as createSummarization } from '@ctxkit/strategy-dynamic-
 import { createStrategy as createEntityExtraction } from '@ctxkit/strategy-entity-extraction';
 import { createStrategy as createSlidingWindow } from '@ctxkit/strategy-sliding-window';
 import { createStrategy as createToolOutputCache } from '@ctxkit/strategy-tool-output-cache';
+import { createStrategy as createRecall } from '@ctxkit/strategy-recall';
+import { MemoryContextStore, type IContextStore } from '@ctxkit/core';
 import { collectGarbage } from './collect-garbage';
 import { generateHistory } from './generate-history';
 
@@ -34,7 +36,10 @@ import { generateHistory } from './generate-history';
 interface BenchedStrategy {
   label: string;
   strategyId: string;
-  create(maxContextTokens: number, counter: ITokenCounter): IContextManager;
+  /** `store`: the conversation's store, when the measure reopens one (a restart); a new one otherwise. */
+  create(maxContextTokens: number, counter: ITokenCounter, store?: IContextStore): IContextManager;
+  /** Its first call is timed after a restart: a new instance on a store that already holds its state. */
+  firstAfterRestart?: boolean;
 }
 
 /** One strategy at one history size and budget. */
@@ -53,6 +58,9 @@ export interface StrategyTurnEntry {
   firstSamples?: number;
   /** Messages in the last payload (system prompt and memory included). */
   payloadMessages: number;
+  /** Recall at 10,000 messages: heap the index takes, and the text it indexes (UTF-8 bytes). */
+  indexHeapBytes?: number;
+  indexedTextBytes?: number;
 }
 
 /** What {@link measureStrategyTurns} works with. */
@@ -84,7 +92,8 @@ function codingTaskSchema(): Record<string, unknown> {
 
 function strategies(): BenchedStrategy[] {
   const stateSchema = codingTaskSchema();
-  const contextFor = (strategyId: string, counter: ITokenCounter) => createConformanceContext('bench', { counter, counterFor: () => counter, strategyId }, undefined).context;
+  const contextFor = (strategyId: string, counter: ITokenCounter, store?: IContextStore) =>
+    createConformanceContext('bench', { counter, counterFor: () => counter, strategyId, ...(store ? { store } : {}) }, undefined).context;
   const budget = (maxContextTokens: number) => ({ model: 'gpt-4o', maxContextTokens });
   return [
     { label: 'sliding window', strategyId: 'std-sliding-window-strategy', create: (max, counter) => createSlidingWindow(budget(max), contextFor('std-sliding-window-strategy', counter)) },
@@ -95,6 +104,12 @@ function strategies(): BenchedStrategy[] {
       create: (max, counter) => createEntityExtraction({ ...budget(max), stateSchema, recentTurns: 2 }, contextFor('std-entity-extraction-strategy', counter)),
     },
     { label: 'tool-output cache', strategyId: 'std-tool-output-cache-strategy', create: (max, counter) => createToolOutputCache(budget(max), contextFor('std-tool-output-cache-strategy', counter)) },
+    {
+      label: 'recall',
+      strategyId: 'std-recall-strategy',
+      create: (max, counter, store) => createRecall(budget(max), contextFor('std-recall-strategy', counter, store)),
+      firstAfterRestart: true,
+    },
   ];
 }
 
@@ -122,18 +137,66 @@ async function idle(manager: IContextManager): Promise<void> {
   if (typeof waitable.whenIdle === 'function') await waitable.whenIdle();
 }
 
-/** The first call on `history`: a new strategy and counter each sample, the median of the samples. */
+/**
+ * The first call on `history`: a new strategy and counter each sample, the median of the samples.
+ * For a strategy that keeps an index in its store, the first call after a restart: the store already
+ * holds what an earlier instance indexed.
+ */
 async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxContextTokens: number, options: StrategyTurnBenchOptions, samples: number): Promise<number> {
   const times: number[] = [];
+  let store: IContextStore | undefined;
+  if (strategy.firstAfterRestart) {
+    store = new MemoryContextStore();
+    const earlier = strategy.create(maxContextTokens, options.freshCounter(), store);
+    await earlier.onTurnComplete(history.slice(0, -1));
+    await idle(earlier);
+    dispose(earlier);
+  }
   for (let sample = 0; sample < samples; sample++) {
-    const manager = strategy.create(maxContextTokens, options.freshCounter());
+    const manager = strategy.create(maxContextTokens, options.freshCounter(), store);
     collectGarbage();
     const start = process.hrtime.bigint();
     await manager.composePayload(SYSTEM, history, []);
     times.push(wallMs(start));
     await idle(manager);
+    dispose(manager);
   }
   return median(times);
+}
+
+function dispose(manager: IContextManager): void {
+  void (manager as IContextManager & { dispose?: () => unknown }).dispose?.();
+}
+
+/**
+ * Heap the recall index of `history` takes (every entry's record, its terms in the index), and the
+ * text it indexes: measured around indexing the history into a fresh store, garbage collected on
+ * both sides, with the store's own bytes left out.
+ */
+async function recallIndexMemory(strategy: BenchedStrategy, history: ChatMessage[], options: StrategyTurnBenchOptions): Promise<{ heapBytes: number; textBytes: number }> {
+  const store = new MemoryContextStore();
+  collectGarbage();
+  const before = process.memoryUsage().heapUsed;
+  const manager = strategy.create(8192, options.freshCounter(), store);
+  await manager.onTurnComplete(history.slice(0, -1));
+  await idle(manager);
+  collectGarbage();
+  const after = process.memoryUsage().heapUsed;
+  let logBytes = 0;
+  let textBytes = 0;
+  for (const key of await store.listBlobs({ agentId: 'conformance-agent' })) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of store.readBlob(key)) chunks.push(Buffer.from(chunk));
+    const log = Buffer.concat(chunks);
+    logBytes += log.byteLength;
+    for (const line of log.toString('utf8').split('\n')) {
+      if (!line.startsWith('{')) continue;
+      const record = JSON.parse(line) as { type: string; text?: string };
+      if (record.type === 'entry') textBytes += Buffer.byteLength(record.text ?? '');
+    }
+  }
+  dispose(manager);
+  return { heapBytes: after - before - logBytes, textBytes };
 }
 
 /** Measures every standard strategy's per-turn cost at 100, 1,000 and 10,000 messages (8K and 128K), and its first call at 10,000. */
@@ -163,6 +226,11 @@ async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<
         if (entry.messages !== 10_000) continue;
         entry.firstSamples = options.quick ? 1 : 5;
         entry.firstMs = await firstCall(strategy, history, maxContextTokens, options, entry.firstSamples);
+        if (strategy.firstAfterRestart && maxContextTokens === 8192) {
+          const memory = await recallIndexMemory(strategy, history, options);
+          entry.indexHeapBytes = memory.heapBytes;
+          entry.indexedTextBytes = memory.textBytes;
+        }
       }
       // Each round a new strategy per history composes it once; then the turns of the histories
       // alternate, so that every size is measured under the same load (the bound on growth is a
@@ -220,6 +288,11 @@ export function benchStrategyTurns(options: { quick: boolean; results: Record<st
       const cells = at(size, max);
       table.rows.push([label, 'per turn (+1 msg)', ...cells.map((entry) => (entry ? formatMs(entry.perTurnMs) : 'n/a'))]);
       if (size === 10_000) table.rows.push([label, 'first call', ...cells.map((entry) => (entry?.firstMs === undefined ? 'n/a' : formatMs(entry.firstMs)))]);
+      if (size === 10_000 && cells.some((entry) => entry?.indexHeapBytes !== undefined)) {
+        const memory = (entry: StrategyTurnEntry | undefined) =>
+          entry?.indexHeapBytes === undefined ? '' : `index ${(entry.indexHeapBytes / 1e6).toFixed(1)} MB, ${(entry.indexHeapBytes / entry.indexedTextBytes!).toFixed(2)}× its ${(entry.indexedTextBytes! / 1e6).toFixed(1)} MB of text`;
+        table.rows.push([label, 'memory', ...cells.map(memory)]);
+      }
     }
   }
   return table;

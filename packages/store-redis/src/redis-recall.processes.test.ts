@@ -33,7 +33,7 @@ function fillerTurn(part: number): ChatMessage[] {
 const FACTS: Record<string, { turn: number; messages: ChatMessage[] }> = {
   'a-1': { turn: 3, messages: [{ role: 'user', content: 'By the way, my locker code at the swimming pool is 4417.' }, { role: 'assistant', content: 'Noted: your swimming-pool locker code is 4417.' }] },
   'b-1': { turn: 5, messages: [{ role: 'user', content: 'My bicycle frame number is KX-9083, please remember it.' }, { role: 'assistant', content: 'Got it: bicycle frame number KX-9083.' }] },
-  'c-1': { turn: 2, messages: [{ role: 'user', content: 'My gym locker at the sports centre is number 12.' }, { role: 'assistant', content: 'Noted: gym locker 12.' }] },
+  'c-1': { turn: 2, messages: [{ role: 'user', content: 'At the sports centre pool my locker code is 5150.' }, { role: 'assistant', content: 'Noted: locker code 5150.' }] },
 };
 const FILLER_OFFSET: Record<string, number> = { 'a-1': 0, 'b-1': 100, 'c-1': 200 };
 
@@ -176,7 +176,7 @@ describe('RedisContextStore', () => {
       expect(other.text).not.toContain('4417');
       expect(other.text).not.toContain('session "a-1"');
       // Its own resource's turn is recalled (recall works there), and only that resource's.
-      expect(other.text).toContain('user: My gym locker at the sports centre is number 12.');
+      expect(other.text).toContain('user: At the sports centre pool my locker code is 5150.');
       expect(other.recall.hits.length).toBeGreaterThan(0);
       expect(other.recall.hits.filter((hit) => hit.sessionId !== 'c-1')).toEqual([]);
 

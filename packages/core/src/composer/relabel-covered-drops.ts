@@ -8,7 +8,8 @@ import type { MemoryBlock } from './memory-block';
  */
 export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlySet<string>, blocks: ReadonlyArray<MemoryBlock>): ReductionRecord[] {
   let out = records;
-  for (const block of blocks) for (const range of block.recalls ?? []) out = relabelRange(out, older, range);
+  const recalls = blocks.flatMap((block) => block.recalls ?? []);
+  if (recalls.length > 0) out = relabelRecalled(out, older, recalls);
   for (const block of blocks) {
     const covers = block.covers;
     if (!covers || covers.until <= 0) continue;
@@ -37,21 +38,39 @@ export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlyS
 }
 
 /**
- * `records` with the part of each dropped record of `older` inside `range` reported as `recalled`
- * (sent again in a recall block), the rest as it was.
+ * `records` with the parts of the dropped records of `older` that lie in a recalled range reported as
+ * `recalled` (sent again in a recall block), the rest as it was; each record finds its ranges by a
+ * binary search.
  */
-function relabelRange(records: ReductionRecord[], older: ReadonlySet<string>, range: { from: number; to: number; reason: string }): ReductionRecord[] {
+function relabelRecalled(records: ReductionRecord[], older: ReadonlySet<string>, recalls: ReadonlyArray<{ from: number; to: number; reason: string }>): ReductionRecord[] {
+  const ranges = [...recalls].sort((a, b) => a.from - b.from);
   const out: ReductionRecord[] = [];
   for (const record of records) {
-    if (record.action !== 'dropped' || !older.has(record.reason) || record.to <= range.from || record.from >= range.to) {
+    if (record.action !== 'dropped' || !older.has(record.reason)) {
       out.push(record);
       continue;
     }
-    const from = Math.max(record.from, range.from);
-    const to = Math.min(record.to, range.to);
-    if (record.from < from) out.push({ ...record, to: from, messages: from - record.from });
-    out.push({ action: 'recalled', from, to, messages: to - from, reason: range.reason, recoverableFrom: 'history' });
-    if (to < record.to) out.push({ ...record, from: to, messages: record.to - to });
+    // The first range that ends after the record starts (ranges do not overlap: units are disjoint).
+    let low = 0;
+    let high = ranges.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (ranges[middle]!.to <= record.from) low = middle + 1;
+      else high = middle;
+    }
+    const next = low;
+    let at = record.from;
+    for (let index = next; index < ranges.length && ranges[index]!.from < record.to; index++) {
+      const range = ranges[index]!;
+      const from = Math.max(at, range.from);
+      const to = Math.min(record.to, range.to);
+      if (from >= to) continue;
+      if (at < from) out.push({ ...record, from: at, to: from, messages: from - at });
+      out.push({ action: 'recalled', from, to, messages: to - from, reason: range.reason, recoverableFrom: 'history' });
+      at = to;
+    }
+    if (at === record.from) out.push(record);
+    else if (at < record.to) out.push({ ...record, from: at, to: record.to, messages: record.to - at });
   }
   return out;
 }

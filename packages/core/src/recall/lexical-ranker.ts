@@ -7,9 +7,19 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /** At most this many query terms, the rarest first (a pasted page must not cost a scan per word). */
 const MAX_QUERY_TERMS = 24;
 
+/**
+ * Entries a query scores at most, over all its terms: terms are taken rarest first while their
+ * matches stay within it, so a turn's cost stays flat on a long history. A term left out matches
+ * more than this many entries, and tells them apart least (on the long-memory data sets, with a few
+ * hundred turns per conversation, no term is ever left out).
+ */
+const MAX_QUERY_POSTINGS = 1500;
+
 interface IndexedText {
   id: string;
   text: string;
+  /** What is searched when not all of `text`. */
+  searchText?: string;
 }
 
 /**
@@ -82,12 +92,16 @@ export class LexicalRanker {
 
   /** `terms` (already index terms) that match some entry, the rarest first, at most {@link MAX_QUERY_TERMS}. */
   usefulTerms(terms: ReadonlyArray<string>): string[] {
-    return terms
-      .filter((term) => {
-        return (this.documentFrequency.get(term) ?? 0) > 0;
-      })
-      .sort((a, b) => this.documentFrequency.get(a)! - this.documentFrequency.get(b)!)
-      .slice(0, MAX_QUERY_TERMS);
+    const sorted = terms.filter((term) => (this.documentFrequency.get(term) ?? 0) > 0).sort((a, b) => this.documentFrequency.get(a)! - this.documentFrequency.get(b)!);
+    const kept: string[] = [];
+    let postings = 0;
+    for (const term of sorted) {
+      const frequency = this.documentFrequency.get(term)!;
+      if (kept.length >= MAX_QUERY_TERMS || postings + frequency > MAX_QUERY_POSTINGS) break;
+      kept.push(term);
+      postings += frequency;
+    }
+    return kept;
   }
 
   /** BM25+ scores of the entries matching any of `terms` (index terms), by id. */
@@ -103,11 +117,11 @@ export class LexicalRanker {
   private count(entry: IndexedText): string {
     const sequence: string[] = [];
     const distinct = new Set<string>();
-    for (const token of recallTokens(entry.text)) {
+    for (const token of recallTokens(entry.searchText ?? entry.text)) {
       const term = recallTerm(token);
       if (term === null) continue;
-      sequence.push(term);
       distinct.add(term);
+      sequence.push(term);
     }
     const list = [...distinct];
     this.termsOf.set(entry.id, list);

@@ -1,5 +1,6 @@
 import type { RecallEntry } from '../contracts/recall-backend';
 import type { RecallIndex } from './recall-index';
+import { recallTermsOf } from './recall-terms';
 
 /**
  * Weights of the ranking, measured on LongMemEval_S and LoCoMo (docs/strategies/recall.md has the
@@ -18,6 +19,11 @@ export const RECALL_RANKING = {
   thinQueryTerms: 2,
   /** Pseudo-relevance feedback: the best entries' shared terms searched again, at this weight. */
   feedbackWeight: 0.3,
+  /**
+   * Entries ranked further (neighbours, episodes) at most: the best by words. More than any recall
+   * block holds, and what keeps a turn's cost flat on long histories.
+   */
+  maxCandidates: 400,
   /** How many of the best entries feed the feedback terms. */
   feedbackEntries: 3,
   /** At most this many feedback terms, those most of the best entries share. */
@@ -28,13 +34,6 @@ export const RECALL_RANKING = {
   neighbourShortTokens: 40,
   /** An entry's score grows by up to this factor times its episode's best score over the overall best. */
   episodeBoost: 4,
-  /**
-   * What keeping one of the window's oldest turns is worth beside its relevance, in relevance units
-   * (the best match is 1): recall gives up a run of recent turns only for older ones that outweigh it.
-   */
-  recentTurnValue: 0,
-  /** The window keeps at least this many tokens of the newest history (all the room when it is smaller). */
-  minRecentTokens: 0,
   /** Turns more than this far apart in time (or in different sessions) belong to different episodes. */
   episodeGapMs: 30 * 60 * 1000,
 } as const;
@@ -54,6 +53,12 @@ export interface RecallQuery {
   previous?: string;
   /** The query's vector, when an embedder answered in time. */
   vector?: { model: string; values: ReadonlyArray<number> };
+  /**
+   * The question's matches by the store's own search (a database's full-text search), in place of
+   * the in-memory index's; `previousFound` the same for the turn before a thin question.
+   */
+  found?: Map<string, number>;
+  previousFound?: Map<string, number>;
   /** Only entries for which this holds are ranked (what the window does not hold already). */
   eligible(entry: RecallEntry): boolean;
   /** Tokens an entry takes in the payload (for the neighbour rule). */
@@ -68,7 +73,7 @@ export interface RecallQuery {
  * the candidates' mean, scaled to [0, 1] and added.
  */
 export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[] {
-  const weights = tunedRanking(); // TUNE-TEMP
+  const weights = RECALL_RANKING;
   const lexical = index.lexical;
   const scores = new Map<string, number>();
   const add = (found: Map<string, number>, weight: number): void => {
@@ -78,18 +83,25 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
       scores.set(id, (scores.get(id) ?? 0) + weight * score);
     }
   };
-  const queryTerms = lexical.queryTerms(query.text);
-  add(lexical.search(queryTerms), 1);
-  if (query.previous && queryTerms.length < weights.thinQueryTerms) add(lexical.search(lexical.queryTerms(query.previous)), weights.previousTurnWeight);
+  const queryTerms = lexical?.queryTerms(query.text) ?? [];
+  add(query.found ?? lexical?.search(queryTerms) ?? new Map(), 1);
+  // Thin by its own words, not by what the index holds: a full question about something never said is not thin.
+  if (query.previous && isThin(query.text)) add(query.previousFound ?? lexical?.search(lexical.queryTerms(query.previous)) ?? new Map(), weights.previousTurnWeight);
 
-  // Pseudo-relevance feedback: terms most of the best entries share, that the query lacks.
+  // Pseudo-relevance feedback (in memory only): terms most of the best entries share, that the query lacks.
   const best = [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, weights.feedbackEntries);
-  if (best.length >= 2) {
+  if (lexical !== undefined && best.length >= 2) {
     const counts = new Map<string, number>();
     const asked = new Set(queryTerms);
     for (const [id] of best) for (const term of lexical.terms(id)) if (!asked.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
     const feedback = [...counts].filter(([, count]) => count >= 2).sort((a, b) => b[1] - a[1]).slice(0, weights.feedbackTerms).map(([term]) => term);
     if (feedback.length > 0) add(lexical.search(lexical.usefulTerms(feedback)), weights.feedbackWeight);
+  }
+
+  if (scores.size > weights.maxCandidates) {
+    const kept = [...scores].sort((a, b) => b[1] - a[1]).slice(0, weights.maxCandidates);
+    scores.clear();
+    for (const [id, score] of kept) scores.set(id, score);
   }
 
   // Neighbours: a short turn borrows from the better of the turns around it.
@@ -130,6 +142,11 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   const out: RankedEntry[] = [];
   for (const [id, value] of relevance) if (value > 0) out.push({ entry: index.entry(id)!, relevance: value });
   return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
+}
+
+/** Whether a newest message is too thin to search on alone (fewer searchable words of its own than {@link RECALL_RANKING.thinQueryTerms}). */
+export function isThin(text: string): boolean {
+  return recallTermsOf(text).length < RECALL_RANKING.thinQueryTerms;
 }
 
 /** Adds each eligible entry's similarity to the query vector, above the mean and scaled to [0, 1]. */
@@ -179,9 +196,4 @@ function positionOf(list: ReadonlyArray<RecallEntry>, entry: RecallEntry): numbe
     else high = middle - 1;
   }
   return -1;
-}
-
-/** TUNE-TEMP */
-export function tunedRanking(): typeof RECALL_RANKING {
-  return { ...RECALL_RANKING, ...(process.env.CTXKIT_RECALL_TUNE ? JSON.parse(process.env.CTXKIT_RECALL_TUNE) : {}) } as typeof RECALL_RANKING;
 }

@@ -1,5 +1,7 @@
 import type { RecallEntry } from '../contracts/recall-backend';
+import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
 import type { ITokenCounter } from '../token-counting/token-counter';
+import type { RecallLineCounter } from './recall-index';
 
 /** The tag the recalled turns are framed in. */
 export const RECALL_TAG = 'recalled-turns';
@@ -99,15 +101,28 @@ export class RecallBlockCounter {
   private readonly entries = new Map<string, number>();
   private readonly additive: boolean;
   private readonly overhead: number;
+  private readonly encoding: string | null;
+  private readonly estimator = new HeuristicTokenCounter('estimate');
 
   constructor(private readonly counter: ITokenCounter) {
     const meta = counter.meta();
+    this.encoding = meta.encoding;
     this.additive = meta.strategy === 'tiktoken' && meta.encoding !== null && ADDITIVE_ENCODINGS.has(meta.encoding);
     this.overhead = counter.countMessage({ role: 'user', content: '' }) - counter.count('');
   }
 
-  /** Tokens an entry's line takes in a block (its text escaped, with its line feed). */
+  /**
+   * Counts entries' lines when they are indexed, so that the count is stored with them and never
+   * made again (by another instance, after a restart); undefined for counters whose counts do not add up.
+   */
+  lineCounter(): RecallLineCounter | undefined {
+    if (!this.additive || this.encoding === null) return undefined;
+    return { encoding: this.encoding, count: (text) => this.counter.count(`${escapeRecalledText(text)}\n`) };
+  }
+
+  /** Tokens an entry's line takes in a block (its text escaped, with its line feed): exact. */
   entryTokens(entry: RecallEntry): number {
+    if (this.additive && entry.tokens !== undefined && entry.tokens.encoding === this.encoding) return entry.tokens.count;
     let tokens = this.entries.get(entry.id);
     if (tokens === undefined) {
       if (this.entries.size > 100_000) this.entries.clear();
@@ -115,6 +130,15 @@ export class RecallBlockCounter {
       this.entries.set(entry.id, tokens);
     }
     return tokens;
+  }
+
+  /**
+   * About the tokens an entry's line takes, for ranking: its stored exact count, else an estimate by
+   * characters (scripts without spaces count a token a character), never a tokenizer pass.
+   */
+  estimateTokens(entry: RecallEntry): number {
+    if (entry.tokens !== undefined && entry.tokens.encoding === this.encoding) return entry.tokens.count;
+    return this.entries.get(entry.id) ?? this.estimator.count(entry.text) + 1;
   }
 
   /** Tokens of the user message holding the block of `entries` (0 for none). */

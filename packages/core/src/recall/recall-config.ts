@@ -10,8 +10,9 @@ export interface RecallConfig {
   /**
    * Share of the room (the budget left after the system prompt, tools and dynamic context) that
    * recalled turns may take when the history no longer fits; the newest history fills the rest, and
-   * whatever recall leaves unused.
-   * @default 0.5
+   * whatever recall leaves unused. A cap: how much of it recall takes is weighed turn by turn (older
+   * turns take recent turns' room only when they bear more on the newest message).
+   * @default 0.9
    */
   share: number;
   /**
@@ -47,7 +48,7 @@ export const RECALL_CONFIG_SCHEMA: JsonSchema = {
       type: 'number',
       minimum: 0,
       maximum: 0.95,
-      default: 0.5,
+      default: 0.9,
       description: 'Share of the room recalled turns may take when the history no longer fits; the newest history fills the rest and whatever recall leaves.',
     },
     minRecentTokens: {

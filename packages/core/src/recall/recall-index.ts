@@ -4,7 +4,7 @@ import { SerialQueue } from '../concurrency/serial-queue';
 import { groupAt } from '../messages/group-tool-calls';
 import { contentDigest } from '../token-counting/content-digest';
 import { LexicalRanker } from './lexical-ranker';
-import { recallUnitText } from './recall-text';
+import { recallSearchText, recallUnitText } from './recall-text';
 
 /** What {@link RecallIndex} is built from. */
 export interface RecallIndexOptions {
@@ -15,6 +15,12 @@ export interface RecallIndexOptions {
   /** The clock entries are dated by. */
   now(): number;
 }
+
+/** Counts an entry's line for a recall block, by an encoding (stored with the entry, counted once). */
+export type RecallLineCounter = { encoding: string; count(line: string): number };
+
+/** Characters of each tool result that are searched: a long output is found by its call and its head. */
+export const SEARCHED_RESULT_CHARS = 600;
 
 /** A vector kept for an entry. */
 export interface EntryVector {
@@ -38,15 +44,34 @@ export class RecallIndex {
   private readonly entries = new Map<string, RecallEntry>();
   /** Each session's live entries, ordered by position. */
   private readonly sessions = new Map<string, RecallEntry[]>();
-  /** The message object each session's newest entry ended with: the same object is the same turn. */
+  /** The message object each entry ended with when it was last found in the history: the same object is the same turn. */
   private readonly lastMessage = new Map<string, Readonly<ChatMessage>>();
+  /** The history each session was last checked against, unchanged since when the same array, length and last message. */
+  private readonly checked = new Map<string, { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; last: Readonly<ChatMessage> | undefined; agreed: number }>();
   private readonly vectors = new Map<string, EntryVector>();
   /** Per session, where each entry's episode begins (recomputed when the session's entries change). */
   private readonly episodeStarts = new Map<string, { gapMs: number; length: number; last: RecallEntry | undefined; first: number[] }>();
-  readonly lexical = new LexicalRanker();
+  /**
+   * The entries' words, ranked in memory; undefined when the backend searches them itself (a
+   * database with full-text search): then no process holds a second index of them.
+   */
+  readonly lexical: LexicalRanker | undefined;
   private readonly queue = new SerialQueue();
 
-  constructor(private readonly options: RecallIndexOptions) {}
+  constructor(private readonly options: RecallIndexOptions) {
+    this.lexical = options.backend.search ? undefined : new LexicalRanker();
+  }
+
+  /**
+   * The backend's own lexical search of `query` (best first, at most `limit`), or undefined when it
+   * has none (the index ranks the words in memory).
+   */
+  async searchInBackend(query: string, limit: number): Promise<Map<string, number> | undefined> {
+    const search = this.options.backend.search;
+    if (search === undefined || query.trim().length === 0) return undefined;
+    const hits = await search.call(this.options.backend, this.options.scope, query, limit);
+    return new Map(hits.map((hit) => [hit.id, hit.score]));
+  }
 
   get scope(): RecallScopeKey {
     return this.options.scope;
@@ -125,11 +150,11 @@ export class RecallIndex {
    * shorter than what is indexed but matching it (a late request) changes nothing.
    * @returns how many entries were appended
    */
-  index(sessionId: string, history: ReadonlyArray<Readonly<ChatMessage>>, upTo: number): Promise<number> {
+  index(sessionId: string, history: ReadonlyArray<Readonly<ChatMessage>>, upTo: number, lines?: RecallLineCounter): Promise<number> {
     return this.queue.run(async () => {
       await this.readNew();
       const list = this.sessions.get(sessionId) ?? [];
-      const agreed = this.agreement(sessionId, list, history, upTo);
+      const agreed = this.agreement(sessionId, list, history);
       const records: RecallRecord[] = [];
       const at = this.options.now();
       if (agreed < list.length) {
@@ -142,17 +167,19 @@ export class RecallIndex {
         const group = groupAt(history, position);
         if (group.end > end) break;
         if (group.kind !== 'system') {
-          const text = recallUnitText(history.slice(group.start, group.end), this.options.maxUnitChars);
+          const messages = history.slice(group.start, group.end);
+          const text = recallUnitText(messages, this.options.maxUnitChars);
+          const searchText = recallSearchText(messages, this.options.maxUnitChars, SEARCHED_RESULT_CHARS);
           const fingerprint = contentDigest(text);
-          records.push({ type: 'entry', id: `${sessionId}#${group.start}.${fingerprint}`, sessionId, from: group.start, to: group.end, at, text, fingerprint });
+          const tokens = lines ? { encoding: lines.encoding, count: lines.count(text) } : undefined;
+          records.push({ type: 'entry', id: `${sessionId}#${group.start}.${fingerprint}`, sessionId, from: group.start, to: group.end, at, text, ...(searchText !== undefined ? { searchText } : {}), fingerprint, ...(tokens ? { tokens } : {}) });
         }
         position = group.end;
       }
       if (records.length === 0) return 0;
       await this.options.backend.append(this.options.scope, records);
       await this.readNew();
-      const last = this.sessions.get(sessionId)?.at(-1);
-      if (last !== undefined && last.to <= history.length) this.lastMessage.set(sessionId, history[last.to - 1]!);
+      for (const record of records) if (record.type === 'entry') this.lastMessage.set(record.id, history[record.to - 1]!);
       return records.filter((record) => record.type === 'entry').length;
     });
   }
@@ -173,30 +200,32 @@ export class RecallIndex {
   }
 
   /**
-   * How many of the session's entries (from the oldest) still match `history`: all of them when the
-   * newest one does (the usual case: checked by message identity, else by its text).
+   * How many of the session's entries (from the oldest) still match `history`. Each entry is checked
+   * by the identity of the message it ended with (a pointer comparison), and by its text only when
+   * that object changed (a history rebuilt from JSON, an edited message): an edit anywhere is found,
+   * at the cost of one comparison per entry. A history shorter than what is indexed but matching it
+   * (a late request) agrees with every entry.
    */
-  private agreement(sessionId: string, list: ReadonlyArray<RecallEntry>, history: ReadonlyArray<Readonly<ChatMessage>>, upTo: number): number {
-    if (list.length === 0) return 0;
-    const last = list[list.length - 1]!;
-    // A history shorter than what is indexed: a late request, unless the part both hold differs.
-    if (last.to > Math.min(upTo, history.length)) {
-      let kept = list.length;
-      while (kept > 0 && list[kept - 1]!.to > history.length) kept--;
-      if (kept === 0 || this.matches(list[kept - 1]!, history)) return list.length;
-      return this.lastMatching(list, history, kept - 1);
+  private agreement(sessionId: string, list: ReadonlyArray<RecallEntry>, history: ReadonlyArray<Readonly<ChatMessage>>): number {
+    const seen = this.checked.get(sessionId);
+    if (seen !== undefined && seen.history === history && seen.length === history.length && seen.last === history[history.length - 1] && seen.agreed === list.length) return list.length;
+    let agreed = 0;
+    for (const entry of list) {
+      if (entry.to > history.length) break;
+      const message = history[entry.to - 1]!;
+      if (this.lastMessage.get(entry.id) !== message) {
+        if (!this.matches(entry, history)) {
+          this.checked.delete(sessionId);
+          return agreed;
+        }
+        this.lastMessage.set(entry.id, message);
+      }
+      agreed++;
     }
-    if (this.lastMessage.get(sessionId) === history[last.to - 1] || this.matches(last, history)) {
-      this.lastMessage.set(sessionId, history[last.to - 1]!);
-      return list.length;
-    }
-    return this.lastMatching(list, history, list.length - 1);
-  }
-
-  /** The count of leading entries that match, searching back from `below` (exclusive of it). */
-  private lastMatching(list: ReadonlyArray<RecallEntry>, history: ReadonlyArray<Readonly<ChatMessage>>, below: number): number {
-    for (let index = below - 1; index >= 0; index--) if (this.matches(list[index]!, history)) return index + 1;
-    return 0;
+    // Entries past the end of a shorter history: a late request, nothing to reset.
+    if (agreed < list.length && list[agreed]!.to > history.length) agreed = list.length;
+    this.checked.set(sessionId, { history, length: history.length, last: history[history.length - 1], agreed });
+    return agreed;
   }
 
   private matches(entry: RecallEntry, history: ReadonlyArray<Readonly<ChatMessage>>): boolean {
@@ -211,7 +240,7 @@ export class RecallIndex {
       // A rebuild: every record applied, then the words indexed in one pass.
       this.loaded = true;
       for (const record of records) this.apply(record, false);
-      this.lexical.addAll([...this.entries.values()]);
+      this.lexical?.addAll([...this.entries.values()]);
       return;
     }
     for (const record of records) this.apply(record, true);
@@ -232,13 +261,13 @@ export class RecallIndex {
         at--;
       }
       list.splice(at, 0, record);
-      if (indexWords) this.lexical.add(record);
+      if (indexWords) this.lexical?.add(record);
       if (record.vector !== undefined && record.embeddingModel !== undefined) this.setVector(record.id, record.embeddingModel, record.vector);
     } else if (record.type === 'reset') {
       const list = this.sessions.get(record.sessionId);
       if (list === undefined) return;
       while (list.length > 0 && list[list.length - 1]!.from >= record.from) this.drop(list.pop()!, indexWords);
-      this.lastMessage.delete(record.sessionId);
+      this.checked.delete(record.sessionId);
     } else if (record.type === 'vectors') {
       for (const { entryId, vector } of record.vectors) if (this.entries.has(entryId)) this.setVector(entryId, record.model, vector);
     }
@@ -246,8 +275,9 @@ export class RecallIndex {
 
   private drop(entry: RecallEntry, indexed: boolean): void {
     this.entries.delete(entry.id);
+    this.lastMessage.delete(entry.id);
     this.vectors.delete(entry.id);
-    if (indexed) this.lexical.remove(entry.id);
+    if (indexed) this.lexical?.remove(entry.id);
   }
 
   private setVector(id: string, model: string, values: ReadonlyArray<number>): void {

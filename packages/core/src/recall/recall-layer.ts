@@ -15,7 +15,7 @@ import type { RecallConfig } from './recall-config';
 import type { RecallEmbeddingState } from './recall-embedding-state';
 import type { RecallIndex } from './recall-index';
 import { openRecallIndex, type RecallIndexLease } from './recall-index-registry';
-import { RECALL_RANKING, rankRecall, tunedRanking, type RankedEntry } from './rank-recall';
+import { isThin, RECALL_RANKING, rankRecall, type RankedEntry } from './rank-recall';
 
 /** Name of the recall block in stats and reductions. */
 export const RECALL_BLOCK_NAME = 'recall';
@@ -40,6 +40,9 @@ export interface PreparedRecall {
   /** The newest user message's text (the query); empty when there is none. */
   query: string;
   previous?: string;
+  /** The question's matches by the store's own search, when it has one. */
+  found?: Map<string, number>;
+  previousFound?: Map<string, number>;
   vector?: { model: string; values: number[] };
   embedding: RecallEmbeddingState;
   /** Why recall is off for this compose (the index could not be read or written). */
@@ -124,13 +127,21 @@ export class RecallLayer {
         await index.refresh();
         return { query, ...(previous ? { previous } : {}), embedding: 'none' };
       }
-      await index.index(this.options.context.sessionId, history, newestUser >= 0 ? newestUser : history.length);
+      await index.index(this.options.context.sessionId, history, newestUser >= 0 ? newestUser : history.length, this.blockCounter.lineCounter());
     } catch (error) {
       return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
     }
     this.scheduleEmbedding();
     const { vector, embedding } = query.length > 0 ? await this.queryVector(query) : { vector: undefined, embedding: 'none' as const };
-    return { query, ...(previous ? { previous } : {}), ...(vector ? { vector } : {}), embedding };
+    let searched: Pick<PreparedRecall, 'found' | 'previousFound'> = {};
+    try {
+      const found = await index.searchInBackend(query, RECALL_RANKING.maxCandidates);
+      const previousFound = previous && isThin(query) ? await index.searchInBackend(previous, RECALL_RANKING.maxCandidates) : undefined;
+      searched = { ...(found ? { found } : {}), ...(previousFound ? { previousFound } : {}) };
+    } catch (error) {
+      return { query, embedding, error: errorSummary(error) };
+    }
+    return { query, ...(previous ? { previous } : {}), ...(vector ? { vector } : {}), ...searched, embedding };
   }
 
   /**
@@ -147,7 +158,7 @@ export class RecallLayer {
     const memoryTokens = plain.payload.stats.sections.memory;
     const historyRoom = Math.max(0, plain.roomTokens - memoryTokens);
     const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
-    const keepRecent = Math.min(process.env.CTXKIT_RECALL_TUNE ? tunedRanking().minRecentTokens : this.options.config.minRecentTokens, historyRoom); // TUNE-TEMP
+    const keepRecent = Math.min(this.options.config.minRecentTokens, historyRoom);
     const allowance = Math.max(0, Math.min(Math.floor(historyRoom * this.options.config.share), historyRoom - keepRecent));
     const stats: RecallStats = { scope: this.scope.scope, candidates: 0, hits: [], tokens: 0, allowanceTokens: allowance, embedding: prepared.embedding, ...(prepared.error ? { error: prepared.error } : {}) };
     const extra = request.extra ?? {};
@@ -167,6 +178,8 @@ export class RecallLayer {
       text: prepared.query,
       ...(prepared.previous ? { previous: prepared.previous } : {}),
       ...(prepared.vector ? { vector: prepared.vector } : {}),
+      ...(prepared.found ? { found: prepared.found } : {}),
+      ...(prepared.previousFound ? { previousFound: prepared.previousFound } : {}),
       eligible: (entry) => !own(entry) || entry.to <= currentTurn,
       tokensOf: (entry) => this.tokensOf(entry),
     });
@@ -180,7 +193,6 @@ export class RecallLayer {
         splits.push({ start: window.fromIndex, tokens: window.tokens });
       }
     }
-    if (process.env.CTXKIT_RECALL_DEBUG) console.log(JSON.stringify({ splits, historyRoom, allowance, currentTurn, top: ranked.slice(0, 5).map((r) => [r.entry.from, r.relevance, this.tokensOf(r.entry)]) }));
     let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn);
     let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, ranked, allowance);
     chosen = entries;
@@ -219,7 +231,7 @@ export class RecallLayer {
   async onTurnComplete(history: ReadonlyArray<Readonly<ChatMessage>>): Promise<void> {
     const index = this.index;
     try {
-      await index.index(this.options.context.sessionId, history, history.length);
+      await index.index(this.options.context.sessionId, history, history.length, this.blockCounter.lineCounter());
     } catch {
       // The store failed: the turn is indexed with the next compose or turn, from the history itself.
       return;
@@ -243,34 +255,37 @@ export class RecallLayer {
 
   /** Tokens an entry's text takes in the block (counted once per entry). */
   private tokensOf(entry: RecallEntry): number {
-    return this.blockCounter.entryTokens(entry);
+    return this.blockCounter.estimateTokens(entry);
   }
 
   /**
    * The layout with the most relevance in all: for a few splits of the room between the window and
-   * recall (recall up to its allowance), the window's turns count their relevance plus what being
-   * recent is worth ({@link RECALL_RANKING.recentTurnValue} each), and the recalled ones, packed by
-   * relevance per token into the rest, count their relevance. So recall takes room from the window
-   * only when older turns bear more on the newest message than the recent ones they replace.
+   * recall (recall up to its allowance), the window's older turns count their relevance and the
+   * recalled ones, packed by relevance per token into the rest, count theirs. So recall takes room
+   * from the window only when older turns bear more on the newest message than the recent ones they
+   * replace (a recent turn worth nothing more than its relevance measured best on tau-bench and
+   * LongMemEval_S; `minRecentTokens` keeps the present turn whole in small windows).
    * @returns the entries to recall
    */
   private select(ranked: ReadonlyArray<RankedEntry>, splits: ReadonlyArray<{ start: number; tokens: number }>, historyRoom: number, allowance: number, currentTurn: number): RecallEntry[] {
     const sessionId = this.options.context.sessionId;
-    const relevance = new Map<string, number>();
-    for (const { entry, relevance: value } of ranked) relevance.set(entry.id, value);
-    const order = ranked.map(({ entry }) => entry).sort((a, b) => relevance.get(b.id)! / this.tokensOf(b) - relevance.get(a.id)! / this.tokensOf(a));
     // The preamble, the frame's tags and one label: what the block costs besides its entries.
     const frame = this.blockCounter.messageTokens([emptyEntry(sessionId)], sessionId);
-    const own = this.index.sessionEntries(sessionId);
-    const recent = tunedRanking().recentTurnValue; // TUNE-TEMP
+    // Best relevance per token first, only as many as could fill the allowance twice over.
+    const candidates = ranked.map(({ entry, relevance }) => ({ entry, relevance, cost: this.tokensOf(entry) }));
+    candidates.sort((a, b) => b.relevance / b.cost - a.relevance / a.cost);
+    let reach = 0;
+    let kept = 0;
+    while (kept < candidates.length && reach <= 2 * allowance) reach += candidates[kept++]!.cost + LABEL_TOKENS_ESTIMATE;
+    const order = candidates.slice(0, kept);
+    const ownRanked = ranked.filter(({ entry }) => entry.sessionId === sessionId);
     let best: { entries: RecallEntry[]; value: number } | undefined;
     for (const split of splits) {
       const room = Math.min(allowance, historyRoom - split.tokens) - frame;
-      const packed = room > 0 ? this.pack(order, split.start, room) : [];
-      let value = 0;
-      for (const entry of packed) value += relevance.get(entry.id)!;
-      for (const entry of own) if (entry.from >= split.start && entry.to <= currentTurn) value += (relevance.get(entry.id) ?? 0) + recent;
-      if (best === undefined || value > best.value + 1e-9) best = { entries: packed, value };
+      const packed = room > 0 ? this.pack(order, split.start, room) : { entries: [], value: 0 };
+      let value = packed.value;
+      for (const { entry, relevance } of ownRanked) if (entry.from >= split.start && entry.to <= currentTurn) value += relevance;
+      if (best === undefined || value > best.value + 1e-9) best = { entries: packed.entries, value };
     }
     return best?.entries ?? [];
   }
@@ -279,29 +294,32 @@ export class RecallLayer {
    * The entries of `order` (best relevance per token first) that fit `room` tokens, this session's
    * only from before `windowStart`; a run of neighbours shares one label.
    */
-  private pack(order: ReadonlyArray<RecallEntry>, windowStart: number, room: number): RecallEntry[] {
+  private pack(order: ReadonlyArray<{ entry: RecallEntry; relevance: number; cost: number }>, windowStart: number, room: number): { entries: RecallEntry[]; value: number } {
     const sessionId = this.options.context.sessionId;
-    const starts = new Set<string>();
-    const ends = new Set<string>();
+    // Where taken runs start and end: an entry next to one joins its run (no new label).
+    const edges = new Set<string>();
     const entries: RecallEntry[] = [];
     let left = room;
-    for (const entry of order) {
+    let value = 0;
+    for (const { entry, relevance, cost: own } of order) {
       if (left <= 0) break;
       if (entry.sessionId === sessionId && entry.to > windowStart) continue;
-      const joinsRun = ends.has(`${entry.sessionId}\u0000${entry.from}`) || starts.has(`${entry.sessionId}\u0000${entry.to}`);
-      const cost = this.tokensOf(entry) + (joinsRun || entries.length === 0 ? 0 : LABEL_TOKENS_ESTIMATE);
+      const joinsRun = edges.has(`${entry.sessionId}\u0000${entry.from}`) || edges.has(`${entry.sessionId}\u0000${entry.to}`);
+      const cost = own + (joinsRun || entries.length === 0 ? 0 : LABEL_TOKENS_ESTIMATE);
       if (cost > left) continue;
       left -= cost;
-      starts.add(`${entry.sessionId}\u0000${entry.from}`);
-      ends.add(`${entry.sessionId}\u0000${entry.to}`);
+      value += relevance;
+      edges.add(`${entry.sessionId}\u0000${entry.from}`);
+      edges.add(`${entry.sessionId}\u0000${entry.to}`);
       entries.push(entry);
     }
-    return entries;
+    return { entries, value };
   }
 
   /** The block for `chosen`, counted exactly, with the least relevant entries left out until it fits `allowance`. */
   private fit(chosen: RecallEntry[], ranked: ReadonlyArray<RankedEntry>, allowance: number): { text: string; tokens: number; entries: RecallEntry[] } {
-    const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance / this.tokensOf(item.entry)]));
+    const chosenIds = new Set(chosen.map((entry) => entry.id));
+    const relevance = new Map(ranked.filter((item) => chosenIds.has(item.entry.id)).map((item) => [item.entry.id, item.relevance / this.blockCounter.entryTokens(item.entry)]));
     const sessionId = this.options.context.sessionId;
     // Least useful per token first: what goes when the block is over its allowance.
     const leastUseful = [...chosen].sort((a, b) => relevance.get(a.id)! - relevance.get(b.id)!);

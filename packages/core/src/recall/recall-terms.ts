@@ -18,6 +18,8 @@ const STOP_WORDS: ReadonlySet<string> = new Set(
 const WORD = /[\p{L}\p{N}]+/gu;
 /** Scripts written without spaces between words: indexed as overlapping character pairs. */
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]+/gu;
+/** The same test without the global flag (a global one keeps where it stopped between calls). */
+const HAS_UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
 /** Words the Porter2 stemmer applies to. */
 const LATIN_WORD = /^[a-z]+$/;
 
@@ -34,8 +36,7 @@ export function recallTokens(text: string): string[] {
   const tokens: string[] = [];
   for (const match of text.matchAll(WORD)) {
     const word = match[0];
-    UNSPACED.lastIndex = 0;
-    if (!UNSPACED.test(word)) {
+    if (!HAS_UNSPACED.test(word)) {
       tokens.push(word);
       continue;
     }

@@ -25,6 +25,16 @@ export function recallMessageText(message: Readonly<ChatMessage>, maxChars = Num
 }
 
 /**
+ * The searched part of a unit's recall text, when it is not the whole: each tool result cut to its
+ * first `resultChars` characters (a long output is found by its call and its head). Undefined when
+ * nothing was cut.
+ */
+export function recallSearchText(messages: ReadonlyArray<Readonly<ChatMessage>>, maxChars: number, resultChars: number): string | undefined {
+  if (!messages.some((message) => message.role === 'tool' && contentText(message.content).length > resultChars)) return undefined;
+  return messages.map((message) => (message.role === 'tool' ? `tool result: ${safeSlice(contentText(message.content), 0, resultChars)}` : recallMessageText(message, maxChars))).join('\n');
+}
+
+/**
  * The recall text of a unit (one message, or a call with its results), at most `maxChars`
  * characters: a longer one keeps its head and tail around a marker (what the model reads back of a
  * huge tool output; the whole stays in the caller's history).
