@@ -76,8 +76,17 @@ function collectConfig(value: string, previous: Record<string, Record<string, un
   return { ...previous, [id]: { ...previous?.[id], ...(config as Record<string, unknown>) } };
 }
 
-/** The data sets `ctxkit quality` knows. */
-const QUALITY_DATASETS = ['tau-bench', 'locomo', 'openhands'];
+/** The data sets `ctxkit quality` knows (facts, recall). */
+const QUALITY_DATASETS = ['tau-bench', 'locomo', 'openhands', 'longmemeval'];
+
+/** The sections of `ctxkit quality`. */
+const QUALITY_SECTIONS = ['facts', 'recall'];
+
+/** Collects a repeatable `--section`. */
+function collectSection(value: string, previous: string[] | undefined): string[] {
+  if (!QUALITY_SECTIONS.includes(value)) throw new InvalidArgumentError(`expected one of ${QUALITY_SECTIONS.join(', ')}, got "${value}"`);
+  return [...(previous ?? []), value];
+}
 
 /** Collects a repeatable `--dataset`, checked against the known data sets. */
 function collectDataset(value: string, previous: string[] | undefined): string[] {
@@ -141,7 +150,8 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
 
   program
     .command('quality')
-    .description('share of checkable facts present in the payload when they are needed, per strategy, data set and ceiling')
+    .description('share of checkable facts present in the payload when they are needed, and of earlier turns recalled for a question, per strategy, data set and ceiling')
+    .option('--section <name>', `only this section: ${QUALITY_SECTIONS.join(', ')} (repeatable; both by default)`, collectSection)
     .option('--dataset <name>', `only this data set: ${QUALITY_DATASETS.join(', ')} (repeatable)`, collectDataset)
     .option('--ceiling <tokens>', 'only this payload ceiling, maxContextTokens (repeatable)', collectPositiveInteger)
     .option('--strategy <name>', 'only this strategy: a row label or plugin id (repeatable)', collect)

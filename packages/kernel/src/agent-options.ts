@@ -37,7 +37,7 @@ export interface AgentOptions {
    * Without it, the injected `IContextManager` serves the default session and runs with another
    * `sessionId` are refused.
    */
-  contextManagerFor?: (sessionId: string) => IContextManager;
+  contextManagerFor?: (sessionId: string, resourceId?: string) => IContextManager;
   /**
    * The context window the small-context matrix is chosen for.
    * @default the strategy's ceiling (`stats.budget.maxContextTokens` of the first payload); `createAgent` fills

@@ -6,6 +6,11 @@ import type { ToolCallOutcome } from './loop/run-tools-step';
 export interface AgentRunOptions {
   /** The conversation to continue. @default 'default' */
   sessionId?: string;
+  /**
+   * Whose conversation it is (a user, a tenant), for strategies that share state across a resource's
+   * sessions (recall with `scope: "resource"`); fixed when the session is first opened.
+   */
+  resourceId?: string;
   /** Bound on model calls in this run. @default the agent's maxSteps (20) */
   maxSteps?: number;
   /** Retrieved knowledge for `composePayload` (dynamic context). */

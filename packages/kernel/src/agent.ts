@@ -149,7 +149,7 @@ export class Agent {
   async run(input: string | readonly ChatMessage[], runOptions: AgentRunOptions = {}): Promise<AgentRunResult> {
     const sessionId = runOptions.sessionId ?? DEFAULT_SESSION_ID;
     const maxSteps = runOptions.maxSteps ?? this.options.maxSteps ?? DEFAULT_MAX_STEPS;
-    const manager = this.managerFor(sessionId);
+    const manager = this.managerFor(sessionId, runOptions.resourceId);
     const kept = this.histories.get(sessionId) ?? NO_HISTORY;
     let history: ChatMessage[];
     let turns: TurnCount;
@@ -336,8 +336,8 @@ export class Agent {
   }
 
   /** The session's context manager: through `contextManagerFor` when given (it follows the agent's sessions), else the injected one for the default session. */
-  private managerFor(sessionId: string): IContextManager {
-    if (this.options.contextManagerFor) return this.options.contextManagerFor(sessionId);
+  private managerFor(sessionId: string, resourceId?: string): IContextManager {
+    if (this.options.contextManagerFor) return this.options.contextManagerFor(sessionId, resourceId);
     if (sessionId === DEFAULT_SESSION_ID) return this.contextManager;
     throw new CtxkitError({
       code: ErrorCodes.STRATEGY_ERROR,

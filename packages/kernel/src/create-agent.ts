@@ -67,7 +67,7 @@ export function createAgent(handle: AgentHandleLike, options: CreateAgentOptions
     ...(smallContext ? { smallContext } : {}),
     agentId: handle.id,
     strategyId: handle.strategyId,
-    contextManagerFor: (sessionId) => handle.forSession(sessionId),
+    contextManagerFor: (sessionId, resourceId) => handle.forSession(sessionId, resourceId !== undefined ? { resourceId } : {}),
   };
   container.registerValue(IAgentOptions, agentOptions);
   return container.resolve(Agent);

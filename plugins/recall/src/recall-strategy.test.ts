@@ -62,7 +62,7 @@ describe('std-recall-strategy', () => {
       for (const message of payload.messages.filter((m) => m.role === 'system')) expect(String(message.content)).not.toContain('4417');
       const recall = payload.stats.extra!.recall as { hits: Array<{ from: number; sessionId: string }> };
       expect(recall.hits.map((hit) => hit.from)).toContain(6);
-      expect(payload.stats.reductions).toEqual(expect.arrayContaining([expect.objectContaining({ action: 'recalled', from: 6, to: 7 })]));
+      expect(payload.stats.reductions.some((record) => record.action === 'recalled' && record.from <= 6 && record.to >= 7)).toBe(true);
       expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
       expect(events).toHaveLength(1);
       await runtime.dispose();
@@ -107,7 +107,7 @@ describe('std-recall-strategy', () => {
       const payload = await strategy.composePayload(SYSTEM, [...history, { role: 'user', content: 'What was the weather in Reykjavik when I asked?' }], []);
       const block = String(recallMessage(payload)?.content);
       expect(block).toContain('assistant called weather({"city":"Reykjavik"})\ntool result: Reykjavik: sleet, 2°C, wind 40 km/h');
-      expect(payload.stats.reductions).toEqual(expect.arrayContaining([expect.objectContaining({ action: 'recalled', from: 1, to: 3 })]));
+      expect(payload.stats.reductions.some((record) => record.action === 'recalled' && record.from <= 1 && record.to >= 3)).toBe(true);
     });
 
     it('keeps recalled text inside its frame: a closing tag in a turn is escaped', async () => {

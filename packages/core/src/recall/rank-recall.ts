@@ -24,6 +24,11 @@ export const RECALL_RANKING = {
    * block holds, and what keeps a turn's cost flat on long histories.
    */
   maxCandidates: 400,
+  /**
+   * Entries less relevant than this share of the best one are not recalled: a turn that shares one
+   * common word with the question is not worth its tokens, however much room is left.
+   */
+  minRelevance: 0.02,
   /** How many of the best entries feed the feedback terms. */
   feedbackEntries: 3,
   /** At most this many feedback terms, those most of the best entries share. */
@@ -140,7 +145,7 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   if (query.vector !== undefined) addMeaning(index, query, relevance);
 
   const out: RankedEntry[] = [];
-  for (const [id, value] of relevance) if (value > 0) out.push({ entry: index.entry(id)!, relevance: value });
+  for (const [id, value] of relevance) if (value >= weights.minRelevance) out.push({ entry: index.entry(id)!, relevance: value });
   return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
 }
 

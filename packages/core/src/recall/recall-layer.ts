@@ -123,16 +123,13 @@ export class RecallLayer {
     const index = this.index;
     try {
       // A preview reads the index as it is: it stores nothing and calls no model.
-      if (options.preview) {
-        await index.refresh();
-        return { query, ...(previous ? { previous } : {}), embedding: 'none' };
-      }
-      await index.index(this.options.context.sessionId, history, newestUser >= 0 ? newestUser : history.length, this.blockCounter.lineCounter());
+      if (options.preview) await index.refresh();
+      else await index.index(this.options.context.sessionId, history, newestUser >= 0 ? newestUser : history.length, this.blockCounter.lineCounter());
     } catch (error) {
       return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
     }
-    this.scheduleEmbedding();
-    const { vector, embedding } = query.length > 0 ? await this.queryVector(query) : { vector: undefined, embedding: 'none' as const };
+    if (!options.preview) this.scheduleEmbedding();
+    const { vector, embedding } = query.length > 0 && !options.preview ? await this.queryVector(query) : { vector: undefined, embedding: 'none' as const };
     let searched: Pick<PreparedRecall, 'found' | 'previousFound'> = {};
     try {
       const found = await index.searchInBackend(query, RECALL_RANKING.maxCandidates);
@@ -158,7 +155,8 @@ export class RecallLayer {
     const memoryTokens = plain.payload.stats.sections.memory;
     const historyRoom = Math.max(0, plain.roomTokens - memoryTokens);
     const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
-    const keepRecent = Math.min(this.options.config.minRecentTokens, historyRoom);
+    // The newest history kept before recall takes any room: no more than the history has.
+    const keepRecent = Math.min(this.options.config.minRecentTokens, historyRoom, plain.window.tokens);
     const allowance = Math.max(0, Math.min(Math.floor(historyRoom * this.options.config.share), historyRoom - keepRecent));
     const stats: RecallStats = { scope: this.scope.scope, candidates: 0, hits: [], tokens: 0, allowanceTokens: allowance, embedding: prepared.embedding, ...(prepared.error ? { error: prepared.error } : {}) };
     const extra = request.extra ?? {};
@@ -213,7 +211,7 @@ export class RecallLayer {
       tokens: blockTokens,
       role: 'user',
       placement: 'before-history',
-      recalls: chosen.filter(own).map((entry) => ({ from: entry.from, to: entry.to, reason: RECALLED_REASON })),
+      recalls: mergedRanges(chosen.filter(own)),
       shrink: (maxTokens) => this.shrink(chosen, ranked, maxTokens),
     };
     // The recall block goes first in priority, with its own room on top of the memory's share.
@@ -404,6 +402,17 @@ async function embedBeforeDeadline(embedder: ITextEmbedder, texts: string[], tim
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The history ranges of `entries` (one session's), neighbours merged: `[5, 8)`, not `[5, 6)`, `[6, 7)`, `[7, 8)`. */
+function mergedRanges(entries: ReadonlyArray<RecallEntry>): Array<{ from: number; to: number; reason: string }> {
+  const ranges: Array<{ from: number; to: number; reason: string }> = [];
+  for (const entry of [...entries].sort((a, b) => a.from - b.from)) {
+    const last = ranges[ranges.length - 1];
+    if (last !== undefined && last.to === entry.from) last.to = entry.to;
+    else ranges.push({ from: entry.from, to: entry.to, reason: RECALLED_REASON });
+  }
+  return ranges;
 }
 
 function newestUserIndex(history: ReadonlyArray<Readonly<ChatMessage>>): number {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createContextRuntime, createTokenCounter, hasWhenIdle, PluginNotFoundError, type ChatMessage, type ContextSession } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, hasWhenIdle, type ChatMessage, type ContextSession } from '@ctxkit/core';
 import { payloadText } from '../../lab/payload-text';
 import { replayPoints } from '../../lab/replay-points';
 import { sessionIdFor } from '../../lab/session-id';
@@ -109,11 +109,11 @@ export async function runRecallQuality(options: RecallQualityOptions = {}): Prom
     else skipped.push({ dataset: 'locomo', reason: `LoCoMo not found at ${locomo.file}; it is licensed for non-commercial use only and never bundled` });
   }
   const all = options.variants ?? recallVariants();
-  const unknown = options.strategy?.find((name) => !all.some((v) => v.label === name || v.pluginId === name));
-  if (unknown) throw new PluginNotFoundError(unknown, all.map((v) => v.label), '--strategy');
+  // A strategy named for the facts section only (entity extraction) is not an error here: it is skipped.
   const variants = all.filter((v) => !options.strategy?.length || options.strategy.some((name) => v.label === name || v.pluginId === name));
   const ceilings = options.ceiling?.length ? options.ceiling : RECALL_CEILINGS;
 
+  if (variants.length === 0) return { rows: [], skipped };
   const loaded: Array<{ name: string; conversations: LongMemoryConversation[] }> = [];
   for (const source of sources) loaded.push({ name: source.name, conversations: await source.read() });
   options.onStart?.(loaded.reduce((sum, set) => sum + set.conversations.length, 0) * ceilings.length * (variants.length + 1));
