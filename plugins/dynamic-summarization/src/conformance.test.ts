@@ -31,3 +31,11 @@ runConformance<SummarizationConfig>('std-summarization-strategy (cutBackRatio 0.
   config: { threshold: 3, batchTurns: 2, summaryMaxTokens: 256, cutBackRatio: 0.6 },
   cases: ['property', 'conversation'],
 });
+
+// With recall: the summary, the recalled turns and the newest history share the room.
+runConformance<SummarizationConfig>('std-summarization-strategy (recall, offline summarizer)', {
+  plugin,
+  factory: createStrategy,
+  config: { threshold: 3, batchTurns: 2, summaryMaxTokens: 256, recall: { minRecentTokens: 0 } } as never,
+  cases: ['property', 'hostile', 'long-history', 'conversation'],
+});

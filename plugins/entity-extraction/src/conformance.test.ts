@@ -32,3 +32,11 @@ runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (cut
   config: { stateSchema: airlineSchema, recentTurns: 2, stateMaxTokens: 256, cutBackRatio: 0.4 },
   cases: ['property', 'conversation'],
 });
+
+// With recall: the state, the recalled turns and the newest history share the room.
+runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (recall, offline extractor)', {
+  plugin,
+  factory: createStrategy,
+  config: { stateSchema: airlineSchema, recentTurns: 2, stateMaxTokens: 256, recall: { minRecentTokens: 0 } } as never,
+  cases: ['property', 'hostile', 'long-history', 'conversation'],
+});

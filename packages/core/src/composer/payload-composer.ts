@@ -342,8 +342,11 @@ export class PayloadComposer {
     const sent = fitted.filter((block) => block.message !== undefined).map((block) => block.block);
     const relabeled = relabelCoveredDrops(windowRecords, older, sent);
 
-    const leading = fitted.filter((block) => block.message && block.block.placement === 'after-system').map((block) => block.message!);
-    const trailing = fitted.filter((block) => block.message && block.block.placement !== 'after-system').map((block) => block.message!);
+    // Within a placement, system-role blocks come before user-role ones (recalled turns): the
+    // conversation starts after the last system message, whatever order the blocks were fitted in.
+    const systemFirst = (messages: Array<SystemMessage | UserMessage>) => [...messages.filter((m) => m.role === 'system'), ...messages.filter((m) => m.role !== 'system')];
+    const leading = systemFirst(fitted.filter((block) => block.message && block.block.placement === 'after-system').map((block) => block.message!));
+    const trailing = systemFirst(fitted.filter((block) => block.message && block.block.placement !== 'after-system').map((block) => block.message!));
     const payload = buildPayload({
       strategyId: owner.strategyId,
       model: this.options.model,

@@ -155,8 +155,14 @@ export class RecallLayer {
     const memoryTokens = plain.payload.stats.sections.memory;
     const historyRoom = Math.max(0, plain.roomTokens - memoryTokens);
     const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
-    // The newest history kept before recall takes any room: no more than the history has.
-    const keepRecent = Math.min(this.options.config.minRecentTokens, historyRoom, plain.window.tokens);
+    // The newest history kept before recall takes any room: the whole current turn (recall never takes
+    // the room it needs), and `minRecentTokens` of the history when it has that many.
+    const newestUser = newestUserIndex(history);
+    let currentTurnTokens = 0;
+    for (let index = Math.max(0, newestUser); index < history.length && currentTurnTokens <= historyRoom; index++) {
+      currentTurnTokens += composer.ledger.tokensWithin(history, index, historyRoom - currentTurnTokens + 1);
+    }
+    const keepRecent = Math.min(historyRoom, Math.max(currentTurnTokens, Math.min(this.options.config.minRecentTokens, plain.window.tokens)));
     const allowance = Math.max(0, Math.min(Math.floor(historyRoom * this.options.config.share), historyRoom - keepRecent));
     const stats: RecallStats = { scope: this.scope.scope, candidates: 0, hits: [], tokens: 0, allowanceTokens: allowance, embedding: prepared.embedding, ...(prepared.error ? { error: prepared.error } : {}) };
     const extra = request.extra ?? {};
@@ -169,7 +175,6 @@ export class RecallLayer {
 
     // Everything before the current turn is ranked: what the window dropped (candidates) and the
     // window's own older turns (what a recalled turn may displace).
-    const newestUser = newestUserIndex(history);
     const currentTurn = newestUser >= 0 ? newestUser : history.length;
     const windowStart = keepsAll ? startIndex : plain.window.fromIndex;
     const ranked = rankRecall(this.index, {
