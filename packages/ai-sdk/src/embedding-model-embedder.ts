@@ -1,8 +1,7 @@
+import { checkedVectors, untilAborted } from '@ctxkit/core/strategy-kit';
 import type { EmbedOptions, ITextEmbedder, LLMErrorDetails } from '@ctxkit/core';
 import type { EmbeddingModel, embedMany as EmbedMany } from 'ai';
 import { aiSdkErrorToLLMError } from './ai-sdk-error-to-llm-error';
-import { checkedVectors } from './checked-vectors';
-import { untilAborted } from './until-aborted';
 
 /** Options of {@link embedderFromEmbeddingModel}. */
 export interface EmbeddingModelEmbedderOptions {

@@ -1,8 +1,7 @@
+import { checkedVectors, untilAborted } from '@ctxkit/core/strategy-kit';
 import type { EmbedOptions, ITextEmbedder, LLMErrorDetails } from '@ctxkit/core';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
-import { checkedVectors } from './checked-vectors';
 import { configuredModelName } from './configured-model-name';
-import { untilAborted } from './until-aborted';
 
 /** Options of {@link embedderFromLangChain}. */
 export interface LangChainEmbedderOptions {

@@ -1,5 +1,5 @@
 import type { RecallEntry } from '../contracts/recall-backend';
-import type { RecallIndex } from './recall-index';
+import { positionOf, type RecallIndex } from './recall-index';
 import { recallTermsOf } from './recall-terms';
 
 /**
@@ -114,10 +114,10 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   for (const id of scores.keys()) {
     const entry = index.entry(id)!;
     const list = index.sessionEntries(entry.sessionId);
-    const at = positionOf(list, entry);
+    const at = positionOf(list, entry.from);
     for (const neighbour of [list[at - 1], entry, list[at + 1]]) {
       if (neighbour === undefined || smoothed.has(neighbour.id) || !query.eligible(neighbour)) continue;
-      const position = neighbour === entry ? at : positionOf(list, neighbour);
+      const position = neighbour === entry ? at : positionOf(list, neighbour.from);
       const around = Math.max(scores.get(list[position - 1]?.id ?? '') ?? 0, scores.get(list[position + 1]?.id ?? '') ?? 0);
       const share = weights.neighbourWeight * Math.min(1, weights.neighbourShortTokens / Math.max(1, query.tokensOf(neighbour)));
       const score = (scores.get(neighbour.id) ?? 0) + share * around;
@@ -187,18 +187,4 @@ function addMeaning(index: RecallIndex, query: RecallQuery, relevance: Map<strin
 
 function* allEntries(index: RecallIndex): Iterable<RecallEntry> {
   for (const sessionId of index.sessionIds()) yield* index.sessionEntries(sessionId);
-}
-
-/** The entry's position in its session's list (binary search by `from`). */
-function positionOf(list: ReadonlyArray<RecallEntry>, entry: RecallEntry): number {
-  let low = 0;
-  let high = list.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const from = list[middle]!.from;
-    if (from === entry.from) return middle;
-    if (from < entry.from) low = middle + 1;
-    else high = middle - 1;
-  }
-  return -1;
 }

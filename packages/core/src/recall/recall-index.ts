@@ -44,8 +44,11 @@ export class RecallIndex {
   private readonly entries = new Map<string, RecallEntry>();
   /** Each session's live entries, ordered by position. */
   private readonly sessions = new Map<string, RecallEntry[]>();
-  /** The message object each entry ended with when it was last found in the history: the same object is the same turn. */
-  private readonly lastMessage = new Map<string, Readonly<ChatMessage>>();
+  /**
+   * Per session, beside its entries (same positions), the message object each entry ended with when
+   * it was last found in the history: the same object is the same turn, checked by one comparison.
+   */
+  private readonly ends = new Map<string, Array<Readonly<ChatMessage> | undefined>>();
   /** The history each session was last checked against, unchanged since when the same array, length and last message. */
   private readonly checked = new Map<string, { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; last: Readonly<ChatMessage> | undefined; agreed: number }>();
   private readonly vectors = new Map<string, EntryVector>();
@@ -179,7 +182,13 @@ export class RecallIndex {
       if (records.length === 0) return 0;
       await this.options.backend.append(this.options.scope, records);
       await this.readNew();
-      for (const record of records) if (record.type === 'entry') this.lastMessage.set(record.id, history[record.to - 1]!);
+      const indexed = this.sessions.get(sessionId) ?? [];
+      const ends = this.endsOf(sessionId);
+      for (const record of records) {
+        if (record.type !== 'entry') continue;
+        const at = positionOf(indexed, record.from);
+        if (at >= 0 && indexed[at]!.id === record.id) ends[at] = history[record.to - 1]!;
+      }
       return records.filter((record) => record.type === 'entry').length;
     });
   }
@@ -209,16 +218,17 @@ export class RecallIndex {
   private agreement(sessionId: string, list: ReadonlyArray<RecallEntry>, history: ReadonlyArray<Readonly<ChatMessage>>): number {
     const seen = this.checked.get(sessionId);
     if (seen !== undefined && seen.history === history && seen.length === history.length && seen.last === history[history.length - 1] && seen.agreed === list.length) return list.length;
+    const ends = this.endsOf(sessionId);
     let agreed = 0;
     for (const entry of list) {
       if (entry.to > history.length) break;
       const message = history[entry.to - 1]!;
-      if (this.lastMessage.get(entry.id) !== message) {
+      if (ends[agreed] !== message) {
         if (!this.matches(entry, history)) {
           this.checked.delete(sessionId);
           return agreed;
         }
-        this.lastMessage.set(entry.id, message);
+        ends[agreed] = message;
       }
       agreed++;
     }
@@ -226,6 +236,13 @@ export class RecallIndex {
     if (agreed < list.length && list[agreed]!.to > history.length) agreed = list.length;
     this.checked.set(sessionId, { history, length: history.length, last: history[history.length - 1], agreed });
     return agreed;
+  }
+
+  /** The end messages beside a session's entries (created empty with the session). */
+  private endsOf(sessionId: string): Array<Readonly<ChatMessage> | undefined> {
+    let ends = this.ends.get(sessionId);
+    if (ends === undefined) this.ends.set(sessionId, (ends = []));
+    return ends;
   }
 
   private matches(entry: RecallEntry, history: ReadonlyArray<Readonly<ChatMessage>>): boolean {
@@ -252,21 +269,28 @@ export class RecallIndex {
       this.entries.set(record.id, record);
       let list = this.sessions.get(record.sessionId);
       if (list === undefined) this.sessions.set(record.sessionId, (list = []));
+      const ends = this.endsOf(record.sessionId);
       let at = list.length;
       while (at > 0 && list[at - 1]!.from > record.from) at--;
       if (at > 0 && list[at - 1]!.from === record.from) {
         // Another entry for the same position without a reset in between (two writers that disagree): the newer stands.
         this.drop(list[at - 1]!, indexWords);
         list.splice(at - 1, 1);
+        ends.splice(at - 1, 1);
         at--;
       }
       list.splice(at, 0, record);
+      ends.splice(at, 0, undefined);
       if (indexWords) this.lexical?.add(record);
       if (record.vector !== undefined && record.embeddingModel !== undefined) this.setVector(record.id, record.embeddingModel, record.vector);
     } else if (record.type === 'reset') {
       const list = this.sessions.get(record.sessionId);
       if (list === undefined) return;
-      while (list.length > 0 && list[list.length - 1]!.from >= record.from) this.drop(list.pop()!, indexWords);
+      const ends = this.endsOf(record.sessionId);
+      while (list.length > 0 && list[list.length - 1]!.from >= record.from) {
+        this.drop(list.pop()!, indexWords);
+        ends.pop();
+      }
       this.checked.delete(record.sessionId);
     } else if (record.type === 'vectors') {
       for (const { entryId, vector } of record.vectors) if (this.entries.has(entryId)) this.setVector(entryId, record.model, vector);
@@ -275,7 +299,6 @@ export class RecallIndex {
 
   private drop(entry: RecallEntry, indexed: boolean): void {
     this.entries.delete(entry.id);
-    this.lastMessage.delete(entry.id);
     this.vectors.delete(entry.id);
     if (indexed) this.lexical?.remove(entry.id);
   }
@@ -286,4 +309,18 @@ export class RecallIndex {
     for (const value of vector) sum += value * value;
     this.vectors.set(id, { model, vector, norm: Math.sqrt(sum) });
   }
+}
+
+/** The position in `list` (ordered by `from`) of the entry starting at `from`, or -1. */
+export function positionOf(list: ReadonlyArray<RecallEntry>, from: number): number {
+  let low = 0;
+  let high = list.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const at = list[middle]!.from;
+    if (at === from) return middle;
+    if (at < from) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
 }

@@ -26,6 +26,8 @@ export { completeBeforeDeadline } from '../model-calls/complete-before-deadline'
 export { DeadlineBoundLLMClient } from '../model-calls/deadline-bound-llm-client';
 export { networkErrorCode } from '../model-calls/network-error-code';
 export { retryAfterMs } from '../model-calls/retry-after';
+export { untilAborted } from '../model-calls/until-aborted';
+export { checkedVectors } from '../model-calls/checked-vectors';
 // one piece of work at a time
 export { SerialQueue } from '../concurrency/serial-queue';
 // history ledger and the reusable window selection (sliding window, summarization, entities, cache)

@@ -1,4 +1,5 @@
-import { LLMResponseError, type LLMErrorDetails } from '@ctxkit/core';
+import type { LLMErrorDetails } from '../errors/llm-error-details';
+import { LLMResponseError } from '../errors/llm-response-error';
 
 /**
  * The vectors an embedding call answered, when there is one per text and all are the same non-zero
