@@ -196,6 +196,7 @@ describe('@ctxkit/core/testing exports', () => {
     'loadConversations',
     'runConformance',
     'runRecallBackendContract',
+    'runRecallProcessesScenario',
     'runStoreContract',
     ]);
   });

@@ -16,10 +16,15 @@ const MAX_QUERY_TERMS = 24;
 const MAX_QUERY_POSTINGS = 1500;
 
 interface IndexedText {
-  id: string;
   text: string;
   /** What is searched when not all of `text`. */
   searchText?: string;
+}
+
+/** A document of the index: the entry's slot (a small number the index gives each live entry) and its terms. */
+interface IndexedDocument {
+  slot: number;
+  text: string;
 }
 
 /**
@@ -29,9 +34,9 @@ interface IndexedText {
 export class LexicalRanker {
   // Documents are given as their index terms joined by spaces: each text is tokenized and stemmed
   // once, here, not again inside the index.
-  private readonly index = new MiniSearch<IndexedText>({
+  private readonly index = new MiniSearch<IndexedDocument>({
     fields: ['text'],
-    idField: 'id',
+    idField: 'slot',
     storeFields: [],
     tokenize: splitTerms,
     processTerm: keepTerm,
@@ -39,7 +44,7 @@ export class LexicalRanker {
   });
   /** Entries per term, to leave out terms that match most of the index. */
   private readonly documentFrequency = new Map<string, number>();
-  private readonly termsOf = new Map<string, string[]>();
+  private readonly termsOf = new Map<number, string[]>();
 
   /** How many entries are indexed. */
   get size(): number {
@@ -47,33 +52,33 @@ export class LexicalRanker {
   }
 
   /** Indexes many entries at once (a rebuild after a restart). */
-  addAll(entries: ReadonlyArray<IndexedText>): void {
-    this.index.addAll(entries.map((entry) => ({ id: entry.id, text: this.count(entry) })));
+  addAll(entries: ReadonlyArray<{ slot: number; entry: IndexedText }>): void {
+    this.index.addAll(entries.map(({ slot, entry }) => ({ slot, text: this.count(slot, entry) })));
   }
 
-  add(entry: IndexedText): void {
-    this.index.add({ id: entry.id, text: this.count(entry) });
+  add(slot: number, entry: IndexedText): void {
+    this.index.add({ slot, text: this.count(slot, entry) });
   }
 
   /** Leaves an entry out of every later search. */
-  remove(id: string): void {
-    if (!this.index.has(id)) return;
-    this.index.discard(id);
-    for (const term of this.termsOf.get(id) ?? []) {
+  remove(slot: number): void {
+    if (!this.index.has(slot)) return;
+    this.index.discard(slot);
+    for (const term of this.termsOf.get(slot) ?? []) {
       const count = (this.documentFrequency.get(term) ?? 1) - 1;
       if (count > 0) this.documentFrequency.set(term, count);
       else this.documentFrequency.delete(term);
     }
-    this.termsOf.delete(id);
+    this.termsOf.delete(slot);
   }
 
-  has(id: string): boolean {
-    return this.index.has(id);
+  has(slot: number): boolean {
+    return this.index.has(slot);
   }
 
   /** The distinct terms of an indexed entry. */
-  terms(id: string): ReadonlyArray<string> {
-    return this.termsOf.get(id) ?? [];
+  terms(slot: number): ReadonlyArray<string> {
+    return this.termsOf.get(slot) ?? [];
   }
 
   /**
@@ -104,17 +109,14 @@ export class LexicalRanker {
     return kept;
   }
 
-  /** BM25+ scores of the entries matching any of `terms` (index terms), by id. */
-  search(terms: ReadonlyArray<string>): Map<string, number> {
-    const scores = new Map<string, number>();
-    if (terms.length === 0) return scores;
-    const results = this.index.search({ queries: [...terms], combineWith: 'OR' });
-    for (const result of results) scores.set(String(result.id), result.score);
-    return scores;
+  /** Calls `found` with the slot and BM25+ score of every entry matching any of `terms` (index terms). */
+  search(terms: ReadonlyArray<string>, found: (slot: number, score: number) => void): void {
+    if (terms.length === 0) return;
+    for (const result of this.index.search({ queries: [...terms], combineWith: 'OR' })) found(result.id as number, result.score);
   }
 
   /** Counts an entry's terms in; returns its terms joined by spaces (what the index reads). */
-  private count(entry: IndexedText): string {
+  private count(slot: number, entry: IndexedText): string {
     const sequence: string[] = [];
     const distinct = new Set<string>();
     for (const token of recallTokens(entry.searchText ?? entry.text)) {
@@ -124,7 +126,7 @@ export class LexicalRanker {
       sequence.push(term);
     }
     const list = [...distinct];
-    this.termsOf.set(entry.id, list);
+    this.termsOf.set(slot, list);
     for (const term of list) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
     return sequence.join(' ');
   }

@@ -80,72 +80,106 @@ export interface RecallQuery {
 export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[] {
   const weights = RECALL_RANKING;
   const lexical = index.lexical;
-  const scores = new Map<string, number>();
-  const add = (found: Map<string, number>, weight: number): void => {
+  // Scores by slot (arrays, not maps keyed by id: a turn's ranking touches a few thousand entries).
+  const capacity = index.capacity;
+  const scores = new Float64Array(capacity);
+  const eligible = new Uint8Array(capacity); // 0 unknown, 1 eligible, 2 not
+  const isEligible = (slot: number): boolean => {
+    if (eligible[slot] === 0) {
+      const entry = index.entryAt(slot);
+      eligible[slot] = entry !== undefined && query.eligible(entry) ? 1 : 2;
+    }
+    return eligible[slot] === 1;
+  };
+  let scored: number[] = [];
+  const add = (weight: number) => (slot: number, score: number): void => {
+    if (slot >= capacity || !isEligible(slot)) return;
+    if (scores[slot] === 0) scored.push(slot);
+    scores[slot] = scores[slot]! + weight * score;
+  };
+  const fromStore = (found: Map<string, number>, weight: number): void => {
+    const into = add(weight);
     for (const [id, score] of found) {
-      const entry = index.entry(id);
-      if (entry === undefined || !query.eligible(entry)) continue;
-      scores.set(id, (scores.get(id) ?? 0) + weight * score);
+      const slot = index.slotOf(id);
+      if (slot !== undefined) into(slot, score);
     }
   };
   const queryTerms = lexical?.queryTerms(query.text) ?? [];
-  add(query.found ?? lexical?.search(queryTerms) ?? new Map(), 1);
+  if (query.found) fromStore(query.found, 1);
+  else lexical?.search(queryTerms, add(1));
   // Thin by its own words, not by what the index holds: a full question about something never said is not thin.
-  if (query.previous && isThin(query.text)) add(query.previousFound ?? lexical?.search(lexical.queryTerms(query.previous)) ?? new Map(), weights.previousTurnWeight);
+  if (query.previous && isThin(query.text)) {
+    if (query.previousFound) fromStore(query.previousFound, weights.previousTurnWeight);
+    else lexical?.search(lexical.queryTerms(query.previous), add(weights.previousTurnWeight));
+  }
 
   // Pseudo-relevance feedback (in memory only): terms most of the best entries share, that the query lacks.
-  const best = [...scores.entries()].sort((a, b) => b[1] - a[1]).slice(0, weights.feedbackEntries);
+  const best = [...scored].sort((a, b) => scores[b]! - scores[a]!).slice(0, weights.feedbackEntries);
   if (lexical !== undefined && best.length >= 2) {
     const counts = new Map<string, number>();
     const asked = new Set(queryTerms);
-    for (const [id] of best) for (const term of lexical.terms(id)) if (!asked.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    for (const slot of best) for (const term of lexical.terms(slot)) if (!asked.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
     const feedback = [...counts].filter(([, count]) => count >= 2).sort((a, b) => b[1] - a[1]).slice(0, weights.feedbackTerms).map(([term]) => term);
-    if (feedback.length > 0) add(lexical.search(lexical.usefulTerms(feedback)), weights.feedbackWeight);
+    if (feedback.length > 0) lexical.search(lexical.usefulTerms(feedback), add(weights.feedbackWeight));
   }
 
-  if (scores.size > weights.maxCandidates) {
-    const kept = [...scores].sort((a, b) => b[1] - a[1]).slice(0, weights.maxCandidates);
-    scores.clear();
-    for (const [id, score] of kept) scores.set(id, score);
+  if (scored.length > weights.maxCandidates) {
+    scored.sort((a, b) => scores[b]! - scores[a]!);
+    for (const slot of scored.slice(weights.maxCandidates)) scores[slot] = 0;
+    scored = scored.slice(0, weights.maxCandidates);
   }
 
   // Neighbours: a short turn borrows from the better of the turns around it.
-  const smoothed = new Map<string, number>();
-  for (const id of scores.keys()) {
-    const entry = index.entry(id)!;
+  const smoothed = new Float64Array(capacity);
+  const positionOfSlot = new Int32Array(capacity);
+  const lifted: number[] = [];
+  for (const slot of scored) {
+    const entry = index.entryAt(slot)!;
     const list = index.sessionEntries(entry.sessionId);
+    const slots = index.sessionSlots(entry.sessionId);
     const at = positionOf(list, entry.from);
-    for (const neighbour of [list[at - 1], entry, list[at + 1]]) {
-      if (neighbour === undefined || smoothed.has(neighbour.id) || !query.eligible(neighbour)) continue;
-      const position = neighbour === entry ? at : positionOf(list, neighbour.from);
-      const around = Math.max(scores.get(list[position - 1]?.id ?? '') ?? 0, scores.get(list[position + 1]?.id ?? '') ?? 0);
-      const share = weights.neighbourWeight * Math.min(1, weights.neighbourShortTokens / Math.max(1, query.tokensOf(neighbour)));
-      const score = (scores.get(neighbour.id) ?? 0) + share * around;
-      if (score > 0) smoothed.set(neighbour.id, score);
+    for (let position = at - 1; position <= at + 1; position++) {
+      const neighbour = slots[position];
+      if (neighbour === undefined || smoothed[neighbour]! > 0 || !isEligible(neighbour)) continue;
+      const before = slots[position - 1];
+      const after = slots[position + 1];
+      const around = Math.max(before === undefined ? 0 : scores[before]!, after === undefined ? 0 : scores[after]!);
+      const share = weights.neighbourWeight * Math.min(1, weights.neighbourShortTokens / Math.max(1, query.tokensOf(list[position]!)));
+      const score = scores[neighbour]! + share * around;
+      if (score <= 0) continue;
+      smoothed[neighbour] = score;
+      positionOfSlot[neighbour] = position;
+      lifted.push(neighbour);
     }
   }
 
   // Episodes: runs of one session's turns close in time; each entry lifted by its episode's best.
-  const episodeBest = new Map<string, number>();
-  const episodeOf = new Map<string, string>();
+  const episodeBest = new Map<string, Map<number, number>>();
+  const episodeOf = new Float64Array(capacity);
   let overall = 0;
-  for (const [id, score] of smoothed) {
-    const key = index.episodeOf(id, weights.episodeGapMs);
-    episodeOf.set(id, key);
-    episodeBest.set(key, Math.max(episodeBest.get(key) ?? 0, score));
-    overall = Math.max(overall, score);
+  for (const slot of lifted) {
+    const entry = index.entryAt(slot)!;
+    const start = index.episodeStart(entry.sessionId, positionOfSlot[slot]!, weights.episodeGapMs);
+    episodeOf[slot] = start;
+    let bestOf = episodeBest.get(entry.sessionId);
+    if (bestOf === undefined) episodeBest.set(entry.sessionId, (bestOf = new Map()));
+    bestOf.set(start, Math.max(bestOf.get(start) ?? 0, smoothed[slot]!));
+    overall = Math.max(overall, smoothed[slot]!);
   }
-  const ranked = new Map<string, number>();
-  for (const [id, score] of smoothed) ranked.set(id, score * (1 + (weights.episodeBoost * episodeBest.get(episodeOf.get(id)!)!) / overall));
   let top = 0;
-  for (const score of ranked.values()) top = Math.max(top, score);
+  for (const slot of lifted) {
+    const entry = index.entryAt(slot)!;
+    smoothed[slot] = smoothed[slot]! * (1 + (weights.episodeBoost * episodeBest.get(entry.sessionId)!.get(episodeOf[slot]!)!) / overall);
+    top = Math.max(top, smoothed[slot]!);
+  }
 
-  const relevance = new Map<string, number>();
-  for (const [id, score] of ranked) relevance.set(id, top > 0 ? score / top : 0);
-  if (query.vector !== undefined) addMeaning(index, query, relevance);
+  // Relevance by slot: the words' score over the best (0 to 1), plus meaning where vectors exist.
+  const relevance = smoothed;
+  for (const slot of lifted) relevance[slot] = top > 0 ? smoothed[slot]! / top : 0;
+  if (query.vector !== undefined) addMeaning(index, query, relevance, lifted, isEligible);
 
   const out: RankedEntry[] = [];
-  for (const [id, value] of relevance) if (value >= weights.minRelevance) out.push({ entry: index.entry(id)!, relevance: value });
+  for (const slot of lifted) if (relevance[slot]! >= weights.minRelevance) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
   return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
 }
 
@@ -154,21 +188,25 @@ export function isThin(text: string): boolean {
   return recallTermsOf(text).length < RECALL_RANKING.thinQueryTerms;
 }
 
-/** Adds each eligible entry's similarity to the query vector, above the mean and scaled to [0, 1]. */
-function addMeaning(index: RecallIndex, query: RecallQuery, relevance: Map<string, number>): void {
+/**
+ * Adds each eligible entry's similarity to the query vector, above the mean and scaled to [0, 1];
+ * entries it lifts from nothing join `lifted`.
+ */
+function addMeaning(index: RecallIndex, query: RecallQuery, relevance: Float64Array, lifted: number[], isEligible: (slot: number) => boolean): void {
   const { model, values } = query.vector!;
   let norm = 0;
   for (const value of values) norm += value * value;
   norm = Math.sqrt(norm);
   if (norm === 0) return;
-  const similarities: Array<[string, number]> = [];
+  const similarities: Array<[number, number]> = [];
   for (const entry of allEntries(index)) {
-    if (!query.eligible(entry)) continue;
+    const slot = index.slotOf(entry.id);
+    if (slot === undefined || !isEligible(slot)) continue;
     const stored = index.vector(entry.id);
     if (stored === undefined || stored.model !== model || stored.vector.length !== values.length || stored.norm === 0) continue;
     let dot = 0;
     for (let position = 0; position < values.length; position++) dot += stored.vector[position]! * values[position]!;
-    similarities.push([entry.id, dot / (stored.norm * norm)]);
+    similarities.push([slot, dot / (stored.norm * norm)]);
   }
   if (similarities.length === 0) return;
   let mean = 0;
@@ -179,9 +217,10 @@ function addMeaning(index: RecallIndex, query: RecallQuery, relevance: Map<strin
   }
   mean /= similarities.length;
   if (!(max > mean)) return;
-  for (const [id, similarity] of similarities) {
+  for (const [slot, similarity] of similarities) {
     if (similarity <= mean) continue;
-    relevance.set(id, (relevance.get(id) ?? 0) + (similarity - mean) / (max - mean));
+    if (relevance[slot] === 0) lifted.push(slot);
+    relevance[slot] = relevance[slot]! + (similarity - mean) / (max - mean);
   }
 }
 

@@ -62,8 +62,9 @@ describe(RecallIndex.name, () => {
       const reopened = indexOn(store);
       await reopened.refresh();
       expect(reopened.size).toBe(5);
-      const found = reopened.lexical!.search(reopened.lexical!.queryTerms("locker code"));
-      expect([...found.keys()].map((id) => reopened.entry(id)!.from)).toEqual([0]);
+      const found: number[] = [];
+      reopened.lexical!.search(reopened.lexical!.queryTerms('locker code'), (slot) => found.push(reopened.entryAt(slot)!.from));
+      expect(found).toEqual([0]);
     });
 
     it('sees the turns another index on the same store appended, each once', async () => {
@@ -80,7 +81,7 @@ describe(RecallIndex.name, () => {
     });
   });
 
-  describe('#episodeOf', () => {
+  describe('#episodeStart', () => {
     it('starts an episode after a gap in time', async () => {
       let now = 0;
       const index = indexOn(new MemoryContextStore(), () => now);
@@ -90,7 +91,7 @@ describe(RecallIndex.name, () => {
       await index.index('s', history, 4);
       now = 24 * 3600_000;
       await index.index('s', history, 6);
-      const episodes = index.sessionEntries('s').map((entry) => index.episodeOf(entry.id, 30 * 60_000));
+      const episodes = index.sessionEntries('s').map((_entry, position) => index.episodeStart('s', position, 30 * 60_000));
       expect(episodes[0]).toBe(episodes[3]);
       expect(episodes[4]).not.toBe(episodes[3]);
     });

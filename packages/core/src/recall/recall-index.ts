@@ -42,8 +42,15 @@ export class RecallIndex {
   private cursor: string | undefined;
   private loaded = false;
   private readonly entries = new Map<string, RecallEntry>();
-  /** Each session's live entries, ordered by position. */
+  /**
+   * Live entries by slot: a small number each live entry gets, so that ranking works on arrays
+   * rather than maps keyed by id (a slot is not reused; a dropped entry leaves a hole).
+   */
+  private readonly bySlot: Array<RecallEntry | undefined> = [];
+  private readonly slotOfId = new Map<string, number>();
+  /** Each session's live entries, ordered by position, and their slots beside them. */
   private readonly sessions = new Map<string, RecallEntry[]>();
+  private readonly sessionSlotLists = new Map<string, number[]>();
   /**
    * Per session, beside its entries (same positions), the message object each entry ended with when
    * it was last found in the history: the same object is the same turn, checked by one comparison.
@@ -89,6 +96,26 @@ export class RecallIndex {
     return this.entries.get(id);
   }
 
+  /** One more than the highest slot given: the length of arrays indexed by slot. */
+  get capacity(): number {
+    return this.bySlot.length;
+  }
+
+  /** The live entry at `slot`. */
+  entryAt(slot: number): RecallEntry | undefined {
+    return this.bySlot[slot];
+  }
+
+  /** The slot of a live entry. */
+  slotOf(id: string): number | undefined {
+    return this.slotOfId.get(id);
+  }
+
+  /** A session's slots, beside {@link sessionEntries} (same positions). */
+  sessionSlots(sessionId: string): ReadonlyArray<number> {
+    return this.sessionSlotLists.get(sessionId) ?? [];
+  }
+
   /** A session's live entries, ordered by position. */
   sessionEntries(sessionId: string): ReadonlyArray<RecallEntry> {
     return this.sessions.get(sessionId) ?? [];
@@ -100,30 +127,22 @@ export class RecallIndex {
   }
 
   /**
-   * The episode of an entry: its session and the position where the run of that session's entries
-   * with no gap longer than `gapMs` between neighbours begins (turns close in time share a topic).
+   * Where the episode of the entry at `position` of its session's list begins (the `from` of its
+   * first entry): a run of that session's entries with no gap longer than `gapMs` between neighbours
+   * (turns close in time share a topic). Computed once per change of the session's entries.
    */
-  episodeOf(id: string, gapMs: number): string {
-    const entry = this.entries.get(id);
-    if (entry === undefined) return '';
-    let starts = this.episodeStarts.get(entry.sessionId);
-    const list = this.sessions.get(entry.sessionId)!;
+  episodeStart(sessionId: string, position: number, gapMs: number): number {
+    const list = this.sessions.get(sessionId) ?? [];
+    let starts = this.episodeStarts.get(sessionId);
     if (starts === undefined || starts.gapMs !== gapMs || starts.length !== list.length || starts.last !== list[list.length - 1]) {
       const first = new Array<number>(list.length);
-      for (let position = 0; position < list.length; position++) {
-        first[position] = position > 0 && Math.abs(list[position]!.at - list[position - 1]!.at) <= gapMs ? first[position - 1]! : list[position]!.from;
+      for (let at = 0; at < list.length; at++) {
+        first[at] = at > 0 && Math.abs(list[at]!.at - list[at - 1]!.at) <= gapMs ? first[at - 1]! : list[at]!.from;
       }
       starts = { gapMs, length: list.length, last: list[list.length - 1], first };
-      this.episodeStarts.set(entry.sessionId, starts);
+      this.episodeStarts.set(sessionId, starts);
     }
-    let low = 0;
-    let high = list.length - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (list[middle]!.from < entry.from) low = middle + 1;
-      else high = middle;
-    }
-    return `${entry.sessionId}\u0000${starts.first[low]}`;
+    return starts.first[position] ?? -1;
   }
 
   vector(id: string): EntryVector | undefined {
@@ -257,7 +276,7 @@ export class RecallIndex {
       // A rebuild: every record applied, then the words indexed in one pass.
       this.loaded = true;
       for (const record of records) this.apply(record, false);
-      this.lexical?.addAll([...this.entries.values()]);
+      this.lexical?.addAll([...this.entries.values()].map((entry) => ({ slot: this.slotOfId.get(entry.id)!, entry })));
       return;
     }
     for (const record of records) this.apply(record, true);
@@ -269,26 +288,35 @@ export class RecallIndex {
       this.entries.set(record.id, record);
       let list = this.sessions.get(record.sessionId);
       if (list === undefined) this.sessions.set(record.sessionId, (list = []));
+      let slots = this.sessionSlotLists.get(record.sessionId);
+      if (slots === undefined) this.sessionSlotLists.set(record.sessionId, (slots = []));
       const ends = this.endsOf(record.sessionId);
+      const slot = this.bySlot.length;
+      this.bySlot.push(record);
+      this.slotOfId.set(record.id, slot);
       let at = list.length;
       while (at > 0 && list[at - 1]!.from > record.from) at--;
       if (at > 0 && list[at - 1]!.from === record.from) {
         // Another entry for the same position without a reset in between (two writers that disagree): the newer stands.
         this.drop(list[at - 1]!, indexWords);
         list.splice(at - 1, 1);
+        slots.splice(at - 1, 1);
         ends.splice(at - 1, 1);
         at--;
       }
       list.splice(at, 0, record);
+      slots.splice(at, 0, slot);
       ends.splice(at, 0, undefined);
-      if (indexWords) this.lexical?.add(record);
+      if (indexWords) this.lexical?.add(slot, record);
       if (record.vector !== undefined && record.embeddingModel !== undefined) this.setVector(record.id, record.embeddingModel, record.vector);
     } else if (record.type === 'reset') {
       const list = this.sessions.get(record.sessionId);
       if (list === undefined) return;
       const ends = this.endsOf(record.sessionId);
+      const slots = this.sessionSlotLists.get(record.sessionId)!;
       while (list.length > 0 && list[list.length - 1]!.from >= record.from) {
         this.drop(list.pop()!, indexWords);
+        slots.pop();
         ends.pop();
       }
       this.checked.delete(record.sessionId);
@@ -298,9 +326,14 @@ export class RecallIndex {
   }
 
   private drop(entry: RecallEntry, indexed: boolean): void {
+    const slot = this.slotOfId.get(entry.id);
     this.entries.delete(entry.id);
     this.vectors.delete(entry.id);
-    if (indexed) this.lexical?.remove(entry.id);
+    this.slotOfId.delete(entry.id);
+    if (slot !== undefined) {
+      this.bySlot[slot] = undefined;
+      if (indexed) this.lexical?.remove(slot);
+    }
   }
 
   private setVector(id: string, model: string, values: ReadonlyArray<number>): void {

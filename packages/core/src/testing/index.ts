@@ -1,8 +1,9 @@
 /**
  * `@ctxkit/core/testing`: what a strategy or store author tests with. The conformance suite every
  * strategy plugin runs (`runConformance`, or `checkConformance` outside a test framework), a context
- * for unit tests of a strategy, scripted and silent model clients, the bundled real conversations and
- * the store contract. The generators (fast-check arbitraries, synthetic histories) are at
+ * for unit tests of a strategy, scripted and silent model clients, the bundled real conversations,
+ * the store and recall backend contracts, and the scenario of recall shared by two processes over a
+ * store. The generators (fast-check arbitraries, synthetic histories) are at
  * `@ctxkit/core/testing/generators`. Explicit named exports only.
  */
 
@@ -32,3 +33,7 @@ export { runStoreContract, type StoreContractOptions } from './store-contract';
 
 // recall backend contract
 export { runRecallBackendContract, type RecallBackendContractOptions, type RecallBackendPair } from './recall-backend-contract';
+
+// recall shared by processes over a store (worker processes on the built packages)
+export { runRecallProcessesScenario, type RecallProcessesScenarioOptions, type RecallProcessesServer } from './recall-processes-scenario';
+export type { RecallStoreModule } from './recall-processes-worker';
