@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createContextRuntime, createTokenCounter, CtxkitError, ErrorCodes, PluginNotFoundError, type AgentHandle } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, CtxkitError, ErrorCodes, MemoryContextStore, PluginNotFoundError, type AgentHandle } from '@ctxkit/core';
 import type { CallObservation } from '../lab/call-observation';
 import { readTranscript } from '../lab/read-transcript';
 import { replayConversation, replaySchedule } from '../lab/replay-conversation';
@@ -92,7 +92,9 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
         const label = `${dataset.name} · ${ceiling} · ${strategy.label}`;
         let agent: AgentHandle;
         try {
-          agent = await runtime.loadAgent({ id: `quality-${strategy.pluginId}`.slice(0, 64), contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: strategy.config(ceiling) } });
+          // A store of its own per variant: two variants of one plugin (with and without recall, lean or not)
+          // would otherwise read each other's state, kept under the same agent and session ids.
+          agent = await runtime.loadAgent({ id: `quality-${strategy.pluginId}`.slice(0, 64), contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: strategy.config(ceiling) } }, { store: new MemoryContextStore() });
         } catch (error) {
           if (!CtxkitError.isInstance(error)) throw error;
           const reason = error.code === ErrorCodes.CONFIG_INVALID ? 'n/a (config not yet supported)' : `n/a (${error.code})`;

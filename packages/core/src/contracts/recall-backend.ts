@@ -26,11 +26,6 @@ export interface RecallEntry {
   at: number;
   /** The unit's messages as text, one `role: content` block each (what is searched and sent). */
   text: string;
-  /**
-   * The part of `text` that is searched, when not all of it: a tool result is found by its call and
-   * its head, not by every line of a long output.
-   */
-  searchText?: string;
   /** Fingerprint of the unit's messages: tells a rewritten history from the indexed one. */
   fingerprint: string;
   /** Tokens of the entry's line in a recall block, by the encoding named (counted once, when indexed). */

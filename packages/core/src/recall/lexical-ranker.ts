@@ -17,8 +17,6 @@ const MAX_QUERY_POSTINGS = 1500;
 
 interface IndexedText {
   text: string;
-  /** What is searched when not all of `text`. */
-  searchText?: string;
 }
 
 /** A document of the index: the entry's slot (a small number the index gives each live entry) and its terms. */
@@ -119,7 +117,7 @@ export class LexicalRanker {
   private count(slot: number, entry: IndexedText): string {
     const sequence: string[] = [];
     const distinct = new Set<string>();
-    for (const token of recallTokens(entry.searchText ?? entry.text)) {
+    for (const token of recallTokens(entry.text)) {
       const term = recallTerm(token);
       if (term === null) continue;
       distinct.add(term);

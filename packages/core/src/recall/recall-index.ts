@@ -4,7 +4,7 @@ import { SerialQueue } from '../concurrency/serial-queue';
 import { groupAt } from '../messages/group-tool-calls';
 import { contentDigest } from '../token-counting/content-digest';
 import { LexicalRanker } from './lexical-ranker';
-import { recallSearchText, recallUnitText } from './recall-text';
+import { recallUnitText } from './recall-text';
 
 /** What {@link RecallIndex} is built from. */
 export interface RecallIndexOptions {
@@ -19,8 +19,6 @@ export interface RecallIndexOptions {
 /** Counts an entry's line for a recall block, by an encoding (stored with the entry, counted once). */
 export type RecallLineCounter = { encoding: string; count(line: string): number };
 
-/** Characters of each tool result that are searched: a long output is found by its call and its head. */
-export const SEARCHED_RESULT_CHARS = 600;
 
 /** A vector kept for an entry. */
 export interface EntryVector {
@@ -191,10 +189,9 @@ export class RecallIndex {
         if (group.kind !== 'system') {
           const messages = history.slice(group.start, group.end);
           const text = recallUnitText(messages, this.options.maxUnitChars);
-          const searchText = recallSearchText(messages, this.options.maxUnitChars, SEARCHED_RESULT_CHARS);
           const fingerprint = contentDigest(text);
           const tokens = lines ? { encoding: lines.encoding, count: lines.count(text) } : undefined;
-          records.push({ type: 'entry', id: `${sessionId}#${group.start}.${fingerprint}`, sessionId, from: group.start, to: group.end, at, text, ...(searchText !== undefined ? { searchText } : {}), fingerprint, ...(tokens ? { tokens } : {}) });
+          records.push({ type: 'entry', id: `${sessionId}#${group.start}.${fingerprint}`, sessionId, from: group.start, to: group.end, at, text, fingerprint, ...(tokens ? { tokens } : {}) });
         }
         position = group.end;
       }

@@ -156,13 +156,15 @@ export class RecallLayer {
     const historyRoom = Math.max(0, plain.roomTokens - memoryTokens);
     const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
     // The newest history kept before recall takes any room: the whole current turn (recall never takes
-    // the room it needs), and `minRecentTokens` of the history when it has that many.
+    // the room it needs), and `minRecentTokens` of the room.
     const newestUser = newestUserIndex(history);
     let currentTurnTokens = 0;
     for (let index = Math.max(0, newestUser); index < history.length && currentTurnTokens <= historyRoom; index++) {
       currentTurnTokens += composer.ledger.tokensWithin(history, index, historyRoom - currentTurnTokens + 1);
     }
-    const keepRecent = Math.min(historyRoom, Math.max(currentTurnTokens, Math.min(this.options.config.minRecentTokens, plain.window.tokens)));
+    // A history that fits whole holds back no more than it has (room for other sessions' turns).
+    const minRecent = keepsAll ? Math.min(this.options.config.minRecentTokens, plain.window.tokens) : this.options.config.minRecentTokens;
+    const keepRecent = Math.min(historyRoom, Math.max(currentTurnTokens, minRecent));
     const allowance = Math.max(0, Math.min(Math.floor(historyRoom * this.options.config.share), historyRoom - keepRecent));
     const stats: RecallStats = { scope: this.scope.scope, candidates: 0, hits: [], tokens: 0, allowanceTokens: allowance, embedding: prepared.embedding, ...(prepared.error ? { error: prepared.error } : {}) };
     const extra = request.extra ?? {};
