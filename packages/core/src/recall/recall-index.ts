@@ -58,7 +58,9 @@ export class RecallIndex {
   private readonly checked = new Map<string, { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; last: Readonly<ChatMessage> | undefined; agreed: number }>();
   private readonly vectors = new Map<string, EntryVector>();
   /** Per session, where each entry's episode begins (recomputed when the session's entries change). */
-  private readonly episodeStarts = new Map<string, { gapMs: number; length: number; last: RecallEntry | undefined; first: number[] }>();
+  private readonly episodeStarts = new Map<string, { gapMs: number; length: number; last: RecallEntry | undefined; first: number[]; edits: number }>();
+  /** Per session, how many times its entries changed other than by an append (what the episode runs are recomputed for). */
+  private readonly edits = new Map<string, number>();
   /**
    * The entries' words, ranked in memory; undefined when the backend searches them itself (a
    * database with full-text search): then no process holds a second index of them.
@@ -132,15 +134,19 @@ export class RecallIndex {
   episodeStart(sessionId: string, position: number, gapMs: number): number {
     const list = this.sessions.get(sessionId) ?? [];
     let starts = this.episodeStarts.get(sessionId);
-    if (starts === undefined || starts.gapMs !== gapMs || starts.length !== list.length || starts.last !== list[list.length - 1]) {
-      const first = new Array<number>(list.length);
-      for (let at = 0; at < list.length; at++) {
-        first[at] = at > 0 && Math.abs(list[at]!.at - list[at - 1]!.at) <= gapMs ? first[at - 1]! : list[at]!.from;
-      }
-      starts = { gapMs, length: list.length, last: list[list.length - 1], first };
+    const edits = this.edits.get(sessionId) ?? 0;
+    if (starts === undefined || starts.gapMs !== gapMs || starts.edits !== edits || starts.length > list.length || (starts.length > 0 && list[starts.length - 1] !== starts.last)) {
+      starts = { gapMs, length: 0, last: undefined, first: [], edits };
       this.episodeStarts.set(sessionId, starts);
     }
-    return starts.first[position] ?? -1;
+    // Entries appended since the last call extend the runs; anything else recomputes them.
+    const first = starts.first;
+    for (let at = starts.length; at < list.length; at++) {
+      first[at] = at > 0 && Math.abs(list[at]!.at - list[at - 1]!.at) <= gapMs ? first[at - 1]! : list[at]!.from;
+    }
+    starts.length = list.length;
+    starts.last = list[list.length - 1];
+    return first[position] ?? -1;
   }
 
   vector(id: string): EntryVector | undefined {
@@ -296,11 +302,13 @@ export class RecallIndex {
       if (at > 0 && list[at - 1]!.from === record.from) {
         // Another entry for the same position without a reset in between (two writers that disagree): the newer stands.
         this.drop(list[at - 1]!, indexWords);
+        this.edits.set(record.sessionId, (this.edits.get(record.sessionId) ?? 0) + 1);
         list.splice(at - 1, 1);
         slots.splice(at - 1, 1);
         ends.splice(at - 1, 1);
         at--;
       }
+      if (at < list.length) this.edits.set(record.sessionId, (this.edits.get(record.sessionId) ?? 0) + 1);
       list.splice(at, 0, record);
       slots.splice(at, 0, slot);
       ends.splice(at, 0, undefined);
@@ -311,6 +319,7 @@ export class RecallIndex {
       if (list === undefined) return;
       const ends = this.endsOf(record.sessionId);
       const slots = this.sessionSlotLists.get(record.sessionId)!;
+      this.edits.set(record.sessionId, (this.edits.get(record.sessionId) ?? 0) + 1);
       while (list.length > 0 && list[list.length - 1]!.from >= record.from) {
         this.drop(list.pop()!, indexWords);
         slots.pop();

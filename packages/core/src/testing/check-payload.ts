@@ -42,7 +42,7 @@ export interface PayloadObservation {
 }
 
 /** Events that report a reduction during the call itself. */
-export const REDUCTION_EVENTS: readonly string[] = ['history-trim', 'tool-output-trim', 'summary-end', 'compaction-end', 'entities-updated'];
+export const REDUCTION_EVENTS: readonly string[] = ['history-trim', 'history-recall', 'tool-output-trim', 'summary-end', 'compaction-end', 'entities-updated'];
 /** Events that, once emitted in a session, account for later summarized / compacted / extracted history. */
 const LASTING_REDUCTION_EVENTS: readonly string[] = ['summary-end', 'compaction-end', 'entities-updated'];
 /** A visible truncation marker in a shortened newest user message. */
