@@ -93,7 +93,10 @@ async function main(): Promise<void> {
   } catch (error) {
     if (!moduleMissing(error)) throw error;
     process.stderr.write(`recall-processes-worker: ${error instanceof Error ? error.message : String(error)}\nA package is not built: run npx tsc -b first, then the tests again.\n`);
-    process.exit(NOT_BUILT_EXIT_CODE);
+    // Ends the process once stderr is written and the channel to the test is closed: the test reads the code.
+    process.exitCode = NOT_BUILT_EXIT_CODE;
+    process.disconnect?.();
+    return;
   }
   const { store, runtime, agent, setClock } = opened;
 
