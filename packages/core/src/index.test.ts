@@ -198,6 +198,7 @@ describe('@ctxkit/core/testing exports', () => {
     'runRecallBackendContract',
     'runRecallProcessesScenario',
     'runStoreContract',
+    'storeFailureOf',
     ]);
   });
 

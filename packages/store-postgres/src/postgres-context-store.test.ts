@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { CtxkitError, ErrorCodes, type StoreKey } from '@ctxkit/core';
+import { storeFailureOf } from '@ctxkit/core/testing';
 import { Pool } from 'pg';
 import { PostgresContextStore } from './postgres-context-store';
 import { startPostgresServer, type PostgresServerProcess } from './__tests__/postgres-server';
@@ -12,16 +13,6 @@ const key = (overrides: Partial<StoreKey> = {}): StoreKey => ({
   name: 'state',
   ...overrides,
 });
-
-async function failureOf(run: () => Promise<unknown>): Promise<CtxkitError> {
-  try {
-    await run();
-  } catch (error) {
-    if (CtxkitError.isInstance(error)) return error;
-    throw new Error(`expected a CtxkitError, got ${String(error)}`);
-  }
-  throw new Error('expected a failure');
-}
 
 async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -195,7 +186,7 @@ describe('PostgresContextStore', () => {
         const k = key({ agentId: `agent-${randomBytes(4).toString('hex')}` });
         await store.set(k, 'fine');
         await admin.query('UPDATE ctxkit_values SET value = $1 WHERE agent_id = $2', ['{not json', k.agentId]);
-        const error = await failureOf(() => store.get(k));
+        const error = await storeFailureOf(() => store.get(k));
         expect(error.code).toBe(ErrorCodes.STORE_ERROR);
         expect(error.message).toContain('not valid JSON');
       } finally {
@@ -245,7 +236,7 @@ describe('PostgresContextStore', () => {
       for (const change of changes) {
         const k = key({ agentId: `agent-${randomBytes(4).toString('hex')}`, kind: 'tool-output', name: 'output' });
         await store.putBlob(k, 'a'.repeat(5000));
-        const error = await failureOf(async () => {
+        const error = await storeFailureOf(async () => {
           let first = true;
           for await (const _chunk of store.readBlob(k)) {
             if (first) await change(k);
@@ -293,10 +284,10 @@ describe('PostgresContextStore', () => {
       const store = new PostgresContextStore({ connectionString: server.url });
       await store.close();
       await store.close();
-      const error = await failureOf(() => store.get(key()));
+      const error = await storeFailureOf(() => store.get(key()));
       expect(error.code).toBe(ErrorCodes.STORE_ERROR);
       expect(error.message).toContain('the store is closed');
-      const recall = await failureOf(() => store.recallBackend().read({ agentId: 'a', scope: 'session', id: 's' }));
+      const recall = await storeFailureOf(() => store.recallBackend().read({ agentId: 'a', scope: 'session', id: 's' }));
       expect(recall.code).toBe(ErrorCodes.STORE_ERROR);
     });
 
@@ -326,7 +317,7 @@ describe('PostgresContextStore', () => {
           () => store.recallBackend().read({ agentId: 'booking-agent', scope: 'resource', id: 'user-1' }),
         ];
         for (const call of calls) {
-          const error = await failureOf(call);
+          const error = await storeFailureOf(call);
           expect(error.code).toBe(ErrorCodes.STORE_ERROR);
           expect(error.message).toContain(`cannot reach PostgreSQL at postgresql://app:***@127.0.0.1:${port}/agents`);
           expect(error.message).toContain('DATABASE_URL');
@@ -356,7 +347,7 @@ describe('PostgresContextStore', () => {
               { type: 'reset', id: 'r', sessionId: 's', from: 0, at: 0 },
             ]),
         ]) {
-          const error = await failureOf(call);
+          const error = await storeFailureOf(call);
           expect(error.code).toBe(ErrorCodes.STORE_ERROR);
           expect(error.details).toMatchObject({ store: 'postgres' });
         }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { CtxkitError, ErrorCodes, type RecallEntry, type RecallRecord, type RecallScopeKey } from '@ctxkit/core';
+import { ErrorCodes, type RecallEntry, type RecallRecord, type RecallScopeKey } from '@ctxkit/core';
+import { storeFailureOf } from '@ctxkit/core/testing';
 import { PostgresContextStore } from './postgres-context-store';
 import type { PostgresRecallBackend } from './postgres-recall-backend';
 import { startPostgresServer, type PostgresServerProcess } from './__tests__/postgres-server';
@@ -8,16 +9,6 @@ function entry(sessionId: string, from: number, text: string, overrides: Partial
   const at = 1_700_000_000_000 + from;
   const id = `${sessionId}#${from}`;
   return { type: 'entry', id, sessionId, from, to: from + 1, at, text, fingerprint: `fp-${from}`, ...overrides };
-}
-
-async function failureOf(run: () => Promise<unknown>): Promise<CtxkitError> {
-  try {
-    await run();
-  } catch (error) {
-    if (CtxkitError.isInstance(error)) return error;
-    throw new Error(`expected a CtxkitError, got ${String(error)}`);
-  }
-  throw new Error('expected a failure');
 }
 
 let server: PostgresServerProcess;
@@ -75,7 +66,7 @@ describe('PostgresRecallBackend', () => {
     it('checks every record before writing any', async () => {
       const negative = { type: 'entry', id: 's1#1', sessionId: 's1', from: -1, text: 'x' } as unknown as RecallRecord;
       const bad = [entry('s1', 0, 'user: fine'), negative];
-      const error = await failureOf(() => backend.append(scope, bad));
+      const error = await storeFailureOf(() => backend.append(scope, bad));
       expect(error.code).toBe(ErrorCodes.STORE_ERROR);
       expect(error.message).toContain('not a recall record');
       expect((await backend.read(scope)).records).toEqual([]);
@@ -83,7 +74,7 @@ describe('PostgresRecallBackend', () => {
 
     it('rejects an invalid scope with StoreKeyError', async () => {
       for (const invalid of [{ ...scope, id: '' }, { ...scope, agentId: 'x'.repeat(201) }]) {
-        const error = await failureOf(() => backend.append(invalid, [entry('s1', 0, 'user: hi')]));
+        const error = await storeFailureOf(() => backend.append(invalid, [entry('s1', 0, 'user: hi')]));
         expect(error.code).toBe(ErrorCodes.STORE_KEY_INVALID);
       }
     });
@@ -115,7 +106,7 @@ describe('PostgresRecallBackend', () => {
     });
 
     it('rejects a cursor it did not give out', async () => {
-      const error = await failureOf(() => backend.read(scope, 'not-a-cursor'));
+      const error = await storeFailureOf(() => backend.read(scope, 'not-a-cursor'));
       expect(error.code).toBe(ErrorCodes.STORE_ERROR);
       expect(error.message).toContain('invalid cursor');
     });

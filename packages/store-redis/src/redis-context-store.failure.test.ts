@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { CtxkitError, ErrorCodes, type StoreKey } from '@ctxkit/core';
+import { ErrorCodes, type StoreKey } from '@ctxkit/core';
+import { storeFailureOf } from '@ctxkit/core/testing';
 import { Redis } from 'ioredis';
 import { RedisContextStore } from './redis-context-store';
 import { startRedisServer } from './__tests__/redis-server';
@@ -11,16 +12,6 @@ const key = (overrides: Partial<StoreKey> = {}): StoreKey => ({
   name: 'state',
   ...overrides,
 });
-
-async function failureOf(run: () => Promise<unknown>): Promise<CtxkitError> {
-  try {
-    await run();
-  } catch (error) {
-    if (CtxkitError.isInstance(error)) return error;
-    throw new Error(`expected a CtxkitError, got ${String(error)}`);
-  }
-  throw new Error('expected a failure');
-}
 
 async function drain(chunks: AsyncIterable<Uint8Array>): Promise<void> {
   for await (const _chunk of chunks) {
@@ -54,7 +45,7 @@ describe('RedisContextStore', () => {
           () => drain(store.readBlob(key({ kind: 'transcript', name: 't' }))),
         ];
         for (const call of calls) {
-          const error = await failureOf(call);
+          const error = await storeFailureOf(call);
           expect(error.code).toBe(ErrorCodes.STORE_ERROR);
           expect(error.message).toContain(`cannot reach Redis at redis://:***@127.0.0.1:${port}`);
           expect(error.message).toContain('REDIS_URL');
@@ -81,7 +72,7 @@ describe('RedisContextStore', () => {
           () => store.appendBlob(key({ kind: 'transcript', name: 't' }), 'line\n'),
           () => store.writeAtomically([{ op: 'set', key: key(), value: 1 }]),
         ]) {
-          const error = await failureOf(call);
+          const error = await storeFailureOf(call);
           expect(error.code).toBe(ErrorCodes.STORE_ERROR);
           expect(error.details).toMatchObject({ store: 'redis' });
         }
@@ -109,7 +100,7 @@ describe('RedisContextStore', () => {
           { op: 'putBlob', key: key({ kind: 'tool-output', name: 'b' }), data: 'x'.repeat(100_000) },
           { op: 'set', key: key({ name: 'c' }), value: { part: 3 } },
         ]);
-        const failure = failureOf(() => batch);
+        const failure = storeFailureOf(() => batch);
         for (let i = 0; i < 200; i += 1) {
           const list = (await admin.client('LIST')) as string;
           if (/name=ctxkit-store[^\n]*cmd=exec/.test(list)) break;

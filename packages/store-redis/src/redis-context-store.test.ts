@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { CtxkitError, ErrorCodes, type StoreKey } from '@ctxkit/core';
+import { ErrorCodes, type StoreKey } from '@ctxkit/core';
+import { storeFailureOf } from '@ctxkit/core/testing';
 import { Redis } from 'ioredis';
 import { RedisContextStore } from './redis-context-store';
 import { startRedisServer, type RedisServerProcess } from './__tests__/redis-server';
@@ -8,16 +9,6 @@ async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<string> {
   const parts: Buffer[] = [];
   for await (const chunk of chunks) parts.push(Buffer.from(chunk));
   return Buffer.concat(parts).toString('utf8');
-}
-
-async function failureOf(run: () => Promise<unknown>): Promise<CtxkitError> {
-  try {
-    await run();
-  } catch (error) {
-    if (CtxkitError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('RedisContextStore', () => {
@@ -196,7 +187,7 @@ describe('RedisContextStore', () => {
 
     it('fails with StoreError when the stored text is not JSON', async () => {
       await raw.set('ctxkit:support-bot:conversation-42:summary:buffer', '{broken');
-      expect((await failureOf(() => open().getVersioned(key()))).code).toBe(ErrorCodes.STORE_ERROR);
+      expect((await storeFailureOf(() => open().getVersioned(key()))).code).toBe(ErrorCodes.STORE_ERROR);
     });
   });
 
@@ -221,14 +212,14 @@ describe('RedisContextStore', () => {
 
     it('validates every key and value before sending anything', async () => {
       const store = open();
-      const invalidKey = await failureOf(() =>
+      const invalidKey = await storeFailureOf(() =>
         store.writeAtomically([
           { op: 'set', key: key({ name: 'first' }), value: 1 },
           { op: 'set', key: key({ name: '' }), value: 2 },
         ]),
       );
       expect(invalidKey.code).toBe(ErrorCodes.STORE_KEY_INVALID);
-      const notJson = await failureOf(() =>
+      const notJson = await storeFailureOf(() =>
         store.writeAtomically([
           { op: 'set', key: key({ name: 'first' }), value: 1 },
           { op: 'set', key: key({ name: 'second' }), value: { big: 10n } },
@@ -285,7 +276,7 @@ describe('RedisContextStore', () => {
     it('rejects undefined and values that are not JSON with StoreError', async () => {
       const store = open();
       for (const value of [undefined, () => 1, { big: 1n }]) {
-        const error = await failureOf(() => store.set(key(), value));
+        const error = await storeFailureOf(() => store.set(key(), value));
         expect(error.code).toBe(ErrorCodes.STORE_ERROR);
       }
       const cyclic: Record<string, unknown> = {};

@@ -30,6 +30,7 @@ export { loadConversations } from './load-conversations';
 
 // store contract
 export { runStoreContract, type StoreContractOptions } from './store-contract';
+export { storeFailureOf } from './store-failure-of';
 
 // recall backend contract
 export { runRecallBackendContract, type RecallBackendContractOptions, type RecallBackendPair } from './recall-backend-contract';

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { IContextStore, StoreKey, StoreKeyPrefix, StoreKind } from '../contracts/context-store';
 import { CtxkitError } from '../errors/ctxkit-error';
+import { storeFailureOf } from './store-failure-of';
 import { ErrorCodes } from '../errors/error-codes';
 import { supportsCompareAndSet, type VersionedContextStore } from '../stores/versioned-store-access';
 
@@ -81,22 +82,6 @@ function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Awaits a store call that must fail, whether it throws synchronously, rejects, or fails while iterating. */
-async function failureOf(run: () => unknown): Promise<unknown> {
-  try {
-    const result = run();
-    if (result && typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function') {
-      for await (const _chunk of result as AsyncIterable<unknown>) {
-        // drain: a lazy stream reports a missing blob on first read
-      }
-    } else {
-      await result;
-    }
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected the store call to fail, but it succeeded');
-}
 
 function sortKeys(keys: readonly StoreKey[]): string[] {
   return keys.map((k) => `${k.agentId}|${k.sessionId}|${k.kind}|${k.name}`).sort();
@@ -338,9 +323,9 @@ export function runStoreContract(
         it('validates keys and values like set', async () => {
           const bad = key({ name: '' });
           for (const call of [() => versioned.getVersioned(bad), () => versioned.setIfVersion(bad, 1, undefined)]) {
-            expect(((await failureOf(call)) as CtxkitError).code).toBe(ErrorCodes.STORE_KEY_INVALID);
+            expect((await storeFailureOf(call)).code).toBe(ErrorCodes.STORE_KEY_INVALID);
           }
-          expect(((await failureOf(() => versioned.setIfVersion(key(), undefined, undefined))) as CtxkitError).code).toBe(ErrorCodes.STORE_ERROR);
+          expect((await storeFailureOf(() => versioned.setIfVersion(key(), undefined, undefined))).code).toBe(ErrorCodes.STORE_ERROR);
           await expect(store.get(key())).resolves.toBeUndefined();
         });
       });
@@ -458,10 +443,9 @@ export function runStoreContract(
       });
 
       it('fails with StoreError when reading a missing blob', async () => {
-        const error = await failureOf(() => store.readBlob(key({ kind: 'tool-output', name: 'missing' })));
-        expect(CtxkitError.isInstance(error)).toBe(true);
-        expect((error as CtxkitError).code).toBe(ErrorCodes.STORE_ERROR);
-        expect((error as CtxkitError).fix).toEqual(expect.any(String));
+        const error = await storeFailureOf(() => store.readBlob(key({ kind: 'tool-output', name: 'missing' })));
+        expect(error.code).toBe(ErrorCodes.STORE_ERROR);
+        expect(error.fix).toEqual(expect.any(String));
       });
 
       it('reads byte ranges, end exclusive, clamped to the blob', async () => {
@@ -484,8 +468,8 @@ export function runStoreContract(
         const k = key({ kind: 'tool-output', name: 'bad-range' });
         await store.putBlob(k, 'abc');
         for (const range of [{ start: -1 }, { end: -2 }, { start: 0.5 }]) {
-          const error = await failureOf(() => store.readBlob(k, range));
-          expect((error as CtxkitError).code).toBe(ErrorCodes.STORE_ERROR);
+          const error = await storeFailureOf(() => store.readBlob(k, range));
+          expect(error.code).toBe(ErrorCodes.STORE_ERROR);
         }
       });
 
@@ -621,9 +605,8 @@ export function runStoreContract(
               );
             }
             for (const call of calls) {
-              const error = await failureOf(call);
-              expect(CtxkitError.isInstance(error)).toBe(true);
-              expect((error as CtxkitError).code).toBe(ErrorCodes.STORE_KEY_INVALID);
+              const error = await storeFailureOf(call);
+              expect(error.code).toBe(ErrorCodes.STORE_KEY_INVALID);
             }
           });
         }
@@ -632,13 +615,13 @@ export function runStoreContract(
       it('rejects a kind that is not a StoreKind', async () => {
         const k = { ...key(), kind: '../escape' as StoreKind };
         for (const call of [() => store.set(k, 1), () => store.get(k), () => store.putBlob(k, 'x')]) {
-          const error = await failureOf(call);
-          expect((error as CtxkitError).code).toBe(ErrorCodes.STORE_KEY_INVALID);
+          const error = await storeFailureOf(call);
+          expect(error.code).toBe(ErrorCodes.STORE_KEY_INVALID);
         }
       });
 
       it('stores nothing when a key is rejected', async () => {
-        await failureOf(() => store.set(key({ name: '' }), 1));
+        await storeFailureOf(() => store.set(key({ name: '' }), 1));
         await expect(store.list({ agentId })).resolves.toEqual([]);
       });
     });
