@@ -13,6 +13,7 @@ import { OpenAICompatibleEmbedder } from '@ctxkit/kernel';
 import { embedderFromLangChain } from '@ctxkit/langchain';
 import { Embeddings } from '@langchain/core/embeddings';
 import { MockEmbeddingModelV4 } from 'ai/test';
+import { recallFillerTurn } from './recall-filler-turn';
 
 declare const nativeRequire: NodeJS.Require;
 
@@ -31,15 +32,9 @@ const TARGET = 'I adopted a golden retriever puppy named Biscuit last spring.';
 const QUESTION = 'Which pet joined our household?';
 const SYSTEM_PROMPT = 'You are a helpful assistant.';
 
-const TOPICS = ['the vegetable garden', 'a lentil soup recipe', 'the train timetable', 'the quarterly budget', 'a chess opening', 'the roof repair', 'a Tolstoy novel', 'the piano lesson'];
-
 function turnMessages(turn: number): ChatMessage[] {
   if (turn === TARGET_TURN) return [{ role: 'user', content: TARGET }, { role: 'assistant', content: 'Congratulations, that sounds delightful.' }];
-  const topic = TOPICS[turn % TOPICS.length]!;
-  return [
-    { role: 'user', content: `Could you give me a short overview of ${topic}, part ${turn}? Three points would be enough.` },
-    { role: 'assistant', content: `Here is part ${turn} about ${topic}: first, start with the basics; second, plan the steps ahead; third, review the results afterwards.` },
-  ];
+  return recallFillerTurn(turn);
 }
 
 const DIMENSIONS = 8;

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { performance } from 'node:perf_hooks';
 import { createContextRuntime, hasWhenIdle, type ChatMessage, type ITextEmbedder } from '@ctxkit/core';
 import type { RecallStats } from '@ctxkit/core/strategy-kit';
+import { recallFillerTurn } from './recall-filler-turn';
 
 /**
  * An embedder that never answers (and ignores its abort signal), behind `std-recall-strategy` with
@@ -19,15 +20,9 @@ const SYSTEM_PROMPT = 'You are a helpful assistant.';
 /** Longer than the longest backoff (15 minutes): whatever failed before, the next compose asks the embedder. */
 const PAST_ANY_BACKOFF = 16 * MINUTE;
 
-const TOPICS = ['the vegetable garden', 'a lentil soup recipe', 'the train timetable', 'the quarterly budget', 'a chess opening', 'the roof repair', 'a Tolstoy novel', 'the piano lesson'];
-
 function turnMessages(turn: number): ChatMessage[] {
   if (turn === TARGET_TURN) return [{ role: 'user', content: TARGET }, { role: 'assistant', content: 'Noted: passport P-553201, valid until March 2031.' }];
-  const topic = TOPICS[turn % TOPICS.length]!;
-  return [
-    { role: 'user', content: `Could you give me a short overview of ${topic}, part ${turn}? Three points would be enough.` },
-    { role: 'assistant', content: `Here is part ${turn} about ${topic}: first, start with the basics; second, plan the steps ahead; third, review the results afterwards.` },
-  ];
+  return recallFillerTurn(turn);
 }
 
 /** Never answers, whatever signal it gets. */
