@@ -45,7 +45,7 @@ function blockMessage(role: 'system' | 'user', content: string, messages: Map<st
   const cached = messages.get(key);
   if (cached !== undefined) return cached;
   if (messages.size > 32) messages.clear();
-  const message: SystemMessage | UserMessage = role === 'user' ? { role, content } : { role, content };
+  const message: SystemMessage | UserMessage = { role, content };
   messages.set(key, message);
   return message;
 }

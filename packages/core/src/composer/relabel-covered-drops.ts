@@ -58,9 +58,8 @@ function relabelRecalled(records: ReductionRecord[], older: ReadonlySet<string>,
       if (ranges[middle]!.to <= record.from) low = middle + 1;
       else high = middle;
     }
-    const next = low;
     let at = record.from;
-    for (let index = next; index < ranges.length && ranges[index]!.from < record.to; index++) {
+    for (let index = low; index < ranges.length && ranges[index]!.from < record.to; index++) {
       const range = ranges[index]!;
       const from = Math.max(at, range.from);
       const to = Math.min(record.to, range.to);

@@ -199,9 +199,9 @@ function addMeaning(index: RecallIndex, query: RecallQuery, relevance: Float64Ar
   norm = Math.sqrt(norm);
   if (norm === 0) return;
   const similarities: Array<[number, number]> = [];
-  for (const entry of allEntries(index)) {
-    const slot = index.slotOf(entry.id);
-    if (slot === undefined || !isEligible(slot)) continue;
+  for (let slot = 0; slot < index.capacity; slot++) {
+    const entry = index.entryAt(slot);
+    if (entry === undefined || !isEligible(slot)) continue;
     const stored = index.vector(entry.id);
     if (stored === undefined || stored.model !== model || stored.vector.length !== values.length || stored.norm === 0) continue;
     let dot = 0;
@@ -222,8 +222,4 @@ function addMeaning(index: RecallIndex, query: RecallQuery, relevance: Float64Ar
     if (relevance[slot] === 0) lifted.push(slot);
     relevance[slot] = relevance[slot]! + (similarity - mean) / (max - mean);
   }
-}
-
-function* allEntries(index: RecallIndex): Iterable<RecallEntry> {
-  for (const sessionId of index.sessionIds()) yield* index.sessionEntries(sessionId);
 }

@@ -19,7 +19,6 @@ export interface RecallIndexOptions {
 /** Counts an entry's line for a recall block, by an encoding (stored with the entry, counted once). */
 export type RecallLineCounter = { encoding: string; count(line: string): number };
 
-
 /** A vector kept for an entry. */
 export interface EntryVector {
   model: string;
@@ -208,8 +207,8 @@ export class RecallIndex {
       const ends = this.endsOf(sessionId);
       for (const record of records) {
         if (record.type !== 'entry') continue;
-        const at = positionOf(indexed, record.from);
-        if (at >= 0 && indexed[at]!.id === record.id) ends[at] = history[record.to - 1]!;
+        const place = positionOf(indexed, record.from);
+        if (place >= 0 && indexed[place]!.id === record.id) ends[place] = history[record.to - 1]!;
       }
       return records.filter((record) => record.type === 'entry').length;
     });

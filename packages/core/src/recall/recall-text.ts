@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import { contentText } from '../token-counting/message-text';
+import { surrogateSafeCut } from '../truncation/safe-cut';
 
 /**
  * Characters of a tool result a recalled unit keeps (its head and tail around a marker): a long output
@@ -47,18 +48,5 @@ function headAndTail(text: string, maxChars: number): string {
   const keep = Math.max(0, maxChars - 64);
   const head = Math.ceil(keep * 0.7);
   const tail = keep - head;
-  return `${safeSlice(text, 0, head)}\n[… ${text.length - head - tail} characters not recalled …]\n${safeSlice(text, text.length - tail, text.length)}`;
-}
-
-/** `text.slice(start, end)` without splitting a surrogate pair at either end. */
-function safeSlice(text: string, start: number, end: number): string {
-  let from = start;
-  let to = end;
-  if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from++;
-  if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to--;
-  return text.slice(from, Math.max(from, to));
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
+  return `${text.slice(0, surrogateSafeCut(text, head, 'down'))}\n[… ${text.length - head - tail} characters not recalled …]\n${text.slice(surrogateSafeCut(text, text.length - tail, 'up'))}`;
 }
