@@ -38,6 +38,7 @@ export function summaryMemoryBlock(state: SummaryState, counter: ITokenCounter):
     },
     placement: 'after-system',
     omitWhenWindowCovers: true,
+    yieldsToRecall: true,
     covers: { until: state.coveredMessages, action: 'summarized', recoverableFrom: 'summary', reason: `folded into summary v${state.version}`, refs: [`summary:${state.version}`] },
   };
   return block;

@@ -47,6 +47,13 @@ export interface MemoryBlock {
    */
   recalls?: ReadonlyArray<{ from: number; to: number; reason: string }>;
   /**
+   * The block retells, in its own words, the history it covers (a running summary): with recall on,
+   * recalled turns of that history may take its room when they bear more on the newest user message
+   * than its lines do. Leave unset for exact values a recalled turn may not carry (an entity state).
+   * @default false
+   */
+  yieldsToRecall?: boolean;
+  /**
    * Leave the block out when the window keeps every message it covers (it would only repeat them).
    * @default false
    */

@@ -107,6 +107,23 @@ export class LexicalRanker {
     return kept;
   }
 
+  /**
+   * How much of `queryTerms` (index terms) a set of terms covers, each term weighed by its inverse
+   * document frequency: one currency for an indexed entry and a text outside the index (a summary's
+   * line), where BM25 scores of the index cannot be compared with anything else.
+   */
+  coverage(queryTerms: ReadonlyArray<string>, terms: ReadonlySet<string> | ReadonlyArray<string>): number {
+    const has = Array.isArray(terms) ? new Set(terms) : (terms as ReadonlySet<string>);
+    const documents = this.index.documentCount;
+    let covered = 0;
+    for (const term of queryTerms) {
+      if (!has.has(term)) continue;
+      const frequency = this.documentFrequency.get(term) ?? 0;
+      covered += Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+    }
+    return covered;
+  }
+
   /** Calls `found` with the slot and BM25+ score of every entry matching any of `terms` (index terms). */
   search(terms: ReadonlyArray<string>, found: (slot: number, score: number) => void): void {
     if (terms.length === 0) return;
