@@ -93,14 +93,17 @@ export class LexicalRanker {
     return this.usefulTerms([...seen]);
   }
 
-  /** `terms` (already index terms) that match some entry, the rarest first, at most {@link MAX_QUERY_TERMS}. */
-  usefulTerms(terms: ReadonlyArray<string>): string[] {
+  /**
+   * `terms` (already index terms) that match some entry, the rarest first, at most
+   * {@link MAX_QUERY_TERMS}, matching at most `maxPostings` entries in all.
+   */
+  usefulTerms(terms: ReadonlyArray<string>, maxPostings: number = MAX_QUERY_POSTINGS): string[] {
     const sorted = terms.filter((term) => (this.documentFrequency.get(term) ?? 0) > 0).sort((a, b) => this.documentFrequency.get(a)! - this.documentFrequency.get(b)!);
     const kept: string[] = [];
     let postings = 0;
     for (const term of sorted) {
       const frequency = this.documentFrequency.get(term)!;
-      if (kept.length >= MAX_QUERY_TERMS || postings + frequency > MAX_QUERY_POSTINGS) break;
+      if (kept.length >= MAX_QUERY_TERMS || postings + frequency > maxPostings) break;
       kept.push(term);
       postings += frequency;
     }
