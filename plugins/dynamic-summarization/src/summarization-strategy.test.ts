@@ -379,14 +379,17 @@ describe('SummarizationStrategy', () => {
       expect(await strategy.getSummaryState()).toBeNull();
     });
 
-    it('re-synchronises when the history is shorter than what the summary covers', async () => {
+    it('composes a history shorter than what the summary covers without it, and keeps the summary (a late request)', async () => {
       const h = harness({ llm: new ScriptedLLMClient([summaryReply()]) });
       const strategy = createStrategy({ threshold: 1, batchTurns: 1 }, h.context);
       await strategy.onTurnComplete(conversation(3));
       await strategy.whenIdle();
+      const summary = await strategy.getSummaryState();
       const payload = await strategy.composePayload(SYSTEM, conversation(1).slice(0, 1), []);
       expect(payload.stats.summarized).toBe(0);
-      expect(h.events.filter((event) => event.name === 'summary-resync')).toHaveLength(1);
+      expect(payload.stats.extra).toMatchObject({ summaryAheadOfHistory: true, summaryIncluded: false });
+      expect(h.events.filter((event) => event.name === 'summary-resync')).toHaveLength(0);
+      expect(await strategy.getSummaryState()).toEqual(summary);
     });
 
     it('serialises overlapping turns of one session into one fold at a time', async () => {

@@ -37,6 +37,8 @@ interface Composition {
   room: { room: number; allowance: number };
   /** Why the summary read last was not used (it no longer matches the start of the history). */
   staleSummary: boolean;
+  /** The summary covers more messages than the history has (a late request): left out, and kept. */
+  summaryAhead: boolean;
 }
 
 /**
@@ -153,6 +155,7 @@ export class SummarizationStrategy implements IContextManager {
       const preview = payloadPreview(composition.payload, history, this.base.counter);
       const notes: string[] = [];
       if (composition.staleSummary) notes.push('the summary no longer matches the start of the history: the next compose drops it (summary-resync) and sends the history alone');
+      if (composition.summaryAhead) notes.push('the summary covers more messages than this history has (a late request): the payload leaves it out, and it stays as it is in the store');
       if (composition.wouldWait) notes.push(`a fold is running: the next compose waits for it (at most ${this.config.summaryWaitMs} ms) before leaving out unsummarized turns`);
       const next = this.scheduler.nextFold(history, composition.room);
       if (next.reason !== undefined) {
@@ -208,7 +211,8 @@ export class SummarizationStrategy implements IContextManager {
 
   /**
    * Composes the payload. A preview composes it without remembering it: no re-sync written, no room
-   * noted for the next fold, the composer's preview mode.
+   * noted for the next fold, the composer's preview mode. A history shorter than the summary covers
+   * (a late request) is composed without it, and the summary stays as it is.
    */
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions, preview = false): Promise<Composition> {
     const turn = this.base.turns.count(history);
@@ -217,6 +221,7 @@ export class SummarizationStrategy implements IContextManager {
     if (!preview) this.scheduler.resyncIfStale(history);
     if (!preview) this.turn = turn;
     const state = this.scheduler.summaryFor(history);
+    const summaryAhead = this.scheduler.isAheadOf(history);
     const covered = state ? state.coveredMessages : 0;
     const recalled = this.recall ? await this.recall.prepare(history, { preview }) : undefined;
     const request = {
@@ -245,6 +250,7 @@ export class SummarizationStrategy implements IContextManager {
       summaryTokens: state?.summaryTokens ?? 0,
       summaryIncluded: outcome === 'sent' || outcome === 'shortened',
       summaryOutcome: outcome ?? 'none',
+      summaryAheadOfHistory: summaryAhead,
       coveredMessages: covered,
       coveredTurns: state?.coveredTurns ?? 0,
       unsummarizedTurns: this.base.turns.index.turnsWithin(covered, history.length),
@@ -255,7 +261,7 @@ export class SummarizationStrategy implements IContextManager {
     });
     // Unsummarized history older than the window left out: a running fold would bring it back.
     const wouldWait = composed.window.fromIndex > covered && this.scheduler.running;
-    return { payload: composed.payload, wouldWait, turn, room, staleSummary: read !== null && state === null };
+    return { payload: composed.payload, wouldWait, turn, room, staleSummary: read !== null && state === null && !summaryAhead, summaryAhead };
   }
 
   /** The summary block of `state`: the one built before while the fields it shows are the same (the buffer may be read afresh each turn). */

@@ -20,6 +20,12 @@ export interface SummaryState {
   coveredTurns: number;
   /** Fingerprint of `history[0, coveredMessages)`. */
   fingerprint: string;
+  /**
+   * What the summaries this one was folded from covered, oldest first (the newest
+   * {@link MAX_EARLIER_COVERAGE}): a history shorter than `coveredMessages` is compared with the
+   * longest of them it holds. Absent in summaries written before it was kept.
+   */
+  earlierCoverage?: CoveredPrefix[];
   /** Tokens of `text` by the agent's counter. */
   summaryTokens: number;
   /** Tokens of the covered messages themselves. */
@@ -27,6 +33,28 @@ export interface SummaryState {
   summarizer: { name: string; model: string; offline: boolean };
   /** ms since epoch. */
   updatedAt: number;
+}
+
+/** The leading history messages a summary covered: how many, and their fingerprint. */
+export interface CoveredPrefix {
+  coveredMessages: number;
+  fingerprint: string;
+}
+
+/** Earlier coverages a summary keeps (a history shorter than the oldest of them is not compared with it). */
+export const MAX_EARLIER_COVERAGE = 16;
+
+/** The valid entries of `state.earlierCoverage`, oldest first (none for a summary written before it was kept). */
+export function earlierCoverageOf(state: SummaryState): CoveredPrefix[] {
+  const earlier: unknown = state.earlierCoverage;
+  if (!Array.isArray(earlier)) return [];
+  return earlier.filter((entry: Partial<CoveredPrefix> | null): entry is CoveredPrefix => typeof entry === 'object' && entry !== null && Number.isInteger(entry.coveredMessages) && typeof entry.fingerprint === 'string');
+}
+
+/** The coverage a summary folded from `previous` keeps: `previous`'s earlier coverage and its own. */
+export function coverageAfter(previous: SummaryState | null): CoveredPrefix[] {
+  if (previous === null) return [];
+  return [...earlierCoverageOf(previous), { coveredMessages: previous.coveredMessages, fingerprint: previous.fingerprint }].slice(-MAX_EARLIER_COVERAGE);
 }
 
 /**

@@ -144,6 +144,8 @@ describe('FoldScheduler', () => {
     await completeTurn(scheduler, conversation(6));
     expect(summarizer.inputs[1]).toMatchObject({ previousSummary: 'Summary 1.', firstIndex: covered });
     expect(scheduler.state).toMatchObject({ version: 2, text: 'Summary 2.', coveredTurns: 4 });
+    // It keeps what the summary it was folded from covered: a shorter history is compared with that.
+    expect(scheduler.state!.earlierCoverage).toEqual([{ coveredMessages: covered, fingerprint: historyFingerprint(conversation(4), 0, covered) }]);
   });
 
   it('does nothing at or below the threshold while the room is not outgrown, then folds when it is', async () => {
@@ -221,12 +223,30 @@ describe('FoldScheduler', () => {
     expect(await storedRecord(context)).toMatchObject({ summary: null, fold: null, failures: { consecutiveFailures: 0 } });
   });
 
-  it('re-syncs when the history is shorter than what the buffer covers', async () => {
-    const { scheduler, events } = setup();
+  it('keeps the buffer, a running fold and its claim for a history shorter than the buffer covers (a late turn report)', async () => {
+    let release!: (text: string) => void;
+    let calls = 0;
+    const summarizer = new ScriptedSummarizer(() => (++calls === 1 ? 'First.' : new Promise<string>((resolve) => (release = resolve))));
+    const { scheduler, events, context } = setup({ summarizer });
     await completeTurn(scheduler, conversation(4));
-    scheduler.resyncIfStale(conversation(1));
-    expect(scheduler.state).toBeNull();
-    expect(events.find((event) => event.name === 'summary-resync')!.payload.reason).toMatch(/the summary covers/);
+    scheduler.maybeStartFold(conversation(6));
+    await untilAsked(summarizer, 2);
+    const before = await storedRecord(context);
+    expect(before).toMatchObject({ summary: { version: 1 }, fold: { id: expect.any(String) } });
+    const late = conversation(1);
+    await scheduler.load();
+    scheduler.resyncIfStale(late);
+    scheduler.maybeStartFold(late);
+    expect(scheduler.isAheadOf(late)).toBe(true);
+    expect(scheduler.summaryFor(late)).toBeNull();
+    expect(scheduler.state?.version).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await storedRecord(context)).toEqual(before);
+    release('Second.');
+    await scheduler.whenIdle();
+    expect(summarizer.inputs[1]!.signal?.aborted).toBe(false);
+    expect(scheduler.state).toMatchObject({ version: 2, text: 'Second.' });
+    expect(names(events)).toEqual(['summary-start', 'summary-end', 'summary-start', 'summary-end']);
   });
 
   it('on dispose, aborts a running fold with a typed error and commits nothing', async () => {

@@ -18,7 +18,7 @@ import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
 import { SUMMARIZATION_STRATEGY_ID } from '../strategy-id';
 import type { SummarizationConfig } from '../summarization-config';
-import { emptySummaryRecord, sameSummary, summaryStateKey, type SummaryRecord, type SummaryState } from '../summary-state';
+import { coverageAfter, earlierCoverageOf, emptySummaryRecord, sameSummary, summaryStateKey, type CoveredPrefix, type SummaryRecord, type SummaryState } from '../summary-state';
 import type { Summarizer } from '../summarizer';
 import { foldBatchEnd, foldBatchKey, foldIsDue } from './fold-batch';
 import type { CommittedFold } from './fold-epochs';
@@ -106,7 +106,9 @@ interface FoldPlan {
  * written (no other fold of the session starts while it stands, so no turns are folded twice), and its
  * summary is committed only onto the buffer it was made from (otherwise it is discarded, never written
  * over a newer summary). It drops the buffer when the caller's history no longer starts with the
- * messages it covers (re-sync), decides when a fold is due and which whole turns it takes, runs the
+ * messages it covers (re-sync); a history shorter than the buffer covers that is the start of the
+ * messages it covers is a late request (another instance served a longer one already), which uses no
+ * summary and changes nothing in the record. It decides when a fold is due and which whole turns it takes, runs the
  * summarizer outside the session's queue (with a timeout), checks the summary and commits it through
  * the queue, and keeps the failure accounting that prevents loops.
  * Emits `summary-start`, `summary-end`, `summary-error`, `summary-resync` and `strategy-warning`.
@@ -173,14 +175,15 @@ export class FoldScheduler {
   }
 
   /**
-   * Drops a summary that no longer matches the start of the caller's history: at once for this
+   * Drops a summary whose covered messages the caller's history edited or replaced: at once for this
    * instance, and in the store (with compare-and-set, in the background) unless another writer
-   * replaced that summary first.
+   * replaced that summary first. A summary that covers more messages than the history has, where the
+   * messages both hold are the same, is kept: the request is late ({@link isAheadOf}).
    */
   resyncIfStale(history: ReadonlyArray<ChatMessage>): void {
     const state = this.state;
     if (!state) return;
-    const reason = staleReason(state, history);
+    const reason = rewriteReason(state, history);
     if (reason === undefined) return;
     const { context } = this.options;
     const turn = turnStarts(history).length;
@@ -213,12 +216,24 @@ export class FoldScheduler {
   }
 
   /**
-   * The summary a composition of `history` uses: the buffer as last read, or `null` when there is none
-   * or it no longer matches the start of `history` (a composition drops it: {@link resyncIfStale}).
+   * The summary a composition of `history` uses: the buffer as last read, or `null` when there is none,
+   * it no longer matches the start of `history` (a composition drops it: {@link resyncIfStale}), or it
+   * covers more messages than `history` has ({@link isAheadOf}).
    */
   summaryFor(history: ReadonlyArray<ChatMessage>): SummaryState | null {
     const state = this.state;
-    return state && staleReason(state, history) === undefined ? state : null;
+    return state && state.coveredMessages <= history.length && rewriteReason(state, history) === undefined ? state : null;
+  }
+
+  /**
+   * True when the buffer covers more messages than `history` has and the messages both hold are the
+   * same (as far as the coverage it keeps tells): a late request, after another instance served a
+   * longer history. It is composed without the summary and writes nothing: the summary, the running
+   * fold's claim and the failure accounting stay as they are for every instance.
+   */
+  isAheadOf(history: ReadonlyArray<ChatMessage>): boolean {
+    const state = this.state;
+    return state !== null && state.coveredMessages > history.length && rewriteReason(state, history) === undefined;
   }
 
   /**
@@ -230,7 +245,7 @@ export class FoldScheduler {
     if (this.disposed) return { reason: 'the strategy is disposed' };
     if (this.pending) return { reason: 'a fold of this session is running here' };
     const current = this.record.current;
-    const record = current.summary !== null && this.summaryFor(history) === null ? emptySummaryRecord() : current;
+    const record = current.summary !== null && rewriteReason(current.summary, history) !== undefined ? emptySummaryRecord() : current;
     const planned = this.plan(history, record, (covered) => this.outgrowsRoom(history, covered, room));
     if (planned.reason !== undefined) return planned;
     return { from: planned.covered, to: planned.end, turns: turnStarts(history, planned.covered, planned.end).length };
@@ -433,6 +448,7 @@ export class FoldScheduler {
       coveredMessages: job.coveredEnd,
       coveredTurns: job.foldedTurns,
       fingerprint: job.fingerprint,
+      earlierCoverage: coverageAfter(job.state),
       summaryTokens,
       coveredTokens: (job.state?.coveredTokens ?? 0) + batchTokens,
       summarizer: { name: summarizer.name, model: summarizer.model, offline: summarizer.offline },
@@ -495,11 +511,14 @@ export class FoldScheduler {
   }
 }
 
-/** Why `state` is not the start of `history` (it covers more messages, or others), or `undefined` when it is. */
-function staleReason(state: SummaryState, history: ReadonlyArray<ChatMessage>): string | undefined {
-  if (state.coveredMessages > history.length) return `the history has ${history.length} messages but the summary covers ${state.coveredMessages}`;
-  if (historyFingerprint(history, 0, state.coveredMessages) !== state.fingerprint) {
-    return `the first ${state.coveredMessages} messages of the history differ from those the summary covers (edited or replaced history)`;
-  }
-  return undefined;
+/**
+ * Why the messages `state` covers are not those `history` starts with (edited or replaced history), or
+ * `undefined` when they are. A history shorter than the summary covers is compared up to the longest
+ * earlier coverage it holds (none: nothing tells them apart, so it is taken for a late request).
+ */
+function rewriteReason(state: SummaryState, history: ReadonlyArray<ChatMessage>): string | undefined {
+  let compared: CoveredPrefix | undefined = state;
+  if (state.coveredMessages > history.length) compared = earlierCoverageOf(state).filter((earlier) => earlier.coveredMessages <= history.length).pop();
+  if (compared === undefined || historyFingerprint(history, 0, compared.coveredMessages) === compared.fingerprint) return undefined;
+  return `the first ${compared.coveredMessages} messages of the history differ from those the summary covers (edited or replaced history)`;
 }
