@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createContextRuntime, CtxkitError, ErrorCodes, type ChatMessage, type ContextRuntime } from '@ctxkit/core';
 import { messageText } from '@ctxkit/core/strategy-kit';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAiSdkContext, DEFAULT_AI_SDK_AGENT_ID, type AiSdkContext, type AiSdkContextOptions } from './ai-sdk-context';
@@ -175,6 +176,25 @@ describe('AiSdkContext', () => {
         ['user: Hi again', 'assistant: Again.'],
       ]);
       expect(warnings).toEqual([expect.stringMatching(/prepareStep counts no tools: pass tools: context\.tools\(yourTools\)/)]);
+    });
+
+    it('offers compact exactly when the strategy offers it: on no step without an LLM client, on every step with one', async () => {
+      /** The tool names sent on every step of three turns, each a lookup then an answer. */
+      async function offeredOverThreeTurns(llm?: ScriptedLLMClient): Promise<string[][]> {
+        context = await createAiSdkContext({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, ...(llm ? { loadOptions: { llm } } : {}) });
+        const model = scripted([1, 2, 3].flatMap((turn): ScriptedAnswer[] => [{ calls: [{ id: `c${turn}`, name: 'lookup', input: { id: `B${turn}` } }] }, { text: `B${turn} is confirmed.` }]));
+        const messages: ModelMessage[] = [];
+        for (let turn = 1; turn <= 3; turn++) {
+          messages.push({ role: 'user', content: `Is booking B${turn} confirmed?` });
+          const result = await generateText({ model, system: SYSTEM, messages, tools: context.tools(lookupTools()), prepareStep: context.prepareStep, onEnd: context.onEnd, stopWhen: stepCountIs(4) });
+          messages.push(...result.responseMessages);
+        }
+        await context.dispose();
+        expect(requestsOf(model)).toHaveLength(6);
+        return requestsOf(model).map((request) => (request.tools ?? []).map((sent) => sent.name).sort());
+      }
+      expect(await offeredOverThreeTurns()).toEqual(Array.from({ length: 6 }, () => ['cancel', 'lookup']));
+      expect(await offeredOverThreeTurns(new ScriptedLLMClient([], { repeatLast: true }))).toEqual(Array.from({ length: 6 }, () => ['cancel', 'compact', 'lookup']));
     });
 
     it("refuses a run without the strategy's tools (CTXKIT_TOOL_NOT_FOUND), before anything is sent", async () => {

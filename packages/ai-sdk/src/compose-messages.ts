@@ -3,7 +3,7 @@ import { contentText } from '@ctxkit/core/strategy-kit';
 import type { Instructions, ModelMessage, SystemModelMessage, ToolSet } from 'ai';
 import { ragContextFor, type ComposeSettings } from './compose-settings';
 import { restoreUnchangedMessages } from './restore-unchanged-messages';
-import { assertToolsRegistered, contributedToolNames } from './contributed-tool-names';
+import { assertToolsRegistered, callerDefinitions, contributedDefinitions } from './contributed-tool-names';
 import { systemMessagesOf, systemPromptOf } from './system-instructions';
 import { toModelMessages } from './to-model-messages';
 import { toolSetDefinitions } from './tool-definitions';
@@ -68,10 +68,11 @@ export async function composeMessages(composer: MessageComposer, input: ComposeM
   const tools = input.tools ?? {};
   const definitions = await composer.definitions(tools);
   const registered = new Set(Object.keys(tools));
-  assertToolsRegistered(settings.strategyId, contributedToolNames(settings.manager), registered);
+  const contributed = contributedDefinitions(settings.manager);
+  assertToolsRegistered(settings.strategyId, contributed.map((definition) => definition.function.name), registered);
 
   const ragContext = await ragContextFor(settings, history);
-  const payload = await settings.manager.composePayload(systemPrompt, history.slice(), definitions.slice(), ragContext, { ...settings.composeOptions });
+  const payload = await settings.manager.composePayload(systemPrompt, history.slice(), callerDefinitions(definitions, contributed), ragContext, { ...settings.composeOptions });
   const offered = payload.tools.map((tool) => tool.function.name);
   assertToolsRegistered(settings.strategyId, offered, registered);
 

@@ -2,7 +2,7 @@ import { type ChatMessage, type ToolDefinition } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import type { LanguageModelCallOptions, LanguageModelFunctionTool, LanguageModelMessage, LanguageModelTool } from './ai-sdk-types';
 import { ragContextFor, type ComposeSettings } from './compose-settings';
-import { assertToolsRegistered, contributedToolNames } from './contributed-tool-names';
+import { assertToolsRegistered, callerDefinitions, contributedDefinitions, sameToolDefinition } from './contributed-tool-names';
 import { restoreUnchangedMessages } from './restore-unchanged-messages';
 import { toChatMessages } from './to-chat-messages';
 import { toLanguageModelPrompt } from './to-model-messages';
@@ -15,17 +15,14 @@ export interface ComposedCall {
   history: ChatMessage[];
 }
 
-function sameDefinition(a: Readonly<ToolDefinition>, b: Readonly<ToolDefinition>): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /**
  * Runs the strategy on one language-model call: the leading system messages are the system
- * prompt, the rest of the prompt the history, the function tools the tool definitions. The call
- * goes on with the payload: the caller's own system messages (unchanged) and the strategy's
- * memory as system messages, the history the strategy kept (unchanged messages exactly as they
- * came), and the tools the payload holds (the caller's unchanged, the strategy's as it defines
- * them). Provider tools pass through and are not counted.
+ * prompt, the rest of the prompt the history, the caller's own function tools the tool
+ * definitions (the strategy adds its own when it offers them). The call goes on with the payload:
+ * the caller's own system messages (unchanged) and the strategy's memory as system messages, the
+ * history the strategy kept (unchanged messages exactly as they came), and the tools the payload
+ * holds (the caller's unchanged, the strategy's as it defines them). Provider tools pass through
+ * and are not counted.
  * @throws ContributedToolsMissingError (`CTXKIT_TOOL_NOT_FOUND`) when the call lacks a tool the strategy offers
  * @throws whatever `composePayload` throws (`BudgetExceededError` ...)
  */
@@ -43,10 +40,11 @@ export async function composeCall(settings: ComposeSettings, params: LanguageMod
   const definitions = functionTools.map(functionToolDefinition);
   const originals = new Map<ToolDefinition, LanguageModelFunctionTool>(definitions.map((definition, index) => [definition, functionTools[index]!]));
   const registered = new Set(functionTools.map((tool) => tool.name));
-  assertToolsRegistered(settings.strategyId, contributedToolNames(settings.manager), registered);
+  const contributed = contributedDefinitions(settings.manager);
+  assertToolsRegistered(settings.strategyId, contributed.map((definition) => definition.function.name), registered);
 
   const ragContext = await ragContextFor(settings, history);
-  const payload = await settings.manager.composePayload(systemPrompt, history.slice(), definitions.slice(), ragContext, { ...settings.composeOptions });
+  const payload = await settings.manager.composePayload(systemPrompt, history.slice(), callerDefinitions(definitions, contributed), ragContext, { ...settings.composeOptions });
   assertToolsRegistered(settings.strategyId, payload.tools.map((tool) => tool.function.name), registered);
 
   let head = 0;
@@ -58,7 +56,7 @@ export async function composeCall(settings: ComposeSettings, params: LanguageMod
     else system.push({ role: 'system', content: text });
   });
   const sentTools: LanguageModelTool[] = payload.tools.map((definition) => {
-    const original = originals.get(definition) ?? functionTools.find((tool, index) => tool.name === definition.function.name && sameDefinition(definitions[index]!, definition));
+    const original = originals.get(definition) ?? functionTools.find((tool, index) => tool.name === definition.function.name && sameToolDefinition(definitions[index]!, definition));
     return original ?? languageModelTool(definition);
   });
   sentTools.push(...providerTools);

@@ -4,6 +4,7 @@ jest.mock('ai/test', () => nativeRequire('ai/test'));
 
 import { createContextRuntime, CtxkitError, ErrorCodes, type ChatMessage, type ContextRuntime, type ITokenCounter } from '@ctxkit/core';
 import { findPayloadProblems, messageText } from '@ctxkit/core/strategy-kit';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAiSdkContext, type AiSdkContext } from './ai-sdk-context';
@@ -160,6 +161,10 @@ describe('AiSdkContext#middleware', () => {
     const tools = context.tools(weatherTools());
     expect(Object.keys(tools).sort()).toEqual(['lookup', 'recall']);
     await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Which seat do I like?', tools, stopWhen: stepCountIs(3) });
+    expect(requestsOf(model).map((request) => request.tools!.map((sent) => sent.name))).toEqual([
+      ['lookup', 'recall'],
+      ['lookup', 'recall'],
+    ]);
     expect(strategies[0]!.toolCalls).toEqual([{ args: { key: 'seat' }, toolCallId: 'r1', sessionId: 'default' }]);
     const second = toChatMessages(requestsOf(model)[1]!.prompt);
     expect(second[second.length - 1]).toEqual({ role: 'tool', tool_call_id: 'r1', content: 'note seat (call r1)' });
@@ -226,5 +231,44 @@ describe('AiSdkContext#middleware', () => {
       ['default', [['user: First conversation.', 'assistant: one']]],
       ['conversation-2', [['user: Second conversation.', 'assistant: two']]],
     ]);
+  });
+});
+
+describe("AiSdkContext#middleware with the tool output cache's tools", () => {
+  let context: AiSdkContext | undefined;
+
+  afterEach(async () => {
+    await context?.dispose();
+    context = undefined;
+  });
+
+  /** The tool names of every request of three turns, each a lookup then an answer. */
+  async function offeredOverThreeTurns(llm?: ScriptedLLMClient): Promise<string[][]> {
+    context = await createAiSdkContext({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, ...(llm ? { loadOptions: { llm } } : {}) });
+    const model = scripted([1, 2, 3].flatMap((turn): ScriptedAnswer[] => [{ calls: [{ id: `c${turn}`, name: 'lookup', input: { id: `B${turn}` } }] }, { text: `B${turn} is confirmed.` }]));
+    const messages: ModelMessage[] = [];
+    for (let turn = 1; turn <= 3; turn++) {
+      messages.push({ role: 'user', content: `Is booking B${turn} confirmed?` });
+      const result = await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, messages, tools: context.tools(weatherTools()), stopWhen: stepCountIs(4) });
+      messages.push(...result.responseMessages);
+    }
+    expect(requestsOf(model)).toHaveLength(6);
+    return requestsOf(model).map((request) => (request.tools ?? []).map((sent) => sent.name).sort());
+  }
+
+  it("sends the session's pin tools (a manifest with pinTool) on every request, as the kernel offers them", async () => {
+    context = await createAiSdkContext({ agent: { id: 'pinning', pinTool: true, contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 } } } });
+    const model = scripted([{ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B1' } }] }, { text: 'B1 is confirmed.' }]);
+    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Is B1 confirmed?', tools: context.tools(weatherTools()), stopWhen: stepCountIs(4) });
+    expect(requestsOf(model).map((request) => (request.tools ?? []).map((sent) => sent.name).sort())).toEqual([
+      ['lookup', 'pin_context', 'unpin_context'],
+      ['lookup', 'pin_context', 'unpin_context'],
+    ]);
+  });
+
+  it('sends compact exactly when the strategy offers it: on no request without an LLM client, on every request with one', async () => {
+    expect(await offeredOverThreeTurns()).toEqual(Array.from({ length: 6 }, () => ['lookup']));
+    await context?.dispose();
+    expect(await offeredOverThreeTurns(new ScriptedLLMClient([], { repeatLast: true }))).toEqual(Array.from({ length: 6 }, () => ['compact', 'lookup']));
   });
 });

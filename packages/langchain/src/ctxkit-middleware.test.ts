@@ -8,6 +8,7 @@ import {
   type ToolDefinition,
 } from '@ctxkit/core';
 import { computeBudget, findPayloadProblems, PayloadComposer } from '@ctxkit/core/strategy-kit';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { AIMessage, FunctionMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
@@ -175,6 +176,27 @@ describe('createCtxkitMiddleware with createAgent', () => {
     // the agent's state keeps the whole output; only the model's view was cut
     expect(second.messages.some((message: BaseMessage) => message.text === bigOutput)).toBe(true);
     await ctxkit.dispose();
+  });
+
+  test('the tool output cache: compact is bound exactly when the strategy offers it, on no call without an LLM client, on every call with one', async () => {
+    /** The tool names bound for every model call of three runs, each a lookup then an answer. */
+    async function boundOverThreeRuns(llm?: ScriptedLLMClient): Promise<string[][]> {
+      const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, ...(llm ? { runtimeOptions: { llm } } : {}) });
+      try {
+        const model = lookupThenAnswer();
+        const agent = createAgent({ model, tools: [lookup], systemPrompt: 'You book flights.', middleware: [ctxkit] });
+        let messages: BaseMessage[] = [];
+        for (let turn = 1; turn <= 3; turn++) {
+          messages = (await agent.invoke({ messages: [...messages, new HumanMessage(`Flights to city ${turn}?`)] }, { configurable: { thread_id: 'flights' } })).messages;
+        }
+        expect(model.requests).toHaveLength(6);
+        return model.requests.map((request) => request.tools.map((bound) => (bound as { name: string }).name).sort());
+      } finally {
+        await ctxkit.dispose();
+      }
+    }
+    expect(await boundOverThreeRuns()).toEqual(Array.from({ length: 6 }, () => ['lookup']));
+    expect(await boundOverThreeRuns(new ScriptedLLMClient([], { repeatLast: true }))).toEqual(Array.from({ length: 6 }, () => ['compact', 'lookup']));
   });
 
   test('a contributed tool that fails answers the model with the error (status error) and the run goes on', async () => {

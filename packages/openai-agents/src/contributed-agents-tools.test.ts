@@ -1,5 +1,6 @@
 import { createTokenCounter, type ToolDefinition } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem, type AgentOutputItem, type ModelRequest } from '@openai/agents';
 import { createCtxkitSession, toChatMessages, toToolDefinitions, type CtxkitSession } from './index';
 import { assistantText, functionCall, ScriptedAgentsModel } from './testing/scripted-agents-model';
@@ -74,6 +75,40 @@ describe('CtxkitSession#contributedTools', () => {
         const messages = [{ role: 'system' as const, content: request.systemInstructions ?? '' }, ...toChatMessages(request.input as AgentInputItem[])];
         expect(counter.countMessages(messages) + counter.countTools(toToolDefinitions(request.tools as never))).toBeLessThanOrEqual(CEILING);
       }
+    } finally {
+      await session.dispose();
+    }
+  });
+
+  test('offers compact exactly when the strategy offers it: on no request without an LLM client, on every request with one', async () => {
+    /** The tool names of every request of three runs, each a log read then an answer. */
+    async function offeredOverThreeRuns(llm?: ScriptedLLMClient): Promise<string[][]> {
+      const session = await createCtxkitSession({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, instructions: INSTRUCTIONS, ...(llm ? { runtimeOptions: { llm } } : {}) });
+      try {
+        const model = new ScriptedAgentsModel();
+        const agent = new Agent({ name: 'builds', instructions: INSTRUCTIONS, model, tools: [readLogTool(), ...session.contributedTools()] });
+        for (let turn = 1; turn <= 3; turn++) {
+          model.script([[functionCall(`call_${turn}`, 'read_build_log', { build: turn })], [assistantText(`Build ${turn} is green.`)]]);
+          await run(agent, `Is build ${turn} green?`, { session, callModelInputFilter: session.callModelInputFilter });
+        }
+        expect(model.requests).toHaveLength(6);
+        return model.requests.map((request) => toolNames(request).sort());
+      } finally {
+        await session.dispose();
+      }
+    }
+    expect(await offeredOverThreeRuns()).toEqual(Array.from({ length: 6 }, () => ['read_build_log']));
+    expect(await offeredOverThreeRuns(new ScriptedLLMClient([], { repeatLast: true }))).toEqual(Array.from({ length: 6 }, () => ['compact', 'read_build_log']));
+  });
+
+  test("enables the session's pin tools (a manifest with pinTool) once the session has counted them, as the kernel offers them", async () => {
+    const session = await createCtxkitSession({ manifest: { id: 'pinning', pinTool: true, contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 } } }, instructions: INSTRUCTIONS });
+    try {
+      const model = new ScriptedAgentsModel();
+      const agent = new Agent({ name: 'builds', instructions: INSTRUCTIONS, model, tools: [readLogTool(), ...session.contributedTools()] });
+      model.script([[functionCall('call_1', 'read_build_log', { build: 1 })], [assistantText('Build 1 is green.')]]);
+      await run(agent, 'Is build 1 green?', { session, callModelInputFilter: session.callModelInputFilter });
+      expect(toolNames(model.requests[1]!).sort()).toEqual(['pin_context', 'read_build_log', 'unpin_context']);
     } finally {
       await session.dispose();
     }

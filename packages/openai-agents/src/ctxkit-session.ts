@@ -16,7 +16,7 @@ import { SessionInputMismatchError } from './errors/session-input-mismatch-error
 import { resolveAgent, type AgentSource } from './resolve-agent';
 import { toAgentInputItems } from './to-agent-input-items';
 import { convertItems, type ConvertedItems } from './to-chat-messages';
-import { toToolDefinitions, type SessionTool } from './tool-definitions';
+import { callerToolDefinitions, type SessionTool } from './tool-definitions';
 
 /** Options of a {@link CtxkitSession} beside its strategy. */
 export interface CtxkitSessionSettings {
@@ -30,7 +30,8 @@ export interface CtxkitSessionSettings {
   instructions?: string;
   /**
    * The tools `getItems` counts (ctxkit definitions or Agents SDK tools). The `callModelInputFilter`
-   * counts the function tools of the agent being run and remembers them. @default []
+   * counts the function tools of the agent being run and remembers them. The strategy's own tools
+   * (`contributedTools()`) are left to the strategy, which adds them when it offers them. @default []
    */
   tools?: readonly SessionTool[];
   /** After reporting a finished turn, wait until the strategy's background work (a summary fold) is done. @default false */
@@ -105,7 +106,7 @@ export class CtxkitSession implements Session {
     this.store = agent.container.resolve(IContextStore);
     this.key = { agentId: agent.id, sessionId: this.sessionId, kind: 'state', name: SESSION_ITEMS_STORE_NAME };
     this.instructions = settings.instructions ?? '';
-    this.tools = toToolDefinitions(settings.tools ?? []);
+    this.tools = callerToolDefinitions(settings.tools ?? []);
     this.callModelInputFilter = Object.assign((args: CallModelInputFilterArgs) => this.filter(args), { preserveInputIdentity: true });
   }
 
@@ -226,7 +227,7 @@ export class CtxkitSession implements Session {
     const fresh = input.slice(read.keys.length + Math.max(0, stored.length - read.stored));
     this.instructions = modelData.instructions ?? this.settings.instructions ?? '';
     const agentTools = (agent as { tools?: readonly SessionTool[] }).tools;
-    if (Array.isArray(agentTools) && agentTools.length > 0) this.tools = toToolDefinitions(agentTools);
+    if (Array.isArray(agentTools) && agentTools.length > 0) this.tools = callerToolDefinitions(agentTools);
     const history = appendConverted(this.converted, stored, fresh).messages;
     const composed = await this.compose(this.instructions, this.tools, history);
     const given = new Set<unknown>(input);

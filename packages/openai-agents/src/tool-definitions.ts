@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '@ctxkit/core';
+import { PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL, type ToolDefinition } from '@ctxkit/core';
 import { strategyDefinitionOf } from './strategy-tool-definitions';
 
 /** A tool as the session is given it: a ctxkit `ToolDefinition`, or an Agents SDK tool (`tool({...})`). */
@@ -32,4 +32,25 @@ export function toToolDefinitions(tools: readonly SessionTool[]): ToolDefinition
     out.push(definition);
   }
   return out;
+}
+
+/**
+ * The session's pin tools (a manifest with `pinTool`), contributed beside the strategy's: no strategy
+ * adds them to a payload, so they are given to it with the caller's tools, as the kernel gives them.
+ */
+const SESSION_TOOLS: ReadonlySet<string> = new Set([PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL]);
+
+/**
+ * The ctxkit definitions of the tools to give the strategy: the caller's own. The tools made for a
+ * strategy's contributed tools are left out, so that a payload carries one exactly when the strategy
+ * offers it (it adds its own definitions when they are useful: `compact` only with an LLM client to
+ * write the summary).
+ */
+export function callerToolDefinitions(tools: readonly SessionTool[]): ToolDefinition[] {
+  return toToolDefinitions(
+    tools.filter((tool) => {
+      const own = strategyDefinitionOf(tool);
+      return own === undefined || SESSION_TOOLS.has(own.function.name);
+    }),
+  );
 }

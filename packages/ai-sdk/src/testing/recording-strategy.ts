@@ -19,7 +19,7 @@ export interface RecordingStrategyConfig {
   memory?: string[];
   /** Caller tools the payloads leave out (as a strategy that offers tools only when useful). */
   withhold?: string[];
-  /** Contribute the `recall` tool. */
+  /** Contribute the `recall` tool, and offer it in every payload. */
   recall?: boolean;
   /** Send copies of the history's messages (tool results with a cache ref), as a strategy that copies what it keeps. */
   copy?: boolean;
@@ -73,6 +73,7 @@ export class RecordingStrategy {
     const text = this.config.memory?.[this.compositions.length] ?? '';
     const memory: MemoryBlock[] = text ? [{ name: 'notes', content: text, placement: 'after-system' }] : [];
     const offered = tools.filter((tool) => !(this.config.withhold ?? []).includes(tool.function.name));
+    if (this.config.recall && !offered.some((tool) => tool.function.name === RECALL_DEFINITION.function.name)) offered.push(RECALL_DEFINITION);
     const composed = this.composer.compose({ systemPrompt, history, tools: offered, ragContext, memory, turn: this.turns.length, ...options }).payload;
     const payload = this.config.copy ? { ...composed, messages: composed.messages.map(copyOf) } : composed;
     this.compositions.push({ systemPrompt, history: [...history], tools: [...tools], ragContext, options, payload });
