@@ -21,6 +21,8 @@ describe('resolveEntityExtractionConfig', () => {
         stateMaxTokens: 1024,
         extractionMaxOutputTokens: 1024,
         extractionTimeoutMs: 30000,
+        extractionWaitMs: 3000,
+        extractionRetryBackoffMs: 30000,
         model: null,
         maxContextTokens: null,
         reserveOutputTokens: null,

@@ -30,9 +30,22 @@ export interface EntityExtractionConfig {
   extractionMaxOutputTokens: number;
   /**
    * Deadline of one extraction (the call and its retry together), in ms, enforced by the strategy:
-   * past it the previous state stands and `entities-error` reports `CTXKIT_LLM_TIMEOUT`. @default 30000
+   * past it the previous state stands and `entities-error` reports `CTXKIT_LLM_TIMEOUT`; calls wait
+   * for it at most `extractionWaitMs`. @default 30000
    */
   extractionTimeoutMs: number;
+  /**
+   * Longest `composePayload` (and `onTurnComplete`) waits for the extraction's model, in ms; past it
+   * the payload is composed with the previous state and the extraction finishes in the background.
+   * The offline extractor is always waited for. @default 3000
+   */
+  extractionWaitMs: number;
+  /**
+   * After an extraction call failed or timed out, how long the model is not called, in ms (doubled per
+   * failure in a row, at most 15 minutes); payloads are composed at once with the last state. 0: no
+   * back-off. @default 30000
+   */
+  extractionRetryBackoffMs: number;
   /** Model for counting and the window; `null` uses the agent's model. @default null */
   model: string | null;
   /** Hard ceiling of payload plus output reservation; `null` uses the model's window. @default null */

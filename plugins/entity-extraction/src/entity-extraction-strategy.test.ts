@@ -1,4 +1,13 @@
-import { ConfigSchemaError, ConfigValidationError, MemoryContextStore, type ChatMessage, type IContextStore } from '@ctxkit/core';
+import {
+  ConfigSchemaError,
+  ConfigValidationError,
+  MemoryContextStore,
+  type ChatMessage,
+  type IContextStore,
+  type ILLMClient,
+  type LLMCompletion,
+  type LLMCompletionRequest,
+} from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, freezeDeep, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
 import { createStrategy } from './create-entity-extraction-strategy';
@@ -230,6 +239,82 @@ describe('EntityExtractionStrategy', () => {
     it('rejects with a typed error when the system prompt alone exceeds the budget', async () => {
       const { strategy } = setup({ script: ['{}'], config: { maxContextTokens: 100, reserveOutputTokens: 10 } });
       await expect(strategy.composePayload('x '.repeat(500), history1, [])).rejects.toMatchObject({ code: 'CTXKIT_BUDGET_EXCEEDED' });
+    });
+  });
+
+  describe('#model-down', () => {
+    /** A model that never answers, as over a dead connection, and honours its abort signal. */
+    class UnansweringLLMClient implements ILLMClient {
+      readonly name = 'unanswering';
+      readonly defaultModel = 'gpt-4o';
+      readonly offline = false;
+      readonly requests: LLMCompletionRequest[] = [];
+      aborted = 0;
+
+      complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
+        this.requests.push(request);
+        return new Promise<LLMCompletion>((_resolve, reject) => {
+          request.signal?.addEventListener('abort', () => (this.aborted++, reject(request.signal!.reason)), { once: true });
+        });
+      }
+    }
+
+    async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+      const started = performance.now();
+      const value = await work();
+      return { value, ms: performance.now() - started };
+    }
+
+    it('waits for a model that does not answer at most extractionWaitMs, then backs off: payloads come at once with the last state and say why', async () => {
+      const WAIT_MS = 150;
+      let clock = Date.UTC(2025, 0, 1);
+      const llm = new UnansweringLLMClient();
+      const { context, events } = createConformanceContext('s1', { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm, now: () => clock }, undefined);
+      const strategy = createStrategy({ stateSchema, extractionWaitMs: WAIT_MS, extractionTimeoutMs: 400, extractionRetryBackoffMs: 60_000 }, context);
+      // Counting and the window are ready before the first timed call (their one-off set-up is not the model's wait).
+      await setup({ llm: 'none' }).strategy.composePayload('sys', history2, []);
+      const warnings = () => events.filter((event) => event.name === 'strategy-warning').map((event) => String(event.payload['message']));
+      const pending = (payload: { stats: { extra?: Record<string, unknown> } }) => (payload.stats.extra!['entities'] as { pendingExtraction: unknown }).pendingExtraction;
+
+      // The first payload waits for the model at most the deadline, then goes with the state as it was.
+      const first = await timed(() => strategy.composePayload('sys', history1, []));
+      expect(first.ms).toBeGreaterThanOrEqual(WAIT_MS - 5);
+      expect(first.ms).toBeLessThan(WAIT_MS + 200);
+      expect(first.value.messages.slice(2)).toEqual(history1);
+      expect(pending(first.value)).toEqual({ reason: 'late', from: 0, through: 0, message: expect.stringContaining('had not answered within 150 ms') });
+      expect(warnings()).toEqual([expect.stringMatching(/composed without the extraction of message 0: the extraction model had not answered/)]);
+      // While that extraction runs on, the next payload does not wait for the model.
+      const second = await timed(() => strategy.composePayload('sys', history2, []));
+      expect(second.ms).toBeLessThan(50);
+      expect(pending(second.value)).toMatchObject({ reason: 'running', from: 0, through: 2 });
+      expect(llm.requests).toHaveLength(1);
+
+      // The extraction times out in the background (extractionTimeoutMs): reported, and the model is left alone.
+      await strategy.whenIdle();
+      expect(llm.aborted).toBe(1);
+      expect(events.filter((event) => event.name === 'entities-error').map((event) => event.payload)).toEqual([
+        expect.objectContaining({ errors: [expect.stringContaining('CTXKIT_LLM_TIMEOUT')], reason: expect.stringContaining('not called again before 2025-01-01T00:01:00.000Z') }),
+      ]);
+      let history = history2;
+      for (let turn = 0; turn < 3; turn++) {
+        history = [...history, { role: 'assistant', content: 'Noted.' }, { role: 'user', content: `Change ${turn}: Portland.` }];
+        clock += 1000;
+        const later = await timed(() => strategy.composePayload('sys', history, []));
+        expect(later.ms).toBeLessThan(50);
+        expect(later.value.messages.slice(2)).toEqual(history);
+        expect(pending(later.value)).toEqual({ reason: 'backing-off', from: 1, through: history.length - 1, retryAt: Date.UTC(2025, 0, 1, 0, 1), message: expect.stringContaining('not called before 2025-01-01T00:01:00.000Z') });
+      }
+      expect(llm.requests).toHaveLength(1);
+      expect(warnings().slice(2)).toEqual(Array.from({ length: 3 }, () => expect.stringMatching(/composed without the extraction of messages 1–\d+: the extraction model failed or timed out on the last call/)));
+
+      // Past the back-off the model is asked again, for every message not read since.
+      clock = Date.UTC(2025, 0, 1, 0, 1);
+      const retried = await timed(() => strategy.composePayload('sys', history, []));
+      expect(retried.ms).toBeLessThan(WAIT_MS + 200);
+      expect(llm.requests).toHaveLength(2);
+      expect(String(llm.requests[1]!.messages[1]!.content)).toContain('On May 20th 2024.');
+      expect(String(llm.requests[1]!.messages[1]!.content)).toContain('Change 2: Portland.');
+      await strategy.whenIdle();
     });
   });
 

@@ -14,12 +14,13 @@ import {
 } from '@ctxkit/core';
 import { SerialQueue, contentDigest, contentText, payloadPreview, RecallLayer, StrategyFoundation, type PreparedRecall, type TurnIndex } from '@ctxkit/core/strategy-kit';
 import { ENTITY_EXTRACTION_STRATEGY_ID, type EntityExtractionConfig } from './entity-extraction-config';
-import { buildExtractionInput } from './extraction/extraction-input';
+import { ExtractionBackoff } from './extraction/extraction-backoff';
+import { buildExtractionInput, type ExtractionInput } from './extraction/extraction-input';
 import { nextExtractionNote } from './extraction/next-extraction-note';
 import { resumePoint } from './extraction/resume-point';
-import type { StateExtractor } from './extraction/state-extractor';
+import type { ExtractionOutcome, StateExtractor } from './extraction/state-extractor';
 import { entityStateMemoryBlock } from './payload/entity-state-memory-block';
-import { entityStats, type ExtractionFailure } from './payload/entity-stats';
+import { entityStats, type ExtractionFailure, type PendingExtraction } from './payload/entity-stats';
 import { recentTurnsStart } from './payload/recent-turns-start';
 import { StateBlockCache } from './payload/state-block-cache';
 import type { CompiledStateSchema } from './schema/state-schema';
@@ -44,6 +45,34 @@ export const ENTITY_STATE_STORE_NAME = 'state';
 /** Extractions run again when their changes no longer fit the state another process wrote meanwhile. */
 const MAX_EXTRACTION_RERUNS = 2;
 
+/** The state a call composes with, and the messages it does not include yet (`null`: none). */
+interface ExtractionResult {
+  persisted: PersistedEntityState;
+  pending: PendingExtraction | null;
+}
+
+/** An extraction the strategy started: what it reads, and what its update is written with. */
+interface StartedExtraction {
+  input: ExtractionInput;
+  /** The history up to the newest message read (a copy: the caller's array may change meanwhile). */
+  history: ReadonlyArray<Readonly<ChatMessage>>;
+  turn: number;
+}
+
+/** `work`'s value, or `undefined` when it has not settled within `ms`. */
+async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return CtxkitError.isInstance(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+}
+
 /**
  * `std-entity-extraction-strategy`: keeps a structured, schema-validated state of the conversation
  * beside its newest turns. Each new user input (seen by `composePayload` for the
@@ -54,7 +83,10 @@ const MAX_EXTRACTION_RERUNS = 2;
  * the store (kind `entities`), read afresh on every call and written with compare-and-set
  * ({@link SharedEntityState}), so that processes serving one session lose no update. Every extraction
  * that changed the state is an undoable epoch (`epochs()`, `undo(id)`), and `preview(...)` tells what
- * the next payload would leave out and which messages the next extraction would read.
+ * the next payload would leave out and which messages the next extraction would read. A call waits
+ * for the extraction's model at most `extractionWaitMs`, then composes with the previous state while
+ * the extraction finishes in the background; after a failed or timed-out call the model is left
+ * alone for a back-off (`extractionRetryBackoffMs`), payloads composed at once with the last state.
  * @see docs/strategies/entity-extraction.md
  */
 export class EntityExtractionStrategy implements IContextManager, ContextManagerCapabilities, EntityStateAccess {
@@ -71,6 +103,12 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   /** The session's turn at the last call that read a history (names the turn of epochs and undo events). */
   private turn = 0;
   private lastError: ExtractionFailure | null = null;
+  /** When the extraction model is called again after failed calls. */
+  private readonly backoff: ExtractionBackoff;
+  /** An extraction a call stopped waiting for, until its update is written (in the queue). */
+  private running: Promise<void> | undefined;
+  /** Aborts a running extraction when the strategy is disposed. */
+  private readonly disposal = new AbortController();
   /** Earlier turns recalled beside the state (`config.recall`); undefined without recall. */
   private readonly recall: RecallLayer | undefined;
 
@@ -89,6 +127,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     this.stateBlocks = new StateBlockCache(options.schema, this.base.counter);
     this.shortenedStateBlocks = new StateBlockCache(options.schema, this.base.counter);
     this.recall = config.recall ? new RecallLayer({ context, config: config.recall, counter: this.base.counter }) : undefined;
+    this.backoff = new ExtractionBackoff(config.extractionRetryBackoffMs);
   }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
@@ -101,9 +140,10 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     this.base.turns.count(history);
     return this.queue.run(async () => {
       this.turn = this.turnsOf(history).turns;
-      const persisted = await this.extractNew(history);
+      const { persisted, pending } = await this.extractNew(history);
+      if (pending) this.warn(`the payload was composed without the extraction of ${pending.from === pending.through ? `message ${pending.from}` : `messages ${pending.from}–${pending.through}`}: ${pending.message}`);
       const recalled = await this.recall?.prepare(history);
-      return this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, false, recalled);
+      return this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, false, recalled, pending);
     });
   }
 
@@ -120,7 +160,9 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       const recalled = await this.recall?.prepare(history, { preview: true });
       const payload = this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, true, recalled);
       const preview = payloadPreview(payload, history, this.base.counter);
-      const note = nextExtractionNote(history, resumePoint(history, persisted), this.options.extractor);
+      const resume = resumePoint(history, persisted);
+      const held = buildExtractionInput(history, resume, this.options.extractor.trigger) ? this.heldBack() : null;
+      const note = held ? `no extraction before the next payload: ${held.message}` : nextExtractionNote(history, resume, this.options.extractor);
       return { ...preview, notes: [...preview.notes, note] };
     });
   }
@@ -148,6 +190,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     this.base.turns.count(newHistory);
     await this.queue.run(async () => {
       this.turn = this.turnsOf(newHistory).turns;
+      // A late extraction goes on in the background; the next payload says so while it runs.
       await this.extractNew(newHistory);
     });
     await this.recall?.onTurnComplete(newHistory);
@@ -171,12 +214,14 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   }
 
   async whenIdle(): Promise<void> {
+    while (this.running) await this.running;
     await this.queue.idle();
     await this.recall?.whenIdle();
   }
 
   dispose(): void {
     this.base.dispose();
+    this.disposal.abort();
     this.recall?.dispose();
   }
 
@@ -205,35 +250,90 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   }
 
   /**
+   * Why the extraction's model is not asked now, or `null` when it may be: an extraction a call
+   * stopped waiting for still runs, or calls failed recently (the back-off). The offline extractor is
+   * always asked.
+   */
+  private heldBack(): { reason: 'running' | 'backing-off'; message: string; retryAt?: number } | null {
+    if (this.running) return { reason: 'running', message: 'an earlier extraction the strategy stopped waiting for still runs; the next one reads these messages' };
+    if (this.options.extractor.kind === 'offline') return null;
+    const retryAt = this.backoff.heldUntil(this.options.context.now());
+    if (retryAt === null) return null;
+    const failures = this.backoff.consecutiveFailures;
+    return {
+      reason: 'backing-off',
+      retryAt,
+      message: `the extraction model failed or timed out ${failures === 1 ? 'on the last call' : `on the last ${failures} calls`} and is not called before ${new Date(retryAt).toISOString()} (extractionRetryBackoffMs); the first extraction after it reads these messages`,
+    };
+  }
+
+  /**
    * Runs the extractor over the messages not read yet (new user messages, and new tool results for
    * an extractor that reads them as they arrive); updates, versions and persists the state. The
    * update is written onto the state the store holds then: if another process extracted the same
    * message meanwhile, its state stands; if it extracted an earlier one, this update's changed fields
    * go over it; if the merge fails the state schema, the extraction runs again on the new state.
+   * The model is waited for at most `extractionWaitMs`: past it the previous state is returned with
+   * the messages not read yet, and the update is written when the extraction ends (a task of the
+   * queue). While an extraction runs in the background, or the model is backing off, the model is not
+   * asked and the messages wait for the next extraction.
    */
-  private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>, reruns = 0): Promise<PersistedEntityState> {
+  private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>, reruns = 0): Promise<ExtractionResult> {
     const persisted = await this.load();
     const resume = resumePoint(history, persisted);
-    const { extractor, context } = this.options;
+    const { extractor, context, config } = this.options;
     const input = buildExtractionInput(history, resume, extractor.trigger);
     if (!input) {
       // (Not the read point from before an undo: the newest message read stays read when the history grows back to it.)
       if (resume !== persisted.processedThrough && resume !== persisted.restoredReadPoint?.index) persisted.processedThrough = resume;
-      return persisted;
+      return { persisted, pending: null };
     }
+    const unread = { from: resume + 1, through: input.sourceMessageIndex };
+    const held = this.heldBack();
+    if (held) return { persisted, pending: { ...held, ...unread } };
     const turn = this.turnsOf(history).turnsBefore(input.sourceMessageIndex + 1);
     this.turn = turn;
-    const outcome = await extractor.extract({ schema: this.options.schema, state: persisted.state, input, now: context.now() });
+    const started: StartedExtraction = { input, history: history.slice(0, input.sourceMessageIndex + 1), turn };
+    const extraction = extractor
+      .extract({ schema: this.options.schema, state: persisted.state, input, now: context.now(), signal: this.disposal.signal })
+      .catch((error: unknown): ExtractionOutcome => ({ ok: false, reason: 'llm-error', errors: [messageOf(error)], attempts: 1 }));
+    const outcome = extractor.kind === 'offline' ? await extraction : await settledWithin(extraction, config.extractionWaitMs);
+    if (outcome === undefined) {
+      this.running = extraction.then((late) =>
+        this.queue.run(async () => {
+          this.running = undefined;
+          await this.applyExtraction(started, late, reruns);
+        }),
+      );
+      const message = `the extraction model had not answered within ${config.extractionWaitMs} ms (extractionWaitMs); the extraction goes on in the background and the next payload uses it`;
+      return { persisted, pending: { reason: 'late', ...unread, message } };
+    }
+    return this.applyExtraction(started, outcome, reruns);
+  }
+
+  /** Reports an extraction's outcome and writes its update (see {@link extractNew}). */
+  private async applyExtraction(started: StartedExtraction, outcome: ExtractionOutcome, reruns: number): Promise<ExtractionResult> {
+    const { input, history, turn } = started;
+    const { extractor, context } = this.options;
+    // Disposed meanwhile: nothing is written, the messages stay unread for the instances that go on.
+    if (this.base.disposed) return { persisted: this.shared.current, pending: null };
+    this.turn = turn;
     const source = history[input.sourceMessageIndex]!;
+    // A call that failed or timed out holds the model back; one that answered (even unusably) ends that.
+    const callFailed = !outcome.ok && outcome.reason === 'llm-error' && extractor.kind === 'llm';
+    if (!callFailed) this.backoff.succeeded();
     if (outcome.ok) {
       this.lastError = null;
     } else {
       this.lastError = { reason: outcome.reason, errors: outcome.errors, sourceMessageIndex: input.sourceMessageIndex };
+      const now = context.now();
+      const retryAt = callFailed ? this.backoff.failed(now) : now;
+      const backingOff = retryAt > now ? `; the model is not called again before ${new Date(retryAt).toISOString()}` : '';
       safeEmit(context.events, 'entities-error', {
         ...this.base.composer.eventBase(turn),
         reason:
           outcome.reason === 'llm-error'
-            ? `the extraction call failed (${extractor.name}); the previous state stands`
+            ? `the extraction call failed (${extractor.name}); the previous state stands${backingOff}`
             : `the extraction answer was invalid after ${outcome.attempts} attempt(s) (${extractor.name}); the previous state stands`,
         errors: [...outcome.errors],
         attempts: outcome.attempts,
@@ -262,7 +362,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
         offline: version.offline,
       });
     }
-    return this.shared.current;
+    return { persisted: this.shared.current, pending: null };
   }
 
   private buildPayload(
@@ -274,6 +374,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     options: ComposeOptions,
     preview = false,
     recalled?: PreparedRecall,
+    pending: PendingExtraction | null = null,
   ): LLMPayload {
     const { config } = this.options;
     const version = persisted.versions.length;
@@ -296,7 +397,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       cutBackRatio: config.cutBackRatio,
       keepFirstShare: config.keepFirstShare,
       ...(lean ? { startIndex: recentTurnsStart(turns, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
-      extra: { entities: entityStats(persisted, block, this.options.extractor, this.lastError, lean) },
+      extra: { entities: entityStats(persisted, block, this.options.extractor, this.lastError, lean, pending) },
     };
     const composed = this.recall && recalled ? this.recall.compose(this.base.composer, request, recalled) : this.base.composer.compose(request);
     return composed.payload;

@@ -66,6 +66,7 @@ export class LLMExtractor implements StateExtractor {
             responseFormat: 'json',
             maxOutputTokens: this.options.maxOutputTokens,
             temperature: 0,
+            ...(request.signal ? { signal: request.signal } : {}),
           },
           left,
         );

@@ -13,6 +13,8 @@ export interface ExtractionRequest {
    * when the conversation gives no year to go by.
    */
   now?: number;
+  /** Ends the extraction at once, as a failed call, when it aborts (the strategy was disposed). */
+  signal?: AbortSignal;
 }
 
 /** Why an extraction changed nothing. */

@@ -72,6 +72,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** True for the source a read point ends with: a user message or a tool result (where the strategy starts an extraction). */
+function endsReadPoint(source: Readonly<ExtractionSource>): boolean {
+  return source.kind === 'user' || source.kind === 'tool-output';
+}
+
 /**
  * The deterministic extractor used when the agent has no language model (named as offline wherever
  * it is used). It reads the new user messages, the agent's tool-call arguments and the new tool
@@ -90,9 +95,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  *   one item, updated in place.
  * A scalar field takes the newest mention the user or the agent's calls make ("actually make it
  * economy" replaces "business"; a mention negated in its clause, "not business", does not count);
- * a value read from a tool result fills a scalar field only while nothing else set it. A free-text
- * value that two scalar fields would both accept is ambiguous and fills neither (key cues still
- * apply). Free-text fields and booleans are left untouched. Same input, same state: same result.
+ * a value read from a tool result fills a scalar field only while nothing else set it (the first
+ * one looked up fills it). A free-text value that two scalar fields would both accept is ambiguous
+ * and fills neither (key cues still apply). Free-text fields and booleans are left untouched. Several
+ * new messages are read point by point (each user message or tool result with the agent's messages
+ * before it), so a history read all at once gives the state reading it call by call gives. Same
+ * input, same state: same result.
  */
 export class OfflineExtractor implements StateExtractor {
   readonly kind = 'offline' as const;
@@ -104,11 +112,14 @@ export class OfflineExtractor implements StateExtractor {
   private readonly shapeSources: ReadonlyArray<ExtractionSource['kind']>;
   /** The JSON keys any field is read under: a JSON text without them is not parsed. */
   private readonly fieldKeys: JsonKeyScreen;
+  /** Fields holding one scalar value (a free-text value two of them accept is ambiguous). */
+  private readonly scalarFields: ReadonlySet<string>;
 
   constructor(schema: CompiledStateSchema, options: OfflineExtractorOptions = {}) {
     this.recognizers = schema.fields.map((field) => fieldRecognizer(field, schema.schema)).filter((r): r is FieldRecognizer => r !== null);
     this.shapeSources = options.shapeSources ?? ['user'];
     this.fieldKeys = new JsonKeyScreen(this.recognizers.flatMap((recognizer) => recognizer.keys));
+    this.scalarFields = new Set(this.recognizers.filter((r) => r.kind === 'scalar' && !r.isArray).map((r) => r.field));
   }
 
   /** Fields this extractor can fill for the schema it was built with. */
@@ -119,26 +130,44 @@ export class OfflineExtractor implements StateExtractor {
   async extract(request: ExtractionRequest): Promise<ExtractionOutcome> {
     const { schema } = request;
     const sources = [...request.input.context, ...request.input.userMessages].sort((a, b) => a.index - b.index);
-    // The reference year reads every text of the extraction: only a date written without a year needs it.
+    const verdicts = new SchemaVerdicts(schema);
+    // Read point by point (each user message or tool result, with the agent's messages before it), the
+    // state of each point going into the next, as a strategy reading the history call by call does:
+    // the state does not depend on how the history was split into calls.
+    let state: Readonly<EntityState> = request.state;
+    const changed = new Set<string>();
+    for (let start = 0; start < sources.length; ) {
+      let end = start;
+      while (end < sources.length - 1 && !endsReadPoint(sources[end]!)) end++;
+      const update = this.readPoint(schema, verdicts, state, sources.slice(start, end + 1), request.now);
+      start = end + 1;
+      if (update === null) continue;
+      state = { ...state, ...update };
+      for (const field of Object.keys(update)) changed.add(field);
+    }
+    if (changed.size === 0) return { ok: true, state: structuredClone(request.state) as EntityState, diff: [], attempts: 1 };
+    const merged = mergeState(schema, request.state, Object.fromEntries([...changed].map((field) => [field, state[field]])));
+    return merged.ok ? { ok: true, state: merged.state, diff: merged.diff, attempts: 1 } : { ok: false, reason: 'invalid-answer', errors: merged.errors, attempts: 1 };
+  }
+
+  /** The fields the sources of one read point change in `state`, with their new values (`null`: none). */
+  private readPoint(schema: CompiledStateSchema, verdicts: SchemaVerdicts, state: Readonly<EntityState>, sources: readonly ExtractionSource[], now: number | undefined): EntityState | null {
+    // The reference year reads every text of the point: only a date written without a year needs it.
     let year: number | null | undefined;
     const yearOfUndatedMentions = (): number | null =>
       year === undefined
         ? (year = referenceYear(
             sources.map((source) => source.text),
-            JSON.stringify(request.state),
-            request.now,
+            JSON.stringify(state),
+            now,
           ))
         : year;
-    const verdicts = new SchemaVerdicts(schema);
     const candidates: Candidate[] = [];
     for (const source of sources) {
       candidates.push(...this.keyedCandidates(schema, verdicts, source));
       if (this.shapeSources.includes(source.kind)) candidates.push(...this.textCandidates(verdicts, source, yearOfUndatedMentions));
     }
-    const update = this.proposeUpdate(schema, request.state, candidates);
-    if (Object.keys(update).length === 0) return { ok: true, state: structuredClone(request.state) as EntityState, diff: [], attempts: 1 };
-    const merged = mergeState(schema, request.state, update);
-    return merged.ok ? { ok: true, state: merged.state, diff: merged.diff, attempts: 1 } : { ok: false, reason: 'invalid-answer', errors: merged.errors, attempts: 1 };
+    return candidates.length === 0 ? null : this.proposeUpdate(schema, verdicts, state, candidates);
   }
 
   /** Values under JSON keys named like a field, in a source that is JSON (tool-call arguments, tool results). */
@@ -214,8 +243,8 @@ export class OfflineExtractor implements StateExtractor {
       .filter(valid);
   }
 
-  private proposeUpdate(schema: CompiledStateSchema, state: Readonly<EntityState>, candidates: Candidate[]): EntityState {
-    const scalarFields = new Set(this.recognizers.filter((r) => r.kind === 'scalar' && !r.isArray).map((r) => r.field));
+  private proposeUpdate(schema: CompiledStateSchema, verdicts: SchemaVerdicts, state: Readonly<EntityState>, candidates: Candidate[]): EntityState | null {
+    const scalarFields = this.scalarFields;
     const scalarClaims = new Map<string, Set<string>>();
     const claimKey = (candidate: Candidate) => `${candidate.index}:${candidate.position}:${String(candidate.value)}`;
     for (const candidate of candidates) {
@@ -227,6 +256,7 @@ export class OfflineExtractor implements StateExtractor {
     const usable = candidates.filter((candidate) => candidate.cued || !scalarFields.has(candidate.field) || (scalarClaims.get(claimKey(candidate))?.size ?? 0) <= 1);
     usable.sort((a, b) => a.index - b.index || a.position - b.position);
     const update: EntityState = {};
+    let changed = false;
     for (const recognizer of this.recognizers) {
       const mine = usable.filter((candidate) => candidate.field === recognizer.field);
       if (mine.length === 0) continue;
@@ -243,16 +273,24 @@ export class OfflineExtractor implements StateExtractor {
       } else if (recognizer.kind === 'object') {
         proposed = mine[mine.length - 1]!.value;
       } else {
-        // What the user or the agent's calls say wins; a looked-up value only fills an empty field.
+        // What the user or the agent's calls say wins; a looked-up value only fills an empty field, so
+        // the first one looked up fills it and later ones leave it (a reservation's own origin, not
+        // that of its last flight).
         const said = mine.filter((candidate) => !candidate.lookedUp);
         if (said.length > 0) proposed = said[said.length - 1]!.value;
-        else if (current === undefined) proposed = mine[mine.length - 1]!.value;
+        else if (current === undefined) proposed = mine[0]!.value;
         else continue;
       }
       if (canonicalJson(proposed) === canonicalJson(current)) continue;
-      if (!schema.acceptsValue(recognizer.field, proposed)) continue;
+      // A scalar's verdict is kept for the whole extraction: its value may come up at many read points.
+      const accepted =
+        recognizer.kind === 'scalar' && !recognizer.isArray && (typeof proposed === 'string' || typeof proposed === 'number')
+          ? verdicts.accepts(recognizer, proposed)
+          : schema.acceptsValue(recognizer.field, proposed);
+      if (!accepted) continue;
       update[recognizer.field] = proposed;
+      changed = true;
     }
-    return update;
+    return changed ? update : null;
   }
 }

@@ -35,6 +35,12 @@ export interface EntityStateVersion {
   extractor: string;
 }
 
+/** A message an extraction ended at: its index in the history and its text's fingerprint. */
+export interface ReadPoint {
+  index: number;
+  fingerprint: string;
+}
+
 /** What the strategy persists in the store (kind `entities`, name `state`). */
 export interface PersistedEntityState {
   format: 1;
@@ -44,6 +50,13 @@ export interface PersistedEntityState {
   processedThrough: number;
   /** Fingerprint of that message's text, to recognise it in a rewritten history. */
   processedFingerprint: string | null;
+  /**
+   * Messages extractions ended at, oldest first, each with its text's fingerprint: the newest ones
+   * all, older ones fewer and fewer. A history shorter than the read point that still holds these
+   * messages where they were read is a late request (a call that started before another instance read
+   * further), not a rewritten history. Absent in states written before it was kept.
+   */
+  readPoints?: ReadPoint[];
   /**
    * Where extraction had read to before the extractions an undo took back, while no extraction has
    * run since: a history that no longer holds the message at `processedThrough` (an earlier one)

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { compileStateSchema } from '../schema/state-schema';
 import type { EntityFieldChange, EntityState, PersistedEntityState } from './entity-state';
-import { applyEntityUpdate, type EntityUpdate } from './entity-update';
+import { applyEntityUpdate, withReadPoint, type EntityUpdate } from './entity-update';
 import { emptyEntityState } from './shared-entity-state';
 
 const FIELDS = ['origin', 'destination', 'date', 'seats', 'note'] as const;
@@ -70,5 +70,16 @@ describe('applyEntityUpdate', () => {
       }),
       { numRuns: 200, seed: 20250101 },
     );
+  });
+
+  it('keeps the read points of a long conversation bounded: the newest all, older ones sparser, the first always', () => {
+    let points = withReadPoint(undefined, { index: 0, fingerprint: 'fp-0' });
+    for (let index = 2; index <= 2000; index += 2) points = withReadPoint(points, { index, fingerprint: `fp-${index}` });
+    expect(points.length).toBeLessThanOrEqual(32);
+    expect(points[0]).toEqual({ index: 0, fingerprint: 'fp-0' });
+    expect(points.slice(-16).map((point) => point.index)).toEqual(Array.from({ length: 16 }, (_, n) => 2000 - 2 * (15 - n)));
+    expect(points.map((point) => point.index)).toEqual([...points.map((point) => point.index)].sort((a, b) => a - b));
+    // A read point moved back (a rewritten history) drops the points at or after it.
+    expect(withReadPoint(points, { index: 1000, fingerprint: 'other' }).filter((point) => point.index >= 1000)).toEqual([{ index: 1000, fingerprint: 'other' }]);
   });
 });

@@ -1,6 +1,22 @@
 import { canonicalJson } from '../extraction/merge-state';
 import type { CompiledStateSchema } from '../schema/state-schema';
-import type { EntityFieldChange, EntityStateVersion, PersistedEntityState } from './entity-state';
+import type { EntityFieldChange, EntityStateVersion, PersistedEntityState, ReadPoint } from './entity-state';
+
+/** Read points a state keeps at most: past it, every other one of the older half is dropped (the oldest stays). */
+const MAX_READ_POINTS = 32;
+
+/**
+ * The read points after an extraction that ended at `point`: those before it, then it. Points at or
+ * after it came from another history (the read point moved back over a rewritten one) and go. Over
+ * {@link MAX_READ_POINTS}, the older half is thinned out, so the newest points stay dense and older
+ * ones grow sparser, and the oldest one stays.
+ */
+export function withReadPoint(points: readonly ReadPoint[] | undefined, point: ReadPoint): ReadPoint[] {
+  const kept = [...(points ?? []).filter((earlier) => earlier.index < point.index), { ...point }];
+  if (kept.length <= MAX_READ_POINTS) return kept;
+  const older = kept.length >> 1;
+  return [...kept.slice(0, older).filter((_, position) => position % 2 === 0), ...kept.slice(older)];
+}
 
 /**
  * One extraction's result, kept apart from the record it was computed on, so that it can be applied
@@ -57,6 +73,7 @@ export function applyEntityUpdate(record: Readonly<PersistedEntityState>, update
       versions: version ? [...record.versions, version] : record.versions,
       processedThrough: update.sourceMessageIndex,
       processedFingerprint: update.sourceFingerprint,
+      readPoints: withReadPoint(record.readPoints, { index: update.sourceMessageIndex, fingerprint: update.sourceFingerprint }),
     },
     version,
   };

@@ -23,7 +23,7 @@ export function extractionDescription(replaced: PersistedEntityState, written: P
 
 /**
  * The state that is the session's after an undo: the state and versions from before the undone
- * extractions, with the read point of `current` kept (the messages they read are not read again, so
+ * extractions, with the read point (and read points) of `current` kept (the messages they read are not read again, so
  * that the next payload shows the state from before them), and the read point from before them kept
  * for a history that no longer holds the newest message read.
  */
@@ -34,6 +34,7 @@ export function stateAfterUndo(current: Readonly<PersistedEntityState>, before: 
     versions: structuredClone(before.versions),
     processedThrough: current.processedThrough,
     processedFingerprint: current.processedFingerprint,
+    ...(current.readPoints ? { readPoints: structuredClone(current.readPoints) } : {}),
   };
   const point = before.processedFingerprint !== null && before.processedThrough >= 0 ? { index: before.processedThrough, fingerprint: before.processedFingerprint } : before.restoredReadPoint;
   if (point && point.index !== current.processedThrough) restored.restoredReadPoint = { ...point };

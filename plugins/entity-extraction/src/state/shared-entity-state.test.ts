@@ -155,3 +155,82 @@ describe('two entity extraction instances on one store (two processes serving on
     expect([...a.events, ...b.events].filter((event) => event.name === 'strategy-warning')).toEqual([]);
   });
 });
+
+describe('a late request on one store (a history shorter than the read point)', () => {
+  const bookingSchema = {
+    type: 'object',
+    properties: {
+      cabin: { type: 'string', enum: ['economy', 'business'] },
+      reservation_ids: { type: 'array', items: { type: 'string', pattern: '^[A-Z0-9]{6}$' } },
+    },
+    additionalProperties: false,
+  };
+  const history: ChatMessage[] = [
+    { role: 'user', content: 'Economy please, for reservation AAA111.' },
+    { role: 'assistant', content: 'Noted.' },
+    { role: 'user', content: 'Also BBB222.' },
+    { role: 'assistant', content: 'Added.' },
+    { role: 'user', content: 'And CCC333, and make it business.' },
+    { role: 'assistant', content: 'Done.' },
+  ];
+  /** A model that answers with the whole fields each user message gives (a full list replaces the field). */
+  const answers: Record<number, string> = {
+    0: '{"cabin": "economy", "reservation_ids": ["AAA111"]}',
+    2: '{"reservation_ids": ["AAA111", "BBB222"]}',
+    4: '{"cabin": "business", "reservation_ids": ["AAA111", "BBB222", "CCC333"]}',
+  };
+  const model: ScriptStep = (request) => {
+    const indexes = [...String(request.messages[1]!.content).matchAll(/<new_user_message index="(\d+)">/g)].map((match) => Number(match[1]));
+    return answers[indexes[indexes.length - 1]!] ?? '{}';
+  };
+  function instance(store: IContextStore, llm: 'offline' | 'llm') {
+    const client = llm === 'llm' ? new ScriptedLLMClient([model], { repeatLast: true }) : undefined;
+    const { context, events } = createConformanceContext('s1', { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm: client, store }, undefined);
+    return { strategy: createStrategy({ stateSchema: bookingSchema }, context), events, llm: client };
+  }
+  const stored = (store: IContextStore) => store.get(key) as Promise<PersistedEntityState>;
+
+  for (const llm of ['offline', 'llm'] as const) {
+    it(`leaves the state, its versions and the read point as they are (${llm} extractor)`, async () => {
+      const store = new MemoryContextStore();
+      const a = instance(store, llm);
+      const b = instance(store, llm);
+      // A reads the conversation turn by turn to message 4.
+      for (const end of [1, 3, 5]) await a.strategy.composePayload('sys', history.slice(0, end), []);
+      const before = structuredClone(await stored(store));
+      expect(before).toMatchObject({ state: { cabin: 'business', reservation_ids: ['AAA111', 'BBB222', 'CCC333'] }, processedThrough: 4 });
+      // B reports turns that A has read past, then composes for one of them.
+      await b.strategy.onTurnComplete(history.slice(0, 2));
+      await b.strategy.onTurnComplete(history.slice(0, 4));
+      const late = await b.strategy.composePayload('sys', history.slice(0, 3), []);
+      const after = await stored(store);
+      expect({ state: after.state, versions: after.versions, processedThrough: after.processedThrough, processedFingerprint: after.processedFingerprint }).toEqual({
+        state: before.state,
+        versions: before.versions,
+        processedThrough: before.processedThrough,
+        processedFingerprint: before.processedFingerprint,
+      });
+      expect(late.stats.extra!['entities']).toMatchObject({ version: before.versions.length, processedThrough: 4 });
+      expect(b.events.filter((event) => event.name === 'entities-updated')).toEqual([]);
+      if (b.llm) expect(b.llm.callCount).toBe(0);
+      // A goes on from where it stood: the next message is read once.
+      await a.strategy.composePayload('sys', [...history, { role: 'user', content: 'Economy after all.' }], []);
+      if (llm === 'offline') expect((await stored(store)).versions.at(-1)).toMatchObject({ sourceMessageIndex: 6, diff: [{ field: 'cabin', before: 'business', after: 'economy' }] });
+    });
+  }
+
+  it('still reads a shorter history whose messages differ from those read as a rewritten one', async () => {
+    const store = new MemoryContextStore();
+    const a = instance(store, 'offline');
+    for (const end of [1, 3, 5]) await a.strategy.composePayload('sys', history.slice(0, end), []);
+    // Compacted: a summary in place of the first turns, then a new user message.
+    const compacted: ChatMessage[] = [
+      { role: 'user', content: 'Summary: reservations AAA111, BBB222 and CCC333 in business.' },
+      { role: 'assistant', content: 'Understood.' },
+      { role: 'user', content: 'Back to economy, please.' },
+    ];
+    await instance(store, 'offline').strategy.composePayload('sys', compacted, []);
+    expect(await stored(store)).toMatchObject({ state: { cabin: 'economy' }, processedThrough: 2 });
+    expect((await stored(store)).versions.at(-1)).toMatchObject({ sourceMessageIndex: 2, diff: [{ field: 'cabin', before: 'business', after: 'economy' }] });
+  });
+});
