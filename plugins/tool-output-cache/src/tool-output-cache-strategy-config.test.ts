@@ -43,6 +43,9 @@ const SECTION_KEYS: { [Section in 'toolOutputCache' | 'microCompact' | 'compacti
     retryBackoffFactor: true,
     maxSummaryTokens: true,
     timeoutMs: true,
+    maxWaitMs: true,
+    failureBackoffMs: true,
+    maxFailureBackoffMs: true,
   } satisfies Record<keyof CompactionConfig, true>,
 };
 

@@ -238,9 +238,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     return this.queue.idle();
   }
 
-  /** Stops accepting calls. Cached outputs and transcripts stay in the store. Safe to call twice. */
+  /** Stops accepting calls and aborts a summary call running in the background. Cached outputs and transcripts stay in the store. Safe to call twice. */
   dispose(): void {
     this.lifetime.end();
+    this.compactor.dispose();
   }
 
   /** The current compaction state (for reports and tests); `undefined` before the first compaction. */
@@ -255,9 +256,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
 
   /**
    * One payload: the messages appended since the last call checked, the working view (kept from call
-   * to call) synced with the history laid out over the compaction, a compaction when due (the view
-   * laid over the compacted history, nothing cached again), then the payload composed from the view
-   * and its new placeholders recorded as a trim epoch.
+   * to call) synced with the history laid out over the compaction, a compaction when due or finished
+   * in the background (the view laid over the compacted history, nothing cached again; a summary
+   * call is waited for at most `compaction.maxWaitMs`, and not at all after a failed one), then the
+   * payload composed from the view and its new placeholders recorded as a trim epoch.
    */
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions): Promise<LLMPayload> {
     this.lifetime.assertLive('composePayload');

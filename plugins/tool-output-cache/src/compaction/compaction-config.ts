@@ -76,4 +76,23 @@ export interface CompactionConfig {
    * @default 120000
    */
   timeoutMs: number;
+  /**
+   * Longest `composePayload` (or the compaction hook) waits for a compaction it starts, in ms: past
+   * it the payload is composed without it while the summary call goes on in the background, and the
+   * next payload uses it once it is done. A compaction started after a failed call is never waited for.
+   * @default 5000
+   */
+  maxWaitMs: number;
+  /**
+   * After a summary call that failed or timed out, automatic compaction is not tried again for this
+   * long (ms), doubled with each failed call in a row up to `maxFailureBackoffMs`; meanwhile payloads
+   * are composed at once without it.
+   * @default 30000
+   */
+  failureBackoffMs: number;
+  /**
+   * The longest wait after failed summary calls, in ms.
+   * @default 600000
+   */
+  maxFailureBackoffMs: number;
 }

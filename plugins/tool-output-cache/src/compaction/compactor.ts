@@ -20,8 +20,10 @@ import type { ViewEntry } from '../view/view-entry';
 import { compactMessages } from './compact-messages';
 import { CompactionBackoff, type BackoffAnchor, type BackoffSnapshot } from './compaction-backoff';
 import type { CompactionConfig } from './compaction-config';
-import type { CompactionState, SavedCompactionState } from './compaction-state';
+import { continuesCovered, type CompactionState, type SavedCompactionState } from './compaction-state';
+import { FailureBackoff } from './failure-backoff';
 import { layoutHistory, type HistoryLayout } from './history-layout';
+import type { CompactionReply } from './parse-compaction-reply';
 import { repairToolPairs } from './repair-tool-pairs';
 import { saveTranscript } from './save-transcript';
 import { compactionThreshold, shouldCompact } from './should-compact';
@@ -83,6 +85,41 @@ export interface CompactorOptions {
   onCompacted?(done: CompactionDone): Promise<void>;
 }
 
+/** Why a payload was composed without the compaction due for it, as `stats.extra.compaction.skipped` reports it. */
+export interface SkippedCompaction {
+  /**
+   * `running`: its summary call has not answered yet; `backing-off`: the last summary call failed and
+   * the wait after it has not passed; `failed`: the attempt this payload made failed (reported by
+   * `compaction-error`).
+   */
+  reason: 'running' | 'backing-off' | 'failed';
+  message: string;
+  /** When automatic compaction may be tried again after failed summary calls (ms since epoch); `null` when the last call did not fail. */
+  retryAt: number | null;
+}
+
+/** A compaction whose summary call was started, with what its commit needs. */
+interface RunningCompaction {
+  trigger: CompactionTrigger;
+  /** The turn it started in. */
+  turn: number;
+  /** The caller's history it compacts (a copy of the array, of the caller's messages). */
+  history: ChatMessage[];
+  /** The view's entries kept after the summary, and the user message carried right after it. */
+  tail: ViewEntry[];
+  carried: ViewEntry | undefined;
+  keptTokens: number;
+  keptMessages: number;
+  tokensBefore: number;
+  transcriptRef: string;
+  /** The model client's name. */
+  client: string;
+  abort: AbortController;
+  /** Resolves (never rejects) once the call has answered or failed: `outcome` is then set. */
+  settled: Promise<void>;
+  outcome: { reply: CompactionReply } | { error: unknown; at: number } | undefined;
+}
+
 /** The last failure, as `stats.extra.compaction.lastError` reports it. */
 interface CompactionFailure {
   code: string;
@@ -99,6 +136,12 @@ interface CompactionFailure {
  * cannot bring the context under its threshold (what it must keep is too large already, or its
  * result still is) reports `CTXKIT_COMPACTION_NO_PROGRESS` and backs off: it waits until the history
  * has grown by `retryAfterTokens`, multiplied by `retryBackoffFactor` with each such attempt in a row.
+ *
+ * A caller waits for a summary call at most `maxWaitMs`; past it the call goes on in the background
+ * (one at a time) and the next payload or checkpoint commits its answer. After a call that failed or
+ * timed out, automatic compaction waits `failureBackoffMs` (doubled per failed call in a row, up to
+ * `maxFailureBackoffMs`) and is then tried again without being waited for, so that a model that is
+ * down never holds a payload more than once.
  */
 export class Compactor {
   private current: CompactionState | undefined;
@@ -106,6 +149,12 @@ export class Compactor {
   private lastUsage: TokenUsage | undefined;
   private manualRequest: { focus: string | undefined } | undefined;
   private lastError: CompactionFailure | undefined;
+  /** The compaction whose summary call was started and not yet taken in. */
+  private running: RunningCompaction | undefined;
+  /** The wait after failed summary calls. */
+  private readonly failures: FailureBackoff;
+  /** Why the latest payload was composed without the compaction due for it. */
+  private skipped: SkippedCompaction | undefined;
   /** The last layout and the history it was made for (first message, last message, length), to skip the check on a grown history. */
   private laidOut: { state: CompactionState | undefined; first: unknown; last: unknown; length: number; layout: HistoryLayout } | undefined;
   /**
@@ -122,6 +171,7 @@ export class Compactor {
   constructor(private readonly options: CompactorOptions) {
     const { config, contextLimit } = options;
     this.backoff = new CompactionBackoff({ retryAfterTokens: config.retryAfterTokens, factor: config.retryBackoffFactor, maxTokens: Math.max(config.retryAfterTokens, contextLimit) });
+    this.failures = new FailureBackoff({ firstMs: config.failureBackoffMs, maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs) });
   }
 
   /** The current compaction; `undefined` before the first one. */
@@ -147,6 +197,7 @@ export class Compactor {
     if (layout) return this.remember(history, layout);
     this.current = undefined;
     this.backoff.reset();
+    this.cancelRunning('the history no longer continues the compacted conversation');
     safeEmit(this.options.context.events, 'strategy-warning', {
       ...this.options.eventBase(turn),
       message: 'The history no longer continues the compacted conversation; the compaction was set aside and the history is used as given.',
@@ -169,24 +220,33 @@ export class Compactor {
 
   /**
    * Whether the next payload or checkpoint would compact `history`, decided as they decide but without
-   * compacting: a pending `compact` request; else, while the back-off allows it, the last reported
-   * usage or the estimate (`fixedTokens` + the view) passing the threshold.
+   * compacting: none while a compaction runs in the background; a pending `compact` request; else,
+   * while the back-offs allow it, the last reported usage or the estimate (`fixedTokens` + the view)
+   * passing the threshold.
    */
   async plan(history: ReadonlyArray<ChatMessage>, view: CompactionView, fixedTokens: number): Promise<CompactionPlan> {
     const { config, contextLimit } = this.options;
     if (!config.enabled) return { trigger: undefined, note: undefined };
+    if (this.running) {
+      const note = this.running.outcome ? 'a compaction finished in the background: the next payload or checkpoint takes it in' : 'a compaction runs in the background: the next payload uses it once it is done';
+      return { trigger: undefined, note };
+    }
     if (this.manualRequest) return { trigger: 'manual', note: 'a compact request is pending' };
     if (!config.auto) return { trigger: undefined, note: undefined };
     const waiting = this.growthStillNeeded(history, view.currentLayout);
     if (waiting > 0) return { trigger: undefined, note: `automatic compaction waits until the history grows by ${waiting.toLocaleString('en-US')} more tokens` };
     const threshold = compactionThreshold(contextLimit, config);
+    let note: string;
     if (this.lastUsage && shouldCompact(this.lastUsage, contextLimit, config)) {
-      return { trigger: 'auto', note: `the last reported usage (${this.lastUsage.total_tokens.toLocaleString('en-US')} tokens) passes the threshold (${threshold.toLocaleString('en-US')})` };
+      note = `the last reported usage (${this.lastUsage.total_tokens.toLocaleString('en-US')} tokens) passes the threshold (${threshold.toLocaleString('en-US')})`;
+    } else {
+      const needed = threshold - fixedTokens;
+      const tokens = await view.tokensUpTo(needed);
+      if (tokens < needed) return { trigger: undefined, note: undefined };
+      note = `the context (at least ${(fixedTokens + tokens).toLocaleString('en-US')} tokens) passes the threshold (${threshold.toLocaleString('en-US')})`;
     }
-    const needed = threshold - fixedTokens;
-    const tokens = await view.tokensUpTo(needed);
-    if (tokens < needed) return { trigger: undefined, note: undefined };
-    return { trigger: 'auto', note: `the context (at least ${(fixedTokens + tokens).toLocaleString('en-US')} tokens) passes the threshold (${threshold.toLocaleString('en-US')})` };
+    if (this.backingOff()) return { trigger: undefined, note: `${note}, but ${this.backingOffNote()}` };
+    return { trigger: 'auto', note };
   }
 
   /** What the compactor knows now, as JSON (see {@link CompactorSnapshot}). */
@@ -209,6 +269,7 @@ export class Compactor {
    * next checkpoint. A pending `compact` request is dropped with it.
    */
   restore(snapshot: CompactorSnapshot, covered: ChatMessage[] | undefined, historyLength: number): void {
+    this.cancelRunning('the compaction was undone');
     this.current = snapshot.state ? { ...snapshot.state, prefix: snapshot.state.prefix.map((message) => ({ ...message })), covered: covered ?? [] } : undefined;
     this.backoff.restore(snapshot.backoff);
     this.backoff.record(false, { full: historyLength, adopted: historyLength });
@@ -218,10 +279,17 @@ export class Compactor {
     this.laidOut = undefined;
   }
 
-  /** The compaction hook: a pending request first, else an automatic compaction when the usage passes the threshold and the back-off allows it. */
+  /**
+   * The compaction hook: a compaction that finished in the background is committed first; while one
+   * runs, nothing more. Then a pending request, else an automatic compaction when the usage passes
+   * the threshold and the back-offs allow it.
+   */
   async check(checkpoint: CompactionCheckpoint, history: ReadonlyArray<ChatMessage>, usage: TokenUsage | undefined, turn: number, view: ViewSource): Promise<CompactionHookResult> {
     if (usage) this.lastUsage = usage;
-    if (this.manualRequest) return this.run(history, view(), 'manual', turn, this.manualRequest.focus);
+    const finished = await this.settle(history, turn);
+    if (finished?.compacted) return finished;
+    if (this.running) return { compacted: false, reason: 'a compaction runs in the background: the next payload or checkpoint uses it once it is done' };
+    if (this.manualRequest) return this.attempt(history, view(), 'manual', turn, this.manualRequest.focus);
     const config = this.options.config;
     if (!config.enabled || !config.auto) return { compacted: false, reason: 'automatic compaction is off' };
     const decideOn = checkpoint === 'after-llm-call' ? (usage ?? this.lastUsage) : (this.lastUsage ?? usage);
@@ -230,18 +298,44 @@ export class Compactor {
     const synced = view();
     const waiting = this.growthStillNeeded(history, synced.currentLayout);
     if (waiting > 0) return { compacted: false, reason: `anti-loop guard: waiting until the history grows by ${waiting} more tokens` };
-    return this.run(history, synced, 'auto', turn);
+    if (this.backingOff()) return { compacted: false, reason: this.backingOffNote() };
+    return this.attempt(history, synced, 'auto', turn);
   }
 
-  /** Before a payload: a requested compaction, or an automatic one when the estimate (`fixedTokens` + the view) passes the threshold. True when the history was compacted. */
+  /**
+   * Before a payload: a compaction that finished in the background, a requested compaction, or an
+   * automatic one when the estimate (`fixedTokens` + the view) passes the threshold and the back-offs
+   * allow it. True when the history was compacted. A payload composed without the compaction due
+   * for it (still running, its model backing off after a failed call, or its attempt failed) says so
+   * in `stats.extra.compaction.skipped`, and with a `strategy-warning` (`compaction-error` for a failure).
+   */
   async compactIfDue(history: ReadonlyArray<ChatMessage>, view: CompactionView, turn: number): Promise<boolean> {
+    this.skipped = undefined;
     const config = this.options.config;
     if (!config.enabled) return false;
-    if (this.manualRequest) return (await this.run(history, view, 'manual', turn, this.manualRequest.focus)).compacted;
-    if (!config.auto || this.growthStillNeeded(history, view.currentLayout) > 0) return false;
-    const needed = compactionThreshold(this.options.contextLimit, config) - this.fixedTokens;
-    if ((await view.tokensUpTo(needed)) < needed) return false;
-    return (await this.run(history, view, 'auto', turn)).compacted;
+    if ((await this.settle(history, turn))?.compacted) return true;
+    if (this.running) return this.skip('running', turn);
+    let result: CompactionHookResult;
+    if (this.manualRequest) result = await this.attempt(history, view, 'manual', turn, this.manualRequest.focus);
+    else {
+      if (!config.auto) return false;
+      // After a failed call, the wait is what holds compaction back (whatever the anti-loop guard says): reported as such.
+      const backingOff = this.backingOff();
+      if (!backingOff && this.growthStillNeeded(history, view.currentLayout) > 0) return false;
+      const needed = compactionThreshold(this.options.contextLimit, config) - this.fixedTokens;
+      if ((await view.tokensUpTo(needed)) < needed) return false;
+      if (backingOff) return this.skip('backing-off', turn);
+      result = await this.attempt(history, view, 'auto', turn);
+    }
+    if (result.compacted) return true;
+    if (this.running) return this.skip('running', turn);
+    this.skipped = { reason: 'failed', message: `Composed without compaction: ${result.reason}`, retryAt: this.failures.retryAt };
+    return false;
+  }
+
+  /** Aborts a running summary call (the strategy is disposed). */
+  dispose(): void {
+    this.cancelRunning('the strategy was disposed');
   }
 
   /** The compaction part of `stats.extra`. */
@@ -255,6 +349,8 @@ export class Compactor {
       retryAfterTokens: this.backoff.waitTokens,
       attemptsWithoutProgress: this.backoff.missedAttempts,
       lastError: this.lastError ?? null,
+      failedCallsInARow: this.failures.failedInARow,
+      skipped: this.skipped ?? null,
     };
   }
 
@@ -287,29 +383,34 @@ export class Compactor {
   }
 
   /**
-   * Saves the transcript, has the model write retain + summary, and replaces everything before the
-   * last `retainLastTurns` turns. A failure, or a result that does not shrink the history, changes
-   * nothing and is reported. A result still over the threshold is kept (it did shrink the history)
-   * and reported as `CTXKIT_COMPACTION_NO_PROGRESS`; an automatic compaction with nothing to summarize
-   * but whose kept part passes the threshold does not call the model. Every attempt arms the back-off.
+   * A compaction: {@link start}s it, then waits for its summary call at most `maxWaitMs` (not at all
+   * when the model's last call failed) and commits it when it answered in time; otherwise it goes on
+   * in the background and the next payload or checkpoint commits it ({@link settle}).
    */
-  private async run(history: ReadonlyArray<ChatMessage>, view: CompactionView, trigger: CompactionTrigger, turn: number, focus?: string): Promise<CompactionHookResult> {
+  private async attempt(history: ReadonlyArray<ChatMessage>, view: CompactionView, trigger: CompactionTrigger, turn: number, focus?: string): Promise<CompactionHookResult> {
+    const started = await this.start(history, view, trigger, turn, focus);
+    if (!('settled' in started)) return started;
+    const waitMs = this.failures.failedInARow > 0 ? 0 : this.options.config.maxWaitMs;
+    if (await settlesWithin(started.settled, waitMs)) return (await this.settle(history, turn)) ?? { compacted: false, reason: 'the compaction was cancelled' };
+    return { compacted: false, reason: `the summary call has not answered within ${waitMs} ms: the compaction goes on in the background and the next payload uses it once it is done` };
+  }
+
+  /**
+   * Saves the transcript and starts the summary call (retain + summary of everything before the last
+   * `retainLastTurns` turns), without waiting for it: it is the running compaction until
+   * {@link settle} takes its outcome in. What fails before the call changes nothing and is reported;
+   * an automatic compaction with nothing to summarize but whose kept part passes the threshold does
+   * not call the model. Every attempt arms the back-off.
+   */
+  private async start(history: ReadonlyArray<ChatMessage>, view: CompactionView, trigger: CompactionTrigger, turn: number, focus?: string): Promise<CompactionHookResult | RunningCompaction> {
     this.manualRequest = undefined;
     const { config, context, counter } = this.options;
     const base = this.options.eventBase(turn);
     if (!config.enabled) return { compacted: false, reason: 'compaction is disabled' };
     const attempted: BackoffAnchor = { full: history.length, adopted: history.length };
-    const fail = (error: unknown): CompactionHookResult => {
-      const code = CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR;
-      const message = error instanceof Error ? error.message : String(error);
-      this.lastError = { code, message, trigger, ...(CompactionNoProgressError.isInstance(error) ? { details: error.details } : {}) };
-      this.backoff.record(false, attempted);
-      safeEmit(context.events, 'compaction-error', { ...base, trigger, error: { code, message } });
-      return { compacted: false, reason: message };
-    };
     const llm = context.llm;
     // Without a model nothing can be summarized: the view is not built (nor every output cached) for nothing.
-    if (!llm) return fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`));
+    if (!llm) return this.fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`), trigger, attempted, turn);
     const entries = repairToolPairs(await view.entries());
     const tokensBefore = this.sumTokens(entries);
     safeEmit(context.events, 'compaction-start', { ...base, trigger, tokensBefore });
@@ -330,41 +431,88 @@ export class Compactor {
     if (trigger === 'auto' && this.fixedTokens + keptTokens >= threshold && entries.every((entry, index) => index >= tailStart || entry.source === null || entry === carried)) {
       // Everything but an earlier summary is kept verbatim and that alone passes the threshold: a
       // summary could only add to it, so the model is not called.
-      return fail(this.noProgress(threshold, keptMessages, keptTokens, 0, this.backoff.nextWait(false)));
+      return this.fail(this.noProgress(threshold, keptMessages, keptTokens, 0, this.backoff.nextWait(false)), trigger, attempted, turn);
     }
 
     let transcriptRef: string;
     try {
       transcriptRef = (await saveTranscript(context.store, context, history, context.now())).ref;
     } catch (error) {
-      return fail(error);
+      return this.fail(error, trigger, attempted, turn);
     }
-    let reply: { retain: string; summary: string };
-    try {
-      const input = this.summaryMessages(entries);
-      reply = await compactMessages(input, { llm, callerModel: this.options.model, config, systemPrompt: this.systemPrompt || undefined, focus });
-    } catch (error) {
-      return fail(error);
-    }
+    const abort = new AbortController();
+    const running: RunningCompaction = { trigger, turn, history: history.slice(), tail, carried, keptTokens, keptMessages, tokensBefore, transcriptRef, client: llm.name, abort, settled: Promise.resolve(), outcome: undefined };
+    const call = (async () => compactMessages(this.summaryMessages(entries), { llm, callerModel: this.options.model, config, systemPrompt: this.systemPrompt || undefined, focus, signal: abort.signal }))();
+    running.settled = call.then(
+      (reply) => {
+        running.outcome = { reply };
+      },
+      (error: unknown) => {
+        running.outcome = { error, at: context.now() };
+        // Reported when it fails (a cancelled compaction is not); the compactor takes the failure in at its next call.
+        if (!abort.signal.aborted) safeEmit(context.events, 'compaction-error', { ...base, trigger, error: errorInfo(error) });
+      },
+    );
+    this.running = running;
+    return running;
+  }
 
+  /**
+   * Takes in the outcome of the running compaction once its summary call has settled: a failure
+   * (already reported) arms both back-offs, an answer is committed onto `history`. `undefined` while
+   * none has settled.
+   */
+  private async settle(history: ReadonlyArray<ChatMessage>, turn: number): Promise<CompactionHookResult | undefined> {
+    const running = this.running;
+    if (!running?.outcome) return undefined;
+    this.running = undefined;
+    const { outcome } = running;
+    if ('error' in outcome) {
+      this.failures.failed(outcome.at);
+      return this.fail(outcome.error, running.trigger, { full: running.history.length, adopted: running.history.length }, turn, false);
+    }
+    this.failures.succeeded();
+    return this.commit(running, outcome.reply, history, turn);
+  }
+
+  /**
+   * Replaces everything before the kept turns of `history` (the caller's history now, which continues
+   * the one compacted) by the retain + summary. A result that does not shrink the history, or a
+   * history that changed in what the summary replaces, changes nothing and is reported. A result
+   * still over the threshold is kept (it did shrink the history) and reported as
+   * `CTXKIT_COMPACTION_NO_PROGRESS`.
+   */
+  private async commit(running: RunningCompaction, reply: CompactionReply, history: ReadonlyArray<ChatMessage>, turn: number): Promise<CompactionHookResult> {
+    const { config, context, counter } = this.options;
+    const { trigger, tail, carried, tokensBefore, keptTokens, keptMessages, transcriptRef } = running;
+    const base = this.options.eventBase(turn);
+    const attempted: BackoffAnchor = { full: running.history.length, adopted: running.history.length };
     const prefix: UserMessage[] = [];
     if (reply.retain.trim() !== '') prefix.push({ role: 'user', content: reply.retain });
     prefix.push({ role: 'user', content: reply.summary });
     if (carried) prefix.push({ ...(carried.message as UserMessage) });
     const tokensAfter = counter.countMessages(prefix) + this.sumTokens(tail);
     if (tokensAfter >= tokensBefore) {
-      return fail(
+      return this.fail(
         new LLMResponseError(`the compaction result (${tokensAfter} tokens) is not smaller than the history it replaces (${tokensBefore} tokens)`, {
-          client: llm.name,
+          client: running.client,
           model: config.model ?? this.options.model,
         }),
+        trigger,
+        attempted,
+        turn,
       );
+    }
+    const firstKept = tail.find((entry) => entry.source !== null);
+    const keepFrom = firstKept ? firstKept.source! : running.history.length;
+    if (!continuesCovered(history, { covered: running.history, keepFrom })) {
+      const message = 'The history changed in what the compaction replaces while its summary was written; the summary was discarded and the history is used as given.';
+      safeEmit(context.events, 'strategy-warning', { ...base, message });
+      return { compacted: false, reason: message };
     }
 
     // Commit: from here on the caller's history maps onto prefix + kept turns.
     const before = this.snapshot();
-    const firstKept = tail.find((entry) => entry.source !== null);
-    const keepFrom = firstKept ? firstKept.source! : history.length;
     this.current = {
       prefix,
       keepFrom,
@@ -375,8 +523,9 @@ export class Compactor {
       count: (this.current?.count ?? 0) + 1,
       ...(carried ? { carriedSource: carried.source! } : {}),
     };
+    const threshold = compactionThreshold(this.options.contextLimit, config);
     const reached = this.fixedTokens + tokensAfter < threshold;
-    this.backoff.record(reached, { full: history.length, adopted: prefix.length + history.length - keepFrom });
+    this.backoff.record(reached, { full: running.history.length, adopted: prefix.length + running.history.length - keepFrom });
     const shortfall = reached ? undefined : this.noProgress(threshold, keptMessages, keptTokens, tokensAfter - keptTokens, this.backoff.waitTokens);
     this.lastError = shortfall ? { code: shortfall.code, message: shortfall.message, trigger, details: shortfall.details } : undefined;
     this.lastUsage = undefined;
@@ -386,6 +535,45 @@ export class Compactor {
     safeEmit(context.events, 'compaction-end', { ...base, trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted });
     if (shortfall) safeEmit(context.events, 'strategy-warning', { ...base, message: shortfall.message, code: shortfall.code });
     return { compacted: true, messages: compacted, reason: `${trigger} compaction: ${tokensBefore} → ${tokensAfter} tokens; transcript ${transcriptRef}` };
+  }
+
+  /** Records a failed attempt (`lastError`, the back-off), reported with `compaction-error` unless it was when it happened. */
+  private fail(error: unknown, trigger: CompactionTrigger, attempted: BackoffAnchor, turn: number, report = true): CompactionHookResult {
+    const { code, message } = errorInfo(error);
+    this.lastError = { code, message, trigger, ...(CompactionNoProgressError.isInstance(error) ? { details: error.details } : {}) };
+    this.backoff.record(false, attempted);
+    if (report) safeEmit(this.options.context.events, 'compaction-error', { ...this.options.eventBase(turn), trigger, error: { code, message } });
+    return { compacted: false, reason: message };
+  }
+
+  /** True while the wait after failed summary calls has not passed. */
+  private backingOff(): boolean {
+    return this.failures.waiting(() => this.options.context.now());
+  }
+
+  /** Why automatic compaction is not tried now, after failed summary calls. */
+  private backingOffNote(): string {
+    const failed = this.failures.failedInARow;
+    const calls = failed === 1 ? 'summary call' : `${failed} summary calls`;
+    return `the last ${calls} failed (${this.lastError?.code ?? ErrorCodes.STRATEGY_ERROR}): compaction is backing off until ${new Date(this.failures.retryAt!).toISOString()}`;
+  }
+
+  /** Records (`stats.extra.compaction.skipped`) and reports (`strategy-warning`) a payload composed without the compaction due for it. */
+  private skip(reason: SkippedCompaction['reason'], turn: number): false {
+    const message =
+      reason === 'running'
+        ? `Composed without compaction: the summary call started at turn ${this.running!.turn} has not answered yet; it goes on in the background and the next payload uses it once it is done.`
+        : `Composed without compaction: ${this.backingOffNote()}; the next payload after that tries again in the background.`;
+    this.skipped = { reason, message, retryAt: this.failures.retryAt };
+    const code = reason === 'backing-off' ? this.lastError?.code : undefined;
+    safeEmit(this.options.context.events, 'strategy-warning', { ...this.options.eventBase(turn), message, ...(code ? { code } : {}) });
+    return false;
+  }
+
+  /** Aborts the running compaction (its outcome is then ignored). */
+  private cancelRunning(reason: string): void {
+    this.running?.abort.abort(new Error(reason));
+    this.running = undefined;
   }
 
   /** The error of a compaction that cannot bring the context under `threshold`, naming what it cannot remove. */
@@ -414,4 +602,18 @@ export class Compactor {
     for (const entry of entries) total += this.options.counter.countMessage(entry.message);
     return total;
   }
+}
+
+/** The code and message an error is reported with. */
+function errorInfo(error: unknown): { code: string; message: string } {
+  return { code: CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR, message: error instanceof Error ? error.message : String(error) };
+}
+
+/** True when `settled` resolves within `ms` (0: only what is already settling, such as an answer already there). */
+function settlesWithin(settled: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([settled.then(() => true), expired]).finally(() => clearTimeout(timer));
 }
