@@ -316,7 +316,8 @@ export class RecallLayer {
         skipped += cost;
         continue;
       }
-      if (value / cost <= memoryDensity || yielded + cost > memoryTokens) break;
+      if (value / cost <= memoryDensity) break;
+      if (yielded + cost > memoryTokens) continue;
       yielded += cost;
     }
     return yielded;
