@@ -5,6 +5,7 @@ import type { ComposedPayload, ComposeRequest, PayloadComposer } from '../compos
 import type { MemoryBlock } from '../composer/memory-block';
 import { DEFAULT_MEMORY_SHARE } from '../composer/memory-share';
 import { RecallScopeError } from '../errors/recall-scope-error';
+import { FailureBackoff } from '../model-calls/failure-backoff';
 import { safeEmit } from '../events/event-bus';
 import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from '../ledger/select-history-window';
 import type { StrategyContext } from '../plugins/strategy-plugin';
@@ -95,7 +96,7 @@ export class RecallLayer {
   private lease: RecallIndexLease | undefined;
   private readonly scope: RecallScopeKey;
   private readonly embedder: ITextEmbedder | undefined;
-  private embeddingBackoff: { until: number; failures: number } | undefined;
+  private readonly embeddingBackoff = new FailureBackoff({ firstMs: FIRST_EMBEDDING_BACKOFF_MS, maxMs: MAX_EMBEDDING_BACKOFF_MS });
   private embeddingJob: Promise<void> | undefined;
   private readonly blockCounter: RecallBlockCounter;
   private disposed = false;
@@ -414,11 +415,11 @@ export class RecallLayer {
   private async queryVector(query: string): Promise<{ vector?: { model: string; values: number[] }; embedding: RecallEmbeddingState }> {
     const embedder = this.embedder;
     if (embedder === undefined) return { embedding: 'none' };
-    if (this.embeddingBackoff !== undefined && this.options.context.now() < this.embeddingBackoff.until) return { embedding: 'backing-off' };
+    if (this.embeddingBackoff.waiting(() => this.options.context.now())) return { embedding: 'backing-off' };
     try {
       const [values] = await embedBeforeDeadline(embedder, [query], this.options.config.embeddingTimeoutMs);
       if (!Array.isArray(values) || values.length === 0) throw new TypeError('the embedder returned no vector');
-      this.embeddingBackoff = undefined;
+      this.embeddingBackoff.succeeded();
       return { vector: { model: embedder.model, values }, embedding: 'used' };
     } catch {
       this.backOff();
@@ -427,16 +428,14 @@ export class RecallLayer {
   }
 
   private backOff(): void {
-    const failures = (this.embeddingBackoff?.failures ?? 0) + 1;
-    const wait = Math.min(MAX_EMBEDDING_BACKOFF_MS, FIRST_EMBEDDING_BACKOFF_MS * 2 ** (failures - 1));
-    this.embeddingBackoff = { until: this.options.context.now() + wait, failures };
+    this.embeddingBackoff.failed(this.options.context.now());
   }
 
   /** Embeds, in the background, the entries that have no vector of the embedder's model yet. */
   private scheduleEmbedding(): void {
     const embedder = this.embedder;
     if (embedder === undefined || this.embeddingJob !== undefined || this.disposed) return;
-    if (this.embeddingBackoff !== undefined && this.options.context.now() < this.embeddingBackoff.until) return;
+    if (this.embeddingBackoff.waiting(() => this.options.context.now())) return;
     const index = this.index;
     if (index.entriesWithoutVector(embedder.model, 1).length === 0) return;
     this.embeddingJob = (async () => {

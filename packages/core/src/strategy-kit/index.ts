@@ -28,6 +28,8 @@ export { networkErrorCode } from '../model-calls/network-error-code';
 export { retryAfterMs } from '../model-calls/retry-after';
 export { untilAborted } from '../model-calls/until-aborted';
 export { checkedVectors } from '../model-calls/checked-vectors';
+export type { FailureBackoffOptions } from '../model-calls/failure-backoff';
+export { FailureBackoff } from '../model-calls/failure-backoff';
 // one piece of work at a time
 export { SerialQueue } from '../concurrency/serial-queue';
 // history ledger and the reusable window selection (sliding window, summarization, entities, cache)

@@ -14,14 +14,13 @@ import {
   type TokenUsage,
   type UserMessage,
 } from '@ctxkit/core';
-import { LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
+import { FailureBackoff, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
 import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
 import { compactMessages } from './compact-messages';
 import { CompactionBackoff, type BackoffAnchor, type BackoffSnapshot } from './compaction-backoff';
 import type { CompactionConfig } from './compaction-config';
 import { continuesCovered, type CompactionState, type SavedCompactionState } from './compaction-state';
-import { FailureBackoff } from './failure-backoff';
 import { layoutHistory, type HistoryLayout } from './history-layout';
 import type { CompactionReply } from './parse-compaction-reply';
 import { repairToolPairs } from './repair-tool-pairs';
