@@ -1,21 +1,13 @@
 import { EpochNotFoundError, MemoryContextStore, type ChatMessage, type IContextStore, type LLMPayload, type StoreKey } from '@ctxkit/core';
 import { createConformanceContext, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
 import { createStrategy } from './create-summarization-strategy';
+import { reservationTurn } from './test-support';
 
 const SYSTEM = 'You are a helpful airline agent.';
 
-/** A turn: user message, a tool call with its result, and an answer. */
-function turn(n: number): ChatMessage[] {
-  return [
-    { role: 'user', content: `Turn ${n}: please look up reservation RES${1000 + n} for user user_${n}.` },
-    { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'get_reservation_details', arguments: `{"reservation_id":"RES${1000 + n}"}` } }] },
-    { role: 'tool', tool_call_id: `call_${n}`, content: JSON.stringify({ reservation_id: `RES${1000 + n}`, flight: `HAT${100 + n}`, note: 'Lorem ipsum dolor sit amet '.repeat(8) }) },
-    { role: 'assistant', content: `Reservation RES${1000 + n} is on flight HAT${100 + n}. Anything else?` },
-  ];
-}
 
 /** The first `turns` turns, the same message objects every time (as a host's growing history). */
-const ALL_TURNS = Array.from({ length: 8 }, (_, index) => turn(index + 1)).flat();
+const ALL_TURNS = Array.from({ length: 8 }, (_, index) => reservationTurn(index + 1)).flat();
 const conversation = (turns: number): ChatMessage[] => ALL_TURNS.slice(0, turns * 4);
 
 const summaryReply = (text: string): string => `<summary>\n${text}\n</summary>`;

@@ -3,24 +3,16 @@ import { createConformanceContext, loadConversations, type RecordedEvent } from 
 import { createStrategy } from './create-summarization-strategy';
 import type { SummarizationConfig } from './summarization-config';
 import type { SummaryRecord } from './summary-state';
+import { reservationTurn } from './test-support';
 
 const SYSTEM = 'You are a helpful airline agent.';
 const AGENT = 'airline';
 const SESSION = 'session-1';
 const RECORD_KEY: StoreKey = { agentId: AGENT, sessionId: SESSION, kind: 'summary', name: 'buffer' };
 
-/** A turn: user message, a tool call with its result, and an answer. */
-function turn(n: number): ChatMessage[] {
-  return [
-    { role: 'user', content: `Turn ${n}: please look up reservation RES${1000 + n} for user user_${n}.` },
-    { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'get_reservation_details', arguments: `{"reservation_id":"RES${1000 + n}"}` } }] },
-    { role: 'tool', tool_call_id: `call_${n}`, content: JSON.stringify({ reservation_id: `RES${1000 + n}`, flight: `HAT${100 + n}`, note: 'Lorem ipsum dolor sit amet '.repeat(8) }) },
-    { role: 'assistant', content: `Reservation RES${1000 + n} is on flight HAT${100 + n}. Anything else?` },
-  ];
-}
 
 /** The first `turns` turns, the same message objects every time (as a host's growing history). */
-const ALL_TURNS = Array.from({ length: 10 }, (_, index) => turn(index + 1)).flat();
+const ALL_TURNS = Array.from({ length: 10 }, (_, index) => reservationTurn(index + 1)).flat();
 const conversation = (turns: number): ChatMessage[] => ALL_TURNS.slice(0, turns * 4);
 
 /** Folds two turns once more than two are unsummarized (turns of four messages: folds end at 8, 16, 24…). */
@@ -73,7 +65,7 @@ describe('SummarizationStrategy: late requests of instances sharing one store', 
     expect(await store.getVersioned(RECORD_KEY)).toEqual(before);
 
     // And composes turn 4 late: the payload is the history alone, and nothing is written.
-    const late = [...conversation(3), turn(4)[0]!];
+    const late = [...conversation(3), reservationTurn(4)[0]!];
     const payload = await b.strategy.composePayload(SYSTEM, late, []);
     await b.strategy.whenIdle();
     expect(payload.messages.slice(1)).toEqual(late);
@@ -86,7 +78,7 @@ describe('SummarizationStrategy: late requests of instances sharing one store', 
     for (let turns = 6; turns <= 7; turns++) await turnEnd(a, conversation(turns));
     expect(await foldRanges(a)).toEqual(['0-8', '8-16', '16-24']);
     expect(await a.strategy.getSummaryState()).toMatchObject({ version: 3, coveredMessages: 24, coveredTurns: 6 });
-    const current = await b.strategy.composePayload(SYSTEM, [...conversation(7), turn(8)[0]!], []);
+    const current = await b.strategy.composePayload(SYSTEM, [...conversation(7), reservationTurn(8)[0]!], []);
     expect(current.stats.extra).toMatchObject({ summaryAheadOfHistory: false, summaryVersion: 3, coveredMessages: 24 });
     expect(named(a.events, 'summary-resync')).toEqual([]);
   });
@@ -150,7 +142,7 @@ describe('SummarizationStrategy: late requests of instances sharing one store', 
     expect(await a.strategy.getSummaryState()).toMatchObject({ version: 2, coveredMessages: 16 });
 
     // Shorter than the summary covers, and its first message differs from the one the first fold covered.
-    const edited = [{ role: 'user', content: 'A different first question.' } as ChatMessage, ...conversation(3).slice(1), turn(4)[0]!];
+    const edited = [{ role: 'user', content: 'A different first question.' } as ChatMessage, ...conversation(3).slice(1), reservationTurn(4)[0]!];
     const payload = await b.strategy.composePayload(SYSTEM, edited, []);
     expect(payload.messages.slice(1)).toEqual(edited);
     const [resync, ...more] = named(b.events, 'summary-resync');
