@@ -25,7 +25,7 @@ describe('runCli', () => {
 
   // Every case: the option, the value, what is wrong and what to pass instead, exit 2, before any work.
   it.each([
-    [['compare', '--transcript', 'missing.jsonl'], "'--transcript <file.jsonl>' argument 'missing.jsonl' is invalid", 'pass the path of an existing file'],
+    [['compare', '--transcript', 'missing.jsonl'], "'--transcript <file>' argument 'missing.jsonl' is invalid", 'pass the path of an existing file'],
     [['compare', '--plugin-dir', 'missing-dir'], "'--plugin-dir <dir>' argument 'missing-dir' is invalid", 'pass the path of an existing directory'],
     [['compare', '--report', '<tmp>/a-file/report.html'], 'a-file is a file, not a directory', 'pass a path in a directory'],
     [['compare', '--json', '<tmp>'], 'is a directory', 'pass the path of a file to write'],

@@ -117,7 +117,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .command('simulate')
     .description("replay a conversation turn by turn through an agent's strategy and show the context panel")
     .requiredOption('--agent <plugin.json>', "the agent's manifest", existingFile)
-    .requiredOption('--transcript <file.jsonl>', 'a JSONL transcript (one conversation per line)', existingFile)
+    .requiredOption('--transcript <file>', 'a transcript: JSONL, one conversation per line, or one JSON document (OpenAI chat, AI SDK, LangChain, Anthropic or OpenAI Responses messages; see docs/11-cli.md)', existingFile)
     .option('--conversation <id>', 'the conversation to replay (default: the first)')
     .option('--window <tokens>', 'context window (overrides the strategy config)', positiveInteger)
     .option('--debug', 'per-section breakdown in the panel')
@@ -130,7 +130,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
   program
     .command('compare')
     .description('all installed strategies side by side on the same conversations')
-    .option('--transcript <file.jsonl>', 'a JSONL transcript, repeatable (default: the bundled tau-bench and OpenHands conversations)', collectFile)
+    .option('--transcript <file>', 'a transcript (JSONL or JSON, any message shape of docs/11-cli.md), repeatable (default: the bundled tau-bench and OpenHands conversations)', collectFile)
     .option('--window <tokens>', 'context window for every transcript (default: sized per transcript)', positiveInteger)
     .option('--report <out.html>', 'write a self-contained HTML report there', writableFile)
     .option('--json <out.json>', 'write the results as JSON there', writableFile)

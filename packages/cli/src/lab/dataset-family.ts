@@ -11,7 +11,7 @@ export function datasetFamily(file: string): DatasetFamily {
   return 'default';
 }
 
-/** The dataset's display name: the file name without `.jsonl`. */
+/** The dataset's display name: the file name without `.jsonl` or `.json`. */
 export function datasetName(file: string): string {
-  return path.basename(file).replace(/\.jsonl$/i, '');
+  return path.basename(file).replace(/\.jsonl?$/i, '');
 }
