@@ -31,8 +31,11 @@ describe('booking-agent', () => {
 
     it('sends the model the state block and only the last turn verbatim, never the whole dialogue', () => {
       for (const request of result.requests) {
-        expect(request.messages.filter((message) => message.role === 'user')).toHaveLength(1);
-        expect(request.messages.some((message) => message.role === 'system' && contentText(message.content).startsWith('<conversation_state'))).toBe(true);
+        // The state block (a user message, framed as a quoted record) and the customer's last message.
+        const users = request.messages.filter((message) => message.role === 'user');
+        expect(users).toHaveLength(2);
+        expect(contentText(users[0]!.content)).toMatch(/\n<conversation_state version="\d+">/);
+        expect(request.messages.filter((message) => message.role === 'system').map((message) => contentText(message.content)).join('\n')).not.toContain('<conversation_state');
       }
       const lastRequest = result.requests[result.requests.length - 1]!;
       expect(lastRequest.messages.map((message) => contentText(message.content ?? null)).join('\n')).toContain('ivan_muller_7015');

@@ -20,7 +20,7 @@ export interface ComposeMessagesInput {
 
 /** What to send: the strategy's payload as AI SDK `instructions`, `messages` and `activeTools`. */
 export interface ComposedMessages {
-  /** The caller's instructions plus the strategy's memory (a summary ...) as system messages; `[]` for none. */
+  /** The caller's instructions plus the strategy's system messages (a summary with `memoryRole: 'system'` ...); `[]` for none. */
   instructions: Instructions;
   /** The history the strategy kept; unchanged messages are the caller's own objects. */
   messages: ModelMessage[];

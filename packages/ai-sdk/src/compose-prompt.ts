@@ -19,8 +19,8 @@ export interface ComposedCall {
  * Runs the strategy on one language-model call: the leading system messages are the system
  * prompt, the rest of the prompt the history, the caller's own function tools the tool
  * definitions (the strategy adds its own when it offers them). The call goes on with the payload:
- * the caller's own system messages (unchanged) and the strategy's memory as system messages, the
- * history the strategy kept (unchanged messages exactly as they came), and the tools the payload
+ * the caller's own system messages (unchanged) and the strategy's system messages, the memory it
+ * sends as user messages (a summary, a state, by default) and the history the strategy kept (unchanged messages exactly as they came), and the tools the payload
  * holds (the caller's unchanged, the strategy's as it defines them). Provider tools pass through
  * and are not counted.
  * @throws ContributedToolsMissingError (`CTXKIT_TOOL_NOT_FOUND`) when the call lacks a tool the strategy offers

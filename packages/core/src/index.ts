@@ -159,6 +159,8 @@ export { MemoryContextStore } from './stores/memory-context-store';
 export type { DeclaredPin } from './pins/declared-pin';
 export { DEFAULT_PIN_SHARE } from './pins/pin-share';
 export { PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL } from './pins/pin-tools';
+// where memory blocks and the pinned block are sent (a strategy's `memoryRole`, the agent's `pinRole`)
+export type { MemoryRole } from './composer/memory-frame';
 // manifests, loader, runtime
 export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
 export { validateManifest } from './plugins/validate-manifest';

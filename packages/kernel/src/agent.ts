@@ -198,19 +198,11 @@ export class Agent {
     const providerCheck = this.providerCheckFor(sessionId);
     const systemPrompt = this.options.systemPrompt ?? '';
     const smallContext = this.options.smallContext ?? {};
+    // The kernel is the one emitter of usage-level-change for the sessions it runs: strategies stay silent there.
+    this.events.hostedUsageLevels.add(sessionId);
     const compose = async (): Promise<LLMPayload> => {
       const call = smallContextStep(state, session, this.events, systemPrompt, smallContext);
-      // A strategy that emits usage-level-change itself is the one emitter for its session.
-      const strategyLevel = (event: { sessionId: string }) => {
-        if (event.sessionId === sessionId) session.strategyEmitsUsageLevel = true;
-      };
-      this.events.on('usage-level-change', strategyLevel);
-      let payload: LLMPayload;
-      try {
-        payload = await composeStep(state, call.input, providerCheck, runOptions.ragContext);
-      } finally {
-        this.events.off('usage-level-change', strategyLevel);
-      }
+      const payload = await composeStep(state, call.input, providerCheck, runOptions.ragContext);
       // Mode A fired when the strategy honoured the request: older results went out as one-line summaries.
       if (call.input.options?.collapseOlderToolResults && sendsCollapsedResults(call.input.history, payload)) state.budget.modesFired.A++;
       if (call.fired.C) state.budget.modesFired.C++;

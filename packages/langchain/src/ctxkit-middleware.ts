@@ -41,7 +41,9 @@ export type CtxkitMiddleware = AgentMiddleware & {
  * `createAgent`: before each call the conversation (`state.messages`), the system prompt and the
  * tools go to the session's `composePayload`, and the model gets what the strategy returns: within
  * its budget, tool calls and their results kept or dropped together, the newest user message always
- * there. The strategy's memory blocks (a running summary, an entity state) join the system message.
+ * there. The strategy's system messages (the dynamic context; a running summary or an entity state with
+ * `memoryRole: 'system'`) join the system message; memory sent as user messages (the default) opens
+ * the conversation.
  * Tools the strategy leaves out of a payload are not bound for that call. At the end of each run
  * the session's `onTurnComplete` gets the whole conversation. The strategy's contributed tools
  * (`tool_output_cache`, `tool_output_cache_grep`, `compact`) are registered as the middleware's tools

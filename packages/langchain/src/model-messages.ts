@@ -11,8 +11,9 @@ export interface ModelMessages {
 }
 
 /**
- * The system message with the strategy's memory blocks (running summary, entity state, dynamic
- * context) after the prompt: several providers accept a single system message at the start only.
+ * The system message with the strategy's system messages (dynamic context; a running summary or an
+ * entity state with `memoryRole: 'system'`) after the prompt: several providers accept a single
+ * system message at the start only.
  * A string prompt is joined to them by blank lines; a prompt of content blocks (with cache control,
  * say) keeps its blocks and gets one text block per memory block, starting with a blank line.
  */
@@ -34,8 +35,9 @@ export function withMemory(system: SystemMessage, memory: readonly string[]): Sy
 /**
  * Splits a composed payload into what a LangChain model call takes: the payload's first message
  * is the system prompt the request's `systemMessage` already holds; the system messages the strategy
- * placed after it (memory blocks, converted from no LangChain message) join the system message; the
- * rest is the conversation, converted back to LangChain messages (the originals where unchanged).
+ * placed after it (converted from no LangChain message) join the system message; the rest is the
+ * conversation, converted back to LangChain messages (the originals where unchanged; memory blocks
+ * the strategy sends as user messages become human messages).
  */
 export function toModelMessages(payload: ReadonlyArray<Readonly<ChatMessage>>, system: SystemMessage): ModelMessages {
   let start = 0;

@@ -76,7 +76,9 @@ describe('CtxkitSession', () => {
       const stored = await session.getStoredItems();
       const composed = await session.getItems();
       expect(composed.length).toBeLessThan(stored.length);
-      expect(composed[0]).toMatchObject({ role: 'system' });
+      // The summary, a user message item (a quoted record, not instructions).
+      expect(composed[0]).toMatchObject({ role: 'user' });
+      expect(contentText(toChatMessages([composed[0]!])[0]!.content)).toContain('<conversation_summary');
       expect(counter.countMessages([{ role: 'system', content: INSTRUCTIONS }, ...toChatMessages(composed)])).toBeLessThanOrEqual(3000);
       expect(composed.at(-1)).toEqual(stored.at(-1));
       const last = await session.getItems(3);

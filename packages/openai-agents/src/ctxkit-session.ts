@@ -63,7 +63,8 @@ function itemKey(item: AgentInputItem): string {
  * - `addItems` appends to the stored history and reports each finished turn (the history ends
  *   with an assistant answer) to the strategy's `onTurnComplete`;
  * - `getItems` returns the strategy's composed history for the next model call (its memory, such
- *   as a summary, as system items, then the newest history that fits), within the budget with the
+ *   as a summary, as the items the strategy sends it in, a user message unless its `memoryRole` says
+ *   system, then the newest history that fits), within the budget with the
  *   session's `instructions` and `tools`;
  * - `callModelInputFilter`, passed to `run` with the session, composes every model call of a run
  *   (tool loops included) from the whole stored history plus the run's new items, counting the

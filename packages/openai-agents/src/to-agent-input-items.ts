@@ -72,8 +72,8 @@ function without(item: Item | undefined, ...keys: string[]): Item {
  * through unchanged (the same role, content, tool calls and reasoning as its `openaiAgents`
  * origin) becomes exactly its original items, the same objects. Any other message is built from
  * its ctxkit fields, keeping the ids, statuses and `providerData` of its origin's items where they
- * still apply: a system message (strategy memory, a summary) becomes a system message item, a
- * user message a user message item (text and image URL parts), an assistant message its reasoning
+ * still apply: a system message (the dynamic context, a summary with `memoryRole: 'system'`) becomes a
+ * system message item, a user message (a summary by default) a user message item (text and image URL parts), an assistant message its reasoning
  * and carried items, an assistant message item for its text and one `function_call` per tool call,
  * a tool message a `function_call_result` (named after its call earlier in the list).
  * @throws ChatMessageItemError (`CTXKIT_HISTORY_INVALID`) for an unknown role, or a tool message without origin whose call is not earlier in the list

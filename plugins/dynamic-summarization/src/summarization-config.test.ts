@@ -18,6 +18,7 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
   batchTurns: true,
   summaryMaxTokens: true,
   memoryShare: true,
+  memoryRole: true,
   summaryInputMaxTokens: true,
   summarizer: true,
   summaryPrompt: true,

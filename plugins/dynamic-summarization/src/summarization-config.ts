@@ -1,4 +1,4 @@
-import { applyConfigSchema, type RecallConfig } from '@ctxkit/core/strategy-kit';
+import { applyConfigSchema, type MemoryRole, type RecallConfig } from '@ctxkit/core/strategy-kit';
 import manifest from '../plugin.json';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 
@@ -26,6 +26,12 @@ export interface SummarizationConfig {
   summaryMaxTokens: number | null;
   /** Share of the room (budget less system prompt, tools and dynamic context) the summary may take. */
   memoryShare: number;
+  /**
+   * Where the summary is sent: `user`, in a user message framed as a quoted record of the earlier
+   * conversation; `system`, in a system message right after the system prompt, with its authority.
+   * @default 'user'
+   */
+  memoryRole: MemoryRole;
   /** Cap on the transcript sent to the summarizer model. */
   summaryInputMaxTokens: number;
   /** `auto`, `llm` or `offline`. */

@@ -88,7 +88,7 @@ describe('SummarizationStrategy', () => {
       expect(llm.callCount).toBe(1);
       const payload = await strategy.composePayload(SYSTEM, longer, []);
       expect(payload.messages[0]).toEqual({ role: 'system', content: SYSTEM });
-      expect(payload.messages[1]!.role).toBe('system');
+      expect(payload.messages[1]!.role).toBe('user');
       expect(payload.messages[1]!.content).toContain('<conversation_summary');
       expect(payload.messages[1]!.content).toContain('RES1001 to RES1003');
       // The newest history that fits beside the summary follows it verbatim; what is older than the

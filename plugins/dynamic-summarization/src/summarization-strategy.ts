@@ -268,7 +268,7 @@ export class SummarizationStrategy implements IContextManager {
   private summaryBlockOf(state: SummaryState): MemoryBlock {
     const built = this.summaryBlock?.state;
     const same = built !== undefined && built.version === state.version && built.coveredMessages === state.coveredMessages && built.coveredTurns === state.coveredTurns && built.text === state.text;
-    if (!same) this.summaryBlock = { state, block: summaryMemoryBlock(state, this.base.counter) };
+    if (!same) this.summaryBlock = { state, block: summaryMemoryBlock(state, this.base.counter, this.config.memoryRole) };
     return this.summaryBlock!.block;
   }
 }

@@ -17,6 +17,7 @@ describe('resolveEntityExtractionConfig', () => {
         recentTurns: 1,
         lean: false,
         memoryShare: 0.8,
+        memoryRole: 'user',
         extractionPrompt: null,
         stateMaxTokens: 1024,
         extractionMaxOutputTokens: 1024,

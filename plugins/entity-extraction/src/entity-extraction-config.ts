@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@ctxkit/core';
-import { applyConfigSchema, type RecallConfig } from '@ctxkit/core/strategy-kit';
+import { applyConfigSchema, type MemoryRole, type RecallConfig } from '@ctxkit/core/strategy-kit';
 import manifest from '../plugin.json';
 
 /** The plugin id. */
@@ -22,6 +22,12 @@ export interface EntityExtractionConfig {
   lean: boolean;
   /** Share of the room (budget less system prompt, tools and dynamic context) the state block may take. @default 0.8 */
   memoryShare: number;
+  /**
+   * Where the state block is sent: `user`, in a user message framed as a quoted record of the earlier
+   * conversation; `system`, in a system message before the history, with the system prompt's authority.
+   * @default 'user'
+   */
+  memoryRole: MemoryRole;
   /** Instruction of the extraction call; `null` uses {@link DEFAULT_EXTRACTION_PROMPT}. @default null */
   extractionPrompt: string | null;
   /** Token cap of the state block in the payload. @default 1024 */

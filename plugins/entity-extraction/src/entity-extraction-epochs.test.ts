@@ -67,7 +67,7 @@ describe('EntityExtractionStrategy epochs', () => {
 
     await strategy.undo('e1');
     const undone = await strategy.composePayload(SYSTEM, history2, []);
-    expect(undone.messages[1]).toEqual({ role: 'system', content: expect.stringContaining('<conversation_state version="0">') });
+    expect(undone.messages[1]).toEqual({ role: 'user', content: expect.stringContaining('<conversation_state version="0">') });
     expect(String(undone.messages[1]!.content)).not.toContain('Seattle');
     expect(undone.stats.extra).not.toHaveProperty('heldMemory');
   });

@@ -48,7 +48,7 @@ describe('EntityExtractionStrategy', () => {
       const { strategy, events, llm } = setup({ script: ['{"destination": "Seattle"}'] });
       const payload = await strategy.composePayload('You book flights.', history1, []);
       expect(payload.messages[0]).toEqual({ role: 'system', content: 'You book flights.' });
-      expect(payload.messages[1]!.role).toBe('system');
+      expect(payload.messages[1]!.role).toBe('user');
       expect(payload.messages[1]!.content).toContain('<conversation_state version="1">\n{\n"destination": "Seattle"\n}\n</conversation_state>');
       expect(payload.messages[1]!.content).toContain('Required fields still missing: date.');
       expect(payload.messages.slice(2)).toEqual(history1);

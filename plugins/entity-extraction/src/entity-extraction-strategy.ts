@@ -12,9 +12,8 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { SerialQueue, contentDigest, contentText, payloadPreview, RecallLayer, StrategyFoundation, type PreparedRecall, type TurnIndex } from '@ctxkit/core/strategy-kit';
+import { FailureBackoff, SerialQueue, contentDigest, contentText, payloadPreview, RecallLayer, StrategyFoundation, type PreparedRecall, type TurnIndex } from '@ctxkit/core/strategy-kit';
 import { ENTITY_EXTRACTION_STRATEGY_ID, type EntityExtractionConfig } from './entity-extraction-config';
-import { ExtractionBackoff } from './extraction/extraction-backoff';
 import { buildExtractionInput, type ExtractionInput } from './extraction/extraction-input';
 import { nextExtractionNote } from './extraction/next-extraction-note';
 import { resumePoint } from './extraction/resume-point';
@@ -44,6 +43,8 @@ export const ENTITY_STATE_STORE_NAME = 'state';
 
 /** Extractions run again when their changes no longer fit the state another process wrote meanwhile. */
 const MAX_EXTRACTION_RERUNS = 2;
+/** The longest wait after failed extraction calls in a row (unless `extractionRetryBackoffMs` is longer). */
+const MAX_EXTRACTION_BACKOFF_MS = 15 * 60_000;
 
 /** The state a call composes with, and the messages it does not include yet (`null`: none). */
 interface ExtractionResult {
@@ -104,7 +105,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   private turn = 0;
   private lastError: ExtractionFailure | null = null;
   /** When the extraction model is called again after failed calls. */
-  private readonly backoff: ExtractionBackoff;
+  private readonly backoff: FailureBackoff;
   /** An extraction a call stopped waiting for, until its update is written (in the queue). */
   private running: Promise<void> | undefined;
   /** Aborts a running extraction when the strategy is disposed. */
@@ -124,10 +125,10 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       warn: (message, error) => this.warn(message, error),
       written: (replaced, written) => this.extractionEpochs.recordWrite(replaced, written, this.turn),
     });
-    this.stateBlocks = new StateBlockCache(options.schema, this.base.counter);
-    this.shortenedStateBlocks = new StateBlockCache(options.schema, this.base.counter);
+    this.stateBlocks = new StateBlockCache(options.schema, this.base.counter, options.config.memoryRole);
+    this.shortenedStateBlocks = new StateBlockCache(options.schema, this.base.counter, options.config.memoryRole);
     this.recall = config.recall ? new RecallLayer({ context, config: config.recall, counter: this.base.counter }) : undefined;
-    this.backoff = new ExtractionBackoff(config.extractionRetryBackoffMs);
+    this.backoff = new FailureBackoff({ firstMs: config.extractionRetryBackoffMs, maxMs: Math.max(config.extractionRetryBackoffMs, MAX_EXTRACTION_BACKOFF_MS) });
   }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
@@ -257,9 +258,9 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
   private heldBack(): { reason: 'running' | 'backing-off'; message: string; retryAt?: number } | null {
     if (this.running) return { reason: 'running', message: 'an earlier extraction the strategy stopped waiting for still runs; the next one reads these messages' };
     if (this.options.extractor.kind === 'offline') return null;
-    const retryAt = this.backoff.heldUntil(this.options.context.now());
-    if (retryAt === null) return null;
-    const failures = this.backoff.consecutiveFailures;
+    const retryAt = this.backoff.retryAt;
+    if (retryAt === null || !this.backoff.waiting(() => this.options.context.now())) return null;
+    const failures = this.backoff.failedInARow;
     return {
       reason: 'backing-off',
       retryAt,
@@ -392,7 +393,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       ...options,
       turn: turns.turns,
       preview,
-      memory: [entityStateMemoryBlock(persisted, block.message ? String(block.message.content) : '', this.shortenedStateBlocks, config.stateMaxTokens)],
+      memory: [entityStateMemoryBlock(persisted, block.message ? String(block.message.content) : '', this.shortenedStateBlocks, config.stateMaxTokens, config.memoryRole)],
       memoryShare: config.memoryShare,
       cutBackRatio: config.cutBackRatio,
       keepFirstShare: config.keepFirstShare,

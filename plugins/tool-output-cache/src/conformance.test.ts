@@ -7,12 +7,13 @@ import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy
 // validated, its entry imported by the runtime's loader, each case's config validated by its
 // configSchema with the defaults applied. The suite's summarizer answer has <summary> tags, so
 // compactions that the budget triggers succeed. Every family runs, the bundled tau-bench and
-// OpenHands conversations included (long single-turn runs compacted more than once among them).
+// OpenHands conversations included (long single-turn runs compacted more than once among them), and
+// the small-budget sessions whose every reduction (micro-compactions among them) has its one event.
 runConformance<ToolOutputCacheStrategyConfig>('std-tool-output-cache-strategy', {
   plugin: path.join(__dirname, '..'),
   config: {},
   llm: '<retain>conformance</retain><summary>Earlier turns, summarized.</summary>',
-  cases: ['property', 'hostile', 'budget', 'long-history', 'conversation'],
+  cases: ['property', 'hostile', 'budget', 'long-history', 'reporting', 'conversation'],
 });
 
 // Cache-stable: replaced outputs stay replaced, the view is relieved and the window cut back to 80%

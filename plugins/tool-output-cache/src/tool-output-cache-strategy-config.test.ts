@@ -21,6 +21,7 @@ const TYPE_KEYS: Record<keyof ResolvedToolOutputCacheStrategyConfig, true> = {
   safetyMarginRatio: true,
   cutBackRatio: true,
   keepFirstShare: true,
+  memoryRole: true,
   minReclaimTokens: true,
   toolOutputCache: true,
   microCompact: true,

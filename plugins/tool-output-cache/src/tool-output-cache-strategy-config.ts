@@ -1,4 +1,4 @@
-import { applyConfigSchema } from '@ctxkit/core/strategy-kit';
+import { applyConfigSchema, type MemoryRole } from '@ctxkit/core/strategy-kit';
 import manifest from '../plugin.json';
 import type { ToolOutputCacheConfig } from './cache/tool-output-cache-config';
 import type { CompactionConfig } from './compaction/compaction-config';
@@ -43,6 +43,13 @@ export interface ResolvedToolOutputCacheStrategyConfig {
    * @default 0
    */
   keepFirstShare: number;
+  /**
+   * Where a compaction's retain + summary is sent: `user`, in a user message framed as a quoted record
+   * of the earlier conversation; `system`, in a system message right after the system prompt, with
+   * its authority.
+   * @default 'user'
+   */
+  memoryRole: MemoryRole;
   /**
    * Tokens that replacing or compacting older outputs ahead of need must reclaim before it is done:
    * the tool output budget replaces older outputs, and micro-compact (`when: "always"`) compacts

@@ -11,11 +11,15 @@ import {
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, freezeDeep, loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 import { buildCompactionRequest, compactMessages } from './compaction/compact-messages';
+import { COMPACTION_PREAMBLE } from './compaction/compaction-memory';
 import { createStrategy } from './create-tool-output-cache-strategy';
 import type { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
 import { resolveToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { call, exchange, output } from './test-support';
 import { ToolOutputCache } from './cache/tool-output-cache';
+
+/** The compaction's retain + summary as the payload's memory block sends them: a framed user message. */
+const COMPACTED_BLOCK = `${COMPACTION_PREAMBLE}\n<compaction_summary>\nids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.\n</compaction_summary>`;
 
 const SYSTEM = 'You are a coding agent.';
 const usage = (total: number) => ({ input_tokens: total, output_tokens: 0, cache_creation_tokens: 0, cache_read_tokens: 0, total_tokens: total });
@@ -108,9 +112,9 @@ describe('ToolOutputCacheStrategy', () => {
       expect(names()).toEqual(expect.arrayContaining(['compaction-start', 'compaction-end']));
       // The caller keeps passing its full history: it receives the compacted view.
       const payload = await strategy.composePayload(SYSTEM, [...history, { role: 'assistant', content: 'Done.' }], []);
-      // The retain + summary are the memory block, right after the system prompt.
-      expect(payload.messages.map((message) => message.content)).toEqual([SYSTEM, 'ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.', 'Done.']);
-      expect(payload.messages[1]!.role).toBe('system');
+      // The retain + summary are the memory block, right after the system prompt, in a user message.
+      expect(payload.messages.map((message) => message.content)).toEqual([SYSTEM, COMPACTED_BLOCK, 'Go on.', 'Done.']);
+      expect(payload.messages[1]!.role).toBe('user');
       expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'compacted', from: 0, to: history.length - 1, recoverableFrom: 'transcript' }));
       // A caller that adopted the compacted history gets the same payload.
       const adopted = await strategy.composePayload(SYSTEM, [...result.messages!, { role: 'assistant', content: 'Done.' }], []);
@@ -631,7 +635,7 @@ describe('ToolOutputCacheStrategy', () => {
         // The compaction summarized both outputs: they were collected before they were written.
         expect(put).not.toHaveBeenCalled();
         // The view laid over the compacted history: retain + summary, then the kept turn.
-        expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.']);
+        expect(payload.messages.map((message) => message.content).slice(1)).toEqual([COMPACTED_BLOCK, 'Go on.']);
         expect(payload.stats.extra).toMatchObject({ toolOutputCache: { newlyCached: 2 } });
         expect(names().filter((name) => name === 'tool-output-cached')).toHaveLength(2);
       } finally {
@@ -646,7 +650,7 @@ describe('ToolOutputCacheStrategy', () => {
       const history = longHistory(2, 5);
       expect(await tool(strategy, 'compact')({ focus: 'the failing test' })).toContain('Compaction scheduled');
       const payload = await strategy.composePayload(SYSTEM, history, []);
-      expect(payload.messages.map((message) => message.content).slice(1)).toEqual(['ids: ISSUE-7, file src/main.c\n\nThe agent read the build logs and is fixing src/main.c.', 'Go on.']);
+      expect(payload.messages.map((message) => message.content).slice(1)).toEqual([COMPACTED_BLOCK, 'Go on.']);
       expect(events.find((event) => event.name === 'compaction-end')!.payload.trigger).toBe('manual');
       expect(JSON.stringify(llm.requests[0]!.messages)).toContain('the failing test');
     });

@@ -40,7 +40,11 @@ async function replay(runtime: ContextRuntime, kase: KernelCase, options: { tool
 }
 
 const textOf = (messages: readonly ChatMessage[]) => messages.map((message) => contentText(message.content ?? null)).join('\n');
-const usersOf = (messages: readonly ChatMessage[]) => messages.filter((message) => message.role === 'user').map((message) => contentText(message.content));
+/** A strategy's memory block sent as a user message (a summary, a state): its frame's tag opens a line. */
+const MEMORY_FRAME = /^<(conversation_summary|conversation_state|compaction_summary|pinned|recalled-turns)[\s>]/m;
+/** The texts of the conversation's user messages (memory blocks sent as user messages aside). */
+const usersOf = (messages: readonly ChatMessage[]) =>
+  messages.filter((message) => message.role === 'user' && !MEMORY_FRAME.test(contentText(message.content))).map((message) => contentText(message.content));
 
 describe('kernel with each strategy (plugin.json → loader → DI → kernel → scripted model → tools → next turn)', () => {
   let runtime: ContextRuntime;
@@ -115,7 +119,9 @@ describe('kernel with each strategy (plugin.json → loader → DI → kernel �
       requestsByTurn.forEach((requests, index) => {
         for (const request of requests) {
           expect(request.messages[0]!.role).toBe('system');
-          expect(contentText(request.messages[1]!.content ?? null)).toMatch(/^<conversation_state version="\d+">/);
+          // The state block, in a user message of its own (a quoted record, not instructions).
+          expect(request.messages[1]!.role).toBe('user');
+          expect(contentText(request.messages[1]!.content ?? null)).toMatch(/\n<conversation_state version="\d+">/);
           expect(usersOf(request.messages)).toEqual([turns[index]!.userText]);
           expect(findPayloadProblems(request.messages)).toEqual([]);
         }

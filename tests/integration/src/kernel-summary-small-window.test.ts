@@ -169,7 +169,7 @@ describe('kernel + summarization at small windows (plugin.json → loader → DI
         if (leavesHistoryOut(stats)) expect({ call: index, summaryIncluded: extra.summaryIncluded }).toEqual({ call: index, summaryIncluded: true });
         if (extra.summaryIncluded === true) {
           withSummary++;
-          expect(sent[1]!.role).toBe('system');
+          expect(sent[1]!.role).toBe('user');
           expect(contentText(sent[1]!.content ?? null)).toContain(`<conversation_summary covers_messages="0-${(extra.coveredMessages as number) - 1}"`);
           expect(stats.reductions.some((record) => record.action === 'summarized' && record.from === 0)).toBe(true);
         }

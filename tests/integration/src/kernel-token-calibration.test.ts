@@ -61,6 +61,23 @@ describe('token counts calibrated to the provider (kernel)', () => {
     expect(first!.estimatedTokens).toBeGreaterThan(first!.rawTokens);
   });
 
+  it('emits each usage-level crossing once, from the kernel, while the strategy counts less than the provider', async () => {
+    const config = { maxContextTokens: 4000, reserveOutputTokens: 128 };
+    const handle = await runtime.loadAgent({ ...manifest, id: 'levels-agent', contextStrategy: { ...manifest.contextStrategy, config } });
+    const agent = createAgent(handle, { llm: new CountingProvider() });
+    const levels: Array<{ from: string; to: string; used: number }> = [];
+    handle.events.on('usage-level-change', ({ from, to, used }) => levels.push({ from, to, used }));
+    const turn = 'Please also check the connecting flight, the seat map and the fare rules for every passenger. '.repeat(8);
+    // Until the strategy's own count (a quarter under the provider's) passes 60% too.
+    let strategyLevel = 'ok';
+    for (let index = 0; index < 40 && strategyLevel === 'ok'; index++) strategyLevel = (await agent.run(turn)).payloads.at(-1)!.usageLevel;
+    expect(strategyLevel).toBe('warn');
+    // One emitter, the kernel, by its calibrated count: a chain of crossings from ok, none of them twice.
+    expect(levels[0]).toMatchObject({ from: 'ok', to: 'warn' });
+    expect(levels[0]!.used).toBeGreaterThanOrEqual(0.6 * config.maxContextTokens);
+    levels.slice(1).forEach((change, index) => expect(change.from).toBe(levels[index]!.to));
+  });
+
   it('learns nothing from an offline client or when turned off', async () => {
     const offline = Object.assign(new CountingProvider(), { offline: true });
     const agent = createAgent(await runtime.loadAgent(manifest), { llm: offline });

@@ -11,9 +11,9 @@ import { freezeDeep, loadConversations, type BundledConversationName, type Conve
  * forSession) replay the bundled tau-bench and OpenHands conversations at a 4,000-token ceiling,
  * 200 composePayload calls per strategy and conversation file (a fresh session per record; the three
  * OpenHands runs are replayed again in new sessions until the 200 calls are made). Every payload must
- * start with the system prompt followed by the pinned block holding the first user message verbatim,
- * hold that text once, stay within budget, be valid for providers and report the pin; the recorded
- * histories are never changed.
+ * start with the system prompt, unaltered, its system messages followed by the pinned block's user
+ * message holding the first user message verbatim, hold that text once, stay within budget, be valid
+ * for providers and report the pin; the recorded histories are never changed.
  *
  * OpenHands' system prompt and tool definitions alone take 2,900 of the 3,600 available tokens, so
  * its replays send no tool definitions (the history keeps its tool calls and results) and let the
@@ -53,8 +53,12 @@ function occurrences(payload: LLMPayload, text: string): number {
 /** What is wrong with one payload, or nothing. */
 function problemsOf(payload: LLMPayload, record: ConversationRecord, task: string): string[] {
   const problems: string[] = [];
-  const system = payload.messages[0]?.role === 'system' ? contentText(payload.messages[0].content) : '';
-  if (!system.startsWith(`${record.systemPrompt}\n\n<pinned>\n[pin p1 · task]\n${task}\n</pinned>`)) problems.push('the system prompt is not followed by the pinned task');
+  const first = payload.messages[0];
+  if (first?.role !== 'system' || contentText(first.content) !== record.systemPrompt) problems.push('the payload does not start with the system prompt, unaltered');
+  let lead = 0;
+  while (payload.messages[lead]?.role === 'system') lead++;
+  const pinned = payload.messages[lead];
+  if (pinned?.role !== 'user' || !contentText(pinned.content).endsWith(`<pinned>\n[pin p1 · task]\n${task}\n</pinned>`)) problems.push('the system messages are not followed by the pinned task in a user message');
   const seen = occurrences(payload, task);
   if (seen !== 1) problems.push(`the task appears ${seen} times`);
   const tokens = counter.countMessages(payload.messages) + counter.countTools(payload.tools);

@@ -11,8 +11,11 @@ export interface MemoryBlock {
   /** The block's whole text; it is sent as one message (see `role`). */
   content: string;
   /**
-   * The role of the block's message. `user` for text the system prompt's author did not write
-   * (recalled turns): framed as a quote in the conversation, never as instructions.
+   * The role of the block's message. `user` for text the system prompt's author did not write (a
+   * summary, an entity state, recalled turns): framed as a quoted record in the conversation, never
+   * as instructions (see `escapeMemoryText` and `memoryPreamble`). Every standard strategy sets it
+   * from its `memoryRole` config, `user` unless told otherwise. System-role blocks are sent before
+   * every user-role block, whatever their placement.
    * @default 'system'
    */
   role?: 'system' | 'user';
@@ -26,6 +29,8 @@ export interface MemoryBlock {
   /**
    * `after-system`: right after the system prompt, before the dynamic context (a running summary).
    * `before-history`: after the dynamic context, right before the recent history (a state block).
+   * A user-role block goes after every system message (the dynamic context included): `after-system`
+   * then puts it before the `before-history` user-role blocks.
    * @default 'before-history'
    */
   placement?: 'after-system' | 'before-history';

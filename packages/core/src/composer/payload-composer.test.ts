@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { ChatMessage } from '../contracts/chat-message';
+import type { ReductionRecord } from '../contracts/llm-payload';
 import { computeBudget } from '../budget/compute-budget';
 import { CtxkitEventBus } from '../events/event-bus';
 import type { CtxkitEventName } from '../events/ctxkit-events';
@@ -557,6 +558,68 @@ describe('PayloadComposer', () => {
         }),
         { numRuns: 60 },
       );
+    });
+  });
+
+  describe('#emitComposed', () => {
+    /** Every event `compose` emits on a fresh bus, by name. */
+    function recorded(events: CtxkitEventBus): Array<{ name: CtxkitEventName; reductions?: ReductionRecord[] }> {
+      const seen: Array<{ name: CtxkitEventName; reductions?: ReductionRecord[] }> = [];
+      for (const name of ['history-trim', 'tool-output-trim', 'usage-level-change', 'payload-composed'] as CtxkitEventName[]) {
+        events.on(name, (payload: unknown) => {
+          const { reductions } = payload as { reductions?: ReductionRecord[] };
+          seen.push({ name, ...(reductions ? { reductions } : {}) });
+        });
+      }
+      return seen;
+    }
+    /** The events that carry `record` in their reductions. */
+    const carrying = (seen: ReturnType<typeof recorded>, record: ReductionRecord) => seen.filter((event) => event.reductions?.includes(record)).map((event) => event.name);
+
+    it('reports the strategy\'s micro-compacted results in one tool-output-trim', () => {
+      const events = new CtxkitEventBus();
+      const seen = recorded(events);
+      const history: ChatMessage[] = [
+        { role: 'user', content: 'Read the logs.' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'run', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: '[Previous: used run]' },
+        { role: 'user', content: 'Now fix it.' },
+      ];
+      const microCompacted: ReductionRecord = { action: 'micro-compacted', from: 2, to: 3, messages: 1, tokensBefore: 400, tokensAfter: 8, reason: 'tool result micro-compacted to fit the context window', recoverableFrom: 'history' };
+      const { payload } = composer(4000, events).compose({ systemPrompt: 'sys', history, tools: [], turn: 2, reductions: [microCompacted] });
+      const record = payload.stats.reductions.find((candidate) => candidate.action === 'micro-compacted')!;
+      expect(record).toEqual(microCompacted);
+      expect(carrying(seen, record)).toEqual(['tool-output-trim']);
+    });
+
+    it('reports a summary block shortened or left out, which touches no message, in one event', () => {
+      const long = Array.from({ length: 200 }, (_, n) => `fact ${n}: the code is ZX${n}Q`).join('\n');
+      const events = new CtxkitEventBus();
+      const seen = recorded(events);
+      const shortened = composer(1000, events).compose({ systemPrompt: 'sys', history: turns(40), tools: [], turn: 40, memory: [summary(long, 60)], memoryShare: 0.3 });
+      const cut = shortened.payload.stats.reductions.find((record) => record.reason === 'summary block shortened to its share of the budget')!;
+      expect(cut).toMatchObject({ action: 'truncated', messages: 0 });
+      expect(carrying(seen, cut)).toEqual(['tool-output-trim']);
+
+      const history: ChatMessage[] = [...turns(3), { role: 'user', content: 'Check these codes: ' + 'code '.repeat(780) }];
+      const leftOut = composer(900, events).compose({ systemPrompt: 'sys', history, tools: [], turn: 4, memory: [summary('A summary of the earlier turns. '.repeat(20), 6)] });
+      expect(leftOut.memory).toEqual(['left-out']);
+      const dropped = leftOut.payload.stats.reductions.find((record) => record.reason === 'summary block left out: no room beside the newest user message')!;
+      expect(dropped).toMatchObject({ action: 'dropped', messages: 0 });
+      expect(carrying(seen, dropped)).toEqual(['history-trim']);
+    });
+
+    it('leaves usage-level-change to the host of a session that has one', () => {
+      const events = new CtxkitEventBus();
+      const seen = recorded(events);
+      composer(1000, events).compose({ systemPrompt: 'sys', history: turns(40), tools: [], turn: 40 });
+      expect(seen.filter((event) => event.name === 'usage-level-change')).toHaveLength(1);
+      const hosted = new CtxkitEventBus();
+      hosted.hostedUsageLevels.add('s');
+      const silent = recorded(hosted);
+      const { payload } = composer(1000, hosted).compose({ systemPrompt: 'sys', history: turns(40), tools: [], turn: 40 });
+      expect(payload.stats.usageLevel).not.toBe('ok');
+      expect(silent.map((event) => event.name)).toEqual(['history-trim', 'payload-composed']);
     });
   });
 });

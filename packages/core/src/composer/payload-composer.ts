@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../contracts/tool-definition';
 import { BudgetExceededError } from '../errors/budget-exceeded-error';
 import type { CtxkitEventBase } from '../events/ctxkit-events';
 import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
+import { emitReductions } from '../events/reduction-events';
 import { buildPayload } from '../ledger/build-payload';
 import { assertHistoryShape } from '../messages/assert-history-shape';
 import { groupAt } from '../messages/group-tool-calls';
@@ -342,11 +343,16 @@ export class PayloadComposer {
     const sent = fitted.filter((block) => block.message !== undefined).map((block) => block.block);
     const relabeled = relabelCoveredDrops(windowRecords, older, sent);
 
-    // Within a placement, system-role blocks come before user-role ones (recalled turns): the
-    // conversation starts after the last system message, whatever order the blocks were fitted in.
-    const systemFirst = (messages: Array<SystemMessage | UserMessage>) => [...messages.filter((m) => m.role === 'system'), ...messages.filter((m) => m.role !== 'system')];
-    const leading = systemFirst(fitted.filter((block) => block.message && block.block.placement === 'after-system').map((block) => block.message!));
-    const trailing = systemFirst(fitted.filter((block) => block.message && block.block.placement !== 'after-system').map((block) => block.message!));
+    // System-role blocks come before every user-role one (a summary, a state, recalled turns): the
+    // conversation starts after the last system message, so the dynamic context (a system message)
+    // comes before a user-role block even when the block is placed right after the system prompt.
+    // User-role blocks keep their placements' order, then the history follows them.
+    const sentMessages = (placed: (block: MemoryBlock) => boolean, role: 'system' | 'user') =>
+      fitted.filter((block) => block.message !== undefined && block.message.role === role && placed(block.block)).map((block) => block.message!);
+    const afterSystem = (block: MemoryBlock) => block.placement === 'after-system';
+    const beforeHistory = (block: MemoryBlock) => block.placement !== 'after-system';
+    const leading = sentMessages(afterSystem, 'system');
+    const trailing = [...sentMessages(beforeHistory, 'system'), ...sentMessages(afterSystem, 'user'), ...sentMessages(beforeHistory, 'user')];
     const payload = buildPayload({
       strategyId: owner.strategyId,
       model: this.options.model,
@@ -638,17 +644,20 @@ export class PayloadComposer {
     return records;
   }
 
-  /** Emits the events of a composed payload (for strategies that compose with `emitEvents: false` and decide later). */
+  /**
+   * Emits the events of a composed payload (for strategies that compose with `emitEvents: false` and
+   * decide later): each of its dropped and cut records in one `history-trim` or `tool-output-trim`
+   * (memory blocks and the RAG context included), `usage-level-change` when the level changed (unless
+   * the session's host emits it: `CtxkitEventBus.hostedUsageLevels`), and `payload-composed`.
+   */
   emitComposed(payload: LLMPayload, turn: number): void {
-    const { events } = this.options.owner;
+    const { events, sessionId } = this.options.owner;
     const base = this.eventBase(turn);
-    const records = payload.stats.reductions;
-    const dropped = records.filter((record) => record.action === 'dropped' && record.messages > 0);
-    if (dropped.length > 0) safeEmit(events, 'history-trim', { ...base, reductions: dropped, droppedMessages: dropped.reduce((sum, record) => sum + record.messages, 0) });
-    const trimmed = records.filter((record) => (record.action === 'truncated' || record.action === 'trimmed') && record.messages > 0);
-    if (trimmed.length > 0) safeEmit(events, 'tool-output-trim', { ...base, reductions: trimmed });
+    emitReductions(events, base, payload.stats.reductions);
     if (payload.stats.usageLevel !== this.level) {
-      safeEmit(events, 'usage-level-change', { ...base, from: this.level, to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: payload.stats.budget.maxContextTokens });
+      if (!events.hostedUsageLevels?.has(sessionId)) {
+        safeEmit(events, 'usage-level-change', { ...base, from: this.level, to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: payload.stats.budget.maxContextTokens });
+      }
       this.level = payload.stats.usageLevel;
     }
     safeEmit(events, 'payload-composed', { ...base, stats: payload.stats });

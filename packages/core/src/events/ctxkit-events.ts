@@ -21,7 +21,10 @@ export interface CtxkitEventBase {
 export interface CtxkitEventPayloads {
   /** A payload was composed. */
   'payload-composed': CtxkitEventBase & { stats: PayloadStats };
-  /** History left the payload (dropped by a window). */
+  /**
+   * History left the payload (dropped by a window), or a memory block or the RAG context was left
+   * out: every `dropped` record of the payload; `droppedMessages` counts history messages.
+   */
   'history-trim': CtxkitEventBase & { reductions: ReductionRecord[]; droppedMessages: number };
   /**
    * Earlier turns were recalled into the payload (strategies with recall): each hit's session, its
@@ -34,7 +37,11 @@ export interface CtxkitEventPayloads {
     candidates: number;
     embedding: RecallEmbeddingState;
   };
-  /** A tool output was cut to a view, trimmed to a placeholder or micro-compacted. */
+  /**
+   * A tool output was cut to a view, trimmed to a placeholder or micro-compacted, the newest user
+   * message truncated, or a memory block or the RAG context shortened: every `truncated`, `trimmed`
+   * and `micro-compacted` record of the payload.
+   */
   'tool-output-trim': CtxkitEventBase & { reductions: ReductionRecord[] };
   /** A tool output was stored in the tool output cache. */
   'tool-output-cached': CtxkitEventBase & { refId: string; toolCallId: string; byteSize: number; lineCount: number };
@@ -76,7 +83,11 @@ export interface CtxkitEventPayloads {
     offline: boolean;
   };
   'entities-error': CtxkitEventBase & { reason: string; errors: string[]; attempts: number };
-  /** Usage level crossed a boundary (ok < 60% <= warn < 80% <= compact < 90% <= critical). */
+  /**
+   * Usage level crossed a boundary (ok < 60% <= warn < 80% <= compact < 90% <= critical), once per
+   * crossing by one emitter: the kernel in the sessions it runs (the payload as composed, before its
+   * pre-send check), else the strategy.
+   */
   'usage-level-change': CtxkitEventBase & { from: UsageLevel; to: UsageLevel; used: number; contextWindow: number };
   /** A small-context mode switched on or off. */
   'small-context-mode': CtxkitEventBase & { mode: 'A' | 'B' | 'C' | 'D'; active: boolean; reason: string };

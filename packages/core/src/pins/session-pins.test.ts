@@ -14,6 +14,8 @@ import { FileContextStore } from '../stores/file-context-store';
 import { MemoryContextStore } from '../stores/memory-context-store';
 import { freezeDeep } from '../messages/freeze-deep';
 import { PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL } from './pin-tools';
+import { pinMessageText } from './pin-block';
+import { PIN_ROOM_NOTE } from './session-pins';
 
 interface Call {
   systemPrompt: string;
@@ -61,7 +63,13 @@ describe('session pins', () => {
     const copy = JSON.stringify(given);
     const payload = await session.composePayload('You are careful.', given, []);
 
-    expect(calls[0]!.systemPrompt).toBe('You are careful.\n\n<pinned>\n[pin p1 · task]\nRefactor the parser; keep the public API — 東京 🚀\n</pinned>');
+    // The block goes in its own user message after the system prompt; the strategy is given it (and room for that message) in the system prompt.
+    const block = pinMessageText('<pinned>\n[pin p1 · task]\nRefactor the parser; keep the public API — 東京 🚀\n</pinned>');
+    expect(payload.messages.slice(0, 2)).toEqual([
+      { role: 'system', content: 'You are careful.' },
+      { role: 'user', content: block },
+    ]);
+    expect(calls[0]!.systemPrompt.startsWith(`You are careful.\n\n${block}\n${PIN_ROOM_NOTE}`)).toBe(true);
     expect(calls[0]!.history).not.toBe(given);
     expect(calls[0]!.history[0]).toEqual({ role: 'user', content: '[pin p1: this message is kept verbatim in the pinned block above]' });
     expect(calls[0]!.history.slice(1)).toEqual(given.slice(1));
@@ -111,9 +119,9 @@ describe('session pins', () => {
     expect(calls[0]).toEqual({ systemPrompt: 'sys', history: given });
     expect(calls[0]!.history).toBe(given);
     await session.pin('Never delete files.\nAsk before pushing.', { label: 'rules' });
-    await session.composePayload('sys', given, []);
+    const payload = await session.composePayload('sys', given, []);
     expect(calls[1]!.history).toBe(given);
-    expect(calls[1]!.systemPrompt).toBe('sys\n\n<pinned>\n[pin p1 · rules]\nNever delete files.\nAsk before pushing.\n</pinned>');
+    expect(payload.messages[1]).toEqual({ role: 'user', content: pinMessageText('<pinned>\n[pin p1 · rules]\nNever delete files.\nAsk before pushing.\n</pinned>') });
   });
 
   it('uses the captured text after the host history was compacted, and pins the same thing once', async () => {
@@ -236,8 +244,10 @@ describe('session pins', () => {
     const session = agent.forSession('s1');
     expect((await session.pins()).map((pin) => `${pin.id} ${pin.kind} ${pin.label}`)).toEqual(['p1 message task', 'p2 text rule']);
     const given: ChatMessage[] = [{ role: 'system', content: 'host note' }, ...history()];
-    await session.composePayload('sys', given, []);
-    expect(calls[0]!.systemPrompt).toBe('sys\n\n<pinned>\n[pin p1 · task]\nRefactor the parser; keep the public API — 東京 🚀\n\n[pin p2 · rule]\nNever delete files.\n</pinned>');
+    const payload = await session.composePayload('sys', given, []);
+    // After every system message the payload starts with (the host's own note too).
+    expect(payload.messages.slice(0, 2)).toEqual([{ role: 'system', content: 'sys' }, { role: 'system', content: 'host note' }]);
+    expect(payload.messages[2]).toEqual({ role: 'user', content: pinMessageText('<pinned>\n[pin p1 · task]\nRefactor the parser; keep the public API — 東京 🚀\n\n[pin p2 · rule]\nNever delete files.\n</pinned>') });
     expect(calls[0]!.history[1]).toMatchObject({ role: 'user', content: expect.stringContaining('pin p1') });
     expect((await session.pins())[0]).toMatchObject({ messageIndex: 1, role: 'user' });
     expect(await session.unpin('p2')).toBe(true);

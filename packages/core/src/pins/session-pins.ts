@@ -1,4 +1,7 @@
-import type { ChatMessage, ChatRole } from '../contracts/chat-message';
+import { withUsage } from '../budget/compute-budget';
+import { usageLevel } from '../budget/usage-level';
+import { DEFAULT_MEMORY_ROLE, type MemoryRole } from '../composer/memory-frame';
+import type { ChatMessage, ChatRole, SystemMessage, UserMessage } from '../contracts/chat-message';
 import type { IContextStore } from '../contracts/context-store';
 import type { LLMPayload } from '../contracts/llm-payload';
 import type { Pin, PinOptions } from '../contracts/pin';
@@ -7,7 +10,7 @@ import { PinTargetError } from '../errors/pin-target-error';
 import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import type { DeclaredPin } from './declared-pin';
-import { PIN_BLOCK_SEPARATOR, renderPinBlock, renderPinEntry } from './pin-block';
+import { PIN_BLOCK_SEPARATOR, pinMessageText, renderPinBlock, renderPinEntry } from './pin-block';
 import { DEFAULT_PIN_SHARE } from './pin-share';
 import { PinStore } from './pin-store';
 import { isCapturedMessagePin, PinnedHistory } from './pinned-history';
@@ -33,6 +36,12 @@ export interface SessionPinsOptions {
   declared?: readonly DeclaredPin[];
   /** Share of the available budget the pinned block may take. @default DEFAULT_PIN_SHARE */
   pinShare?: number;
+  /**
+   * Where the pinned block is sent: `user`, in its own user message after the payload's system
+   * messages, framed as a quoted record; `system`, in the system message after the system prompt.
+   * @default 'user'
+   */
+  pinRole?: MemoryRole;
   /** The available budget until the strategy's first payload reports it (`stats.budget.available`). */
   availableBudget?(): number | undefined;
 }
@@ -41,14 +50,18 @@ export interface SessionPinsOptions {
 export interface PinStats {
   /** Pins shown in the block. */
   count: number;
-  /** Tokens the block adds after the system prompt. */
+  /** Tokens the block adds to the payload: its user message with its preamble (or its text after the system prompt, with `pinRole: 'system'`). */
   tokens: number;
   ids: string[];
 }
 
 /** A call into the strategy with the session's pins in it. */
 export interface PinnedCall {
-  /** The system prompt with the pinned block after it (the block alone after an empty system prompt). */
+  /**
+   * The system prompt the strategy is given: the caller's with the pinned block after it (the block
+   * alone after an empty system prompt); with the block in its own user message, followed by room
+   * for that message, so that the strategy counts every token the payload will hold.
+   */
   systemPrompt: string;
   /** The history with pinned messages replaced by their stand-ins. */
   history: ChatMessage[];
@@ -57,28 +70,52 @@ export interface PinnedCall {
   shown: StoredPin[];
   /** False when no budget was known before the call: the share is checked against the payload's. */
   checked: boolean;
+  /** Tokens of the block's pins, as the share counts them (the block after the system prompt, without a preamble). */
+  blockTokens: number;
+  /** With the block in its own user message: what the strategy's first message is replaced with. */
+  moved?: MovedPinBlock;
 }
 
+/** The pinned block in its own user message, and the system prompt the strategy was given in its place. */
+interface MovedPinBlock {
+  /** The system prompt the strategy was given (`PinnedCall.systemPrompt`). */
+  reserved: string;
+  /** The caller's system prompt as the payload's first message; undefined for an empty one. */
+  system: SystemMessage | undefined;
+  /** The block's user message. */
+  pins: UserMessage;
+}
+
+/** What ends the system prompt a strategy is given when the pinned block goes in its own message. */
+export const PIN_ROOM_NOTE = '[room for the pinned block, sent in its own user message]';
+
 /**
- * One session's pins: kept in the session's store, shown as one pinned block right after the system
- * prompt of every payload (so every strategy counts it and never drops, summarizes or trims it), with
- * each pinned message replaced by a short stand-in in the history the strategy sees. The block takes
- * at most `pinShare` of the strategy's available budget. See docs/14-controlling-what-survives.md.
+ * One session's pins: kept in the session's store, shown as one pinned block in every payload, with
+ * each pinned message replaced by a short stand-in in the history the strategy sees. The block goes
+ * in its own user message right after the payload's system messages, framed as a quoted record
+ * (`pinRole: 'user'`, the default), or after the system prompt in the system message (`'system'`).
+ * Either way the strategy is given it inside its system prompt, so that every strategy counts it and
+ * never drops, summarizes or trims it; the session then moves it to its message. The block takes at
+ * most `pinShare` of the strategy's available budget. See docs/14-controlling-what-survives.md.
  */
 export class SessionPins {
   private readonly store: PinStore;
   private readonly history = new PinnedHistory();
   private readonly pinShare: number;
+  private readonly pinRole: MemoryRole;
   private readonly declared: ReadonlyArray<{ key: string; pin: DeclaredPin }>;
   /** The available budget of the strategy's last payload. */
   private lastAvailable: number | undefined;
   /** The history of the last call, for the turn number of events. */
   private lastHistory: ReadonlyArray<ChatMessage> = [];
   private counted: { block: string; tokens: number } | undefined;
+  /** The moved block of the last call, reused while the system prompt and the block are the same (the same message objects). */
+  private lastMoved: { systemPrompt: string; block: string; moved: MovedPinBlock } | undefined;
 
   constructor(private readonly options: SessionPinsOptions) {
     this.store = new PinStore(options);
     this.pinShare = options.pinShare ?? DEFAULT_PIN_SHARE;
+    this.pinRole = options.pinRole ?? DEFAULT_MEMORY_ROLE;
     this.declared = (options.declared ?? []).map((pin) => ({ key: JSON.stringify(pin), pin }));
   }
 
@@ -135,7 +172,8 @@ export class SessionPins {
 
   /**
    * The call into the strategy for `composePayload` (or `preview`): the system prompt with the pinned
-   * block after it and the history with stand-ins; `undefined` when the session shows no pin. Message
+   * block after it (and room for its own message, see {@link PinnedCall.systemPrompt}) and the history
+   * with stand-ins; `undefined` when the session shows no pin. Message
    * pins whose index the history now reaches are captured first (stored, unless `persist` is false).
    * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when the block takes more than its share of a known budget
    */
@@ -152,25 +190,88 @@ export class SessionPins {
     const tokens = this.blockTokens(block);
     const available = this.available();
     if (available !== undefined) this.assertShare(shown, tokens, available);
+    const moved = this.pinRole === 'user' ? this.moved(systemPrompt, block) : undefined;
     return {
-      systemPrompt: systemPrompt === '' ? block : `${systemPrompt}${PIN_BLOCK_SEPARATOR}${block}`,
+      systemPrompt: moved !== undefined ? moved.reserved : systemPrompt === '' ? block : `${systemPrompt}${PIN_BLOCK_SEPARATOR}${block}`,
       history: this.history.apply(history, shown.filter(isCapturedMessagePin)),
-      stats: { count: shown.length, tokens, ids: shown.map((pin) => pin.id) },
+      stats: { count: shown.length, tokens: moved !== undefined ? this.options.counter.countMessage(moved.pins) : tokens, ids: shown.map((pin) => pin.id) },
       shown,
       checked: available !== undefined,
+      blockTokens: tokens,
+      ...(moved !== undefined ? { moved } : {}),
     };
   }
 
   /**
-   * The strategy's payload as the session returns it: `stats.extra.pins` added (a copy; the strategy's
-   * own objects are not changed). Remembers the payload's available budget for the next share check.
+   * The block in its own user message, and the system prompt the strategy is given in its place: the
+   * caller's, the block's message text, then {@link PIN_ROOM_NOTE} and as many ` .` as it takes for
+   * that system message to count at least the caller's system message and the block's message
+   * together. The payload the strategy composes within its budget then still fits it once its first
+   * message is replaced by the two.
+   */
+  private moved(systemPrompt: string, block: string): MovedPinBlock {
+    const last = this.lastMoved;
+    if (last !== undefined && last.systemPrompt === systemPrompt && last.block === block) return last.moved;
+    const { counter } = this.options;
+    const pins: UserMessage = { role: 'user', content: pinMessageText(block) };
+    const system: SystemMessage | undefined = systemPrompt === '' ? undefined : { role: 'system', content: systemPrompt };
+    const needed = (system === undefined ? 0 : counter.countMessage(system)) + counter.countMessage(pins);
+    let reserved = `${system === undefined ? '' : `${systemPrompt}${PIN_BLOCK_SEPARATOR}`}${pins.content as string}\n${PIN_ROOM_NOTE}`;
+    for (let guard = 0; guard < 256 && counter.countMessage({ role: 'system', content: reserved }) < needed; guard++) reserved += ' .';
+    const moved: MovedPinBlock = { reserved, system, pins };
+    this.lastMoved = { systemPrompt, block, moved };
+    return moved;
+  }
+
+  /**
+   * `payload` with its first message (the system prompt the strategy was given) replaced by the
+   * caller's system prompt, and the block's user message after the payload's system messages. Its
+   * stats count the two messages instead of the one (the system section less the block, the memory
+   * section with it). A payload whose first message is not that system prompt (the strategy changed
+   * it) is left as it is.
+   */
+  private moveBlock(payload: LLMPayload, moved: MovedPinBlock): LLMPayload {
+    const messages = payload.messages;
+    const first = messages?.[0];
+    if (first === undefined || first.role !== 'system' || first.content !== moved.reserved) return payload;
+    let at = 1;
+    while (at < messages.length && messages[at]!.role === 'system') at++;
+    const out: ChatMessage[] = [...(moved.system === undefined ? [] : [moved.system]), ...messages.slice(1, at), moved.pins, ...messages.slice(at)];
+    const stats = payload.stats;
+    if (typeof stats?.output_tokens !== 'number' || typeof stats.sections?.system !== 'number') return { ...payload, messages: out };
+    const { counter } = this.options;
+    const system = moved.system === undefined ? 0 : counter.countMessage(moved.system);
+    const pins = counter.countMessage(moved.pins);
+    const removed = counter.countMessage(first);
+    const used = stats.output_tokens - removed + system + pins;
+    const input = stats.input_tokens;
+    return {
+      ...payload,
+      messages: out,
+      stats: {
+        ...stats,
+        output_tokens: used,
+        sections: { ...stats.sections, system: stats.sections.system - removed + system, memory: (stats.sections.memory ?? 0) + pins },
+        messages: { ...stats.messages, output: out.length },
+        budget: withUsage(stats.budget, used),
+        usageLevel: usageLevel(used, stats.budget.maxContextTokens),
+        compress_ratio: input === 0 ? 1 : used / input,
+      },
+    };
+  }
+
+  /**
+   * The strategy's payload as the session returns it: the pinned block moved to its own user message
+   * (with `pinRole: 'user'`) and `stats.extra.pins` added (a copy; the strategy's own objects are not
+   * changed). Remembers the payload's available budget for the next share check.
    * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when the share could not be checked before and the block exceeds it
    */
   finish(payload: LLMPayload, call: PinnedCall | undefined): LLMPayload {
     const available = payload?.stats?.budget?.available;
     if (typeof available === 'number' && Number.isFinite(available)) this.lastAvailable = available;
     if (call === undefined) return payload;
-    if (!call.checked && this.lastAvailable !== undefined) this.assertShare(call.shown, call.stats.tokens, this.lastAvailable);
+    if (!call.checked && this.lastAvailable !== undefined) this.assertShare(call.shown, call.blockTokens, this.lastAvailable);
+    if (call.moved !== undefined) payload = this.moveBlock(payload, call.moved);
     const stats = payload.stats ?? ({} as LLMPayload['stats']);
     return { ...payload, stats: { ...stats, extra: { ...(stats.extra ?? {}), pins: { ...call.stats, ids: [...call.stats.ids] } } } };
   }
@@ -240,6 +341,7 @@ export class SessionPins {
     return this.lastAvailable ?? this.options.availableBudget?.();
   }
 
+  /** Tokens of the block after the system prompt: what the share counts, wherever the block is sent (its preamble is not the pins'). */
   private blockTokens(block: string): number {
     if (this.counted?.block !== block) this.counted = { block, tokens: this.options.counter.count(`${PIN_BLOCK_SEPARATOR}${block}`) };
     return this.counted.tokens;

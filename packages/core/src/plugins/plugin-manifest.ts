@@ -1,3 +1,4 @@
+import type { MemoryRole } from '../composer/memory-frame';
 import type { JsonSchema } from '../contracts/tool-definition';
 import type { DeclaredPin } from '../pins/declared-pin';
 
@@ -45,6 +46,12 @@ export interface AgentManifest {
   pinTool?: boolean;
   /** Share of the strategy's available budget the pins may take together. @default 0.25 */
   pinShare?: number;
+  /**
+   * Where the pinned block is sent: `user`, in its own user message after the system messages, framed
+   * as a quoted record of the conversation; `system`, in the system message after the system prompt,
+   * with its authority. @default 'user'
+   */
+  pinRole?: MemoryRole;
   /** Absent: `std-sliding-window-strategy` with `{}`. */
   contextStrategy?: {
     type: 'plugin';

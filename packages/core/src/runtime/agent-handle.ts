@@ -271,7 +271,7 @@ class Agent implements AgentHandle {
     return manager;
   }
 
-  /** The session's pins: the manifest's declared pins and share, counted for the strategy's model. */
+  /** The session's pins: the manifest's declared pins, share and role, counted for the strategy's model. */
   private pinsFor(context: StrategyContext): SessionPins {
     const { manifest, config, model, options } = this;
     return new SessionPins({
@@ -284,6 +284,7 @@ class Agent implements AgentHandle {
       now: context.now,
       declared: manifest.pins ?? [],
       ...(manifest.pinShare !== undefined ? { pinShare: manifest.pinShare } : {}),
+      ...(manifest.pinRole !== undefined ? { pinRole: manifest.pinRole } : {}),
       availableBudget: () => availableBudgetFromConfig(config, model, options.models),
     });
   }

@@ -53,6 +53,8 @@ export { StrategyFoundation } from '../strategy-foundation/strategy-foundation';
 export type { ComposedPayload, ComposeRequest, PayloadComposerOptions, PayloadComposerOwner, PreviousPayload } from '../composer/payload-composer';
 export { PayloadComposer } from '../composer/payload-composer';
 export type { MemoryBlock, MemoryBlockOutcome } from '../composer/memory-block';
+export type { MemoryRole } from '../composer/memory-frame';
+export { DEFAULT_MEMORY_ROLE, escapeMemoryText, MEMORY_RECORD_NOTE, memoryBlockText, memoryPreamble } from '../composer/memory-frame';
 export { DEFAULT_MEMORY_SHARE, memoryAllowance } from '../composer/memory-share';
 export type { CollapsedHistory } from '../composer/tool-result-collapser';
 export { collapsedToolResult, toolContentText, ToolResultCollapser } from '../composer/tool-result-collapser';
@@ -80,6 +82,8 @@ export {
   withUsage,
 } from '../budget/compute-budget';
 export { USAGE_LEVEL_THRESHOLDS, usageLevel } from '../budget/usage-level';
+// reductions reported by their events
+export { emitReductions } from '../events/reduction-events';
 // store keys and compare-and-set
 export { assertStoreKey, assertStoreKeyPrefix, formatStoreKey, STORE_KINDS } from '../stores/store-key';
 export { decodeStoreKeyPart, encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from '../stores/store-key-part-encoding';

@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../contracts/tool-definition';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ErrorCodes } from '../errors/error-codes';
 import type { CtxkitEventName } from '../events/ctxkit-events';
+import { REDUCTION_EVENT } from '../events/reduction-events';
 import { findPayloadProblems } from '../messages/find-payload-problems';
 import { groupEndingAt } from '../messages/group-tool-calls';
 import { contentText } from '../token-counting/message-text';
@@ -154,7 +155,8 @@ export function payloadLimit(budget: CaseBudget): number {
  * (system first and unaltered, tool definitions complete and unchanged), budget (by the call's
  * counter), provider validity (`findPayloadProblems`, the newest user message, the newest complete
  * unit of the current turn), nothing silently lost (every absent or altered history message is
- * covered by `stats.reductions` and an event reports it), stats consistency and event identity.
+ * covered by `stats.reductions` and an event reports it; every record of `stats.reductions`
+ * reported by exactly one event, see {@link checkReductionEvents}), stats consistency and event identity.
  * Returns the failures; an empty list means the payload passes.
  */
 export function checkPayload(call: ComposeCall, observation: PayloadObservation): ConformanceFailure[] {
@@ -249,6 +251,8 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
     if (!now && !before) fail('events', `${reduced} history message(s) left the payload or were altered, but no event (${REDUCTION_EVENTS.join(', ')}) reported it`);
   }
 
+  failures.push(...checkReductionEvents(reductions, observation, call.identity?.sessionId));
+
   // stats
   if (stats.output_tokens !== used) fail('stats', `stats.output_tokens is ${stats.output_tokens}, the payload counts ${used}`);
   const expectedRatio = stats.input_tokens === 0 ? 1 : stats.output_tokens / stats.input_tokens;
@@ -275,6 +279,89 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
         break;
       }
     }
+  }
+  return failures;
+}
+
+/** The ref by which an event names the summary or compaction it made (`summary:<version>`, the transcript ref). */
+function madeRef(event: RecordedEvent): string | undefined {
+  if (event.name === 'summary-end') return `summary:${String(event.payload.version)}`;
+  if (event.name === 'compaction-end' && typeof event.payload.transcriptRef === 'string') return event.payload.transcriptRef;
+  return undefined;
+}
+
+/** Whether a `history-recall` event's hits in `sessionId` hold the recalled range of `record` (adjacent hits make one range). */
+function recallHolds(event: RecordedEvent, record: ReductionRecord, sessionId: string | undefined): boolean {
+  const hits = Array.isArray(event.payload.hits) ? (event.payload.hits as Array<{ sessionId?: unknown; from?: unknown; to?: unknown }>) : [];
+  const ranges = hits
+    .filter((hit) => sessionId === undefined || hit.sessionId === sessionId)
+    .map((hit) => ({ from: Number(hit.from), to: Number(hit.to) }))
+    .sort((a, b) => a.from - b.from);
+  let at = record.from;
+  for (const range of ranges) if (range.from <= at && at < range.to) at = range.to;
+  return at >= record.to;
+}
+
+function describeRecord(record: ReductionRecord): string {
+  return JSON.stringify({ action: record.action, from: record.from, to: record.to, messages: record.messages, reason: record.reason });
+}
+
+/**
+ * Checks that every record of a payload's `stats.reductions` is reported by exactly one event, the one
+ * its action names (`REDUCTION_EVENT`): `history-trim` or `tool-output-trim` of the call, carrying the
+ * record in `reductions`; the call's `history-recall` whose hits hold a recalled range; the session's
+ * `summary-end` or `compaction-end` that made the summary or compaction the record names in `refs`
+ * (`entities-updated` for extracted history). No event of the call carries a record the payload does
+ * not have.
+ */
+export function checkReductionEvents(reductions: readonly ReductionRecord[], observation: PayloadObservation, sessionId?: string): ConformanceFailure[] {
+  const failures: ConformanceFailure[] = [];
+  const fail = (message: string) => failures.push({ invariant: 'events', message });
+  // Each record the call's events carry, by structural key: the names of the events carrying it, once per copy.
+  const carried = new Map<string, string[]>();
+  for (const event of observation.events) {
+    const list = event.payload.reductions;
+    if (!Array.isArray(list)) continue;
+    for (const record of list) {
+      const key = structuralKey(record);
+      const names = carried.get(key);
+      if (names) names.push(event.name);
+      else carried.set(key, [event.name]);
+    }
+  }
+  // The payload's records by structural key, with how many copies it holds of each.
+  const records = new Map<string, { record: ReductionRecord; copies: number }>();
+  for (const record of reductions) {
+    const key = structuralKey(record);
+    const entry = records.get(key);
+    if (entry) entry.copies++;
+    else records.set(key, { record, copies: 1 });
+  }
+  const session = [...(observation.priorEvents ?? []), ...observation.events];
+  for (const [key, { record, copies }] of records) {
+    const expected = REDUCTION_EVENT[record.action] as string | undefined;
+    const carriers = carried.get(key) ?? [];
+    let reports: string[];
+    if (expected === 'history-trim' || expected === 'tool-output-trim') {
+      reports = carriers;
+      if (carriers.length === copies && carriers.every((name) => name === expected)) continue;
+    } else {
+      let own: RecordedEvent[];
+      if (expected === 'history-recall') own = observation.events.filter((event) => event.name === expected && recallHolds(event, record, sessionId));
+      else {
+        // The event that made the summary, compaction or state: the one the record's refs name, else the latest.
+        const made = session.filter((event) => event.name === expected);
+        const refs = record.refs ?? [];
+        own = refs.length > 0 ? made.filter((event) => refs.includes(madeRef(event) ?? '')) : made.slice(-1);
+      }
+      reports = [...carriers, ...own.map((event) => event.name)];
+      if (carriers.length === 0 && own.length === 1) continue;
+    }
+    const times = copies > 1 ? ` (${copies} copies)` : '';
+    fail(`reduction ${describeRecord(record)}${times} is reported by ${reports.length === 0 ? 'no event' : reports.join(', ')}; each record of stats.reductions is reported by exactly one event, here ${expected ?? 'none'}`);
+  }
+  for (const [key, names] of carried) {
+    if (!records.has(key)) fail(`an event (${names.join(', ')}) reports a reduction this payload's stats.reductions do not have`);
   }
   return failures;
 }

@@ -25,7 +25,7 @@ export type ConformanceStep = { kind: 'compose'; upTo: number } | { kind: 'turn-
 export type CaseExpectation = 'payload' | 'payload-or-typed-error' | 'typed-error' | 'budget-exceeded';
 
 /** Where a case comes from. */
-export type CaseFamily = 'property' | 'conversation' | 'hostile' | 'budget' | 'long-history';
+export type CaseFamily = 'property' | 'conversation' | 'hostile' | 'budget' | 'long-history' | 'reporting';
 
 /** One scenario the conformance suite plays against a fresh strategy instance. */
 export interface ConformanceCase {

@@ -118,6 +118,42 @@ export function longHistoryCases(): ConformanceCase[] {
   ];
 }
 
+/** A tool output of `lines` numbered lines, distinct per `label`. */
+function numberedOutput(label: string, lines: number): string {
+  return Array.from({ length: lines }, (_, index) => `${label}:${index + 1}: const value_${index} = compute(${index}); // checked`).join('\n');
+}
+
+/**
+ * Coding sessions at small budgets (768 and 1,024 tokens), composed after every user message and
+ * tool result and completed turn by turn: older tool outputs give way (cut, trimmed,
+ * micro-compacted), older history leaves the window (dropped, summarized, compacted, extracted,
+ * recalled), memory blocks are shortened or left out. Every record of each payload's
+ * `stats.reductions` must be reported by exactly one event (checked on every case, exercised here).
+ */
+export function reportingCases(): ConformanceCase[] {
+  const history: ChatMessage[] = [];
+  for (let turn = 1; turn <= 8; turn++) {
+    history.push({ role: 'user', content: `Turn ${turn}: my reservation ABC${100 + turn} fails to build on step ${turn}; please check src/module-${turn}.ts and the build log.` });
+    for (let step = 0; step < 2; step++) {
+      const id = `call_${turn}_${step}`;
+      const args = step === 0 ? { path: `src/module-${turn}.ts` } : { cmd: `npm run build -- --step ${turn}` };
+      history.push({ role: 'assistant', content: null, tool_calls: [call(id, step === 0 ? 'read_file' : 'run', JSON.stringify(args))] });
+      history.push({ role: 'tool', tool_call_id: id, content: numberedOutput(`module-${turn}-${step}`, 12) });
+    }
+    history.push({ role: 'assistant', content: `Step ${turn} builds again: the constant in src/module-${turn}.ts was off by one.` });
+  }
+  history.push({ role: 'user', content: 'Thanks. What changed across all the steps?' });
+  const steps: ConformanceStep[] = [];
+  history.forEach((message, index) => {
+    if (message.role === 'user' && index > 0) steps.push({ kind: 'turn-complete', upTo: index });
+    if (message.role === 'user' || message.role === 'tool') steps.push({ kind: 'compose', upTo: index + 1 });
+  });
+  return [
+    { maxContextTokens: 768, reserveOutputTokens: 64 },
+    { maxContextTokens: 1024, reserveOutputTokens: 128 },
+  ].map((budget) => ({ name: `every reduction by exactly one event at ${budget.maxContextTokens} tokens`, family: 'reporting', systemPrompt: SYSTEM, history, tools: SYNTHETIC_TOOLS, budget, steps, expect: 'payload' }));
+}
+
 /** At most `limit` items, evenly spaced from the first; all of them when `limit` is absent. */
 function sampleEvenly<T>(items: readonly T[], limit: number | undefined): readonly T[] {
   if (limit === undefined || items.length <= limit) return items;

@@ -19,7 +19,8 @@ function windowStrategy(flaw?: 'drops-pinned-block' | 'repeats-pinned-block' | '
       budget: () => (flaw === 'ignores-budget' ? { ...budget, available: budget.available * 4 } : budget),
     });
     const rewrite = (systemPrompt: string): string => {
-      const block = systemPrompt.indexOf('\n\n<pinned>');
+      // The pinned block follows the system prompt after a blank line (the prompt here has none).
+      const block = systemPrompt.indexOf('\n\n');
       if (flaw === 'drops-pinned-block' && block !== -1) return systemPrompt.slice(0, block);
       if (flaw === 'repeats-pinned-block' && block !== -1) return systemPrompt + systemPrompt.slice(block);
       return systemPrompt;

@@ -4,7 +4,7 @@ import type { LLMPayload } from '../contracts/llm-payload';
 import { findPayloadProblems } from '../messages/find-payload-problems';
 import { freezeDeep } from '../messages/freeze-deep';
 import { availableBudgetFromConfig } from '../pins/available-budget-from-config';
-import { PIN_BLOCK_SEPARATOR } from '../pins/pin-block';
+import { pinMessageText } from '../pins/pin-block';
 import { SessionPins } from '../pins/session-pins';
 import { capabilitiesOf, SessionContextManager } from '../runtime/session-context-manager';
 import { contentText } from '../token-counting/message-text';
@@ -52,13 +52,25 @@ function occurrences(payload: LLMPayload, text: string): number {
   return count;
 }
 
-/** What one payload must show: both pins verbatim right after the system prompt, once, within budget, valid, reported. */
+/**
+ * What one payload must show: the system prompt unaltered first, both pins verbatim in the pinned
+ * block's own user message right after the system messages (in no system message), once, within
+ * budget, valid, reported.
+ */
 function checkPinnedPayload(payload: LLMPayload, task: string, tokens: number, limit: number): ConformanceFailure[] {
   const failures: ConformanceFailure[] = [];
   const first = payload.messages[0];
-  const system = first?.role === 'system' ? contentText(first.content) : '';
-  const block = `${SYSTEM}${PIN_BLOCK_SEPARATOR}<pinned>\n[pin p1 · task]\n${task}\n\n[pin p2 · rule]\n${RULE}\n</pinned>`;
-  if (!system.startsWith(block)) failures.push({ invariant: 'pins', message: 'the payload does not start with the system prompt followed by the pinned block (both pinned texts verbatim)' });
+  if (first?.role !== 'system' || contentText(first.content) !== SYSTEM) failures.push({ invariant: 'pins', message: 'the payload does not start with the system prompt, unaltered' });
+  let lead = 0;
+  while (payload.messages[lead]?.role === 'system') lead++;
+  const pinned = payload.messages[lead];
+  const block = pinMessageText(`<pinned>\n[pin p1 · task]\n${task}\n\n[pin p2 · rule]\n${RULE}\n</pinned>`);
+  if (pinned?.role !== 'user' || contentText(pinned.content) !== block) {
+    failures.push({ invariant: 'pins', message: 'the system messages are not followed by the pinned block in a user message (both pinned texts verbatim)' });
+  }
+  if (payload.messages.some((message) => message.role === 'system' && (contentText(message.content).includes(task) || contentText(message.content).includes(RULE)))) {
+    failures.push({ invariant: 'pins', message: 'a pinned text is in a system message: pinned content is sent in a user message' });
+  }
   if (occurrences(payload, task) !== 1) failures.push({ invariant: 'pins', message: `the pinned first user message appears ${occurrences(payload, task)} times in the payload (once expected: in the pinned block)` });
   if (tokens > limit) failures.push({ invariant: 'budget', message: `the payload takes ${tokens} tokens, over the limit of ${limit}` });
   const problems = findPayloadProblems(payload.messages);
@@ -71,9 +83,10 @@ function checkPinnedPayload(payload: LLMPayload, task: string, tokens: number, l
 /**
  * The pins case: the strategy runs behind the session layer every agent uses; the first user message
  * and a text are pinned, and a long generated history with tool calls is composed under a small
- * budget, turn by turn. On every payload the pinned texts must come verbatim right after the system
- * prompt (the first user message once, not twice), within budget, valid for providers and reported
- * in `stats.extra.pins`, and the caller's history must be unchanged.
+ * budget, turn by turn. On every payload the system prompt must come first unaltered, the pinned
+ * texts verbatim in the pinned block's user message right after the system messages (the first user
+ * message once, not twice, and never in a system message), within budget, valid for providers and
+ * reported in `stats.extra.pins`, and the caller's history must be unchanged.
  */
 export async function runPinsCase<TConfig>(target: ConformanceTarget<TConfig>): Promise<ConformanceCaseResult> {
   const failures: ConformanceFailure[] = [];

@@ -50,7 +50,7 @@ interface ReferenceConfig {
   reserveOutputTokens: number;
 }
 
-type Flaw = 'mutates-history' | 'splits-groups' | 'exceeds-budget' | 'drops-silently' | 'plain-error' | 'drops-current-turn';
+type Flaw = 'mutates-history' | 'splits-groups' | 'exceeds-budget' | 'drops-silently' | 'plain-error' | 'drops-current-turn' | 'reports-cuts-twice' | 'cuts-without-event';
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 
@@ -171,8 +171,10 @@ function referenceStrategy(flaw?: Flaw): StrategyFactory<ReferenceConfig> {
       for (const index of truncatedAt) reductions.push({ action: 'truncated', from: index, to: index + 1, messages: 1, reason: 'over budget', recoverableFrom: 'history' });
       const base = { agentId: context.agentId, sessionId: context.sessionId, strategyId: context.strategyId, turn: history.filter((m) => m.role === 'user').length };
       const reported = flaw === 'drops-silently' ? [] : reductions;
-      if (reported.some((r) => r.action === 'dropped')) safeEmit(context.events, 'history-trim', { ...base, reductions: reported, droppedMessages: reported.filter((r) => r.action === 'dropped').reduce((s, r) => s + r.messages, 0) });
-      if (reported.some((r) => r.action === 'truncated')) safeEmit(context.events, 'tool-output-trim', { ...base, reductions: reported.filter((r) => r.action === 'truncated') });
+      const dropped = reported.filter((r) => r.action === 'dropped' || flaw === 'reports-cuts-twice');
+      if (dropped.length > 0) safeEmit(context.events, 'history-trim', { ...base, reductions: dropped, droppedMessages: dropped.filter((r) => r.action === 'dropped').reduce((s, r) => s + r.messages, 0) });
+      const cut = reported.filter((r) => r.action === 'truncated');
+      if (cut.length > 0 && flaw !== 'cuts-without-event') safeEmit(context.events, 'tool-output-trim', { ...base, reductions: cut });
       const output = counter.countMessages(messages) + counter.countTools(tools);
       const input = counter.countMessages([...head, ...history.filter((m) => ROLES.has(m.role))]) + counter.countTools(tools);
       const sum = (action: string) => reported.filter((r) => r.action === action).reduce((s, r) => s + r.messages, 0);
@@ -281,6 +283,13 @@ describe('checkConformance', () => {
       const invariants = await invariantsOf('drops-silently');
       expect(invariants).toContain('reporting');
       expect(invariants).toContain('events');
+    });
+
+    it('reports a strategy whose reductions are not reported by exactly one event each', async () => {
+      for (const flaw of ['reports-cuts-twice', 'cuts-without-event'] as const) {
+        const failures = (await checkConformance({ plugin: referencePlugin, factory: referenceStrategy(flaw), cases: [small], determinism: false })).failures;
+        expect(failures.some((f) => f.invariant === 'events' && /"action":"truncated".*exactly one event, here tool-output-trim/.test(f.message))).toBe(true);
+      }
     });
 
     it('reports a strategy that throws a plain Error on overflow', async () => {

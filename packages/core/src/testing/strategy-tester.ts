@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { arbConformanceCase, DEFAULT_CASE_BUDGETS } from './arbitraries';
 import type { CaseBudget, CaseFamily, ConformanceCase } from './conformance-case';
-import { budgetCases, conversationCases, hostileCases, longHistoryCases } from './conformance-cases';
+import { budgetCases, conversationCases, hostileCases, longHistoryCases, reportingCases } from './conformance-cases';
 import { ConformanceError, type ConformanceFailure } from './conformance-failure';
 import { BUNDLED_CONVERSATIONS } from './conversation-record';
 import { PINS_CASE_NAME, runPinsCase } from './pins-conformance';
@@ -81,7 +81,7 @@ export interface ConformanceOptions<TConfig = Record<string, unknown>> extends O
   /**
    * Which case families to run, or extra cases of your own. `long-history` includes the pins case
    * (the strategy behind the session layer, with a pinned message and a pinned text).
-   * @default every family: property, hostile, budget, long-history, conversation
+   * @default every family: property, hostile, budget, long-history, reporting, conversation
    */
   cases?: ReadonlyArray<CaseFamily | ConformanceCase>;
   /** Budgets of the generated cases. @default 2K, 8K and 32K */
@@ -108,7 +108,7 @@ export interface ConformanceReport {
   composeCalls: number;
 }
 
-const ALL_FAMILIES: readonly CaseFamily[] = ['property', 'hostile', 'budget', 'long-history', 'conversation'];
+const ALL_FAMILIES: readonly CaseFamily[] = ['property', 'hostile', 'budget', 'long-history', 'reporting', 'conversation'];
 
 function familiesOf(options: Pick<ConformanceOptions, 'cases'>): { families: Set<CaseFamily>; custom: ConformanceCase[] } {
   const entries = options.cases ?? ALL_FAMILIES;
@@ -177,6 +177,7 @@ export async function checkConformance<TConfig>(options: ConformanceOptions<TCon
     ...(families.has('hostile') ? hostileCases() : []),
     ...(families.has('budget') ? budgetCases() : []),
     ...(families.has('long-history') ? longHistoryCases() : []),
+    ...(families.has('reporting') ? reportingCases() : []),
     ...(families.has('conversation') ? BUNDLED_CONVERSATIONS.flatMap((name) => conversationCases(name, settings)) : []),
     ...custom,
   ];
@@ -205,7 +206,8 @@ function assertNoFailures(subject: string, report: ConformanceReport): void {
  * The conformance suite (shipped like ESLint's RuleTester). Registers one test
  * per case family under `describe(name)`, using jest's globals unless `describe`/`it` are given:
  * property-based cases over generated histories, hostile inputs, budget overflow, a 10,000-message
- * history, pins kept through the session layer on a long history, and records of the bundled tau-bench and OpenHands conversations replayed turn by turn
+ * history, pins kept through the session layer on a long history, small-budget coding sessions whose
+ * every reduction must be reported by exactly one event, and records of the bundled tau-bench and OpenHands conversations replayed turn by turn
  * (a sample by default; every record with `depth: 'full'`, see {@link ConformanceDepth}). Each
  * test fails with a {@link ConformanceError} listing what broke.
  *
@@ -243,6 +245,11 @@ export function runConformance<TConfig = Record<string, unknown>>(name: string, 
         itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
       }
       itFn(`keeps every invariant with ${PINS_CASE_NAME}`, async () => assertNoFailures(name, { failures: (await runPinsCase(target)).failures, cases: 1, composeCalls: 0 }), timeout);
+    }
+    if (families.has('reporting')) {
+      for (const testCase of reportingCases()) {
+        itFn(`reports ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
+      }
     }
     if (families.has('conversation')) {
       for (const file of BUNDLED_CONVERSATIONS) {

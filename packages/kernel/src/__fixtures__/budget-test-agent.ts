@@ -142,15 +142,22 @@ export function testTool(name: string, execute: AgentTool['execute'], descriptio
 /** A tool call of the scripted model. */
 export const toolCall = (id: string, name: string, args: unknown = {}) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
 
-/** An Agent resolved from a container with the naive (or any) manager, recording every event. */
+/**
+ * An Agent resolved from a container with the naive (or any) manager, recording every event.
+ * `events`: the agent's bus (the one a `ComposerManager` emits on); `online`: the scripted client
+ * counts as a provider, so that the usage it reports teaches the token-count calibration.
+ */
 export function buildBudgetAgent(input: {
   manager: IContextManager;
   script: ConstructorParameters<typeof ScriptedLLMClient>[0];
   tools?: AgentTool[];
   options?: Partial<AgentOptions>;
+  events?: CtxkitEventBus;
+  online?: boolean;
 }) {
   const llm = new ScriptedLLMClient(input.script);
-  const events = new CtxkitEventBus();
+  if (input.online) Object.assign(llm, { offline: false });
+  const events = input.events ?? new CtxkitEventBus();
   const child = rootContainer.createChildContainer();
   child.register(IContextManager, { useValue: input.manager });
   child.register(ILLMClient, { useValue: llm });

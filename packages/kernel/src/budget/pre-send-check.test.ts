@@ -68,6 +68,21 @@ describe('preSendCheck', () => {
       );
     });
 
+    it('keeps a memory block sent as a user message before the history, as it keeps the system messages', async () => {
+      const history = conversation([{ words: 40, tools: 1 }, { words: 40, tools: 0 }, { words: 40, tools: 0 }]);
+      const summary: ChatMessage = { role: 'user', content: 'A summary of the earlier conversation follows.\n<conversation_summary>The user flies to Denver.</conversation_summary>' };
+      const system: ChatMessage = { role: 'system', content: 'You are an airline agent.' };
+      const payload: LLMPayload = { messages: [system, summary, ...history], tools: [], stats: undefined as unknown as LLMPayload['stats'] };
+      const limit = testCounter.countMessages(payload.messages) - testCounter.countMessages(history.slice(0, 3)) + 10;
+      const result = await preSendCheck({ payload, history, manager, counter: testCounter, limit, contextWindow: limit, strategyId: 'test', call: 0, flagged: false, recompose: async () => payload, dropOldestTurns: true });
+      const sent = result.payload.messages;
+      expect(sent.slice(0, 2)).toEqual([system, summary]);
+      expect(sent[2]!.role).toBe('user');
+      expect(sent.length).toBeLessThan(payload.messages.length);
+      expect(testCounter.countMessages(sent)).toBeLessThanOrEqual(limit);
+      expect(findPayloadProblems(sent)).toEqual([]);
+    });
+
     it('is off by default: the check refuses rather than leave turns out', async () => {
       const history = conversation([{ words: 40, tools: 0 }, { words: 40, tools: 0 }]);
       const payload: LLMPayload = { messages: [{ role: 'system', content: 'You help.' }, ...history], tools: [], stats: undefined as unknown as LLMPayload['stats'] };

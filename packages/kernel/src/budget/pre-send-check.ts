@@ -11,7 +11,7 @@ import {
   type ToolMessage,
 } from '@ctxkit/core';
 import { truncateToFit } from '@ctxkit/core/strategy-kit';
-import { collapsedToolResult, toolContentText } from '@ctxkit/core/strategy-kit';
+import { collapsedToolResult, contentText, toolContentText } from '@ctxkit/core/strategy-kit';
 import { MIN_TOOL_OUTPUT_TOKENS } from './truncate-tool-result';
 
 /** The escalation of the pre-send check, in order (`drop-oldest-turns` only when retrying after a provider's refusal for length). */
@@ -62,8 +62,8 @@ export interface PreSendCheckInput {
   /** Called after each step (the loop emits `budget-escalation`). */
   onStep?(step: PreSendStepReport): void;
   /**
-   * Before refusing, leave the oldest whole turns out of the payload (system messages and the newest
-   * turn always stay). The kernel asks for it only to retry a request the provider refused as too
+   * Before refusing, leave the oldest whole turns out of the payload (system messages, memory blocks
+   * sent as user messages before the history, and the newest turn always stay). The kernel asks for it only to retry a request the provider refused as too
    * long for the model. @default false
    */
   dropOldestTurns?: boolean;
@@ -111,9 +111,28 @@ function reduction(history: readonly ChatMessage[], message: ToolMessage, action
 }
 
 /**
+ * How many messages the payload starts with that are not the conversation's: its system messages,
+ * then the memory blocks a strategy sends as user messages before the history (a summary, an entity
+ * state, pinned content), user messages that are not the history's (by identity or text). Never past
+ * `newest`.
+ */
+function leadingMemory(messages: readonly ChatMessage[], history: readonly ChatMessage[], newest: number): number {
+  const own = new Set<unknown>(history);
+  const texts = new Set(history.filter((message) => message.role === 'user').map((message) => contentText(message.content)));
+  let lead = 0;
+  while (lead < newest) {
+    const message = messages[lead]!;
+    if (message.role !== 'system' && (message.role !== 'user' || own.has(message) || texts.has(contentText(message.content)))) break;
+    lead++;
+  }
+  return lead;
+}
+
+/**
  * Leaves whole turns out of a payload, oldest first, until about `excess` tokens are gone: a turn is a
  * user message and what follows it up to the next one (so tool calls keep their results). System
- * messages (the prompt, a summary, an entity state) and the newest turn always stay.
+ * messages (the prompt, a summary, an entity state), memory blocks sent as user messages before the
+ * history and the newest turn always stay.
  */
 function dropOldestTurns(
   messages: readonly ChatMessage[],
@@ -121,13 +140,14 @@ function dropOldestTurns(
   counter: ITokenCounter,
   excess: number,
 ): { messages: ChatMessage[]; dropped: number; reductions: ReductionRecord[] } {
-  const starts: number[] = [];
+  const users: number[] = [];
   messages.forEach((message, index) => {
-    if (message.role === 'user') starts.push(index);
+    if (message.role === 'user') users.push(index);
   });
-  const newest = starts[starts.length - 1];
+  const newest = users[users.length - 1];
   if (newest === undefined) return { messages: messages.slice(), dropped: 0, reductions: [] };
-  const firstOther = messages.findIndex((message) => message.role !== 'system');
+  const firstOther = leadingMemory(messages, history, newest);
+  const starts = users.filter((index) => index >= firstOther);
   // The chunks that may go, oldest first: what precedes the first user message, then each older turn.
   const bounds = [...new Set([firstOther, ...starts])].filter((index) => index >= 0 && index <= newest).sort((a, b) => a - b);
   const gone = new Set<number>();

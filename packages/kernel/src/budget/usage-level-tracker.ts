@@ -14,8 +14,10 @@ export interface UsageLevelChange {
  * says when it changes, so that `usage-level-change` is emitted once per crossing, never per call.
  * A conversation starts at `ok`: its first observation reports a change only when it is above 60%.
  *
- * One owner emits the event: the kernel's agent loop, for the payloads it sends. Strategies do not
- * emit it (they fill `stats.usageLevel`).
+ * One owner emits the event: the kernel's agent loop, for the payloads it sends, measured as the
+ * strategy composed them (before the pre-send check fits them, so that `critical` shows). Strategies
+ * stay silent in the sessions the kernel runs (`CtxkitEventBus.hostedUsageLevels`); they fill
+ * `stats.usageLevel`.
  * @see docs/10-small-context.md
  */
 export class UsageLevelTracker {

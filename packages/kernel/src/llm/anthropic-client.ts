@@ -25,7 +25,8 @@ export interface AnthropicClientOptions {
    * `cache_control: { type: 'ephemeral' }`, so that the next request, which repeats this one and
    * appends, reads the prompt from Anthropic's cache (billed at a tenth of the input price). Each
    * system message is a text block of its own, and the first (the agent's prompt) is marked too: a
-   * summary or state block after it that changed leaves the prompt before it cached.
+   * system message after it that changed (the dynamic context, a summary sent as a system message)
+   * leaves the prompt before it cached.
    * @default true
    */
   promptCaching?: boolean;

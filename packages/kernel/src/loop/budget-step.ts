@@ -1,5 +1,5 @@
 import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type PayloadStats, type ReductionRecord } from '@ctxkit/core';
-import { remainingForToolOutput, usageLevel, withUsage } from '@ctxkit/core/strategy-kit';
+import { emitReductions, remainingForToolOutput, usageLevel, withUsage } from '@ctxkit/core/strategy-kit';
 import { preSendCheck, type PreSendReport } from '../budget/pre-send-check';
 import { cannotFitAdvice } from '../small-context/user-advice';
 import { frozenMessage } from './frozen-message';
@@ -77,10 +77,12 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
  * Between compose and the model call: the real pre-send check (see `preSendCheck`) on the
  * payload at the 90% line (`stats.budget.available`; the retry line of a request the provider refused
  * as too long, `overflowLimit`, with the oldest turns left out if need be), the payload's stats completed with what the
- * kernel changed (the check's trims; `stats.extra.smallContext`, `stats.extra.preSendCheck`; mode A's
- * collapsed results are already in the strategy's stats, its composer reports them),
- * the usage level tracked per session (`usage-level-change` is emitted here unless the strategy emits
- * it itself — one emitter per session, never both), and
+ * kernel changed (the check's trims, each reported by `history-trim` or `tool-output-trim`;
+ * `stats.extra.smallContext`, `stats.extra.preSendCheck`; mode A's collapsed results are already in
+ * the strategy's stats, its composer reports them), the usage level of the payload as the strategy
+ * composed it, by the agent's counter, tracked per session (`usage-level-change` is emitted here and
+ * only here for the sessions the kernel runs; `critical` when the payload passed 90% of the window
+ * and the check had to fit it), and
  * the tool output limit derived from what is actually sent.
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when the escalation cannot fit the payload (advice is given first)
  */
@@ -144,11 +146,12 @@ export async function budgetStep(state: RunState, payload: LLMPayload, context: 
     return { payload: result.payload, compacted: result.compactedHistory !== undefined };
   }
   const finalStats = withReductions(baseStats, result.reductions, changed ? tokens : undefined, report, state, session);
+  emitReductions(events, eventBase(state), result.reductions);
   state.payloads.push(finalStats);
   state.budget.tokensPerCall.push(tokens);
   state.budget.usageLevels.push(usageLevel(tokens, baseStats.budget.maxContextTokens));
-  const change = session.usage.observe(state.sessionId, tokens, baseStats.budget.maxContextTokens);
-  if (change && !session.strategyEmitsUsageLevel) safeEmit(events, 'usage-level-change', { ...eventBase(state), ...change });
+  const change = session.usage.observe(state.sessionId, report.tokensBefore, baseStats.budget.maxContextTokens);
+  if (change) safeEmit(events, 'usage-level-change', { ...eventBase(state), ...change });
   state.lastPayloadTokens = tokens;
   const line = Math.min(baseStats.budget.available, limit);
   state.budgetLimit = line;

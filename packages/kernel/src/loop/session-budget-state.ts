@@ -20,6 +20,4 @@ export class SessionBudgetState {
    * in full (prompt caches see a stable prefix).
    */
   stickyA = false;
-  /** Sessions whose strategy emits `usage-level-change` itself: the kernel then stays silent for them. */
-  strategyEmitsUsageLevel = false;
 }

@@ -1,4 +1,4 @@
-import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import { CtxkitEventBus, safeEmit, type ChatMessage, type LLMCompletionRequest, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
 import { buildBudgetAgent, ComposerManager, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
 import { resolveToolOutputPolicy } from '../budget/tool-output-policy';
 import { ToolResultCollapser } from '@ctxkit/core/strategy-kit';
@@ -170,12 +170,14 @@ describe('Agent small-context modes', () => {
 });
 
 describe('Agent usage levels', () => {
-  /** The naive manager, but emitting usage-level-change itself, as the sliding window does. */
+  /** The naive manager, but emitting usage-level-change itself where the host does not, as the composer does. */
   class EmittingManager extends NaiveManager {
     bus: CtxkitEventBus | undefined;
     override async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[]): Promise<LLMPayload> {
       const payload = await super.composePayload(systemPrompt, history, tools);
-      if (payload.stats.usageLevel !== 'ok' && this.bus) safeEmit(this.bus, 'usage-level-change', { agentId: 'coder', sessionId: 'default', strategyId: 'naive', turn: 1, from: 'ok', to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: 4096 });
+      if (payload.stats.usageLevel !== 'ok' && this.bus && !this.bus.hostedUsageLevels.has('default')) {
+        safeEmit(this.bus, 'usage-level-change', { agentId: 'coder', sessionId: 'default', strategyId: 'naive', turn: 1, from: 'ok', to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: 4096 });
+      }
       return payload;
     }
   }
@@ -187,11 +189,56 @@ describe('Agent usage levels', () => {
     expect(seen.filter((e) => e.name === 'usage-level-change').map((e) => [e.payload.from, e.payload.to])).toEqual([['ok', 'warn']]);
   });
 
-  it('stays silent when the strategy emits it itself', async () => {
+  it('emits each crossing once with calibration on, for a strategy that composes with PayloadComposer', async () => {
+    const events = new CtxkitEventBus();
+    // A provider that counts 15% more than the agent's tokenizer: the calibrated count crosses 60% turns before the strategy's own.
+    const provider = (request: LLMCompletionRequest) => ({
+      reply: 'Noted.',
+      usage: { input_tokens: Math.round((testCounter.countMessages(request.messages) + testCounter.countTools(request.tools ?? [])) * 1.15) },
+    });
+    const { agent, seen } = buildBudgetAgent({ manager: new ComposerManager(4096, 512, events), events, online: true, script: Array.from({ length: 20 }, () => provider), options: { contextWindow: 4096 } });
+    const used: number[] = [];
+    for (let turn = 0; turn < 15; turn++) used.push((await agent.run(sizedText(150))).budget.tokensPerCall[0]!);
+    const changes = seen.filter((e) => e.name === 'usage-level-change').map((e) => e.payload);
+    expect(changes.map((change) => [change.from, change.to])).toEqual([['ok', 'warn']]);
+    // The kernel's count of the payload it sent (calibrated), not the strategy's own.
+    expect(changes[0]!.used).toBe(used.find((tokens) => tokens >= 0.6 * 4096));
+  });
+
+  /** A history whose old read (about 3,800 tokens) takes a 4,096 window past 90%: the pre-send check trims it. */
+  const overfull = (): ChatMessage[] => [
+    { role: 'user', content: 'Read the log, then run the tests.' },
+    { role: 'assistant', content: null, tool_calls: [toolCall('c1', 'read_file', { path: 'build.log' })] },
+    { role: 'tool', tool_call_id: 'c1', content: sizedText(3800) },
+    { role: 'assistant', content: null, tool_calls: [toolCall('c2', 'bash', { command: 'make test' })] },
+    { role: 'tool', tool_call_id: 'c2', content: 'ok' },
+    { role: 'user', content: 'What failed?' },
+  ];
+
+  it('emits critical when the payload as composed passes 90% of the window, before the pre-send check fits it', async () => {
+    const history = overfull();
+    const { agent, seen } = buildBudgetAgent({ manager: new NaiveManager(4096, 512), script: ['Nothing failed.'], options: { contextWindow: 4096 } });
+    const result = await agent.run(history);
+    const [check] = result.budget.preSendChecks;
+    expect(check!.tokensBefore).toBeGreaterThan(0.9 * 4096);
+    expect(check!.steps.map((step) => step.step)).toEqual(['trim-old-tool-results']);
+    expect(seen.filter((e) => e.name === 'usage-level-change').map((e) => [e.payload.from, e.payload.to, e.payload.used])).toEqual([['ok', 'critical', check!.tokensBefore]]);
+  });
+
+  it('reports each record its pre-send check adds to the payload in one tool-output-trim', async () => {
+    const { agent, seen } = buildBudgetAgent({ manager: new NaiveManager(4096, 512), script: ['Nothing failed.'], options: { contextWindow: 4096 } });
+    const result = await agent.run(overfull());
+    const added = result.payloads[0]!.reductions;
+    expect(added).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 3 })]);
+    expect(seen.filter((e) => e.name === 'tool-output-trim').map((e) => e.payload.reductions)).toEqual([added]);
+  });
+
+  it('is the one emitter: the session is hosted before the strategy composes, so a strategy that emits it itself stays silent', async () => {
     const manager = new EmittingManager(4096, 512);
     const { agent, seen, events } = buildBudgetAgent({ manager, script: ['a'], options: { contextWindow: 4096 } });
     manager.bus = events;
     await agent.run(sizedText(2600));
+    expect(events.hostedUsageLevels.has('default')).toBe(true);
     expect(seen.filter((e) => e.name === 'usage-level-change')).toHaveLength(1);
   });
 });

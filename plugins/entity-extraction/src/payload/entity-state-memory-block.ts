@@ -1,21 +1,23 @@
-import type { MemoryBlock } from '@ctxkit/core/strategy-kit';
+import type { MemoryBlock, MemoryRole } from '@ctxkit/core/strategy-kit';
 import type { EntityStateVersion, PersistedEntityState } from '../state/entity-state';
 import type { StateBlockCache } from './state-block-cache';
 
 /**
- * The memory block of the entity state for the composer: the rendered block, shortened on demand to
+ * The memory block of the entity state for the composer, in a `role` message (user unless
+ * `memoryRole` says system): the rendered block, shortened on demand to
  * the room a composition leaves it, and standing for the history read so far (older messages the
  * window leaves out are reported as kept in the entity state). An earlier block may stand for it
  * while the versions it showed are still the state's first ones (no undo took them back since).
  * @param content the block rendered at `stateMaxTokens` (empty when there is no state to show)
- * @param shortened renders the shorter forms (most turns leave the same room)
+ * @param shortened renders the shorter forms (most turns leave the same room), in `role`
  */
-export function entityStateMemoryBlock(persisted: PersistedEntityState, content: string, shortened: StateBlockCache, stateMaxTokens: number): MemoryBlock {
+export function entityStateMemoryBlock(persisted: PersistedEntityState, content: string, shortened: StateBlockCache, stateMaxTokens: number, role: MemoryRole = 'user'): MemoryBlock {
   const version = persisted.versions.length;
   const block: EntityStateMemoryBlock = {
     versions: persisted.versions,
     holds: (earlier) => isEntityStateBlock(earlier) && grewFrom(persisted.versions, earlier.versions),
     name: 'entity state',
+    role,
     content,
     shrink: (maxTokens) => {
       const smaller = shortened.render(persisted.state, version, Math.min(maxTokens, stateMaxTokens));

@@ -1,10 +1,11 @@
 import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
+import { escapeMemoryText, memoryBlockText, memoryPreamble, type MemoryRole } from '@ctxkit/core/strategy-kit';
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityState } from '../state/entity-state';
 
 /** The state block as sent, with what had to be shortened to respect the cap. */
 export interface RenderedStateBlock {
-  /** The system message holding the block, or `null` when not even an empty block fits. */
+  /** The message holding the block (in the strategy's `memoryRole`), or `null` when not even an empty block fits. */
   message: ChatMessage | null;
   tokens: number;
   /** Required fields still missing, in schema order. */
@@ -24,17 +25,30 @@ function orderedEntries(state: Readonly<EntityState>, schema: CompiledStateSchem
   return [...known, ...extra].map((name) => [name, state[name]]);
 }
 
-function renderText(entries: Array<[string, unknown]>, version: number, missing: string[], truncated: string[]): string {
+/** What a user-role state block says before its frame. */
+export const STATE_BLOCK_PREAMBLE = memoryPreamble('The state extracted from the earlier conversation follows, as JSON.');
+
+/** Tags the state's JSON may not open or close: its frame's. */
+const STATE_FRAME_TAGS = [STATE_BLOCK_TAG];
+
+/**
+ * The block's text. The JSON cannot end the frame: a string value's quotes and line feeds are escaped
+ * by JSON itself, and every `<` of a tag (the frame's, a role's) or of a chat-template marker is
+ * written `\u003c`, so that the JSON still parses to the same state. The names of shortened fields
+ * are escaped on one line.
+ */
+function renderText(entries: Array<[string, unknown]>, version: number, missing: string[], truncated: string[], role: MemoryRole): string {
   const body = entries.length === 0 ? '{}' : `{\n${entries.map(entryLine).join(',\n')}\n}`;
-  const lines = [`<${STATE_BLOCK_TAG} version="${version}">`, body.split(`</${STATE_BLOCK_TAG}>`).join(`<\\/${STATE_BLOCK_TAG}>`), `</${STATE_BLOCK_TAG}>`];
+  const lines = [`<${STATE_BLOCK_TAG} version="${version}">`, escapeMemoryText(body, STATE_FRAME_TAGS, { json: true }), `</${STATE_BLOCK_TAG}>`];
   lines.push(missing.length > 0 ? `Required fields still missing: ${missing.join(', ')}.` : 'All required fields are known.');
-  if (truncated.length > 0) lines.push(`Shortened to fit: ${truncated.join(', ')}.`);
-  return lines.join('\n');
+  if (truncated.length > 0) lines.push(`Shortened to fit: ${truncated.map((name) => escapeMemoryText(name.replace(/\s+/g, ' '), STATE_FRAME_TAGS)).join(', ')}.`);
+  return memoryBlockText(role, STATE_BLOCK_PREAMBLE, lines.join('\n'));
 }
 
 /**
  * Renders the state as JSON inside `<conversation_state>` (one line per field, schema order) in a
- * system message, followed by a line naming the required fields still missing. When the message
+ * `role` message (after a preamble saying it is a quoted record in a user message), followed by a
+ * line naming the required fields still missing. When the message
  * would exceed `maxTokens`, fields are shortened deterministically until it fits: the field with the
  * longest JSON text first (ties: the later field in schema order), removing an array's oldest item,
  * else halving a long string, else leaving the field out; required fields go last. Shortened fields
@@ -46,11 +60,12 @@ export function renderStateBlock(
   schema: CompiledStateSchema,
   counter: ITokenCounter,
   maxTokens: number,
+  role: MemoryRole = 'user',
 ): RenderedStateBlock {
   const missingRequired = schema.required.filter((name) => state[name] === undefined);
   let entries = orderedEntries(state, schema).map(([name, value]) => [name, structuredClone(value)] as [string, unknown]);
   const truncated: string[] = [];
-  const measure = (text: string) => counter.countMessage({ role: 'system', content: text });
+  const measure = (text: string) => counter.countMessage({ role, content: text });
   // Field lines are counted one by one, so that each shortening step re-counts one line instead of
   // the whole block; the whole block is counted exactly only once the sum of its parts comes close
   // to the cap (joining lines can merge a few tokens at each boundary, never more than the slack).
@@ -58,11 +73,11 @@ export function renderStateBlock(
   let sizes = entries.map(([, value]) => JSON.stringify(value).length);
   for (let guard = 0; guard < 10000; guard++) {
     const slack = 2 * (entries.length + 4);
-    const estimate = measure(renderText([], version, missingRequired, truncated)) + lineTokens.reduce((sum, tokens) => sum + tokens, 0);
+    const estimate = measure(renderText([], version, missingRequired, truncated, role)) + lineTokens.reduce((sum, tokens) => sum + tokens, 0);
     if (estimate - slack <= maxTokens) {
-      const text = renderText(entries, version, missingRequired, truncated);
+      const text = renderText(entries, version, missingRequired, truncated, role);
       const tokens = measure(text);
-      if (tokens <= maxTokens) return { message: { role: 'system', content: text }, tokens, missingRequired, truncatedFields: truncated };
+      if (tokens <= maxTokens) return { message: { role, content: text }, tokens, missingRequired, truncatedFields: truncated };
     }
     if (entries.length === 0) break;
     let target = 0;

@@ -1,4 +1,5 @@
 import type { ITokenCounter } from '@ctxkit/core';
+import type { MemoryRole } from '@ctxkit/core/strategy-kit';
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityState } from '../state/entity-state';
 import { renderStateBlock, type RenderedStateBlock } from './render-state-block';
@@ -15,6 +16,7 @@ export class StateBlockCache {
   constructor(
     private readonly schema: CompiledStateSchema,
     private readonly counter: ITokenCounter,
+    private readonly role: MemoryRole = 'user',
   ) {}
 
   /** The block of `state` at `version`, within `maxTokens` (see {@link renderStateBlock}). */
@@ -28,7 +30,7 @@ export class StateBlockCache {
         return last.block;
       }
     }
-    const block = renderStateBlock(state, version, this.schema, this.counter, maxTokens);
+    const block = renderStateBlock(state, version, this.schema, this.counter, maxTokens, this.role);
     this.last = { state, json: undefined, version, maxTokens, block };
     return block;
   }

@@ -1,6 +1,15 @@
-import { type ChatMessage } from '@ctxkit/core';
-import { contentText, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+import { contentText, escapeMemoryText, memoryBlockText, memoryPreamble, truncateToFit, type MemoryBlock, type MemoryRole } from '@ctxkit/core/strategy-kit';
 import type { CompactionState } from './compaction-state';
+
+/** The tag a compaction's retain + summary is framed in. */
+export const COMPACTION_SUMMARY_TAG = 'compaction_summary';
+
+/** Tags the retain + summary may not open or close: its frame's, and those the compaction reply uses. */
+const COMPACTION_FRAME_TAGS = [COMPACTION_SUMMARY_TAG, 'summary', 'retain'];
+
+/** What a user-role compaction block says before its frame. */
+export const COMPACTION_PREAMBLE = memoryPreamble('A summary written when the earlier conversation was compacted follows, in its place.');
 
 /** The reason every message a compaction replaced is reported with. */
 export function compactionReason(state: Pick<CompactionState, 'count'>): string {
@@ -8,15 +17,31 @@ export function compactionReason(state: Pick<CompactionState, 'count'>): string 
 }
 
 /**
- * The retain + summary of a compaction as the payload's memory block, right after the system prompt.
- * It stands for the caller's history before `until` (reported as `compacted`, recoverable from the
- * saved transcript); the composer gives it up to its share of the room and leaves it out before the
- * current turn would lose its room.
+ * The retain + summary of a compaction as the payload's memory block, right after the system prompt
+ * (after the dynamic context in a user message), framed in `<compaction_summary>` with its text
+ * escaped so that a reply cannot close the frame or open a role. It stands for the caller's history
+ * before `until` (reported as `compacted`, recoverable from the saved transcript); the composer gives
+ * it up to its share of the room, shortened from its head inside its frame, and leaves it out before
+ * the current turn would lose its room.
  */
-export function compactionMemory(state: Pick<CompactionState, 'count' | 'transcriptRef'>, memory: ReadonlyArray<ChatMessage>, until: number): MemoryBlock {
+export function compactionMemory(
+  state: Pick<CompactionState, 'count' | 'transcriptRef'>,
+  memory: ReadonlyArray<ChatMessage>,
+  until: number,
+  counter: ITokenCounter,
+  role: MemoryRole = 'user',
+): MemoryBlock {
+  const text = memory.map((message) => escapeMemoryText(contentText(message.content), COMPACTION_FRAME_TAGS)).join('\n\n');
+  const framed = (body: string) => memoryBlockText(role, COMPACTION_PREAMBLE, `<${COMPACTION_SUMMARY_TAG}>\n${body}\n</${COMPACTION_SUMMARY_TAG}>`);
   return {
     name: 'compaction summary',
-    content: memory.map((message) => contentText(message.content)).join('\n\n'),
+    role,
+    content: framed(text),
+    // Shortened inside its frame: the head of the retain + summary, the frame closed after it.
+    shrink: (maxTokens) => {
+      const room = maxTokens - counter.count(framed(''));
+      return room > 0 ? framed(truncateToFit(text, { kind: 'head', maxTokens: room, counter }).text) : undefined;
+    },
     placement: 'after-system',
     covers: { until, action: 'compacted', recoverableFrom: 'transcript', reason: compactionReason(state), refs: [state.transcriptRef] },
   };

@@ -120,7 +120,7 @@ export class ViewPayloadComposer {
     // Collapsing older results reads the whole history: the whole view is laid out for it.
     const prepared = await view.prepare(budget.available, call.options.collapseOlderToolResults === true);
     const { aligned, log } = prepared;
-    const memory = state && aligned.memory.length > 0 ? [compactionMemory(state, aligned.memory, aligned.startIndex)] : [];
+    const memory = state && aligned.memory.length > 0 ? [compactionMemory(state, aligned.memory, aligned.startIndex, counter, config.memoryRole)] : [];
     if (state && aligned.displaced !== undefined) {
       log.add('compacted', { from: aligned.displaced }, { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] });
     }
