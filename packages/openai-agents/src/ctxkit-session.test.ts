@@ -140,6 +140,42 @@ describe('CtxkitSession', () => {
     await expect(createCtxkitSession({ pluginId: 'std-sliding-window-strategy', sessionId: 'x'.repeat(300) })).rejects.toMatchObject({ code: 'CTXKIT_STORE_KEY_INVALID' });
   });
 
+  test('with the tool output cache, items the filter adds beyond what getItems returned (older turns, trimmed outputs) are not stored again when the SDK passes them back as new objects', async () => {
+    const session = await createCtxkitSession({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 4000, reserveOutputTokens: 0 }, instructions: INSTRUCTIONS, waitForIdle: true });
+    try {
+      const model = new ScriptedAgentsModel();
+      const outputs: string[] = [];
+      const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model, tools: [lookupTool(outputs)] });
+      // Five turns of four lookups each: the newest turn's outputs, whole, leave no room for the older turns.
+      for (let turn = 1; turn <= 5; turn++) {
+        model.script([...[0, 1, 2, 3].map((call) => [functionCall(`call_${turn}_${call}`, 'lookup_flights', { from: 'SFO', to: `C${turn}` })]), [assistantText(`Turn ${turn}: booked UA${turn}.`)]]);
+        outputs.push(...[0, 1, 2, 3].map((call) => flights(turn, call)));
+        await run(agent, `Turn ${turn}: find me a flight from SFO to city ${turn}.`, { session, callModelInputFilter: session.callModelInputFilter });
+      }
+      const stored = await session.getStoredItems();
+      // A run, step by step as the Agents SDK takes it: the history, then the filter with the new user message.
+      const history = await session.getItems();
+      const user: AgentInputItem = { role: 'user', content: 'Turn 6: and back again?' };
+      const filtered = await session.callModelInputFilter({ modelData: { input: [...history, user], instructions: INSTRUCTIONS }, agent, context: undefined } as never);
+      // Older turns are back (their outputs no longer whole is what made room), the previous turn's outputs trimmed.
+      const keys = new Set(history.map((item) => JSON.stringify(item)));
+      const added = filtered.input.filter((item) => item !== user && !keys.has(JSON.stringify(item)));
+      expect(added.some((item) => (item as { type?: string }).type === 'function_call')).toBe(true);
+      expect(added.some((item) => (item as { type?: string }).type === 'function_call_result')).toBe(true);
+      // The SDK hands the items it cannot match to addItems, as new objects, with the run's new items.
+      const answer = assistantText('Turn 6: booked the return.') as AgentInputItem;
+      await session.addItems([...structuredClone(added), structuredClone(user), answer]);
+      expect(await session.getStoredItems()).toEqual([...stored, user, answer]);
+      // A later run whose user message repeats an earlier one still stores it.
+      const again: AgentInputItem = { role: 'user', content: 'Turn 6: and back again?' };
+      await session.callModelInputFilter({ modelData: { input: [...(await session.getItems()), again], instructions: INSTRUCTIONS }, agent, context: undefined } as never);
+      await session.addItems([structuredClone(again), answer]);
+      expect(await session.getStoredItems()).toEqual([...stored, user, answer, again, answer]);
+    } finally {
+      await session.dispose();
+    }
+  });
+
   test('the filter refuses input that is not this session\'s history, and a run that never read the session', async () => {
     const session = await createCtxkitSession({ pluginId: 'std-sliding-window-strategy' });
     try {

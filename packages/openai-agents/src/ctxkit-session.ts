@@ -47,14 +47,50 @@ export type CtxkitSessionOptions = AgentSource & CtxkitSessionSettings;
 export const SESSION_ITEMS_STORE_NAME = 'openai-agents-items';
 
 interface HistoryRead {
-  /** Keys of the items `getItems` returned, in order. */
+  /** Content keys of the items `getItems` returned, in order. */
   keys: string[];
   /** Items stored when they were read. */
   stored: number;
 }
 
-function itemKey(item: AgentInputItem): string {
-  return JSON.stringify(item);
+/** `value` as JSON with the keys of every object sorted. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(record[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The content key of an item: its type, role, call id, name, arguments, content and output (every
+ * field but its id, status and `providerData`), independent of key order. A copy of an item has
+ * the key of the item.
+ */
+function contentKey(item: AgentInputItem): string {
+  const { id: _id, status: _status, providerData: _providerData, ...content } = item as Record<string, unknown>;
+  return stableJson({ ...content, type: content.type ?? 'message' });
+}
+
+/** The number of each key among `items`. */
+function countKeys(items: readonly AgentInputItem[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) {
+    const key = contentKey(item);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** Takes one `key` from `counts`: false when none is left. */
+function takeKey(counts: Map<string, number>, key: string): boolean {
+  const left = counts.get(key) ?? 0;
+  if (left === 0) return false;
+  if (left === 1) counts.delete(key);
+  else counts.set(key, left - 1);
+  return true;
 }
 
 /**
@@ -87,7 +123,14 @@ export class CtxkitSession implements Session {
   private items: AgentInputItem[] | undefined;
   private converted: ConvertedItems = { messages: [], spans: [] };
   private read: HistoryRead | undefined;
-  private readonly injected = new Set<string>();
+  /**
+   * Content keys (with their number) of the items the filter put in this run's model calls that the
+   * Agents SDK did not give it: older history, a changed tool result, the strategy's memory. The
+   * SDK passes them to `addItems` with the run's input; they are never stored again.
+   */
+  private injected = new Map<string, number>();
+  /** The read whose run the injected items belong to. */
+  private injectedRead: HistoryRead | undefined;
   private instructions: string;
   private tools: ToolDefinition[];
   private payload: LLMPayload | undefined;
@@ -152,24 +195,31 @@ export class CtxkitSession implements Session {
     let out = await this.compose(this.instructions, this.tools, this.converted.messages);
     if (limit !== undefined) out = limit <= 0 ? [] : withoutLeadingResults(out.slice(-limit));
     const copy = structuredClone(out);
-    this.read = { keys: copy.map(itemKey), stored: this.items!.length };
+    this.read = { keys: copy.map(contentKey), stored: this.items!.length };
     return copy;
   }
 
   /**
    * Appends items to the stored history; reports the history to the strategy when it ends a turn.
-   * Items the strategy added to a model call (its memory) are never stored as history.
+   * Items the filter added to a model call of the run (history older than `getItems` returned, a
+   * tool result the strategy changed, its memory) are recognized by content and never stored again:
+   * the stored history gets the run's new items, once each.
    * @throws AgentInputItemError (`CTXKIT_HISTORY_INVALID`) for an item that is not a valid input item (nothing is stored)
    */
   async addItems(items: AgentInputItem[]): Promise<void> {
     const stored = await this.load();
-    const added = items.filter((item) => !this.injected.has(itemKey(item)));
-    if (added.length === 0) return;
+    const injected = new Map(this.injected);
+    const added = items.filter((item) => !takeKey(injected, contentKey(item)));
+    if (added.length === 0) {
+      this.injected = injected;
+      return;
+    }
     const converted = appendConverted(this.converted, stored, added);
     const next = [...stored, ...structuredClone(added)];
     await this.store.set(this.key, next);
     this.items = next;
     this.converted = converted;
+    this.injected = injected;
     const last = converted.messages.at(-1);
     if (last?.role === 'assistant' && !last.tool_calls?.length) {
       await this.manager.onTurnComplete(converted.messages);
@@ -192,7 +242,8 @@ export class CtxkitSession implements Session {
     this.items = [];
     this.converted = { messages: [], spans: [] };
     this.read = undefined;
-    this.injected.clear();
+    this.injected = new Map();
+    this.injectedRead = undefined;
   }
 
   /** Releases the agent and runtime `createCtxkitSession` created (nothing for an agent you passed). Safe twice. */
@@ -222,7 +273,7 @@ export class CtxkitSession implements Session {
     const read = this.read;
     if (read === undefined) throw new SessionInputMismatchError(this.sessionId, 'callModelInputFilter ran in a run that did not read this session');
     const input = modelData.input;
-    const matches = input.length >= read.keys.length && read.keys.every((key, index) => itemKey(input[index]!) === key);
+    const matches = input.length >= read.keys.length && read.keys.every((key, index) => contentKey(input[index]!) === key);
     if (!matches) throw new SessionInputMismatchError(this.sessionId, "the model input does not start with the history this session's getItems returned");
     const stored = await this.load();
     const fresh = input.slice(read.keys.length + Math.max(0, stored.length - read.stored));
@@ -231,11 +282,27 @@ export class CtxkitSession implements Session {
     if (Array.isArray(agentTools) && agentTools.length > 0) this.tools = callerToolDefinitions(agentTools);
     const history = appendConverted(this.converted, stored, fresh).messages;
     const composed = await this.compose(this.instructions, this.tools, history);
-    const given = new Set<unknown>(input);
-    for (const item of composed) if (!given.has(item)) this.injected.add(itemKey(item));
-    for (const item of fresh) this.injected.delete(itemKey(item));
-    for (const item of stored) this.injected.delete(itemKey(item));
+    this.noteInjected(read, input, composed);
     return { ...modelData, input: composed };
+  }
+
+  /**
+   * Remembers, by content, the items of `composed` that `input` does not hold (as many times as
+   * they are missing from it): the SDK stores them with the run's input unless told apart. Counted
+   * over every model call of the run, a new run starting afresh.
+   */
+  private noteInjected(read: HistoryRead, input: readonly AgentInputItem[], composed: readonly AgentInputItem[]): void {
+    if (this.injectedRead !== read) {
+      this.injected = new Map();
+      this.injectedRead = read;
+    }
+    const given = countKeys(input);
+    const missing = new Map<string, number>();
+    for (const item of composed) {
+      const key = contentKey(item);
+      if (!takeKey(given, key)) missing.set(key, (missing.get(key) ?? 0) + 1);
+    }
+    for (const [key, count] of missing) this.injected.set(key, Math.max(this.injected.get(key) ?? 0, count));
   }
 }
 
