@@ -99,6 +99,8 @@ export class RecallLayer {
   private readonly embeddingBackoff = new FailureBackoff({ firstMs: FIRST_EMBEDDING_BACKOFF_MS, maxMs: MAX_EMBEDDING_BACKOFF_MS });
   private embeddingJob: Promise<void> | undefined;
   private readonly blockCounter: RecallBlockCounter;
+  /** The index terms of the lines of the memory block last weighed against recall ({@link lineTermsOf}). */
+  private memoryLineTerms: { content: string; lines: Array<ReadonlySet<string>> } | undefined;
   private disposed = false;
 
   constructor(private readonly options: RecallLayerOptions) {
@@ -304,9 +306,7 @@ export class RecallLayer {
     }
     if (best === 0) return 0;
     let memoryValue = 0;
-    for (const block of memory) {
-      for (const line of block.content.split('\n')) if (line.length > 0) memoryValue += Math.min(best, lexical.coverage(queryTerms, recallTermsOf(line)));
-    }
+    for (const block of memory) for (const terms of this.lineTermsOf(block.content)) memoryValue += Math.min(best, lexical.coverage(queryTerms, terms));
     const memoryDensity = memoryValue / memoryTokens;
     candidates.sort((a, b) => b.value / b.cost - a.value / a.cost);
     // What recall's own allowance holds already, then what the memory's room would add.
@@ -322,6 +322,18 @@ export class RecallLayer {
       yielded += cost;
     }
     return yielded;
+  }
+
+  /**
+   * The index terms of each non-empty line of a memory block's text. The last block's are kept: a
+   * summary changes only when a fold lands, and stemming its lines again on every compose would cost
+   * more than ranking.
+   */
+  private lineTermsOf(content: string): ReadonlyArray<ReadonlySet<string>> {
+    if (this.memoryLineTerms?.content !== content) {
+      this.memoryLineTerms = { content, lines: content.split('\n').filter((line) => line.length > 0).map((line) => new Set(recallTermsOf(line))) };
+    }
+    return this.memoryLineTerms.lines;
   }
 
   /** Tokens an entry's text takes in the block (counted once per entry). */
