@@ -164,24 +164,36 @@ async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxC
   return median(times);
 }
 
+/**
+ * The JavaScript heap plus the array buffers outside it (typed arrays keep their contents there),
+ * after collecting the garbage: twice, a tick apart, since array buffers are freed after the
+ * collection that finds them unreachable.
+ */
+async function heapAndBuffers(): Promise<number> {
+  for (let round = 0; round < 3; round++) {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.arrayBuffers;
+}
+
 function dispose(manager: IContextManager): void {
   void (manager as IContextManager & { dispose?: () => unknown }).dispose?.();
 }
 
 /**
- * Heap the recall index of `history` takes (every entry's record, its terms in the index), and the
- * text it indexes: measured around indexing the history into a fresh store, garbage collected on
- * both sides, with the store's own bytes left out.
+ * Memory the recall index of `history` takes (every entry's record, its terms in the index; heap and
+ * array buffers), and the text it indexes: measured around indexing the history into a fresh store,
+ * garbage collected on both sides, with the store's own bytes left out.
  */
 async function recallIndexMemory(strategy: BenchedStrategy, history: ChatMessage[], options: StrategyTurnBenchOptions): Promise<{ heapBytes: number; textBytes: number }> {
   const store = new MemoryContextStore();
-  collectGarbage();
-  const before = process.memoryUsage().heapUsed;
+  const before = await heapAndBuffers();
   const manager = strategy.create(8192, options.freshCounter(), store);
   await manager.onTurnComplete(history.slice(0, -1));
   await idle(manager);
-  collectGarbage();
-  const after = process.memoryUsage().heapUsed;
+  const after = await heapAndBuffers();
   let logBytes = 0;
   let textBytes = 0;
   for (const key of await store.listBlobs({ agentId: 'conformance-agent' })) {

@@ -1,7 +1,7 @@
-import MiniSearch from 'minisearch';
 import { recallTerm, recallTokens } from './recall-terms';
+import { TermPostings } from './term-postings';
 
-/** BM25+ parameters (MiniSearch's defaults, the usual values). */
+/** BM25+ parameters (the usual values: k1 1.2, b 0.7, and BM25+'s lower bound d 0.5 for a matching term). */
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 
 /** At most this many query terms, the rarest first (a pasted page must not cost a scan per word). */
@@ -19,64 +19,49 @@ interface IndexedText {
   text: string;
 }
 
-/** A document of the index: the entry's slot (a small number the index gives each live entry) and its terms. */
-interface IndexedDocument {
-  slot: number;
-  text: string;
-}
-
 /**
- * Ranks entries by their words, BM25+ over stemmed terms, on MiniSearch (a small, well-kept
- * full-text index that adds and removes one document at a time, so indexing a turn costs that turn).
+ * Ranks entries by their words: BM25+ over stemmed terms, on {@link TermPostings} (flat arrays, so
+ * that the index of a long history stays within a small multiple of its text; a map-per-term
+ * full-text library took about ten times as much). Adding or removing an entry costs that entry.
  */
 export class LexicalRanker {
-  // Documents are given as their index terms joined by spaces: each text is tokenized and stemmed
-  // once, here, not again inside the index.
-  private readonly index = new MiniSearch<IndexedDocument>({
-    fields: ['text'],
-    idField: 'slot',
-    storeFields: [],
-    tokenize: splitTerms,
-    processTerm: keepTerm,
-    searchOptions: { bm25: BM25, tokenize: splitTerms, processTerm: keepTerm },
-  });
-  /** Entries per term, to leave out terms that match most of the index. */
-  private readonly documentFrequency = new Map<string, number>();
-  private readonly termsOf = new Map<number, string[]>();
+  private readonly postings = new TermPostings();
 
   /** How many entries are indexed. */
   get size(): number {
-    return this.index.documentCount;
+    return this.postings.size;
   }
 
   /** Indexes many entries at once (a rebuild after a restart). */
   addAll(entries: ReadonlyArray<{ slot: number; entry: IndexedText }>): void {
-    this.index.addAll(entries.map(({ slot, entry }) => ({ slot, text: this.count(slot, entry) })));
+    for (const { slot, entry } of entries) this.add(slot, entry);
+    this.postings.trim();
   }
 
   add(slot: number, entry: IndexedText): void {
-    this.index.add({ slot, text: this.count(slot, entry) });
+    // Tokens are counted first, so that each distinct one is stemmed once (most of a rebuild's cost).
+    const tokens = new Map<string, number>();
+    for (const token of recallTokens(entry.text)) tokens.set(token, (tokens.get(token) ?? 0) + 1);
+    const terms = new Map<string, number>();
+    for (const [token, count] of tokens) {
+      const term = recallTerm(token);
+      if (term !== null) terms.set(term, (terms.get(term) ?? 0) + count);
+    }
+    this.postings.add(slot, terms);
   }
 
   /** Leaves an entry out of every later search. */
   remove(slot: number): void {
-    if (!this.index.has(slot)) return;
-    this.index.discard(slot);
-    for (const term of this.termsOf.get(slot) ?? []) {
-      const count = (this.documentFrequency.get(term) ?? 1) - 1;
-      if (count > 0) this.documentFrequency.set(term, count);
-      else this.documentFrequency.delete(term);
-    }
-    this.termsOf.delete(slot);
+    this.postings.remove(slot);
   }
 
   has(slot: number): boolean {
-    return this.index.has(slot);
+    return this.postings.has(slot);
   }
 
   /** The distinct terms of an indexed entry. */
   terms(slot: number): ReadonlyArray<string> {
-    return this.termsOf.get(slot) ?? [];
+    return this.postings.termsOf(slot);
   }
 
   /**
@@ -98,11 +83,11 @@ export class LexicalRanker {
    * {@link MAX_QUERY_TERMS}, matching at most `maxPostings` entries in all.
    */
   usefulTerms(terms: ReadonlyArray<string>, maxPostings: number = MAX_QUERY_POSTINGS): string[] {
-    const sorted = terms.filter((term) => (this.documentFrequency.get(term) ?? 0) > 0).sort((a, b) => this.documentFrequency.get(a)! - this.documentFrequency.get(b)!);
+    const sorted = terms.filter((term) => (this.postings.frequency(term)) > 0).sort((a, b) => this.postings.frequency(a) - this.postings.frequency(b));
     const kept: string[] = [];
     let postings = 0;
     for (const term of sorted) {
-      const frequency = this.documentFrequency.get(term)!;
+      const frequency = this.postings.frequency(term);
       if (kept.length >= MAX_QUERY_TERMS || postings + frequency > maxPostings) break;
       kept.push(term);
       postings += frequency;
@@ -117,43 +102,44 @@ export class LexicalRanker {
    */
   coverage(queryTerms: ReadonlyArray<string>, terms: ReadonlySet<string> | ReadonlyArray<string>): number {
     const has = Array.isArray(terms) ? new Set(terms) : (terms as ReadonlySet<string>);
-    const documents = this.index.documentCount;
+    const documents = this.postings.size;
     let covered = 0;
     for (const term of queryTerms) {
       if (!has.has(term)) continue;
-      const frequency = this.documentFrequency.get(term) ?? 0;
+      const frequency = this.postings.frequency(term);
       covered += Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
     }
     return covered;
   }
 
-  /** Calls `found` with the slot and BM25+ score of every entry matching any of `terms` (index terms). */
+  /**
+   * Calls `found` with the slot and BM25+ score of every entry matching any of `terms` (index terms),
+   * best first. An entry's score is the sum over the terms it holds, times how many it holds (an
+   * entry matching more of the question ranks above one matching a single rare word many times).
+   */
   search(terms: ReadonlyArray<string>, found: (slot: number, score: number) => void): void {
     if (terms.length === 0) return;
-    for (const result of this.index.search({ queries: [...terms], combineWith: 'OR' })) found(result.id as number, result.score);
-  }
-
-  /** Counts an entry's terms in; returns its terms joined by spaces (what the index reads). */
-  private count(slot: number, entry: IndexedText): string {
-    const sequence: string[] = [];
-    const distinct = new Set<string>();
-    for (const token of recallTokens(entry.text)) {
-      const term = recallTerm(token);
-      if (term === null) continue;
-      distinct.add(term);
-      sequence.push(term);
+    const { k, b, d } = BM25;
+    const documents = this.postings.size;
+    const averageLength = this.postings.averageLength;
+    const scores = new Map<number, { score: number; matched: number }>();
+    for (const term of new Set(terms)) {
+      const frequency = this.postings.frequency(term);
+      if (frequency === 0) continue;
+      const inverse = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
+      this.postings.forEachPosting(term, (slot, count) => {
+        const length = this.postings.lengthOfSlot(slot);
+        const score = inverse * (d + (count * (k + 1)) / (count + k * (1 - b + (b * length) / averageLength)));
+        const sum = scores.get(slot);
+        if (sum === undefined) scores.set(slot, { score, matched: 1 });
+        else {
+          sum.score += score;
+          sum.matched++;
+        }
+      });
     }
-    const list = [...distinct];
-    this.termsOf.set(slot, list);
-    for (const term of list) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
-    return sequence.join(' ');
+    const ranked = [...scores].map(([slot, { score, matched }]) => ({ slot, score: score * matched }));
+    ranked.sort((x, y) => y.score - x.score);
+    for (const { slot, score } of ranked) found(slot, score);
   }
-}
-
-function splitTerms(text: string): string[] {
-  return text.length === 0 ? [] : text.split(' ');
-}
-
-function keepTerm(term: string): string {
-  return term;
 }

@@ -33,6 +33,8 @@ const MAX_CACHED_STEMS = 200_000;
  * such text without a dictionary.
  */
 export function recallTokens(text: string): string[] {
+  // Most texts have no such script: their words are the tokens, found in one pass.
+  if (!HAS_UNSPACED.test(text)) return text.match(WORD) ?? [];
   const tokens: string[] = [];
   for (const match of text.matchAll(WORD)) {
     const word = match[0];

@@ -42,11 +42,15 @@ export function recallUnitText(messages: ReadonlyArray<Readonly<ChatMessage>>, m
   return headAndTail(messages.map((message) => recallMessageText(message, maxChars)).join('\n'), maxChars);
 }
 
-/** `text`, or its head and tail around a marker when it is longer than `maxChars`. */
+/**
+ * `text`, or its head and tail around a marker when it is longer than `maxChars`. The marker is
+ * plain ASCII: one character outside Latin-1 would make the engine hold the whole unit at two bytes
+ * a character (the recall text of a long coding history took 1.7× the memory with an ellipsis here).
+ */
 function headAndTail(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const keep = Math.max(0, maxChars - 64);
   const head = Math.ceil(keep * 0.7);
   const tail = keep - head;
-  return `${text.slice(0, surrogateSafeCut(text, head, 'down'))}\n[… ${text.length - head - tail} characters not recalled …]\n${text.slice(surrogateSafeCut(text, text.length - tail, 'up'))}`;
+  return `${text.slice(0, surrogateSafeCut(text, head, 'down'))}\n[... ${text.length - head - tail} characters not recalled ...]\n${text.slice(surrogateSafeCut(text, text.length - tail, 'up'))}`;
 }
