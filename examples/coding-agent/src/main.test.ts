@@ -27,7 +27,7 @@ describe('coding-agent', () => {
       }
       const sent = result.requests.map((request) => request.messages.map((message) => contentText(message.content ?? null)).join('\n')).join('\n');
       expect(sent).toMatch(/\[tool output trimmed; ref=to_[0-9a-f]{32}\]/);
-      expect(sent).toMatch(/\[Previous: used (execute_bash|str_replace_editor)\]/);
+      expect(sent).toMatch(/\[Previous: used (execute_bash|str_replace_editor); ref=to_[0-9a-f]{32}\]/);
       expect(lines.some((line) => /trimmed \d+/.test(line))).toBe(true);
       expect(lines.some((line) => /micro-compacted \d+/.test(line))).toBe(true);
       expect(lines.some((line) => /compaction \(auto\)/.test(line))).toBe(true);

@@ -3,7 +3,7 @@
  * Offline it replays a real OpenHands run on the ponyc repository: a scripted model answers as the
  * recorded agent did, `execute_bash` / `str_replace_editor` / `think` / `finish` answer with the
  * recorded outputs, and along the way the strategy caches every output, trims the oldest to
- * `[tool output trimmed; ref=…]`, micro-compacts old results to `[Previous: used …]` and compacts
+ * `[tool output trimmed; ref=…]`, micro-compacts old results to `[Previous: used …; ref=…]` and compacts
  * the history into retain + summary. Once, the scripted model asks `tool_output_cache` for a
  * trimmed output and gets it back in full. With an LLM configured in the environment
  * (OPENAI_BASE_URL / OPENAI_API_KEY / ANTHROPIC_API_KEY) that model drives the run and writes the

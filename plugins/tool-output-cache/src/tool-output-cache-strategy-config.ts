@@ -63,7 +63,7 @@ export interface ResolvedToolOutputCacheStrategyConfig {
   minReclaimTokens: number;
   /** The tool output cache: in-context views, refs and the token budget of all tool outputs. */
   toolOutputCache: ToolOutputCacheConfig;
-  /** Old tool results replaced by `[Previous: used {tool_name}]` (a cached output: its placeholder). */
+  /** Old tool results replaced by `[Previous: used {tool_name}]` (`[Previous: used {tool_name}; ref=…]` for a cached output). */
   microCompact: MicroCompactConfig;
   /** Compaction to retain + summary + the last turns, the transcript saved first. */
   compaction: CompactionConfig;

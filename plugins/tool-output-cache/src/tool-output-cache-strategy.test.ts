@@ -241,14 +241,16 @@ describe('ToolOutputCacheStrategy', () => {
 
       it('in a room too small for the expand tools, micro-compacts older outputs instead and offers no tools', async () => {
         const given = history();
-        // A 600-token room: the expand tools (about 180 tokens) would take more than a quarter of it.
+        // A 600-token room: the expand tools (about 200 tokens) would take more than a quarter of it.
         const { strategy } = setup({ ...exact, maxContextTokens: 600 });
         expect(strategy.contributedTools().length).toBe(2);
         const payload = await strategy.composePayload(SYSTEM, given, []);
         const tools = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
         expect(payload.tools).toEqual([]);
-        expect(tools[0]!.content).toBe('[Previous: used execute_bash]');
         expect(tools[0]!.output_ref).toBeDefined();
+        // The placeholder names the ref, which reads the whole output back.
+        expect(tools[0]!.content).toBe(`[Previous: used execute_bash; ref=${tools[0]!.output_ref!.id}]`);
+        expect(await expand(strategy, tools[0]!.output_ref!.id)).toBe(output('log0', 20));
         expect(payload.stats.reductions).toContainEqual(expect.objectContaining({ action: 'micro-compacted', recoverableFrom: 'tool-output-cache' }));
         expect(payload.stats.extra).toMatchObject({ toolOutputCache: { underPressure: true, toolsOffered: false } });
       });
@@ -317,9 +319,9 @@ describe('ToolOutputCacheStrategy', () => {
       const payload = await strategy.composePayload(SYSTEM, history, []);
       const tools = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
       expect(tools.map((message) => message.content)).toEqual([
-        '[Previous: used execute_bash]',
-        '[Previous: used str_replace_editor]',
-        '[Previous: used execute_bash]',
+        `[Previous: used execute_bash; ref=${tools[0]!.output_ref?.id}]`,
+        `[Previous: used str_replace_editor; ref=${tools[1]!.output_ref?.id}]`,
+        `[Previous: used execute_bash; ref=${tools[2]!.output_ref?.id}]`,
         output('file3', 3),
         output('file4', 3),
         'ok',

@@ -1,8 +1,9 @@
-import type { ChatMessage } from '../contracts/chat-message';
+import type { ChatMessage, ToolMessage } from '../contracts/chat-message';
 import { findPayloadProblems } from '../messages/find-payload-problems';
 import { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
 import { GptTokenizerEncoder } from '../token-counting/bpe-encoder';
 import { createTokenCounter } from '../token-counting/create-token-counter';
+import { utf8ByteLength as utf8Bytes } from '../token-counting/text-parts';
 import { loadConversations } from '../testing/load-conversations';
 import { HistoryLedger } from './history-ledger';
 import { MIN_TRUNCATED_OUTPUT_TOKENS, selectHistoryWindow } from './select-history-window';
@@ -146,6 +147,25 @@ describe('selectHistoryWindow', () => {
     expect(messages[messages.length - 1]!.content).toBe(huge);
     expect(window.reductions).toContainEqual(expect.objectContaining({ action: 'truncated', from: messages.length - 1, to: messages.length }));
     expect(findPayloadProblems(window.messages)).toEqual([]);
+  });
+
+  it('names the ref of a cut output held whole behind one, and where its elided part lies in it', () => {
+    const huge = Array.from({ length: 20_000 }, (_, index) => `log line ${index} status ok`).join('\n');
+    const ref = { id: `to_${'ab'.repeat(16)}`, byte_size: utf8Bytes(huge) };
+    const cutTurn = turn(99, huge).slice(0, 3);
+    cutTurn[2] = { ...(cutTurn[2] as ToolMessage), output_ref: ref };
+    const messages = [...history(3), ...cutTurn];
+    const window = selectHistoryWindow({ history: messages, budgetTokens: 3000, counter });
+    expect(window.tokens).toBeLessThanOrEqual(3000);
+    const shown = window.messages[window.messages.length - 1]!.content as string;
+    const marker = /\n\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided: ref=(to_\w+) from line (\d+) char (\d+) to line (\d+) char (\d+) \.\.\.\]\n/.exec(shown)!;
+    expect(marker[1]).toBe(ref.id);
+    const at = (line: number, char: number): number => huge.split('\n').slice(0, line - 1).reduce((sum, text) => sum + text.length + 1, 0) + char;
+    const from = at(Number(marker[2]), Number(marker[3]));
+    const to = at(Number(marker[4]), Number(marker[5]));
+    expect(shown.slice(0, marker.index)).toBe(huge.slice(0, from));
+    expect(shown.slice(marker.index + marker[0].length)).toBe(huge.slice(to));
+    expect(window.reductions).toContainEqual(expect.objectContaining({ action: 'truncated', recoverableFrom: 'tool-output-cache', refs: [ref.id] }));
   });
 
   it('keeps the newest user message, truncated with a marker, when it alone exceeds the budget', () => {

@@ -1,4 +1,6 @@
-import type { ChatMessage, ToolMessage, UserMessage } from '../contracts/chat-message';
+import type { ChatMessage, ToolMessage, ToolOutputRef, UserMessage } from '../contracts/chat-message';
+import { utf8ByteLength } from '../token-counting/text-parts';
+import { countLineFeeds } from '../truncation/safe-cut';
 import type { ReductionRecord } from '../contracts/llm-payload';
 import { BudgetExceededError } from '../errors/budget-exceeded-error';
 import { groupEndingAt } from '../messages/group-tool-calls';
@@ -364,6 +366,7 @@ function selectCurrentTurn(
     for (const [index, change] of best.fitted.changes) {
       replaced.set(index, change.message);
       outputCuts.set(history[index] as ChatMessage, change);
+      const ref = (history[index] as ToolMessage).output_ref?.id;
       reductions.push({
         action: 'truncated',
         from: index,
@@ -372,7 +375,7 @@ function selectCurrentTurn(
         tokensBefore: sizes.get(index)! > budget ? undefined : sizes.get(index),
         tokensAfter: change.tokens,
         reason: 'current turn over budget: tool output truncated head + tail to fit',
-        recoverableFrom: 'history',
+        ...(ref !== undefined ? { recoverableFrom: 'tool-output-cache', refs: [ref] } : { recoverableFrom: 'history' }),
       } as ReductionRecord);
     }
     return { kept: asRanges(best.chosen), tokens: best.fitted.tokens };
@@ -495,10 +498,22 @@ function cutOutput(message: ToolMessage, allowed: number, counter: ITokenCounter
   const remembered = ledger.truncations.get(message);
   if (remembered && remembered.allowed === allowed) return { message: remembered.message, tokens: remembered.tokens };
   const empty = counter.countMessage({ role: 'tool', tool_call_id: message.tool_call_id, content: '' });
-  const cut = truncateToFit(contentText(message.content), { kind: 'head-tail', maxTokens: Math.max(0, allowed - empty), counter });
+  // An output held whole behind its ref gets a marker naming the ref, and where the elided part lies
+  // in it when the text cut is the ref's own (not an excerpt of it, such as an in-context view).
+  const text = contentText(message.content);
+  const ref = message.output_ref;
+  const refOptions = ref === undefined ? {} : { ref: ref.id, locate: holdsText(ref, text) };
+  const cut = truncateToFit(text, { kind: 'head-tail', maxTokens: Math.max(0, allowed - empty), counter, ...refOptions });
   const copy: ToolMessage = { ...message, content: cut.text };
   // A tool message's text is its content, so its count is the cut text's count plus the overhead.
   const tokens = cut.tokens !== undefined ? cut.tokens + empty : counter.countMessage(copy);
   ledger.truncations.set(message, { allowed, message: copy, tokens });
   return { message: copy, tokens };
+}
+
+/** True when `ref` describes `text` itself: the same UTF-8 size and (when the ref counts them) lines. */
+function holdsText(ref: ToolOutputRef, text: string): boolean {
+  if (ref.byte_size === undefined || ref.byte_size !== utf8ByteLength(text)) return false;
+  if (ref.line_count === undefined) return true;
+  return ref.line_count === countLineFeeds(text) + (text.length === 0 || text.endsWith('\n') ? 0 : 1);
 }

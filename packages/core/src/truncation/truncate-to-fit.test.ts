@@ -26,6 +26,36 @@ describe('truncateToFit', () => {
     expect(result).toMatchObject({ text: 'short text', truncated: false, elided: { lines: 0, bytes: 0, chars: 0 } });
   });
 
+  it('names the ref and the elided span (line, char) in the marker, by tokens and by bytes, within budget', () => {
+    const text = `alpha 日本語\n${'b'.repeat(900)}\n😀${'c'.repeat(700)}\nomega`;
+    const ref = `to_${'0f'.repeat(16)}`;
+    for (const result of [
+      truncateToFit(text, { kind: 'head-tail', maxTokens: 120, counter, ref }),
+      truncateToFit(text, { kind: 'head-tail', maxBytes: 400, ref }),
+      truncateToFit(text, { kind: 'head', maxBytes: 300, ref }),
+      truncateToFit(text, { kind: 'tail', maxBytes: 300, ref }),
+    ]) {
+      expect(result.truncated).toBe(true);
+      if (result.tokens !== undefined) expect(result.tokens).toBeLessThanOrEqual(120);
+      else expect(result.bytes).toBeLessThanOrEqual(result.kind === 'head-tail' ? 400 : 300);
+      const marker = /\n?\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided: ref=(\w+) from line (\d+) char (\d+) to line (\d+) char (\d+) \.\.\.\]\n?/.exec(result.text)!;
+      expect(marker[1]).toBe(ref);
+      const at = (line: number, char: number): number => text.split('\n').slice(0, line - 1).reduce((sum, part) => sum + part.length + 1, 0) + char;
+      const from = at(Number(marker[2]), Number(marker[3]));
+      const to = at(Number(marker[4]), Number(marker[5]));
+      expect(to - from).toBe(result.elided.chars);
+      expect(result.text.slice(0, marker.index)).toBe(text.slice(0, from));
+      expect(result.text.slice(marker.index + marker[0].length)).toBe(text.slice(to));
+    }
+  });
+
+  it('names the ref alone when the text is not the ref\'s own (locate: false)', () => {
+    const text = `${'x'.repeat(3000)}\n${'y'.repeat(3000)}`;
+    const result = truncateToFit(text, { kind: 'head-tail', maxBytes: 500, ref: 'to_view', locate: false });
+    expect(result.bytes).toBeLessThanOrEqual(500);
+    expect(result.text).toMatch(/\n\[\.\.\. 2 lines \([\d,]+ bytes\) elided: ref=to_view \.\.\.\]\n/);
+  });
+
   it('keeps the beginning for head, with a marker saying how many lines and bytes were elided', () => {
     const result = truncateHead(logLines, 200, counter);
     expect(result.truncated).toBe(true);

@@ -1,6 +1,6 @@
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { isSafeCut, utf8ByteLength } from '../token-counting/text-parts';
-import { elisionMarker, longestElisionMarker } from './elision-marker';
+import { elisionMarker, longestElisionMarker, type ElidedSpan, type TextPosition } from './elision-marker';
 import { countLineFeeds, surrogateSafeCut } from './safe-cut';
 import type { TruncationKind, TruncationResult } from './truncation-kind';
 import { utf8PrefixLength, utf8SuffixStart } from './utf8-cut';
@@ -15,6 +15,18 @@ export interface TruncateToFitOptions {
   maxBytes?: number;
   /** For `head-tail`: share of the budget that goes to the head. @default 0.5 */
   headShare?: number;
+  /**
+   * The ref that holds `text` whole (a cached tool output): the marker names it and where the
+   * elided part starts and ends in it (line and character), so that a reader of the ref can bring
+   * that part back exactly.
+   */
+  ref?: string;
+  /**
+   * With `ref`: false when `text` is not the ref's own text but an excerpt of it (an in-context
+   * view), so that positions in `text` are not positions in the ref: the marker then names the ref
+   * only. @default true
+   */
+  locate?: boolean;
 }
 
 /** Characters per counting chunk when walking a long text. */
@@ -36,9 +48,9 @@ export function truncateToFit(text: string, options: TruncateToFitOptions): Trun
   const headShare = options.headShare ?? 0.5;
   if (options.maxTokens !== undefined) {
     if (!options.counter) throw new RangeError('truncateToFit: maxTokens needs a counter');
-    return truncateByTokens(text, kind, Math.max(0, Math.floor(options.maxTokens)), options.counter, headShare);
+    return truncateByTokens(text, kind, Math.max(0, Math.floor(options.maxTokens)), options.counter, headShare, refOf(options));
   }
-  if (options.maxBytes !== undefined) return truncateByBytes(text, kind, Math.max(0, Math.floor(options.maxBytes)), headShare);
+  if (options.maxBytes !== undefined) return truncateByBytes(text, kind, Math.max(0, Math.floor(options.maxBytes)), headShare, refOf(options));
   throw new RangeError('truncateToFit: give maxTokens (with a counter) or maxBytes');
 }
 
@@ -57,17 +69,41 @@ export function truncateHeadTail(text: string, maxTokens: number, counter: IToke
   return truncateToFit(text, { kind: 'head-tail', maxTokens, counter, headShare });
 }
 
+/** The ref a marker names, and whether it says where in it the elided part lies. */
+interface MarkerRef {
+  id: string;
+  locate: boolean;
+}
+
+function refOf(options: TruncateToFitOptions): MarkerRef | undefined {
+  return options.ref === undefined ? undefined : { id: options.ref, locate: options.locate !== false };
+}
+
 function untouched(text: string, kind: TruncationKind, tokens?: number): TruncationResult {
   const result: TruncationResult = { text, truncated: false, kind, bytes: utf8ByteLength(text), elided: { lines: 0, bytes: 0, chars: 0 } };
   if (tokens !== undefined) result.tokens = tokens;
   return result;
 }
 
-function assemble(text: string, kind: TruncationKind, headEnd: number, tailStart: number): { text: string; elided: TruncationResult['elided'] } {
+/** The line (1-based) and character within it of `index` in `text`, counting the line feeds of `text[from, index)` on from `startLine`. */
+function positionOf(text: string, index: number, from = 0, startLine = 1): TextPosition {
+  const line = startLine + countLineFeeds(text, from, index);
+  const lineStart = index === 0 ? 0 : text.lastIndexOf('\n', index - 1) + 1;
+  return { line, char: index - lineStart };
+}
+
+function assemble(text: string, kind: TruncationKind, headEnd: number, tailStart: number, ref?: MarkerRef): { text: string; elided: TruncationResult['elided'] } {
   const middleChars = tailStart - headEnd;
   const middle = text.slice(headEnd, tailStart);
-  const elided = { lines: countLineFeeds(middle) + (middleChars > 0 ? 1 : 0), bytes: utf8ByteLength(middle), chars: middleChars };
-  const marker = elisionMarker(elided.lines, elided.bytes);
+  const middleLineFeeds = countLineFeeds(middle);
+  const elided = { lines: middleLineFeeds + (middleChars > 0 ? 1 : 0), bytes: utf8ByteLength(middle), chars: middleChars };
+  let span: ElidedSpan | undefined;
+  if (ref?.locate) {
+    const from = positionOf(text, headEnd);
+    const to = positionOf(text, tailStart, tailStart, from.line + middleLineFeeds);
+    span = { ref: ref.id, from, to };
+  } else if (ref) span = { ref: ref.id };
+  const marker = elisionMarker(elided.lines, elided.bytes, span);
   const head = text.slice(0, headEnd);
   const tail = text.slice(tailStart);
   if (kind === 'head') return { text: head.length > 0 ? `${head}\n${marker}` : marker, elided };
@@ -75,12 +111,12 @@ function assemble(text: string, kind: TruncationKind, headEnd: number, tailStart
   return { text: `${head}${head.length > 0 ? '\n' : ''}${marker}${tail.length > 0 ? '\n' : ''}${tail}`, elided };
 }
 
-function truncateByTokens(text: string, kind: TruncationKind, maxTokens: number, counter: ITokenCounter, headShare: number): TruncationResult {
+function truncateByTokens(text: string, kind: TruncationKind, maxTokens: number, counter: ITokenCounter, headShare: number, ref: MarkerRef | undefined): TruncationResult {
   const totalBytes = utf8ByteLength(text);
   if (totalBytes <= maxTokens) return untouched(text, kind);
   const whole = counter.countUpTo(text, maxTokens);
   if (whole <= maxTokens) return untouched(text, kind, whole);
-  const markerTokens = counter.count(`\n${longestElisionMarker(totalBytes)}\n`);
+  const markerTokens = counter.count(`\n${longestElisionMarker(totalBytes, ref?.id)}\n`);
   let budget = maxTokens - markerTokens;
   for (let attempt = 0; attempt < 6; attempt++) {
     let headEnd = 0;
@@ -94,7 +130,7 @@ function truncateByTokens(text: string, kind: TruncationKind, maxTokens: number,
         tailStart = suffixWithin(text, budget - headBudget, counter, headEnd);
       }
     }
-    const assembled = assemble(text, kind, headEnd, tailStart);
+    const assembled = assemble(text, kind, headEnd, tailStart, ref);
     const tokens = counter.countUpTo(assembled.text, maxTokens);
     if (tokens <= maxTokens || budget <= 0) {
       return { text: assembled.text, truncated: true, kind, tokens, bytes: utf8ByteLength(assembled.text), elided: assembled.elided };
@@ -102,7 +138,7 @@ function truncateByTokens(text: string, kind: TruncationKind, maxTokens: number,
     // Chunk sums may differ from the joined text by a token per chunk boundary: shrink and retry.
     budget -= tokens - maxTokens + 8 + attempt * 16;
   }
-  const marker = assemble(text, kind, 0, text.length);
+  const marker = assemble(text, kind, 0, text.length, ref);
   return { text: marker.text, truncated: true, kind, tokens: counter.count(marker.text), bytes: utf8ByteLength(marker.text), elided: marker.elided };
 }
 
@@ -176,10 +212,10 @@ function suffixWithin(text: string, budget: number, counter: ITokenCounter, floo
   return offset;
 }
 
-function truncateByBytes(text: string, kind: TruncationKind, maxBytes: number, headShare: number): TruncationResult {
+function truncateByBytes(text: string, kind: TruncationKind, maxBytes: number, headShare: number, ref: MarkerRef | undefined): TruncationResult {
   const totalBytes = utf8ByteLength(text);
   if (totalBytes <= maxBytes) return untouched(text, kind);
-  const budget = Math.max(0, maxBytes - utf8ByteLength(`\n${longestElisionMarker(totalBytes)}\n`));
+  const budget = Math.max(0, maxBytes - utf8ByteLength(`\n${longestElisionMarker(totalBytes, ref?.id)}\n`));
   let headEnd = 0;
   let tailStart = text.length;
   if (kind === 'head') headEnd = utf8PrefixLength(text, budget);
@@ -189,6 +225,6 @@ function truncateByBytes(text: string, kind: TruncationKind, maxBytes: number, h
     headEnd = utf8PrefixLength(text, headBudget);
     tailStart = utf8SuffixStart(text, budget - headBudget, headEnd);
   }
-  const assembled = assemble(text, kind, headEnd, tailStart);
+  const assembled = assemble(text, kind, headEnd, tailStart, ref);
   return { text: assembled.text, truncated: true, kind, bytes: utf8ByteLength(assembled.text), elided: assembled.elided };
 }

@@ -12,15 +12,15 @@ export const COMPACT_TOOL = 'compact';
 // The definitions are kept small: they are sent with every payload that offers them. Limits the
 // schemas leave out (line and match bounds) are enforced by the executors.
 
-/** Definition of `tool_output_cache({ ref_id, offset?, limit? })`. */
+/** Definition of `tool_output_cache({ ref_id, offset?, limit?, char_offset? })`. */
 export const TOOL_OUTPUT_CACHE_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: TOOL_OUTPUT_CACHE_TOOL,
-    description: `Read a trimmed tool output by its ref (to_…) as numbered lines; offset: first line, limit: lines (${READ_DEFAULT_LIMIT}).`,
+    description: `Read a trimmed tool output by its ref (to_…) as numbered lines; offset: first line, limit: lines (${READ_DEFAULT_LIMIT}), char_offset: chars of line offset to skip.`,
     parameters: {
       type: 'object',
-      properties: { ref_id: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' } },
+      properties: { ref_id: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' }, char_offset: { type: 'integer' } },
       required: ['ref_id'],
     },
   },
@@ -79,7 +79,11 @@ export function createCacheTools(cache: ToolOutputCache): ContributedTool[] {
       definition: TOOL_OUTPUT_CACHE_DEFINITION,
       async execute(args) {
         const input = argumentsObject(TOOL_OUTPUT_CACHE_TOOL, args);
-        return cache.read(input.ref_id, { offset: optionalInteger(TOOL_OUTPUT_CACHE_TOOL, input, 'offset'), limit: optionalInteger(TOOL_OUTPUT_CACHE_TOOL, input, 'limit') });
+        return cache.read(input.ref_id, {
+          offset: optionalInteger(TOOL_OUTPUT_CACHE_TOOL, input, 'offset'),
+          limit: optionalInteger(TOOL_OUTPUT_CACHE_TOOL, input, 'limit'),
+          charOffset: optionalInteger(TOOL_OUTPUT_CACHE_TOOL, input, 'char_offset'),
+        });
       },
     },
     {

@@ -34,7 +34,7 @@ export function lineCutMarker(omittedChars: number): string {
 /** The trailing note of a cut view: says that the rest is expandable by ref. */
 export function expandNote(ref: Readonly<ToolOutputRef>, linesShown: number, linesCut: number, maxLineLength: number): string {
   const parts = [`[output truncated: showing ${linesShown} of ${ref.line_count ?? '?'} lines`];
-  if (linesCut > 0) parts.push(`; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars`);
+  if (linesCut > 0) parts.push(`; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars (read on in one with "offset":<its line>,"char_offset":${maxLineLength})`);
   parts.push(
     `. The full output (${ref.byte_size ?? '?'} bytes) is cached as ref=${ref.id}: expand it with tool_output_cache {"ref_id":"${ref.id}","offset":${linesShown + 1}} or search it with tool_output_cache_grep {"ref_id":"${ref.id}","pattern":"..."}]`,
   );

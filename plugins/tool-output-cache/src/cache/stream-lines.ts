@@ -2,40 +2,54 @@
 export interface StreamedLine {
   /** 1-based line number. */
   number: number;
-  /** The line without its `\n`, at most `keepChars` characters of it. */
+  /** The line without its `\n`, at most `keepChars` characters of it (from `from`). */
   text: string;
+  /** Characters of the line before `text` (0 unless the line is the one {@link SkipChars} names). */
+  from: number;
   /** Length of the whole line in characters (it may be longer than `text`). */
   length: number;
+}
+
+/** The characters to skip at the start of one line: `text` then starts `chars` characters into line `line`. */
+export interface SkipChars {
+  line: number;
+  chars: number;
 }
 
 /**
  * Yields the lines of a byte stream one at a time, decoding UTF-8 across chunk boundaries. Holds one
  * line at a time, and of a line longer than `keepChars` only its first `keepChars` characters
  * (the rest is counted, not kept): a 100 MB output or a line of megabytes is never held whole, and
- * never split into an array of lines. A last line without `\n` is yielded; no empty line follows a
+ * never split into an array of lines. With `skip`, the text of line `skip.line` starts `skip.chars`
+ * characters into it (a long line read further on). A last line without `\n` is yielded; no empty line follows a
  * final `\n`. Stop early by breaking out of the loop (the source stream is closed).
  */
-export async function* streamLines(chunks: AsyncIterable<Uint8Array>, keepChars: number): AsyncGenerator<StreamedLine> {
+export async function* streamLines(chunks: AsyncIterable<Uint8Array>, keepChars: number, skip?: SkipChars): AsyncGenerator<StreamedLine> {
   const decoder = new TextDecoder('utf-8');
   const keep = Math.max(1, Math.floor(keepChars));
+  const skipChars = skip ? Math.max(0, Math.floor(skip.chars)) : 0;
   let parts: string[] = [];
   let kept = 0;
   let length = 0;
   let number = 0;
+  // Characters of the current line to pass over before keeping any (only on the line `skip` names).
+  let from = skip?.line === 1 ? skipChars : 0;
   const take = (piece: string): void => {
+    const start = length;
     length += piece.length;
-    if (kept < keep) {
-      const slice = piece.length <= keep - kept ? piece : piece.slice(0, keep - kept);
-      parts.push(slice);
-      kept += slice.length;
-    }
+    if (kept >= keep || length <= from) return;
+    const offset = Math.max(0, from - start);
+    const slice = piece.slice(offset, offset + keep - kept);
+    parts.push(slice);
+    kept += slice.length;
   };
   const finish = (): StreamedLine => {
     number++;
-    const line = { number, text: parts.length === 1 ? parts[0]! : parts.join(''), length };
+    const line = { number, text: parts.length === 1 ? parts[0]! : parts.join(''), from: Math.min(from, length), length };
     parts = [];
     kept = 0;
     length = 0;
+    from = skip?.line === number + 1 ? skipChars : 0;
     return line;
   };
   const feed = function* (text: string): Generator<StreamedLine> {

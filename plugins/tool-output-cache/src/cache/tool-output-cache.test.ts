@@ -146,13 +146,47 @@ describe('ToolOutputCache', () => {
       ]);
     });
 
-    it('cuts a line of megabytes at maxLineLength and says how long it was', async () => {
+    it('cuts a line of megabytes at maxLineLength and says how long it was and where to read on', async () => {
       const cache = newCache();
       const long = 'x'.repeat(3 * 1024 * 1024);
       const { ref } = await cache.put(`head\n${long}\ntail`);
       const answer = await cache.read(ref.id);
-      expect(answer).toContain(`     2\t${'x'.repeat(2000)} [… line cut: ${long.length} chars in all]`);
+      expect(answer).toContain(`     2\t${'x'.repeat(2000)} [… line cut at char 2000 of ${long.length}: read on with offset=2 char_offset=2000]`);
       expect(answer).toContain('     3\ttail');
+    });
+
+    it('reads on in a long line from char_offset, part after part, until the whole line is back', async () => {
+      const cache = newCache(new MemoryContextStore({ chunkSize: 333 }), { maxMessageBytes: 50 * 1024, maxLineLength: 100 });
+      const line = Array.from({ length: 2600 }, (_, index) => String.fromCharCode(0x61 + (index % 26)) + (index % 97 === 0 ? '日' : '')).join('');
+      const { ref } = await cache.put(`first\n${line}\nlast\n`);
+      const from = await cache.read(ref.id, { offset: 2, limit: 1, charOffset: 250 });
+      expect(from.split('\n')).toEqual([
+        `[tool_output_cache ref=${ref.id}: lines 2-2 of 3, ${ref.byte_size} bytes, line 2 from char 250]`,
+        `     2\t${line.slice(250, 350)} [… line cut at char 350 of ${line.length}: read on with offset=2 char_offset=350]`,
+        '[more: continue with offset=3]',
+      ]);
+      let rebuilt = '';
+      let charOffset = 0;
+      for (;;) {
+        const answer = await cache.read(ref.id, { offset: 2, limit: 1, charOffset });
+        const row = /^ {5}2\t(.*?)(?: \[… line cut at char (\d+) of \d+: read on with offset=2 char_offset=(\d+)\])?$/s.exec(answer.split('\n')[1]!)!;
+        rebuilt += row[1];
+        if (row[3] === undefined) break;
+        expect(Number(row[3])).toBe(charOffset + row[1]!.length);
+        charOffset = Number(row[3]);
+      }
+      expect(rebuilt).toBe(line);
+      // Past the line's end the row is empty; the next lines follow from their start.
+      const past = await cache.read(ref.id, { offset: 2, charOffset: line.length + 5 });
+      expect(past.split('\n').slice(1, 3)).toEqual(['     2\t', '     3\tlast']);
+    });
+
+    it('never splits a surrogate pair where a long line is cut, and reads on from the pair', async () => {
+      const cache = newCache(new MemoryContextStore(), { maxMessageBytes: 50 * 1024, maxLineLength: 4 });
+      const { ref } = await cache.put('abc😀def');
+      const first = await cache.read(ref.id);
+      expect(first).toContain('     1\tabc [… line cut at char 3 of 8: read on with offset=1 char_offset=3]');
+      expect(await cache.read(ref.id, { charOffset: 3 })).toContain('     1\t😀de [… line cut at char 7 of 8: read on with offset=1 char_offset=7]');
     });
 
     it('rejects a malformed or unknown ref with ToolOutputRefNotFoundError before touching the store', async () => {
@@ -196,11 +230,15 @@ describe('ToolOutputCache', () => {
 
     it('finds a match deep inside a line of megabytes and shows the part around it', async () => {
       const cache = newCache();
-      const { ref } = await cache.put(`${'y'.repeat(2_000_000)}NEEDLE${'z'.repeat(1000)}`);
+      const line = `${'y'.repeat(2_000_000)}NEEDLE${'z'.repeat(3000)}`;
+      const { ref } = await cache.put(line);
       const answer = await cache.grep(ref.id, { pattern: 'NEEDLE' });
       expect(answer).toContain('1 match');
       expect(answer).toContain('NEEDLE');
       expect(answer.length).toBeLessThan(5000);
+      // The part shown names where a read goes on in that line.
+      const next = Number(/ \[… line cut at char \d+ of 2003006: read on with offset=1 char_offset=(\d+)\]$/.exec(answer)![1]);
+      expect(answer.slice(0, answer.indexOf(' [… line cut at char')).endsWith(line.slice(next - 1500, next))).toBe(true);
     });
   });
 

@@ -24,6 +24,13 @@ export interface ReadToolOutputOptions {
    * @default 2000
    */
   limit?: number;
+  /**
+   * Characters (UTF-16 code units) of line `offset` to skip: that line is shown from this character
+   * on. A line longer than `maxLineLength` is shown in parts, each cut one naming the `char_offset`
+   * it continues at.
+   * @default 0
+   */
+  charOffset?: number;
 }
 
 /** A `tool_output_cache_grep` search. */
@@ -302,26 +309,37 @@ export class ToolOutputCache {
 
   /**
    * `tool_output_cache`: line-numbered text like a file read, `offset`/`limit` in
-   * lines. Lines longer than `maxLineLength` are cut with a marker; the answer stays within
-   * `maxMessageBytes` and says where to continue.
+   * lines, `charOffset` characters into the first line. Lines longer than `maxLineLength` (from
+   * where they are shown) are cut with a marker naming the `char_offset` to read on from; the
+   * answer stays within `maxMessageBytes` and says where to continue. The rows' text, read on
+   * through every cut, joined by `\n`, is the output byte for byte (with a final `\n` when the
+   * header's byte size counts one more).
    */
   async read(refId: unknown, options: ReadToolOutputOptions = {}): Promise<string> {
     const ref = await this.ref(refId);
     const offset = Math.max(1, Math.floor(options.offset ?? 1));
     const limit = Math.max(1, Math.floor(options.limit ?? READ_DEFAULT_LIMIT));
+    const charOffset = Math.max(0, Math.floor(options.charOffset ?? 0));
     const maxLine = this.options.maxLineLength;
     const budget = Math.max(1024, this.options.maxMessageBytes - 512);
     const rows: string[] = [];
     let used = 0;
     let last = offset - 1;
     let stoppedBy: 'limit' | 'bytes' | 'end' = 'end';
-    for await (const line of streamLines(this.options.store.readBlob(this.key(ref.id)), maxLine + 1)) {
+    let firstFrom = 0;
+    const skip = charOffset > 0 ? { line: offset, chars: charOffset } : undefined;
+    for await (const line of streamLines(this.options.store.readBlob(this.key(ref.id)), maxLine + 1, skip)) {
       if (line.number < offset) continue;
       if (line.number >= offset + limit) {
         stoppedBy = 'limit';
         break;
       }
-      const shown = line.length > maxLine ? `${line.text.slice(0, surrogateSafeCut(line.text, maxLine))} [… line cut: ${line.length} chars in all]` : line.text;
+      if (line.number === offset) firstFrom = line.from;
+      let shown = line.text;
+      if (line.length - line.from > maxLine) {
+        const kept = line.text.slice(0, surrogateSafeCut(line.text, maxLine));
+        shown = `${kept}${longLineCutMarker(line.number, line.from + kept.length, line.length)}`;
+      }
       const row = `${String(line.number).padStart(6, ' ')}\t${shown}`;
       const rowBytes = utf8ByteLength(row) + 1;
       if (used + rowBytes > budget && rows.length > 0) {
@@ -333,10 +351,11 @@ export class ToolOutputCache {
       last = line.number;
     }
     const total = ref.line_count;
+    const from = firstFrom > 0 ? `, line ${offset} from char ${firstFrom}` : '';
     const header =
       rows.length === 0
         ? `[tool_output_cache ref=${ref.id}: no lines from ${offset} (the output has ${total ?? '?'} lines, ${ref.byte_size} bytes)]`
-        : `[tool_output_cache ref=${ref.id}: lines ${offset}-${last} of ${total ?? '?'}, ${ref.byte_size} bytes]`;
+        : `[tool_output_cache ref=${ref.id}: lines ${offset}-${last} of ${total ?? '?'}, ${ref.byte_size} bytes${from}]`;
     const more = stoppedBy !== 'end' || (total !== undefined && last < total && rows.length > 0) ? `\n[more: continue with offset=${last + 1}]` : '';
     return rows.length === 0 ? header : `${header}\n${rows.join('\n')}${more}`;
   }
@@ -354,12 +373,13 @@ export class ToolOutputCache {
     const regex = compilePattern(pattern, options.ignoreCase === true);
     const maxLine = this.options.maxLineLength;
     const budget = Math.max(1024, this.options.maxMessageBytes - 512);
-    const show = (line: { text: string; length: number }, match: RegExpExecArray | null): string => {
+    const show = (line: { number: number; text: string; length: number }, match: RegExpExecArray | null): string => {
       if (line.length <= maxLine && line.text.length === line.length) return line.text;
       const at = match ? Math.max(0, match.index - Math.floor(maxLine / 4)) : 0;
       const rest = line.text.slice(at);
       const piece = rest.slice(0, surrogateSafeCut(rest, maxLine));
-      return `${at > 0 ? `[… ${at} chars] ` : ''}${piece} [… line of ${line.length} chars]`;
+      const cut = at + piece.length < line.length ? longLineCutMarker(line.number, at + piece.length, line.length) : '';
+      return `${at > 0 ? `[… ${at} chars] ` : ''}${piece}${cut}`;
     };
     const before: Array<{ number: number; text: string; length: number }> = [];
     const rows: string[] = [];
@@ -446,6 +466,14 @@ export class ToolOutputCache {
     }
     return collected;
   }
+}
+
+/**
+ * The marker after the part of a long line a read or a grep shows: the line's length and the
+ * `tool_output_cache` arguments that read on from the first character not shown.
+ */
+export function longLineCutMarker(line: number, next: number, length: number): string {
+  return ` [… line cut at char ${next} of ${length}: read on with offset=${line} char_offset=${next}]`;
 }
 
 function compilePattern(pattern: string, ignoreCase: boolean): RegExp {

@@ -15,7 +15,7 @@ const FLUSH_BYTES = 1 << 20;
 /**
  * Saves a full transcript as JSONL (one message a line) before a compaction,
  * through the store: kind `transcript`, name `transcript_<unix seconds>.jsonl` (`_2`, `_3`… when
- * that name is taken), the store's equivalent of `.transcripts/transcript_<timestamp>.jsonl`.
+ * that name is taken); a file store keeps it as `blobs/<agentId>/<sessionId>/transcript/<name>`.
  * Written in pieces of about 1 MiB. A failed write deletes what was written and rethrows.
  * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails
  */

@@ -11,7 +11,7 @@ export type MicroCompactWhen = 'under-pressure' | 'always';
  */
 export interface MicroCompactConfig {
   /**
-   * Replace old tool results with `[Previous: used {tool_name}]`.
+   * Replace old tool results with `[Previous: used {tool_name}]` (naming the ref of a cached output).
    * @default true
    */
   enabled: boolean;

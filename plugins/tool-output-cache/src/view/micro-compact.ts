@@ -1,9 +1,12 @@
 import type { ToolMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 
-/** The micro-compact placeholder. */
-export function microCompactPlaceholder(toolName: string): string {
-  return `[Previous: used ${toolName}]`;
+/**
+ * The micro-compact placeholder: `[Previous: used {tool_name}]`, or, for an output the cache holds,
+ * `[Previous: used {tool_name}; ref=<id>]`, so that the model can read it back by that ref.
+ */
+export function microCompactPlaceholder(toolName: string, refId?: string): string {
+  return refId === undefined ? `[Previous: used ${toolName}]` : `[Previous: used ${toolName}; ref=${refId}]`;
 }
 
 const PLACEHOLDER = /^\[Previous: used [^\]\n]*\]$/;

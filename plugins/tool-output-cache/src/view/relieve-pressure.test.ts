@@ -110,11 +110,11 @@ describe('relievePressure', () => {
     expect(all.messages.slice(9)).toEqual(messages.slice(9));
   });
 
-  it('micro-compacts cached outputs instead when the refs are not to be shown, keeping their refs', () => {
+  it('micro-compacts cached outputs instead when the refs are not to be shown, keeping their refs and naming them', () => {
     const messages = history(true);
     const log = new ReductionLog();
     const result = relievePressure(messages, options(messages, total(messages) - 1, log, { showRefs: false }));
-    expect(result.messages[2]).toEqual({ ...messages[2], content: '[Previous: used execute_bash]' });
+    expect(result.messages[2]).toEqual({ ...messages[2], content: '[Previous: used execute_bash; ref=to_00000000000000000000000000000000]' });
     expect(log.list()).toEqual([expect.objectContaining({ action: 'micro-compacted', from: 2, recoverableFrom: 'tool-output-cache', refs: ['to_00000000000000000000000000000000'] })]);
     const noMicroCompact = relievePressure(messages, options(messages, total(messages) - 1, new ReductionLog(), { showRefs: false, microCompact: undefined }));
     expect(noMicroCompact.messages[2]!.content).toBe('[tool output trimmed; ref=to_00000000000000000000000000000000]');

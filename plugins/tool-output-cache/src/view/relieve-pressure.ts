@@ -89,8 +89,8 @@ export type ReplacementOptions = Pick<RelievePressureOptions, 'tokensAt' | 'toke
 
 /**
  * The replacement that relieves pressure at `index`, when there is one: a cached output becomes its
- * `[tool output trimmed; ref=…]` placeholder (or, with `showRefs: false` and micro-compact on, the
- * shorter `[Previous: used {tool_name}]`), a result without a ref its micro-compact placeholder
+ * `[tool output trimmed; ref=…]` placeholder (or, with `showRefs: false` and micro-compact on,
+ * `[Previous: used {tool_name}; ref=…]`), a result without a ref its micro-compact placeholder
  * when it is longer than `minContentLength`; nothing when the message is a placeholder already or
  * the replacement would not be smaller.
  */
@@ -104,7 +104,7 @@ export function replacementAt(messages: ReadonlyArray<ChatMessage>, index: numbe
   } else {
     const text = contentText(message.content);
     if (!options.microCompact || text.length <= options.microCompact.minContentLength) return undefined;
-    content = microCompactPlaceholder(toolNameAt(messages, index));
+    content = microCompactPlaceholder(toolNameAt(messages, index), message.output_ref?.id);
     if (text === content) return undefined;
   }
   const before = options.tokensAt(index);

@@ -172,9 +172,9 @@ export class ViewCells {
     return this.copies.withContent(cell.viewed ? (cell.shown.message as ToolMessage) : cell.base, content, cell.ref);
   }
 
-  /** The `[Previous: used {name}]` copy of the cell. */
+  /** The `[Previous: used {name}]` copy of the cell (`[Previous: used {name}; ref=…]` when it has a ref). */
   microCompacted(cell: ToolCell, toolName: string): ViewForm {
-    return this.form(cell, microCompactPlaceholder(toolName));
+    return this.form(cell, microCompactPlaceholder(toolName, cell.ref?.id));
   }
 
   /** The `[tool output trimmed; ref=…]` copy of the cell, or `undefined` when it has no ref. */

@@ -472,7 +472,8 @@ export class WorkingView {
   private beforeBudget(position: number, cell: ToolCell, decisions: ViewDecisions): ViewForm {
     if (position >= decisions.microBefore || cell.originalLength <= this.options.config.microCompact.minContentLength || this.keepsWhole(position)) return cell.shown;
     const name = toolNameAt(this.base, position, this.placement.startIndex);
-    if (contentText(cell.shown.message.content as ToolMessage['content']) === microCompactPlaceholder(name)) return cell.shown;
+    const shown = contentText(cell.shown.message.content as ToolMessage['content']);
+    if (shown === microCompactPlaceholder(name) || shown === microCompactPlaceholder(name, cell.ref?.id)) return cell.shown;
     return this.cells.microCompacted(cell, name);
   }
 
