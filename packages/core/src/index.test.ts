@@ -132,6 +132,8 @@ describe('@ctxkit/core exports', () => {
       'computeBudget',
       'contentDigest',
       'contentText',
+      'contentlessSummary',
+      'contentlessSummaryMessage',
       'countLineFeeds',
       'createAjv',
       'cutToUtf8Bytes',

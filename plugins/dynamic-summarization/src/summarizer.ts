@@ -38,7 +38,7 @@ export interface Summarizer {
   readonly lastReceipt?: SummaryReceipt;
 }
 
-/** What a checked summary covers, kept and dropped: in `stats.extra.summaryReceipt`. */
+/** What a checked summary covers, kept, dropped and claims without support: in `stats.extra.summaryReceipt`. */
 export interface SummaryReceipt {
   /** History indexes `[from, to)` of the turns it folded. */
   covers: { from: number; to: number };
@@ -51,6 +51,13 @@ export interface SummaryReceipt {
    * required to (past the required ones, or in tool outputs): they stay in the history. At most 40.
    */
   dropped: string[];
+  /**
+   * What the summary claims that neither the folded turns nor the previous summary support: ids,
+   * dates, URLs, paths, code spans and numbers of three digits or more that appear in neither, and
+   * sentences stating a constraint (must, never, only, at most, prefers…) with a word that appears in
+   * neither. The summary is kept; these are the claims to check. At most 40.
+   */
+  unsupported: string[];
   /** Tokens of the folded turns and of the summary that replaces them. */
   tokens: { folded: number; summary: number };
   /** The script the conversation and the summary are written in, when there was enough text to tell. */

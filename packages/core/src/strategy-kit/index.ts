@@ -30,6 +30,8 @@ export { untilAborted } from '../model-calls/until-aborted';
 export { checkedVectors } from '../model-calls/checked-vectors';
 export type { FailureBackoffOptions } from '../model-calls/failure-backoff';
 export { FailureBackoff } from '../model-calls/failure-backoff';
+export type { ContentlessSummary } from '../model-calls/contentless-summary';
+export { contentlessSummary, contentlessSummaryMessage } from '../model-calls/contentless-summary';
 // one piece of work at a time
 export { SerialQueue } from '../concurrency/serial-queue';
 // history ledger and the reusable window selection (sliding window, summarization, entities, cache)

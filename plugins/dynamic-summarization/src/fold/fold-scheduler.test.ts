@@ -173,7 +173,7 @@ describe('FoldScheduler', () => {
     scheduler.maybeStartFold(conversation(5));
     await new Promise((resolve) => setImmediate(resolve));
     expect(summarizer.inputs).toHaveLength(1);
-    release('Done.');
+    release('The user looked up two reservations.');
     await scheduler.whenIdle();
     expect(scheduler.running).toBe(false);
     expect(scheduler.state?.version).toBe(1);
@@ -287,7 +287,7 @@ describe('FoldScheduler', () => {
     await scheduler.waitForFold(30);
     expect(Date.now() - started).toBeGreaterThanOrEqual(25);
     expect(scheduler.running).toBe(true);
-    release('Done.');
+    release('The user looked up two reservations.');
     await scheduler.waitForFold(10_000);
     expect(scheduler.state?.version).toBe(1);
   });

@@ -13,7 +13,7 @@ import {
   type StrategyContext,
   type ITokenCounter,
 } from '@ctxkit/core';
-import { type SerialQueue, formatStoreKey, type HistoryLedger } from '@ctxkit/core/strategy-kit';
+import { contentlessSummary, contentlessSummaryMessage, type SerialQueue, formatStoreKey, type HistoryLedger } from '@ctxkit/core/strategy-kit';
 import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
 import { SUMMARIZATION_STRATEGY_ID } from '../strategy-id';
@@ -394,7 +394,9 @@ export class FoldScheduler {
         )
       ).trim();
       const details = { client: summarizer.name, model: summarizer.model };
-      if (text === '') throw new LLMResponseError('the summary is empty', details);
+      // An empty, acknowledgement-only or error-message answer never replaces the turns it would fold.
+      const contentless = contentlessSummary(text);
+      if (contentless) throw new LLMResponseError(contentlessSummaryMessage(contentless, text), details);
       const summaryTokens = counter.count(text);
       if (summaryTokens > cap) {
         throw new LLMResponseError(`the summary has ${summaryTokens} tokens, over the cap of ${cap} (summaryMaxTokens, or the summary's share of the budget)`, details);

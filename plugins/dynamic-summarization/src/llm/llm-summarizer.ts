@@ -4,6 +4,7 @@ import { droppedItems, missingItems, retainedItems, type RetainedItem } from './
 import { conversationScript, dominantScript, type TextScript } from './text-script';
 import { escapeReservedTags, fenceTranscript } from './fence-transcript';
 import { parseSummaryReply } from './parse-summary-reply';
+import { unsupportedClaims } from './unsupported-claims';
 import { DEFAULT_SUMMARY_PROMPT } from './summary-prompt';
 
 /** Options of {@link LLMSummarizer}. */
@@ -90,6 +91,7 @@ export class LLMSummarizer implements Summarizer {
       kept: required.map((item) => item.text),
       putBack: putBack.map((item) => item.text),
       dropped: droppedItems(summary, input.messages).map((item) => item.text),
+      unsupported: unsupportedClaims(summary, input.messages, input.previousSummary),
       tokens: { folded: input.counter.countMessages(input.messages), summary: input.counter.count(summary) },
       script,
       reprompted: putBack.length > 0 || problems.wrongScript,

@@ -47,6 +47,14 @@ export function droppedItems(summary: string, messages: ReadonlyArray<Readonly<C
 }
 
 function itemsOf(messages: ReadonlyArray<Readonly<ChatMessage>>, roles: ReadonlyArray<ChatMessage['role']>, limit: number): RetainedItem[] {
+  return itemsInTexts(messages.filter((message) => roles.includes(message.role)).map((message) => contentText(message.content)), limit);
+}
+
+/**
+ * The `<retain>` texts, then the ids, dates, URLs, paths, code spans and numbers of three digits or
+ * more of `texts`, in order of appearance, each once, at most `limit`.
+ */
+export function itemsInTexts(texts: readonly string[], limit: number): RetainedItem[] {
   const seen = new Set<string>();
   const items: RetainedItem[] = [];
   const add = (text: string, kind: RetainedItem['kind']) => {
@@ -55,7 +63,6 @@ function itemsOf(messages: ReadonlyArray<Readonly<ChatMessage>>, roles: Readonly
     seen.add(trimmed);
     items.push({ text: trimmed, kind });
   };
-  const texts = messages.filter((message) => roles.includes(message.role)).map((message) => contentText(message.content));
   for (const text of texts) for (const match of text.matchAll(/<retain>([\s\S]*?)<\/retain>/g)) add(match[1]!, 'retain');
   for (const text of texts) {
     for (const { kind, pattern } of PATTERNS) for (const match of text.matchAll(pattern)) add(match[1] ?? match[0], kind);

@@ -1,5 +1,5 @@
 import { LLMResponseError, type ChatMessage, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
-import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
+import { completeBeforeDeadline, contentlessSummary, contentlessSummaryMessage } from '@ctxkit/core/strategy-kit';
 import type { CompactionConfig } from './compaction-config';
 import { buildCompactionInterrupt } from './compaction-prompt';
 import { parseCompactionReply, type CompactionReply } from './parse-compaction-reply';
@@ -50,7 +50,8 @@ export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, opt
  * `compaction.timeoutMs` deadline the call is held to, and extracts the final `<retain>` and
  * `<summary>` blocks. Neither the interrupt nor the reply is returned as
  * history: the caller builds the new history from the extracted text alone.
- * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block
+ * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block, or one that
+ *   is only an acknowledgement or an error message (`contentlessSummary`)
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) when the call has not settled within `compaction.timeoutMs`
  * @throws LLMRequestError / LLMTimeoutError from the client, unchanged
  */
@@ -65,5 +66,8 @@ export async function compactMessages(messages: ReadonlyArray<ChatMessage>, opti
       model: request.model,
     });
   }
+  // An acknowledgement-only or error-message summary never replaces the history it would compact.
+  const contentless = contentlessSummary(reply.summary);
+  if (contentless) throw new LLMResponseError(`the compaction reply is refused: ${contentlessSummaryMessage(contentless, reply.summary)}`, { client: options.llm.name, model: request.model });
   return { ...reply, request, completion, model: request.model ?? options.llm.defaultModel };
 }
