@@ -39,6 +39,7 @@ describe('summaries checked without another model call', () => {
     expect(summarizer.lastReceipt).toMatchObject({ covers: { from: 4, to: 7 }, reprompted: false, putBack: [], script: 'latin' });
     expect(summarizer.lastReceipt!.kept).toContain('window seat, aisle for Ana');
     expect(summarizer.lastReceipt!.dropped).toEqual([]);
+    expect(summarizer.lastReceipt!.unsupported).toEqual([]);
     expect(summarizer.lastReceipt!.tokens.folded).toBe(counter.countMessages(booking));
     expect(summarizer.lastReceipt!.tokens.summary).toBeLessThan(summarizer.lastReceipt!.tokens.folded);
   });
@@ -50,6 +51,15 @@ describe('summaries checked without another model call', () => {
     await summarizer.summarize(input(withTool));
     expect(summarizer.lastReceipt!.dropped).toEqual(['TKT9981234']);
     expect(summarizer.lastReceipt!.kept).not.toContain('TKT9981234');
+  });
+
+  it('lists in the receipt what the summary claims that neither the turns nor the previous summary hold, and not what they do', async () => {
+    const claims =
+      '<summary>Move 4WQ150 (flight HAT039) to 2024-05-17, fee 120, card 4455, https://example.com/res/4WQ150; window seat, aisle for Ana.\n' +
+      '- The user must keep the window seat.\n- Earlier: loyalty number QX77120.\n- The user never flies before 2024-05-01.</summary>';
+    const summarizer = new LLMSummarizer(new ScriptedLLMClient([claims]), { model: 'gpt-4o-mini' });
+    await summarizer.summarize({ ...input(booking), previousSummary: 'Earlier: loyalty number QX77120.' });
+    expect(summarizer.lastReceipt!.unsupported).toEqual(['2024-05-01', 'The user never flies before 2024-05-01.']);
   });
 
   it('re-prompts once with what a summary left out, and accepts the answer that puts it back', async () => {
