@@ -97,6 +97,17 @@ export {
 export type { CtxkitEventBase, CtxkitEventMap, CtxkitEventName, CtxkitEventPayloads } from './events/ctxkit-events';
 export { CtxkitEventBus, safeEmit } from './events/event-bus';
 
+// OpenTelemetry (docs/15-observability.md)
+export {
+  CTXKIT_INSTRUMENTATION_SCOPE,
+  CtxkitAttributes,
+  CtxkitMetricNames,
+  CtxkitMetricUnits,
+  CtxkitSpanEventNames,
+  CtxkitSpanNames,
+  GenAiAttributes,
+} from './telemetry/telemetry-names';
+
 // errors
 export { ErrorCodes } from './errors/error-codes';
 export type { ErrorCode } from './errors/error-codes';

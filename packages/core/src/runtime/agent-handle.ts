@@ -18,6 +18,7 @@ import type { StrategyContext, StrategyFactory } from '../plugins/strategy-plugi
 import { assertStoreKeyPart } from '../stores/store-key';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import type { DependencyContainer } from 'tsyringe';
+import { tracedHelperClient } from '../telemetry/traced-helper-client';
 import { toStrategyError } from './guard-strategy-call';
 import { capabilitiesOf, SessionContextManager, type CapabilityName } from './session-context-manager';
 
@@ -290,7 +291,7 @@ class Agent implements AgentHandle {
   }
 
   private owner(sessionId: string) {
-    return { pluginId: this.strategyId, agentId: this.id, sessionId, isDisposed: () => this.isDisposed, noteUse: () => this.noteUse(sessionId) };
+    return { pluginId: this.strategyId, agentId: this.id, sessionId, events: this.events, isDisposed: () => this.isDisposed, noteUse: () => this.noteUse(sessionId) };
   }
 
   /**
@@ -331,7 +332,7 @@ class Agent implements AgentHandle {
       // Read when the strategy asks: the agent's client at that moment, and a note that it asked.
       get llm(): ILLMClient | undefined {
         agent.clientReaders.add(sessionId);
-        return agent.client;
+        return agent.helperClient();
       },
       now: () => options.now(),
     });
@@ -339,6 +340,16 @@ class Agent implements AgentHandle {
 
   private assertUsable(): void {
     if (this.isDisposed) throw new DisposedError(`Agent "${this.id}"`);
+  }
+
+  private traced: { client: ILLMClient; helper: ILLMClient } | undefined;
+
+  /** The agent's client as strategies get it: each call a helper-model span and a `ctxkit.helper.duration` measurement. */
+  private helperClient(): ILLMClient | undefined {
+    const client = this.client;
+    if (client === undefined) return undefined;
+    if (this.traced?.client !== client) this.traced = { client, helper: tracedHelperClient(client, { agentId: this.id, strategyId: this.strategyId }) };
+    return this.traced.helper;
   }
 }
 

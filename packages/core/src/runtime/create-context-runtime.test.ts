@@ -66,6 +66,20 @@ async function isolatedRuntime(options: Parameters<typeof createContextRuntime>[
 
 const agentManifest = (id: string, config: Record<string, unknown> = {}) => ({ id, contextStrategy: { type: 'plugin', pluginId: 'counting-strategy', config } });
 
+
+/**
+ * The strategy's client is the agent's, seen through the helper-model telemetry: same name, model
+ * and kind, and each call reaches the agent's client with the request unchanged.
+ */
+async function expectAgentClient(seen: ILLMClient | undefined, agentClient: ILLMClient): Promise<void> {
+  expect(seen).toMatchObject({ name: agentClient.name, defaultModel: agentClient.defaultModel, offline: agentClient.offline });
+  const request = { messages: [{ role: 'user' as const, content: 'Summarize.' }] };
+  const complete = jest.spyOn(agentClient, 'complete');
+  await expect(seen!.complete(request)).rejects.toThrow('unused');
+  expect(complete).toHaveBeenCalledWith(request);
+  complete.mockRestore();
+}
+
 describe('createContextRuntime', () => {
   describe('#listPlugins', () => {
     it('lists discovered and in-process plugins with id, name, version and source', async () => {
@@ -255,7 +269,7 @@ describe('createContextRuntime', () => {
       expect(container.resolve(IModelRegistry)).toBe(runtime.models);
       expect(container.resolve(ITokenCounter)).toBe(runtime.counterFor('gpt-4o'));
       expect(container.resolve(IStrategyContext)).toMatchObject({ agentId: 'di-agent', sessionId: 'default', strategyId: 'counting-strategy', model: 'gpt-4o' });
-      expect(strategyOf(agent.contextManager).context.llm).toBe(llm);
+      await expectAgentClient(strategyOf(agent.contextManager).context.llm, llm);
     });
 
     it('leaves ILLMClient unregistered when none is configured, and keeps each agent in its own container', async () => {
@@ -326,7 +340,7 @@ describe('createContextRuntime', () => {
       expect(agent.container.resolve(IContextManagerToken)).toBe(agent.contextManager);
       expect(summarizerOf(agent.contextManager)).toBe('llm:agent-model');
       expect(summarizerOf(agent.forSession('other'))).toBe('llm:agent-model');
-      expect((agent.container.resolve(IStrategyContext) as StrategyContext).llm).toBe(model);
+      await expectAgentClient((agent.container.resolve(IStrategyContext) as StrategyContext).llm, model);
       const same = agent.contextManager;
       agent.useLLM(model);
       expect(agent.contextManager).toBe(same);

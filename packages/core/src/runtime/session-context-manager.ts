@@ -19,6 +19,8 @@ import { DisposedError } from '../errors/disposed-error';
 import { StrategyError } from '../errors/strategy-error';
 import { createPinTools } from '../pins/pin-tools';
 import type { SessionPins } from '../pins/session-pins';
+import type { CtxkitEventBus } from '../events/event-bus';
+import { traceCompose } from '../telemetry/compose-telemetry';
 import { toStrategyError } from './guard-strategy-call';
 
 /** The optional capabilities a session manager mirrors from its strategy. */
@@ -39,6 +41,8 @@ export interface SessionManagerOwner {
   isDisposed(): boolean;
   /** Called on every call into the strategy, once its instance exists. */
   noteUse?(): void;
+  /** The agent's event bus: its lifecycle events during a compose become events of the compose span. */
+  events?: CtxkitEventBus;
 }
 
 /**
@@ -186,7 +190,15 @@ export class SessionContextManager implements ContextSession {
     return this;
   }
 
+  /**
+   * Composes inside a `ctxkit.compose` OpenTelemetry span (a no-op until the host registers a tracer
+   * provider) and records ctxkit's metrics from the payload's stats (docs/15-observability.md).
+   */
   composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+    return traceCompose(this.owner, () => this.composeInStrategy(systemPrompt, history, tools, ragContext, options));
+  }
+
+  private composeInStrategy(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
     return this.call('composePayload', async (manager) => {
       const pinned = await this.pinLayer.prepare(systemPrompt, history, true);
       const system = pinned?.systemPrompt ?? systemPrompt;
