@@ -40,10 +40,11 @@ export async function traceCompose(owner: ComposeTelemetryOwner, compose: () => 
   const bridge = recording && owner.events !== undefined ? SessionSpanBridge.of(owner.events) : undefined;
   bridge?.openCompose(owner.sessionId, span);
   try {
-    const payload = await context.with(trace.setSpan(context.active(), span), compose);
+    // A span that records is the active one while the strategy composes (helper-model calls nest under it); an unsampled or no-op one is not worth a context.
+    const payload = await (recording ? context.with(trace.setSpan(context.active(), span), compose) : compose());
     try {
       if (recording) describeCompose(span, payload.stats);
-      recordComposeMetrics(payload.stats, owner.pluginId, (performance.now() - started) / 1000);
+      recordComposeMetrics(payload.stats, owner.pluginId, started);
     } catch {
       // Telemetry never breaks a compose.
     }
@@ -105,12 +106,13 @@ function tokensSaved(stats: PayloadStats): number {
   return Math.max(0, stats.input_tokens - stats.output_tokens);
 }
 
-function recordComposeMetrics(stats: PayloadStats, pluginId: string, seconds: number): void {
+function recordComposeMetrics(stats: PayloadStats, pluginId: string, started: number): void {
   const instruments = ctxkitInstruments();
+  if (instruments === undefined) return;
   const attributes: Attributes = { [CtxkitAttributes.strategyId]: pluginId, [GenAiAttributes.requestModel]: stats.model };
   instruments.tokensSent.add(stats.output_tokens, attributes);
   instruments.tokensSaved.add(tokensSaved(stats), attributes);
-  instruments.composeDuration.record(seconds, attributes);
+  instruments.composeDuration.record((performance.now() - started) / 1000, attributes);
   if (stats.repeatedPrefixTokens !== undefined) {
     instruments.tokensCachedPrefix.add(stats.repeatedPrefixTokens, attributes);
     if (stats.output_tokens > 0) instruments.cacheShare.record(stats.repeatedPrefixTokens / stats.output_tokens, attributes);

@@ -1,4 +1,4 @@
-import { metrics, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
+import { createNoopMeter, metrics, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
 import { CTXKIT_INSTRUMENTATION_SCOPE, CtxkitMetricNames, CtxkitMetricUnits } from './telemetry-names';
 
 /** ctxkit's metric instruments, from the meter of the global meter provider. */
@@ -20,14 +20,20 @@ let cachedFor: MeterProvider | undefined;
 let cached: CtxkitInstruments | undefined;
 
 /**
- * The instruments of the meter provider registered now. The API's global meter provider is not a
- * proxy (a meter taken before the host registers its SDK stays a no-op), so the instruments are made
- * again when the registered provider changes; until then they are the API's no-op instruments.
+ * The instruments of the meter provider registered now, or undefined while none is (the API's no-op
+ * meter: nothing to record, so callers skip the work). The API's global meter provider is not a proxy
+ * (a meter taken before the host registers its SDK stays a no-op), so the instruments are made again
+ * when the registered provider changes.
  */
-export function ctxkitInstruments(): CtxkitInstruments {
+export function ctxkitInstruments(): CtxkitInstruments | undefined {
   const provider = metrics.getMeterProvider();
-  if (cached !== undefined && cachedFor === provider) return cached;
+  if (cachedFor === provider) return cached;
+  cachedFor = provider;
   const meter = provider.getMeter(CTXKIT_INSTRUMENTATION_SCOPE);
+  if (meter === createNoopMeter()) {
+    cached = undefined;
+    return undefined;
+  }
   const counter = (name: keyof typeof CtxkitMetricNames, description: string) =>
     meter.createCounter(CtxkitMetricNames[name], { unit: CtxkitMetricUnits[name], description });
   const histogram = (name: keyof typeof CtxkitMetricNames, description: string, buckets: number[]) =>
@@ -41,6 +47,5 @@ export function ctxkitInstruments(): CtxkitInstruments {
     composeDuration: histogram('composeDuration', 'Duration of one composePayload.', DURATION_BUCKETS),
     helperDuration: histogram('helperDuration', 'Duration of one helper-model call (summary, extraction, compaction).', DURATION_BUCKETS),
   };
-  cachedFor = provider;
   return cached;
 }

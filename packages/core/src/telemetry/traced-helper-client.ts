@@ -55,11 +55,11 @@ async function completeTraced(client: ILLMClient, owner: HelperClientOwner, requ
         ...(completion.finishReason !== undefined ? { [GenAiAttributes.responseFinishReasons]: [completion.finishReason] } : {}),
       });
     }
-    ctxkitInstruments().helperDuration.record((performance.now() - started) / 1000, metricAttributes);
+    ctxkitInstruments()?.helperDuration.record((performance.now() - started) / 1000, metricAttributes);
     return completion;
   } catch (error) {
     const type = errorType(error);
-    ctxkitInstruments().helperDuration.record((performance.now() - started) / 1000, { ...metricAttributes, [GenAiAttributes.errorType]: type });
+    ctxkitInstruments()?.helperDuration.record((performance.now() - started) / 1000, { ...metricAttributes, [GenAiAttributes.errorType]: type });
     if (span.isRecording()) {
       span.setAttribute(GenAiAttributes.errorType, type);
       span.recordException(error as Error);

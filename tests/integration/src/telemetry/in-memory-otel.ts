@@ -1,3 +1,4 @@
+import * as otelApi from '@opentelemetry/api';
 import { context, metrics, trace, type Attributes, type AttributeValue } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
@@ -21,8 +22,12 @@ export interface InMemoryOtel {
   shutdown(): Promise<void>;
 }
 
-/** Registers the SDK globally (tracer provider, meter provider, AsyncLocalStorage context manager). */
-export function registerInMemoryOtel(): InMemoryOtel {
+/**
+ * Registers the SDK globally (tracer provider, meter provider, AsyncLocalStorage context manager).
+ * `alsoOn`: other copies of the API to register the same tracer provider and context manager on (a
+ * framework loaded outside jest's module registry sees another global object than the test does).
+ */
+export function registerInMemoryOtel(alsoOn: ReadonlyArray<typeof otelApi> = []): InMemoryOtel {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const reader = new CollectingReader();
@@ -31,6 +36,10 @@ export function registerInMemoryOtel(): InMemoryOtel {
   context.setGlobalContextManager(contextManager);
   trace.setGlobalTracerProvider(tracerProvider);
   metrics.setGlobalMeterProvider(meterProvider);
+  for (const api of alsoOn) {
+    api.context.setGlobalContextManager(contextManager);
+    api.trace.setGlobalTracerProvider(tracerProvider);
+  }
   const points = async (name: string) => {
     const { resourceMetrics } = await reader.collect();
     return resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).filter((metric) => metric.descriptor.name === name);
@@ -53,9 +62,11 @@ export function registerInMemoryOtel(): InMemoryOtel {
     async shutdown() {
       await tracerProvider.shutdown();
       await meterProvider.shutdown();
-      trace.disable();
+      for (const api of [otelApi, ...alsoOn]) {
+        api.trace.disable();
+        api.context.disable();
+      }
       metrics.disable();
-      context.disable();
     },
   };
 }

@@ -1,0 +1,179 @@
+import { context, metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { ILLMClient } from '../contracts/llm-client';
+import type { LLMPayload, PayloadStats } from '../contracts/llm-payload';
+import { BudgetExceededError } from '../errors/budget-exceeded-error';
+import { CtxkitEventBus } from '../events/event-bus';
+import { createTokenUsage } from '../contracts/token-usage';
+import { traceCompose } from './compose-telemetry';
+import { tracedHelperClient } from './traced-helper-client';
+import { CtxkitMetricNames } from './telemetry-names';
+
+class CollectingReader extends MetricReader {
+  protected async onShutdown(): Promise<void> {}
+  protected async onForceFlush(): Promise<void> {}
+}
+
+const owner = (events?: CtxkitEventBus) => ({ agentId: 'support', sessionId: 's1', pluginId: 'std-sliding-window-strategy', ...(events ? { events } : {}) });
+const base = { agentId: 'support', sessionId: 's1', strategyId: 'std-sliding-window-strategy', turn: 3 };
+
+function payload(overrides: Partial<PayloadStats> = {}): LLMPayload {
+  const stats: PayloadStats = {
+    strategyId: 'std-sliding-window-strategy',
+    model: 'gpt-4o',
+    input_tokens: 900,
+    output_tokens: 400,
+    compress_ratio: 400 / 900,
+    budget: { contextWindow: 128000, maxContextTokens: 1000, reserveOutputTokens: 0, safetyMarginTokens: 100, available: 900, used: 400, remaining: 500 },
+    sections: { system: 50, tools: 30, dynamic: 0, memory: 0, history: 320 },
+    messages: { input: 12, output: 5 },
+    reductions: [
+      { action: 'dropped', from: 0, to: 6, messages: 6, tokensBefore: 480, tokensAfter: 0, reason: 'older than the window', recoverableFrom: 'history' },
+      { action: 'trimmed', from: 8, to: 9, messages: 1, reason: 'old tool output', recoverableFrom: 'tool-output-cache', refs: ['ref-1'] },
+    ],
+    dropped: 6,
+    trimmed: 1,
+    summarized: 0,
+    compacted: 0,
+    usageLevel: 'ok',
+    counter: { model: 'gpt-4o', encoding: 'o200k_base', uses_tiktoken: true, strategy: 'tiktoken', backend: 'gpt-tokenizer' },
+    repeatedPrefixTokens: 300,
+    ...overrides,
+  };
+  return { messages: [], tools: [], stats };
+}
+
+describe('compose telemetry', () => {
+  describe('without an OpenTelemetry SDK', () => {
+    it('composes as before, and does not listen to the agent bus', async () => {
+      const events = new CtxkitEventBus();
+      const composed = payload();
+      expect(await traceCompose(owner(events), async () => composed)).toBe(composed);
+      expect(events.listenerCount('summary-end')).toBe(0);
+    });
+  });
+
+  describe('with an OpenTelemetry SDK', () => {
+    const exporter = new InMemorySpanExporter();
+    const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    const reader = new CollectingReader();
+    const meterProvider = new MeterProvider({ readers: [reader] });
+    beforeAll(() => {
+      context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+      trace.setGlobalTracerProvider(tracerProvider);
+      metrics.setGlobalMeterProvider(meterProvider);
+    });
+    afterEach(() => exporter.reset());
+    afterAll(async () => {
+      await tracerProvider.shutdown();
+      await meterProvider.shutdown();
+      trace.disable();
+      metrics.disable();
+      context.disable();
+    });
+
+    async function metricSum(name: string): Promise<{ sum: number; count: number }> {
+      const { resourceMetrics } = await reader.collect();
+      let sum = 0;
+      let count = 0;
+      for (const metric of resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).filter((candidate) => candidate.descriptor.name === name)) {
+        for (const point of metric.dataPoints) {
+          if (metric.dataPointType === DataPointType.HISTOGRAM) {
+            sum += (point.value as { sum: number }).sum;
+            count += (point.value as { count: number }).count;
+          } else {
+            sum += point.value as number;
+            count++;
+          }
+        }
+      }
+      return { sum, count };
+    }
+
+    it('makes one ctxkit.compose span under the active span, with the stats as attributes and one event per reduction', async () => {
+      const host = trace.getTracer('host');
+      await host.startActiveSpan('host.call', async (parent) => {
+        await traceCompose(owner(), async () => payload());
+        parent.end();
+      });
+      const [compose, parent] = exporter.getFinishedSpans();
+      expect(compose!.name).toBe('ctxkit.compose');
+      expect(compose!.parentSpanContext?.spanId).toBe(parent!.spanContext().spanId);
+      expect(compose!.attributes).toMatchObject({
+        'gen_ai.agent.id': 'support',
+        'gen_ai.conversation.id': 's1',
+        'gen_ai.request.model': 'gpt-4o',
+        'ctxkit.strategy.id': 'std-sliding-window-strategy',
+        'ctxkit.budget.available': 900,
+        'ctxkit.tokens.sent': 400,
+        'ctxkit.tokens.saved': 500,
+        'ctxkit.tokens.cached_prefix': 300,
+        'ctxkit.section.history.tokens': 320,
+        'ctxkit.reductions.dropped': 1,
+        'ctxkit.reductions.trimmed': 1,
+        'ctxkit.reductions.total': 2,
+      });
+      expect(compose!.events.map((event) => [event.name, event.attributes?.['ctxkit.reduction.action'], event.attributes?.['ctxkit.reduction.refs']])).toEqual([
+        ['ctxkit.reduction', 'dropped', undefined],
+        ['ctxkit.reduction', 'trimmed', ['ref-1']],
+      ]);
+    });
+
+    it('records a failed compose as an error span and rethrows', async () => {
+      const error = new BudgetExceededError('std-sliding-window-strategy', { required: 2000, available: 900, sections: { system: 2000, tools: 0 } } as never);
+      await expect(traceCompose(owner(), async () => { throw error; })).rejects.toBe(error);
+      const [span] = exporter.getFinishedSpans();
+      expect(span!.status.code).toBe(SpanStatusCode.ERROR);
+      expect(span!.attributes['error.type']).toBe('CTXKIT_BUDGET_EXCEEDED');
+      expect(span!.events.map((event) => event.name)).toEqual(['exception']);
+    });
+
+    it('puts lifecycle events on the open compose span, and on a span of their own from their start event outside one', async () => {
+      const events = new CtxkitEventBus();
+      await traceCompose(owner(events), async () => {
+        events.emit('usage-level-change', { ...base, from: 'ok', to: 'warn', used: 700, contextWindow: 1000 });
+        return payload({ reductions: [] });
+      });
+      events.emit('summary-start', { ...base, turns: 2, messages: 4, model: 'gpt-4o-mini', offline: false });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      events.emit('summary-end', { ...base, turns: 2, messages: 4, model: 'gpt-4o-mini', offline: false, summaryTokens: 40, replacedTokens: 95, version: 1 });
+      const [compose, fold] = exporter.getFinishedSpans();
+      expect(compose!.events.map((event) => [event.name, event.attributes?.['ctxkit.usage_level.to']])).toEqual([['ctxkit.usage_level.change', 'warn']]);
+      expect(fold!.name).toBe('ctxkit.fold');
+      expect(fold!.events.map((event) => [event.name, event.attributes?.['ctxkit.fold.version']])).toEqual([['ctxkit.fold', 1]]);
+      const millis = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
+      expect(millis(fold!.endTime) - millis(fold!.startTime)).toBeGreaterThanOrEqual(4);
+    });
+
+    it('adds up the metrics of every compose', async () => {
+      const before = await metricSum(CtxkitMetricNames.tokensSent);
+      const saved = await metricSum(CtxkitMetricNames.tokensSaved);
+      const shared = await metricSum(CtxkitMetricNames.cacheShare);
+      await traceCompose(owner(), async () => payload());
+      await traceCompose(owner(), async () => payload({ output_tokens: 600, repeatedPrefixTokens: 450 }));
+      expect((await metricSum(CtxkitMetricNames.tokensSent)).sum - before.sum).toBe(1000);
+      expect((await metricSum(CtxkitMetricNames.tokensSaved)).sum - saved.sum).toBe(500 + 300);
+      const share = await metricSum(CtxkitMetricNames.cacheShare);
+      expect(share.count - shared.count).toBe(2);
+      expect(share.sum - shared.sum).toBeCloseTo(300 / 400 + 450 / 600, 9);
+    });
+
+    it('makes each helper-model call a GenAI chat span and a ctxkit.helper.duration measurement', async () => {
+      const client: ILLMClient = {
+        name: 'scripted',
+        defaultModel: 'gpt-4o-mini',
+        offline: false,
+        complete: async () => ({ message: { role: 'assistant', content: '<summary>ok</summary>' }, text: '<summary>ok</summary>', usage: createTokenUsage({ input_tokens: 120, cache_read_tokens: 30, output_tokens: 12 }), model: 'gpt-4o-mini-2024', finishReason: 'stop' }),
+      };
+      const helper = tracedHelperClient(client, { agentId: 'support', strategyId: 'std-summarization-strategy' });
+      const before = (await metricSum(CtxkitMetricNames.helperDuration)).count;
+      await helper.complete({ messages: [{ role: 'user', content: 'Summarize.' }] });
+      const [span] = exporter.getFinishedSpans();
+      expect(span!.name).toBe('chat gpt-4o-mini');
+      expect(span!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.response.model': 'gpt-4o-mini-2024', 'gen_ai.usage.input_tokens': 150, 'gen_ai.usage.output_tokens': 12 });
+      expect((await metricSum(CtxkitMetricNames.helperDuration)).count - before).toBe(1);
+    });
+  });
+});

@@ -1,0 +1,107 @@
+import 'reflect-metadata';
+import { trace } from '@opentelemetry/api';
+import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type LLMPayload } from '@ctxkit/core';
+import { createCtxkitMiddleware } from '@ctxkit/langchain';
+import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, HumanMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import type { ChatResult } from '@langchain/core/outputs';
+import type { Runnable } from '@langchain/core/runnables';
+import { tool } from '@langchain/core/tools';
+import { createAgent } from 'langchain';
+import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { recordedOutputs, replayRecord, type RecordedReply } from './replay-record';
+
+/**
+ * LangChain's own agent loop (`createAgent` with ctxkit's middleware) over a 30-model-call tau-bench
+ * replay, each `agent.invoke` inside the host's OpenTelemetry span: one `ctxkit.compose` span per
+ * model call, under the span of the invoke that made it, with the attributes and events of its
+ * payload's stats; the metrics equal the stats' sums.
+ */
+
+/** A chat model that answers with the current turn's recorded replies, in order. */
+class RecordedChatModel extends BaseChatModel {
+  calls = { count: 0 };
+  queue: { replies: RecordedReply[] } = { replies: [] };
+
+  _llmType(): string {
+    return 'recorded';
+  }
+
+  override bindTools(): Runnable<BaseLanguageModelInput, AIMessageChunk> {
+    const bound = new RecordedChatModel({});
+    bound.calls = this.calls;
+    bound.queue = this.queue;
+    return bound as unknown as Runnable<BaseLanguageModelInput, AIMessageChunk>;
+  }
+
+  async _generate(_messages: BaseMessage[]): Promise<ChatResult> {
+    this.calls.count++;
+    const reply = this.queue.replies.shift() ?? { text: 'Anything else?', calls: [] };
+    const message = new AIMessage({ content: reply.text, tool_calls: reply.calls.map((call) => ({ id: call.id, name: call.name, args: JSON.parse(call.arguments) as Record<string, unknown>, type: 'tool_call' as const })) });
+    return { generations: [{ text: reply.text, message }] };
+  }
+}
+
+describe('OpenTelemetry through the LangChain adapter', () => {
+  let runtime: ContextRuntime;
+  let otel: InMemoryOtel;
+  beforeAll(async () => {
+    otel = registerInMemoryOtel();
+    runtime = await createContextRuntime();
+  });
+  afterAll(async () => {
+    await runtime.dispose();
+    await otel.shutdown();
+  });
+
+  it('createAgent over a tau-bench replay: one compose span per model call under the invoke span, attributes and events equal to stats, metrics equal to their sums', async () => {
+    const { record, turns } = replayRecord();
+    const payloads: LLMPayload[] = [];
+    const ctxkit = await createCtxkitMiddleware({
+      runtime,
+      pluginId: 'std-sliding-window-strategy',
+      agentId: 'otel-langchain',
+      config: { maxContextTokens: 3000, reserveOutputTokens: 0 },
+      waitForIdle: true,
+      onPayload: (payload) => payloads.push(payload),
+    });
+    const outputs = recordedOutputs(record.history);
+    const tools = [...outputs.keys()].map((name) =>
+      tool(async () => outputs.get(name)!.shift() ?? 'no recorded output', { name, description: `The airline's ${name.replace(/_/g, ' ')}.`, schema: { type: 'object', properties: {}, additionalProperties: true } }),
+    );
+    const model = new RecordedChatModel({});
+    const agent = createAgent({ model, tools, systemPrompt: record.systemPrompt, middleware: [ctxkit] });
+    const tracer = trace.getTracer('host-app');
+    const invokeSpans: string[] = [];
+    let messages: BaseMessage[] = [];
+    for (const turn of turns) {
+      model.queue.replies = [...turn.replies];
+      messages = await tracer.startActiveSpan('host.invoke', async (span) => {
+        invokeSpans.push(span.spanContext().spanId);
+        const state = await agent.invoke({ messages: [...messages, new HumanMessage(turn.user)] }, { configurable: { thread_id: 'replay' }, recursionLimit: 200 });
+        span.end();
+        return state.messages as BaseMessage[];
+      });
+    }
+    const calls = model.calls.count;
+    expect(calls).toBeGreaterThanOrEqual(30);
+    expect(payloads).toHaveLength(calls);
+
+    const spans = composeSpans(otel.exporter);
+    expect(spans).toHaveLength(calls);
+    expect(spans.flatMap((span, index) => composeSpanProblems(span, payloads[index]!.stats).map((problem) => `compose ${index + 1}: ${problem}`))).toEqual([]);
+    const parents = spans.map(parentSpanId);
+    expect(parents.every((id) => id !== undefined && invokeSpans.includes(id))).toBe(true);
+    expect(new Set(parents).size).toBe(turns.length);
+    expect(spans.every((span) => span.attributes['gen_ai.conversation.id'] === 'replay' && span.attributes['gen_ai.agent.id'] === 'otel-langchain')).toBe(true);
+    expect(payloads.some((payload) => payload.stats.reductions.some((reduction) => reduction.action === 'dropped'))).toBe(true);
+
+    const sums = statsSums(payloads);
+    expect(await otel.sum(CtxkitMetricNames.tokensSent)).toBe(sums.sent);
+    expect(await otel.sum(CtxkitMetricNames.tokensSaved)).toBe(sums.saved);
+    expect(await otel.sum(CtxkitMetricNames.tokensCachedPrefix)).toBe(sums.cachedPrefix);
+    expect(await otel.sum(CtxkitMetricNames.reductions)).toBe(sums.reductions);
+    await ctxkit.dispose();
+  }, 60_000);
+});

@@ -1,0 +1,111 @@
+import 'reflect-metadata';
+import { trace } from '@opentelemetry/api';
+import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type LLMPayload } from '@ctxkit/core';
+import { createCtxkitSession } from '@ctxkit/openai-agents';
+import { Agent, run, setTracingDisabled, tool, Usage, type AgentOutputItem, type FunctionTool, type Model, type ModelResponse } from '@openai/agents';
+import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { recordedOutputs, replayRecord, type RecordedReply } from './replay-record';
+
+/**
+ * The OpenAI Agents SDK's own loop (`run()` with a ctxkit session and its input filter) over a
+ * 30-model-call tau-bench replay, each `run()` inside the host's OpenTelemetry span: one
+ * `ctxkit.compose` span per model call (the input filter's), and one per run (the session's
+ * `getItems`, which the SDK calls before the run's first model call), each under the span of the run
+ * that made it, with the attributes and events of its payload's stats; the metrics equal the stats'
+ * sums. The Agents SDK's own tracing is not OpenTelemetry (its traces go to its processors) and is
+ * off here.
+ */
+
+setTracingDisabled(true);
+
+/** An Agents SDK model answering with the current turn's recorded replies. */
+class RecordedAgentsModel implements Model {
+  calls = 0;
+  replies: RecordedReply[] = [];
+
+  async getResponse(): Promise<ModelResponse> {
+    this.calls++;
+    const reply = this.replies.shift() ?? { text: 'Anything else?', calls: [] };
+    const output: AgentOutputItem[] =
+      reply.calls.length > 0
+        ? reply.calls.map((call) => ({ type: 'function_call', callId: call.id, name: call.name, arguments: call.arguments, status: 'completed' }))
+        : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text }] }];
+    return { usage: new Usage(), output };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *getStreamedResponse(): AsyncIterable<never> {
+    throw new Error('RecordedAgentsModel answers getResponse only.');
+  }
+}
+
+describe('OpenTelemetry through the OpenAI Agents adapter', () => {
+  let runtime: ContextRuntime;
+  let otel: InMemoryOtel;
+  beforeAll(async () => {
+    otel = registerInMemoryOtel();
+    runtime = await createContextRuntime();
+  });
+  afterAll(async () => {
+    await runtime.dispose();
+    await otel.shutdown();
+  });
+
+  it('run() over a tau-bench replay: one compose span per model call and per run under the run span, attributes and events equal to stats, metrics equal to their sums', async () => {
+    const { record, turns } = replayRecord();
+    const payloads: LLMPayload[] = [];
+    const session = await createCtxkitSession({
+      runtime,
+      pluginId: 'std-tool-output-cache-strategy',
+      agentId: 'otel-agents',
+      config: { maxContextTokens: 4000, reserveOutputTokens: 0 },
+      sessionId: 'replay',
+      instructions: record.systemPrompt,
+      waitForIdle: true,
+      onPayload: (payload) => payloads.push(payload),
+    });
+    const outputs = recordedOutputs(record.history);
+    const tools = [...outputs.keys()].map(
+      (name) =>
+        tool({
+          name,
+          description: `The airline's ${name.replace(/_/g, ' ')}.`,
+          parameters: { type: 'object', properties: {}, additionalProperties: true } as never,
+          strict: false,
+          execute: async () => outputs.get(name)!.shift() ?? 'no recorded output',
+        }) as unknown as FunctionTool,
+    );
+    const model = new RecordedAgentsModel();
+    const agent = new Agent({ name: 'airline', instructions: record.systemPrompt, model, tools: [...tools, ...session.contributedTools()] });
+    const tracer = trace.getTracer('host-app');
+    const runSpans: string[] = [];
+    for (const turn of turns) {
+      model.replies = [...turn.replies];
+      await tracer.startActiveSpan('host.run', async (span) => {
+        runSpans.push(span.spanContext().spanId);
+        await run(agent, turn.user, { session, callModelInputFilter: session.callModelInputFilter, maxTurns: 100 });
+        span.end();
+      });
+    }
+    // One compose per model call (the input filter), and one per run: the SDK reads the session's history (getItems) before its first call.
+    const calls = model.calls;
+    expect(calls).toBeGreaterThanOrEqual(30);
+    expect(payloads).toHaveLength(calls + turns.length);
+
+    const spans = composeSpans(otel.exporter);
+    expect(spans).toHaveLength(calls + turns.length);
+    expect(spans.flatMap((span, index) => composeSpanProblems(span, payloads[index]!.stats).map((problem) => `compose ${index + 1}: ${problem}`))).toEqual([]);
+    const parents = spans.map(parentSpanId);
+    expect(parents.every((id) => id !== undefined && runSpans.includes(id))).toBe(true);
+    expect(new Set(parents).size).toBe(turns.length);
+    expect(spans.every((span) => span.attributes['gen_ai.conversation.id'] === 'replay' && span.attributes['gen_ai.agent.id'] === 'otel-agents')).toBe(true);
+    expect(payloads.some((payload) => payload.stats.reductions.length > 0)).toBe(true);
+
+    const sums = statsSums(payloads);
+    expect(await otel.sum(CtxkitMetricNames.tokensSent)).toBe(sums.sent);
+    expect(await otel.sum(CtxkitMetricNames.tokensSaved)).toBe(sums.saved);
+    expect(await otel.sum(CtxkitMetricNames.tokensCachedPrefix)).toBe(sums.cachedPrefix);
+    expect(await otel.sum(CtxkitMetricNames.reductions)).toBe(sums.reductions);
+    await session.dispose();
+  }, 60_000);
+});
