@@ -8,6 +8,7 @@ import { BudgetExceededError } from '../errors/budget-exceeded-error';
 import { CtxkitEventBus } from '../events/event-bus';
 import { createTokenUsage } from '../contracts/token-usage';
 import { traceCompose } from './compose-telemetry';
+import type { LifecycleEventName } from './span-events';
 import { tracedHelperClient } from './traced-helper-client';
 import { CtxkitMetricNames } from './telemetry-names';
 
@@ -145,6 +146,32 @@ describe('compose telemetry', () => {
       expect(fold!.events.map((event) => [event.name, event.attributes?.['ctxkit.fold.version']])).toEqual([['ctxkit.fold', 1]]);
       const millis = (time: [number, number]) => time[0] * 1000 + time[1] / 1e6;
       expect(millis(fold!.endTime) - millis(fold!.startTime)).toBeGreaterThanOrEqual(4);
+    });
+
+    const epoch = { id: 'e2', kind: 'fold' as const, at: 0, turn: 3, description: 'folded messages 0–11 into the summary' };
+    const lifecycle: Array<[LifecycleEventName, Record<string, unknown>, string, string, Record<string, unknown>]> = [
+      ['summary-end', { turns: 2, messages: 4, model: 'm', offline: false, summaryTokens: 40, replacedTokens: 95, version: 2 }, 'ctxkit.fold', 'ctxkit.fold', { 'ctxkit.fold.version': 2 }],
+      ['summary-error', { error: { code: 'CTXKIT_LLM_TIMEOUT', message: 'slow' }, consecutiveFailures: 2, retryAt: null }, 'ctxkit.fold', 'ctxkit.fold.error', { 'error.type': 'CTXKIT_LLM_TIMEOUT' }],
+      ['entities-updated', { version: 4, sourceMessageIndex: 9, diff: [{ field: 'destination', before: null, after: 'LAX' }], offline: false }, 'ctxkit.extraction', 'ctxkit.extraction', { 'ctxkit.extraction.fields': ['destination'] }],
+      ['entities-error', { reason: 'invalid', errors: ['/date'], attempts: 2 }, 'ctxkit.extraction', 'ctxkit.extraction.error', { 'ctxkit.extraction.attempts': 2 }],
+      ['compaction-end', { trigger: 'auto', tokensBefore: 9000, tokensAfter: 2000, transcriptRef: 't-1', messages: [] }, 'ctxkit.compaction', 'ctxkit.compaction', { 'ctxkit.compaction.tokens_after': 2000, 'ctxkit.compaction.transcript_ref': 't-1' }],
+      ['compaction-error', { trigger: 'manual', error: { code: 'CTXKIT_COMPACTION_NO_PROGRESS', message: 'nothing' } }, 'ctxkit.compaction', 'ctxkit.compaction.error', { 'error.type': 'CTXKIT_COMPACTION_NO_PROGRESS' }],
+      ['epoch-undone', { epoch, alsoUndone: [{ ...epoch, id: 'e3' }], historyRestored: true }, 'ctxkit.undo', 'ctxkit.undo', { 'ctxkit.undo.epoch_id': 'e2', 'ctxkit.undo.also_undone': ['e3'] }],
+      ['history-recall', { hits: [{ sessionId: 's0', from: 4, to: 8, at: 0, relevance: 0.7 }], tokens: 120, candidates: 5, embedding: 'none' }, 'ctxkit.recall', 'ctxkit.recall', { 'ctxkit.recall.hits': 1, 'ctxkit.recall.ranges': ['s0[4,8)'] }],
+      ['usage-level-change', { from: 'warn', to: 'compact', used: 820, contextWindow: 1000 }, 'ctxkit.usage_level', 'ctxkit.usage_level.change', { 'ctxkit.usage_level.to': 'compact' }],
+    ];
+
+    it.each(lifecycle)('reports %s outside a compose as a span of its own with one event', async (name, fields, spanName, eventName, attributes) => {
+      const events = new CtxkitEventBus();
+      await traceCompose(owner(events), async () => payload({ reductions: [] }));
+      exporter.reset();
+      (events.emit as (event: string, payload: unknown) => boolean)(name, { ...base, ...fields });
+      const [span] = exporter.getFinishedSpans();
+      expect(span!.name).toBe(spanName);
+      expect(span!.attributes).toMatchObject({ 'gen_ai.agent.id': 'support', 'gen_ai.conversation.id': 's1' });
+      expect(span!.events).toHaveLength(1);
+      expect(span!.events[0]!.name).toBe(eventName);
+      expect(span!.events[0]!.attributes).toMatchObject(attributes);
     });
 
     it('adds up the metrics of every compose', async () => {
