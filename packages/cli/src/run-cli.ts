@@ -129,12 +129,12 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
 
   program
     .command('compare')
-    .description('all installed strategies side by side on the same conversations')
+    .description('the installed strategies side by side on the same conversations (examples only when named)')
     .option('--transcript <file>', 'a transcript (JSONL or JSON, any message shape of docs/11-cli.md), repeatable (default: the bundled tau-bench and OpenHands conversations)', collectFile)
     .option('--window <tokens>', 'context window for every transcript (default: sized per transcript)', positiveInteger)
     .option('--report <out.html>', 'write a self-contained HTML report there', writableFile)
     .option('--json <out.json>', 'write the results as JSON there', writableFile)
-    .option('--strategy <id>', 'only this strategy plugin id (repeatable)', collect)
+    .option('--strategy <id>', 'only this strategy plugin id (repeatable; example plugins are compared only when named)', collect)
     .option('--limit <n>', 'at most n conversations per transcript', positiveInteger)
     .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .addOption(new Option('--llm <mode>', 'model for summaries and extraction').choices(['auto', 'offline', 'env']).default('auto'))
@@ -143,6 +143,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--price <provider:model>', 'the price table entry to estimate input cost with (default: the table\'s default, openai:gpt-4o)')
     .option('--pin-first-user', "pin each conversation's first user message and report the calls whose payload kept it")
     .option('--config <id=json>', "config keys for one strategy over the lab's, as <plugin id>=<JSON object> (repeatable)", collectConfig)
+    .option('--wide', 'every column in the terminal table (about 300 columns wide; by default it fits 100)')
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
       setExitCode(await compareCommand(options, output));

@@ -18,9 +18,14 @@ describe('compareCommand', () => {
     // 600 tokens leave less room than this conversation's system prompt takes: every call is rejected.
     const output = capture();
     expect(await compareCommand({ ...options, window: 600 }, output)).toBe(1);
-    expect(output.stdout()).toContain('22 (22 rejected: CTXKIT_BUDGET_EXCEEDED)');
-    expect(output.stdout()).toMatch(/short-conversation · std-sliding-window-strategy: 22 of 22 calls\n {4}CTXKIT_BUDGET_EXCEEDED \(22\): std-sliding-window-strategy: system prompt \+ tool definitions need \d+ tokens but the budget allows \d+/);
-    expect(output.stderr()).toContain('22 call(s) rejected by std-sliding-window-strategy (reasons above): exit 1. Pass --allow-rejections');
+    expect(output.stdout()).toMatch(/│ 22 +│\n.*│ rejected +│/);
+    // the reason's continuation lines are indented under it
+    expect(output.stdout().replace(/\n {6}/g, ' ')).toMatch(/short-conversation · std-sliding-window-strategy: 22 of 22 calls\n {4}CTXKIT_BUDGET_EXCEEDED \(22\): std-sliding-window-strategy: system prompt \+ tool definitions need \d+ tokens but the budget allows \d+/);
+    expect(output.stderr().replace(/\s+/g, ' ')).toContain('22 call(s) rejected by std-sliding-window-strategy (reasons above): exit 1. Pass --allow-rejections');
+    for (const line of `${output.stdout()}${output.stderr()}`.split('\n')) expect(Array.from(line).length).toBeLessThanOrEqual(100);
+    const wide = capture();
+    await compareCommand({ ...options, window: 600, wide: true }, wide);
+    expect(wide.stdout()).toContain('22 (22 rejected: CTXKIT_BUDGET_EXCEEDED)');
   });
 
   it('still reports rejections but exits 0 with allowRejections', async () => {
@@ -39,6 +44,35 @@ describe('compareCommand', () => {
     // Cut back in one go, the window holds its start: more of each payload repeats the previous one.
     expect(cutBack.summaries[0]!.repeatedPrefixShare!).toBeGreaterThan(plain.summaries[0]!.repeatedPrefixShare!);
     await expect(runComparison(json({ cutBackRatio: 2 }), capture())).rejects.toMatchObject({ code: 'CTXKIT_CONFIG_INVALID' });
+  });
+
+  it('compares the standard strategies and leaves the example plugins out unless they are named', async () => {
+    const short = { transcript: [transcript], llm: 'offline' as const, progress: false, window: 4096, limit: 1 };
+    const output = capture();
+    const all = await runComparison(short, output);
+    const ids = all.summaries.map((row) => row.strategyId);
+    expect(ids).toEqual(expect.arrayContaining(['std-sliding-window-strategy', 'std-summarization-strategy', 'std-entity-extraction-strategy', 'std-tool-output-cache-strategy', 'std-recall-strategy']));
+    expect(ids.every((id) => id.startsWith('std-'))).toBe(true);
+    expect(output.stderr()).toContain('Example plugins left out: example-pinned-messages-strategy (name one with --strategy to compare it).');
+    const named = capture();
+    const chosen = await runComparison({ ...short, strategy: ['example-pinned-messages-strategy', 'std-sliding-window-strategy'] }, named);
+    expect(chosen.summaries.map((row) => row.strategyId)).toEqual(['example-pinned-messages-strategy', 'std-sliding-window-strategy']);
+    expect(named.stderr()).not.toContain('left out');
+  });
+
+  it('shows progress on stderr, one line per strategy and transcript, when no bar can be drawn', async () => {
+    const output = capture();
+    await runComparison({ ...options, transcript: [transcript, transcript], window: 4096, limit: 1, strategy: ['std-sliding-window-strategy', 'std-recall-strategy'] }, output);
+    expect(output.stderr().match(/^ {2}short-conversation · std-[a-z-]+: \d+ calls$/gm)).toHaveLength(4);
+    expect(output.stdout()).toBe('');
+  });
+
+  it(`prints the comparison of the bundled data within 100 columns`, async () => {
+    const output = capture();
+    expect(await compareCommand({ llm: 'offline', progress: false, limit: 2 }, output)).toBe(0);
+    const lines = output.stdout().split('\n');
+    expect(lines.filter((line) => line.startsWith('│ std-'))).toHaveLength(10);
+    for (const line of [...lines, ...output.stderr().split('\n')]) expect(Array.from(line).length).toBeLessThanOrEqual(100);
   });
 
   it('exits 0 and lists no rejection when every call composed a valid payload', async () => {

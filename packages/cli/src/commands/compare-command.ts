@@ -7,6 +7,7 @@ import { autoWindow } from '../lab/auto-window';
 import { bundledTranscripts } from '../lab/bundled-transcripts';
 import type { CallObservation } from '../lab/call-observation';
 import { datasetFamily, datasetName } from '../lab/dataset-family';
+import { isExamplePlugin } from '../lab/example-plugin';
 import { priceOf, readPriceTable } from '../lab/input-price';
 import { labConfig, presetWindow, type LabPlugin } from '../lab/lab-config';
 import { readTranscript } from '../lab/read-transcript';
@@ -18,6 +19,7 @@ import { summarizeObservations, type StrategySummary } from '../lab/strategy-sum
 import { renderComparisonTable } from '../report/comparison-table';
 import { renderHtmlReport } from '../report/html-report';
 import { renderRejectedCalls } from '../report/rejected-calls';
+import { wrapToColumns } from '../report/terminal-width';
 
 /** The options of `ctxkit compare` (see docs/11-cli.md). */
 export interface CompareOptions {
@@ -25,6 +27,7 @@ export interface CompareOptions {
   window?: number;
   report?: string;
   json?: string;
+  /** Only these plugin ids; without it, every installed strategy but the examples (see {@link isExamplePlugin}). */
   strategy?: string[];
   limit?: number;
   pluginDir?: string[];
@@ -40,6 +43,8 @@ export interface CompareOptions {
   pinFirstUser?: boolean;
   /** Config keys per plugin id, over the lab's config for it (`--config <id>=<json>`). */
   config?: Record<string, Record<string, unknown>>;
+  /** Print every column of the terminal table instead of the 100-column one. @default false */
+  wide?: boolean;
 }
 
 /** The comparison's results, for callers that render them themselves. */
@@ -51,8 +56,8 @@ export interface ComparisonResult {
 }
 
 /**
- * Runs every installed strategy (or those named) on the same conversations and summarises each:
- * tokens sent per call, tokens saved, reductions, payload validity, fact retention, time.
+ * Runs every installed strategy but the examples (or those named) on the same conversations and
+ * summarises each: tokens sent per call, tokens saved, reductions, payload validity, fact retention, time.
  */
 export async function runComparison(options: CompareOptions, output: CliOutput): Promise<ComparisonResult> {
   const files = options.transcript?.length ? options.transcript : bundledTranscripts();
@@ -63,7 +68,7 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
   const counter = createTokenCounter({ model: 'gpt-4o' });
   const meta = counter.meta();
   const installed = runtime.listPlugins();
-  const wanted = options.strategy?.length ? installed.filter((plugin) => options.strategy!.includes(plugin.id)) : installed;
+  const wanted = options.strategy?.length ? installed.filter((plugin) => options.strategy!.includes(plugin.id)) : installed.filter((plugin) => !isExamplePlugin(plugin));
   if (options.strategy?.length && wanted.length !== options.strategy.length) {
     const missing = options.strategy.find((id) => !installed.some((plugin) => plugin.id === id))!;
     throw new PluginNotFoundError(missing, installed.map((plugin) => plugin.id).sort(), '--strategy');
@@ -73,6 +78,8 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
   if (unknown !== undefined) throw new PluginNotFoundError(unknown, installed.map((plugin) => plugin.id).sort(), '--config');
   const plugins: LabPlugin[] = wanted.map((plugin) => ({ id: plugin.id, directory: plugin.directory, configSchema: runtime.getPlugin(plugin.id)?.configSchema }));
   const allPlugins: LabPlugin[] = installed.map((plugin) => ({ id: plugin.id, directory: plugin.directory }));
+  const examples = options.strategy?.length ? [] : installed.filter(isExamplePlugin).map((plugin) => plugin.id);
+  if (examples.length > 0) output.err(wrapToColumns(`Example plugins left out: ${examples.join(', ')} (name one with --strategy to compare it).`) + '\n');
   const notes: Record<string, string> = {};
   for (const plugin of wanted) {
     const override = overrides[plugin.id];
@@ -143,9 +150,10 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
  */
 export async function compareCommand(options: CompareOptions, output: CliOutput): Promise<number> {
   const result = await runComparison(options, output);
-  output.out(`Summaries and extraction: ${result.llmDescription}.\nToken counts: ${result.counterDescription}.\n`);
-  output.out(`${renderComparisonTable(result.summaries, { color: output.color })}\n`);
-  output.out(renderRejectedCalls(result.summaries));
+  output.out(`${wrapToColumns(`Summaries and extraction: ${result.llmDescription}.\nToken counts: ${result.counterDescription}.`)}\n`);
+  output.out(`${renderComparisonTable(result.summaries, { color: output.color, wide: options.wide === true })}\n`);
+  const rejected = renderRejectedCalls(result.summaries);
+  output.out(options.wide || rejected === '' ? rejected : `${wrapToColumns(rejected.trimEnd())}\n`);
   if (options.report) {
     fs.mkdirSync(path.dirname(path.resolve(options.report)), { recursive: true });
     fs.writeFileSync(
@@ -166,11 +174,11 @@ export async function compareCommand(options: CompareOptions, output: CliOutput)
     output.out(`Results written to ${options.json}\n`);
   }
   const broken = result.summaries.filter((s) => s.invalidPayloads > 0 || s.overBudgetPayloads > 0);
-  for (const row of broken) output.err(`${row.label} on ${row.dataset}: ${row.invalidPayloads} invalid and ${row.overBudgetPayloads} over-budget payloads\n`);
+  for (const row of broken) output.err(`${wrapToColumns(`${row.label} on ${row.dataset}: ${row.invalidPayloads} invalid and ${row.overBudgetPayloads} over-budget payloads`)}\n`);
   const rejecting = result.summaries.filter((s) => s.rejectedCalls > 0);
   if (rejecting.length > 0 && !options.allowRejections) {
     const calls = rejecting.reduce((total, row) => total + row.rejectedCalls, 0);
-    output.err(`${calls} call(s) rejected by ${[...new Set(rejecting.map((row) => row.label))].join(', ')} (reasons above): exit 1. Pass --allow-rejections to exit 0 on rejections.\n`);
+    output.err(`${wrapToColumns(`${calls} call(s) rejected by ${[...new Set(rejecting.map((row) => row.label))].join(', ')} (reasons above): exit 1. Pass --allow-rejections to exit 0 on rejections.`)}\n`);
   }
   return broken.length > 0 || (rejecting.length > 0 && !options.allowRejections) ? 1 : 0;
 }

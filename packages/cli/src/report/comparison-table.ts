@@ -1,10 +1,26 @@
 import Table from 'cli-table3';
 import type { StrategySummary } from '../lab/strategy-summary';
+import { renderCompactComparisonTable } from './compact-comparison-table';
 import { formatDollars, formatNumber, formatShare } from './format-number';
 import { callsCell } from './rejected-calls';
 
-/** The comparison as a terminal table, one row per strategy per transcript (rejected calls with their codes). */
-export function renderComparisonTable(summaries: readonly StrategySummary[], options: { color?: boolean } = {}): string {
+/** How the terminal table is drawn. */
+export interface ComparisonTableOptions {
+  color?: boolean;
+  /** Every column, one row per strategy per transcript (about 300 columns); by default the table fits 100 columns. @default false */
+  wide?: boolean;
+}
+
+/**
+ * The comparison as a terminal table: by default grouped per transcript and within 100 columns
+ * ({@link renderCompactComparisonTable}); with `wide`, every column ({@link renderWideComparisonTable}).
+ */
+export function renderComparisonTable(summaries: readonly StrategySummary[], options: ComparisonTableOptions = {}): string {
+  return options.wide ? renderWideComparisonTable(summaries, options) : renderCompactComparisonTable(summaries, options);
+}
+
+/** Every column, one row per strategy per transcript (rejected calls with their codes). */
+export function renderWideComparisonTable(summaries: readonly StrategySummary[], options: { color?: boolean } = {}): string {
   const table = new Table({
     head: [
       'transcript',

@@ -62,7 +62,8 @@ describe('renderHtmlReport', () => {
     const page = renderHtmlReport([priced], context);
     expect(page).toContain('<td>80.0%</td>');
     expect(page).toContain('$4.74 · $6.00 <small>(anthropic:claude-sonnet-4)</small>');
-    expect(renderComparisonTable([priced])).toContain('$4.74 · $6.00');
+    expect(renderComparisonTable([priced], { wide: true })).toContain('$4.74 · $6.00');
+    expect(renderComparisonTable([priced])).toContain('$4.74');
   });
 
   it('lists why calls were rejected, per strategy, escaped', () => {
@@ -107,7 +108,7 @@ describe('the control columns (undoable epochs, summary receipts)', () => {
     expect(summary.control).toEqual({ epochs: 3, epochsByKind: { fold: 2, trim: 1 }, receipts: 2, reprompted: 1, itemsKept: 6, itemsDropped: 2, pins: null });
     const html = renderHtmlReport([summary], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
     expect(html).toContain('<td>3 <small>(fold 2 · trim 1)</small></td><td>2 <small>(1 re-prompted; 6 items kept · 2 dropped)</small></td>');
-    expect(renderComparisonTable([summary])).toContain('3 · 2 · n/a');
+    expect(renderComparisonTable([summary], { wide: true })).toContain('3 · 2 · n/a');
   });
 
   it('counts the calls made with pins and those whose payload held every pin', () => {
@@ -116,6 +117,6 @@ describe('the control columns (undoable epochs, summary receipts)', () => {
     expect(summary.control.pins).toEqual({ calls: 3, kept: 2 });
     const html = renderHtmlReport([summary], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
     expect(html).toContain('<td class="bad">2/3</td>');
-    expect(renderComparisonTable([summary])).toContain('0 · 0 · 2/3');
+    expect(renderComparisonTable([summary], { wide: true })).toContain('0 · 0 · 2/3');
   });
 });
