@@ -94,7 +94,7 @@ describe('ctxkit (bin)', () => {
   });
 
   describe('compare', () => {
-    it('runs every installed strategy side by side and writes a self-contained report', () => {
+    it('runs every standard strategy side by side and writes a self-contained report', () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-compare-'));
       const report = path.join(out, 'report.html');
       const json = path.join(out, 'results.json');
@@ -109,7 +109,8 @@ describe('ctxkit (bin)', () => {
         expect(summary.overBudgetPayloads).toBe(0);
       }
       const html = fs.readFileSync(report, 'utf8');
-      expect(html).toContain('<canvas id="tokens-0"');
+      expect(html).toContain('<canvas id="tokens-0-0"');
+      expect(html).toContain('<canvas id="facts-cost-0"');
       expect(html).not.toMatch(/<script[^>]+src=/i);
     });
   });

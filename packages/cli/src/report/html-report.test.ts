@@ -2,6 +2,7 @@ import { summarizeObservations } from '../lab/strategy-summary';
 import type { CallObservation } from '../lab/call-observation';
 import { callObservation } from '../__fixtures__/call-observation';
 import { renderComparisonTable } from './comparison-table';
+import { factsCostPoints } from './facts-cost-points';
 import { renderHtmlReport } from './html-report';
 
 /** Call `call` of a growing history: `sentTokens` sent, `call` messages dropped, one of two needed facts held. */
@@ -44,11 +45,13 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('new Chart(');
   });
 
-  it('has a chart per transcript and the comparison table', () => {
-    expect(html).toContain('<canvas id="tokens-0"');
+  it('has, per transcript, the facts-against-cost chart, one tokens chart per strategy and the table in a box that scrolls', () => {
     expect(html).toContain('<h2>tau-bench-airline</h2>');
-    expect(html).toMatch(/<td>std-sliding-window-strategy<\/td><td>3<\/td><td>1,433<\/td>/);
-    expect(html).toContain('50.0% of 6');
+    expect(html).toContain('No chart of facts kept against cost: no input price was given.');
+    expect(html).toContain('<canvas id="tokens-0-0"');
+    expect(html).not.toContain('<canvas id="tokens-0-1"');
+    expect(html).toMatch(/<div class="table-scroll"[^>]*><table>/);
+    expect(html).toMatch(/<td>std-sliding-window-strategy<\/td><td>50.0% of 6<\/td><td>n\/a<\/td><td>1,433<\/td>/);
   });
 
   it('shows the cached prefix share and the input cost per conversation with and without cache hits', () => {
@@ -118,5 +121,64 @@ describe('the control columns (undoable epochs, summary receipts)', () => {
     const html = renderHtmlReport([summary], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
     expect(html).toContain('<td class="bad">2/3</td>');
     expect(renderComparisonTable([summary], { wide: true })).toContain('0 · 0 · 2/3');
+  });
+});
+
+describe('the chart of facts kept against input cost', () => {
+  const price = { key: 'openai:gpt-4o', price: { input: 2.5, cachedInput: 1.25 } };
+  /** A strategy that sends `tokens` per call and holds `present` of 4 facts at each of `calls` calls. */
+  const strategy = (label: string, dataset: string, tokens: number, present: number, calls = 3) =>
+    summarizeObservations(
+      label,
+      label,
+      dataset,
+      4096,
+      2,
+      Array.from({ length: calls }, (_, call) => ({ ...observation(call, tokens + call * 100), factsActive: 4, factsPresent: present, repeatedPrefixTokens: call * 50 })),
+      price,
+    );
+  const summaries = [
+    strategy('std-sliding-window-strategy', 'tau-bench-airline', 1200, 3),
+    strategy('std-summarization-strategy', 'tau-bench-airline', 1500, 4),
+    strategy('std-sliding-window-strategy {"cutBackRatio":0.5}', 'tau-bench-airline', 1100, 2, 4),
+    strategy('std-sliding-window-strategy', 'openhands', 9000, 1),
+    strategy('std-recall-strategy', 'openhands', 8000, 4),
+  ];
+  const page = renderHtmlReport(summaries, { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
+  const embedded = JSON.parse(page.slice(page.indexOf('id="ctxkit-data">') + 'id="ctxkit-data">'.length, page.indexOf('</script>', page.indexOf('id="ctxkit-data">')))) as {
+    datasets: Array<{ dataset: string; factsCost: Array<{ label: string; cost: number; factsKept: number }> }>;
+  };
+
+  /** The report's table of one transcript, as label → [fact retention cell, cost cell]. */
+  function tableOf(dataset: string): Map<string, { facts: string; cost: string }> {
+    const section = page.slice(page.indexOf(`<h2>${dataset}</h2>`));
+    const table = section.slice(section.indexOf('<tbody>'), section.indexOf('</tbody>'));
+    const cells = [...table.matchAll(/<tr>(.*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => cell[1]!));
+    return new Map(cells.map((row) => [row[0]!.replace(/&quot;/g, '"'), { facts: row[1]!, cost: row[2]! }]));
+  }
+
+  it('has one point per strategy and configuration of each transcript, at the facts kept and the cost its table row shows', () => {
+    expect(embedded.datasets.map((set) => set.dataset)).toEqual(['tau-bench-airline', 'openhands']);
+    for (const set of embedded.datasets) {
+      const table = tableOf(set.dataset);
+      expect(set.factsCost.map((point) => point.label)).toEqual([...table.keys()]);
+      for (const point of set.factsCost) {
+        const row = table.get(point.label)!;
+        expect(row.facts.startsWith(`${point.factsKept.toFixed(1)}% of `)).toBe(true);
+        expect(row.cost.startsWith(`$${point.cost.toFixed(4)} · `)).toBe(true);
+      }
+      expect(page).toContain(`<canvas id="facts-cost-${embedded.datasets.indexOf(set)}"`);
+    }
+    // the points differ as the strategies do: 75% and 100% of the facts, 50% for the configuration
+    expect(embedded.datasets[0]!.factsCost.map((point) => point.factsKept)).toEqual([75, 100, 50]);
+    expect(embedded.datasets[1]!.factsCost.map((point) => point.factsKept)).toEqual([25, 100]);
+  });
+
+  it('leaves out a strategy without checkable facts, and the chart when no strategy has any', () => {
+    const factless = summarizeObservations('s', 's', 'd', 4096, 1, [{ ...observation(0, 1000), factsActive: 0, factsPresent: 0 }], price);
+    expect(factsCostPoints([factless, summaries[0]!])).toEqual([{ label: 'std-sliding-window-strategy', cost: summaries[0]!.inputCostPerConversation!.withCache, factsKept: 75 }]);
+    const none = renderHtmlReport([factless], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
+    expect(none).not.toContain('<canvas id="facts-cost-0"');
+    expect(none).toContain('No chart of facts kept against cost: this transcript has no checkable facts.');
   });
 });
