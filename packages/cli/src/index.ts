@@ -34,5 +34,6 @@ export type { RejectionReason, StrategySummary } from './lab/strategy-summary';
 export { renderContextPanel } from './panel/context-panel';
 export type { PanelInput, PanelOptions } from './panel/context-panel';
 export { renderComparisonTable } from './report/comparison-table';
+export type { ComparisonTableOptions } from './report/comparison-table';
 export { renderHtmlReport } from './report/html-report';
 export type { ReportContext } from './report/html-report';

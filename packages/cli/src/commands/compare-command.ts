@@ -95,7 +95,7 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
     totalCalls += calls * plugins.length;
     datasets.push({ file, records, window });
   }
-  const bar = options.progress !== false && output.interactive ? new SingleBar({ format: 'replaying {bar} {percentage}% | {value}/{total} calls | {strategy}', hideCursor: true, stream: process.stderr }) : undefined;
+  const bar = options.progress !== false && output.interactive ? new SingleBar({ format: 'replaying {bar} {percentage}% · {strategy}', barsize: 20, hideCursor: true, stream: process.stderr }) : undefined;
   bar?.start(totalCalls, 0, { strategy: '' });
 
   const summaries: StrategySummary[] = [];
