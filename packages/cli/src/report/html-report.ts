@@ -92,8 +92,9 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
   .multiples { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(300px, 100%), 1fr)); gap: 8px 16px; }
   .chart.multiple { height: 210px; margin: 0; }
   .table-scroll { overflow-x: auto; max-width: 100%; margin-top: 8px; }
-  table { border-collapse: collapse; min-width: 100%; font-size: 12.5px; }
-  th, td { border: 1px solid #e5e7eb; padding: 4px 6px; text-align: right; }
+  table { border-collapse: separate; border-spacing: 0; min-width: 100%; font-size: 12.5px; border-top: 1px solid #e5e7eb; }
+  th, td { border-right: 1px solid #e5e7eb; border-bottom: 1px solid #e5e7eb; padding: 4px 6px; text-align: right; }
+  th:first-child, td:first-child { border-left: 1px solid #e5e7eb; }
   th { background: #f9fafb; font-weight: 600; }
   td small { display: block; color: #6b7280; }
   td { white-space: nowrap; }
