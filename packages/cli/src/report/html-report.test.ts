@@ -174,6 +174,12 @@ describe('the chart of facts kept against input cost', () => {
     expect(embedded.datasets[1]!.factsCost.map((point) => point.factsKept)).toEqual([25, 100]);
   });
 
+  it('draws the tokens per call as one small chart per strategy of each transcript', () => {
+    expect(page.match(/<canvas id="tokens-0-\d+"/g)).toHaveLength(3);
+    expect(page.match(/<canvas id="tokens-1-\d+"/g)).toHaveLength(2);
+    expect(page).toContain('aria-label="Tokens sent per model call, std-recall-strategy, openhands"');
+  });
+
   it('leaves out a strategy without checkable facts, and the chart when no strategy has any', () => {
     const factless = summarizeObservations('s', 's', 'd', 4096, 1, [{ ...observation(0, 1000), factsActive: 0, factsPresent: 0 }], price);
     expect(factsCostPoints([factless, summaries[0]!])).toEqual([{ label: 'std-sliding-window-strategy', cost: summaries[0]!.inputCostPerConversation!.withCache, factsKept: 75 }]);
