@@ -25,6 +25,7 @@ export type {
 } from './contracts/chat-message';
 export type { JsonSchema, ToolDefinition } from './contracts/tool-definition';
 export type {
+  InvalidatedThinking,
   LLMPayload,
   PayloadBudget,
   PayloadSection,
@@ -33,6 +34,7 @@ export type {
   ReductionAction,
   ReductionRecord,
   SectionTokens,
+  ThinkingPrefixChange,
   UsageLevel,
 } from './contracts/llm-payload';
 export type {

@@ -462,4 +462,48 @@ describe('Agent', () => {
       expect(await routed.agent.epochs()).toEqual([]);
     });
   });
+
+  describe('prefix-bound thinking (Anthropic)', () => {
+    /** Passes the history through; once a tool result is in the history, adds a memory block after the system prompt when `memory` is set. */
+    class MemoryManager extends RecordingManager {
+      memory: string | undefined;
+      override async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+        const payload = await super.composePayload(systemPrompt, history, tools, ragContext);
+        if (!history.some((message) => message.role === 'tool') || this.memory === undefined) return payload;
+        const messages: ChatMessage[] = [payload.messages[0]!, { role: 'system', content: this.memory }, ...payload.messages.slice(1)];
+        return { ...payload, messages };
+      }
+    }
+    const thinkingCall = { content: null, tool_calls: [call('c1', 'lookup')], reasoning: [{ provider: 'anthropic', data: { type: 'thinking', thinking: 'Look it up.', signature: 'sig-1' } }] };
+
+    function run(memory: string | undefined) {
+      const manager = new MemoryManager();
+      manager.memory = memory;
+      const built = build([thinkingCall, 'Done.'], [tool('lookup', async () => 'found')], { provider: 'anthropic' }, false, manager);
+      const invalidated: unknown[] = [];
+      built.events.on('thinking-invalidated', (payload) => invalidated.push(payload.invalidated));
+      return { ...built, invalidated };
+    }
+
+    it('sends the thinking block back while the prefix before it is unchanged', async () => {
+      const { agent, llm, invalidated } = run(undefined);
+      const result = await agent.run('Find my booking');
+      const sent = llm.requests[1]!.messages.find((message) => message.role === 'assistant') as AssistantMessage;
+      expect(sent.reasoning).toEqual(thinkingCall.reasoning);
+      expect(invalidated).toEqual([]);
+      expect(result.payloads[1]!.invalidatedThinking).toBeUndefined();
+    });
+
+    it('leaves the block out when a memory block changed the system prompt before it, and reports it in stats and an event', async () => {
+      const { agent, llm, invalidated } = run('Known: booking ABC123.');
+      const result = await agent.run('Find my booking');
+      expect(result.finalText).toBe('Done.');
+      const sent = llm.requests[1]!.messages.find((message) => message.role === 'assistant') as AssistantMessage;
+      expect(sent.reasoning).toBeUndefined();
+      expect(sent.tool_calls).toEqual(thinkingCall.tool_calls);
+      const report = [{ messageIndex: 3, blocks: 1, changed: 'system' }];
+      expect(invalidated).toEqual([report]);
+      expect(result.payloads[1]!.invalidatedThinking).toEqual(report);
+    });
+  });
 });

@@ -40,6 +40,7 @@ import { SessionBudgetState } from './loop/session-budget-state';
 import { sendsCollapsedResults, smallContextStep } from './loop/small-context-step';
 import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
 import { IncrementalProviderCheck } from './providers/incremental-provider-check';
+import { ThinkingPrefixBinding } from './providers/thinking-prefix-binding';
 import type { ProviderName } from './providers/provider-name';
 import type { AgentTool } from './tools/agent-tool';
 import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
@@ -79,6 +80,7 @@ export class Agent {
   private readonly histories = new Map<string, KeptHistory>();
   private readonly budgets = new Map<string, SessionBudgetState>();
   private readonly providerChecks = new Map<string, IncrementalProviderCheck>();
+  private readonly thinkingBindings = new Map<string, ThinkingPrefixBinding>();
   /** The window learned from the first payload's budget when the options name none. */
   private learnedWindow: number | undefined;
   private defaultCounter: ITokenCounter | undefined;
@@ -194,6 +196,7 @@ export class Agent {
       },
       userToolNames: new Set(this.tools.names()),
       budget: emptyRunBudgetReport(window, plan),
+      ...(this.provider() === 'anthropic' ? { thinkingBinding: this.thinkingBindingFor(sessionId) } : {}),
     };
     const providerCheck = this.providerCheckFor(sessionId);
     const systemPrompt = this.options.systemPrompt ?? '';
@@ -282,6 +285,16 @@ export class Agent {
       this.budgets.set(sessionId, state);
     }
     return state;
+  }
+
+  /** The session's prefix binding of signed thinking blocks (it remembers the session's last request sent). */
+  private thinkingBindingFor(sessionId: string): ThinkingPrefixBinding {
+    let binding = this.thinkingBindings.get(sessionId);
+    if (!binding) {
+      binding = new ThinkingPrefixBinding();
+      this.thinkingBindings.set(sessionId, binding);
+    }
+    return binding;
   }
 
   /** The session's provider validity check (it remembers the session's last valid payload). */

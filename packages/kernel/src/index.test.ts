@@ -25,6 +25,8 @@ describe('@ctxkit/kernel exports', () => {
       'PROVIDER_NAMES',
       'ResponsesHistoryCache',
       'SMALL_CONTEXT_MODES',
+      'THINKING_PREFIX_RULE',
+      'ThinkingPrefixBinding',
       'ToolRegistry',
       'UsageAnchoredCount',
       'cannotFitAdvice',

@@ -18,8 +18,10 @@ export type { ResponsesSyncResult } from './providers/responses-history-cache';
 export { ResponsesHistoryCache } from './providers/responses-history-cache';
 export type { AnthropicContentBlock, AnthropicConversation, AnthropicMessage, AnthropicTool } from './providers/anthropic-adapter';
 export { EARLIER_CONVERSATION_NOTE, fromAnthropicContent, fromAnthropicMessages, toAnthropicMessages, toAnthropicTools } from './providers/anthropic-adapter';
-export type { ProviderProblem } from './providers/validate-for-provider';
-export { findAnthropicProblems, findProviderProblems, validateForProvider } from './providers/validate-for-provider';
+export type { ProviderCheckContext, ProviderProblem } from './providers/validate-for-provider';
+export { findAnthropicProblems, findProviderProblems, THINKING_PREFIX_RULE, validateForProvider } from './providers/validate-for-provider';
+export type { ThinkingBindingReview } from './providers/thinking-prefix-binding';
+export { ThinkingPrefixBinding } from './providers/thinking-prefix-binding';
 
 // LLM clients
 export type { RetryOptions } from './llm/retry-options';

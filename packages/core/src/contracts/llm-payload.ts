@@ -70,6 +70,24 @@ export interface PayloadBudget {
   remaining: number;
 }
 
+/** What changed before a signed thinking block since the model wrote it. */
+export type ThinkingPrefixChange = 'system' | 'tools' | 'messages';
+
+/**
+ * Signed thinking blocks of one assistant message left out of a payload because what comes before
+ * them (the system prompt, the tool list or an earlier message) is no longer what the model saw when
+ * it wrote them: the provider would refuse them (Anthropic's prefix binding of preserved thinking).
+ * The history keeps them.
+ */
+export interface InvalidatedThinking {
+  /** Index, in the payload's messages, of the assistant message whose blocks were left out. */
+  messageIndex: number;
+  /** How many blocks were left out (`thinking` with its signature, `redacted_thinking` with its data). */
+  blocks: number;
+  /** The first part of the prefix that changed: the system prompt, the tool list, or the messages. */
+  changed: ThinkingPrefixChange;
+}
+
 /** Statistics returned with every payload. Field names follow `trimMessages`' statistics where they overlap. */
 export interface PayloadStats {
   strategyId: string;
@@ -99,6 +117,11 @@ export interface PayloadStats {
    * 0 for a conversation's first payload; absent when the strategy does not track it.
    */
   repeatedPrefixTokens?: number;
+  /**
+   * Signed thinking blocks left out of the payload because their prefix changed (set by the agent
+   * loop for Anthropic, see `ThinkingPrefixBinding` in `@ctxkit/kernel`); absent when none was.
+   */
+  invalidatedThinking?: InvalidatedThinking[];
   /** Strategy-specific facts (summary version, entity state, cache hits). JSON-safe. */
   extra?: Record<string, unknown>;
 }

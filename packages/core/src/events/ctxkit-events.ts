@@ -1,6 +1,6 @@
 import type { RecallEmbeddingState } from '../recall/recall-embedding-state';
 import type { ChatMessage } from '../contracts/chat-message';
-import type { PayloadStats, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
+import type { InvalidatedThinking, PayloadStats, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
 import type { Pin } from '../contracts/pin';
 import type { ReductionEpoch } from '../contracts/reduction-epoch';
 import type { TokenUsage } from '../contracts/token-usage';
@@ -116,6 +116,8 @@ export interface CtxkitEventPayloads {
   'user-advice': CtxkitEventBase & { message: string };
   /** Provider usage observed by the kernel after a model call. */
   'llm-usage': CtxkitEventBase & { usage: TokenUsage; model: string };
+  /** Signed thinking blocks were left out of a request sent because their prefix changed (Anthropic's prefix binding). */
+  'thinking-invalidated': CtxkitEventBase & { invalidated: InvalidatedThinking[] };
   /** Something went wrong in background work and was contained. */
   'strategy-warning': CtxkitEventBase & { message: string; code?: string };
   /** A tool the model called threw, was unknown, or got unreadable arguments; the model gets the error as the tool result. */

@@ -24,7 +24,9 @@ export function outputTokensFor(payload: LLMPayload, settings: CallSettings): nu
  * Step 2: sends the payload (messages and tools, exactly as composed) to the model with the agent's
  * model and the answer's token limit ({@link outputTokensFor}), appends a frozen copy of the answer
  * to the history, records the usage (and teaches the token-count calibration the provider's count
- * of the payload) and emits `llm-usage`.
+ * of the payload) and emits `llm-usage`. With a thinking binding (Anthropic), the request is recorded
+ * as the session's last one before it is sent, and `thinking-invalidated` is emitted when the payload
+ * left signed thinking blocks out.
  * @throws the client's typed errors (`LLMRequestError`, `LLMTimeoutError`, `LLMResponseError`)
  */
 export async function callLlmStep(
@@ -40,6 +42,11 @@ export async function callLlmStep(
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
   if (settings.timeoutMs !== undefined) request.timeoutMs = settings.timeoutMs;
   if (settings.signal !== undefined) request.signal = settings.signal;
+  if (state.thinkingBinding) {
+    state.thinkingBinding.commit(payload.messages, payload.tools);
+    const invalidated = payload.stats?.invalidatedThinking;
+    if (invalidated && invalidated.length > 0) safeEmit(events, 'thinking-invalidated', { ...eventBase(state), invalidated });
+  }
   const completion = await llm.complete(request);
   const call = state.steps;
   state.steps++;

@@ -15,8 +15,9 @@ export interface ComposeInput {
 /**
  * Step 1 of each model call: asks the context manager for the payload (system prompt, history,
  * tools, RAG context, compose options) and checks it against the provider's validity rules (the
- * session's check, which reads only what the payload does not share with the previous one). The
- * small-context step chooses the prompt and tools (mode C) and the compose options (mode A); the
+ * session's check, which reads only what the payload does not share with the previous one). For
+ * Anthropic, signed thinking blocks whose prefix changed since the model wrote them are left out
+ * first (`ThinkingPrefixBinding`) and reported in `stats.invalidatedThinking`. The small-context step chooses the prompt and tools (mode C) and the compose options (mode A); the
  * history is always the run's own. The budget step then records the stats and runs the pre-send check.
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) rather than send a payload the provider would reject
  * @throws whatever `composePayload` throws (`BudgetExceededError`, `StrategyError`)
@@ -29,6 +30,13 @@ export async function composeStep(state: RunState, input: ComposeInput, provider
     : ragContext === undefined
       ? await state.manager.composePayload(input.systemPrompt, history, tools)
       : await state.manager.composePayload(input.systemPrompt, history, tools, ragContext);
-  providerCheck.check(payload.messages);
-  return payload;
+  const binding = state.thinkingBinding;
+  if (!binding) {
+    providerCheck.check(payload.messages);
+    return payload;
+  }
+  const reviewed = binding.review(payload.messages, payload.tools);
+  const sent: LLMPayload = reviewed.invalidated.length === 0 ? payload : { ...payload, messages: reviewed.messages, stats: { ...payload.stats, invalidatedThinking: reviewed.invalidated } };
+  providerCheck.check(sent.messages, { thinkingBinding: binding, tools: sent.tools });
+  return sent;
 }

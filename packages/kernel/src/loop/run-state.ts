@@ -2,6 +2,7 @@ import type { ChatMessage, IContextManager, CtxkitEventBase, ITokenCounter, Payl
 import type { AgentCountCalibration } from '../budget/agent-count-calibration';
 import type { RunBudgetReport } from '../budget/run-budget-report';
 import type { ToolOutputCaps, ToolOutputPolicy } from '../budget/tool-output-policy';
+import type { ThinkingPrefixBinding } from '../providers/thinking-prefix-binding';
 import type { SmallContextPlan } from '../small-context/small-context-plan';
 import type { AgentTool } from '../tools/agent-tool';
 
@@ -49,6 +50,11 @@ export interface RunState {
   userToolNames: ReadonlySet<string>;
   /** What the budget engine did this run. */
   budget: RunBudgetReport;
+  /**
+   * The session's prefix binding of signed thinking blocks (Anthropic only): each payload is sent
+   * without the blocks whose prefix changed, and each request sent is recorded.
+   */
+  thinkingBinding?: ThinkingPrefixBinding;
 }
 
 /** User messages counted in the first `counted` messages of one history array. */

@@ -2,7 +2,7 @@ import type { ChatMessage } from '@ctxkit/core';
 import { toAnthropicMessages } from './anthropic-adapter';
 import { keptMessages, leadingSystemMessages, payloadContinuation } from './payload-continuation';
 import type { ProviderName } from './provider-name';
-import { findProviderProblems, validateForProvider } from './validate-for-provider';
+import { findProviderProblems, loopThinkingLeftOut, validateForProvider, type ProviderCheckContext } from './validate-for-provider';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;
 
@@ -77,16 +77,18 @@ export class IncrementalProviderCheck {
   constructor(readonly provider: ProviderName) {}
 
   /**
-   * Checks one composed payload's messages, as `validateForProvider` does.
+   * Checks one composed payload's messages, as `validateForProvider` does. With a thinking binding in
+   * `context` (Anthropic), its rule is read over the whole payload: a prefix can change anywhere.
    * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) listing every problem found
    */
-  check(messages: Messages): void {
+  check(messages: Messages, context: ProviderCheckContext = {}): void {
     const partial = this.partialCheck(messages);
-    if (partial !== undefined) {
+    const bindingHolds = this.provider !== 'anthropic' || !context.thinkingBinding || context.thinkingBinding.findProblems(messages, context.tools ?? []).length === 0;
+    if (partial !== undefined && bindingHolds) {
       this.remember(messages, partial.bodyStart, this.previousMayThink || partial.tailMayThink);
       return;
     }
-    validateForProvider(this.provider, messages);
+    validateForProvider(this.provider, messages, context);
     this.remember(messages, leadingSystemMessages(messages), this.provider === 'anthropic' && mayThink(messages));
   }
 
@@ -116,7 +118,7 @@ export class IncrementalProviderCheck {
       if (problem.rule !== 'no-user-message' || !hasUser(messages, bodyStart, from)) return undefined;
     }
     // Ending inside a tool loop without thinking is a problem when the conversation thinks, which the tail alone may not show.
-    if (anthropic && this.previousMayThink && this.endsInToolLoopWithoutThinking(tail)) return undefined;
+    if (anthropic && this.previousMayThink && !loopThinkingLeftOut(messages) && this.endsInToolLoopWithoutThinking(tail)) return undefined;
     return { bodyStart, tailMayThink: anthropic && mayThink(tail) };
   }
 

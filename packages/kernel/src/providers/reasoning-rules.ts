@@ -9,9 +9,11 @@ const isThinkingBlock = (type: string) => type === 'thinking' || type === 'redac
  * - thinking and redacted_thinking blocks come first in their assistant message;
  * - a thinking block keeps its `signature`, a redacted one its `data` (they are sent back as received);
  * - when the conversation thinks (any thinking block) and ends inside a tool loop (the last message
- *   holds tool results), the assistant message that started the loop begins with a thinking block.
+ *   holds tool results), the assistant message that started the loop begins with a thinking block,
+ *   unless `loopThinkingLeftOut` (its signed blocks were left out because their prefix changed: the
+ *   API then proceeds without them, as it does when it drops them itself).
  */
-export function findAnthropicThinkingProblems(messages: readonly AnthropicMessage[]): ProviderProblem[] {
+export function findAnthropicThinkingProblems(messages: readonly AnthropicMessage[], loopThinkingLeftOut = false): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   let thinks = false;
   messages.forEach((message, index) => {
@@ -34,7 +36,7 @@ export function findAnthropicThinkingProblems(messages: readonly AnthropicMessag
   });
   const last = messages[messages.length - 1];
   const loopStart = messages[messages.length - 2];
-  if (thinks && last?.role === 'user' && last.content.some((block) => block.type === 'tool_result') && loopStart?.role === 'assistant') {
+  if (thinks && !loopThinkingLeftOut && last?.role === 'user' && last.content.some((block) => block.type === 'tool_result') && loopStart?.role === 'assistant') {
     if (!isThinkingBlock(loopStart.content[0]?.type ?? '')) {
       problems.push({ index: messages.length - 2, rule: 'anthropic-thinking-missing', detail: 'thinking is on and the payload ends inside a tool loop, but the assistant message that called the tools does not start with its thinking block' });
     }

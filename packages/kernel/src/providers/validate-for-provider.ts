@@ -1,9 +1,40 @@
-import { ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
+import { ProviderPayloadError, type ChatMessage, type ToolDefinition } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { toAnthropicMessages, type AnthropicMessage } from './anthropic-adapter';
 import { toResponsesInput } from './openai-responses-adapter';
 import { findAnthropicThinkingProblems, findResponsesReasoningProblems } from './reasoning-rules';
 import type { ProviderName } from './provider-name';
+import { thinkingLeftOut, type ThinkingPrefixBinding } from './thinking-prefix-binding';
+
+/** The rule that refuses a signed thinking block whose prefix changed. */
+export const THINKING_PREFIX_RULE = 'anthropic-thinking-prefix-changed';
+
+/** The fix named by the error when a payload carries a signed thinking block whose prefix changed. */
+export const THINKING_PREFIX_FIX =
+  'Leave out the signed thinking blocks whose prefix changed: `ThinkingPrefixBinding.review(messages, tools)` returns the payload without them and says which (the agent loop does this for Anthropic on its own), or ask the API to drop them with `thinking.block_binding.prefix_mismatch_behavior: "drop_block"`. The request was not sent.';
+
+/** What the validity check knows of the conversation beyond one payload's messages. */
+export interface ProviderCheckContext {
+  /**
+   * The conversation's prefix binding of signed thinking blocks (Anthropic): a payload that still
+   * carries a block whose prefix changed since the model wrote it is refused
+   * (`anthropic-thinking-prefix-changed`).
+   */
+  thinkingBinding?: ThinkingPrefixBinding;
+  /** The tool definitions sent with the messages (part of the prefix a thinking block is bound to). */
+  tools?: ReadonlyArray<Readonly<ToolDefinition>>;
+}
+
+/**
+ * True when the assistant message(s) that started the tool loop the payload ends in lost their signed
+ * thinking to the prefix binding: the API proceeds without it, as when it drops such a block itself.
+ */
+export function loopThinkingLeftOut(messages: ReadonlyArray<Readonly<ChatMessage>>): boolean {
+  let index = messages.length - 1;
+  while (index >= 0 && (messages[index]!.role === 'tool' || messages[index]!.role === 'user')) index--;
+  for (; index >= 0 && messages[index]!.role === 'assistant'; index--) if (thinkingLeftOut(messages[index]!)) return true;
+  return false;
+}
 
 /** One reason a provider would reject a message list, with the canonical index it concerns. */
 export interface ProviderProblem {
@@ -95,10 +126,12 @@ export function findAnthropicProblems(messages: readonly AnthropicMessage[]): Pr
  *   `tool_result` follows its `tool_use` in the message right before, comes first in its message,
  *   `tool_use` ids are unique, tool arguments are JSON objects; thinking blocks come first in their
  *   message with their signature, and a payload that ends inside a tool loop of a thinking
- *   conversation keeps the loop's thinking block.
+ *   conversation keeps the loop's thinking block (unless the prefix binding left it out); with the
+ *   conversation's `thinkingBinding` in `context`, no signed thinking block whose prefix changed is
+ *   carried (see `ThinkingPrefixBinding`).
  * Returns an empty list for a valid payload.
  */
-export function findProviderProblems(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>): ProviderProblem[] {
+export function findProviderProblems(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>, context: ProviderCheckContext = {}): ProviderProblem[] {
   const problems: ProviderProblem[] = findPayloadProblems(messages).map((problem) => ({
     index: problem.index,
     rule: problem.problem,
@@ -111,7 +144,8 @@ export function findProviderProblems(provider: ProviderName, messages: ReadonlyA
       problems.push({ index: bad.messageIndex, rule: 'anthropic-invalid-tool-arguments', detail: `arguments of ${bad.toolCallId} are not a JSON object` });
     }
     problems.push(...findAnthropicProblems(converted.messages));
-    problems.push(...findAnthropicThinkingProblems(converted.messages));
+    problems.push(...findAnthropicThinkingProblems(converted.messages, loopThinkingLeftOut(messages)));
+    if (context.thinkingBinding) problems.push(...context.thinkingBinding.findProblems(messages, context.tools ?? []));
   }
   if (provider === 'openai-responses') problems.push(...findResponsesReasoningProblems(toResponsesInput(messages)));
   return problems;
@@ -124,12 +158,11 @@ export function findProviderProblems(provider: ProviderName, messages: ReadonlyA
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) listing every problem found
  * @see docs/08-kernel.md
  */
-export function validateForProvider(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>): void {
-  const problems = findProviderProblems(provider, messages);
+export function validateForProvider(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>, context: ProviderCheckContext = {}): void {
+  const problems = findProviderProblems(provider, messages, context);
   if (problems.length > 0) {
-    throw new ProviderPayloadError(
-      provider,
-      problems.map((problem) => `${problem.rule} at ${problem.index}: ${problem.detail}`),
-    );
+    const lines = problems.map((problem) => `${problem.rule} at ${problem.index}: ${problem.detail}`);
+    if (problems.some((problem) => problem.rule === THINKING_PREFIX_RULE)) throw new ProviderPayloadError(provider, lines, THINKING_PREFIX_FIX);
+    throw new ProviderPayloadError(provider, lines);
   }
 }

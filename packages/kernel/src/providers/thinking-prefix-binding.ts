@@ -1,0 +1,226 @@
+import { createHash } from 'node:crypto';
+import type { AssistantMessage, ChatMessage, InvalidatedThinking, ReasoningItem, ThinkingPrefixChange, ToolDefinition } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
+import type { ProviderProblem } from './validate-for-provider';
+
+type Messages = ReadonlyArray<Readonly<ChatMessage>>;
+
+/** The payload's messages with the invalidated blocks left out, and what was left out. */
+export interface ThinkingBindingReview {
+  /** The payload's messages; an assistant message that lost blocks is a copy (the same copy every time). */
+  messages: ChatMessage[];
+  invalidated: InvalidatedThinking[];
+}
+
+/** Where a block was bound: the hash of the prefix before its message, and of its system and tools. */
+interface Binding {
+  prefix: string;
+  system: string;
+  tools: string;
+}
+
+/** The last request sent: its system and tools hashes, its conversation length and the hash of all of it. */
+interface SentRequest {
+  system: string;
+  tools: string;
+  bodyLength: number;
+  final: string;
+}
+
+const digest = (...parts: string[]): string => {
+  const hash = createHash('sha256');
+  for (const part of parts) hash.update(part).update('\u0000');
+  return hash.digest('base64');
+};
+
+/** True for an Anthropic block the API checks against its prefix: a thinking block with its signature, a redacted one with its data. */
+export function isSignedThinking(item: Readonly<ReasoningItem>): boolean {
+  if (item.provider !== 'anthropic') return false;
+  const data = item.data;
+  if (data.type === 'thinking') return typeof data.signature === 'string' && data.signature !== '';
+  if (data.type === 'redacted_thinking') return typeof data.data === 'string' && data.data !== '';
+  return false;
+}
+
+function blockKey(item: Readonly<ReasoningItem>): string {
+  const data = item.data;
+  return digest(String(data.type), String(data.type === 'thinking' ? data.signature : data.data));
+}
+
+/** Copies of assistant messages without their signed thinking, one per original, so a payload keeps its identities from call to call. */
+const leftOutCopies = new WeakMap<object, AssistantMessage>();
+const copies = new WeakSet<object>();
+
+function withoutSignedThinking(message: Readonly<AssistantMessage>): AssistantMessage {
+  let copy = leftOutCopies.get(message);
+  if (!copy) {
+    const rest = (message.reasoning ?? []).filter((item) => !isSignedThinking(item));
+    const { reasoning: _dropped, ...fields } = message;
+    copy = Object.freeze(rest.length > 0 ? { ...fields, reasoning: rest } : { ...fields }) as AssistantMessage;
+    leftOutCopies.set(message, copy);
+    copies.add(copy);
+  }
+  return copy;
+}
+
+/**
+ * True when `message` is a payload's copy of an assistant message whose signed thinking blocks were
+ * left out because their prefix changed (the validity check then accepts a tool loop whose thinking
+ * is missing, as the API does when it drops such a block itself).
+ */
+export function thinkingLeftOut(message: Readonly<ChatMessage>): boolean {
+  return copies.has(message);
+}
+
+/** Hash of what the Messages API receives of one conversation message, cached per message object. */
+const messageHashes = new WeakMap<object, string>();
+
+function messageHash(message: Readonly<ChatMessage>): string {
+  let hash = messageHashes.get(message);
+  if (hash !== undefined) return hash;
+  switch (message.role) {
+    case 'assistant': {
+      const sent = (message.reasoning ?? []).filter((item) => item.provider === 'anthropic').map((item) => item.data);
+      hash = digest('assistant', JSON.stringify([message.content, message.tool_calls ?? [], message.name ?? null, sent]));
+      break;
+    }
+    case 'tool':
+      hash = digest('tool', message.tool_call_id, JSON.stringify(message.content));
+      break;
+    default:
+      hash = digest(message.role, JSON.stringify([message.content, message.name ?? null]));
+  }
+  messageHashes.set(message, hash);
+  return hash;
+}
+
+/**
+ * Anthropic's prefix binding of signed thinking blocks, for one conversation.
+ *
+ * On models with preserved thinking, a signed thinking block is bound to everything before it when
+ * the model wrote it: the system prompt, the tool list and the earlier messages. A request that sends
+ * the block back after any of these changed fails with a 400, unless it asks the API to drop such
+ * blocks (`thinking.block_binding.prefix_mismatch_behavior: 'drop_block'`, beta). Every reduction
+ * (a drop, a fold, a trim, a pin or recall block, a new system prompt or tool list) changes the prefix
+ * of the blocks after it.
+ *
+ * The rule, given the previous request sent for the conversation and a new payload:
+ * - a block this binding has seen sent is valid when the system prompt, the tools and the messages
+ *   before its message are the same as when it was first sent;
+ * - a block never sent before came with the answer to the previous request: it is valid when the new
+ *   payload repeats that request whole (same system, tools and messages) before the block's message;
+ * - with no previous request (a new binding), an unseen block is taken as valid;
+ * - all signed blocks of one assistant message go together (the API takes the rest of a turn's
+ *   consecutive thinking blocks when it drops one);
+ * - a message is compared as the Messages API receives it (content, tool calls, thinking blocks; not
+ *   ctxkit-only fields such as `output_ref`), after the blocks left out before it.
+ *
+ * {@link review} leaves invalid blocks out of a payload and says which; {@link commit} records a
+ * request as sent; {@link findProblems} is the validity rule. Blocks and prefixes are kept as hashes.
+ * @see docs/08-kernel.md
+ */
+export class ThinkingPrefixBinding {
+  private previous: SentRequest | undefined;
+  private readonly bound = new Map<string, Binding>();
+
+  /** The payload with every invalidated signed thinking block left out, and a record of each. Changes nothing. */
+  review(messages: Messages, tools: ReadonlyArray<Readonly<ToolDefinition>>): ThinkingBindingReview {
+    const out: ChatMessage[] = [];
+    const invalidated: InvalidatedThinking[] = [];
+    this.walk(messages, tools, (message, index, verdict) => {
+      if (verdict === undefined || verdict.valid) {
+        out.push(message as ChatMessage);
+        return message;
+      }
+      const copy = withoutSignedThinking(message as AssistantMessage);
+      out.push(copy);
+      invalidated.push({ messageIndex: index, blocks: verdict.blocks, changed: verdict.changed });
+      return copy;
+    });
+    return { messages: out, invalidated };
+  }
+
+  /**
+   * The validity rule: one problem (`anthropic-thinking-prefix-changed`) per assistant message that
+   * still carries signed thinking blocks whose prefix changed.
+   */
+  findProblems(messages: Messages, tools: ReadonlyArray<Readonly<ToolDefinition>>): ProviderProblem[] {
+    const problems: ProviderProblem[] = [];
+    this.walk(messages, tools, (message, index, verdict) => {
+      if (verdict && !verdict.valid) {
+        problems.push({
+          index,
+          rule: 'anthropic-thinking-prefix-changed',
+          detail: `${verdict.blocks} signed thinking block(s) whose prefix changed (the ${verdict.changed} before them differ from when the model wrote them): leave them out or ask the API to drop them`,
+        });
+      }
+      return message;
+    });
+    return problems;
+  }
+
+  /** Records `messages` and `tools` as the request sent: its valid blocks are bound to their prefix. */
+  commit(messages: Messages, tools: ReadonlyArray<Readonly<ToolDefinition>>): void {
+    const fresh: Array<[string, Binding]> = [];
+    const sent = this.walk(messages, tools, (message, _index, verdict, prefix) => {
+      if (verdict?.valid) {
+        for (const item of (message as AssistantMessage).reasoning ?? []) {
+          if (!isSignedThinking(item)) continue;
+          const key = blockKey(item);
+          if (!this.bound.has(key)) fresh.push([key, prefix]);
+        }
+      }
+      return message;
+    });
+    for (const [key, binding] of fresh) this.bound.set(key, binding);
+    this.previous = sent;
+  }
+
+  /** Walks the payload in order, judging each assistant message's signed blocks; `visit` returns the message as sent. */
+  private walk(
+    messages: Messages,
+    tools: ReadonlyArray<Readonly<ToolDefinition>>,
+    visit: (message: Readonly<ChatMessage>, index: number, verdict: { valid: boolean; blocks: number; changed: ThinkingPrefixChange } | undefined, prefix: Binding) => Readonly<ChatMessage>,
+  ): SentRequest {
+    const systemTexts = messages.filter((message) => message.role === 'system').map((message) => contentText(message.content));
+    const system = digest(JSON.stringify(systemTexts));
+    const toolsHash = digest(JSON.stringify(tools));
+    let chain = digest(system, toolsHash);
+    const previous = this.previous;
+    let bodyLength = 0;
+    let repeatsPrevious = previous !== undefined && previous.bodyLength === 0 && chain === previous.final;
+    messages.forEach((message, index) => {
+      if (message.role === 'system') {
+        visit(message, index, undefined, { prefix: chain, system, tools: toolsHash });
+        return;
+      }
+      const here: Binding = { prefix: chain, system, tools: toolsHash };
+      let verdict: { valid: boolean; blocks: number; changed: ThinkingPrefixChange } | undefined;
+      const signed = message.role === 'assistant' ? (message.reasoning ?? []).filter(isSignedThinking) : [];
+      if (signed.length > 0) {
+        let changed: ThinkingPrefixChange | undefined;
+        for (const item of signed) {
+          const binding = this.bound.get(blockKey(item));
+          const reason = binding ? changeFrom(binding, here) : previous ? (repeatsPrevious ? undefined : changeFrom({ prefix: '', system: previous.system, tools: previous.tools }, here)) : undefined;
+          if (reason !== undefined) {
+            changed = reason;
+            break;
+          }
+        }
+        verdict = { valid: changed === undefined, blocks: signed.length, changed: changed ?? 'messages' };
+      }
+      const sent = visit(message, index, verdict, here);
+      chain = digest(chain, messageHash(sent));
+      bodyLength++;
+      if (previous !== undefined && bodyLength === previous.bodyLength) repeatsPrevious = chain === previous.final;
+    });
+    return { system, tools: toolsHash, bodyLength, final: chain };
+  }
+}
+
+/** What differs between the prefix a block was bound to and the prefix it has now; `undefined` when nothing. */
+function changeFrom(bound: Binding, now: Binding): ThinkingPrefixChange | undefined {
+  if (bound.system !== now.system) return 'system';
+  if (bound.tools !== now.tools) return 'tools';
+  return bound.prefix === now.prefix ? undefined : 'messages';
+}
