@@ -58,13 +58,23 @@ export interface AssistantMessage {
   tool_calls?: ToolCall[];
   name?: string;
   /**
-   * Provider reasoning / thinking items that belong to this message's tool calls. Opaque to
-   * strategies; adapters keep them attached to the message they came with.
+   * Opaque provider items that came with this message (reasoning, thinking, compaction), in the
+   * order the provider gave them. Strategies keep or drop them with their message and never edit,
+   * split or reorder them; adapters send them back byte for byte, attached to the message they came with.
    */
   reasoning?: ReasoningItem[];
 }
 
-/** An opaque reasoning or thinking item (OpenAI reasoning item, Anthropic thinking block). */
+/**
+ * An opaque provider item, kept as received and sent back unchanged:
+ * - provider `anthropic`: a `thinking` block (with its `signature`), a `redacted_thinking` block
+ *   (with its `data`), a `compaction` block (`content`, `encrypted_content`, `signature`, `tool_changes`);
+ * - provider `openai` (Responses API): a `reasoning` item (with its `encrypted_content`), a
+ *   `compaction` item (`id`, `encrypted_content`);
+ * - provider `openai-compatible`: a chat server's `reasoning_content`;
+ * - any other provider (an adapter's own, such as `ai-sdk`): whatever that adapter keeps.
+ * Token counting reads only the part sent back as input (see `reasoningText`).
+ */
 export interface ReasoningItem {
   provider: 'openai' | 'anthropic' | string;
   /** The provider's item, kept as received. */

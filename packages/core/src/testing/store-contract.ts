@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { IContextStore, StoreKey, StoreKeyPrefix, StoreKind } from '../contracts/context-store';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { storeFailureOf } from './store-failure-of';
+import { opaqueItemMessages } from './opaque-item-messages';
 import { ErrorCodes } from '../errors/error-codes';
 import { supportsCompareAndSet, type VersionedContextStore } from '../stores/versioned-store-access';
 
@@ -161,6 +162,18 @@ export function runStoreContract(
         for (const [index, value] of values.entries()) {
           await expect(store.get(key({ name: `v${index}` }))).resolves.toEqual(value);
         }
+      });
+
+      it('keeps opaque provider items (thinking, redacted thinking, compaction, encrypted reasoning) byte for byte', async () => {
+        const messages = opaqueItemMessages();
+        await store.set(key({ kind: 'transcript', name: 'opaque' }), messages);
+        const got = (await store.get(key({ kind: 'transcript', name: 'opaque' }))) as typeof messages;
+        expect(got).toStrictEqual(messages);
+        const items = (list: typeof messages) => list.flatMap((message) => (message.role === 'assistant' ? (message.reasoning ?? []) : []));
+        // Key order may differ in a store that keeps JSON as a document; every item's fields and order may not.
+        const sorted = (value: unknown): unknown =>
+          Array.isArray(value) ? value.map(sorted) : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sorted(v)])) : value;
+        expect(items(got).map((item) => JSON.stringify(sorted(item)))).toEqual(items(messages).map((item) => JSON.stringify(sorted(item))));
       });
 
       it('clones values in: changing the object after set does not change the stored value', async () => {
@@ -502,6 +515,15 @@ export function runStoreContract(
           byteSize: Buffer.byteLength(first) + Buffer.byteLength(second),
         });
         expect((await collectBlob(store.readBlob(k))).bytes.toString('utf8')).toBe(first + second);
+      });
+
+      it('keeps a transcript line with opaque provider items byte for byte', async () => {
+        const k = key({ kind: 'transcript', name: 'opaque.jsonl' });
+        const lines = opaqueItemMessages().map((message) => `${JSON.stringify(message)}\n`);
+        for (const line of lines) await store.appendBlob(k, line);
+        const text = (await collectBlob(store.readBlob(k))).bytes.toString('utf8');
+        expect(text).toBe(lines.join(''));
+        expect(text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)).toStrictEqual(opaqueItemMessages());
       });
 
       it('keeps every line when many appends to one blob run at once', async () => {

@@ -30,6 +30,19 @@ describe('messageText', () => {
     expect(messageText(openai)).not.toContain('rs_1');
   });
 
+  it('counts a compaction block or item by what goes back: its summary and encrypted content, never its signature or id', () => {
+    const anthropic: AssistantMessage = {
+      role: 'assistant',
+      content: null,
+      reasoning: [{ provider: 'anthropic', data: { type: 'compaction', content: 'Booked HAT039 for Mia.', encrypted_content: 'ZW5jcnlwdGVk', signature: 'EqQBCompSig' } }],
+    };
+    expect(messageText(anthropic)).toBe('\nBooked HAT039 for Mia.\nZW5jcnlwdGVk');
+    const failed: AssistantMessage = { role: 'assistant', content: null, reasoning: [{ provider: 'anthropic', data: { type: 'compaction', content: null, encrypted_content: null } }] };
+    expect(messageText(failed)).toBe('');
+    const openai: AssistantMessage = { role: 'assistant', content: null, reasoning: [{ provider: 'openai', data: { type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAAcompact' } }] };
+    expect(messageText(openai)).toBe('\ngAAAAcompact');
+  });
+
   it('does not count reasoning_content, which the chat format does not send back, and counts unknown items whole', () => {
     const compatible: AssistantMessage = { role: 'assistant', content: 'Done.', reasoning: [{ provider: 'openai-compatible', data: { reasoning_content: 'long chain of thought' } }] };
     expect(messageText(compatible)).toBe('Done.');

@@ -20,18 +20,22 @@ export function messageText(message: Readonly<ChatMessage>): string {
 }
 
 /**
- * The part of a reasoning item that goes back to the provider as input, counted as text: an
- * Anthropic `thinking` block's text (its signature is not text) or a `redacted_thinking` block's data;
- * an OpenAI reasoning item's summary texts and encrypted content; nothing for `reasoning_content`
- * of OpenAI-compatible servers (the chat format does not send it back); for any other provider the
- * item's JSON, so that an unknown item is never counted as free.
+ * The part of an opaque provider item that goes back to the provider as input, counted as text:
+ * - Anthropic: a `thinking` block's text (its signature is not text), a `redacted_thinking` block's
+ *   data, a `compaction` block's summary (`content`) and `encrypted_content` (not its signature);
+ * - OpenAI Responses: a reasoning item's summary texts and encrypted content, a compaction item's
+ *   encrypted content;
+ * - nothing for `reasoning_content` of OpenAI-compatible servers (the chat format does not send it back);
+ * - for any other provider or item type, the item's JSON, so that an unknown item is never counted as free.
  */
 export function reasoningText(item: Readonly<ReasoningItem>): string {
   const data = item.data;
   if (item.provider === 'anthropic') {
     if (data.type === 'thinking') return typeof data.thinking === 'string' ? data.thinking : '';
     if (data.type === 'redacted_thinking') return typeof data.data === 'string' ? data.data : '';
+    if (data.type === 'compaction') return [data.content, data.encrypted_content].filter((part): part is string => typeof part === 'string' && part !== '').join('\n');
   }
+  if (item.provider === 'openai' && data.type === 'compaction') return typeof data.encrypted_content === 'string' ? data.encrypted_content : '';
   if (item.provider === 'openai' && data.type === 'reasoning') {
     const summaries = Array.isArray(data.summary) ? data.summary.map((part: unknown) => (typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).filter((text) => text !== '') : [];
     const encrypted = typeof data.encrypted_content === 'string' ? [data.encrypted_content] : [];

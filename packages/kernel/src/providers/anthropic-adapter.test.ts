@@ -2,7 +2,8 @@ import { CtxkitError, ErrorCodes, type ChatMessage } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { fromAnthropicContent, fromAnthropicMessages, toAnthropicMessages, toAnthropicTools } from './anthropic-adapter';
-import { findAnthropicProblems } from './validate-for-provider';
+import { findAnthropicThinkingProblems } from './reasoning-rules';
+import { findAnthropicProblems, findProviderProblems } from './validate-for-provider';
 
 const tau = loadConversations('tau-bench-airline');
 const openhands = loadConversations('openhands-multi-swe-bench');
@@ -211,6 +212,33 @@ describe('anthropic-adapter', () => {
         expect((error as CtxkitError).code).toBe(ErrorCodes.LLM_RESPONSE_INVALID);
       }
       expect(() => fromAnthropicContent([{ type: 'tool_use', name: 'x' }])).toThrow(/lacks id or name/);
+    });
+  });
+
+  describe('opaque blocks', () => {
+    const compaction = { type: 'compaction', content: 'Mia booked HAT039 (économie).', encrypted_content: 'b3BhcXVl/+==', signature: 'EsgCCompSig/+==', tool_changes: [{ type: 'tool_removal', name: 'search' }] };
+    const failed = { type: 'compaction', content: null, encrypted_content: null };
+    const thinking = { type: 'thinking', thinking: 'Prüfe \u2028 予約 🎉', signature: 'EqQBCkYI+/==' };
+    const redacted = { type: 'redacted_thinking', data: 'EmwKAhgB/+w==' };
+    const reply = [compaction, failed, thinking, redacted, { type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_1', name: 'get', input: { id: 'HAT039' } }];
+
+    it('sends compaction, thinking and redacted thinking blocks back byte for byte, in the order received, first in their message', () => {
+      const message = fromAnthropicContent(structuredClone(reply));
+      expect(message.reasoning!.map((item) => item.data)).toEqual([compaction, failed, thinking, redacted]);
+      const history: ChatMessage[] = [{ role: 'user', content: 'Where is my booking?' }, message, { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' }];
+      const sent = toAnthropicMessages(history).messages[1]!;
+      expect(JSON.stringify(sent.content)).toBe(JSON.stringify(reply));
+      expect(findProviderProblems('anthropic', history)).toEqual([]);
+    });
+
+    it('refuses a compaction block after text, or one whose content was emptied', () => {
+      const late: ChatMessage = { role: 'assistant', content: 'x', reasoning: [{ provider: 'anthropic', data: compaction }] };
+      const converted = toAnthropicMessages([{ role: 'user', content: 'q' }, late]).messages;
+      expect(findAnthropicThinkingProblems(converted)).toEqual([]);
+      converted[1]!.content.reverse();
+      expect(findAnthropicThinkingProblems(converted).map((problem) => problem.rule)).toEqual(['anthropic-compaction-order']);
+      const emptied: ChatMessage = { role: 'assistant', content: 'x', reasoning: [{ provider: 'anthropic', data: { ...compaction, content: '' } }] };
+      expect(findProviderProblems('anthropic', [{ role: 'user', content: 'q' }, emptied]).map((problem) => problem.rule)).toEqual(['anthropic-compaction-content']);
     });
   });
 });

@@ -17,7 +17,29 @@ export type AnthropicContentBlock =
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
   | { type: 'tool_result'; tool_use_id: string; content: string | Array<{ type: 'text'; text: string }>; is_error?: boolean }
   | { type: 'thinking'; thinking: string; signature?: string }
-  | { type: 'redacted_thinking'; data: string };
+  | { type: 'redacted_thinking'; data: string }
+  | AnthropicCompactionBlock;
+
+/**
+ * A compaction block (server-side compaction, beta): the summary of the messages it replaces, sent
+ * back unchanged, first in its assistant message. `content` is `null` when the compaction failed
+ * (the server treats such a block as a no-op). Fields as in `@anthropic-ai/sdk` 1.12's `BetaCompactionBlockParam`.
+ */
+export interface AnthropicCompactionBlock {
+  type: 'compaction';
+  content?: string | null;
+  encrypted_content?: string | null;
+  signature?: string | null;
+  tool_changes?: unknown[] | null;
+}
+
+/** Block types that open an assistant message and travel as opaque provider items: compaction, thinking. */
+const LEADING_OPAQUE_TYPES: ReadonlySet<string> = new Set(['compaction', 'thinking', 'redacted_thinking']);
+
+/** True for a block ctxkit keeps as an opaque item and sends first in its assistant message. */
+export function isLeadingOpaqueBlock(block: { type: string }): boolean {
+  return LEADING_OPAQUE_TYPES.has(block.type);
+}
 
 /** One Anthropic Messages message. */
 export interface AnthropicMessage {
@@ -80,20 +102,20 @@ function parseArguments(text: string): Record<string, unknown> | undefined {
   }
 }
 
-function isThinking(item: ReasoningItem): boolean {
-  const type = item.data.type;
-  return item.provider === 'anthropic' && (type === 'thinking' || type === 'redacted_thinking');
+function isAnthropicOpaque(item: ReasoningItem): boolean {
+  return item.provider === 'anthropic' && typeof item.data.type === 'string' && LEADING_OPAQUE_TYPES.has(item.data.type);
 }
 
 /**
  * Canonical → Anthropic Messages:
  * - system messages go apart (`system`), joined by a blank line (and one part each in `systemParts`);
- * - an assistant message becomes its thinking blocks (Anthropic reasoning items, first, as the API
- *   requires them before the `tool_use` they belong to), a text block and one `tool_use` per call
+ * - an assistant message becomes its opaque Anthropic items (compaction, thinking and
+ *   redacted_thinking blocks, byte for byte in the order received, first, as the API requires
+ *   thinking before the `tool_use` it belongs to), a text block and one `tool_use` per call
  *   (arguments parsed to an object);
  * - tool results become `tool_result` blocks in a user message; consecutive results share one user
  *   message, and a user message right after them joins it (results first, as the API requires);
- * - consecutive messages of the same role are merged, so roles alternate (thinking blocks of merged
+ * - consecutive messages of the same role are merged, so roles alternate (the opaque blocks of merged
  *   assistant messages first);
  * - tool-call ids reused within the conversation are made unique, consistently between the
  *   `tool_use` and its `tool_result` (pairing by position);
@@ -115,9 +137,9 @@ export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage
       out.push({ role, content: blocks });
       return;
     }
-    // Two assistant messages merged into one: their thinking blocks go first, as the API requires.
-    const thinking: AnthropicContentBlock[] = blocks.filter((block) => block.type === 'thinking' || block.type === 'redacted_thinking');
-    const leading = last.content.findIndex((block) => block.type !== 'thinking' && block.type !== 'redacted_thinking');
+    // Two assistant messages merged into one: their opaque blocks go first, as the API requires.
+    const thinking: AnthropicContentBlock[] = blocks.filter(isLeadingOpaqueBlock);
+    const leading = last.content.findIndex((block) => !isLeadingOpaqueBlock(block));
     if (thinking.length > 0 && leading !== -1) last.content.splice(leading, 0, ...thinking);
     else last.content.push(...thinking);
     last.content.push(...blocks.filter((block) => !thinking.includes(block)));
@@ -143,7 +165,7 @@ export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage
       case 'assistant': {
         const blocks: AnthropicContentBlock[] = [];
         for (const item of message.reasoning ?? []) {
-          if (isThinking(item)) blocks.push(structuredClone(item.data) as AnthropicContentBlock);
+          if (isAnthropicOpaque(item)) blocks.push(structuredClone(item.data) as unknown as AnthropicContentBlock);
         }
         if (message.content !== null && message.content !== '') blocks.push({ type: 'text', text: message.content });
         for (const call of message.tool_calls ?? []) {
@@ -184,8 +206,8 @@ export function toAnthropicTools(tools: ReadonlyArray<Readonly<ToolDefinition>>)
 /**
  * Anthropic assistant content → a canonical `AssistantMessage`: text blocks joined into `content`
  * (`null` when there is none), `tool_use` blocks into `tool_calls` (input serialized as JSON), and
- * thinking blocks kept as reasoning items (provider `anthropic`) so that they go back with their
- * `tool_use` on the next request.
+ * thinking, redacted_thinking and compaction blocks kept whole as reasoning items (provider
+ * `anthropic`), in order, so that they go back unchanged with their `tool_use` on the next request.
  * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) for blocks without their required fields
  */
 export function fromAnthropicContent(blocks: unknown, client = 'anthropic'): AssistantMessage {
@@ -209,6 +231,7 @@ export function fromAnthropicContent(blocks: unknown, client = 'anthropic'): Ass
         break;
       case 'thinking':
       case 'redacted_thinking':
+      case 'compaction':
         reasoning.push({ provider: 'anthropic', data: structuredClone(block) });
         break;
       default:

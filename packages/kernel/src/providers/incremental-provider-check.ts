@@ -128,7 +128,7 @@ export class IncrementalProviderCheck {
     const last = converted[converted.length - 1];
     const loopStart = converted[converted.length - 2];
     if (!last || last.role !== 'user' || !last.content.some((block) => block.type === 'tool_result') || loopStart?.role !== 'assistant') return false;
-    const first = loopStart.content[0]?.type;
+    const first = loopStart.content.find((block) => block.type !== 'compaction')?.type;
     return first !== 'thinking' && first !== 'redacted_thinking';
   }
 }

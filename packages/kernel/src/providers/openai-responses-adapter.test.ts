@@ -1,6 +1,7 @@
 import { CtxkitError, type ChatMessage } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
 import { fromResponsesOutput, toResponsesInput, toResponsesTools, type ResponsesInputItem } from './openai-responses-adapter';
+import { findProviderProblems } from './validate-for-provider';
 
 describe('openai-responses-adapter', () => {
   describe('#toResponsesInput', () => {
@@ -87,6 +88,28 @@ describe('openai-responses-adapter', () => {
     it('rejects malformed output with a typed error', () => {
       expect(() => fromResponsesOutput({})).toThrow(CtxkitError);
       expect(() => fromResponsesOutput([{ type: 'function_call', name: 'f' }])).toThrow(/lacks call_id/);
+    });
+  });
+
+  describe('opaque items', () => {
+    const compaction = { type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAAABcompact/+Zz==' };
+    const reasoning = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Check the fare — 運賃.' }], encrypted_content: 'gAAAAABo/+k9Qx==' };
+    const output = [compaction, reasoning, { type: 'function_call', call_id: 'c1', name: 'get', arguments: '{"id":"HAT039"}' }];
+
+    it('sends compaction and encrypted reasoning items back byte for byte, in the order received, before the call', () => {
+      const message = fromResponsesOutput(structuredClone(output));
+      expect(message.reasoning).toEqual([
+        { provider: 'openai', data: compaction },
+        { provider: 'openai', data: reasoning },
+      ]);
+      const input = toResponsesInput([{ role: 'user', content: 'q' }, message, { role: 'tool', tool_call_id: 'c1', content: 'ok' }]);
+      expect(JSON.stringify(input.slice(1, 4))).toBe(JSON.stringify(output));
+      expect(findProviderProblems('openai-responses', [{ role: 'user', content: 'q' }, message, { role: 'tool', tool_call_id: 'c1', content: 'ok' }])).toEqual([]);
+    });
+
+    it('refuses a compaction item without its encrypted content', () => {
+      const message: ChatMessage = { role: 'assistant', content: 'Done.', reasoning: [{ provider: 'openai', data: { type: 'compaction', id: 'cmp_2', encrypted_content: '' } }] };
+      expect(findProviderProblems('openai-responses', [{ role: 'user', content: 'q' }, message]).map((problem) => problem.rule)).toEqual(['openai-compaction-content']);
     });
   });
 });

@@ -17,7 +17,8 @@ export type ResponsesInputItem =
     }
   | { type: 'function_call'; call_id: string; name: string; arguments: string; id?: string }
   | { type: 'function_call_output'; call_id: string; output: string }
-  | { type: 'reasoning'; [field: string]: unknown };
+  | { type: 'reasoning'; [field: string]: unknown }
+  | { type: 'compaction'; encrypted_content: string; id?: string | null; [field: string]: unknown };
 
 /** A Responses function tool. */
 export interface ResponsesTool {
@@ -28,8 +29,9 @@ export interface ResponsesTool {
   strict?: boolean;
 }
 
-function isOpenAIReasoning(item: ReasoningItem): boolean {
-  return item.provider === 'openai' && item.data.type === 'reasoning';
+/** True for an opaque Responses item ctxkit keeps on its assistant message: a reasoning item or a compaction item. */
+function isOpenAIOpaque(item: ReasoningItem): boolean {
+  return item.provider === 'openai' && (item.data.type === 'reasoning' || item.data.type === 'compaction');
 }
 
 /** Converts one canonical message (ids already unique) to its Responses input items. */
@@ -54,9 +56,9 @@ function messageItems(message: Readonly<ChatMessage>): ResponsesInputItem[] {
       return [{ type: 'function_call_output', call_id: message.tool_call_id, output: contentText(message.content) }];
     case 'assistant': {
       const items: ResponsesInputItem[] = [];
-      // Reasoning first: a function_call must be preceded by the reasoning item it came with.
+      // Opaque items first, in the order received: a function_call must be preceded by the reasoning item it came with.
       for (const item of message.reasoning ?? []) {
-        if (isOpenAIReasoning(item)) items.push(structuredClone(item.data) as ResponsesInputItem);
+        if (isOpenAIOpaque(item)) items.push(structuredClone(item.data) as ResponsesInputItem);
       }
       if (message.content !== null && message.content !== '') {
         items.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: message.content }] });
@@ -71,8 +73,8 @@ function messageItems(message: Readonly<ChatMessage>): ResponsesInputItem[] {
 
 /**
  * Canonical → OpenAI Responses input items: system and user messages become `message` items,
- * an assistant message becomes its reasoning items (kept before the `function_call` they belong
- * to), an assistant `message` item and one `function_call` per call; tool results become
+ * an assistant message becomes its opaque items (reasoning and compaction items, byte for byte in the
+ * order received, kept before the `function_call` they belong to), an assistant `message` item and one `function_call` per call; tool results become
  * `function_call_output` items. Reused call ids are made unique, consistently between call and
  * output. The input is never mutated.
  */
@@ -95,8 +97,8 @@ export function toResponsesTools(tools: ReadonlyArray<Readonly<ToolDefinition>>)
 /**
  * Responses output items → one canonical `AssistantMessage`: `output_text` parts joined into
  * `content`, `function_call` items into `tool_calls` (`call_id` becomes the call id), `reasoning`
- * items kept verbatim as reasoning items of provider `openai` so that they go back, in place, on
- * the next request.
+ * and `compaction` items kept verbatim, in order, as reasoning items of provider `openai` so that
+ * they go back, in place, on the next request.
  * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when `output` is not an array or a
  * function call lacks its fields
  */
@@ -108,7 +110,7 @@ export function fromResponsesOutput(output: unknown, client = 'openai-responses'
   output.forEach((raw: unknown, index) => {
     const item = raw as Record<string, unknown> | null;
     if (!item || typeof item.type !== 'string') throw new LLMResponseError(`output[${index}] has no type`, { client });
-    if (item.type === 'reasoning') {
+    if (item.type === 'reasoning' || item.type === 'compaction') {
       reasoning.push({ provider: 'openai', data: structuredClone(item) });
     } else if (item.type === 'function_call') {
       if (typeof item.call_id !== 'string' || typeof item.name !== 'string') {

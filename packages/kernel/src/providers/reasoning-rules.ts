@@ -20,6 +20,11 @@ export function findAnthropicThinkingProblems(messages: readonly AnthropicMessag
     if (message.role !== 'assistant') return;
     let seenOther = false;
     for (const block of message.content) {
+      if (block.type === 'compaction') {
+        if (seenOther) problems.push({ index, rule: 'anthropic-compaction-order', detail: 'a compaction block comes after text or tool_use in its assistant message; it must come first' });
+        if (block.content === '') problems.push({ index, rule: 'anthropic-compaction-content', detail: 'a compaction block with empty content (a failed compaction has null content; any other is sent back exactly as received)' });
+        continue;
+      }
       if (!isThinkingBlock(block.type)) {
         seenOther = true;
         continue;
@@ -37,7 +42,7 @@ export function findAnthropicThinkingProblems(messages: readonly AnthropicMessag
   const last = messages[messages.length - 1];
   const loopStart = messages[messages.length - 2];
   if (thinks && !loopThinkingLeftOut && last?.role === 'user' && last.content.some((block) => block.type === 'tool_result') && loopStart?.role === 'assistant') {
-    if (!isThinkingBlock(loopStart.content[0]?.type ?? '')) {
+    if (!isThinkingBlock(loopStart.content.find((block) => block.type !== 'compaction')?.type ?? '')) {
       problems.push({ index: messages.length - 2, rule: 'anthropic-thinking-missing', detail: 'thinking is on and the payload ends inside a tool loop, but the assistant message that called the tools does not start with its thinking block' });
     }
   }
@@ -47,11 +52,15 @@ export function findAnthropicThinkingProblems(messages: readonly AnthropicMessag
 /**
  * OpenAI Responses' rule for reasoning items: each reasoning item is followed by an item of the same
  * response (another reasoning item, the assistant message or a function_call), never stands last or
- * before a user message or a function_call_output.
+ * before a user message or a function_call_output. A compaction item carries its `encrypted_content`
+ * (it is sent back exactly as received).
  */
 export function findResponsesReasoningProblems(items: readonly ResponsesInputItem[]): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   items.forEach((item, index) => {
+    if (item.type === 'compaction' && (typeof item.encrypted_content !== 'string' || item.encrypted_content === '')) {
+      problems.push({ index, rule: 'openai-compaction-content', detail: 'a compaction item without its encrypted_content' });
+    }
     if (item.type !== 'reasoning') return;
     let next = index + 1;
     while (items[next]?.type === 'reasoning') next++;
