@@ -51,3 +51,29 @@ export function keptPartOf(item: Readonly<ReasoningItem>): { index: number; part
   if (typeof index !== 'number' || typeof part !== 'object' || part === null || typeof part.type !== 'string') return undefined;
   return { index, part: mapFiles(part, restoredData) as unknown as AssistantPart };
 }
+
+/** What a part-options item holds: the provider options of a text or tool-call part ctxkit writes from its own fields. */
+interface KeptOptionsData {
+  /** The tool call the options belong to; absent for the message's text. */
+  toolCallId?: string;
+  providerOptions: Record<string, unknown>;
+}
+
+/**
+ * The reasoning item that carries the provider options of a text or tool-call part (such as Gemini's
+ * `thoughtSignature`, which must go back on the part it came with). ctxkit keeps text and tool calls
+ * in its own fields; when a strategy changes the message and it is written from those fields, these
+ * options go back on the text and on the tool call with the same id.
+ */
+export function keptOptionsItem(providerOptions: Record<string, unknown>, toolCallId?: string): ReasoningItem {
+  const data: KeptOptionsData = toolCallId === undefined ? { providerOptions } : { toolCallId, providerOptions };
+  return { provider: AI_SDK_REASONING_PROVIDER, data: data as unknown as Record<string, unknown> };
+}
+
+/** The provider options a part-options item carries, and the tool call they belong to; `undefined` for any other item. */
+export function keptOptionsOf(item: Readonly<ReasoningItem>): KeptOptionsData | undefined {
+  if (item.provider !== AI_SDK_REASONING_PROVIDER) return undefined;
+  const { toolCallId, providerOptions } = item.data as Partial<KeptOptionsData> & { part?: unknown };
+  if (typeof providerOptions !== 'object' || providerOptions === null || (item.data as { part?: unknown }).part !== undefined) return undefined;
+  return toolCallId === undefined ? { providerOptions } : { toolCallId, providerOptions };
+}

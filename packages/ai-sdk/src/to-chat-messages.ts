@@ -4,7 +4,7 @@ import type { AnyModelMessages, UserPart } from './ai-sdk-types';
 import { ModelMessageError } from './errors/model-message-error';
 import { imageUrlOf, isImageMediaType } from './file-data';
 import { freezeChatMessage } from './freeze-chat-message';
-import { keptPartItem } from './kept-assistant-part';
+import { keptOptionsItem, keptPartItem } from './kept-assistant-part';
 import { recordOrigin, type MessageOrigin } from './message-origin';
 import { fileMarker, toolResultText } from './tool-result-text';
 
@@ -78,12 +78,22 @@ export function modelMessageToChat(message: unknown, index: number): ChatMessage
       let text: string | null = null;
       const calls: ToolCall[] = [];
       const reasoning: ReasoningItem[] = [];
+      // Part options after the kept parts, the text's first, then the calls' in order: the order a rebuilt message gives again.
+      let textOptions: ReasoningItem | undefined;
+      const callOptions: ReasoningItem[] = [];
       (content as Exclude<typeof content, string>).forEach((part, position) => {
-        if (part.type === 'text') text = (text ?? '') + part.text;
-        else if (part.type === 'tool-call' && part.providerExecuted !== true) {
+        const options = part.providerOptions as Record<string, unknown> | undefined;
+        if (part.type === 'text') {
+          text = (text ?? '') + part.text;
+          // The first text part's options (a Gemini thought signature) stay with the message's text.
+          if (options !== undefined) textOptions ??= keptOptionsItem(structuredClone(options));
+        } else if (part.type === 'tool-call' && part.providerExecuted !== true) {
           calls.push({ id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: argumentsOf(part.input) } });
+          if (options !== undefined) callOptions.push(keptOptionsItem(structuredClone(options), part.toolCallId));
         } else reasoning.push(keptPartItem(part, position));
       });
+      if (textOptions) reasoning.push(textOptions);
+      reasoning.push(...callOptions);
       const converted: AssistantMessage = { role: 'assistant', content: text };
       if (calls.length > 0) converted.tool_calls = calls;
       if (reasoning.length > 0) converted.reasoning = reasoning;
@@ -113,7 +123,8 @@ export function modelMessageToChat(message: unknown, index: number): ChatMessage
  * `ChatMessage[]`: text as content, images as `image_url` parts, tool-call parts as `tool_calls`,
  * each tool result as a `role: 'tool'` message, and every part ctxkit has no field for (reasoning,
  * files the assistant generated, provider-executed tools ...) as a reasoning item of provider
- * `ai-sdk` on the message it came with. The messages returned are frozen; given back unchanged to
+ * `ai-sdk` on the message it came with, as are the provider options of text and tool-call parts
+ * (such as Gemini's thought signatures), so that they go back on their parts. The messages returned are frozen; given back unchanged to
  * {@link toModelMessages} they give exactly the messages they came from.
  * @throws ModelMessageError (`CTXKIT_HISTORY_INVALID`) for a message that is not an AI SDK message
  */

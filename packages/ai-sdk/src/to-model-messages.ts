@@ -3,7 +3,7 @@ import { contentText } from '@ctxkit/core/strategy-kit';
 import type { ModelMessage, ToolModelMessage } from 'ai';
 import type { AssistantPart, LanguageModelPrompt, ToolPart, UserPart } from './ai-sdk-types';
 import { partOfImageUrl } from './file-data';
-import { keptPartOf } from './kept-assistant-part';
+import { keptOptionsOf, keptPartOf } from './kept-assistant-part';
 import { originOf, type MessageOrigin } from './message-origin';
 
 /**
@@ -37,10 +37,17 @@ function assistantMessage(message: Readonly<AssistantMessage>, form: ModelMessag
     .map((item) => keptPartOf(item))
     .filter((entry): entry is NonNullable<typeof entry> => entry !== undefined)
     .sort((a, b) => a.index - b.index);
-  if (form === 'messages' && text !== null && calls.length === 0 && kept.length === 0) return { role: 'assistant', content: text };
+  const options = (message.reasoning ?? []).map((item) => keptOptionsOf(item)).filter((entry): entry is NonNullable<typeof entry> => entry !== undefined);
+  const textOptions = options.find((entry) => entry.toolCallId === undefined)?.providerOptions;
+  const callOptions = new Map(options.filter((entry) => entry.toolCallId !== undefined).map((entry) => [entry.toolCallId!, entry.providerOptions]));
+  if (form === 'messages' && text !== null && calls.length === 0 && kept.length === 0 && textOptions === undefined) return { role: 'assistant', content: text };
   const canonical: AssistantPart[] = [];
-  if (text !== null) canonical.push({ type: 'text', text });
-  for (const call of calls) canonical.push({ type: 'tool-call', toolCallId: call.id, toolName: call.function.name, input: inputOf(call.function.arguments) });
+  if (text !== null) canonical.push(textOptions === undefined ? { type: 'text', text } : ({ type: 'text', text, providerOptions: structuredClone(textOptions) } as AssistantPart));
+  for (const call of calls) {
+    const part = { type: 'tool-call' as const, toolCallId: call.id, toolName: call.function.name, input: inputOf(call.function.arguments) };
+    const given = callOptions.get(call.id);
+    canonical.push(given === undefined ? part : ({ ...part, providerOptions: structuredClone(given) } as AssistantPart));
+  }
   // Kept parts go back to their positions; text and tool calls fill the others in order.
   const content: AssistantPart[] = [];
   let next = 0;
@@ -152,7 +159,8 @@ export function chatToModelMessages(messages: ReadonlyArray<Readonly<ChatMessage
  * from when all their results are there, in order). A message the strategy wrote or changed (a
  * summary, a cut tool output, a placeholder) is written from its fields: text, images as file parts,
  * tool calls (JSON arguments parsed), tool results as text outputs, and the parts carried in its
- * `ai-sdk` reasoning items back at their positions.
+ * `ai-sdk` reasoning items back at their positions; the provider options of its text and tool-call
+ * parts (Gemini's thought signatures) go back on the text and on the call with the same id.
  */
 export function toModelMessages(messages: ReadonlyArray<Readonly<ChatMessage>>): ModelMessage[] {
   return chatToModelMessages(messages, 'messages');

@@ -3,8 +3,12 @@ import type { ContentPart, ImageContentPart, ReasoningItem, TextContentPart } fr
 /** One LangChain content block, read as data (`{ type, ... }`). */
 export type LangChainBlock = Record<string, unknown>;
 
-/** LangChain block types that hold a model's reasoning (standard `reasoning`, Anthropic `thinking`). */
-const REASONING_TYPES = new Set(['reasoning', 'thinking', 'redacted_thinking']);
+/**
+ * LangChain block types that hold opaque provider content ctxkit carries on the assistant message:
+ * reasoning (standard `reasoning`, Anthropic `thinking` and `redacted_thinking`) and compaction
+ * (Anthropic's compaction block, an OpenAI Responses compaction item).
+ */
+const REASONING_TYPES = new Set(['reasoning', 'thinking', 'redacted_thinking', 'compaction']);
 
 const DETAILS = new Set(['auto', 'low', 'high']);
 
@@ -89,10 +93,15 @@ export function reasoningOf(content: unknown, modelProvider: unknown): Reasoning
   return items;
 }
 
-/** Who produced a reasoning block: Anthropic for thinking blocks, else the message's model provider, else `langchain`. */
+/**
+ * Who produced a reasoning block: Anthropic for thinking blocks, else the message's model provider;
+ * without one, a compaction block with a summary (`content`) or a signature is Anthropic's and any
+ * other is OpenAI's; a reasoning block with encrypted content or a summary is OpenAI's, else `langchain`.
+ */
 function reasoningProvider(block: LangChainBlock, modelProvider: unknown): string {
   if (block.type === 'thinking' || block.type === 'redacted_thinking') return 'anthropic';
   if (typeof modelProvider === 'string' && modelProvider !== '') return modelProvider;
+  if (block.type === 'compaction') return 'content' in block || 'signature' in block ? 'anthropic' : 'openai';
   return 'encrypted_content' in block || Array.isArray(block.summary) ? 'openai' : 'langchain';
 }
 

@@ -4,7 +4,7 @@ import type { AgentInputItem, FunctionCallItem, FunctionCallResultItem } from '@
 export type MessageItem = Extract<AgentInputItem, { role: string }>;
 
 /** The kind of an input item as the conversion sees it. */
-export type ItemKind = 'user' | 'system' | 'assistant' | 'function_call' | 'function_call_result' | 'reasoning' | 'carried';
+export type ItemKind = 'user' | 'system' | 'assistant' | 'function_call' | 'function_call_result' | 'reasoning' | 'compaction' | 'carried';
 
 /** The kind of `item`, or a description of what is wrong with it. */
 export function itemKind(item: unknown): ItemKind | { problem: string } {
@@ -22,6 +22,7 @@ export function itemKind(item: unknown): ItemKind | { problem: string } {
     return record.type;
   }
   if (record.type === 'reasoning') return 'reasoning';
+  if (record.type === 'compaction') return 'compaction';
   return 'carried';
 }
 

@@ -84,7 +84,9 @@ export function convertItems(items: readonly AgentInputItem[], offset = 0): Conv
       }
       default: {
         const current = open();
-        current.reasoning.push({ provider: kind === 'reasoning' ? OPENAI_REASONING_PROVIDER : OPENAI_AGENTS_CARRIED_PROVIDER, data: item as unknown as Record<string, unknown> });
+        // Reasoning and compaction items are OpenAI's own (counted by what goes back: encrypted content); others are carried.
+        const provider = kind === 'reasoning' || kind === 'compaction' ? OPENAI_REASONING_PROVIDER : OPENAI_AGENTS_CARRIED_PROVIDER;
+        current.reasoning.push({ provider, data: item as unknown as Record<string, unknown> });
         current.items.push(item);
       }
     }
@@ -98,11 +100,12 @@ export function convertItems(items: readonly AgentInputItem[], offset = 0): Conv
  * - user, system and assistant messages to messages of the same role: input text and image URLs
  *   in their slots, output text and refusals as the assistant's text; a part ctxkit has no slot
  *   for (a file, audio, an image given by id) as a marker such as `[file: report.pdf]`;
- * - the reasoning, assistant message and `function_call` items of one model step to one assistant
- *   message with `tool_calls` (the reasoning items in its `reasoning`, provider `openai`);
+ * - the reasoning, compaction, assistant message and `function_call` items of one model step to one
+ *   assistant message with `tool_calls` (the reasoning and compaction items in its `reasoning`,
+ *   provider `openai`, unchanged);
  * - each `function_call_result` to a `role: 'tool'` message (its output as text);
  * - items ctxkit has no slot for (hosted tool calls, computer, shell and apply-patch items,
- *   compaction, unknown items) carried in the `reasoning` of the assistant step they belong to
+ *   unknown items) carried in the `reasoning` of the assistant step they belong to
  *   (provider `openai-agents`), never counted.
  * Each message keeps its items under `openaiAgents`, so that {@link toAgentInputItems} gives them
  * back identical.

@@ -10,7 +10,8 @@ import { findProviderProblems } from '@ctxkit/kernel';
  * with signatures, OpenAI reasoning items), replayed at small budgets through every standard strategy
  * loaded as a user loads it: every payload must pass the provider's own rules (the Anthropic and
  * OpenAI Responses validity checks, thinking and reasoning rules included), and every reasoning item
- * in a payload must sit, unchanged, on the message it came with, next to the same tool calls.
+ * in a payload must sit, unchanged, on the message it came with, next to the same tool calls: no
+ * strategy edits, splits or reorders opaque items (compaction blocks and items included).
  */
 
 type Flavour = 'anthropic' | 'openai-responses';
@@ -22,12 +23,21 @@ const STRATEGIES: Array<{ pluginId: string; config: Record<string, unknown>; ope
   { pluginId: 'std-summarization-strategy', config: {}, openHands: true },
   { pluginId: 'std-entity-extraction-strategy', config: { stateSchema: airlineSchema }, openHands: false },
   { pluginId: 'std-tool-output-cache-strategy', config: {}, openHands: true },
+  { pluginId: 'std-recall-strategy', config: {}, openHands: true },
 ];
 
+/** Reasoning on every assistant message, and a compaction block or item (the provider's own summary) on every sixth. */
 function reasoningFor(flavour: Flavour, message: AssistantMessage, index: number): ReasoningItem[] {
   const thought = `Step ${index}: ${message.tool_calls?.map((call) => call.function.name).join(', ') || 'answer'}. ${'Check the policy before acting. '.repeat(1 + (index % 7))}`;
-  if (flavour === 'anthropic') return [{ provider: 'anthropic', data: { type: 'thinking', thinking: thought, signature: `EqQBCkYIBxgCKkB${index.toString(36)}${'Qx'.repeat(40)}` } }];
-  return [{ provider: 'openai', data: { type: 'reasoning', id: `rs_${index}`, summary: [{ type: 'summary_text', text: thought }], encrypted_content: `gAAAAAB${'k9'.repeat(60)}${index}` } }];
+  const compacted = index % 6 === 1;
+  if (flavour === 'anthropic') {
+    const thinking: ReasoningItem = { provider: 'anthropic', data: { type: 'thinking', thinking: thought, signature: `EqQBCkYIBxgCKkB${index.toString(36)}${'Qx'.repeat(40)}` } };
+    const compaction: ReasoningItem = { provider: 'anthropic', data: { type: 'compaction', content: `Earlier: ${thought}`, encrypted_content: null, signature: `EsgC${index}${'Zk'.repeat(30)}` } };
+    return compacted ? [compaction, thinking] : [thinking];
+  }
+  const reasoning: ReasoningItem = { provider: 'openai', data: { type: 'reasoning', id: `rs_${index}`, summary: [{ type: 'summary_text', text: thought }], encrypted_content: `gAAAAAB${'k9'.repeat(60)}${index}` } };
+  const compaction: ReasoningItem = { provider: 'openai', data: { type: 'compaction', id: `cmp_${index}`, encrypted_content: `gAAAAAC${'c7'.repeat(40)}${index}` } };
+  return compacted ? [compaction, reasoning] : [reasoning];
 }
 
 /** The record with reasoning on every assistant message (as a thinking model produces it). */

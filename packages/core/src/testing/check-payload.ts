@@ -190,6 +190,13 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
     if (problem.problem === 'no-user-message' && !call.history.some((m) => m.role === 'user')) continue;
     fail('validity', `payload[${problem.index}] ${problem.problem}: ${problem.detail}`);
   }
+  // Opaque provider items (reasoning, thinking, compaction) go with their message whole: never edited, split or reordered.
+  const opaque = new Set<string>();
+  for (const message of call.history) if (message.role === 'assistant' && message.reasoning && message.reasoning.length > 0) opaque.add(JSON.stringify(message.reasoning));
+  messages.forEach((message, index) => {
+    if (message.role !== 'assistant' || !message.reasoning || message.reasoning.length === 0) return;
+    if (!opaque.has(JSON.stringify(message.reasoning))) fail('validity', `payload[${index}] carries opaque provider items (reasoning, thinking, compaction) that no history message carries as they are: they were edited, split or reordered`);
+  });
   const reductions: readonly ReductionRecord[] = Array.isArray(stats.reductions) ? stats.reductions : [];
   const matched = matchHistoryInPayload(call.history, messages);
   let newestUser = -1;

@@ -5,6 +5,7 @@ import type { ITokenCounter } from '../token-counting/token-counter';
 import type { CaseBudget, ConformanceCase, ConformanceStep } from './conformance-case';
 import type { BundledConversationName } from './conversation-record';
 import { loadConversations } from './load-conversations';
+import { opaqueItemMessages } from './opaque-item-messages';
 import { generateHistory, SYNTHETIC_TOOLS } from './synthetic-history';
 
 const SYSTEM = 'You are a careful assistant. Use the tools when needed. 丁寧に答えてください。';
@@ -75,6 +76,10 @@ export function hostileCases(): ConformanceCase[] {
     ]),
     base('unknown role', [{ role: 'user', content: 'hi' }, { role: 'developer', content: 'x' } as unknown as ChatMessage, { role: 'user', content: 'again' }], 'typed-error'),
     base('newest user message alone over the budget', [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'paste: ' + 'data '.repeat(40000) + 'end of paste' }]),
+    base(
+      'opaque provider items (thinking, compaction, encrypted reasoning) on every assistant message, over the budget',
+      Array.from({ length: 40 }, (_, turn) => opaqueItemMessages().map((message) => (message.role === 'user' ? { ...message, content: `${message.content} (${turn}) ${'details '.repeat(60)}` } : message))).flat().concat([{ role: 'user', content: 'And the seat?' }]),
+    ),
     base('Japanese and emoji only', [
       { role: 'user', content: '来週の東京行きの便を予約したいです。🛫'.repeat(200) },
       { role: 'assistant', content: 'かしこまりました 👍'.repeat(100) },

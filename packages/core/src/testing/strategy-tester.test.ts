@@ -15,6 +15,7 @@ import { budgetCases, hostileCases } from './conformance-cases';
 import { BUNDLED_CONVERSATIONS } from './conversation-record';
 import { freezeDeep } from '../messages/freeze-deep';
 import { loadConversations } from './load-conversations';
+import { opaqueItemMessages } from './opaque-item-messages';
 import { checkConformance, runConformance } from './strategy-tester';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
 import * as fs from 'node:fs';
@@ -351,6 +352,27 @@ describe('checkPayload', () => {
         },
       );
       expect(failures.map((f) => f.invariant)).toEqual(expect.arrayContaining(['priority', 'stats']));
+    });
+  });
+
+  describe('#opaque provider items', () => {
+    const history: ChatMessage[] = freezeDeep(opaqueItemMessages());
+    const counter = new HeuristicTokenCounter('gpt-4o');
+    const check = (messages: ChatMessage[]) =>
+      checkPayload(
+        { systemPrompt: 'S', history, tools: [], budget: { maxContextTokens: 100_000, reserveOutputTokens: 100 }, counter },
+        { payload: { messages, tools: [], stats: { output_tokens: counter.countMessages(messages), input_tokens: counter.countMessages(messages), compress_ratio: 1, reductions: [], dropped: 0, trimmed: 0, summarized: 0, compacted: 0 } as never }, events: [] },
+      ).filter((failure) => failure.invariant === 'validity');
+
+    it('accepts them on their message as they came, and reports them reordered, edited or split', () => {
+      const system: ChatMessage = { role: 'system', content: 'S' };
+      expect(check([system, ...history])).toEqual([]);
+      const assistant = history[1] as Extract<ChatMessage, { role: 'assistant' }>;
+      const items = assistant.reasoning!;
+      for (const reasoning of [[...items].reverse(), [{ ...items[0]!, data: { ...items[0]!.data, signature: 'edited' } }, ...items.slice(1)], items.slice(1)]) {
+        const failures = check([system, history[0]!, { ...assistant, reasoning }, ...history.slice(2)]);
+        expect(failures.map((failure) => failure.message)).toEqual([expect.stringContaining('payload[2] carries opaque provider items')]);
+      }
     });
   });
 });
