@@ -61,4 +61,16 @@ describe('opaque provider blocks through the LangChain adapter', () => {
     delete (stripped as { langchain?: unknown }).langchain;
     expect(JSON.stringify(fromChatMessage(stripped, 3).content)).toBe(JSON.stringify([...openaiBlocks, { type: 'text', text: 'HAT039.' }]));
   });
+
+  it('keeps a Gemini thought signature kept in additional_kwargs when a strategy changes the message', () => {
+    const gemini = new AIMessage({
+      content: [{ type: 'text', text: 'Let me look.' }],
+      additional_kwargs: { originalTextContentBlock: { type: 'text', text: 'Let me look.', thoughtSignature: 'CiQBcsjafTextSig/+==' } },
+      tool_calls: [{ id: 'call_1', name: 'get_reservation', args: { id: 'HAT039' }, type: 'tool_call' }],
+      response_metadata: { model_provider: 'google-genai' },
+    });
+    const [chat] = toChatMessages([gemini]);
+    const back = fromChatMessage({ ...chat!, content: 'Looking.' } as LangChainChatMessage);
+    expect(JSON.stringify(back.additional_kwargs)).toBe(JSON.stringify(gemini.additional_kwargs));
+  });
 });
