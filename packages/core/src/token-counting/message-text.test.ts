@@ -43,6 +43,15 @@ describe('messageText', () => {
     expect(messageText(openai)).toBe('\ngAAAAcompact');
   });
 
+  it('counts an OpenAI reasoning item in the Agents SDK shape by its texts and encrypted content', () => {
+    const agents: AssistantMessage = {
+      role: 'assistant',
+      content: null,
+      reasoning: [{ provider: 'openai', data: { type: 'reasoning', id: 'rs_2', content: [{ type: 'input_text', text: 'Check the fare.' }], providerData: { encrypted_content: 'gAAAAagents' } } }],
+    };
+    expect(messageText(agents)).toBe('\nCheck the fare.\ngAAAAagents');
+  });
+
   it('does not count reasoning_content, which the chat format does not send back, and counts unknown items whole', () => {
     const compatible: AssistantMessage = { role: 'assistant', content: 'Done.', reasoning: [{ provider: 'openai-compatible', data: { reasoning_content: 'long chain of thought' } }] };
     expect(messageText(compatible)).toBe('Done.');

@@ -37,9 +37,11 @@ export function reasoningText(item: Readonly<ReasoningItem>): string {
   }
   if (item.provider === 'openai' && data.type === 'compaction') return typeof data.encrypted_content === 'string' ? data.encrypted_content : '';
   if (item.provider === 'openai' && data.type === 'reasoning') {
-    const summaries = Array.isArray(data.summary) ? data.summary.map((part: unknown) => (typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).filter((text) => text !== '') : [];
-    const encrypted = typeof data.encrypted_content === 'string' ? [data.encrypted_content] : [];
-    return [...summaries, ...encrypted].join('\n');
+    // The Responses shape (`summary`, `encrypted_content`) or the Agents SDK's (`content`, `providerData.encrypted_content`).
+    const texts = (parts: unknown) => (Array.isArray(parts) ? parts.map((part: unknown) => (typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).filter((text) => text !== '') : []);
+    const providerData = data.providerData as { encrypted_content?: unknown } | undefined;
+    const encrypted = [data.encrypted_content, providerData?.encrypted_content].filter((value): value is string => typeof value === 'string' && value !== '');
+    return [...texts(data.summary), ...texts(data.content), ...encrypted].join('\n');
   }
   if (item.provider === 'openai-compatible') return '';
   return JSON.stringify(data);
