@@ -142,7 +142,10 @@ describe('prefix-bound thinking through every strategy', () => {
               }
               if (problems.length > 0) throw new Error(`${record.id} at ${ceiling}, ${end} messages:\n${problems.join('\n')}`);
               binding.commit(reviewed.messages, payload.tools);
-              if (next?.role === 'assistant') judge.sent(end, reviewed.messages, payload.tools);
+              if (next?.role === 'assistant') {
+                judge.sent(end, reviewed.messages, payload.tools);
+                binding.recordAnswer(next);
+              }
               requests++;
               leftOut += removed;
               reported += reviewed.invalidated.length;

@@ -25,8 +25,8 @@ export function outputTokensFor(payload: LLMPayload, settings: CallSettings): nu
  * model and the answer's token limit ({@link outputTokensFor}), appends a frozen copy of the answer
  * to the history, records the usage (and teaches the token-count calibration the provider's count
  * of the payload) and emits `llm-usage`. With a thinking binding (Anthropic), the request is recorded
- * as the session's last one before it is sent, and `thinking-invalidated` is emitted when the payload
- * left signed thinking blocks out.
+ * as the session's last one before it is sent (and the answer's thinking bound to it), and
+ * `thinking-invalidated` is emitted when the payload left signed thinking blocks out.
  * @throws the client's typed errors (`LLMRequestError`, `LLMTimeoutError`, `LLMResponseError`)
  */
 export async function callLlmStep(
@@ -48,6 +48,7 @@ export async function callLlmStep(
     if (invalidated && invalidated.length > 0) safeEmit(events, 'thinking-invalidated', { ...eventBase(state), invalidated });
   }
   const completion = await llm.complete(request);
+  state.thinkingBinding?.recordAnswer(completion.message);
   const call = state.steps;
   state.steps++;
   state.usages.push(completion.usage);

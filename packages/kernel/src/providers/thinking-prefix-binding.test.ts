@@ -112,6 +112,16 @@ describe('ThinkingPrefixBinding', () => {
       expect(binding.review(once.messages, tools).invalidated).toEqual([]);
     });
 
+    it('judges an answer left out of the next payload and brought back later by the request it answered', () => {
+      const binding = new ThinkingPrefixBinding();
+      sendAll(binding, [[system, first]]);
+      binding.recordAnswer(a1);
+      // The next request leaves the answer out (its prefix changed); the one after brings it back.
+      const other = user('Book me a flight (edited).');
+      sendAll(binding, [[system, other]]);
+      expect(binding.review([system, other, a1, r1], tools).invalidated).toEqual([{ messageIndex: 2, blocks: 1, changed: 'messages' }]);
+    });
+
     it('takes unseen blocks as valid in a new binding (no request was sent for the conversation yet)', () => {
       expect(new ThinkingPrefixBinding().review([system, first, a1, r1], tools).invalidated).toEqual([]);
     });

@@ -19,11 +19,10 @@ interface Binding {
   tools: string;
 }
 
-/** The last request sent: its system and tools hashes, its conversation length and the hash of all of it. */
+/** The last request sent: its system and tools hashes and the hash of all of it. */
 interface SentRequest {
   system: string;
   tools: string;
-  bodyLength: number;
   final: string;
 }
 
@@ -49,7 +48,8 @@ function blockKey(item: Readonly<ReasoningItem>): string {
 
 /** Copies of assistant messages without their signed thinking, one per original, so a payload keeps its identities from call to call. */
 const leftOutCopies = new WeakMap<object, AssistantMessage>();
-const copies = new WeakSet<object>();
+/** The original of each copy. */
+const originals = new WeakMap<object, Readonly<AssistantMessage>>();
 
 function withoutSignedThinking(message: Readonly<AssistantMessage>): AssistantMessage {
   let copy = leftOutCopies.get(message);
@@ -58,7 +58,7 @@ function withoutSignedThinking(message: Readonly<AssistantMessage>): AssistantMe
     const { reasoning: _dropped, ...fields } = message;
     copy = Object.freeze(rest.length > 0 ? { ...fields, reasoning: rest } : { ...fields }) as AssistantMessage;
     leftOutCopies.set(message, copy);
-    copies.add(copy);
+    originals.set(copy, message);
   }
   return copy;
 }
@@ -69,7 +69,7 @@ function withoutSignedThinking(message: Readonly<AssistantMessage>): AssistantMe
  * is missing, as the API does when it drops such a block itself).
  */
 export function thinkingLeftOut(message: Readonly<ChatMessage>): boolean {
-  return copies.has(message);
+  return originals.has(message);
 }
 
 /** Hash of what the Messages API receives of one conversation message, cached per message object. */
@@ -107,8 +107,9 @@ function messageHash(message: Readonly<ChatMessage>): string {
  * The rule, given the previous request sent for the conversation and a new payload:
  * - a block this binding has seen sent is valid when the system prompt, the tools and the messages
  *   before its message are the same as when it was first sent;
- * - a block never sent before came with the answer to the previous request: it is valid when the new
- *   payload repeats that request whole (same system, tools and messages) before the block's message;
+ * - a block never sent before came with the answer to the previous request: it is bound to that
+ *   request, and valid when the new payload repeats it whole (same system, tools and messages) right
+ *   before the block's message;
  * - with no previous request (a new binding), an unseen block is taken as valid;
  * - all signed blocks of one assistant message go together (the API takes the rest of a turn's
  *   consecutive thinking blocks when it drops one);
@@ -159,21 +160,41 @@ export class ThinkingPrefixBinding {
     return problems;
   }
 
-  /** Records `messages` and `tools` as the request sent: its valid blocks are bound to their prefix. */
+  /**
+   * Records `messages` and `tools` as the request sent. Every signed block it holds (or left out, on a
+   * copy from {@link review}) that this binding had not seen is bound: to the previous request, which
+   * the model answered when it wrote it, or, in a new binding, to the prefix it has here.
+   */
   commit(messages: Messages, tools: ReadonlyArray<Readonly<ToolDefinition>>): void {
     const fresh: Array<[string, Binding]> = [];
-    const sent = this.walk(messages, tools, (message, _index, verdict, prefix) => {
-      if (verdict?.valid) {
-        for (const item of (message as AssistantMessage).reasoning ?? []) {
-          if (!isSignedThinking(item)) continue;
-          const key = blockKey(item);
-          if (!this.bound.has(key)) fresh.push([key, prefix]);
-        }
+    const previous = this.previous;
+    const sent = this.walk(messages, tools, (message, _index, _verdict, prefix) => {
+      if (message.role !== 'assistant') return message;
+      const source = originals.get(message) ?? message;
+      for (const item of (source as AssistantMessage).reasoning ?? []) {
+        if (!isSignedThinking(item)) continue;
+        const key = blockKey(item);
+        if (!this.bound.has(key)) fresh.push([key, previous ? { prefix: previous.final, system: previous.system, tools: previous.tools } : prefix]);
       }
       return message;
     });
-    for (const [key, binding] of fresh) this.bound.set(key, binding);
+    for (const [key, binding] of fresh) if (!this.bound.has(key)) this.bound.set(key, binding);
     this.previous = sent;
+  }
+
+  /**
+   * Binds the signed blocks of the model's answer to the request it answered (the last one
+   * committed): exact even when the next payload leaves the answer out and a later one brings it back.
+   * Without it, an unseen block is judged against the request before the payload that first holds it.
+   */
+  recordAnswer(message: Readonly<ChatMessage>): void {
+    const previous = this.previous;
+    if (!previous || message.role !== 'assistant') return;
+    for (const item of message.reasoning ?? []) {
+      if (!isSignedThinking(item)) continue;
+      const key = blockKey(item);
+      if (!this.bound.has(key)) this.bound.set(key, { prefix: previous.final, system: previous.system, tools: previous.tools });
+    }
   }
 
   /** Walks the payload in order, judging each assistant message's signed blocks; `visit` returns the message as sent. */
@@ -187,8 +208,8 @@ export class ThinkingPrefixBinding {
     const toolsHash = digest(JSON.stringify(tools));
     let chain = digest(system, toolsHash);
     const previous = this.previous;
-    let bodyLength = 0;
-    let repeatsPrevious = previous !== undefined && previous.bodyLength === 0 && chain === previous.final;
+    // An unseen block is bound to the previous request (see the class comment); with none, it is taken as valid.
+    const fresh: Binding | undefined = previous ? { prefix: previous.final, system: previous.system, tools: previous.tools } : undefined;
     messages.forEach((message, index) => {
       if (message.role === 'system') {
         visit(message, index, undefined, { prefix: chain, system, tools: toolsHash });
@@ -201,7 +222,8 @@ export class ThinkingPrefixBinding {
         let changed: ThinkingPrefixChange | undefined;
         for (const item of signed) {
           const binding = this.bound.get(blockKey(item));
-          const reason = binding ? changeFrom(binding, here) : previous ? (repeatsPrevious ? undefined : changeFrom({ prefix: '', system: previous.system, tools: previous.tools }, here)) : undefined;
+          const bound = binding ?? fresh;
+          const reason = bound ? changeFrom(bound, here) : undefined;
           if (reason !== undefined) {
             changed = reason;
             break;
@@ -211,10 +233,8 @@ export class ThinkingPrefixBinding {
       }
       const sent = visit(message, index, verdict, here);
       chain = digest(chain, messageHash(sent));
-      bodyLength++;
-      if (previous !== undefined && bodyLength === previous.bodyLength) repeatsPrevious = chain === previous.final;
     });
-    return { system, tools: toolsHash, bodyLength, final: chain };
+    return { system, tools: toolsHash, final: chain };
   }
 }
 
