@@ -105,11 +105,9 @@ function messageHash(message: Readonly<ChatMessage>): string {
  * of the blocks after it.
  *
  * The rule, given the previous request sent for the conversation and a new payload:
- * - a block this binding has seen sent is valid when the system prompt, the tools and the messages
- *   before its message are the same as when it was first sent;
- * - a block never sent before came with the answer to the previous request: it is bound to that
- *   request, and valid when the new payload repeats it whole (same system, tools and messages) right
- *   before the block's message;
+ * - a block is bound to the request whose answer it came with ({@link recordAnswer}; a block the
+ *   binding has not seen is taken as the answer to the previous request) and is valid while the
+ *   payload repeats that request whole (same system, tools and messages) right before its message;
  * - with no previous request (a new binding), an unseen block is taken as valid;
  * - all signed blocks of one assistant message go together (the API takes the rest of a turn's
  *   consecutive thinking blocks when it drops one);
@@ -117,7 +115,8 @@ function messageHash(message: Readonly<ChatMessage>): string {
  *   ctxkit-only fields such as `output_ref`), after the blocks left out before it.
  *
  * {@link review} leaves invalid blocks out of a payload and says which; {@link commit} records a
- * request as sent; {@link findProblems} is the validity rule. Blocks and prefixes are kept as hashes.
+ * request as sent; {@link recordAnswer} binds the answer's blocks to it; {@link findProblems} is the
+ * validity rule. Blocks and prefixes are kept as hashes.
  * @see docs/08-kernel.md
  */
 export class ThinkingPrefixBinding {
