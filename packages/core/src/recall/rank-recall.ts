@@ -25,20 +25,10 @@ export const RECALL_RANKING = {
    */
   maxCandidates: 400,
   /**
-   * Entries at least this share of the best one are relevant: weighed against the window's turns and
-   * packed first. Those below are fillers (see {@link fillerRelevance}).
+   * Entries less relevant than this share of the best one are not recalled: a turn that shares one
+   * common word with the question is not worth its tokens, however much room is left.
    */
   minRelevance: 0.02,
-  /**
-   * Entries between this share of the best one and {@link minRelevance} are fillers: recalled after
-   * every relevant entry, into room whose recent turns bear nothing on the question (a question about
-   * weeks ago is better served by the older turns that share a word with it than by recent turns that
-   * share none). On LoCoMo at 16,000 tokens they took evidence recall from 92.6% to 93.9%;
-   * LongMemEval_S and tau-bench unchanged. Let in among the relevant entries instead (a lower
-   * {@link minRelevance}), short fillers took a long evidence turn's room: 3.4 points of
-   * LongMemEval_S at 8,000 tokens.
-   */
-  fillerRelevance: 0.002,
   /** How many of the best entries feed the feedback terms. */
   feedbackEntries: 3,
   /** At most this many feedback terms, those most of the best entries share. */
@@ -196,7 +186,7 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   if (query.vector !== undefined) addMeaning(index, query, relevance, lifted, isEligible);
 
   const out: RankedEntry[] = [];
-  for (const slot of lifted) if (relevance[slot]! >= weights.fillerRelevance) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
+  for (const slot of lifted) if (relevance[slot]! >= weights.minRelevance) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
   return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
 }
 

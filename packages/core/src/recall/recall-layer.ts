@@ -192,7 +192,7 @@ export class RecallLayer {
     // window's own older turns (what a recalled turn may displace).
     const currentTurn = newestUser >= 0 ? newestUser : history.length;
     const windowStart = keepsAll ? startIndex : plain.window.fromIndex;
-    const rankedAll = rankRecall(this.index, {
+    const ranked = rankRecall(this.index, {
       text: prepared.query,
       ...(prepared.previous ? { previous: prepared.previous } : {}),
       ...(prepared.vector ? { vector: prepared.vector } : {}),
@@ -201,11 +201,7 @@ export class RecallLayer {
       eligible: (entry) => !own(entry) || entry.to <= currentTurn,
       tokensOf: (entry) => this.tokensOf(entry),
     });
-    // Relevant entries weigh against the window's turns; fillers only take room the window has not
-    // got a relevant turn in, after every relevant entry (see RECALL_RANKING.fillerRelevance).
-    const ranked = rankedAll.filter((item) => item.relevance >= RECALL_RANKING.minRelevance);
-    const fillers = rankedAll.filter((item) => item.relevance < RECALL_RANKING.minRelevance);
-    stats.candidates = rankedAll.length;
+    stats.candidates = ranked.length;
     // The strategy's own memory (a summary, a state) gives recall the room it is worth less than.
     const memoryYielded = this.memoryYield(ranked, request.memory ?? [], memoryTokens, allowance, windowStart, prepared.query);
     if (memoryYielded > 0) {
@@ -223,18 +219,18 @@ export class RecallLayer {
         splits.push({ start: window.fromIndex, tokens: window.tokens });
       }
     }
-    let chosen = this.select(ranked, fillers, splits, historyRoom, allowance, currentTurn);
-    let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, rankedAll, allowance);
+    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn);
+    let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, ranked, allowance);
     chosen = entries;
     // The window the rest of the room holds must not hold a recalled turn again.
     for (let round = 0; round < MAX_LAYOUT_ROUNDS && chosen.some(own); round++) {
       const start = keepsAll ? startIndex : selectHistoryWindow({ history, startIndex, budgetTokens: historyRoom - blockTokens, counter: this.options.counter, ledger: composer.ledger, strategyId: this.options.context.strategyId }).fromIndex;
       if (!chosen.some((entry) => own(entry) && entry.to > start)) break;
-      ({ text: blockText, tokens: blockTokens, entries: chosen } = this.fit(chosen.filter((entry) => !own(entry) || entry.to <= start), rankedAll, allowance));
+      ({ text: blockText, tokens: blockTokens, entries: chosen } = this.fit(chosen.filter((entry) => !own(entry) || entry.to <= start), ranked, allowance));
     }
     if (chosen.length === 0) return composer.compose({ ...request, extra });
 
-    const relevance = new Map(rankedAll.map((item) => [item.entry.id, item.relevance]));
+    const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance]));
     stats.hits = chosen.map((entry) => ({ sessionId: entry.sessionId, from: entry.from, to: entry.to, at: entry.at, relevance: round3(relevance.get(entry.id) ?? 0) }));
     stats.tokens = blockTokens;
     const block: MemoryBlock = {
@@ -244,7 +240,7 @@ export class RecallLayer {
       role: 'user',
       placement: 'before-history',
       recalls: mergedRanges(chosen.filter(own)),
-      shrink: (maxTokens) => this.shrink(chosen, rankedAll, maxTokens),
+      shrink: (maxTokens) => this.shrink(chosen, ranked, maxTokens),
     };
     // The recall block goes first in priority, with its own room on top of the memory's share.
     const baseAllowance = memoryYielded > 0 ? memoryTokens - memoryYielded : Math.floor(plain.roomTokens * (request.memoryShare ?? DEFAULT_MEMORY_SHARE));
@@ -351,23 +347,20 @@ export class RecallLayer {
    * recalled ones, packed by relevance per token into the rest, count theirs. So recall takes room
    * from the window only when older turns bear more on the newest message than the recent ones they
    * replace (a recent turn worth nothing more than its relevance measured best on tau-bench and
-   * LongMemEval_S; `minRecentTokens` keeps the present turn whole in small windows). Fillers are
-   * packed after every relevant entry, so that a short, barely relevant turn never takes the room of
-   * a long relevant one, and count their relevance against the window's turns like any other.
+   * LongMemEval_S; `minRecentTokens` keeps the present turn whole in small windows).
    * @returns the entries to recall
    */
-  private select(ranked: ReadonlyArray<RankedEntry>, fillers: ReadonlyArray<RankedEntry>, splits: ReadonlyArray<{ start: number; tokens: number }>, historyRoom: number, allowance: number, currentTurn: number): RecallEntry[] {
+  private select(ranked: ReadonlyArray<RankedEntry>, splits: ReadonlyArray<{ start: number; tokens: number }>, historyRoom: number, allowance: number, currentTurn: number): RecallEntry[] {
     const sessionId = this.options.context.sessionId;
     // The preamble, the frame's tags and one label: what the block costs besides its entries.
     const frame = this.blockCounter.messageTokens([emptyEntry(sessionId)], sessionId);
-    // Best relevance per token first, only as many as could fill the allowance twice over; then the fillers.
-    const byValuePerToken = (items: ReadonlyArray<RankedEntry>) =>
-      items.map(({ entry, relevance }) => ({ entry, relevance, cost: this.tokensOf(entry) })).sort((a, b) => b.relevance / b.cost - a.relevance / a.cost);
-    const candidates = byValuePerToken(ranked);
+    // Best relevance per token first, only as many as could fill the allowance twice over.
+    const candidates = ranked.map(({ entry, relevance }) => ({ entry, relevance, cost: this.tokensOf(entry) }));
+    candidates.sort((a, b) => b.relevance / b.cost - a.relevance / a.cost);
     let reach = 0;
     let kept = 0;
     while (kept < candidates.length && reach <= 2 * allowance) reach += candidates[kept++]!.cost + LABEL_TOKENS_ESTIMATE;
-    const order = [...candidates.slice(0, kept), ...byValuePerToken(fillers)];
+    const order = candidates.slice(0, kept);
     const ownRanked = ranked.filter(({ entry }) => entry.sessionId === sessionId);
     let best: { entries: RecallEntry[]; value: number } | undefined;
     for (const split of splits) {
