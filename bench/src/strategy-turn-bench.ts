@@ -56,6 +56,8 @@ export interface StrategyTurnEntry {
   /** Median wall time of the first call (10,000 messages only), in ms. */
   firstMs?: number;
   firstSamples?: number;
+  /** Median CPU time of the first call (the process's, all its threads), in ms: what a loaded machine's wall time hides. */
+  firstCpuMs?: number;
   /** Messages in the last payload (system prompt and memory included). */
   payloadMessages: number;
   /** Recall at 10,000 messages: heap the index takes, and the text it indexes (UTF-8 bytes). */
@@ -142,8 +144,9 @@ async function idle(manager: IContextManager): Promise<void> {
  * For a strategy that keeps an index in its store, the first call after a restart: the store already
  * holds what an earlier instance indexed.
  */
-async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxContextTokens: number, options: StrategyTurnBenchOptions, samples: number): Promise<number> {
+async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxContextTokens: number, options: StrategyTurnBenchOptions, samples: number): Promise<{ wallMs: number; cpuMs: number }> {
   const times: number[] = [];
+  const cpu: number[] = [];
   let store: IContextStore | undefined;
   if (strategy.firstAfterRestart) {
     store = new MemoryContextStore();
@@ -155,13 +158,15 @@ async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxC
   for (let sample = 0; sample < samples; sample++) {
     const manager = strategy.create(maxContextTokens, options.freshCounter(), store);
     collectGarbage();
+    const startCpu = cpuMs();
     const start = process.hrtime.bigint();
     await manager.composePayload(SYSTEM, history, []);
     times.push(wallMs(start));
+    cpu.push(cpuMs() - startCpu);
     await idle(manager);
     dispose(manager);
   }
-  return median(times);
+  return { wallMs: median(times), cpuMs: median(cpu) };
 }
 
 /**
@@ -237,7 +242,9 @@ async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<
       for (const { entry, history } of measured) {
         if (entry.messages !== 10_000) continue;
         entry.firstSamples = options.quick ? 1 : 5;
-        entry.firstMs = await firstCall(strategy, history, maxContextTokens, options, entry.firstSamples);
+        const first = await firstCall(strategy, history, maxContextTokens, options, entry.firstSamples);
+        entry.firstMs = first.wallMs;
+        entry.firstCpuMs = first.cpuMs;
         if (strategy.firstAfterRestart && maxContextTokens === 8192) {
           const memory = await recallIndexMemory(strategy, history, options);
           entry.indexHeapBytes = memory.heapBytes;
@@ -274,7 +281,7 @@ async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<
         entry.perTurnCpuMs = median(cpu);
         entries.push(entry);
         const label = `${entry.messages.toLocaleString('en-US')} msgs, ${Math.round(maxContextTokens / 1024)}K`;
-        process.stderr.write(`  ${strategy.label}, ${label}: per turn ${formatMs(entry.perTurnMs)} (CPU ${formatMs(entry.perTurnCpuMs)})${entry.firstMs === undefined ? '' : `, first call ${formatMs(entry.firstMs)}`}, ${entry.payloadMessages} messages sent\n`);
+        process.stderr.write(`  ${strategy.label}, ${label}: per turn ${formatMs(entry.perTurnMs)} (CPU ${formatMs(entry.perTurnCpuMs)})${entry.firstMs === undefined ? '' : `, first call ${formatMs(entry.firstMs)} (CPU ${formatMs(entry.firstCpuMs!)})`}, ${entry.payloadMessages} messages sent\n`);
       }
     }
   }
