@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
-import { createContextRuntime, CtxkitMetricNames, CtxkitSpanEventNames, CtxkitSpanNames, type ContextRuntime, type LLMCompletionRequest, type PayloadStats } from '@ctxkit/core';
+import { CtxkitMetricNames, CtxkitSpanEventNames, CtxkitSpanNames, type LLMCompletionRequest, type PayloadStats } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { createAgent } from '@ctxkit/kernel';
 import { CaseModel, caseTurns, recordedTools } from '../kernel-case';
-import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
 
 /**
  * The kernel's agent loop under an OpenTelemetry SDK the host registered: a 30-model-call tau-bench
@@ -30,18 +30,10 @@ function summaryAnswer(request: LLMCompletionRequest): { content: string } | und
 }
 
 describe('OpenTelemetry through the kernel', () => {
-  let runtime: ContextRuntime;
-  let otel: InMemoryOtel;
-  beforeAll(async () => {
-    otel = registerInMemoryOtel();
-    runtime = await createContextRuntime();
-  });
-  afterAll(async () => {
-    await runtime.dispose();
-    await otel.shutdown();
-  });
+  const fixture = otelAndRuntime();
 
   it('30 model calls of a tau-bench replay: one compose span each under the run span, attributes and events equal to stats, metrics equal to their sums', async () => {
+    const { runtime, otel } = fixture;
     const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === RECORD)!;
     const handle = await runtime.loadAgent({
       id: 'otel-kernel',

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
-import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type LLMPayload } from '@ctxkit/core';
+import { CtxkitMetricNames, type LLMPayload } from '@ctxkit/core';
 import { createCtxkitMiddleware } from '@ctxkit/langchain';
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import { BaseChatModel } from '@langchain/core/language_models/chat_models';
@@ -9,7 +9,7 @@ import type { ChatResult } from '@langchain/core/outputs';
 import type { Runnable } from '@langchain/core/runnables';
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
-import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
 import { recordedOutputs, replayRecord, type RecordedReply } from './replay-record';
 
 /**
@@ -44,18 +44,10 @@ class RecordedChatModel extends BaseChatModel {
 }
 
 describe('OpenTelemetry through the LangChain adapter', () => {
-  let runtime: ContextRuntime;
-  let otel: InMemoryOtel;
-  beforeAll(async () => {
-    otel = registerInMemoryOtel();
-    runtime = await createContextRuntime();
-  });
-  afterAll(async () => {
-    await runtime.dispose();
-    await otel.shutdown();
-  });
+  const fixture = otelAndRuntime();
 
   it('createAgent over a tau-bench replay: one compose span per model call under the invoke span, attributes and events equal to stats, metrics equal to their sums', async () => {
+    const { runtime, otel } = fixture;
     const { record, turns } = replayRecord();
     const payloads: LLMPayload[] = [];
     const ctxkit = await createCtxkitMiddleware({
