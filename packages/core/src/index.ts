@@ -163,6 +163,7 @@ export { trimMessages } from './trimming/trim-messages';
 // model registry implementation
 export { BUILTIN_MODELS } from './models/builtin-models';
 export { ModelRegistry } from './models/default-model-registry';
+export { PROVIDER_CACHE_TTL_MS, providerCacheTtlMs } from './models/provider-cache-ttl';
 // stores
 export type { FileContextStoreOptions } from './stores/file-context-store';
 export { FileContextStore } from './stores/file-context-store';

@@ -33,6 +33,7 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
   retryBackoffMs: true,
   summaryTimeoutMs: true,
   summaryWaitMs: true,
+  idleCompaction: true,
   recall: true,
 };
 

@@ -72,6 +72,13 @@ export interface SummarizationConfig {
   summaryTimeoutMs: number;
   /** Longest wait of composePayload on a running summary. */
   summaryWaitMs: number;
+  /**
+   * Fold while the session is idle, before the provider's prompt cache expires: milliseconds after a
+   * turn ends with no new request, `"auto"` for the cache lifetime of the agent's provider less 30
+   * seconds (`PROVIDER_CACHE_TTL_MS`), or `null` (off).
+   * @default null
+   */
+  idleCompaction: number | 'auto' | null;
 }
 
 /**

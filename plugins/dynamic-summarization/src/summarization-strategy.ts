@@ -1,5 +1,7 @@
 import {
   LLMNotConfiguredError,
+  providerCacheTtlMs,
+  safeEmit,
   type ChatMessage,
   type ComposeOptions,
   type IContextManager,
@@ -20,6 +22,9 @@ import type { SummarizationConfig } from './summarization-config';
 import { summaryMemoryBlock } from './summary-block';
 import type { SummaryState } from './summary-state';
 import type { Summarizer } from './summarizer';
+
+/** How long before the provider's prompt cache expires an `auto` idle fold starts (time for the fold itself). */
+const IDLE_FOLD_MARGIN_MS = 30_000;
 
 /** Options of {@link SummarizationStrategy} besides config and context (tests, custom summarizers). */
 export interface SummarizationStrategyOptions {
@@ -80,6 +85,8 @@ export class SummarizationStrategy implements IContextManager {
   private summaryBlock: { state: SummaryState; block: MemoryBlock } | undefined;
   /** Earlier turns recalled beside the summary (`config.recall`); undefined without recall. */
   private readonly recall: RecallLayer | undefined;
+  /** The idle fold armed at the last turn end (`config.idleCompaction`), until the next request. */
+  private idleFold: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly config: SummarizationConfig,
@@ -122,6 +129,7 @@ export class SummarizationStrategy implements IContextManager {
 
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
     this.base.assertLive('composePayload');
+    this.cancelIdleFold();
     let composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
     if (composition.wouldWait && this.scheduler.running && this.config.summaryWaitMs > 0) {
       // The budget leaves no other way: wait (bounded) for the running fold, then compose again.
@@ -134,6 +142,7 @@ export class SummarizationStrategy implements IContextManager {
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     this.base.assertLive('onTurnComplete');
+    this.cancelIdleFold();
     await this.queue.run(async () => {
       this.turn = this.base.turns.count(newHistory);
       if (!(await this.scheduler.load())) return;
@@ -141,6 +150,46 @@ export class SummarizationStrategy implements IContextManager {
       this.scheduler.maybeStartFold(newHistory);
     });
     await this.recall?.onTurnComplete(newHistory);
+    this.armIdleFold(newHistory);
+  }
+
+  /**
+   * After a turn ends, waits `idleCompaction` for the next request; if none comes, folds the oldest
+   * batch then (even below the threshold), so that the request that finds the prompt cache expired
+   * anyway carries the smaller payload. Once per idle period: the next request or turn end disarms it.
+   */
+  private armIdleFold(history: ReadonlyArray<ChatMessage>): void {
+    const afterMs = this.idleFoldAfterMs();
+    if (afterMs === undefined || this.base.disposed) return;
+    const snapshot = history.slice();
+    this.idleFold = setTimeout(() => {
+      this.idleFold = undefined;
+      void this.queue
+        .run(async () => {
+          if (this.base.disposed || !(await this.scheduler.load())) return;
+          this.scheduler.resyncIfStale(snapshot);
+          this.scheduler.maybeStartFold(snapshot, 'idle');
+        })
+        .catch((error: unknown) => {
+          safeEmit(this.context.events, 'strategy-warning', { ...this.base.composer.eventBase(this.turn), message: `the idle fold could not start: ${error instanceof Error ? error.message : String(error)}` });
+        });
+    }, afterMs);
+    // An armed idle fold never keeps the process alive.
+    this.idleFold.unref?.();
+  }
+
+  private cancelIdleFold(): void {
+    if (this.idleFold !== undefined) clearTimeout(this.idleFold);
+    this.idleFold = undefined;
+  }
+
+  /** `config.idleCompaction` in milliseconds: `auto` is the provider's cache lifetime less {@link IDLE_FOLD_MARGIN_MS}; undefined when off or unknown. */
+  private idleFoldAfterMs(): number | undefined {
+    const setting = this.config.idleCompaction;
+    if (setting === null) return undefined;
+    if (setting !== 'auto') return setting;
+    const ttl = providerCacheTtlMs(this.context.models, this.base.model);
+    return ttl === undefined ? undefined : Math.max(1000, ttl - IDLE_FOLD_MARGIN_MS);
   }
 
   /**
@@ -196,6 +245,7 @@ export class SummarizationStrategy implements IContextManager {
   /** Stops background work; a running fold is aborted and commits nothing. Safe to call twice. */
   async dispose(): Promise<void> {
     if (!this.base.dispose()) return;
+    this.cancelIdleFold();
     this.recall?.dispose();
     await this.scheduler.dispose();
   }

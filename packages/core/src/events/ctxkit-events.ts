@@ -48,7 +48,8 @@ export interface CtxkitEventPayloads {
   /** Unreferenced cached outputs were collected. */
   'tool-output-gc': CtxkitEventBase & { refIds: string[] };
   /** A background summary started / ended / failed / was skipped. */
-  'summary-start': CtxkitEventBase & { turns: number; messages: number; model: string; offline: boolean };
+  /** `trigger`: a turn's end that found the fold due (`turn`), or an idle session before its prompt cache expires (`idle`). */
+  'summary-start': CtxkitEventBase & { turns: number; messages: number; model: string; offline: boolean; trigger?: 'turn' | 'idle' };
   'summary-end': CtxkitEventBase & {
     turns: number;
     messages: number;

@@ -79,7 +79,11 @@ interface FoldJob {
   batchKey: string;
   turn: number;
   generation: number;
+  trigger: FoldTrigger;
 }
+
+/** What started a fold: a turn's end that found it due, or an idle session before its prompt cache expires. */
+export type FoldTrigger = 'turn' | 'idle';
 
 function errorInfo(error: unknown): { code: string; message: string } {
   if (CtxkitError.isInstance(error)) return { code: error.code, message: error.message };
@@ -203,13 +207,13 @@ export class FoldScheduler {
    * refused, it decides again from the record another writer left), then runs. Returns without
    * waiting for it.
    */
-  maybeStartFold(history: ReadonlyArray<ChatMessage>): void {
+  maybeStartFold(history: ReadonlyArray<ChatMessage>, trigger: FoldTrigger = 'turn'): void {
     if (this.pending || this.disposed) return;
-    const planned = this.plan(history, this.record.current, (covered) => this.outgrowsRoom(history, covered));
+    const planned = this.plan(history, this.record.current, (covered) => this.outgrowsRoom(history, covered), trigger);
     if (planned.reason !== undefined) return;
     // A shallow copy: the caller may grow its array while the claim is written; messages keep their identity.
     const snapshot = history.slice();
-    this.pending = this.claimAndFold(snapshot, planned.state, this.generation).finally(() => {
+    this.pending = this.claimAndFold(snapshot, planned.state, this.generation, trigger).finally(() => {
       this.pending = undefined;
       this.abort = undefined;
     });
@@ -246,7 +250,7 @@ export class FoldScheduler {
     if (this.pending) return { reason: 'a fold of this session is running here' };
     const current = this.record.current;
     const record = current.summary !== null && rewriteReason(current.summary, history) !== undefined ? emptySummaryRecord() : current;
-    const planned = this.plan(history, record, (covered) => this.outgrowsRoom(history, covered, room));
+    const planned = this.plan(history, record, (covered) => this.outgrowsRoom(history, covered, room), 'turn');
     if (planned.reason !== undefined) return planned;
     return { from: planned.covered, to: planned.end, turns: turnStarts(history, planned.covered, planned.end).length };
   }
@@ -295,16 +299,17 @@ export class FoldScheduler {
 
   /**
    * The fold due on `record`, with the attempt recorded in its accounting, or why none may start.
-   * `outgrowsRoom(covered)` is asked only when the turn threshold alone does not make it due.
+   * `outgrowsRoom(covered)` is asked only when the turn threshold alone does not make it due. An idle
+   * fold is due with any two unsummarized turns (the newest stays verbatim), below the threshold.
    */
-  private plan(history: ReadonlyArray<ChatMessage>, record: SummaryRecord, outgrowsRoom: (covered: number) => boolean): FoldPlan | NoFold {
+  private plan(history: ReadonlyArray<ChatMessage>, record: SummaryRecord, outgrowsRoom: (covered: number) => boolean, trigger: FoldTrigger): FoldPlan | NoFold {
     const { config, context } = this.options;
     const now = () => context.now();
     const state = record.summary;
     const covered = state?.coveredMessages ?? 0;
     if (covered > history.length) return { reason: `the summary covers ${covered} messages, more than the history has` };
     const starts = turnStarts(history, covered);
-    if (!foldIsDue(starts.length, config.threshold, () => outgrowsRoom(covered))) {
+    if (trigger === 'idle' ? starts.length < 2 : !foldIsDue(starts.length, config.threshold, () => outgrowsRoom(covered))) {
       return { reason: `${starts.length} unsummarized turn${starts.length === 1 ? '' : 's'} (a fold starts past ${config.threshold}, or once they outgrow the room beside the summary)` };
     }
     if (isLiveClaim(record.fold, now)) return { reason: 'a fold of this session is running (here or in another process)' };
@@ -327,7 +332,7 @@ export class FoldScheduler {
    * On the summary it was found due on, it stays due; on another one (another process folded), the
    * turn threshold decides, without measuring the room again outside the session's queue.
    */
-  private async claimAndFold(history: ReadonlyArray<ChatMessage>, dueOn: SummaryState | null, generation: number): Promise<void> {
+  private async claimAndFold(history: ReadonlyArray<ChatMessage>, dueOn: SummaryState | null, generation: number, trigger: FoldTrigger): Promise<void> {
     const { context, config } = this.options;
     let job: FoldJob | undefined;
     let written: SummaryRecord | undefined;
@@ -335,10 +340,10 @@ export class FoldScheduler {
       written = await this.record.update((current) => {
         // The record may be another writer's: its summary must still be the start of this history.
         if (current.summary && (current.summary.coveredMessages > history.length || historyFingerprint(history, 0, current.summary.coveredMessages) !== current.summary.fingerprint)) return undefined;
-        const plan = this.plan(history, current, () => sameSummary(current.summary, dueOn));
+        const plan = this.plan(history, current, () => sameSummary(current.summary, dueOn), trigger);
         if (plan.reason !== undefined) return undefined;
         const claim: FoldClaim = { id: `${this.instanceId}/${++this.claims}`, batchKey: plan.batchKey, turn: plan.turn, expiresAt: context.now() + config.summaryTimeoutMs + FOLD_CLAIM_GRACE_MS };
-        job = this.jobOf(history, plan, claim, generation);
+        job = this.jobOf(history, plan, claim, generation, trigger);
         return { ...current, failures: plan.failures, fold: claim };
       });
     } catch (error) {
@@ -353,7 +358,7 @@ export class FoldScheduler {
     await this.runFold(job);
   }
 
-  private jobOf(history: ReadonlyArray<ChatMessage>, plan: FoldPlan, claim: FoldClaim, generation: number): FoldJob {
+  private jobOf(history: ReadonlyArray<ChatMessage>, plan: FoldPlan, claim: FoldClaim, generation: number, trigger: FoldTrigger): FoldJob {
     const source = history.slice(plan.covered, plan.end);
     return {
       claim,
@@ -367,6 +372,7 @@ export class FoldScheduler {
       batchKey: plan.batchKey,
       turn: plan.turn,
       generation,
+      trigger,
     };
   }
 
@@ -374,7 +380,7 @@ export class FoldScheduler {
     const { context, counter, summarizer, config } = this.options;
     const base = this.eventBase(job.turn);
     const batchTurns = turnStarts(job.batch).length;
-    safeEmit(context.events, 'summary-start', { ...base, turns: batchTurns, messages: job.batch.length, model: summarizer.model, offline: summarizer.offline });
+    safeEmit(context.events, 'summary-start', { ...base, turns: batchTurns, messages: job.batch.length, model: summarizer.model, offline: summarizer.offline, trigger: job.trigger });
     const abort = new AbortController();
     this.abort = abort;
     try {
