@@ -25,6 +25,8 @@ export type { SimulateOptions } from './commands/simulate-command';
 export { validateCommand, validateFiles } from './commands/validate-command';
 export type { FileVerdict, ValidateOptions } from './commands/validate-command';
 export { readTranscript } from './lab/read-transcript';
+export type { ReadTranscriptOptions, SkippedRecord } from './lab/read-transcript';
+export type { MessageShape } from './lab/message-shape';
 export type { TranscriptFact, TranscriptRecord } from './lab/transcript-record';
 export { replayConversation } from './lab/replay-conversation';
 export type { ReplayOptions } from './lab/replay-conversation';

@@ -7,6 +7,7 @@ import { recommendWindowCommand } from './commands/recommend-window-command';
 import { simulateCommand } from './commands/simulate-command';
 import { validateCommand } from './commands/validate-command';
 import { createOutput, type CliOutput } from './cli-output';
+import { MESSAGE_SHAPE_NAMES } from './lab/message-shape';
 import { existingDirectory, existingFile, writableFile } from './path-options';
 import { findCoreTarball } from './scaffold/core-tarball';
 import { installedCoreVersion } from './scaffold/installed-core-version';
@@ -35,6 +36,11 @@ function collect(value: string, previous: string[] | undefined): string[] {
 /** Collects a repeatable directory option (`--plugin-dir`), each an existing directory. */
 function collectDirectory(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), existingDirectory(value)];
+}
+
+/** `--format`: the message shape of the transcripts, instead of detecting it per conversation. */
+function formatOption(): Option {
+  return new Option('--format <shape>', 'the message shape of the transcript (default: detected per conversation)').choices(MESSAGE_SHAPE_NAMES);
 }
 
 /** Collects a repeatable file option (`--transcript`), each an existing file. */
@@ -117,7 +123,8 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .command('simulate')
     .description("replay a conversation turn by turn through an agent's strategy and show the context panel")
     .requiredOption('--agent <plugin.json>', "the agent's manifest", existingFile)
-    .requiredOption('--transcript <file>', 'a transcript: JSONL, one conversation per line, or one JSON document (OpenAI chat, AI SDK, LangChain, Anthropic or OpenAI Responses messages; see docs/11-cli.md)', existingFile)
+    .requiredOption('--transcript <file>', 'a transcript: JSONL, one conversation per line, or one JSON document (OpenAI chat, AI SDK, LangChain, Anthropic, OpenAI Responses or Agents SDK messages; see docs/11-cli.md)', existingFile)
+    .addOption(formatOption())
     .option('--conversation <id>', 'the conversation to replay (default: the first)')
     .option('--window <tokens>', 'context window (overrides the strategy config)', positiveInteger)
     .option('--debug', 'per-section breakdown in the panel')
@@ -131,6 +138,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .command('compare')
     .description('the installed strategies side by side on the same conversations (examples only when named)')
     .option('--transcript <file>', 'a transcript (JSONL or JSON, any message shape of docs/11-cli.md), repeatable (default: the bundled tau-bench and OpenHands conversations)', collectFile)
+    .addOption(formatOption())
     .option('--window <tokens>', 'context window for every transcript (default: sized per transcript)', positiveInteger)
     .option('--report <out.html>', 'write a self-contained HTML report there', writableFile)
     .option('--json <out.json>', 'write the results as JSON there', writableFile)

@@ -10,6 +10,8 @@ import { datasetFamily, datasetName } from '../lab/dataset-family';
 import { isExamplePlugin } from '../lab/example-plugin';
 import { priceOf, readPriceTable } from '../lab/input-price';
 import { labConfig, presetWindow, type LabPlugin } from '../lab/lab-config';
+import type { MessageShape } from '../lab/message-shape';
+import { printSkipped } from '../lab/print-skipped';
 import { readTranscript } from '../lab/read-transcript';
 import { replayConversation } from '../lab/replay-conversation';
 import { replayPoints } from '../lab/replay-points';
@@ -24,6 +26,8 @@ import { wrapToColumns } from '../report/terminal-width';
 /** The options of `ctxkit compare` (see docs/11-cli.md). */
 export interface CompareOptions {
   transcript?: string[];
+  /** The message shape of every transcript. @default detected per conversation */
+  format?: MessageShape;
   window?: number;
   report?: string;
   json?: string;
@@ -89,7 +93,7 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
   const datasets = [];
   let totalCalls = 0;
   for (const file of files) {
-    const records = await readTranscript(file, { limit: options.limit });
+    const records = await readTranscript(file, { limit: options.limit, format: options.format, onSkip: printSkipped(output) });
     const window = options.window ?? presetWindow(datasetFamily(file)) ?? autoWindow(records, counter);
     const calls = records.reduce((sum, record) => sum + replayPoints(record.messages).filter((point) => point.kind === 'compose').length, 0);
     totalCalls += calls * plugins.length;

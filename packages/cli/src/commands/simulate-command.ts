@@ -1,5 +1,7 @@
 import { createContextRuntime, createTokenCounter, CtxkitError, type ChatMessage, type PayloadStats, type ToolDefinition } from '@ctxkit/core';
 import type { CliOutput } from '../cli-output';
+import type { MessageShape } from '../lab/message-shape';
+import { printSkipped } from '../lab/print-skipped';
 import { readTranscript } from '../lab/read-transcript';
 import { replayConversation } from '../lab/replay-conversation';
 import { sessionIdFor } from '../lab/session-id';
@@ -10,6 +12,8 @@ import { renderReductionPreview } from '../panel/reduction-preview-text';
 export interface SimulateOptions {
   agent: string;
   transcript: string;
+  /** The message shape of the transcript. @default detected per conversation */
+  format?: MessageShape;
   conversation?: string;
   window?: number;
   debug?: boolean;
@@ -24,7 +28,12 @@ export interface SimulateOptions {
  */
 export async function simulateCommand(options: SimulateOptions, output: CliOutput): Promise<number> {
   const runtime = await createContextRuntime({ pluginDirs: options.pluginDir });
-  const [record] = await readTranscript(options.transcript, { conversation: options.conversation, limit: options.conversation ? undefined : 1 });
+  const [record] = await readTranscript(options.transcript, {
+    conversation: options.conversation,
+    limit: options.conversation ? undefined : 1,
+    format: options.format,
+    onSkip: printSkipped(output),
+  });
   if (!record) {
     output.err(`No conversation in ${options.transcript}.\n`);
     return 1;

@@ -1,5 +1,5 @@
 /** The message shapes a transcript may hold, each read into ctxkit's (OpenAI chat) messages. */
-export type MessageShape = 'openai-chat' | 'ai-sdk' | 'langchain' | 'anthropic' | 'openai-responses';
+export type MessageShape = 'openai-chat' | 'ai-sdk' | 'langchain' | 'anthropic' | 'openai-responses' | 'openai-agents';
 
 /** Each shape's name and a one-line example of a tool call and its result, for error messages. */
 export const MESSAGE_SHAPES: Record<MessageShape, { name: string; example: string }> = {
@@ -23,7 +23,14 @@ export const MESSAGE_SHAPES: Record<MessageShape, { name: string; example: strin
     name: 'OpenAI Responses',
     example: '{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c1", "output": "..."}',
   },
+  'openai-agents': {
+    name: 'OpenAI Agents SDK',
+    example: '{"type": "function_call", "callId": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_result", "callId": "c1", "name": "f", "status": "completed", "output": {"type": "text", "text": "..."}}',
+  },
 };
+
+/** The shapes in the order the docs and `--format` list them. */
+export const MESSAGE_SHAPE_NAMES = Object.keys(MESSAGE_SHAPES) as MessageShape[];
 
 const LANGCHAIN_TYPES = new Set(['human', 'ai', 'system', 'tool']);
 const RESPONSES_ITEMS = new Set(['message', 'function_call', 'function_call_output', 'reasoning']);
@@ -46,6 +53,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** An Agents SDK function item: Responses items but for the camelCase `callId` and `function_call_result`. */
+function isAgentsItem(message: unknown): boolean {
+  return isObject(message) && (message.type === 'function_call_result' || (message.type === 'function_call' && 'callId' in message));
+}
+
 /** The shape only `message` can be in, or `undefined` when it reads the same in several (plain text). */
 function shapeOf(message: unknown): MessageShape | undefined {
   if (!isObject(message)) return undefined;
@@ -64,11 +76,14 @@ function shapeOf(message: unknown): MessageShape | undefined {
 }
 
 /**
- * The shape of a conversation's messages: the first message only one shape has (a LangChain
- * type, a Responses item, an Anthropic or AI SDK tool part ...) decides; plain text messages read
+ * The shape of a conversation's messages: an Agents SDK function item anywhere makes it Agents SDK
+ * items; otherwise the first message only one shape has (a LangChain type, a Responses item, an
+ * Anthropic or AI SDK tool part ...) decides; plain text messages read
  * the same in every shape, so a conversation of those is OpenAI chat.
  */
 export function detectMessageShape(messages: readonly unknown[]): MessageShape {
+  // Agents SDK items read as Responses items up to their first function item.
+  if (messages.some(isAgentsItem)) return 'openai-agents';
   for (const message of messages) {
     const shape = shapeOf(message);
     if (shape) return shape;

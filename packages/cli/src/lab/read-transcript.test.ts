@@ -66,6 +66,38 @@ describe('readTranscript', () => {
     await expect(error).rejects.toThrow('Fix: Write one conversation per line (or the whole file as one JSON document)');
   });
 
+  it('leaves out each line it cannot read, with its line and reason, and reads the others', async () => {
+    const line = fs.readFileSync(path.join(fixtures, 'openai-chat.jsonl'), 'utf8').trim();
+    const file = write('some-bad.jsonl', `${line}\n{"conversation": []}\n{not json\n${line}\n`);
+    const skipped: Array<{ line: number; code: string; message: string }> = [];
+    const records = await readTranscript(file, { onSkip: ({ line: at, error }) => skipped.push({ line: at, code: error.code, message: error.message }) });
+    expect(records.map((record) => record.id)).toEqual(['some-bad:1', 'some-bad:4']);
+    expect(skipped.map(({ line: at, code }) => ({ line: at, code }))).toEqual([
+      { line: 2, code: 'CTXKIT_HISTORY_INVALID' },
+      { line: 3, code: 'CTXKIT_HISTORY_INVALID' },
+    ]);
+    expect(skipped[0]!.message).toContain(`${file}:2: expected a conversation`);
+    expect(skipped[1]!.message).toContain(`${file}:3: not JSON`);
+  });
+
+  it('throws the first line\'s error when no conversation could be read', async () => {
+    const file = write('all-bad.jsonl', '{"conversation": []}\n[]\n');
+    const skipped: number[] = [];
+    await expect(readTranscript(file, { onSkip: ({ line }) => skipped.push(line) })).rejects.toThrow(`${file}:1: expected a conversation`);
+    expect(skipped).toEqual([1, 2]);
+  });
+
+  it('reads every conversation in the shape --format names', async () => {
+    // A text-only conversation reads the same in every shape; named as LangChain, "human" is a user.
+    const file = write('named.jsonl', '{"messages": [{"role": "system", "content": "Be brief."}, {"role": "human", "content": "Hi"}]}\n');
+    const [record] = await readTranscript(file, { format: 'langchain' });
+    expect(historyOf(record!.messages)).toEqual([
+      { role: 'system', text: 'Be brief.' },
+      { role: 'user', text: 'Hi' },
+    ]);
+    await expect(readTranscript(file, { format: 'openai-chat' })).rejects.toThrow(`${file}:1: messages[1] is not a valid OpenAI chat message`);
+  });
+
   it('names the message and the shape it was read as when a message is malformed', async () => {
     const file = write('bad-message.jsonl', '{"system": "Be brief.", "messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": [{"type": "tool_use", "name": "get_weather", "input": {}}]}]}\n');
     const error = readTranscript(file);

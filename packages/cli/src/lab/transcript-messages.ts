@@ -1,5 +1,6 @@
 import { CtxkitError, type ChatMessage } from '@ctxkit/core';
 import { assertHistoryShape } from '@ctxkit/core/strategy-kit';
+import { fromAgentsItems } from './agents-items';
 import { fromAiSdkMessages } from './ai-sdk-messages';
 import { fromAnthropicTranscript } from './anthropic-messages';
 import { fromLangChainMessages } from './langchain-messages';
@@ -18,11 +19,12 @@ const CONVERTERS: Record<MessageShape, (messages: readonly unknown[]) => ChatMes
   langchain: fromLangChainMessages,
   anthropic: fromAnthropicTranscript,
   'openai-responses': fromResponsesItems,
+  'openai-agents': fromAgentsItems,
 };
 
-/** Reads a conversation's messages in the shape they are in (see {@link detectMessageShape}). */
-export function transcriptMessages(messages: readonly unknown[]): TranscriptMessages {
-  const shape = detectMessageShape(messages);
+/** Reads a conversation's messages in the shape named, or the shape they are in (see {@link detectMessageShape}). */
+export function transcriptMessages(messages: readonly unknown[], format?: MessageShape): TranscriptMessages {
+  const shape = format ?? detectMessageShape(messages);
   try {
     return { shape, messages: CONVERTERS[shape](messages) };
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { TranscriptRecord } from '../lab/transcript-record';
 import { ANNOTATED_QA_ORIGIN, annotatedQaFacts } from './annotated-qa-facts';
+import { argumentFacts } from './argument-facts';
 import { GOLD_ACTION_ORIGIN, goldActionFacts } from './gold-action-facts';
 import type { NeededFact } from './needed-fact';
 import { toolCallFacts } from './tool-call-facts';
@@ -11,11 +12,16 @@ import { toolCallFacts } from './tool-call-facts';
  * - tau-bench gold-action arguments: before the agent's first call of that function;
  * - annotated question/answer pairs (LoCoMo): after the whole conversation, normalised match;
  * - coding-agent runs (OpenHands, no annotated facts): derived from the tool calls (see {@link toolCallFacts});
+ * - any other record without a `facts` field (a transcript a user brings): derived from its tool
+ *   calls' arguments (see {@link argumentFacts}); `"facts": []` says it has none;
  * - any other fact with an answer and evidence: at the last compose after its evidence.
  */
 export function neededFacts(record: TranscriptRecord, lastCompose: number): NeededFact[] {
   const facts = record.facts ?? [];
-  if (facts.length === 0) return isCodingRun(record) ? toolCallFacts(record) : [];
+  if (facts.length === 0) {
+    if (isCodingRun(record)) return toolCallFacts(record);
+    return record.facts === undefined ? argumentFacts(record) : [];
+  }
   const result: NeededFact[] = [...goldActionFacts(record), ...annotatedQaFacts(record, lastCompose)];
   for (const fact of facts) {
     if (fact.origin === GOLD_ACTION_ORIGIN || fact.origin === ANNOTATED_QA_ORIGIN) continue;
