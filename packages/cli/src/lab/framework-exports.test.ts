@@ -93,6 +93,19 @@ describe('transcripts exported by each framework', () => {
     },
   );
 
+  it('compare --format reads every conversation in the shape named, and refuses a shape it does not know', async () => {
+    const { code, result } = await compare(['--transcript', files['openai-agents']!, '--format', 'openai-agents'], tmp);
+    expect(code).toBe(0);
+    expect(result.summaries[0]!.factChecks).toBe(2);
+    // Read as Responses items, the Agents SDK's function_call (callId, no call_id) is not one: nothing left to compare.
+    const wrong = await cli(['compare', '--transcript', files['openai-agents']!, '--format', 'openai-responses', '--no-progress']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr.replace(/\s+/g, ' ')).toContain(`${files['openai-agents']}:1: messages[1] is not a valid OpenAI Responses message: output[0] function_call lacks call_id or name.`);
+    const unknown = await cli(['compare', '--transcript', files['openai-agents']!, '--format', 'agents']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("argument 'agents' is invalid. Allowed choices are openai-chat, ai-sdk, langchain, anthropic, openai-responses, openai-agents.");
+  });
+
   it('compare leaves out a conversation it cannot read, says which line and why, and compares the others', async () => {
     const good = fs.readFileSync(files['openai-chat']!, 'utf8').trim();
     const file = write('mixed.jsonl', `${good}\n{"system": "Be brief.", "messages": [{"role": "assistant", "content": [{"type": "tool_use", "name": "get_order", "input": {}}]}]}\n${good}\n`);
@@ -109,6 +122,14 @@ async function collect(file: string): Promise<Array<{ value: unknown }>> {
   const values: Array<{ value: unknown }> = [];
   for await (const read of transcriptValues(file)) if ('value' in read) values.push(read);
   return values;
+}
+
+/** Runs `ctxkit <args>`, returning its exit code and stderr. */
+async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
+  let stderr = '';
+  const output: CliOutput = { out: () => undefined, err: (text) => void (stderr += text), color: false, interactive: false };
+  const code = await runCli(['node', 'ctxkit', ...args], output);
+  return { code, stderr };
 }
 
 /** Runs `ctxkit compare` with the sliding window over `args`, returning its exit code, stderr and JSON results. */
