@@ -1,0 +1,173 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createTokenCounter, type AssistantMessage, type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
+import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { Agent, run, setTracingDisabled, tool, type AgentInputItem, type AgentOutputItem, type FunctionTool } from '@openai/agents';
+import { createCtxkitSession, toAgentInputItems, toChatMessages, toToolDefinitions } from './index';
+import { ScriptedAgentsModel } from './testing/scripted-agents-model';
+
+setTracingDisabled(true);
+
+/**
+ * Real conversations replayed through the Agents SDK's own `run()` with a `CtxkitSession`, under
+ * every standard strategy with no LLM client (the offline summarizer and extractor): tau-bench
+ * airline records at 4,000 tokens and the OpenHands runs at 8,000 (their system prompt and tools
+ * alone take about 3,300). Every request must fit the budget, carry no unpaired call and no
+ * `compact` (nothing could run it), and the stored history must be exactly the runs' items.
+ * `CTXKIT_CONFORMANCE_DEPTH=full` (`npm run test:conformance`) replays 15 tau-bench records and the
+ * three OpenHands runs under the five strategies; otherwise three records, one run, two strategies.
+ */
+const FULL = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
+const counter = createTokenCounter({ model: 'gpt-4o' });
+const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
+
+const STRATEGIES: Array<[string, Record<string, unknown>]> = [
+  ['std-sliding-window-strategy', {}],
+  ['std-summarization-strategy', {}],
+  ['std-entity-extraction-strategy', { stateSchema: airlineSchema }],
+  ['std-tool-output-cache-strategy', {}],
+  ['std-recall-strategy', {}],
+];
+const QUICK_STRATEGIES = new Set(['std-summarization-strategy', 'std-tool-output-cache-strategy']);
+
+interface Replay {
+  record: ConversationRecord;
+  ceiling: number;
+}
+
+function replays(): Replay[] {
+  // Records 20 to 34 hold task-33/trial-0, where a placeholder once made the session store items twice.
+  const tau = loadConversations('tau-bench-airline').slice(FULL ? 20 : 32, 35);
+  const openhands = loadConversations('openhands-multi-swe-bench').slice(0, FULL ? 3 : 1);
+  return [...tau.map((record) => ({ record, ceiling: 4000 })), ...openhands.map((record) => ({ record, ceiling: 8000 }))];
+}
+
+interface RecordedTurn {
+  user: string;
+  replies: AssistantMessage[];
+}
+
+function recordedTurns(history: readonly ChatMessage[]): RecordedTurn[] {
+  const turns: RecordedTurn[] = [];
+  for (const message of history) {
+    if (message.role === 'user') turns.push({ user: contentText(message.content), replies: [] });
+    else if (message.role === 'assistant') turns.at(-1)?.replies.push(structuredClone(message));
+  }
+  return turns;
+}
+
+/** Each tool answers with its recorded outputs, in call order; defined as the record defines it, else taking any arguments. */
+function recordedTools(record: ConversationRecord): FunctionTool[] {
+  const outputs = new Map<string, string[]>();
+  // Call ids repeat across a record's turns: a result belongs to the latest call with its id.
+  const names = new Map<string, string>();
+  const called = new Set<string>();
+  for (const message of record.history) {
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) {
+        names.set(call.id, call.function.name);
+        called.add(call.function.name);
+      }
+    }
+    if (message.role === 'tool') {
+      const name = names.get(message.tool_call_id) ?? '';
+      outputs.set(name, [...(outputs.get(name) ?? []), contentText(message.content)]);
+    }
+  }
+  const defined = new Map((record.tools ?? []).map((definition) => [definition.function.name, definition.function]));
+  return [...new Set([...defined.keys(), ...called])].map((name) =>
+    tool({
+      name,
+      description: defined.get(name)?.description ?? `The airline's ${name.replace(/_/g, ' ')}.`,
+      parameters: (defined.get(name)?.parameters ?? { type: 'object', properties: {}, additionalProperties: true }) as never,
+      strict: false,
+      execute: async () => outputs.get(name)?.shift() ?? 'no recorded output',
+    }) as unknown as FunctionTool,
+  );
+}
+
+/** A stable key of an item: its type, role, call id and content. */
+function contentKey(item: AgentInputItem): string {
+  const record = item as Record<string, unknown>;
+  return JSON.stringify([record.type ?? 'message', record.role ?? null, record.callId ?? null, record.name ?? null, record.arguments ?? null, record.content ?? null, record.output ?? null]);
+}
+
+/** The unpaired calls and results of a request: a call whose result does not follow it before the next user message, a result without its call. */
+function unpaired(input: readonly AgentInputItem[]): string[] {
+  const problems: string[] = [];
+  const open = new Set<string>();
+  const seen = new Set<string>();
+  const close = () => {
+    for (const id of open) problems.push(`call ${id} has no result`);
+    open.clear();
+  };
+  for (const item of input) {
+    const record = item as { type?: string; role?: string; callId?: string };
+    if (record.type === 'function_call') {
+      open.add(record.callId!);
+      seen.add(record.callId!);
+    } else if (record.type === 'function_call_result') {
+      if (!seen.has(record.callId!)) problems.push(`result ${record.callId} has no call before it`);
+      open.delete(record.callId!);
+    } else if (record.role === 'user') close();
+  }
+  close();
+  return problems;
+}
+
+/** Tokens of a request as the provider gets it: instructions, input and function tools. */
+function requestTokens(request: ScriptedAgentsModel['requests'][number]): number {
+  const messages: ChatMessage[] = [{ role: 'system', content: request.systemInstructions ?? '' }, ...toChatMessages(request.input as AgentInputItem[])];
+  return counter.countMessages(messages) + counter.countTools(toToolDefinitions(request.tools as never));
+}
+
+/** Replays one record; returns what went wrong and the number of requests. */
+async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay): Promise<{ failures: string[]; requests: number }> {
+  const failures: string[] = [];
+  const session = await createCtxkitSession({ pluginId, config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 }, sessionId: 'replay', instructions: record.systemPrompt, waitForIdle: true });
+  try {
+    const model = new ScriptedAgentsModel();
+    const agent = new Agent({ name: 'replay', instructions: record.systemPrompt, model, tools: [...recordedTools(record), ...session.contributedTools()] });
+    const expected: AgentInputItem[] = [];
+    let calls = 0;
+    for (const turn of recordedTurns(record.history)) {
+      // The recordings reuse call ids across turns, which the Agents SDK would merge: each call gets a fresh one.
+      model.script(turn.replies.map((reply) => toAgentInputItems([{ ...reply, ...(reply.tool_calls ? { tool_calls: reply.tool_calls.map((call) => ({ ...call, id: `${call.id}-${++calls}` })) } : {}) }]) as AgentOutputItem[]));
+      const result = await run(agent, turn.user, { session, callModelInputFilter: session.callModelInputFilter, maxTurns: 200 });
+      expected.push({ role: 'user', content: turn.user }, ...(result.newItems.map((item) => item.rawItem) as AgentInputItem[]));
+    }
+    const stored = (await session.getStoredItems()).map(contentKey);
+    const made = expected.map(contentKey);
+    const diverged = made.findIndex((key, index) => stored[index] !== key);
+    if (stored.length !== made.length || diverged >= 0) failures.push(`${record.id}: stored ${stored.length} items, the runs made ${made.length}, first difference at item ${diverged >= 0 ? diverged : made.length}`);
+    model.requests.forEach((request, index) => {
+      const where = `${record.id} request ${index + 1}`;
+      for (const problem of unpaired(request.input as AgentInputItem[])) failures.push(`${where}: ${problem}`);
+      const tokens = requestTokens(request);
+      if (tokens > ceiling) failures.push(`${where}: ${tokens} tokens over ${ceiling}`);
+      if (request.tools.some((offered) => (offered as { name?: string }).name === 'compact')) failures.push(`${where}: compact offered with no LLM client`);
+    });
+    return { failures, requests: model.requests.length };
+  } finally {
+    await session.dispose();
+  }
+}
+
+describe('CtxkitSession replaying tau-bench airline and OpenHands conversations through run()', () => {
+  test.each(STRATEGIES.filter(([id]) => FULL || QUICK_STRATEGIES.has(id)))(
+    '%s: every request within budget, none with an unpaired call or compact; the store holds each run item once',
+    async (pluginId, config) => {
+      const failures: string[] = [];
+      let requests = 0;
+      for (const one of replays()) {
+        const outcome = await replay(pluginId, config, one).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0 }));
+        failures.push(...outcome.failures);
+        requests += outcome.requests;
+      }
+      expect(failures).toEqual([]);
+      expect(requests).toBeGreaterThan(FULL ? 300 : 50);
+    },
+    FULL ? 300000 : 60000,
+  );
+});
