@@ -1,0 +1,219 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { createTokenCounter, type AssistantMessage, type ChatMessage } from '@ctxkit/core';
+import { contentText } from '@ctxkit/core/strategy-kit';
+import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+import { createAgent } from 'langchain';
+import { RecordingChatModel, type RecordedModelRequest } from './__fixtures__/recording-chat-model';
+import { createCtxkitMiddleware } from './ctxkit-middleware';
+import { toChatMessages } from './to-chat-messages';
+import { toolNameOf, toToolDefinition } from './tool-definitions';
+
+/**
+ * Real conversations replayed through LangChain's own `createAgent` loop with a scripted chat model
+ * and the ctxkit middleware, under every standard strategy with no LLM client (the offline
+ * summarizer and extractor): tau-bench airline records at 4,000 tokens and the OpenHands runs at
+ * 8,000 (their system prompt and tools alone take about 3,300). Every request must fit the budget,
+ * carry no unpaired call and no `compact` (nothing could run it); the messages given to a run are
+ * never changed, and the agent's state (the conversation the caller keeps) is exactly the turns'
+ * questions, the model's answers and the tools' results, once each.
+ * `CTXKIT_CONFORMANCE_DEPTH=full` (`npm run test:conformance`) replays 15 tau-bench records and the
+ * three OpenHands runs under the five strategies; otherwise three records, one run, two strategies.
+ */
+const FULL = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
+const counter = createTokenCounter({ model: 'gpt-4o' });
+const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
+
+const STRATEGIES: Array<[string, Record<string, unknown>]> = [
+  ['std-sliding-window-strategy', {}],
+  ['std-summarization-strategy', {}],
+  ['std-entity-extraction-strategy', { stateSchema: airlineSchema }],
+  ['std-tool-output-cache-strategy', {}],
+  ['std-recall-strategy', {}],
+];
+const QUICK_STRATEGIES = new Set(['std-summarization-strategy', 'std-tool-output-cache-strategy']);
+
+interface Replay {
+  record: ConversationRecord;
+  ceiling: number;
+}
+
+function replays(): Replay[] {
+  const tau = loadConversations('tau-bench-airline').slice(FULL ? 20 : 32, 35);
+  const openhands = loadConversations('openhands-multi-swe-bench').slice(0, FULL ? 3 : 1);
+  return [...tau.map((record) => ({ record, ceiling: 4000 })), ...openhands.map((record) => ({ record, ceiling: 8000 }))];
+}
+
+interface RecordedTurn {
+  user: string;
+  replies: AssistantMessage[];
+}
+
+function recordedTurns(history: readonly ChatMessage[]): RecordedTurn[] {
+  const turns: RecordedTurn[] = [];
+  for (const message of history) {
+    if (message.role === 'user') turns.push({ user: contentText(message.content), replies: [] });
+    else if (message.role === 'assistant') turns.at(-1)?.replies.push(structuredClone(message));
+  }
+  return turns;
+}
+
+/** Each tool answers with its recorded outputs, in call order (logged by call id); defined as the record defines it, else taking any arguments. */
+function recordedTools(record: ConversationRecord, answered: Map<string, string>): StructuredToolInterface[] {
+  const outputs = new Map<string, string[]>();
+  // Call ids repeat across a record's turns: a result belongs to the latest call with its id.
+  const names = new Map<string, string>();
+  const called = new Set<string>();
+  for (const message of record.history) {
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) {
+        names.set(call.id, call.function.name);
+        called.add(call.function.name);
+      }
+    }
+    if (message.role === 'tool') {
+      const name = names.get(message.tool_call_id) ?? '';
+      outputs.set(name, [...(outputs.get(name) ?? []), contentText(message.content)]);
+    }
+  }
+  const defined = new Map((record.tools ?? []).map((definition) => [definition.function.name, definition.function]));
+  return [...new Set([...defined.keys(), ...called])].map(
+    (name) =>
+      tool(
+        async (_input: unknown, config: { toolCall?: { id?: string } }) => {
+          const output = outputs.get(name)?.shift() ?? 'no recorded output';
+          answered.set(config.toolCall?.id ?? '', output);
+          return output;
+        },
+        {
+          name,
+          description: defined.get(name)?.description ?? `The airline's ${name.replace(/_/g, ' ')}.`,
+          schema: (defined.get(name)?.parameters ?? { type: 'object', properties: {}, additionalProperties: true }) as never,
+        },
+      ) as unknown as StructuredToolInterface,
+  );
+}
+
+/** A chat model answering with a turn's recorded replies, in order (a closing text past them); each call gets a fresh id. */
+class RecordedModel {
+  readonly model: RecordingChatModel;
+  /** Every answer given, in order. */
+  readonly answers: AssistantMessage[] = [];
+  private pending: AssistantMessage[] = [];
+  private calls = 0;
+
+  constructor() {
+    this.model = new RecordingChatModel(() => this.next());
+  }
+
+  script(replies: AssistantMessage[]): void {
+    // The recordings reuse call ids across turns, which would make two calls one: each call gets a fresh id.
+    this.pending = replies.map((reply) => ({ ...reply, ...(reply.tool_calls ? { tool_calls: reply.tool_calls.map((call) => ({ ...call, id: `${call.id}-${++this.calls}` })) } : {}) }));
+  }
+
+  private next(): AIMessage {
+    const answer = this.pending.shift() ?? { role: 'assistant', content: 'Anything else?' };
+    this.answers.push(answer);
+    return new AIMessage({
+      content: answer.content === null ? '' : contentText(answer.content),
+      tool_calls: (answer.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, args: JSON.parse(call.function.arguments || '{}') as Record<string, unknown>, type: 'tool_call' as const })),
+    });
+  }
+}
+
+/** A key of a message: its role, text, calls (id, name, arguments) and the call it answers. */
+function messageKey(message: ChatMessage): string {
+  const calls = message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => [call.id, call.function.name, JSON.stringify(JSON.parse(call.function.arguments || '{}'))]) : [];
+  return JSON.stringify([message.role, message.content === null ? '' : contentText(message.content), calls, message.role === 'tool' ? message.tool_call_id : null]);
+}
+
+/** The unpaired calls and results of a request: a call whose result does not follow it before the next user message, a result without its call. */
+function unpaired(messages: readonly ChatMessage[]): string[] {
+  const problems: string[] = [];
+  const open = new Set<string>();
+  const seen = new Set<string>();
+  const close = () => {
+    for (const id of open) problems.push(`call ${id} has no result`);
+    open.clear();
+  };
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      close();
+      for (const call of message.tool_calls ?? []) {
+        open.add(call.id);
+        seen.add(call.id);
+      }
+    } else if (message.role === 'tool') {
+      if (!seen.has(message.tool_call_id)) problems.push(`result ${message.tool_call_id} has no call before it`);
+      open.delete(message.tool_call_id);
+    } else close();
+  }
+  close();
+  return problems;
+}
+
+/** What a request costs by an independent count: the messages and the bound tools, as ctxkit counts them. */
+function requestTokens(request: RecordedModelRequest): number {
+  return counter.countMessages(toChatMessages(request.messages)) + counter.countTools(request.tools.map(toToolDefinition));
+}
+
+/** Replays one record; returns what went wrong and the number of requests. */
+async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay): Promise<{ failures: string[]; requests: number }> {
+  const failures: string[] = [];
+  const ctxkit = await createCtxkitMiddleware({ pluginId, config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 }, waitForIdle: true });
+  try {
+    const scripted = new RecordedModel();
+    const answered = new Map<string, string>();
+    const agent = createAgent({ model: scripted.model, tools: recordedTools(record, answered), systemPrompt: record.systemPrompt, middleware: [ctxkit] });
+    let conversation: BaseMessage[] = [];
+    const expected: ChatMessage[] = [];
+    for (const turn of recordedTurns(record.history)) {
+      scripted.script(turn.replies);
+      const messages: BaseMessage[] = [...conversation, new HumanMessage(turn.user)];
+      const before = JSON.stringify(toChatMessages(messages).map(messageKey));
+      const given = scripted.answers.length;
+      const state = await agent.invoke({ messages }, { configurable: { thread_id: 'replay' }, recursionLimit: 1000 });
+      if (JSON.stringify(toChatMessages(messages).map(messageKey)) !== before) failures.push(`${record.id}: the messages given changed during the run of "${turn.user.slice(0, 40)}"`);
+      conversation = state.messages;
+      expected.push({ role: 'user', content: turn.user });
+      for (const answer of scripted.answers.slice(given)) {
+        expected.push(answer);
+        for (const call of answer.tool_calls ?? []) expected.push({ role: 'tool', tool_call_id: call.id, content: answered.get(call.id) ?? '(not run)' });
+      }
+    }
+    const kept = toChatMessages(conversation).map(messageKey);
+    const made = expected.map(messageKey);
+    const diverged = made.findIndex((key, index) => kept[index] !== key);
+    if (kept.length !== made.length || diverged >= 0) failures.push(`${record.id}: the state holds ${kept.length} messages, the runs made ${made.length}, first difference at ${diverged >= 0 ? diverged : made.length}`);
+    scripted.model.requests.forEach((request, index) => {
+      const where = `${record.id} request ${index + 1}`;
+      for (const problem of unpaired(toChatMessages(request.messages))) failures.push(`${where}: ${problem}`);
+      const tokens = requestTokens(request);
+      if (tokens > ceiling) failures.push(`${where}: ${tokens} tokens over ${ceiling}`);
+      if (request.tools.some((bound) => toolNameOf(bound) === 'compact')) failures.push(`${where}: compact offered with no LLM client`);
+    });
+    return { failures, requests: scripted.model.requests.length };
+  } finally {
+    await ctxkit.dispose();
+  }
+}
+
+describe('createAgent with the ctxkit middleware, replaying tau-bench airline and OpenHands conversations', () => {
+  test.each(STRATEGIES.filter(([id]) => FULL || QUICK_STRATEGIES.has(id)))(
+    '%s: every request within budget, none with an unpaired call or compact; the state holds each message once',
+    async (pluginId, config) => {
+      const failures: string[] = [];
+      let requests = 0;
+      for (const one of replays()) {
+        const outcome = await replay(pluginId, config, one).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0 }));
+        failures.push(...outcome.failures);
+        requests += outcome.requests;
+      }
+      expect(failures).toEqual([]);
+      expect(requests).toBeGreaterThan(FULL ? 300 : 50);
+    },
+    FULL ? 300000 : 60000,
+  );
+});
