@@ -4,9 +4,9 @@ jest.mock('ai/test', () => nativeRequire('ai/test'));
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createTokenCounter, type AssistantMessage, type ChatMessage } from '@ctxkit/core';
+import { createTokenCounter, hasContributedTools, type AssistantMessage, type ChatMessage, type ContextRuntimeOptions, type IContextManager } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { loadConversations, ScriptedLLMClient, type ConversationRecord } from '@ctxkit/core/testing';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAiSdkContext, type AiSdkContext } from './ai-sdk-context';
@@ -20,8 +20,10 @@ import { functionToolDefinition } from './tool-definitions';
  * `MockLanguageModelV4`, through the middleware and through `prepareStep` + `onEnd`, under every
  * standard strategy with no LLM client (the offline summarizer and extractor): tau-bench airline
  * records at 4,000 tokens and the OpenHands runs at 8,000 (their system prompt and tools alone take
- * about 3,300). Every request must fit the budget, carry no unpaired call and no `compact` (nothing
- * could run it); the caller's messages are never changed, and the conversation the caller keeps
+ * about 3,300). Every request must fit the budget, carry no unpaired call, and offer the strategy's
+ * tools exactly as the strategy's payload for it offers them (never `compact`: nothing could run it);
+ * with a client for compaction, `compact` is offered, again exactly when the payload offers it. The
+ * caller's messages are never changed, and the conversation the caller keeps
  * (its messages plus each run's response messages) is exactly the turns' questions, the model's
  * answers and the tools' results, once each.
  * `CTXKIT_CONFORMANCE_DEPTH=full` (`npm run test:conformance`) replays 15 tau-bench records and the
@@ -170,11 +172,44 @@ function functionTools(request: LanguageModelCallOptions): LanguageModelFunction
   return (request.tools ?? []).filter((offered): offered is LanguageModelFunctionTool => offered.type === 'function');
 }
 
+/** A model client for the strategy's own calls (compaction summaries). */
+function compactionClient(): ScriptedLLMClient {
+  return new ScriptedLLMClient(['<retain>The booking and its reservations.</retain>\n<summary>The customer asked about the reservations; the agent looked them up.</summary>'], { repeatLast: true });
+}
+
+/** The strategy's own tools each payload of `manager` offers, in order of composition (sorted names). */
+function watchOffers(manager: IContextManager): { own: ReadonlySet<string>; offered: string[][] } {
+  const own = new Set(hasContributedTools(manager) ? manager.contributedTools().map((contributed) => contributed.definition.function.name) : []);
+  const offered: string[][] = [];
+  const compose = manager.composePayload.bind(manager);
+  manager.composePayload = async (...args) => {
+    const payload = await compose(...args);
+    offered.push(payload.tools.map((definition) => definition.function.name).filter((name) => own.has(name)).sort());
+    return payload;
+  };
+  return { own, offered };
+}
+
+interface Outcome {
+  failures: string[];
+  requests: number;
+  /** Requests that offered `compact`. */
+  compactOffered: number;
+}
+
 /** Replays one record; returns what went wrong and the number of requests. */
-async function replay(mode: Mode, pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay): Promise<{ failures: string[]; requests: number }> {
+async function replay(mode: Mode, pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay, runtimeOptions?: ContextRuntimeOptions): Promise<Outcome> {
   const failures: string[] = [];
-  const context: AiSdkContext = await createAiSdkContext({ pluginId, config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 }, sessionId: 'replay', waitForIdle: true });
+  let compactOffered = 0;
+  const context: AiSdkContext = await createAiSdkContext({
+    pluginId,
+    config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 },
+    sessionId: 'replay',
+    waitForIdle: true,
+    ...(runtimeOptions ? { runtimeOptions } : {}),
+  });
   try {
+    const { own, offered } = watchOffers(context.manager);
     const model = new RecordedModel();
     const answered = new Map<string, string>();
     const tools = context.tools(recordedTools(record, answered));
@@ -207,9 +242,16 @@ async function replay(mode: Mode, pluginId: string, config: Record<string, unkno
       for (const problem of unpaired(sent)) failures.push(`${where}: ${problem}`);
       const tokens = counter.countMessages(sent) + counter.countTools(functionTools(request).map(functionToolDefinition));
       if (tokens > ceiling) failures.push(`${where}: ${tokens} tokens over ${ceiling}`);
-      if (functionTools(request).some((offered) => offered.name === 'compact')) failures.push(`${where}: compact offered with no LLM client`);
+      // One composition per request, in order.
+      const sentOwn = functionTools(request).map((one) => one.name).filter((name) => own.has(name)).sort();
+      if (sentOwn.join() !== offered[index]?.join()) failures.push(`${where}: offered [${sentOwn.join(', ')}], the strategy's payload [${offered[index]?.join(', ')}]`);
+      if (sentOwn.includes('compact')) {
+        compactOffered++;
+        if (!runtimeOptions?.llm) failures.push(`${where}: compact offered with no LLM client`);
+      }
     });
-    return { failures, requests: requestsOf(model.mock).length };
+    if (offered.length !== requestsOf(model.mock).length) failures.push(`${record.id}: ${offered.length} compositions for ${requestsOf(model.mock).length} requests`);
+    return { failures, requests: requestsOf(model.mock).length, compactOffered };
   } finally {
     await context.dispose();
   }
@@ -217,12 +259,12 @@ async function replay(mode: Mode, pluginId: string, config: Record<string, unkno
 
 describe.each(MODES)('generateText through the %s, replaying tau-bench airline and OpenHands conversations', (mode) => {
   test.each(STRATEGIES.filter(([id]) => FULL || QUICK_STRATEGIES.has(id)))(
-    '%s: every request within budget, none with an unpaired call or compact; the conversation holds each message once',
+    "%s: every request within budget, with no unpaired call and the strategy's tools as its payload offers them (never compact); the conversation holds each message once",
     async (pluginId, config) => {
       const failures: string[] = [];
       let requests = 0;
       for (const one of replays()) {
-        const outcome = await replay(mode, pluginId, config, one).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0 }));
+        const outcome = await replay(mode, pluginId, config, one).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0, compactOffered: 0 }));
         failures.push(...outcome.failures);
         requests += outcome.requests;
       }
@@ -231,4 +273,16 @@ describe.each(MODES)('generateText through the %s, replaying tau-bench airline a
     },
     FULL ? 300000 : 60000,
   );
+
+  test('the tool output cache with a client for compaction: compact is offered, in exactly the requests whose payload offers it', async () => {
+    const failures: string[] = [];
+    let compactOffered = 0;
+    for (const one of replays()) {
+      const outcome = await replay(mode, 'std-tool-output-cache-strategy', {}, one, { llm: compactionClient() }).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0, compactOffered: 0 }));
+      failures.push(...outcome.failures);
+      compactOffered += outcome.compactOffered;
+    }
+    expect(failures).toEqual([]);
+    expect(compactOffered).toBeGreaterThan(0);
+  }, FULL ? 300000 : 60000);
 });

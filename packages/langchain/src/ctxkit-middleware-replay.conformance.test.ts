@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createTokenCounter, type AssistantMessage, type ChatMessage } from '@ctxkit/core';
+import { createTokenCounter, hasContributedTools, type AssistantMessage, type ChatMessage, type ContextRuntimeOptions } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { loadConversations, ScriptedLLMClient, type ConversationRecord } from '@ctxkit/core/testing';
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
@@ -16,8 +16,9 @@ import { toolNameOf, toToolDefinition } from './tool-definitions';
  * and the ctxkit middleware, under every standard strategy with no LLM client (the offline
  * summarizer and extractor): tau-bench airline records at 4,000 tokens and the OpenHands runs at
  * 8,000 (their system prompt and tools alone take about 3,300). Every request must fit the budget,
- * carry no unpaired call and no `compact` (nothing could run it); the messages given to a run are
- * never changed, and the agent's state (the conversation the caller keeps) is exactly the turns'
+ * carry no unpaired call, and bind the strategy's tools exactly as the strategy's payload for it
+ * offers them (never `compact`: nothing could run it); with a client for compaction, `compact` is
+ * bound, again exactly when the payload offers it. The messages given to a run are never changed, and the agent's state (the conversation the caller keeps) is exactly the turns'
  * questions, the model's answers and the tools' results, once each.
  * `CTXKIT_CONFORMANCE_DEPTH=full` (`npm run test:conformance`) replays 15 tau-bench records and the
  * three OpenHands runs under the five strategies; otherwise three records, one run, two strategies.
@@ -159,11 +160,35 @@ function requestTokens(request: RecordedModelRequest): number {
   return counter.countMessages(toChatMessages(request.messages)) + counter.countTools(request.tools.map(toToolDefinition));
 }
 
+/** A model client for the strategy's own calls (compaction summaries). */
+function compactionClient(): ScriptedLLMClient {
+  return new ScriptedLLMClient(['<retain>The booking and its reservations.</retain>\n<summary>The customer asked about the reservations; the agent looked them up.</summary>'], { repeatLast: true });
+}
+
+interface Outcome {
+  failures: string[];
+  requests: number;
+  /** Requests that bound `compact`. */
+  compactOffered: number;
+}
+
 /** Replays one record; returns what went wrong and the number of requests. */
-async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay): Promise<{ failures: string[]; requests: number }> {
+async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay, runtimeOptions?: ContextRuntimeOptions): Promise<Outcome> {
   const failures: string[] = [];
-  const ctxkit = await createCtxkitMiddleware({ pluginId, config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 }, waitForIdle: true });
+  let compactOffered = 0;
+  // The strategy's own tools each payload offered, in order of composition (one per model call).
+  const offered: string[][] = [];
+  let own: ReadonlySet<string> = new Set();
+  const ctxkit = await createCtxkitMiddleware({
+    pluginId,
+    config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 },
+    waitForIdle: true,
+    onPayload: (payload) => offered.push(payload.tools.map((definition) => definition.function.name).filter((name) => own.has(name)).sort()),
+    ...(runtimeOptions ? { runtimeOptions } : {}),
+  });
   try {
+    const manager = ctxkit.agent.forSession('replay');
+    own = new Set(hasContributedTools(manager) ? manager.contributedTools().map((contributed) => contributed.definition.function.name) : []);
     const scripted = new RecordedModel();
     const answered = new Map<string, string>();
     const agent = createAgent({ model: scripted.model, tools: recordedTools(record, answered), systemPrompt: record.systemPrompt, middleware: [ctxkit] });
@@ -192,9 +217,15 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
       for (const problem of unpaired(toChatMessages(request.messages))) failures.push(`${where}: ${problem}`);
       const tokens = requestTokens(request);
       if (tokens > ceiling) failures.push(`${where}: ${tokens} tokens over ${ceiling}`);
-      if (request.tools.some((bound) => toolNameOf(bound) === 'compact')) failures.push(`${where}: compact offered with no LLM client`);
+      const boundOwn = request.tools.map((bound) => toolNameOf(bound) ?? '').filter((name) => own.has(name)).sort();
+      if (boundOwn.join() !== offered[index]?.join()) failures.push(`${where}: bound [${boundOwn.join(', ')}], the strategy's payload [${offered[index]?.join(', ')}]`);
+      if (boundOwn.includes('compact')) {
+        compactOffered++;
+        if (!runtimeOptions?.llm) failures.push(`${where}: compact bound with no LLM client`);
+      }
     });
-    return { failures, requests: scripted.model.requests.length };
+    if (offered.length !== scripted.model.requests.length) failures.push(`${record.id}: ${offered.length} compositions for ${scripted.model.requests.length} requests`);
+    return { failures, requests: scripted.model.requests.length, compactOffered };
   } finally {
     await ctxkit.dispose();
   }
@@ -202,12 +233,12 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
 
 describe('createAgent with the ctxkit middleware, replaying tau-bench airline and OpenHands conversations', () => {
   test.each(STRATEGIES.filter(([id]) => FULL || QUICK_STRATEGIES.has(id)))(
-    '%s: every request within budget, none with an unpaired call or compact; the state holds each message once',
+    "%s: every request within budget, with no unpaired call and the strategy's tools bound as its payload offers them (never compact); the state holds each message once",
     async (pluginId, config) => {
       const failures: string[] = [];
       let requests = 0;
       for (const one of replays()) {
-        const outcome = await replay(pluginId, config, one).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0 }));
+        const outcome = await replay(pluginId, config, one).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0, compactOffered: 0 }));
         failures.push(...outcome.failures);
         requests += outcome.requests;
       }
@@ -216,4 +247,16 @@ describe('createAgent with the ctxkit middleware, replaying tau-bench airline an
     },
     FULL ? 300000 : 60000,
   );
+
+  test('the tool output cache with a client for compaction: compact is bound, in exactly the requests whose payload offers it', async () => {
+    const failures: string[] = [];
+    let compactOffered = 0;
+    for (const one of replays()) {
+      const outcome = await replay('std-tool-output-cache-strategy', {}, one, { llm: compactionClient() }).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0, compactOffered: 0 }));
+      failures.push(...outcome.failures);
+      compactOffered += outcome.compactOffered;
+    }
+    expect(failures).toEqual([]);
+    expect(compactOffered).toBeGreaterThan(0);
+  }, FULL ? 300000 : 60000);
 });
