@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createTokenCounter, type AssistantMessage, type ChatMessage } from '@ctxkit/core';
+import { createTokenCounter, type AssistantMessage, type ChatMessage, type ContextRuntimeOptions } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { loadConversations, ScriptedLLMClient, type ConversationRecord } from '@ctxkit/core/testing';
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem, type AgentOutputItem, type FunctionTool } from '@openai/agents';
 import { createCtxkitSession, toAgentInputItems, toChatMessages, toToolDefinitions } from './index';
 import { ScriptedAgentsModel } from './testing/scripted-agents-model';
@@ -13,8 +13,11 @@ setTracingDisabled(true);
  * Real conversations replayed through the Agents SDK's own `run()` with a `CtxkitSession`, under
  * every standard strategy with no LLM client (the offline summarizer and extractor): tau-bench
  * airline records at 4,000 tokens and the OpenHands runs at 8,000 (their system prompt and tools
- * alone take about 3,300). Every request must fit the budget, carry no unpaired call and no
- * `compact` (nothing could run it), and the stored history must be exactly the runs' items.
+ * alone take about 3,300). Every request must fit the budget and carry no unpaired call; the stored
+ * history must be exactly the runs' items. `compact` is offered exactly when the request's payload
+ * offers it: never with no LLM client, and with a client for compaction it is. The Agents SDK picks
+ * a call's tools before the filter composes its input, so the expand tools follow the composition
+ * before the call's own (the run's `getItems`, then the previous call's), as documented.
  * `CTXKIT_CONFORMANCE_DEPTH=full` (`npm run test:conformance`) replays 15 tau-bench records and the
  * three OpenHands runs under the five strategies; otherwise three records, one run, two strategies.
  */
@@ -122,12 +125,48 @@ function requestTokens(request: ScriptedAgentsModel['requests'][number]): number
   return counter.countMessages(messages) + counter.countTools(toToolDefinitions(request.tools as never));
 }
 
+/** A model client for the strategy's own calls (compaction summaries). */
+function compactionClient(): ScriptedLLMClient {
+  return new ScriptedLLMClient(['<retain>The booking and its reservations.</retain>\n<summary>The customer asked about the reservations; the agent looked them up.</summary>'], { repeatLast: true });
+}
+
+interface Outcome {
+  failures: string[];
+  requests: number;
+  /** Requests that offered `compact`. */
+  compactOffered: number;
+}
+
 /** Replays one record; returns what went wrong and the number of requests. */
-async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay): Promise<{ failures: string[]; requests: number }> {
+async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay, runtimeOptions?: ContextRuntimeOptions): Promise<Outcome> {
   const failures: string[] = [];
-  const session = await createCtxkitSession({ pluginId, config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 }, sessionId: 'replay', instructions: record.systemPrompt, waitForIdle: true });
+  let compactOffered = 0;
+  const session = await createCtxkitSession({
+    pluginId,
+    config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 },
+    sessionId: 'replay',
+    instructions: record.systemPrompt,
+    waitForIdle: true,
+    ...(runtimeOptions ? { runtimeOptions } : {}),
+  });
   try {
+    // The strategy's own tools every composition offered (getItems and the filter's, in order), and
+    // for each model call the composition it got (the filter composes right before it).
+    const own = new Set(session.contributedTools().map((contributed) => contributed.name));
+    const compositions: string[][] = [];
+    const compose = session.manager.composePayload.bind(session.manager);
+    session.manager.composePayload = async (...args) => {
+      const payload = await compose(...args);
+      compositions.push(payload.tools.map((definition) => definition.function.name).filter((name) => own.has(name)).sort());
+      return payload;
+    };
+    const composedFor: number[] = [];
     const model = new ScriptedAgentsModel();
+    const getResponse = model.getResponse.bind(model);
+    model.getResponse = (request) => {
+      composedFor.push(compositions.length - 1);
+      return getResponse(request);
+    };
     const agent = new Agent({ name: 'replay', instructions: record.systemPrompt, model, tools: [...recordedTools(record), ...session.contributedTools()] });
     const expected: AgentInputItem[] = [];
     let calls = 0;
@@ -146,9 +185,17 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
       for (const problem of unpaired(request.input as AgentInputItem[])) failures.push(`${where}: ${problem}`);
       const tokens = requestTokens(request);
       if (tokens > ceiling) failures.push(`${where}: ${tokens} tokens over ${ceiling}`);
-      if (request.tools.some((offered) => (offered as { name?: string }).name === 'compact')) failures.push(`${where}: compact offered with no LLM client`);
+      const sent = request.tools.map((one) => (one as { name?: string }).name ?? '').filter((name) => own.has(name)).sort();
+      const current = compositions[composedFor[index]!] ?? [];
+      const before = compositions[composedFor[index]! - 1] ?? [];
+      if (sent.join() !== before.join()) failures.push(`${where}: offered [${sent.join(', ')}], the composition before [${before.join(', ')}]`);
+      if (sent.includes('compact') !== current.includes('compact')) failures.push(`${where}: compact ${sent.includes('compact') ? 'offered' : 'missing'}, the payload [${current.join(', ')}]`);
+      if (sent.includes('compact')) {
+        compactOffered++;
+        if (!runtimeOptions?.llm) failures.push(`${where}: compact offered with no LLM client`);
+      }
     });
-    return { failures, requests: model.requests.length };
+    return { failures, requests: model.requests.length, compactOffered };
   } finally {
     await session.dispose();
   }
@@ -156,12 +203,12 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
 
 describe('CtxkitSession replaying tau-bench airline and OpenHands conversations through run()', () => {
   test.each(STRATEGIES.filter(([id]) => FULL || QUICK_STRATEGIES.has(id)))(
-    '%s: every request within budget, none with an unpaired call or compact; the store holds each run item once',
+    '%s: every request within budget, with no unpaired call and no compact; the store holds each run item once',
     async (pluginId, config) => {
       const failures: string[] = [];
       let requests = 0;
       for (const one of replays()) {
-        const outcome = await replay(pluginId, config, one).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0 }));
+        const outcome = await replay(pluginId, config, one).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0, compactOffered: 0 }));
         failures.push(...outcome.failures);
         requests += outcome.requests;
       }
@@ -170,4 +217,16 @@ describe('CtxkitSession replaying tau-bench airline and OpenHands conversations 
     },
     FULL ? 300000 : 60000,
   );
+
+  test('the tool output cache with a client for compaction: compact is offered, in exactly the requests whose payload offers it', async () => {
+    const failures: string[] = [];
+    let compactOffered = 0;
+    for (const one of replays()) {
+      const outcome = await replay('std-tool-output-cache-strategy', {}, one, { llm: compactionClient() }).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0, compactOffered: 0 }));
+      failures.push(...outcome.failures);
+      compactOffered += outcome.compactOffered;
+    }
+    expect(failures).toEqual([]);
+    expect(compactOffered).toBeGreaterThan(0);
+  }, FULL ? 300000 : 60000);
 });
