@@ -74,7 +74,8 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
   const agent = new Agent({
     name: 'replayed-agent',
     instructions: record.systemPrompt,
-    model,
+    // Wrapped by the session: each request carries exactly the strategy tools its composition offers.
+    model: session.wrapModel(model),
     // The recorded tools, plus the strategy's own (the tool output cache's tool_output_cache ...).
     tools: [...recordedTools(scenario.tools ?? record.tools ?? [], record.history, (callId) => model.recordedCallId(callId), toolLog), ...session.contributedTools()],
   });

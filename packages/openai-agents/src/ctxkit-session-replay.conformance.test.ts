@@ -138,7 +138,7 @@ interface Outcome {
 }
 
 /** Replays one record; returns what went wrong and the number of requests. */
-async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay, runtimeOptions?: ContextRuntimeOptions): Promise<Outcome> {
+async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay, runtimeOptions?: ContextRuntimeOptions, wrapped = false): Promise<Outcome> {
   const failures: string[] = [];
   let compactOffered = 0;
   const session = await createCtxkitSession({
@@ -167,7 +167,7 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
       composedFor.push(compositions.length - 1);
       return getResponse(request);
     };
-    const agent = new Agent({ name: 'replay', instructions: record.systemPrompt, model, tools: [...recordedTools(record), ...session.contributedTools()] });
+    const agent = new Agent({ name: 'replay', instructions: record.systemPrompt, model: wrapped ? session.wrapModel(model) : model, tools: [...recordedTools(record), ...session.contributedTools()] });
     const expected: AgentInputItem[] = [];
     let calls = 0;
     for (const turn of recordedTurns(record.history)) {
@@ -188,7 +188,9 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
       const sent = request.tools.map((one) => (one as { name?: string }).name ?? '').filter((name) => own.has(name)).sort();
       const current = compositions[composedFor[index]!] ?? [];
       const before = compositions[composedFor[index]! - 1] ?? [];
-      if (sent.join() !== before.join()) failures.push(`${where}: offered [${sent.join(', ')}], the composition before [${before.join(', ')}]`);
+      // Wrapped, the request carries the call's own composition's tools; otherwise the SDK picked them before the filter composed.
+      const expectedTools = wrapped ? current : before;
+      if (sent.join() !== expectedTools.join()) failures.push(`${where}: offered [${sent.join(', ')}], the ${wrapped ? 'composition for the call' : 'composition before'} [${expectedTools.join(', ')}]`);
       if (sent.includes('compact') !== current.includes('compact')) failures.push(`${where}: compact ${sent.includes('compact') ? 'offered' : 'missing'}, the payload [${current.join(', ')}]`);
       if (sent.includes('compact')) {
         compactOffered++;
@@ -202,6 +204,15 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
 }
 
 describe('CtxkitSession replaying tau-bench airline and OpenHands conversations through run()', () => {
+  test('with the model wrapped by the session, every request carries exactly the strategy tools its own composition offers', async () => {
+    const failures: string[] = [];
+    for (const one of replays()) {
+      const outcome = await replay('std-tool-output-cache-strategy', {}, one, { llm: compactionClient() }, true).catch((error: unknown) => ({ failures: [`${one.record.id}: ${String(error)}`], requests: 0, compactOffered: 0 }));
+      failures.push(...outcome.failures);
+    }
+    expect(failures).toEqual([]);
+  }, FULL ? 300000 : 60000);
+
   test.each(STRATEGIES.filter(([id]) => FULL || QUICK_STRATEGIES.has(id)))(
     '%s: every request within budget, with no unpaired call and no compact; the store holds each run item once',
     async (pluginId, config) => {

@@ -9,10 +9,11 @@ import {
   type ToolDefinition,
 } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, FunctionTool, ModelInputData, Session } from '@openai/agents';
+import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, FunctionTool, Model, ModelInputData, Session } from '@openai/agents';
 import type { OpenAIAgentsChatMessage } from './agents-origin';
 import { contributedAgentsTools } from './contributed-agents-tools';
 import { SessionInputMismatchError } from './errors/session-input-mismatch-error';
+import { StrategyToolsModel } from './strategy-tools-model';
 import { resolveAgent, type AgentSource } from './resolve-agent';
 import { toAgentInputItems } from './to-agent-input-items';
 import { convertItems, type ConvertedItems } from './to-chat-messages';
@@ -135,6 +136,8 @@ export class CtxkitSession implements Session {
   private tools: ToolDefinition[];
   private payload: LLMPayload | undefined;
   private strategyTools: FunctionTool[] | undefined;
+  /** True once a model was wrapped by {@link wrapModel}: the strategy's tools stay enabled, the model's requests carry the offered ones. */
+  private toolsFollowPayload = false;
 
   /**
    * A session of `agent` (from `runtime.loadAgent`). `createCtxkitSession` loads the agent for you.
@@ -172,9 +175,27 @@ export class CtxkitSession implements Session {
     this.strategyTools ??= contributedAgentsTools(this.manager, {
       agentId: this.agent.id,
       sessionId: this.sessionId,
-      offers: (name) => this.payload?.tools.some((definition) => definition.function.name === name) ?? false,
+      offers: (name) => this.toolsFollowPayload || this.offers(name),
     });
     return this.strategyTools;
+  }
+
+  /**
+   * `model` sending each request with exactly the strategy tools its own composition offers. The
+   * Agents SDK decides which tools a call gets before the input filter composes that call, so without
+   * it the strategy's tools follow the composition of the call before (a model may then not call an
+   * expand tool its payload names, or get a definition its payload did not count). Give the wrapped
+   * model to the agent that runs with this session: `new Agent({ model: session.wrapModel(model), tools: [...yourTools, ...session.contributedTools()] })`.
+   */
+  wrapModel(model: Model): Model {
+    this.toolsFollowPayload = true;
+    const own = new Set(this.contributedTools().map((contributed) => contributed.name));
+    return new StrategyToolsModel(model, { own, offers: (name) => this.offers(name) });
+  }
+
+  /** True when the strategy's latest composition for this session offered the tool named `name`. */
+  private offers(name: string): boolean {
+    return this.payload?.tools.some((definition) => definition.function.name === name) ?? false;
   }
 
   async getSessionId(): Promise<string> {
