@@ -69,6 +69,7 @@ describe('@ctxkit/core exports', () => {
     'ToolOutputRefNotFoundError',
     'UNPIN_CONTEXT_TOOL',
     'UnsafePathError',
+    'conversationCacheKey',
     'createContextRuntime',
     'createTokenCounter',
     'createTokenUsage',

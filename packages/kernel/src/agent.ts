@@ -51,6 +51,7 @@ function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
     output_tokens: usages.reduce((sum, u) => sum + u.output_tokens, 0),
     cache_creation_tokens: usages.reduce((sum, u) => sum + u.cache_creation_tokens, 0),
     cache_read_tokens: usages.reduce((sum, u) => sum + u.cache_read_tokens, 0),
+    ...(usages.some((u) => u.cache_creation_1h_tokens !== undefined) ? { cache_creation_1h_tokens: usages.reduce((sum, u) => sum + (u.cache_creation_1h_tokens ?? 0), 0) } : {}),
   });
 }
 

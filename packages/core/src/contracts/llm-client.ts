@@ -21,6 +21,26 @@ export interface LLMCompletionRequest {
    * `prompt_cache_key`). Clients without such a parameter ignore it.
    */
   cacheKey?: string;
+  /**
+   * A helper request (a summary, an extraction, a compaction) that may go out as the conversation's
+   * last request with these messages appended, so that it reads the conversation's cached prompt.
+   * A client that remembers the last request sent under the same `cacheKey` sends that request's
+   * model, system prompt, tools and messages, serialized as they were, then these messages, with
+   * this request's own output settings. A client that remembers none, or cannot, sends `messages`
+   * as they are: they stay the complete request.
+   */
+  continuation?: ChatMessage[];
+}
+
+/** Why a provider read less of the prompt from its cache than it could have, as the provider reported it. */
+export interface CacheMissReport {
+  /**
+   * The provider's reason, as it names it (Anthropic: `messages_changed`, `system_changed`,
+   * `tools_changed`, `model_changed`, `previous_message_not_found`, `unavailable`).
+   */
+  reason: string;
+  /** The provider's estimate of the input tokens that would have been read from the cache. */
+  missedTokens?: number;
 }
 
 /** One completion answer. */
@@ -31,6 +51,8 @@ export interface LLMCompletion {
   usage: TokenUsage;
   model: string;
   finishReason?: string;
+  /** The provider's diagnosis of a prompt-cache miss, where it returns one. */
+  cacheMiss?: CacheMissReport;
 }
 
 /**

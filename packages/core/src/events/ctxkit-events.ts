@@ -1,5 +1,6 @@
 import type { RecallEmbeddingState } from '../recall/recall-embedding-state';
 import type { ChatMessage } from '../contracts/chat-message';
+import type { CacheMissReport } from '../contracts/llm-client';
 import type { InvalidatedThinking, PayloadStats, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
 import type { Pin } from '../contracts/pin';
 import type { ReductionEpoch } from '../contracts/reduction-epoch';
@@ -115,8 +116,11 @@ export interface CtxkitEventPayloads {
   'pin-removed': CtxkitEventBase & { pin: Pin };
   /** Plain-language advice for the user. */
   'user-advice': CtxkitEventBase & { message: string };
-  /** Provider usage observed by the kernel after a model call. */
-  'llm-usage': CtxkitEventBase & { usage: TokenUsage; model: string };
+  /**
+   * Provider usage observed by the kernel after a model call: cache reads and writes in `usage`,
+   * and the provider's diagnosis of a cache miss where it returned one.
+   */
+  'llm-usage': CtxkitEventBase & { usage: TokenUsage; model: string; cacheMiss?: CacheMissReport };
   /** Signed thinking blocks were left out of a request sent because their prefix changed (Anthropic's prefix binding). */
   'thinking-invalidated': CtxkitEventBase & { invalidated: InvalidatedThinking[] };
   /** Something went wrong in background work and was contained. */

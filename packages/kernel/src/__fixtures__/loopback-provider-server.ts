@@ -7,6 +7,8 @@ export interface ReceivedRequest {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: unknown;
+  /** The body as the bytes arrived, decoded as UTF-8. */
+  text: string;
 }
 
 /** How the server answers one request. */
@@ -63,7 +65,7 @@ export class LoopbackProviderServer {
         } catch {
           // keep the raw text
         }
-        const request: ReceivedRequest = { method: incoming.method ?? '', url: incoming.url ?? '', headers: incoming.headers, body };
+        const request: ReceivedRequest = { method: incoming.method ?? '', url: incoming.url ?? '', headers: incoming.headers, body, text };
         this.requests.push(request);
         const responder = this.script.length > 1 ? this.script.shift()! : this.script[0];
         if (!responder) {

@@ -184,5 +184,72 @@ describe('AnthropicClient', () => {
       await expect(client.complete({ messages })).rejects.toBeInstanceOf(ProviderPayloadError);
       expect(server.requests).toHaveLength(0);
     });
+
+    it('reads cache writes by time to live and sends one-hour breakpoints where asked', async () => {
+      const hourly = new AnthropicClient({ baseURL: server.url, apiKey: 'k', cacheTtl: '1h', env: {} });
+      // The usage of a Messages API answer as recorded: writes split by TTL under cache_creation.
+      const usage = { input_tokens: 12, output_tokens: 40, cache_read_input_tokens: 2048, cache_creation_input_tokens: 1500, cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 1200 }, service_tier: 'standard' };
+      server.answer(json(200, reply([{ type: 'text', text: 'ok' }], usage)));
+      const answer = await hourly.complete({ messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }] });
+      expect(answer.usage).toEqual({ input_tokens: 12, output_tokens: 40, cache_read_tokens: 2048, cache_creation_tokens: 1500, cache_creation_1h_tokens: 1200, total_tokens: 3600 });
+      expect(server.requests[0]!.body).toMatchObject({
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral', ttl: '1h' } }] }],
+      });
+    });
+
+    it('asks for cache diagnostics against the conversation\'s previous answer and reports the miss reason', async () => {
+      const diagnosed = new AnthropicClient({ baseURL: server.url, apiKey: 'k', cacheDiagnostics: true, env: {} });
+      server.answer(json(200, { ...reply([{ type: 'text', text: 'one' }]), id: 'msg_first', diagnostics: { cache_miss_reason: null } }));
+      const first = await diagnosed.complete({ messages: [{ role: 'user', content: 'Hi' }], cacheKey: 'support:s1' });
+      expect(first.cacheMiss).toBeUndefined();
+      server.answer(json(200, { ...reply([{ type: 'text', text: 'two' }]), id: 'msg_second', diagnostics: { cache_miss_reason: { type: 'system_changed', cache_missed_input_tokens: 4096 } } }));
+      const second = await diagnosed.complete({ messages: [{ role: 'system', content: 'Changed.' }, { role: 'user', content: 'Hi' }], cacheKey: 'support:s1' });
+      expect(second.cacheMiss).toEqual({ reason: 'system_changed', missedTokens: 4096 });
+      await diagnosed.complete({ messages: [{ role: 'user', content: 'Hi' }], cacheKey: 'support:s2' }).catch(() => undefined);
+      expect(server.requests.map((r) => (r.body as { diagnostics?: unknown }).diagnostics)).toEqual([{ previous_message_id: null }, { previous_message_id: 'msg_first' }, { previous_message_id: null }]);
+      // Without the option no diagnostics are asked for.
+      await client.complete({ messages: [{ role: 'user', content: 'Hi' }], cacheKey: 'support:s1' }).catch(() => undefined);
+      expect(server.requests.at(-1)!.body).not.toHaveProperty('diagnostics');
+    });
+
+    it('sends a helper request as the last turn\'s request continued: its bytes up to the end of the messages, then the instruction', async () => {
+      const tools = [{ type: 'function' as const, function: { name: 'get_reservation', description: 'Look up a booking', parameters: { type: 'object', properties: { id: { type: 'string' } } } } }];
+      const turn: ChatMessage[] = [
+        { role: 'system', content: 'You are a travel agent.' },
+        { role: 'user', content: 'Where is booking 8JX2?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_reservation', arguments: '{"id":"8JX2"}' } }] },
+        { role: 'tool', tool_call_id: 'toolu_1', content: '{"from":"SFO","to":"JFK"}' },
+      ];
+      server.answer(json(200, reply([{ type: 'text', text: 'SFO to JFK.' }])));
+      await client.complete({ messages: turn, tools, cacheKey: 'support:s1', maxOutputTokens: 1024 });
+      const instruction: ChatMessage = { role: 'user', content: 'Summarize the conversation so far inside <summary></summary> tags.' };
+      const standalone: ChatMessage[] = [{ role: 'system', content: 'You write summaries.' }, { role: 'user', content: 'Summarize: ...' }];
+      await client.complete({ messages: standalone, continuation: [instruction], cacheKey: 'support:s1', maxOutputTokens: 300, temperature: 0 });
+      await client.complete({ messages: standalone, continuation: [instruction], cacheKey: 'support:s1', maxOutputTokens: 300 });
+
+      const [sentTurn, helper, again] = server.requests;
+      const end = sentTurn!.text.indexOf('],"max_tokens":');
+      const prefix = sentTurn!.text.slice(0, end);
+      // The cut is exactly the end of the turn's messages, which come after its model, system prompt and tools.
+      expect(JSON.parse(`${prefix}]}`)).toEqual({ model: 'claude-haiku-4-5', system: (sentTurn!.body as { system: unknown }).system, tools: (sentTurn!.body as { tools: unknown }).tools, messages: (sentTurn!.body as { messages: unknown }).messages });
+      expect(helper!.text.startsWith(`${prefix},`)).toBe(true);
+      expect(helper!.body).toMatchObject({ max_tokens: 300, temperature: 0 });
+      expect((helper!.body as { messages: unknown[] }).messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: instruction.content }] });
+      // A helper request is not remembered as a turn: the next one continues the turn again.
+      expect(again!.text.startsWith(`${prefix},`)).toBe(true);
+    });
+
+    it('sends a helper request on its own when no turn went out under its key or it asks for another model', async () => {
+      const instruction: ChatMessage = { role: 'user', content: 'Summarize.' };
+      const standalone: ChatMessage[] = [{ role: 'system', content: 'You write summaries.' }, { role: 'user', content: 'Summarize: the user asked about 8JX2.' }];
+      server.answer(json(200, reply([{ type: 'text', text: 'ok' }])));
+      await client.complete({ messages: standalone, continuation: [instruction], cacheKey: 'support:none' });
+      await client.complete({ messages: [{ role: 'user', content: 'Hi' }], cacheKey: 'support:s1' });
+      await client.complete({ messages: standalone, continuation: [instruction], cacheKey: 'support:s1', model: 'claude-sonnet-4' });
+      for (const index of [0, 2]) {
+        expect(server.requests[index]!.body).toMatchObject({ system: [{ type: 'text', text: 'You write summaries.' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'Summarize: the user asked about 8JX2.' }] }] });
+      }
+    });
   });
 });

@@ -1,9 +1,10 @@
-import { LLMNotConfiguredError, LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, type CacheMissReport, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
+import type { CacheControlEphemeral, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
+import { LastTurnRequests, REMEMBERED_CONVERSATIONS } from './last-turn-requests';
 import type { RetryOptions } from './retry-options';
 import { SdkLLMClient } from './sdk-llm-client';
 
@@ -30,6 +31,20 @@ export interface AnthropicClientOptions {
    * @default true
    */
   promptCaching?: boolean;
+  /**
+   * The time to live of the cache breakpoints: `'5m'` (the API's default) or `'1h'`. One-hour
+   * entries cost more to write (2× the input price against 1.25×) and outlive a pause of the
+   * conversation.
+   * @default '5m'
+   */
+  cacheTtl?: '5m' | '1h';
+  /**
+   * Ask the API why a request read less from the prompt cache than the conversation's previous
+   * one (`diagnostics.previous_message_id`); the reason comes back as the completion's `cacheMiss`.
+   * Needs a request `cacheKey` (the agent loop sends one).
+   * @default false
+   */
+  cacheDiagnostics?: boolean;
   /** `max_tokens` when a request gives no `maxOutputTokens` (the API requires one). @default 4096 */
   defaultMaxOutputTokens?: number;
   /** @default '2023-06-01' */
@@ -70,6 +85,9 @@ function anthropicSdk(): typeof Anthropic {
 export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   private readonly sdk: Anthropic;
   private readonly sdkClass: typeof Anthropic;
+  private readonly lastTurns = new LastTurnRequests<AnthropicBody>();
+  /** The id of the answer to each conversation's last turn, for cache diagnostics. */
+  private readonly previousMessageIds = new Map<string, string>();
 
   constructor(options: AnthropicClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -93,35 +111,93 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   async complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
     validateForProvider('anthropic', request.messages);
     const model = request.model ?? this.defaultModel;
-    const conversation = toAnthropicMessages(request.messages);
-    // `temperature` is no longer in the SDK's request type; the Messages API version sent
-    // (`apiVersion`) still takes it, and the SDK sends the body as it is given.
-    const body: MessageCreateParamsNonStreaming & { temperature?: number } = {
-      model,
-      max_tokens: request.maxOutputTokens ?? this.options.defaultMaxOutputTokens ?? 4096,
-      // ctxkit's adapter writes the wire shape; its block types are looser than the SDK's (a
-      // thinking block's signature is optional in ctxkit, an image's media type any string).
-      messages: conversation.messages as MessageParam[],
-    };
-    const caching = this.options.promptCaching ?? true;
-    if (conversation.system !== undefined) body.system = caching ? cachedSystemBlocks(conversation.system, conversation.systemParts) : conversation.system;
-    if (caching) markCacheBreakpoint(body.messages);
-    if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools) as ToolUnion[];
+    const body = this.continuedBody(request, model) ?? this.turnBody(request, model);
+    // Output settings follow the messages, so that a helper request continuing this one starts with its bytes.
+    body.max_tokens = request.maxOutputTokens ?? this.options.defaultMaxOutputTokens ?? 4096;
     if (request.temperature !== undefined) body.temperature = request.temperature;
+    const conversation = request.cacheKey;
+    if (this.options.cacheDiagnostics === true && conversation !== undefined) body.diagnostics = { previous_message_id: this.previousMessageIds.get(conversation) ?? null };
+    this.lastTurns.record(request, body);
 
-    const { reply, details } = await this.send<{ content?: unknown; usage?: ProviderUsage; model?: unknown; stop_reason?: unknown; type?: unknown }>(request, model, {
+    const { reply, details } = await this.send<AnthropicReply>(request, model, {
       url: `${this.baseURL}/v1/messages`,
       errors: this.sdkClass,
       create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).messages.create(body, sendOptions),
     });
     if (reply.type === 'error') throw new LLMResponseError('the body is an error object', details);
     if (!Array.isArray(reply.content)) throw new LLMResponseError('the answer has no content array', details);
-    return assistantCompletion(
+    if (conversation !== undefined && request.continuation === undefined && typeof reply.id === 'string') this.rememberMessageId(conversation, reply.id);
+    const completion = assistantCompletion(
       { message: fromAnthropicContent(reply.content, this.name), usage: reply.usage, model: reply.model, finishReason: reply.stop_reason },
       model,
       details,
     );
+    const miss = cacheMissOf(reply.diagnostics);
+    if (miss) completion.cacheMiss = miss;
+    return completion;
   }
+
+  private rememberMessageId(conversation: string, id: string): void {
+    this.previousMessageIds.delete(conversation);
+    this.previousMessageIds.set(conversation, id);
+    if (this.previousMessageIds.size > REMEMBERED_CONVERSATIONS) this.previousMessageIds.delete(this.previousMessageIds.keys().next().value as string);
+  }
+
+  /** A request's own body: model, system prompt, tools, then messages, with the cache breakpoints. */
+  private turnBody(request: LLMCompletionRequest, model: string): AnthropicBody {
+    const conversation = toAnthropicMessages(request.messages);
+    const caching = this.options.promptCaching ?? true;
+    const breakpoint: CacheControlEphemeral = this.options.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+    // `max_tokens` is set by the caller after the messages.
+    const body = { model } as AnthropicBody;
+    if (conversation.system !== undefined) body.system = caching ? cachedSystemBlocks(conversation.system, conversation.systemParts, breakpoint) : conversation.system;
+    if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools) as ToolUnion[];
+    // ctxkit's adapter writes the wire shape; its block types are looser than the SDK's (a
+    // thinking block's signature is optional in ctxkit, an image's media type any string).
+    body.messages = conversation.messages as MessageParam[];
+    if (caching) markCacheBreakpoint(body.messages, breakpoint);
+    return body;
+  }
+
+  /**
+   * A helper request as the conversation's last turn continued: that body's model, system prompt,
+   * tools and message objects (their breakpoints kept: the cache is read up to the last turn's end),
+   * then the helper's messages. Undefined (the request goes out on its own) when no turn was sent
+   * under its key, it asks for another model, or its continuation carries a system message.
+   */
+  private continuedBody(request: LLMCompletionRequest, model: string): AnthropicBody | undefined {
+    const last = this.lastTurns.continued(request);
+    if (!last || last.model !== model || request.continuation!.some((message) => message.role === 'system')) return undefined;
+    validateForProvider('anthropic', request.continuation!);
+    const appended = toAnthropicMessages(request.continuation!).messages as MessageParam[];
+    const body = { model: last.model } as AnthropicBody;
+    if (last.system !== undefined) body.system = last.system;
+    if (last.tools !== undefined) body.tools = last.tools;
+    body.messages = [...last.messages, ...appended];
+    return body;
+  }
+}
+
+/** The request body this client sends. `temperature` is no longer in the SDK's request type; the Messages API version sent (`apiVersion`) still takes it. */
+type AnthropicBody = MessageCreateParamsNonStreaming & { temperature?: number };
+
+/** The answer's fields this client reads. */
+interface AnthropicReply {
+  id?: unknown;
+  content?: unknown;
+  usage?: ProviderUsage;
+  model?: unknown;
+  stop_reason?: unknown;
+  type?: unknown;
+  diagnostics?: { cache_miss_reason?: { type?: unknown; cache_missed_input_tokens?: unknown } | null } | null;
+}
+
+/** The provider's cache-miss diagnosis (`diagnostics.cache_miss_reason`), when it gave one. */
+function cacheMissOf(diagnostics: AnthropicReply['diagnostics']): CacheMissReport | undefined {
+  const reason = diagnostics?.cache_miss_reason;
+  if (!reason || typeof reason.type !== 'string') return undefined;
+  const missed = reason.cache_missed_input_tokens;
+  return { reason: reason.type, ...(typeof missed === 'number' && Number.isFinite(missed) ? { missedTokens: missed } : {}) };
 }
 
 /**
@@ -130,9 +206,9 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
  * the last: the prompt is found in the cache up to the first block that changed. With the breakpoint
  * on the newest message that is three of the four the API allows.
  */
-function cachedSystemBlocks(system: string, parts: ReadonlyArray<string>): TextBlockParam[] {
+function cachedSystemBlocks(system: string, parts: ReadonlyArray<string>, breakpoint: CacheControlEphemeral): TextBlockParam[] {
   const texts = parts.length > 0 ? parts : [system];
-  return texts.map((text, index) => (index === 0 || index === texts.length - 1 ? { type: 'text', text, cache_control: { type: 'ephemeral' } } : { type: 'text', text }));
+  return texts.map((text, index) => (index === 0 || index === texts.length - 1 ? { type: 'text', text, cache_control: breakpoint } : { type: 'text', text }));
 }
 
 /**
@@ -140,12 +216,12 @@ function cachedSystemBlocks(system: string, parts: ReadonlyArray<string>): TextB
  * are shared): the prompt up to there is cached, and the next request reads it. Thinking blocks
  * cannot carry one; a message that ends with one gets none.
  */
-function markCacheBreakpoint(messages: MessageParam[]): void {
+function markCacheBreakpoint(messages: MessageParam[], breakpoint: CacheControlEphemeral): void {
   const last = messages[messages.length - 1];
   if (!last || !Array.isArray(last.content) || last.content.length === 0) return;
   const blocks = last.content.slice();
   const final = blocks[blocks.length - 1]!;
   if (final.type === 'thinking' || final.type === 'redacted_thinking') return;
-  blocks[blocks.length - 1] = { ...final, cache_control: { type: 'ephemeral' } } as typeof final;
+  blocks[blocks.length - 1] = { ...final, cache_control: breakpoint } as typeof final;
   messages[messages.length - 1] = { ...last, content: blocks } as MessageParam;
 }

@@ -154,6 +154,49 @@ describe('OpenAICompatibleClient', () => {
       expect(server.requests.at(-1)!.body).toMatchObject({ prompt_cache_key: 'support-agent:conversation-42' });
     });
 
+    it('sends prompt_cache_options and prompt_cache_retention where configured, and nothing of them by default', async () => {
+      server.answer(json(200, chat({ content: 'Hi.' })));
+      await client.complete({ messages: ask });
+      expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_options');
+      expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_retention');
+      const configured = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'k', promptCacheOptions: { mode: 'implicit', ttl: '30m' }, promptCacheRetention: '24h', env: {} });
+      await configured.complete({ messages: ask });
+      expect(server.requests.at(-1)!.body).toMatchObject({ prompt_cache_options: { mode: 'implicit', ttl: '30m' }, prompt_cache_retention: '24h' });
+    });
+
+    it('reads cache reads and writes from a recorded usage: both are inside prompt_tokens', async () => {
+      // The usage of a chat completion as recorded from a model that reports cache writes.
+      const usage = { prompt_tokens: 5200, completion_tokens: 61, total_tokens: 5261, prompt_tokens_details: { cached_tokens: 4096, cache_write_tokens: 1000, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+      server.answer(json(200, chat({ content: 'Hi.' }, usage)));
+      const answer = await client.complete({ messages: ask });
+      expect(answer.usage).toEqual({ input_tokens: 104, cache_read_tokens: 4096, cache_creation_tokens: 1000, output_tokens: 61, total_tokens: 5261 });
+    });
+
+    it('sends a helper request as the last turn\'s request continued, under the same prompt_cache_key', async () => {
+      const keyed = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'k', model: 'gpt-5.6', sendPromptCacheKey: true, env: {} });
+      const tools = [{ type: 'function' as const, function: { name: 'get_reservation', parameters: { type: 'object', properties: { id: { type: 'string' } } } } }];
+      const turn: ChatMessage[] = [
+        { role: 'system', content: 'You are a travel agent.' },
+        { role: 'user', content: 'Where is booking 8JX2?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_reservation', arguments: '{"id":"8JX2"}' } }] },
+        { role: 'tool', tool_call_id: 'call_1', content: '{"from":"SFO","to":"JFK"}' },
+      ];
+      server.answer(json(200, chat({ content: 'SFO to JFK.' })));
+      await keyed.complete({ messages: turn, tools, cacheKey: 'support:s1', maxOutputTokens: 1024 });
+      const instruction: ChatMessage = { role: 'user', content: 'Extract the facts as JSON.' };
+      await keyed.complete({ messages: [{ role: 'user', content: 'Extract from: ...' }], continuation: [instruction], cacheKey: 'support:s1', maxOutputTokens: 200, responseFormat: 'json' });
+      await keyed.complete({ messages: [{ role: 'user', content: 'Extract from: ...' }], continuation: [instruction], cacheKey: 'support:other' });
+
+      const [sentTurn, helper, alone] = server.requests;
+      const end = sentTurn!.text.indexOf('],"max_tokens":');
+      const prefix = sentTurn!.text.slice(0, end);
+      expect(JSON.parse(`${prefix}]}`)).toEqual({ model: 'gpt-5.6', tools: (sentTurn!.body as { tools: unknown }).tools, messages: (sentTurn!.body as { messages: unknown }).messages });
+      expect(helper!.text.startsWith(`${prefix},`)).toBe(true);
+      expect(helper!.body).toMatchObject({ max_tokens: 200, response_format: { type: 'json_object' }, prompt_cache_key: 'support:s1' });
+      expect((helper!.body as { messages: unknown[] }).messages.at(-1)).toEqual(instruction);
+      expect((alone!.body as { messages: unknown[] }).messages).toEqual([{ role: 'user', content: 'Extract from: ...' }]);
+    });
+
     it('makes one attempt when retry.maxRetries is 0', async () => {
       const once = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', retry: { maxRetries: 0 }, env: {} });
       server.answer(json(503, { error: { message: 'overloaded' } }));

@@ -4,6 +4,7 @@ import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam
 import { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from '../providers/openai-chat-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
+import { LastTurnRequests } from './last-turn-requests';
 import { createOpenAISdkConnection } from './openai-sdk-connection';
 import type { RetryOptions } from './retry-options';
 import { SdkLLMClient } from './sdk-llm-client';
@@ -35,6 +36,14 @@ export interface OpenAICompatibleClientOptions {
    * @default true for api.openai.com, else false
    */
   sendPromptCacheKey?: boolean;
+  /**
+   * Sent as `prompt_cache_options` (`mode`: `'implicit'` or `'explicit'` breakpoints, `ttl`), which
+   * OpenAI reads on gpt-5.6 and later models. Not sent when absent: older models and other servers
+   * may refuse it.
+   */
+  promptCacheOptions?: { mode?: 'implicit' | 'explicit'; ttl?: '30m' };
+  /** Sent as `prompt_cache_retention` (`'in_memory'` or `'24h'`, the maximum retention). Not sent when absent. */
+  promptCacheRetention?: 'in_memory' | '24h';
   /** Extra headers (e.g. OpenRouter's `HTTP-Referer`). */
   headers?: Record<string, string>;
   /** Client name shown in reports. @default 'openai-compatible:<model>' */
@@ -62,6 +71,7 @@ export interface OpenAICompatibleClientOptions {
 export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientOptions> {
   private readonly sdk: OpenAI;
   private readonly sdkClass: typeof OpenAI;
+  private readonly lastTurns = new LastTurnRequests<ChatCompletionCreateParamsNonStreaming>();
 
   constructor(options: OpenAICompatibleClientOptions = {}) {
     const connection = createOpenAISdkConnection(options, 'OpenAICompatibleClient');
@@ -75,16 +85,15 @@ export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientO
   async complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
     validateForProvider('openai-chat', request.messages);
     const model = request.model ?? this.defaultModel;
-    const body: ChatCompletionCreateParamsNonStreaming = {
-      model,
-      // The canonical message shape is the chat-completions wire shape (see toOpenAIChatMessages).
-      messages: toOpenAIChatMessages(request.messages) as ChatCompletionMessageParam[],
-    };
-    if (request.tools && request.tools.length > 0) body.tools = toOpenAIChatTools(request.tools);
+    const body = this.continuedBody(request, model) ?? this.turnBody(request, model);
+    // Output and cache settings follow the messages, so that a helper request continuing this one starts with its bytes.
     if (request.maxOutputTokens !== undefined) body[this.maxTokensField()] = request.maxOutputTokens;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.responseFormat === 'json') body.response_format = { type: 'json_object' };
     if (request.cacheKey !== undefined && (this.options.sendPromptCacheKey ?? this.isOpenAI())) body.prompt_cache_key = request.cacheKey;
+    if (this.options.promptCacheOptions !== undefined) body.prompt_cache_options = { ...this.options.promptCacheOptions };
+    if (this.options.promptCacheRetention !== undefined) body.prompt_cache_retention = this.options.promptCacheRetention;
+    this.lastTurns.record(request, body);
 
     const { reply, details } = await this.send<{ choices?: unknown; usage?: ProviderUsage; model?: unknown }>(request, model, {
       url: `${this.baseURL}/chat/completions`,
@@ -101,6 +110,30 @@ export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientO
       model,
       details,
     );
+  }
+
+  /** A request's own body: model, tools, then messages. */
+  private turnBody(request: LLMCompletionRequest, model: string): ChatCompletionCreateParamsNonStreaming {
+    const body = { model } as ChatCompletionCreateParamsNonStreaming;
+    if (request.tools && request.tools.length > 0) body.tools = toOpenAIChatTools(request.tools);
+    // The canonical message shape is the chat-completions wire shape (see toOpenAIChatMessages).
+    body.messages = toOpenAIChatMessages(request.messages) as ChatCompletionMessageParam[];
+    return body;
+  }
+
+  /**
+   * A helper request as the conversation's last turn continued: that body's model, tools and
+   * message objects, then the helper's messages. Undefined (the request goes out on its own) when
+   * no turn was sent under its key or it asks for another model.
+   */
+  private continuedBody(request: LLMCompletionRequest, model: string): ChatCompletionCreateParamsNonStreaming | undefined {
+    const last = this.lastTurns.continued(request);
+    if (!last || last.model !== model) return undefined;
+    validateForProvider('openai-chat', request.continuation!);
+    const body = { model: last.model } as ChatCompletionCreateParamsNonStreaming;
+    if (last.tools !== undefined) body.tools = last.tools;
+    body.messages = [...last.messages, ...(toOpenAIChatMessages(request.continuation!) as ChatCompletionMessageParam[])];
+    return body;
   }
 
   private maxTokensField(): 'max_tokens' | 'max_completion_tokens' {

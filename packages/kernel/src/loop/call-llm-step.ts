@@ -1,4 +1,4 @@
-import { safeEmit, type CtxkitEventBus, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type LLMPayload } from '@ctxkit/core';
+import { conversationCacheKey, safeEmit, type CtxkitEventBus, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type LLMPayload } from '@ctxkit/core';
 import { frozenMessage } from './frozen-message';
 import { eventBase, type RunState } from './run-state';
 
@@ -24,7 +24,7 @@ export function outputTokensFor(payload: LLMPayload, settings: CallSettings): nu
  * Step 2: sends the payload (messages and tools, exactly as composed) to the model with the agent's
  * model and the answer's token limit ({@link outputTokensFor}), appends a frozen copy of the answer
  * to the history, records the usage (and teaches the token-count calibration the provider's count
- * of the payload) and emits `llm-usage`. With a thinking binding (Anthropic), the request is recorded
+ * of the payload) and emits `llm-usage` (with the provider's cache-miss diagnosis when it gave one). With a thinking binding (Anthropic), the request is recorded
  * as the session's last one before it is sent (and the answer's thinking bound to it), and
  * `thinking-invalidated` is emitted when the payload left signed thinking blocks out.
  * @throws the client's typed errors (`LLMRequestError`, `LLMTimeoutError`, `LLMResponseError`)
@@ -36,7 +36,7 @@ export async function callLlmStep(
   payload: LLMPayload,
   settings: CallSettings,
 ): Promise<LLMCompletion> {
-  const request: LLMCompletionRequest = { messages: payload.messages, tools: payload.tools.length > 0 ? payload.tools : null, cacheKey: `${state.agentId}:${state.sessionId}` };
+  const request: LLMCompletionRequest = { messages: payload.messages, tools: payload.tools.length > 0 ? payload.tools : null, cacheKey: conversationCacheKey(state.agentId, state.sessionId) };
   if (settings.model !== undefined) request.model = settings.model;
   const maxOutputTokens = outputTokensFor(payload, settings);
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
@@ -58,6 +58,6 @@ export async function callLlmStep(
     if (report) state.budget.tokenCalibration.push(report);
   }
   state.history.push(frozenMessage(completion.message));
-  safeEmit(events, 'llm-usage', { ...eventBase(state), usage: completion.usage, model: completion.model });
+  safeEmit(events, 'llm-usage', { ...eventBase(state), usage: completion.usage, model: completion.model, ...(completion.cacheMiss ? { cacheMiss: completion.cacheMiss } : {}) });
   return completion;
 }

@@ -1,0 +1,71 @@
+import 'reflect-metadata';
+import * as path from 'node:path';
+import { conversationCacheKey, createContextRuntime, type ContextRuntime } from '@ctxkit/core';
+import { json, LoopbackProviderServer } from './__fixtures__/loopback-provider-server';
+import { createAgent } from './create-agent';
+import { AnthropicClient } from './llm/anthropic-client';
+
+const pluginsDir = path.join(__dirname, '..', '..', '..', 'plugins');
+
+/** A Messages API answer as recorded, with cache writes split by time to live and a cache diagnosis. */
+const answer = (id: string, text: string, missReason: unknown) => ({
+  id,
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-haiku-4-5-20251001',
+  content: [{ type: 'text', text }],
+  stop_reason: 'end_turn',
+  usage: { input_tokens: 20, output_tokens: 8, cache_read_input_tokens: 1800, cache_creation_input_tokens: 600, cache_creation: { ephemeral_5m_input_tokens: 200, ephemeral_1h_input_tokens: 400 } },
+  diagnostics: { cache_miss_reason: missReason },
+});
+
+describe('the agent and the provider prompt cache', () => {
+  let runtime: ContextRuntime;
+  let server: LoopbackProviderServer;
+
+  beforeEach(async () => {
+    runtime = await createContextRuntime({ pluginDirs: [path.join(pluginsDir, 'sliding-window')], discoverInstalled: false });
+    server = await LoopbackProviderServer.start();
+  });
+  afterEach(async () => server.close());
+
+  it('records cache reads, writes by time to live and the miss reason of each call, in the llm-usage event and the run usage', async () => {
+    const handle = await runtime.loadAgent({ id: 'support', model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 8192 } } });
+    const llm = new AnthropicClient({ baseURL: server.url, apiKey: 'k', cacheDiagnostics: true, env: {} });
+    const agent = createAgent(handle, { llm, systemPrompt: 'You are a travel agent.' });
+    const usages: unknown[] = [];
+    handle.events.on('llm-usage', (event) => usages.push(event));
+    server.answer(json(200, answer('msg_1', 'Hello.', null)));
+    await agent.run('Hi');
+    server.answer(json(200, answer('msg_2', 'Booked.', { type: 'messages_changed', cache_missed_input_tokens: 1500 })));
+    const second = await agent.run([...agent.history(), { role: 'user', content: 'Book it.' }]);
+
+    expect(usages).toHaveLength(2);
+    expect(usages[0]).not.toHaveProperty('cacheMiss');
+    expect(usages[1]).toMatchObject({ agentId: 'support', usage: { cache_read_tokens: 1800, cache_creation_tokens: 600, cache_creation_1h_tokens: 400 }, cacheMiss: { reason: 'messages_changed', missedTokens: 1500 } });
+    expect(second.usage).toMatchObject({ cache_read_tokens: 1800, cache_creation_tokens: 600, cache_creation_1h_tokens: 400 });
+    // The second turn asked for the diagnosis against the first turn's answer.
+    expect(server.requests[1]!.body).toMatchObject({ diagnostics: { previous_message_id: 'msg_1' } });
+  });
+
+  it('sends a helper request through the agent\'s client as the last turn\'s request continued', async () => {
+    const handle = await runtime.loadAgent({ id: 'support', model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 8192 } } });
+    const llm = new AnthropicClient({ baseURL: server.url, apiKey: 'k', env: {} });
+    const agent = createAgent(handle, { llm, systemPrompt: 'You are a travel agent.' });
+    server.answer(json(200, answer('msg_1', 'Hello.', null)));
+    await agent.run('Where is booking 8JX2?');
+    // What a strategy does with `context.llm`: its own complete request, and the instruction to continue the turn with.
+    await handle.llm!.complete({
+      model: 'claude-haiku-4-5',
+      messages: [{ role: 'system', content: 'You write summaries.' }, { role: 'user', content: 'Summarize: the user asked about 8JX2.' }],
+      continuation: [{ role: 'user', content: 'Summarize the conversation so far inside <summary></summary> tags.' }],
+      cacheKey: conversationCacheKey(handle.id, 'default'),
+      maxOutputTokens: 256,
+    });
+
+    const [turn, helper] = server.requests;
+    const prefix = turn!.text.slice(0, turn!.text.indexOf('],"max_tokens":'));
+    expect(JSON.parse(`${prefix}]}`)).toMatchObject({ model: 'claude-haiku-4-5', system: [{ type: 'text', text: 'You are a travel agent.' }] });
+    expect(helper!.text.startsWith(`${prefix},`)).toBe(true);
+  });
+});
