@@ -56,6 +56,26 @@ describe('llmClientFromLanguageModel', () => {
       expect(call!.abortSignal).toBeDefined();
     });
 
+    it("reads an Anthropic answer's one-hour cache writes from the raw usage and its cache-miss diagnosis from the response body", async () => {
+      // What an Anthropic provider package hands back: the standard usage with the provider's own under raw, and the answer's body.
+      const raw = { input_tokens: 12, output_tokens: 40, cache_read_input_tokens: 2048, cache_creation_input_tokens: 1500, cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 1200 } };
+      const body = { id: 'msg_2', type: 'message', usage: raw, diagnostics: { cache_miss_reason: { type: 'system_changed', cache_missed_input_tokens: 2048 } } };
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => ({
+          ...generated({ text: 'Summary.' }),
+          usage: { inputTokens: { total: 3560, noCache: 12, cacheRead: 2048, cacheWrite: 1500 }, outputTokens: { total: 40, text: 40, reasoning: 0 }, raw },
+          response: { body },
+        }),
+      });
+      const answer = await llmClientFromLanguageModel(model).complete({ messages: ask });
+      expect(answer.usage).toEqual({ input_tokens: 12, cache_read_tokens: 2048, cache_creation_tokens: 1500, cache_creation_1h_tokens: 1200, output_tokens: 40, total_tokens: 3600 });
+      expect(answer.cacheMiss).toEqual({ reason: 'system_changed', missedTokens: 2048 });
+      // An OpenAI answer (no split, no diagnosis) reports neither.
+      const plain = await llmClientFromLanguageModel(answering('ok')).complete({ messages: ask });
+      expect(plain.usage).not.toHaveProperty('cache_creation_1h_tokens');
+      expect(plain).not.toHaveProperty('cacheMiss');
+    });
+
     it('sends the prompt generateText would send for the same messages', async () => {
       const direct = answering('ok');
       const viaGenerateText = answering('ok');

@@ -1,11 +1,14 @@
 import {
   createTokenUsage,
   LLMResponseError,
+  toCacheMissReport,
+  toTokenUsage,
   type AssistantMessage,
   type ILLMClient,
   type LLMCompletion,
   type LLMCompletionRequest,
   type LLMErrorDetails,
+  type ProviderUsage,
   type ReasoningItem,
   type ToolCall,
   type TokenUsage,
@@ -102,13 +105,17 @@ class LanguageModelLLMClient extends DeadlineBoundLLMClient {
     if (text.trim() === '' && !(message.tool_calls && message.tool_calls.length > 0)) {
       throw new LLMResponseError('the answer is empty (no text and no tool calls)', { ...details, finishReason: result.finishReason.unified });
     }
-    return {
+    const completion: LLMCompletion = {
       message,
       text,
       usage: tokenUsageOf(result.usage),
       model: result.response?.modelId ?? this.defaultModel,
       finishReason: result.finishReason.unified,
     };
+    // The provider's own answer, where its package passes it on: a cache-miss diagnosis.
+    const cacheMiss = toCacheMissReport(result.response?.body);
+    if (cacheMiss) completion.cacheMiss = cacheMiss;
+    return completion;
   }
 }
 
@@ -131,13 +138,19 @@ function assistantMessageOf(content: LanguageModelGenerateResult['content']): As
   return message;
 }
 
-/** AI SDK usage as ctxkit's: uncached input, cache reads and writes apart, output. */
+/**
+ * AI SDK usage as ctxkit's: uncached input, cache reads and writes apart, output; the one-hour part
+ * of the writes from the provider's raw usage (`usage.raw`, Anthropic's `cache_creation`) when it
+ * has one.
+ */
 function tokenUsageOf(usage: LanguageModelGenerateResult['usage']): TokenUsage {
   const { total, noCache, cacheRead, cacheWrite } = usage.inputTokens;
+  const oneHour = usage.raw === undefined ? undefined : toTokenUsage(usage.raw as ProviderUsage).cache_creation_1h_tokens;
   return createTokenUsage({
     input_tokens: noCache ?? Math.max(0, (total ?? 0) - (cacheRead ?? 0) - (cacheWrite ?? 0)),
     cache_read_tokens: cacheRead ?? 0,
     cache_creation_tokens: cacheWrite ?? 0,
     output_tokens: usage.outputTokens.total ?? 0,
+    ...(oneHour !== undefined ? { cache_creation_1h_tokens: oneHour } : {}),
   });
 }

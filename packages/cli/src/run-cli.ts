@@ -149,6 +149,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--allow-rejections', 'exit 0 even when a strategy rejected calls (they are still reported)')
     .option('--prices <file.json>', 'input prices per provider model for the cost estimate (default: the bundled table)', existingFile)
     .option('--price <provider:model>', 'the price table entry to estimate input cost with (default: the table\'s default, openai:gpt-4o)')
+    .addOption(new Option('--cache-ttl <ttl>', 'the time to live of the cache writes priced: Anthropic writes 5-minute entries at 1.25x input, 1-hour ones at 2x').choices(['5m', '1h']).default('5m'))
     .option('--pin-first-user', "pin each conversation's first user message and report the calls whose payload kept it")
     .option('--config <id=json>', "config keys for one strategy over the lab's, as <plugin id>=<JSON object> (repeatable)", collectConfig)
     .option('--wide', 'every column in the terminal table (about 300 columns wide; by default it fits 100)')

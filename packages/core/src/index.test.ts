@@ -82,6 +82,7 @@ describe('@ctxkit/core exports', () => {
     'openAgent',
     'providerCacheTtlMs',
     'safeEmit',
+    'toCacheMissReport',
     'toTokenUsage',
     'trimMessages',
     'truncatesToolOutputs',

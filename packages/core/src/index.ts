@@ -51,6 +51,7 @@ export type { EpochKind, PreviewItem, ReductionEpoch, ReductionPreview, UndoResu
 export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle, truncatesToolOutputs } from './contracts/context-manager';
 export type { CacheMissReport, LLMCompletion, LLMCompletionRequest } from './contracts/llm-client';
 export { conversationCacheKey } from './model-calls/conversation-cache-key';
+export { toCacheMissReport } from './model-calls/provider-cache-miss';
 export type {
   BlobRange,
   StoreKey,

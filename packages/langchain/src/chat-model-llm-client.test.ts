@@ -36,6 +36,26 @@ class FailingChatModel extends FakeListChatModel {
 
 describe('llmClientFromChatModel', () => {
   describe('#complete', () => {
+    it("reads an Anthropic answer's one-hour cache writes and cache-miss diagnosis from the response metadata", async () => {
+      // What ChatAnthropic hands back: LangChain's usage, and the Messages API answer's fields in response_metadata.
+      const model = new ScriptedChatModel(
+        new AIMessage({
+          content: 'Summary.',
+          usage_metadata: { input_tokens: 3560, output_tokens: 40, total_tokens: 3600, input_token_details: { cache_read: 2048, cache_creation: 1500 } },
+          response_metadata: {
+            id: 'msg_2',
+            model: 'claude-haiku-4-5-20251001',
+            stop_reason: 'end_turn',
+            usage: { input_tokens: 12, output_tokens: 40, cache_read_input_tokens: 2048, cache_creation_input_tokens: 1500, cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 1200 } },
+            diagnostics: { cache_miss_reason: { type: 'messages_changed', cache_missed_input_tokens: 1500 } },
+          },
+        }),
+      );
+      const answer = await llmClientFromChatModel(model).complete({ messages: ask });
+      expect(answer.usage).toEqual({ input_tokens: 12, cache_read_tokens: 2048, cache_creation_tokens: 1500, cache_creation_1h_tokens: 1200, output_tokens: 40, total_tokens: 3600 });
+      expect(answer.cacheMiss).toEqual({ reason: 'messages_changed', missedTokens: 1500 });
+    });
+
     it('invokes the model with the converted messages and maps text, usage, model and finish reason', async () => {
       const model = new ScriptedChatModel(
         new AIMessage({

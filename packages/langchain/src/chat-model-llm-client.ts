@@ -2,10 +2,13 @@ import {
   createTokenUsage,
   LLMRequestError,
   LLMResponseError,
+  toCacheMissReport,
+  toTokenUsage,
   type AssistantMessage,
   type ILLMClient,
   type LLMCompletion,
   type LLMCompletionRequest,
+  type ProviderUsage,
   type TokenUsage,
 } from '@ctxkit/core';
 import { DeadlineBoundLLMClient } from '@ctxkit/core/strategy-kit';
@@ -92,24 +95,34 @@ class ChatModelLLMClient extends DeadlineBoundLLMClient {
     const completion: LLMCompletion = {
       message,
       text,
-      usage: tokenUsageOf((answer as AIMessage).usage_metadata),
+      usage: tokenUsageOf((answer as AIMessage).usage_metadata, metadata),
       model: [metadata?.model_name, metadata?.model].find((value): value is string => typeof value === 'string') ?? this.defaultModel,
     };
     const finishReason = [metadata?.finish_reason, metadata?.stop_reason].find((value): value is string => typeof value === 'string');
     if (finishReason !== undefined) completion.finishReason = finishReason;
+    // The provider's own answer fields, where the integration passes them on: a cache-miss diagnosis.
+    const cacheMiss = toCacheMissReport(metadata);
+    if (cacheMiss) completion.cacheMiss = cacheMiss;
     return completion;
   }
 }
 
-/** LangChain usage as ctxkit's: LangChain's `input_tokens` include cache reads and writes, which go apart. */
-function tokenUsageOf(usage: UsageMetadata | undefined): TokenUsage {
+/**
+ * LangChain usage as ctxkit's: LangChain's `input_tokens` include cache reads and writes, which go
+ * apart; the one-hour part of the writes from the provider's raw usage in `response_metadata.usage`
+ * (Anthropic's `cache_creation`) when the integration passes it on.
+ */
+function tokenUsageOf(usage: UsageMetadata | undefined, metadata: Record<string, unknown> | undefined): TokenUsage {
   if (!usage) return createTokenUsage({});
   const cacheRead = usage.input_token_details?.cache_read ?? 0;
   const cacheWrite = usage.input_token_details?.cache_creation ?? 0;
+  const raw = metadata?.usage;
+  const oneHour = typeof raw === 'object' && raw !== null ? toTokenUsage(raw as ProviderUsage).cache_creation_1h_tokens : undefined;
   return createTokenUsage({
     input_tokens: Math.max(0, usage.input_tokens - cacheRead - cacheWrite),
     cache_read_tokens: cacheRead,
     cache_creation_tokens: cacheWrite,
     output_tokens: usage.output_tokens,
+    ...(oneHour !== undefined ? { cache_creation_1h_tokens: oneHour } : {}),
   });
 }

@@ -46,6 +46,23 @@ describe('compareCommand', () => {
     await expect(runComparison(json({ cutBackRatio: 2 }), capture())).rejects.toMatchObject({ code: 'CTXKIT_CONFIG_INVALID' });
   });
 
+  it('prices one-hour cache writes at their own price and reports the hit ratio over all calls', async () => {
+    const tau = { ...options, transcript: [bundledTranscripts()[0]!], limit: 2, window: 4000, price: 'anthropic:claude-sonnet-4' };
+    const [fiveMinutes] = (await runComparison(tau, capture())).summaries;
+    const [oneHour] = (await runComparison({ ...tau, cacheTtl: '1h' }, capture())).summaries;
+    const cost5m = fiveMinutes!.inputCostPerConversation!;
+    const cost1h = oneHour!.inputCostPerConversation!;
+    expect([cost5m.cacheTtl, cost1h.cacheTtl]).toEqual(['5m', '1h']);
+    // The same tokens: only the written ones cost more, 6 against 3.75 per million.
+    expect(cost1h.withoutCache).toBeCloseTo(cost5m.withoutCache);
+    const hits = fiveMinutes!.cacheHitRatio!;
+    expect(hits).toBeGreaterThan(0);
+    expect(hits).toBeLessThan(fiveMinutes!.repeatedPrefixShareAllCalls!);
+    const inputTokens = (cost5m.withoutCache * 1e6) / 3;
+    expect(cost5m.withCache).toBeCloseTo((inputTokens * (hits * 0.3 + (1 - hits) * 3.75)) / 1e6, 6);
+    expect(cost1h.withCache).toBeCloseTo((inputTokens * (hits * 0.3 + (1 - hits) * 6)) / 1e6, 6);
+  });
+
   it('compares the standard strategies and leaves the example plugins out unless they are named', async () => {
     const short = { transcript: [transcript], llm: 'offline' as const, progress: false, window: 4096, limit: 1 };
     const output = capture();

@@ -8,7 +8,7 @@ import { bundledTranscripts } from '../lab/bundled-transcripts';
 import type { CallObservation } from '../lab/call-observation';
 import { datasetFamily, datasetName } from '../lab/dataset-family';
 import { isExamplePlugin } from '../lab/example-plugin';
-import { priceOf, readPriceTable } from '../lab/input-price';
+import { priceOf, readPriceTable, type CacheTtl } from '../lab/input-price';
 import { labConfig, presetWindow, type LabPlugin } from '../lab/lab-config';
 import type { MessageShape } from '../lab/message-shape';
 import { printSkipped } from '../lab/print-skipped';
@@ -43,6 +43,8 @@ export interface CompareOptions {
   prices?: string;
   /** The `provider:model` entry of the price table to estimate input cost with. @default the table's `default` */
   price?: string;
+  /** The time to live of the cache writes priced (Anthropic's one-hour writes cost more). @default '5m' */
+  cacheTtl?: CacheTtl;
   /** Pin each conversation's first user message and report the calls whose payload kept it. @default false */
   pinFirstUser?: boolean;
   /** Config keys per plugin id, over the lab's config for it (`--config <id>=<json>`). */
@@ -66,7 +68,7 @@ export interface ComparisonResult {
 export async function runComparison(options: CompareOptions, output: CliOutput): Promise<ComparisonResult> {
   const files = options.transcript?.length ? options.transcript : bundledTranscripts();
   const prices = readPriceTable(options.prices);
-  const price = { key: options.price ?? prices.default, price: priceOf(prices, options.price) };
+  const price = { key: options.price ?? prices.default, price: priceOf(prices, options.price), cacheTtl: options.cacheTtl ?? '5m' };
   const lab = resolveLabLLM(options.llm ?? 'auto');
   const runtime = await createContextRuntime({ pluginDirs: options.pluginDir, llm: lab.llm });
   const counter = createTokenCounter({ model: 'gpt-4o' });

@@ -9,8 +9,23 @@ export interface InputPrice {
   input: number;
   /** A prompt-cache hit (OpenAI cached input, Anthropic cache read). */
   cachedInput: number;
-  /** Writing the cache (Anthropic charges it for the uncached part of a cached request). @default input */
+  /**
+   * Writing the cache with its default time to live (Anthropic's five minutes: 1.25× the input
+   * price), charged for the uncached part of a cached request. OpenAI charges no more than input.
+   * @default input
+   */
   cacheWrite?: number;
+  /** Writing the cache with a one-hour time to live (Anthropic: 2× the input price). @default cacheWrite */
+  cacheWrite1h?: number;
+}
+
+/** The time to live of the cache entries a request writes: Anthropic's five minutes (its default) or one hour. */
+export type CacheTtl = '5m' | '1h';
+
+/** The cache-write price of `price` for entries of `ttl`. */
+export function cacheWritePrice(price: InputPrice, ttl: CacheTtl = '5m'): number {
+  const fiveMinutes = price.cacheWrite ?? price.input;
+  return ttl === '1h' ? (price.cacheWrite1h ?? fiveMinutes) : fiveMinutes;
 }
 
 /** A price table: `provider:model` to its prices, and the one the lab uses by default. */
@@ -32,8 +47,9 @@ export function readPriceTable(file = path.join(PRESETS_DIR, 'provider-prices.js
     throw priceError(file, 'it needs "default" (a key of "prices") and "prices" ({ "provider:model": { "input": n, "cachedInput": n } })');
   }
   for (const [key, price] of Object.entries(table.prices)) {
-    const valid = typeof price?.input === 'number' && price.input >= 0 && typeof price.cachedInput === 'number' && price.cachedInput >= 0 && (price.cacheWrite === undefined || (typeof price.cacheWrite === 'number' && price.cacheWrite >= 0));
-    if (!valid) throw priceError(file, `"${key}" needs non-negative numbers "input" and "cachedInput" (and optionally "cacheWrite")`);
+    const optional = (value: unknown) => value === undefined || (typeof value === 'number' && value >= 0);
+    const valid = typeof price?.input === 'number' && price.input >= 0 && typeof price.cachedInput === 'number' && price.cachedInput >= 0 && optional(price.cacheWrite) && optional(price.cacheWrite1h);
+    if (!valid) throw priceError(file, `"${key}" needs non-negative numbers "input" and "cachedInput" (and optionally "cacheWrite", "cacheWrite1h")`);
   }
   if (!(table.default in table.prices)) throw priceError(file, `"default" is "${table.default}", which is not a key of "prices"`);
   return table as PriceTable;
@@ -54,11 +70,15 @@ export function priceOf(table: PriceTable, key = table.default): InputPrice {
   return price;
 }
 
-/** Input cost in USD of one payload: its repeated prefix at the cache price, the rest at the input (or cache-write) price. */
-export function payloadInputCost(price: InputPrice, sentTokens: number, repeatedTokens: number, withCache: boolean): number {
+/**
+ * Input cost in USD of one payload: without a cache every token at the input price; with one, its
+ * repeated prefix read from the cache at the cache price and the rest written to it at the write
+ * price of `ttl` (the input price where the provider charges no more for writing).
+ */
+export function payloadInputCost(price: InputPrice, sentTokens: number, repeatedTokens: number, withCache: boolean, ttl: CacheTtl = '5m'): number {
   if (!withCache) return (sentTokens * price.input) / 1e6;
   const cached = Math.min(repeatedTokens, sentTokens);
-  return (cached * price.cachedInput + (sentTokens - cached) * (price.cacheWrite ?? price.input)) / 1e6;
+  return (cached * price.cachedInput + (sentTokens - cached) * cacheWritePrice(price, ttl)) / 1e6;
 }
 
 function priceError(file: string, problem: string): CtxkitError {

@@ -1,6 +1,6 @@
 import type { EpochKind, ReductionEpoch } from '@ctxkit/core';
 import type { CallObservation } from './call-observation';
-import { payloadInputCost, type InputPrice } from './input-price';
+import { payloadInputCost, type CacheTtl, type InputPrice } from './input-price';
 import { mean, percentile } from './percentile';
 
 /** Why a strategy rejected calls: one error code, the first line of its first message, and how many calls. */
@@ -51,8 +51,17 @@ export interface StrategySummary {
   repeatedPrefixShare: number | null;
   /** The same share over every call after the first of each conversation. */
   repeatedPrefixShareAllCalls: number | null;
-  /** Estimated input cost per conversation in USD, with the price table entry it used. */
-  inputCostPerConversation?: { price: string; withoutCache: number; withCache: number };
+  /**
+   * Share of all input tokens, over every call (each conversation's first included), that a
+   * prompt cache serves: the repeated prefixes over the tokens sent. What the bill's cache reads
+   * are of its input; null when nothing was sent.
+   */
+  cacheHitRatio: number | null;
+  /**
+   * Estimated input cost per conversation in USD, with the price table entry it used and the time
+   * to live of the cache writes it priced.
+   */
+  inputCostPerConversation?: { price: string; withoutCache: number; withCache: number; cacheTtl: CacheTtl };
   /**
    * What a user controls over what survives, as seen in the replay: undoable epochs recorded (by kind)
    * and the receipts of accepted summaries (each fold once).
@@ -82,9 +91,10 @@ export function summarizeObservations(
   window: number,
   conversations: number,
   observations: readonly CallObservation[],
-  price?: { key: string; price: InputPrice },
+  price?: { key: string; price: InputPrice; cacheTtl?: CacheTtl },
   epochs: readonly ReductionEpoch[] = [],
 ): StrategySummary {
+  const ttl = price?.cacheTtl ?? '5m';
   const sent = observations.filter((o) => !o.error);
   const sentTokens = sent.map((o) => o.sentTokens);
   const everything = observations.map((o) => o.everythingTokens);
@@ -119,13 +129,15 @@ export function summarizeObservations(
     msPerCall: { mean: mean(sent.map((o) => o.milliseconds)), p95: percentile(sent.map((o) => o.milliseconds), 95) },
     repeatedPrefixShare: repeatedShare(sent.filter((o) => !o.fitsWhole && o.call > 0)),
     repeatedPrefixShareAllCalls: repeatedShare(sent.filter((o) => o.call > 0)),
+    cacheHitRatio: repeatedShare(sent),
     ...(price === undefined || conversations === 0
       ? {}
       : {
           inputCostPerConversation: {
             price: price.key,
             withoutCache: sent.reduce((total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, false), 0) / conversations,
-            withCache: sent.reduce((total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, true), 0) / conversations,
+            withCache: sent.reduce((total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, true, ttl), 0) / conversations,
+            cacheTtl: ttl,
           },
         }),
     control: controlSummary(sent, epochs),

@@ -51,19 +51,24 @@ describe('renderHtmlReport', () => {
     expect(html).toContain('<canvas id="tokens-0-0"');
     expect(html).not.toContain('<canvas id="tokens-0-1"');
     expect(html).toMatch(/<div class="table-scroll"[^>]*><table>/);
-    expect(html).toMatch(/<td>std-sliding-window-strategy<\/td><td>50.0% of 6<\/td><td>n\/a<\/td><td>1,433<\/td>/);
+    expect(html).toMatch(/<td>std-sliding-window-strategy<\/td><td>50.0% of 6<\/td><td>0.0%<\/td><td>n\/a<\/td><td>1,433<\/td>/);
   });
 
-  it('shows the cached prefix share and the input cost per conversation with and without cache hits', () => {
+  it('shows the cache hits over all calls, the cached prefix share and the input cost per conversation with and without cache hits', () => {
     const repeated = (call: number, sentTokens: number, repeatedPrefixTokens: number) => ({ ...observation(call, sentTokens), repeatedPrefixTokens, fitsWhole: false });
     const priced = summarizeObservations('std-sliding-window-strategy', 'std-sliding-window-strategy', 'tau-bench-airline', 4096, 1, [repeated(0, 1_000_000, 0), repeated(1, 1_000_000, 800_000)], {
       key: 'anthropic:claude-sonnet-4',
       price: { input: 3, cachedInput: 0.3, cacheWrite: 3.75 },
     });
     expect(priced.repeatedPrefixShare).toBeCloseTo(0.8);
-    expect(priced.inputCostPerConversation).toEqual({ price: 'anthropic:claude-sonnet-4', withoutCache: 6, withCache: expect.closeTo(3.75 + 0.8 * 0.3 + 0.2 * 3.75) });
+    // Over all calls the first one, which reads nothing, counts too: 800,000 of 2,000,000 tokens.
+    expect(priced.cacheHitRatio).toBeCloseTo(0.4);
+    expect(priced.inputCostPerConversation).toEqual({ price: 'anthropic:claude-sonnet-4', withoutCache: 6, withCache: expect.closeTo(3.75 + 0.8 * 0.3 + 0.2 * 3.75), cacheTtl: '5m' });
     const page = renderHtmlReport([priced], context);
     expect(page).toContain('<td>80.0%</td>');
+    expect(page).toMatch(/<td>std-sliding-window-strategy<\/td><td>50.0% of 4<\/td><td>40.0%<\/td><td>\$4.74/);
+    expect(renderComparisonTable([priced])).toMatch(/│ 50\.0% +│ 40\.0% +│ \$4\.74/);
+    expect(renderComparisonTable([priced], { wide: true })).toMatch(/│ 50\.0% +│ 40\.0% +│ 80\.0% +│ \$4\.74/);
     expect(page).toContain('$4.74 · $6.00 <small>(anthropic:claude-sonnet-4)</small>');
     expect(renderComparisonTable([priced], { wide: true })).toContain('$4.74 · $6.00');
     expect(renderComparisonTable([priced])).toContain('$4.74');
@@ -149,12 +154,12 @@ describe('the chart of facts kept against input cost', () => {
     datasets: Array<{ dataset: string; factsCost: Array<{ label: string; cost: number; factsKept: number }> }>;
   };
 
-  /** The report's table of one transcript, as label → [fact retention cell, cost cell]. */
+  /** The report's table of one transcript, as label → [fact retention cell, cost cell] (the cache hits between them). */
   function tableOf(dataset: string): Map<string, { facts: string; cost: string }> {
     const section = page.slice(page.indexOf(`<h2>${dataset}</h2>`));
     const table = section.slice(section.indexOf('<tbody>'), section.indexOf('</tbody>'));
     const cells = [...table.matchAll(/<tr>(.*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => cell[1]!));
-    return new Map(cells.map((row) => [row[0]!.replace(/&quot;/g, '"'), { facts: row[1]!, cost: row[2]! }]));
+    return new Map(cells.map((row) => [row[0]!.replace(/&quot;/g, '"'), { facts: row[1]!, cost: row[3]! }]));
   }
 
   it('has one point per strategy and configuration of each transcript, at the facts kept and the cost its table row shows', () => {

@@ -232,12 +232,13 @@ const sentCalls = (row: StrategySummary) => row.calls - row.rejectedCalls;
 const COLUMNS: readonly ReportColumn[] = [
   { head: 'strategy', cell: (row) => td(escapeHtml(row.label)) },
   { head: 'fact retention', cell: (row) => td(row.factRetention === null ? 'n/a' : `${formatShare(row.factRetention)} of ${formatNumber(row.factChecks)}`) },
+  { head: 'cache hits (all calls)', cell: (row) => td(formatShare(row.cacheHitRatio)) },
   {
     head: 'input cost per conversation (with cache hits · without)',
     cell: (row) =>
       td(
         row.inputCostPerConversation
-          ? `${formatDollars(row.inputCostPerConversation.withCache)} · ${formatDollars(row.inputCostPerConversation.withoutCache)} <small>(${escapeHtml(row.inputCostPerConversation.price)})</small>`
+          ? `${formatDollars(row.inputCostPerConversation.withCache)} · ${formatDollars(row.inputCostPerConversation.withoutCache)} <small>(${escapeHtml(row.inputCostPerConversation.price)}${row.inputCostPerConversation.cacheTtl === '1h' ? ', 1-hour cache writes' : ''})</small>`
           : 'n/a',
       ),
   },

@@ -1,4 +1,4 @@
-import { LLMNotConfiguredError, LLMResponseError, type CacheMissReport, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, toCacheMissReport, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CacheControlEphemeral, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
@@ -132,7 +132,7 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
       model,
       details,
     );
-    const miss = cacheMissOf(reply.diagnostics);
+    const miss = toCacheMissReport(reply);
     if (miss) completion.cacheMiss = miss;
     return completion;
   }
@@ -189,15 +189,6 @@ interface AnthropicReply {
   model?: unknown;
   stop_reason?: unknown;
   type?: unknown;
-  diagnostics?: { cache_miss_reason?: { type?: unknown; cache_missed_input_tokens?: unknown } | null } | null;
-}
-
-/** The provider's cache-miss diagnosis (`diagnostics.cache_miss_reason`), when it gave one. */
-function cacheMissOf(diagnostics: AnthropicReply['diagnostics']): CacheMissReport | undefined {
-  const reason = diagnostics?.cache_miss_reason;
-  if (!reason || typeof reason.type !== 'string') return undefined;
-  const missed = reason.cache_missed_input_tokens;
-  return { reason: reason.type, ...(typeof missed === 'number' && Number.isFinite(missed) ? { missedTokens: missed } : {}) };
 }
 
 /**
