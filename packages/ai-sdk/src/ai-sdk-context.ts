@@ -18,7 +18,7 @@ import type { LanguageModelCallOptions } from './ai-sdk-types';
 import { composeCall, type ComposedCall } from './compose-prompt';
 import { composeMessages, type ComposedMessages, type ComposeMessagesInput, type MessageComposer } from './compose-messages';
 import type { ComposeSettings, RagContextSource } from './compose-settings';
-import { createContextMiddleware } from './context-middleware';
+import { createContextMiddleware, type CallUsage } from './context-middleware';
 import { contributedAiTools } from './contributed-ai-tools';
 import { AiSdkOptionsError } from './errors/ai-sdk-options-error';
 import { stepHistory, type PrepareStepOptions } from './step-history';
@@ -135,6 +135,7 @@ export class AiSdkContext {
     this.middleware = createContextMiddleware({
       composeCall: (params: LanguageModelCallOptions): Promise<ComposedCall> => composeCall(this.settings(), params),
       completeTurn: (history: ChatMessage[]) => this.completeTurn(history),
+      recordUsage: (call: CallUsage) => this.recordUsage(call),
     });
   }
 
@@ -241,6 +242,20 @@ export class AiSdkContext {
     if (this.shared.ragContext !== undefined) settings.ragContext = this.shared.ragContext;
     if (this.shared.composeOptions !== undefined) settings.composeOptions = this.shared.composeOptions;
     return settings;
+  }
+
+  /** Emits `llm-usage` for one model call of this conversation, as the kernel does for its own. */
+  private recordUsage(call: CallUsage): void {
+    const turn = call.history.filter((message) => message.role === 'user').length;
+    safeEmit(this.agent.events, 'llm-usage', {
+      agentId: this.agent.id,
+      sessionId: this.sessionId,
+      strategyId: this.agent.strategyId,
+      turn,
+      usage: call.usage,
+      model: call.model,
+      ...(call.cacheMiss ? { cacheMiss: call.cacheMiss } : {}),
+    });
   }
 
   private async completeTurn(history: ChatMessage[]): Promise<void> {

@@ -155,6 +155,42 @@ describe('AiSdkContext#middleware', () => {
     expect(strategies[0]!.turns).toHaveLength(1);
   });
 
+  it("records each call's cache reads and writes, and a cache-miss diagnosis, as an llm-usage event of the conversation", async () => {
+    await open({});
+    const usages: unknown[] = [];
+    context.agent.events.on('llm-usage', (event) => usages.push(event));
+    // An Anthropic answer as its provider package hands it back: standard usage, the raw usage and the body.
+    const raw = { input_tokens: 12, output_tokens: 5, cache_read_input_tokens: 2048, cache_creation_input_tokens: 1500, cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 1200 } };
+    const model = new MockLanguageModelV4({
+      modelId: 'claude-haiku-4-5',
+      doGenerate: async () => ({
+        ...generated({ text: 'B1 is confirmed.' }),
+        usage: { inputTokens: { total: 3560, noCache: 12, cacheRead: 2048, cacheWrite: 1500 }, outputTokens: { total: 5, text: 5, reasoning: 0 }, raw },
+        response: { body: { id: 'msg_2', usage: raw, diagnostics: { cache_miss_reason: { type: 'tools_changed', cache_missed_input_tokens: 2048 } } } },
+      }),
+      doStream: async () => ({
+        stream: streamOf(streamed({ text: 'Still confirmed.' }).map((part) => (part.type === 'finish' ? { ...part, usage: { inputTokens: { total: 40, noCache: 4, cacheRead: 36, cacheWrite: 0 }, outputTokens: { total: 3, text: 3, reasoning: 0 } } } : part))),
+      }),
+    });
+    const wrapped = wrapLanguageModel({ model, middleware: context.middleware });
+    const messages: ModelMessage[] = [...pastTurns(1), { role: 'user', content: 'Check B1 again.' }];
+    await generateText({ model: wrapped, system: SYSTEM, messages });
+    await streamText({ model: wrapped, system: SYSTEM, messages }).consumeStream();
+    expect(usages).toEqual([
+      {
+        agentId: context.agent.id,
+        sessionId: context.sessionId,
+        strategyId: RECORDING_STRATEGY_ID,
+        turn: 2,
+        model: 'claude-haiku-4-5',
+        usage: { input_tokens: 12, cache_read_tokens: 2048, cache_creation_tokens: 1500, cache_creation_1h_tokens: 1200, output_tokens: 5, total_tokens: 3565 },
+        cacheMiss: { reason: 'tools_changed', missedTokens: 2048 },
+      },
+      expect.objectContaining({ turn: 2, usage: { input_tokens: 4, cache_read_tokens: 36, cache_creation_tokens: 0, output_tokens: 3, total_tokens: 43 } }),
+    ]);
+    expect(usages[1]).not.toHaveProperty('cacheMiss');
+  });
+
   it("runs the strategy's own tool through the strategy, with the call's id", async () => {
     await open({ recall: true });
     const model = scripted([{ calls: [{ id: 'r1', name: 'recall', input: { key: 'seat' } }] }, { text: 'You like the window.' }]);

@@ -1,17 +1,13 @@
 import {
-  createTokenUsage,
   LLMResponseError,
   toCacheMissReport,
-  toTokenUsage,
   type AssistantMessage,
   type ILLMClient,
   type LLMCompletion,
   type LLMCompletionRequest,
   type LLMErrorDetails,
-  type ProviderUsage,
   type ReasoningItem,
   type ToolCall,
-  type TokenUsage,
 } from '@ctxkit/core';
 import { DeadlineBoundLLMClient } from '@ctxkit/core/strategy-kit';
 import type { LanguageModel } from 'ai';
@@ -21,6 +17,7 @@ import { LanguageModelClientError } from './errors/language-model-client-error';
 import { keptPartItem } from './kept-assistant-part';
 import { toLanguageModelPrompt } from './to-model-messages';
 import { languageModelTool } from './tool-definitions';
+import { tokenUsageOf } from './token-usage-of';
 
 /** A language model of the AI SDK 7 specification (`v4`): what `openai('gpt-4o-mini')`, `anthropic(…)`, `ollama(…)` … return. */
 export type CallableLanguageModel = Extract<LanguageModel, { specificationVersion: 'v4' }>;
@@ -138,19 +135,3 @@ function assistantMessageOf(content: LanguageModelGenerateResult['content']): As
   return message;
 }
 
-/**
- * AI SDK usage as ctxkit's: uncached input, cache reads and writes apart, output; the one-hour part
- * of the writes from the provider's raw usage (`usage.raw`, Anthropic's `cache_creation`) when it
- * has one.
- */
-function tokenUsageOf(usage: LanguageModelGenerateResult['usage']): TokenUsage {
-  const { total, noCache, cacheRead, cacheWrite } = usage.inputTokens;
-  const oneHour = usage.raw === undefined ? undefined : toTokenUsage(usage.raw as ProviderUsage).cache_creation_1h_tokens;
-  return createTokenUsage({
-    input_tokens: noCache ?? Math.max(0, (total ?? 0) - (cacheRead ?? 0) - (cacheWrite ?? 0)),
-    cache_read_tokens: cacheRead ?? 0,
-    cache_creation_tokens: cacheWrite ?? 0,
-    output_tokens: usage.outputTokens.total ?? 0,
-    ...(oneHour !== undefined ? { cache_creation_1h_tokens: oneHour } : {}),
-  });
-}

@@ -1,23 +1,20 @@
 import {
-  createTokenUsage,
   LLMRequestError,
   LLMResponseError,
   toCacheMissReport,
-  toTokenUsage,
   type AssistantMessage,
   type ILLMClient,
   type LLMCompletion,
   type LLMCompletionRequest,
-  type ProviderUsage,
-  type TokenUsage,
 } from '@ctxkit/core';
 import { DeadlineBoundLLMClient } from '@ctxkit/core/strategy-kit';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, type BaseMessage, type UsageMetadata } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { chatModelErrorToLLMError } from './chat-model-error-to-llm-error';
 import { configuredModelName } from './configured-model-name';
 import { fromChatMessages } from './from-chat-messages';
 import { toChatMessage } from './to-chat-messages';
+import { tokenUsageOf } from './token-usage-of';
 
 /** Options of {@link llmClientFromChatModel}. */
 export interface ChatModelClientOptions {
@@ -107,22 +104,3 @@ class ChatModelLLMClient extends DeadlineBoundLLMClient {
   }
 }
 
-/**
- * LangChain usage as ctxkit's: LangChain's `input_tokens` include cache reads and writes, which go
- * apart; the one-hour part of the writes from the provider's raw usage in `response_metadata.usage`
- * (Anthropic's `cache_creation`) when the integration passes it on.
- */
-function tokenUsageOf(usage: UsageMetadata | undefined, metadata: Record<string, unknown> | undefined): TokenUsage {
-  if (!usage) return createTokenUsage({});
-  const cacheRead = usage.input_token_details?.cache_read ?? 0;
-  const cacheWrite = usage.input_token_details?.cache_creation ?? 0;
-  const raw = metadata?.usage;
-  const oneHour = typeof raw === 'object' && raw !== null ? toTokenUsage(raw as ProviderUsage).cache_creation_1h_tokens : undefined;
-  return createTokenUsage({
-    input_tokens: Math.max(0, usage.input_tokens - cacheRead - cacheWrite),
-    cache_read_tokens: cacheRead,
-    cache_creation_tokens: cacheWrite,
-    output_tokens: usage.output_tokens,
-    ...(oneHour !== undefined ? { cache_creation_1h_tokens: oneHour } : {}),
-  });
-}

@@ -98,6 +98,39 @@ describe('createCtxkitMiddleware with createAgent', () => {
     await ctxkit.dispose();
   });
 
+  test("each model call's cache reads and writes, and a cache-miss diagnosis, become an llm-usage event of the thread", async () => {
+    const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 4000 } });
+    const usages: unknown[] = [];
+    ctxkit.agent.events.on('llm-usage', (event) => usages.push(event));
+    // What ChatAnthropic answers: LangChain's usage, the Messages API answer's fields in response_metadata.
+    const model = new RecordingChatModel(
+      () =>
+        new AIMessage({
+          content: 'Which flight?',
+          usage_metadata: { input_tokens: 3560, output_tokens: 5, total_tokens: 3565, input_token_details: { cache_read: 2048, cache_creation: 1500 } },
+          response_metadata: {
+            model: 'claude-haiku-4-5-20251001',
+            usage: { input_tokens: 12, output_tokens: 5, cache_read_input_tokens: 2048, cache_creation_input_tokens: 1500, cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 1200 } },
+            diagnostics: { cache_miss_reason: { type: 'system_changed', cache_missed_input_tokens: 2048 } },
+          },
+        }),
+    );
+    const agent = createAgent({ model, tools: [], systemPrompt: 'You are an airline agent.', middleware: [ctxkit] });
+    await agent.invoke({ messages: [new HumanMessage('Change my flight')] }, { configurable: { thread_id: 'conversation-7' } });
+    expect(usages).toEqual([
+      {
+        agentId: ctxkit.agent.id,
+        sessionId: 'conversation-7',
+        strategyId: 'std-sliding-window-strategy',
+        turn: 1,
+        model: 'claude-haiku-4-5-20251001',
+        usage: { input_tokens: 12, cache_read_tokens: 2048, cache_creation_tokens: 1500, cache_creation_1h_tokens: 1200, output_tokens: 5, total_tokens: 3565 },
+        cacheMiss: { reason: 'system_changed', missedTokens: 2048 },
+      },
+    ]);
+    await ctxkit.dispose();
+  });
+
   test('the documented ten lines run as written (a recorded model in place of ChatOpenAI)', async () => {
     const ctxkit = await createCtxkitMiddleware({
       pluginId: 'std-summarization-strategy',

@@ -1,5 +1,5 @@
-import { hasWhenIdle, type AgentHandle, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
-import type { BaseMessage } from '@langchain/core/messages';
+import { hasWhenIdle, safeEmit, toCacheMissReport, type AgentHandle, type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import { contributedLangChainTools } from './contributed-tools';
 import { HistoryConverter } from './history-converter';
@@ -7,6 +7,7 @@ import { CtxkitMiddlewareOptionsError } from './langchain-errors';
 import { toModelMessages } from './model-messages';
 import { resolveAgent, type AgentSource } from './resolve-agent';
 import { sessionFor, threadSessionId, type LangGraphRun, type SessionIdResolver } from './session-id';
+import { tokenUsageOf } from './token-usage-of';
 import { isClientTool, toolNameOf, toToolDefinition } from './tool-definitions';
 
 /** What a `ragContext` function gets: the run, and the conversation as the agent holds it. */
@@ -95,7 +96,9 @@ export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): 
       const { systemMessage, messages } = toModelMessages(payload.messages, request.systemMessage);
       const offered = new Set(payload.tools.map((tool) => tool.function.name));
       const boundTools = request.tools.filter((tool) => !isClientTool(tool) || offered.has(toolNameOf(tool) ?? ''));
-      return handler({ ...request, ...(systemMessage === request.systemMessage ? {} : { systemMessage }), messages, tools: boundTools });
+      const answer = await handler({ ...request, ...(systemMessage === request.systemMessage ? {} : { systemMessage }), messages, tools: boundTools });
+      recordUsage(agent, sessionId, history, answer);
+      return answer;
     },
     afterAgent: async (state, runtime) => {
       const { manager } = sessionFor(agent, resolve, { configurable: runtime.configurable, context: runtime.context });
@@ -104,4 +107,25 @@ export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): 
     },
   });
   return Object.assign(middleware, { agent, dispose }) as CtxkitMiddleware;
+}
+
+/**
+ * Emits `llm-usage` for one model call of a conversation, as the kernel does for its own: the
+ * answer's `usage_metadata` (cache reads and writes apart, the one-hour writes and a cache-miss
+ * diagnosis from the provider's fields in `response_metadata`). An answer without usage records nothing.
+ */
+function recordUsage(agent: AgentHandle, sessionId: string, history: readonly ChatMessage[], answer: unknown): void {
+  if (!AIMessage.isInstance(answer) || answer.usage_metadata === undefined) return;
+  const metadata = answer.response_metadata as Record<string, unknown> | undefined;
+  const model = [metadata?.model_name, metadata?.model].find((value): value is string => typeof value === 'string') ?? 'unknown';
+  const cacheMiss = toCacheMissReport(metadata);
+  safeEmit(agent.events, 'llm-usage', {
+    agentId: agent.id,
+    sessionId,
+    strategyId: agent.strategyId,
+    turn: history.filter((message) => message.role === 'user').length,
+    usage: tokenUsageOf(answer.usage_metadata, metadata),
+    model,
+    ...(cacheMiss ? { cacheMiss } : {}),
+  });
 }
