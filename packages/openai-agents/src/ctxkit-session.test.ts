@@ -1,6 +1,6 @@
 import { createContextRuntime, createTokenCounter, MemoryContextStore, StoreError, type ContextRuntime, type StoreKey } from '@ctxkit/core';
 import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
-import { Agent, run, setTracingDisabled, tool, type AgentInputItem } from '@openai/agents';
+import { Agent, run, setTracingDisabled, tool, Usage, type AgentInputItem, type ModelRequest, type ModelResponse } from '@openai/agents';
 import { createCtxkitSession, CtxkitSession, CtxkitSessionOptionsError, SessionInputMismatchError, toChatMessages, toToolDefinitions } from './index';
 import { assistantText, functionCall, ScriptedAgentsModel } from './testing/scripted-agents-model';
 
@@ -47,6 +47,38 @@ async function converse(session: CtxkitSession, turns: number, toolCalls = 2) {
 }
 
 describe('CtxkitSession', () => {
+  test("records each model call of a run, with its cache reads and writes, as an llm-usage event", async () => {
+    const session = await createCtxkitSession({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 8000 }, sessionId: 'trip-usage' });
+    try {
+      const model = new ScriptedAgentsModel();
+      // Responses API usage as recorded: cached and cache-written tokens inside input_tokens.
+      const usages = [
+        new Usage({ requests: 1, input_tokens: 1800, output_tokens: 20, total_tokens: 1820, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 1700 } }),
+        new Usage({ requests: 1, input_tokens: 2600, output_tokens: 12, total_tokens: 2612, input_tokens_details: { cached_tokens: 1700, cache_write_tokens: 800 } }),
+      ];
+      const answering = Object.assign(Object.create(model) as ScriptedAgentsModel, {
+        async getResponse(request: ModelRequest): Promise<ModelResponse> {
+          const response = await model.getResponse(request);
+          return { ...response, usage: usages.shift()! };
+        },
+      });
+      const outputs = ['UA1 09:00 $420'];
+      const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model: answering, tools: [lookupTool(outputs)] });
+      model.script([[functionCall('call_1', 'lookup_flights', { from: 'SFO', to: 'JFK' })], [assistantText('Booked UA1.')]]);
+      const events: unknown[] = [];
+      session.agent.events.on('llm-usage', (event) => events.push(event));
+      const result = await run(agent, 'Find me a flight from SFO to JFK.', { session, callModelInputFilter: session.callModelInputFilter });
+      const calls = session.recordUsage(result.runContext.usage);
+      expect(calls).toEqual([
+        { input_tokens: 100, cache_read_tokens: 0, cache_creation_tokens: 1700, output_tokens: 20, total_tokens: 1820 },
+        { input_tokens: 100, cache_read_tokens: 1700, cache_creation_tokens: 800, output_tokens: 12, total_tokens: 2612 },
+      ]);
+      expect(events).toEqual(calls.map((usage) => ({ agentId: session.agent.id, sessionId: 'trip-usage', strategyId: 'std-sliding-window-strategy', turn: 1, usage, model: session.agent.model })));
+    } finally {
+      await session.dispose();
+    }
+  });
+
   test('every model call of every run is composed within the budget, valid, with the run\'s user message; the store keeps every item', async () => {
     const session = await createCtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 3000, reserveOutputTokens: 0, summarizer: 'offline', threshold: 2, batchTurns: 1 }, sessionId: 'trip-1', waitForIdle: true });
     try {

@@ -2,19 +2,22 @@ import { randomUUID } from 'node:crypto';
 import {
   hasWhenIdle,
   IContextStore,
+  safeEmit,
   type AgentHandle,
   type IContextManager,
   type LLMPayload,
   type StoreKey,
+  type TokenUsage,
   type ToolDefinition,
 } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, FunctionTool, Model, ModelInputData, Session } from '@openai/agents';
+import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, FunctionTool, Model, ModelInputData, Session, Usage } from '@openai/agents';
 import type { OpenAIAgentsChatMessage } from './agents-origin';
 import { contributedAgentsTools } from './contributed-agents-tools';
 import { SessionInputMismatchError } from './errors/session-input-mismatch-error';
 import { StrategyToolsModel } from './strategy-tools-model';
 import { resolveAgent, type AgentSource } from './resolve-agent';
+import { tokenUsagesOfRun } from './run-usage';
 import { toAgentInputItems } from './to-agent-input-items';
 import { convertItems, type ConvertedItems } from './to-chat-messages';
 import { callerToolDefinitions, type SessionTool } from './tool-definitions';
@@ -196,6 +199,21 @@ export class CtxkitSession implements Session {
   /** True when the strategy's latest composition for this session offered the tool named `name`. */
   private offers(name: string): boolean {
     return this.payload?.tools.some((definition) => definition.function.name === name) ?? false;
+  }
+
+  /**
+   * Records what each model call of a finished run used: pass the run's usage
+   * (`result.runContext.usage`) once the run is over. Emits `llm-usage` on the agent's events per
+   * call (cache reads and writes apart from the rest of the input; the Agents SDK reports no model
+   * per call, so `model` is the agent's) and returns the calls' usage.
+   */
+  recordUsage(usage: Usage): TokenUsage[] {
+    const calls = tokenUsagesOfRun(usage);
+    const turn = this.converted.messages.filter((message) => message.role === 'user').length;
+    for (const call of calls) {
+      safeEmit(this.agent.events, 'llm-usage', { agentId: this.agent.id, sessionId: this.sessionId, strategyId: this.agent.strategyId, turn, usage: call, model: this.agent.model });
+    }
+    return calls;
   }
 
   async getSessionId(): Promise<string> {
