@@ -68,4 +68,26 @@ describe('the agent and the provider prompt cache', () => {
     expect(JSON.parse(`${prefix}]}`)).toMatchObject({ model: 'claude-haiku-4-5', system: [{ type: 'text', text: 'You are a travel agent.' }] });
     expect(helper!.text.startsWith(`${prefix},`)).toBe(true);
   });
+
+  it("sends a strategy's compaction through the agent's client as the last turn's request continued", async () => {
+    runtime = await createContextRuntime({ pluginDirs: [path.join(pluginsDir, 'tool-output-cache')], discoverInstalled: false });
+    const handle = await runtime.loadAgent({ id: 'coder', model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 8000 } } });
+    const llm = new AnthropicClient({ baseURL: server.url, apiKey: 'k', env: {} });
+    const agent = createAgent(handle, { llm, systemPrompt: 'You fix builds.' });
+    // The second answer reports a prompt near the window, so the strategy compacts the first turn after that call.
+    const nearlyFull = { ...answer('msg_2', 'The error is in src/main.c.', null), usage: { input_tokens: 7600, output_tokens: 8 } };
+    const summary = answer('msg_3', '<retain>src/main.c</retain>\n<summary>The user asked to fix the build; the logs point at src/main.c.</summary>', null);
+    server.answer(json(200, answer('msg_1', 'I read the logs.', null)));
+    await agent.run(`Fix the build. ${'The log says: undefined reference in src/main.c. '.repeat(40)}`);
+    server.answer(json(200, nearlyFull), json(200, summary));
+    await agent.run([...agent.history(), { role: 'user', content: 'Where is the error?' }]);
+
+    const bodies = server.requests.map((request) => request.text);
+    const compaction = bodies.findIndex((text) => text.includes('about to be compacted'));
+    expect(compaction).toBeGreaterThan(0);
+    const turn = bodies[compaction - 1]!;
+    const prefix = turn.slice(0, turn.indexOf('],"max_tokens":'));
+    expect(prefix.length).toBeGreaterThan(100);
+    expect(bodies[compaction]!.startsWith(`${prefix},`)).toBe(true);
+  });
 });

@@ -1,4 +1,5 @@
 import {
+  conversationCacheKey,
   CtxkitError,
   ErrorCodes,
   LLMRequestError,
@@ -152,6 +153,35 @@ describe('ToolOutputCacheStrategy', () => {
       expect(result.messages!.some((message) => String(message.content).includes('about to be compacted'))).toBe(false);
       expect(result.messages!.some((message) => String(message.content).includes('<summary>'))).toBe(false);
       expect(result.messages!.slice(2)).toEqual([{ role: 'user', content: 'Now test.' }, history[history.length - 1]]);
+    });
+  });
+
+  describe('compaction request and the conversation\'s prompt cache', () => {
+    it('carries the interrupt as the continuation of the conversation\'s last turn, under its cache key, and the whole request for other clients', async () => {
+      const requests: LLMCompletionRequest[] = [];
+      const provider: ILLMClient = {
+        name: 'recording-provider',
+        defaultModel: 'gpt-4o',
+        offline: false,
+        async complete(request: LLMCompletionRequest) {
+          requests.push(request);
+          return { message: { role: 'assistant', content: summaryReply }, text: summaryReply, usage: usage(10), model: request.model ?? 'gpt-4o' };
+        },
+      };
+      const history: ChatMessage[] = [{ role: 'user', content: 'Fix it.' }, ...exchange('a', output('log', 40)), { role: 'user', content: 'Now test.' }];
+      await setup({ maxContextTokens: 8000 }, provider).strategy.checkCompaction('after-llm-call', history, usage(7000));
+      expect(requests).toHaveLength(1);
+      const [request] = requests;
+      expect(request!.cacheKey).toBe(conversationCacheKey('agent-1', 'session-1'));
+      expect(request!.continuation).toEqual([request!.messages.at(-1)]);
+      expect(String(request!.messages.at(-1)!.content)).toContain('about to be compacted');
+      expect(request!.messages.slice(0, -1).some((message) => message.content === 'Fix it.')).toBe(true);
+
+      // With no turn kept verbatim the newest messages may be newer than the last turn's request: the request stands alone.
+      requests.length = 0;
+      await setup({ maxContextTokens: 8000, compaction: { retainLastTurns: 0 } }, provider).strategy.checkCompaction('after-llm-call', history, usage(7000));
+      expect(requests[0]).not.toHaveProperty('continuation');
+      expect(requests[0]).not.toHaveProperty('cacheKey');
     });
   });
 

@@ -21,6 +21,14 @@ export interface CompactMessagesOptions {
    * @default true
    */
   stripTrailingToolCalls?: boolean;
+  /**
+   * The conversation's `cacheKey` (`conversationCacheKey(agentId, sessionId)`). With it the request
+   * also carries the interrupt as its `continuation`: a client that remembers the conversation's last
+   * turn sends that turn's request with the interrupt appended, which reads the provider's prompt
+   * cache; any other client sends the messages above. Given only when turns are kept verbatim (the
+   * messages newer than the last turn's request are among them).
+   */
+  cacheKey?: string;
   signal?: AbortSignal;
 }
 
@@ -31,7 +39,10 @@ export interface CompactMessagesResult extends CompactionReply {
   model: string;
 }
 
-/** Builds the summary request: shaped messages + interrupt, no tools, `compaction.model` first. */
+/**
+ * Builds the summary request: shaped messages + interrupt, no tools, `compaction.model` first; with
+ * a `cacheKey`, the interrupt alone as the `continuation` of the conversation's last turn.
+ */
 export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, options: Omit<CompactMessagesOptions, 'llm'>): LLMCompletionRequest {
   const shaped = options.stripTrailingToolCalls === false ? [...messages] : stripTrailingToolCalls(messages);
   const system: SystemMessage[] = options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : [];
@@ -40,6 +51,7 @@ export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, opt
     messages: [...system, ...shaped, buildCompactionInterrupt(options.config, options.focus)],
     tools: null,
     maxOutputTokens: options.config.maxSummaryTokens,
+    ...(options.cacheKey !== undefined ? { cacheKey: options.cacheKey, continuation: [buildCompactionInterrupt(options.config, options.focus)] } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import {
   CompactionNoProgressError,
+  conversationCacheKey,
   CtxkitError,
   ErrorCodes,
   LLMNotConfiguredError,
@@ -441,7 +442,10 @@ export class Compactor {
     }
     const abort = new AbortController();
     const running: RunningCompaction = { trigger, turn, history: history.slice(), tail, carried, keptTokens, keptMessages, tokensBefore, transcriptRef, client: llm.name, abort, settled: Promise.resolve(), outcome: undefined };
-    const call = (async () => compactMessages(this.summaryMessages(entries), { llm, callerModel: this.options.model, config, systemPrompt: this.systemPrompt || undefined, focus, signal: abort.signal }))();
+    // With turns kept verbatim, whatever came after the conversation's last request is among them: the
+    // request may go out as that one continued, reading its cached prompt.
+    const cacheKey = config.retainLastTurns >= 1 ? conversationCacheKey(context.agentId, context.sessionId) : undefined;
+    const call = (async () => compactMessages(this.summaryMessages(entries), { llm, callerModel: this.options.model, config, systemPrompt: this.systemPrompt || undefined, focus, signal: abort.signal, ...(cacheKey !== undefined ? { cacheKey } : {}) }))();
     running.settled = call.then(
       (reply) => {
         running.outcome = { reply };
