@@ -75,7 +75,9 @@ function anthropicSdk(): typeof Anthropic {
  * unique where the history reuses one), thinking blocks travel with their `tool_use`. Every request
  * is checked with `validateForProvider('anthropic', …)` first; the SDK runs it with the timeout and
  * retries 408/409/429/5xx (529 included) answers, network errors and timed-out attempts with
- * backoff, honouring `retry-after`.
+ * backoff, honouring `retry-after`. It remembers each conversation's last turn (by `cacheKey`): a
+ * helper request with a `continuation` goes out as that turn's request continued, reading its
+ * cached prompt.
  *
  * @throws LLMNotConfiguredError (`CTXKIT_LLM_NOT_CONFIGURED`) at construction without a key
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) for a payload Anthropic would reject

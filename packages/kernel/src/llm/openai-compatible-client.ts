@@ -59,7 +59,9 @@ export interface OpenAICompatibleClientOptions {
  * every server that speaks the same protocol (Ollama, llama.cpp server, vLLM, OpenRouter). Each
  * request is checked with `validateForProvider('openai-chat', …)` before it is sent; the SDK runs
  * it with the timeout and retries 408/409/429/5xx answers, network errors and timed-out attempts
- * with backoff, honouring `retry-after`.
+ * with backoff, honouring `retry-after`. It remembers each conversation's last turn (by
+ * `cacheKey`): a helper request with a `continuation` goes out as that turn's request continued,
+ * reading its cached prompt.
  *
  * @throws LLMNotConfiguredError (`CTXKIT_LLM_NOT_CONFIGURED`) at construction for api.openai.com
  * without a key
