@@ -111,6 +111,12 @@ export {
   CtxkitSpanNames,
   GenAiAttributes,
 } from './telemetry/telemetry-names';
+export { DEFAULT_SESSION_TRACE_MAX_BYTES, MIN_SESSION_TRACE_MAX_BYTES, sessionTraceKey } from './trace/session-trace';
+export type { SessionTrace, SessionTraceOptions, SessionTraceSetting } from './trace/session-trace';
+export type { SessionTraceEntry, SessionTraceReduction } from './trace/session-trace-entry';
+export { readSessionTrace } from './trace/read-session-trace';
+export { explainSession } from './trace/explain-session';
+export type { MessageCallState, MessageLife, MessageLifeSpan, MessageState, SessionExplanation } from './trace/explain-session';
 
 // errors
 export { ErrorCodes } from './errors/error-codes';
@@ -140,6 +146,7 @@ export { DisposedError } from './errors/disposed-error';
 export { StrategyError } from './errors/strategy-error';
 export { HistoryValidationError } from './errors/history-validation-error';
 export { StoreError } from './errors/store-error';
+export { SessionTraceError } from './errors/session-trace-error';
 export { StoreKeyError } from './errors/store-key-error';
 export { LLMClientInUseError } from './errors/llm-client-in-use-error';
 export { LLMNotConfiguredError } from './errors/llm-not-configured-error';

@@ -20,7 +20,8 @@ import type { ITokenCounter } from '../token-counting/token-counter';
 import type { DependencyContainer } from 'tsyringe';
 import { tracedHelperClient } from '../telemetry/traced-helper-client';
 import { toStrategyError } from './guard-strategy-call';
-import { capabilitiesOf, SessionContextManager, type CapabilityName } from './session-context-manager';
+import { SessionTraceRecorder } from '../trace/session-trace';
+import { capabilitiesOf, SessionContextManager, type CapabilityName, type SessionManagerOwner } from './session-context-manager';
 
 /** The session `agent.contextManager` serves. */
 export const DEFAULT_SESSION_ID = 'default';
@@ -107,6 +108,8 @@ export interface AgentHandleOptions {
   embedder?: ITextEmbedder;
   counterFor(model: string): ITokenCounter;
   now(): number;
+  /** The session trace's size bound; `undefined` when the trace is off. */
+  sessionTraceMaxBytes?: number;
   /** Called once the agent is disposed (the runtime forgets it). */
   onDispose?(): void;
 }
@@ -131,6 +134,8 @@ class Agent implements AgentHandle {
   /** Sessions called at least once (compose, turn end, compaction). */
   private readonly usedSessions = new Set<string>();
   private fallbackReported = false;
+  /** Each session's trace, when the trace is on (one per session, kept when its strategy is created again). */
+  private readonly traces = new Map<string, SessionTraceRecorder>();
   /** Strategy instances replaced by `useLLM`, disposed with the agent at the latest. */
   private readonly retired: Promise<unknown>[] = [];
 
@@ -290,8 +295,29 @@ class Agent implements AgentHandle {
     });
   }
 
-  private owner(sessionId: string) {
-    return { pluginId: this.strategyId, agentId: this.id, sessionId, events: this.events, isDisposed: () => this.isDisposed, noteUse: () => this.noteUse(sessionId) };
+  private owner(sessionId: string): SessionManagerOwner {
+    const trace = this.traceOf(sessionId);
+    return {
+      pluginId: this.strategyId,
+      agentId: this.id,
+      sessionId,
+      events: this.events,
+      isDisposed: () => this.isDisposed,
+      noteUse: () => this.noteUse(sessionId),
+      ...(trace !== undefined ? { trace } : {}),
+    };
+  }
+
+  /** The session's trace recorder, when the trace is on. */
+  private traceOf(sessionId: string): SessionTraceRecorder | undefined {
+    const { sessionTraceMaxBytes: maxBytes, store, now } = this.options;
+    if (maxBytes === undefined) return undefined;
+    let trace = this.traces.get(sessionId);
+    if (trace === undefined) {
+      trace = new SessionTraceRecorder({ store, agentId: this.id, sessionId, strategyId: this.strategyId, maxBytes, now: () => now() });
+      this.traces.set(sessionId, trace);
+    }
+    return trace;
   }
 
   /**

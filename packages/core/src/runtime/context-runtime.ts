@@ -1,3 +1,4 @@
+import type { SessionTraceSetting } from '../trace/session-trace';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
 import type { ITextEmbedder } from '../contracts/text-embedder';
@@ -33,6 +34,14 @@ export interface ContextRuntimeOptions {
   counterBackend?: 'auto' | TokenizerBackend;
   /** The clock strategies see through `context.now()`. @default Date.now */
   now?: () => number;
+  /**
+   * A bounded trace per session, written to the store: what each compose sent, dropped, folded,
+   * trimmed, pinned or recalled, by message index and ref, never message text; `ctxkit explain`
+   * reads it. `true` keeps at most 262,144 bytes per session, `{ maxBytes }` another bound (at least
+   * 1,024); the oldest composes go first. See docs/15-observability.md.
+   * @default false
+   */
+  sessionTrace?: SessionTraceSetting;
 }
 
 /** Options of `runtime.loadAgent`. */
@@ -45,6 +54,8 @@ export interface LoadAgentOptions {
   embedder?: ITextEmbedder;
   /** The file name reported for an inline manifest. @default '<inline>' */
   file?: string;
+  /** This agent's session trace setting, instead of the runtime's (`false` turns it off). */
+  sessionTrace?: SessionTraceSetting;
 }
 
 /** One plugin the runtime can give agents, as `listPlugins()` shows it. */

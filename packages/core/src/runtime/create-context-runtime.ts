@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { sessionTraceMaxBytes } from '../trace/session-trace';
 import { container as globalContainer, type DependencyContainer } from 'tsyringe';
 import { freezeDeep } from '../messages/freeze-deep';
 import type { IContextStore } from '../contracts/context-store';
@@ -37,6 +38,7 @@ class Runtime implements ContextRuntime {
   private readonly embedder: ITextEmbedder | undefined;
   private readonly backend: 'auto' | TokenizerBackend;
   private readonly now: () => number;
+  private readonly sessionTrace: number | undefined;
   private readonly loaded = new Set<AgentHandle>();
 
   constructor(options: ContextRuntimeOptions, discovered: PluginRecord[], problems: PluginDiscoveryProblem[]) {
@@ -47,6 +49,7 @@ class Runtime implements ContextRuntime {
     this.embedder = options.embedder;
     this.backend = options.counterBackend ?? 'auto';
     this.now = options.now ?? Date.now;
+    this.sessionTrace = sessionTraceMaxBytes(options.sessionTrace);
     this.problems = Object.freeze([...problems]);
     for (const record of discovered) this.plugins.set(record.id, record);
     // The root holds only stateless shared services; each agent gets a child container.
@@ -115,6 +118,7 @@ class Runtime implements ContextRuntime {
     const config = freezeDeep(validatePluginConfig(record, inheritAgentModel(record.manifest.configSchema, manifest.contextStrategy?.config, manifest.model), file));
     const factory = loadPluginFactory(record, manifest.id);
     const model = typeof config.model === 'string' && config.model ? config.model : manifest.model ?? DEFAULT_AGENT_MODEL;
+    const traceBytes = options.sessionTrace !== undefined ? sessionTraceMaxBytes(options.sessionTrace) : this.sessionTrace;
     const agent: AgentHandle = await createAgentHandle({
       manifest,
       strategyId: record.id,
@@ -128,6 +132,7 @@ class Runtime implements ContextRuntime {
       ...((options.embedder ?? this.embedder) !== undefined ? { embedder: (options.embedder ?? this.embedder)! } : {}),
       counterFor: (name) => this.counterFor(name),
       now: this.now,
+      ...(traceBytes !== undefined ? { sessionTraceMaxBytes: traceBytes } : {}),
       onDispose: () => this.loaded.delete(agent),
     });
     this.loaded.add(agent);

@@ -21,6 +21,7 @@ import { createPinTools } from '../pins/pin-tools';
 import type { SessionPins } from '../pins/session-pins';
 import type { CtxkitEventBus } from '../events/event-bus';
 import { traceCompose } from '../telemetry/compose-telemetry';
+import type { SessionTraceRecorder } from '../trace/session-trace';
 import { toStrategyError } from './guard-strategy-call';
 
 /** The optional capabilities a session manager mirrors from its strategy. */
@@ -43,6 +44,8 @@ export interface SessionManagerOwner {
   noteUse?(): void;
   /** The agent's event bus: its lifecycle events during a compose become events of the compose span. */
   events?: CtxkitEventBus;
+  /** The session's trace, when the agent has `sessionTrace` on (docs/15-observability.md). */
+  trace?: SessionTraceRecorder;
 }
 
 /**
@@ -192,7 +195,8 @@ export class SessionContextManager implements ContextSession {
 
   /**
    * Composes inside a `ctxkit.compose` OpenTelemetry span (a no-op until the host registers a tracer
-   * provider) and records ctxkit's metrics from the payload's stats (docs/15-observability.md).
+   * provider) and records ctxkit's metrics from the payload's stats; with the session trace on, the
+   * compose is also an entry of the session's trace (docs/15-observability.md).
    */
   composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
     return traceCompose(this.owner, () => this.composeInStrategy(systemPrompt, history, tools, ragContext, options));
@@ -208,8 +212,15 @@ export class SessionContextManager implements ContextSession {
         : ragContext === undefined
           ? manager.composePayload(system, seen, tools)
           : manager.composePayload(system, seen, tools, ragContext));
-      return this.pinLayer.finish(payload, pinned);
+      const finished = this.pinLayer.finish(payload, pinned);
+      this.owner.trace?.recordCompose(history, finished, pinned?.shown.flatMap((pin) => (pin.kind === 'message' && pin.messageIndex !== undefined ? [pin.messageIndex] : [])));
+      return finished;
     });
+  }
+
+  /** Resolves once the session's trace holds every compose so far (at once without a trace). */
+  async traceFlushed(): Promise<void> {
+    await this.owner.trace?.flushed();
   }
 
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
@@ -218,6 +229,7 @@ export class SessionContextManager implements ContextSession {
 
   /** Disposes the strategy instance (the agent calls it; safe more than once). */
   async disposeInstance(): Promise<void> {
+    await this.traceFlushed();
     let manager: IContextManager;
     try {
       manager = await this.ready;
