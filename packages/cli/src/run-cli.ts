@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CtxkitError } from '@ctxkit/core';
 import { compareCommand } from './commands/compare-command';
+import { explainCommand } from './explain/explain-command';
 import { newStrategyCommand } from './commands/new-strategy-command';
 import { qualityCommand } from './commands/quality-command';
 import { recommendWindowCommand } from './commands/recommend-window-command';
@@ -171,6 +172,21 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--no-progress', 'no progress indicator')
     .action(async (options) => {
       setExitCode(await qualityCommand(options, output));
+    });
+
+  program
+    .command('explain')
+    .description("where did this go? the life of every message holding a text, from a session's trace: sent verbatim, dropped, in which summary, trimmed behind which ref, recalled")
+    .requiredOption('--store <dir|url>', 'the store the agent writes to: a file store directory or a redis:// URL')
+    .requiredOption('--agent <id>', 'the agent id')
+    .requiredOption('--session <id>', 'the session id')
+    .requiredOption('--find <text>', 'the text to look for (an id such as a reservation number)')
+    .requiredOption('--transcript <file>', 'the conversation the session was composed from (JSONL or JSON; ctxkit keeps no copy of it)', existingFile)
+    .option('--conversation <id>', 'which conversation of the transcript, when it holds several (default: the one whose id is the session id)')
+    .option('--html <file>', 'also write the timeline as an HTML page', writableFile)
+    .option('--json', 'print the explanation as JSON')
+    .action(async (options) => {
+      setExitCode(await explainCommand(options, output));
     });
 
   program

@@ -3,6 +3,7 @@ import { chartLibrarySource } from './chart-library';
 import { factsCostPoints } from './facts-cost-points';
 import { formatDollars, formatNumber, formatShare } from './format-number';
 import { pinsKept } from './comparison-table';
+import { escapeHtml } from './escape-html';
 
 /** What a report says besides the numbers. */
 export interface ReportContext {
@@ -16,10 +17,6 @@ export interface ReportContext {
 }
 
 const COLORS = ['#2563eb', '#16a34a', '#ea580c', '#9333ea', '#0891b2', '#dc2626', '#ca8a04', '#4b5563'];
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** JSON safe to embed in a <script> element. */
 function embedJson(value: unknown): string {
