@@ -111,8 +111,8 @@ export {
   CtxkitSpanNames,
   GenAiAttributes,
 } from './telemetry/telemetry-names';
-export { DEFAULT_SESSION_TRACE_MAX_BYTES, MIN_SESSION_TRACE_MAX_BYTES, sessionTraceKey } from './trace/session-trace';
-export type { SessionTrace, SessionTraceOptions, SessionTraceSetting } from './trace/session-trace';
+export { DEFAULT_SESSION_TRACE_MAX_BYTES, MIN_SESSION_TRACE_MAX_BYTES, sessionTraceSegmentKey } from './trace/session-trace';
+export type { SessionTrace, SessionTraceHeader, SessionTraceOptions, SessionTraceSetting } from './trace/session-trace';
 export type { SessionTraceEntry, SessionTraceReduction } from './trace/session-trace-entry';
 export { readSessionTrace } from './trace/read-session-trace';
 export { explainSession } from './trace/explain-session';

@@ -1,20 +1,19 @@
 import type { IContextStore } from '../contracts/context-store';
 import { SessionTraceError } from '../errors/session-trace-error';
-import { isSessionTrace, sessionTraceKey, type SessionTrace } from './session-trace';
+import { orderSegments, readSegment, sessionTraceSegmentKey, type SessionTrace } from './session-trace';
 
 const TURN_ON = 'Turn the trace on with sessionTrace: true (or { maxBytes }) in createContextRuntime or loadAgent options; it is off by default.';
 
 /**
- * Reads a session's trace from a store.
+ * Reads a session's trace from a store: its two segments, older first.
  * @throws SessionTraceError (`CTXKIT_TRACE_UNREADABLE`) when the store holds none for that agent and
- *   session (naming the sessions of the agent that have one), when the stored value is not a trace,
- *   or when the store cannot be read (the store's error as cause)
+ *   session (naming the sessions of the agent that have one), when what is stored there is not a
+ *   trace, or when the store cannot be read (the store's error as cause)
  */
 export async function readSessionTrace(store: IContextStore, agentId: string, sessionId: string): Promise<SessionTrace> {
-  const key = sessionTraceKey(agentId, sessionId);
-  let value: unknown;
+  let segments: Awaited<ReturnType<typeof readSegment>>[];
   try {
-    value = await store.get(key);
+    segments = await Promise.all([0, 1].map((segment) => readSegment(store, sessionTraceSegmentKey(agentId, sessionId, segment as 0 | 1))));
   } catch (error) {
     throw new SessionTraceError(
       `the ${store.name} store could not be read (${(error as Error | null)?.message ?? String(error)})`,
@@ -23,7 +22,8 @@ export async function readSessionTrace(store: IContextStore, agentId: string, se
       error,
     );
   }
-  if (value === undefined) {
+  const [older, newer] = orderSegments(segments[0]!, segments[1]!);
+  if (older.bytes === 0 && newer.bytes === 0) {
     const traced = await tracedSessions(store, agentId);
     throw new SessionTraceError(
       `the ${store.name} store has no trace for agent "${agentId}", session "${sessionId}"`,
@@ -31,21 +31,23 @@ export async function readSessionTrace(store: IContextStore, agentId: string, se
       { store: store.name, agentId, sessionId, traced },
     );
   }
-  if (!isSessionTrace(value)) {
+  const header = newer.header ?? older.header;
+  if (header === undefined) {
     throw new SessionTraceError(
-      `the value stored for agent "${agentId}", session "${sessionId}" is not a session trace`,
-      'Let ctxkit write the trace (kind "state", name "session-trace"); do not write that key yourself.',
+      `what is stored for agent "${agentId}", session "${sessionId}" under the trace's names is not a session trace`,
+      'Let ctxkit write the trace (kind "state", blobs "session-trace.0.jsonl" and "session-trace.1.jsonl"); do not write those keys yourself.',
       { store: store.name, agentId, sessionId },
     );
   }
-  return value;
+  const entries = [...older.entries, ...newer.entries];
+  return { format: 1, agentId, sessionId, strategyId: header.strategyId, maxBytes: header.maxBytes, evicted: Math.max(0, (entries[0]?.call ?? 1) - 1), entries };
 }
 
 /** The sessions of an agent that have a trace in the store (none when the store cannot list). */
 async function tracedSessions(store: IContextStore, agentId: string): Promise<string[]> {
   try {
-    const keys = await store.list({ agentId, kind: 'state' });
-    return [...new Set(keys.filter((key) => key.name === 'session-trace').map((key) => key.sessionId))].sort();
+    const keys = await store.listBlobs({ agentId, kind: 'state' });
+    return [...new Set(keys.filter((key) => /^session-trace\.[01]\.jsonl$/.test(key.name)).map((key) => key.sessionId))].sort();
   } catch {
     return [];
   }

@@ -7,7 +7,7 @@ import type { ContextRuntimeOptions } from '../runtime/context-runtime';
 import { MemoryContextStore } from '../stores/memory-context-store';
 import { explainSession } from './explain-session';
 import { readSessionTrace } from './read-session-trace';
-import { sessionTraceKey, type SessionTrace } from './session-trace';
+import { sessionTraceSegmentKey } from './session-trace';
 
 const SECRET = 'S61CZX-never-in-the-trace';
 
@@ -38,6 +38,23 @@ function conversation(length: number): ChatMessage[] {
   return Array.from({ length }, (_, index): ChatMessage => (index % 2 === 0 ? { role: 'user', content: `question ${index}: ${SECRET}` } : { role: 'assistant', content: `answer ${index}` }));
 }
 
+/** Bytes the session's trace takes in the store: both segments. */
+async function storedBytes(store: IContextStore, sessionId = 'conversation-1'): Promise<number> {
+  const segments = await Promise.all([0, 1].map((segment) => store.blobSize(sessionTraceSegmentKey('support-bot', sessionId, segment as 0 | 1))));
+  return segments.reduce<number>((sum, size) => sum + (size ?? 0), 0);
+}
+
+/** The segments' text as stored. */
+async function storedText(store: IContextStore): Promise<string> {
+  let text = '';
+  for (const segment of [0, 1] as const) {
+    const key = sessionTraceSegmentKey('support-bot', 'conversation-1', segment);
+    if ((await store.blobSize(key)) === undefined) continue;
+    for await (const chunk of store.readBlob(key)) text += Buffer.from(chunk).toString('utf8');
+  }
+  return text;
+}
+
 /** Composes once per message of `history`, each with the history so far. */
 async function composeEach(store: IContextStore, options: ContextRuntimeOptions, history: ChatMessage[], from = 1): Promise<void> {
   const runtime = await runtimeWith({ store, ...options });
@@ -51,7 +68,7 @@ describe('session trace', () => {
   it('is off by default: nothing is written', async () => {
     const store = new MemoryContextStore();
     await composeEach(store, {}, conversation(6));
-    await expect(store.get(sessionTraceKey('support-bot', 'conversation-1'))).resolves.toBeUndefined();
+    await expect(store.listBlobs({ agentId: 'support-bot' })).resolves.toEqual([]);
     await expect(readSessionTrace(store, 'support-bot', 'conversation-1')).rejects.toMatchObject({ code: 'CTXKIT_TRACE_UNREADABLE' });
   });
 
@@ -63,20 +80,25 @@ describe('session trace', () => {
     expect(trace.entries.map((entry) => entry.history)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(trace.entries[7]!.reductions).toEqual([{ action: 'dropped', from: 0, to: 4, messages: 4, reason: 'older than the window' }]);
     expect(trace.entries[7]!.sent).toBe(5);
-    expect(JSON.stringify(trace)).not.toContain(SECRET);
+    const text = await storedText(store);
+    // A header line, then one line per compose.
+    expect(text.split('\n').filter(Boolean)).toHaveLength(9);
+    expect(text).not.toContain(SECRET);
   });
 
   it.each([1_024, 4_096])('stays within maxBytes %i however many composes it records', async (maxBytes) => {
     const store = new MemoryContextStore();
     await composeEach(store, { sessionTrace: { maxBytes } }, conversation(300));
-    const stored = (await store.get(sessionTraceKey('support-bot', 'conversation-1'))) as SessionTrace;
-    expect(Buffer.byteLength(JSON.stringify(stored), 'utf8')).toBeLessThanOrEqual(maxBytes);
+    expect(await storedBytes(store)).toBeLessThanOrEqual(maxBytes);
+    const stored = await readSessionTrace(store, 'support-bot', 'conversation-1');
     expect(stored.evicted).toBeGreaterThan(0);
     // The newest composes are kept, contiguous, and the count of those left out adds up.
     const calls = stored.entries.map((entry) => entry.call);
     expect(calls[calls.length - 1]).toBe(300);
     expect(calls).toEqual(Array.from({ length: calls.length }, (_, index) => 301 - calls.length + index));
     expect(stored.evicted + stored.entries.length).toBe(300);
+    // It does not keep less than it may: at least a third of the bound holds entries.
+    expect(await storedBytes(store)).toBeGreaterThan(maxBytes / 3);
   });
 
   it('continues the trace an earlier process stored, within the same bound', async () => {
@@ -87,7 +109,7 @@ describe('session trace', () => {
     const trace = await readSessionTrace(store, 'support-bot', 'conversation-1');
     expect(trace.entries[trace.entries.length - 1]).toMatchObject({ call: 40, history: 40 });
     expect(trace.evicted + trace.entries.length).toBe(40);
-    expect(Buffer.byteLength(JSON.stringify(trace), 'utf8')).toBeLessThanOrEqual(2_048);
+    expect(await storedBytes(store)).toBeLessThanOrEqual(2_048);
   });
 
   it('refuses a size below 1,024 bytes with the fix', async () => {

@@ -24,24 +24,37 @@ export interface SessionTraceOptions {
 /** `sessionTrace` as the runtime and `loadAgent` take it: off (the default), on with the default size, or on with options. */
 export type SessionTraceSetting = boolean | SessionTraceOptions;
 
-/** A session's trace as stored (kind `state`, name `session-trace`). */
+/** A session's trace as read back: its header and its entries, oldest first. */
 export interface SessionTrace {
   format: 1;
   agentId: string;
   sessionId: string;
   /** The plugin id of the strategy that composed. */
   strategyId: string;
-  /** The bound the trace was kept within. */
+  /** The bound the trace is kept within. */
   maxBytes: number;
-  /** Oldest composes left out to stay within `maxBytes`. */
+  /** Oldest composes left out to stay within `maxBytes` (the composes before the first entry). */
   evicted: number;
   /** One entry per compose, oldest first. */
   entries: SessionTraceEntry[];
 }
 
-/** The store key of a session's trace. */
-export function sessionTraceKey(agentId: string, sessionId: string): StoreKey {
-  return { agentId, sessionId, kind: 'state', name: 'session-trace' };
+/**
+ * The first line of each of a session trace's two segments (blobs of kind `state`,
+ * `session-trace.0.jsonl` and `session-trace.1.jsonl`, one JSON entry a line after it): whose trace
+ * it is and its bound.
+ */
+export interface SessionTraceHeader {
+  format: 1;
+  agentId: string;
+  sessionId: string;
+  strategyId: string;
+  maxBytes: number;
+}
+
+/** The store key of one of a session trace's two segments. */
+export function sessionTraceSegmentKey(agentId: string, sessionId: string, segment: 0 | 1): StoreKey {
+  return { agentId, sessionId, kind: 'state', name: `session-trace.${segment}.jsonl` };
 }
 
 /**
@@ -76,65 +89,50 @@ export interface SessionTraceRecorderOptions {
 }
 
 /**
- * One session's trace: a ring of compose entries kept within `maxBytes` of JSON, written to the
- * store after each compose. `record` only builds the ring (no I/O); writes run one at a time in the
- * background and coalesce (a write carries every entry recorded before it started). The trace
- * already stored for the session (an earlier process) is read once, before the first write, and
- * continued. A failed write never fails a compose; the next compose writes again.
+ * One session's trace, written to the store as JSON lines appended to one of two segments, each
+ * starting with the trace's header line: when the current segment would pass half of `maxBytes`, the
+ * other one is emptied and takes the next entries, so the oldest composes go first and both segments
+ * together stay within `maxBytes`. Each compose costs one entry and one append, whatever the trace's size.
+ *
+ * `recordCompose` only builds the entry (no I/O, no serialization); writes run one at a time in the
+ * background and batch what was recorded meanwhile. A trace stored for the session by an earlier
+ * process is continued (read once, before the first write). A failed write never fails a compose.
  */
 export class SessionTraceRecorder {
-  private readonly key: StoreKey;
-  /** Entries oldest first, each with its JSON size. */
-  private ring: Array<{ entry: SessionTraceEntry; bytes: number }> = [];
-  /** Bytes of the ring's entries, commas between them included. */
-  private entryBytes = 0;
-  private evicted = 0;
-  /** Bytes of the stored value around its entries (with room for any `evicted` count). */
-  private readonly headerBytes: number;
+  private readonly headerLine: string;
+  /** Bytes a segment may hold, its header line included. */
+  private readonly segmentBytes: number;
+  private pending: SessionTraceEntry[] = [];
   /** Composes recorded in this process. */
   private recorded = 0;
   /** The number of the last compose stored by an earlier process, once read. */
-  private offset: number | undefined;
-  private loading: Promise<void> | undefined;
+  private offset = 0;
+  private segment: 0 | 1 = 0;
+  /** Bytes in the current segment, once read. */
+  private currentBytes = 0;
+  private loaded = false;
   private writing: Promise<void> | undefined;
-  private dirty = false;
   /** The last write's failure, if the last write failed. */
   lastError: unknown;
 
   constructor(private readonly options: SessionTraceRecorderOptions) {
-    this.key = sessionTraceKey(options.agentId, options.sessionId);
-    this.headerBytes = jsonBytes(this.snapshotWith([], Number.MAX_SAFE_INTEGER));
-  }
-
-  /** The next compose's number (from 1, continuing the stored trace once it was read). */
-  nextCall(): number {
-    return (this.offset ?? 0) + this.recorded + 1;
+    const { agentId, sessionId, strategyId, maxBytes } = options;
+    const header: SessionTraceHeader = { format: 1, agentId, sessionId, strategyId, maxBytes };
+    this.headerLine = `${JSON.stringify(header)}\n`;
+    this.segmentBytes = Math.floor(maxBytes / 2);
   }
 
   /** Records one compose: its history, the payload it gave, the history indexes of the pinned messages shown. Synchronous; never throws. */
   recordCompose(history: ReadonlyArray<ChatMessage>, payload: LLMPayload, pinnedIndexes?: readonly number[]): void {
     try {
-      this.record(sessionTraceEntry(this.nextCall(), (this.options.now ?? Date.now)(), history, payload, pinnedIndexes));
+      this.recorded++;
+      // Numbered from this process's first compose; renumbered after the stored trace once it is read.
+      this.pending.push(sessionTraceEntry(this.recorded, (this.options.now ?? Date.now)(), history, payload, pinnedIndexes));
+      this.writing ??= this.writeLoop();
     } catch (error) {
       // The trace never breaks a compose.
       this.lastError = error;
     }
-  }
-
-  /** Adds one compose's entry to the ring and schedules a write. Synchronous. */
-  record(entry: SessionTraceEntry): void {
-    this.recorded++;
-    this.push(entry);
-    this.dirty = true;
-    this.writing ??= this.writeLoop();
-  }
-
-  /** The trace as it will be stored. */
-  snapshot(): SessionTrace {
-    return this.snapshotWith(
-      this.ring.map((item) => item.entry),
-      this.evicted,
-    );
   }
 
   /** Resolves once every entry recorded so far is written (or its write failed: see `lastError`). */
@@ -142,80 +140,123 @@ export class SessionTraceRecorder {
     while (this.writing !== undefined) await this.writing;
   }
 
-  private push(entry: SessionTraceEntry): void {
-    const bytes = jsonBytes(entry);
-    this.ring.push({ entry, bytes });
-    this.entryBytes += bytes + (this.ring.length > 1 ? 1 : 0);
-    while (this.ring.length > 0 && this.headerBytes + this.entryBytes > this.options.maxBytes) {
-      const oldest = this.ring.shift()!;
-      this.entryBytes -= oldest.bytes + (this.ring.length > 0 ? 1 : 0);
-      this.evicted++;
-    }
-  }
-
-  private snapshotWith(entries: SessionTraceEntry[], evicted: number): SessionTrace {
-    const { agentId, sessionId, strategyId, maxBytes } = this.options;
-    return { format: 1, agentId, sessionId, strategyId, maxBytes, evicted, entries };
+  private key(segment: 0 | 1): StoreKey {
+    return sessionTraceSegmentKey(this.options.agentId, this.options.sessionId, segment);
   }
 
   private async writeLoop(): Promise<void> {
+    const { store } = this.options;
+    const headerBytes = Buffer.byteLength(this.headerLine, 'utf8');
     try {
-      this.loading ??= this.load();
-      await this.loading;
-      while (this.dirty) {
-        this.dirty = false;
-        try {
-          await this.options.store.set(this.key, this.snapshot());
-          this.lastError = undefined;
-        } catch (error) {
-          this.lastError = error;
-        }
+      if (!this.loaded) {
+        await this.load();
+        this.loaded = true;
       }
+      while (this.pending.length > 0) {
+        const batch = this.pending;
+        this.pending = [];
+        let lines = '';
+        for (const entry of batch) {
+          entry.call += this.offset;
+          const line = `${JSON.stringify(entry)}\n`;
+          const bytes = Buffer.byteLength(line, 'utf8');
+          if (headerBytes + bytes > this.segmentBytes) continue; // an entry larger than a segment is left out
+          if (this.currentBytes + bytes > this.segmentBytes) {
+            if (lines !== '') await store.appendBlob(this.key(this.segment), lines);
+            lines = '';
+            this.segment = this.segment === 0 ? 1 : 0;
+            await store.deleteBlob(this.key(this.segment));
+            this.currentBytes = 0;
+          }
+          if (this.currentBytes === 0) {
+            lines += this.headerLine;
+            this.currentBytes = headerBytes;
+          }
+          lines += line;
+          this.currentBytes += bytes;
+        }
+        if (lines !== '') await store.appendBlob(this.key(this.segment), lines);
+      }
+      this.lastError = undefined;
+    } catch (error) {
+      this.lastError = error;
+      this.pending = [];
     } finally {
       this.writing = undefined;
     }
   }
 
-  /** Reads the trace an earlier process stored for this session and puts it before this process's entries, renumbered after it. */
+  /** Reads where an earlier process left the session's trace: the current segment, its size, the last compose's number. */
   private async load(): Promise<void> {
-    let stored: unknown;
-    try {
-      stored = await this.options.store.get(this.key);
-    } catch (error) {
-      this.lastError = error;
+    const { store } = this.options;
+    const [first, second] = await Promise.all([readSegment(store, this.key(0)), readSegment(store, this.key(1))]);
+    const [older, newer] = orderSegments(first, second);
+    this.segment = newer === second ? 1 : 0;
+    this.offset = lastCall(newer) ?? lastCall(older) ?? 0;
+    this.currentBytes = newer.bytes;
+    if (newer.bytes > this.segmentBytes || older.bytes > this.segmentBytes) {
+      // Written with a larger bound: start both segments again, keeping the numbering.
+      for (const segment of [0, 1] as const) await store.deleteBlob(this.key(segment));
+      this.segment = 0;
+      this.currentBytes = 0;
     }
-    const earlier = isSessionTrace(stored) ? stored : undefined;
-    const last = earlier?.entries[earlier.entries.length - 1]?.call ?? 0;
-    this.offset = last;
-    const mine = this.ring;
-    const evicted = this.evicted;
-    this.ring = [];
-    this.entryBytes = 0;
-    this.evicted = earlier?.evicted ?? 0;
-    for (const entry of earlier?.entries ?? []) this.push(entry);
-    for (const item of mine) {
-      item.entry.call += last;
-      this.push(item.entry);
-    }
-    this.evicted += evicted;
   }
 }
 
-/** True for a value shaped as a stored {@link SessionTrace}. */
-export function isSessionTrace(value: unknown): value is SessionTrace {
-  const trace = value as Partial<SessionTrace> | null | undefined;
+/** One segment as read: its header line, its entries (a line cut short by a crash is skipped), its size. */
+export interface TraceSegment {
+  header?: SessionTraceHeader;
+  entries: SessionTraceEntry[];
+  bytes: number;
+}
+
+function lastCall(segment: TraceSegment): number | undefined {
+  return segment.entries[segment.entries.length - 1]?.call;
+}
+
+/** The two segments, older first (the newer one holds the later composes; an empty one is older). */
+export function orderSegments(first: TraceSegment, second: TraceSegment): [TraceSegment, TraceSegment] {
+  const a = lastCall(first) ?? -1;
+  const b = lastCall(second) ?? -1;
+  return b > a ? [first, second] : [second, first];
+}
+
+/** True for a value shaped as a {@link SessionTraceHeader}. */
+export function isSessionTraceHeader(value: unknown): value is SessionTraceHeader {
+  const header = value as Partial<SessionTraceHeader> | null | undefined;
   return (
-    typeof trace === 'object' &&
-    trace !== null &&
-    trace.format === 1 &&
-    typeof trace.agentId === 'string' &&
-    typeof trace.sessionId === 'string' &&
-    typeof trace.evicted === 'number' &&
-    Array.isArray(trace.entries) &&
-    trace.entries.every((entry) => typeof entry?.call === 'number' && typeof entry.history === 'number' && Array.isArray(entry.reductions))
+    typeof header === 'object' &&
+    header !== null &&
+    header.format === 1 &&
+    typeof header.agentId === 'string' &&
+    typeof header.sessionId === 'string' &&
+    typeof header.strategyId === 'string' &&
+    typeof header.maxBytes === 'number'
   );
 }
 
-function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+/** Reads one segment; empty (0 bytes) when absent. */
+export async function readSegment(store: IContextStore, key: StoreKey): Promise<TraceSegment> {
+  const size = await store.blobSize(key);
+  if (size === undefined || size === 0) return { entries: [], bytes: 0 };
+  const chunks: Buffer[] = [];
+  for await (const chunk of store.readBlob(key)) chunks.push(Buffer.from(chunk));
+  const segment: TraceSegment = { entries: [], bytes: size };
+  for (const line of Buffer.concat(chunks).toString('utf8').split('\n')) {
+    if (line === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (isSessionTraceHeader(value)) segment.header = value;
+    else if (isTraceEntry(value)) segment.entries.push(value);
+  }
+  return segment;
+}
+
+function isTraceEntry(value: unknown): value is SessionTraceEntry {
+  const entry = value as Partial<SessionTraceEntry> | null;
+  return typeof entry?.call === 'number' && typeof entry.history === 'number' && Array.isArray(entry.reductions);
 }
