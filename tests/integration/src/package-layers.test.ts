@@ -4,7 +4,7 @@ import * as path from 'node:path';
 /**
  * The dependency direction of the packages, read from their sources: contracts at the bottom,
  * strategies and stores on core only, the kernel and the framework adapters on core, the CLI on
- * core and the kernel. Strategies reach agents only through plugin.json and the runtime's loader,
+ * core, the kernel and the Redis store (which `ctxkit explain` reads). Strategies reach agents only through plugin.json and the runtime's loader,
  * never by import. See docs/02-architecture.md.
  */
 
@@ -24,7 +24,7 @@ const LAYERS: Record<string, Layer> = {
   'strategies and stores': { folders: [...pluginFolders, 'packages/store-redis', 'packages/store-postgres'], mayImport: ['@ctxkit/core'] },
   kernel: { folders: ['packages/kernel'], mayImport: ['@ctxkit/core'] },
   'framework adapters': { folders: ['packages/ai-sdk', 'packages/langchain', 'packages/openai-agents'], mayImport: ['@ctxkit/core'] },
-  cli: { folders: ['packages/cli'], mayImport: ['@ctxkit/core', '@ctxkit/kernel'] },
+  cli: { folders: ['packages/cli'], mayImport: ['@ctxkit/core', '@ctxkit/kernel', '@ctxkit/store-redis'] },
 };
 
 function sourceFiles(dir: string): string[] {
