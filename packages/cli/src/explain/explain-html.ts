@@ -11,7 +11,7 @@ const STATE_COLORS: Record<MessageState, string> = {
   'micro-compacted': '#a16207',
   summarized: '#2563eb',
   compacted: '#7c3aed',
-  extracted: '#9333ea',
+  extracted: '#0f766e',
   recalled: '#db2777',
   dropped: '#9ca3af',
 };
