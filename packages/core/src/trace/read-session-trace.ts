@@ -1,6 +1,7 @@
 import type { IContextStore } from '../contracts/context-store';
 import { SessionTraceError } from '../errors/session-trace-error';
-import { orderSegments, readSegment, sessionTraceSegmentKey, type SessionTrace } from './session-trace';
+import { sessionTraceSegmentKey, type SessionTrace } from './session-trace';
+import { orderSegments, readSegment, type TraceSegment } from './trace-segment';
 
 const TURN_ON = 'Turn the trace on with sessionTrace: true (or { maxBytes }) in createContextRuntime or loadAgent options; it is off by default.';
 
@@ -11,7 +12,7 @@ const TURN_ON = 'Turn the trace on with sessionTrace: true (or { maxBytes }) in 
  *   trace, or when the store cannot be read (the store's error as cause)
  */
 export async function readSessionTrace(store: IContextStore, agentId: string, sessionId: string): Promise<SessionTrace> {
-  let segments: Awaited<ReturnType<typeof readSegment>>[];
+  let segments: TraceSegment[];
   try {
     segments = await Promise.all([0, 1].map((segment) => readSegment(store, sessionTraceSegmentKey(agentId, sessionId, segment as 0 | 1))));
   } catch (error) {
