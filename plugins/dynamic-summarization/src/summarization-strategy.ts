@@ -131,8 +131,8 @@ export class SummarizationStrategy implements IContextManager {
     this.base.assertLive('composePayload');
     this.cancelIdleFold();
     let composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
-    if (composition.wouldWait && this.scheduler.running && this.config.summaryWaitMs > 0) {
-      // The budget leaves no other way: wait (bounded) for the running fold, then compose again.
+    if (composition.wouldWait && this.scheduler.waitable && this.config.summaryWaitMs > 0) {
+      // The budget leaves no other way: wait (bounded, once per fold, never for a retry) for the running fold, then compose again.
       await this.scheduler.waitForFold(this.config.summaryWaitMs);
       composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
     }
@@ -310,8 +310,26 @@ export class SummarizationStrategy implements IContextManager {
       ...(this.summarizer.lastReceipt ? { summaryReceipt: structuredClone(this.summarizer.lastReceipt) } : {}),
     });
     // Unsummarized history older than the window left out: a running fold would bring it back.
-    const wouldWait = composed.window.fromIndex > covered && this.scheduler.running;
+    const leftOut = composed.window.fromIndex > covered;
+    const wouldWait = leftOut && this.scheduler.running;
+    composed.payload.stats.extra!.summaryPending = leftOut ? this.pendingSummary() : null;
     return { payload: composed.payload, wouldWait, turn, room, staleSummary: read !== null && state === null && !summaryAhead, summaryAhead };
+  }
+
+  /**
+   * Why unsummarized turns left out of a payload are not in its summary yet, when a fold is running
+   * or has failed (`stats.extra.summaryPending`); `null` when no fold is due for them yet.
+   */
+  private pendingSummary(): { reason: 'running' | 'failed' | 'stopped'; message: string } | null {
+    const failures = this.scheduler.consecutiveFailures;
+    const failed = failures === 1 ? 'the last fold failed' : `the last ${failures} folds failed`;
+    if (this.scheduler.running) {
+      const retry = failures > 0 ? ` (a retry after ${failed}): payloads do not wait for it` : `; a payload waits for it at most once, ${this.config.summaryWaitMs} ms (summaryWaitMs)`;
+      return { reason: 'running', message: `composed without the newest summary: a fold is running${retry}` };
+    }
+    if (this.scheduler.stopped) return { reason: 'stopped', message: `composed without the newest summary: ${failed} and attempts stopped until the turns to fold change (maxConsecutiveFailures)` };
+    if (failures > 0) return { reason: 'failed', message: `composed without the newest summary: ${failed}; the next fold is tried after the back-off (retryBackoffMs), in the background` };
+    return null;
   }
 
   /** The summary block of `state`: the one built before while the fields it shows are the same (the buffer may be read afresh each turn). */

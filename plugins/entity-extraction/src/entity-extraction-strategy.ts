@@ -274,9 +274,9 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
    * update is written onto the state the store holds then: if another process extracted the same
    * message meanwhile, its state stands; if it extracted an earlier one, this update's changed fields
    * go over it; if the merge fails the state schema, the extraction runs again on the new state.
-   * The model is waited for at most `extractionWaitMs`: past it the previous state is returned with
-   * the messages not read yet, and the update is written when the extraction ends (a task of the
-   * queue). While an extraction runs in the background, or the model is backing off, the model is not
+   * The model is waited for at most `extractionWaitMs`, and not at all for a retry after a failed
+   * call: past it the previous state is returned with the messages not read yet, and the update is
+   * written when the extraction ends (a task of the queue). While an extraction runs in the background, or the model is backing off, the model is not
    * asked and the messages wait for the next extraction.
    */
   private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>, reruns = 0): Promise<ExtractionResult> {
@@ -298,7 +298,9 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     const extraction = extractor
       .extract({ schema: this.options.schema, state: persisted.state, input, now: context.now(), signal: this.disposal.signal })
       .catch((error: unknown): ExtractionOutcome => ({ ok: false, reason: 'llm-error', errors: [messageOf(error)], attempts: 1 }));
-    const outcome = extractor.kind === 'offline' ? await extraction : await settledWithin(extraction, config.extractionWaitMs);
+    // A retry after a failed call runs in the background only: a model that is down holds one payload, once.
+    const retrying = this.backoff.failedInARow > 0;
+    const outcome = extractor.kind === 'offline' ? await extraction : await settledWithin(extraction, retrying ? 0 : config.extractionWaitMs);
     if (outcome === undefined) {
       this.running = extraction.then((late) =>
         this.queue.run(async () => {
@@ -306,7 +308,9 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
           await this.applyExtraction(started, late, reruns);
         }),
       );
-      const message = `the extraction model had not answered within ${config.extractionWaitMs} ms (extractionWaitMs); the extraction goes on in the background and the next payload uses it`;
+      const message = retrying
+        ? `the extraction model failed or timed out on the last call; this retry runs in the background without being waited for, and the next payload uses it`
+        : `the extraction model had not answered within ${config.extractionWaitMs} ms (extractionWaitMs); the extraction goes on in the background and the next payload uses it`;
       return { persisted, pending: { reason: 'late', ...unread, message } };
     }
     return this.applyExtraction(started, outcome, reruns);

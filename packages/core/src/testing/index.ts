@@ -22,7 +22,7 @@ export { freezeDeep } from '../messages/freeze-deep';
 
 // model clients
 export { ScriptedLLMClient, type RecordedRequest, type ScriptedLLMClientOptions, type ScriptedReply, type ScriptStep } from './scripted-llm-client';
-export { SilentLLMClient } from './silent-llm-client';
+export { SilentLLMClient, type SilentLLMClientOptions } from './silent-llm-client';
 
 // bundled conversations
 export type { BundledConversationName, ConversationFact, ConversationRecord } from './conversation-record';

@@ -125,6 +125,8 @@ export class FoldScheduler {
   private claims = 0;
   private pending: Promise<void> | undefined;
   private abort: AbortController | undefined;
+  /** The running fold a composition waited for in vain: no later composition waits for it. */
+  private waitedOut: Promise<void> | undefined;
   /** Bumped by re-sync, undo and dispose, so that a running fold cannot commit stale work. */
   private generation = 0;
   private disposed = false;
@@ -274,10 +276,21 @@ export class FoldScheduler {
 
   /** Waits for the running fold, at most `ms`. */
   async waitForFold(ms: number): Promise<void> {
-    if (!this.pending) return;
+    const pending = this.pending;
+    if (!pending) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([this.pending, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    const ended = await Promise.race([pending.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
     clearTimeout(timer);
+    if (!ended) this.waitedOut = pending;
+  }
+
+  /**
+   * True when a composition may wait for the running fold: one runs here, no composition has waited
+   * for it in vain yet, and the fold before it did not fail (a retry after a failure runs in the
+   * background only). So a summarizer that is down holds at most one payload, once.
+   */
+  get waitable(): boolean {
+    return this.pending !== undefined && this.pending !== this.waitedOut && this.consecutiveFailures === 0;
   }
 
   /** Resolves when no fold is running, the queue has drained and the record's writes have settled. */
