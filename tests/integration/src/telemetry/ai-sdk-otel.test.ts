@@ -7,10 +7,11 @@ import 'reflect-metadata';
 import { OpenTelemetry } from '@ai-sdk/otel';
 import { trace } from '@opentelemetry/api';
 import { createAiSdkContext } from '@ctxkit/ai-sdk';
-import { CtxkitMetricNames, type PayloadStats } from '@ctxkit/core';
+import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type PayloadStats } from '@ctxkit/core';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
+import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { aiSdkGenerated } from './recorded-models';
 import { recordedOutputs, replayRecord, type RecordedReply } from './replay-record';
 
 /** Node's own require, given by the test environment: the AI SDK ships ES modules only (loaded by Node ≥ 20.19). */
@@ -23,24 +24,20 @@ declare const nativeRequire: NodeJS.Require;
  * attributes and events equal its payload's stats; the metrics equal the stats' sums.
  */
 
-const USAGE = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
-
-function generated(reply: RecordedReply) {
-  if (reply.calls.length === 0) return { content: [{ type: 'text' as const, text: reply.text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage: USAGE, warnings: [] };
-  return {
-    content: reply.calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: call.arguments })),
-    finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
-    usage: USAGE,
-    warnings: [],
-  };
-}
-
 describe('OpenTelemetry through the AI SDK adapter', () => {
-  // The AI SDK and its OpenTelemetry integration load through Node's own require: their copy of the API sees Node's global object.
-  const fixture = otelAndRuntime([nativeRequire('@opentelemetry/api') as typeof import('@opentelemetry/api')]);
+  let runtime: ContextRuntime;
+  let otel: InMemoryOtel;
+  beforeAll(async () => {
+    // The AI SDK and its OpenTelemetry integration load through Node's own require: their copy of the API sees Node's global object.
+    otel = registerInMemoryOtel([nativeRequire('@opentelemetry/api') as typeof import('@opentelemetry/api')]);
+    runtime = await createContextRuntime();
+  });
+  afterAll(async () => {
+    await runtime.dispose();
+    await otel.shutdown();
+  });
 
   it('generateText over a tau-bench replay: one compose span in each inference span, attributes and events equal to stats, metrics equal to their sums', async () => {
-    const { runtime, otel } = fixture;
     const { record, turns } = replayRecord();
     const context = await createAiSdkContext({ runtime, pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 4000, reserveOutputTokens: 0 }, agentId: 'otel-ai-sdk', sessionId: 'replay', waitForIdle: true });
     const payloads: PayloadStats[] = [];
@@ -52,7 +49,7 @@ describe('OpenTelemetry through the AI SDK adapter', () => {
       [...outputs.keys()].map((name) => [name, tool({ description: `The airline's ${name.replace(/_/g, ' ')}.`, inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object', additionalProperties: true }), execute: async () => outputs.get(name)!.shift() ?? 'no recorded output' })]),
     );
     let queue: RecordedReply[] = [];
-    const model = new MockLanguageModelV4({ doGenerate: async () => generated(queue.shift() ?? { text: 'Anything else?', calls: [] }) });
+    const model = new MockLanguageModelV4({ doGenerate: async () => aiSdkGenerated(queue.shift() ?? { text: 'Anything else?', calls: [] }) });
     const tracer = trace.getTracer('host-app');
     const messages: ModelMessage[] = [];
     for (const turn of turns) {

@@ -2,8 +2,8 @@ import * as otelApi from '@opentelemetry/api';
 import { context, metrics, trace, type Attributes, type AttributeValue } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
-import { createContextRuntime, CtxkitAttributes, CtxkitSpanEventNames, CtxkitSpanNames, type ContextRuntime, type LLMPayload, type PayloadStats } from '@ctxkit/core';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import { CtxkitAttributes, CtxkitSpanEventNames, CtxkitSpanNames, type LLMPayload, type PayloadStats } from '@ctxkit/core';
 
 /** A metric reader the test collects from when it wants. */
 class CollectingReader extends MetricReader {
@@ -26,10 +26,11 @@ export interface InMemoryOtel {
  * Registers the SDK globally (tracer provider, meter provider, AsyncLocalStorage context manager).
  * `alsoOn`: other copies of the API to register the same tracer provider and context manager on (a
  * framework loaded outside jest's module registry sees another global object than the test does).
+ * `processors`: span processors of the test's own, after the exporter's.
  */
-export function registerInMemoryOtel(alsoOn: ReadonlyArray<typeof otelApi> = []): InMemoryOtel {
+export function registerInMemoryOtel(alsoOn: ReadonlyArray<typeof otelApi> = [], processors: ReadonlyArray<SpanProcessor> = []): InMemoryOtel {
   const exporter = new InMemorySpanExporter();
-  const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+  const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter }), ...processors] });
   const reader = new CollectingReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
   const contextManager = new AsyncLocalStorageContextManager().enable();
@@ -132,21 +133,4 @@ export function statsSums(payloads: readonly LLMPayload[]): { sent: number; save
     reductions += stats.reductions.length;
   }
   return { sent, saved, cachedPrefix, reductions };
-}
-
-/**
- * For a describe block: the in-memory SDK registered (see {@link registerInMemoryOtel} for `alsoOn`)
- * and a runtime, both created before its tests and shut down after them.
- */
-export function otelAndRuntime(alsoOn: ReadonlyArray<typeof otelApi> = []): { readonly otel: InMemoryOtel; readonly runtime: ContextRuntime } {
-  const fixture = {} as { otel: InMemoryOtel; runtime: ContextRuntime };
-  beforeAll(async () => {
-    fixture.otel = registerInMemoryOtel(alsoOn);
-    fixture.runtime = await createContextRuntime();
-  });
-  afterAll(async () => {
-    await fixture.runtime.dispose();
-    await fixture.otel.shutdown();
-  });
-  return fixture;
 }

@@ -1,16 +1,13 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
-import { CtxkitMetricNames, type LLMPayload } from '@ctxkit/core';
+import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type LLMPayload } from '@ctxkit/core';
 import { createCtxkitMiddleware } from '@ctxkit/langchain';
-import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
-import type { ChatResult } from '@langchain/core/outputs';
-import type { Runnable } from '@langchain/core/runnables';
+import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
-import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
-import { recordedOutputs, replayRecord, type RecordedReply } from './replay-record';
+import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { RecordedChatModel } from './recorded-models';
+import { recordedOutputs, replayRecord } from './replay-record';
 
 /**
  * LangChain's own agent loop (`createAgent` with ctxkit's middleware) over a 30-model-call tau-bench
@@ -19,35 +16,19 @@ import { recordedOutputs, replayRecord, type RecordedReply } from './replay-reco
  * payload's stats; the metrics equal the stats' sums.
  */
 
-/** A chat model that answers with the current turn's recorded replies, in order. */
-class RecordedChatModel extends BaseChatModel {
-  calls = { count: 0 };
-  queue: { replies: RecordedReply[] } = { replies: [] };
-
-  _llmType(): string {
-    return 'recorded';
-  }
-
-  override bindTools(): Runnable<BaseLanguageModelInput, AIMessageChunk> {
-    const bound = new RecordedChatModel({});
-    bound.calls = this.calls;
-    bound.queue = this.queue;
-    return bound as unknown as Runnable<BaseLanguageModelInput, AIMessageChunk>;
-  }
-
-  async _generate(_messages: BaseMessage[]): Promise<ChatResult> {
-    this.calls.count++;
-    const reply = this.queue.replies.shift() ?? { text: 'Anything else?', calls: [] };
-    const message = new AIMessage({ content: reply.text, tool_calls: reply.calls.map((call) => ({ id: call.id, name: call.name, args: JSON.parse(call.arguments) as Record<string, unknown>, type: 'tool_call' as const })) });
-    return { generations: [{ text: reply.text, message }] };
-  }
-}
-
 describe('OpenTelemetry through the LangChain adapter', () => {
-  const fixture = otelAndRuntime();
+  let runtime: ContextRuntime;
+  let otel: InMemoryOtel;
+  beforeAll(async () => {
+    otel = registerInMemoryOtel();
+    runtime = await createContextRuntime();
+  });
+  afterAll(async () => {
+    await runtime.dispose();
+    await otel.shutdown();
+  });
 
   it('createAgent over a tau-bench replay: one compose span per model call under the invoke span, attributes and events equal to stats, metrics equal to their sums', async () => {
-    const { runtime, otel } = fixture;
     const { record, turns } = replayRecord();
     const payloads: LLMPayload[] = [];
     const ctxkit = await createCtxkitMiddleware({

@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
-import { CtxkitMetricNames, type LLMPayload } from '@ctxkit/core';
+import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type LLMPayload } from '@ctxkit/core';
 import { createCtxkitSession } from '@ctxkit/openai-agents';
-import { Agent, run, setTracingDisabled, tool, Usage, type AgentOutputItem, type FunctionTool, type Model, type ModelResponse } from '@openai/agents';
-import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
-import { recordedOutputs, replayRecord, type RecordedReply } from './replay-record';
+import { Agent, run, setTracingDisabled, tool, type FunctionTool } from '@openai/agents';
+import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { RecordedAgentsModel } from './recorded-models';
+import { recordedOutputs, replayRecord } from './replay-record';
 
 /**
  * The OpenAI Agents SDK's own loop (`run()` with a ctxkit session and its input filter) over a
@@ -18,32 +19,19 @@ import { recordedOutputs, replayRecord, type RecordedReply } from './replay-reco
 
 setTracingDisabled(true);
 
-/** An Agents SDK model answering with the current turn's recorded replies. */
-class RecordedAgentsModel implements Model {
-  calls = 0;
-  replies: RecordedReply[] = [];
-
-  async getResponse(): Promise<ModelResponse> {
-    this.calls++;
-    const reply = this.replies.shift() ?? { text: 'Anything else?', calls: [] };
-    const output: AgentOutputItem[] =
-      reply.calls.length > 0
-        ? reply.calls.map((call) => ({ type: 'function_call', callId: call.id, name: call.name, arguments: call.arguments, status: 'completed' }))
-        : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text }] }];
-    return { usage: new Usage(), output };
-  }
-
-  // eslint-disable-next-line require-yield
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error('RecordedAgentsModel answers getResponse only.');
-  }
-}
-
 describe('OpenTelemetry through the OpenAI Agents adapter', () => {
-  const fixture = otelAndRuntime();
+  let runtime: ContextRuntime;
+  let otel: InMemoryOtel;
+  beforeAll(async () => {
+    otel = registerInMemoryOtel();
+    runtime = await createContextRuntime();
+  });
+  afterAll(async () => {
+    await runtime.dispose();
+    await otel.shutdown();
+  });
 
   it('run() over a tau-bench replay: one compose span per model call and per run under the run span, attributes and events equal to stats, metrics equal to their sums', async () => {
-    const { runtime, otel } = fixture;
     const { record, turns } = replayRecord();
     const payloads: LLMPayload[] = [];
     const session = await createCtxkitSession({

@@ -17,10 +17,13 @@ export interface RecordedTurn {
   replies: RecordedReply[];
 }
 
-/** The record and its turns. The recordings reuse call ids across turns, which frameworks would merge: each call gets a fresh one. */
-export function replayRecord(): { record: ConversationRecord; turns: RecordedTurn[] } {
-  const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === REPLAY_RECORD_ID);
-  if (record === undefined) throw new Error(`${REPLAY_RECORD_ID} is not in the bundled tau-bench records`);
+/**
+ * A bundled tau-bench airline record (by default {@link REPLAY_RECORD_ID}) and its turns. The
+ * recordings reuse call ids across turns, which frameworks would merge: each call gets a fresh one.
+ */
+export function replayRecord(id: string = REPLAY_RECORD_ID): { record: ConversationRecord; turns: RecordedTurn[] } {
+  const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === id);
+  if (record === undefined) throw new Error(`${id} is not in the bundled tau-bench records`);
   const turns: RecordedTurn[] = [];
   let calls = 0;
   for (const message of record.history) {
