@@ -12,7 +12,7 @@ import {
   type ITokenCounter,
 } from '@ctxkit/core';
 import { findPayloadProblems, HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
-import { loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
+import { loadConversations, ScriptedLLMClient, SilentLLMClient } from '@ctxkit/core/testing';
 import { createStrategy as createPluginStrategy } from './create-summarization-strategy';
 import { OFFLINE_SUMMARIZER_NAME } from './offline/offline-summarizer';
 import type { SummarizationConfig } from './summarization-config';
@@ -201,6 +201,40 @@ describe('SummarizationStrategy', () => {
       const payload = await strategy.composePayload(SYSTEM, history, []);
       expect(payload.stats.summarized).toBeGreaterThan(0);
       expect(payload.stats.extra).toMatchObject({ summaryVersion: 1, summaryIncluded: true });
+    });
+
+    it('waits for a summarizer that does not answer once, then composes at once, also while it retries after the failure, saying why', async () => {
+      const llm = new SilentLLMClient({ honourAbort: true });
+      const clock = { now: Date.UTC(2025, 0, 1) };
+      const h = harness({ llm, clock });
+      const config = { threshold: 2, batchTurns: 2, maxContextTokens: 900, reserveOutputTokens: 100, summaryWaitMs: 100, summaryTimeoutMs: 400, retryBackoffMs: 1_000 };
+      const strategy = createStrategy(config, h.context);
+      const timed = async (history: ChatMessage[]) => {
+        const started = performance.now();
+        const payload = await strategy.composePayload(SYSTEM, history, []);
+        return { ms: performance.now() - started, pending: payload.stats.extra!.summaryPending as { reason: string; message: string } | null };
+      };
+      await strategy.onTurnComplete(conversation(6));
+      // The first payload that would leave unsummarized turns out waits for the fold, at most summaryWaitMs.
+      const first = await timed(conversation(6));
+      expect(first.ms).toBeGreaterThanOrEqual(90);
+      expect(first.pending).toMatchObject({ reason: 'running' });
+      expect(llm.signals).toHaveLength(1);
+      // The fold still runs: the next payloads do not wait for it again.
+      for (const turns of [6, 7]) expect((await timed(conversation(turns))).ms).toBeLessThan(50);
+      // It times out; payloads say the fold failed, and the retry after the back-off is not waited for either.
+      await strategy.whenIdle();
+      expect(llm.signals[0]!.aborted).toBe(true);
+      expect(h.events.some((event) => event.name === 'summary-error')).toBe(true);
+      expect((await timed(conversation(7))).pending).toMatchObject({ reason: 'failed' });
+      clock.now += 1_000;
+      await strategy.onTurnComplete(conversation(8));
+      const retrying = await timed(conversation(8));
+      expect(llm.signals).toHaveLength(2);
+      expect(retrying.ms).toBeLessThan(50);
+      expect(retrying.pending).toMatchObject({ reason: 'running' });
+      expect(retrying.pending!.message).toContain('a retry after the last fold failed');
+      await strategy.dispose();
     });
 
     it('gives the summary block way to the newest user message: shortened or left out and reported, never a budget error', async () => {
