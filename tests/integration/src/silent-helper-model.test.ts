@@ -50,12 +50,12 @@ const WAIT_MS = 200;
 const CALL_TIMEOUT_MS = 300;
 /** The back-off after a failed helper call: short, so that the replay sees retries as well. */
 const BACKOFF_MS = 300;
-/** What any other composePayload may take, the composition itself included. */
+/** How long any other composePayload may wait (its time off the CPU). */
 const AT_ONCE_MS = 50;
 /** The user's pause between turns (the replay outlasts the helper's deadline, so its failure is seen). */
 const TURN_GAP_MS = 60;
 const MAX_CONTEXT_TOKENS = 4000;
-/** The kernel keeps the current turn's tool results whole (the frameworks' adapters let the strategy cut them): 1,000 tokens more room. */
+/** Through the kernel these records do not fit 4,000 tokens (CTXKIT_BUDGET_EXCEEDED on what it must send of a turn): 1,000 tokens more room. */
 const KERNEL_MAX_CONTEXT_TOKENS = 5000;
 
 const FULL = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
@@ -121,7 +121,11 @@ interface Replay {
   errors: unknown[];
 }
 
-/** The agent's own model for its requests (those with tools), the silent helper for the strategy's. */
+/**
+ * The agent's own model for its requests (those with tools), the silent helper for the strategy's
+ * (summary, extraction and compaction calls are made without tools). The records replayed here call
+ * tools, so the kernel sends its tools with every request.
+ */
 class HelperRouter implements ILLMClient {
   readonly name = 'recorded-agent-with-silent-helper';
   readonly defaultModel = 'gpt-4o';
