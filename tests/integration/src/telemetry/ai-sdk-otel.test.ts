@@ -7,10 +7,10 @@ import 'reflect-metadata';
 import { OpenTelemetry } from '@ai-sdk/otel';
 import { trace } from '@opentelemetry/api';
 import { createAiSdkContext } from '@ctxkit/ai-sdk';
-import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type PayloadStats } from '@ctxkit/core';
+import { CtxkitMetricNames, type PayloadStats } from '@ctxkit/core';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
 import { aiSdkGenerated } from './recorded-models';
 import { recordedOutputs, replayRecord, type RecordedReply } from './replay-record';
 
@@ -25,19 +25,11 @@ declare const nativeRequire: NodeJS.Require;
  */
 
 describe('OpenTelemetry through the AI SDK adapter', () => {
-  let runtime: ContextRuntime;
-  let otel: InMemoryOtel;
-  beforeAll(async () => {
-    // The AI SDK and its OpenTelemetry integration load through Node's own require: their copy of the API sees Node's global object.
-    otel = registerInMemoryOtel([nativeRequire('@opentelemetry/api') as typeof import('@opentelemetry/api')]);
-    runtime = await createContextRuntime();
-  });
-  afterAll(async () => {
-    await runtime.dispose();
-    await otel.shutdown();
-  });
+  // The AI SDK and its OpenTelemetry integration load through Node's own require: their copy of the API sees Node's global object.
+  const fixture = otelAndRuntime([nativeRequire('@opentelemetry/api') as typeof import('@opentelemetry/api')]);
 
   it('generateText over a tau-bench replay: one compose span in each inference span, attributes and events equal to stats, metrics equal to their sums', async () => {
+    const { runtime, otel } = fixture;
     const { record, turns } = replayRecord();
     const context = await createAiSdkContext({ runtime, pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 4000, reserveOutputTokens: 0 }, agentId: 'otel-ai-sdk', sessionId: 'replay', waitForIdle: true });
     const payloads: PayloadStats[] = [];

@@ -3,7 +3,7 @@ import { context, metrics, trace, type Attributes, type AttributeValue } from '@
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
-import { CtxkitAttributes, CtxkitSpanEventNames, CtxkitSpanNames, type LLMPayload, type PayloadStats } from '@ctxkit/core';
+import { CtxkitAttributes, CtxkitSpanEventNames, CtxkitSpanNames, type LLMPayload, type PayloadStats, createContextRuntime, type ContextRuntime } from '@ctxkit/core';
 
 /** A metric reader the test collects from when it wants. */
 class CollectingReader extends MetricReader {
@@ -133,4 +133,21 @@ export function statsSums(payloads: readonly LLMPayload[]): { sent: number; save
     reductions += stats.reductions.length;
   }
   return { sent, saved, cachedPrefix, reductions };
+}
+
+/**
+ * For a describe block: the in-memory SDK registered (see {@link registerInMemoryOtel} for `alsoOn`)
+ * and a runtime, both created before its tests and shut down after them.
+ */
+export function otelAndRuntime(alsoOn: ReadonlyArray<typeof otelApi> = []): { readonly otel: InMemoryOtel; readonly runtime: ContextRuntime } {
+  const fixture = {} as { otel: InMemoryOtel; runtime: ContextRuntime };
+  beforeAll(async () => {
+    fixture.otel = registerInMemoryOtel(alsoOn);
+    fixture.runtime = await createContextRuntime();
+  });
+  afterAll(async () => {
+    await fixture.runtime.dispose();
+    await fixture.otel.shutdown();
+  });
+  return fixture;
 }

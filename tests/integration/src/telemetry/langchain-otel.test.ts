@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
-import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type LLMPayload } from '@ctxkit/core';
+import { CtxkitMetricNames, type LLMPayload } from '@ctxkit/core';
 import { createCtxkitMiddleware } from '@ctxkit/langchain';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
-import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
 import { RecordedChatModel } from './recorded-models';
 import { recordedOutputs, replayRecord } from './replay-record';
 
@@ -17,18 +17,10 @@ import { recordedOutputs, replayRecord } from './replay-record';
  */
 
 describe('OpenTelemetry through the LangChain adapter', () => {
-  let runtime: ContextRuntime;
-  let otel: InMemoryOtel;
-  beforeAll(async () => {
-    otel = registerInMemoryOtel();
-    runtime = await createContextRuntime();
-  });
-  afterAll(async () => {
-    await runtime.dispose();
-    await otel.shutdown();
-  });
+  const fixture = otelAndRuntime();
 
   it('createAgent over a tau-bench replay: one compose span per model call under the invoke span, attributes and events equal to stats, metrics equal to their sums', async () => {
+    const { runtime, otel } = fixture;
     const { record, turns } = replayRecord();
     const payloads: LLMPayload[] = [];
     const ctxkit = await createCtxkitMiddleware({

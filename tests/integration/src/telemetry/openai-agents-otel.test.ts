@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
-import { createContextRuntime, CtxkitMetricNames, type ContextRuntime, type LLMPayload } from '@ctxkit/core';
+import { CtxkitMetricNames, type LLMPayload } from '@ctxkit/core';
 import { createCtxkitSession } from '@ctxkit/openai-agents';
 import { Agent, run, setTracingDisabled, tool, type FunctionTool } from '@openai/agents';
-import { composeSpanProblems, composeSpans, parentSpanId, registerInMemoryOtel, statsSums, type InMemoryOtel } from './in-memory-otel';
+import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
 import { RecordedAgentsModel } from './recorded-models';
 import { recordedOutputs, replayRecord } from './replay-record';
 
@@ -20,18 +20,10 @@ import { recordedOutputs, replayRecord } from './replay-record';
 setTracingDisabled(true);
 
 describe('OpenTelemetry through the OpenAI Agents adapter', () => {
-  let runtime: ContextRuntime;
-  let otel: InMemoryOtel;
-  beforeAll(async () => {
-    otel = registerInMemoryOtel();
-    runtime = await createContextRuntime();
-  });
-  afterAll(async () => {
-    await runtime.dispose();
-    await otel.shutdown();
-  });
+  const fixture = otelAndRuntime();
 
   it('run() over a tau-bench replay: one compose span per model call and per run under the run span, attributes and events equal to stats, metrics equal to their sums', async () => {
+    const { runtime, otel } = fixture;
     const { record, turns } = replayRecord();
     const payloads: LLMPayload[] = [];
     const session = await createCtxkitSession({
