@@ -211,20 +211,24 @@ describe('@ctxkit/core exports', () => {
 });
 
 describe('@ctxkit/core/testing exports', () => {
-  it('exports exactly what a strategy or store author tests with: the suite, a context, model clients, conversations, the store contract', () => {
+  it('exports exactly what a strategy, store or adapter author tests with: the suite, a context, model clients, conversations and their replays, the store contract', () => {
     expect(Object.keys(testing).sort()).toEqual([
     'ConformanceError',
     'ScriptedLLMClient',
     'SilentLLMClient',
+    'adapterReplays',
     'checkConformance',
     'createConformanceContext',
     'freezeDeep',
     'loadConversations',
+    'recordedTurns',
     'runConformance',
     'runRecallBackendContract',
     'runRecallProcessesScenario',
     'runStoreContract',
+    'standardStrategyConfigs',
     'storeFailureOf',
+    'unpairedCalls',
     ]);
   });
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createTokenCounter, hasContributedTools, type AssistantMessage, type ChatMessage, type ContextRuntimeOptions } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { loadConversations, ScriptedLLMClient, type ConversationRecord } from '@ctxkit/core/testing';
+import { adapterReplays, recordedTurns, ScriptedLLMClient, standardStrategyConfigs, unpairedCalls, type AdapterReplay, type ConversationRecord } from '@ctxkit/core/testing';
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
@@ -27,39 +27,10 @@ const FULL = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
 const counter = createTokenCounter({ model: 'gpt-4o' });
 const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
 
-const STRATEGIES: Array<[string, Record<string, unknown>]> = [
-  ['std-sliding-window-strategy', {}],
-  ['std-summarization-strategy', {}],
-  ['std-entity-extraction-strategy', { stateSchema: airlineSchema }],
-  ['std-tool-output-cache-strategy', {}],
-  ['std-recall-strategy', {}],
-];
+const STRATEGIES = standardStrategyConfigs(airlineSchema);
 const QUICK_STRATEGIES = new Set(['std-summarization-strategy', 'std-tool-output-cache-strategy']);
 
-interface Replay {
-  record: ConversationRecord;
-  ceiling: number;
-}
-
-function replays(): Replay[] {
-  const tau = loadConversations('tau-bench-airline').slice(FULL ? 20 : 32, 35);
-  const openhands = loadConversations('openhands-multi-swe-bench').slice(0, FULL ? 3 : 1);
-  return [...tau.map((record) => ({ record, ceiling: 4000 })), ...openhands.map((record) => ({ record, ceiling: 8000 }))];
-}
-
-interface RecordedTurn {
-  user: string;
-  replies: AssistantMessage[];
-}
-
-function recordedTurns(history: readonly ChatMessage[]): RecordedTurn[] {
-  const turns: RecordedTurn[] = [];
-  for (const message of history) {
-    if (message.role === 'user') turns.push({ user: contentText(message.content), replies: [] });
-    else if (message.role === 'assistant') turns.at(-1)?.replies.push(structuredClone(message));
-  }
-  return turns;
-}
+const replays = (): AdapterReplay[] => adapterReplays(FULL);
 
 /** Each tool answers with its recorded outputs, in call order (logged by call id); defined as the record defines it, else taking any arguments. */
 function recordedTools(record: ConversationRecord, answered: Map<string, string>): StructuredToolInterface[] {
@@ -130,31 +101,6 @@ function messageKey(message: ChatMessage): string {
   return JSON.stringify([message.role, message.content === null ? '' : contentText(message.content), calls, message.role === 'tool' ? message.tool_call_id : null]);
 }
 
-/** The unpaired calls and results of a request: a call whose result does not follow it before the next user message, a result without its call. */
-function unpaired(messages: readonly ChatMessage[]): string[] {
-  const problems: string[] = [];
-  const open = new Set<string>();
-  const seen = new Set<string>();
-  const close = () => {
-    for (const id of open) problems.push(`call ${id} has no result`);
-    open.clear();
-  };
-  for (const message of messages) {
-    if (message.role === 'assistant') {
-      close();
-      for (const call of message.tool_calls ?? []) {
-        open.add(call.id);
-        seen.add(call.id);
-      }
-    } else if (message.role === 'tool') {
-      if (!seen.has(message.tool_call_id)) problems.push(`result ${message.tool_call_id} has no call before it`);
-      open.delete(message.tool_call_id);
-    } else close();
-  }
-  close();
-  return problems;
-}
-
 /** What a request costs by an independent count: the messages and the bound tools, as ctxkit counts them. */
 function requestTokens(request: RecordedModelRequest): number {
   return counter.countMessages(toChatMessages(request.messages)) + counter.countTools(request.tools.map(toToolDefinition));
@@ -173,7 +119,7 @@ interface Outcome {
 }
 
 /** Replays one record; returns what went wrong and the number of requests. */
-async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay, runtimeOptions?: ContextRuntimeOptions): Promise<Outcome> {
+async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: AdapterReplay, runtimeOptions?: ContextRuntimeOptions): Promise<Outcome> {
   const failures: string[] = [];
   let compactOffered = 0;
   // The strategy's own tools each payload offered, in order of composition (one per model call).
@@ -214,7 +160,7 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
     if (kept.length !== made.length || diverged >= 0) failures.push(`${record.id}: the state holds ${kept.length} messages, the runs made ${made.length}, first difference at ${diverged >= 0 ? diverged : made.length}`);
     scripted.model.requests.forEach((request, index) => {
       const where = `${record.id} request ${index + 1}`;
-      for (const problem of unpaired(toChatMessages(request.messages))) failures.push(`${where}: ${problem}`);
+      for (const problem of unpairedCalls(toChatMessages(request.messages))) failures.push(`${where}: ${problem}`);
       const tokens = requestTokens(request);
       if (tokens > ceiling) failures.push(`${where}: ${tokens} tokens over ${ceiling}`);
       const boundOwn = request.tools.map((bound) => toolNameOf(bound) ?? '').filter((name) => own.has(name)).sort();

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createTokenCounter, type AssistantMessage, type ChatMessage, type ContextRuntimeOptions } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { loadConversations, ScriptedLLMClient, type ConversationRecord } from '@ctxkit/core/testing';
+import { adapterReplays, recordedTurns, ScriptedLLMClient, standardStrategyConfigs, type AdapterReplay, type ConversationRecord } from '@ctxkit/core/testing';
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem, type AgentOutputItem, type FunctionTool } from '@openai/agents';
 import { createCtxkitSession, toAgentInputItems, toChatMessages, toToolDefinitions } from './index';
 import { ScriptedAgentsModel } from './testing/scripted-agents-model';
@@ -25,40 +25,10 @@ const FULL = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
 const counter = createTokenCounter({ model: 'gpt-4o' });
 const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
 
-const STRATEGIES: Array<[string, Record<string, unknown>]> = [
-  ['std-sliding-window-strategy', {}],
-  ['std-summarization-strategy', {}],
-  ['std-entity-extraction-strategy', { stateSchema: airlineSchema }],
-  ['std-tool-output-cache-strategy', {}],
-  ['std-recall-strategy', {}],
-];
+const STRATEGIES = standardStrategyConfigs(airlineSchema);
 const QUICK_STRATEGIES = new Set(['std-summarization-strategy', 'std-tool-output-cache-strategy']);
 
-interface Replay {
-  record: ConversationRecord;
-  ceiling: number;
-}
-
-function replays(): Replay[] {
-  // Records 20 to 34 hold task-33/trial-0, where a placeholder once made the session store items twice.
-  const tau = loadConversations('tau-bench-airline').slice(FULL ? 20 : 32, 35);
-  const openhands = loadConversations('openhands-multi-swe-bench').slice(0, FULL ? 3 : 1);
-  return [...tau.map((record) => ({ record, ceiling: 4000 })), ...openhands.map((record) => ({ record, ceiling: 8000 }))];
-}
-
-interface RecordedTurn {
-  user: string;
-  replies: AssistantMessage[];
-}
-
-function recordedTurns(history: readonly ChatMessage[]): RecordedTurn[] {
-  const turns: RecordedTurn[] = [];
-  for (const message of history) {
-    if (message.role === 'user') turns.push({ user: contentText(message.content), replies: [] });
-    else if (message.role === 'assistant') turns.at(-1)?.replies.push(structuredClone(message));
-  }
-  return turns;
-}
+const replays = (): AdapterReplay[] => adapterReplays(FULL);
 
 /** Each tool answers with its recorded outputs, in call order; defined as the record defines it, else taking any arguments. */
 function recordedTools(record: ConversationRecord): FunctionTool[] {
@@ -138,7 +108,7 @@ interface Outcome {
 }
 
 /** Replays one record; returns what went wrong and the number of requests. */
-async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: Replay, runtimeOptions?: ContextRuntimeOptions, wrapped = false): Promise<Outcome> {
+async function replay(pluginId: string, config: Record<string, unknown>, { record, ceiling }: AdapterReplay, runtimeOptions?: ContextRuntimeOptions, wrapped = false): Promise<Outcome> {
   const failures: string[] = [];
   let compactOffered = 0;
   const session = await createCtxkitSession({
