@@ -221,6 +221,7 @@ describe('@ctxkit/core/testing exports', () => {
     'createConformanceContext',
     'freezeDeep',
     'loadConversations',
+    'recordedToolOutputs',
     'recordedTurns',
     'runConformance',
     'runRecallBackendContract',

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createTokenCounter, hasContributedTools, type AssistantMessage, type ChatMessage, type ContextRuntimeOptions } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { adapterReplays, recordedTurns, ScriptedLLMClient, standardStrategyConfigs, unpairedCalls, type AdapterReplay, type ConversationRecord } from '@ctxkit/core/testing';
+import { adapterReplays, recordedToolOutputs, recordedTurns, ScriptedLLMClient, standardStrategyConfigs, unpairedCalls, type AdapterReplay, type ConversationRecord } from '@ctxkit/core/testing';
 import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
@@ -34,22 +34,7 @@ const replays = (): AdapterReplay[] => adapterReplays(FULL);
 
 /** Each tool answers with its recorded outputs, in call order (logged by call id); defined as the record defines it, else taking any arguments. */
 function recordedTools(record: ConversationRecord, answered: Map<string, string>): StructuredToolInterface[] {
-  const outputs = new Map<string, string[]>();
-  // Call ids repeat across a record's turns: a result belongs to the latest call with its id.
-  const names = new Map<string, string>();
-  const called = new Set<string>();
-  for (const message of record.history) {
-    if (message.role === 'assistant') {
-      for (const call of message.tool_calls ?? []) {
-        names.set(call.id, call.function.name);
-        called.add(call.function.name);
-      }
-    }
-    if (message.role === 'tool') {
-      const name = names.get(message.tool_call_id) ?? '';
-      outputs.set(name, [...(outputs.get(name) ?? []), contentText(message.content)]);
-    }
-  }
+  const { outputs, called } = recordedToolOutputs(record);
   const defined = new Map((record.tools ?? []).map((definition) => [definition.function.name, definition.function]));
   return [...new Set([...defined.keys(), ...called])].map(
     (name) =>

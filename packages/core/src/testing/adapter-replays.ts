@@ -78,3 +78,27 @@ export function unpairedCalls(messages: readonly ChatMessage[]): string[] {
   close();
   return problems;
 }
+
+/**
+ * A record's tool outputs, in call order, by tool name, and the names of the tools it called: what
+ * a replay's tools answer with. Recordings reuse call ids across turns, so a result belongs to the
+ * latest call with its id.
+ */
+export function recordedToolOutputs(record: ConversationRecord): { outputs: Map<string, string[]>; called: Set<string> } {
+  const outputs = new Map<string, string[]>();
+  const names = new Map<string, string>();
+  const called = new Set<string>();
+  for (const message of record.history) {
+    if (message.role === 'assistant') {
+      for (const call of message.tool_calls ?? []) {
+        names.set(call.id, call.function.name);
+        called.add(call.function.name);
+      }
+    }
+    if (message.role === 'tool') {
+      const name = names.get(message.tool_call_id) ?? '';
+      outputs.set(name, [...(outputs.get(name) ?? []), contentText(message.content)]);
+    }
+  }
+  return { outputs, called };
+}

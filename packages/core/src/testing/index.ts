@@ -28,7 +28,7 @@ export { SilentLLMClient, type SilentLLMClientOptions } from './silent-llm-clien
 export type { BundledConversationName, ConversationFact, ConversationRecord } from './conversation-record';
 export { loadConversations } from './load-conversations';
 // framework adapters' replays of the bundled conversations
-export { adapterReplays, recordedTurns, standardStrategyConfigs, unpairedCalls, type AdapterReplay, type RecordedTurn } from './adapter-replays';
+export { adapterReplays, recordedToolOutputs, recordedTurns, standardStrategyConfigs, unpairedCalls, type AdapterReplay, type RecordedTurn } from './adapter-replays';
 
 // store contract
 export { runStoreContract, type StoreContractOptions } from './store-contract';
