@@ -130,6 +130,35 @@ describe('SummarizationStrategy epochs', () => {
     expect((await strategy.getSummaryState())!.text).toBe('Folded again.');
   });
 
+  it('an undo that wrote the summary back but never took its epoch (its process died) leaves no message folded twice in the log once the turns are folded again', async () => {
+    /** A store that refuses the next write of the epoch index once armed, as a process killed right after writing the summary back. */
+    class DiesBeforeTakeStore extends MemoryContextStore {
+      armed = false;
+      override async setIfVersion(key: StoreKey, value: unknown, expectedVersion: string | undefined) {
+        if (this.armed && key.name === 'epochs') {
+          this.armed = false;
+          throw new Error('process killed');
+        }
+        return super.setIfVersion(key, value, expectedVersion);
+      }
+    }
+    const store = new DiesBeforeTakeStore();
+    const { strategy } = setup({ store, script: [summaryReply('First fold.'), summaryReply('Folded again.')] });
+    await turnEnd(strategy, conversation(4));
+    store.armed = true;
+    await expect(strategy.undo('e1')).rejects.toThrow('process killed');
+    // The summary from before the fold is back; the log still names the fold.
+    expect(await strategy.getSummaryState()).toBeNull();
+    expect((await strategy.epochs()).map((epoch) => epoch.id)).toEqual(['e1']);
+
+    await turnEnd(strategy, conversation(5));
+    expect((await strategy.epochs()).map((epoch) => [epoch.id, epoch.range])).toEqual([['e2', { from: 0, to: 8 }]]);
+    expect((await strategy.getSummaryState())!.text).toBe('Folded again.');
+    await strategy.undo('e2');
+    expect(await strategy.getSummaryState()).toBeNull();
+    expect(await strategy.epochs()).toEqual([]);
+  });
+
   it('aborts a fold running when an undo lands: it commits nothing', async () => {
     const { strategy, llm } = setup({ script: [summaryReply('First fold.'), { reply: summaryReply('Slow fold.'), delayMs: 300 }] });
     await turnEnd(strategy, conversation(4));

@@ -1,4 +1,4 @@
-import { safeEmit, type CtxkitEventBase, type ReductionEpoch, type StrategyContext, type UndoResult } from '@ctxkit/core';
+import { CtxkitError, ErrorCodes, safeEmit, type CtxkitEventBase, type ReductionEpoch, type StrategyContext, type UndoResult } from '@ctxkit/core';
 import { EpochLog } from '@ctxkit/core/strategy-kit';
 import { toSummaryRecord, type SummaryRecord, type SummaryState } from '../summary-state';
 
@@ -49,12 +49,17 @@ export class FoldEpochs {
   }
 
   /**
-   * Records a committed fold. A store that fails here leaves the fold in place, not undoable
-   * (`strategy-warning`).
+   * Records a committed fold. Epochs the log still holds for messages from the fold's start on are
+   * taken out first: the fold was made from a summary that covers less than they do, so their folds no
+   * longer stand (an undo wrote an earlier summary back and its process died before it took them, or
+   * the history was re-synced), and the log never names a message folded twice. A store that fails
+   * here leaves the fold in place, not undoable (`strategy-warning`).
    */
   async recordFold(fold: CommittedFold): Promise<void> {
     let epoch: ReductionEpoch;
     try {
+      const stale = (await this.log.list()).find((recorded) => recorded.range !== undefined && recorded.range.to > fold.range.from);
+      if (stale) await this.log.take(stale.id).catch((error: unknown) => (CtxkitError.isInstance(error) && error.code === ErrorCodes.EPOCH_NOT_FOUND ? undefined : Promise.reject(error)));
       epoch = await this.log.record(
         {
           kind: 'fold',
