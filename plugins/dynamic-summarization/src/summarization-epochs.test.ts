@@ -159,6 +159,29 @@ describe('SummarizationStrategy epochs', () => {
     expect(await strategy.epochs()).toEqual([]);
   });
 
+  it('an undo during which another instance folds onto the summary written back (and takes the undone epoch out) still succeeds, and the log names the new fold alone', async () => {
+    /** Runs `between` right after the next write of the summary record once armed: between an undo's two writes. */
+    class InterleavingStore extends MemoryContextStore {
+      between: (() => Promise<void>) | undefined;
+      override async setIfVersion(key: StoreKey, value: unknown, expectedVersion: string | undefined) {
+        const result = await super.setIfVersion(key, value, expectedVersion);
+        const between = key.name === 'buffer' ? this.between : undefined;
+        this.between = undefined;
+        if (between) await between();
+        return result;
+      }
+    }
+    const store = new InterleavingStore();
+    const a = setup({ store, script: [summaryReply('First fold.')] });
+    const b = setup({ store, script: [summaryReply('Folded again.')] });
+    await turnEnd(a.strategy, conversation(4));
+    store.between = () => turnEnd(b.strategy, conversation(5));
+    const result = await a.strategy.undo('e1');
+    expect(result.undone).toMatchObject({ id: 'e1', range: { from: 0, to: 8 } });
+    expect((await a.strategy.epochs()).map((epoch) => [epoch.id, epoch.range])).toEqual([['e2', { from: 0, to: 8 }]]);
+    expect((await a.strategy.getSummaryState())!.text).toBe('Folded again.');
+  });
+
   it('aborts a fold running when an undo lands: it commits nothing', async () => {
     const { strategy, llm } = setup({ script: [summaryReply('First fold.'), { reply: summaryReply('Slow fold.'), delayMs: 300 }] });
     await turnEnd(strategy, conversation(4));

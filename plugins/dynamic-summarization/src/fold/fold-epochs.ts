@@ -59,7 +59,7 @@ export class FoldEpochs {
     let epoch: ReductionEpoch;
     try {
       const stale = (await this.log.list()).find((recorded) => recorded.range !== undefined && recorded.range.to > fold.range.from);
-      if (stale) await this.log.take(stale.id).catch((error: unknown) => (CtxkitError.isInstance(error) && error.code === ErrorCodes.EPOCH_NOT_FOUND ? undefined : Promise.reject(error)));
+      if (stale) await this.log.take(stale.id).catch((error: unknown) => (isEpochNotFound(error) ? undefined : Promise.reject(error)));
       epoch = await this.log.record(
         {
           kind: 'fold',
@@ -92,7 +92,11 @@ export class FoldEpochs {
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
    */
   async undo(epochId: string, restore: RestoreSummary, turn: number): Promise<UndoResult> {
-    const { undone, alsoUndone } = await this.log.undo<unknown>(epochId, (before) => restore(toSummaryRecord(before).summary));
+    const peeked = await this.log.peek<unknown>(epochId);
+    await restore(toSummaryRecord(peeked.before).summary);
+    // Between the two, another process may have folded onto the summary written back and taken this
+    // epoch out as one that no longer stands ({@link recordFold}): the undo is done all the same.
+    const { undone, alsoUndone } = await this.log.take<unknown>(epochId).catch((error: unknown) => (isEpochNotFound(error) ? peeked : Promise.reject(error)));
     safeEmit(this.context.events, 'epoch-undone', { ...this.eventBase(Math.max(turn, undone.turn, ...alsoUndone.map((epoch) => epoch.turn))), epoch: undone, alsoUndone, historyRestored: false });
     return { undone, alsoUndone };
   }
@@ -101,4 +105,8 @@ export class FoldEpochs {
     const { agentId, sessionId, strategyId } = this.context;
     return { agentId, sessionId, strategyId, turn };
   }
+}
+
+function isEpochNotFound(error: unknown): boolean {
+  return CtxkitError.isInstance(error) && error.code === ErrorCodes.EPOCH_NOT_FOUND;
 }
