@@ -70,6 +70,8 @@ it(`soak: ${size.processes} processes × ${size.sessions} sessions for ${size.se
   await Promise.all(everyProcess.map((worker) => worker.ready));
 
   const latencies: number[] = [];
+  /** Without the first compose of each process (started or restarted), which also loads the tokenizer. */
+  const warmLatencies: number[] = [];
   const problems: string[] = [];
   const served: ServedSession[] = [];
   const counts = { turns: 0, lateReports: 0, pins: 0, unpins: 0, undos: 0, kills: 0, resent: 0, undoInterrupted: 0 };
@@ -125,6 +127,7 @@ it(`soak: ${size.processes} processes × ${size.sessions} sessions for ${size.se
         const handleTurn = async () => {
           const composed = await ask({ type: 'compose', session, record, messages: cuts[turn]!.request });
           latencies.push(...(composed?.latencies ?? []));
+          if (composed && !composed.cold) warmLatencies.push(...(composed.latencies ?? []));
           problems.push(...(composed?.problems ?? []));
           // Some turn reports are held back, and sent while the next turn is handled by another process.
           if (held === undefined && turn < cuts.length - 1 && Math.random() < 0.25) return turn;
@@ -250,6 +253,8 @@ it(`soak: ${size.processes} processes × ${size.sessions} sessions for ${size.se
     composeCallsPerSecond: Math.round((latencies.length / elapsed) * 10) / 10,
     composeP50Ms: Math.round(percentile(latencies, 50) * 10) / 10,
     composeP99Ms: Math.round(percentile(latencies, 99) * 10) / 10,
+    warmComposeP50Ms: Math.round(percentile(warmLatencies, 50) * 10) / 10,
+    warmComposeP99Ms: Math.round(percentile(warmLatencies, 99) * 10) / 10,
     ...counts,
     folds,
     lostUpdates: failures.length,

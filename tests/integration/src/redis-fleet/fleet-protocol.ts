@@ -96,6 +96,8 @@ export type FleetRequest = FleetAsk & { id: number };
 export interface FleetResult {
   /** compose: ms each agent's composePayload took. */
   latencies?: number[];
+  /** compose: true for the process's first compose (it also loads the tokenizer and warms up). */
+  cold?: boolean;
   /** compose: provider-validity problems of the payloads (none expected). */
   problems?: string[];
   /** undo: the epoch undone. */
