@@ -49,16 +49,17 @@ export class FoldEpochs {
   }
 
   /**
-   * Records a committed fold. Epochs the log still holds for messages from the fold's start on are
-   * taken out first: the fold was made from a summary that covers less than they do, so their folds no
-   * longer stand (an undo wrote an earlier summary back and its process died before it took them, or
+   * Records a committed fold. An epoch the log still holds for messages of this fold is taken out
+   * first (with the epochs listed after it): the fold was made from a summary that covers less than it
+   * does, so its fold no longer stands (an undo wrote an earlier summary back and its process died before it took them, or
    * the history was re-synced), and the log never names a message folded twice. A store that fails
    * here leaves the fold in place, not undoable (`strategy-warning`).
    */
   async recordFold(fold: CommittedFold): Promise<void> {
     let epoch: ReductionEpoch;
     try {
-      const stale = (await this.log.list()).find((recorded) => recorded.range !== undefined && recorded.range.to > fold.range.from);
+      const { from, to } = fold.range;
+      const stale = (await this.log.list()).find((recorded) => recorded.range !== undefined && recorded.range.from < to && recorded.range.to > from);
       if (stale) await this.log.take(stale.id).catch((error: unknown) => (isEpochNotFound(error) ? undefined : Promise.reject(error)));
       epoch = await this.log.record(
         {
