@@ -62,11 +62,17 @@ export class FleetProcess {
 
   /** Sends `request`; rejects with {@link WorkerGoneError} when the process dies before answering. */
   ask(request: FleetAsk): Promise<FleetResult> {
-    if (this.gone) return Promise.reject(new WorkerGoneError(`worker ${this.name} is gone`));
+    if (this.gone || !this.child.connected) return Promise.reject(new WorkerGoneError(`worker ${this.name} is gone`));
     const id = this.nextId++;
     const reply = new Promise<FleetResult>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     const message: FleetRequest = { ...request, id };
-    this.child.send(message);
+    // Killed between the check and the send: the channel is closed, and the request is the dead process's.
+    this.child.send(message, (error) => {
+      if (!error) return;
+      const waiter = this.waiting.get(id);
+      this.waiting.delete(id);
+      waiter?.reject(new WorkerGoneError(`worker ${this.name} is gone: ${error.message}`));
+    });
     return reply;
   }
 

@@ -28,7 +28,8 @@ function reply(message: FleetReply): void {
 
 async function main(): Promise<void> {
   const [url, worker] = process.argv.slice(2) as [string, string];
-  const store = new RedisContextStore({ url });
+  // A machine loaded by many worker processes can hold a reply past the default timeout.
+  const store = new RedisContextStore({ url, commandTimeoutMs: 15_000 });
   const runtime = await createContextRuntime({ store });
   const summarizer = await runtime.loadAgent(SUMMARIZER_AGENT);
   const extractor = await runtime.loadAgent(EXTRACTOR_AGENT);
