@@ -4,6 +4,7 @@ import {
   IContextStore,
   safeEmit,
   type AgentHandle,
+  type ComposeOptions,
   type IContextManager,
   type LLMPayload,
   type StoreKey,
@@ -231,7 +232,8 @@ export class CtxkitSession implements Session {
    */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     await this.load();
-    let out = await this.compose(this.instructions, this.tools, this.converted.messages);
+    // A read of the window: the input filter composes what each model call is sent.
+    let out = await this.compose(this.instructions, this.tools, this.converted.messages, { sent: false });
     if (limit !== undefined) out = limit <= 0 ? [] : withoutLeadingResults(out.slice(-limit));
     const copy = structuredClone(out);
     this.read = { keys: copy.map(contentKey), stored: this.items!.length };
@@ -299,8 +301,8 @@ export class CtxkitSession implements Session {
     return this.items;
   }
 
-  private async compose(instructions: string, tools: ToolDefinition[], history: OpenAIAgentsChatMessage[]): Promise<AgentInputItem[]> {
-    const payload = await this.manager.composePayload(instructions, history, tools);
+  private async compose(instructions: string, tools: ToolDefinition[], history: OpenAIAgentsChatMessage[], options?: ComposeOptions): Promise<AgentInputItem[]> {
+    const payload = await (options === undefined ? this.manager.composePayload(instructions, history, tools) : this.manager.composePayload(instructions, history, tools, undefined, options));
     this.payload = payload;
     this.settings.onPayload?.(payload);
     const [first, ...rest] = payload.messages;

@@ -157,7 +157,8 @@ class ComposeTimer implements SpanProcessor {
   private readonly started = new WeakMap<object, { wall: number; cpu: NodeJS.CpuUsage }>();
 
   onStart(span: Span): void {
-    if (span.name === CtxkitSpanNames.compose) this.started.set(span, { wall: performance.now(), cpu: process.cpuUsage() });
+    // Every composition the strategy makes, also the Agents session's read of its window before a run.
+    if (span.name === CtxkitSpanNames.compose || span.name === CtxkitSpanNames.readWindow) this.started.set(span, { wall: performance.now(), cpu: process.cpuUsage() });
   }
 
   onEnd(span: ReadableSpan): void {

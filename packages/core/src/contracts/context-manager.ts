@@ -44,6 +44,14 @@ export interface ComposeOptions {
    * Go)`), for small context windows. The history itself keeps the full results. @default false
    */
   collapseOlderToolResults?: boolean;
+  /**
+   * `false` for a composition no model call receives: an adapter reading the session's window, as
+   * the OpenAI Agents session's `getItems` does before its input filter composes each call. The
+   * strategy composes it as any other; the session traces it as a `ctxkit.read_window` span rather
+   * than a `ctxkit.compose` one, in no metric and in no session-trace entry, so that compose spans,
+   * metrics and the trace count what models were sent. @default true
+   */
+  sent?: boolean;
 }
 
 /** A tool a strategy contributes to the agent (definition plus executor). */

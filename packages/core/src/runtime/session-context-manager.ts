@@ -196,13 +196,18 @@ export class SessionContextManager implements ContextSession {
   /**
    * Composes inside a `ctxkit.compose` OpenTelemetry span (a no-op until the host registers a tracer
    * provider) and records ctxkit's metrics from the payload's stats; with the session trace on, the
-   * compose is also an entry of the session's trace (docs/15-observability.md).
+   * compose is also an entry of the session's trace (docs/15-observability.md). A composition no model
+   * call receives (`options.sent: false`) is a `ctxkit.read_window` span, in no metric and no trace entry.
    */
   composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
-    return traceCompose(this.owner, () => this.composeInStrategy(systemPrompt, history, tools, ragContext, options));
+    if (options?.sent === false) {
+      const { sent: _notSent, ...forStrategy } = options;
+      return traceCompose(this.owner, () => this.composeInStrategy(systemPrompt, history, tools, ragContext, Object.keys(forStrategy).length > 0 ? forStrategy : undefined, false), false);
+    }
+    return traceCompose(this.owner, () => this.composeInStrategy(systemPrompt, history, tools, ragContext, options, true));
   }
 
-  private composeInStrategy(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+  private composeInStrategy(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions | undefined, sent: boolean): Promise<LLMPayload> {
     return this.call('composePayload', async (manager) => {
       const pinned = await this.pinLayer.prepare(systemPrompt, history, true);
       const system = pinned?.systemPrompt ?? systemPrompt;
@@ -213,7 +218,7 @@ export class SessionContextManager implements ContextSession {
           ? manager.composePayload(system, seen, tools)
           : manager.composePayload(system, seen, tools, ragContext));
       const finished = this.pinLayer.finish(payload, pinned);
-      this.owner.trace?.recordCompose(history, finished, pinned?.shown.flatMap((pin) => (pin.kind === 'message' && pin.messageIndex !== undefined ? [pin.messageIndex] : [])));
+      if (sent) this.owner.trace?.recordCompose(history, finished, pinned?.shown.flatMap((pin) => (pin.kind === 'message' && pin.messageIndex !== undefined ? [pin.messageIndex] : [])));
       return finished;
     });
   }

@@ -122,6 +122,17 @@ describe('compose telemetry', () => {
       ]);
     });
 
+    it('makes a composition no model receives a ctxkit.read_window span with the same attributes, and records no metric for it', async () => {
+      const before = await metricSum(CtxkitMetricNames.tokensSent);
+      await traceCompose(owner(), async () => payload(), false);
+      const [read] = exporter.getFinishedSpans();
+      expect(read!.name).toBe('ctxkit.read_window');
+      expect(read!.attributes).toMatchObject({ 'ctxkit.tokens.sent': 400, 'ctxkit.reductions.total': 2 });
+      expect(await metricSum(CtxkitMetricNames.tokensSent)).toEqual(before);
+      await traceCompose(owner(), async () => payload());
+      expect((await metricSum(CtxkitMetricNames.tokensSent)).sum).toBe(before.sum + 400);
+    });
+
     it('records a failed compose as an error span and rethrows', async () => {
       const error = new BudgetExceededError('std-sliding-window-strategy', { required: 2000, available: 900, sections: { system: 2000, tools: 0 } } as never);
       await expect(traceCompose(owner(), async () => { throw error; })).rejects.toBe(error);

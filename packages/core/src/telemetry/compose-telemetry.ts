@@ -24,11 +24,12 @@ const SECTIONS: readonly PayloadSection[] = ['system', 'tools', 'dynamic', 'memo
  * Runs one compose inside a `ctxkit.compose` span, a child of the span active when it was called
  * (the framework's model-call span, the host's own), and records ctxkit's metrics from the payload's
  * stats. With no tracer provider registered the span is the API's no-op one and only the metric
- * instruments (no-ops without a meter provider) are called.
+ * instruments (no-ops without a meter provider) are called. A composition no model call receives
+ * (`sent: false`) is a `ctxkit.read_window` span instead, and counts in no metric.
  */
-export async function traceCompose(owner: ComposeTelemetryOwner, compose: () => Promise<LLMPayload>): Promise<LLMPayload> {
+export async function traceCompose(owner: ComposeTelemetryOwner, compose: () => Promise<LLMPayload>, sent = true): Promise<LLMPayload> {
   const started = performance.now();
-  const span = trace.getTracer(CTXKIT_INSTRUMENTATION_SCOPE).startSpan(CtxkitSpanNames.compose, {
+  const span = trace.getTracer(CTXKIT_INSTRUMENTATION_SCOPE).startSpan(sent ? CtxkitSpanNames.compose : CtxkitSpanNames.readWindow, {
     kind: SpanKind.INTERNAL,
     attributes: {
       [GenAiAttributes.agentId]: owner.agentId,
@@ -44,7 +45,7 @@ export async function traceCompose(owner: ComposeTelemetryOwner, compose: () => 
     const payload = await (recording ? context.with(trace.setSpan(context.active(), span), compose) : compose());
     try {
       if (recording) describeCompose(span, payload.stats);
-      recordComposeMetrics(payload.stats, owner.pluginId, started);
+      if (sent) recordComposeMetrics(payload.stats, owner.pluginId, started);
     } catch {
       // Telemetry never breaks a compose.
     }

@@ -9,8 +9,10 @@ export const CTXKIT_INSTRUMENTATION_SCOPE = '@ctxkit/core';
 
 /** Span names. */
 export const CtxkitSpanNames = {
-  /** One `composePayload` of a session. */
+  /** One `composePayload` of a session, for a model call. */
   compose: 'ctxkit.compose',
+  /** A composition no model call receives (`ComposeOptions.sent: false`): an adapter reading the session's window. */
+  readWindow: 'ctxkit.read_window',
   /** A fold (summary), extraction, compaction, undo, recall or usage-level crossing reported outside a compose of its session. */
   fold: 'ctxkit.fold',
   extraction: 'ctxkit.extraction',

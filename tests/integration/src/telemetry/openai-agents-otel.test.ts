@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
-import { CtxkitMetricNames, type LLMPayload } from '@ctxkit/core';
+import { CtxkitMetricNames, CtxkitSpanNames, type LLMPayload } from '@ctxkit/core';
 import { createCtxkitSession } from '@ctxkit/openai-agents';
 import { Agent, run, setTracingDisabled, tool, type FunctionTool } from '@openai/agents';
 import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
@@ -59,21 +59,29 @@ describe('OpenTelemetry through the OpenAI Agents adapter', () => {
         span.end();
       });
     }
-    // One compose per model call (the input filter), and one per run: the SDK reads the session's history (getItems) before its first call.
+    // One compose span per model call (the input filter); the session's read of its window before each run (getItems) is a read_window span.
     const calls = model.calls;
     expect(calls).toBeGreaterThanOrEqual(30);
     expect(payloads).toHaveLength(calls + turns.length);
 
     const spans = composeSpans(otel.exporter);
-    expect(spans).toHaveLength(calls + turns.length);
-    expect(spans.flatMap((span, index) => composeSpanProblems(span, payloads[index]!.stats).map((problem) => `compose ${index + 1}: ${problem}`))).toEqual([]);
+    expect(spans).toHaveLength(calls);
+    const reads = otel.exporter.getFinishedSpans().filter((span) => span.name === CtxkitSpanNames.readWindow);
+    expect(reads).toHaveLength(turns.length);
+    // In the order they started, the compositions' spans describe the payloads the session composed.
+    const startNs = (span: (typeof spans)[number]) => span.startTime[0] * 1e9 + span.startTime[1];
+    const compositions = [...spans, ...reads].sort((a, b) => startNs(a) - startNs(b));
+    expect(compositions.flatMap((span, index) => composeSpanProblems(span, payloads[index]!.stats).map((problem) => `composition ${index + 1}: ${problem}`))).toEqual([]);
     const parents = spans.map(parentSpanId);
     expect(parents.every((id) => id !== undefined && runSpans.includes(id))).toBe(true);
     expect(new Set(parents).size).toBe(turns.length);
     expect(spans.every((span) => span.attributes['gen_ai.conversation.id'] === 'replay' && span.attributes['gen_ai.agent.id'] === 'otel-agents')).toBe(true);
     expect(payloads.some((payload) => payload.stats.reductions.length > 0)).toBe(true);
 
-    const sums = statsSums(payloads);
+    // The metrics count what models were sent: the compose spans' payloads, not the reads of the window.
+    const sent = payloads.filter((_, index) => compositions[index]!.name === CtxkitSpanNames.compose);
+    expect(sent).toHaveLength(calls);
+    const sums = statsSums(sent);
     expect(await otel.sum(CtxkitMetricNames.tokensSent)).toBe(sums.sent);
     expect(await otel.sum(CtxkitMetricNames.tokensSaved)).toBe(sums.saved);
     expect(await otel.sum(CtxkitMetricNames.tokensCachedPrefix)).toBe(sums.cachedPrefix);
