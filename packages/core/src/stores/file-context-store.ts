@@ -40,8 +40,9 @@ const VALUE_SUFFIX = '.json';
  * Writes are atomic: the new content goes to a temporary file in the same directory (named with a
  * leading `.`, which no key part may have, so listings never see it), which is then renamed over
  * the old file. A write that fails at any step removes its temporary file and leaves the previous
- * value intact. `appendBlob` appends in place (`fs.appendFile`, O_APPEND). `readBlob` streams the
- * file with `fs.createReadStream`, honouring byte ranges.
+ * value intact. `appendBlob` appends in place through one file handle opened with O_APPEND, which
+ * also gives the new size; the blob's directory is made only when the open finds it missing.
+ * `readBlob` streams the file with `fs.createReadStream`, honouring byte ranges.
  *
  * Compare-and-set: a value's version is the SHA-256 of its file's text. `setIfVersion` reads, compares
  * and writes while holding a lock on the value's file that `set` and `delete` take too, so among the
@@ -133,9 +134,18 @@ export class FileContextStore implements IContextStore {
     const bytes = this.bytes('appendBlob', key, data);
     const file = this.blobPath(key);
     try {
-      await fsp.mkdir(path.dirname(file), { recursive: true });
-      await fsp.appendFile(file, bytes);
-      return { byteSize: (await fsp.stat(file)).size };
+      // One handle for the append and the size; the directory is made only when it is missing.
+      const handle = await fsp.open(file, 'a').catch(async (cause: unknown) => {
+        if (!isNotFound(cause)) throw cause;
+        await fsp.mkdir(path.dirname(file), { recursive: true });
+        return fsp.open(file, 'a');
+      });
+      try {
+        await handle.appendFile(bytes);
+        return { byteSize: (await handle.stat()).size };
+      } finally {
+        await handle.close();
+      }
     } catch (cause) {
       throw this.failure('appendBlob', key, 'cannot append to the blob file', cause);
     }
