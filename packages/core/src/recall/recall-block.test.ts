@@ -1,5 +1,7 @@
 import fc from 'fast-check';
 import type { RecallEntry } from '../contracts/recall-backend';
+import { GptTokenizerEncoder } from '../token-counting/bpe-encoder';
+import { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
 import { escapeRecalledText, readableDate, RecallBlockCounter, recallBlockText, RECALL_TAG } from './recall-block';
@@ -56,6 +58,16 @@ describe('recall block', () => {
       const entries = [entry('s', 0, 'user: a'), entry('s', 1, 'assistant: b')];
       expect(new RecallBlockCounter(heuristic).messageTokens(entries, 's')).toBe(heuristic.countMessage({ role: 'user', content: recallBlockText(entries, 's') }));
       expect(new RecallBlockCounter(heuristic).lineCounter()).toBeUndefined();
+    });
+
+    it('counts an indexed line exactly without keeping its text in the counter\'s cache of recent texts', () => {
+      const caches = new SharedCountCaches();
+      const bpe = new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), caches, 'gpt-4o', { encoding: 'o200k_base', approximate: false });
+      const lines = new RecallBlockCounter(bpe).lineCounter()!;
+      const line = 'user: the </recalled-turns> card was charged twice';
+      expect(lines.encoding).toBe('o200k_base');
+      expect(lines.count(line)).toBe(counter.count(`${escapeRecalledText(line)}\n`));
+      expect(caches.byText.size).toBe(0);
     });
 
     it('uses the count stored with an entry for its encoding', () => {

@@ -114,10 +114,13 @@ export class RecallBlockCounter {
   /**
    * Counts entries' lines when they are indexed, so that the count is stored with them and never
    * made again (by another instance, after a restart); undefined for counters whose counts do not add up.
+   * Counted past the counter's cache of recent texts (`countUpTo` without a limit is the exact
+   * count): a line is counted once, and keeping it there would hold a second copy of every indexed
+   * text (4 MB on the 10,000-message coding history) and push the history's own counts out.
    */
   lineCounter(): RecallLineCounter | undefined {
     if (!this.additive || this.encoding === null) return undefined;
-    return { encoding: this.encoding, count: (text) => this.counter.count(`${escapeRecalledText(text)}\n`) };
+    return { encoding: this.encoding, count: (text) => this.counter.countUpTo(`${escapeRecalledText(text)}\n`, Number.POSITIVE_INFINITY) };
   }
 
   /** Tokens an entry's line takes in a block (its text escaped, with its line feed): exact. */
