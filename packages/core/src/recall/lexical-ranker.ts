@@ -20,9 +20,9 @@ interface IndexedText {
 }
 
 /**
- * Ranks entries by their words: BM25+ over stemmed terms, on {@link TermPostings} (flat arrays, so
- * that the index of a long history stays within a small multiple of its text; a map-per-term
- * full-text library took about ten times as much). Adding or removing an entry costs that entry.
+ * Ranks entries by their words: BM25+ over stemmed terms, on {@link TermPostings} (a byte pool and
+ * flat arrays, so that the index of a long history stays within its text's size; a map-per-term
+ * full-text library took about forty times as much a posting). Adding or removing an entry costs that entry.
  */
 export class LexicalRanker {
   private readonly postings = new TermPostings();
