@@ -53,14 +53,18 @@ describe(TermPostings.name, () => {
     );
   });
 
-  it('takes a few bytes a posting on a long index', () => {
+  it('takes a few bytes a posting on a long index, and finds every one of many terms', () => {
     const postings = new TermPostings();
     const words = Array.from({ length: 2000 }, (_, index) => `w${index}`);
+    const holding = new Map<string, number>();
     for (let slot = 0; slot < 20_000; slot++) {
       const terms = new Map<string, number>();
       for (let k = 0; k < 40; k++) terms.set(words[(slot * 7 + k * k * 13) % words.length]!, 1 + (k % 3 === 0 ? 1 : 0));
+      for (const word of terms.keys()) holding.set(word, (holding.get(word) ?? 0) + 1);
       postings.add(slot, terms);
     }
+    for (const word of words) expect(postings.frequency(word)).toBe(holding.get(word) ?? 0);
+    expect(postings.frequency('w2000')).toBe(0);
     postings.trim();
     const internals = postings as unknown as { pool: Uint8Array; forward: Uint8Array };
     const bytes = internals.pool.byteLength + internals.forward.byteLength;
