@@ -505,5 +505,25 @@ describe('Agent', () => {
       expect(invalidated).toEqual([report]);
       expect(result.payloads[1]!.invalidatedThinking).toEqual(report);
     });
+
+    it('takes the provider from the client when the options name none', async () => {
+      const left: boolean[] = [];
+      for (const provider of ['anthropic', undefined] as const) {
+        const manager = new MemoryManager();
+        manager.memory = 'Known: booking ABC123.';
+        const llm = Object.assign(new ScriptedLLMClient([thinkingCall, 'Done.']), provider !== undefined ? { provider } : {});
+        const child = rootContainer.createChildContainer();
+        child.register(IContextManager, { useValue: manager });
+        child.register(ILLMClient, { useValue: llm });
+        child.register(IEventBus, { useValue: new CtxkitEventBus() });
+        child.register(IToolRegistry, { useValue: new ToolRegistry([tool('lookup', async () => 'found')]) });
+        child.register(IAgentOptions, { useValue: { agentId: 'support', strategyId: 'recording', systemPrompt: 'You help.' } });
+        await child.resolve(Agent).run('Find my booking');
+        const sent = llm.requests[1]!.messages.find((message) => message.role === 'assistant') as AssistantMessage;
+        left.push(sent.reasoning === undefined);
+      }
+      // A client declaring the Messages API gets the thinking binding; one declaring nothing is checked as chat completions.
+      expect(left).toEqual([true, false]);
+    });
   });
 });

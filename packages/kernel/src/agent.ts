@@ -24,7 +24,6 @@ import { inject, injectable } from 'tsyringe';
 import { DEFAULT_MAX_STEPS, type AgentOptions } from './agent-options';
 import type { AgentRunOptions, AgentRunResult } from './agent-run';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
-import { AnthropicClient } from './llm/anthropic-client';
 import { AgentCountCalibration } from './budget/agent-count-calibration';
 import { emptyRunBudgetReport } from './budget/run-budget-report';
 import { budgetStep } from './loop/budget-step';
@@ -379,7 +378,8 @@ export class Agent {
     return { tools, toolDefinitions };
   }
 
+  /** The wire format payloads are checked against: the options', else the one the client declares, else `openai-chat`. */
   private provider(): ProviderName {
-    return this.options.provider ?? (this.llm instanceof AnthropicClient ? 'anthropic' : 'openai-chat');
+    return this.options.provider ?? this.llm.provider ?? 'openai-chat';
   }
 }

@@ -56,12 +56,26 @@ export interface LLMCompletion {
 }
 
 /**
+ * The wire formats a conversation can be sent in, each with its own validity rules:
+ * - `openai-chat`: OpenAI chat completions (also Ollama, llama.cpp server, vLLM);
+ * - `openai-responses`: OpenAI Responses API input items;
+ * - `anthropic`: Anthropic Messages API.
+ */
+export type ProviderName = 'openai-chat' | 'openai-responses' | 'anthropic';
+
+/**
  * "Complete these messages with this model." Every strategy or kernel that needs a model gets one
  * by injection (token `ILLMClient`). Implementations throw `LLMError` subclasses on failure.
  */
 export interface ILLMClient {
   /** Human-readable name, shown wherever the client's answers are used (e.g. `openai:gpt-4o-mini`). */
   readonly name: string;
+  /**
+   * The wire format the client sends requests in, which decides the rules a payload is checked
+   * against before it is sent (the kernel's clients declare theirs). Absent: `openai-chat`, the
+   * format a client with no declaration is taken to speak.
+   */
+  readonly provider?: ProviderName;
   /** The model used when a request names none. */
   readonly defaultModel: string;
   /**

@@ -85,6 +85,8 @@ function anthropicSdk(): typeof Anthropic {
  * @see docs/08-kernel.md
  */
 export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
+  /** Requests go out in the Anthropic Messages API's format. */
+  readonly provider = 'anthropic';
   private readonly sdk: Anthropic;
   private readonly sdkClass: typeof Anthropic;
   private readonly lastTurns = new LastTurnRequests<AnthropicBody>();

@@ -71,6 +71,8 @@ export interface OpenAICompatibleClientOptions {
  * @see docs/08-kernel.md
  */
 export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientOptions> {
+  /** Requests go out in the chat completions format. */
+  readonly provider = 'openai-chat';
   private readonly sdk: OpenAI;
   private readonly sdkClass: typeof OpenAI;
   private readonly lastTurns = new LastTurnRequests<ChatCompletionCreateParamsNonStreaming>();
