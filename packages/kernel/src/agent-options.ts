@@ -34,9 +34,9 @@ export interface AgentOptions {
   /** Per-call timeout given to the client. @default the client's default */
   llmTimeoutMs?: number;
   /**
-   * The context manager of a session, the default one included (`runtime.loadAgent(...).forSession`).
-   * Without it, the injected `IContextManager` serves the default session and runs with another
-   * `sessionId` are refused.
+   * The context manager of a session, the default one included (`runtime.loadAgent(...).forSession`):
+   * with it, the agent needs no `IContextManager` in its container. Without it, the container's
+   * `IContextManager` serves the default session and runs with another `sessionId` are refused.
    */
   contextManagerFor?: (sessionId: string, resourceId?: string) => IContextManager;
   /**

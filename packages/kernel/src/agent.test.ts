@@ -129,6 +129,24 @@ describe('Agent', () => {
       expect(agent).toBeInstanceOf(Agent);
       expect(agent.id).toBe('support');
     });
+
+    it('opens sessions one way: contextManagerFor without a container manager, else the container manager for the default session alone', async () => {
+      const routed = new RecordingManager();
+      const child = rootContainer.createChildContainer();
+      child.register(ILLMClient, { useValue: new ScriptedLLMClient(['a1', 'a2']) });
+      child.register(IEventBus, { useValue: new CtxkitEventBus() });
+      child.register(IToolRegistry, { useValue: new ToolRegistry([]) });
+      child.register(IAgentOptions, { useValue: { agentId: 'support', strategyId: 'recording', contextManagerFor: () => routed } });
+      const agent = child.resolve(Agent);
+      await agent.run('first');
+      await agent.run('second', { sessionId: 'ticket-7' });
+      expect(new Set(routed.composed.map((call) => call.history[0]!.content))).toEqual(new Set(['first', 'second']));
+
+      const { agent: injected, manager } = build(['a1']);
+      await injected.run('first');
+      expect(manager.composed).not.toHaveLength(0);
+      await expect(injected.run('other', { sessionId: 'ticket-7' })).rejects.toMatchObject({ code: ErrorCodes.STRATEGY_ERROR, message: expect.stringContaining('"ticket-7"') });
+    });
   });
 
   describe('#run', () => {

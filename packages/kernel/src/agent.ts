@@ -26,20 +26,19 @@ import type { AgentRunOptions, AgentRunResult } from './agent-run';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
 import { AgentCountCalibration } from './budget/agent-count-calibration';
 import { emptyRunBudgetReport } from './budget/run-budget-report';
-import { budgetStep } from './loop/budget-step';
-import type { CallSettings } from './loop/call-llm-step';
+import { budgetStep, recordSent } from './loop/budget-step';
+import { recordAnswer, type CallSettings } from './loop/call-llm-step';
 import { compactionStep } from './loop/compaction-step';
 import { completeTurnStep } from './loop/complete-turn-step';
 import { composeStep } from './loop/compose-step';
 import { adoptedMessage, freezeNewMessage, frozenMessage } from './loop/frozen-message';
 import { callModelStep } from './loop/overflow-retry-step';
-import { currentTurn, eventBase, type RunState, type TurnCount } from './loop/run-state';
+import type { RunContext } from './loop/run-context';
+import { currentTurn, eventBase, NOTHING_SENT, type RunRecord, type TurnCount } from './loop/run-record';
 import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
-import { SessionBudgetState } from './loop/session-budget-state';
+import { newSessionRecord, NO_HISTORY, type SessionRecord } from './loop/session-record';
 import { sendsCollapsedResults, smallContextStep } from './loop/small-context-step';
 import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
-import { IncrementalProviderCheck } from './providers/incremental-provider-check';
-import { ThinkingPrefixBinding } from './providers/thinking-prefix-binding';
 import type { ProviderName } from './providers/provider-name';
 import type { AgentTool } from './tools/agent-tool';
 import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
@@ -54,20 +53,16 @@ function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
   });
 }
 
-/** A session's history between runs: a frozen array of frozen messages, and its user messages counted. */
-interface KeptHistory {
-  messages: readonly ChatMessage[];
-  turn: number;
-}
-
-const NO_HISTORY: KeptHistory = Object.freeze({ messages: Object.freeze([]) as readonly ChatMessage[], turn: 0 });
-
 /**
  * The agent loop: compose → provider check → call the model → run tools → repeat until
  * the model answers without tool calls or `maxSteps` is reached → compaction before return →
- * `onTurnComplete`. Everything it uses comes from the agent's container by injection: the
- * context manager (`IContextManager`), the model (`ILLMClient`), the tools (`IToolRegistry`), the
- * event bus (`IEventBus`) and its settings (`IAgentOptions`). The steps live in `loop/`.
+ * `onTurnComplete`. Everything it uses comes from the agent's container by injection: the model
+ * (`ILLMClient`), the tools (`IToolRegistry`), the event bus (`IEventBus`), its settings
+ * (`IAgentOptions`) and, for an agent whose settings have no `contextManagerFor`, the default
+ * session's context manager (`IContextManager`). The steps live in `loop/`: each is a function of the
+ * run's context (fixed for the run) and its record (what the run has done), and returns what it
+ * produced; the loop below records it. What the agent keeps of a session between runs is one
+ * record per session (`SessionRecord`).
  *
  * It keeps each session's history between runs; `run(messages)` replaces it. Messages are never
  * copied from one run to the next: each is frozen once, as it enters the history, and the same
@@ -77,22 +72,25 @@ const NO_HISTORY: KeptHistory = Object.freeze({ messages: Object.freeze([]) as r
  */
 @injectable()
 export class Agent {
-  private readonly histories = new Map<string, KeptHistory>();
-  private readonly budgets = new Map<string, SessionBudgetState>();
-  private readonly providerChecks = new Map<string, IncrementalProviderCheck>();
-  private readonly thinkingBindings = new Map<string, ThinkingPrefixBinding>();
+  private readonly sessions = new Map<string, SessionRecord>();
+  /** Opens a session's context manager: `contextManagerFor`, else the injected manager for the default session only. */
+  private readonly openManager: (sessionId: string, resourceId?: string) => IContextManager;
   /** The window learned from the first payload's budget when the options name none. */
   private learnedWindow: number | undefined;
   private defaultCounter: ITokenCounter | undefined;
   private countCalibration: AgentCountCalibration | undefined;
 
   constructor(
-    @inject(IContextManager) private readonly contextManager: IContextManager,
+    @inject(IContextManager, { isOptional: true }) contextManager: IContextManager | undefined,
     @inject(ILLMClient) private readonly llm: ILLMClient,
     @inject(IToolRegistry) private readonly tools: ToolRegistryContract,
     @inject(IEventBus) private readonly events: CtxkitEventBus,
     @inject(IAgentOptions) private readonly options: AgentOptions,
-  ) {}
+  ) {
+    const defaultOnly = (sessionId: string): IContextManager =>
+      sessionId === DEFAULT_SESSION_ID && contextManager ? contextManager : this.unreachable(sessionId);
+    this.openManager = options.contextManagerFor ?? defaultOnly;
+  }
 
   /** The agent's id. */
   get id(): string {
@@ -104,7 +102,7 @@ export class Agent {
    * messages, shared with the agent rather than copied, that nobody can change.
    */
   history(sessionId: string = DEFAULT_SESSION_ID): readonly ChatMessage[] {
-    return (this.histories.get(sessionId) ?? NO_HISTORY).messages;
+    return (this.sessions.get(sessionId)?.history ?? NO_HISTORY).messages;
   }
 
   /**
@@ -113,7 +111,7 @@ export class Agent {
    * @throws CtxkitError (`CTXKIT_STRATEGY_ERROR`) for a session the agent cannot reach
    */
   async epochs(options: { sessionId?: string } = {}): Promise<ReductionEpoch[]> {
-    const manager = this.managerFor(options.sessionId ?? DEFAULT_SESSION_ID);
+    const manager = this.openManager(options.sessionId ?? DEFAULT_SESSION_ID);
     return typeof manager.epochs === 'function' ? manager.epochs() : [];
   }
 
@@ -130,13 +128,13 @@ export class Agent {
    */
   async undo(epochId: string, options: { sessionId?: string } = {}): Promise<UndoResult> {
     const sessionId = options.sessionId ?? DEFAULT_SESSION_ID;
-    const manager = this.managerFor(sessionId);
+    const manager = this.openManager(sessionId);
     if (typeof manager.undo !== 'function') throw new CapabilityUnsupportedError(this.options.strategyId, 'undo');
     const result = await manager.undo(epochId);
     if (!result.history) return result;
     const messages = Object.freeze(result.history.map(adoptedMessage)) as readonly ChatMessage[];
     const turn = messages.reduce((users, message) => (message.role === 'user' ? users + 1 : users), 0);
-    this.histories.set(sessionId, { messages, turn });
+    this.sessionFor(sessionId).history = { messages, turn };
     return { ...result, history: messages as ChatMessage[] };
   }
 
@@ -151,8 +149,9 @@ export class Agent {
   async run(input: string | readonly ChatMessage[], runOptions: AgentRunOptions = {}): Promise<AgentRunResult> {
     const sessionId = runOptions.sessionId ?? DEFAULT_SESSION_ID;
     const maxSteps = runOptions.maxSteps ?? this.options.maxSteps ?? DEFAULT_MAX_STEPS;
-    const manager = this.managerFor(sessionId, runOptions.resourceId);
-    const kept = this.histories.get(sessionId) ?? NO_HISTORY;
+    const manager = this.openManager(sessionId, runOptions.resourceId);
+    const session = this.sessionFor(sessionId);
+    const kept = session.history;
     let history: ChatMessage[];
     let turns: TurnCount;
     if (typeof input === 'string') {
@@ -162,59 +161,60 @@ export class Agent {
       history = input.map(frozenMessage);
       turns = { history, counted: 0, turn: 0 };
     }
-    const session = this.budgetFor(sessionId);
     const calibration = this.calibration();
     await calibration?.ready();
-    const tools = this.toolsFor(manager);
-    const window = this.options.contextWindow ?? this.learnedWindow;
-    const plan = window !== undefined ? this.planFor(window) : undefined;
     const truncatesToBudget = () => this.truncatesToBudget(manager);
-    const state: RunState = {
+    const context: RunContext = {
       agentId: this.options.agentId,
       sessionId,
       strategyId: this.options.strategyId,
       manager,
+      events: this.events,
+      session,
+      ...this.toolsFor(manager),
+      userToolNames: new Set(this.tools.names()),
+      counter: calibration?.counter ?? this.counter(),
+      calibration,
+      toolOutputPolicies: this.options.toolOutputPolicies ?? {},
+      toolOutputCaps: this.options.toolOutputCaps ?? {},
+      truncatesToBudget,
+    };
+    const window = this.options.contextWindow ?? this.learnedWindow;
+    const plan = window !== undefined ? this.planFor(window) : undefined;
+    const record: RunRecord = {
       history,
       turns,
-      ...tools,
       steps: 0,
       usages: [],
       payloads: [],
-      toolOutputTokenLimit: undefined,
-      counter: calibration?.counter ?? this.counter(),
-      calibration,
-      lastPayloadTokens: 0,
-      budgetLimit: undefined,
-      budgetFlag: false,
       plan,
-      toolOutputPolicies: this.options.toolOutputPolicies ?? {},
-      toolOutputCaps: this.options.toolOutputCaps ?? {},
-      // Read when tools run, after the first compose: a strategy created asynchronously declares its
-      // capabilities only once its instance exists.
-      get truncateToBudget() {
-        return truncatesToBudget();
-      },
-      userToolNames: new Set(this.tools.names()),
+      sent: NOTHING_SENT,
+      flagged: false,
       budget: emptyRunBudgetReport(window, plan),
-      ...(this.provider() === 'anthropic' ? { thinkingBinding: this.thinkingBindingFor(sessionId) } : {}),
     };
-    const providerCheck = this.providerCheckFor(sessionId);
     const systemPrompt = this.options.systemPrompt ?? '';
     const smallContext = this.options.smallContext ?? {};
     // The kernel is the one emitter of usage-level-change for the sessions it runs: strategies stay silent there.
-    this.events.hostedUsageLevels.add(sessionId);
-    const compose = async (): Promise<LLMPayload> => {
-      const call = smallContextStep(state, session, this.events, systemPrompt, smallContext);
-      const payload = await composeStep(state, call.input, providerCheck, runOptions.ragContext);
+    session.usage.claim();
+    /** Composes from `from` (the record's history, or the one a compaction just gave). */
+    const compose = async (from: ChatMessage[] = record.history): Promise<LLMPayload> => {
+      const call = smallContextStep(context, from === record.history ? record : { ...record, history: from }, systemPrompt, smallContext);
+      const payload = await composeStep(context, call.input, runOptions.ragContext);
       // Mode A fired when the strategy honoured the request: older results went out as one-line summaries.
-      if (call.input.options?.collapseOlderToolResults && sendsCollapsedResults(call.input.history, payload)) state.budget.modesFired.A++;
-      if (call.fired.C) state.budget.modesFired.C++;
+      if (call.input.options?.collapseOlderToolResults && sendsCollapsedResults(call.input.history, payload)) record.budget.modesFired.A++;
+      if (call.fired.C) record.budget.modesFired.C++;
       return payload;
     };
     const toolCalls: ToolCallOutcome[] = [];
     let compactions = 0;
     let finalText = '';
     let stopReason: AgentRunResult['stopReason'] = 'max-steps';
+    /** Continues from a compaction's history, when the strategy compacted. */
+    const compacted = (replaced: ChatMessage[] | undefined): void => {
+      if (!replaced) return;
+      record.history = replaced;
+      compactions++;
+    };
 
     const settings: CallSettings = {
       ...(this.options.model !== undefined ? { model: this.options.model } : {}),
@@ -223,53 +223,61 @@ export class Agent {
       ...(runOptions.signal !== undefined ? { signal: runOptions.signal } : {}),
     };
 
-    while (state.steps < maxSteps) {
+    while (record.steps < maxSteps) {
       let composed = await compose();
       const ceiling = composed.stats?.budget?.maxContextTokens;
-      if (!state.plan && ceiling !== undefined && ceiling > 0) {
+      if (!record.plan && ceiling !== undefined && ceiling > 0) {
         // The window was not known before the first payload: learn it, and compose again if a mode applies.
         this.learnedWindow ??= ceiling;
-        state.plan = this.planFor(ceiling);
-        state.budget.contextWindow = ceiling;
-        state.budget.plan = state.plan;
-        const { A, C } = state.plan.modes;
+        record.plan = this.planFor(ceiling);
+        record.budget.contextWindow = ceiling;
+        record.budget.plan = record.plan;
+        const { A, C } = record.plan.modes;
         if (A === 'full' || A === 'on' || C === 'full' || C === 'partial') composed = await compose();
       }
-      const checked = await budgetStep(state, composed, { events: this.events, session, recompose: compose });
+      const checked = await budgetStep(context, record, composed, { recompose: compose });
+      recordSent(record, checked);
       if (checked.compacted) compactions++;
-      const called = await callModelStep(state, checked.payload, { llm: this.llm, events: this.events, session, settings, compose });
-      if (called.compacted) compactions++;
-      const completion = called.completion;
+      const called = await callModelStep(context, record, checked.payload, { llm: this.llm, settings, compose });
+      if (called.retried) {
+        recordSent(record, called.retried);
+        if (called.retried.compacted) compactions++;
+      }
+      recordAnswer(record, called.answer);
+      const completion = called.answer.completion;
       const calls = completion.message.tool_calls ?? [];
-      const pending = calls.length > 0 ? state.history[state.history.length - 1] : undefined;
-      if (await compactionStep(state, 'after-llm-call', completion.usage, pending?.role === 'assistant' ? pending : undefined)) compactions++;
+      const pending = calls.length > 0 ? record.history[record.history.length - 1] : undefined;
+      compacted(await compactionStep(manager, record.history, 'after-llm-call', completion.usage, pending?.role === 'assistant' ? pending : undefined));
       finalText = completion.text;
       if (calls.length === 0) {
         stopReason = 'final-answer';
         break;
       }
-      toolCalls.push(...(await runToolsStep(state, calls, this.events, runOptions.signal, session)));
-      if (await compactionStep(state, 'after-tools', state.usages[state.usages.length - 1])) compactions++;
+      const ran = await runToolsStep(context, record, calls, runOptions.signal);
+      record.history.push(...ran.messages);
+      if (ran.flagged) record.flagged = true;
+      toolCalls.push(...ran.outcomes);
+      compacted(await compactionStep(manager, record.history, 'after-tools', record.usages[record.usages.length - 1]));
       finalText = '';
     }
 
-    if (await compactionStep(state, 'before-return', state.usages[state.usages.length - 1])) compactions++;
-    await completeTurnStep(state, runOptions.waitForIdle ?? false);
-    const messages = Object.freeze(state.history) as readonly ChatMessage[];
-    this.histories.set(sessionId, { messages, turn: currentTurn(state) });
-    const usage = sumUsage(state.usages);
-    safeEmit(this.events, 'agent-run-end', { ...eventBase(state), steps: state.steps, stopReason, usage });
+    compacted(await compactionStep(manager, record.history, 'before-return', record.usages[record.usages.length - 1]));
+    await completeTurnStep(manager, record.history, runOptions.waitForIdle ?? false);
+    const messages = Object.freeze(record.history) as readonly ChatMessage[];
+    session.history = { messages, turn: currentTurn(record.turns, record.history) };
+    const usage = sumUsage(record.usages);
+    safeEmit(this.events, 'agent-run-end', { ...eventBase(context, record), steps: record.steps, stopReason, usage });
     return {
       messages,
       finalText,
-      steps: state.steps,
+      steps: record.steps,
       stopReason,
       usage,
-      usagePerStep: state.usages,
-      payloads: state.payloads,
+      usagePerStep: record.usages,
+      payloads: record.payloads,
       toolCalls,
       compactions,
-      budget: state.budget,
+      budget: record.budget,
     };
   }
 
@@ -278,33 +286,14 @@ export class Agent {
     return planSmallContext(window, this.options.smallContext ?? {});
   }
 
-  private budgetFor(sessionId: string): SessionBudgetState {
-    let state = this.budgets.get(sessionId);
-    if (!state) {
-      state = new SessionBudgetState();
-      this.budgets.set(sessionId, state);
+  /** The session's record, opened on first use. */
+  private sessionFor(sessionId: string): SessionRecord {
+    let session = this.sessions.get(sessionId);
+    if (!session) {
+      session = newSessionRecord(sessionId, this.provider(), this.events);
+      this.sessions.set(sessionId, session);
     }
-    return state;
-  }
-
-  /** The session's prefix binding of signed thinking blocks (it remembers the session's last request sent). */
-  private thinkingBindingFor(sessionId: string): ThinkingPrefixBinding {
-    let binding = this.thinkingBindings.get(sessionId);
-    if (!binding) {
-      binding = new ThinkingPrefixBinding();
-      this.thinkingBindings.set(sessionId, binding);
-    }
-    return binding;
-  }
-
-  /** The session's provider validity check (it remembers the session's last valid payload). */
-  private providerCheckFor(sessionId: string): IncrementalProviderCheck {
-    let check = this.providerChecks.get(sessionId);
-    if (!check) {
-      check = new IncrementalProviderCheck(this.provider());
-      this.providerChecks.set(sessionId, check);
-    }
-    return check;
+    return session;
   }
 
   /** The agent's count calibration (one per agent, its model's), unless `calibrateTokenCounts` is off. */
@@ -340,10 +329,8 @@ export class Agent {
     return !truncatesToolOutputs(manager);
   }
 
-  /** The session's context manager: through `contextManagerFor` when given (it follows the agent's sessions), else the injected one for the default session. */
-  private managerFor(sessionId: string, resourceId?: string): IContextManager {
-    if (this.options.contextManagerFor) return this.options.contextManagerFor(sessionId, resourceId);
-    if (sessionId === DEFAULT_SESSION_ID) return this.contextManager;
+  /** Refuses a session the agent has no way to open. */
+  private unreachable(sessionId: string): never {
     throw new CtxkitError({
       code: ErrorCodes.STRATEGY_ERROR,
       category: 'user',
@@ -354,7 +341,7 @@ export class Agent {
   }
 
   /** The user's tools plus the strategy's (a user tool of the same name wins, with a warning). */
-  private toolsFor(manager: IContextManager): Pick<RunState, 'tools' | 'toolDefinitions'> {
+  private toolsFor(manager: IContextManager): Pick<RunContext, 'tools' | 'toolDefinitions'> {
     const tools = new Map<string, AgentTool>();
     const toolDefinitions = this.tools.definitions();
     for (const name of this.tools.names()) tools.set(name, this.tools.get(name)!);

@@ -1,17 +1,15 @@
-import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type PayloadStats, type ReductionRecord } from '@ctxkit/core';
+import { safeEmit, type ChatMessage, type LLMPayload, type PayloadStats, type ReductionRecord, type UsageLevel } from '@ctxkit/core';
 import { emitReductions, remainingForToolOutput, usageLevel, withUsage } from '@ctxkit/core/strategy-kit';
 import { preSendCheck, type PreSendReport } from '../budget/pre-send-check';
 import { cannotFitAdvice } from '../small-context/user-advice';
 import { frozenMessage } from './frozen-message';
-import { eventBase, type RunState } from './run-state';
-import type { SessionBudgetState } from './session-budget-state';
+import type { RunContext } from './run-context';
+import { eventBase, type RunRecord, type SentPayload } from './run-record';
 
-/** What the budget step needs besides the run state. */
-export interface BudgetStepContext {
-  events: CtxkitEventBus;
-  session: SessionBudgetState;
-  /** Composes again after the pre-send check compacted the history (state.history is already the compacted one). */
-  recompose(): Promise<LLMPayload>;
+/** What the budget step needs besides the run and the payload. */
+export interface BudgetStepOptions {
+  /** Composes again from `history`, the history the pre-send check's compaction gave (its messages frozen). */
+  recompose(history: ChatMessage[]): Promise<LLMPayload>;
   /**
    * The line to hold the payload to instead of its budget's `available`, with the oldest turns left
    * out when the other steps are not enough: a retry after the provider refused a request as too long.
@@ -19,26 +17,34 @@ export interface BudgetStepContext {
   overflowLimit?: number;
 }
 
-/** What the budget step returns: the payload to send, and whether the pre-send check compacted the history. */
+/** What the budget step returns: the payload to send and how it was measured, for the loop to record. */
 export interface BudgetStepResult {
   payload: LLMPayload;
+  /** True when the pre-send check compacted the history. */
   compacted: boolean;
+  /** The history the pre-send check's compaction gave (its messages frozen): the run continues from it. */
+  history?: ChatMessage[];
+  /** The payload's stats, completed with what the kernel changed. */
+  stats: PayloadStats;
+  sent: SentPayload;
+  /** The payload's usage level, when its budget is known. */
+  usageLevel?: UsageLevel;
 }
 
-/** Emits mode D's advice once per session and records it in the run. */
-export function giveAdvice(state: RunState, session: SessionBudgetState, events: CtxkitEventBus, message: string): void {
-  if (!state.plan || state.plan.modes.D === 'off') return;
-  state.budget.modesFired.D++;
-  state.budget.advice.push(message);
+/** Emits mode D's advice once per session and records it in the run's report. */
+export function giveAdvice(context: RunContext, record: Readonly<RunRecord>, message: string): void {
+  const { session, events } = context;
+  if (!record.plan || record.plan.modes.D === 'off') return;
+  record.budget.modesFired.D++;
+  record.budget.advice.push(message);
   if (session.adviceGiven.has(message)) return;
   session.adviceGiven.add(message);
   if (!session.engaged.has('D')) {
     session.engaged.add('D');
-    safeEmit(events, 'small-context-mode', { ...eventBase(state), mode: 'D', active: true, reason: 'plain-language advice for the user' });
+    safeEmit(events, 'small-context-mode', { ...eventBase(context, record), mode: 'D', active: true, reason: 'plain-language advice for the user' });
   }
-  safeEmit(events, 'user-advice', { ...eventBase(state), message });
+  safeEmit(events, 'user-advice', { ...eventBase(context, record), message });
 }
-
 /**
  * A copy of the strategy's stats that keeps their lazy fields lazy: `input_tokens` and
  * `compress_ratio` may be getters counting the whole history the strategy was given, only when read.
@@ -54,7 +60,8 @@ function copyOfStats(stats: PayloadStats): PayloadStats {
   return copy as unknown as PayloadStats;
 }
 
-function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], tokens: number | undefined, report: PreSendReport | undefined, state: RunState, session: SessionBudgetState): PayloadStats {
+function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], tokens: number | undefined, report: PreSendReport | undefined, context: RunContext, record: Readonly<RunRecord>): PayloadStats {
+  const { plan } = record;
   const count = (...actions: string[]) => added.reduce((sum, record) => (actions.includes(record.action) ? sum + record.messages : sum), 0);
   const next = copyOfStats(stats);
   if (added.length > 0) {
@@ -67,7 +74,7 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
     next.usageLevel = usageLevel(tokens, stats.budget.maxContextTokens);
   }
   const extra: Record<string, unknown> = { ...(stats.extra ?? {}) };
-  if (state.plan) extra.smallContext = { contextWindow: state.plan.contextWindow, tier: state.plan.tier, modes: { ...state.plan.modes }, engaged: [...session.engaged].sort() };
+  if (plan) extra.smallContext = { contextWindow: plan.contextWindow, tier: plan.tier, modes: { ...plan.modes }, engaged: [...context.session.engaged].sort() };
   if (report && report.steps.length > 0) extra.preSendCheck = { tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, steps: report.steps.map((step) => ({ ...step })) };
   next.extra = extra;
   return next;
@@ -83,79 +90,75 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
  * composed it, by the agent's counter, tracked per session (`usage-level-change` is emitted here and
  * only here for the sessions the kernel runs; `critical` when the payload passed 90% of the window
  * and the check had to fit it), and
- * the tool output limit derived from what is actually sent.
+ * the tool output limit derived from what is actually sent. The pre-send check's report is appended
+ * to the run's; the rest is returned for the loop to record.
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when the escalation cannot fit the payload (advice is given first)
  */
-export async function budgetStep(state: RunState, payload: LLMPayload, context: BudgetStepContext): Promise<BudgetStepResult> {
-  const { events, session } = context;
+export async function budgetStep(context: RunContext, record: Readonly<RunRecord>, payload: LLMPayload, options: BudgetStepOptions): Promise<BudgetStepResult> {
+  const { events, session, counter } = context;
   const stats = payload.stats;
   const budget = stats?.budget;
-  const limit = context.overflowLimit ?? budget?.available;
-  const composedTokens = session.payloadCount.countMessages(state.counter, payload.messages) + state.counter.countTools(payload.tools);
-  if (limit === undefined) {
-    const tokens = composedTokens;
-    state.payloads.push(stats);
-    state.lastPayloadTokens = tokens;
-    state.budget.tokensPerCall.push(tokens);
-    state.toolOutputTokenLimit = undefined;
-    state.budgetLimit = undefined;
-    state.budgetFlag = false;
-    return { payload, compacted: false };
-  }
+  const limit = options.overflowLimit ?? budget?.available;
+  const composedTokens = session.payloadCount.countMessages(counter, payload.messages) + counter.countTools(payload.tools);
+  if (limit === undefined) return { payload, compacted: false, stats, sent: { tokens: composedTokens, limit: undefined, toolOutputTokenLimit: undefined } };
 
   let recomposedStats: PayloadStats | undefined;
+  let history: ChatMessage[] | undefined;
   let result;
   try {
     result = await preSendCheck({
       payload,
       tokens: composedTokens,
-      history: state.history,
-      manager: state.manager,
-      counter: state.counter,
+      history: record.history,
+      manager: context.manager,
+      counter,
       limit,
       contextWindow: budget?.maxContextTokens ?? limit,
-      strategyId: state.strategyId,
-      call: state.steps,
-      flagged: state.budgetFlag,
-      recompose: async (history: ChatMessage[]) => {
-        state.history = history.map(frozenMessage);
-        const again = await context.recompose();
+      strategyId: context.strategyId,
+      call: record.steps,
+      flagged: record.flagged,
+      recompose: async (compacted: ChatMessage[]) => {
+        history = compacted.map(frozenMessage);
+        const again = await options.recompose(history);
         recomposedStats = again.stats;
         return again;
       },
-      onStep: (step) => safeEmit(events, 'budget-escalation', { ...eventBase(state), ...step, limit }),
-      dropOldestTurns: context.overflowLimit !== undefined,
+      onStep: (step) => safeEmit(events, 'budget-escalation', { ...eventBase(context, record, history), ...step, limit }),
+      dropOldestTurns: options.overflowLimit !== undefined,
     });
   } catch (error) {
-    giveAdvice(state, session, events, cannotFitAdvice());
+    giveAdvice(context, history ? { ...record, history } : record, cannotFitAdvice());
     throw error;
   }
   const { report } = result;
-  state.budget.preSendChecks.push(report);
+  record.budget.preSendChecks.push(report);
   const changed = report.steps.length > 0;
   const baseStats = recomposedStats ?? stats;
   const tokens = report.tokensAfter;
-  if (!baseStats?.budget) {
-    // No budget in the stats, only the line of a retry: record what is sent, nothing to derive.
-    state.payloads.push(baseStats);
-    state.budget.tokensPerCall.push(tokens);
-    state.lastPayloadTokens = tokens;
-    state.toolOutputTokenLimit = undefined;
-    state.budgetLimit = limit;
-    state.budgetFlag = false;
-    return { payload: result.payload, compacted: result.compactedHistory !== undefined };
-  }
-  const finalStats = withReductions(baseStats, result.reductions, changed ? tokens : undefined, report, state, session);
-  emitReductions(events, eventBase(state), result.reductions);
-  state.payloads.push(finalStats);
-  state.budget.tokensPerCall.push(tokens);
-  state.budget.usageLevels.push(usageLevel(tokens, baseStats.budget.maxContextTokens));
-  const change = session.usage.observe(state.sessionId, report.tokensBefore, baseStats.budget.maxContextTokens);
-  if (change) safeEmit(events, 'usage-level-change', { ...eventBase(state), ...change });
-  state.lastPayloadTokens = tokens;
+  const replaced = { compacted: result.compactedHistory !== undefined, ...(history !== undefined ? { history } : {}) };
+  // No budget in the stats, only the line of a retry: record what is sent, nothing to derive.
+  if (!baseStats?.budget) return { payload: result.payload, ...replaced, stats: baseStats, sent: { tokens, limit, toolOutputTokenLimit: undefined } };
+  const finalStats = withReductions(baseStats, result.reductions, changed ? tokens : undefined, report, context, record);
+  const base = () => eventBase(context, record, history);
+  emitReductions(events, base(), result.reductions);
+  session.usage.observe(report.tokensBefore, baseStats.budget.maxContextTokens, base);
   const line = Math.min(baseStats.budget.available, limit);
-  state.budgetLimit = line;
-  state.toolOutputTokenLimit = remainingForToolOutput({ ...baseStats.budget, available: line }, changed ? tokens : baseStats.budget.used).toolOutputLimit;
-  state.budgetFlag = false;
-  return { payload: result.payload, compacted: result.compactedHistory !== undefined };
+  const toolOutputTokenLimit = remainingForToolOutput({ ...baseStats.budget, available: line }, changed ? tokens : baseStats.budget.used).toolOutputLimit;
+  return {
+    payload: result.payload,
+    ...replaced,
+    stats: finalStats,
+    sent: { tokens, limit: line, toolOutputTokenLimit },
+    usageLevel: usageLevel(tokens, baseStats.budget.maxContextTokens),
+  };
+}
+
+/** Records what the budget step measured in the run: the history a compaction gave, the payload's stats, tokens and line. */
+export function recordSent(record: RunRecord, checked: BudgetStepResult): void {
+  if (checked.history) record.history = checked.history;
+  record.payloads.push(checked.stats);
+  record.budget.tokensPerCall.push(checked.sent.tokens);
+  if (checked.usageLevel !== undefined) record.budget.usageLevels.push(checked.usageLevel);
+  record.sent = checked.sent;
+  record.flagged = false;
 }

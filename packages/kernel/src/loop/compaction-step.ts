@@ -1,6 +1,5 @@
-import { hasCompactionHooks, type AssistantMessage, type CompactionCheckpoint, type TokenUsage } from '@ctxkit/core';
+import { hasCompactionHooks, type AssistantMessage, type ChatMessage, type CompactionCheckpoint, type IContextManager, type TokenUsage } from '@ctxkit/core';
 import { frozenMessage } from './frozen-message';
-import type { RunState } from './run-state';
 
 /**
  * The compaction hook points: after each model call (with its usage), after tool
@@ -11,23 +10,23 @@ import type { RunState } from './run-state';
  * After a model call that asked for tools, the compacted history must still end with that
  * assistant message, or its results would become orphans: when the strategy left it out
  * (compaction strips a trailing `tool_calls`), it is appended again.
- * @returns true when the history was replaced
+ * @returns the history to continue from (its messages frozen) when the strategy compacted, else `undefined`
  */
 export async function compactionStep(
-  state: RunState,
+  manager: IContextManager,
+  history: readonly ChatMessage[],
   checkpoint: CompactionCheckpoint,
   usage: TokenUsage | undefined,
   pendingCalls?: AssistantMessage,
-): Promise<boolean> {
-  if (!hasCompactionHooks(state.manager)) return false;
-  const result = await state.manager.checkCompaction(checkpoint, state.history.slice(), usage);
-  if (!result.compacted || !result.messages) return false;
+): Promise<ChatMessage[] | undefined> {
+  if (!hasCompactionHooks(manager)) return undefined;
+  const result = await manager.checkCompaction(checkpoint, history.slice(), usage);
+  if (!result.compacted || !result.messages) return undefined;
   const compacted = result.messages.map(frozenMessage);
   if (pendingCalls) {
     const last = compacted[compacted.length - 1];
     const ids = (message: AssistantMessage): string => (message.tool_calls ?? []).map((call) => call.id).join(',');
     if (!last || last.role !== 'assistant' || ids(last) !== ids(pendingCalls)) compacted.push(pendingCalls);
   }
-  state.history = compacted;
-  return true;
+  return compacted;
 }

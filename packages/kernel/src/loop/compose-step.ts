@@ -1,6 +1,5 @@
 import type { ChatMessage, ComposeOptions, LLMPayload, ToolDefinition } from '@ctxkit/core';
-import type { IncrementalProviderCheck } from '../providers/incremental-provider-check';
-import type { RunState } from './run-state';
+import type { RunContext } from './run-context';
 
 /** What the strategy is given on one call: the run's history, the system prompt, the tools and how the payload should be shaped. */
 export interface ComposeInput {
@@ -19,18 +18,17 @@ export interface ComposeInput {
  * Anthropic, signed thinking blocks whose prefix changed since the model wrote them are left out
  * first (`ThinkingPrefixBinding`) and reported in `stats.invalidatedThinking`. The small-context step chooses the prompt and tools (mode C) and the compose options (mode A); the
  * history is always the run's own. The budget step then records the stats and runs the pre-send check.
+ *
+ * This is the kernel's one call of `composePayload`, always with its five arguments: the run's
+ * `ragContext` and the compose options are `undefined` when there are none (the options are the
+ * strategy's own copy, which it may keep).
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) rather than send a payload the provider would reject
  * @throws whatever `composePayload` throws (`BudgetExceededError`, `StrategyError`)
  */
-export async function composeStep(state: RunState, input: ComposeInput, providerCheck: IncrementalProviderCheck, ragContext: string | undefined): Promise<LLMPayload> {
-  const history = input.history;
-  const tools = input.toolDefinitions.slice();
-  const payload = input.options
-    ? await state.manager.composePayload(input.systemPrompt, history, tools, ragContext, { ...input.options })
-    : ragContext === undefined
-      ? await state.manager.composePayload(input.systemPrompt, history, tools)
-      : await state.manager.composePayload(input.systemPrompt, history, tools, ragContext);
-  const binding = state.thinkingBinding;
+export async function composeStep(context: RunContext, input: ComposeInput, ragContext: string | undefined): Promise<LLMPayload> {
+  const { providerCheck, thinkingBinding: binding } = context.session;
+  const options = input.options ? { ...input.options } : undefined;
+  const payload = await context.manager.composePayload(input.systemPrompt, input.history, input.toolDefinitions.slice(), ragContext, options);
   if (!binding) {
     providerCheck.check(payload.messages);
     return payload;

@@ -1,26 +1,25 @@
-import { ContextOverflowError, ErrorCodes, safeEmit, type CtxkitEventBus, type ILLMClient, type LLMCompletion, type LLMPayload } from '@ctxkit/core';
+import { ContextOverflowError, ErrorCodes, safeEmit, type ChatMessage, type ILLMClient, type LLMPayload } from '@ctxkit/core';
 import { classifyContextOverflow } from '../budget/classify-context-overflow';
 import { overflowRetryLimit } from '../budget/overflow-retry-limit';
 import type { OverflowRetryReport } from '../budget/run-budget-report';
-import { budgetStep } from './budget-step';
-import { callLlmStep, outputTokensFor, type CallSettings } from './call-llm-step';
-import { eventBase, type RunState } from './run-state';
-import type { SessionBudgetState } from './session-budget-state';
+import { budgetStep, type BudgetStepResult } from './budget-step';
+import { callLlmStep, outputTokensFor, type CallSettings, type ModelAnswer } from './call-llm-step';
+import type { RunContext } from './run-context';
+import { eventBase, type RunRecord } from './run-record';
 
-/** What the model call needs besides the run state and the payload. */
-export interface ModelCallContext {
+/** What the model call needs besides the run and the payload. */
+export interface ModelCallOptions {
   llm: ILLMClient;
-  events: CtxkitEventBus;
-  session: SessionBudgetState;
   settings: CallSettings;
-  /** Composes the payload again (the run's compose step). */
-  compose(): Promise<LLMPayload>;
+  /** Composes the payload from a history (the run's compose step). */
+  compose(history: ChatMessage[]): Promise<LLMPayload>;
 }
 
-/** The answer, and whether cutting the retried payload compacted the history. */
+/** The answer, and the retried payload as the budget step measured it when the provider refused the first. */
 export interface ModelCallResult {
-  completion: LLMCompletion;
-  compacted: boolean;
+  answer: ModelAnswer;
+  /** The retry's payload, for the loop to record before the answer (it may have compacted the history). */
+  retried?: BudgetStepResult;
 }
 
 /**
@@ -29,49 +28,58 @@ export interface ModelCallResult {
  * the payload to the budget the refusal implies (`overflowRetryLimit`: the provider's limit less
  * the answer's reservation, else 85% of the refused payload's budget), leaving the oldest turns out
  * if need be, and retries once. The retry is reported in `result.budget.overflowRetries` and
- * announced by a `strategy-warning` (code `CTXKIT_CONTEXT_OVERFLOW`).
+ * announced by a `strategy-warning` (code `CTXKIT_CONTEXT_OVERFLOW`). The loop records the retried
+ * payload (`retried`), then the answer.
  * @throws ContextOverflowError (`CTXKIT_CONTEXT_OVERFLOW`, `retried: true`) when the provider refuses the retry too
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when the payload cannot be cut to the retry's line
  * @throws the client's other typed errors, unchanged
  */
-export async function callModelStep(state: RunState, payload: LLMPayload, context: ModelCallContext): Promise<ModelCallResult> {
-  const { llm, events, session, settings } = context;
+export async function callModelStep(
+  context: RunContext,
+  record: Readonly<RunRecord>,
+  payload: LLMPayload,
+  options: ModelCallOptions,
+): Promise<ModelCallResult> {
+  const { events, calibration } = context;
+  const { llm, settings } = options;
   try {
-    return { completion: await callLlmStep(state, llm, events, payload, settings), compacted: false };
+    return { answer: await callLlmStep(context, record, record.history, llm, payload, settings) };
   } catch (error) {
     const overflow = classifyContextOverflow(error, llm.name);
     if (!overflow) throw error;
     // The provider said how many tokens it counted: the calibration learns from the refusal too.
-    if (overflow.actual !== undefined && state.calibration && !llm.offline) {
-      const learned = await state.calibration.observe(state.sessionId, state.steps, payload, overflow.actual);
-      if (learned) state.budget.tokenCalibration.push(learned);
+    if (overflow.actual !== undefined && calibration && !llm.offline) {
+      const learned = await calibration.observe(context.sessionId, record.steps, payload, overflow.actual);
+      if (learned) record.budget.tokenCalibration.push(learned);
     }
     const report: OverflowRetryReport = {
-      call: state.steps,
+      call: record.steps,
       providerLimit: overflow.limit,
       providerCount: overflow.actual,
-      sentTokens: state.lastPayloadTokens,
+      sentTokens: record.sent.tokens,
       retryLimit: overflowRetryLimit({
         overflow,
-        sentTokens: state.lastPayloadTokens,
-        previousLimit: state.budgetLimit,
+        sentTokens: record.sent.tokens,
+        previousLimit: record.sent.limit,
         reserveOutputTokens: outputTokensFor(payload, settings) ?? 0,
       }),
       retryTokens: undefined,
       recovered: false,
     };
-    state.budget.overflowRetries.push(report);
+    record.budget.overflowRetries.push(report);
     safeEmit(events, 'strategy-warning', {
-      ...eventBase(state),
+      ...eventBase(context, record),
       code: ErrorCodes.CONTEXT_OVERFLOW,
       message: `${overflow.client} refused a request of ${report.sentTokens} tokens as too long for the model${overflow.limit !== undefined ? ` (its limit: ${overflow.limit})` : ''}; retrying once with the payload cut to ${report.retryLimit} tokens.`,
     });
-    const checked = await budgetStep(state, await context.compose(), { events, session, recompose: context.compose, overflowLimit: report.retryLimit });
-    report.retryTokens = state.lastPayloadTokens;
+    const retried = await budgetStep(context, record, await options.compose(record.history), { recompose: options.compose, overflowLimit: report.retryLimit });
+    report.retryTokens = retried.sent.tokens;
+    // The retry is recorded as sent before it is: the answer's step comes after it.
+    const sent = { ...record, history: retried.history ?? record.history, sent: retried.sent, flagged: false };
     try {
-      const completion = await callLlmStep(state, llm, events, checked.payload, settings);
+      const answer = await callLlmStep(context, sent, sent.history, llm, retried.payload, settings);
       report.recovered = true;
-      return { completion, compacted: checked.compacted };
+      return { answer, retried };
     } catch (second) {
       const again = classifyContextOverflow(second, llm.name);
       if (!again) throw second;

@@ -3,7 +3,6 @@ import {
   safeEmit,
   ToolExecutionError,
   ToolNotFoundError,
-  type CtxkitEventBus,
   type ToolCall,
   type ToolExecutionContext,
   type ToolMessage,
@@ -13,8 +12,8 @@ import { reportFileName, truncateToolResult } from '../budget/truncate-tool-resu
 import { cannotFitAdvice, splitReadingAdvice } from '../small-context/user-advice';
 import { giveAdvice } from './budget-step';
 import { freezeNewMessage } from './frozen-message';
-import { eventBase, type RunState } from './run-state';
-import type { SessionBudgetState } from './session-budget-state';
+import type { RunContext } from './run-context';
+import { eventBase, type RunRecord } from './run-record';
 
 /** What happened to one tool call. */
 export interface ToolCallOutcome {
@@ -35,6 +34,15 @@ function resultText(value: unknown): string {
   }
 }
 
+/** What the tool step returns for the loop to record. */
+export interface ToolStepResult {
+  /** One tool message per call, in order, to append to the history right after the answer that made the calls. */
+  messages: ToolMessage[];
+  outcomes: ToolCallOutcome[];
+  /** True when the cheap check found the next payload will likely cross the pre-send line. */
+  flagged: boolean;
+}
+
 /** The tool result the model gets for a failed call: says what failed, never hides it. */
 function errorResult(error: CtxkitError): string {
   return `Error: ${error.message.split(' Fix: ')[0]}`;
@@ -46,8 +54,9 @@ function roughTokens(text: string): number {
 }
 
 /**
- * Step 3: runs the tool calls of the model's last answer, in order, and appends one tool message
- * per call right after that answer (so the pair stays whole). A tool that throws, an unknown tool
+ * Step 3: runs the tool calls of the model's last answer (the last message of the run's history), in
+ * order, and returns one tool message per call for the loop to append right after that answer (so
+ * the pair stays whole). A tool that throws, an unknown tool
  * and unreadable JSON arguments do not stop the run: the result tells the model the error
  * (`ToolExecutionError` / `ToolNotFoundError`), and `tool-error` is emitted. Each executor gets a
  * `ToolExecutionContext` with the tool-output token limit of the last payload,
@@ -57,61 +66,68 @@ function roughTokens(text: string): number {
  * for command output, head for file reads, outline + part for large files under mode B), after the
  * fixed memory-protection caps (`truncateToolResult`). As each result is added, a cheap estimate
  * flags the budget when the next payload will likely cross the pre-send line (the real check runs
- * before the next call).
+ * before the next call). Each output's report is appended to the run's.
  */
 export async function runToolsStep(
-  state: RunState,
+  context: RunContext,
+  record: Readonly<RunRecord>,
   calls: readonly ToolCall[],
-  events: CtxkitEventBus,
   signal: AbortSignal | undefined,
-  session?: SessionBudgetState,
-): Promise<ToolCallOutcome[]> {
+): Promise<ToolStepResult> {
+  const { events, tools } = context;
+  const history = record.history;
+  const messages: ToolMessage[] = [];
   const outcomes: ToolCallOutcome[] = [];
-  const limit = state.toolOutputTokenLimit === undefined ? undefined : Math.floor(state.toolOutputTokenLimit / Math.max(1, calls.length));
-  const assistant = state.history[state.history.length - 1];
-  let estimate = state.lastPayloadTokens + (assistant ? roughTokens(JSON.stringify(assistant)) : 0);
+  let flagged = false;
+  const { toolOutputTokenLimit, limit: line, tokens } = record.sent;
+  const limit = toolOutputTokenLimit === undefined ? undefined : Math.floor(toolOutputTokenLimit / Math.max(1, calls.length));
+  const assistant = history[history.length - 1];
+  let estimate = tokens + (assistant ? roughTokens(JSON.stringify(assistant)) : 0);
   for (const call of calls) {
     const name = call.function.name;
     let content: string;
     let failure: CtxkitError | undefined;
-    const tool = state.tools.get(name);
+    const tool = tools.get(name);
     if (!tool) {
-      failure = new ToolNotFoundError(name, [...state.tools.keys()]);
+      failure = new ToolNotFoundError(name, [...tools.keys()]);
       content = errorResult(failure);
     } else {
-      const context: ToolExecutionContext = { agentId: state.agentId, sessionId: state.sessionId, toolCallId: call.id };
-      if (limit !== undefined) context.toolOutputTokenLimit = limit;
-      if (signal !== undefined) context.signal = signal;
+      const execution: ToolExecutionContext = { agentId: context.agentId, sessionId: context.sessionId, toolCallId: call.id };
+      if (limit !== undefined) execution.toolOutputTokenLimit = limit;
+      if (signal !== undefined) execution.signal = signal;
       try {
         const args: unknown = call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments);
-        content = resultText(await tool.execute(args, context));
+        content = resultText(await tool.execute(args, execution));
       } catch (error) {
         failure = new ToolExecutionError(name, call.id, error);
         content = errorResult(failure);
       }
     }
     if (!failure) {
-      const policy = resolveToolOutputPolicy(name, call.function.arguments, state.toolOutputPolicies);
+      const policy = resolveToolOutputPolicy(name, call.function.arguments, context.toolOutputPolicies);
+      const truncates = context.truncatesToBudget();
       const cut = truncateToolResult({
         toolCallId: call.id,
         toolName: name,
         content,
         policy,
-        limit: state.truncateToBudget ? (limit ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY,
-        counter: state.counter,
-        splitReading: state.truncateToBudget ? (state.plan?.modes.B ?? 'off') : 'off',
-        caps: state.toolOutputCaps,
+        limit: truncates ? (limit ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY,
+        counter: context.counter,
+        splitReading: truncates ? (record.plan?.modes.B ?? 'off') : 'off',
+        caps: context.toolOutputCaps,
       });
       content = cut.content;
-      state.budget.toolOutputs.push(cut.report);
+      record.budget.toolOutputs.push(cut.report);
       if (cut.report.truncated) {
+        // Where the message will sit in the history, after the results before it.
+        const at = history.length + messages.length;
         safeEmit(events, 'tool-output-trim', {
-          ...eventBase(state),
+          ...eventBase(context, record),
           reductions: [
             {
               action: 'truncated',
-              from: state.history.length,
-              to: state.history.length + 1,
+              from: at,
+              to: at + 1,
               messages: 1,
               tokensBefore: cut.report.tokensBefore,
               tokensAfter: cut.report.tokensAfter,
@@ -122,21 +138,20 @@ export async function runToolsStep(
         });
       }
       if (cut.report.outline) {
-        state.budget.modesFired.B++;
+        record.budget.modesFired.B++;
         const { lineCount, shownLines } = cut.report.outline;
-        if (session) giveAdvice(state, session, events, shownLines > 0 ? splitReadingAdvice(reportFileName(policy), lineCount) : cannotFitAdvice());
+        giveAdvice(context, record, shownLines > 0 ? splitReadingAdvice(reportFileName(policy), lineCount) : cannotFitAdvice());
       }
     }
-    const message: ToolMessage = freezeNewMessage({ role: 'tool', tool_call_id: call.id, content });
-    state.history.push(message);
+    messages.push(freezeNewMessage({ role: 'tool', tool_call_id: call.id, content }));
     estimate += roughTokens(content);
-    if (state.budgetLimit !== undefined && estimate > state.budgetLimit) state.budgetFlag = true;
+    if (line !== undefined && estimate > line) flagged = true;
     if (failure) {
-      safeEmit(events, 'tool-error', { ...eventBase(state), toolName: name, toolCallId: call.id, error: { code: failure.code, message: failure.message } });
+      safeEmit(events, 'tool-error', { ...eventBase(context, record), toolName: name, toolCallId: call.id, error: { code: failure.code, message: failure.message } });
       outcomes.push({ toolCallId: call.id, toolName: name, ok: false, errorCode: failure.code });
     } else {
       outcomes.push({ toolCallId: call.id, toolName: name, ok: true });
     }
   }
-  return outcomes;
+  return { messages, outcomes, flagged };
 }

@@ -1,10 +1,10 @@
-import { safeEmit, type ChatMessage, type CtxkitEventBus, type LLMPayload, type ToolCall, type ToolDefinition, type ToolMessage } from '@ctxkit/core';
+import { safeEmit, type ChatMessage, type LLMPayload, type ToolCall, type ToolMessage } from '@ctxkit/core';
 import { collapsedToolResult, toolContentText } from '@ctxkit/core/strategy-kit';
 import { selectPromptAndTools } from '../small-context/select-prompt-and-tools';
 import type { SmallContextMode, SmallContextOptions } from '../small-context/small-context-plan';
 import type { ComposeInput } from './compose-step';
-import { eventBase, type RunState } from './run-state';
-import type { SessionBudgetState } from './session-budget-state';
+import type { RunContext } from './run-context';
+import { eventBase, type RunRecord } from './run-record';
 
 /** What the small-context step prepared for one call. */
 export interface SmallContextCall {
@@ -15,11 +15,12 @@ export interface SmallContextCall {
 }
 
 /** Emits `small-context-mode` when a mode's engaged state changes for the session. */
-export function setEngaged(state: RunState, session: SessionBudgetState, events: CtxkitEventBus, mode: SmallContextMode, active: boolean, reason: string): void {
+export function setEngaged(context: RunContext, record: Readonly<RunRecord>, mode: SmallContextMode, active: boolean, reason: string): void {
+  const { session } = context;
   if (session.engaged.has(mode) === active) return;
   if (active) session.engaged.add(mode);
   else session.engaged.delete(mode);
-  safeEmit(events, 'small-context-mode', { ...eventBase(state), mode, active, reason });
+  safeEmit(context.events, 'small-context-mode', { ...eventBase(context, record), mode, active, reason });
 }
 
 /**
@@ -32,44 +33,39 @@ export function setEngaged(state: RunState, session: SessionBudgetState, events:
  * `onTurnComplete`, and the strategy's composer applies mode A to the payload only. Without a plan
  * (window not known yet) the call is unchanged.
  */
-export function smallContextStep(
-  state: RunState,
-  session: SessionBudgetState,
-  events: CtxkitEventBus,
-  systemPrompt: string,
-  options: SmallContextOptions,
-): SmallContextCall {
-  const plan = state.plan;
+export function smallContextStep(context: RunContext, record: Readonly<RunRecord>, systemPrompt: string, options: SmallContextOptions): SmallContextCall {
+  const { session } = context;
+  const plan = record.plan;
   const fired = { C: false };
-  if (!plan) return { input: { systemPrompt, history: state.history.slice(), toolDefinitions: state.toolDefinitions.slice() }, fired };
+  if (!plan) return { input: { systemPrompt, history: record.history.slice(), toolDefinitions: context.toolDefinitions.slice() }, fired };
 
   const chosen = selectPromptAndTools({
     intensity: plan.modes.C,
     systemPrompt,
-    toolDefinitions: state.toolDefinitions as readonly ToolDefinition[],
-    userToolNames: state.userToolNames,
+    toolDefinitions: context.toolDefinitions,
+    userToolNames: context.userToolNames,
     options,
     contextWindow: plan.contextWindow,
-    counter: state.counter,
+    counter: context.counter,
   });
   fired.C = chosen.applied;
-  setEngaged(state, session, events, 'C', chosen.applied, chosen.reason);
+  setEngaged(context, record, 'C', chosen.applied, chosen.reason);
 
-  const level = session.usage.level(state.sessionId);
-  const needed = state.budgetFlag || level === 'compact' || level === 'critical';
+  const level = session.usage.level;
+  const needed = record.flagged || level === 'compact' || level === 'critical';
   const applyA = plan.modes.A === 'full' || plan.modes.A === 'on' || (plan.modes.A === 'when-needed' && (needed || session.stickyA));
   if (applyA && plan.modes.A === 'when-needed') session.stickyA = true;
   const reasonA =
     plan.modes.A === 'when-needed'
       ? 'the budget is tight: older tool results collapse to one-line summaries'
       : `window ${plan.contextWindow} tokens: only the newest step's tool results stay in full`;
-  setEngaged(state, session, events, 'A', applyA, applyA ? reasonA : 'older tool results are sent in full');
+  setEngaged(context, record, 'A', applyA, applyA ? reasonA : 'older tool results are sent in full');
   const splitReading = plan.modes.B === 'full' || plan.modes.B === 'on';
-  setEngaged(state, session, events, 'B', splitReading, splitReading ? `window ${plan.contextWindow} tokens: large file reads come back as outline + part` : 'file reads are cut from the top');
+  setEngaged(context, record, 'B', splitReading, splitReading ? `window ${plan.contextWindow} tokens: large file reads come back as outline + part` : 'file reads are cut from the top');
   return {
     input: {
       systemPrompt: chosen.systemPrompt,
-      history: state.history.slice(),
+      history: record.history.slice(),
       toolDefinitions: chosen.toolDefinitions,
       ...(applyA ? { options: { collapseOlderToolResults: true } } : {}),
     },
