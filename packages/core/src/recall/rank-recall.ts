@@ -1,5 +1,4 @@
-import type { RecallEntry } from '../contracts/recall-backend';
-import { positionOf, type RecallIndex } from './recall-index';
+import { positionOf, type IndexedEntry, type RecallIndex } from './recall-index';
 import { recallTermsOf } from './recall-terms';
 
 /**
@@ -52,7 +51,7 @@ export const RECALL_RANKING = {
 
 /** One entry ranked for a query. */
 export interface RankedEntry {
-  entry: RecallEntry;
+  entry: IndexedEntry;
   /** Relevance in [0, 2]: words (0 to 1) plus meaning (0 to 1, with vectors). */
   relevance: number;
 }
@@ -72,9 +71,9 @@ export interface RecallQuery {
   found?: Map<string, number>;
   previousFound?: Map<string, number>;
   /** Only entries for which this holds are ranked (what the window does not hold already). */
-  eligible(entry: RecallEntry): boolean;
+  eligible(entry: IndexedEntry): boolean;
   /** Tokens an entry takes in the payload (for the neighbour rule). */
-  tokensOf(entry: RecallEntry): number;
+  tokensOf(entry: IndexedEntry): number;
 }
 
 /**

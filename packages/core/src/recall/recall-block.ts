@@ -1,7 +1,6 @@
-import type { RecallEntry } from '../contracts/recall-backend';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
 import type { ITokenCounter } from '../token-counting/token-counter';
-import type { RecallLineCounter } from './recall-index';
+import type { IndexedEntry, RecallLineCounter } from './recall-index';
 
 /** The tag the recalled turns are framed in. */
 export const RECALL_TAG = 'recalled-turns';
@@ -26,7 +25,7 @@ export function escapeRecalledText(text: string): string {
 }
 
 /** How a run of recalled entries is labelled: when, and from which session when not this one. */
-export function recallLabel(first: RecallEntry, last: RecallEntry, currentSessionId: string): string {
+export function recallLabel(first: IndexedEntry, last: IndexedEntry, currentSessionId: string): string {
   const date = readableDate(first.at);
   const session = first.sessionId === currentSessionId ? '' : ` · session ${JSON.stringify(first.sessionId)}`;
   const turns = first.from === last.from ? `#${first.from}` : `#${first.from}–${last.from}`;
@@ -43,14 +42,19 @@ export function readableDate(at: number): string {
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()} ${time} UTC`;
 }
 
+/** An entry's text: the one it carries (the index reads it back for entries that no longer do, {@link RecallIndex.textOf}). */
+export type EntryText = (entry: IndexedEntry) => string;
+
+const carriedText: EntryText = (entry) => entry.text ?? '';
+
 /** Oldest first: by date, then session, then position. */
-export function chronological(a: RecallEntry, b: RecallEntry): number {
+export function chronological(a: IndexedEntry, b: IndexedEntry): number {
   return a.at - b.at || (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0) || a.from - b.from;
 }
 
 /** Runs of neighbouring entries (same session, each starting where the one before ends), oldest first. */
-function runsOf(entries: ReadonlyArray<RecallEntry>): RecallEntry[][] {
-  const runs: RecallEntry[][] = [];
+function runsOf(entries: ReadonlyArray<IndexedEntry>): IndexedEntry[][] {
+  const runs: IndexedEntry[][] = [];
   for (const entry of [...entries].sort(chronological)) {
     const run = runs[runs.length - 1];
     const previous = run?.[run.length - 1];
@@ -64,9 +68,9 @@ function runsOf(entries: ReadonlyArray<RecallEntry>): RecallEntry[][] {
  * The recall block's lines: the preamble, the opening tag, each run's label then its entries'
  * (escaped) texts, the closing tag. Every line after the first starts with a letter, `[` or `<`.
  */
-function blockLines(entries: ReadonlyArray<RecallEntry>, currentSessionId: string): { fixed: string[]; labels: string[]; texts: RecallEntry[] } {
+function blockLines(entries: ReadonlyArray<IndexedEntry>, currentSessionId: string): { fixed: string[]; labels: string[]; texts: IndexedEntry[] } {
   const labels: string[] = [];
-  const texts: RecallEntry[] = [];
+  const texts: IndexedEntry[] = [];
   for (const run of runsOf(entries)) {
     labels.push(recallLabel(run[0]!, run[run.length - 1]!, currentSessionId));
     texts.push(...run);
@@ -79,12 +83,12 @@ function blockLines(entries: ReadonlyArray<RecallEntry>, currentSessionId: strin
  * `<recalled-turns>` frame, each run of neighbouring entries under one label (its date, its session
  * when another, its position).
  */
-export function recallBlockText(entries: ReadonlyArray<RecallEntry>, currentSessionId: string): string {
+export function recallBlockText(entries: ReadonlyArray<IndexedEntry>, currentSessionId: string, textOf: EntryText = carriedText): string {
   if (entries.length === 0) return '';
   const lines = [RECALL_PREAMBLE, `<${RECALL_TAG}>`];
   for (const run of runsOf(entries)) {
     lines.push(recallLabel(run[0]!, run[run.length - 1]!, currentSessionId));
-    for (const entry of run) lines.push(escapeRecalledText(entry.text));
+    for (const entry of run) lines.push(escapeRecalledText(textOf(entry)));
   }
   lines.push(`</${RECALL_TAG}>`);
   return lines.join('\n');
@@ -104,7 +108,11 @@ export class RecallBlockCounter {
   private readonly encoding: string | null;
   private readonly estimator = new HeuristicTokenCounter('estimate');
 
-  constructor(private readonly counter: ITokenCounter) {
+  /** @param textOf an entry's text (the index's, for entries whose text it reads back from a history) */
+  constructor(
+    private readonly counter: ITokenCounter,
+    private readonly textOf: EntryText = carriedText,
+  ) {
     const meta = counter.meta();
     this.encoding = meta.encoding;
     this.additive = meta.strategy === 'tiktoken' && meta.encoding !== null && ADDITIVE_ENCODINGS.has(meta.encoding);
@@ -124,12 +132,12 @@ export class RecallBlockCounter {
   }
 
   /** Tokens an entry's line takes in a block (its text escaped, with its line feed): exact. */
-  entryTokens(entry: RecallEntry): number {
+  entryTokens(entry: IndexedEntry): number {
     if (this.additive && entry.tokens !== undefined && entry.tokens.encoding === this.encoding) return entry.tokens.count;
     let tokens = this.entries.get(entry.id);
     if (tokens === undefined) {
       if (this.entries.size > 100_000) this.entries.clear();
-      tokens = this.counter.count(`${escapeRecalledText(entry.text)}\n`);
+      tokens = this.counter.count(`${escapeRecalledText(this.textOf(entry))}\n`);
       this.entries.set(entry.id, tokens);
     }
     return tokens;
@@ -139,15 +147,15 @@ export class RecallBlockCounter {
    * About the tokens an entry's line takes, for ranking: its stored exact count, else an estimate by
    * characters (scripts without spaces count a token a character), never a tokenizer pass.
    */
-  estimateTokens(entry: RecallEntry): number {
+  estimateTokens(entry: IndexedEntry): number {
     if (entry.tokens !== undefined && entry.tokens.encoding === this.encoding) return entry.tokens.count;
-    return this.entries.get(entry.id) ?? this.estimator.count(entry.text) + 1;
+    return this.entries.get(entry.id) ?? this.estimator.count(this.textOf(entry)) + 1;
   }
 
   /** Tokens of the user message holding the block of `entries` (0 for none). */
-  messageTokens(entries: ReadonlyArray<RecallEntry>, currentSessionId: string): number {
+  messageTokens(entries: ReadonlyArray<IndexedEntry>, currentSessionId: string): number {
     if (entries.length === 0) return 0;
-    if (!this.additive) return this.counter.countMessage({ role: 'user', content: recallBlockText(entries, currentSessionId) });
+    if (!this.additive) return this.counter.countMessage({ role: 'user', content: recallBlockText(entries, currentSessionId, this.textOf) });
     const { fixed, labels, texts } = blockLines(entries, currentSessionId);
     let tokens = this.overhead + this.lineTokens(`</${RECALL_TAG}>`, false);
     for (const line of [...fixed, ...labels]) tokens += this.lineTokens(line, true);

@@ -19,6 +19,12 @@ export interface RecallIndexOptions {
 /** Counts an entry's line for a recall block, by an encoding (stored with the entry, counted once). */
 export type RecallLineCounter = { encoding: string; count(line: string): number };
 
+/**
+ * An entry as the index keeps it: its text is dropped once a history the index holds is known to
+ * have the same unit (read it with {@link RecallIndex.textOf}).
+ */
+export type IndexedEntry = Omit<RecallEntry, 'text'> & { text?: string };
+
 /** A vector kept for an entry. */
 export interface EntryVector {
   model: string;
@@ -34,19 +40,24 @@ export interface EntryVector {
  * (another session, another process) reads only what was appended since its last read. After a
  * restart the index is rebuilt from the log alone: the entries carry their text and vectors, so no
  * history is read again and nothing is embedded again.
+ *
+ * An entry's text is kept only until a history passed to {@link index} is found to hold its unit:
+ * from then on it is read back from that history (the caller's own messages, which the index holds
+ * anyway), so that a session's recall text is not kept twice. Entries of sessions this process has
+ * not indexed (another process's, or before their first turn after a restart) keep their text.
  */
 export class RecallIndex {
   private cursor: string | undefined;
   private loaded = false;
-  private readonly entries = new Map<string, RecallEntry>();
+  private readonly entries = new Map<string, IndexedEntry>();
   /**
    * Live entries by slot: a small number each live entry gets, so that ranking works on arrays
    * rather than maps keyed by id (a slot is not reused; a dropped entry leaves a hole).
    */
-  private readonly bySlot: Array<RecallEntry | undefined> = [];
+  private readonly bySlot: Array<IndexedEntry | undefined> = [];
   private readonly slotOfId = new Map<string, number>();
   /** Each session's live entries, ordered by position, and their slots beside them. */
-  private readonly sessions = new Map<string, RecallEntry[]>();
+  private readonly sessions = new Map<string, IndexedEntry[]>();
   private readonly sessionSlotLists = new Map<string, number[]>();
   /**
    * Per session, beside its entries (same positions), the message object each entry ended with when
@@ -56,8 +67,10 @@ export class RecallIndex {
   /** The history each session was last checked against, unchanged since when the same array, length and last message. */
   private readonly checked = new Map<string, { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; last: Readonly<ChatMessage> | undefined; agreed: number }>();
   private readonly vectors = new Map<string, EntryVector>();
+  /** Per session, the history its entries without a text are read back from (each checked against it). */
+  private readonly sources = new Map<string, ReadonlyArray<Readonly<ChatMessage>>>();
   /** Per session, where each entry's episode begins (recomputed when the session's entries change). */
-  private readonly episodeStarts = new Map<string, { gapMs: number; length: number; last: RecallEntry | undefined; first: number[]; edits: number }>();
+  private readonly episodeStarts = new Map<string, { gapMs: number; length: number; last: IndexedEntry | undefined; first: number[]; edits: number }>();
   /** Per session, how many times its entries changed other than by an append (what the episode runs are recomputed for). */
   private readonly edits = new Map<string, number>();
   /**
@@ -91,8 +104,24 @@ export class RecallIndex {
     return this.entries.size;
   }
 
-  entry(id: string): RecallEntry | undefined {
+  entry(id: string): IndexedEntry | undefined {
     return this.entries.get(id);
+  }
+
+  /**
+   * An entry's recall text: kept with it, or read back from the history of its session that was
+   * checked against it (the same text, made the same way). Empty when that history changed in place
+   * since (its unit's end message is another object, and the text is not the one indexed): such an
+   * entry is indexed again, or dropped, on the session's next turn, and is not recalled before.
+   */
+  textOf(entry: IndexedEntry): string {
+    if (entry.text !== undefined) return entry.text;
+    const source = this.sources.get(entry.sessionId);
+    if (source === undefined || entry.to > source.length) return '';
+    const text = recallUnitText(source.slice(entry.from, entry.to), this.options.maxUnitChars);
+    const position = positionOf(this.sessions.get(entry.sessionId) ?? [], entry.from);
+    if (position >= 0 && this.ends.get(entry.sessionId)?.[position] === source[entry.to - 1]) return text;
+    return contentDigest(text) === entry.fingerprint ? text : '';
   }
 
   /** One more than the highest slot given: the length of arrays indexed by slot. */
@@ -101,7 +130,7 @@ export class RecallIndex {
   }
 
   /** The live entry at `slot`. */
-  entryAt(slot: number): RecallEntry | undefined {
+  entryAt(slot: number): IndexedEntry | undefined {
     return this.bySlot[slot];
   }
 
@@ -116,7 +145,7 @@ export class RecallIndex {
   }
 
   /** A session's live entries, ordered by position. */
-  sessionEntries(sessionId: string): ReadonlyArray<RecallEntry> {
+  sessionEntries(sessionId: string): ReadonlyArray<IndexedEntry> {
     return this.sessions.get(sessionId) ?? [];
   }
 
@@ -153,8 +182,8 @@ export class RecallIndex {
   }
 
   /** Entries without a vector of `model`, oldest first per session. */
-  entriesWithoutVector(model: string, limit: number): RecallEntry[] {
-    const out: RecallEntry[] = [];
+  entriesWithoutVector(model: string, limit: number): IndexedEntry[] {
+    const out: IndexedEntry[] = [];
     for (const entry of this.entries.values()) {
       if (this.vectors.get(entry.id)?.model === model) continue;
       out.push(entry);
@@ -180,6 +209,8 @@ export class RecallIndex {
       await this.readNew();
       const list = this.sessions.get(sessionId) ?? [];
       const agreed = this.agreement(sessionId, list, history);
+      // A late, shorter history was not checked against the entries past its end.
+      const checkedAll = list.length === 0 || list[list.length - 1]!.to <= history.length;
       const records: RecallRecord[] = [];
       const at = this.options.now();
       if (agreed < list.length) {
@@ -200,7 +231,10 @@ export class RecallIndex {
         }
         position = group.end;
       }
-      if (records.length === 0) return 0;
+      if (records.length === 0) {
+        if (checkedAll) this.releaseTexts(sessionId, history);
+        return 0;
+      }
       await this.options.backend.append(this.options.scope, records);
       await this.readNew();
       const indexed = this.sessions.get(sessionId) ?? [];
@@ -210,6 +244,7 @@ export class RecallIndex {
         const place = positionOf(indexed, record.from);
         if (place >= 0 && indexed[place]!.id === record.id) ends[place] = history[record.to - 1]!;
       }
+      if (checkedAll) this.releaseTexts(sessionId, history);
       return records.filter((record) => record.type === 'entry').length;
     });
   }
@@ -230,13 +265,31 @@ export class RecallIndex {
   }
 
   /**
+   * Makes `history` the session's source of texts and drops the texts it holds (the newest entries
+   * still with a text whose end message is the history's, found by {@link agreement} or indexed
+   * from it). Only for a history {@link agreement} checked every entry against (not a late, shorter
+   * one), so that every entry without a text is read back the same from it.
+   */
+  private releaseTexts(sessionId: string, history: ReadonlyArray<Readonly<ChatMessage>>): void {
+    const list = this.sessions.get(sessionId);
+    if (list === undefined || list.length === 0) return;
+    const ends = this.endsOf(sessionId);
+    this.sources.set(sessionId, history);
+    for (let at = list.length - 1; at >= 0; at--) {
+      const entry = list[at]!;
+      if (entry.text === undefined) break;
+      if (entry.to <= history.length && ends[at] === history[entry.to - 1]) entry.text = undefined;
+    }
+  }
+
+  /**
    * How many of the session's entries (from the oldest) still match `history`. Each entry is checked
    * by the identity of the message it ended with (a pointer comparison), and by its text only when
    * that object changed (a history rebuilt from JSON, an edited message): an edit anywhere is found,
    * at the cost of one comparison per entry. A history shorter than what is indexed but matching it
    * (a late request) agrees with every entry.
    */
-  private agreement(sessionId: string, list: ReadonlyArray<RecallEntry>, history: ReadonlyArray<Readonly<ChatMessage>>): number {
+  private agreement(sessionId: string, list: ReadonlyArray<IndexedEntry>, history: ReadonlyArray<Readonly<ChatMessage>>): number {
     const seen = this.checked.get(sessionId);
     if (seen !== undefined && seen.history === history && seen.length === history.length && seen.last === history[history.length - 1] && seen.agreed === list.length) return list.length;
     const ends = this.endsOf(sessionId);
@@ -266,7 +319,7 @@ export class RecallIndex {
     return ends;
   }
 
-  private matches(entry: RecallEntry, history: ReadonlyArray<Readonly<ChatMessage>>): boolean {
+  private matches(entry: IndexedEntry, history: ReadonlyArray<Readonly<ChatMessage>>): boolean {
     if (entry.to > history.length) return false;
     return contentDigest(recallUnitText(history.slice(entry.from, entry.to), this.options.maxUnitChars)) === entry.fingerprint;
   }
@@ -278,7 +331,7 @@ export class RecallIndex {
       // A rebuild: every record applied, then the words indexed in one pass.
       this.loaded = true;
       for (const record of records) this.apply(record, false);
-      this.lexical?.addAll([...this.entries.values()].map((entry) => ({ slot: this.slotOfId.get(entry.id)!, entry })));
+      this.lexical?.addAll([...this.entries.values()].map((entry) => ({ slot: this.slotOfId.get(entry.id)!, entry: { text: this.textOf(entry) } })));
       return;
     }
     for (const record of records) this.apply(record, true);
@@ -330,7 +383,7 @@ export class RecallIndex {
     }
   }
 
-  private drop(entry: RecallEntry, indexed: boolean): void {
+  private drop(entry: IndexedEntry, indexed: boolean): void {
     const slot = this.slotOfId.get(entry.id);
     this.entries.delete(entry.id);
     this.vectors.delete(entry.id);
@@ -350,7 +403,7 @@ export class RecallIndex {
 }
 
 /** The position in `list` (ordered by `from`) of the entry starting at `from`, or -1. */
-export function positionOf(list: ReadonlyArray<RecallEntry>, from: number): number {
+export function positionOf(list: ReadonlyArray<Pick<RecallEntry, 'from'>>, from: number): number {
   let low = 0;
   let high = list.length - 1;
   while (low <= high) {

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../contracts/chat-message';
-import type { RecallEntry, RecallScopeKey } from '../contracts/recall-backend';
+import type { RecallScopeKey } from '../contracts/recall-backend';
 import type { ITextEmbedder } from '../contracts/text-embedder';
 import type { ComposedPayload, ComposeRequest, PayloadComposer } from '../composer/payload-composer';
 import type { MemoryBlock } from '../composer/memory-block';
@@ -14,7 +14,7 @@ import type { ITokenCounter } from '../token-counting/token-counter';
 import { chronological, RecallBlockCounter, recallBlockText } from './recall-block';
 import type { RecallConfig } from './recall-config';
 import type { RecallEmbeddingState } from './recall-embedding-state';
-import type { RecallIndex } from './recall-index';
+import type { IndexedEntry, RecallIndex } from './recall-index';
 import { openRecallIndex, type RecallIndexLease } from './recall-index-registry';
 import { recallTermsOf } from './recall-terms';
 import { isThin, RECALL_RANKING, rankRecall, type RankedEntry } from './rank-recall';
@@ -107,7 +107,7 @@ export class RecallLayer {
     const { context, config } = options;
     this.scope = { agentId: context.agentId, scope: config.scope, id: config.scope === 'resource' ? (context.resourceId ?? '') : context.sessionId };
     this.embedder = config.embeddings === 'auto' ? context.embedder : undefined;
-    this.blockCounter = new RecallBlockCounter(options.counter);
+    this.blockCounter = new RecallBlockCounter(options.counter, (entry) => this.index.textOf(entry));
   }
 
   /**
@@ -183,7 +183,7 @@ export class RecallLayer {
     const extra = request.extra ?? {};
     extra.recall = stats;
     const sessionId = this.options.context.sessionId;
-    const own = (entry: RecallEntry): boolean => entry.sessionId === sessionId;
+    const own = (entry: IndexedEntry): boolean => entry.sessionId === sessionId;
     if (prepared.error !== undefined || prepared.query.length === 0 || allowance <= 0 || (keepsAll && this.scope.scope === 'session')) {
       return composer.compose({ ...request, extra });
     }
@@ -219,7 +219,8 @@ export class RecallLayer {
         splits.push({ start: window.fromIndex, tokens: window.tokens });
       }
     }
-    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn);
+    // An entry whose text cannot be read back (its history changed in place since it was checked) is left out.
+    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn).filter((entry) => this.index.textOf(entry).length > 0);
     let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, ranked, allowance);
     chosen = entries;
     // The window the rest of the room holds must not hold a recalled turn again.
@@ -337,7 +338,7 @@ export class RecallLayer {
   }
 
   /** Tokens an entry's text takes in the block (counted once per entry). */
-  private tokensOf(entry: RecallEntry): number {
+  private tokensOf(entry: IndexedEntry): number {
     return this.blockCounter.estimateTokens(entry);
   }
 
@@ -350,7 +351,7 @@ export class RecallLayer {
    * LongMemEval_S; `minRecentTokens` keeps the present turn whole in small windows).
    * @returns the entries to recall
    */
-  private select(ranked: ReadonlyArray<RankedEntry>, splits: ReadonlyArray<{ start: number; tokens: number }>, historyRoom: number, allowance: number, currentTurn: number): RecallEntry[] {
+  private select(ranked: ReadonlyArray<RankedEntry>, splits: ReadonlyArray<{ start: number; tokens: number }>, historyRoom: number, allowance: number, currentTurn: number): IndexedEntry[] {
     const sessionId = this.options.context.sessionId;
     // The preamble, the frame's tags and one label: what the block costs besides its entries.
     const frame = this.blockCounter.messageTokens([emptyEntry(sessionId)], sessionId);
@@ -362,7 +363,7 @@ export class RecallLayer {
     while (kept < candidates.length && reach <= 2 * allowance) reach += candidates[kept++]!.cost + LABEL_TOKENS_ESTIMATE;
     const order = candidates.slice(0, kept);
     const ownRanked = ranked.filter(({ entry }) => entry.sessionId === sessionId);
-    let best: { entries: RecallEntry[]; value: number } | undefined;
+    let best: { entries: IndexedEntry[]; value: number } | undefined;
     for (const split of splits) {
       const room = Math.min(allowance, historyRoom - split.tokens) - frame;
       const packed = room > 0 ? this.pack(order, split.start, room) : { entries: [], value: 0 };
@@ -377,11 +378,11 @@ export class RecallLayer {
    * The entries of `order` (best relevance per token first) that fit `room` tokens, this session's
    * only from before `windowStart`; a run of neighbours shares one label.
    */
-  private pack(order: ReadonlyArray<{ entry: RecallEntry; relevance: number; cost: number }>, windowStart: number, room: number): { entries: RecallEntry[]; value: number } {
+  private pack(order: ReadonlyArray<{ entry: IndexedEntry; relevance: number; cost: number }>, windowStart: number, room: number): { entries: IndexedEntry[]; value: number } {
     const sessionId = this.options.context.sessionId;
     // Where taken runs start and end: an entry next to one joins its run (no new label).
     const edges = new Set<string>();
-    const entries: RecallEntry[] = [];
+    const entries: IndexedEntry[] = [];
     let left = room;
     let value = 0;
     for (const { entry, relevance, cost: own } of order) {
@@ -400,7 +401,7 @@ export class RecallLayer {
   }
 
   /** The block for `chosen`, counted exactly, with the least relevant entries left out until it fits `allowance`. */
-  private fit(chosen: RecallEntry[], ranked: ReadonlyArray<RankedEntry>, allowance: number): { text: string; tokens: number; entries: RecallEntry[] } {
+  private fit(chosen: IndexedEntry[], ranked: ReadonlyArray<RankedEntry>, allowance: number): { text: string; tokens: number; entries: IndexedEntry[] } {
     const chosenIds = new Set(chosen.map((entry) => entry.id));
     const relevance = new Map(ranked.filter((item) => chosenIds.has(item.entry.id)).map((item) => [item.entry.id, item.relevance / this.blockCounter.entryTokens(item.entry)]));
     const sessionId = this.options.context.sessionId;
@@ -413,11 +414,11 @@ export class RecallLayer {
       entries = entries.filter((entry) => entry !== worst);
       tokens = this.blockCounter.messageTokens(entries, sessionId);
     }
-    return { text: entries.length === 0 ? '' : recallBlockText(entries, sessionId), tokens: entries.length === 0 ? 0 : tokens, entries };
+    return { text: entries.length === 0 ? '' : recallBlockText(entries, sessionId, (entry) => this.index.textOf(entry)), tokens: entries.length === 0 ? 0 : tokens, entries };
   }
 
   /** The block's text within `maxTokens` of text, its least relevant entries left out (the composer's `shrink`). */
-  private shrink(chosen: RecallEntry[], ranked: ReadonlyArray<RankedEntry>, maxTokens: number): string | undefined {
+  private shrink(chosen: IndexedEntry[], ranked: ReadonlyArray<RankedEntry>, maxTokens: number): string | undefined {
     const overhead = this.options.counter.countMessage({ role: 'user', content: '' }) - this.options.counter.count('');
     const { text } = this.fit(chosen, ranked, maxTokens + overhead);
     return text.length > 0 ? text : undefined;
@@ -456,7 +457,7 @@ export class RecallLayer {
           if (this.disposed) return;
           const batch = index.entriesWithoutVector(embedder.model, EMBEDDING_BATCH);
           if (batch.length === 0) return;
-          const vectors = await embedBeforeDeadline(embedder, batch.map((entry) => entry.text), this.options.config.embeddingTimeoutMs * 4);
+          const vectors = await embedBeforeDeadline(embedder, batch.map((entry) => index.textOf(entry)), this.options.config.embeddingTimeoutMs * 4);
           if (vectors.length !== batch.length) throw new TypeError('the embedder returned another number of vectors than texts');
           await index.addVectors(embedder.model, batch.map((entry, position) => ({ entryId: entry.id, vector: vectors[position]! })));
         }
@@ -488,7 +489,7 @@ async function embedBeforeDeadline(embedder: ITextEmbedder, texts: string[], tim
 }
 
 /** The history ranges of `entries` (one session's), neighbours merged: `[5, 8)`, not `[5, 6)`, `[6, 7)`, `[7, 8)`. */
-function mergedRanges(entries: ReadonlyArray<RecallEntry>): Array<{ from: number; to: number; reason: string }> {
+function mergedRanges(entries: ReadonlyArray<IndexedEntry>): Array<{ from: number; to: number; reason: string }> {
   const ranges: Array<{ from: number; to: number; reason: string }> = [];
   for (const entry of [...entries].sort((a, b) => a.from - b.from)) {
     const last = ranges[ranges.length - 1];
@@ -508,7 +509,7 @@ function errorSummary(error: unknown): { code: string; message: string } {
   return { code, message: error instanceof Error ? error.message : String(error) };
 }
 
-function emptyEntry(sessionId: string): RecallEntry {
+function emptyEntry(sessionId: string): IndexedEntry {
   return { type: 'entry', id: '', sessionId, from: 0, to: 1, at: 0, text: '', fingerprint: '' };
 }
 
