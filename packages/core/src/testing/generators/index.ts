@@ -8,4 +8,5 @@
 
 export { arbHistory, arbHostileHistory, arbText, arbToolCallId, arbToolDefinitions, arbToolExchange, arbToolOutput, arbTurn } from '../arbitraries';
 export type { SyntheticHistoryOptions } from '../synthetic-history';
+export { generateCodingHistory } from '../coding-history';
 export { generateHistory, seededRandom, SYNTHETIC_TOOLS } from '../synthetic-history';
