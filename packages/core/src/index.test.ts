@@ -8,6 +8,7 @@ describe('@ctxkit/core exports', () => {
   it('exports exactly the public runtime API', () => {
     expect(Object.keys(core).sort()).toEqual([
     'AgentContainer',
+    'AgentSourceError',
     'BUILTIN_MODELS',
     'BudgetExceededError',
     'CTXKIT_INSTRUMENTATION_SCOPE',
@@ -72,6 +73,7 @@ describe('@ctxkit/core exports', () => {
     'ToolOutputRefNotFoundError',
     'UNPIN_CONTEXT_TOOL',
     'UnsafePathError',
+    'checkAgentSource',
     'conversationCacheKey',
     'createContextRuntime',
     'createTokenCounter',
@@ -83,6 +85,7 @@ describe('@ctxkit/core exports', () => {
     'hasContributedTools',
     'hasDispose',
     'hasWhenIdle',
+    'lazyAgent',
     'openAgent',
     'providerCacheTtlMs',
     'readSessionTrace',

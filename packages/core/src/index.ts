@@ -148,6 +148,7 @@ export { HistoryValidationError } from './errors/history-validation-error';
 export { StoreError } from './errors/store-error';
 export { SessionTraceError } from './errors/session-trace-error';
 export { StoreKeyError } from './errors/store-key-error';
+export { AgentSourceError } from './errors/agent-source-error';
 export { LLMClientInUseError } from './errors/llm-client-in-use-error';
 export { LLMNotConfiguredError } from './errors/llm-not-configured-error';
 export { LLMRequestError } from './errors/llm-request-error';
@@ -202,5 +203,5 @@ export type {
   PluginSummary,
 } from './runtime/context-runtime';
 export { createContextRuntime, DEFAULT_AGENT_MODEL } from './runtime/create-context-runtime';
-export { openAgent } from './runtime/open-agent';
-export type { AgentSource, OpenAgentOptions, OpenedAgent } from './runtime/open-agent';
+export { checkAgentSource, lazyAgent, openAgent } from './runtime/open-agent';
+export type { AgentSource, LazyAgent, OpenAgentOptions, OpenedAgent } from './runtime/open-agent';

@@ -14,7 +14,8 @@ import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { RecordingChatModel, type RecordedModelRequest } from './__fixtures__/recording-chat-model';
 import { createCtxkitMiddleware } from './ctxkit-middleware';
-import { CtxkitMiddlewareOptionsError, LangChainMessageError, SessionIdError } from './langchain-errors';
+import { AgentSourceError } from '@ctxkit/core';
+import { LangChainMessageError, SessionIdError } from './langchain-errors';
 import { toChatMessages } from './to-chat-messages';
 import { toToolDefinition } from './tool-definitions';
 
@@ -253,12 +254,12 @@ describe('misuse and faults', () => {
     ['config without pluginId', { manifest: { id: 'a' }, config: {} }, /config and agentId go with pluginId only/],
     ['an empty plugin id', { pluginId: '' }, /pluginId is empty/],
     ['a non-object', null, /options must be an object/],
-  ])('%s: CtxkitMiddlewareOptionsError with the fix', async (_name, options, pattern) => {
+  ])('%s: AgentSourceError with the fix', async (_name, options, pattern) => {
     const error = await createCtxkitMiddleware(options as never).then(
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(CtxkitMiddlewareOptionsError);
+    expect(error).toBeInstanceOf(AgentSourceError);
     expect((error as CtxkitError).code).toBe('CTXKIT_CONFIG_INVALID');
     expect((error as CtxkitError).message).toMatch(pattern);
     expect((error as CtxkitError).message).toContain('Fix: ');

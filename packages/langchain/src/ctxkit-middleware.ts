@@ -3,7 +3,6 @@ import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import { contributedLangChainTools } from './contributed-tools';
 import { HistoryConverter } from './history-converter';
-import { CtxkitMiddlewareOptionsError } from './langchain-errors';
 import { toModelMessages } from './model-messages';
 import { resolveAgent, type AgentSource } from './resolve-agent';
 import { sessionFor, threadSessionId, type LangGraphRun, type SessionIdResolver } from './session-id';
@@ -55,13 +54,10 @@ export type CtxkitMiddleware = AgentMiddleware & {
  * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxkit] });
  * await agent.invoke({ messages: [new HumanMessage('Hi')] }, { configurable: { thread_id: 'conversation-42' } });
  * ```
- * @throws CtxkitMiddlewareOptionsError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
+ * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
  * @throws the runtime's typed errors while loading the agent (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_MANIFEST_INVALID` ...)
  */
 export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): Promise<CtxkitMiddleware> {
-  if (options === null || typeof options !== 'object') {
-    throw new CtxkitMiddlewareOptionsError('options must be an object', "Call createCtxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 8000 } }).");
-  }
   const { agent, dispose } = await resolveAgent(options);
   const resolve = options.sessionId ?? threadSessionId;
   const converter = new HistoryConverter();

@@ -34,4 +34,6 @@ export type { LangChainEmbedderOptions } from './embeddings-embedder';
 export { embedderFromLangChain } from './embeddings-embedder';
 
 // errors
-export { CtxkitMiddlewareOptionsError, LangChainMessageError, SessionIdError } from './langchain-errors';
+export { LangChainMessageError, SessionIdError } from './langchain-errors';
+/** The one options error of every ctxkit framework adapter (`CTXKIT_CONFIG_INVALID`), from `@ctxkit/core`. */
+export { AgentSourceError } from '@ctxkit/core';

@@ -18,22 +18,6 @@ export class LangChainMessageError extends CtxkitError {
 }
 
 /**
- * `createCtxkitMiddleware` was called with options it cannot use. Code `CTXKIT_CONFIG_INVALID`;
- * `details.problem` says what is wrong.
- */
-export class CtxkitMiddlewareOptionsError extends CtxkitError {
-  constructor(problem: string, fix: string) {
-    super({
-      code: ErrorCodes.CONFIG_INVALID,
-      category: 'user',
-      message: `createCtxkitMiddleware: ${problem}.`,
-      fix,
-      details: { problem },
-    });
-  }
-}
-
-/**
  * The conversation id the middleware derived from a LangGraph run (by default its `thread_id`) cannot
  * name a ctxkit session. Code `CTXKIT_STORE_KEY_INVALID`; `details.sessionId` is the rejected id.
  */

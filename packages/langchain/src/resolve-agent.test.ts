@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createContextRuntime, type CtxkitError } from '@ctxkit/core';
-import { CtxkitMiddlewareOptionsError } from './langchain-errors';
+import { AgentSourceError } from '@ctxkit/core';
 import { DEFAULT_LANGCHAIN_AGENT_ID, resolveAgent } from './resolve-agent';
 
 describe('resolveAgent', () => {
@@ -52,7 +52,7 @@ describe('resolveAgent', () => {
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(error).toBeInstanceOf(CtxkitMiddlewareOptionsError);
+    expect(error).toBeInstanceOf(AgentSourceError);
     expect((error as CtxkitError).message).toMatch(pattern);
   });
 

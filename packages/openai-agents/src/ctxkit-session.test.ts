@@ -1,7 +1,7 @@
 import { createContextRuntime, createTokenCounter, MemoryContextStore, StoreError, type ContextRuntime, type StoreKey } from '@ctxkit/core';
 import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { Agent, run, setTracingDisabled, tool, Usage, type AgentInputItem, type ModelRequest, type ModelResponse } from '@openai/agents';
-import { createCtxkitSession, CtxkitSession, CtxkitSessionOptionsError, SessionInputMismatchError, toChatMessages, toToolDefinitions } from './index';
+import { createCtxkitSession, CtxkitSession, AgentSourceError, SessionInputMismatchError, toChatMessages, toToolDefinitions } from './index';
 import { assistantText, functionCall, ScriptedAgentsModel } from './testing/scripted-agents-model';
 
 setTracingDisabled(true);
@@ -165,7 +165,7 @@ describe('CtxkitSession', () => {
   });
 
   test('options that name no strategy, two, or an unknown one are refused with typed errors', async () => {
-    await expect(createCtxkitSession({})).rejects.toBeInstanceOf(CtxkitSessionOptionsError);
+    await expect(createCtxkitSession({})).rejects.toBeInstanceOf(AgentSourceError);
     await expect(createCtxkitSession({ pluginId: 'std-sliding-window-strategy', manifest: {} })).rejects.toThrow(/pluginId and manifest|manifest and pluginId/);
     await expect(createCtxkitSession({ manifest: { id: 'a' }, config: {} })).rejects.toThrow(/config and agentId go with pluginId only/);
     await expect(createCtxkitSession({ pluginId: 'no-such-strategy' })).rejects.toMatchObject({ code: 'CTXKIT_PLUGIN_NOT_FOUND' });

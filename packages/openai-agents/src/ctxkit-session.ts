@@ -378,7 +378,7 @@ function appendConverted(converted: ConvertedItems, stored: readonly AgentInputI
  *     const session = await createCtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } });
  *     await run(agent, 'Hello', { session, callModelInputFilter: session.callModelInputFilter });
  *
- * @throws CtxkitSessionOptionsError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
+ * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
  * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_STORE_KEY_INVALID` ...)
  */
 export async function createCtxkitSession(options: CtxkitSessionOptions): Promise<CtxkitSession> {

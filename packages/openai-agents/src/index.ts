@@ -12,7 +12,8 @@ export { toChatMessages } from './to-chat-messages';
 export { toAgentInputItems } from './to-agent-input-items';
 export { AgentInputItemError } from './errors/agent-input-item-error';
 export { ChatMessageItemError } from './errors/chat-message-item-error';
-export { CtxkitSessionOptionsError } from './errors/ctxkit-session-options-error';
+/** The one options error of every ctxkit framework adapter (`CTXKIT_CONFIG_INVALID`), from `@ctxkit/core`. */
+export { AgentSourceError } from '@ctxkit/core';
 export { SessionInputMismatchError } from './errors/session-input-mismatch-error';
 export type { CtxkitSessionOptions, CtxkitSessionSettings } from './ctxkit-session';
 export { createCtxkitSession, CtxkitSession, SESSION_ITEMS_STORE_NAME } from './ctxkit-session';

@@ -1,5 +1,4 @@
-import { openAgent, type AgentSource, type OpenedAgent } from '@ctxkit/core';
-import { CtxkitSessionOptionsError } from './errors/ctxkit-session-options-error';
+import { openAgent, type AgentSource, type OpenAgentOptions, type OpenedAgent } from '@ctxkit/core';
 
 export type { AgentSource };
 
@@ -9,14 +8,19 @@ export type ResolvedAgent = OpenedAgent;
 /** The agent id of the agent declared from a plugin id. */
 export const DEFAULT_OPENAI_AGENTS_AGENT_ID = 'openai-agents-agent';
 
-const EXAMPLE = "createCtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } })";
+/** How the adapter names itself in `AgentSourceError`s, and the agent id it declares. */
+export const OPENAI_AGENTS_AGENT_SOURCE: OpenAgentOptions = {
+  adapter: 'CtxkitSession',
+  defaultAgentId: DEFAULT_OPENAI_AGENTS_AGENT_ID,
+  example: "new CtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } })",
+};
 
 /**
  * The agent whose strategy a session uses: the given one, or one loaded from a manifest or declared
  * from a plugin id (core's `openAgent`).
- * @throws CtxkitSessionOptionsError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
+ * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
  * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND` listing the installed ids, `CTXKIT_CONFIG_INVALID`, `CTXKIT_MANIFEST_INVALID` ...)
  */
 export function resolveAgent(options: AgentSource): Promise<ResolvedAgent> {
-  return openAgent(options, { defaultAgentId: DEFAULT_OPENAI_AGENTS_AGENT_ID, example: EXAMPLE, misuse: (problem, fix) => new CtxkitSessionOptionsError(problem, fix) });
+  return openAgent(options, OPENAI_AGENTS_AGENT_SOURCE);
 }
