@@ -1,13 +1,14 @@
 /**
- * An OpenAI Agents SDK agent whose conversation is a ctxkit session: `run(agent, input, { session,
- * callModelInputFilter })` with `@ctxkit/openai-agents`'s `CtxkitSession`, so that every model call
- * is composed by a ctxkit strategy. Offline it replays two real conversations bundled with
+ * An OpenAI Agents SDK agent whose conversation is a ctxkit session: `run(agent, input, { session })`
+ * with `@ctxkit/openai-agents`'s `CtxkitSession` over the SDK's `MemorySession`, and the agent's model
+ * wrapped by the session (`session.wrapModel(model)`), so that every model call is composed by a
+ * ctxkit strategy. Offline it replays two real conversations bundled with
  * `@ctxkit/core`: a tau-bench airline customer-service run at a 4,000-token ceiling with
  * `std-summarization-strategy`, and an OpenHands coding run at 16,000 with
  * `std-tool-output-cache-strategy`. The customer's messages go in one run each, a replaying model
  * answers as the recorded agent did, and the tools answer with the recorded outputs. Each request
  * the model receives is counted independently (js-tiktoken, o200k) and checked for provider validity.
- * The agent also has the strategy's own tools (`session.contributedTools()`): in the coding run the
+ * The agent also has the strategy's own tools (`await session.tools()`): in the coding run the
  * model reads a trimmed output back with `tool_output_cache`.
  *
  *   npm run build && node examples/openai-agents-agent/dist/main.js
@@ -15,8 +16,8 @@
 import 'reflect-metadata';
 import { createTokenCounter, type LLMPayload } from '@ctxkit/core';
 import { AIRLINE_SCENARIO, checkReplayedRequest, CODING_SCENARIO, loadRecordedConversation, recordedTurns, type ReplayedCallReport, type ReplayScenario } from '@ctxkit/example-recorded-replay';
-import { createCtxkitSession, toChatMessages, toToolDefinitions } from '@ctxkit/openai-agents';
-import { Agent, run, setTracingDisabled, type AgentInputItem } from '@openai/agents';
+import { CtxkitSession, toChatMessages, toToolDefinitions } from '@ctxkit/openai-agents';
+import { Agent, MemorySession, run, setTracingDisabled, type AgentInputItem } from '@openai/agents';
 import { recordedTools, type ToolReplayLog } from './recorded-tools';
 import { ReplayModel, type ReadBack } from './replay-model';
 
@@ -61,11 +62,10 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
   setTracingDisabled(true);
   const record = loadRecordedConversation(scenario.conversation, scenario.recordId);
   const payloads: LLMPayload[] = [];
-  const session = await createCtxkitSession({
+  const session = new CtxkitSession({
     pluginId: scenario.pluginId,
     config: { maxContextTokens: scenario.maxContextTokens, reserveOutputTokens: 0 },
-    sessionId: record.id,
-    instructions: record.systemPrompt,
+    session: new MemorySession({ sessionId: record.id }),
     waitForIdle: true,
     onPayload: (payload) => payloads.push(payload),
   });
@@ -74,10 +74,10 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
   const agent = new Agent({
     name: 'replayed-agent',
     instructions: record.systemPrompt,
-    // Wrapped by the session: each request carries exactly the strategy tools its composition offers.
+    // Wrapped by the session: each request is composed, and carries exactly the strategy tools its payload offers.
     model: session.wrapModel(model),
     // The recorded tools, plus the strategy's own (the tool output cache's tool_output_cache ...).
-    tools: [...recordedTools(scenario.tools ?? record.tools ?? [], record.history, (callId) => model.recordedCallId(callId), toolLog), ...session.contributedTools()],
+    tools: [...recordedTools(scenario.tools ?? record.tools ?? [], record.history, (callId) => model.recordedCallId(callId), toolLog), ...(await session.tools())],
   });
   log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens`);
   const calls: ModelCallReport[] = [];
@@ -86,9 +86,9 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
       model.startTurn(turn.replies);
       const first = model.requests.length;
       const composedBefore = payloads.length;
-      await run(agent, turn.userText, { session, callModelInputFilter: session.callModelInputFilter, maxTurns: 200 });
-      // getItems composes once at the start of the run, then the filter once per model call
-      const perCall = payloads.slice(composedBefore + 1);
+      await run(agent, turn.userText, { session, maxTurns: 200 });
+      // One composition per model call, right before it is sent
+      const perCall = payloads.slice(composedBefore);
       for (let call = first; call < model.requests.length; call++) {
         const request = model.requests[call]!;
         const input = request.input as AgentInputItem[];
@@ -108,7 +108,7 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
         log(`  call ${report.call} (turn ${report.turn}): sent ${report.messages} of ${report.historyMessages} messages (${report.items} items), ${report.tokens} tokens${reduced ? `; ${reduced}` : ''}`);
       }
     }
-    const storedItems = await session.getStoredItems();
+    const storedItems = await session.getItems();
     const peak = Math.max(...calls.map((call) => call.tokens));
     log(`  ${calls.length} model calls, peak ${peak} of ${scenario.maxContextTokens} tokens; the session stores all ${storedItems.length} items`);
     const readBack = model.readBack ? { ...model.readBack, output: readBackOutput(storedItems, model.readBack.callId) } : undefined;

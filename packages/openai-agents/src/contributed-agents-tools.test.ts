@@ -2,7 +2,7 @@ import { createTokenCounter, type ToolDefinition } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { Agent, run, setTracingDisabled, tool, type AgentInputItem, type AgentOutputItem, type ModelRequest } from '@openai/agents';
-import { createCtxkitSession, toChatMessages, toToolDefinitions, type CtxkitSession } from './index';
+import { CtxkitSession, toChatMessages, toToolDefinitions } from './index';
 import { assistantText, functionCall, ScriptedAgentsModel } from './testing/scripted-agents-model';
 
 setTracingDisabled(true);
@@ -42,21 +42,23 @@ function readTrimmedBack(request: ModelRequest): AgentOutputItem[] {
 }
 
 async function openSession(): Promise<CtxkitSession> {
-  return createCtxkitSession({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: CEILING, reserveOutputTokens: 0 }, sessionId: 'builds', instructions: INSTRUCTIONS, waitForIdle: true });
+  const session = new CtxkitSession({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: CEILING, reserveOutputTokens: 0 }, sessionId: 'builds', waitForIdle: true });
+  await session.getAgent();
+  return session;
 }
 
-describe('CtxkitSession#contributedTools', () => {
+describe('CtxkitSession#tools', () => {
   test("gives the strategy's tools to the agent: offered once an output is trimmed, and run by the strategy with the call's id", async () => {
     const session = await openSession();
     try {
       const model = new ScriptedAgentsModel();
-      const agent = new Agent({ name: 'builds', instructions: INSTRUCTIONS, model, tools: [readLogTool(), ...session.contributedTools()] });
+      const agent = new Agent({ name: 'builds', instructions: INSTRUCTIONS, model: session.wrapModel(model), tools: [readLogTool(), ...(await session.tools())] });
       for (let turn = 1; turn <= 4; turn++) {
         model.script([[functionCall(`call_${turn}`, 'read_build_log', { build: turn })], [assistantText(`Build ${turn} is green.`)]]);
-        await run(agent, `Is build ${turn} green?`, { session, callModelInputFilter: session.callModelInputFilter });
+        await run(agent, `Is build ${turn} green?`, { session });
       }
       model.script([readTrimmedBack, [assistantText('Build 1 compiled module_1_0.o first.')]]);
-      const result = await run(agent, 'Which module did build 1 compile first?', { session, callModelInputFilter: session.callModelInputFilter });
+      const result = await run(agent, 'Which module did build 1 compile first?', { session });
       expect(result.finalOutput).toBe('Build 1 compiled module_1_0.o first.');
 
       const first = model.requests[0]!;
@@ -64,7 +66,7 @@ describe('CtxkitSession#contributedTools', () => {
       const readBack = model.requests.find((request) => PLACEHOLDER.test(textOf(request)) && toolNames(request).includes('tool_output_cache'));
       expect(readBack).toBeDefined();
       // The read back went through the strategy: the next request holds the output's lines as the tool result.
-      const stored = await session.getStoredItems();
+      const stored = await session.getItems();
       const answer = stored.find((item) => (item as { type?: string; callId?: string }).type === 'function_call_result' && (item as { callId?: string }).callId === 'call_read_back');
       const output = JSON.stringify(answer);
       const refId = PLACEHOLDER.exec(textOf(readBack!))![1]!;
@@ -83,13 +85,13 @@ describe('CtxkitSession#contributedTools', () => {
   test('offers compact exactly when the strategy offers it: on no request without an LLM client, on every request with one', async () => {
     /** The tool names of every request of three runs, each a log read then an answer. */
     async function offeredOverThreeRuns(llm?: ScriptedLLMClient): Promise<string[][]> {
-      const session = await createCtxkitSession({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, instructions: INSTRUCTIONS, ...(llm ? { runtimeOptions: { llm } } : {}) });
+      const session = new CtxkitSession({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, ...(llm ? { runtimeOptions: { llm } } : {}) });
       try {
         const model = new ScriptedAgentsModel();
-        const agent = new Agent({ name: 'builds', instructions: INSTRUCTIONS, model, tools: [readLogTool(), ...session.contributedTools()] });
+        const agent = new Agent({ name: 'builds', instructions: INSTRUCTIONS, model: session.wrapModel(model), tools: [readLogTool(), ...(await session.tools())] });
         for (let turn = 1; turn <= 3; turn++) {
           model.script([[functionCall(`call_${turn}`, 'read_build_log', { build: turn })], [assistantText(`Build ${turn} is green.`)]]);
-          await run(agent, `Is build ${turn} green?`, { session, callModelInputFilter: session.callModelInputFilter });
+          await run(agent, `Is build ${turn} green?`, { session });
         }
         expect(model.requests).toHaveLength(6);
         return model.requests.map((request) => toolNames(request).sort());
@@ -101,14 +103,14 @@ describe('CtxkitSession#contributedTools', () => {
     expect(await offeredOverThreeRuns(new ScriptedLLMClient([], { repeatLast: true }))).toEqual(Array.from({ length: 6 }, () => ['compact', 'read_build_log']));
   });
 
-  test("enables the session's pin tools (a manifest with pinTool) once the session has counted them, as the kernel offers them", async () => {
-    const session = await createCtxkitSession({ manifest: { id: 'pinning', pinTool: true, contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 } } }, instructions: INSTRUCTIONS });
+  test("sends the session's pin tools (a manifest with pinTool) on every request, as the kernel offers them", async () => {
+    const session = new CtxkitSession({ manifest: { id: 'pinning', pinTool: true, contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 } } } });
     try {
       const model = new ScriptedAgentsModel();
-      const agent = new Agent({ name: 'builds', instructions: INSTRUCTIONS, model, tools: [readLogTool(), ...session.contributedTools()] });
+      const agent = new Agent({ name: 'builds', instructions: INSTRUCTIONS, model: session.wrapModel(model), tools: [readLogTool(), ...(await session.tools())] });
       model.script([[functionCall('call_1', 'read_build_log', { build: 1 })], [assistantText('Build 1 is green.')]]);
-      await run(agent, 'Is build 1 green?', { session, callModelInputFilter: session.callModelInputFilter });
-      expect(toolNames(model.requests[1]!).sort()).toEqual(['pin_context', 'read_build_log', 'unpin_context']);
+      await run(agent, 'Is build 1 green?', { session });
+      for (const request of model.requests) expect(toolNames(request).sort()).toEqual(['pin_context', 'read_build_log', 'unpin_context']);
     } finally {
       await session.dispose();
     }
@@ -129,7 +131,8 @@ describe('CtxkitSession#contributedTools', () => {
   test("are the strategy's definitions, and are counted as the strategy wrote them", async () => {
     const session = await openSession();
     try {
-      const tools = session.contributedTools();
+      const tools = await session.tools();
+      expect(await session.tools()).toBe(tools);
       expect(session.contributedTools()).toBe(tools);
       const names = tools.map((made) => made.name);
       expect(names).toEqual(expect.arrayContaining(['tool_output_cache', 'tool_output_cache_grep']));
@@ -143,9 +146,9 @@ describe('CtxkitSession#contributedTools', () => {
   });
 
   test('is empty for a strategy that contributes no tools', async () => {
-    const session = await createCtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 3000 } });
+    const session = new CtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 3000 } });
     try {
-      expect(session.contributedTools()).toEqual([]);
+      expect(await session.tools()).toEqual([]);
     } finally {
       await session.dispose();
     }

@@ -1,7 +1,7 @@
 import { createContextRuntime, createTokenCounter, MemoryContextStore, StoreError, type ContextRuntime, type StoreKey } from '@ctxkit/core';
 import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
-import { Agent, run, setTracingDisabled, tool, Usage, type AgentInputItem, type ModelRequest, type ModelResponse } from '@openai/agents';
-import { createCtxkitSession, CtxkitSession, AgentSourceError, SessionInputMismatchError, toChatMessages, toToolDefinitions } from './index';
+import { Agent, MemorySession, run, setTracingDisabled, tool, Usage, type AgentInputItem, type ModelRequest, type ModelResponse } from '@openai/agents';
+import { AgentSourceError, createCtxkitSession, CtxkitSession, toChatMessages, toToolDefinitions } from './index';
 import { assistantText, functionCall, ScriptedAgentsModel } from './testing/scripted-agents-model';
 
 setTracingDisabled(true);
@@ -32,7 +32,7 @@ function requestTokens(request: ScriptedAgentsModel['requests'][number]): number
 async function converse(session: CtxkitSession, turns: number, toolCalls = 2) {
   const model = new ScriptedAgentsModel();
   const outputs: string[] = [];
-  const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model, tools: [lookupTool(outputs)] });
+  const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model: session.wrapModel(model), tools: [lookupTool(outputs), ...(await session.tools())] });
   const users: string[] = [];
   for (let turn = 1; turn <= turns; turn++) {
     const user = `Turn ${turn}: find me a flight from SFO to city ${turn}, my reference is REF-${turn}.`;
@@ -40,7 +40,7 @@ async function converse(session: CtxkitSession, turns: number, toolCalls = 2) {
     const script = Array.from({ length: toolCalls }, (_, call) => [functionCall(`call_${turn}_${call}`, 'lookup_flights', { from: 'SFO', to: `C${turn}` })]);
     model.script([...script, [assistantText(`Turn ${turn}: booked UA${turn}.`)]]);
     outputs.push(...script.map((_, call) => flights(turn, call)));
-    const result = await run(agent, user, { session, callModelInputFilter: session.callModelInputFilter });
+    const result = await run(agent, user, { session });
     expect(result.finalOutput).toBe(`Turn ${turn}: booked UA${turn}.`);
   }
   return { model, users };
@@ -48,8 +48,9 @@ async function converse(session: CtxkitSession, turns: number, toolCalls = 2) {
 
 describe('CtxkitSession', () => {
   test("records each model call of a run, with its cache reads and writes, as an llm-usage event", async () => {
-    const session = await createCtxkitSession({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 8000 }, sessionId: 'trip-usage' });
+    const session = new CtxkitSession({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 8000 }, sessionId: 'trip-usage' });
     try {
+      await session.getAgent();
       const model = new ScriptedAgentsModel();
       // Responses API usage as recorded: cached and cache-written tokens inside input_tokens.
       const usages = [
@@ -63,11 +64,11 @@ describe('CtxkitSession', () => {
         },
       });
       const outputs = ['UA1 09:00 $420'];
-      const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model: answering, tools: [lookupTool(outputs)] });
+      const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model: session.wrapModel(answering), tools: [lookupTool(outputs)] });
       model.script([[functionCall('call_1', 'lookup_flights', { from: 'SFO', to: 'JFK' })], [assistantText('Booked UA1.')]]);
       const events: unknown[] = [];
       session.agent.events.on('llm-usage', (event) => events.push(event));
-      const result = await run(agent, 'Find me a flight from SFO to JFK.', { session, callModelInputFilter: session.callModelInputFilter });
+      const result = await run(agent, 'Find me a flight from SFO to JFK.', { session });
       const calls = session.recordUsage(result.runContext.usage);
       expect(calls).toEqual([
         { input_tokens: 100, cache_read_tokens: 0, cache_creation_tokens: 1700, output_tokens: 20, total_tokens: 1820 },
@@ -80,7 +81,7 @@ describe('CtxkitSession', () => {
   });
 
   test('every model call of every run is composed within the budget, valid, with the run\'s user message; the store keeps every item', async () => {
-    const session = await createCtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 3000, reserveOutputTokens: 0, summarizer: 'offline', threshold: 2, batchTurns: 1 }, sessionId: 'trip-1', waitForIdle: true });
+    const session = new CtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 3000, reserveOutputTokens: 0, summarizer: 'offline', threshold: 2, batchTurns: 1 }, sessionId: 'trip-1', waitForIdle: true });
     try {
       const { model, users } = await converse(session, 6);
       expect(model.requests).toHaveLength(18);
@@ -90,7 +91,7 @@ describe('CtxkitSession', () => {
         const user = users[Math.floor(index / 3)]!;
         expect(toChatMessages(request.input as AgentInputItem[]).some((message) => message.role === 'user' && contentText(message.content) === user)).toBe(true);
       });
-      const stored = await session.getStoredItems();
+      const stored = await session.getItems();
       expect(stored).toHaveLength(6 * (1 + 2 * 2 + 1));
       expect(stored.filter((item) => (item as { role?: string }).role === 'system')).toEqual([]);
       const whole = counter.countMessages(toChatMessages(stored));
@@ -101,24 +102,53 @@ describe('CtxkitSession', () => {
     }
   });
 
-  test('getItems returns the composed history (a summary and the newest turns) and honours a limit', async () => {
-    const session = await createCtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 3000, reserveOutputTokens: 0, summarizer: 'offline', threshold: 2, batchTurns: 1 }, instructions: INSTRUCTIONS, waitForIdle: true });
+  test('decorates a real Session: getItems is exactly its items (with a limit too), while every request is composed', async () => {
+    const memory = new MemorySession({ sessionId: 'trip-memory' });
+    const session = new CtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 3000, reserveOutputTokens: 0, summarizer: 'offline', threshold: 2, batchTurns: 1 }, session: memory, waitForIdle: true });
     try {
-      await converse(session, 4, 1);
-      const stored = await session.getStoredItems();
-      const composed = await session.getItems();
-      expect(composed.length).toBeLessThan(stored.length);
-      // The summary, a user message item (a quoted record, not instructions).
-      expect(composed[0]).toMatchObject({ role: 'user' });
-      expect(contentText(toChatMessages([composed[0]!])[0]!.content)).toContain('<conversation_summary');
-      expect(counter.countMessages([{ role: 'system', content: INSTRUCTIONS }, ...toChatMessages(composed)])).toBeLessThanOrEqual(3000);
-      expect(composed.at(-1)).toEqual(stored.at(-1));
-      const last = await session.getItems(3);
-      expect(last.length).toBeLessThanOrEqual(3);
-      expect(findPayloadProblems(toChatMessages(last)).filter((problem) => problem.problem !== 'no-user-message')).toEqual([]);
-      expect(await session.getItems(0)).toEqual([]);
+      const { model } = await converse(session, 4, 1);
+      expect(await session.getSessionId()).toBe('trip-memory');
+      const stored = await memory.getItems();
+      expect(stored).toHaveLength(4 * (1 + 2 + 1));
+      expect(await session.getItems()).toEqual(stored);
+      expect(await session.getItems(3)).toEqual(await memory.getItems(3));
+      expect(await session.getItems(0)).toEqual(await memory.getItems(0));
+      // The store holds no summary; the last request carries one (a user message item, a quoted record).
+      expect(stored.some((item) => JSON.stringify(item).includes('<conversation_summary'))).toBe(false);
+      const last = model.requests.at(-1)!.input as AgentInputItem[];
+      expect(last.length).toBeLessThan(stored.length);
+      expect(contentText(toChatMessages([last[0]!])[0]!.content)).toContain('<conversation_summary');
+      expect(last[0]).toMatchObject({ role: 'user' });
     } finally {
       await session.dispose();
+    }
+  });
+
+  test('the first request of a run in a new process is composed like every other: a trimmed output offers the expand tool at once', async () => {
+    const memory = new MemorySession({ sessionId: 'trip-restart' });
+    const options = { pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 4000, reserveOutputTokens: 0 }, session: memory, waitForIdle: true };
+    const first = new CtxkitSession(options);
+    try {
+      await converse(first, 3, 4);
+    } finally {
+      await first.dispose();
+    }
+    // Another session object over the same stored items, as after a restart: nothing composed yet.
+    const again = new CtxkitSession(options);
+    try {
+      const model = new ScriptedAgentsModel();
+      const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model: again.wrapModel(model), tools: [lookupTool([]), ...(await again.tools())] });
+      model.script([[assistantText('Your flights are above.')]]);
+      await run(agent, 'Which flights did you find?', { session: again });
+      const [request] = model.requests;
+      const names = request!.tools.map((one) => (one as { name?: string }).name);
+      expect(again.lastPayload!.tools.map((definition) => definition.function.name)).toContain('tool_output_cache');
+      expect(names).toContain('tool_output_cache');
+      expect(names).not.toContain('compact');
+      expect(requestTokens(request!)).toBeLessThanOrEqual(4000);
+      expect(JSON.stringify(request!.input)).toContain('ref=');
+    } finally {
+      await again.dispose();
     }
   });
 
@@ -126,10 +156,10 @@ describe('CtxkitSession', () => {
     const runtime = await createContextRuntime();
     try {
       const agent = await runtime.loadAgent({ id: 'travel-agent', contextStrategy: { type: 'plugin', pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 8000 } } });
-      const first = new CtxkitSession(agent, { sessionId: 'shared' });
+      const first = new CtxkitSession({ agent, sessionId: 'shared' });
       const items: AgentInputItem[] = [{ role: 'user', content: 'hi' }, assistantText('hello') as AgentInputItem];
       await first.addItems(items);
-      const second = new CtxkitSession(agent, { sessionId: 'shared' });
+      const second = new CtxkitSession({ agent, sessionId: 'shared' });
       expect(await second.getStoredItems()).toEqual(items);
       expect(await second.getItems()).toEqual(items);
       expect(await second.popItem()).toEqual(items[1]);
@@ -137,7 +167,7 @@ describe('CtxkitSession', () => {
       await second.clearSession();
       expect(await second.getItems()).toEqual([]);
       expect(await second.popItem()).toBeUndefined();
-      expect(await new CtxkitSession(agent, { sessionId: 'shared' }).getStoredItems()).toEqual([]);
+      expect(await new CtxkitSession({ agent, sessionId: 'shared' }).getItems()).toEqual([]);
     } finally {
       await runtime.dispose();
     }
@@ -152,70 +182,35 @@ describe('CtxkitSession', () => {
       }
     }
     const store = new FailingStore();
-    const session = await createCtxkitSession({ pluginId: 'std-sliding-window-strategy', runtimeOptions: { store } });
+    const session = new CtxkitSession({ pluginId: 'std-sliding-window-strategy', runtimeOptions: { store } });
     try {
       await session.addItems([{ role: 'user', content: 'one' }]);
       store.fail = true;
       await expect(session.addItems([{ role: 'user', content: 'two' }])).rejects.toThrow('injected fault');
-      expect(await session.getStoredItems()).toEqual([{ role: 'user', content: 'one' }]);
+      expect(await session.getItems()).toEqual([{ role: 'user', content: 'one' }]);
       await expect(session.addItems([{ role: 'robot', content: 'x' } as never])).rejects.toMatchObject({ code: 'CTXKIT_HISTORY_INVALID' });
     } finally {
       await session.dispose();
     }
   });
 
-  test('options that name no strategy, two, or an unknown one are refused with typed errors', async () => {
+  test('options that name no strategy, two, or an unknown one are refused with typed errors; the constructor checks at once', async () => {
+    expect(() => new CtxkitSession({})).toThrow(AgentSourceError);
+    expect(() => new CtxkitSession({ pluginId: 'std-sliding-window-strategy', manifest: {} })).toThrow(/CtxkitSession: manifest and pluginId given together/);
+    expect(() => new CtxkitSession({ manifest: { id: 'a' }, config: {} })).toThrow(/config and agentId go with pluginId only/);
+    await expect(new CtxkitSession({ pluginId: 'no-such-strategy' }).getItems()).rejects.toMatchObject({ code: 'CTXKIT_PLUGIN_NOT_FOUND' });
+    await expect(new CtxkitSession({ pluginId: 'std-sliding-window-strategy', sessionId: 'x'.repeat(300) }).getItems()).rejects.toMatchObject({ code: 'CTXKIT_STORE_KEY_INVALID' });
+    expect(() => new CtxkitSession({ pluginId: 'std-sliding-window-strategy' }).agent).toThrow(/the session is not open yet/);
+  });
+
+  test('createCtxkitSession, deprecated, returns the session opened, and refuses what the constructor refuses', async () => {
     await expect(createCtxkitSession({})).rejects.toBeInstanceOf(AgentSourceError);
-    await expect(createCtxkitSession({ pluginId: 'std-sliding-window-strategy', manifest: {} })).rejects.toThrow(/pluginId and manifest|manifest and pluginId/);
-    await expect(createCtxkitSession({ manifest: { id: 'a' }, config: {} })).rejects.toThrow(/config and agentId go with pluginId only/);
     await expect(createCtxkitSession({ pluginId: 'no-such-strategy' })).rejects.toMatchObject({ code: 'CTXKIT_PLUGIN_NOT_FOUND' });
-    await expect(createCtxkitSession({ pluginId: 'std-sliding-window-strategy', sessionId: 'x'.repeat(300) })).rejects.toMatchObject({ code: 'CTXKIT_STORE_KEY_INVALID' });
-  });
-
-  test('with the tool output cache, items the filter adds beyond what getItems returned (older turns, trimmed outputs) are not stored again when the SDK passes them back as new objects', async () => {
-    const session = await createCtxkitSession({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 4000, reserveOutputTokens: 0 }, instructions: INSTRUCTIONS, waitForIdle: true });
+    const session = await createCtxkitSession({ pluginId: 'std-sliding-window-strategy', sessionId: 'opened' });
     try {
-      const model = new ScriptedAgentsModel();
-      const outputs: string[] = [];
-      const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model, tools: [lookupTool(outputs)] });
-      // Five turns of four lookups each: the newest turn's outputs, whole, leave no room for the older turns.
-      for (let turn = 1; turn <= 5; turn++) {
-        model.script([...[0, 1, 2, 3].map((call) => [functionCall(`call_${turn}_${call}`, 'lookup_flights', { from: 'SFO', to: `C${turn}` })]), [assistantText(`Turn ${turn}: booked UA${turn}.`)]]);
-        outputs.push(...[0, 1, 2, 3].map((call) => flights(turn, call)));
-        await run(agent, `Turn ${turn}: find me a flight from SFO to city ${turn}.`, { session, callModelInputFilter: session.callModelInputFilter });
-      }
-      const stored = await session.getStoredItems();
-      // A run, step by step as the Agents SDK takes it: the history, then the filter with the new user message.
-      const history = await session.getItems();
-      const user: AgentInputItem = { role: 'user', content: 'Turn 6: and back again?' };
-      const filtered = await session.callModelInputFilter({ modelData: { input: [...history, user], instructions: INSTRUCTIONS }, agent, context: undefined } as never);
-      // Older turns are back (their outputs no longer whole is what made room), the previous turn's outputs trimmed.
-      const keys = new Set(history.map((item) => JSON.stringify(item)));
-      const added = filtered.input.filter((item) => item !== user && !keys.has(JSON.stringify(item)));
-      expect(added.some((item) => (item as { type?: string }).type === 'function_call')).toBe(true);
-      expect(added.some((item) => (item as { type?: string }).type === 'function_call_result')).toBe(true);
-      // The SDK hands the items it cannot match to addItems, as new objects, with the run's new items.
-      const answer = assistantText('Turn 6: booked the return.') as AgentInputItem;
-      await session.addItems([...structuredClone(added), structuredClone(user), answer]);
-      expect(await session.getStoredItems()).toEqual([...stored, user, answer]);
-      // A later run whose user message repeats an earlier one still stores it.
-      const again: AgentInputItem = { role: 'user', content: 'Turn 6: and back again?' };
-      await session.callModelInputFilter({ modelData: { input: [...(await session.getItems()), again], instructions: INSTRUCTIONS }, agent, context: undefined } as never);
-      await session.addItems([structuredClone(again), answer]);
-      expect(await session.getStoredItems()).toEqual([...stored, user, answer, again, answer]);
-    } finally {
-      await session.dispose();
-    }
-  });
-
-  test('the filter refuses input that is not this session\'s history, and a run that never read the session', async () => {
-    const session = await createCtxkitSession({ pluginId: 'std-sliding-window-strategy' });
-    try {
-      const model = new ScriptedAgentsModel();
-      const agent = new Agent({ name: 'a', instructions: 'x', model });
-      await expect(run(agent, 'hi', { callModelInputFilter: session.callModelInputFilter })).rejects.toBeInstanceOf(SessionInputMismatchError);
-      await session.addItems([{ role: 'user', content: 'earlier' }, assistantText('ok') as AgentInputItem]);
-      await expect(run(agent, 'hi', { session, sessionInputCallback: (history, added) => [...added, ...history], callModelInputFilter: session.callModelInputFilter })).rejects.toBeInstanceOf(SessionInputMismatchError);
+      expect(session.agent.strategyId).toBe('std-sliding-window-strategy');
+      expect(session.contributedTools()).toEqual([]);
+      expect(await session.getStoredItems()).toEqual([]);
     } finally {
       await session.dispose();
     }

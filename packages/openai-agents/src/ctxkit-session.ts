@@ -1,164 +1,127 @@
 import { randomUUID } from 'node:crypto';
 import {
+  AgentSourceError,
+  hasContributedTools,
   hasWhenIdle,
   IContextStore,
+  lazyAgent,
+  PIN_CONTEXT_TOOL,
   safeEmit,
+  UNPIN_CONTEXT_TOOL,
   type AgentHandle,
-  type ComposeOptions,
+  type AgentSource,
   type IContextManager,
+  type LazyAgent,
   type LLMPayload,
-  type StoreKey,
   type TokenUsage,
-  type ToolDefinition,
 } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import type { AgentInputItem, CallModelInputFilter, CallModelInputFilterArgs, FunctionTool, Model, ModelInputData, Session, Usage } from '@openai/agents';
-import type { OpenAIAgentsChatMessage } from './agents-origin';
+import type { AgentInputItem, FunctionTool, Model, ModelRequest, Session, Usage } from '@openai/agents';
+import { AgentStoreSession } from './agent-store-session';
+import { ComposingModel } from './composing-model';
 import { contributedAgentsTools } from './contributed-agents-tools';
-import { SessionInputMismatchError } from './errors/session-input-mismatch-error';
-import { StrategyToolsModel } from './strategy-tools-model';
-import { resolveAgent, type AgentSource } from './resolve-agent';
+import { OPENAI_AGENTS_AGENT_SOURCE } from './resolve-agent';
 import { tokenUsagesOfRun } from './run-usage';
 import { toAgentInputItems } from './to-agent-input-items';
-import { convertItems, type ConvertedItems } from './to-chat-messages';
-import { callerToolDefinitions, type SessionTool } from './tool-definitions';
+import { convertItems, toChatMessages } from './to-chat-messages';
+import { toToolDefinitions, type SessionTool } from './tool-definitions';
 
-/** Options of a {@link CtxkitSession} beside its strategy. */
-export interface CtxkitSessionSettings {
-  /** The conversation: one strategy instance and its state, one stored history. @default a random UUID */
+/** Options of a {@link CtxkitSession}: the strategy (an agent, a manifest or a plugin id) and the session's settings. */
+export interface CtxkitSessionOptions extends AgentSource {
+  /**
+   * The Session that stores the conversation's items (the Agents SDK's `MemorySession`, a
+   * database session of yours ...). @default the agent's ctxkit store (memory, file or Redis,
+   * whichever the runtime has), under the session id
+   */
+  session?: Session;
+  /**
+   * The conversation: one strategy instance and its state. @default the given `session`'s own id,
+   * else a random UUID
+   */
   sessionId?: string;
-  /**
-   * The system prompt `getItems` composes with (the Agents SDK gives a session none). The
-   * `callModelInputFilter` uses each model call's own instructions and remembers them for the next
-   * `getItems`. @default ''
-   */
-  instructions?: string;
-  /**
-   * The tools `getItems` counts (ctxkit definitions or Agents SDK tools). The `callModelInputFilter`
-   * counts the function tools of the agent being run and remembers them. The strategy's own tools
-   * (`contributedTools()`) are left to the strategy, which adds them when it offers them. @default []
-   */
-  tools?: readonly SessionTool[];
   /** After reporting a finished turn, wait until the strategy's background work (a summary fold) is done. @default false */
   waitForIdle?: boolean;
   /** Called with every payload the strategy composed (stats: tokens, reductions). */
   onPayload?: (payload: LLMPayload) => void;
 }
 
-/** Options of {@link createCtxkitSession}: the strategy (an agent, a manifest or a plugin id) and the session's settings. */
-export type CtxkitSessionOptions = AgentSource & CtxkitSessionSettings;
+/** @deprecated Use {@link CtxkitSessionOptions}. */
+export type CtxkitSessionSettings = Omit<CtxkitSessionOptions, keyof AgentSource>;
 
-/** The store entry of the session's items. */
-export const SESSION_ITEMS_STORE_NAME = 'openai-agents-items';
-
-interface HistoryRead {
-  /** Content keys of the items `getItems` returned, in order. */
-  keys: string[];
-  /** Items stored when they were read. */
-  stored: number;
+/** What the session has once its agent is open. */
+interface OpenSession {
+  agent: AgentHandle;
+  sessionId: string;
+  manager: IContextManager;
+  items: Session;
 }
 
-/** `value` as JSON with the keys of every object sorted. */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(record[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+/** The tools a session contributes beside the strategy: the caller's to count, sent on every call (no strategy adds them). */
+const SESSION_TOOLS: ReadonlySet<string> = new Set([PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL]);
+
+/** True for an item that closes a turn: an assistant message (a function call would still wait for its result). */
+function endsTurn(item: AgentInputItem | undefined): boolean {
+  const record = item as { type?: string; role?: string } | undefined;
+  return record !== undefined && (record.type === undefined || record.type === 'message') && record.role === 'assistant';
 }
 
 /**
- * The content key of an item: its type, role, call id, name, arguments, content and output (every
- * field but its id, status and `providerData`), independent of key order. A copy of an item has
- * the key of the item.
- */
-function contentKey(item: AgentInputItem): string {
-  const { id: _id, status: _status, providerData: _providerData, ...content } = item as Record<string, unknown>;
-  return stableJson({ ...content, type: content.type ?? 'message' });
-}
-
-/** The number of each key among `items`. */
-function countKeys(items: readonly AgentInputItem[]): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const item of items) {
-    const key = contentKey(item);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
-}
-
-/** Takes one `key` from `counts`: false when none is left. */
-function takeKey(counts: Map<string, number>, key: string): boolean {
-  const left = counts.get(key) ?? 0;
-  if (left === 0) return false;
-  if (left === 1) counts.delete(key);
-  else counts.set(key, left - 1);
-  return true;
-}
-
-/**
- * An Agents SDK `Session` whose history is kept in the ctxkit store of an agent and composed by its
- * strategy:
- * - `addItems` appends to the stored history and reports each finished turn (the history ends
- *   with an assistant answer) to the strategy's `onTurnComplete`;
- * - `getItems` returns the strategy's composed history for the next model call (its memory, such
- *   as a summary, as the items the strategy sends it in, a user message unless its `memoryRole` says
- *   system, then the newest history that fits), within the budget with the
- *   session's `instructions` and `tools`;
- * - `callModelInputFilter`, passed to `run` with the session, composes every model call of a run
- *   (tool loops included) from the whole stored history plus the run's new items, counting the
- *   call's own instructions and the agent's function tools.
- * One run at a time per session. The strategy's stored memory for the session is kept by
- * `clearSession` only as far as the strategy keeps it (it re-syncs with the shorter history).
+ * An Agents SDK `Session` that decorates another (a `MemorySession`, a database session of yours,
+ * by default the agent's ctxkit store) with a ctxkit context strategy:
+ * - `getItems`, `popItem`, `clearSession` and `getSessionId` are the stored session's own:
+ *   `getItems` returns exactly the stored items;
+ * - `addItems` stores the items as given, then reports the history to the strategy's
+ *   `onTurnComplete` when they end a turn (an assistant answer);
+ * - the model given to {@link wrapModel} composes every request of a run (tool loops included,
+ *   the first call as every other) from the whole conversation the runner sends, with the call's
+ *   own instructions and function tools, and sends the strategy's tools exactly when its payload
+ *   offers them. The runner's items are never changed, so the stored history is the runs' items.
+ *
+ * Constructed synchronously; the strategy's agent is opened on first use (a run, `tools()`,
+ * `getAgent()`). One run at a time per session.
+ *
+ * ```ts
+ * const session = new CtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 }, session: new MemorySession() });
+ * const agent = new Agent({ name: 'travel', instructions, model: session.wrapModel(model), tools: [...myTools, ...(await session.tools())] });
+ * await run(agent, 'Hello', { session });
+ * ```
  */
 export class CtxkitSession implements Session {
-  /** The strategy of this conversation. */
-  readonly manager: IContextManager;
-  /**
-   * Pass it to `run` with the session: `run(agent, input, { session, callModelInputFilter:
-   * session.callModelInputFilter })`. Preserves the identity of the items it passes through, so the
-   * Agents SDK stores the run's input as given.
-   */
-  readonly callModelInputFilter: CallModelInputFilter;
-  private readonly sessionId: string;
-  private readonly store: IContextStore;
-  private readonly key: StoreKey;
-  private items: AgentInputItem[] | undefined;
-  private converted: ConvertedItems = { messages: [], spans: [] };
-  private read: HistoryRead | undefined;
-  /**
-   * Content keys (with their number) of the items the filter put in this run's model calls that the
-   * Agents SDK did not give it: older history, a changed tool result, the strategy's memory. The
-   * SDK passes them to `addItems` with the run's input; they are never stored again.
-   */
-  private injected = new Map<string, number>();
-  /** The read whose run the injected items belong to. */
-  private injectedRead: HistoryRead | undefined;
-  private instructions: string;
-  private tools: ToolDefinition[];
+  private readonly source: LazyAgent;
+  private opening: Promise<OpenSession> | undefined;
+  private opened: OpenSession | undefined;
   private payload: LLMPayload | undefined;
   private strategyTools: FunctionTool[] | undefined;
-  /** True once a model was wrapped by {@link wrapModel}: the strategy's tools stay enabled, the model's requests carry the offered ones. */
-  private toolsFollowPayload = false;
+  /** User turns of the history last reported, for the `llm-usage` events. */
+  private userTurns = 0;
+
+  /** @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source */
+  constructor(private readonly options: CtxkitSessionOptions) {
+    this.source = lazyAgent(options, OPENAI_AGENTS_AGENT_SOURCE);
+  }
 
   /**
-   * A session of `agent` (from `runtime.loadAgent`). `createCtxkitSession` loads the agent for you.
-   * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for a session id that cannot be a store key part
+   * The strategy's agent, opened now if it was not (loading its plugin, creating the runtime).
+   * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_STORE_KEY_INVALID` ...)
    */
-  constructor(
-    readonly agent: AgentHandle,
-    private readonly settings: CtxkitSessionSettings = {},
-    private readonly release: () => Promise<void> = async () => undefined,
-  ) {
-    this.sessionId = settings.sessionId ?? randomUUID();
-    this.manager = agent.forSession(this.sessionId);
-    this.store = agent.container.resolve(IContextStore);
-    this.key = { agentId: agent.id, sessionId: this.sessionId, kind: 'state', name: SESSION_ITEMS_STORE_NAME };
-    this.instructions = settings.instructions ?? '';
-    this.tools = callerToolDefinitions(settings.tools ?? []);
-    this.callModelInputFilter = Object.assign((args: CallModelInputFilterArgs) => this.filter(args), { preserveInputIdentity: true });
+  async getAgent(): Promise<AgentHandle> {
+    return (await this.open()).agent;
+  }
+
+  /**
+   * The strategy's agent (its `events`, `config`, sessions) once the session is open.
+   * @throws AgentSourceError before the first run, `tools()` or `getAgent()`
+   */
+  get agent(): AgentHandle {
+    return this.requireOpen().agent;
+  }
+
+  /**
+   * The strategy of this conversation once the session is open.
+   * @throws AgentSourceError before the first run, `tools()` or `getAgent()`
+   */
+  get manager(): IContextManager {
+    return this.requireOpen().manager;
   }
 
   /** The last payload the strategy composed for this session, with its stats. */
@@ -167,39 +130,34 @@ export class CtxkitSession implements Session {
   }
 
   /**
-   * The tools the strategy contributes (`tool_output_cache`, `tool_output_cache_grep`, `compact` of
-   * the tool output cache) as Agents SDK function tools run by this session's strategy: give them to
-   * the agent run with this session, `new Agent({ tools: [...yourTools, ...session.contributedTools()] })`
-   * (or `agent.clone({ tools: [...agent.tools, ...session.contributedTools()] })` per conversation).
-   * Each is enabled for a model call while the strategy's latest composition for this session
-   * offered it, and counted as the strategy defined it. The same array on every call; empty for a
-   * strategy that contributes none.
+   * `model` composing each request with the strategy: give it to the agent run with this session,
+   * `new Agent({ model: session.wrapModel(model), ... })`. Without it nothing is composed.
    */
-  contributedTools(): FunctionTool[] {
-    this.strategyTools ??= contributedAgentsTools(this.manager, {
-      agentId: this.agent.id,
-      sessionId: this.sessionId,
-      offers: (name) => this.toolsFollowPayload || this.offers(name),
-    });
-    return this.strategyTools;
+  wrapModel(model: Model): Model {
+    return new ComposingModel(model, (request) => this.composeRequest(request));
   }
 
   /**
-   * `model` sending each request with exactly the strategy tools its own composition offers. The
-   * Agents SDK decides which tools a call gets before the input filter composes that call, so without
-   * it the strategy's tools follow the composition of the call before (a model may then not call an
-   * expand tool its payload names, or get a definition its payload did not count). Give the wrapped
-   * model to the agent that runs with this session: `new Agent({ model: session.wrapModel(model), tools: [...yourTools, ...session.contributedTools()] })`.
+   * The tools the strategy contributes (`tool_output_cache`, `tool_output_cache_grep`, `compact` of
+   * the tool output cache, the pin tools of a manifest with `pinTool`) as Agents SDK function tools
+   * run by this session's strategy: `new Agent({ tools: [...yourTools, ...(await session.tools())] })`.
+   * The wrapped model sends each one exactly when the strategy's payload for that call offers it.
+   * The same array on every call; empty for a strategy that contributes none.
    */
-  wrapModel(model: Model): Model {
-    this.toolsFollowPayload = true;
-    const own = new Set(this.contributedTools().map((contributed) => contributed.name));
-    return new StrategyToolsModel(model, { own, offers: (name) => this.offers(name) });
+  async tools(): Promise<FunctionTool[]> {
+    await this.open();
+    return this.contributedTools();
   }
 
-  /** True when the strategy's latest composition for this session offered the tool named `name`. */
-  private offers(name: string): boolean {
-    return this.payload?.tools.some((definition) => definition.function.name === name) ?? false;
+  /**
+   * {@link tools} once the session is open.
+   * @deprecated Use `await session.tools()`, which opens the session.
+   * @throws AgentSourceError before the session is open
+   */
+  contributedTools(): FunctionTool[] {
+    const { agent, manager, sessionId } = this.requireOpen();
+    this.strategyTools ??= contributedAgentsTools(manager, { agentId: agent.id, sessionId, offers: () => true });
+    return this.strategyTools;
   }
 
   /**
@@ -207,186 +165,133 @@ export class CtxkitSession implements Session {
    * (`result.runContext.usage`) once the run is over. Emits `llm-usage` on the agent's events per
    * call (cache reads and writes apart from the rest of the input; the Agents SDK reports no model
    * per call, so `model` is the agent's) and returns the calls' usage.
+   * @throws AgentSourceError before the session is open
    */
   recordUsage(usage: Usage): TokenUsage[] {
+    const { agent, sessionId } = this.requireOpen();
     const calls = tokenUsagesOfRun(usage);
-    const turn = this.converted.messages.filter((message) => message.role === 'user').length;
     for (const call of calls) {
-      safeEmit(this.agent.events, 'llm-usage', { agentId: this.agent.id, sessionId: this.sessionId, strategyId: this.agent.strategyId, turn, usage: call, model: this.agent.model });
+      safeEmit(agent.events, 'llm-usage', { agentId: agent.id, sessionId, strategyId: agent.strategyId, turn: this.userTurns, usage: call, model: agent.model });
     }
     return calls;
   }
 
   async getSessionId(): Promise<string> {
-    return this.sessionId;
+    return (await this.open()).sessionId;
   }
 
-  /** Every stored item, as added (what `getItems` composes from). */
-  async getStoredItems(): Promise<AgentInputItem[]> {
-    return structuredClone(await this.load());
-  }
-
-  /**
-   * The strategy's composed history for the next model call: most recent `limit` items when given.
-   * @throws the strategy's typed errors (`CTXKIT_BUDGET_EXCEEDED` when the instructions and tools alone exceed the budget ...)
-   */
+  /** The stored items, most recent `limit` when given: exactly what the stored session holds. */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
-    await this.load();
-    // A read of the window: the input filter composes what each model call is sent.
-    let out = await this.compose(this.instructions, this.tools, this.converted.messages, { sent: false });
-    if (limit !== undefined) out = limit <= 0 ? [] : withoutLeadingResults(out.slice(-limit));
-    const copy = structuredClone(out);
-    this.read = { keys: copy.map(contentKey), stored: this.items!.length };
-    return copy;
+    return (await this.open()).items.getItems(limit);
   }
 
   /**
-   * Appends items to the stored history; reports the history to the strategy when it ends a turn.
-   * Items the filter added to a model call of the run (history older than `getItems` returned, a
-   * tool result the strategy changed, its memory) are recognized by content and never stored again:
-   * the stored history gets the run's new items, once each.
+   * Every stored item.
+   * @deprecated Use `getItems()`, which returns the stored items.
+   */
+  async getStoredItems(): Promise<AgentInputItem[]> {
+    return this.getItems();
+  }
+
+  /**
+   * Appends items to the stored session; when they end a turn (an assistant answer), reports the
+   * whole stored history to the strategy's `onTurnComplete`.
    * @throws AgentInputItemError (`CTXKIT_HISTORY_INVALID`) for an item that is not a valid input item (nothing is stored)
    */
   async addItems(items: AgentInputItem[]): Promise<void> {
-    const stored = await this.load();
-    const injected = new Map(this.injected);
-    const added = items.filter((item) => !takeKey(injected, contentKey(item)));
-    if (added.length === 0) {
-      this.injected = injected;
-      return;
-    }
-    const converted = appendConverted(this.converted, stored, added);
-    const next = [...stored, ...structuredClone(added)];
-    await this.store.set(this.key, next);
-    this.items = next;
-    this.converted = converted;
-    this.injected = injected;
-    const last = converted.messages.at(-1);
-    if (last?.role === 'assistant' && !last.tool_calls?.length) {
-      await this.manager.onTurnComplete(converted.messages);
-      if (this.settings.waitForIdle && hasWhenIdle(this.manager)) await this.manager.whenIdle();
-    }
+    const { items: stored, manager } = await this.open();
+    convertItems(items);
+    await stored.addItems(items);
+    if (!endsTurn(items.at(-1))) return;
+    const history = toChatMessages(await stored.getItems());
+    this.userTurns = history.filter((message) => message.role === 'user').length;
+    await manager.onTurnComplete(history);
+    if (this.options.waitForIdle && hasWhenIdle(manager)) await manager.whenIdle();
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
-    const stored = await this.load();
-    if (stored.length === 0) return undefined;
-    const next = stored.slice(0, -1);
-    await this.store.set(this.key, next);
-    this.items = next;
-    this.converted = convertItems(next);
-    return structuredClone(stored.at(-1));
+    return (await this.open()).items.popItem();
   }
 
   async clearSession(): Promise<void> {
-    await this.store.delete(this.key);
-    this.items = [];
-    this.converted = { messages: [], spans: [] };
-    this.read = undefined;
-    this.injected = new Map();
-    this.injectedRead = undefined;
+    await (await this.open()).items.clearSession();
   }
 
-  /** Releases the agent and runtime `createCtxkitSession` created (nothing for an agent you passed). Safe twice. */
+  /** Releases the agent and runtime the session opened (nothing for an agent you passed). Safe twice. */
   async dispose(): Promise<void> {
-    await this.release();
+    await this.source.dispose();
   }
 
-  private async load(): Promise<AgentInputItem[]> {
-    if (this.items === undefined) {
-      const stored = (await this.store.get<AgentInputItem[]>(this.key)) ?? [];
-      this.converted = convertItems(stored);
-      this.items = stored;
+  private open(): Promise<OpenSession> {
+    if (this.opening === undefined) {
+      this.opening = this.openNow().then(
+        (opened) => (this.opened = opened),
+        (error: unknown) => {
+          this.opening = undefined;
+          throw error;
+        },
+      );
     }
-    return this.items;
+    return this.opening;
   }
 
-  private async compose(instructions: string, tools: ToolDefinition[], history: OpenAIAgentsChatMessage[], options?: ComposeOptions): Promise<AgentInputItem[]> {
-    const payload = await (options === undefined ? this.manager.composePayload(instructions, history, tools) : this.manager.composePayload(instructions, history, tools, undefined, options));
+  private async openNow(): Promise<OpenSession> {
+    const agent = await this.source.get();
+    const sessionId = this.options.sessionId ?? (this.options.session ? await this.options.session.getSessionId() : randomUUID());
+    const manager = agent.forSession(sessionId);
+    const items = this.options.session ?? new AgentStoreSession(agent.container.resolve(IContextStore), agent.id, sessionId);
+    return { agent, sessionId, manager, items };
+  }
+
+  private requireOpen(): OpenSession {
+    if (this.opened === undefined) {
+      throw new AgentSourceError('CtxkitSession', 'the session is not open yet', 'Await session.getAgent() or session.tools() (a run opens it too) before reading session.agent, session.manager or session.contributedTools().');
+    }
+    return this.opened;
+  }
+
+  /** The names of the strategy's own tools, which go out only when a payload offers them. */
+  private ownToolNames(manager: IContextManager): Set<string> {
+    if (!hasContributedTools(manager)) return new Set();
+    return new Set(
+      manager
+        .contributedTools()
+        .map((contributed) => contributed.definition.function.name)
+        .filter((name) => !SESSION_TOOLS.has(name)),
+    );
+  }
+
+  /** One request as the strategy composes it: its input within the budget, the strategy's tools as the payload offers them. */
+  private async composeRequest(request: ModelRequest): Promise<ModelRequest> {
+    const { manager } = await this.open();
+    const own = this.ownToolNames(manager);
+    const items: AgentInputItem[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
+    const instructions = request.systemInstructions ?? '';
+    const callerTools = request.tools.filter((tool) => !('name' in tool) || !own.has(tool.name));
+    const payload = await manager.composePayload(instructions, toChatMessages(items), toToolDefinitions(callerTools as SessionTool[]));
     this.payload = payload;
-    this.settings.onPayload?.(payload);
+    this.options.onPayload?.(payload);
     const [first, ...rest] = payload.messages;
     const messages = first?.role === 'system' && contentText(first.content) === instructions ? rest : payload.messages;
-    return toAgentInputItems(messages);
+    const offered = new Set(payload.tools.map((definition) => definition.function.name));
+    const tools = request.tools.filter((tool) => !('name' in tool) || !own.has(tool.name) || offered.has(tool.name));
+    return { ...request, input: toAgentInputItems(messages), tools };
   }
-
-  private async filter({ modelData, agent }: CallModelInputFilterArgs): Promise<ModelInputData> {
-    const read = this.read;
-    if (read === undefined) throw new SessionInputMismatchError(this.sessionId, 'callModelInputFilter ran in a run that did not read this session');
-    const input = modelData.input;
-    const matches = input.length >= read.keys.length && read.keys.every((key, index) => contentKey(input[index]!) === key);
-    if (!matches) throw new SessionInputMismatchError(this.sessionId, "the model input does not start with the history this session's getItems returned");
-    const stored = await this.load();
-    const fresh = input.slice(read.keys.length + Math.max(0, stored.length - read.stored));
-    this.instructions = modelData.instructions ?? this.settings.instructions ?? '';
-    const agentTools = (agent as { tools?: readonly SessionTool[] }).tools;
-    if (Array.isArray(agentTools) && agentTools.length > 0) this.tools = callerToolDefinitions(agentTools);
-    const history = appendConverted(this.converted, stored, fresh).messages;
-    const composed = await this.compose(this.instructions, this.tools, history);
-    this.noteInjected(read, input, composed);
-    return { ...modelData, input: composed };
-  }
-
-  /**
-   * Remembers, by content, the items of `composed` that `input` does not hold (as many times as
-   * they are missing from it): the SDK stores them with the run's input unless told apart. Counted
-   * over every model call of the run, a new run starting afresh.
-   */
-  private noteInjected(read: HistoryRead, input: readonly AgentInputItem[], composed: readonly AgentInputItem[]): void {
-    if (this.injectedRead !== read) {
-      this.injected = new Map();
-      this.injectedRead = read;
-    }
-    const given = countKeys(input);
-    const missing = new Map<string, number>();
-    for (const item of composed) {
-      const key = contentKey(item);
-      if (!takeKey(given, key)) missing.set(key, (missing.get(key) ?? 0) + 1);
-    }
-    for (const [key, count] of missing) this.injected.set(key, Math.max(this.injected.get(key) ?? 0, count));
-  }
-}
-
-/** `items` without the function results at their start (their calls were cut off by a limit). */
-function withoutLeadingResults(items: AgentInputItem[]): AgentInputItem[] {
-  let start = 0;
-  while (start < items.length && (items[start] as { type?: unknown }).type === 'function_call_result') start++;
-  return items.slice(start);
 }
 
 /**
- * The conversion of `stored` followed by `added`, reusing the messages of `converted` (the
- * conversion of `stored`): only the last assistant step is converted again, as new items may
- * belong to it.
- */
-function appendConverted(converted: ConvertedItems, stored: readonly AgentInputItem[], added: readonly AgentInputItem[]): ConvertedItems {
-  if (added.length === 0) return converted;
-  const messages = converted.messages.slice();
-  const spans = converted.spans.slice();
-  let from = stored.length;
-  if (messages.at(-1)?.role === 'assistant') {
-    messages.pop();
-    from -= spans.pop()!;
-  }
-  const tail = convertItems([...stored.slice(from), ...added], from);
-  return { messages: [...messages, ...tail.messages], spans: [...spans, ...tail.spans] };
-}
-
-/**
- * A {@link CtxkitSession} whose strategy comes from an agent, an agent manifest or a plugin id:
- *
- *     const session = await createCtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } });
- *     await run(agent, 'Hello', { session, callModelInputFilter: session.callModelInputFilter });
- *
+ * A {@link CtxkitSession}, opened before it is returned.
+ * @deprecated Use `new CtxkitSession(options)`: constructed synchronously, it opens its agent on first use.
  * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
  * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_STORE_KEY_INVALID` ...)
  */
 export async function createCtxkitSession(options: CtxkitSessionOptions): Promise<CtxkitSession> {
-  const { agent, dispose } = await resolveAgent(options);
+  const session = new CtxkitSession(options);
   try {
-    return new CtxkitSession(agent, options, dispose);
+    await session.getAgent();
   } catch (error) {
-    await dispose();
+    await session.dispose();
     throw error;
   }
+  return session;
 }

@@ -1,8 +1,9 @@
 /**
- * @ctxkit/openai-agents: ctxkit context strategies for the OpenAI Agents SDK. A `Session` whose
- * history lives in the ctxkit store and whose items, and every model call's input, are composed
- * by an agent's strategy, the strategy's own tools as Agents SDK function tools, and the conversion
- * between Agents SDK input items and ctxkit messages.
+ * @ctxkit/openai-agents: ctxkit context strategies for the OpenAI Agents SDK. A `Session` that
+ * decorates a stored session (the SDK's `MemorySession`, yours, or the ctxkit store) and composes
+ * every model request of a run with an agent's strategy through the model it wraps, the strategy's
+ * own tools as Agents SDK function tools, and the conversion between Agents SDK input items and
+ * ctxkit messages.
  * Explicit named exports only.
  * @see docs/adapters/openai-agents.md
  */
@@ -14,9 +15,9 @@ export { AgentInputItemError } from './errors/agent-input-item-error';
 export { ChatMessageItemError } from './errors/chat-message-item-error';
 /** The one options error of every ctxkit framework adapter (`CTXKIT_CONFIG_INVALID`), from `@ctxkit/core`. */
 export { AgentSourceError } from '@ctxkit/core';
-export { SessionInputMismatchError } from './errors/session-input-mismatch-error';
 export type { CtxkitSessionOptions, CtxkitSessionSettings } from './ctxkit-session';
-export { createCtxkitSession, CtxkitSession, SESSION_ITEMS_STORE_NAME } from './ctxkit-session';
+export { createCtxkitSession, CtxkitSession } from './ctxkit-session';
+export { SESSION_ITEMS_STORE_NAME } from './agent-store-session';
 export type { AgentSource } from './resolve-agent';
 export { DEFAULT_OPENAI_AGENTS_AGENT_ID } from './resolve-agent';
 export type { ContributedToolsOwner } from './contributed-agents-tools';

@@ -9,7 +9,7 @@ import { createContextRuntime, CtxkitSpanNames, ErrorCodes, type AgentHandle, ty
 import { SilentLLMClient } from '@ctxkit/core/testing';
 import { createAgent as createKernelAgent } from '@ctxkit/kernel';
 import { createCtxkitMiddleware } from '@ctxkit/langchain';
-import { createCtxkitSession } from '@ctxkit/openai-agents';
+import { CtxkitSession } from '@ctxkit/openai-agents';
 import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
@@ -304,8 +304,8 @@ const DRIVERS: Array<[string, Driver]> = [
     async (strategy, recordId, helper, agentId) => {
       const { record, turns } = replayRecord(recordId);
       const runtime = await createContextRuntime({ llm: helper });
-      const session = await createCtxkitSession({ runtime, pluginId: strategy.pluginId, agentId, config: configOf(strategy), sessionId: 'replay', instructions: record.systemPrompt });
-      const result = observe(session.agent, 'replay', strategy);
+      const session = new CtxkitSession({ runtime, pluginId: strategy.pluginId, agentId, config: configOf(strategy), sessionId: 'replay' });
+      const result = observe(await session.getAgent(), 'replay', strategy);
       const outputs = recordedOutputs(record.history);
       const tools = [...outputs.keys()].map(
         (name) =>
@@ -318,10 +318,10 @@ const DRIVERS: Array<[string, Driver]> = [
           }) as unknown as FunctionTool,
       );
       const model = new RecordedAgentsModel();
-      const agent = new Agent({ name: 'airline', instructions: record.systemPrompt, model, tools: [...tools, ...session.contributedTools()] });
+      const agent = new Agent({ name: 'airline', instructions: record.systemPrompt, model: session.wrapModel(model), tools: [...tools, ...(await session.tools())] });
       for (const turn of turns) {
         model.replies = [...turn.replies];
-        await run(agent, turn.user, { session, callModelInputFilter: session.callModelInputFilter, maxTurns: 100 });
+        await run(agent, turn.user, { session, maxTurns: 100 });
         await sleep(TURN_GAP_MS);
       }
       const replay = result();

@@ -1,19 +1,18 @@
 import 'reflect-metadata';
 import { trace } from '@opentelemetry/api';
 import { CtxkitMetricNames, CtxkitSpanNames, type LLMPayload } from '@ctxkit/core';
-import { createCtxkitSession } from '@ctxkit/openai-agents';
+import { CtxkitSession } from '@ctxkit/openai-agents';
 import { Agent, run, setTracingDisabled, tool, type FunctionTool } from '@openai/agents';
 import { composeSpanProblems, composeSpans, otelAndRuntime, parentSpanId, statsSums } from './in-memory-otel';
 import { RecordedAgentsModel } from './recorded-models';
 import { recordedOutputs, replayRecord } from './replay-record';
 
 /**
- * The OpenAI Agents SDK's own loop (`run()` with a ctxkit session and its input filter) over a
+ * The OpenAI Agents SDK's own loop (`run()` with a ctxkit session and the model it wraps) over a
  * 30-model-call tau-bench replay, each `run()` inside the host's OpenTelemetry span: one
- * `ctxkit.compose` span per model call (the input filter's), and one per run (the session's
- * `getItems`, which the SDK calls before the run's first model call), each under the span of the run
- * that made it, with the attributes and events of its payload's stats; the metrics equal the stats'
- * sums. The Agents SDK's own tracing is not OpenTelemetry (its traces go to its processors) and is
+ * `ctxkit.compose` span per model call (the wrapped model's) and none else (`getItems` returns the
+ * stored items, composing nothing), each under the span of the run that made it, with the attributes
+ * and events of its payload's stats; the metrics equal the stats' sums. The Agents SDK's own tracing is not OpenTelemetry (its traces go to its processors) and is
  * off here.
  */
 
@@ -22,17 +21,16 @@ setTracingDisabled(true);
 describe('OpenTelemetry through the OpenAI Agents adapter', () => {
   const fixture = otelAndRuntime();
 
-  it('run() over a tau-bench replay: one compose span per model call and per run under the run span, attributes and events equal to stats, metrics equal to their sums', async () => {
+  it('run() over a tau-bench replay: one compose span per model call under the run span, attributes and events equal to stats, metrics equal to their sums', async () => {
     const { runtime, otel } = fixture;
     const { record, turns } = replayRecord();
     const payloads: LLMPayload[] = [];
-    const session = await createCtxkitSession({
+    const session = new CtxkitSession({
       runtime,
       pluginId: 'std-tool-output-cache-strategy',
       agentId: 'otel-agents',
       config: { maxContextTokens: 4000, reserveOutputTokens: 0 },
       sessionId: 'replay',
-      instructions: record.systemPrompt,
       waitForIdle: true,
       onPayload: (payload) => payloads.push(payload),
     });
@@ -48,26 +46,26 @@ describe('OpenTelemetry through the OpenAI Agents adapter', () => {
         }) as unknown as FunctionTool,
     );
     const model = new RecordedAgentsModel();
-    const agent = new Agent({ name: 'airline', instructions: record.systemPrompt, model, tools: [...tools, ...session.contributedTools()] });
+    const agent = new Agent({ name: 'airline', instructions: record.systemPrompt, model: session.wrapModel(model), tools: [...tools, ...(await session.tools())] });
     const tracer = trace.getTracer('host-app');
     const runSpans: string[] = [];
     for (const turn of turns) {
       model.replies = [...turn.replies];
       await tracer.startActiveSpan('host.run', async (span) => {
         runSpans.push(span.spanContext().spanId);
-        await run(agent, turn.user, { session, callModelInputFilter: session.callModelInputFilter, maxTurns: 100 });
+        await run(agent, turn.user, { session, maxTurns: 100 });
         span.end();
       });
     }
-    // One compose span per model call (the input filter); the session's read of its window before each run (getItems) is a read_window span.
+    // One compose span per model call (the wrapped model's); getItems composes nothing.
     const calls = model.calls;
     expect(calls).toBeGreaterThanOrEqual(30);
-    expect(payloads).toHaveLength(calls + turns.length);
+    expect(payloads).toHaveLength(calls);
 
     const spans = composeSpans(otel.exporter);
     expect(spans).toHaveLength(calls);
     const reads = otel.exporter.getFinishedSpans().filter((span) => span.name === CtxkitSpanNames.readWindow);
-    expect(reads).toHaveLength(turns.length);
+    expect(reads).toHaveLength(0);
     // In the order they started, the compositions' spans describe the payloads the session composed.
     const startNs = (span: (typeof spans)[number]) => span.startTime[0] * 1e9 + span.startTime[1];
     const compositions = [...spans, ...reads].sort((a, b) => startNs(a) - startNs(b));
