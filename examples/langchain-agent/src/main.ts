@@ -14,7 +14,7 @@
 import 'reflect-metadata';
 import { createTokenCounter, type LLMPayload } from '@ctxkit/core';
 import { AIRLINE_SCENARIO, checkReplayedRequest, CODING_SCENARIO, loadRecordedConversation, recordedTurns, type ReplayedCallReport, type ReplayScenario } from '@ctxkit/example-recorded-replay';
-import { createCtxkitMiddleware, fromChatMessage, llmClientFromChatModel, toChatMessages, toToolDefinition } from '@ctxkit/langchain';
+import { ctxkitMiddleware, fromChatMessage, llmClientFromChatModel, toChatMessages, toToolDefinition } from '@ctxkit/langchain';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
@@ -56,7 +56,7 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
   const record = loadRecordedConversation(scenario.conversation, scenario.recordId);
   const payloads: LLMPayload[] = [];
   const llm = summaryModel ? llmClientFromChatModel(summaryModel, { name: 'langchain:summary-writer' }) : undefined;
-  const ctxkit = await createCtxkitMiddleware({
+  const ctxkit = ctxkitMiddleware({
     pluginId: scenario.pluginId,
     config: { maxContextTokens: scenario.maxContextTokens, reserveOutputTokens: 0, ...(llm ? { summarizer: 'llm' } : {}) },
     ...(llm ? { runtimeOptions: { llm } } : {}),

@@ -7,7 +7,7 @@ import { AIMessage, HumanMessage, type BaseMessage } from '@langchain/core/messa
 import { tool, type StructuredToolInterface } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { RecordingChatModel, type RecordedModelRequest } from './__fixtures__/recording-chat-model';
-import { createCtxkitMiddleware } from './ctxkit-middleware';
+import { ctxkitMiddleware } from './ctxkit-middleware';
 import { toChatMessages } from './to-chat-messages';
 import { toolNameOf, toToolDefinition } from './tool-definitions';
 
@@ -110,7 +110,7 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
   // The strategy's own tools each payload offered, in order of composition (one per model call).
   const offered: string[][] = [];
   let own: ReadonlySet<string> = new Set();
-  const ctxkit = await createCtxkitMiddleware({
+  const ctxkit = ctxkitMiddleware({
     pluginId,
     config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 },
     waitForIdle: true,
@@ -118,7 +118,7 @@ async function replay(pluginId: string, config: Record<string, unknown>, { recor
     ...(runtimeOptions ? { runtimeOptions } : {}),
   });
   try {
-    const manager = ctxkit.agent.forSession('replay');
+    const manager = (await ctxkit.getAgent()).forSession('replay');
     own = new Set(hasContributedTools(manager) ? manager.contributedTools().map((contributed) => contributed.definition.function.name) : []);
     const scripted = new RecordedModel();
     const answered = new Map<string, string>();

@@ -13,7 +13,7 @@ import { AIMessage, FunctionMessage, HumanMessage, SystemMessage, ToolMessage, t
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
 import { RecordingChatModel, type RecordedModelRequest } from './__fixtures__/recording-chat-model';
-import { createCtxkitMiddleware } from './ctxkit-middleware';
+import { createCtxkitMiddleware, ctxkitMiddleware } from './ctxkit-middleware';
 import { AgentSourceError } from '@ctxkit/core';
 import { LangChainMessageError, SessionIdError } from './langchain-errors';
 import { toChatMessages } from './to-chat-messages';
@@ -74,9 +74,9 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected the run to fail');
 }
 
-describe('createCtxkitMiddleware with createAgent', () => {
+describe('ctxkitMiddleware with createAgent', () => {
   test('every model call gets the strategy payload: within budget, valid, the newest user message present; the state keeps everything', async () => {
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 1200, reserveOutputTokens: 0 } });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 1200, reserveOutputTokens: 0 } });
     const model = lookupThenAnswer();
     const agent = createAgent({ model, tools: [lookup], systemPrompt: 'You book flights.', middleware: [ctxkit] });
     let messages: BaseMessage[] = [];
@@ -100,9 +100,9 @@ describe('createCtxkitMiddleware with createAgent', () => {
   });
 
   test("each model call's cache reads and writes, and a cache-miss diagnosis, become an llm-usage event of the thread", async () => {
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 4000 } });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 4000 } });
     const usages: unknown[] = [];
-    ctxkit.agent.events.on('llm-usage', (event) => usages.push(event));
+    (await ctxkit.getAgent()).events.on('llm-usage', (event) => usages.push(event));
     // What ChatAnthropic answers: LangChain's usage, the Messages API answer's fields in response_metadata.
     const model = new RecordingChatModel(
       () =>
@@ -133,7 +133,7 @@ describe('createCtxkitMiddleware with createAgent', () => {
   });
 
   test('the documented ten lines run as written (a recorded model in place of ChatOpenAI)', async () => {
-    const ctxkit = await createCtxkitMiddleware({
+    const ctxkit = ctxkitMiddleware({
       pluginId: 'std-summarization-strategy',
       config: { model: 'gpt-4o', maxContextTokens: 16000 },
     });
@@ -149,7 +149,7 @@ describe('createCtxkitMiddleware with createAgent', () => {
   test('memory blocks join the system message after the prompt; onTurnComplete gets the whole conversation of each thread', async () => {
     const log = { turns: [] as ChatMessage[][], sessions: [] as string[] };
     const runtime = await notesRuntime(log);
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'notes-strategy', runtime, waitForIdle: true });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'notes-strategy', runtime, waitForIdle: true });
     const model = new RecordingChatModel(() => new AIMessage('ok'));
     const agent = createAgent({ model, tools: [], systemPrompt: 'Prompt.', middleware: [ctxkit] });
     await agent.invoke({ messages: [{ role: 'user', content: 'one' }] }, { configurable: { thread_id: 'thread-a' } });
@@ -169,7 +169,7 @@ describe('createCtxkitMiddleware with createAgent', () => {
   test('a system prompt of content blocks keeps its blocks (cache control included) and gets the memory as a block', async () => {
     const log = { turns: [] as ChatMessage[][], sessions: [] as string[] };
     const runtime = await notesRuntime(log);
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'notes-strategy', runtime });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'notes-strategy', runtime });
     const model = new RecordingChatModel(() => new AIMessage('ok'));
     const systemPrompt = new SystemMessage({ content: [{ type: 'text', text: 'Cached policy.', cache_control: { type: 'ephemeral' } }] });
     await createAgent({ model, tools: [], systemPrompt, middleware: [ctxkit] }).invoke({ messages: [new HumanMessage('hi')] });
@@ -183,8 +183,9 @@ describe('createCtxkitMiddleware with createAgent', () => {
   test('the tool output cache: its tools are bound only when an output is hidden, and the model reads a hidden output back through the strategy', async () => {
     const bigOutput = Array.from({ length: 400 }, (_, line) => `line ${line + 1}: ${'x'.repeat(40)}`).join('\n');
     const readFile = tool(async () => bigOutput, { name: 'read_file', description: 'Read a file.', schema: { type: 'object', properties: { path: { type: 'string' } } } });
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 3000, reserveOutputTokens: 0 } });
-    expect(ctxkit.tools!.map((registered) => (registered as { name: string }).name)).toEqual(['tool_output_cache', 'tool_output_cache_grep', 'compact']);
+    const ctxkit = ctxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 3000, reserveOutputTokens: 0 } });
+    // Nothing registered up front: the strategy's tools are bound per call, as its payload offers them.
+    expect(ctxkit.tools ?? []).toEqual([]);
     let expanded = '';
     const model = new RecordingChatModel((messages) => {
       const last = messages[messages.length - 1]!;
@@ -215,7 +216,7 @@ describe('createCtxkitMiddleware with createAgent', () => {
   test('the tool output cache: compact is bound exactly when the strategy offers it, on no call without an LLM client, on every call with one', async () => {
     /** The tool names bound for every model call of three runs, each a lookup then an answer. */
     async function boundOverThreeRuns(llm?: ScriptedLLMClient): Promise<string[][]> {
-      const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, ...(llm ? { runtimeOptions: { llm } } : {}) });
+      const ctxkit = ctxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, ...(llm ? { runtimeOptions: { llm } } : {}) });
       try {
         const model = lookupThenAnswer();
         const agent = createAgent({ model, tools: [lookup], systemPrompt: 'You book flights.', middleware: [ctxkit] });
@@ -234,7 +235,7 @@ describe('createCtxkitMiddleware with createAgent', () => {
   });
 
   test('a contributed tool that fails answers the model with the error (status error) and the run goes on', async () => {
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 3000 } });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 3000 } });
     const model = new RecordingChatModel((_messages, call) =>
       call === 0 ? new AIMessage({ content: '', tool_calls: [{ id: 'x1', name: 'tool_output_cache', args: { ref_id: 'to_00000000000000000000000000000000' }, type: 'tool_call' }] }) : new AIMessage('Sorry.'),
     );
@@ -254,7 +255,7 @@ describe('misuse and faults', () => {
     ['config without pluginId', { manifest: { id: 'a' }, config: {} }, /config and agentId go with pluginId only/],
     ['an empty plugin id', { pluginId: '' }, /pluginId is empty/],
     ['a non-object', null, /options must be an object/],
-  ])('%s: AgentSourceError with the fix', async (_name, options, pattern) => {
+  ])('createCtxkitMiddleware (deprecated), %s: AgentSourceError with the fix', async (_name, options, pattern) => {
     const error = await createCtxkitMiddleware(options as never).then(
       () => undefined,
       (caught: unknown) => caught,
@@ -263,6 +264,36 @@ describe('misuse and faults', () => {
     expect((error as CtxkitError).code).toBe('CTXKIT_CONFIG_INVALID');
     expect((error as CtxkitError).message).toMatch(pattern);
     expect((error as CtxkitError).message).toContain('Fix: ');
+  });
+
+  test.each([
+    ['no strategy', {}, /ctxkitMiddleware: no strategy given/],
+    ['two strategy sources', { pluginId: 'std-sliding-window-strategy', manifest: { id: 'a' } }, /manifest and pluginId given together/],
+  ])('ctxkitMiddleware refuses %s where it is called, synchronously', (_name, options, pattern) => {
+    expect(() => ctxkitMiddleware(options as never)).toThrow(AgentSourceError);
+    expect(() => ctxkitMiddleware(options as never)).toThrow(pattern);
+  });
+
+  test('ctxkitMiddleware opens nothing until the first model call; an unknown plugin then fails that call', async () => {
+    const runtime = await createContextRuntime();
+    const loadAgent = runtime.loadAgent.bind(runtime);
+    let loads = 0;
+    runtime.loadAgent = (...args) => {
+      loads++;
+      return loadAgent(...args);
+    };
+    const lazy = ctxkitMiddleware({ pluginId: 'std-sliding-window-strategy', runtime });
+    expect(loads).toBe(0);
+    expect(() => lazy.agent).toThrow(/the agent is not open yet/);
+    const model = new RecordingChatModel(() => new AIMessage('Hello.'));
+    const agent = createAgent({ model, tools: [], middleware: [lazy] });
+    expect(loads).toBe(0);
+    await agent.invoke({ messages: [new HumanMessage('Hi')] });
+    expect(loads).toBe(1);
+    expect(lazy.agent.strategyId).toBe('std-sliding-window-strategy');
+    const failing = createAgent({ model, tools: [], middleware: [ctxkitMiddleware({ pluginId: 'no-such-strategy', runtime })] });
+    await expect(failing.invoke({ messages: [new HumanMessage('Hi')] })).rejects.toThrow(/no-such-strategy/);
+    await runtime.dispose();
   });
 
   test('an unknown plugin id fails with the runtime typed error listing the installed ids', async () => {
@@ -275,7 +306,7 @@ describe('misuse and faults', () => {
   });
 
   test('a thread id that cannot name a session fails the run with SessionIdError', async () => {
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 2000 } });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 2000 } });
     const agent = createAgent({ model: new RecordingChatModel(() => new AIMessage('ok')), tools: [], middleware: [ctxkit] });
     const raw = await agent.invoke({ messages: [new HumanMessage('hi')] }, { configurable: { thread_id: 'x'.repeat(201) } }).catch((caught: unknown) => caught);
     // LangChain wraps a middleware's error; ctxkit's typed error is its cause
@@ -287,7 +318,7 @@ describe('misuse and faults', () => {
   });
 
   test('a message type ctxkit cannot hold fails the run with LangChainMessageError', async () => {
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 2000 } });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 2000 } });
     const agent = createAgent({ model: new RecordingChatModel(() => new AIMessage('ok')), tools: [], middleware: [ctxkit] });
     const error = await failure(agent.invoke({ messages: [new FunctionMessage({ content: '42', name: 'f' }), new HumanMessage('hi')] }));
     expect(error).toBeInstanceOf(LangChainMessageError);
@@ -295,7 +326,7 @@ describe('misuse and faults', () => {
   });
 
   test('a system prompt over the budget fails the model call with BudgetExceededError; nothing is sent', async () => {
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 300, reserveOutputTokens: 0 } });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 300, reserveOutputTokens: 0 } });
     const model = new RecordingChatModel(() => new AIMessage('ok'));
     const agent = createAgent({ model, tools: [], systemPrompt: 'Follow the policy. '.repeat(200), middleware: [ctxkit] });
     const error = await failure(agent.invoke({ messages: [new HumanMessage('hi')] }));
@@ -312,7 +343,7 @@ describe('misuse and faults', () => {
       },
       onTurnComplete: async () => undefined,
     }));
-    const ctxkit = await createCtxkitMiddleware({ pluginId: 'broken-strategy', runtime });
+    const ctxkit = ctxkitMiddleware({ pluginId: 'broken-strategy', runtime });
     const agent = createAgent({ model: new RecordingChatModel(() => new AIMessage('ok')), tools: [], middleware: [ctxkit] });
     const error = await failure(agent.invoke({ messages: [new HumanMessage('hi')] }));
     expect((error as CtxkitError).code).toBe('CTXKIT_STRATEGY_ERROR');

@@ -1,10 +1,24 @@
-import { hasWhenIdle, safeEmit, toCacheMissReport, type AgentHandle, type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+import {
+  AgentSourceError,
+  hasWhenIdle,
+  lazyAgent,
+  PIN_CONTEXT_TOOL,
+  safeEmit,
+  toCacheMissReport,
+  UNPIN_CONTEXT_TOOL,
+  type AgentHandle,
+  type AgentSource,
+  type ChatMessage,
+  type LLMPayload,
+  type ToolDefinition,
+} from '@ctxkit/core';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { StructuredToolInterface } from '@langchain/core/tools';
 import { createMiddleware, type AgentMiddleware } from 'langchain';
 import { contributedLangChainTools } from './contributed-tools';
 import { HistoryConverter } from './history-converter';
 import { toModelMessages } from './model-messages';
-import { resolveAgent, type AgentSource } from './resolve-agent';
+import { LANGCHAIN_AGENT_SOURCE } from './resolve-agent';
 import { sessionFor, threadSessionId, type LangGraphRun, type SessionIdResolver } from './session-id';
 import { tokenUsageOf } from './token-usage-of';
 import { isClientTool, toolNameOf, toToolDefinition } from './tool-definitions';
@@ -14,7 +28,7 @@ export interface RagContextInput extends LangGraphRun {
   messages: BaseMessage[];
 }
 
-/** Options of {@link createCtxkitMiddleware}: where the strategy comes from, plus how the middleware uses it. */
+/** Options of {@link ctxkitMiddleware}: where the strategy comes from (core's `AgentSource`), plus how the middleware uses it. */
 export interface CtxkitMiddlewareOptions extends AgentSource {
   /** The conversation (ctxkit session) of a run. @default the run's `configurable.thread_id`, else `"default"` */
   sessionId?: SessionIdResolver;
@@ -30,11 +44,27 @@ export interface CtxkitMiddlewareOptions extends AgentSource {
 
 /** The middleware for `createAgent({ middleware: [...] })`, with the ctxkit agent behind it. */
 export type CtxkitMiddleware = AgentMiddleware & {
-  /** The ctxkit agent whose strategy composes each model call (its `events`, `config`, sessions). */
+  /**
+   * The ctxkit agent whose strategy composes each model call (its `events`, `config`, sessions),
+   * once opened (by the first model call, or {@link getAgent}).
+   * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) before the agent is open
+   */
   readonly agent: AgentHandle;
+  /** The ctxkit agent, opened now if it was not (loading its plugin, creating the runtime). */
+  getAgent(): Promise<AgentHandle>;
   /** Disposes the agent and runtime the middleware created (a caller's agent is left to the caller). Safe twice. */
   dispose(): Promise<void>;
 };
+
+/** The tools a session contributes beside the strategy: the caller's to count, bound on every call (no strategy adds them). */
+const SESSION_TOOLS: ReadonlySet<string> = new Set([PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL]);
+
+/** The strategy's tools of an opened agent, by name, and which of them a payload decides on. */
+interface StrategyTools {
+  byName: Map<string, StructuredToolInterface>;
+  /** Bound on every call and counted as the caller's (the pin tools). */
+  always: StructuredToolInterface[];
+}
 
 /**
  * A LangChain v1 agent middleware that lets a ctxkit strategy compose every model call of
@@ -43,32 +73,43 @@ export type CtxkitMiddleware = AgentMiddleware & {
  * its budget, tool calls and their results kept or dropped together, the newest user message always
  * there. The strategy's system messages (the dynamic context; a running summary or an entity state with
  * `memoryRole: 'system'`) join the system message; memory sent as user messages (the default) opens
- * the conversation.
- * Tools the strategy leaves out of a payload are not bound for that call. At the end of each run
- * the session's `onTurnComplete` gets the whole conversation. The strategy's contributed tools
- * (`tool_output_cache`, `tool_output_cache_grep`, `compact`) are registered as the middleware's tools
- * and run through the strategy. The agent's state keeps every message: only the model's view is composed.
+ * the conversation. Each call is bound exactly the tools its payload offers: the strategy's own
+ * (`tool_output_cache`, `tool_output_cache_grep`, `compact`) join yours when the strategy offers
+ * them, and a call of one runs through the strategy (LangChain's dynamic tools, through
+ * `wrapToolCall`). At the end of each run the session's `onTurnComplete` gets the whole conversation.
+ * The agent's state keeps every message: only the model's view is composed.
+ *
+ * Synchronous, as LangChain's own middleware factories are: the options are checked at once, and the
+ * strategy's agent is opened by the first model call.
  *
  * ```ts
- * const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } });
- * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxkit] });
+ * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } })] });
  * await agent.invoke({ messages: [new HumanMessage('Hi')] }, { configurable: { thread_id: 'conversation-42' } });
  * ```
  * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
- * @throws the runtime's typed errors while loading the agent (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_MANIFEST_INVALID` ...)
  */
-export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): Promise<CtxkitMiddleware> {
-  const { agent, dispose } = await resolveAgent(options);
+export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddleware {
+  const source = lazyAgent(options, LANGCHAIN_AGENT_SOURCE);
   const resolve = options.sessionId ?? threadSessionId;
   const converter = new HistoryConverter();
-  const tools = contributedLangChainTools(agent, resolve);
-  const contributed = new Set<unknown>(tools);
+  let strategyTools: StrategyTools | undefined;
+  const toolsOf = (agent: AgentHandle): StrategyTools => {
+    if (strategyTools === undefined) {
+      const made = contributedLangChainTools(agent, resolve);
+      strategyTools = { byName: new Map(), always: [] };
+      for (const tool of made) {
+        if (SESSION_TOOLS.has(tool.name)) strategyTools.always.push(tool);
+        else strategyTools.byName.set(tool.name, tool);
+      }
+    }
+    return strategyTools;
+  };
   const definitionsOf = new WeakMap<readonly unknown[], ToolDefinition[]>();
-  /** The caller's tools as ctxkit definitions (the strategy adds its own to a payload when they are useful). */
-  const callerDefinitions = (requestTools: readonly unknown[]): ToolDefinition[] => {
+  /** The caller's tools (and the pin tools) as ctxkit definitions (the strategy adds its own to a payload when they are useful). */
+  const callerDefinitions = (requestTools: readonly unknown[], always: readonly StructuredToolInterface[]): ToolDefinition[] => {
     let definitions = definitionsOf.get(requestTools);
     if (definitions === undefined) {
-      definitions = requestTools.filter((tool) => isClientTool(tool) && !contributed.has(tool)).map(toToolDefinition);
+      definitions = [...requestTools, ...always].filter(isClientTool).map(toToolDefinition);
       definitionsOf.set(requestTools, definitions);
     }
     return definitions;
@@ -76,12 +117,13 @@ export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): 
 
   const middleware = createMiddleware({
     name: options.name ?? 'ctxkit',
-    tools,
     wrapModelCall: async (request, handler) => {
+      const agent = await source.get();
+      const own = toolsOf(agent);
       const run: LangGraphRun = { configurable: request.runtime.configurable, context: request.runtime.context };
       const { sessionId, manager } = sessionFor(agent, resolve, run);
       const history = converter.convert(request.messages);
-      const definitions = callerDefinitions(request.tools);
+      const definitions = callerDefinitions(request.tools, own.always);
       const rag = options.ragContext ? await options.ragContext({ ...run, messages: request.messages }) : undefined;
       const systemPrompt = request.systemMessage.text;
       const payload =
@@ -91,18 +133,57 @@ export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): 
       options.onPayload?.(payload, sessionId);
       const { systemMessage, messages } = toModelMessages(payload.messages, request.systemMessage);
       const offered = new Set(payload.tools.map((tool) => tool.function.name));
-      const boundTools = request.tools.filter((tool) => !isClientTool(tool) || offered.has(toolNameOf(tool) ?? ''));
+      const boundTools: Array<(typeof request.tools)[number]> = request.tools.filter((tool) => !isClientTool(tool) || offered.has(toolNameOf(tool) ?? ''));
+      const given = new Set(request.tools.map(toolNameOf));
+      for (const tool of [...own.always, ...own.byName.values()]) if (offered.has(tool.name) && !given.has(tool.name)) boundTools.push(tool);
       const answer = await handler({ ...request, ...(systemMessage === request.systemMessage ? {} : { systemMessage }), messages, tools: boundTools });
       recordUsage(agent, sessionId, history, answer);
       return answer;
     },
+    wrapToolCall: async (request, handler) => {
+      if (request.tool !== undefined) return handler(request);
+      const agent = source.opened;
+      const own = agent ? toolsOf(agent) : undefined;
+      const tool = own?.byName.get(request.toolCall.name) ?? own?.always.find((candidate) => candidate.name === request.toolCall.name);
+      return handler(tool ? { ...request, tool } : request);
+    },
     afterAgent: async (state, runtime) => {
+      const agent = await source.get();
       const { manager } = sessionFor(agent, resolve, { configurable: runtime.configurable, context: runtime.context });
       await manager.onTurnComplete(converter.convert(state.messages));
       if (options.waitForIdle && hasWhenIdle(manager)) await manager.whenIdle();
     },
   });
-  return Object.assign(middleware, { agent, dispose }) as CtxkitMiddleware;
+  return Object.defineProperties(middleware, {
+    agent: {
+      get: (): AgentHandle => {
+        const agent = source.opened;
+        if (agent === undefined) {
+          throw new AgentSourceError('ctxkitMiddleware', 'the agent is not open yet', 'Await middleware.getAgent() (the first model call opens it too) before reading middleware.agent.');
+        }
+        return agent;
+      },
+    },
+    getAgent: { value: () => source.get() },
+    dispose: { value: () => source.dispose() },
+  }) as CtxkitMiddleware;
+}
+
+/**
+ * A {@link ctxkitMiddleware} whose agent is opened before it is returned.
+ * @deprecated Use `ctxkitMiddleware(options)`: synchronous, it opens the agent on the first model call.
+ * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
+ * @throws the runtime's typed errors while loading the agent (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_MANIFEST_INVALID` ...)
+ */
+export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): Promise<CtxkitMiddleware> {
+  const middleware = ctxkitMiddleware(options);
+  try {
+    await middleware.getAgent();
+  } catch (error) {
+    await middleware.dispose();
+    throw error;
+  }
+  return middleware;
 }
 
 /**

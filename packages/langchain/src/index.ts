@@ -14,7 +14,7 @@ export { toToolDefinition } from './tool-definitions';
 
 // middleware and contributed tools
 export type { CtxkitMiddleware, CtxkitMiddlewareOptions, RagContextInput } from './ctxkit-middleware';
-export { createCtxkitMiddleware } from './ctxkit-middleware';
+export { createCtxkitMiddleware, ctxkitMiddleware } from './ctxkit-middleware';
 export type { AgentSource } from './resolve-agent';
 export { DEFAULT_LANGCHAIN_AGENT_ID } from './resolve-agent';
 export type { LangGraphRun, SessionIdResolver } from './session-id';
