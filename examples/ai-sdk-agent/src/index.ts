@@ -10,4 +10,4 @@ export { recordedAiTools } from './recorded-ai-tools';
 export { EXPAND_PAGE_LINES, RecordedReplayModel, TRIMMED_PLACEHOLDER } from './recorded-replay-model';
 export type { Expansion, ModelAnswer, ModelRequest } from './recorded-replay-model';
 export { replayConversation } from './replay-conversation';
-export type { ReplayMode, ReplayOptions, ReplayReport } from './replay-conversation';
+export type { ReplayOptions, ReplayReport } from './replay-conversation';

@@ -9,7 +9,6 @@ import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { runOpenHands, runTauBench, runTauBenchWithModelSummaries, type ScenarioResult } from './main';
 import type { ModelRequest } from './recorded-replay-model';
-import type { ReplayMode } from './replay-conversation';
 
 /** An independent count: js-tiktoken (o200k), not the strategy's gpt-tokenizer. */
 const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
@@ -43,21 +42,21 @@ function unnumbered(pages: string[], byteSize: number): string {
 }
 
 describe('ai-sdk-agent', () => {
-  describe.each<ReplayMode>(['middleware', 'prepareStep'])('through the %s', (mode) => {
+  describe('through ctxkitMiddleware', () => {
     it('replays a tau-bench conversation on summarization at 4,000 tokens: every request within the ceiling and valid', async () => {
       const lines: string[] = [];
-      const result = await runTauBench({ mode, log: (line) => lines.push(line) });
+      const result = await runTauBench({ log: (line) => lines.push(line) });
       const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === result.recordId)!;
       checkEveryRequest(result, record.systemPrompt);
       // The history does not fit: older turns were summarized, the application still holds every message.
       expect(result.report.stats.some((stats) => stats.summarized > 0)).toBe(true);
       expect(result.report.messages.filter((message) => message.role === 'user')).toHaveLength(result.report.turns);
       expect(result.report.requests.length).toBeGreaterThanOrEqual(record.history.filter((message) => message.role === 'assistant').length);
-      expect(lines[0]).toMatch(new RegExp(`${result.recordId} through generateText \\(${mode}\\), std-summarization-strategy at 4000 tokens`));
+      expect(lines[0]).toMatch(new RegExp(`${result.recordId} through generateText with ctxkitMiddleware, std-summarization-strategy at 4000 tokens`));
     });
 
     it("writes the summaries with the application's own AI SDK model, through llmClientFromLanguageModel", async () => {
-      const result = await runTauBenchWithModelSummaries({ mode, log: () => undefined });
+      const result = await runTauBenchWithModelSummaries({ log: () => undefined });
       const record = loadConversations('tau-bench-airline').find((candidate) => candidate.id === result.recordId)!;
       checkEveryRequest(result, record.systemPrompt);
       expect(result.summaryRequests.length).toBeGreaterThan(0);
@@ -78,7 +77,7 @@ describe('ai-sdk-agent', () => {
     });
 
     it('replays an OpenHands run on the tool output cache at 16,000 tokens, and reads a trimmed output back through the AI SDK', async () => {
-      const result = await runOpenHands({ mode, log: () => undefined });
+      const result = await runOpenHands({ log: () => undefined });
       const record = loadConversations('openhands-multi-swe-bench').find((candidate) => candidate.id === result.recordId)!;
       checkEveryRequest(result, record.systemPrompt);
       const sent = result.report.requests.map((request) => toChatMessages(request.prompt).map((message) => contentText(message.content ?? null)).join('\n'));

@@ -15,11 +15,11 @@
  *   npm run build && node examples/ai-sdk-agent/dist/main.js
  */
 import 'reflect-metadata';
-import { createAiSdkContext, llmClientFromLanguageModel } from '@ctxkit/ai-sdk';
+import { ctxkitMiddleware, llmClientFromLanguageModel } from '@ctxkit/ai-sdk';
 import type { PayloadStats, ReductionAction } from '@ctxkit/core';
 import { AIRLINE_TOOL_DEFINITIONS, loadRecordedConversation } from '@ctxkit/example-recorded-replay';
 import { recordedAiTools } from './recorded-ai-tools';
-import { replayConversation, type ReplayMode, type ReplayReport } from './replay-conversation';
+import { replayConversation, type ReplayReport } from './replay-conversation';
 import { SummaryWriterModel, type SummaryRequest } from './summary-writer-model';
 
 /** The tau-bench conversation replayed by default (8 customer messages, 23 tool calls, about 7,300 tokens of history). */
@@ -34,7 +34,6 @@ export interface ScenarioResult {
   strategyId: string;
   /** `maxContextTokens - reserveOutputTokens`: no request may be larger. */
   ceiling: number;
-  mode: ReplayMode;
   report: ReplayReport;
 }
 
@@ -42,8 +41,6 @@ export interface ScenarioResult {
 export interface ScenarioOptions {
   /** The record to replay. */
   recordId?: string;
-  /** @default 'middleware' */
-  mode?: ReplayMode;
   /** @default console.log */
   log?: (line: string) => void;
 }
@@ -72,18 +69,17 @@ function logReport(result: ScenarioResult, log: (line: string) => void): void {
 /** Replays a tau-bench airline conversation on the summarization strategy at a 4,000-token ceiling. */
 export async function runTauBench(options: ScenarioOptions = {}): Promise<ScenarioResult> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const mode = options.mode ?? 'middleware';
   const record = loadRecordedConversation('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
   const config = { maxContextTokens: 4000, reserveOutputTokens: 0 };
-  const context = await createAiSdkContext({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench', waitForIdle: true });
-  log(`${record.id} through generateText (${mode}), ${context.agent.strategyId} at ${config.maxContextTokens} tokens, offline summaries:`);
+  const ctxkit = ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench', waitForIdle: true });
+  log(`${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} at ${config.maxContextTokens} tokens, offline summaries:`);
   try {
-    const report = await replayConversation({ record, tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history), context, mode });
-    const result: ScenarioResult = { recordId: record.id, strategyId: context.agent.strategyId, ceiling: config.maxContextTokens - config.reserveOutputTokens, mode, report };
+    const report = await replayConversation({ record, tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history), middleware: ctxkit });
+    const result: ScenarioResult = { recordId: record.id, strategyId: ctxkit.agent.strategyId, ceiling: config.maxContextTokens - config.reserveOutputTokens, report };
     logReport(result, log);
     return result;
   } finally {
-    await context.dispose();
+    await ctxkit.dispose();
   }
 }
 
@@ -99,20 +95,18 @@ export interface ModelSummariesResult extends ScenarioResult {
  */
 export async function runTauBenchWithModelSummaries(options: ScenarioOptions = {}): Promise<ModelSummariesResult> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const mode = options.mode ?? 'middleware';
   const record = loadRecordedConversation('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
   const config = { maxContextTokens: 4000, reserveOutputTokens: 0, summarizer: 'llm' };
   const writer = new SummaryWriterModel();
   const llm = llmClientFromLanguageModel(writer.model);
-  const context = await createAiSdkContext({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench-model-summaries', waitForIdle: true, loadOptions: { llm } });
-  log(`${record.id} through generateText (${mode}), ${context.agent.strategyId} at ${config.maxContextTokens} tokens, summaries by ${llm.name}:`);
+  const ctxkit = ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench-model-summaries', waitForIdle: true, loadOptions: { llm } });
+  log(`${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} at ${config.maxContextTokens} tokens, summaries by ${llm.name}:`);
   try {
-    const report = await replayConversation({ record, tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history), context, mode });
+    const report = await replayConversation({ record, tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history), middleware: ctxkit });
     const result: ModelSummariesResult = {
       recordId: record.id,
-      strategyId: context.agent.strategyId,
+      strategyId: ctxkit.agent.strategyId,
       ceiling: config.maxContextTokens - config.reserveOutputTokens,
-      mode,
       report,
       summaryRequests: writer.requests,
       summaries: writer.summaries,
@@ -121,21 +115,20 @@ export async function runTauBenchWithModelSummaries(options: ScenarioOptions = {
     log(`  ${writer.requests.length} summary requests to ${llm.name}; the last summary: ${writer.summaries.at(-1) ?? '(none)'}`);
     return result;
   } finally {
-    await context.dispose();
+    await ctxkit.dispose();
   }
 }
 
 /** Replays an OpenHands run on the tool output cache at a 16,000-token ceiling; the model reads trimmed outputs back. */
 export async function runOpenHands(options: ScenarioOptions = {}): Promise<ScenarioResult> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const mode = options.mode ?? 'middleware';
   const record = loadRecordedConversation('openhands-multi-swe-bench', options.recordId ?? OPENHANDS_RECORD_ID);
   const config = { maxContextTokens: 16000, reserveOutputTokens: 0 };
-  const context = await createAiSdkContext({ pluginId: 'std-tool-output-cache-strategy', config, sessionId: 'openhands', waitForIdle: true });
-  log(`${record.id} through generateText (${mode}), ${context.agent.strategyId} at ${config.maxContextTokens} tokens:`);
+  const ctxkit = ctxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config, sessionId: 'openhands', waitForIdle: true });
+  log(`${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} at ${config.maxContextTokens} tokens:`);
   try {
-    const report = await replayConversation({ record, tools: recordedAiTools(record.tools ?? [], record.history), context, mode, expandTrimmedOutputs: true });
-    const result: ScenarioResult = { recordId: record.id, strategyId: context.agent.strategyId, ceiling: config.maxContextTokens - config.reserveOutputTokens, mode, report };
+    const report = await replayConversation({ record, tools: recordedAiTools(record.tools ?? [], record.history), middleware: ctxkit, expandTrimmedOutputs: true });
+    const result: ScenarioResult = { recordId: record.id, strategyId: ctxkit.agent.strategyId, ceiling: config.maxContextTokens - config.reserveOutputTokens, report };
     logReport(result, log);
     for (const expansion of report.expansions) {
       const bytes = expansion.pages.reduce((sum, page) => sum + Buffer.byteLength(page), 0);
@@ -143,12 +136,12 @@ export async function runOpenHands(options: ScenarioOptions = {}): Promise<Scena
     }
     return result;
   } finally {
-    await context.dispose();
+    await ctxkit.dispose();
   }
 }
 
 /** Runs the three replays. */
-export async function runAiSdkAgent(options: Pick<ScenarioOptions, 'log' | 'mode'> = {}): Promise<ScenarioResult[]> {
+export async function runAiSdkAgent(options: Pick<ScenarioOptions, 'log'> = {}): Promise<ScenarioResult[]> {
   return [await runTauBench(options), await runOpenHands(options), await runTauBenchWithModelSummaries(options)];
 }
 

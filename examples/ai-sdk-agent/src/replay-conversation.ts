@@ -1,20 +1,17 @@
 import type { PayloadStats } from '@ctxkit/core';
 import type { ConversationRecord } from '@ctxkit/core/testing';
-import type { AiSdkContext } from '@ctxkit/ai-sdk';
+import type { CtxkitLanguageModelMiddleware } from '@ctxkit/ai-sdk';
 import { recordedTurns } from '@ctxkit/example-recorded-replay';
 import { generateText, stepCountIs, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { RecordedReplayModel, type Expansion, type ModelRequest } from './recorded-replay-model';
-
-/** Where the strategy runs: the model's middleware, or `prepareStep` (with `onEnd`). */
-export type ReplayMode = 'middleware' | 'prepareStep';
 
 /** Options of {@link replayConversation}. */
 export interface ReplayOptions {
   record: ConversationRecord;
   /** The tools of the conversation, answering with the recorded outputs. */
   tools: ToolSet;
-  context: AiSdkContext;
-  mode: ReplayMode;
+  /** The ctxkit middleware the model is wrapped with. */
+  middleware: CtxkitLanguageModelMiddleware;
   /** Let the model read trimmed outputs back with `tool_output_cache`. @default false */
   expandTrimmedOutputs?: boolean;
 }
@@ -37,18 +34,20 @@ export interface ReplayReport {
 /**
  * Replays a recorded conversation through `generateText`: each recorded user message is appended to
  * the conversation, and a mock model answers with the recorded assistant turns while the tools
- * answer with the recorded outputs. The strategy composes every request (through the middleware or
- * `prepareStep`); the application keeps the whole conversation (`result.responseMessages`).
+ * answer with the recorded outputs. The strategy composes every request through the middleware; the
+ * application keeps the whole conversation (`result.responseMessages`).
  */
 export async function replayConversation(options: ReplayOptions): Promise<ReplayReport> {
-  const { record, context } = options;
+  const { record, middleware } = options;
   const replay = new RecordedReplayModel({ expandTrimmedOutputs: options.expandTrimmedOutputs ?? false });
-  const model = options.mode === 'middleware' ? wrapLanguageModel({ model: replay.model, middleware: context.middleware }) : replay.model;
+  const model = wrapLanguageModel({ model: replay.model, middleware });
+  const tools = await middleware.tools(options.tools);
+  const agent = await middleware.getAgent();
   const stats: PayloadStats[] = [];
   const onPayload = (event: { sessionId: string; stats: PayloadStats }) => {
-    if (event.sessionId === context.sessionId) stats.push(event.stats);
+    if (event.sessionId === middleware.sessionId) stats.push(event.stats);
   };
-  context.agent.events.on('payload-composed', onPayload);
+  agent.events.on('payload-composed', onPayload);
   const messages: ModelMessage[] = [];
   const pages = new Map<string, string>();
   const turns = recordedTurns(record.history);
@@ -60,9 +59,8 @@ export async function replayConversation(options: ReplayOptions): Promise<Replay
         model,
         system: record.systemPrompt,
         messages,
-        tools: context.tools(options.tools),
+        tools,
         stopWhen: stepCountIs(turn.replies.length + 20),
-        ...(options.mode === 'prepareStep' ? { prepareStep: context.prepareStep, onEnd: context.onEnd } : {}),
       });
       for (const step of result.steps) {
         for (const output of step.toolResults) if (output.toolName === 'tool_output_cache') pages.set(output.toolCallId, String(output.output));
@@ -70,7 +68,7 @@ export async function replayConversation(options: ReplayOptions): Promise<Replay
       messages.push(...result.responseMessages);
     }
   } finally {
-    context.agent.events.off('payload-composed', onPayload);
+    agent.events.off('payload-composed', onPayload);
   }
   return {
     requests: replay.requests,

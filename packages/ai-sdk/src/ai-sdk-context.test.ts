@@ -11,7 +11,7 @@ import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAiSdkContext, DEFAULT_AI_SDK_AGENT_ID, type AiSdkContext, type AiSdkContextOptions } from './ai-sdk-context';
-import { AiSdkOptionsError } from './errors/ai-sdk-options-error';
+import { AgentSourceError } from '@ctxkit/core';
 import { registerRecordingStrategy, RECORDING_STRATEGY_ID, type RecordingStrategy } from './testing/recording-strategy';
 import { generated, requestsOf, streamed, streamOf, type ScriptedAnswer } from './testing/scripted-model';
 import { toChatMessages } from './to-chat-messages';
@@ -50,16 +50,16 @@ async function rejection(promise: Promise<unknown>): Promise<CtxkitError> {
   return error;
 }
 
-describe('createAiSdkContext', () => {
+describe('createAiSdkContext (deprecated)', () => {
   it.each<[string, AiSdkContextOptions, RegExp]>([
-    ['no agent', {}, /no agent named.*Fix: Give agent/],
-    ['both agent and pluginId', { agent: { id: 'a' }, pluginId: 'std-sliding-window-strategy' }, /both agent and pluginId/],
-    ['config with an agent manifest', { agent: { id: 'a' }, config: { maxContextTokens: 1000 } }, /config given with agent.*Fix: Put them in the agent's manifest/],
-    ['runtime and runtimeOptions', { pluginId: 'std-sliding-window-strategy', runtimeOptions: {}, runtime: {} as ContextRuntime }, /both runtime and runtimeOptions/],
-  ])('rejects %s with CTXKIT_MANIFEST_INVALID and the fix', async (_name, options, message) => {
+    ['no agent', {}, /createAiSdkContext: no strategy given.*Fix: Pass exactly one of agent/],
+    ['both agent and pluginId', { agent: { id: 'a' }, pluginId: 'std-sliding-window-strategy' }, /manifest and pluginId given together/],
+    ['config with an agent manifest', { agent: { id: 'a' }, config: { maxContextTokens: 1000 } }, /config and agentId go with pluginId only.*Fix: Put the config in the manifest/],
+    ['runtime and runtimeOptions', { pluginId: 'std-sliding-window-strategy', runtimeOptions: {}, runtime: {} as ContextRuntime }, /runtime and runtimeOptions given together/],
+  ])('rejects %s with the one options error (CTXKIT_CONFIG_INVALID) and the fix', async (_name, options, message) => {
     const error = await rejection(createAiSdkContext(options));
-    expect(error).toBeInstanceOf(AiSdkOptionsError);
-    expect(error.code).toBe(ErrorCodes.MANIFEST_INVALID);
+    expect(error).toBeInstanceOf(AgentSourceError);
+    expect(error.code).toBe(ErrorCodes.CONFIG_INVALID);
     expect(error.message).toMatch(message);
   });
 

@@ -1,16 +1,18 @@
 import {
-  createContextRuntime,
   DEFAULT_SESSION_ID,
   hasWhenIdle,
+  openAgent,
   safeEmit,
   type AgentHandle,
   type AgentManifest,
+  type AgentSource,
   type ChatMessage,
   type ComposeOptions,
-  type IContextManager,
   type ContextRuntime,
   type ContextRuntimeOptions,
+  type IContextManager,
   type LoadAgentOptions,
+  type OpenAgentOptions,
   type ToolDefinition,
 } from '@ctxkit/core';
 import type { LanguageModelMiddleware, ModelMessage, PrepareStepFunction, PrepareStepResult, ToolSet } from 'ai';
@@ -20,7 +22,6 @@ import { composeMessages, type ComposedMessages, type ComposeMessagesInput, type
 import type { ComposeSettings, RagContextSource } from './compose-settings';
 import { createContextMiddleware, type CallUsage } from './context-middleware';
 import { contributedAiTools } from './contributed-ai-tools';
-import { AiSdkOptionsError } from './errors/ai-sdk-options-error';
 import { stepHistory, type PrepareStepOptions } from './step-history';
 import { modelMessageToChat } from './to-chat-messages';
 import { toolSetDefinitions } from './tool-definitions';
@@ -28,7 +29,17 @@ import { toolSetDefinitions } from './tool-definitions';
 /** The agent id given to an agent described by `pluginId` + `config`. */
 export const DEFAULT_AI_SDK_AGENT_ID = 'ai-sdk-agent';
 
-/** Options of {@link createAiSdkContext}: the agent (one of `agent` or `pluginId`), the session, and how to compose. */
+/** How the adapter names itself in `AgentSourceError`s, and the agent id it declares. */
+export const AI_SDK_AGENT_SOURCE: OpenAgentOptions = {
+  adapter: 'ctxkitMiddleware',
+  defaultAgentId: DEFAULT_AI_SDK_AGENT_ID,
+  example: "ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 8000 } })",
+};
+
+/**
+ * Options of {@link createAiSdkContext}: the agent (one of `agent` or `pluginId`), the session, and how to compose.
+ * @deprecated Use `ctxkitMiddleware`'s options: core's `AgentSource` (`manifest` for a path or manifest object, `agent` for a loaded agent, `config.model` for `model`).
+ */
 export interface AiSdkContextOptions {
   /**
    * The agent: the path of its `plugin.json` (or of the directory holding it), its manifest as an
@@ -81,22 +92,19 @@ function isAgentHandle(value: unknown): value is AgentHandle {
   return typeof value === 'object' && value !== null && typeof (value as AgentHandle).forSession === 'function' && typeof (value as AgentHandle).strategyId === 'string';
 }
 
-function checkOptions(options: AiSdkContextOptions): void {
-  const named = (options.agent !== undefined ? 1 : 0) + (options.pluginId !== undefined ? 1 : 0);
-  if (named === 0) {
-    throw new AiSdkOptionsError('no agent named', "Give agent (a plugin.json path, a manifest or a loaded agent) or pluginId (with config), e.g. { pluginId: 'std-summarization-strategy', config: { maxContextTokens: 8000 } }.");
-  }
-  if (named === 2) throw new AiSdkOptionsError('both agent and pluginId given', 'Give one: the strategy of a manifest agent is its contextStrategy.');
-  if (options.agent !== undefined) {
-    const shorthand = (['config', 'agentId', 'model'] as const).filter((key) => options[key] !== undefined);
-    if (shorthand.length > 0) throw new AiSdkOptionsError(`${shorthand.join(', ')} given with agent`, "Put them in the agent's manifest (contextStrategy.config, id, model), or use pluginId instead of agent.");
-  }
-  if (options.runtime !== undefined && options.runtimeOptions !== undefined) {
-    throw new AiSdkOptionsError('both runtime and runtimeOptions given', 'Give runtimeOptions to createContextRuntime() yourself, or let the context create the runtime.');
-  }
-  if (isAgentHandle(options.agent) && (options.runtime !== undefined || options.runtimeOptions !== undefined || options.loadOptions !== undefined)) {
-    throw new AiSdkOptionsError('runtime options given with an agent already loaded', 'Leave runtime, runtimeOptions and loadOptions out: the agent is loaded.');
-  }
+/** The `AgentSource` of the deprecated options: a path or manifest object is a `manifest`, `model` joins the config. */
+function agentSourceOf(options: AiSdkContextOptions): AgentSource {
+  const { agent, model, config, pluginId, agentId, runtime, runtimeOptions, loadOptions } = options;
+  const source: AgentSource = {};
+  if (isAgentHandle(agent)) source.agent = agent;
+  else if (agent !== undefined) source.manifest = agent as string | Record<string, unknown>;
+  if (pluginId !== undefined) source.pluginId = pluginId;
+  if (config !== undefined || model !== undefined) source.config = { ...(model !== undefined ? { model } : {}), ...config };
+  if (agentId !== undefined) source.agentId = agentId;
+  if (runtime !== undefined) source.runtime = runtime;
+  if (runtimeOptions !== undefined) source.runtimeOptions = runtimeOptions;
+  if (loadOptions !== undefined) source.loadOptions = loadOptions;
+  return source;
 }
 
 /**
@@ -104,7 +112,8 @@ function checkOptions(options: AiSdkContextOptions): void {
  * `generateText` / `streamText` through {@link middleware} (for `wrapLanguageModel`) or
  * {@link prepareStep} (with {@link onEnd}), and the strategy's tools join yours through
  * {@link tools}. Created by {@link createAiSdkContext}; {@link forSession} gives the same agent's
- * other conversations.
+ * other conversations. `ctxkitMiddleware` runs on it.
+ * @deprecated Use `ctxkitMiddleware(options)`: the middleware itself, synchronous, with `tools()`, `compose()` and `reportTurn()`.
  * @see docs/adapters/ai-sdk.md
  */
 export class AiSdkContext {
@@ -170,6 +179,7 @@ export class AiSdkContext {
   }
 
   /**
+   * @deprecated Use the middleware (`ctxkitMiddleware`), which composes the exact request the model receives.
    * A `prepareStep` for `generateText` / `streamText` (use it with {@link onEnd}, instead of the
    * middleware): each step's conversation (rebuilt from the initial and response messages) is
    * composed by the strategy and sent as that step's `instructions`, `messages` and `activeTools`.
@@ -190,6 +200,7 @@ export class AiSdkContext {
   };
 
   /**
+   * @deprecated With {@link prepareStep}; the middleware reports turns itself.
    * The `onEnd` of a `generateText` / `streamText` run that uses {@link prepareStep}: reports the
    * finished turn (the whole conversation with the run's answer) to the strategy.
    */
@@ -295,46 +306,20 @@ export class AiSdkContext {
 /**
  * Loads an agent's strategy for the Vercel AI SDK, by plugin id and config or from a
  * `plugin.json`-declared agent, through `createContextRuntime()` and `runtime.loadAgent()`.
- *
- * ```ts
- * const context = await createAiSdkContext({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 8000 } });
- * const result = await generateText({
- *   model: wrapLanguageModel({ model, middleware: context.middleware }),
- *   system, messages, tools: context.tools(myTools), stopWhen: stepCountIs(10),
- * });
- * ```
- * @throws AiSdkOptionsError (`CTXKIT_MANIFEST_INVALID`) when the options name no agent or two
+ * @deprecated Use `ctxkitMiddleware(options)`: synchronous, it opens the agent on the first model call.
+ * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) when the options name no agent or two
  * @throws what `runtime.loadAgent` throws (`PluginNotFoundError`, `ConfigValidationError`, `ManifestValidationError` ...)
  * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for a session id that cannot be a store key part
  */
 export async function createAiSdkContext(options: AiSdkContextOptions): Promise<AiSdkContext> {
-  checkOptions(options);
   const shared: SharedSettings = { waitForIdle: options.waitForIdle ?? false };
   if (options.ragContext !== undefined) shared.ragContext = options.ragContext;
   if (options.composeOptions !== undefined) shared.composeOptions = options.composeOptions;
   const sessionId = options.sessionId ?? DEFAULT_SESSION_ID;
-  if (isAgentHandle(options.agent)) {
-    return new AiSdkContext(options.agent, sessionId, shared, { disposed: false, release: async () => undefined });
-  }
-  const runtime = options.runtime ?? (await createContextRuntime(options.runtimeOptions));
-  const ownsRuntime = options.runtime === undefined;
-  const manifest: string | AgentManifest =
-    options.agent ??
-    ({
-      id: options.agentId ?? DEFAULT_AI_SDK_AGENT_ID,
-      ...(options.model !== undefined ? { model: options.model } : {}),
-      contextStrategy: { type: 'plugin', pluginId: options.pluginId!, config: options.config ?? {} },
-    } satisfies AgentManifest);
-  let agent: AgentHandle;
+  const opened = await openAgent(agentSourceOf(options), { ...AI_SDK_AGENT_SOURCE, adapter: 'createAiSdkContext' });
+  const owner: ContextOwner = { disposed: false, release: () => opened.dispose() };
   try {
-    agent = await runtime.loadAgent(manifest, options.loadOptions);
-  } catch (error) {
-    if (ownsRuntime) await runtime.dispose().catch(() => undefined);
-    throw error;
-  }
-  const owner: ContextOwner = { disposed: false, release: () => (ownsRuntime ? runtime.dispose() : agent.dispose()) };
-  try {
-    return new AiSdkContext(agent, sessionId, shared, owner);
+    return new AiSdkContext(opened.agent, sessionId, shared, owner);
   } catch (error) {
     await owner.release().catch(() => undefined);
     throw error;

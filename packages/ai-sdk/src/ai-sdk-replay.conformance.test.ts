@@ -9,7 +9,8 @@ import { contentText } from '@ctxkit/core/strategy-kit';
 import { adapterReplays, recordedToolOutputs, recordedTurns, ScriptedLLMClient, standardStrategyConfigs, unpairedCalls, type AdapterReplay, type ConversationRecord } from '@ctxkit/core/testing';
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createAiSdkContext, type AiSdkContext } from './ai-sdk-context';
+import { createAiSdkContext } from './ai-sdk-context';
+import { ctxkitMiddleware } from './ctxkit-middleware';
 import type { LanguageModelCallOptions, LanguageModelFunctionTool, LanguageModelGenerateResult } from './ai-sdk-types';
 import { requestsOf } from './testing/scripted-model';
 import { toChatMessages } from './to-chat-messages';
@@ -132,18 +133,21 @@ interface Outcome {
 async function replay(mode: Mode, pluginId: string, config: Record<string, unknown>, { record, ceiling }: AdapterReplay, runtimeOptions?: ContextRuntimeOptions): Promise<Outcome> {
   const failures: string[] = [];
   let compactOffered = 0;
-  const context: AiSdkContext = await createAiSdkContext({
+  const options = {
     pluginId,
     config: { ...config, maxContextTokens: ceiling, reserveOutputTokens: 0 },
     sessionId: 'replay',
     waitForIdle: true,
     ...(runtimeOptions ? { runtimeOptions } : {}),
-  });
+  };
+  // The middleware, as documented; prepareStep + onEnd, deprecated, on the context that still offers them.
+  const middleware = mode === 'middleware' ? ctxkitMiddleware(options) : undefined;
+  const context = mode === 'middleware' ? undefined : await createAiSdkContext(options);
   try {
-    const { own, offered } = watchOffers(context.manager);
+    const { own, offered } = watchOffers(middleware ? await middleware.getManager() : context!.manager);
     const model = new RecordedModel();
     const answered = new Map<string, string>();
-    const tools = context.tools(recordedTools(record, answered));
+    const tools = middleware ? await middleware.tools(recordedTools(record, answered)) : context!.tools(recordedTools(record, answered));
     let conversation: ModelMessage[] = [];
     const expected: ChatMessage[] = [];
     for (const turn of recordedTurns(record.history)) {
@@ -152,9 +156,9 @@ async function replay(mode: Mode, pluginId: string, config: Record<string, unkno
       const before = JSON.stringify(messages);
       const given = model.answers.length;
       const result =
-        mode === 'middleware'
-          ? await generateText({ model: wrapLanguageModel({ model: model.mock, middleware: context.middleware }), system: record.systemPrompt, messages, tools, stopWhen: stepCountIs(200) })
-          : await generateText({ model: model.mock, system: record.systemPrompt, messages, tools, prepareStep: context.prepareStep, onEnd: context.onEnd, stopWhen: stepCountIs(200) });
+        middleware
+          ? await generateText({ model: wrapLanguageModel({ model: model.mock, middleware }), system: record.systemPrompt, messages, tools, stopWhen: stepCountIs(200) })
+          : await generateText({ model: model.mock, system: record.systemPrompt, messages, tools, prepareStep: context!.prepareStep, onEnd: context!.onEnd, stopWhen: stepCountIs(200) });
       if (JSON.stringify(messages) !== before) failures.push(`${record.id}: the caller's messages changed during the run of "${turn.user.slice(0, 40)}"`);
       conversation = [...messages, ...result.responseMessages];
       expected.push({ role: 'user', content: turn.user });
@@ -184,11 +188,11 @@ async function replay(mode: Mode, pluginId: string, config: Record<string, unkno
     if (offered.length !== requestsOf(model.mock).length) failures.push(`${record.id}: ${offered.length} compositions for ${requestsOf(model.mock).length} requests`);
     return { failures, requests: requestsOf(model.mock).length, compactOffered };
   } finally {
-    await context.dispose();
+    await (middleware ?? context!).dispose();
   }
 }
 
-describe.each(MODES)('generateText through the %s, replaying tau-bench airline and OpenHands conversations', (mode) => {
+describe.each(MODES)('generateText through the %s (prepareStep deprecated), replaying tau-bench airline and OpenHands conversations', (mode) => {
   test.each(STRATEGIES.filter(([id]) => FULL || QUICK_STRATEGIES.has(id)))(
     "%s: every request within budget, with no unpaired call and the strategy's tools as its payload offers them (never compact); the conversation holds each message once",
     async (pluginId, config) => {

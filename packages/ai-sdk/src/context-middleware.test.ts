@@ -2,12 +2,12 @@
 jest.mock('ai', () => nativeRequire('ai'));
 jest.mock('ai/test', () => nativeRequire('ai/test'));
 
-import { createContextRuntime, CtxkitError, ErrorCodes, type ChatMessage, type ContextRuntime, type ITokenCounter } from '@ctxkit/core';
+import { AgentSourceError, createContextRuntime, CtxkitError, ErrorCodes, type ChatMessage, type ContextRuntime, type ITokenCounter } from '@ctxkit/core';
 import { findPayloadProblems, messageText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createAiSdkContext, type AiSdkContext } from './ai-sdk-context';
+import { ctxkitMiddleware, type CtxkitLanguageModelMiddleware } from './ctxkit-middleware';
 import { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';
 import { registerRecordingStrategy, RECORDING_STRATEGY_ID, type RecordingStrategy } from './testing/recording-strategy';
 import { generated, requestsOf, streamed, streamOf, type ScriptedAnswer } from './testing/scripted-model';
@@ -59,15 +59,15 @@ function texts(messages: ReadonlyArray<ChatMessage>): string[] {
   return messages.map((message) => `${message.role}: ${messageText(message)}`);
 }
 
-describe('AiSdkContext#middleware', () => {
+describe('ctxkitMiddleware', () => {
   let runtime: ContextRuntime;
   let strategies: RecordingStrategy[];
-  let context: AiSdkContext;
+  let context: CtxkitLanguageModelMiddleware;
 
-  async function open(config: Record<string, unknown>): Promise<AiSdkContext> {
+  async function open(config: Record<string, unknown>): Promise<CtxkitLanguageModelMiddleware> {
     runtime = await createContextRuntime({ discoverInstalled: false });
     strategies = registerRecordingStrategy(runtime);
-    context = await createAiSdkContext({ runtime, pluginId: RECORDING_STRATEGY_ID, config });
+    context = ctxkitMiddleware({ runtime, pluginId: RECORDING_STRATEGY_ID, config });
     return context;
   }
 
@@ -81,10 +81,10 @@ describe('AiSdkContext#middleware', () => {
     const model = scripted([{ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B9' } }] }, { calls: [{ id: 'c2', name: 'lookup', input: { id: 'B10' } }] }, { text: 'Both are confirmed.' }]);
     const question = 'And what about bookings B9 and B10?';
     const result = await generateText({
-      model: wrapLanguageModel({ model, middleware: context.middleware }),
+      model: wrapLanguageModel({ model, middleware: context }),
       system: SYSTEM,
       messages: [...pastTurns(12), { role: 'user', content: question }],
-      tools: context.tools(weatherTools()),
+      tools: await context.tools(weatherTools()),
       stopWhen: stepCountIs(5),
     });
     expect(result.text).toBe('Both are confirmed.');
@@ -119,7 +119,7 @@ describe('AiSdkContext#middleware', () => {
       { role: 'assistant', content: [{ type: 'reasoning', text: 'Greet back.', providerOptions: { anthropic: { signature: 'sig' } } }, { type: 'text', text: 'Yes.' }] },
       { role: 'user', content: [{ type: 'text', text: 'Hi!', providerOptions: { openai: { itemId: 'msg_1' } } }] },
     ];
-    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), instructions, messages, tools: context.tools(weatherTools()) });
+    await generateText({ model: wrapLanguageModel({ model, middleware: context }), instructions, messages, tools: await context.tools(weatherTools()) });
     await generateText({ model: unwrapped, instructions, messages, tools: weatherTools() });
     const [sent] = requestsOf(model);
     const [plain] = requestsOf(unwrapped);
@@ -133,7 +133,7 @@ describe('AiSdkContext#middleware', () => {
     await open({});
     const model = scripted([{ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B1' } }] }, { text: 'B1 is confirmed.' }]);
     const messages: ModelMessage[] = [...pastTurns(1), { role: 'user', content: 'Check B1 again.' }];
-    const result = await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, messages, tools: context.tools(weatherTools()), stopWhen: stepCountIs(5) });
+    const result = await generateText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM, messages, tools: await context.tools(weatherTools()), stopWhen: stepCountIs(5) });
     const [turn] = strategies[0]!.turns;
     expect(strategies[0]!.turns).toHaveLength(1);
     expect(texts(turn!)).toEqual(texts(toChatMessages([...messages, ...result.responseMessages])));
@@ -144,13 +144,13 @@ describe('AiSdkContext#middleware', () => {
     const answers = [streamed({ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B1' } }] }), streamed({ text: 'B1 is confirmed.' })];
     const model = new MockLanguageModelV4({ doStream: async () => ({ stream: streamOf(answers.shift()!) }) });
     const messages: ModelMessage[] = [{ role: 'user', content: 'Check B1.' }];
-    const run = streamText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, messages, tools: context.tools(weatherTools()), stopWhen: stepCountIs(5) });
+    const run = streamText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM, messages, tools: await context.tools(weatherTools()), stopWhen: stepCountIs(5) });
     expect(await run.text).toBe('B1 is confirmed.');
     expect(strategies[0]!.turns).toHaveLength(1);
     expect(texts(strategies[0]!.turns[0]!)).toEqual(texts(toChatMessages([...messages, ...(await run.responseMessages)])));
 
     const failing = new MockLanguageModelV4({ doStream: async () => ({ stream: streamOf(streamed({ text: 'Half an answ' }, true)) }) });
-    const broken = streamText({ model: wrapLanguageModel({ model: failing, middleware: context.middleware }), system: SYSTEM, messages, onError: () => undefined });
+    const broken = streamText({ model: wrapLanguageModel({ model: failing, middleware: context }), system: SYSTEM, messages, onError: () => undefined });
     await broken.consumeStream();
     expect(strategies[0]!.turns).toHaveLength(1);
   });
@@ -158,7 +158,7 @@ describe('AiSdkContext#middleware', () => {
   it("records each call's cache reads and writes, and a cache-miss diagnosis, as an llm-usage event of the conversation", async () => {
     await open({});
     const usages: unknown[] = [];
-    context.agent.events.on('llm-usage', (event) => usages.push(event));
+    (await context.getAgent()).events.on('llm-usage', (event) => usages.push(event));
     // An Anthropic answer as its provider package hands it back: standard usage, the raw usage and the body.
     const raw = { input_tokens: 12, output_tokens: 5, cache_read_input_tokens: 2048, cache_creation_input_tokens: 1500, cache_creation: { ephemeral_5m_input_tokens: 300, ephemeral_1h_input_tokens: 1200 } };
     const model = new MockLanguageModelV4({
@@ -172,7 +172,7 @@ describe('AiSdkContext#middleware', () => {
         stream: streamOf(streamed({ text: 'Still confirmed.' }).map((part) => (part.type === 'finish' ? { ...part, usage: { inputTokens: { total: 40, noCache: 4, cacheRead: 36, cacheWrite: 0 }, outputTokens: { total: 3, text: 3, reasoning: 0 } } } : part))),
       }),
     });
-    const wrapped = wrapLanguageModel({ model, middleware: context.middleware });
+    const wrapped = wrapLanguageModel({ model, middleware: context });
     const messages: ModelMessage[] = [...pastTurns(1), { role: 'user', content: 'Check B1 again.' }];
     await generateText({ model: wrapped, system: SYSTEM, messages });
     await streamText({ model: wrapped, system: SYSTEM, messages }).consumeStream();
@@ -194,9 +194,9 @@ describe('AiSdkContext#middleware', () => {
   it("runs the strategy's own tool through the strategy, with the call's id", async () => {
     await open({ recall: true });
     const model = scripted([{ calls: [{ id: 'r1', name: 'recall', input: { key: 'seat' } }] }, { text: 'You like the window.' }]);
-    const tools = context.tools(weatherTools());
+    const tools = await context.tools(weatherTools());
     expect(Object.keys(tools).sort()).toEqual(['lookup', 'recall']);
-    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Which seat do I like?', tools, stopWhen: stepCountIs(3) });
+    await generateText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM, prompt: 'Which seat do I like?', tools, stopWhen: stepCountIs(3) });
     expect(requestsOf(model).map((request) => request.tools!.map((sent) => sent.name))).toEqual([
       ['lookup', 'recall'],
       ['lookup', 'recall'],
@@ -209,7 +209,7 @@ describe('AiSdkContext#middleware', () => {
   it("refuses, before anything is sent, a call that lacks the strategy's tools (CTXKIT_TOOL_NOT_FOUND with the fix)", async () => {
     await open({ recall: true });
     const model = scripted([{ text: 'never sent' }]);
-    const run = generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Hi', tools: weatherTools() });
+    const run = generateText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM, prompt: 'Hi', tools: weatherTools() });
     const error = await run.then(
       () => undefined,
       (caught: unknown) => caught,
@@ -228,7 +228,7 @@ describe('AiSdkContext#middleware', () => {
       search: tool({ description: 'Search.', inputSchema: jsonSchema<{ q: string }>({ type: 'object', properties: { q: { type: 'string' } } }), strict: true, execute: async () => 'none' }),
       web: tool({ type: 'provider', id: 'openai.web_search', args: {}, isProviderExecuted: true, inputSchema: jsonSchema({ type: 'object' }) }),
     };
-    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Find it.', tools: context.tools(tools) });
+    await generateText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM, prompt: 'Find it.', tools: await context.tools(tools) });
     const [request] = requestsOf(model);
     expect(request!.tools!.map((sent) => sent.name)).toEqual(['search', 'web']);
     expect(request!.tools![0]).toEqual({ type: 'function', name: 'search', description: 'Search.', inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, strict: true });
@@ -238,7 +238,7 @@ describe('AiSdkContext#middleware', () => {
   it("lets the strategy's budget error through, before the model is called", async () => {
     await open({ maxContextTokens: 300 });
     const model = scripted([{ text: 'never sent' }]);
-    const error = await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM.repeat(60), prompt: 'Hi' }).then(
+    const error = await generateText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM.repeat(60), prompt: 'Hi' }).then(
       () => undefined,
       (caught: unknown) => caught,
     );
@@ -250,19 +250,42 @@ describe('AiSdkContext#middleware', () => {
   it('composes the calls of a ToolLoopAgent the same way', async () => {
     await open({ memory: ['Notes: prefers aisle seats.', 'Notes: prefers aisle seats.'] });
     const model = scripted([{ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B3' } }] }, { text: 'B3 is confirmed.' }]);
-    const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model, middleware: context.middleware }), instructions: SYSTEM, tools: context.tools(weatherTools()), stopWhen: stepCountIs(4) });
+    const agent = new ToolLoopAgent({ model: wrapLanguageModel({ model, middleware: context }), instructions: SYSTEM, tools: await context.tools(weatherTools()), stopWhen: stepCountIs(4) });
     const result = await agent.generate({ prompt: 'Is B3 confirmed?' });
     expect(result.text).toBe('B3 is confirmed.');
     for (const request of requestsOf(model)) expect(request.prompt.slice(0, 2).map((message) => message.content)).toEqual([SYSTEM, 'Notes: prefers aisle seats.']);
     expect(strategies[0]!.turns.map((turn) => texts(turn).at(-1))).toEqual(['assistant: B3 is confirmed.']);
   });
 
+  it('is synchronous: checks its options at once, and opens the agent on the first model call only', async () => {
+    expect(() => ctxkitMiddleware({} as never)).toThrow(AgentSourceError);
+    expect(() => ctxkitMiddleware({ pluginId: 'x', manifest: { id: 'a' } })).toThrow(/ctxkitMiddleware: manifest and pluginId given together/);
+    runtime = await createContextRuntime({ discoverInstalled: false });
+    strategies = registerRecordingStrategy(runtime);
+    const loadAgent = runtime.loadAgent.bind(runtime);
+    let loads = 0;
+    runtime.loadAgent = (...args) => {
+      loads++;
+      return loadAgent(...args);
+    };
+    context = ctxkitMiddleware({ runtime, pluginId: RECORDING_STRATEGY_ID, config: {} });
+    const model = wrapLanguageModel({ model: scripted([{ text: 'one' }, { text: 'two' }]), middleware: context });
+    expect(loads).toBe(0);
+    expect(() => context.agent).toThrow(/the agent is not open yet/);
+    await generateText({ model, system: SYSTEM, prompt: 'First.' });
+    await generateText({ model, system: SYSTEM, prompt: 'Second.' });
+    expect(loads).toBe(1);
+    expect(context.agent.strategyId).toBe(RECORDING_STRATEGY_ID);
+    const failing = ctxkitMiddleware({ runtime, pluginId: 'no-such-strategy' });
+    await expect(generateText({ model: wrapLanguageModel({ model: scripted([{ text: 'x' }]), middleware: failing }), prompt: 'Hi' })).rejects.toMatchObject({ code: ErrorCodes.PLUGIN_NOT_FOUND });
+  });
+
   it('keeps sessions apart: each conversation has its own strategy instance', async () => {
     await open({});
     const other = context.forSession('conversation-2');
     const model = scripted([{ text: 'one' }, { text: 'two' }]);
-    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'First conversation.' });
-    await generateText({ model: wrapLanguageModel({ model, middleware: other.middleware }), system: SYSTEM, prompt: 'Second conversation.' });
+    await generateText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM, prompt: 'First conversation.' });
+    await generateText({ model: wrapLanguageModel({ model, middleware: other }), system: SYSTEM, prompt: 'Second conversation.' });
     expect(strategies.map((strategy) => [strategy.context.sessionId, strategy.turns.map((turn) => texts(turn))])).toEqual([
       ['default', [['user: First conversation.', 'assistant: one']]],
       ['conversation-2', [['user: Second conversation.', 'assistant: two']]],
@@ -270,8 +293,8 @@ describe('AiSdkContext#middleware', () => {
   });
 });
 
-describe("AiSdkContext#middleware with the tool output cache's tools", () => {
-  let context: AiSdkContext | undefined;
+describe("ctxkitMiddleware with the tool output cache's tools", () => {
+  let context: CtxkitLanguageModelMiddleware | undefined;
 
   afterEach(async () => {
     await context?.dispose();
@@ -280,12 +303,12 @@ describe("AiSdkContext#middleware with the tool output cache's tools", () => {
 
   /** The tool names of every request of three turns, each a lookup then an answer. */
   async function offeredOverThreeTurns(llm?: ScriptedLLMClient): Promise<string[][]> {
-    context = await createAiSdkContext({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, ...(llm ? { loadOptions: { llm } } : {}) });
+    context = ctxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 }, ...(llm ? { loadOptions: { llm } } : {}) });
     const model = scripted([1, 2, 3].flatMap((turn): ScriptedAnswer[] => [{ calls: [{ id: `c${turn}`, name: 'lookup', input: { id: `B${turn}` } }] }, { text: `B${turn} is confirmed.` }]));
     const messages: ModelMessage[] = [];
     for (let turn = 1; turn <= 3; turn++) {
       messages.push({ role: 'user', content: `Is booking B${turn} confirmed?` });
-      const result = await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, messages, tools: context.tools(weatherTools()), stopWhen: stepCountIs(4) });
+      const result = await generateText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM, messages, tools: await context.tools(weatherTools()), stopWhen: stepCountIs(4) });
       messages.push(...result.responseMessages);
     }
     expect(requestsOf(model)).toHaveLength(6);
@@ -293,9 +316,9 @@ describe("AiSdkContext#middleware with the tool output cache's tools", () => {
   }
 
   it("sends the session's pin tools (a manifest with pinTool) on every request, as the kernel offers them", async () => {
-    context = await createAiSdkContext({ agent: { id: 'pinning', pinTool: true, contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 } } } });
+    context = ctxkitMiddleware({ manifest: { id: 'pinning', pinTool: true, contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16000 } } } });
     const model = scripted([{ calls: [{ id: 'c1', name: 'lookup', input: { id: 'B1' } }] }, { text: 'B1 is confirmed.' }]);
-    await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: SYSTEM, prompt: 'Is B1 confirmed?', tools: context.tools(weatherTools()), stopWhen: stepCountIs(4) });
+    await generateText({ model: wrapLanguageModel({ model, middleware: context }), system: SYSTEM, prompt: 'Is B1 confirmed?', tools: await context.tools(weatherTools()), stopWhen: stepCountIs(4) });
     expect(requestsOf(model).map((request) => (request.tools ?? []).map((sent) => sent.name).sort())).toEqual([
       ['lookup', 'pin_context', 'unpin_context'],
       ['lookup', 'pin_context', 'unpin_context'],

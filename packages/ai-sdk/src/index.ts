@@ -1,12 +1,14 @@
 /**
  * @ctxkit/ai-sdk: ctxkit context strategies for the Vercel AI SDK. Message conversion between the
- * AI SDK's `ModelMessage` and ctxkit's `ChatMessage`, a language-model middleware and a
- * `prepareStep` that run an agent's strategy on every step of `generateText` / `streamText`, the
+ * AI SDK's `ModelMessage` and ctxkit's `ChatMessage`, a language-model middleware
+ * (`ctxkitMiddleware`) that runs an agent's strategy on every step of `generateText` / `streamText`, the
  * strategy's own tools as AI SDK tools, a ctxkit LLM client on an AI SDK language model and a text
  * embedder on an AI SDK embedding model.
  * Explicit named exports only.
  * @see docs/adapters/ai-sdk.md
  */
+export type { CtxkitLanguageModelMiddleware, CtxkitMiddlewareOptions } from './ctxkit-middleware';
+export { ctxkitMiddleware } from './ctxkit-middleware';
 export type { AiSdkContextOptions, RunEndEvent } from './ai-sdk-context';
 export { AiSdkContext, createAiSdkContext, DEFAULT_AI_SDK_AGENT_ID } from './ai-sdk-context';
 export type { ComposedMessages, ComposeMessagesInput } from './compose-messages';
@@ -25,7 +27,8 @@ export type { EmbeddingModelEmbedderOptions } from './embedding-model-embedder';
  * `createContextRuntime({ embedder })` so that recall finds earlier turns by meaning.
  */
 export { embedderFromEmbeddingModel } from './embedding-model-embedder';
-export { AiSdkOptionsError } from './errors/ai-sdk-options-error';
+/** The one options error of every ctxkit framework adapter (`CTXKIT_CONFIG_INVALID`), from `@ctxkit/core`. */
+export { AgentSourceError } from '@ctxkit/core';
 export { LanguageModelClientError } from './errors/language-model-client-error';
 export { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';
 export { ModelMessageError } from './errors/model-message-error';
