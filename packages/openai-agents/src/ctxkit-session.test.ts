@@ -152,6 +152,34 @@ describe('CtxkitSession', () => {
     }
   });
 
+  test('a streamed run is composed the same way: every request within the budget, the stored session holds the run items once', async () => {
+    const memory = new MemorySession({ sessionId: 'trip-stream' });
+    const session = new CtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 3000, reserveOutputTokens: 0, summarizer: 'offline', threshold: 2, batchTurns: 1 }, session: memory, waitForIdle: true });
+    try {
+      const model = new ScriptedAgentsModel();
+      const outputs: string[] = [];
+      const agent = new Agent({ name: 'travel', instructions: INSTRUCTIONS, model: session.wrapModel(model), tools: [lookupTool(outputs)] });
+      for (let turn = 1; turn <= 6; turn++) {
+        model.script([[functionCall(`call_${turn}`, 'lookup_flights', { from: 'SFO', to: `C${turn}` })], [assistantText(`Turn ${turn}: booked.`)]]);
+        outputs.push(flights(turn, 0));
+        const result = await run(agent, `Turn ${turn}: a flight to city ${turn}, please.`, { session, stream: true });
+        await result.completed;
+        expect(result.finalOutput).toBe(`Turn ${turn}: booked.`);
+      }
+      expect(model.requests).toHaveLength(12);
+      for (const request of model.requests) {
+        expect(requestTokens(request)).toBeLessThanOrEqual(3000);
+        expect(findPayloadProblems(toChatMessages(request.input as AgentInputItem[]))).toEqual([]);
+      }
+      const stored = await memory.getItems();
+      expect(stored).toHaveLength(6 * 4);
+      expect(counter.countMessages(toChatMessages(stored))).toBeGreaterThan(3000);
+      expect(session.lastPayload!.stats.reductions.length).toBeGreaterThan(0);
+    } finally {
+      await session.dispose();
+    }
+  });
+
   test('the history lives in the agent store: another session object of the same id sees it; popItem and clearSession change it', async () => {
     const runtime = await createContextRuntime();
     try {

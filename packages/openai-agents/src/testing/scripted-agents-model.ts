@@ -1,4 +1,4 @@
-import type { AgentOutputItem, Model, ModelRequest, ModelResponse } from '@openai/agents';
+import type { AgentOutputItem, Model, ModelRequest, ModelResponse, StreamEvent } from '@openai/agents';
 import { Usage } from '@openai/agents';
 
 /** One scripted answer: output items, or a function of the request that returns them. */
@@ -6,7 +6,7 @@ export type ScriptedAnswer = AgentOutputItem[] | ((request: ModelRequest) => Age
 
 /**
  * An Agents SDK `Model` for tests: each call records the request and answers with the next scripted
- * output (a list of output items), or a closing assistant message past the script.
+ * output (a list of output items), or a closing assistant message past the script; streamed or not.
  */
 export class ScriptedAgentsModel implements Model {
   readonly requests: ModelRequest[] = [];
@@ -24,9 +24,10 @@ export class ScriptedAgentsModel implements Model {
     return { usage: new Usage(), output: typeof next === 'function' ? next(recorded) : next };
   }
 
-  // eslint-disable-next-line require-yield
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error('ScriptedAgentsModel answers getResponse only.');
+  /** The same answer as {@link getResponse}, streamed as one `response_done` event. */
+  async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+    const { output } = await this.getResponse(request);
+    yield { type: 'response_done', response: { id: `resp_${this.requests.length}`, usage: { requests: 1, inputTokens: 0, outputTokens: 0, totalTokens: 0 }, output } } as StreamEvent;
   }
 }
 
