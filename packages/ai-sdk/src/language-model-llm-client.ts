@@ -39,7 +39,7 @@ export interface LanguageModelClientOptions {
  *
  * ```ts
  * const llm = llmClientFromLanguageModel(openai('gpt-4o-mini'));
- * const context = await createAiSdkContext({ pluginId: 'std-summarization-strategy', config, loadOptions: { llm } });
+ * const ctxkit = ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config, loadOptions: { llm } });
  * ```
  *
  * Each `complete` is one `model.doGenerate` call: the messages as the model's prompt, the tools as

@@ -37,7 +37,7 @@ function modelNameOf(model: BaseChatModel): string {
  *
  * ```ts
  * const llm = llmClientFromChatModel(new ChatOpenAI({ model: 'gpt-4o-mini', maxTokens: 1024 }));
- * const ctxkit = await createCtxkitMiddleware({ pluginId: 'std-summarization-strategy', config, runtimeOptions: { llm } });
+ * const ctxkit = ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config, runtimeOptions: { llm } });
  * ```
  *
  * Each `complete` is one `model.invoke` with the messages converted to LangChain messages, the
