@@ -18,7 +18,7 @@ import { createMiddleware, type AgentMiddleware } from 'langchain';
 import { contributedLangChainTools } from './contributed-tools';
 import { HistoryConverter } from './history-converter';
 import { toModelMessages } from './model-messages';
-import { LANGCHAIN_AGENT_SOURCE } from './resolve-agent';
+import { LANGCHAIN_AGENT_SOURCE } from './agent-source';
 import { sessionFor, threadSessionId, type LangGraphRun, type SessionIdResolver } from './session-id';
 import { tokenUsageOf } from './token-usage-of';
 import { isClientTool, toolNameOf, toToolDefinition } from './tool-definitions';

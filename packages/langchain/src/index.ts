@@ -15,8 +15,8 @@ export { toToolDefinition } from './tool-definitions';
 // middleware and contributed tools
 export type { CtxkitMiddleware, CtxkitMiddlewareOptions, RagContextInput } from './ctxkit-middleware';
 export { createCtxkitMiddleware, ctxkitMiddleware } from './ctxkit-middleware';
-export type { AgentSource } from './resolve-agent';
-export { DEFAULT_LANGCHAIN_AGENT_ID } from './resolve-agent';
+export type { AgentSource } from './agent-source';
+export { DEFAULT_LANGCHAIN_AGENT_ID } from './agent-source';
 export type { LangGraphRun, SessionIdResolver } from './session-id';
 export { threadSessionId } from './session-id';
 export { contributedLangChainTools } from './contributed-tools';

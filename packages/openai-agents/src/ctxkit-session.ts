@@ -20,7 +20,7 @@ import type { AgentInputItem, FunctionTool, Model, ModelRequest, Session, Usage 
 import { AgentStoreSession } from './agent-store-session';
 import { ComposingModel } from './composing-model';
 import { contributedAgentsTools } from './contributed-agents-tools';
-import { OPENAI_AGENTS_AGENT_SOURCE } from './resolve-agent';
+import { OPENAI_AGENTS_AGENT_SOURCE } from './agent-source';
 import { tokenUsagesOfRun } from './run-usage';
 import { toAgentInputItems } from './to-agent-input-items';
 import { convertItems, toChatMessages } from './to-chat-messages';

@@ -1,11 +1,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createContextRuntime, type CtxkitError } from '@ctxkit/core';
-import { AgentSourceError } from '@ctxkit/core';
-import { DEFAULT_LANGCHAIN_AGENT_ID, resolveAgent } from './resolve-agent';
+import { AgentSourceError, createContextRuntime, openAgent, type AgentSource, type CtxkitError } from '@ctxkit/core';
+import { DEFAULT_LANGCHAIN_AGENT_ID, LANGCHAIN_AGENT_SOURCE } from './agent-source';
 
-describe('resolveAgent', () => {
+/** The middleware's agent, as it opens it. */
+const resolveAgent = (source: AgentSource) => openAgent(source, LANGCHAIN_AGENT_SOURCE);
+
+describe("the middleware's agent source", () => {
   test('declares an agent from a plugin id and config (defaults applied); dispose releases the runtime it created', async () => {
     const { agent, dispose } = await resolveAgent({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 5000 } });
     expect(agent.id).toBe(DEFAULT_LANGCHAIN_AGENT_ID);
