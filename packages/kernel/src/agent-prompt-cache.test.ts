@@ -90,4 +90,61 @@ describe('the agent and the provider prompt cache', () => {
     expect(prefix.length).toBeGreaterThan(100);
     expect(bodies[compaction]!.startsWith(`${prefix},`)).toBe(true);
   });
+
+  it("sends a summarization fold through the agent's client as the last turn's request continued, naming the turns instead of restating them", async () => {
+    runtime = await createContextRuntime({ pluginDirs: [path.join(pluginsDir, 'dynamic-summarization')], discoverInstalled: false });
+    const handle = await runtime.loadAgent({ id: 'support', model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { maxContextTokens: 8192, threshold: 1, batchTurns: 1 } } });
+    const llm = new AnthropicClient({ baseURL: server.url, apiKey: 'k', env: {} });
+    const agent = createAgent(handle, { llm, systemPrompt: 'You are a travel agent.' });
+    const folds: unknown[] = [];
+    handle.events.on('summary-end', (event) => folds.push(event));
+    server.answer(json(200, answer('msg_1', 'I found booking 8JX2 for Lisbon.', null)));
+    await agent.run(`Where is booking 8JX2? I fly to Lisbon on 2026-12-03. ${'I need a quiet seat because I work on the plane. '.repeat(8)}`);
+    server.answer(json(200, answer('msg_2', 'Seat 14C is free.', null)), json(200, answer('msg_3', '<summary>The user asked about booking 8JX2, a flight to Lisbon on 2026-12-03; it was found.</summary>', null)));
+    await agent.run([...agent.history(), { role: 'user', content: 'Is there a window seat?' }]);
+    // Two turns over a threshold of one: the oldest is folded in the background after the second turn.
+    for (let waited = 0; folds.length === 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    const bodies = server.requests.map((request) => request.text);
+    expect(bodies).toHaveLength(3);
+    const turn = bodies[1]!;
+    const prefix = turn.slice(0, turn.indexOf('],"max_tokens":'));
+    expect(prefix).toContain('Is there a window seat?');
+    expect(bodies[2]!.startsWith(`${prefix},`)).toBe(true);
+    // The appended instruction names the folded messages rather than restating them as a transcript.
+    const appended = (server.requests[2]!.body as { messages: Array<{ content: Array<{ text: string }> }> }).messages.at(-1)!.content[0]!.text;
+    expect(appended).toContain('<summary_instructions>');
+    expect(appended).toContain('the user message that begins "Where is booking 8JX2?');
+    expect(appended).not.toContain('<transcript');
+    expect(server.requests[2]!.body).toMatchObject({ max_tokens: expect.any(Number) });
+    // The summary passed its checks (8JX2 and the date are in it) and was committed.
+    expect(folds).toEqual([expect.objectContaining({ turns: 1, version: 1 })]);
+  });
+
+  it("sends an entity extraction through the agent's client as the last turn's request continued", async () => {
+    runtime = await createContextRuntime({ pluginDirs: [path.join(pluginsDir, 'entity-extraction')], discoverInstalled: false });
+    const stateSchema = { type: 'object', properties: { booking: { type: 'string' }, seat: { type: 'string' } }, additionalProperties: false };
+    const handle = await runtime.loadAgent({ id: 'support', model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-entity-extraction-strategy', config: { maxContextTokens: 8192, stateSchema } } });
+    const llm = new AnthropicClient({ baseURL: server.url, apiKey: 'k', env: {} });
+    const agent = createAgent(handle, { llm, systemPrompt: 'You are a travel agent.' });
+    // Each turn: the extraction of the new user message, then the turn itself.
+    server.answer(json(200, answer('msg_1', '{"booking":"8JX2"}', null)), json(200, answer('msg_2', 'I found booking 8JX2.', null)));
+    await agent.run('Where is booking 8JX2?');
+    server.answer(json(200, answer('msg_3', '{"seat":"14C"}', null)), json(200, answer('msg_4', 'Seat 14C is yours.', null)));
+    await agent.run([...agent.history(), { role: 'user', content: 'I want seat 14C.' }]);
+
+    const bodies = server.requests.map((request) => request.text);
+    expect(bodies).toHaveLength(4);
+    // The first extraction has no turn to continue: it stands alone, with its own system prompt.
+    expect(server.requests[0]!.body).toMatchObject({ system: [{ text: expect.stringContaining('You keep the structured state') }] });
+    const turn = bodies[1]!;
+    const prefix = turn.slice(0, turn.indexOf('],"max_tokens":'));
+    expect(prefix).toContain('Where is booking 8JX2?');
+    expect(bodies[2]!.startsWith(`${prefix},`)).toBe(true);
+    const appended = (server.requests[2]!.body as { messages: Array<{ content: Array<{ text: string }> }> }).messages.at(-1)!.content[0]!.text;
+    expect(appended).toContain('<new_user_message index="2">\nI want seat 14C.\n</new_user_message>');
+    // Both extractions were applied: the second turn's request carries the state.
+    expect(bodies[3]).toContain('14C');
+    expect(bodies[3]).toContain('8JX2');
+  });
 });

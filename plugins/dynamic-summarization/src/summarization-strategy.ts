@@ -291,6 +291,7 @@ export class SummarizationStrategy implements IContextManager {
     const composed = this.recall && recalled ? this.recall.compose(this.base.composer, request, recalled) : this.base.composer.compose(request);
     const room = { room: composed.roomTokens, allowance: composed.memoryAllowanceTokens };
     if (!preview) this.scheduler.noteRoom(room);
+    if (!preview && options.sent !== false) this.scheduler.noteSent(history, composed.window.fromIndex);
     const outcome = composed.memory[0];
     Object.assign(composed.payload.stats.extra!, {
       summarizer: this.summarizer.name,

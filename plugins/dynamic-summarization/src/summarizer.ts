@@ -17,6 +17,12 @@ export interface SummarizerInput {
   counter: ITokenCounter;
   /** Aborted when the strategy is disposed, re-synchronised or the attempt times out. */
   signal?: AbortSignal;
+  /**
+   * The conversation's `cacheKey`, given when every message of `messages` was in the last request
+   * the agent's model received: the summary request may then go out as that request continued, with
+   * an instruction that names the messages instead of restating them (`LLMCompletionRequest.continuation`).
+   */
+  cacheKey?: string;
 }
 
 /**

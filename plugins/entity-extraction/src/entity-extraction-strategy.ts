@@ -1,4 +1,5 @@
 import {
+  conversationCacheKey,
   CtxkitError,
   safeEmit,
   type ChatMessage,
@@ -296,7 +297,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     this.turn = turn;
     const started: StartedExtraction = { input, history: history.slice(0, input.sourceMessageIndex + 1), turn };
     const extraction = extractor
-      .extract({ schema: this.options.schema, state: persisted.state, input, now: context.now(), signal: this.disposal.signal })
+      .extract({ schema: this.options.schema, state: persisted.state, input, now: context.now(), signal: this.disposal.signal, cacheKey: conversationCacheKey(context.agentId, context.sessionId) })
       .catch((error: unknown): ExtractionOutcome => ({ ok: false, reason: 'llm-error', errors: [messageOf(error)], attempts: 1 }));
     // A retry after a failed call runs in the background only: a model that is down holds one payload, once.
     const retrying = this.backoff.failedInARow > 0;

@@ -12,6 +12,7 @@ import {
   type StoreKey,
   type StrategyContext,
   type ITokenCounter,
+  conversationCacheKey,
 } from '@ctxkit/core';
 import { contentlessSummary, contentlessSummaryMessage, type SerialQueue, formatStoreKey, type HistoryLedger } from '@ctxkit/core/strategy-kit';
 import { historyFingerprint } from '../history/history-fingerprint';
@@ -80,6 +81,19 @@ interface FoldJob {
   turn: number;
   generation: number;
   trigger: FoldTrigger;
+  /** The conversation's `cacheKey`, when every message of the batch was in the last request a model received. */
+  cacheKey?: string;
+}
+
+/**
+ * The history messages `[from, to)` of the last composition a model received, known by their first
+ * and last message: a later history holding the same objects at those indexes holds that window.
+ */
+interface SentWindow {
+  from: number;
+  to: number;
+  first: Readonly<ChatMessage>;
+  last: Readonly<ChatMessage>;
 }
 
 /** What started a fold: a turn's end that found it due, or an idle session before its prompt cache expires. */
@@ -132,6 +146,8 @@ export class FoldScheduler {
   private disposed = false;
   /** The room and the summary's share of it at the last composition (what a fold may grow the summary to). */
   private room: ComposedRoom | undefined;
+  /** The history window of the last composition a model received (see {@link noteSent}). */
+  private sent: SentWindow | undefined;
 
   constructor(private readonly options: FoldSchedulerOptions) {
     this.record = new SharedSummaryRecord(options.context.store, summaryStateKey(options.context.agentId, options.context.sessionId));
@@ -160,6 +176,21 @@ export class FoldScheduler {
   /** Records the room of the last composition: the summary's cap and the "outgrows its room" trigger follow it. */
   noteRoom(room: ComposedRoom): void {
     this.room = room;
+  }
+
+  /**
+   * Records that a model received history messages `[from, history.length)` (the composition's
+   * window): a fold whose batch lies within them sends its summary request as the continuation of
+   * that request, which reads the conversation's cached prompt.
+   */
+  noteSent(history: ReadonlyArray<ChatMessage>, from: number): void {
+    this.sent = from < history.length ? { from, to: history.length, first: history[from]!, last: history[history.length - 1]! } : undefined;
+  }
+
+  /** True when history messages `[from, to)` were all in the last request a model received (the same objects). */
+  private wasSent(history: ReadonlyArray<ChatMessage>, from: number, to: number): boolean {
+    const sent = this.sent;
+    return sent !== undefined && sent.from <= from && to <= sent.to && history[sent.from] === sent.first && history[sent.to - 1] === sent.last;
   }
 
   /**
@@ -386,6 +417,7 @@ export class FoldScheduler {
       turn: plan.turn,
       generation,
       trigger,
+      ...(this.wasSent(history, plan.covered, plan.end) ? { cacheKey: conversationCacheKey(this.options.context.agentId, this.options.context.sessionId) } : {}),
     };
   }
 
@@ -406,7 +438,7 @@ export class FoldScheduler {
       const maxTokens = summaryTargetTokens(cap, previousTokens, batchTokens);
       const text = (
         await withTimeout(
-          summarizer.summarize({ previousSummary: job.state?.text ?? null, messages: job.batch, firstIndex: job.covered, maxTokens, counter, signal: abort.signal }),
+          summarizer.summarize({ previousSummary: job.state?.text ?? null, messages: job.batch, firstIndex: job.covered, maxTokens, counter, signal: abort.signal, ...(job.cacheKey !== undefined ? { cacheKey: job.cacheKey } : {}) }),
           abort,
           config.summaryTimeoutMs,
           () => new LLMTimeoutError({ client: summarizer.name, model: summarizer.model, timeoutMs: config.summaryTimeoutMs }),

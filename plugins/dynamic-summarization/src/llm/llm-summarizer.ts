@@ -6,6 +6,7 @@ import { escapeReservedTags, fenceTranscript } from './fence-transcript';
 import { parseSummaryReply } from './parse-summary-reply';
 import { unsupportedClaims } from './unsupported-claims';
 import { DEFAULT_SUMMARY_PROMPT } from './summary-prompt';
+import { continuationInstruction } from './continuation-instruction';
 
 /** Options of {@link LLMSummarizer}. */
 export interface LLMSummarizerOptions {
@@ -72,15 +73,29 @@ export class LLMSummarizer implements Summarizer {
         content:
           `<previous_summary>\n${previous}\n</previous_summary>\n\n` +
           `<transcript first_message="${input.firstIndex}" last_message="${input.firstIndex + input.messages.length - 1}">\n${transcript}\n</transcript>\n\n` +
-          `Write the updated summary (at most about ${input.maxTokens} tokens) inside <summary></summary> tags` +
-          (this.script ? `, in ${SCRIPT_NAMES[this.script]} (identifiers stay as written).` : '.'),
+          this.answerForm(input),
       },
     ];
   }
 
+  /**
+   * The request's `continuation` for one fold whose turns were in the conversation's last request
+   * (`input.cacheKey` given): one user message with the instructions, the range to fold named by its
+   * first and last message, and the previous summary; `undefined` otherwise.
+   */
+  buildContinuation(input: SummarizerInput): ChatMessage[] | undefined {
+    if (input.cacheKey === undefined || input.messages.length === 0) return undefined;
+    return [continuationInstruction(this.prompt, input.messages, input.previousSummary, this.answerForm(input))];
+  }
+
+  private answerForm(input: SummarizerInput): string {
+    return `Write the updated summary (at most about ${input.maxTokens} tokens) inside <summary></summary> tags` + (this.script ? `, in ${SCRIPT_NAMES[this.script]} (identifiers stay as written).` : '.');
+  }
+
   async summarize(input: SummarizerInput): Promise<string> {
     const messages = this.buildMessages(input);
-    const first = await this.ask(messages, input);
+    const continuation = this.buildContinuation(input);
+    const first = await this.ask(messages, input, continuation);
     if (!this.checks) return first.summary;
     const required = retainedItems(input.messages);
     const script = this.script ?? conversationScript(input.messages);
@@ -100,7 +115,8 @@ export class LLMSummarizer implements Summarizer {
       this.lastReceipt = receipt(first.summary, []);
       return first.summary;
     }
-    const again = await this.ask([...messages, { role: 'assistant', content: first.reply }, { role: 'user', content: repromptText(problems.missing, problems.wrongScript ? script : undefined, this.script !== undefined) }], input);
+    const followUp: ChatMessage[] = [{ role: 'assistant', content: first.reply }, { role: 'user', content: repromptText(problems.missing, problems.wrongScript ? script : undefined, this.script !== undefined) }];
+    const again = await this.ask([...messages, ...followUp], input, continuation && [...continuation, ...followUp]);
     const still = checkSummary(again.summary, required, script);
     if (still.missing.length > 0 || still.wrongScript) {
       throw new LLMResponseError(
@@ -112,12 +128,18 @@ export class LLMSummarizer implements Summarizer {
     return again.summary;
   }
 
-  /** One summary request; the reply and the summary in it. */
-  private async ask(messages: ChatMessage[], input: SummarizerInput): Promise<{ reply: string; summary: string }> {
+  /**
+   * One summary request; the reply and the summary in it. With a `continuation`, a client that
+   * remembers the conversation's last request under `input.cacheKey` sends that request (its system
+   * prompt, tools and messages, byte for byte) with the continuation appended; any other client
+   * sends `messages`.
+   */
+  private async ask(messages: ChatMessage[], input: SummarizerInput, continuation?: ChatMessage[]): Promise<{ reply: string; summary: string }> {
     const completion = await this.client.complete({
       model: this.model,
       messages,
       tools: null,
+      ...(continuation !== undefined && input.cacheKey !== undefined ? { cacheKey: input.cacheKey, continuation } : {}),
       maxOutputTokens: Math.max(256, Math.ceil(input.maxTokens * 1.5)),
       temperature: 0,
       responseFormat: 'text',

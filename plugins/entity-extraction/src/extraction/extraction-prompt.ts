@@ -60,6 +60,21 @@ export function buildExtractionMessages(request: ExtractionRequest, instruction:
   ];
 }
 
+/**
+ * The extraction request's `continuation` of the conversation's last request: the instruction and
+ * the data message of {@link buildExtractionMessages} as one user message (a continuation carries
+ * no system message), asking not to answer the conversation above nor call its tools.
+ */
+export function buildExtractionContinuation(messages: ReadonlyArray<ChatMessage>): ChatMessage[] {
+  const [instruction, data] = messages;
+  return [
+    {
+      role: 'user',
+      content: `<extraction_instructions>\n${String(instruction!.content)}\n</extraction_instructions>\n\nDo not answer or continue the conversation above, and do not call any tool: update its state.\n\n${String(data!.content)}`,
+    },
+  ];
+}
+
 /** The follow-up message of the retry: the validation errors of the previous answer. */
 export function buildRetryMessage(errors: readonly string[]): ChatMessage {
   return {

@@ -45,4 +45,37 @@ describe('LLMExtractor', () => {
       expect(llm.requests[1]!.timeoutMs!).toBeLessThanOrEqual(200);
     });
   });
+
+  describe('#continuation', () => {
+    const schema = compileStateSchema({ type: 'object', properties: { cabin: { type: 'string', enum: ['economy', 'business'] } }, additionalProperties: false }, 'test');
+    const extraction: ExtractionRequest = {
+      schema,
+      state: {},
+      input: { sourceMessageIndex: 0, userMessages: [{ index: 0, kind: 'user', text: 'business please' }], toolResults: [], lastAssistantText: null, context: [] },
+    };
+
+    it("with the conversation's cache key, carries the instruction and the data as one user message continuing its last request, and the retry after it", async () => {
+      const llm = new ScriptedLLMClient(['not json', '{"cabin":"business"}']);
+      const extractor = new LLMExtractor({ llm, model: 'scripted-model', instruction: null, maxOutputTokens: 64, timeoutMs: 1_000 });
+      expect(await extractor.extract({ ...extraction, cacheKey: 'airline:s-1' })).toMatchObject({ ok: true, state: { cabin: 'business' } });
+      const [first, retry] = llm.requests;
+      expect(first!.cacheKey).toBe('airline:s-1');
+      expect(first!.continuation).toHaveLength(1);
+      expect(first!.continuation![0]!.role).toBe('user');
+      const text = String(first!.continuation![0]!.content);
+      expect(text).toContain('<extraction_instructions>\nYou keep the structured state');
+      expect(text).toContain('<new_user_message index="0">\nbusiness please\n</new_user_message>');
+      // The request's own messages stay whole for a client that continues no request.
+      expect(first!.messages.map((message) => message.role)).toEqual(['system', 'user']);
+      expect(retry!.continuation!.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+      expect(retry!.continuation![1]!.content).toBe('not json');
+    });
+
+    it('without a cache key, sends its own messages only', async () => {
+      const llm = new ScriptedLLMClient(['{"cabin":"business"}']);
+      await new LLMExtractor({ llm, model: 'scripted-model', instruction: null, maxOutputTokens: 64, timeoutMs: 1_000 }).extract(extraction);
+      expect(llm.requests[0]).not.toHaveProperty('continuation');
+      expect(llm.requests[0]).not.toHaveProperty('cacheKey');
+    });
+  });
 });

@@ -2,7 +2,7 @@ import { CtxkitError, LLMTimeoutError, type ILLMClient } from '@ctxkit/core';
 import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
 import { mergeState } from './merge-state';
 import { parseJsonAnswer } from './parse-json-answer';
-import { buildExtractionMessages, buildRetryMessage } from './extraction-prompt';
+import { buildExtractionContinuation, buildExtractionMessages, buildRetryMessage } from './extraction-prompt';
 import type { ExtractionOutcome, ExtractionRequest, StateExtractor } from './state-extractor';
 
 /**
@@ -49,6 +49,9 @@ export class LLMExtractor implements StateExtractor {
 
   async extract(request: ExtractionRequest): Promise<ExtractionOutcome> {
     const messages = buildExtractionMessages(request, this.options.instruction);
+    // Through a client that remembers the conversation's last request under the key, the call goes out
+    // as that request with the extraction appended; the retry's messages follow it there as well.
+    const continuation = request.cacheKey !== undefined ? buildExtractionContinuation(messages) : undefined;
     let lastErrors: string[] = [];
     const { llm, model, timeoutMs } = this.options;
     const deadline = performance.now() + timeoutMs;
@@ -64,6 +67,7 @@ export class LLMExtractor implements StateExtractor {
             messages: messages.map((message) => ({ ...message }) as typeof message),
             tools: null,
             responseFormat: 'json',
+            ...(continuation !== undefined ? { cacheKey: request.cacheKey, continuation: [...continuation, ...messages.slice(2)].map((message) => ({ ...message }) as typeof message) } : {}),
             maxOutputTokens: this.options.maxOutputTokens,
             temperature: 0,
             ...(request.signal ? { signal: request.signal } : {}),

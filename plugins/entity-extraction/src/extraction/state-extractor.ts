@@ -15,6 +15,11 @@ export interface ExtractionRequest {
   now?: number;
   /** Ends the extraction at once, as a failed call, when it aborts (the strategy was disposed). */
   signal?: AbortSignal;
+  /**
+   * The conversation's `cacheKey`: the extraction request may go out as the conversation's last
+   * request continued (`LLMCompletionRequest.continuation`), reading its cached prompt.
+   */
+  cacheKey?: string;
 }
 
 /** Why an extraction changed nothing. */
