@@ -88,6 +88,8 @@ describe('@ctxkit/core exports', () => {
     'lazyAgent',
     'openAgent',
     'providerCacheTtlMs',
+    'providerCompactionItem',
+    'providerCompactionText',
     'readSessionTrace',
     'safeEmit',
     'sessionTraceSegmentKey',

@@ -49,7 +49,15 @@ export type { ContextSession } from './contracts/context-session';
 export type { Pin, PinKind, PinOptions } from './contracts/pin';
 export type { EpochKind, PreviewItem, ReductionEpoch, ReductionPreview, UndoResult } from './contracts/reduction-epoch';
 export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle, truncatesToolOutputs } from './contracts/context-manager';
-export type { CacheMissReport, LLMCompletion, LLMCompletionRequest, ProviderName } from './contracts/llm-client';
+export type {
+  CacheMissReport,
+  LLMCompletion,
+  LLMCompletionRequest,
+  ProviderCompactionKind,
+  ProviderCompactionRequest,
+  ProviderName,
+} from './contracts/llm-client';
+export { providerCompactionItem, providerCompactionText } from './model-calls/provider-compaction-item';
 export { conversationCacheKey } from './model-calls/conversation-cache-key';
 export { toCacheMissReport } from './model-calls/provider-cache-miss';
 export type {

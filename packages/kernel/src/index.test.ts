@@ -5,6 +5,7 @@ describe('@ctxkit/kernel exports', () => {
   it('exports exactly the public runtime API: the agent loop, model clients, provider adapters, the budget engine and count calibration', () => {
     expect(Object.keys(kernel).sort()).toEqual([
       'ANTHROPIC_API_VERSION',
+      'ANTHROPIC_COMPACTION_BETA',
       'ANTHROPIC_DEFAULT_BASE_URL',
       'Agent',
       'AnthropicClient',

@@ -35,7 +35,7 @@ export type { OpenAICompatibleEmbedderOptions } from './llm/openai-compatible-em
  */
 export { OpenAICompatibleEmbedder } from './llm/openai-compatible-embedder';
 export type { AnthropicClientOptions } from './llm/anthropic-client';
-export { ANTHROPIC_API_VERSION, ANTHROPIC_DEFAULT_BASE_URL, AnthropicClient } from './llm/anthropic-client';
+export { ANTHROPIC_API_VERSION, ANTHROPIC_COMPACTION_BETA, ANTHROPIC_DEFAULT_BASE_URL, AnthropicClient } from './llm/anthropic-client';
 export type { LLMClientFromEnvOptions } from './llm/create-llm-client-from-env';
 export { createLLMClientFromEnv } from './llm/create-llm-client-from-env';
 

@@ -30,7 +30,29 @@ export interface LLMCompletionRequest {
    * as they are: they stay the complete request.
    */
   continuation?: ChatMessage[];
+  /**
+   * Ask the provider to compact `messages` itself (a client whose `providerCompaction` is set):
+   * Anthropic's compaction request, OpenAI Responses' compaction trigger. The answer's message holds
+   * no text: its `reasoning` carries the provider's compaction item (an Anthropic `compaction` block
+   * with its summary and signature, an OpenAI `compaction` item with its encrypted content), which
+   * later requests send, unchanged, in place of the messages it summarizes. A client that cannot
+   * compact ignores the field and answers as to any request; a caller checks the answer with
+   * `providerCompactionItem`.
+   */
+  providerCompaction?: ProviderCompactionRequest;
 }
+
+/** What a provider compaction request asks for. */
+export interface ProviderCompactionRequest {
+  /**
+   * Instructions for the provider's summary (Anthropic: they replace the server's own prompt;
+   * OpenAI takes none and ignores them). Absent: the provider's own.
+   */
+  instructions?: string;
+}
+
+/** The provider-native compactions a client can ask for (`ILLMClient.providerCompaction`). */
+export type ProviderCompactionKind = 'anthropic' | 'openai-responses';
 
 /** Why a provider read less of the prompt from its cache than it could have, as the provider reported it. */
 export interface CacheMissReport {
@@ -83,5 +105,10 @@ export interface ILLMClient {
    * scripted test clients). Reports name them as such.
    */
   readonly offline: boolean;
+  /**
+   * The provider-native compaction this client can ask for (`LLMCompletionRequest.providerCompaction`);
+   * absent when it has none. A wrapper of a client passes its value on.
+   */
+  readonly providerCompaction?: ProviderCompactionKind;
   complete(request: LLMCompletionRequest): Promise<LLMCompletion>;
 }

@@ -27,6 +27,9 @@ export function tracedHelperClient(client: ILLMClient, owner: HelperClientOwner)
     get offline() {
       return client.offline;
     },
+    get providerCompaction() {
+      return client.providerCompaction;
+    },
     complete: (request) => completeTraced(client, owner, request),
   };
   return traced;

@@ -252,4 +252,60 @@ describe('AnthropicClient', () => {
       }
     });
   });
+
+  describe('compaction requests', () => {
+    const block = { type: 'compaction', content: 'The user asked about booking 8JX2; it is confirmed for 2026-12-03.', encrypted_content: null, signature: 'sig-Zm9v' };
+    const compacted = (content: unknown[]) => ({ ...reply(content, { input_tokens: 900, output_tokens: 40, cache_read_input_tokens: 800 }), stop_reason: 'compaction' });
+    const conversation: ChatMessage[] = [
+      { role: 'system', content: 'You are a travel agent.' },
+      { role: 'user', content: 'Where is booking 8JX2?' },
+      { role: 'assistant', content: 'It is confirmed for 2026-12-03.' },
+    ];
+
+    it('sends the request as a turn with the compaction parameter on the beta endpoint, and answers with the signed block kept whole', async () => {
+      expect(client.providerCompaction).toBe('anthropic');
+      server.answer(json(200, compacted([block])));
+      const answer = await client.complete({ messages: conversation, tools: [{ type: 'function', function: { name: 'find_booking', parameters: { type: 'object' } } }], providerCompaction: { instructions: 'Keep booking codes.' }, cacheKey: 'support:s1', maxOutputTokens: 2000 });
+      expect(answer.message).toEqual({ role: 'assistant', content: null, reasoning: [{ provider: 'anthropic', data: block }] });
+      expect(answer.text).toBe('');
+      expect(answer.finishReason).toBe('compaction');
+      expect(answer.usage).toMatchObject({ input_tokens: 900, cache_read_tokens: 800 });
+      const [request] = server.requests;
+      expect(request!.url).toBe('/v1/messages');
+      expect(request!.headers['anthropic-beta']).toBe('compact-2026-09-04');
+      expect(request!.body).toMatchObject({
+        model: 'claude-haiku-4-5',
+        system: [{ type: 'text', text: 'You are a travel agent.' }],
+        tools: [{ name: 'find_booking' }],
+        compaction: { type: 'summarize', instructions: 'Keep booking codes.' },
+        max_tokens: 2000,
+      });
+    });
+
+    it('sends the block back first, without a note before it, and never continues a compaction request as a turn', async () => {
+      server.answer(json(200, reply([{ type: 'text', text: 'Noted.' }])), json(200, compacted([block])), json(200, reply([{ type: 'text', text: 'Seat 14C.' }])));
+      await client.complete({ messages: [{ role: 'user', content: 'Hi' }], cacheKey: 'support:s1' });
+      const answer = await client.complete({ messages: conversation, providerCompaction: {}, cacheKey: 'support:s1' });
+      const next: ChatMessage[] = [{ role: 'system', content: 'You are a travel agent.' }, answer.message, { role: 'user', content: 'Which seat?' }];
+      await client.complete({ messages: next, cacheKey: 'support:s1', continuation: [{ role: 'user', content: 'Summarize.' }] });
+      expect(server.requests[1]!.body).toMatchObject({ compaction: { type: 'summarize' } });
+      expect(server.requests[1]!.body).not.toHaveProperty('compaction.instructions');
+      // The helper continues the turn sent before the compaction, not the compaction request.
+      expect((server.requests[2]!.body as { messages: unknown[] }).messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }] });
+      server.answer(json(200, reply([{ type: 'text', text: 'Seat 14C.' }])));
+      await client.complete({ messages: next, cacheKey: 'support:s2' });
+      const sent = (server.requests[3]!.body as { messages: Array<{ role: string; content: unknown[] }> }).messages;
+      expect(sent[0]).toEqual({ role: 'assistant', content: [block] });
+      expect(JSON.stringify(sent[0]!.content[0])).toBe(JSON.stringify(block));
+    });
+
+    it('rejects an answer without a compaction block with a summary (a text answer, a failed compaction) and passes HTTP errors on', async () => {
+      server.answer(json(200, reply([{ type: 'text', text: 'Sure, here is a summary.' }])), json(200, compacted([{ ...block, content: null }])));
+      await expect(client.complete({ messages: conversation, providerCompaction: {} })).rejects.toBeInstanceOf(LLMResponseError);
+      await expect(client.complete({ messages: conversation, providerCompaction: {} })).rejects.toBeInstanceOf(LLMResponseError);
+      const noRetry = new AnthropicClient({ baseURL: server.url, apiKey: 'k', env: {}, retry: { maxRetries: 0 } });
+      server.answer(json(400, { type: 'error', error: { type: 'invalid_request_error', message: 'compaction_nothing_to_summarize' } }));
+      await expect(noRetry.complete({ messages: conversation, providerCompaction: {} })).rejects.toBeInstanceOf(LLMRequestError);
+    });
+  });
 });

@@ -1,6 +1,7 @@
-import { LLMNotConfiguredError, LLMResponseError, toCacheMissReport, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { LLMNotConfiguredError, LLMResponseError, providerCompactionItem, toCacheMissReport, toTokenUsage, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { CacheControlEphemeral, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
+import type { BetaCompactionConfig, MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/beta/messages/messages';
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
@@ -12,6 +13,8 @@ import { SdkLLMClient } from './sdk-llm-client';
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 /** The `anthropic-version` header sent by default: the Messages API version ctxkit's adapter writes. */
 export const ANTHROPIC_API_VERSION = '2023-06-01';
+/** The beta a compaction request names (`anthropic-beta`), as `@anthropic-ai/sdk` 1.12 documents the `compaction` parameter. */
+export const ANTHROPIC_COMPACTION_BETA = 'compact-2026-09-04';
 
 /** Options of {@link AnthropicClient}. Every field falls back to its environment variable. */
 export interface AnthropicClientOptions {
@@ -49,6 +52,11 @@ export interface AnthropicClientOptions {
   defaultMaxOutputTokens?: number;
   /** @default '2023-06-01' */
   apiVersion?: string;
+  /**
+   * The beta a compaction request (`LLMCompletionRequest.providerCompaction`) is sent under.
+   * @default 'compact-2026-09-04'
+   */
+  compactionBeta?: string;
   /** Per-attempt timeout (a timed-out attempt is retried). @default 60000 */
   timeoutMs?: number;
   retry?: RetryOptions;
@@ -77,7 +85,8 @@ function anthropicSdk(): typeof Anthropic {
  * retries 408/409/429/5xx (529 included) answers, network errors and timed-out attempts with
  * backoff, honouring `retry-after`. It remembers each conversation's last turn (by `cacheKey`): a
  * helper request with a `continuation` goes out as that turn's request continued, reading its
- * cached prompt.
+ * cached prompt. A request with `providerCompaction` asks for Anthropic's compaction (beta) and
+ * answers with the signed `compaction` block.
  *
  * @throws LLMNotConfiguredError (`CTXKIT_LLM_NOT_CONFIGURED`) at construction without a key
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) for a payload Anthropic would reject
@@ -87,6 +96,8 @@ function anthropicSdk(): typeof Anthropic {
 export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   /** Requests go out in the Anthropic Messages API's format. */
   readonly provider = 'anthropic';
+  /** Asks for Anthropic's compaction (beta) on a request with `providerCompaction`. */
+  readonly providerCompaction = 'anthropic' as const;
   private readonly sdk: Anthropic;
   private readonly sdkClass: typeof Anthropic;
   private readonly lastTurns = new LastTurnRequests<AnthropicBody>();
@@ -115,6 +126,7 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   async complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
     validateForProvider('anthropic', request.messages);
     const model = request.model ?? this.defaultModel;
+    if (request.providerCompaction !== undefined) return this.compact(request, model);
     const body = this.continuedBody(request, model) ?? this.turnBody(request, model);
     // Output settings follow the messages, so that a helper request continuing this one starts with its bytes.
     body.max_tokens = request.maxOutputTokens ?? this.options.defaultMaxOutputTokens ?? 4096;
@@ -138,6 +150,36 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
     );
     const miss = toCacheMissReport(reply);
     if (miss) completion.cacheMiss = miss;
+    return completion;
+  }
+
+  /**
+   * A compaction request: the request's own body (system prompt, tools, messages, breakpoints, as a
+   * turn's) with `compaction: { type: 'summarize' }` (and the instructions), sent through the SDK's beta
+   * Messages call under {@link ANTHROPIC_COMPACTION_BETA} (the `anthropic-beta` header). The answer holds the signed `compaction` block
+   * alone, kept whole as a reasoning item of the completion's message. Never remembered as a turn.
+   * @throws LLMResponseError when the answer holds no compaction block with a summary (a `null`
+   *   content is a compaction the server could not make)
+   */
+  private async compact(request: LLMCompletionRequest, model: string): Promise<LLMCompletion> {
+    const body = this.turnBody(request, model);
+    body.max_tokens = request.maxOutputTokens ?? this.options.defaultMaxOutputTokens ?? 4096;
+    const instructions = request.providerCompaction!.instructions;
+    const compaction: BetaCompactionConfig = { type: 'summarize', ...(instructions !== undefined && instructions.trim() !== '' ? { instructions } : {}) };
+    const params = { ...body, compaction, betas: [this.options.compactionBeta ?? ANTHROPIC_COMPACTION_BETA] } as unknown as BetaMessageCreateParamsNonStreaming;
+    const { reply, details } = await this.send<AnthropicReply>(request, model, {
+      url: `${this.baseURL}/v1/messages`,
+      errors: this.sdkClass,
+      create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).beta.messages.create(params, sendOptions),
+    });
+    if (reply.type === 'error') throw new LLMResponseError('the body is an error object', details);
+    if (!Array.isArray(reply.content)) throw new LLMResponseError('the answer has no content array', details);
+    const message = fromAnthropicContent(reply.content, this.name);
+    if (providerCompactionItem(message) === undefined) {
+      throw new LLMResponseError('the compaction answer holds no compaction block with a summary', { ...details, finishReason: reply.stop_reason });
+    }
+    const completion: LLMCompletion = { message, text: '', usage: toTokenUsage(reply.usage), model: typeof reply.model === 'string' ? reply.model : model };
+    if (typeof reply.stop_reason === 'string') completion.finishReason = reply.stop_reason;
     return completion;
   }
 

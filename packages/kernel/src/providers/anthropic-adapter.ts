@@ -121,7 +121,8 @@ function isAnthropicOpaque(item: ReasoningItem): boolean {
  *   `tool_use` and its `tool_result` (pairing by position);
  * - when the first message is an assistant message (a window that starts after the user message it
  *   answered), a short user message saying that earlier messages are not shown goes before it, as the
- *   API requires a user message first.
+ *   API requires a user message first; unless it opens with a compaction block, which the API
+ *   requires first in the conversation.
  * The input is never mutated.
  */
 export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage>>): AnthropicConversation {
@@ -178,7 +179,8 @@ export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage
       }
     }
   });
-  const insertedLeadingUserMessage = out[0]?.role === 'assistant';
+  // A compaction block opens the conversation as the API requires: no note goes before it.
+  const insertedLeadingUserMessage = out[0]?.role === 'assistant' && out[0].content[0]?.type !== 'compaction';
   if (insertedLeadingUserMessage) out.unshift({ role: 'user', content: [{ type: 'text', text: EARLIER_CONVERSATION_NOTE }] });
   const nonBlank = systemParts.filter((part) => part.trim() !== '');
   return {

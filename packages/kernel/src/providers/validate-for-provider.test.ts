@@ -80,6 +80,15 @@ describe('validateForProvider', () => {
       expect(findProviderProblems('openai-chat', [{ role: 'assistant', content: 'hello' }, { role: 'user', content: 'q' }])).toEqual([]);
     });
 
+    it('sends an Anthropic conversation that opens with a compaction block as it is: the block is the first of the conversation, with no note before it', () => {
+      const compaction = { type: 'compaction', content: 'The user asked about 8JX2.', encrypted_content: null, signature: 'sig' };
+      const messages: ChatMessage[] = [{ role: 'system', content: 's' }, { role: 'assistant', content: null, reasoning: [{ provider: 'anthropic', data: compaction }] }, { role: 'user', content: 'q' }];
+      const converted = toAnthropicMessages(messages);
+      expect(converted.insertedLeadingUserMessage).toBe(false);
+      expect(converted.messages[0]).toEqual({ role: 'assistant', content: [compaction] });
+      expect(findProviderProblems('anthropic', messages)).toEqual([]);
+    });
+
     it('finds tool arguments Anthropic cannot take', () => {
       const problems = findProviderProblems('anthropic', [
         { role: 'user', content: 'q' },

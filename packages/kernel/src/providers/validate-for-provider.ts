@@ -74,7 +74,9 @@ function openAIChatProblems(messages: ReadonlyArray<Readonly<ChatMessage>>): Pro
 export function findAnthropicProblems(messages: readonly AnthropicMessage[]): ProviderProblem[] {
   const problems: ProviderProblem[] = [];
   const first = messages[0];
-  if (first && first.role !== 'user') problems.push({ index: 0, rule: 'anthropic-first-not-user', detail: 'the first message must be a user message' });
+  const opensWithCompaction = first?.role === 'assistant' && first.content[0]?.type === 'compaction';
+  if (first && first.role !== 'user' && !opensWithCompaction) problems.push({ index: 0, rule: 'anthropic-first-not-user', detail: 'the first message must be a user message (or an assistant message that opens with a compaction block)' });
+
   const seenIds = new Set<string>();
   messages.forEach((message, index) => {
     const previous = messages[index - 1];
@@ -122,7 +124,8 @@ export function findAnthropicProblems(messages: readonly AnthropicMessage[]): Pr
  *   message (a tool message must follow its assistant `tool_calls`, which the core check covers);
  * - `openai-responses`: the core rules (call ids are made unique by the adapter), and every
  *   reasoning item is followed by the function_call or assistant message it belongs to;
- * - `anthropic`: after conversion, the first message is a user message, roles alternate, every
+ * - `anthropic`: after conversion, the first message is a user message (or an assistant message that
+ *   opens with a compaction block: a compaction block is the conversation's first block), roles alternate, every
  *   `tool_result` follows its `tool_use` in the message right before, comes first in its message,
  *   `tool_use` ids are unique, tool arguments are JSON objects; thinking blocks come first in their
  *   message with their signature, and a payload that ends inside a tool loop of a thinking
