@@ -34,6 +34,7 @@ const SECTION_KEYS: { [Section in 'toolOutputCache' | 'microCompact' | 'compacti
     enabled: true,
     auto: true,
     thresholdRatio: true,
+    engine: true,
     model: true,
     summaryPrompt: true,
     summaryDirectives: true,

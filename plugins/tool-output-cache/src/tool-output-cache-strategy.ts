@@ -273,6 +273,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     if (await this.compactor.compactIfDue(history, this.view, turn)) this.view.sync(history, this.compactor.layout(history, turn), turn);
     const composed = await this.composer.compose(history, { systemPrompt, systemMessage, tools, ragContext, options, turn }, this.view, false);
     await this.trims.record(composed, turn);
+    // What the turn is sent with: a provider compaction request carries the same tools.
+    if (options.sent !== false) this.compactor.tools = composed.payload.tools;
     return composed.payload;
   }
 

@@ -21,6 +21,14 @@ export interface CompactionConfig {
    */
   thresholdRatio: number;
   /**
+   * Who writes the summary: `ctxkit`, a summary call answered in `<retain>`/`<summary>` tags;
+   * `provider`, the provider's own compaction through the agent's client (see
+   * `LLMCompletionRequest.providerCompaction`), falling back to `ctxkit`'s call in the same attempt
+   * when the client has none or it fails; `auto`, `provider` where the client has one.
+   * @default 'ctxkit'
+   */
+  engine: CompactionEngine;
+  /**
    * Model for the summary call; `null` uses the agent's model.
    * @default null
    */
@@ -96,3 +104,6 @@ export interface CompactionConfig {
    */
   maxFailureBackoffMs: number;
 }
+
+/** Who writes a compaction's summary (`compaction.engine`). */
+export type CompactionEngine = 'ctxkit' | 'provider' | 'auto';

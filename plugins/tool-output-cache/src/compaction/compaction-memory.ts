@@ -1,4 +1,4 @@
-import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+import { providerCompactionText, type ChatMessage, type ITokenCounter } from '@ctxkit/core';
 import { contentText, escapeMemoryText, memoryBlockText, memoryPreamble, truncateToFit, type MemoryBlock, type MemoryRole } from '@ctxkit/core/strategy-kit';
 import type { CompactionState } from './compaction-state';
 
@@ -31,7 +31,7 @@ export function compactionMemory(
   counter: ITokenCounter,
   role: MemoryRole = 'user',
 ): MemoryBlock {
-  const text = memory.map((message) => escapeMemoryText(contentText(message.content), COMPACTION_FRAME_TAGS)).join('\n\n');
+  const text = memory.map((message) => escapeMemoryText(memoryText(message), COMPACTION_FRAME_TAGS)).join('\n\n');
   const framed = (body: string) => memoryBlockText(role, COMPACTION_PREAMBLE, `<${COMPACTION_SUMMARY_TAG}>\n${body}\n</${COMPACTION_SUMMARY_TAG}>`);
   return {
     name: 'compaction summary',
@@ -45,4 +45,11 @@ export function compactionMemory(
     placement: 'after-system',
     covers: { until, action: 'compacted', recoverableFrom: 'transcript', reason: compactionReason(state), refs: [state.transcriptRef] },
   };
+}
+
+/** A memory message's text: its content, or a provider compaction item's readable summary (a note for an encrypted one). */
+function memoryText(message: Readonly<ChatMessage>): string {
+  const item = message.role === 'assistant' ? message.reasoning?.find((candidate) => candidate.data.type === 'compaction') : undefined;
+  if (!item) return contentText(message.content);
+  return providerCompactionText(item) ?? '(The earlier conversation was compacted by the provider; its summary is encrypted and cannot be shown here.)';
 }

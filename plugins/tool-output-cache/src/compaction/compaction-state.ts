@@ -1,4 +1,4 @@
-import type { ChatMessage, UserMessage } from '@ctxkit/core';
+import type { ChatMessage } from '@ctxkit/core';
 
 /**
  * What a compaction left behind, so that a caller who keeps passing its full history receives the
@@ -7,10 +7,11 @@ import type { ChatMessage, UserMessage } from '@ctxkit/core';
  */
 export interface CompactionState {
   /**
-   * The retain (when any) and summary user messages, then, when `carriedSource` is set, a copy of
-   * the user message carried after the summary.
+   * The retain (when any) and summary user messages, or the assistant message holding the provider's
+   * compaction item (`compaction.engine`), then, when `carriedSource` is set, a copy of the user
+   * message carried after them.
    */
-  prefix: UserMessage[];
+  prefix: ChatMessage[];
   /** Index in the caller's history where the kept turns start. */
   keepFrom: number;
   /** The caller's messages before `keepFrom`, to recognize the same history on the next call. */

@@ -13,12 +13,14 @@ import {
   type StrategyContext,
   type ITokenCounter,
   type TokenUsage,
+  type ToolDefinition,
   type UserMessage,
 } from '@ctxkit/core';
 import { FailureBackoff, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
 import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
-import { compactMessages } from './compact-messages';
+import { compactMessages, type CompactMessagesResult } from './compact-messages';
+import { compactWithProvider, usesProviderCompaction } from './provider-compaction';
 import { CompactionBackoff, type BackoffAnchor, type BackoffSnapshot } from './compaction-backoff';
 import type { CompactionConfig } from './compaction-config';
 import { continuesCovered, type CompactionState, type SavedCompactionState } from './compaction-state';
@@ -167,11 +169,18 @@ export class Compactor {
   systemPrompt = '';
   /** Tokens of the latest payload's system prompt, tools and dynamic context: what a compaction can never remove. */
   fixedTokens = 0;
+  /** The tools of the latest payload, sent with a provider compaction request as the turns sent them. */
+  tools: ReadonlyArray<ToolDefinition> = [];
+  /** The wait after failed provider compactions: meanwhile compactions go to ctxkit's summary call. */
+  private readonly providerFailures: FailureBackoff;
+  /** Who wrote the summary of the compaction in effect, and why the provider did not when it fell back. */
+  private engineUsed: { engine: 'provider' | 'ctxkit'; fallback: { code: string; message: string } | null } | undefined;
 
   constructor(private readonly options: CompactorOptions) {
     const { config, contextLimit } = options;
     this.backoff = new CompactionBackoff({ retryAfterTokens: config.retryAfterTokens, factor: config.retryBackoffFactor, maxTokens: Math.max(config.retryAfterTokens, contextLimit) });
     this.failures = new FailureBackoff({ firstMs: config.failureBackoffMs, maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs) });
+    this.providerFailures = new FailureBackoff({ firstMs: config.failureBackoffMs, maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs) });
   }
 
   /** The current compaction; `undefined` before the first one. */
@@ -351,6 +360,9 @@ export class Compactor {
       lastError: this.lastError ?? null,
       failedCallsInARow: this.failures.failedInARow,
       skipped: this.skipped ?? null,
+      engine: this.options.config.engine,
+      lastEngine: this.engineUsed?.engine ?? null,
+      providerFallback: this.engineUsed?.fallback ?? null,
     };
   }
 
@@ -419,7 +431,7 @@ export class Compactor {
     let tail = entries.slice(tailStart);
     let carried = carriedUser === undefined ? undefined : entries[carriedUser];
     if (carried?.source === null) carried = undefined;
-    if (tail[0]?.carried) {
+    if (tail[0]?.carried && tail[0].message.role === 'user') {
       // The user message an earlier compaction carried starts the kept part: carry it again, since
       // it does not sit right before the kept messages in the caller's history.
       carried = tail[0];
@@ -445,7 +457,14 @@ export class Compactor {
     // With turns kept verbatim, whatever came after the conversation's last request is among them: the
     // request may go out as that one continued, reading its cached prompt.
     const cacheKey = config.retainLastTurns >= 1 ? conversationCacheKey(context.agentId, context.sessionId) : undefined;
-    const call = (async () => compactMessages(this.summaryMessages(entries), { llm, callerModel: this.options.model, config, systemPrompt: this.systemPrompt || undefined, focus, signal: abort.signal, ...(cacheKey !== undefined ? { cacheKey } : {}) }))();
+    const summarized = entries.slice(0, tailStart).map((entry) => entry.message);
+    const call = (async () => {
+      const fallback = await this.tryProvider(summarized, llm, focus, abort.signal, base, trigger);
+      if (fallback.reply) return fallback.reply;
+      const reply = await compactMessages(this.summaryMessages(entries), { llm, callerModel: this.options.model, config, systemPrompt: this.systemPrompt || undefined, focus, signal: abort.signal, ...(cacheKey !== undefined ? { cacheKey } : {}) });
+      this.engineUsed = { engine: 'ctxkit', fallback: fallback.error ?? null };
+      return reply;
+    })();
     running.settled = call.then(
       (reply) => {
         running.outcome = { reply };
@@ -458,6 +477,44 @@ export class Compactor {
     );
     this.running = running;
     return running;
+  }
+
+  /**
+   * The provider's compaction of `summarized` (the view before the kept turns) when `compaction.engine`
+   * and the client allow it and no provider compaction failed within the back-off: its reply, or why
+   * it was not used (a failure, reported with a `strategy-warning` and armed in the back-off; the
+   * caller then asks ctxkit's summary call in the same attempt, so the failed request is not waited
+   * for again).
+   */
+  private async tryProvider(summarized: ChatMessage[], llm: NonNullable<StrategyContext['llm']>, focus: string | undefined, signal: AbortSignal, base: CtxkitEventBase, trigger: CompactionTrigger): Promise<{ reply?: CompactMessagesResult; error?: { code: string; message: string } }> {
+    const { config, context } = this.options;
+    if (!usesProviderCompaction(config.engine, llm)) {
+      return config.engine === 'provider' ? { error: { code: ErrorCodes.STRATEGY_ERROR, message: `the client ${llm.name} has no provider compaction` } } : {};
+    }
+    if (this.providerFailures.waiting(() => context.now())) {
+      return { error: { code: ErrorCodes.STRATEGY_ERROR, message: `provider compaction is backing off after a failure until ${new Date(this.providerFailures.retryAt!).toISOString()}` } };
+    }
+    try {
+      const reply = await compactWithProvider(summarized, {
+        llm,
+        callerModel: this.options.model,
+        config,
+        systemPrompt: this.systemPrompt || undefined,
+        tools: this.tools,
+        focus,
+        cacheKey: conversationCacheKey(context.agentId, context.sessionId),
+        signal,
+      });
+      this.providerFailures.succeeded();
+      this.engineUsed = { engine: 'provider', fallback: null };
+      return { reply };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.providerFailures.failed(context.now());
+      const info = errorInfo(error);
+      safeEmit(context.events, 'strategy-warning', { ...base, code: info.code, message: `The provider's compaction (${trigger}) failed (${info.message}); ctxkit's summary call writes this compaction instead.` });
+      return { error: info };
+    }
   }
 
   /**
@@ -490,9 +547,14 @@ export class Compactor {
     const { trigger, tail, carried, tokensBefore, keptTokens, keptMessages, transcriptRef } = running;
     const base = this.options.eventBase(turn);
     const attempted: BackoffAnchor = { full: running.history.length, adopted: running.history.length };
-    const prefix: UserMessage[] = [];
-    if (reply.retain.trim() !== '') prefix.push({ role: 'user', content: reply.retain });
-    prefix.push({ role: 'user', content: reply.summary });
+    const prefix: ChatMessage[] = [];
+    if (reply.item) {
+      // The provider's item opens the conversation, alone in its assistant message, as received.
+      prefix.push({ role: 'assistant', content: null, reasoning: [structuredClone(reply.item)] });
+    } else {
+      if (reply.retain.trim() !== '') prefix.push({ role: 'user', content: reply.retain });
+      prefix.push({ role: 'user', content: reply.summary });
+    }
     if (carried) prefix.push({ ...(carried.message as UserMessage) });
     const tokensAfter = counter.countMessages(prefix) + this.sumTokens(tail);
     if (tokensAfter >= tokensBefore) {

@@ -28,9 +28,27 @@ export interface HistoryLayout {
 /** The layout of a history without a compaction. */
 export const NO_COMPACTION_LAYOUT: HistoryLayout = Object.freeze({ state: undefined, form: 'none', memory: Object.freeze([]), keepFrom: 0 });
 
-/** The layout of `history` over `state`; `undefined` when the history no longer continues the compacted conversation. */
+/** True for the assistant message a provider compaction left: its compaction item alone, sent back as received. */
+export function isProviderCompactionMessage(message: Readonly<ChatMessage> | undefined): boolean {
+  return message?.role === 'assistant' && message.content === null && !message.tool_calls?.length && message.reasoning?.length === 1 && message.reasoning[0]!.data.type === 'compaction';
+}
+
+/**
+ * The layout of `history` over `state`; `undefined` when the history no longer continues the compacted conversation.
+ * A provider compaction's message is no memory block but a message of the conversation, sent as it is
+ * (its item must open the conversation): in the adopted form it is the caller's first message, sent
+ * with the rest; in the full form it takes the position before the kept messages, as a carried user
+ * message does, unless a user message is carried there already (then it is a memory block of its
+ * readable text).
+ */
 export function layoutHistory(history: ReadonlyArray<ChatMessage>, state: Readonly<CompactionState> | undefined): HistoryLayout | undefined {
   if (!state) return NO_COMPACTION_LAYOUT;
+  if (isProviderCompactionMessage(state.prefix[0])) {
+    if (startsWithPrefix(history, state.prefix)) return { state, form: 'adopted', memory: [], keepFrom: 0 };
+    if (!continuesCovered(history, state)) return undefined;
+    if (state.carriedSource === undefined) return { state, form: 'full', memory: [], keepFrom: state.keepFrom, carried: { message: state.prefix[0]!, source: state.keepFrom - 1 } };
+    return { state, form: 'full', memory: [state.prefix[0]!], keepFrom: state.keepFrom, carried: { message: state.prefix[1]!, source: state.carriedSource } };
+  }
   const memory = state.prefix.length - (state.carriedSource === undefined ? 0 : 1);
   if (startsWithPrefix(history, state.prefix)) return { state, form: 'adopted', memory: history.slice(0, memory), keepFrom: memory };
   if (continuesCovered(history, state)) {

@@ -1,9 +1,16 @@
+import type { ReasoningItem } from '@ctxkit/core';
+
 /** What a compaction reply holds. */
 export interface CompactionReply {
   /** The `<retain>` block, `''` when the reply has none. */
   retain: string;
-  /** The `<summary>` block; never empty. */
+  /** The `<summary>` block; never empty, but for a provider compaction whose item is encrypted (`''`). */
   summary: string;
+  /**
+   * The provider's compaction item, when the provider compacted (`compaction.engine`): it replaces
+   * the summarized turns, sent back unchanged, and `summary` is its readable text.
+   */
+  item?: ReasoningItem;
 }
 
 /**

@@ -1,0 +1,141 @@
+import 'reflect-metadata';
+import * as path from 'node:path';
+import { createContextRuntime, type ContextRuntime } from '@ctxkit/core';
+import { hang, json, LoopbackProviderServer, type ReceivedRequest } from './__fixtures__/loopback-provider-server';
+import { createAgent } from './create-agent';
+import { AnthropicClient } from './llm/anthropic-client';
+
+const pluginsDir = path.join(__dirname, '..', '..', '..', 'plugins');
+
+/** A Messages API answer. */
+const answer = (id: string, content: unknown[], usage: Record<string, unknown> = { input_tokens: 900, output_tokens: 12 }, stop = 'end_turn') => ({
+  id,
+  type: 'message',
+  role: 'assistant',
+  model: 'claude-haiku-4-5-20251001',
+  content,
+  stop_reason: stop,
+  usage,
+});
+const text = (id: string, words: string, usage?: Record<string, unknown>) => answer(id, [{ type: 'text', text: words }], usage);
+/** The signed block Anthropic's compaction request answers with, alone. */
+const block = { type: 'compaction', content: 'The user asked to fix the build; the logs point at an undefined reference in src/main.c.', encrypted_content: null, signature: 'c2lnbmVkLXN1bW1hcnk=' };
+const compacted = answer('msg_c', [block], { input_tokens: 300, output_tokens: 40, cache_read_input_tokens: 2200 }, 'compaction');
+const LOG = `Fix the build. ${'The log says: undefined reference in src/main.c. '.repeat(40)}`;
+
+const isCompaction = (request: ReceivedRequest) => typeof request.body === 'object' && request.body !== null && 'compaction' in request.body;
+const bodyOf = (request: ReceivedRequest) => request.body as { system?: unknown; tools?: unknown; messages: Array<{ role: string; content: Array<Record<string, unknown>> }> };
+
+describe('provider-native compaction through the agent (Anthropic, loopback server)', () => {
+  let runtime: ContextRuntime;
+  let server: LoopbackProviderServer;
+
+  beforeEach(async () => {
+    runtime = await createContextRuntime({ pluginDirs: [path.join(pluginsDir, 'tool-output-cache')], discoverInstalled: false });
+    server = await LoopbackProviderServer.start();
+  });
+  afterEach(async () => server.close());
+
+  async function coder(compaction: Record<string, unknown>) {
+    const handle = await runtime.loadAgent({ id: 'coder', model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 8000, compaction } } });
+    const llm = new AnthropicClient({ baseURL: server.url, apiKey: 'k', env: {}, retry: { maxRetries: 0 } });
+    const agent = createAgent(handle, { llm, systemPrompt: 'You fix builds.' });
+    const events: Array<{ name: string; payload: Record<string, unknown> }> = [];
+    for (const name of ['compaction-start', 'compaction-end', 'compaction-error', 'strategy-warning'] as const) handle.events.on(name, (payload) => events.push({ name, payload: payload as unknown as Record<string, unknown> }));
+    return { handle, agent, events };
+  }
+
+  /** Two turns; the second answer reports a prompt near the window, so the first turn is compacted after that call. */
+  async function twoTurns(agent: Awaited<ReturnType<typeof coder>>['agent'], second: Parameters<LoopbackProviderServer['answer']>) {
+    server.answer(json(200, text('msg_1', 'I read the logs.')));
+    await agent.run(LOG);
+    server.answer(...second);
+    await agent.run([...agent.history(), { role: 'user', content: 'Where is the error?' }]);
+  }
+
+  it('asks the provider to compact, sends its signed block first and unchanged afterwards, records the epoch, and undo restores the turns', async () => {
+    const { agent, events } = await coder({ engine: 'provider' });
+    const nearlyFull = text('msg_2', 'The error is in src/main.c.', { input_tokens: 7600, output_tokens: 8 });
+    await twoTurns(agent, [json(200, nearlyFull), json(200, compacted)]);
+
+    const requests = server.requests;
+    const compaction = requests.findIndex(isCompaction);
+    expect(compaction).toBe(2);
+    const turn = bodyOf(requests[1]!);
+    const asked = bodyOf(requests[compaction]!);
+    expect(requests[compaction]!.headers['anthropic-beta']).toBe('compact-2026-09-04');
+    expect(requests[compaction]!.body).toMatchObject({ compaction: { type: 'summarize' } });
+    // The request is the turn's start: the same system prompt and tools, and the turns it replaces.
+    expect(asked.system).toEqual(turn.system);
+    expect(asked.tools).toEqual(turn.tools);
+    expect(JSON.stringify(asked.messages[0]!.content[0]!.text)).toBe(JSON.stringify(turn.messages[0]!.content[0]!.text));
+    expect(asked.messages.some((message) => message.content.some((part) => part.text === 'Where is the error?'))).toBe(false);
+
+    // The history now opens with the block; the next turn sends it first, byte for byte.
+    expect(agent.history()[0]).toEqual({ role: 'assistant', content: null, reasoning: [{ provider: 'anthropic', data: block }] });
+    expect(events.map((event) => event.name)).toEqual(expect.arrayContaining(['compaction-start', 'compaction-end']));
+    expect(events.find((event) => event.name === 'compaction-end')!.payload).toMatchObject({ trigger: 'auto' });
+    server.answer(json(200, text('msg_3', 'Fixed.')));
+    await agent.run([...agent.history(), { role: 'user', content: 'Fix it.' }]);
+    const next = requests[requests.length - 1]!;
+    const first = bodyOf(next).messages[0]!;
+    expect(first.role).toBe('assistant');
+    expect(JSON.stringify(first.content[0])).toBe(JSON.stringify(block));
+    expect(next.text).not.toContain('The log says: undefined reference in src/main.c. The log says');
+
+    // The compaction is an epoch; undoing it puts the replaced turns back.
+    const epochs = await agent.epochs();
+    const epoch = epochs.find((candidate) => candidate.kind === 'compaction');
+    expect(epoch).toBeDefined();
+    const undone = await agent.undo(epoch!.id);
+    expect(undone.history?.[0]).toEqual({ role: 'user', content: LOG });
+    expect(agent.history().some((message) => message.role === 'assistant' && message.reasoning !== undefined)).toBe(false);
+  });
+
+  it("falls back to ctxkit's summary call in the same attempt when the provider's compaction fails, without losing the turns", async () => {
+    const { agent, events, handle } = await coder({ engine: 'provider' });
+    const nearlyFull = text('msg_2', 'The error is in src/main.c.', { input_tokens: 7600, output_tokens: 8 });
+    const summary = text('msg_s', '<retain>src/main.c</retain>\n<summary>The user asked to fix the build; the logs point at src/main.c.</summary>');
+    await twoTurns(agent, [json(200, nearlyFull), json(500, { type: 'error', error: { type: 'api_error', message: 'compaction unavailable' } }), json(200, summary)]);
+
+    const requests = server.requests;
+    expect(requests).toHaveLength(4);
+    expect(isCompaction(requests[2]!)).toBe(true);
+    expect(isCompaction(requests[3]!)).toBe(false);
+    expect(requests[3]!.text).toContain('about to be compacted');
+    const warning = events.find((event) => event.name === 'strategy-warning' && String(event.payload.message).includes("provider's compaction"));
+    expect(warning).toBeDefined();
+    expect(events.map((event) => event.name)).toContain('compaction-end');
+    // The summary ctxkit's call wrote replaced the turn; nothing else was lost.
+    const history = agent.history();
+    expect(history.some((message) => message.role === 'user' && String(message.content).includes('logs point at src/main.c'))).toBe(true);
+    expect(history.at(-1)).toMatchObject({ role: 'assistant', content: 'The error is in src/main.c.' });
+    // The next payload reports who wrote the compaction and why the provider did not.
+    const composed: Array<Record<string, unknown>> = [];
+    handle.events.on('payload-composed', (event) => composed.push(event.stats.extra?.compaction as Record<string, unknown>));
+    server.answer(json(200, text('msg_3', 'Fixed.')));
+    await agent.run([...history, { role: 'user', content: 'Go on.' }]);
+    expect(composed.at(-1)).toMatchObject({ engine: 'provider', lastEngine: 'ctxkit', providerFallback: { code: 'CTXKIT_LLM_REQUEST_FAILED' } });
+  });
+
+  it('falls back on a malformed answer (a text answer without a compaction block)', async () => {
+    const { agent } = await coder({ engine: 'provider' });
+    const nearlyFull = text('msg_2', 'The error is in src/main.c.', { input_tokens: 7600, output_tokens: 8 });
+    const summary = text('msg_s', '<summary>The user asked to fix the build; the logs point at src/main.c.</summary>');
+    await twoTurns(agent, [json(200, nearlyFull), json(200, text('msg_x', 'Here is a summary of the conversation.')), json(200, summary)]);
+    expect(server.requests.filter(isCompaction)).toHaveLength(1);
+    expect(agent.history().some((message) => message.role === 'user' && String(message.content).includes('logs point at src/main.c'))).toBe(true);
+  });
+
+  it("falls back when the provider's compaction passes its deadline, and waits for the failed request only once", async () => {
+    const { agent, events } = await coder({ engine: 'provider', timeoutMs: 400 });
+    const nearlyFull = text('msg_2', 'The error is in src/main.c.', { input_tokens: 7600, output_tokens: 8 });
+    const summary = text('msg_s', '<summary>The user asked to fix the build; the logs point at src/main.c.</summary>');
+    const started = performance.now();
+    await twoTurns(agent, [json(200, nearlyFull), hang(), json(200, summary)]);
+    expect(performance.now() - started).toBeLessThan(4000);
+    expect(server.requests.filter(isCompaction)).toHaveLength(1);
+    expect(events.find((event) => event.name === 'strategy-warning')?.payload.code).toBe('CTXKIT_LLM_TIMEOUT');
+    expect(agent.history().some((message) => message.role === 'user' && String(message.content).includes('logs point at src/main.c'))).toBe(true);
+  });
+});
