@@ -20,8 +20,8 @@ export interface AgentOptions {
   maxSteps?: number;
   /**
    * Wire format whose validity rules every payload is checked against before it is sent.
-   * @default the LLM client's `provider` (`anthropic` for an `AnthropicClient`, `openai-chat` for an
-   * `OpenAICompatibleClient`), else 'openai-chat'
+   * @default the LLM client's `provider` (`anthropic` for an `AnthropicClient`, `openai-responses` for an
+   * `OpenAIResponsesClient`, `openai-chat` for an `OpenAICompatibleClient`), else 'openai-chat'
    */
   provider?: ProviderName;
   /** Model named in each request. @default the manifest's `model` (`createAgent`), else the LLM client's default model */

@@ -4,6 +4,7 @@ import { createContextRuntime, type ContextRuntime } from '@ctxkit/core';
 import { hang, json, LoopbackProviderServer, type ReceivedRequest } from './__fixtures__/loopback-provider-server';
 import { createAgent } from './create-agent';
 import { AnthropicClient } from './llm/anthropic-client';
+import { OpenAIResponsesClient } from './llm/openai-responses-client';
 
 const pluginsDir = path.join(__dirname, '..', '..', '..', 'plugins');
 
@@ -136,6 +137,72 @@ describe('provider-native compaction through the agent (Anthropic, loopback serv
     expect(performance.now() - started).toBeLessThan(4000);
     expect(server.requests.filter(isCompaction)).toHaveLength(1);
     expect(events.find((event) => event.name === 'strategy-warning')?.payload.code).toBe('CTXKIT_LLM_TIMEOUT');
+    expect(agent.history().some((message) => message.role === 'user' && String(message.content).includes('logs point at src/main.c'))).toBe(true);
+  });
+});
+
+describe('provider-native compaction through the agent (OpenAI Responses, loopback server)', () => {
+  let runtime: ContextRuntime;
+  let server: LoopbackProviderServer;
+
+  beforeEach(async () => {
+    runtime = await createContextRuntime({ pluginDirs: [path.join(pluginsDir, 'tool-output-cache')], discoverInstalled: false });
+    server = await LoopbackProviderServer.start();
+  });
+  afterEach(async () => server.close());
+
+  const said = (words: string, inputTokens = 900) => ({
+    id: 'resp_1',
+    object: 'response',
+    status: 'completed',
+    model: 'gpt-5.4-mini',
+    output: [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: words, annotations: [] }] }],
+    usage: { input_tokens: inputTokens, output_tokens: 10, total_tokens: inputTokens + 10 },
+  });
+  const item = { type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAAABlbmNyeXB0ZWQtc3VtbWFyeQ==' };
+  const compactedAnswer = { ...said('', 300), output: [item] };
+  const isTrigger = (request: ReceivedRequest) => JSON.stringify((request.body as { input?: unknown[] }).input?.at(-1)) === JSON.stringify({ type: 'compaction_trigger' });
+
+  async function coder() {
+    const handle = await runtime.loadAgent({ id: 'coder', model: 'gpt-5.4-mini', contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 8000, compaction: { engine: 'auto' } } } });
+    const llm = new OpenAIResponsesClient({ baseURL: `${server.url}/v1`, apiKey: 'k', env: {}, retry: { maxRetries: 0 } });
+    return createAgent(handle, { llm, systemPrompt: 'You fix builds.' });
+  }
+
+  it('triggers the compaction in a request, sends the encrypted item first and unchanged afterwards, and undo restores the turns', async () => {
+    const agent = await coder();
+    server.answer(json(200, said('I read the logs.')));
+    await agent.run(LOG);
+    server.answer(json(200, said('The error is in src/main.c.', 7600)), json(200, compactedAnswer));
+    await agent.run([...agent.history(), { role: 'user', content: 'Where is the error?' }]);
+
+    const trigger = server.requests.findIndex(isTrigger);
+    expect(trigger).toBe(2);
+    const asked = server.requests[trigger]!.body as { input: unknown[]; context_management: unknown; tools: unknown };
+    expect(asked.context_management).toEqual([{ type: 'compaction' }]);
+    expect(asked.tools).toEqual((server.requests[1]!.body as { tools: unknown }).tools);
+    expect(asked.input[0]).toEqual({ type: 'message', role: 'system', content: 'You fix builds.' });
+    expect(agent.history()[0]).toEqual({ role: 'assistant', content: null, reasoning: [{ provider: 'openai', data: item }] });
+
+    server.answer(json(200, said('Fixed.')));
+    await agent.run([...agent.history(), { role: 'user', content: 'Fix it.' }]);
+    const input = (server.requests.at(-1)!.body as { input: unknown[] }).input;
+    expect(JSON.stringify(input[1])).toBe(JSON.stringify(item));
+    expect(JSON.stringify(input)).not.toContain('The log says');
+
+    const epoch = (await agent.epochs()).find((candidate) => candidate.kind === 'compaction');
+    const undone = await agent.undo(epoch!.id);
+    expect(undone.history?.[0]).toEqual({ role: 'user', content: LOG });
+  });
+
+  it("falls back to ctxkit's summary call when the compaction request fails", async () => {
+    const agent = await coder();
+    server.answer(json(200, said('I read the logs.')));
+    await agent.run(LOG);
+    server.answer(json(200, said('The error is in src/main.c.', 7600)), json(503, { error: { message: 'overloaded', type: 'server_error' } }), json(200, said('<summary>The user asked to fix the build; the logs point at src/main.c.</summary>')));
+    await agent.run([...agent.history(), { role: 'user', content: 'Where is the error?' }]);
+    expect(server.requests.filter(isTrigger)).toHaveLength(1);
+    expect(server.requests[3]!.text).toContain('about to be compacted');
     expect(agent.history().some((message) => message.role === 'user' && String(message.content).includes('logs point at src/main.c'))).toBe(true);
   });
 });

@@ -22,6 +22,7 @@ describe('@ctxkit/kernel exports', () => {
       'OVERFLOW_RETRY_SHARE',
       'OpenAICompatibleClient',
       'OpenAICompatibleEmbedder',
+      'OpenAIResponsesClient',
       'PARTIAL_PROMPT_SHARE',
       'PROVIDER_NAMES',
       'ResponsesHistoryCache',

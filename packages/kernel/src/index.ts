@@ -27,6 +27,8 @@ export { ThinkingPrefixBinding } from './providers/thinking-prefix-binding';
 export type { RetryOptions } from './llm/retry-options';
 export type { OpenAICompatibleClientOptions } from './llm/openai-compatible-client';
 export { OpenAICompatibleClient } from './llm/openai-compatible-client';
+export type { OpenAIResponsesClientOptions } from './llm/openai-responses-client';
+export { OpenAIResponsesClient } from './llm/openai-responses-client';
 export { OPENAI_DEFAULT_BASE_URL } from './llm/openai-sdk-connection';
 export type { OpenAICompatibleEmbedderOptions } from './llm/openai-compatible-embedder';
 /**
