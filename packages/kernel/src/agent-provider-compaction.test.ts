@@ -206,3 +206,80 @@ describe('provider-native compaction through the agent (OpenAI Responses, loopba
     expect(agent.history().some((message) => message.role === 'user' && String(message.content).includes('logs point at src/main.c'))).toBe(true);
   });
 });
+
+describe('provider-native compaction as the summarization engine (Anthropic, loopback server)', () => {
+  let runtime: ContextRuntime;
+  let server: LoopbackProviderServer;
+
+  beforeEach(async () => {
+    runtime = await createContextRuntime({ pluginDirs: [path.join(pluginsDir, 'dynamic-summarization')], discoverInstalled: false });
+    server = await LoopbackProviderServer.start();
+  });
+  afterEach(async () => server.close());
+
+  const FIRST = `Where is booking 8JX2? I fly to Lisbon on 2026-12-03. ${'I need a quiet seat because I work on the plane. '.repeat(8)}`;
+
+  async function traveller(id = 'support') {
+    const handle = await runtime.loadAgent({ id, model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { maxContextTokens: 8192, threshold: 1, batchTurns: 1, engine: 'provider' } } });
+    const llm = new AnthropicClient({ baseURL: server.url, apiKey: 'k', env: {}, retry: { maxRetries: 0 } });
+    const agent = createAgent(handle, { llm, systemPrompt: 'You are a travel agent.' });
+    const folds: Array<Record<string, unknown>> = [];
+    handle.events.on('summary-end', (event) => folds.push(event as unknown as Record<string, unknown>));
+    const engines: unknown[] = [];
+    handle.events.on('payload-composed', (event) => engines.push(event.stats.extra?.summaryEngine));
+    return { handle, agent, folds, engines };
+  }
+
+  /** Two turns over a threshold of one: the first is folded in the background after the second. */
+  async function twoTurns(t: Awaited<ReturnType<typeof traveller>>, fold: Parameters<LoopbackProviderServer['answer']>) {
+    server.answer(json(200, text('msg_1', 'I found booking 8JX2 for Lisbon.')));
+    await t.agent.run(FIRST);
+    server.answer(json(200, text('msg_2', 'Seat 14C is free.')), ...fold);
+    await t.agent.run([...t.agent.history(), { role: 'user', content: 'Is there a window seat?' }]);
+    for (let waited = 0; t.folds.length === 0 && waited < 5000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  it("folds with the provider's readable compaction: the turns as the last request sent them, the summary checked and committed", async () => {
+    const t = await traveller();
+    const summary = { ...block, content: 'The user asked about booking 8JX2, a flight to Lisbon on 2026-12-03, and wants a quiet seat.' };
+    await twoTurns(t, [json(200, answer('msg_c', [summary], { input_tokens: 200, output_tokens: 30 }, 'compaction'))]);
+
+    expect(server.requests).toHaveLength(3);
+    const [, turn, fold] = server.requests;
+    expect(fold!.body).toMatchObject({ compaction: { type: 'summarize', instructions: expect.stringContaining('fold it in') } });
+    expect(bodyOf(fold!).system).toEqual(bodyOf(turn!).system);
+    // The turn to fold, as the turn request sent it; not the newer one.
+    expect(bodyOf(fold!).messages[0]!.content[0]!.text).toBe(FIRST);
+    expect(fold!.text).not.toContain('Is there a window seat?');
+    expect(t.folds).toEqual([expect.objectContaining({ turns: 1, version: 1 })]);
+    server.answer(json(200, text('msg_3', 'Done.')));
+    await t.agent.run([...t.agent.history(), { role: 'user', content: 'Book 14C.' }]);
+    expect(t.engines.at(-1)).toEqual({ engine: 'provider', lastEngine: 'provider', providerFallback: null });
+    // The fold is an epoch like any other, and undo takes it back.
+    const epoch = (await t.agent.epochs()).find((candidate) => candidate.kind === 'fold');
+    expect(epoch).toBeDefined();
+    await t.agent.undo(epoch!.id);
+  });
+
+  it("falls back to the summary request in the same fold when the compaction fails or its summary misses what it must keep", async () => {
+    for (const [index, failure] of [json(500, { type: 'error', error: { type: 'api_error', message: 'compaction unavailable' } }), json(200, answer('msg_c', [{ ...block, content: 'The user asked about a flight.' }], undefined, 'compaction'))].entries()) {
+      // A server of its own: the previous agent's next fold may still be running against the last one.
+      if (index > 0) {
+        await server.close();
+        server = await LoopbackProviderServer.start();
+      }
+      const t = await traveller(`support-${index}`);
+      const written = text('msg_s', '<summary>The user asked about booking 8JX2, a flight to Lisbon on 2026-12-03.</summary>');
+      await twoTurns(t, [failure, json(200, written)]);
+      expect(server.requests).toHaveLength(4);
+      expect(server.requests[2]!.body).toHaveProperty('compaction');
+      expect(server.requests[3]!.body).not.toHaveProperty('compaction');
+      expect(server.requests[3]!.text).toContain('<summary_instructions>');
+      expect(t.folds).toEqual([expect.objectContaining({ turns: 1, version: 1 })]);
+      server.answer(json(200, text('msg_3', 'Done.')));
+      await t.agent.run([...t.agent.history(), { role: 'user', content: 'Book 14C.' }]);
+      expect(t.engines.at(-1)).toMatchObject({ engine: 'provider', lastEngine: 'ctxkit', providerFallback: { code: expect.stringMatching(/^CTXKIT_LLM_/) } });
+    }
+  });
+});
+

@@ -21,6 +21,7 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
   memoryRole: true,
   summaryInputMaxTokens: true,
   summarizer: true,
+  engine: true,
   summaryPrompt: true,
   checkSummaries: true,
   summaryScript: true,

@@ -5,6 +5,9 @@ import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 /** Which summarizer folds the turns. */
 export type SummarizerChoice = 'auto' | 'llm' | 'offline';
 
+/** Who writes an LLM summarizer's summaries (`engine`). */
+export type SummaryEngine = 'ctxkit' | 'provider' | 'auto';
+
 /** The script summaries are written in: the user's (`auto`), or a fixed one. */
 export type SummaryScriptChoice = 'auto' | 'latin' | 'japanese' | 'chinese' | 'korean' | 'cyrillic' | 'arabic';
 
@@ -36,6 +39,12 @@ export interface SummarizationConfig {
   summaryInputMaxTokens: number;
   /** `auto`, `llm` or `offline`. */
   summarizer: SummarizerChoice;
+  /**
+   * Who writes an LLM summarizer's summaries: `ctxkit` (a summary request), `provider` (the provider's
+   * readable compaction, falling back to the summary request), `auto` (`provider` where the client has one).
+   * @default 'ctxkit'
+   */
+  engine: SummaryEngine;
   /** Instructions replacing the built-in prompt; null: the built-in prompt. */
   summaryPrompt: string | null;
   /** Check each model-written summary (identifiers kept verbatim, the conversation's script); re-prompt once, then refuse. */

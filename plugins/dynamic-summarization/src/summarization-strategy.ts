@@ -1,4 +1,5 @@
 import {
+  ErrorCodes,
   LLMNotConfiguredError,
   providerCacheTtlMs,
   safeEmit,
@@ -16,6 +17,8 @@ import { SerialQueue, payloadPreview, previewItems, RecallLayer, StrategyFoundat
 import { FoldEpochs } from './fold/fold-epochs';
 import { FoldScheduler } from './fold/fold-scheduler';
 import { LLMSummarizer } from './llm/llm-summarizer';
+import { ProviderCompactionSummarizer } from './llm/provider-compaction-summarizer';
+import { DEFAULT_SUMMARY_PROMPT } from './llm/summary-prompt';
 import { OfflineSummarizer } from './offline/offline-summarizer';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 import type { SummarizationConfig } from './summarization-config';
@@ -115,14 +118,27 @@ export class SummarizationStrategy implements IContextManager {
     const { config, context } = this;
     if (config.summarizer === 'offline' || (config.summarizer === 'auto' && context.llm === undefined)) return new OfflineSummarizer();
     if (context.llm === undefined) throw new LLMNotConfiguredError(`${SUMMARIZATION_STRATEGY_ID} (summarizer: "llm")`);
-    return new LLMSummarizer(context.llm, {
-      model: config.compressionModel ?? context.model,
+    const model = config.compressionModel ?? context.model;
+    const script = config.summaryScript === 'auto' ? {} : { script: config.summaryScript };
+    const summarizer = new LLMSummarizer(context.llm, {
+      model,
       summaryPrompt: config.summaryPrompt,
       checkSummaries: config.checkSummaries,
-      ...(config.summaryScript === 'auto' ? {} : { script: config.summaryScript }),
+      ...script,
       maxInputTokens: config.summaryInputMaxTokens,
       timeoutMs: config.summaryTimeoutMs,
     });
+    // Only a compaction whose summary is readable can be the summary text (Anthropic's; OpenAI's is encrypted).
+    if (config.engine === 'ctxkit' || context.llm.providerCompaction !== 'anthropic') return summarizer;
+    return new ProviderCompactionSummarizer(context.llm, summarizer, { model, prompt: config.summaryPrompt ?? DEFAULT_SUMMARY_PROMPT, checkSummaries: config.checkSummaries, ...script, timeoutMs: config.summaryTimeoutMs });
+  }
+
+  /** Who writes the summaries and why the provider did not (`stats.extra.summaryEngine`). */
+  private engineStats(): Record<string, unknown> {
+    const engine = this.config.engine;
+    if (this.summarizer instanceof ProviderCompactionSummarizer) return { engine, lastEngine: this.summarizer.lastEngine ?? null, providerFallback: this.summarizer.lastFallback };
+    const why = engine === 'provider' && !this.summarizer.offline ? { code: ErrorCodes.STRATEGY_ERROR, message: `the client ${this.context.llm?.name ?? '(none)'} has no readable provider compaction: summaries are written by the summary request` } : null;
+    return { engine, lastEngine: this.summarizer.offline ? null : 'ctxkit', providerFallback: why };
   }
 
   // ---------------------------------------------------------------- public surface
@@ -291,7 +307,12 @@ export class SummarizationStrategy implements IContextManager {
     const composed = this.recall && recalled ? this.recall.compose(this.base.composer, request, recalled) : this.base.composer.compose(request);
     const room = { room: composed.roomTokens, allowance: composed.memoryAllowanceTokens };
     if (!preview) this.scheduler.noteRoom(room);
-    if (!preview && options.sent !== false) this.scheduler.noteSent(history, composed.window.fromIndex);
+    if (!preview && options.sent !== false) {
+      // The summary version the payload sent as it is (-1: shortened, held from an earlier payload or left out while there is one).
+      const sentWhole = composed.memory[0] === 'sent' && composed.payload.stats.extra?.heldMemory === undefined;
+      const summaryVersion = state === null ? 0 : sentWhole ? state.version : -1;
+      this.scheduler.noteSent(history, composed.window.fromIndex, { messages: composed.payload.messages, tools: composed.payload.tools, summaryVersion });
+    }
     const outcome = composed.memory[0];
     Object.assign(composed.payload.stats.extra!, {
       summarizer: this.summarizer.name,
@@ -308,6 +329,7 @@ export class SummarizationStrategy implements IContextManager {
       summaryRunning: this.scheduler.running,
       consecutiveFailures: this.scheduler.consecutiveFailures,
       summaryAttemptsStopped: this.scheduler.stopped,
+      summaryEngine: this.engineStats(),
       ...(this.summarizer.lastReceipt ? { summaryReceipt: structuredClone(this.summarizer.lastReceipt) } : {}),
     });
     // Unsummarized history older than the window left out: a running fold would bring it back.

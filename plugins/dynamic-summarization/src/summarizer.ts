@@ -1,4 +1,4 @@
-import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
+import type { ChatMessage, ITokenCounter, ToolDefinition } from '@ctxkit/core';
 
 /**
  * What a {@link Summarizer} folds: the current summary and a batch of whole turns of history.
@@ -23,6 +23,13 @@ export interface SummarizerInput {
    * an instruction that names the messages instead of restating them (`LLMCompletionRequest.continuation`).
    */
   cacheKey?: string;
+  /**
+   * The last request a model received, when `messages` were all in it: its messages before them and
+   * its tools, so that a provider compaction of the fold starts as that request did. `lead` holds the
+   * request's system messages, and its summary block when `leadHasSummary` (the request sent
+   * `previousSummary` whole, right before `messages`).
+   */
+  conversation?: { lead: ChatMessage[]; tools: ToolDefinition[]; leadHasSummary: boolean };
 }
 
 /**

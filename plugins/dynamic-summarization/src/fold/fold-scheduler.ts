@@ -12,6 +12,7 @@ import {
   type StoreKey,
   type StrategyContext,
   type ITokenCounter,
+  type ToolDefinition,
   conversationCacheKey,
 } from '@ctxkit/core';
 import { contentlessSummary, contentlessSummaryMessage, type SerialQueue, formatStoreKey, type HistoryLedger } from '@ctxkit/core/strategy-kit';
@@ -83,6 +84,8 @@ interface FoldJob {
   trigger: FoldTrigger;
   /** The conversation's `cacheKey`, when every message of the batch was in the last request a model received. */
   cacheKey?: string;
+  /** That request's messages before the batch and its tools (see `SummarizerInput.conversation`). */
+  conversation?: { lead: ChatMessage[]; tools: ToolDefinition[]; leadHasSummary: boolean };
 }
 
 /**
@@ -94,6 +97,11 @@ interface SentWindow {
   to: number;
   first: Readonly<ChatMessage>;
   last: Readonly<ChatMessage>;
+  /** The request's messages before `history[from]` (system messages, the summary block), when known. */
+  lead?: ChatMessage[];
+  tools: ToolDefinition[];
+  /** The version of the summary that request sent (0: none). */
+  summaryVersion: number;
 }
 
 /** What started a fold: a turn's end that found it due, or an idle session before its prompt cache expires. */
@@ -183,8 +191,28 @@ export class FoldScheduler {
    * window): a fold whose batch lies within them sends its summary request as the continuation of
    * that request, which reads the conversation's cached prompt.
    */
-  noteSent(history: ReadonlyArray<ChatMessage>, from: number): void {
-    this.sent = from < history.length ? { from, to: history.length, first: history[from]!, last: history[history.length - 1]! } : undefined;
+  noteSent(history: ReadonlyArray<ChatMessage>, from: number, sent: { messages: ReadonlyArray<ChatMessage>; tools: ToolDefinition[]; summaryVersion: number } = { messages: [], tools: [], summaryVersion: 0 }): void {
+    if (from >= history.length) {
+      this.sent = undefined;
+      return;
+    }
+    const at = sent.messages.indexOf(history[from]!);
+    this.sent = { from, to: history.length, first: history[from]!, last: history[history.length - 1]!, tools: sent.tools, summaryVersion: sent.summaryVersion, ...(at >= 0 ? { lead: sent.messages.slice(0, at) } : {}) };
+  }
+
+  /**
+   * What a fold of `plan`'s batch, all of it in the last request a model received, knows of that
+   * request: the conversation's key, and its messages before the batch and tools when they lead
+   * straight to it (the window starts at the batch) with the summary the fold starts from.
+   */
+  private sentRequest(plan: FoldPlan): Pick<FoldJob, 'cacheKey' | 'conversation'> {
+    const sent = this.sent!;
+    const cacheKey = conversationCacheKey(this.options.context.agentId, this.options.context.sessionId);
+    const leads = sent.lead !== undefined && sent.from === plan.covered && sent.summaryVersion === (plan.state?.version ?? 0);
+    if (leads) return { cacheKey, conversation: { lead: sent.lead!, tools: sent.tools, leadHasSummary: plan.state !== null } };
+    // Otherwise only its system messages lead to the batch, and the previous summary goes on its own.
+    const system = (sent.lead ?? []).filter((message) => message.role === 'system');
+    return { cacheKey, conversation: { lead: system, tools: sent.tools, leadHasSummary: false } };
   }
 
   /** True when history messages `[from, to)` were all in the last request a model received (the same objects). */
@@ -417,7 +445,7 @@ export class FoldScheduler {
       turn: plan.turn,
       generation,
       trigger,
-      ...(this.wasSent(history, plan.covered, plan.end) ? { cacheKey: conversationCacheKey(this.options.context.agentId, this.options.context.sessionId) } : {}),
+      ...(this.wasSent(history, plan.covered, plan.end) ? this.sentRequest(plan) : {}),
     };
   }
 
@@ -438,7 +466,7 @@ export class FoldScheduler {
       const maxTokens = summaryTargetTokens(cap, previousTokens, batchTokens);
       const text = (
         await withTimeout(
-          summarizer.summarize({ previousSummary: job.state?.text ?? null, messages: job.batch, firstIndex: job.covered, maxTokens, counter, signal: abort.signal, ...(job.cacheKey !== undefined ? { cacheKey: job.cacheKey } : {}) }),
+          summarizer.summarize({ previousSummary: job.state?.text ?? null, messages: job.batch, firstIndex: job.covered, maxTokens, counter, signal: abort.signal, ...(job.cacheKey !== undefined ? { cacheKey: job.cacheKey } : {}), ...(job.conversation !== undefined ? { conversation: job.conversation } : {}) }),
           abort,
           config.summaryTimeoutMs,
           () => new LLMTimeoutError({ client: summarizer.name, model: summarizer.model, timeoutMs: config.summaryTimeoutMs }),

@@ -99,18 +99,8 @@ export class LLMSummarizer implements Summarizer {
     if (!this.checks) return first.summary;
     const required = retainedItems(input.messages);
     const script = this.script ?? conversationScript(input.messages);
-    const covers = { from: input.firstIndex, to: input.firstIndex + input.messages.length };
     const problems = checkSummary(first.summary, required, script);
-    const receipt = (summary: string, putBack: readonly RetainedItem[]): SummaryReceipt => ({
-      covers,
-      kept: required.map((item) => item.text),
-      putBack: putBack.map((item) => item.text),
-      dropped: droppedItems(summary, input.messages).map((item) => item.text),
-      unsupported: unsupportedClaims(summary, input.messages, input.previousSummary),
-      tokens: { folded: input.counter.countMessages(input.messages), summary: input.counter.count(summary) },
-      script,
-      reprompted: putBack.length > 0 || problems.wrongScript,
-    });
+    const receipt = (summary: string, putBack: readonly RetainedItem[]): SummaryReceipt => summaryReceipt(input, summary, required, script, putBack, putBack.length > 0 || problems.wrongScript);
     if (problems.missing.length === 0 && !problems.wrongScript) {
       this.lastReceipt = receipt(first.summary, []);
       return first.summary;
@@ -160,8 +150,22 @@ export class LLMSummarizer implements Summarizer {
   }
 }
 
+/** The receipt of a summary of `input` that kept `required` (after putting back `putBack`). */
+export function summaryReceipt(input: SummarizerInput, summary: string, required: readonly RetainedItem[], script: TextScript | undefined, putBack: readonly RetainedItem[], reprompted: boolean): SummaryReceipt {
+  return {
+    covers: { from: input.firstIndex, to: input.firstIndex + input.messages.length },
+    kept: required.map((item) => item.text),
+    putBack: putBack.map((item) => item.text),
+    dropped: droppedItems(summary, input.messages).map((item) => item.text),
+    unsupported: unsupportedClaims(summary, input.messages, input.previousSummary),
+    tokens: { folded: input.counter.countMessages(input.messages), summary: input.counter.count(summary) },
+    script,
+    reprompted,
+  };
+}
+
 /** What a summary misses: items not in it verbatim, and whether it is in another script than the conversation. */
-function checkSummary(summary: string, required: readonly RetainedItem[], script: TextScript | undefined): { missing: RetainedItem[]; wrongScript: boolean } {
+export function checkSummary(summary: string, required: readonly RetainedItem[], script: TextScript | undefined): { missing: RetainedItem[]; wrongScript: boolean } {
   const written = dominantScript(summary);
   return { missing: missingItems(summary, required), wrongScript: script !== undefined && written !== undefined && written !== script };
 }
