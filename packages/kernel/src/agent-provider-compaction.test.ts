@@ -37,8 +37,8 @@ describe('provider-native compaction through the agent (Anthropic, loopback serv
   });
   afterEach(async () => server.close());
 
-  async function coder(compaction: Record<string, unknown>) {
-    const handle = await runtime.loadAgent({ id: 'coder', model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 8000, compaction } } });
+  async function coder(compaction: Record<string, unknown>, manifest: Record<string, unknown> = {}) {
+    const handle = await runtime.loadAgent({ id: 'coder', model: 'claude-haiku-4-5', contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 8000, compaction } }, ...manifest });
     const llm = new AnthropicClient({ baseURL: server.url, apiKey: 'k', env: {}, retry: { maxRetries: 0 } });
     const agent = createAgent(handle, { llm, systemPrompt: 'You fix builds.' });
     const events: Array<{ name: string; payload: Record<string, unknown> }> = [];
@@ -91,6 +91,20 @@ describe('provider-native compaction through the agent (Anthropic, loopback serv
     const undone = await agent.undo(epoch!.id);
     expect(undone.history?.[0]).toEqual({ role: 'user', content: LOG });
     expect(agent.history().some((message) => message.role === 'assistant' && message.reasoning !== undefined)).toBe(false);
+  });
+
+  it('keeps the pinned block verbatim, right after the compaction block that must open the conversation', async () => {
+    const { agent } = await coder({ engine: 'provider' }, { pins: [{ text: 'Never delete files.', label: 'rule' }] });
+    const nearlyFull = text('msg_2', 'The error is in src/main.c.', { input_tokens: 7600, output_tokens: 8 });
+    await twoTurns(agent, [json(200, nearlyFull), json(200, compacted)]);
+    server.answer(json(200, text('msg_3', 'Fixed.')));
+    await agent.run([...agent.history(), { role: 'user', content: 'Fix it.' }]);
+    const messages = bodyOf(server.requests.at(-1)!).messages;
+    expect(JSON.stringify(messages[0]!.content)).toBe(JSON.stringify([block]));
+    expect(messages[1]!.role).toBe('user');
+    expect(String(messages[1]!.content[0]!.text)).toContain('Never delete files.');
+    // Before the compaction the pinned block opened the conversation, as usual.
+    expect(String(bodyOf(server.requests[0]!).messages[0]!.content[0]!.text)).toContain('Never delete files.');
   });
 
   it("falls back to ctxkit's summary call in the same attempt when the provider's compaction fails, without losing the turns", async () => {

@@ -236,6 +236,8 @@ export class SessionPins {
     if (first === undefined || first.role !== 'system' || first.content !== moved.reserved) return payload;
     let at = 1;
     while (at < messages.length && messages[at]!.role === 'system') at++;
+    // A provider's compaction item opens the conversation (Anthropic refuses its block anywhere else): the block goes after it.
+    if (opensWithProviderCompaction(messages[at])) at++;
     const out: ChatMessage[] = [...(moved.system === undefined ? [] : [moved.system]), ...messages.slice(1, at), moved.pins, ...messages.slice(at)];
     const stats = payload.stats;
     if (typeof stats?.output_tokens !== 'number' || typeof stats.sections?.system !== 'number') return { ...payload, messages: out };
@@ -410,4 +412,9 @@ function capturedIn(state: PinsState, history: ReadonlyArray<ChatMessage>, count
     return captured;
   });
   return changed ? { ...state, pins } : undefined;
+}
+
+/** True for an assistant message that opens with a provider's compaction item (a provider compaction's result). */
+function opensWithProviderCompaction(message: Readonly<ChatMessage> | undefined): boolean {
+  return message?.role === 'assistant' && message.reasoning?.[0]?.data.type === 'compaction';
 }
