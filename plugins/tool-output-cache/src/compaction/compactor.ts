@@ -173,7 +173,7 @@ export class Compactor {
   tools: ReadonlyArray<ToolDefinition> = [];
   /** The wait after failed provider compactions: meanwhile compactions go to ctxkit's summary call. */
   private readonly providerFailures: FailureBackoff;
-  /** Who wrote the summary of the compaction in effect, and why the provider did not when it fell back. */
+  /** Who wrote the last compaction's summary, and why the provider did not when it fell back. */
   private engineUsed: { engine: 'provider' | 'ctxkit'; fallback: { code: string; message: string } | null } | undefined;
 
   constructor(private readonly options: CompactorOptions) {
@@ -459,10 +459,10 @@ export class Compactor {
     const cacheKey = config.retainLastTurns >= 1 ? conversationCacheKey(context.agentId, context.sessionId) : undefined;
     const summarized = entries.slice(0, tailStart).map((entry) => entry.message);
     const call = (async () => {
-      const fallback = await this.tryProvider(summarized, llm, focus, abort.signal, base, trigger);
-      if (fallback.reply) return fallback.reply;
+      const provider = await this.tryProvider(summarized, llm, focus, abort.signal, base, trigger);
+      if (provider.reply) return provider.reply;
       const reply = await compactMessages(this.summaryMessages(entries), { llm, callerModel: this.options.model, config, systemPrompt: this.systemPrompt || undefined, focus, signal: abort.signal, ...(cacheKey !== undefined ? { cacheKey } : {}) });
-      this.engineUsed = { engine: 'ctxkit', fallback: fallback.error ?? null };
+      this.engineUsed = { engine: 'ctxkit', fallback: provider.error ?? null };
       return reply;
     })();
     running.settled = call.then(
