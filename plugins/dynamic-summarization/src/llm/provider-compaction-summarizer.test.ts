@@ -73,4 +73,24 @@ describe('ProviderCompactionSummarizer', () => {
       expect(stats).toMatchObject({ engine, lastEngine: 'ctxkit', providerFallback: code === null ? null : { code } });
     }
   });
+
+  it('folds the previous summary in: sent as its own record when the last request did not send it right before the turns', async () => {
+    const llm = client('anthropic', readable);
+    const strategy = createStrategy({ threshold: 1, batchTurns: 1, maxContextTokens: 8000, engine: 'provider' }, context(llm));
+    const two = [...reservationTurn(1), ...reservationTurn(2)];
+    await strategy.composePayload('You are an airline agent.', two, []);
+    await strategy.onTurnComplete(two);
+    await strategy.whenIdle();
+    // The next fold takes turn 2; the window still starts at turn 1 (everything fits), so the summary was not sent before it.
+    const three = [...two, ...reservationTurn(3)];
+    await strategy.composePayload('You are an airline agent.', three, []);
+    await strategy.onTurnComplete(three);
+    await strategy.whenIdle();
+    await strategy.dispose();
+    const second = llm.requests[1]!;
+    expect(second.providerCompaction).toBeDefined();
+    expect(second.messages[0]).toEqual({ role: 'system', content: 'You are an airline agent.' });
+    expect(second.messages[1]).toEqual({ role: 'user', content: `<previous_summary>\n${readable}\n</previous_summary>` });
+    expect(second.messages.slice(2)).toEqual(reservationTurn(2));
+  });
 });
