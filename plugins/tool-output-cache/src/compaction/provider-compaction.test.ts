@@ -26,14 +26,21 @@ function client(kind: ProviderCompactionKind | undefined): ILLMClient & { reques
   };
 }
 
-async function compactWith(engine: 'ctxkit' | 'provider' | 'auto', llm: ILLMClient): Promise<ChatMessage[] | undefined> {
+const HISTORY: ChatMessage[] = [{ role: 'user', content: 'Fix it.' }, ...exchange('a', output('log', 40)), { role: 'user', content: 'Now test.' }];
+const TOOLS = [{ type: 'function' as const, function: { name: 'run', parameters: { type: 'object' } } }];
+
+async function compactedStrategy(engine: 'ctxkit' | 'provider' | 'auto', llm: ILLMClient) {
   const { context } = createConformanceContext('session-1', { agentId: 'agent-1', strategyId: 'std-tool-output-cache-strategy', llm }, undefined);
   const strategy = createStrategy({ model: 'claude-haiku-4-5', maxContextTokens: 8000, compaction: { engine } }, context);
-  const history: ChatMessage[] = [{ role: 'user', content: 'Fix it.' }, ...exchange('a', output('log', 40)), { role: 'user', content: 'Now test.' }];
-  await strategy.composePayload('You fix builds.', history, [{ type: 'function', function: { name: 'run', parameters: { type: 'object' } } }]);
-  const result = await strategy.checkCompaction('after-llm-call', history, usage(7000));
+  await strategy.composePayload('You fix builds.', HISTORY, TOOLS);
+  const result = await strategy.checkCompaction('after-llm-call', HISTORY, usage(7000));
+  return { strategy, messages: result.compacted ? result.messages : undefined };
+}
+
+async function compactWith(engine: 'ctxkit' | 'provider' | 'auto', llm: ILLMClient): Promise<ChatMessage[] | undefined> {
+  const { strategy, messages } = await compactedStrategy(engine, llm);
   await strategy.dispose();
-  return result.compacted ? result.messages : undefined;
+  return messages;
 }
 
 describe('provider compaction in the tool output cache', () => {
@@ -72,5 +79,19 @@ describe('provider compaction in the tool output cache', () => {
     const request = buildProviderCompactionRequest([{ role: 'user', content: 'Run it.' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'run', arguments: '{}' } }] }], { callerModel: 'm', config, tools: [] });
     expect(request.messages).toEqual([{ role: 'user', content: 'Run it.' }]);
     expect(request.tools).toBeNull();
+  });
+
+  it('sends the block first whether the caller adopts the compacted history or keeps passing its whole history', async () => {
+    const { strategy, messages } = await compactedStrategy('provider', client('anthropic'));
+    const next: ChatMessage = { role: 'assistant', content: 'Tests pass.' };
+    const adopted = await strategy.composePayload('You fix builds.', [...messages!, next], TOOLS);
+    const full = await strategy.composePayload('You fix builds.', [...HISTORY, next], TOOLS);
+    for (const payload of [adopted, full]) {
+      expect(payload.messages[0]).toEqual({ role: 'system', content: 'You fix builds.' });
+      expect(payload.messages[1]).toEqual({ role: 'assistant', content: null, reasoning: [{ provider: 'anthropic', data: block }] });
+      expect(payload.messages.slice(2)).toEqual([{ role: 'user', content: 'Now test.' }, next]);
+      expect(payload.messages.some((message) => message.content === 'Fix it.')).toBe(false);
+    }
+    await strategy.dispose();
   });
 });
