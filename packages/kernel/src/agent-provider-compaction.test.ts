@@ -268,13 +268,20 @@ describe('provider-native compaction as the summarization engine (Anthropic, loo
     expect(bodyOf(fold!).messages[0]!.content[0]!.text).toBe(FIRST);
     expect(fold!.text).not.toContain('Is there a window seat?');
     expect(t.folds).toEqual([expect.objectContaining({ turns: 1, version: 1 })]);
+    const covered: unknown[] = [];
+    t.handle.events.on('payload-composed', (event) => covered.push(event.stats.extra?.coveredMessages));
     server.answer(json(200, text('msg_3', 'Done.')));
     await t.agent.run([...t.agent.history(), { role: 'user', content: 'Book 14C.' }]);
     expect(t.engines.at(-1)).toEqual({ engine: 'provider', lastEngine: 'provider', providerFallback: null });
+    expect(covered).toEqual([2]);
     // The fold is an epoch like any other, and undo takes it back.
     const epoch = (await t.agent.epochs()).find((candidate) => candidate.kind === 'fold');
     expect(epoch).toBeDefined();
     await t.agent.undo(epoch!.id);
+    server.answer(json(200, text('msg_4', 'Booked.')));
+    await t.agent.run([...t.agent.history(), { role: 'user', content: 'Thanks.' }]);
+    // The summary is gone: the next payload covers nothing with it.
+    expect(covered[1]).toBe(0);
   });
 
   it("falls back to the summary request in the same fold when the compaction fails or its summary misses what it must keep", async () => {
