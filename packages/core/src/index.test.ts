@@ -250,7 +250,7 @@ describe('@ctxkit/core/testing exports', () => {
 });
 
 describe('@ctxkit/core/testing/generators exports', () => {
-  it('exports exactly the fast-check arbitraries and the seeded synthetic history', () => {
+  it('exports exactly the fast-check arbitraries and the seeded synthetic histories', () => {
     expect(Object.keys(generators).sort()).toEqual([
     'SYNTHETIC_TOOLS',
     'arbHistory',
@@ -261,6 +261,7 @@ describe('@ctxkit/core/testing/generators exports', () => {
     'arbToolExchange',
     'arbToolOutput',
     'arbTurn',
+    'generateCodingHistory',
     'generateHistory',
     'seededRandom',
     ]);
