@@ -184,6 +184,26 @@ describe('std-recall-strategy', () => {
     });
   });
 
+  describe('recalled text', () => {
+    it('reads a recalled turn back from the history it was checked against, and never recalls a turn that history changed in place since', async () => {
+      const { context } = createConformanceContext('read-back');
+      const strategy = createStrategy(config(), context);
+      const history = chat(40, { 3: 'My locker code is 4417.' });
+      await strategy.onTurnComplete(history);
+      const question: ChatMessage = { role: 'user', content: 'What is my locker code?' };
+      expect(String(recallMessage(await strategy.composePayload(SYSTEM, [...history, question], []))?.content)).toContain('user: My locker code is 4417.');
+      // The turn's message replaced in the array the index last checked: the preview (which indexes nothing) recalls nothing of it.
+      const later = [...history, question];
+      await strategy.composePayload(SYSTEM, later, []);
+      later[6] = { role: 'user', content: 'My locker code is 9999.' };
+      const preview = await strategy.preview(SYSTEM, later, []);
+      expect(preview.recalled?.map((item) => item.index) ?? []).not.toContain(6);
+      expect(JSON.stringify(preview.recalled ?? [])).not.toContain('4417');
+      // The next request's history (a new array, as each request brings) has the turn indexed again, as it is now.
+      expect(String(recallMessage(await strategy.composePayload(SYSTEM, [...later], []))?.content)).toContain('user: My locker code is 9999.');
+    });
+  });
+
   describe('embeddings', () => {
     /** Vectors by topic: the pet turn and a question about animals point the same way, all else another. */
     const topical: ITextEmbedder = {
