@@ -154,6 +154,8 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--pin-first-user', "pin each conversation's first user message and report the calls whose payload kept it")
     .option('--config <id=json>', "config keys for one strategy over the lab's, as <plugin id>=<JSON object> (repeatable)", collectConfig)
     .option('--wide', 'every column in the terminal table (about 300 columns wide; by default it fits 100)')
+    .option('--sweep', "run each strategy in every configuration of the sweep grid (its cache settings: cutBackRatio, keepFirstShare, memory share, minimum gain), one row each, and draw each strategy's frontier of facts kept against input cost in the report")
+    .option('--grid <file.json>', 'the sweep grid: { "<plugin id>": { "<config key>": [values] } } (implies --sweep; default: the bundled grid)', existingFile)
     .option('--no-progress', 'no progress bar')
     .action(async (options) => {
       setExitCode(await compareCommand(options, output));
@@ -168,6 +170,7 @@ export function buildProgram(output: CliOutput, setExitCode: (code: number) => v
     .option('--strategy <name>', 'only this strategy: a row label or plugin id (repeatable)', collect)
     .option('--limit <n>', 'at most n conversations per data set', positiveInteger)
     .option('--json <out.json>', 'where to write the results as JSON (default: reports/quality.json)', writableFile)
+    .option('--config <id=json>', "config keys for one strategy over each of its variants', as <plugin id>=<JSON object> (repeatable)", collectConfig)
     .option('--plugin-dir <dir>', 'a directory to discover strategy plugins in (repeatable)', collectDirectory)
     .option('--no-progress', 'no progress indicator')
     .action(async (options) => {

@@ -4,7 +4,7 @@ import { RECALL_CONFIG_SCHEMA } from '@ctxkit/core/strategy-kit';
 import { RECALL_STRATEGY_DEFAULTS, RECALL_STRATEGY_ID, resolveRecallStrategyConfig, type RecallStrategyConfig } from './recall-strategy-config';
 
 /** Every key of the TypeScript type, once: the compiler rejects this object when a key is missing or extra. */
-const TYPE_KEYS: Record<keyof RecallStrategyConfig, true> = { model: true, maxContextTokens: true, reserveOutputTokens: true, safetyMarginRatio: true, recall: true };
+const TYPE_KEYS: Record<keyof RecallStrategyConfig, true> = { model: true, maxContextTokens: true, reserveOutputTokens: true, safetyMarginRatio: true, cutBackRatio: true, keepFirstShare: true, recall: true };
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'plugin.json'), 'utf8')) as {
   id: string;

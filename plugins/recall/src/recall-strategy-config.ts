@@ -28,6 +28,19 @@ export interface RecallStrategyConfig {
    * @default 0.1
    */
   safetyMarginRatio: number;
+  /**
+   * When the history no longer fits, cut it back to this share of the room in one go; the window's
+   * start then holds while the next turns only append, so the provider's prompt cache keeps serving
+   * the payload's start. 1 drops only what must go, on every call.
+   * @default 1
+   */
+  cutBackRatio: number;
+  /**
+   * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages (the
+   * task, the first lookups) in front of the window when the history is cut. 0 keeps none.
+   * @default 0
+   */
+  keepFirstShare: number;
   /** How earlier turns are recalled (share of the room, scope, embeddings). */
   recall: RecallConfig;
 }

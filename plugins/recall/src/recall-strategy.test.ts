@@ -83,6 +83,32 @@ describe('std-recall-strategy', () => {
       strategy.dispose();
     });
 
+    it('cuts the window back in one go with cutBackRatio below 1, so that the next payloads repeat its start', async () => {
+      /** Tokens of each payload that repeat the previous payload's start, over a chat that grows a turn per call past the room. */
+      async function repeated(cutBack: Record<string, number>): Promise<{ repeated: number; sent: number; firstKept: boolean }> {
+        const { context } = createConformanceContext(`cut-back-${JSON.stringify(cutBack)}`);
+        const strategy = createStrategy({ ...config(), keepFirstShare: 0, ...cutBack }, context);
+        let total = 0;
+        let sent = 0;
+        let firstKept = true;
+        const history = chat(60, { 0: 'Plan a week of dinners for two, vegetarian.' });
+        for (let turns = 20; turns <= 60; turns++) {
+          const payload = await strategy.composePayload(SYSTEM, [...history.slice(0, turns * 2 - 1)], []);
+          total += payload.stats.repeatedPrefixTokens ?? 0;
+          sent += payload.stats.output_tokens;
+          firstKept &&= payloadText(payload).includes('Plan a week of dinners');
+          expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+        }
+        strategy.dispose();
+        return { repeated: total, sent, firstKept };
+      }
+      const plain = await repeated({ cutBackRatio: 1 });
+      const cutBack = await repeated({ cutBackRatio: 0.6 });
+      const keepFirst = await repeated({ cutBackRatio: 0.6, keepFirstShare: 0.3 });
+      expect(cutBack.repeated / cutBack.sent).toBeGreaterThan(plain.repeated / plain.sent + 0.2);
+      expect([plain.firstKept, cutBack.firstKept, keepFirst.firstKept]).toEqual([false, false, true]);
+    });
+
     it('sends no recall block while the whole history fits', async () => {
       const { context } = createConformanceContext('fits');
       const strategy = createStrategy(config(), context);

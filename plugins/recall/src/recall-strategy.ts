@@ -43,7 +43,7 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
     const turn = this.base.turns.count(history);
     const prepared = await this.recall.prepare(history);
     this.base.assertLive('compose');
-    return this.recall.compose(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...options }, prepared).payload;
+    return this.recall.compose(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options }, prepared).payload;
   }
 
   /**
@@ -54,8 +54,13 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
     this.base.assertLive('preview');
     const turn = this.base.turns.count(history);
     const prepared = await this.recall.prepare(history, { preview: true });
-    const { payload } = this.recall.compose(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...options, preview: true }, prepared);
+    const { payload } = this.recall.compose(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options, preview: true }, prepared);
     return payloadPreview(payload, history, this.base.counter);
+  }
+
+  /** How the window is cut back when the history no longer fits (see `cutBackRatio`, `keepFirstShare`). */
+  private cutBack(): { cutBackRatio: number; keepFirstShare: number } {
+    return { cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare };
   }
 
   /** None: recall changes no state a user would undo (the index only grows with the history). */

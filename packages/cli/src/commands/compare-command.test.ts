@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CliOutput } from '../cli-output';
 import { bundledTranscripts } from '../lab/bundled-transcripts';
@@ -96,5 +98,28 @@ describe('compareCommand', () => {
     const output = capture();
     expect(await compareCommand({ ...options, window: 4096 }, output)).toBe(0);
     expect(output.stdout()).not.toContain('Rejected calls');
+  });
+
+  it('runs every configuration of a sweep grid, each as a run of its own, with its progress on stderr', async () => {
+    const grid = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-')), 'grid.json');
+    fs.writeFileSync(grid, JSON.stringify({ 'std-sliding-window-strategy': { cutBackRatio: [0.5, 0.7], keepFirstShare: [0, 0.4] } }));
+    const tau = { ...options, transcript: [bundledTranscripts()[0]!], limit: 3, window: 4000, price: 'anthropic:claude-sonnet-4' };
+    const output = capture();
+    const swept = await runComparison({ ...tau, grid }, output);
+    const id = 'std-sliding-window-strategy';
+    expect(swept.summaries.map((row) => row.label)).toEqual([
+      id,
+      `${id} {"cutBackRatio":0.5,"keepFirstShare":0}`,
+      `${id} {"cutBackRatio":0.5,"keepFirstShare":0.4}`,
+      `${id} {"cutBackRatio":0.7,"keepFirstShare":0}`,
+      `${id} {"cutBackRatio":0.7,"keepFirstShare":0.4}`,
+    ]);
+    expect(swept.notes[`${id} {"cutBackRatio":0.5,"keepFirstShare":0.4}`]).toContain('Run with {"cutBackRatio":0.5,"keepFirstShare":0.4}');
+    expect(output.stderr().match(/^ {2}\[\d\/5\] tau-bench-airline · std-sliding-window-strategy.*: \d+ calls$/gm)).toHaveLength(5);
+    // Each configuration's row is the run of that configuration alone: no state carried over from the one before.
+    const alone = await runComparison({ ...tau, config: { [id]: { cutBackRatio: 0.5, keepFirstShare: 0.4 } } }, capture());
+    const row = swept.summaries[2]!;
+    expect([row.factRetention, row.inputCostPerConversation, row.tokensPerCall]).toEqual([alone.summaries[0]!.factRetention, alone.summaries[0]!.inputCostPerConversation, alone.summaries[0]!.tokensPerCall]);
+    expect(row.inputCostPerConversation!.withCache).not.toBeCloseTo(swept.summaries[3]!.inputCostPerConversation!.withCache, 6);
   });
 });

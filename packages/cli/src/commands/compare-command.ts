@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { createContextRuntime, createTokenCounter, PluginNotFoundError, type ReductionEpoch } from '@ctxkit/core';
+import { createContextRuntime, createTokenCounter, MemoryContextStore, PluginNotFoundError, type ReductionEpoch } from '@ctxkit/core';
 import type { CliOutput } from '../cli-output';
 import { autoWindow } from '../lab/auto-window';
 import { bundledTranscripts } from '../lab/bundled-transcripts';
@@ -18,6 +18,7 @@ import { replayPoints } from '../lab/replay-points';
 import { resolveLabLLM } from '../lab/resolve-llm';
 import { sessionIdFor } from '../lab/session-id';
 import { summarizeObservations, type StrategySummary } from '../lab/strategy-summary';
+import { mergeConfig, readSweepGrid, sweepConfigurations, type SweepConfiguration } from '../lab/sweep-grid';
 import { renderComparisonTable } from '../report/comparison-table';
 import { renderHtmlReport } from '../report/html-report';
 import { renderRejectedCalls } from '../report/rejected-calls';
@@ -51,6 +52,13 @@ export interface CompareOptions {
   config?: Record<string, Record<string, unknown>>;
   /** Print every column of the terminal table instead of the 100-column one. @default false */
   wide?: boolean;
+  /**
+   * Run each strategy in every configuration of the sweep grid (its defaults first), one row each,
+   * and draw each strategy's frontier of facts kept against input cost in the report. @default false
+   */
+  sweep?: boolean;
+  /** The sweep grid file (the bundled one's shape); implies `sweep`. @default packages/cli/presets/sweep-grids.json */
+  grid?: string;
 }
 
 /** The comparison's results, for callers that render them themselves. */
@@ -86,11 +94,21 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
   const allPlugins: LabPlugin[] = installed.map((plugin) => ({ id: plugin.id, directory: plugin.directory }));
   const examples = options.strategy?.length ? [] : installed.filter(isExamplePlugin).map((plugin) => plugin.id);
   if (examples.length > 0) output.err(wrapToColumns(`Example plugins left out: ${examples.join(', ')} (name one with --strategy to compare it).`) + '\n');
+  const sweep = options.sweep === true || options.grid !== undefined;
+  const grid = sweep ? readSweepGrid(options.grid) : {};
+  const configurations = new Map<string, SweepConfiguration[]>(
+    plugins.map((plugin) => [plugin.id, sweep ? sweepConfigurations(plugin.id, grid, plugin.configSchema) : [{ values: {}, config: {}, label: plugin.id }]]),
+  );
   const notes: Record<string, string> = {};
   for (const plugin of wanted) {
     const override = overrides[plugin.id];
-    notes[plugin.id] = `${plugin.name} v${plugin.version}${plugin.description ? `: ${plugin.description}` : ''}${override ? ` Run with ${JSON.stringify(override)} over the lab's config.` : ''}`;
+    const about = `${plugin.name} v${plugin.version}${plugin.description ? `: ${plugin.description}` : ''}`;
+    for (const configuration of configurations.get(plugin.id)!) {
+      const keys = mergeConfig(override ?? {}, configuration.config);
+      notes[configuration.label] = `${about}${Object.keys(keys).length ? ` Run with ${JSON.stringify(keys)} over the lab's config.` : ''}`;
+    }
   }
+  const runs = plugins.reduce((total, plugin) => total + configurations.get(plugin.id)!.length, 0);
 
   const datasets = [];
   let totalCalls = 0;
@@ -98,22 +116,29 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
     const records = await readTranscript(file, { limit: options.limit, format: options.format, onSkip: printSkipped(output) });
     const window = options.window ?? presetWindow(datasetFamily(file)) ?? autoWindow(records, counter);
     const calls = records.reduce((sum, record) => sum + replayPoints(record.messages).filter((point) => point.kind === 'compose').length, 0);
-    totalCalls += calls * plugins.length;
+    totalCalls += calls * runs;
     datasets.push({ file, records, window });
   }
   const bar = options.progress !== false && output.interactive ? new SingleBar({ format: 'replaying {bar} {percentage}% · {strategy}', barsize: 20, hideCursor: true, stream: process.stderr }) : undefined;
   bar?.start(totalCalls, 0, { strategy: '' });
 
   const summaries: StrategySummary[] = [];
+  let run = 0;
   try {
     for (const { file, records, window } of datasets) {
-      for (const plugin of plugins) {
-        const config = { ...labConfig(plugin, datasetFamily(file), window, allPlugins), ...overrides[plugin.id] };
-        const agent = await runtime.loadAgent({
-          id: `lab-${plugin.id}`.slice(0, 64),
-          contextStrategy: { type: 'plugin', pluginId: plugin.id, config },
-          ...(options.pinFirstUser ? { pins: [{ message: 'first-user', label: 'task' }] } : {}),
-        });
+      for (const plugin of plugins) for (const configuration of configurations.get(plugin.id)!) {
+        run += 1;
+        const config = mergeConfig({ ...labConfig(plugin, datasetFamily(file), window, allPlugins), ...overrides[plugin.id] }, configuration.config);
+        // A store of its own per run: configurations of one strategy replay the same sessions and
+        // would otherwise read each other's summaries, state and recall index.
+        const agent = await runtime.loadAgent(
+          {
+            id: `lab-${plugin.id}`.slice(0, 64),
+            contextStrategy: { type: 'plugin', pluginId: plugin.id, config },
+            ...(options.pinFirstUser ? { pins: [{ message: 'first-user', label: 'task' }] } : {}),
+          },
+          { store: new MemoryContextStore() },
+        );
         const observations: CallObservation[] = [];
         const epochs: ReductionEpoch[] = [];
         agent.events.on('epoch-recorded', (event) => epochs.push(event.epoch));
@@ -126,16 +151,19 @@ export async function runComparison(options: CompareOptions, output: CliOutput):
               counter,
               window,
               checkPins: options.pinFirstUser === true,
-              onCall: () => bar?.increment(1, { strategy: `${datasetName(file)} · ${plugin.id}` }),
+              onCall: () => bar?.increment(1, { strategy: `${datasetName(file)} · ${configuration.label}` }),
             });
             observations.push(...observed);
           }
         } finally {
           await agent.dispose();
         }
-        const summary = summarizeObservations(plugin.id, plugin.id, datasetName(file), window, records.length, observations, price, epochs);
+        const summary = summarizeObservations(plugin.id, configuration.label, datasetName(file), window, records.length, observations, price, epochs);
         summaries.push(summary);
-        if (!bar) output.err(`  ${datasetName(file)} · ${plugin.id}: ${summary.calls} calls${summary.rejectedCalls ? ` (${summary.rejectedCalls} rejected)` : ''}\n`);
+        if (!bar) {
+          const counter = sweep ? `[${run}/${runs * datasets.length}] ` : '';
+          output.err(`  ${counter}${datasetName(file)} · ${configuration.label}: ${summary.calls} calls${summary.rejectedCalls ? ` (${summary.rejectedCalls} rejected)` : ''}\n`);
+        }
       }
     }
   } finally {

@@ -19,6 +19,8 @@ export interface QualityCommandOptions {
   progress?: boolean;
   /** `facts` (facts kept when needed), `recall` (earlier turns recalled for a question); both by default. */
   section?: string[];
+  /** Config keys per plugin id over each of its variants' (`--config <id>=<json>`). */
+  config?: Record<string, Record<string, unknown>>;
 }
 
 /** The data sets of each section. */
@@ -50,6 +52,7 @@ export async function qualityCommand(options: QualityCommandOptions, output: Cli
       strategy: options.strategy,
       limit: options.limit,
       pluginDir: options.pluginDir,
+      config: options.config,
       onStart: (total) => {
         if (bar) bar.start(total, 0, { label: '' });
         else if (options.progress !== false) output.err(`measuring ${total} payloads\n`);
@@ -78,6 +81,7 @@ export async function qualityCommand(options: QualityCommandOptions, output: Cli
         strategy: options.strategy,
         limit: options.limit,
         pluginDir: options.pluginDir,
+        config: options.config,
         onStart: (total) => recallBar?.start(total, 0, { label: '' }),
         onStep: (label) => recallBar?.increment(1, { label }),
         onRow: (row) => {

@@ -10,6 +10,20 @@ import { qualityRow } from './quality-row';
 import { runQuality } from './run-quality';
 import { toolCallFacts } from './tool-call-facts';
 
+describe('runQuality with config keys over a strategy\'s variants', () => {
+  it('runs every variant of the strategy named with them, and only those', async () => {
+    const slice = { dataset: ['tau-bench'], ceiling: [4000], limit: 6, strategy: ['sliding window', 'summarization'] };
+    const shares = async (config?: Record<string, Record<string, unknown>>) =>
+      Object.fromEntries((await runQuality({ ...slice, config })).rows.map((row) => [row.strategy, [row.factsPresent, row.meanTokens]]));
+    const plain = await shares({ 'std-sliding-window-strategy': { cutBackRatio: 1, keepFirstShare: 0 } });
+    const cut = await shares({ 'std-sliding-window-strategy': { cutBackRatio: 0.3, keepFirstShare: 0 } });
+    // A window cut back to 30% of the room in one go sends fewer tokens per payload on average.
+    expect(cut['sliding window']![1]).toBeLessThan(plain['sliding window']![1]!);
+    expect(cut['summarization']).toEqual(plain['summarization']);
+    await expect(runQuality({ ...slice, config: { 'no-such-strategy': {} } })).rejects.toMatchObject({ code: 'CTXKIT_PLUGIN_NOT_FOUND' });
+  }, 240_000);
+});
+
 describe('runQuality on a slice of tau-bench', () => {
   let result: Awaited<ReturnType<typeof runQuality>>;
   beforeAll(async () => {

@@ -6,6 +6,7 @@ import { readTranscript } from '../lab/read-transcript';
 import { replayConversation, replaySchedule } from '../lab/replay-conversation';
 import { OFFLINE_DESCRIPTION } from '../lab/resolve-llm';
 import { sessionIdFor } from '../lab/session-id';
+import { mergeConfig } from '../lab/sweep-grid';
 import type { TranscriptRecord } from '../lab/transcript-record';
 import type { QualityDataset } from './quality-dataset';
 import { BASELINE_LABEL, ENTITY_EXTRACTION_ID, qualityDatasets } from './quality-datasets';
@@ -28,6 +29,8 @@ export interface QualityOptions {
   limit?: number;
   /** Strategy plugin directories to discover, beside the installed ones. */
   pluginDir?: string[];
+  /** Config keys per plugin id, over each of its variants' (`--config <id>=<json>`): a strategy's facts in another configuration. */
+  config?: Record<string, Record<string, unknown>>;
   /** Progress: the number of payloads composed in all, then one call per payload. */
   onStart?(totalCalls: number): void;
   onCall?(label: string): void;
@@ -63,6 +66,9 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
   const unknown = options.strategy?.find((name) => !known.some((id) => id === name || id.startsWith(name)));
   if (unknown) throw new PluginNotFoundError(unknown, known, '--strategy');
   const wanted = all.filter((dataset) => !options.dataset?.length || options.dataset.includes(dataset.name));
+  const overrides = options.config ?? {};
+  const unknownId = Object.keys(overrides).find((id) => !installed.some((plugin) => plugin.id === id));
+  if (unknownId !== undefined) throw new PluginNotFoundError(unknownId, installed.map((plugin) => plugin.id).sort(), '--config');
 
   const skipped: QualityResult['skipped'] = [];
   const notes: string[] = [];
@@ -94,7 +100,7 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
         try {
           // A store of its own per variant: two variants of one plugin (with and without recall, lean or not)
           // would otherwise read each other's state, kept under the same agent and session ids.
-          agent = await runtime.loadAgent({ id: `quality-${strategy.pluginId}`.slice(0, 64), contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: strategy.config(ceiling) } }, { store: new MemoryContextStore() });
+          agent = await runtime.loadAgent({ id: `quality-${strategy.pluginId}`.slice(0, 64), contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: mergeConfig(strategy.config(ceiling), overrides[strategy.pluginId] ?? {}) } }, { store: new MemoryContextStore() });
         } catch (error) {
           if (!CtxkitError.isInstance(error)) throw error;
           const reason = error.code === ErrorCodes.CONFIG_INVALID ? 'n/a (config not yet supported)' : `n/a (${error.code})`;

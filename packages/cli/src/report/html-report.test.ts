@@ -2,7 +2,7 @@ import { summarizeObservations } from '../lab/strategy-summary';
 import type { CallObservation } from '../lab/call-observation';
 import { callObservation } from '../__fixtures__/call-observation';
 import { renderComparisonTable } from './comparison-table';
-import { factsCostPoints } from './facts-cost-points';
+import { factsCostPoints, frontierOf } from './facts-cost-points';
 import { renderHtmlReport } from './html-report';
 
 /** Call `call` of a growing history: `sentTokens` sent, `call` messages dropped, one of two needed facts held. */
@@ -187,9 +187,67 @@ describe('the chart of facts kept against input cost', () => {
 
   it('leaves out a strategy without checkable facts, and the chart when no strategy has any', () => {
     const factless = summarizeObservations('s', 's', 'd', 4096, 1, [{ ...observation(0, 1000), factsActive: 0, factsPresent: 0 }], price);
-    expect(factsCostPoints([factless, summaries[0]!])).toEqual([{ label: 'std-sliding-window-strategy', cost: summaries[0]!.inputCostPerConversation!.withCache, factsKept: 75 }]);
+    expect(factsCostPoints([factless, summaries[0]!])).toEqual([
+      { label: 'std-sliding-window-strategy', strategyId: 'std-sliding-window-strategy', cost: summaries[0]!.inputCostPerConversation!.withCache, factsKept: 75, frontier: true },
+    ]);
     const none = renderHtmlReport([factless], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
     expect(none).not.toContain('<canvas id="facts-cost-0"');
     expect(none).toContain('No chart of facts kept against cost: this transcript has no checkable facts.');
+  });
+});
+
+describe('the frontier of a sweep', () => {
+  const price = { key: 'anthropic:claude-sonnet-4', price: { input: 3, cachedInput: 0.3, cacheWrite: 3.75 } };
+  /** One configuration: `tokens` sent per call, `repeated` of them read from the cache, `present` of 4 facts held. */
+  const configuration = (strategyId: string, values: string, tokens: number, repeated: number, present: number) =>
+    summarizeObservations(
+      strategyId,
+      values ? `${strategyId} ${values}` : strategyId,
+      'tau-bench-airline',
+      4000,
+      1,
+      Array.from({ length: 3 }, (_, call) => ({ ...observation(call, tokens), factsActive: 4, factsPresent: present, repeatedPrefixTokens: call > 0 ? repeated : 0 })),
+      price,
+    );
+  const sw = 'std-sliding-window-strategy';
+  const rows = [
+    configuration(sw, '', 2000, 1000, 3),
+    configuration(sw, '{"cutBackRatio":0.6}', 1800, 1500, 3), // cheaper at the same facts: the defaults leave the frontier
+    configuration(sw, '{"cutBackRatio":0.6,"keepFirstShare":0.3}', 1900, 1500, 4), // more facts for a little more
+    configuration(sw, '{"cutBackRatio":0.4}', 1600, 1500, 2), // cheapest, fewest facts: on the frontier
+    configuration(sw, '{"cutBackRatio":0.8}', 2000, 1000, 2), // dominated by the defaults
+    configuration('std-recall-strategy', '', 2500, 2000, 3), // another strategy: its own frontier
+  ];
+  const page = renderHtmlReport(rows, { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
+  const start = page.indexOf('id="ctxkit-data">') + 'id="ctxkit-data">'.length;
+  const embedded = JSON.parse(page.slice(start, page.indexOf('</script>', start))) as { datasets: Array<{ factsCost: Array<{ label: string; strategyId: string; cost: number; factsKept: number; frontier: boolean }> }> };
+  const points = embedded.datasets[0]!.factsCost;
+  const table = page.slice(page.indexOf('<tbody>'), page.indexOf('</tbody>'));
+  const cells = [...table.matchAll(/<tr>(.*?)<\/tr>/g)].map((row) => [...row[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((cell) => cell[1]!));
+
+  it('has one point per configuration at its table row\'s facts and cost, and marks the same rows on the frontier as the chart', () => {
+    expect(page).toContain('<th>on the frontier</th>');
+    expect(points.map((point) => point.label)).toEqual(cells.map((row) => row[0]!.replace(/&quot;/g, '"')));
+    points.forEach((point, index) => {
+      const row = cells[index]!;
+      expect(row[1]!.startsWith(`${point.factsKept.toFixed(1)}% of `)).toBe(true);
+      expect(row[3]!.startsWith(`$${point.cost.toFixed(4)} · `)).toBe(true);
+      expect(row[row.length - 1]).toBe(point.frontier ? 'yes' : '');
+    });
+  });
+
+  it('puts a configuration on the frontier exactly when no other configuration of its strategy keeps as many facts for less', () => {
+    expect(points.map((point) => point.frontier)).toEqual([false, true, true, true, false, true]);
+    for (const point of points) {
+      const better = points.filter((other) => other !== point && other.strategyId === point.strategyId && other.cost <= point.cost && other.factsKept >= point.factsKept && (other.cost < point.cost || other.factsKept > point.factsKept));
+      expect(point.frontier).toBe(better.length === 0);
+    }
+    expect(frontierOf(points, sw).map((point) => point.label)).toEqual([`${sw} {"cutBackRatio":0.4}`, `${sw} {"cutBackRatio":0.6}`, `${sw} {"cutBackRatio":0.6,"keepFirstShare":0.3}`]);
+  });
+
+  it('explains the frontier line, and leaves the column out of a table without a sweep', () => {
+    expect(page).toContain("the line joins each strategy's frontier");
+    const plain = renderHtmlReport([rows[0]!, rows[5]!], { title: 't', llmDescription: 'l', counterDescription: 'c', strategyNotes: {}, generatedAt: '2026-01-01T00:00:00.000Z' });
+    expect(plain).not.toContain('on the frontier');
   });
 });

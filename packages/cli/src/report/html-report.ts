@@ -1,6 +1,6 @@
 import type { StrategySummary } from '../lab/strategy-summary';
 import { chartLibrarySource } from './chart-library';
-import { factsCostPoints } from './facts-cost-points';
+import { factsCostPoints, type FactsCostPoint } from './facts-cost-points';
 import { formatDollars, formatNumber, formatShare } from './format-number';
 import { pinsKept } from './comparison-table';
 import { escapeHtml } from './escape-html';
@@ -33,15 +33,19 @@ function embedJson(value: unknown): string {
 export function renderHtmlReport(summaries: readonly StrategySummary[], context: ReportContext): string {
   const datasets = [...new Set(summaries.map((s) => s.dataset))];
   const labels = [...new Set(summaries.map((s) => s.label))];
+  // The configurations of one strategy share its colour.
+  const colorKeys = [...new Set(summaries.map(colorKey))];
+  const colorOf = (row: StrategySummary) => COLORS[colorKeys.indexOf(colorKey(row)) % COLORS.length]!;
   const data = {
     datasets: datasets.map((dataset) => {
       const rows = summaries.filter((s) => s.dataset === dataset);
       return { dataset, rows, factsCost: factsCostPoints(rows), price: rows.find((row) => row.inputCostPerConversation)?.inputCostPerConversation?.price ?? null };
     }),
-    colors: Object.fromEntries(labels.map((label, index) => [label, COLORS[index % COLORS.length]])),
+    colors: Object.fromEntries([...summaries.map((row) => [row.label, colorOf(row)]), ...summaries.map((row) => [row.strategyId, colorOf(row)])]),
   };
   const sections = data.datasets
     .map(({ dataset, rows, factsCost }, index) => {
+      const swept = isSweep(factsCost);
       const first = rows[0]!;
       const name = escapeHtml(dataset);
       const scatter = factsCost.length
@@ -58,12 +62,13 @@ export function renderHtmlReport(summaries: readonly StrategySummary[], context:
   <h2>${name}</h2>
   <p class="muted">${formatNumber(first.conversations)} conversations, window ${formatNumber(first.window)} tokens; payload ceiling ${formatNumber(first.budget)} tokens (the window minus the output reservation; the standard strategies also keep a 10% safety margin free).</p>
   <h3>Facts kept against input cost</h3>
+  ${swept ? `<p class="muted">One point per configuration; the line joins each strategy's frontier (no other configuration of it keeps as many facts for less), each frontier point labelled with its configuration.</p>` : ''}
   ${scatter}
   <h3>Tokens sent per model call</h3>
   <p class="muted">One chart per strategy, on the same scales: the mean tokens sent at each model call over the conversations (solid), against sending everything (grey dashes) and the payload ceiling (red dots).</p>
   <div class="multiples" id="tokens-${index}">${multiples}</div>
   <div class="chart small"><canvas id="means-${index}" role="img" aria-label="Mean tokens per call, ${name}"></canvas></div>
-  <div class="table-scroll" role="region" aria-label="Comparison table, ${name}" tabindex="0">${renderTable(rows)}</div>${renderRejections(rows)}
+  <div class="table-scroll" role="region" aria-label="Comparison table, ${name}" tabindex="0">${renderTable(rows, swept ? factsCost : undefined)}</div>${renderRejections(rows)}
 </section>`;
     })
     .join('\n');
@@ -130,7 +135,7 @@ ${notes}
       ctx.font = '12px system-ui, sans-serif';
       ctx.textBaseline = 'middle';
       chart.data.datasets.forEach(function (set, i) {
-        if (!chart.isDatasetVisible(i)) return;
+        if (!chart.isDatasetVisible(i) || set.unlabelled) return;
         chart.getDatasetMeta(i).data.forEach(function (point, j) {
           var text = set.data[j].label, width = ctx.measureText(text).width;
           // right of the point, else left of it, else centred under it
@@ -150,6 +155,40 @@ ${notes}
       ctx.restore();
     }
   };
+  // One labelled point per strategy; a strategy with several configurations (a sweep) as its points,
+  // unlabelled, and its frontier as a line through them, each frontier point labelled with its configuration.
+  function factsCostSeries(points) {
+    var order = [], groups = {};
+    points.forEach(function (point) {
+      if (!groups[point.strategyId]) { groups[point.strategyId] = []; order.push(point.strategyId); }
+      groups[point.strategyId].push(point);
+    });
+    var series = [];
+    order.forEach(function (id) {
+      var group = groups[id];
+      if (group.length === 1) {
+        var point = group[0], color = data.colors[point.label];
+        series.push({ label: point.label, data: [{ x: point.cost, y: point.factsKept, label: point.label }], backgroundColor: color, borderColor: color, pointRadius: 6, pointHoverRadius: 8, clip: false });
+        return;
+      }
+      var color = data.colors[id];
+      series.push({ label: id, unlabelled: true, data: group.map(function (point) { return { x: point.cost, y: point.factsKept, label: point.label }; }), backgroundColor: color + '66', borderColor: color, pointRadius: 4, pointHoverRadius: 6, clip: false });
+      var frontier = group.filter(function (point) { return point.frontier; }).sort(function (a, b) { return a.cost - b.cost || a.factsKept - b.factsKept; });
+      series.push({ label: id + ' frontier', frontier: true, showLine: true, data: frontier.map(function (point) {
+        return { x: point.cost, y: point.factsKept, label: point.label === id ? 'defaults' : configurationText(point.label.slice(id.length + 1)) };
+      }), backgroundColor: color, borderColor: color, borderWidth: 1.5, pointRadius: 6, pointHoverRadius: 8, clip: false });
+    });
+    return series;
+  }
+  // {"cutBackRatio":0.6,"keepFirstShare":0.3} as cutBackRatio 0.6 · keepFirstShare 0.3
+  function configurationText(json) {
+    try {
+      var values = JSON.parse(json);
+      return Object.keys(values).map(function (key) { return key + ' ' + JSON.stringify(values[key]); }).join(' · ');
+    } catch (error) {
+      return json;
+    }
+  }
   function line(label, values, color, dash, width) {
     return { label: label, data: values, borderColor: color, backgroundColor: color, borderDash: dash, pointRadius: 0, borderWidth: width, tension: 0.15 };
   }
@@ -158,9 +197,7 @@ ${notes}
     if (set.factsCost.length) {
       window.ctxkitCharts.push(new Chart(document.getElementById('facts-cost-' + index), {
         type: 'scatter',
-        data: { datasets: set.factsCost.map(function (point) {
-          return { label: point.label, data: [{ x: point.cost, y: point.factsKept, label: point.label }], backgroundColor: data.colors[point.label], borderColor: data.colors[point.label], pointRadius: 6, pointHoverRadius: 8, clip: false };
-        }) },
+        data: { datasets: factsCostSeries(set.factsCost) },
         options: { animation: false, maintainAspectRatio: false, layout: { padding: { top: 8, right: 8 } },
           plugins: { title: { display: true, text: 'Better: up and to the left' },
             tooltip: { callbacks: { label: function (item) { return item.raw.label + ': ' + item.raw.y.toFixed(1) + '% facts kept, $' + item.raw.x.toFixed(4) + ' per conversation'; } } } },
@@ -259,9 +296,26 @@ const COLUMNS: readonly ReportColumn[] = [
   { head: 'ms/call', cell: (row) => td(row.msPerCall.mean.toFixed(2)) },
 ];
 
-function renderTable(rows: readonly StrategySummary[]): string {
-  const body = rows.map((row) => `<tr>${COLUMNS.map((column) => column.cell(row)).join('')}</tr>`).join('\n');
-  return `<table><thead><tr>${COLUMNS.map((column) => `<th>${column.head}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+/**
+ * The table of one transcript; with a sweep's points, a last column says which rows are on their
+ * strategy's frontier.
+ */
+function renderTable(rows: readonly StrategySummary[], sweep?: readonly FactsCostPoint[]): string {
+  const columns: readonly ReportColumn[] = sweep
+    ? [...COLUMNS, { head: 'on the frontier', cell: (row) => td(sweep.find((point) => point.label === row.label)?.frontier ? 'yes' : '') }]
+    : COLUMNS;
+  const body = rows.map((row) => `<tr>${columns.map((column) => column.cell(row)).join('')}</tr>`).join('\n');
+  return `<table><thead><tr>${columns.map((column) => `<th>${column.head}</th>`).join('')}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+/** The colour of a row: its strategy's, for the strategy's defaults and configurations; else its label's (an agent). */
+function colorKey(row: StrategySummary): string {
+  return row.label === row.strategyId || row.label.startsWith(`${row.strategyId} `) ? row.strategyId : row.label;
+}
+
+/** Whether a transcript's points hold several configurations of one strategy (a sweep). */
+function isSweep(points: readonly FactsCostPoint[]): boolean {
+  return points.some((point, index) => points.findIndex((other) => other.strategyId === point.strategyId) !== index);
 }
 
 /** Undoable epochs recorded, with their kinds: `12 (fold 9 · trim 3)`. */

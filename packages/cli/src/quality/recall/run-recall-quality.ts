@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createContextRuntime, createTokenCounter, hasWhenIdle, type ChatMessage, type ContextSession } from '@ctxkit/core';
 import { payloadText } from '../../lab/payload-text';
+import { mergeConfig } from '../../lab/sweep-grid';
 import { replayPoints } from '../../lab/replay-points';
 import { sessionIdFor } from '../../lab/session-id';
 import { locomoFile } from '../locomo-file';
@@ -68,6 +69,8 @@ export interface RecallQualityOptions {
   /** Measure these variants instead of {@link recallVariants} (a sweep of settings). */
   variants?: StrategyVariant[];
   pluginDir?: string[];
+  /** Config keys per plugin id, over each of its variants' (`--config <id>=<json>`). */
+  config?: Record<string, Record<string, unknown>>;
   onStart?(total: number): void;
   onStep?(label: string): void;
   onRow?(row: RecallQualityRow): void;
@@ -207,7 +210,7 @@ async function strategyRow(
     // One runtime per conversation: its clock follows the conversation's session dates.
     let clock = conversation.dates[0] ?? 0;
     const runtime = await createContextRuntime({ pluginDirs: options.pluginDir, now: () => clock });
-    const agent = await runtime.loadAgent({ id: 'recall-quality', contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: strategy.config(ceiling) } });
+    const agent = await runtime.loadAgent({ id: 'recall-quality', contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: mergeConfig(strategy.config(ceiling), options.config?.[strategy.pluginId] ?? {}) } });
     try {
       const session = agent.forSession(sessionIdFor(conversation.id));
       const messages: ChatMessage[] = [{ role: 'system', content: conversation.systemPrompt }, ...conversation.history];
