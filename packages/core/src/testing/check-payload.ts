@@ -79,12 +79,13 @@ function looseKey(message: Readonly<ChatMessage>): string {
 /**
  * For each history index, whether the message reaches the payload unaltered: an in-order match of
  * structural keys, walking back from the newest message (strategies may insert summaries, state or
- * RAG between history messages).
+ * RAG between history messages). Indexes for which `skip` is true are not matched (left false).
  */
 export function matchHistoryInPayload(
   history: ReadonlyArray<Readonly<ChatMessage>>,
   payloadMessages: ReadonlyArray<Readonly<ChatMessage>>,
   keyOf: (message: Readonly<ChatMessage>) => string = messageKey,
+  skip?: (index: number) => boolean,
 ): boolean[] {
   const positions = new Map<string, number[]>();
   payloadMessages.forEach((message, index) => {
@@ -96,6 +97,7 @@ export function matchHistoryInPayload(
   const matched = new Array<boolean>(history.length).fill(false);
   let limit = payloadMessages.length;
   for (let i = history.length - 1; i >= 0 && limit > 0; i--) {
+    if (skip?.(i)) continue;
     const list = positions.get(keyOf(history[i]!));
     if (!list) continue;
     let lo = 0;
@@ -242,12 +244,16 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
       fail('stats', `reduction ${JSON.stringify({ action: r.action, from: r.from, to: r.to })} is not a range of history indexes [0, ${call.history.length}]`);
     }
   }
+  // The messages a reduction covers may be absent: a second matching leaves them out, so that a message
+  // repeated verbatim in the history (the same tool call and result on every turn) is matched to the
+  // copy the payload kept (a window's head kept in front of a cut), not to a dropped copy after it.
+  const kept = matchHistoryInPayload(call.history, messages, messageKey, (index) => covers(reductions, index) !== undefined);
   const uncovered: number[] = [];
   let reduced = 0;
   for (let i = 0; i < call.history.length; i++) {
     if (matched[i]) continue;
     reduced++;
-    if (!covers(reductions, i)) uncovered.push(i);
+    if (!kept[i] && !covers(reductions, i)) uncovered.push(i);
   }
   if (uncovered.length > 0) {
     fail('reporting', `history[${summarizeIndexes(uncovered)}] ${uncovered.length === 1 ? 'is' : 'are'} absent or altered in the payload, but no stats.reductions record covers ${uncovered.length === 1 ? 'it' : 'them'}`);

@@ -377,6 +377,36 @@ describe('checkPayload', () => {
   });
 });
 
+describe('checkPayload: messages repeated verbatim in the history', () => {
+  // Three turns whose assistant call and tool result are the same messages (the same call id);
+  // the payload keeps the first turn in front of a cut and the newest, and reports the middle one dropped.
+  const turn = (n: number): ChatMessage[] => [
+    { role: 'user', content: `question ${n}` },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_same', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+    { role: 'tool', tool_call_id: 'call_same', content: 'the same result' },
+  ];
+  const history: ChatMessage[] = freezeDeep([...turn(0), ...turn(1), ...turn(2), { role: 'user', content: 'thanks' }]);
+  const counter = new HeuristicTokenCounter('gpt-4o');
+  const reporting = (kept: ChatMessage[], reductions: ReductionRecord[]) => {
+    const messages: ChatMessage[] = [{ role: 'system', content: 'S' }, ...kept];
+    const tokens = counter.countMessages(messages);
+    const stats = { output_tokens: tokens, input_tokens: counter.countMessages([{ role: 'system', content: 'S' }, ...history]), reductions, dropped: 3, trimmed: 0, summarized: 0, compacted: 0 };
+    return checkPayload(
+      { systemPrompt: 'S', history, tools: [], budget: { maxContextTokens: 100_000, reserveOutputTokens: 100 }, counter },
+      { payload: { messages, tools: [], stats: { ...stats, compress_ratio: stats.output_tokens / stats.input_tokens } as never }, events: [{ name: 'history-trim', payload: { reductions } } as never] },
+    ).filter((failure) => failure.invariant === 'reporting');
+  };
+
+  it('matches a kept head to the copies the payload kept, not to the reported dropped ones after it', () => {
+    const dropped: ReductionRecord = { action: 'dropped', from: 3, to: 6, messages: 3, tokensAfter: 0, reason: 'older than the window' } as ReductionRecord;
+    expect(reporting([...history.slice(0, 3), ...history.slice(6)], [dropped])).toEqual([]);
+  });
+
+  it('still reports a kept head whose dropped middle has no record', () => {
+    expect(reporting([...history.slice(0, 3), ...history.slice(6)], []).map((failure) => failure.message)).toEqual([expect.stringContaining('are absent or altered in the payload, but no stats.reductions record covers them')]);
+  });
+});
+
 describe('a plugin named by its directory', () => {
   const seen: Array<Record<string, unknown>> = [];
   const recording: StrategyFactory<ReferenceConfig> = (config, context) => {
