@@ -76,7 +76,8 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
 
 describe('ctxkitMiddleware with createAgent', () => {
   test('every model call gets the strategy payload: within budget, valid, the newest user message present; the state keeps everything', async () => {
-    const ctxkit = ctxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 1200, reserveOutputTokens: 0 } });
+    // Drops only what must go (cutBackRatio 1): by default the first messages stay in front of a cut window.
+    const ctxkit = ctxkitMiddleware({ pluginId: 'std-sliding-window-strategy', config: { maxContextTokens: 1200, reserveOutputTokens: 0, cutBackRatio: 1 } });
     const model = lookupThenAnswer();
     const agent = createAgent({ model, tools: [lookup], systemPrompt: 'You book flights.', middleware: [ctxkit] });
     let messages: BaseMessage[] = [];

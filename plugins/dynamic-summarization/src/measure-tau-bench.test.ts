@@ -11,7 +11,8 @@ import type { SummarizationConfig } from './summarization-config';
  * summarization off, which is the sliding window's rules. Set CTXKIT_MEASURE=1 to print the numbers.
  */
 
-const BUDGET: Partial<SummarizationConfig> = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512 };
+// Windows that drop only what must go (cutBackRatio 1), so that the budget used measures the summary's room.
+const BUDGET: Partial<SummarizationConfig> = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512, cutBackRatio: 1 };
 const SUMMARIZING: Partial<SummarizationConfig> = { ...BUDGET, threshold: 4, batchTurns: 2, summaryMaxTokens: 512, summarizer: 'offline' };
 // No room for a summary: the payload is the sliding window's (newest history that fits).
 const WINDOW_ONLY: Partial<SummarizationConfig> = { ...BUDGET, threshold: 1_000_000, memoryShare: 0 };

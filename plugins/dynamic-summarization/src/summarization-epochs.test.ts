@@ -13,7 +13,11 @@ const conversation = (turns: number): ChatMessage[] => ALL_TURNS.slice(0, turns 
 const summaryReply = (text: string): string => `<summary>\n${text}\n</summary>`;
 
 /** Folds two turns once more than two are unsummarized; the payload cannot hold four turns, so the summary shows. */
-const CONFIG = { threshold: 2, batchTurns: 2, maxContextTokens: 450, reserveOutputTokens: 0, checkSummaries: false, retryBackoffMs: 0 };
+/**
+ * Windows that drop only what must go (cutBackRatio 1): these cases compare payloads across instances
+ * and with sessions that never folded, and a cut back holds each instance's own window start.
+ */
+const CONFIG = { threshold: 2, batchTurns: 2, maxContextTokens: 450, reserveOutputTokens: 0, checkSummaries: false, retryBackoffMs: 0, cutBackRatio: 1 };
 
 function setup(options: { script?: ScriptStep[]; store?: IContextStore; sessionId?: string } = {}) {
   const llm = new ScriptedLLMClient(options.script ?? [summaryReply('The user asked about the first reservations.'), summaryReply('The user asked about reservations one to four.')]);

@@ -255,7 +255,8 @@ describe('SummarizationStrategy', () => {
 
     it('fills the budget: the newest history that fits follows the summary, not only the unsummarized turns', async () => {
       const h = harness({ llm: new ScriptedLLMClient([summaryReply('Short summary.')], { repeatLast: true }) });
-      const strategy = createStrategy({ threshold: 2, batchTurns: 2, maxContextTokens: 1200, reserveOutputTokens: 0 }, h.context);
+      // Drops only what must go (cutBackRatio 1), so that the window fills the budget on every call.
+      const strategy = createStrategy({ threshold: 2, batchTurns: 2, maxContextTokens: 1200, reserveOutputTokens: 0, cutBackRatio: 1 }, h.context);
       let history: ChatMessage[] = [];
       for (let n = 1; n <= 12; n++) {
         history = [...history, ...turn(n)];

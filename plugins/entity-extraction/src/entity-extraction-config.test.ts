@@ -28,8 +28,8 @@ describe('resolveEntityExtractionConfig', () => {
         maxContextTokens: null,
         reserveOutputTokens: null,
         safetyMarginRatio: 0.1,
-        cutBackRatio: 1,
-        keepFirstShare: 0,
+        cutBackRatio: 0.6,
+        keepFirstShare: 0.3,
         recall: null,
       });
       expect(input).toEqual({ stateSchema: { type: 'object', properties: {} } });

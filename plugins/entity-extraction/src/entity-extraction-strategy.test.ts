@@ -31,7 +31,9 @@ function setup(options: { script?: ScriptStep[]; sessionId?: string; store?: ICo
     { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm, ...(options.store ? { store: options.store } : {}) },
     undefined,
   );
-  const strategy = createStrategy({ stateSchema, ...options.config }, context);
+  // Every payload sends the newest state and drops only what must go (cutBackRatio 1); the held
+  // window and state of a cut back are tested with the prompt-caching cases that set it.
+  const strategy = createStrategy({ stateSchema, cutBackRatio: 1, ...options.config }, context);
   return { strategy, events, llm, context };
 }
 

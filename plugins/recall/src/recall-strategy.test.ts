@@ -40,7 +40,11 @@ async function replay(session: ContextSession, history: ChatMessage[], clock: { 
   }
 }
 
-const config = (recall: Record<string, unknown> = {}) => ({ maxContextTokens: 1500, reserveOutputTokens: 0, recall });
+/**
+ * A small room whose window drops only what must go (cutBackRatio 1): the conversation's first turns
+ * leave the window, and recall is what brings them back. The cut back has its own case below.
+ */
+const config = (recall: Record<string, unknown> = {}) => ({ maxContextTokens: 1500, reserveOutputTokens: 0, cutBackRatio: 1, recall });
 
 describe('std-recall-strategy', () => {
   describe('#composePayload', () => {

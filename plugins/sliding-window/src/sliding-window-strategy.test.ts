@@ -34,7 +34,8 @@ function setup(config: Partial<SlidingWindowConfig> = {}) {
 describe('SlidingWindowStrategy', () => {
   describe('#composePayload', () => {
     it('keeps the system prompt, tools and the newest whole groups within the budget', async () => {
-      const { strategy, context } = setup({ maxContextTokens: 3000 });
+      // Plain recency: drop only what must go, oldest first.
+      const { strategy, context } = setup({ maxContextTokens: 3000, cutBackRatio: 1 });
       const history = Array.from({ length: 40 }, (_, index) => turn(index)).flat();
       const payload = await strategy.composePayload('You are a warehouse assistant.', history, tools);
       const { available } = strategy.budget();
@@ -104,7 +105,8 @@ describe('SlidingWindowStrategy', () => {
     });
 
     it('emits history-trim, payload-composed and usage-level-change with the routing fields', async () => {
-      const { strategy, events } = setup({ maxContextTokens: 1500 });
+      // Dropping only what must go fills the budget past the usage level's threshold.
+      const { strategy, events } = setup({ maxContextTokens: 1500, cutBackRatio: 1 });
       const history = Array.from({ length: 30 }, (_, index) => turn(index)).flat();
       await strategy.composePayload('sys', history, tools);
       const names = events.map((event) => event.name);
@@ -156,8 +158,8 @@ describe('SlidingWindowStrategy', () => {
     };
 
     it('names the messages the next payload leaves out and its tokens, emits nothing and leaves the next payload as it would have been', async () => {
-      const previewing = setup({ maxContextTokens: 3000, cutBackRatio: 0.6 });
-      const plain = setup({ maxContextTokens: 3000, cutBackRatio: 0.6 });
+      const previewing = setup({ maxContextTokens: 3000, cutBackRatio: 0.6, keepFirstShare: 0 });
+      const plain = setup({ maxContextTokens: 3000, cutBackRatio: 0.6, keepFirstShare: 0 });
       let history = Array.from({ length: 30 }, (_, index) => turn(index)).flat();
       // A cut back holds the window's start: the preview must not move it.
       await previewing.strategy.composePayload('sys', history, tools);
@@ -178,7 +180,7 @@ describe('SlidingWindowStrategy', () => {
     });
 
     it('names a tool output of the current turn it would cut', async () => {
-      const { strategy } = setup({ maxContextTokens: 4000 });
+      const { strategy } = setup({ maxContextTokens: 4000, cutBackRatio: 1 });
       const history = [...turn(1), ...turn(2, 'output line\n'.repeat(20_000)).slice(0, 3)];
       const preview = await strategy.preview('sys', history, tools);
       expect(preview.trimmed.map((item) => [item.index, item.role])).toEqual([[6, 'tool']]);

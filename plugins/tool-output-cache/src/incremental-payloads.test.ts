@@ -44,7 +44,8 @@ describe('a session composing turn after turn', () => {
   it.each(configs)('sends, with %s, what a new instance sends for the same history, previews and repeated calls in between', async (_name, config) => {
     const random = seededRandom(7);
     let history = codingHistory(160, random, 'h');
-    const session = strategyOn(config);
+    // Dropping only what must go (cutBackRatio 1): a cut back holds each instance's own window start.
+    const session = strategyOn({ cutBackRatio: 1, ...config });
     // Every array the view hands the composer is checked against the one it handed out last: what it
     // says did not change (\`historyUnchangedBefore\`) is the same objects.
     const handedOut = new WeakMap<ReadonlyArray<ChatMessage>, ReadonlyArray<ChatMessage>>();
@@ -68,7 +69,7 @@ describe('a session composing turn after turn', () => {
       if (extra < 0.2) await session.strategy.preview(SYSTEM, [...history, { role: 'user', content: 'Preview only.' }], []);
       if (extra > 0.85) await session.strategy.composePayload(SYSTEM, history, []);
       const payload = await session.strategy.composePayload(SYSTEM, history, []);
-      const fresh = strategyOn(config);
+      const fresh = strategyOn({ cutBackRatio: 1, ...config });
       expect(sent(payload)).toBe(sent(await fresh.strategy.composePayload(SYSTEM, history, [])));
       // Every ref the payload names expands at once, before the writes that follow the payload.
       const ref = payload.messages.find((message): message is ToolMessage => message.role === 'tool' && message.output_ref !== undefined)?.output_ref;

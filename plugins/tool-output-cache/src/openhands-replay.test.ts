@@ -43,6 +43,7 @@ describe('ToolOutputCacheStrategy on OpenHands trajectories at a 16K window', ()
 
   const configs = [
     ['default config', { model: WINDOW_MODEL }],
+    ['cutBackRatio 1', { model: WINDOW_MODEL, cutBackRatio: 1 }],
     ['compaction at 50%', { model: WINDOW_MODEL, compaction: { thresholdRatio: 0.5 } }],
     ['cutBackRatio 0.8, keepFirstShare 0.35, no compaction', { model: WINDOW_MODEL, cutBackRatio: 0.8, keepFirstShare: 0.35, compaction: { enabled: false } }],
     ['no compaction', { model: WINDOW_MODEL, compaction: { enabled: false } }],
@@ -98,14 +99,18 @@ describe('ToolOutputCacheStrategy on OpenHands trajectories at a 16K window', ()
     const compactsAtHalf = (config as { compaction?: { thresholdRatio?: number } }).compaction?.thresholdRatio === 0.5;
     expect(names.has('tool-output-cached')).toBe(true);
     // Compaction at half the window keeps the payload under the budget: nothing needs trimming there.
-    if (!compactsAtHalf) expect(names.has('tool-output-trim')).toBe(true);
-    if (!compactsAtHalf) expect(recovered).toBeGreaterThan(0);
+    // The defaults keep the conversation's first messages in front of a cut window (keepFirstShare), their
+    // outputs never replaced to make room: the window gives way, and outputs may never need trimming.
+    const defaults = !('cutBackRatio' in config);
+    if (defaults && !compactsAtHalf) expect(names.has('tool-output-trim') || names.has('history-trim')).toBe(true);
+    else if (!compactsAtHalf) expect(names.has('tool-output-trim')).toBe(true);
+    if (!compactsAtHalf && !defaults) expect(recovered).toBeGreaterThan(0);
     if (compactsAtHalf) {
       expect(names.has('compaction-end')).toBe(true);
       expect(names.has('compaction-error')).toBe(false);
     }
     // Cut back in one go, the payloads then only append: most of each repeats the previous one's start.
-    if ('cutBackRatio' in config) expect(repeatedTokens / reducedTokens).toBeGreaterThan(0.8);
+    if ('cutBackRatio' in config && config.cutBackRatio < 1) expect(repeatedTokens / reducedTokens).toBeGreaterThan(0.8);
     if (process.env.CTXKIT_REPLAY_REPORT) {
       process.stdout.write(
         `${_id}: ${calls} calls, strategy ${Math.round(strategyTokens / calls)} tokens/call, send-everything-that-fits ${Math.round(baselineTokens / calls)} tokens/call, compactions ${events.filter((event) => event.name === 'compaction-end').length}, recovered outputs checked ${recovered}, repeated prefix ${((100 * repeatedTokens) / reducedTokens).toFixed(1)}%\n`,

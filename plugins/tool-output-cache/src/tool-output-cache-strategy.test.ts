@@ -193,7 +193,8 @@ describe('ToolOutputCacheStrategy', () => {
         messages.push({ role: 'assistant', content: 'Read them all.' }, { role: 'user', content: 'Now fix it.' });
         return messages;
       };
-      const exact = { reserveOutputTokens: 0, safetyMarginRatio: 0, compaction: { enabled: false } } as const;
+      // Only as much as needed, on every call (cutBackRatio 1).
+      const exact = { reserveOutputTokens: 0, safetyMarginRatio: 0, cutBackRatio: 1, compaction: { enabled: false } } as const;
 
       it('sends every output whole while the payload fits: no placeholder, no micro-compact, no expand tools', async () => {
         const { strategy, names } = setup({ ...exact, maxContextTokens: 100000 });

@@ -26,7 +26,8 @@ const counter = createTokenCounter({ model: 'gpt-4o' });
 const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
 
 const STRATEGIES: Array<{ pluginId: string; config: Record<string, unknown> }> = [
-  { pluginId: 'std-sliding-window-strategy', config: {} },
+  // Dropping only what must go: its default keeps the conversation's first messages (the pinned one) in front of a cut window.
+  { pluginId: 'std-sliding-window-strategy', config: { cutBackRatio: 1 } },
   { pluginId: 'std-summarization-strategy', config: {} },
   { pluginId: 'std-entity-extraction-strategy', config: { stateSchema: airlineSchema } },
   { pluginId: 'std-tool-output-cache-strategy', config: {} },

@@ -30,11 +30,13 @@ const SUMMARIZER_AGENT: AgentManifest = {
     type: 'plugin',
     pluginId: 'std-summarization-strategy',
     // the scripted summary names no identifiers: the summary checks are not what this test is about
-    config: { summarizer: 'llm', threshold: 2, batchTurns: 2, maxContextTokens: 450, reserveOutputTokens: 0, checkSummaries: false },
+    // cutBackRatio 1: a cut back's held window start lives in the process, which a restart does not keep
+    config: { summarizer: 'llm', threshold: 2, batchTurns: 2, maxContextTokens: 450, reserveOutputTokens: 0, checkSummaries: false, cutBackRatio: 1 },
   },
 };
 
-const EXTRACTOR_AGENT = extractorAgent('undo-extractor', { destination: { type: 'string' }, date: { type: 'string', format: 'date' } });
+// cutBackRatio 1: a cut back holds the state block sent last in the process, which a restart does not keep
+const EXTRACTOR_AGENT = extractorAgent('undo-extractor', { destination: { type: 'string' }, date: { type: 'string', format: 'date' } }, { cutBackRatio: 1 });
 
 const history1: ChatMessage[] = [{ role: 'user', content: 'I want to fly to Seattle.' }];
 const history2: ChatMessage[] = [...history1, { role: 'assistant', content: 'When do you want to fly?' }, { role: 'user', content: 'On May 20th 2024.' }];

@@ -43,7 +43,7 @@ describe('trim epochs', () => {
   });
 
   it('records only the placeholders the payload carries: the older history the window leaves out is no trim', async () => {
-    const { strategy } = strategyOn({ maxContextTokens: 4000, microCompact: { enabled: false }, compaction: { enabled: false } });
+    const { strategy } = strategyOn({ maxContextTokens: 4000, cutBackRatio: 1, microCompact: { enabled: false }, compaction: { enabled: false } });
     const history = longHistory(200, 20);
     const payload = await strategy.composePayload(SYSTEM, history, []);
     const firstSent = history.findIndex((message) => payload.messages.includes(message));
@@ -89,7 +89,7 @@ describe('trim epochs', () => {
     const history = longHistory(8, 40);
     const calls = history.filter((message): message is ToolMessage => message.role === 'tool').map((message) => message.tool_call_id);
     const whole = await strategyOn({ ...roomy, maxContextTokens: 100_000 }).strategy.composePayload(SYSTEM, history, []);
-    const { strategy } = strategyOn({ ...roomy, maxContextTokens: whole.stats.budget.used - 100 });
+    const { strategy } = strategyOn({ ...roomy, cutBackRatio: 1, maxContextTokens: whole.stats.budget.used - 100 });
     const trimmed = placeholders(await strategy.composePayload(SYSTEM, history, []));
     expect(trimmed).toEqual(calls.slice(0, trimmed.length));
     await strategy.undo('e1');
@@ -104,7 +104,7 @@ describe('trim epochs', () => {
     for (const id of instead) expect(epochs[0]!.description).toContain(` ${id} (`);
 
     // When the view cannot fit even so, they give way too (after the others), as a new trim that can be undone again.
-    const { strategy: tight } = strategyOn({ ...roomy, maxContextTokens: whole.stats.budget.used - 3000 });
+    const { strategy: tight } = strategyOn({ ...roomy, cutBackRatio: 1, maxContextTokens: whole.stats.budget.used - 3000 });
     const first = placeholders(await tight.composePayload(SYSTEM, history, []));
     await tight.undo('e1');
     const squeezed = placeholders(await tight.composePayload(SYSTEM, history, []));
