@@ -1,22 +1,24 @@
 #!/usr/bin/env node
 // Compares two dumps of the layout golden test (CTXKIT_GOLDEN_DUMP=<file>, one replay a line) and
 // prints, for each replay that differs, its first differing step: which parts differ and, for each,
-// the first differing path with both values. `--full` prints both steps' differing parts whole.
-//   node scripts/layout-golden-diff.js before.jsonl after.jsonl [--full]
+// the first differing path with both values. `--full` prints both steps' differing parts whole;
+// `--ignore-key=<name>` leaves out every field of that name on both sides (a field added on purpose).
+//   node scripts/layout-golden-diff.js before.jsonl after.jsonl [--full] [--ignore-key=<name>]
 'use strict';
 const fs = require('node:fs');
 
 const [beforeFile, afterFile] = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 const full = process.argv.includes('--full');
+const ignored = new Set(process.argv.filter((argument) => argument.startsWith('--ignore-key=')).map((argument) => argument.slice('--ignore-key='.length)));
 if (!beforeFile || !afterFile) {
-  process.stderr.write('usage: node scripts/layout-golden-diff.js before.jsonl after.jsonl [--full]\n');
+  process.stderr.write('usage: node scripts/layout-golden-diff.js before.jsonl after.jsonl [--full] [--ignore-key=<name>]\n');
   process.exit(2);
 }
 
 function load(file) {
   const replays = new Map();
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) if (line.trim()) {
-    const replay = JSON.parse(line);
+    const replay = JSON.parse(line, (key, value) => (ignored.has(key) ? undefined : value));
     replays.set(replay.name, replay);
   }
   return replays;

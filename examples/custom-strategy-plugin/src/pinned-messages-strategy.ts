@@ -35,8 +35,8 @@ export class PinnedMessagesStrategy implements IContextManager {
 
   async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
     const pinned = this.pins.update(history);
-    const compose = (before: number, emitEvents: boolean) =>
-      this.composer.compose({
+    const layout = (before: number) =>
+      this.composer.layout({
         systemPrompt,
         history,
         tools,
@@ -45,14 +45,14 @@ export class PinnedMessagesStrategy implements IContextManager {
         turn: this.pins.userMessages,
         memory: [this.pinnedBlock(history, pinned, before)],
         memoryShare: this.config.maxPinnedShare,
-        emitEvents,
         extra: { pinnedIndexes: pinned.filter((index) => index < before), pinnedMessages: pinned.length },
       });
-    // Two passes: pins that the recent window keeps anyway leave the block, which frees room for the window.
-    const first = compose(history.length, false);
+    // Two layouts: pins that the recent window keeps anyway leave the block, which frees room for the window.
+    const first = layout(history.length);
     const outside = pinned.filter((index) => index < first.window.fromIndex).length;
-    const composed = outside < pinned.length ? compose(first.window.fromIndex, true) : first;
-    if (composed === first) this.composer.emitComposed(first.payload, this.pins.userMessages);
+    const composed = outside < pinned.length ? layout(first.window.fromIndex) : first;
+    // The one sent is committed: the next call builds on it, and its events are emitted.
+    this.composer.commit(composed, this.pins.userMessages);
     return composed.payload;
   }
 

@@ -32,6 +32,7 @@ export type {
   PayloadStats,
   RecoverySource,
   ReductionAction,
+  ReductionCause,
   ReductionRecord,
   SectionTokens,
   ThinkingPrefixChange,

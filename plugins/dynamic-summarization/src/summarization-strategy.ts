@@ -13,7 +13,7 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { SerialQueue, payloadPreview, previewItems, RecallLayer, StrategyFoundation, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import { SerialQueue, payloadPreview, previewItems, RecallLayer, StrategyFoundation, type ComposedPayload, type MemoryBlock } from '@ctxkit/core/strategy-kit';
 import { FoldEpochs } from './fold/fold-epochs';
 import { FoldScheduler } from './fold/fold-scheduler';
 import { LLMSummarizer } from './llm/llm-summarizer';
@@ -38,6 +38,8 @@ export interface SummarizationStrategyOptions {
 /** What one composition produced, before events are emitted. */
 interface Composition {
   payload: LLMPayload;
+  /** The layout, not committed yet (`composePayload` commits the one it sends). */
+  composed: ComposedPayload;
   /** Unsummarized history had to be dropped while a summary was running. */
   wouldWait: boolean;
   turn: number;
@@ -152,7 +154,9 @@ export class SummarizationStrategy implements IContextManager {
       await this.scheduler.waitForFold(this.config.summaryWaitMs);
       composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
     }
-    this.base.composer.emitComposed(composition.payload, composition.turn);
+    // The layout sent is the one committed (after a wait, the second: the first was never sent).
+    this.recall?.emitRecalled(this.base.composer, composition.composed, composition.turn);
+    this.base.composer.commit(composition.composed, composition.turn);
     return composition.payload;
   }
 
@@ -277,7 +281,7 @@ export class SummarizationStrategy implements IContextManager {
 
   /**
    * Composes the payload. A preview composes it without remembering it: no re-sync written, no room
-   * noted for the next fold, the composer's preview mode. A history shorter than the summary covers
+   * noted for the next fold, a layout the composer does not commit. A history shorter than the summary covers
    * (a late request) is composed without it, and the summary stays as it is.
    */
   private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions, preview = false): Promise<Composition> {
@@ -300,11 +304,9 @@ export class SummarizationStrategy implements IContextManager {
       memoryShare: this.config.memoryShare,
       cutBackRatio: this.config.cutBackRatio,
       turn,
-      emitEvents: false,
-      preview,
       extra: {},
     };
-    const composed = this.recall && recalled ? this.recall.compose(this.base.composer, request, recalled) : this.base.composer.compose(request);
+    const composed = this.recall && recalled ? this.recall.layout(this.base.composer, request, recalled) : this.base.composer.layout(request);
     const room = { room: composed.roomTokens, allowance: composed.memoryAllowanceTokens };
     if (!preview) this.scheduler.noteRoom(room);
     if (!preview && options.sent !== false) {
@@ -336,7 +338,7 @@ export class SummarizationStrategy implements IContextManager {
     const leftOut = composed.window.fromIndex > covered;
     const wouldWait = leftOut && this.scheduler.running;
     composed.payload.stats.extra!.summaryPending = leftOut ? this.pendingSummary() : null;
-    return { payload: composed.payload, wouldWait, turn, room, staleSummary: read !== null && state === null && !summaryAhead, summaryAhead };
+    return { payload: composed.payload, composed, wouldWait, turn, room, staleSummary: read !== null && state === null && !summaryAhead, summaryAhead };
   }
 
   /**

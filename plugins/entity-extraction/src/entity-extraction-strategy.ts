@@ -397,7 +397,6 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       ragContext,
       ...options,
       turn: turns.turns,
-      preview,
       memory: [entityStateMemoryBlock(persisted, block.message ? String(block.message.content) : '', this.shortenedStateBlocks, config.stateMaxTokens, config.memoryRole)],
       memoryShare: config.memoryShare,
       cutBackRatio: config.cutBackRatio,
@@ -405,7 +404,11 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       ...(lean ? { startIndex: recentTurnsStart(turns, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
       extra: { entities: entityStats(persisted, block, this.options.extractor, this.lastError, lean, pending) },
     };
-    const composed = this.recall && recalled ? this.recall.compose(this.base.composer, request, recalled) : this.base.composer.compose(request);
+    const composed = this.recall && recalled ? this.recall.layout(this.base.composer, request, recalled) : this.base.composer.layout(request);
+    if (!preview) {
+      this.base.composer.commit(composed, request.turn);
+      this.recall?.emitRecalled(this.base.composer, composed, request.turn);
+    }
     return composed.payload;
   }
 }

@@ -43,7 +43,10 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
     const turn = this.base.turns.count(history);
     const prepared = await this.recall.prepare(history);
     this.base.assertLive('compose');
-    return this.recall.compose(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options }, prepared).payload;
+    const composed = this.recall.layout(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options }, prepared);
+    this.base.composer.commit(composed, turn);
+    this.recall.emitRecalled(this.base.composer, composed, turn);
+    return composed.payload;
   }
 
   /**
@@ -54,7 +57,7 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
     this.base.assertLive('preview');
     const turn = this.base.turns.count(history);
     const prepared = await this.recall.prepare(history, { preview: true });
-    const { payload } = this.recall.compose(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options, preview: true }, prepared);
+    const { payload } = this.recall.layout(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options }, prepared);
     return payloadPreview(payload, history, this.base.counter);
   }
 

@@ -59,13 +59,13 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
   }
 
   /**
-   * What {@link composePayload} with these arguments would leave out and cut, composed without being
-   * remembered: no event, and the held window start (`cutBackRatio`) stays as it was.
+   * What {@link composePayload} with these arguments would leave out and cut: a layout not committed
+   * (no event, and the held window start of `cutBackRatio` stays as it was).
    */
   async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
     this.base.assertLive('preview');
     const turn = this.base.turns.count(history);
-    const { payload } = this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare, ...options, preview: true });
+    const { payload } = this.base.composer.layout({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare, ...options });
     return payloadPreview(payload, history, this.base.counter);
   }
 

@@ -50,8 +50,8 @@ describe('a session composing turn after turn', () => {
     // says did not change (\`historyUnchangedBefore\`) is the same objects.
     const handedOut = new WeakMap<ReadonlyArray<ChatMessage>, ReadonlyArray<ChatMessage>>();
     const claims: number[] = [];
-    const compose = PayloadComposer.prototype.compose;
-    jest.spyOn(PayloadComposer.prototype, 'compose').mockImplementation(function (this: PayloadComposer, request) {
+    const layout = PayloadComposer.prototype.layout;
+    jest.spyOn(PayloadComposer.prototype, 'layout').mockImplementation(function (this: PayloadComposer, request) {
       const before = request.historyUnchangedBefore;
       if (before !== undefined) {
         const then = handedOut.get(request.history);
@@ -61,7 +61,7 @@ describe('a session composing turn after turn', () => {
         claims.push(unchanged);
       }
       handedOut.set(request.history, request.history.slice());
-      return compose.call(this, request);
+      return layout.call(this, request);
     });
     for (let turn = 0; turn < 24; turn++) {
       // Now and then a preview of a longer history first, or the same history composed twice: neither changes what is sent.

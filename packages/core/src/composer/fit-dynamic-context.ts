@@ -42,13 +42,13 @@ export function fitDynamicContext(
       messages: [cut],
       tokens,
       inputTokens,
-      reductions: [{ action: 'truncated', from: at, to: at, messages: 0, tokensBefore: inputTokens, tokensAfter: tokens, reason: 'RAG context (dynamic block) truncated to leave room for the current turn', recoverableFrom: 'history' }],
+      reductions: [{ action: 'truncated', from: at, to: at, messages: 0, tokensBefore: inputTokens, tokensAfter: tokens, reason: 'RAG context (dynamic block) truncated to leave room for the current turn', recoverableFrom: 'history', cause: 'dynamic-context' }],
     };
   }
   return {
     messages: [],
     tokens: 0,
     inputTokens,
-    reductions: [{ action: 'dropped', from: at, to: at, messages: 0, tokensBefore: inputTokens, tokensAfter: 0, reason: 'RAG context (dynamic block) left out: no room beside the current turn', recoverableFrom: 'history' }],
+    reductions: [{ action: 'dropped', from: at, to: at, messages: 0, tokensBefore: inputTokens, tokensAfter: 0, reason: 'RAG context (dynamic block) left out: no room beside the current turn', recoverableFrom: 'history', cause: 'dynamic-context' }],
   };
 }

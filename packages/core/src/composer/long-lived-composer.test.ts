@@ -124,7 +124,7 @@ describe('PayloadComposer across turns', () => {
           if (scenario.stateBlock) memory.push({ name: 'state', content: `State of ${read} messages: ${words(10 + (read % 50), read)}`, covers: { until: read, action: 'dropped', recoverableFrom: 'entity-state', reason: 'in the state' }, holds: () => true });
           const request = { systemPrompt: 'You are a coding agent.', tools: [], memory, cutBackRatio: scenario.cutBackRatio, keepFirstShare: scenario.keepFirstShare, collapseOlderToolResults: scenario.collapseOlderToolResults, turn };
           if (scenario.previewEvery > 0 && turn % scenario.previewEvery === 0) {
-            const preview = longLived.compose({ ...request, history: history.slice(0, Math.max(1, history.length - 1)), preview: true });
+            const preview = longLived.layout({ ...request, history: history.slice(0, Math.max(1, history.length - 1)) });
             expect(preview.payload.stats.output_tokens).toBeLessThanOrEqual(preview.payload.stats.budget.available);
           }
           const rebuilt = JSON.parse(JSON.stringify(history)) as ChatMessage[];

@@ -425,7 +425,7 @@ describe('PayloadComposer', () => {
       expect(cut).toBeGreaterThan(5);
     });
 
-    it('hands over the payload sent before (its own copy) and how many leading messages the new one repeats; probes and previews change neither', () => {
+    it('hands over the payload sent before (its own copy) and how many leading messages the new one repeats; layouts not committed change neither', () => {
       const compose = composer(1200);
       const history = turns(40);
       const first = compose.compose({ systemPrompt: 'S', history: history.slice(0, 2), tools: [], turn: 1 });
@@ -435,8 +435,8 @@ describe('PayloadComposer', () => {
       first.payload.messages.length = 0;
       for (let end = 4; end <= history.length; end += 2) {
         const request = { systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2 };
-        compose.compose({ ...request, history: history.slice(0, end - 1), preview: true });
-        compose.compose({ ...request, history: history.slice(2, end), probe: true });
+        compose.layout({ ...request, history: history.slice(0, end - 1) });
+        compose.layout({ ...request, history: history.slice(2, end) });
         const next = compose.compose(request);
         expect(next.previous!.messages).toEqual(sent);
         let repeated = 0;
@@ -475,7 +475,7 @@ describe('PayloadComposer', () => {
       expect(other.compose({ systemPrompt: 'S', history: source.slice(0, 32), tools: [], turn: 16 }).previous?.window).toBeUndefined();
     });
 
-    it('composes a preview without remembering it: no event, the next compose is the one it would have been', () => {
+    it('lays out a preview without committing it: no event, the next compose is the one it would have been', () => {
       const events = new CtxkitEventBus();
       const seen: string[] = [];
       for (const name of ['payload-composed', 'history-trim'] as CtxkitEventName[]) events.on(name, () => seen.push(name));
@@ -485,7 +485,7 @@ describe('PayloadComposer', () => {
       for (let end = 2; end <= 60; end += 2) {
         const request = { systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.6 };
         const before = seen.length;
-        const preview = previewed.compose({ ...request, preview: true }).payload;
+        const preview = previewed.layout(request).payload;
         expect(seen.length).toBe(before);
         const real = previewed.compose(request).payload;
         const expected = plain.compose(request).payload;
@@ -496,7 +496,7 @@ describe('PayloadComposer', () => {
       expect(seen).toContain('payload-composed');
     });
 
-    it('remembers a probe only once it is adopted: the payloads then follow the adopted probe, whatever other probes a call composed', () => {
+    it('builds on a layout only once it is committed: the payloads then follow the committed layout, whatever other layouts a call tried', () => {
       const events = new CtxkitEventBus();
       const seen: string[] = [];
       events.on('payload-composed', () => seen.push('payload-composed'));
@@ -506,10 +506,11 @@ describe('PayloadComposer', () => {
       for (let end = 2; end <= 60; end += 2) {
         const request = { systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, cutBackRatio: 0.6 };
         // A larger layout tried first (another budget's worth of history), then the one sent.
-        probing.compose({ ...request, history: history.slice(0, Math.min(80, end + 10)), probe: true });
-        const kept = probing.compose({ ...request, probe: true });
-        expect(seen).toEqual([]);
-        probing.adopt(kept);
+        probing.layout({ ...request, history: history.slice(0, Math.min(80, end + 10)) });
+        const kept = probing.layout(request);
+        expect(seen).toHaveLength(end / 2 - 1);
+        probing.commit(kept, request.turn);
+        expect(seen).toHaveLength(end / 2);
         const expected = plain.compose(request);
         expect(kept.payload.messages).toEqual(expected.payload.messages);
         expect(kept.payload.stats.repeatedPrefixTokens).toBe(expected.payload.stats.repeatedPrefixTokens);
@@ -532,6 +533,18 @@ describe('PayloadComposer', () => {
         }
       }
       expect(moved).toBeGreaterThan(10);
+    });
+
+    it('gives each record it makes a machine cause: older history a block covers, the rest of the older history, a start index', () => {
+      const history = turns(40);
+      const { payload } = composer(1000).compose({ systemPrompt: 'sys', history, tools: [], turn: 40, memory: [summary('The earlier turns in short.', 20)] });
+      const causes = payload.stats.reductions.filter((record) => record.messages > 0).map((record) => [record.action, record.cause]);
+      expect(causes).toEqual([
+        ['summarized', 'covered-by-memory'],
+        ['dropped', 'older-than-window'],
+      ]);
+      const lean = composer(1000).compose({ systemPrompt: 'sys', history, tools: [], turn: 40, startIndex: 70, startReason: 'lean' });
+      expect(lean.payload.stats.reductions[0]).toMatchObject({ action: 'dropped', from: 0, to: 70, reason: 'lean', cause: 'before-start' });
     });
 
     it('rejects with a typed error when the system prompt and tools alone exceed the budget', () => {
@@ -561,7 +574,7 @@ describe('PayloadComposer', () => {
     });
   });
 
-  describe('#emitComposed', () => {
+  describe('#commit', () => {
     /** Every event `compose` emits on a fresh bus, by name. */
     function recorded(events: CtxkitEventBus): Array<{ name: CtxkitEventName; reductions?: ReductionRecord[] }> {
       const seen: Array<{ name: CtxkitEventName; reductions?: ReductionRecord[] }> = [];

@@ -1,12 +1,12 @@
-import type { ReductionRecord } from '../contracts/llm-payload';
+import type { ReductionCause, ReductionRecord } from '../contracts/llm-payload';
 import type { MemoryBlock } from './memory-block';
 
 /**
  * History left out of the window that a sent memory block stands for is reported as what the block
  * did with it (`summarized` into the summary, `extracted` into the entity state) rather than as a
- * plain drop: each `dropped` record of `older` is split at the block's `covers.until`.
+ * plain drop: each `dropped` record whose cause is in `older` is split at the block's `covers.until`.
  */
-export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlySet<string>, blocks: ReadonlyArray<MemoryBlock>): ReductionRecord[] {
+export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlySet<ReductionCause>, blocks: ReadonlyArray<MemoryBlock>): ReductionRecord[] {
   let out = records;
   const recalls = blocks.flatMap((block) => block.recalls ?? []);
   if (recalls.length > 0) out = relabelRecalled(out, older, recalls);
@@ -15,7 +15,7 @@ export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlyS
     if (!covers || covers.until <= 0) continue;
     const next: ReductionRecord[] = [];
     for (const record of out) {
-      if (record.action !== 'dropped' || !older.has(record.reason) || record.from >= covers.until) {
+      if (record.action !== 'dropped' || record.cause === undefined || !older.has(record.cause) || record.from >= covers.until) {
         next.push(record);
         continue;
       }
@@ -29,6 +29,7 @@ export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlyS
         reason: covers.reason,
         recoverableFrom: covers.recoverableFrom,
         ...(covers.refs ? { refs: [...covers.refs] } : {}),
+        cause: 'covered-by-memory',
       });
       if (end < record.to) next.push({ ...record, from: end, messages: record.to - end });
     }
@@ -38,15 +39,15 @@ export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlyS
 }
 
 /**
- * `records` with the parts of the dropped records of `older` that lie in a recalled range reported as
+ * `records` with the parts of the dropped records of an `older` cause that lie in a recalled range reported as
  * `recalled` (sent again in a recall block), the rest as it was; each record finds its ranges by a
  * binary search.
  */
-function relabelRecalled(records: ReductionRecord[], older: ReadonlySet<string>, recalls: ReadonlyArray<{ from: number; to: number; reason: string }>): ReductionRecord[] {
+function relabelRecalled(records: ReductionRecord[], older: ReadonlySet<ReductionCause>, recalls: ReadonlyArray<{ from: number; to: number; reason: string }>): ReductionRecord[] {
   const ranges = [...recalls].sort((a, b) => a.from - b.from);
   const out: ReductionRecord[] = [];
   for (const record of records) {
-    if (record.action !== 'dropped' || !older.has(record.reason)) {
+    if (record.action !== 'dropped' || record.cause === undefined || !older.has(record.cause)) {
       out.push(record);
       continue;
     }
@@ -65,7 +66,7 @@ function relabelRecalled(records: ReductionRecord[], older: ReadonlySet<string>,
       const to = Math.min(record.to, range.to);
       if (from >= to) continue;
       if (at < from) out.push({ ...record, from: at, to: from, messages: from - at });
-      out.push({ action: 'recalled', from, to, messages: to - from, reason: range.reason, recoverableFrom: 'history' });
+      out.push({ action: 'recalled', from, to, messages: to - from, reason: range.reason, recoverableFrom: 'history', cause: 'recalled' });
       at = to;
     }
     if (at === record.from) out.push(record);

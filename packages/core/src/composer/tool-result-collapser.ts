@@ -66,6 +66,7 @@ export class ToolResultCollapser {
         messages: 1,
         reason: 'small context: an older tool result collapsed to a one-line summary',
         recoverableFrom: 'history',
+        cause: 'collapsed',
       });
     }
     return { history: view, reductions, collapsed: reductions.length };

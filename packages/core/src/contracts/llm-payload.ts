@@ -47,11 +47,41 @@ export interface ReductionRecord {
   tokensBefore?: number;
   /** Tokens after (0 for drops). */
   tokensAfter?: number;
+  /** Why, in words for people (logs, previews, traces); code reads `cause`. */
   reason: string;
   recoverableFrom: RecoverySource;
   /** Cache refs, transcript ids, summary ids that hold what left. */
   refs?: string[];
+  /** Why, for code: set on the records the composer makes (a strategy's own records may leave it out). */
+  cause?: ReductionCause;
 }
+
+/**
+ * The machine cause of a {@link ReductionRecord} the composer makes:
+ * - `older-than-window`: history older than the window (it did not fit the budget);
+ * - `before-start`: history before the strategy's start index (a lean mode, a compaction);
+ * - `orphan`: a tool result without its call, or a call without its results (never sent);
+ * - `turn-step`: an older step of a current turn over budget, left out;
+ * - `turn-output`: a current-turn tool output truncated head + tail;
+ * - `newest-user`: the newest user message truncated (it alone exceeds the budget);
+ * - `covered-by-memory`: history a sent memory block stands for (summarized, extracted);
+ * - `recalled`: history sent again in a recall block;
+ * - `memory-block`: a memory block shortened or left out;
+ * - `dynamic-context`: the RAG context truncated or left out;
+ * - `collapsed`: an older tool result collapsed to one line (`collapseOlderToolResults`).
+ */
+export type ReductionCause =
+  | 'older-than-window'
+  | 'before-start'
+  | 'orphan'
+  | 'turn-step'
+  | 'turn-output'
+  | 'newest-user'
+  | 'covered-by-memory'
+  | 'recalled'
+  | 'memory-block'
+  | 'dynamic-context'
+  | 'collapsed';
 
 /** The budget one payload was composed against. */
 export interface PayloadBudget {

@@ -205,7 +205,7 @@ describe('selectHistoryWindow', () => {
       const dropped = window.reductions.filter((record) => record.action === 'dropped');
       expect(dropped).toEqual([
         expect.objectContaining({ from: 0, to: window.fromIndex, messages: window.fromIndex }),
-        { action: 'dropped', from: userIndex + 1, to: firstKept, messages: firstKept - userIndex - 1, tokensAfter: 0, reason: expect.stringMatching(/older step of the current turn/), recoverableFrom: 'history' },
+        { action: 'dropped', from: userIndex + 1, to: firstKept, messages: firstKept - userIndex - 1, tokensAfter: 0, reason: expect.stringMatching(/older step of the current turn/), recoverableFrom: 'history', cause: 'turn-step' },
       ]);
       expect(window.droppedMessages).toBe(window.fromIndex + firstKept - userIndex - 1);
       // Kept steps are whole: each kept assistant message is followed by exactly its results, in place.

@@ -1,7 +1,7 @@
 import type { ChatMessage, ToolMessage, ToolOutputRef, UserMessage } from '../contracts/chat-message';
 import { utf8ByteLength } from '../token-counting/text-parts';
 import { countLineFeeds } from '../truncation/safe-cut';
-import type { ReductionRecord } from '../contracts/llm-payload';
+import type { ReductionCause, ReductionRecord } from '../contracts/llm-payload';
 import { BudgetExceededError } from '../errors/budget-exceeded-error';
 import { groupEndingAt } from '../messages/group-tool-calls';
 import type { MessageGroup } from '../messages/message-group';
@@ -72,13 +72,13 @@ interface Memo {
   window: HistoryWindow;
 }
 
-function dropRecord(from: number, to: number, reason: string): ReductionRecord {
-  return { action: 'dropped', from, to, messages: to - from, tokensAfter: 0, reason, recoverableFrom: 'history' };
+function dropRecord(from: number, to: number, reason: string, cause: ReductionCause): ReductionRecord {
+  return { action: 'dropped', from, to, messages: to - from, tokensAfter: 0, reason, recoverableFrom: 'history', cause };
 }
 
 function pushMerged(reductions: ReductionRecord[], record: ReductionRecord): void {
   const previous = reductions[reductions.length - 1];
-  if (previous && previous.action === record.action && previous.reason === record.reason && previous.from === record.to) {
+  if (previous && previous.action === record.action && previous.cause === record.cause && previous.reason === record.reason && previous.from === record.to) {
     previous.from = record.from;
     previous.messages += record.messages;
     return;
@@ -177,13 +177,13 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     const group = groupEndingAt(history, end);
     if (group.start < start) {
       // A unit cut by `startIndex`: its results would be sent without their call.
-      pushMerged(reductions, dropRecord(start, end, 'tool results whose call lies before the selectable part (never sent)'));
+      pushMerged(reductions, dropRecord(start, end, 'tool results whose call lies before the selectable part (never sent)', 'orphan'));
       end = start;
       break;
     }
     const reason = invalidGroupReason(group);
     if (reason) {
-      pushMerged(reductions, dropRecord(group.start, group.end, reason));
+      pushMerged(reductions, dropRecord(group.start, group.end, reason, 'orphan'));
       end = group.start;
       contiguous = false;
       continue;
@@ -201,7 +201,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     }
     end = group.start;
   }
-  if (end > start) pushMerged(reductions, dropRecord(start, end, OLDER_THAN_WINDOW_REASON));
+  if (end > start) pushMerged(reductions, dropRecord(start, end, OLDER_THAN_WINDOW_REASON, 'older-than-window'));
   // The run grows by the groups walked before it; a walk that started before it (or found none) starts it anew.
   if (walkStart < n && contiguous) {
     if (jumped) run.extend(history, walked);
@@ -301,7 +301,7 @@ function selectCurrentTurn(
   while (end > newestUser) {
     const group = groupEndingAt(history, end);
     const reason = invalidGroupReason(group);
-    if (reason) pushMerged(reductions, dropRecord(group.start, group.end, reason));
+    if (reason) pushMerged(reductions, dropRecord(group.start, group.end, reason, 'orphan'));
     else groups.push(group);
     end = group.start;
   }
@@ -324,7 +324,7 @@ function selectCurrentTurn(
       let tokens = 0;
       for (let index = group.start; index < group.end; index++) tokens += sizes.get(index)!;
       if (used + tokens > budget) {
-        pushMerged(reductions, dropRecord(group.start, group.end, 'current turn: did not fit the budget'));
+        pushMerged(reductions, dropRecord(group.start, group.end, 'current turn: did not fit the budget', 'turn-step'));
         continue;
       }
       used += tokens;
@@ -362,7 +362,7 @@ function selectCurrentTurn(
   }
   if (best) {
     const keptSteps = best.chosen.length - 1;
-    for (const group of steps.slice(keptSteps)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON));
+    for (const group of steps.slice(keptSteps)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON, 'turn-step'));
     for (const [index, change] of best.fitted.changes) {
       replaced.set(index, change.message);
       outputCuts.set(history[index] as ChatMessage, change);
@@ -376,14 +376,15 @@ function selectCurrentTurn(
         tokensAfter: change.tokens,
         reason: 'current turn over budget: tool output truncated head + tail to fit',
         ...(ref !== undefined ? { recoverableFrom: 'tool-output-cache', refs: [ref] } : { recoverableFrom: 'history' }),
+        cause: 'turn-output',
       } as ReductionRecord);
     }
     return { kept: asRanges(best.chosen), tokens: best.fitted.tokens };
   }
   // 3) Not even the newest step fits: only the newest user message, truncated when it alone exceeds the budget.
-  for (const group of steps.slice(1)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON));
+  for (const group of steps.slice(1)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON, 'turn-step'));
   const newestStep = steps[0];
-  if (newestStep) pushMerged(reductions, dropRecord(newestStep.start, newestStep.end, 'current turn over budget: dropped to keep the newest user message'));
+  if (newestStep) pushMerged(reductions, dropRecord(newestStep.start, newestStep.end, 'current turn over budget: dropped to keep the newest user message', 'turn-step'));
   const user = history[newestUser] as UserMessage;
   const userTokens = sizes.get(newestUser)!;
   if (userTokens <= budget) return { kept: [{ from: newestUser, to: newestUser + 1 }], tokens: userTokens };
@@ -396,7 +397,7 @@ function selectCurrentTurn(
     throw new BudgetExceededError(strategyId, { available: budget, required: tokens, sections: { 'newest user message (truncated)': tokens } }, 'the newest user message, even truncated,');
   }
   replaced.set(newestUser, copy);
-  reductions.push({ action: 'truncated', from: newestUser, to: newestUser + 1, messages: 1, tokensAfter: tokens, reason: 'newest user message alone exceeds the budget: truncated head + tail with a marker', recoverableFrom: 'history' });
+  reductions.push({ action: 'truncated', from: newestUser, to: newestUser + 1, messages: 1, tokensAfter: tokens, reason: 'newest user message alone exceeds the budget: truncated head + tail with a marker', recoverableFrom: 'history', cause: 'newest-user' });
   return { kept: [{ from: newestUser, to: newestUser + 1 }], tokens };
 }
 

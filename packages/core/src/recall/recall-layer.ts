@@ -7,7 +7,7 @@ import { DEFAULT_MEMORY_SHARE } from '../composer/memory-share';
 import { RecallScopeError } from '../errors/recall-scope-error';
 import { FailureBackoff } from '../model-calls/failure-backoff';
 import { safeEmit } from '../events/event-bus';
-import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from '../ledger/select-history-window';
+import { selectHistoryWindow } from '../ledger/select-history-window';
 import type { StrategyContext } from '../plugins/strategy-plugin';
 import { contentText } from '../token-counting/message-text';
 import type { ITokenCounter } from '../token-counting/token-counter';
@@ -88,7 +88,7 @@ export interface RecallLayerOptions {
  * message, in one user-role block of quoted, labelled turns in chronological order.
  *
  * A strategy calls {@link prepare} before composing (it indexes what is new, and asks the embedder
- * for the question's vector within its deadline), composes through {@link compose} instead of its
+ * for the question's vector within its deadline), lays out through {@link layout} instead of its
  * composer, and calls {@link onTurnComplete} with each finished turn.
  * @see docs/strategies/recall.md
  */
@@ -158,15 +158,16 @@ export class RecallLayer {
    * fits (or other sessions hold relevant turns), the most relevant older turns the window does not
    * hold take up to `share` of the room, the newest history the rest. The block's recalled ranges are
    * reported as `recalled`, the rest of what is older than the window as `dropped`; `stats.extra.recall`
-   * says what was recalled and why, and a `history-recall` event too (not for previews).
+   * says what was recalled and why. A layout, not committed: commit the one sent with the composer
+   * and {@link emitRecalled}.
    */
-  compose(composer: PayloadComposer, request: ComposeRequest, prepared: PreparedRecall): ComposedPayload {
-    const plain = composer.compose({ ...request, preview: true });
+  layout(composer: PayloadComposer, request: ComposeRequest, prepared: PreparedRecall): ComposedPayload {
+    const plain = composer.layout(request);
     const history = request.history;
     const startIndex = Math.max(0, Math.floor(request.startIndex ?? 0));
     const memoryTokens = plain.payload.stats.sections.memory;
     let historyRoom = Math.max(0, plain.roomTokens - memoryTokens);
-    const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON);
+    const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.cause === 'older-than-window');
     // The newest history kept before recall takes any room: the whole current turn (recall never takes
     // the room it needs), and `minRecentTokens` of the room.
     const newestUser = newestUserIndex(history);
@@ -185,7 +186,7 @@ export class RecallLayer {
     const sessionId = this.options.context.sessionId;
     const own = (entry: IndexedEntry): boolean => entry.sessionId === sessionId;
     if (prepared.error !== undefined || prepared.query.length === 0 || allowance <= 0 || (keepsAll && this.scope.scope === 'session')) {
-      return composer.compose({ ...request, extra });
+      return composer.layout({ ...request, extra });
     }
 
     // Everything before the current turn is ranked: what the window dropped (candidates) and the
@@ -229,7 +230,7 @@ export class RecallLayer {
       if (!chosen.some((entry) => own(entry) && entry.to > start)) break;
       ({ text: blockText, tokens: blockTokens, entries: chosen } = this.fit(chosen.filter((entry) => !own(entry) || entry.to <= start), ranked, allowance));
     }
-    if (chosen.length === 0) return composer.compose({ ...request, extra });
+    if (chosen.length === 0) return composer.layout({ ...request, extra });
 
     const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance]));
     stats.hits = chosen.map((entry) => ({ sessionId: entry.sessionId, from: entry.from, to: entry.to, at: entry.at, relevance: round3(relevance.get(entry.id) ?? 0) }));
@@ -246,12 +247,16 @@ export class RecallLayer {
     // The recall block goes first in priority, with its own room on top of the memory's share.
     const baseAllowance = memoryYielded > 0 ? memoryTokens - memoryYielded : Math.floor(plain.roomTokens * (request.memoryShare ?? DEFAULT_MEMORY_SHARE));
     const memoryShare = Math.min(1, (baseAllowance + blockTokens + 1) / Math.max(1, plain.roomTokens));
-    const composed = composer.compose({ ...request, memory: [block, ...(request.memory ?? [])], memoryShare, extra });
-    if (!request.preview && !request.probe) {
-      safeEmit(this.options.context.events, 'history-recall', { ...composer.eventBase(request.turn), hits: stats.hits, tokens: blockTokens, candidates: stats.candidates, embedding: prepared.embedding });
-    }
+    const composed = composer.layout({ ...request, memory: [block, ...(request.memory ?? [])], memoryShare, extra });
     // As the strategy composed it: its own blocks' outcomes and the memory's share of the room.
     return { ...composed, memory: composed.memory.slice(1), memoryAllowanceTokens: plain.memoryAllowanceTokens };
+  }
+
+  /** Emits `history-recall` for a sent payload of {@link layout} that recalled turns (`stats.extra.recall`). */
+  emitRecalled(composer: PayloadComposer, composed: ComposedPayload, turn: number): void {
+    const stats = composed.payload.stats.extra?.recall as RecallStats | undefined;
+    if (stats === undefined || stats.hits.length === 0) return;
+    safeEmit(this.options.context.events, 'history-recall', { ...composer.eventBase(turn), hits: stats.hits, tokens: stats.tokens, candidates: stats.candidates, embedding: stats.embedding });
   }
 
   /** Indexes the finished turn (every whole unit of the history). */

@@ -51,9 +51,13 @@ export type { StrategyOwnerNames } from '../strategy-foundation/strategy-lifetim
 export { StrategyLifetime } from '../strategy-foundation/strategy-lifetime';
 export type { StrategyFoundationOptions } from '../strategy-foundation/strategy-foundation';
 export { StrategyFoundation } from '../strategy-foundation/strategy-foundation';
-// the budget-filling payload composer every standard strategy builds on
+// the budget-filling payload composer every standard strategy builds on: a pure layout, and the owner of its hold
 export type { ComposedPayload, ComposeRequest, PayloadComposerOptions, PayloadComposerOwner, PreviousPayload } from '../composer/payload-composer';
 export { PayloadComposer } from '../composer/payload-composer';
+export type { LayoutEnvironment } from '../composer/layout-payload';
+export { layoutPayload } from '../composer/layout-payload';
+export type { HeldForm, KeptHead, LayoutHold } from '../composer/layout-hold';
+export { EMPTY_HOLD } from '../composer/layout-hold';
 export type { MemoryBlock, MemoryBlockOutcome } from '../composer/memory-block';
 export type { MemoryRole } from '../composer/memory-frame';
 export { DEFAULT_MEMORY_ROLE, escapeMemoryText, MEMORY_RECORD_NOTE, memoryBlockText, memoryPreamble } from '../composer/memory-frame';

@@ -1,10 +1,10 @@
-import { OLDER_THAN_WINDOW_REASON, type ComposedPayload } from '@ctxkit/core/strategy-kit';
+import type { ComposedPayload } from '@ctxkit/core/strategy-kit';
 
 /**
  * True when a composed payload could not hold the whole working view: the window left out older
  * history or cut the current turn, or the memory block was shortened or left out to make room.
  */
 export function underPressure(composed: Pick<ComposedPayload, 'window' | 'memory'>): boolean {
-  const cut = composed.window.reductions.some((record) => record.action === 'truncated' || (record.action === 'dropped' && record.reason === OLDER_THAN_WINDOW_REASON));
+  const cut = composed.window.reductions.some((record) => record.action === 'truncated' || record.cause === 'older-than-window');
   return cut || composed.memory.some((outcome) => outcome === 'shortened' || outcome === 'left-out');
 }

@@ -62,7 +62,7 @@ export interface ViewPayloadComposerOptions {
  * Composes a session's payloads from its working view through core's {@link PayloadComposer}: the
  * view laid over the caller's history is what the composer selects from, the compaction's retain +
  * summary its memory block; {@link fitView} decides which older outputs give way and which of the
- * strategy's tools are offered, on probes composed without events. Each payload is then read against
+ * strategy's tools are offered, on probe layouts (the one sent is committed). Each payload is then read against
  * the previous one (refs, provider validity; see {@link SessionPayloads}).
  */
 export class ViewPayloadComposer {
@@ -131,9 +131,10 @@ export class ViewPayloadComposer {
     const extra: Record<string, unknown> = {};
     // One tool list per choice, the same from probe to probe and from call to call, so that its count is cached.
     const tools = (offerCache: boolean): ToolDefinition[] => this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
-    const compose = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean, emitEvents: boolean): ComposedPayload => {
+    // A layout of `messages`, not committed (a probe, or the preview's payload).
+    const layout = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean): ComposedPayload => {
       const unchangedBefore = view.unchangedBefore(messages);
-      const composed = this.composer.compose({
+      const composed = this.composer.layout({
         systemPrompt: call.systemPrompt,
         history: messages,
         tools: tools(offerCache),
@@ -148,9 +149,6 @@ export class ViewPayloadComposer {
         ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}),
         cutBackRatio: config.cutBackRatio,
         keepFirstShare: config.keepFirstShare,
-        emitEvents: emitEvents && !preview,
-        // A probe is remembered only when it is the payload (adopted below).
-        ...(preview ? { preview } : emitEvents ? {} : { probe: true }),
       });
       view.composedWith(messages);
       return composed;
@@ -162,7 +160,7 @@ export class ViewPayloadComposer {
       hidesOutput: prepared.hidesOutput,
       log,
       cacheToolTokens: cacheOn ? counter.countTools(this.cacheDefinitions) : undefined,
-      probe: (messages, offerCache) => compose(messages, offerCache, false),
+      probe: layout,
       tokensAt: (messages, index) => this.composer.ledger.tokensAt(messages, index),
       tokensOf: (message) => counter.countMessage(message),
       hides: (message) => view.hides(message),
@@ -190,16 +188,10 @@ export class ViewPayloadComposer {
       toolsOffered: fitted.offerCache,
     };
     Object.assign(extra, { toolOutputCache, compaction: this.options.compactionStats() });
-    // The last probe is the payload when it was composed from the same messages and tools: only its events are left to send.
+    // The last probe is the payload when it was laid out from the same messages and tools.
     const { last } = fitted;
-    let final: ComposedPayload;
-    if (last && last.messages === fitted.messages && last.offerCache === fitted.offerCache) {
-      final = last.composed;
-      if (!preview) {
-        this.composer.adopt(final);
-        this.composer.emitComposed(final.payload, call.turn);
-      }
-    } else final = compose(fitted.messages, fitted.offerCache, true);
+    const final = last && last.messages === fitted.messages && last.offerCache === fitted.offerCache ? last.composed : layout(fitted.messages, fitted.offerCache);
+    if (!preview) this.composer.commit(final, call.turn);
     const payload = final.payload;
     const reading = this.payloads.read(payload.messages, preview, final.previous);
     toolOutputCache.refsInPayload = reading.refsInPayload;
