@@ -114,14 +114,15 @@ describe('SlidingWindowStrategy', () => {
       for (const event of events) expect(event.payload).toMatchObject({ agentId: 'conformance-agent', sessionId: 'session-1', strategyId: 'std-sliding-window-strategy', turn: 30 });
     });
 
-    it('returns the same payload for a repeat call with nothing new', async () => {
-      const { strategy } = setup({ maxContextTokens: 3000 });
+    it('sends the same payload again for a repeat call with nothing new, all of it a repeated prefix', async () => {
+      const { strategy } = setup({ maxContextTokens: 3000, cutBackRatio: 0.5 });
       const history = Array.from({ length: 30 }, (_, index) => turn(index)).flat();
       const first = await strategy.composePayload('sys', history, tools);
       const again = await strategy.composePayload('sys', history, tools);
       expect(again.messages).toEqual(first.messages);
       expect(again.messages).not.toBe(first.messages);
-      expect(again.stats).toBe(first.stats);
+      expect(again.stats.reductions).toEqual(first.stats.reductions);
+      expect(again.stats.repeatedPrefixTokens).toBe(again.stats.output_tokens);
     });
 
     it('keeps a 10,000-message history with tool calls within an 8,000-token budget, newest user message included, input unchanged', async () => {

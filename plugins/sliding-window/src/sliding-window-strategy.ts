@@ -1,5 +1,4 @@
 import {
-  safeEmit,
   type ChatMessage,
   type ComposeOptions,
   type ContextManagerCapabilities,
@@ -12,7 +11,6 @@ import {
   type ToolDefinition,
 } from '@ctxkit/core';
 import { payloadPreview, StrategyFoundation } from '@ctxkit/core/strategy-kit';
-import { RepeatedCall } from './repeated-call';
 import { SLIDING_WINDOW_STRATEGY_ID, type SlidingWindowConfig } from './sliding-window-config';
 
 /**
@@ -23,14 +21,13 @@ import { SLIDING_WINDOW_STRATEGY_ID, type SlidingWindowConfig } from './sliding-
  * dropped; orphan tool results and dangling calls are never sent and are reported.
  *
  * One instance serves one conversation (agent + session). Per turn it counts only new messages (a
- * ledger over the history), and a repeat call with nothing new returns the previous payload.
+ * ledger over the history).
  */
 export class SlidingWindowStrategy implements IContextManager, ContextManagerCapabilities {
   private readonly base: StrategyFoundation;
-  private readonly repeated = new RepeatedCall();
 
   /** @param config validated, with the schema's defaults applied (see `resolveSlidingWindowConfig`) */
-  constructor(private readonly config: SlidingWindowConfig, private readonly context: StrategyContext) {
+  constructor(private readonly config: SlidingWindowConfig, context: StrategyContext) {
     this.base = new StrategyFoundation(context, { strategyId: SLIDING_WINDOW_STRATEGY_ID, model: config.model, budget: config });
   }
 
@@ -47,15 +44,7 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
   compose(systemPrompt: string, history: ReadonlyArray<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, ragContext?: string, options: ComposeOptions = {}): LLMPayload {
     this.base.assertLive('compose');
     const turn = this.base.turns.count(history);
-    const call = { history, systemPrompt, tools, ragContext, collapse: options.collapseOlderToolResults ?? false };
-    const repeated = this.repeated.payloadFor(call);
-    if (repeated) {
-      safeEmit(this.context.events, 'payload-composed', { ...this.base.composer.eventBase(turn), stats: repeated.stats });
-      return repeated;
-    }
-    const { payload } = this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare, ...options });
-    this.repeated.remember(call, payload);
-    return payload;
+    return this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare, ...options }).payload;
   }
 
   /**
@@ -82,6 +71,5 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
   /** Releases the cached state. Safe to call more than once. */
   dispose(): void {
     this.base.dispose();
-    this.repeated.clear();
   }
 }
