@@ -1,4 +1,5 @@
 import type { ChatMessage, SystemMessage, UserMessage } from '../contracts/chat-message';
+import type { UsageLevel } from '../contracts/llm-payload';
 import type { ToolDefinition } from '../contracts/tool-definition';
 import type { HeldOutputCuts } from '../ledger/held-output-cuts';
 import type { MemoryBlock } from './memory-block';
@@ -42,8 +43,8 @@ export interface LayoutHold {
   readonly memory: ReadonlyMap<string, { readonly block: MemoryBlock; readonly anchor: string | undefined }>;
   /** The shortened form each memory block had in the sent payload, by name. */
   readonly forms: ReadonlyMap<string, HeldForm>;
-  /** The sent payload's messages and tools, and the tool list it was asked with. */
-  readonly sent?: { readonly messages: ReadonlyArray<ChatMessage>; readonly tools: ReadonlyArray<ToolDefinition>; readonly requested: ReadonlyArray<ToolDefinition> };
+  /** The sent payload's messages and tools, the tool list it was asked with, and its usage level (`usage-level-change`). */
+  readonly sent?: { readonly messages: ReadonlyArray<ChatMessage>; readonly tools: ReadonlyArray<ToolDefinition>; readonly requested: ReadonlyArray<ToolDefinition>; readonly level: UsageLevel };
   /**
    * The sent payload's window as far as it is its history's own messages one after the other
    * (`verbatim` of them from `fromIndex`, after `lead` leading messages), and the position of that

@@ -297,7 +297,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     ...(heldCuts ? { cuts: new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS) } : {}),
     memory: heldCuts ? nextHeldMemory(hold, fitted, history) : new Map(),
     forms: nextForms(heldCuts ? fitted : []),
-    sent: { messages: payload.messages.slice(), tools: payload.tools, requested: request.tools },
+    sent: { messages: payload.messages.slice(), tools: payload.tools, requested: request.tools, level: payload.stats.usageLevel },
     ...(window.verbatim !== undefined ? { sentWindow: { history, fromIndex: window.fromIndex, lead, verbatim: window.verbatim, unchangedBefore: Number.POSITIVE_INFINITY } } : {}),
   };
   return {

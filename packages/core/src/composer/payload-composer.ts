@@ -1,5 +1,5 @@
 import type { SystemMessage, UserMessage } from '../contracts/chat-message';
-import type { PayloadBudget, UsageLevel } from '../contracts/llm-payload';
+import type { PayloadBudget } from '../contracts/llm-payload';
 import type { CtxkitEventBase } from '../events/ctxkit-events';
 import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
 import { emitReductions } from '../events/reduction-events';
@@ -42,8 +42,6 @@ export class PayloadComposer {
   readonly ledger: HistoryLedger;
   /** The hold of the payload committed last. */
   private hold: LayoutHold = EMPTY_HOLD;
-  /** The usage level of the payload committed last (`usage-level-change` events). */
-  private level: UsageLevel = 'ok';
   /** The layout made last: only it can vouch for its window of a history array grown in place. */
   private latest: ComposedPayload | undefined;
   /** The history last checked for shape: a call checks only the messages appended since. */
@@ -101,17 +99,15 @@ export class PayloadComposer {
    */
   commit(composed: ComposedPayload, turn: number): void {
     const next = composed.nextHold;
+    const level = this.hold.sent?.level ?? 'ok';
     // A layout made before another cannot vouch for its window: the history array may have changed in place since.
     this.hold = composed === this.latest || next.sentWindow === undefined ? next : { ...next, sentWindow: undefined };
     const { payload } = composed;
     const { events, sessionId } = this.options.owner;
     const base = this.eventBase(turn);
     emitReductions(events, base, payload.stats.reductions);
-    if (payload.stats.usageLevel !== this.level) {
-      if (!events.hostedUsageLevels?.has(sessionId)) {
-        safeEmit(events, 'usage-level-change', { ...base, from: this.level, to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: payload.stats.budget.maxContextTokens });
-      }
-      this.level = payload.stats.usageLevel;
+    if (payload.stats.usageLevel !== level && !events.hostedUsageLevels?.has(sessionId)) {
+      safeEmit(events, 'usage-level-change', { ...base, from: level, to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: payload.stats.budget.maxContextTokens });
     }
     safeEmit(events, 'payload-composed', { ...base, stats: payload.stats });
   }
