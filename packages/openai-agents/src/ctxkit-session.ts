@@ -45,7 +45,10 @@ export interface CtxkitSessionOptions extends AgentSource {
   onPayload?: (payload: LLMPayload) => void;
 }
 
-/** @deprecated Use {@link CtxkitSessionOptions}. */
+/**
+ * The session's options without the agent source, as the earlier constructor took them beside it.
+ * @deprecated Use {@link CtxkitSessionOptions}, which holds both.
+ */
 export type CtxkitSessionSettings = Omit<CtxkitSessionOptions, keyof AgentSource>;
 
 /** What the session has once its agent is open. */

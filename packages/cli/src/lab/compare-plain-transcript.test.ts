@@ -49,9 +49,12 @@ describe('ctxkit compare --transcript', () => {
     fs.writeFileSync(file, `${JSON.stringify({ messages })}\n`);
     // Facts, by hand: get_order needs A-1042 (the user's first message); open_claim needs CUST-7781 and
     // A-1042 (that message) and WH-LEEDS-3 (get_order's output); "delayed" is a plain word, not checked.
-    const retention = async (window: number): Promise<{ checks: number; retention: number | null }> => {
-      const json = path.join(tmp, `claims-${window}.json`);
-      const { code } = await compare(['--transcript', file, '--window', String(window), '--json', json]);
+    // Plain recency (cutBackRatio 1) unless `plain` is false: the default keeps the conversation's first
+    // messages in front of a cut.
+    const retention = async (window: number, plain = true): Promise<{ checks: number; retention: number | null }> => {
+      const json = path.join(tmp, `claims-${window}-${plain}.json`);
+      const config = plain ? ['--config', 'std-sliding-window-strategy={"cutBackRatio":1}'] : [];
+      const { code } = await compare(['--transcript', file, '--window', String(window), ...config, '--json', json]);
       expect(code).toBe(0);
       const [row] = (JSON.parse(fs.readFileSync(json, 'utf8')) as ComparisonResult).summaries;
       return { checks: row!.factChecks, retention: row!.factRetention };
@@ -61,5 +64,7 @@ describe('ctxkit compare --transcript', () => {
     // At 1,024 tokens (about 800 of room) the sliding window has dropped the first four messages when
     // open_claim is called (1,260 tokens of questions and answers came after them): only get_order's fact is kept.
     expect(await retention(1_024)).toEqual({ checks: 4, retention: 0.25 });
+    // The default window keeps the first messages (the customer and the order) in front of the cut.
+    expect((await retention(1_024, false)).retention).toBeGreaterThan(0.25);
   });
 });
