@@ -9,18 +9,25 @@ const fs = require('node:fs');
 
 const [beforeFile, afterFile] = process.argv.slice(2).filter((argument) => !argument.startsWith('--'));
 const full = process.argv.includes('--full');
-const ignored = new Set(process.argv.filter((argument) => argument.startsWith('--ignore-key=')).map((argument) => argument.slice('--ignore-key='.length)));
+const ignored = new Set(
+  process.argv
+    .filter((argument) => argument.startsWith('--ignore-key='))
+    .map((argument) => argument.slice('--ignore-key='.length)),
+);
 if (!beforeFile || !afterFile) {
-  process.stderr.write('usage: node scripts/layout-golden-diff.js before.jsonl after.jsonl [--full] [--ignore-key=<name>]\n');
+  process.stderr.write(
+    'usage: node scripts/layout-golden-diff.js before.jsonl after.jsonl [--full] [--ignore-key=<name>]\n',
+  );
   process.exit(2);
 }
 
 function load(file) {
   const replays = new Map();
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) if (line.trim()) {
-    const replay = JSON.parse(line, (key, value) => (ignored.has(key) ? undefined : value));
-    replays.set(replay.name, replay);
-  }
+  for (const line of fs.readFileSync(file, 'utf8').split('\n'))
+    if (line.trim()) {
+      const replay = JSON.parse(line, (key, value) => (ignored.has(key) ? undefined : value));
+      replays.set(replay.name, replay);
+    }
   return replays;
 }
 

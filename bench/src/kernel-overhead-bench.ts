@@ -10,17 +10,19 @@
  * them to its table.
  */
 import 'reflect-metadata';
+
 import {
+  type ChatMessage,
+  type ContextSession,
   createContextRuntime,
   createTokenUsage,
   IContextManager,
-  type ChatMessage,
-  type ContextSession,
   type ILLMClient,
   type LLMCompletion,
   type LLMPayload,
 } from '@ctxkit/core';
-import { createAgent, type AgentHandleLike } from '@ctxkit/kernel';
+import { type AgentHandleLike, createAgent } from '@ctxkit/kernel';
+
 import { generateHistory } from './generate-history';
 
 /**
@@ -86,7 +88,11 @@ function timed(manager: ContextSession, clock: { spentMs: number }): ContextSess
     unpin: (pinId) => manager.unpin(pinId),
     pins: () => manager.pins(),
     composePayload: (systemPrompt, history, tools, ragContext, options): Promise<LLMPayload> =>
-      time(() => (options !== undefined ? manager.composePayload(systemPrompt, history, tools, ragContext, options) : manager.composePayload(systemPrompt, history, tools, ragContext))),
+      time(() =>
+        options !== undefined
+          ? manager.composePayload(systemPrompt, history, tools, ragContext, options)
+          : manager.composePayload(systemPrompt, history, tools, ragContext),
+      ),
     onTurnComplete: (history: ChatMessage[]) => time(() => manager.onTurnComplete(history)),
   };
   if (manager.contributedTools) {
@@ -97,7 +103,9 @@ function timed(manager: ContextSession, clock: { spentMs: number }): ContextSess
       return tools;
     };
   }
-  if (manager.checkCompaction) wrapper.checkCompaction = (checkpoint, history, usage) => time(() => manager.checkCompaction!(checkpoint, history, usage));
+  if (manager.checkCompaction)
+    wrapper.checkCompaction = (checkpoint, history, usage) =>
+      time(() => manager.checkCompaction!(checkpoint, history, usage));
   if (manager.whenIdle) wrapper.whenIdle = () => time(() => manager.whenIdle!());
   return wrapper;
 }
@@ -119,7 +127,13 @@ async function measure(messages: number, maxContextTokens: number, turns: number
     const clock = { spentMs: 0 };
     const manager = timed(handle.contextManager, clock);
     const container = handle.container.createChild().registerValue(IContextManager, manager);
-    const stopwatched: AgentHandleLike = { ...handle, id: handle.id, strategyId: handle.strategyId, container, forSession: () => manager };
+    const stopwatched: AgentHandleLike = {
+      ...handle,
+      id: handle.id,
+      strategyId: handle.strategyId,
+      container,
+      forSession: () => manager,
+    };
     const llm = new InstantClient();
     const agent = createAgent(stopwatched, { llm, systemPrompt: 'You are a careful coding agent.' });
     const history = generateHistory(messages, 42 + messages);
@@ -140,7 +154,14 @@ async function measure(messages: number, maxContextTokens: number, turns: number
       overhead.push(elapsed - clock.spentMs - llm.spentMs);
     }
     await handle.dispose();
-    return { messages, maxContextTokens, overheadMs: median(overhead), strategyMs: median(strategy), runMs: median(whole), turns };
+    return {
+      messages,
+      maxContextTokens,
+      overheadMs: median(overhead),
+      strategyMs: median(strategy),
+      runMs: median(whole),
+      turns,
+    };
   } finally {
     await runtime.dispose();
   }
@@ -173,7 +194,10 @@ export async function benchKernelOverhead(report: KernelOverheadReport): Promise
         fmt(entry.overheadMs),
         `whole run ${fmt(entry.runMs)}, strategy ${fmt(entry.strategyMs)}`,
       ]);
-      process.stdout.write(`  kernel ${messages} msgs at ${maxContextTokens}: overhead ${fmt(entry.overheadMs)} per turn (run ${fmt(entry.runMs)}, strategy ${fmt(entry.strategyMs)})\n`);
+      process.stdout.write(
+        `  kernel ${messages} msgs at ${maxContextTokens}: overhead ${fmt(entry.overheadMs)} per turn ` +
+          `(run ${fmt(entry.runMs)}, strategy ${fmt(entry.strategyMs)})\n`,
+      );
     }
   }
   report.results.kernelOverhead = entries;

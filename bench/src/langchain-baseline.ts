@@ -1,5 +1,12 @@
 import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, trimMessages, type BaseMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+  trimMessages,
+} from '@langchain/core/messages';
 
 /** Converts ctxkit's OpenAI-shaped messages to LangChain messages (done once, outside the timings). */
 export function toLangChain(systemPrompt: string, history: ReadonlyArray<ChatMessage>): BaseMessage[] {
@@ -9,7 +16,12 @@ export function toLangChain(systemPrompt: string, history: ReadonlyArray<ChatMes
 }
 
 export function convert(message: ChatMessage): BaseMessage {
-  const text = typeof message.content === 'string' ? message.content : message.content === null ? '' : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  const text =
+    typeof message.content === 'string'
+      ? message.content
+      : message.content === null
+        ? ''
+        : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
   switch (message.role) {
     case 'system':
       return new SystemMessage(text);
@@ -18,7 +30,12 @@ export function convert(message: ChatMessage): BaseMessage {
     case 'assistant':
       return new AIMessage({
         content: text,
-        tool_calls: (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name, args: safeJson(call.function.arguments), type: 'tool_call' as const })),
+        tool_calls: (message.tool_calls ?? []).map((call) => ({
+          id: call.id,
+          name: call.function.name,
+          args: safeJson(call.function.arguments),
+          type: 'tool_call' as const,
+        })),
       });
     case 'tool':
       return new ToolMessage({ content: text, tool_call_id: message.tool_call_id });
@@ -36,7 +53,8 @@ function safeJson(text: string): Record<string, unknown> {
 
 function messageTextOf(message: BaseMessage): string {
   let text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
-  if (message instanceof AIMessage) for (const call of message.tool_calls ?? []) text += `\n${call.name}\n${JSON.stringify(call.args)}`;
+  if (message instanceof AIMessage)
+    for (const call of message.tool_calls ?? []) text += `\n${call.name}\n${JSON.stringify(call.args)}`;
   return text;
 }
 
@@ -59,10 +77,28 @@ export function memoizedCounter(counter: ITokenCounter): (messages: BaseMessage[
 
 /** LangChain's `tokenCounter` without memo: every call tokenizes every message it is given. */
 export function plainCounter(counter: ITokenCounter): (messages: BaseMessage[]) => number {
-  return (messages) => messages.reduce((total, message) => total + counter.countUpTo(messageTextOf(message), Number.POSITIVE_INFINITY) + 4, 0);
+  return (messages) =>
+    messages.reduce(
+      (total, message) => total + counter.countUpTo(messageTextOf(message), Number.POSITIVE_INFINITY) + 4,
+      0,
+    );
 }
 
-/** `trimMessages` as LangChain documents it for chat history: keep the system message, the last messages, start on a human message. */
-export async function langchainTrim(messages: BaseMessage[], maxTokens: number, tokenCounter: (messages: BaseMessage[]) => number): Promise<BaseMessage[]> {
-  return trimMessages(messages, { maxTokens, tokenCounter, strategy: 'last', includeSystem: true, startOn: 'human', allowPartial: false });
+/**
+ * `trimMessages` as LangChain documents it for chat history: keep the system message, the last messages, start on a
+ * human message.
+ */
+export async function langchainTrim(
+  messages: BaseMessage[],
+  maxTokens: number,
+  tokenCounter: (messages: BaseMessage[]) => number,
+): Promise<BaseMessage[]> {
+  return trimMessages(messages, {
+    maxTokens,
+    tokenCounter,
+    strategy: 'last',
+    includeSystem: true,
+    startOn: 'human',
+    allowPartial: false,
+  });
 }

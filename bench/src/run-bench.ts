@@ -4,16 +4,25 @@
  * standard strategy. Prints the tables and writes `bench/results/latest.json`. Timings are medians
  * in milliseconds.
  */
+import 'reflect-metadata';
+
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import 'reflect-metadata';
+
 import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
-import { BpeTokenCounter, findPayloadProblems, GptTokenizerEncoder, JsTiktokenEncoder, SharedCountCaches } from '@ctxkit/core/strategy-kit';
+import {
+  BpeTokenCounter,
+  findPayloadProblems,
+  GptTokenizerEncoder,
+  JsTiktokenEncoder,
+  SharedCountCaches,
+} from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, loadConversations } from '@ctxkit/core/testing';
 import { seededRandom } from '@ctxkit/core/testing/generators';
 import { createStrategy as createSlidingWindow, type SlidingWindowStrategy } from '@ctxkit/strategy-sliding-window';
-import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
+
 import { collectGarbage } from './collect-garbage';
 import { generateHistory } from './generate-history';
 import { benchKernelOverhead } from './kernel-overhead-bench';
@@ -22,7 +31,12 @@ import { benchStrategyTurns, type StrategyTurnTable } from './strategy-turn-benc
 
 const SYSTEM = 'You are a careful coding agent. Use the tools to read files and run commands; keep answers short.';
 const quick = process.argv.includes('--quick');
-const results: Record<string, unknown> = { node: process.version, platform: `${process.platform} ${process.arch}`, date: new Date().toISOString(), encoding: 'o200k_base' };
+const results: Record<string, unknown> = {
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  date: new Date().toISOString(),
+  encoding: 'o200k_base',
+};
 const rows: Array<[string, string, string, string]> = [];
 
 function now(): bigint {
@@ -48,13 +62,24 @@ function ratio(a: number | undefined, b: number | undefined): string {
 }
 
 function freshCounter(backend: 'gpt-tokenizer' | 'js-tiktoken' = 'gpt-tokenizer'): BpeTokenCounter {
-  const encoder = backend === 'gpt-tokenizer' ? new GptTokenizerEncoder('o200k_base') : new JsTiktokenEncoder('o200k_base');
-  return new BpeTokenCounter(encoder, new SharedCountCaches(), 'gpt-4o', { encoding: 'o200k_base', approximate: false });
+  const encoder =
+    backend === 'gpt-tokenizer' ? new GptTokenizerEncoder('o200k_base') : new JsTiktokenEncoder('o200k_base');
+  return new BpeTokenCounter(encoder, new SharedCountCaches(), 'gpt-4o', {
+    encoding: 'o200k_base',
+    approximate: false,
+  });
 }
 
 function freshStrategy(maxContextTokens: number, counter: ITokenCounter = freshCounter()): SlidingWindowStrategy {
-  const { context } = createConformanceContext('bench', { counter, counterFor: () => counter, strategyId: 'std-sliding-window-strategy' }, undefined);
-  return createSlidingWindow({ model: 'gpt-4o', maxContextTokens, reserveOutputTokens: null, safetyMarginRatio: 0.1 }, context);
+  const { context } = createConformanceContext(
+    'bench',
+    { counter, counterFor: () => counter, strategyId: 'std-sliding-window-strategy' },
+    undefined,
+  );
+  return createSlidingWindow(
+    { model: 'gpt-4o', maxContextTokens, reserveOutputTokens: null, safetyMarginRatio: 0.1 },
+    context,
+  );
 }
 
 function newUser(turn: number): ChatMessage {
@@ -129,7 +154,10 @@ async function benchSize(size: number, maxContextTokens: number): Promise<void> 
     await langchainTrim(lcCurrent, budget, lcCount);
     lcPerTurn.push(ms(start));
   }
-  const lcValid = lcFirstResult.length > 0 && lcFirstResult.every((message) => message !== undefined) && lcFirstResult[0]?.getType() === 'system';
+  const lcValid =
+    lcFirstResult.length > 0 &&
+    lcFirstResult.every((message) => message !== undefined) &&
+    lcFirstResult[0]?.getType() === 'system';
 
   const entry = {
     size,
@@ -145,15 +173,29 @@ async function benchSize(size: number, maxContextTokens: number): Promise<void> 
       outputTokens: firstPayload.stats.output_tokens,
       valid: findPayloadProblems(firstPayload.messages).length === 0,
     },
-    langchainMemoized: { firstMs: lcFirst, perTurnMs: median(lcPerTurn), keptMessages: lcFirstResult.length - 1, validOutput: lcValid },
+    langchainMemoized: {
+      firstMs: lcFirst,
+      perTurnMs: median(lcPerTurn),
+      keptMessages: lcFirstResult.length - 1,
+      validOutput: lcValid,
+    },
     ratio: { first: ctxFirst / lcFirst, perTurn: median(perTurn) / median(lcPerTurn) },
   };
   (results.sizes as unknown[]).push(entry);
   rows.push([label, 'first call', fmt(ctxFirst), `${fmt(lcFirst)}  (×${ratio(ctxFirst, lcFirst)})`]);
-  rows.push([label, 'per turn (+1 msg)', fmt(median(perTurn)), `${fmt(median(lcPerTurn))}  (×${ratio(median(perTurn), median(lcPerTurn))})`]);
+  rows.push([
+    label,
+    'per turn (+1 msg)',
+    fmt(median(perTurn)),
+    `${fmt(median(lcPerTurn))}  (×${ratio(median(perTurn), median(lcPerTurn))})`,
+  ]);
   rows.push([label, 'repeat, nothing new', fmt(median(repeat)), '—']);
   rows.push([label, 'JSON-rebuilt history, per turn', fmt(median(rebuilt)), '—']);
-  process.stdout.write(`  ${label}: first ${fmt(ctxFirst)} (${tokenizedFirst} texts tokenized, ${entry.ctxkit.keptMessages} kept), per turn ${fmt(median(perTurn))}, repeat ${fmt(median(repeat))}, JSON ${fmt(median(rebuilt))} | LangChain first ${fmt(lcFirst)}, per turn ${fmt(median(lcPerTurn))}\n`);
+  process.stdout.write(
+    `  ${label}: first ${fmt(ctxFirst)} (${tokenizedFirst} texts tokenized, ${entry.ctxkit.keptMessages} kept), ` +
+      `per turn ${fmt(median(perTurn))}, repeat ${fmt(median(repeat))}, JSON ${fmt(median(rebuilt))} | ` +
+      `LangChain first ${fmt(lcFirst)}, per turn ${fmt(median(lcPerTurn))}\n`,
+  );
 }
 
 async function benchPlainLangChain(): Promise<void> {
@@ -170,10 +212,21 @@ async function benchPlainLangChain(): Promise<void> {
 
 function benchHugeOutput(): void {
   const history = generateHistory(1000, 7);
-  const huge = Array.from({ length: 90_000 }, (_, index) => `${index}: gcc -O2 -c src/module-${index % 97}.c -o build/module-${index % 97}.o`).join('\n').slice(0, 5 * 1024 * 1024);
+  const huge = Array.from(
+    { length: 90_000 },
+    (_, index) => `${index}: gcc -O2 -c src/module-${index % 97}.c -o build/module-${index % 97}.o`,
+  )
+    .join('\n')
+    .slice(0, 5 * 1024 * 1024);
   const withOutput: ChatMessage[] = [
     ...history,
-    { role: 'assistant', content: null, tool_calls: [{ id: 'call_huge', type: 'function', function: { name: 'run_command', arguments: '{"cmd":"make"}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'call_huge', type: 'function', function: { name: 'run_command', arguments: '{"cmd":"make"}' } },
+      ],
+    },
     { role: 'tool', tool_call_id: 'call_huge', content: huge },
   ];
   const entry: Record<string, unknown> = { outputBytes: Buffer.byteLength(huge) };
@@ -191,8 +244,20 @@ function benchHugeOutput(): void {
       after.push(ms(start));
     }
     const last = payload.messages[payload.messages.length - 1]!;
-    entry[`${maxContextTokens}`] = { firstMs: first, afterMs: median(after), valid: findPayloadProblems(payload.messages).length === 0, lastRole: last.role, outputTokens: payload.stats.output_tokens, budget: strategy.budget().available };
-    rows.push([`5 MiB tool output, ${Math.round(maxContextTokens / 1024)}K`, 'first sight / after', `${fmt(first)} / ${fmt(median(after))}`, '—']);
+    entry[`${maxContextTokens}`] = {
+      firstMs: first,
+      afterMs: median(after),
+      valid: findPayloadProblems(payload.messages).length === 0,
+      lastRole: last.role,
+      outputTokens: payload.stats.output_tokens,
+      budget: strategy.budget().available,
+    };
+    rows.push([
+      `5 MiB tool output, ${Math.round(maxContextTokens / 1024)}K`,
+      'first sight / after',
+      `${fmt(first)} / ${fmt(median(after))}`,
+      '—',
+    ]);
     process.stdout.write(`  5 MiB output at ${maxContextTokens}: first ${fmt(first)}, after ${fmt(median(after))}\n`);
   }
   results.hugeToolOutput = entry;
@@ -202,17 +267,48 @@ function benchHugeOutput(): void {
 function benchToolOutputCache(): void {
   const entry: Record<string, unknown> = {};
   for (const megabytes of quick ? [5] : [5, 100]) {
-    const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'tool-output-cache-bench.js'), String(megabytes)], { encoding: 'utf8', timeout: 300_000 });
+    const child = spawnSync(
+      process.execPath,
+      ['--expose-gc', path.join(__dirname, 'tool-output-cache-bench.js'), String(megabytes)],
+      { encoding: 'utf8', timeout: 300_000 },
+    );
     if (child.status !== 0) {
-      rows.push([`tool-output cache, ${megabytes} MB output`, 'cache + view', `failed: ${child.stderr.trim().split('\n')[0] ?? ''}`, '—']);
+      rows.push([
+        `tool-output cache, ${megabytes} MB output`,
+        'cache + view',
+        `failed: ${child.stderr.trim().split('\n')[0] ?? ''}`,
+        '—',
+      ]);
       continue;
     }
-    const measured = JSON.parse(child.stdout.trim()) as { viewMs: number; expandLast50LinesMs: number; peakOverOutput: number; cachingPeakOverOutput: number; peakRssBytes: number; lines: number };
+    const measured = JSON.parse(child.stdout.trim()) as {
+      viewMs: number;
+      expandLast50LinesMs: number;
+      peakOverOutput: number;
+      cachingPeakOverOutput: number;
+      peakRssBytes: number;
+      lines: number;
+    };
     entry[`${megabytes}MB`] = measured;
     rows.push([`tool-output cache, ${megabytes} MB output`, 'cache + in-context view', fmt(measured.viewMs), '—']);
-    rows.push([`tool-output cache, ${megabytes} MB output`, 'expand last 50 lines (streamed)', fmt(measured.expandLast50LinesMs), '—']);
-    rows.push([`tool-output cache, ${megabytes} MB output`, 'memory the caching needs (heap + external) / RSS peak', `${measured.cachingPeakOverOutput.toFixed(2)}× / ${measured.peakOverOutput.toFixed(2)}× the output`, '—']);
-    process.stdout.write(`  tool-output cache ${megabytes} MB: view ${fmt(measured.viewMs)}, expand tail ${fmt(measured.expandLast50LinesMs)}, caching needs ${measured.cachingPeakOverOutput.toFixed(2)}× the output (RSS peak ${measured.peakOverOutput.toFixed(2)}×)\n`);
+    rows.push([
+      `tool-output cache, ${megabytes} MB output`,
+      'expand last 50 lines (streamed)',
+      fmt(measured.expandLast50LinesMs),
+      '—',
+    ]);
+    rows.push([
+      `tool-output cache, ${megabytes} MB output`,
+      'memory the caching needs (heap + external) / RSS peak',
+      `${measured.cachingPeakOverOutput.toFixed(2)}× / ${measured.peakOverOutput.toFixed(2)}× the output`,
+      '—',
+    ]);
+    process.stdout.write(
+      `  tool-output cache ${megabytes} MB: view ${fmt(measured.viewMs)}, expand ` +
+        `tail ${fmt(measured.expandLast50LinesMs)}, caching ` +
+        `needs ${measured.cachingPeakOverOutput.toFixed(2)}× the output (RSS ` +
+        `peak ${measured.peakOverOutput.toFixed(2)}×)\n`,
+    );
   }
   results.toolOutputCache = entry;
 }
@@ -221,13 +317,15 @@ function benchToolOutputCache(): void {
 function randomKana(bytes: number): string {
   const random = seededRandom(7);
   let text = '';
-  for (let index = 0; index < Math.floor(bytes / 3); index++) text += String.fromCharCode(0x3042 + Math.floor(random() * 80));
+  for (let index = 0; index < Math.floor(bytes / 3); index++)
+    text += String.fromCharCode(0x3042 + Math.floor(random() * 80));
   return text;
 }
 
 function benchTokenizers(): void {
   const texts: string[] = [];
-  for (const record of loadConversations('tau-bench-airline')) for (const message of record.messages) texts.push(typeof message.content === 'string' ? message.content : '');
+  for (const record of loadConversations('tau-bench-airline'))
+    for (const message of record.messages) texts.push(typeof message.content === 'string' ? message.content : '');
   const bytes = texts.reduce((total, text) => total + Buffer.byteLength(text), 0);
   const entry: Record<string, unknown> = {};
   for (const backend of ['gpt-tokenizer', 'js-tiktoken'] as const) {
@@ -251,8 +349,18 @@ function benchTokenizers(): void {
       pathological[name] = ms(begin);
     }
     entry[backend] = { tokens, ms: elapsed, mbPerSecond: bytes / 1e6 / (elapsed / 1000), pathologicalMs: pathological };
-    rows.push(['tau-bench texts (tokenizer)', backend, `${(bytes / 1e6 / (elapsed / 1000)).toFixed(1)} MB/s, ${tokens} tokens`, Object.entries(pathological).map(([name, value]) => `${name}: ${fmt(value)}`).join('; ')]);
-    process.stdout.write(`  ${backend}: ${(bytes / 1e6 / (elapsed / 1000)).toFixed(1)} MB/s (${tokens} tokens); ${JSON.stringify(pathological)}\n`);
+    rows.push([
+      'tau-bench texts (tokenizer)',
+      backend,
+      `${(bytes / 1e6 / (elapsed / 1000)).toFixed(1)} MB/s, ${tokens} tokens`,
+      Object.entries(pathological)
+        .map(([name, value]) => `${name}: ${fmt(value)}`)
+        .join('; '),
+    ]);
+    process.stdout.write(
+      `  ${backend}: ${(bytes / 1e6 / (elapsed / 1000)).toFixed(1)} MB/s (${tokens} ` +
+        `tokens); ${JSON.stringify(pathological)}\n`,
+    );
   }
   results.tokenizers = entry;
 }
@@ -285,19 +393,42 @@ async function benchTauBench(): Promise<void> {
       start = now();
       const trimmed = await langchainTrim(lcSlice, budget, lcCount);
       lcTimes.push(ms(start));
-      if (trimmed.length === 0 || trimmed[0] === undefined || trimmed[0].getType() !== 'system' || trimmed[trimmed.length - 1]?.content !== lcSlice[lcSlice.length - 1]!.content) lcInvalid++;
+      if (
+        trimmed.length === 0 ||
+        trimmed[0] === undefined ||
+        trimmed[0].getType() !== 'system' ||
+        trimmed[trimmed.length - 1]?.content !== lcSlice[lcSlice.length - 1]!.content
+      )
+        lcInvalid++;
     }
   }
-  results.tauBench = { conversations: quick ? 30 : records.length, turns, maxContextTokens, ctxkitPerTurnMs: median(ctxTimes), langchainPerTurnMs: median(lcTimes), ctxkitInvalidPayloads: ctxInvalid, langchainWithoutSystemOrNewestTurn: lcInvalid };
-  rows.push([`tau-bench airline, ${turns} turns, 4K`, 'per turn (replay)', `${fmt(median(ctxTimes))} (invalid: ${ctxInvalid})`, `${fmt(median(lcTimes))} (no system or newest turn: ${lcInvalid})`]);
-  process.stdout.write(`  tau-bench: ctxkit ${fmt(median(ctxTimes))} per turn, LangChain ${fmt(median(lcTimes))}; LangChain outputs missing the system prompt or the newest turn: ${lcInvalid}/${turns}\n`);
+  results.tauBench = {
+    conversations: quick ? 30 : records.length,
+    turns,
+    maxContextTokens,
+    ctxkitPerTurnMs: median(ctxTimes),
+    langchainPerTurnMs: median(lcTimes),
+    ctxkitInvalidPayloads: ctxInvalid,
+    langchainWithoutSystemOrNewestTurn: lcInvalid,
+  };
+  rows.push([
+    `tau-bench airline, ${turns} turns, 4K`,
+    'per turn (replay)',
+    `${fmt(median(ctxTimes))} (invalid: ${ctxInvalid})`,
+    `${fmt(median(lcTimes))} (no system or newest turn: ${lcInvalid})`,
+  ]);
+  process.stdout.write(
+    `  tau-bench: ctxkit ${fmt(median(ctxTimes))} per turn, LangChain ${fmt(median(lcTimes))}; LangChain outputs ` +
+      `missing the system prompt or the newest turn: ${lcInvalid}/${turns}\n`,
+  );
 }
 
 async function main(): Promise<void> {
   results.sizes = [];
   process.stdout.write(`ctxkit bench (${quick ? 'quick' : 'full'}), ${results.platform}, Node ${process.version}\n`);
   benchTokenizers();
-  for (const size of [100, 1000, 10_000]) for (const maxContextTokens of [8192, 131072]) await benchSize(size, maxContextTokens);
+  for (const size of [100, 1000, 10_000])
+    for (const maxContextTokens of [8192, 131072]) await benchSize(size, maxContextTokens);
   await benchPlainLangChain();
   benchHugeOutput();
   benchToolOutputCache();
@@ -309,7 +440,9 @@ async function main(): Promise<void> {
   rows.push(['process', 'peak RSS', `${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MiB (whole run)`, '']);
 
   const { default: Table } = await import('cli-table3');
-  const table = new Table({ head: ['history', 'measure', 'ctxkit sliding window', 'LangChain trimMessages (memoized) (ratio ctxkit/LC)'] });
+  const table = new Table({
+    head: ['history', 'measure', 'ctxkit sliding window', 'LangChain trimMessages (memoized) (ratio ctxkit/LC)'],
+  });
   for (const row of rows) table.push(row);
   process.stdout.write(`${table.toString()}\n`);
   const perStrategy = new Table({ head: strategyTable.head });
@@ -322,6 +455,6 @@ async function main(): Promise<void> {
 }
 
 void main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });

@@ -11,10 +11,18 @@
  * `node bench/dist/session-trace-bench.js [--one-session] [--file-store]` prints the measurement as JSON.
  */
 import 'reflect-metadata';
+
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createContextRuntime, FileContextStore, MemoryContextStore, type ChatMessage, type LLMPayload } from '@ctxkit/core';
+
+import {
+  type ChatMessage,
+  createContextRuntime,
+  FileContextStore,
+  type LLMPayload,
+  MemoryContextStore,
+} from '@ctxkit/core';
 
 /** `--file-store`: the file store in a temporary directory instead of the memory store. */
 const FILE_STORE = process.argv.includes('--file-store');
@@ -32,7 +40,12 @@ interface Conversation {
 }
 
 function readConversations(): Conversation[] {
-  const file = path.join(path.dirname(require.resolve('@ctxkit/core/package.json')), 'fixtures', 'conversations', 'tau-bench-airline.jsonl');
+  const file = path.join(
+    path.dirname(require.resolve('@ctxkit/core/package.json')),
+    'fixtures',
+    'conversations',
+    'tau-bench-airline.jsonl',
+  );
   return fs
     .readFileSync(file, 'utf8')
     .split('\n')
@@ -40,26 +53,47 @@ function readConversations(): Conversation[] {
     .map((line) => {
       const record = JSON.parse(line) as { id: string; messages: ChatMessage[] };
       const [system, ...history] = record.messages;
-      const calls = history.flatMap((message, index) => (message.role === 'assistant' ? [history.slice(0, index)] : []));
-      return { id: record.id.replace(/[^A-Za-z0-9._:@-]+/g, '.'), systemPrompt: typeof system?.content === 'string' ? system.content : '', calls };
+      const calls = history.flatMap((message, index) =>
+        message.role === 'assistant' ? [history.slice(0, index)] : [],
+      );
+      return {
+        id: record.id.replace(/[^A-Za-z0-9._:@-]+/g, '.'),
+        systemPrompt: typeof system?.content === 'string' ? system.content : '',
+        calls,
+      };
     });
 }
 
 /** Each call's payload as the sliding window composes it. */
 async function keptPayloads(conversations: Conversation[]): Promise<Map<ChatMessage[], LLMPayload>> {
   const runtime = await createContextRuntime({});
-  const agent = await runtime.loadAgent({ id: 'window', contextStrategy: { type: 'plugin', pluginId: 'std-sliding-window-strategy', config: { model: 'gpt-4o', maxContextTokens: 4096 } } });
+  const agent = await runtime.loadAgent({
+    id: 'window',
+    contextStrategy: {
+      type: 'plugin',
+      pluginId: 'std-sliding-window-strategy',
+      config: { model: 'gpt-4o', maxContextTokens: 4096 },
+    },
+  });
   const kept = new Map<ChatMessage[], LLMPayload>();
   for (const conversation of conversations) {
     const session = agent.forSession(conversation.id);
-    for (const history of conversation.calls) kept.set(history, await session.composePayload(conversation.systemPrompt, history, []));
+    for (const history of conversation.calls)
+      kept.set(history, await session.composePayload(conversation.systemPrompt, history, []));
   }
   await runtime.dispose();
   return kept;
 }
 
-/** CPU milliseconds to compose every call of every conversation once, with the trace on or off, until every trace is written. */
-async function run(conversations: Conversation[], kept: Map<ChatMessage[], LLMPayload>, traced: boolean): Promise<number> {
+/**
+ * CPU milliseconds to compose every call of every conversation once, with the trace on or off, until every trace is
+ * written.
+ */
+async function run(
+  conversations: Conversation[],
+  kept: Map<ChatMessage[], LLMPayload>,
+  traced: boolean,
+): Promise<number> {
   const root = FILE_STORE ? fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-trace-bench-')) : undefined;
   const traceStore = root !== undefined ? new FileContextStore({ rootDir: root }) : new MemoryContextStore();
   const runtime = await createContextRuntime({ discoverInstalled: false, store: traceStore, sessionTrace: traced });
@@ -69,7 +103,10 @@ async function run(conversations: Conversation[], kept: Map<ChatMessage[], LLMPa
     },
     async onTurnComplete() {},
   }));
-  const agent = await runtime.loadAgent({ id: 'bench', contextStrategy: { type: 'plugin', pluginId: 'kept-payload-strategy' } });
+  const agent = await runtime.loadAgent({
+    id: 'bench',
+    contextStrategy: { type: 'plugin', pluginId: 'kept-payload-strategy' },
+  });
   const started = cpuMs();
   for (const conversation of conversations) {
     const session = agent.forSession(conversation.id);
@@ -91,7 +128,15 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   const bundled = readConversations();
   // `--one-session`: every call in one session, so that the trace fills to its bound and each write carries all of it.
-  const conversations = process.argv.includes('--one-session') ? [{ id: 'one-session', systemPrompt: bundled[0]!.systemPrompt, calls: bundled.flatMap((conversation) => conversation.calls) }] : bundled;
+  const conversations = process.argv.includes('--one-session')
+    ? [
+        {
+          id: 'one-session',
+          systemPrompt: bundled[0]!.systemPrompt,
+          calls: bundled.flatMap((conversation) => conversation.calls),
+        },
+      ]
+    : bundled;
   const kept = await keptPayloads(conversations);
   const composes = conversations.reduce((sum, conversation) => sum + conversation.calls.length, 0);
   const reductions = [...kept.values()].reduce((sum, payload) => sum + payload.stats.reductions.length, 0);
@@ -108,7 +153,15 @@ async function main(): Promise<void> {
   const onMs = median(on) / composes;
   process.stdout.write(
     `${JSON.stringify(
-      { conversations: conversations.length, composes, reductions, composeMsTraceOff: round4(offMs), composeMsTraceOn: round4(onMs), traceMsPerCompose: round4(onMs - offMs), targetMs: 0.1 },
+      {
+        conversations: conversations.length,
+        composes,
+        reductions,
+        composeMsTraceOff: round4(offMs),
+        composeMsTraceOn: round4(onMs),
+        traceMsPerCompose: round4(onMs - offMs),
+        targetMs: 0.1,
+      },
       null,
       2,
     )}\n`,

@@ -16,19 +16,22 @@
  * benchmark's) and prints the entries as JSON; `--only` keeps the strategies whose label contains the
  * text and `--sizes` the history sizes listed. `npm run bench` runs every row so and adds them to its report.
  */
+import 'reflect-metadata';
+
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import 'reflect-metadata';
+
 import { type ChatMessage, type IContextManager, type ITokenCounter } from '@ctxkit/core';
+import { type IContextStore, MemoryContextStore } from '@ctxkit/core';
 import { BpeTokenCounter, GptTokenizerEncoder, SharedCountCaches } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext } from '@ctxkit/core/testing';
 import { createStrategy as createSummarization } from '@ctxkit/strategy-dynamic-summarization';
 import { createStrategy as createEntityExtraction } from '@ctxkit/strategy-entity-extraction';
+import { createStrategy as createRecall } from '@ctxkit/strategy-recall';
 import { createStrategy as createSlidingWindow } from '@ctxkit/strategy-sliding-window';
 import { createStrategy as createToolOutputCache } from '@ctxkit/strategy-tool-output-cache';
-import { createStrategy as createRecall } from '@ctxkit/strategy-recall';
-import { MemoryContextStore, type IContextStore } from '@ctxkit/core';
+
 import { collectGarbage } from './collect-garbage';
 import { generateHistory } from './generate-history';
 
@@ -56,7 +59,9 @@ export interface StrategyTurnEntry {
   /** Median wall time of the first call (10,000 messages only), in ms. */
   firstMs?: number;
   firstSamples?: number;
-  /** Median CPU time of the first call (the process's, all its threads), in ms: what a loaded machine's wall time hides. */
+  /**
+   * Median CPU time of the first call (the process's, all its threads), in ms: what a loaded machine's wall time hides.
+   */
   firstCpuMs?: number;
   /** Messages in the last payload (system prompt and memory included). */
   payloadMessages: number;
@@ -95,17 +100,38 @@ function codingTaskSchema(): Record<string, unknown> {
 function strategies(): BenchedStrategy[] {
   const stateSchema = codingTaskSchema();
   const contextFor = (strategyId: string, counter: ITokenCounter, store?: IContextStore) =>
-    createConformanceContext('bench', { counter, counterFor: () => counter, strategyId, ...(store ? { store } : {}) }, undefined).context;
+    createConformanceContext(
+      'bench',
+      { counter, counterFor: () => counter, strategyId, ...(store ? { store } : {}) },
+      undefined,
+    ).context;
   const budget = (maxContextTokens: number) => ({ model: 'gpt-4o', maxContextTokens });
   return [
-    { label: 'sliding window', strategyId: 'std-sliding-window-strategy', create: (max, counter) => createSlidingWindow(budget(max), contextFor('std-sliding-window-strategy', counter)) },
-    { label: 'summarization (offline)', strategyId: 'std-summarization-strategy', create: (max, counter) => createSummarization(budget(max), contextFor('std-summarization-strategy', counter)) },
+    {
+      label: 'sliding window',
+      strategyId: 'std-sliding-window-strategy',
+      create: (max, counter) => createSlidingWindow(budget(max), contextFor('std-sliding-window-strategy', counter)),
+    },
+    {
+      label: 'summarization (offline)',
+      strategyId: 'std-summarization-strategy',
+      create: (max, counter) => createSummarization(budget(max), contextFor('std-summarization-strategy', counter)),
+    },
     {
       label: 'entity extraction (offline)',
       strategyId: 'std-entity-extraction-strategy',
-      create: (max, counter) => createEntityExtraction({ ...budget(max), stateSchema, recentTurns: 2 }, contextFor('std-entity-extraction-strategy', counter)),
+      create: (max, counter) =>
+        createEntityExtraction(
+          { ...budget(max), stateSchema, recentTurns: 2 },
+          contextFor('std-entity-extraction-strategy', counter),
+        ),
     },
-    { label: 'tool-output cache', strategyId: 'std-tool-output-cache-strategy', create: (max, counter) => createToolOutputCache(budget(max), contextFor('std-tool-output-cache-strategy', counter)) },
+    {
+      label: 'tool-output cache',
+      strategyId: 'std-tool-output-cache-strategy',
+      create: (max, counter) =>
+        createToolOutputCache(budget(max), contextFor('std-tool-output-cache-strategy', counter)),
+    },
     {
       label: 'recall',
       strategyId: 'std-recall-strategy',
@@ -144,7 +170,13 @@ async function idle(manager: IContextManager): Promise<void> {
  * For a strategy that keeps an index in its store, the first call after a restart: the store already
  * holds what an earlier instance indexed.
  */
-async function firstCall(strategy: BenchedStrategy, history: ChatMessage[], maxContextTokens: number, options: StrategyTurnBenchOptions, samples: number): Promise<{ wallMs: number; cpuMs: number }> {
+async function firstCall(
+  strategy: BenchedStrategy,
+  history: ChatMessage[],
+  maxContextTokens: number,
+  options: StrategyTurnBenchOptions,
+  samples: number,
+): Promise<{ wallMs: number; cpuMs: number }> {
   const times: number[] = [];
   const cpu: number[] = [];
   let store: IContextStore | undefined;
@@ -192,7 +224,11 @@ function dispose(manager: IContextManager): void {
  * array buffers), and the text it indexes: measured around indexing the history into a fresh store,
  * garbage collected on both sides, with the store's own bytes left out.
  */
-async function recallIndexMemory(strategy: BenchedStrategy, history: ChatMessage[], options: StrategyTurnBenchOptions): Promise<{ heapBytes: number; textBytes: number }> {
+async function recallIndexMemory(
+  strategy: BenchedStrategy,
+  history: ChatMessage[],
+  options: StrategyTurnBenchOptions,
+): Promise<{ heapBytes: number; textBytes: number }> {
   const store = new MemoryContextStore();
   const before = await heapAndBuffers();
   const manager = strategy.create(8192, options.freshCounter(), store);
@@ -216,9 +252,14 @@ async function recallIndexMemory(strategy: BenchedStrategy, history: ChatMessage
   return { heapBytes: after - before - logBytes, textBytes };
 }
 
-/** Measures every standard strategy's per-turn cost at 100, 1,000 and 10,000 messages (8K and 128K), and its first call at 10,000. */
+/**
+ * Measures every standard strategy's per-turn cost at 100, 1,000 and 10,000 messages (8K and 128K), and its first call
+ * at 10,000.
+ */
 async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<StrategyTurnEntry[]> {
-  const benched = strategies().filter((strategy) => options.only === undefined || strategy.label.includes(options.only));
+  const benched = strategies().filter(
+    (strategy) => options.only === undefined || strategy.label.includes(options.only),
+  );
   const sizes = options.sizes ?? [100, 1000, 10_000];
   const histories = new Map(sizes.map((size) => [size, generateHistory(size, 42 + size)] as const));
   const entries: StrategyTurnEntry[] = [];
@@ -236,7 +277,15 @@ async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<
         warmHistory = [...warmHistory, newUser(turn)];
       }
       const measured = sizes.map((size) => {
-        const entry: StrategyTurnEntry = { strategy: strategy.label, messages: size, maxContextTokens, perTurnMs: 0, perTurnCpuMs: 0, turns: turns * rounds, payloadMessages: 0 };
+        const entry: StrategyTurnEntry = {
+          strategy: strategy.label,
+          messages: size,
+          maxContextTokens,
+          perTurnMs: 0,
+          perTurnCpuMs: 0,
+          turns: turns * rounds,
+          payloadMessages: 0,
+        };
         return { entry, history: histories.get(size)!, wall: [] as number[], cpu: [] as number[] };
       });
       for (const { entry, history } of measured) {
@@ -281,7 +330,15 @@ async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<
         entry.perTurnCpuMs = median(cpu);
         entries.push(entry);
         const label = `${entry.messages.toLocaleString('en-US')} msgs, ${Math.round(maxContextTokens / 1024)}K`;
-        process.stderr.write(`  ${strategy.label}, ${label}: per turn ${formatMs(entry.perTurnMs)} (CPU ${formatMs(entry.perTurnCpuMs)})${entry.firstMs === undefined ? '' : `, first call ${formatMs(entry.firstMs)} (CPU ${formatMs(entry.firstCpuMs!)})`}, ${entry.payloadMessages} messages sent\n`);
+        process.stderr.write(
+          `  ${strategy.label}, ${label}: per turn ${formatMs(entry.perTurnMs)} ` +
+            `(CPU ${formatMs(entry.perTurnCpuMs)})` +
+            `${
+              entry.firstMs === undefined
+                ? ''
+                : `, first call ${formatMs(entry.firstMs)} ` + `(CPU ${formatMs(entry.firstCpuMs!)})`
+            }, ${entry.payloadMessages} messages sent\n`,
+        );
       }
     }
   }
@@ -293,23 +350,47 @@ async function measureStrategyTurns(options: StrategyTurnBenchOptions): Promise<
  * strategy; a failed run is one row saying so); the entries go to `results.strategyTurns`.
  */
 export function benchStrategyTurns(options: { quick: boolean; results: Record<string, unknown> }): StrategyTurnTable {
-  const child = spawnSync(process.execPath, [__filename, ...(options.quick ? ['--quick'] : [])], { encoding: 'utf8', timeout: 1_800_000, stdio: ['ignore', 'pipe', 'inherit'] });
-  if (child.status !== 0) return { head: ['history', 'measure', 'every standard strategy'], rows: [['—', 'per turn', `failed (exit ${String(child.status)})`]] };
+  const child = spawnSync(process.execPath, [__filename, ...(options.quick ? ['--quick'] : [])], {
+    encoding: 'utf8',
+    timeout: 1_800_000,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  if (child.status !== 0)
+    return {
+      head: ['history', 'measure', 'every standard strategy'],
+      rows: [['—', 'per turn', `failed (exit ${String(child.status)})`]],
+    };
   const entries = JSON.parse(child.stdout.trim()) as StrategyTurnEntry[];
   options.results.strategyTurns = entries;
   // The strategies in the order they were measured.
   const labels = [...new Set(entries.map((entry) => entry.strategy))];
   const table: StrategyTurnTable = { head: ['history', 'measure', ...labels], rows: [] };
-  const at = (size: number, max: number) => labels.map((label) => entries.find((entry) => entry.strategy === label && entry.messages === size && entry.maxContextTokens === max));
+  const at = (size: number, max: number) =>
+    labels.map((label) =>
+      entries.find((entry) => entry.strategy === label && entry.messages === size && entry.maxContextTokens === max),
+    );
   for (const size of [100, 1000, 10_000]) {
     for (const max of [8192, 131072]) {
       const label = `${size.toLocaleString('en-US')} msgs, ${Math.round(max / 1024)}K`;
       const cells = at(size, max);
-      table.rows.push([label, 'per turn (+1 msg)', ...cells.map((entry) => (entry ? formatMs(entry.perTurnMs) : 'n/a'))]);
-      if (size === 10_000) table.rows.push([label, 'first call', ...cells.map((entry) => (entry?.firstMs === undefined ? 'n/a' : formatMs(entry.firstMs)))]);
+      table.rows.push([
+        label,
+        'per turn (+1 msg)',
+        ...cells.map((entry) => (entry ? formatMs(entry.perTurnMs) : 'n/a')),
+      ]);
+      if (size === 10_000)
+        table.rows.push([
+          label,
+          'first call',
+          ...cells.map((entry) => (entry?.firstMs === undefined ? 'n/a' : formatMs(entry.firstMs))),
+        ]);
       if (size === 10_000 && cells.some((entry) => entry?.indexHeapBytes !== undefined)) {
         const memory = (entry: StrategyTurnEntry | undefined) =>
-          entry?.indexHeapBytes === undefined ? '' : `index ${(entry.indexHeapBytes / 1e6).toFixed(1)} MB, ${(entry.indexHeapBytes / entry.indexedTextBytes!).toFixed(2)}× its ${(entry.indexedTextBytes! / 1e6).toFixed(1)} MB of text`;
+          entry?.indexHeapBytes === undefined
+            ? ''
+            : `index ${(entry.indexHeapBytes / 1e6).toFixed(1)} ` +
+              `MB, ${(entry.indexHeapBytes / entry.indexedTextBytes!).toFixed(2)}× ` +
+              `its ${(entry.indexedTextBytes! / 1e6).toFixed(1)} MB of text`;
         table.rows.push([label, 'memory', ...cells.map(memory)]);
       }
     }
@@ -325,11 +406,21 @@ function formatMs(value: number): string {
 }
 
 if (require.main === module) {
-  const freshCounter = () => new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), new SharedCountCaches(), 'gpt-4o', { encoding: 'o200k_base', approximate: false });
-  const option = (name: string) => process.argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const freshCounter = () =>
+    new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), new SharedCountCaches(), 'gpt-4o', {
+      encoding: 'o200k_base',
+      approximate: false,
+    });
+  const option = (name: string) =>
+    process.argv.find((argument) => argument.startsWith(`--${name}=`))?.slice(name.length + 3);
   const sizes = option('sizes')?.split(',').map(Number);
   const only = option('only');
-  measureStrategyTurns({ quick: process.argv.includes('--quick'), freshCounter, ...(only ? { only } : {}), ...(sizes ? { sizes } : {}) })
+  measureStrategyTurns({
+    quick: process.argv.includes('--quick'),
+    freshCounter,
+    ...(only ? { only } : {}),
+    ...(sizes ? { sizes } : {}),
+  })
     .then((entries) => process.stdout.write(`${JSON.stringify(entries)}\n`))
     .catch((error: unknown) => {
       process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -5,6 +5,7 @@
  * the `tool_output_cache` tool (a streamed read), and prints one JSON line.
  */
 import 'reflect-metadata';
+
 // Not part of the plugin's entry (its factory and config only): the cache is measured on its own.
 import { cacheToolOutputView } from '@ctxkit/strategy-tool-output-cache/dist/cache/cache-tool-output-view';
 
@@ -16,7 +17,12 @@ async function main(): Promise<void> {
   if (global.gc) global.gc();
   const rssBeforeOutput = process.memoryUsage().rss;
   // The output is a repeated block, flattened once (indexOf flattens V8's rope): its own size and no more.
-  const pattern = Array.from({ length: 64 }, (_, index) => `${String(index).padStart(8, '0')} gcc -O2 -Wall -c src/module-${index % 97}.c -o build/module-${index % 97}.o [ok]\n`).join('');
+  const pattern = Array.from(
+    { length: 64 },
+    (_, index) =>
+      `${String(index).padStart(8, '0')} gcc -O2 -Wall -c src/module-${index % 97}.c -o ` +
+      `build/module-${index % 97}.o [ok]\n`,
+  ).join('');
   let output = pattern.repeat(Math.ceil(bytes / pattern.length)).slice(0, bytes);
   output.indexOf('\u0000');
   if (global.gc) global.gc();
@@ -56,7 +62,9 @@ async function main(): Promise<void> {
       peakRssBytes: peak,
       /** Peak RSS the output costs, its own string and process growth included, over its size. */
       peakOverOutput: (peak - rssBeforeOutput) / bytes,
-      /** Peak heap + external memory the caching needs beyond the output string (stored copy included), over its size. */
+      /**
+       * Peak heap + external memory the caching needs beyond the output string (stored copy included), over its size.
+       */
       cachingPeakOverOutput: (heapPeak - heapBefore) / bytes,
     })}\n`,
   );

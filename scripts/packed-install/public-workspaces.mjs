@@ -3,7 +3,9 @@
 import { execFileSync } from 'node:child_process';
 
 const windows = process.platform === 'win32';
-const workspaces = JSON.parse(execFileSync(windows ? 'npm.cmd' : 'npm', ['query', '.workspace'], { encoding: 'utf8', shell: windows }));
+const workspaces = JSON.parse(
+  execFileSync(windows ? 'npm.cmd' : 'npm', ['query', '.workspace'], { encoding: 'utf8', shell: windows }),
+);
 const lines = workspaces
   .filter((workspace) => workspace.private !== true)
   .map((workspace) => `${workspace.name} ${workspace.location}`)

@@ -15,14 +15,18 @@
  *   npm run build && node examples/ai-sdk-agent/dist/main.js
  */
 import 'reflect-metadata';
+
 import { ctxkitMiddleware, llmClientFromLanguageModel } from '@ctxkit/ai-sdk';
 import type { PayloadStats, ReductionAction } from '@ctxkit/core';
 import { AIRLINE_TOOL_DEFINITIONS, loadRecordedConversation } from '@ctxkit/example-recorded-replay';
+
 import { recordedAiTools } from './recorded-ai-tools';
 import { replayConversation, type ReplayReport } from './replay-conversation';
-import { SummaryWriterModel, type SummaryRequest } from './summary-writer-model';
+import { type SummaryRequest, SummaryWriterModel } from './summary-writer-model';
 
-/** The tau-bench conversation replayed by default (8 customer messages, 23 tool calls, about 7,300 tokens of history). */
+/**
+ * The tau-bench conversation replayed by default (8 customer messages, 23 tool calls, about 7,300 tokens of history).
+ */
 export const TAU_BENCH_RECORD_ID = 'tau-bench/airline/gpt-4o/task-33/trial-0';
 
 /** The OpenHands run replayed by default (46 messages, about 28,000 tokens of history). */
@@ -50,8 +54,11 @@ const ACTIONS: ReductionAction[] = ['summarized', 'dropped', 'trimmed', 'micro-c
 function reductionsOf(stats: PayloadStats | undefined): string {
   if (!stats) return '';
   const counts = new Map<ReductionAction, number>();
-  for (const reduction of stats.reductions) counts.set(reduction.action, (counts.get(reduction.action) ?? 0) + reduction.messages);
-  const parts = ACTIONS.filter((action) => (counts.get(action) ?? 0) > 0).map((action) => `${action} ${counts.get(action)}`);
+  for (const reduction of stats.reductions)
+    counts.set(reduction.action, (counts.get(reduction.action) ?? 0) + reduction.messages);
+  const parts = ACTIONS.filter((action) => (counts.get(action) ?? 0) > 0).map(
+    (action) => `${action} ${counts.get(action)}`,
+  );
   return parts.length > 0 ? `; ${parts.join(', ')}` : '';
 }
 
@@ -60,10 +67,16 @@ function logReport(result: ScenarioResult, log: (line: string) => void): void {
   report.requests.forEach((request, index) => {
     const stats = report.stats[index];
     const tokens = stats ? `${stats.output_tokens} of ${stats.budget.available} tokens` : 'not composed';
-    log(`  request ${index + 1}: ${request.prompt.length} messages, ${(request.tools ?? []).length} tools, ${tokens}${reductionsOf(stats)}`);
+    log(
+      `  request ${index + 1}: ${request.prompt.length} messages, ${(request.tools ?? []).length} ` +
+        `tools, ${tokens}${reductionsOf(stats)}`,
+    );
   });
   const largest = Math.max(...report.stats.map((stats) => stats.output_tokens));
-  log(`  ${report.requests.length} requests over ${report.turns} user turns; the largest ${largest} tokens (ceiling ${result.ceiling}); the application kept all ${report.messages.length} messages`);
+  log(
+    `  ${report.requests.length} requests over ${report.turns} user turns; the largest ${largest} tokens ` +
+      `(ceiling ${result.ceiling}); the application kept all ${report.messages.length} messages`,
+  );
 }
 
 /** Replays a tau-bench airline conversation on the summarization strategy at a 4,000-token ceiling. */
@@ -71,11 +84,28 @@ export async function runTauBench(options: ScenarioOptions = {}): Promise<Scenar
   const log = options.log ?? ((line: string) => console.log(line));
   const record = loadRecordedConversation('tau-bench-airline', options.recordId ?? TAU_BENCH_RECORD_ID);
   const config = { maxContextTokens: 4000, reserveOutputTokens: 0 };
-  const ctxkit = ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench', waitForIdle: true });
-  log(`${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} at ${config.maxContextTokens} tokens, offline summaries:`);
+  const ctxkit = ctxkitMiddleware({
+    pluginId: 'std-summarization-strategy',
+    config,
+    sessionId: 'tau-bench',
+    waitForIdle: true,
+  });
+  log(
+    `${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} ` +
+      `at ${config.maxContextTokens} tokens, offline summaries:`,
+  );
   try {
-    const report = await replayConversation({ record, tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history), middleware: ctxkit });
-    const result: ScenarioResult = { recordId: record.id, strategyId: ctxkit.agent.strategyId, ceiling: config.maxContextTokens - config.reserveOutputTokens, report };
+    const report = await replayConversation({
+      record,
+      tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history),
+      middleware: ctxkit,
+    });
+    const result: ScenarioResult = {
+      recordId: record.id,
+      strategyId: ctxkit.agent.strategyId,
+      ceiling: config.maxContextTokens - config.reserveOutputTokens,
+      report,
+    };
     logReport(result, log);
     return result;
   } finally {
@@ -99,10 +129,23 @@ export async function runTauBenchWithModelSummaries(options: ScenarioOptions = {
   const config = { maxContextTokens: 4000, reserveOutputTokens: 0, summarizer: 'llm' };
   const writer = new SummaryWriterModel();
   const llm = llmClientFromLanguageModel(writer.model);
-  const ctxkit = ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config, sessionId: 'tau-bench-model-summaries', waitForIdle: true, loadOptions: { llm } });
-  log(`${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} at ${config.maxContextTokens} tokens, summaries by ${llm.name}:`);
+  const ctxkit = ctxkitMiddleware({
+    pluginId: 'std-summarization-strategy',
+    config,
+    sessionId: 'tau-bench-model-summaries',
+    waitForIdle: true,
+    loadOptions: { llm },
+  });
+  log(
+    `${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} ` +
+      `at ${config.maxContextTokens} tokens, summaries by ${llm.name}:`,
+  );
   try {
-    const report = await replayConversation({ record, tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history), middleware: ctxkit });
+    const report = await replayConversation({
+      record,
+      tools: recordedAiTools(AIRLINE_TOOL_DEFINITIONS, record.history),
+      middleware: ctxkit,
+    });
     const result: ModelSummariesResult = {
       recordId: record.id,
       strategyId: ctxkit.agent.strategyId,
@@ -112,27 +155,53 @@ export async function runTauBenchWithModelSummaries(options: ScenarioOptions = {
       summaries: writer.summaries,
     };
     logReport(result, log);
-    log(`  ${writer.requests.length} summary requests to ${llm.name}; the last summary: ${writer.summaries.at(-1) ?? '(none)'}`);
+    log(
+      `  ${writer.requests.length} summary requests to ${llm.name}; the last ` +
+        `summary: ${writer.summaries.at(-1) ?? '(none)'}`,
+    );
     return result;
   } finally {
     await ctxkit.dispose();
   }
 }
 
-/** Replays an OpenHands run on the tool output cache at a 16,000-token ceiling; the model reads trimmed outputs back. */
+/**
+ * Replays an OpenHands run on the tool output cache at a 16,000-token ceiling; the model reads trimmed outputs back.
+ */
 export async function runOpenHands(options: ScenarioOptions = {}): Promise<ScenarioResult> {
   const log = options.log ?? ((line: string) => console.log(line));
   const record = loadRecordedConversation('openhands-multi-swe-bench', options.recordId ?? OPENHANDS_RECORD_ID);
   const config = { maxContextTokens: 16000, reserveOutputTokens: 0 };
-  const ctxkit = ctxkitMiddleware({ pluginId: 'std-tool-output-cache-strategy', config, sessionId: 'openhands', waitForIdle: true });
-  log(`${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} at ${config.maxContextTokens} tokens:`);
+  const ctxkit = ctxkitMiddleware({
+    pluginId: 'std-tool-output-cache-strategy',
+    config,
+    sessionId: 'openhands',
+    waitForIdle: true,
+  });
+  log(
+    `${record.id} through generateText with ctxkitMiddleware, ${(await ctxkit.getAgent()).strategyId} ` +
+      `at ${config.maxContextTokens} tokens:`,
+  );
   try {
-    const report = await replayConversation({ record, tools: recordedAiTools(record.tools ?? [], record.history), middleware: ctxkit, expandTrimmedOutputs: true });
-    const result: ScenarioResult = { recordId: record.id, strategyId: ctxkit.agent.strategyId, ceiling: config.maxContextTokens - config.reserveOutputTokens, report };
+    const report = await replayConversation({
+      record,
+      tools: recordedAiTools(record.tools ?? [], record.history),
+      middleware: ctxkit,
+      expandTrimmedOutputs: true,
+    });
+    const result: ScenarioResult = {
+      recordId: record.id,
+      strategyId: ctxkit.agent.strategyId,
+      ceiling: config.maxContextTokens - config.reserveOutputTokens,
+      report,
+    };
     logReport(result, log);
     for (const expansion of report.expansions) {
       const bytes = expansion.pages.reduce((sum, page) => sum + Buffer.byteLength(page), 0);
-      log(`  request ${expansion.request} read ${expansion.refId} back with tool_output_cache in ${expansion.pages.length} page(s), ${bytes} bytes`);
+      log(
+        `  request ${expansion.request} read ${expansion.refId} back with tool_output_cache ` +
+          `in ${expansion.pages.length} page(s), ${bytes} bytes`,
+      );
     }
     return result;
   } finally {

@@ -14,7 +14,8 @@ export function recordedAiTools(definitions: readonly ToolDefinition[], history:
     tools[name] = tool({
       ...(description !== undefined ? { description } : {}),
       inputSchema: jsonSchema(parameters ?? { type: 'object', properties: {} }),
-      execute: async () => outputs.get(name)?.shift() ?? `No recorded output left for ${name}; answer from what you already know.`,
+      execute: async () =>
+        outputs.get(name)?.shift() ?? `No recorded output left for ${name}; answer from what you already know.`,
     });
   }
   return tools;

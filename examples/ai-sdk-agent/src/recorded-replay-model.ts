@@ -15,7 +15,10 @@ export const TRIMMED_PLACEHOLDER = /\[tool output trimmed; ref=(to_[0-9a-f]{32})
 export const EXPAND_PAGE_LINES = 400;
 
 const MORE_MARKER = /\[more: continue with offset=(\d+)\]\s*$/;
-const USAGE = { inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: undefined, text: undefined, reasoning: undefined } };
+const USAGE = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined },
+};
 
 /** One output the model read back from the cache. */
 export interface Expansion {
@@ -53,7 +56,11 @@ export class RecordedReplayModel {
   private paging: { expansion: Expansion; callId: string } | undefined;
 
   constructor(private readonly options: { expandTrimmedOutputs?: boolean; maxExpansions?: number } = {}) {
-    this.model = new MockLanguageModelV4({ provider: 'recorded', modelId: 'recorded-agent', doGenerate: async (request) => this.answer(request) });
+    this.model = new MockLanguageModelV4({
+      provider: 'recorded',
+      modelId: 'recorded-agent',
+      doGenerate: async (request) => this.answer(request),
+    });
   }
 
   /** Every request the model received, in order. */
@@ -72,19 +79,40 @@ export class RecordedReplayModel {
     const page = this.options.expandTrimmedOutputs ? this.nextPage(request) : undefined;
     if (page) return page;
     const next = this.pending.shift();
-    if (!next) return { content: [{ type: 'text', text: 'Is there anything else I can help you with?' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE, warnings: [] };
+    if (!next)
+      return {
+        content: [{ type: 'text', text: 'Is there anything else I can help you with?' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: USAGE,
+        warnings: [],
+      };
     const content: ModelAnswer['content'] = [];
     const text = contentText(next.content ?? null);
     if (text) content.push({ type: 'text', text });
-    for (const call of next.tool_calls ?? []) content.push({ type: 'tool-call', toolCallId: call.id, toolName: call.function.name, input: call.function.arguments });
+    for (const call of next.tool_calls ?? [])
+      content.push({
+        type: 'tool-call',
+        toolCallId: call.id,
+        toolName: call.function.name,
+        input: call.function.arguments,
+      });
     const calls = (next.tool_calls ?? []).length > 0;
-    return { content, finishReason: calls ? { unified: 'tool-calls', raw: 'tool_calls' } : { unified: 'stop', raw: 'stop' }, usage: USAGE, warnings: [] };
+    return {
+      content,
+      finishReason: calls ? { unified: 'tool-calls', raw: 'tool_calls' } : { unified: 'stop', raw: 'stop' },
+      usage: USAGE,
+      warnings: [],
+    };
   }
 
-  /** The next `tool_output_cache` call: the next page of an output being read, or the first page of a newly trimmed one. */
+  /**
+   * The next `tool_output_cache` call: the next page of an output being read, or the first page of a newly trimmed one.
+   */
   private nextPage(request: ModelRequest): ModelAnswer | undefined {
     const offersCache = (request.tools ?? []).some((tool) => tool.name === 'tool_output_cache');
-    const results = request.prompt.flatMap((message) => (message.role === 'tool' ? message.content : [])).filter((part) => part.type === 'tool-result');
+    const results = request.prompt
+      .flatMap((message) => (message.role === 'tool' ? message.content : []))
+      .filter((part) => part.type === 'tool-result');
     if (this.paging) {
       const { expansion, callId } = this.paging;
       const last = results.find((part) => part.toolCallId === callId);
@@ -112,6 +140,11 @@ export class RecordedReplayModel {
     expansion.callIds.push(callId);
     this.paging = { expansion, callId };
     const input = JSON.stringify({ ref_id: expansion.refId, offset, limit: EXPAND_PAGE_LINES });
-    return { content: [{ type: 'tool-call', toolCallId: callId, toolName: 'tool_output_cache', input }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE, warnings: [] };
+    return {
+      content: [{ type: 'tool-call', toolCallId: callId, toolName: 'tool_output_cache', input }],
+      finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+      usage: USAGE,
+      warnings: [],
+    };
   }
 }

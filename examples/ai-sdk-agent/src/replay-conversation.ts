@@ -1,9 +1,10 @@
+import type { CtxkitLanguageModelMiddleware } from '@ctxkit/ai-sdk';
 import type { PayloadStats } from '@ctxkit/core';
 import type { ConversationRecord } from '@ctxkit/core/testing';
-import type { CtxkitLanguageModelMiddleware } from '@ctxkit/ai-sdk';
 import { recordedTurns } from '@ctxkit/example-recorded-replay';
-import { generateText, stepCountIs, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
-import { RecordedReplayModel, type Expansion, type ModelRequest } from './recorded-replay-model';
+import { generateText, type ModelMessage, stepCountIs, type ToolSet, wrapLanguageModel } from 'ai';
+
+import { type Expansion, type ModelRequest, RecordedReplayModel } from './recorded-replay-model';
 
 /** Options of {@link replayConversation}. */
 export interface ReplayOptions {
@@ -63,7 +64,8 @@ export async function replayConversation(options: ReplayOptions): Promise<Replay
         stopWhen: stepCountIs(turn.replies.length + 20),
       });
       for (const step of result.steps) {
-        for (const output of step.toolResults) if (output.toolName === 'tool_output_cache') pages.set(output.toolCallId, String(output.output));
+        for (const output of step.toolResults)
+          if (output.toolName === 'tool_output_cache') pages.set(output.toolCallId, String(output.output));
       }
       messages.push(...result.responseMessages);
     }
@@ -75,7 +77,10 @@ export async function replayConversation(options: ReplayOptions): Promise<Replay
     newestUser: replay.newestUser,
     stats,
     messages,
-    expansions: replay.expansions.map((expansion) => ({ ...expansion, pages: expansion.callIds.map((id) => pages.get(id) ?? '') })),
+    expansions: replay.expansions.map((expansion) => ({
+      ...expansion,
+      pages: expansion.callIds.map((id) => pages.get(id) ?? ''),
+    })),
     turns: turns.length,
   };
 }

@@ -6,7 +6,11 @@ export type SummaryRequest = Parameters<MockLanguageModelV4['doGenerate']>[0];
 
 function textOf(request: SummaryRequest): string {
   return request.prompt
-    .flatMap((message) => (typeof message.content === 'string' ? [message.content] : message.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : ''))))
+    .flatMap((message) =>
+      typeof message.content === 'string'
+        ? [message.content]
+        : message.content.map((part) => ('text' in part && typeof part.text === 'string' ? part.text : '')),
+    )
     .join('\n');
 }
 
@@ -23,7 +27,11 @@ export class SummaryWriterModel {
   readonly summaries: string[] = [];
 
   constructor() {
-    this.model = new MockLanguageModelV4({ provider: 'mock-summaries', modelId: 'summary-writer', doGenerate: async (request) => this.answer(request) });
+    this.model = new MockLanguageModelV4({
+      provider: 'mock-summaries',
+      modelId: 'summary-writer',
+      doGenerate: async (request) => this.answer(request),
+    });
   }
 
   /** Every request the model received. */
@@ -37,7 +45,10 @@ export class SummaryWriterModel {
     return {
       content: [{ type: 'text' as const, text }],
       finishReason: { unified: 'stop' as const, raw: 'stop' },
-      usage: { inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 0, text: 0, reasoning: 0 } },
+      usage: {
+        inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 0, text: 0, reasoning: 0 },
+      },
       warnings: [],
     };
   }

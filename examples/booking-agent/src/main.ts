@@ -13,12 +13,21 @@
  *   npm run build && node examples/booking-agent/dist/main.js
  */
 import 'reflect-metadata';
+
 import * as path from 'node:path';
+
 import type { ChatMessage, ILLMClient, PayloadStats } from '@ctxkit/core';
-import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { createContextRuntime } from '@ctxkit/core';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
+import {
+  AIRLINE_TOOL_DEFINITIONS,
+  createRecordedTools,
+  loadRecordedConversation,
+  recordedTurns,
+  ReplayModel,
+} from '@ctxkit/example-recorded-replay';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
-import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, loadRecordedConversation, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
+
 import { standInExtractionReply } from './stand-in-extraction-model';
 
 /** The tau-bench conversation replayed by default: a booking for a friend, paid in two ways. */
@@ -72,9 +81,24 @@ export interface BookingAgentResult {
   history: readonly ChatMessage[];
 }
 
-function entitiesOf(stats: PayloadStats): { state: Record<string, unknown>; version: number; stateTokens: number; extractor: string } {
-  const entities = (stats.extra?.entities ?? {}) as { state?: Record<string, unknown>; version?: number; stateTokens?: number; extractor?: string };
-  return { state: entities.state ?? {}, version: entities.version ?? 0, stateTokens: entities.stateTokens ?? 0, extractor: entities.extractor ?? 'unknown' };
+function entitiesOf(stats: PayloadStats): {
+  state: Record<string, unknown>;
+  version: number;
+  stateTokens: number;
+  extractor: string;
+} {
+  const entities = (stats.extra?.entities ?? {}) as {
+    state?: Record<string, unknown>;
+    version?: number;
+    stateTokens?: number;
+    extractor?: string;
+  };
+  return {
+    state: entities.state ?? {},
+    version: entities.version ?? 0,
+    stateTokens: entities.stateTokens ?? 0,
+    extractor: entities.extractor ?? 'unknown',
+  };
 }
 
 /** Replays the customer's side of a tau-bench conversation and reports, per turn, what the model received. */
@@ -87,17 +111,26 @@ export async function runBookingAgent(options: BookingAgentOptions = {}): Promis
   const handle = await runtime.loadAgent(manifestPath);
   const replay = new ReplayModel('scripted-tau-bench-agent');
   const extraction = new ScriptedLLMClient([standInExtractionReply], { repeatLast: true });
-  // Offline, one scripted client: the extraction calls (JSON answers) get the stand-in's, the agent's turns the recording's.
+  // Offline, one scripted client: the extraction calls (JSON answers) get the stand-in's, the agent's turns the
+  // recording's.
   const scripted: ILLMClient = {
     name: replay.client.name,
     defaultModel: replay.client.defaultModel,
     offline: true,
-    complete: (request) => (request.responseFormat === 'json' ? extraction.complete(request) : replay.client.complete(request)),
+    complete: (request) =>
+      request.responseFormat === 'json' ? extraction.complete(request) : replay.client.complete(request),
   };
   const llm = configured ?? scripted;
   const systemPrompt = handle.manifest.systemPrompt ?? record.systemPrompt;
-  const agent = createAgent(handle, { llm, systemPrompt, tools: createRecordedTools(AIRLINE_TOOL_DEFINITIONS, record.history) });
-  log(`booking-agent: strategy ${handle.strategyId}, model client ${llm.name}${llm.offline ? ' (offline, replaying the recorded agent)' : ''}; replaying ${record.id}`);
+  const agent = createAgent(handle, {
+    llm,
+    systemPrompt,
+    tools: createRecordedTools(AIRLINE_TOOL_DEFINITIONS, record.history),
+  });
+  log(
+    `booking-agent: strategy ${handle.strategyId}, model ` +
+      `client ${llm.name}${llm.offline ? ' (offline, replaying the recorded agent)' : ''}; replaying ${record.id}`,
+  );
   const turns: BookingTurnReport[] = [];
   let extractor = 'unknown';
   try {
@@ -117,15 +150,24 @@ export async function runBookingAgent(options: BookingAgentOptions = {}): Promis
         messagesSent: stats.messages.output,
         tokensSent: stats.output_tokens,
         tokensGiven: stats.input_tokens,
-        userMessagesSent: configured ? 1 : (lastRequest?.messages.filter((message) => message.role === 'user').length ?? 0),
-        historyLeftOut: stats.reductions.filter((reduction) => reduction.action === 'dropped').reduce((sum, reduction) => sum + reduction.messages, 0),
+        userMessagesSent: configured
+          ? 1
+          : (lastRequest?.messages.filter((message) => message.role === 'user').length ?? 0),
+        historyLeftOut: stats.reductions
+          .filter((reduction) => reduction.action === 'dropped')
+          .reduce((sum, reduction) => sum + reduction.messages, 0),
         state: entities.state,
         stateVersion: entities.version,
         stateTokens: entities.stateTokens,
       };
       turns.push(report);
       log(`turn ${report.turn}: "${report.userText.slice(0, 70)}${report.userText.length > 70 ? '…' : ''}"`);
-      log(`  ${report.steps} model call(s)${report.toolCalls.length > 0 ? `, tools ${report.toolCalls.join(', ')}` : ''}; sent ${report.messagesSent} messages / ${report.tokensSent} tokens of ${report.tokensGiven}, ${report.historyLeftOut} history messages left out`);
+      log(
+        `  ${report.steps} model ` +
+          `call(s)${report.toolCalls.length > 0 ? `, tools ${report.toolCalls.join(', ')}` : ''}; ` +
+          `sent ${report.messagesSent} messages / ${report.tokensSent} tokens ` +
+          `of ${report.tokensGiven}, ${report.historyLeftOut} history messages left out`,
+      );
       log(`  state v${report.stateVersion} (${report.stateTokens} tokens): ${JSON.stringify(report.state)}`);
     }
     log(`extractor: ${extractor}`);

@@ -1,5 +1,5 @@
 import type { LLMCompletionRequest } from '@ctxkit/core';
-import { compileStateSchema, OfflineExtractor, type ExtractionSource } from '@ctxkit/strategy-entity-extraction';
+import { compileStateSchema, type ExtractionSource, OfflineExtractor } from '@ctxkit/strategy-entity-extraction';
 
 /** One tagged block of the extraction request's data message (`<tool_result index="7" name="…">…</tool_result>`). */
 interface Block {
@@ -10,7 +10,9 @@ interface Block {
 function blocks(text: string, tag: string): Block[] {
   const pattern = new RegExp(`<${tag}((?: [a-z_]+="[^"]*")*)>\\n([\\s\\S]*?)\\n</${tag}>`, 'g');
   return [...text.matchAll(pattern)].map((match) => ({
-    attributes: Object.fromEntries([...match[1]!.matchAll(/ ([a-z_]+)="([^"]*)"/g)].map((attribute) => [attribute[1]!, attribute[2]!])),
+    attributes: Object.fromEntries(
+      [...match[1]!.matchAll(/ ([a-z_]+)="([^"]*)"/g)].map((attribute) => [attribute[1]!, attribute[2]!]),
+    ),
     // The request escapes a closing tag inside a block; read it back as written.
     body: match[2]!.split(`<\\/${tag}>`).join(`</${tag}>`),
   }));
@@ -32,7 +34,9 @@ const source = (block: Block, kind: ExtractionSource['kind']): ExtractionSource 
  * the agent's one model client like any other.
  */
 export async function standInExtractionReply(request: LLMCompletionRequest): Promise<string> {
-  const data = request.messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');
+  const data = request.messages
+    .map((message) => (typeof message.content === 'string' ? message.content : ''))
+    .join('\n');
   const schemaBlock = blocks(data, 'state_schema')[0];
   const stateBlock = blocks(data, 'current_state')[0];
   if (!schemaBlock || !stateBlock) return '{}';
@@ -54,6 +58,8 @@ export async function standInExtractionReply(request: LLMCompletionRequest): Pro
     },
   });
   if (!outcome.ok) return '{}';
-  const changed = Object.fromEntries(Object.entries(outcome.state).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(state[field])));
+  const changed = Object.fromEntries(
+    Object.entries(outcome.state).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(state[field])),
+  );
   return JSON.stringify(changed);
 }

@@ -1,5 +1,6 @@
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { runCodingAgent, type CodingAgentResult } from './main';
+
+import { type CodingAgentResult, runCodingAgent } from './main';
 
 describe('coding-agent', () => {
   describe('#runCodingAgent', () => {
@@ -17,21 +18,26 @@ describe('coding-agent', () => {
       for (const step of result.steps) expect(step.tokensSent).toBeLessThanOrEqual(step.available);
     });
 
-    it('trims old outputs to placeholders, micro-compacts old results and compacts the history, and prints each', () => {
-      expect(result.steps.some((step) => (step.reductions.trimmed ?? 0) > 0)).toBe(true);
-      expect(result.steps.some((step) => (step.reductions['micro-compacted'] ?? 0) > 0)).toBe(true);
-      expect(result.compactions.length).toBeGreaterThan(0);
-      for (const compaction of result.compactions) {
-        expect(compaction.tokensAfter).toBeLessThan(compaction.tokensBefore);
-        expect(compaction.transcriptRef).toMatch(/transcript_\d+/);
-      }
-      const sent = result.requests.map((request) => request.messages.map((message) => contentText(message.content ?? null)).join('\n')).join('\n');
-      expect(sent).toMatch(/\[tool output trimmed; ref=to_[0-9a-f]{32}\]/);
-      expect(sent).toMatch(/\[Previous: used (execute_bash|str_replace_editor); ref=to_[0-9a-f]{32}\]/);
-      expect(lines.some((line) => /trimmed \d+/.test(line))).toBe(true);
-      expect(lines.some((line) => /micro-compacted \d+/.test(line))).toBe(true);
-      expect(lines.some((line) => /compaction \(auto\)/.test(line))).toBe(true);
-    });
+    it(
+      'trims old outputs to placeholders, micro-compacts old results and compacts the history, and prints ' + 'each',
+      () => {
+        expect(result.steps.some((step) => (step.reductions.trimmed ?? 0) > 0)).toBe(true);
+        expect(result.steps.some((step) => (step.reductions['micro-compacted'] ?? 0) > 0)).toBe(true);
+        expect(result.compactions.length).toBeGreaterThan(0);
+        for (const compaction of result.compactions) {
+          expect(compaction.tokensAfter).toBeLessThan(compaction.tokensBefore);
+          expect(compaction.transcriptRef).toMatch(/transcript_\d+/);
+        }
+        const sent = result.requests
+          .map((request) => request.messages.map((message) => contentText(message.content ?? null)).join('\n'))
+          .join('\n');
+        expect(sent).toMatch(/\[tool output trimmed; ref=to_[0-9a-f]{32}\]/);
+        expect(sent).toMatch(/\[Previous: used (execute_bash|str_replace_editor); ref=to_[0-9a-f]{32}\]/);
+        expect(lines.some((line) => /trimmed \d+/.test(line))).toBe(true);
+        expect(lines.some((line) => /micro-compacted \d+/.test(line))).toBe(true);
+        expect(lines.some((line) => /compaction \(auto\)/.test(line))).toBe(true);
+      },
+    );
 
     it('lets the model expand a trimmed output with tool_output_cache and get it back byte for byte', () => {
       expect(result.expansions.length).toBeGreaterThan(0);
@@ -46,7 +52,9 @@ describe('coding-agent', () => {
       const firstCompacted = result.steps.findIndex((step) => (step.reductions.compacted ?? 0) > 0);
       expect(firstCompacted).toBeGreaterThan(0);
       expect(result.steps[firstCompacted]!.messagesSent).toBeLessThan(result.steps[firstCompacted - 1]!.messagesSent);
-      const afterCompaction = result.requests[firstCompacted]!.messages.map((message) => contentText(message.content ?? null)).join('\n');
+      const afterCompaction = result.requests[firstCompacted]!.messages.map((message) =>
+        contentText(message.content ?? null),
+      ).join('\n');
       expect(afterCompaction).toContain('The agent explored the repository');
     });
   });

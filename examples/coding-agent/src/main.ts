@@ -12,12 +12,21 @@
  *   npm run build && node examples/coding-agent/dist/main.js
  */
 import 'reflect-metadata';
+
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { createContextRuntime, type ChatMessage, type ILLMClient, type PayloadStats, type ReductionAction } from '@ctxkit/core';
+
+import {
+  type ChatMessage,
+  createContextRuntime,
+  type ILLMClient,
+  type PayloadStats,
+  type ReductionAction,
+} from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
 import { createRecordedTools, loadRecordedConversation } from '@ctxkit/example-recorded-replay';
+import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
+
 import { CodingReplayModel, EXPAND_PAGE_LINES, recordedSegments } from './recorded-run';
 
 /** The OpenHands run replayed by default (47 messages, about 25,000 tokens of history). */
@@ -81,7 +90,8 @@ const REPORTED_ACTIONS: ReductionAction[] = ['trimmed', 'micro-compacted', 'trun
 
 function reductionsOf(stats: PayloadStats): Partial<Record<ReductionAction, number>> {
   const counts: Partial<Record<ReductionAction, number>> = {};
-  for (const reduction of stats.reductions) counts[reduction.action] = (counts[reduction.action] ?? 0) + reduction.messages;
+  for (const reduction of stats.reductions)
+    counts[reduction.action] = (counts[reduction.action] ?? 0) + reduction.messages;
   return counts;
 }
 
@@ -110,15 +120,30 @@ export async function runCodingAgent(options: CodingAgentOptions = {}): Promise<
   const handle = await runtime.loadAgent(path.join(__dirname, '..', 'plugin.json'), { llm });
   const events: Record<string, number> = {};
   const compactions: CompactionReport[] = [];
-  for (const name of ['tool-output-cached', 'tool-output-trim', 'history-trim', 'tool-output-gc', 'compaction-start', 'compaction-error'] as const) {
+  for (const name of [
+    'tool-output-cached',
+    'tool-output-trim',
+    'history-trim',
+    'tool-output-gc',
+    'compaction-start',
+    'compaction-error',
+  ] as const) {
     handle.events.on(name, () => {
       events[name] = (events[name] ?? 0) + 1;
     });
   }
   handle.events.on('compaction-end', (event) => {
     events['compaction-end'] = (events['compaction-end'] ?? 0) + 1;
-    compactions.push({ trigger: event.trigger, tokensBefore: event.tokensBefore, tokensAfter: event.tokensAfter, transcriptRef: event.transcriptRef });
-    log(`  compaction (${event.trigger}): ${event.tokensBefore} → ${event.tokensAfter} tokens; transcript saved as ${event.transcriptRef}`);
+    compactions.push({
+      trigger: event.trigger,
+      tokensBefore: event.tokensBefore,
+      tokensAfter: event.tokensAfter,
+      transcriptRef: event.transcriptRef,
+    });
+    log(
+      `  compaction (${event.trigger}): ${event.tokensBefore} → ${event.tokensAfter} tokens; transcript saved ` +
+        `as ${event.transcriptRef}`,
+    );
   });
   const agent = createAgent(handle, {
     llm,
@@ -126,11 +151,16 @@ export async function runCodingAgent(options: CodingAgentOptions = {}): Promise<
     tools: createRecordedTools(record.tools ?? [], record.history),
     maxSteps: 100,
   });
-  log(`coding-agent: strategy ${handle.strategyId}, model ${handle.model} (16K window), model client ${llm.name}${llm.offline ? ' (offline, replaying the recorded agent)' : ''}; replaying ${record.id}`);
+  log(
+    `coding-agent: strategy ${handle.strategyId}, model ${handle.model} (16K window), model ` +
+      `client ${llm.name}${llm.offline ? ' (offline, replaying the recorded agent)' : ''}; replaying ${record.id}`,
+  );
   const steps: CodingStepReport[] = [];
   const expansions: ExpansionReport[] = [];
   const recordedOutputs = new Map<string, string>();
-  for (const message of record.history) if (message.role === 'tool') recordedOutputs.set(refIdOf(contentText(message.content)), contentText(message.content));
+  for (const message of record.history)
+    if (message.role === 'tool')
+      recordedOutputs.set(refIdOf(contentText(message.content)), contentText(message.content));
   handle.events.on('payload-composed', (event) => {
     const report: CodingStepReport = {
       step: steps.length + 1,
@@ -140,8 +170,13 @@ export async function runCodingAgent(options: CodingAgentOptions = {}): Promise<
       reductions: reductionsOf(event.stats),
     };
     steps.push(report);
-    const actions = REPORTED_ACTIONS.filter((action) => report.reductions[action]).map((action) => `${action} ${report.reductions[action]}`);
-    log(`step ${report.step}: sent ${report.messagesSent} messages / ${report.tokensSent} of ${report.available} tokens${actions.length > 0 ? `; ${actions.join(', ')}` : ''}`);
+    const actions = REPORTED_ACTIONS.filter((action) => report.reductions[action]).map(
+      (action) => `${action} ${report.reductions[action]}`,
+    );
+    log(
+      `step ${report.step}: sent ${report.messagesSent} messages / ${report.tokensSent} of ${report.available} ` +
+        `tokens${actions.length > 0 ? `; ${actions.join(', ')}` : ''}`,
+    );
   });
   try {
     for (const segment of recordedSegments(record.history)) {
@@ -159,9 +194,15 @@ export async function runCodingAgent(options: CodingAgentOptions = {}): Promise<
         bytes: Buffer.byteLength(text),
       };
       expansions.push(report);
-      log(`step ${report.step} asked tool_output_cache(ref_id=${report.refId}) in ${report.calls} pages of ${EXPAND_PAGE_LINES} lines: ${report.bytes} bytes back, ${report.identical ? 'identical to' : 'DIFFERENT from'} the recorded output`);
+      log(
+        `step ${report.step} asked tool_output_cache(ref_id=${report.refId}) in ${report.calls} pages ` +
+          `of ${EXPAND_PAGE_LINES} lines: ${report.bytes} bytes ` +
+          `back, ${report.identical ? 'identical to' : 'DIFFERENT from'} the recorded output`,
+      );
     }
-    const summary = Object.entries(events).map(([name, count]) => `${name} ×${count}`).join(', ');
+    const summary = Object.entries(events)
+      .map(([name, count]) => `${name} ×${count}`)
+      .join(', ');
     log(`events: ${summary}`);
     return {
       llm: llm.name,
@@ -169,7 +210,11 @@ export async function runCodingAgent(options: CodingAgentOptions = {}): Promise<
       steps,
       compactions,
       expansions,
-      requests: configured ? [] : replay.client.requests.filter((request) => request.tools && request.tools.length > 0).map((request) => ({ messages: request.messages })),
+      requests: configured
+        ? []
+        : replay.client.requests
+            .filter((request) => request.tools && request.tools.length > 0)
+            .map((request) => ({ messages: request.messages })),
       events,
     };
   } finally {

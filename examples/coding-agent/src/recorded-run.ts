@@ -56,7 +56,10 @@ export class CodingReplayModel {
   readonly client: ScriptedLLMClient;
 
   constructor(name: string) {
-    this.client = new ScriptedLLMClient([(request: LLMCompletionRequest) => this.answer(request)], { repeatLast: true, name });
+    this.client = new ScriptedLLMClient([(request: LLMCompletionRequest) => this.answer(request)], {
+      repeatLast: true,
+      name,
+    });
   }
 
   /** Loads the recorded answers of the next segment. */
@@ -94,7 +97,9 @@ export class CodingReplayModel {
     }
     const next = this.pending.shift();
     if (!next) return 'Done.';
-    return next.tool_calls ? { content: next.content ?? null, tool_calls: next.tool_calls } : { content: next.content ?? '' };
+    return next.tool_calls
+      ? { content: next.content ?? null, tool_calls: next.tool_calls }
+      : { content: next.content ?? '' };
   }
 
   private expand(expansion: Expansion, offset: number): Partial<AssistantMessage> {
@@ -103,7 +108,14 @@ export class CodingReplayModel {
     return {
       content: offset === 1 ? 'I need that earlier output again.' : null,
       tool_calls: [
-        { id: toolCallId, type: 'function', function: { name: 'tool_output_cache', arguments: JSON.stringify({ ref_id: expansion.refId, offset, limit: EXPAND_PAGE_LINES }) } },
+        {
+          id: toolCallId,
+          type: 'function',
+          function: {
+            name: 'tool_output_cache',
+            arguments: JSON.stringify({ ref_id: expansion.refId, offset, limit: EXPAND_PAGE_LINES }),
+          },
+        },
       ],
     };
   }
@@ -114,7 +126,8 @@ export class CodingReplayModel {
     const task = contentText(request.messages.find((message) => message.role === 'user')?.content ?? '').slice(0, 200);
     return [
       `<retain>Task: ${task.replace(/\s+/g, ' ')}\nCached outputs still needed: ${refs.join(', ') || 'none'}</retain>`,
-      '<summary>The agent explored the repository, read the relevant sources, ran commands and edited files towards the fix; continue from the latest turn.</summary>',
+      '<summary>The agent explored the repository, read the relevant sources, ran commands and edited files towards ' +
+        'the fix; continue from the latest turn.</summary>',
     ].join('\n');
   }
 }

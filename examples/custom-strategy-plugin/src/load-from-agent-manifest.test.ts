@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+
 import { createContextRuntime } from '@ctxkit/core';
 
 // The plugin as users get it: discovered by the runtime (this package declares `"ctxkit": { "plugin" }`
@@ -14,7 +15,10 @@ describe('example-pinned-messages-strategy through the runtime', () => {
       const history = [
         { role: 'user' as const, content: '[pin] The customer id is mia_li_3668.' },
         { role: 'assistant' as const, content: 'Thanks.' },
-        ...Array.from({ length: 40 }, (_, i) => ({ role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant', content: `message ${i} ${'filler text '.repeat(30)}` })),
+        ...Array.from({ length: 40 }, (_, i) => ({
+          role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant',
+          content: `message ${i} ${'filler text '.repeat(30)}`,
+        })),
       ];
       const payload = await agent.forSession('conversation-1').composePayload('You are a support agent.', history, []);
       expect(JSON.stringify(payload.messages[1])).toContain('mia_li_3668');

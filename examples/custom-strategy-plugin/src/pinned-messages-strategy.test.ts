@@ -1,12 +1,22 @@
-import { createConformanceContext } from '@ctxkit/core/testing';
 import type { ChatMessage } from '@ctxkit/core';
+import { createConformanceContext } from '@ctxkit/core/testing';
+
 import { createStrategy } from './index';
 
 function conversation(turns: number): ChatMessage[] {
-  const history: ChatMessage[] = [{ role: 'user', content: '📌 My booking code is ZX81Q7. Do not lose it.' }, { role: 'assistant', content: 'Noted.' }];
+  const history: ChatMessage[] = [
+    { role: 'user', content: '📌 My booking code is ZX81Q7. Do not lose it.' },
+    { role: 'assistant', content: 'Noted.' },
+  ];
   for (let turn = 1; turn < turns; turn++) {
-    history.push({ role: 'user', content: `Question ${turn}: ${'tell me more about the weather in Lisbon and Porto '.repeat(6)}` });
-    history.push({ role: 'assistant', content: `Answer ${turn}: ${'it is sunny with a light breeze along the coast '.repeat(6)}` });
+    history.push({
+      role: 'user',
+      content: `Question ${turn}: ${'tell me more about the weather in Lisbon and Porto '.repeat(6)}`,
+    });
+    history.push({
+      role: 'assistant',
+      content: `Answer ${turn}: ${'it is sunny with a light breeze along the coast '.repeat(6)}`,
+    });
   }
   return history;
 }
@@ -42,7 +52,9 @@ describe('PinnedMessagesStrategy', () => {
     it('rejects an unknown role with a typed error', async () => {
       const { context } = createConformanceContext('unit', undefined, undefined);
       const strategy = await createStrategy({ maxContextTokens: 2048 }, context);
-      await expect(strategy.composePayload('s', [{ role: 'function', content: 'x' } as unknown as ChatMessage], [])).rejects.toMatchObject({ code: 'CTXKIT_HISTORY_INVALID' });
+      await expect(
+        strategy.composePayload('s', [{ role: 'function', content: 'x' } as unknown as ChatMessage], []),
+      ).rejects.toMatchObject({ code: 'CTXKIT_HISTORY_INVALID' });
     });
   });
 });

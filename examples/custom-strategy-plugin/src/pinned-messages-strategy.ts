@@ -6,7 +6,14 @@ import {
   type StrategyContext,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { budgetFromConfig, contentText, PayloadComposer, truncateToFit, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import {
+  budgetFromConfig,
+  contentText,
+  type MemoryBlock,
+  PayloadComposer,
+  truncateToFit,
+} from '@ctxkit/core/strategy-kit';
+
 import { PinIndex } from './pin-index';
 import type { PinnedMessagesConfig } from './pinned-messages-config';
 
@@ -30,10 +37,21 @@ export class PinnedMessagesStrategy implements IContextManager {
     // The model's window from the registry, capped by maxContextTokens, less the output reservation and margin.
     const budget = budgetFromConfig(config, config.model, context.models);
     // Core's composer does the budget work: fixed sections, the block's share, the newest history, events.
-    this.composer = new PayloadComposer({ owner: context, model: config.model, counter: context.counter, budget: () => budget });
+    this.composer = new PayloadComposer({
+      owner: context,
+      model: config.model,
+      counter: context.counter,
+      budget: () => budget,
+    });
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<LLMPayload> {
     const pinned = this.pins.update(history);
     const layout = (before: number) =>
       this.composer.layout({
@@ -79,7 +97,13 @@ export class PinnedMessagesStrategy implements IContextManager {
     for (let at = pins.length - 1; at >= 0; at--) {
       const index = pins[at]!;
       const message = history[index]!;
-      const text = Number.isFinite(maxTokens) ? truncateToFit(contentText(message.content), { kind: 'head', maxTokens: Math.max(16, Math.floor(maxTokens / 2)), counter }).text : contentText(message.content);
+      const text = Number.isFinite(maxTokens)
+        ? truncateToFit(contentText(message.content), {
+            kind: 'head',
+            maxTokens: Math.max(16, Math.floor(maxTokens / 2)),
+            counter,
+          }).text
+        : contentText(message.content);
       const line = `[${message.role}, message ${index}] ${text}`;
       const lineTokens = counter.count(line) + 1;
       if (tokens + lineTokens > maxTokens) break;

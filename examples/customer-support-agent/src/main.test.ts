@@ -1,4 +1,5 @@
 import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
+
 import { runSupportAgent, type SupportAgentResult } from './main';
 
 describe('customer-support-agent', () => {
@@ -24,7 +25,9 @@ describe('customer-support-agent', () => {
       expect(last.dropped).toBeGreaterThan(last.historyMessages / 2);
       expect(result.historyTrimEvents).toBeGreaterThan(0);
       const lastRequest = result.requests[result.requests.length - 1]!;
-      expect(lastRequest.messages.some((message) => contentText(message.content ?? null).includes(first.userText))).toBe(false);
+      expect(
+        lastRequest.messages.some((message) => contentText(message.content ?? null).includes(first.userText)),
+      ).toBe(false);
       expect(lines.some((line) => /turn 15: .* 24 of 38 history messages dropped/.test(line))).toBe(true);
     });
 
@@ -34,7 +37,9 @@ describe('customer-support-agent', () => {
         expect(request.messages[0]!.role).toBe('system');
         expect(findPayloadProblems(request.messages)).toEqual([]);
         const users = request.messages.filter((message) => message.role === 'user');
-        const newest = result.turns.findIndex((turn) => turn.userText === contentText(users[users.length - 1]!.content));
+        const newest = result.turns.findIndex(
+          (turn) => turn.userText === contentText(users[users.length - 1]!.content),
+        );
         expect(newest).toBeGreaterThanOrEqual(seen[seen.length - 1] ?? 0);
         seen.push(newest);
       }

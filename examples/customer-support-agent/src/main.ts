@@ -11,10 +11,18 @@
  *   npm run build && node examples/customer-support-agent/dist/main.js
  */
 import 'reflect-metadata';
+
 import * as path from 'node:path';
-import { createContextRuntime, type ChatMessage, type ILLMClient } from '@ctxkit/core';
+
+import { type ChatMessage, createContextRuntime, type ILLMClient } from '@ctxkit/core';
+import {
+  AIRLINE_TOOL_DEFINITIONS,
+  createRecordedTools,
+  loadRecordedConversation,
+  recordedTurns,
+  ReplayModel,
+} from '@ctxkit/example-recorded-replay';
 import { createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
-import { AIRLINE_TOOL_DEFINITIONS, createRecordedTools, loadRecordedConversation, recordedTurns, ReplayModel } from '@ctxkit/example-recorded-replay';
 
 /** The tau-bench conversation replayed by default: 15 customer messages about removing a passenger. */
 export const DEFAULT_RECORD_ID = 'tau-bench/airline/gpt-4o/task-15/trial-3';
@@ -72,7 +80,11 @@ export async function runSupportAgent(options: SupportAgentOptions = {}): Promis
     systemPrompt: handle.manifest.systemPrompt ?? record.systemPrompt,
     tools: createRecordedTools(AIRLINE_TOOL_DEFINITIONS, record.history),
   });
-  log(`customer-support-agent: strategy ${handle.strategyId}, budget ${String(handle.config.maxContextTokens)} tokens, model client ${llm.name}${llm.offline ? ' (offline, replaying the recorded agent)' : ''}; replaying ${record.id}`);
+  log(
+    `customer-support-agent: strategy ${handle.strategyId}, budget ${String(handle.config.maxContextTokens)} ` +
+      `tokens, model client ${llm.name}${llm.offline ? ' (offline, replaying the recorded agent)' : ''}; ` +
+      `replaying ${record.id}`,
+  );
   const turns: SupportTurnReport[] = [];
   try {
     for (const [position, turn] of recordedTurns(record.history).entries()) {
@@ -90,8 +102,10 @@ export async function runSupportAgent(options: SupportAgentOptions = {}): Promis
       };
       turns.push(report);
       log(
-        `turn ${report.turn}: sent ${report.messagesSent} messages / ${report.tokensSent} of ${report.available} tokens; ` +
-          `${report.dropped} of ${report.historyMessages} history messages dropped ("${report.userText.slice(0, 50)}${report.userText.length > 50 ? '…' : ''}")`,
+        `turn ${report.turn}: sent ${report.messagesSent} messages / ${report.tokensSent} of ${report.available} ` +
+          `tokens; ` +
+          `${report.dropped} of ${report.historyMessages} history messages dropped ` +
+          `("${report.userText.slice(0, 50)}${report.userText.length > 50 ? '…' : ''}")`,
       );
     }
     log(`history-trim events: ${historyTrimEvents}`);

@@ -12,14 +12,30 @@
  *   npm run build && node examples/langchain-agent/dist/main.js
  */
 import 'reflect-metadata';
+
 import { createTokenCounter, type LLMPayload } from '@ctxkit/core';
-import { AIRLINE_SCENARIO, checkReplayedRequest, CODING_SCENARIO, loadRecordedConversation, recordedTurns, type ReplayedCallReport, type ReplayScenario } from '@ctxkit/example-recorded-replay';
-import { ctxkitMiddleware, fromChatMessage, llmClientFromChatModel, toChatMessages, toToolDefinition } from '@ctxkit/langchain';
+import {
+  AIRLINE_SCENARIO,
+  checkReplayedRequest,
+  CODING_SCENARIO,
+  loadRecordedConversation,
+  recordedTurns,
+  type ReplayedCallReport,
+  type ReplayScenario,
+} from '@ctxkit/example-recorded-replay';
+import {
+  ctxkitMiddleware,
+  fromChatMessage,
+  llmClientFromChatModel,
+  toChatMessages,
+  toToolDefinition,
+} from '@ctxkit/langchain';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
+
 import { recordedTools, type ToolReplayLog } from './recorded-tools';
-import { ReplayChatModel, type ModelRequest } from './replay-chat-model';
+import { type ModelRequest, ReplayChatModel } from './replay-chat-model';
 import { SummaryChatModel } from './summary-chat-model';
 
 export { AIRLINE_SCENARIO, CODING_SCENARIO, type ReplayScenario };
@@ -52,13 +68,21 @@ const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
  * Replays one recorded conversation through `createAgent` with the ctxkit middleware; with
  * `summaryModel`, the strategy's summaries are written by that chat model (`llmClientFromChatModel`).
  */
-export async function replayScenario(scenario: ReplayScenario, log: (line: string) => void = () => undefined, summaryModel?: BaseChatModel): Promise<ReplayResult> {
+export async function replayScenario(
+  scenario: ReplayScenario,
+  log: (line: string) => void = () => undefined,
+  summaryModel?: BaseChatModel,
+): Promise<ReplayResult> {
   const record = loadRecordedConversation(scenario.conversation, scenario.recordId);
   const payloads: LLMPayload[] = [];
   const llm = summaryModel ? llmClientFromChatModel(summaryModel, { name: 'langchain:summary-writer' }) : undefined;
   const ctxkit = ctxkitMiddleware({
     pluginId: scenario.pluginId,
-    config: { maxContextTokens: scenario.maxContextTokens, reserveOutputTokens: 0, ...(llm ? { summarizer: 'llm' } : {}) },
+    config: {
+      maxContextTokens: scenario.maxContextTokens,
+      reserveOutputTokens: 0,
+      ...(llm ? { summarizer: 'llm' } : {}),
+    },
     ...(llm ? { runtimeOptions: { llm } } : {}),
     waitForIdle: true,
     onPayload: (payload) => payloads.push(payload),
@@ -71,7 +95,10 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
     systemPrompt: record.systemPrompt,
     middleware: [ctxkit],
   });
-  log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens${llm ? `, summaries by ${llm.name}` : ''}`);
+  log(
+    `${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} ` +
+      `tokens${llm ? `, summaries by ${llm.name}` : ''}`,
+  );
   const threadId = record.id;
   const calls: ModelCallReport[] = [];
   let messages: BaseMessage[] = [];
@@ -80,7 +107,10 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
       model.startTurn(turn.replies);
       const first = model.requests.length;
       const user = fromChatMessage(record.history[turn.index]!);
-      const state = await agent.invoke({ messages: [...messages, user] }, { configurable: { thread_id: threadId }, recursionLimit: 500 });
+      const state = await agent.invoke(
+        { messages: [...messages, user] },
+        { configurable: { thread_id: threadId }, recursionLimit: 500 },
+      );
       messages = state.messages;
       for (let call = first; call < model.requests.length; call++) {
         const request = model.requests[call]!;
@@ -95,16 +125,31 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
           ...checkReplayedRequest(chat, turn.userText, payloads[call]?.stats),
         };
         calls.push(report);
-        const reduced = Object.entries(report.reductions).map(([action, count]) => `${action} ${count}`).join(', ');
-        log(`  call ${report.call} (turn ${report.turn}): sent ${report.messages} of ${report.historyMessages + 1} messages, ${report.tokens} tokens${reduced ? `; ${reduced}` : ''}`);
+        const reduced = Object.entries(report.reductions)
+          .map(([action, count]) => `${action} ${count}`)
+          .join(', ');
+        log(
+          `  call ${report.call} (turn ${report.turn}): sent ${report.messages} of ${report.historyMessages + 1} ` +
+            `messages, ${report.tokens} tokens${reduced ? `; ${reduced}` : ''}`,
+        );
       }
     }
   } finally {
     await ctxkit.dispose();
   }
   const peak = Math.max(...calls.map((call) => call.tokens));
-  log(`  ${calls.length} model calls, peak ${peak} of ${scenario.maxContextTokens} tokens; the agent's state holds all ${messages.length} messages`);
-  return { scenario, calls, requests: model.requests, finalMessages: messages, recordedMessages: record.history.length, tools: toolLog };
+  log(
+    `  ${calls.length} model calls, peak ${peak} of ${scenario.maxContextTokens} tokens; the agent's state holds ` +
+      `all ${messages.length} messages`,
+  );
+  return {
+    scenario,
+    calls,
+    requests: model.requests,
+    finalMessages: messages,
+    recordedMessages: record.history.length,
+    tools: toolLog,
+  };
 }
 
 /** What {@link replayWithModelSummaries} returns: the replay and the summary model's work. */
@@ -113,10 +158,15 @@ export interface ModelSummariesResult extends ReplayResult {
 }
 
 /** Replays the airline scenario with its summaries written by a chat model of the application's. */
-export async function replayWithModelSummaries(log: (line: string) => void = () => undefined): Promise<ModelSummariesResult> {
+export async function replayWithModelSummaries(
+  log: (line: string) => void = () => undefined,
+): Promise<ModelSummariesResult> {
   const summaryModel = new SummaryChatModel();
   const result = await replayScenario(AIRLINE_SCENARIO, log, summaryModel);
-  log(`  ${summaryModel.requests.length} summary requests; the last summary: ${summaryModel.summaries.at(-1) ?? '(none)'}`);
+  log(
+    `  ${summaryModel.requests.length} summary requests; the last ` +
+      `summary: ${summaryModel.summaries.at(-1) ?? '(none)'}`,
+  );
   return { ...result, summaryModel };
 }
 

@@ -23,7 +23,10 @@ export class SummaryChatModel extends FakeListChatModel {
     this.requests.push(messages);
     const reply = transcriptSummaryReply(messages.map((message) => message.text).join('\n'));
     this.summaries.push(reply.replace(/^<summary>\n|\n<\/summary>$/g, ''));
-    const message = new AIMessage({ content: reply, response_metadata: { model_name: 'summary-writer', finish_reason: 'stop' } });
+    const message = new AIMessage({
+      content: reply,
+      response_metadata: { model_name: 'summary-writer', finish_reason: 'stop' },
+    });
     return { generations: [{ text: reply, message }] };
   }
 }

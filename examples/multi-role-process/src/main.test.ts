@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { validateManifest } from '@ctxkit/core';
-import { AGENTS_DIR, runMultiRoleProcess, type MultiRoleResult } from './main';
+
+import { AGENTS_DIR, type MultiRoleResult, runMultiRoleProcess } from './main';
 
 describe('multi-role-process', () => {
   describe('#runMultiRoleProcess', () => {
@@ -45,14 +47,23 @@ describe('multi-role-process', () => {
       ]);
       for (const check of result.isolation) expect(check).toMatchObject({ ok: true });
       // Each customer's session holds its entity state and the undoable epochs of its extractions.
-      expect(result.storeKeys['booking-agent']!.filter((key) => !key.includes('/state/epoch'))).toEqual(['customer-a/entities/state', 'customer-b/entities/state']);
+      expect(result.storeKeys['booking-agent']!.filter((key) => !key.includes('/state/epoch'))).toEqual([
+        'customer-a/entities/state',
+        'customer-b/entities/state',
+      ]);
       for (const customer of ['customer-a', 'customer-b']) {
         expect(result.storeKeys['booking-agent']).toContain(`${customer}/state/epochs`);
-        expect(result.storeKeys['booking-agent']!.some((key) => key.startsWith(`${customer}/state/epoch:e1.`))).toBe(true);
+        expect(result.storeKeys['booking-agent']!.some((key) => key.startsWith(`${customer}/state/epoch:e1.`))).toBe(
+          true,
+        );
       }
       expect(result.storeKeys['support-agent']).toEqual([]);
       // The coding agent's cached outputs, and the undoable epochs of the outputs it showed as placeholders.
-      expect(result.storeKeys['coding-agent']!.filter((key) => !key.startsWith('default/tool-output/') && !key.startsWith('default/state/epoch'))).toEqual([]);
+      expect(
+        result.storeKeys['coding-agent']!.filter(
+          (key) => !key.startsWith('default/tool-output/') && !key.startsWith('default/state/epoch'),
+        ),
+      ).toEqual([]);
       expect(result.storeKeys['coding-agent']!.some((key) => key.startsWith('default/tool-output/'))).toBe(true);
     });
 
@@ -67,7 +78,9 @@ describe('multi-role-process', () => {
       expect(after.memoryTokens).toBeGreaterThan(0);
       expect(lines.some((line) => line.startsWith('swap: support-agent'))).toBe(true);
       // The swap wrote a changed copy; the example's own manifest still names the sliding window.
-      const manifest = JSON.parse(fs.readFileSync(path.join(AGENTS_DIR, 'support', 'plugin.json'), 'utf8')) as { contextStrategy: { pluginId: string } };
+      const manifest = JSON.parse(fs.readFileSync(path.join(AGENTS_DIR, 'support', 'plugin.json'), 'utf8')) as {
+        contextStrategy: { pluginId: string };
+      };
       expect(manifest.contextStrategy.pluginId).toBe('std-sliding-window-strategy');
     });
   });

@@ -14,13 +14,22 @@
  *   npm run build && node examples/multi-role-process/dist/main.js
  */
 import 'reflect-metadata';
+
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createContextRuntime, type AgentHandle, type ContextRuntime, type ILLMClient, type PayloadStats } from '@ctxkit/core';
+
+import {
+  type AgentHandle,
+  type ContextRuntime,
+  createContextRuntime,
+  type ILLMClient,
+  type PayloadStats,
+} from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import type { ScriptedLLMClient } from '@ctxkit/core/testing';
-import { createAgent, createLLMClientFromEnv, type AgentTool } from '@ctxkit/kernel';
+import { type AgentTool, createAgent, createLLMClientFromEnv } from '@ctxkit/kernel';
+
 import { bookingModel, codingModel, novelistModel, shellTool, supportModel } from './scripted-roles';
 
 /** Where the four agent manifests live. */
@@ -109,8 +118,18 @@ function report(handle: AgentHandle, sessionId: string, modelCalls: number, stat
   };
 }
 
-async function runTurns(role: Role, sessionId: string, inputs: string[], tools: AgentTool[], log: (line: string) => void): Promise<RoleReport> {
-  const agent = createAgent(role.handle, { llm: role.llm, systemPrompt: role.handle.manifest.systemPrompt ?? '', tools });
+async function runTurns(
+  role: Role,
+  sessionId: string,
+  inputs: string[],
+  tools: AgentTool[],
+  log: (line: string) => void,
+): Promise<RoleReport> {
+  const agent = createAgent(role.handle, {
+    llm: role.llm,
+    systemPrompt: role.handle.manifest.systemPrompt ?? '',
+    tools,
+  });
   let calls = 0;
   let last: PayloadStats | undefined;
   const scripted = role.llm.offline ? (role.llm as ScriptedLLMClient) : undefined;
@@ -121,13 +140,17 @@ async function runTurns(role: Role, sessionId: string, inputs: string[], tools: 
     last = result.payloads[result.payloads.length - 1]!;
     const texts = role.sent.get(sessionId) ?? [];
     // The strategy's extraction calls are left out: they carry the state schema, whose examples name customers.
-    for (const request of scripted?.requests.slice(from) ?? []) if (request.responseFormat !== 'json') texts.push(request.messages.map((message) => contentText(message.content ?? null)).join('\n'));
+    for (const request of scripted?.requests.slice(from) ?? [])
+      if (request.responseFormat !== 'json')
+        texts.push(request.messages.map((message) => contentText(message.content ?? null)).join('\n'));
     role.sent.set(sessionId, texts);
   }
   const result = report(role.handle, sessionId, calls, last!);
   log(
-    `${result.agentId.padEnd(14)} ${result.strategyId.padEnd(31)} session ${sessionId.padEnd(10)} ${inputs.length} turns: ` +
-      `sent ${result.messagesSent} messages / ${result.tokensSent} tokens (dropped ${result.dropped}, summarized ${result.summarized}, trimmed ${result.trimmed}, summary ${result.memoryTokens} tokens)`,
+    `${result.agentId.padEnd(14)} ${result.strategyId.padEnd(31)} session ${sessionId.padEnd(10)} ${inputs.length} ` +
+      `turns: ` +
+      `sent ${result.messagesSent} messages / ${result.tokensSent} tokens (dropped ${result.dropped}, ` +
+      `summarized ${result.summarized}, trimmed ${result.trimmed}, summary ${result.memoryTokens} tokens)`,
   );
   return result;
 }
@@ -155,8 +178,12 @@ export async function runMultiRoleProcess(options: MultiRoleOptions = {}): Promi
   try {
     const load = async (role: string, scripted: () => ScriptedLLMClient, shareWithStrategy: boolean): Promise<Role> => {
       const llm = configured ?? scripted();
-      // Each role has one model client, given to createAgent: its strategy's summaries, extraction and compaction go through it too.
-      const handle = await runtime.loadAgent(path.join(AGENTS_DIR, role, 'plugin.json'), configured || shareWithStrategy ? { llm } : {});
+      // Each role has one model client, given to createAgent: its strategy's summaries, extraction and compaction go
+      // through it too.
+      const handle = await runtime.loadAgent(
+        path.join(AGENTS_DIR, role, 'plugin.json'),
+        configured || shareWithStrategy ? { llm } : {},
+      );
       return { handle, llm, sent: new Map() };
     };
     const support = await load('support', supportModel, false);
@@ -164,59 +191,153 @@ export async function runMultiRoleProcess(options: MultiRoleOptions = {}): Promi
     const booking = await load('booking', bookingModel, false);
     const coding = await load('coding', codingModel, true);
     const plugins = runtime.listPlugins().map((plugin) => plugin.id);
-    log(`one runtime, plugins: ${plugins.join(', ')}; model: ${configured ? configured.name : 'a scripted model per role (offline)'}`);
+    log(
+      `one runtime, plugins: ${plugins.join(', ')}; ` +
+        `model: ${configured ? configured.name : 'a scripted model per role (offline)'}`,
+    );
 
     const roles: RoleReport[] = [];
     roles.push(await runTurns(support, 'default', SUPPORT_QUESTIONS, [], log));
-    roles.push(await runTurns(novelist, 'default', ['Write chapter 1.', 'Write chapter 2.', 'Write chapter 3.', 'Write chapter 4.', 'Write chapter 5.'], [], log));
-    for (const [sessionId, inputs] of Object.entries(BOOKING_SESSIONS)) roles.push(await runTurns(booking, sessionId, inputs, [], log));
-    roles.push(await runTurns(coding, 'default', ['Find the TODOs in the parser.', 'Now the ones in the lexer.', 'And in the code generator.'], [shellTool()], log));
+    roles.push(
+      await runTurns(
+        novelist,
+        'default',
+        ['Write chapter 1.', 'Write chapter 2.', 'Write chapter 3.', 'Write chapter 4.', 'Write chapter 5.'],
+        [],
+        log,
+      ),
+    );
+    for (const [sessionId, inputs] of Object.entries(BOOKING_SESSIONS))
+      roles.push(await runTurns(booking, sessionId, inputs, [], log));
+    roles.push(
+      await runTurns(
+        coding,
+        'default',
+        ['Find the TODOs in the parser.', 'Now the ones in the lexer.', 'And in the code generator.'],
+        [shellTool()],
+        log,
+      ),
+    );
 
     log('isolation:');
     const isolation: IsolationCheck[] = [];
-    const textsOf = (role: Role, sessionId?: string) => [...role.sent.entries()].filter(([session]) => sessionId === undefined || session === sessionId).flatMap(([, texts]) => texts).join('\n');
-    const stateOf = (sessionId: string) => ((roles.find((r) => r.agentId === booking.handle.id && r.sessionId === sessionId)!.extra.entities ?? {}) as { state?: Record<string, unknown> }).state ?? {};
+    const textsOf = (role: Role, sessionId?: string) =>
+      [...role.sent.entries()]
+        .filter(([session]) => sessionId === undefined || session === sessionId)
+        .flatMap(([, texts]) => texts)
+        .join('\n');
+    const stateOf = (sessionId: string) =>
+      (
+        (roles.find((r) => r.agentId === booking.handle.id && r.sessionId === sessionId)!.extra.entities ?? {}) as {
+          state?: Record<string, unknown>;
+        }
+      ).state ?? {};
     const stateA = stateOf('customer-a');
     const stateB = stateOf('customer-b');
-    isolation.push(check('booking sessions keep their own state', stateA.user_id === 'mia_li_3668' && stateB.user_id === 'ivan_muller_7015', `customer-a ${JSON.stringify(stateA.user_id)}, customer-b ${JSON.stringify(stateB.user_id)}`, log));
+    isolation.push(
+      check(
+        'booking sessions keep their own state',
+        stateA.user_id === 'mia_li_3668' && stateB.user_id === 'ivan_muller_7015',
+        `customer-a ${JSON.stringify(stateA.user_id)}, customer-b ${JSON.stringify(stateB.user_id)}`,
+        log,
+      ),
+    );
     if (!configured) {
       const a = textsOf(booking, 'customer-a');
       const b = textsOf(booking, 'customer-b');
-      isolation.push(check('no booking session sees the other customer', !a.includes('ivan_muller_7015') && !a.includes('G72NSF') && !b.includes('mia_li_3668'), 'customer-a never received ivan_muller_7015 or G72NSF; customer-b never received mia_li_3668', log));
-      const others = (except: Role) => [support, novelist, booking, coding].filter((role) => role !== except).map((role) => textsOf(role)).join('\n');
-      isolation.push(check("the novelist's story and summary stay with the novelist", textsOf(novelist).includes('lighthouse') && !others(novelist).includes('lighthouse'), 'no other role received a word of the story', log));
-      isolation.push(check("the booking state block stays with the booking agent", textsOf(booking).includes('<conversation_state') && !others(booking).includes('<conversation_state'), 'only the booking agent received <conversation_state>', log));
-      isolation.push(check("the coding agent's cached outputs stay with it", /ref=to_[0-9a-f]{32}/.test(textsOf(coding)) && !/to_[0-9a-f]{32}/.test(others(coding)), 'only the coding agent received tool output refs', log));
+      isolation.push(
+        check(
+          'no booking session sees the other customer',
+          !a.includes('ivan_muller_7015') && !a.includes('G72NSF') && !b.includes('mia_li_3668'),
+          'customer-a never received ivan_muller_7015 or G72NSF; customer-b never received mia_li_3668',
+          log,
+        ),
+      );
+      const others = (except: Role) =>
+        [support, novelist, booking, coding]
+          .filter((role) => role !== except)
+          .map((role) => textsOf(role))
+          .join('\n');
+      isolation.push(
+        check(
+          "the novelist's story and summary stay with the novelist",
+          textsOf(novelist).includes('lighthouse') && !others(novelist).includes('lighthouse'),
+          'no other role received a word of the story',
+          log,
+        ),
+      );
+      isolation.push(
+        check(
+          'the booking state block stays with the booking agent',
+          textsOf(booking).includes('<conversation_state') && !others(booking).includes('<conversation_state'),
+          'only the booking agent received <conversation_state>',
+          log,
+        ),
+      );
+      isolation.push(
+        check(
+          "the coding agent's cached outputs stay with it",
+          /ref=to_[0-9a-f]{32}/.test(textsOf(coding)) && !/to_[0-9a-f]{32}/.test(others(coding)),
+          'only the coding agent received tool output refs',
+          log,
+        ),
+      );
     }
     const keys = await storeKeys(runtime, [support.handle.id, novelist.handle.id, booking.handle.id, coding.handle.id]);
-    for (const [agentId, list] of Object.entries(keys)) log(`  store ${agentId}: ${list.length === 0 ? '(nothing stored)' : [...new Set(list.map((key) => key.split('/').slice(0, 2).join('/')))].join(', ')}`);
+    for (const [agentId, list] of Object.entries(keys)) {
+      const kinds = [...new Set(list.map((key) => key.split('/').slice(0, 2).join('/')))].join(', ');
+      log(`  store ${agentId}: ${list.length === 0 ? '(nothing stored)' : kinds}`);
+    }
     const kindsOf = (agentId: string) => new Set(keys[agentId]!.map((key) => key.split('/')[1]));
     isolation.push(
       check(
         'each agent keeps its own keys in the shared store',
-        kindsOf(booking.handle.id).has('entities') && !kindsOf(booking.handle.id).has('tool-output') && kindsOf(coding.handle.id).has('tool-output') && !kindsOf(coding.handle.id).has('entities'),
+        kindsOf(booking.handle.id).has('entities') &&
+          !kindsOf(booking.handle.id).has('tool-output') &&
+          kindsOf(coding.handle.id).has('tool-output') &&
+          !kindsOf(coding.handle.id).has('entities'),
         'entity state only under booking-agent, cached tool outputs only under coding-agent',
         log,
       ),
     );
 
     // Swap: the support manifest now names the summarization strategy; reload it.
-    const original = JSON.parse(fs.readFileSync(path.join(AGENTS_DIR, 'support', 'plugin.json'), 'utf8')) as { contextStrategy: { config: Record<string, unknown> } };
+    const original = JSON.parse(fs.readFileSync(path.join(AGENTS_DIR, 'support', 'plugin.json'), 'utf8')) as {
+      contextStrategy: { config: Record<string, unknown> };
+    };
     // Same model and budget; the summarization strategy folds every turn past the second.
     const swapped = {
       ...original,
-      contextStrategy: { type: 'plugin', pluginId: 'std-summarization-strategy', config: { ...original.contextStrategy.config, threshold: 2, batchTurns: 1, summarizer: 'offline' } },
+      contextStrategy: {
+        type: 'plugin',
+        pluginId: 'std-summarization-strategy',
+        config: { ...original.contextStrategy.config, threshold: 2, batchTurns: 1, summarizer: 'offline' },
+      },
     };
     const manifest = path.join(swapDir, 'support', 'plugin.json');
     fs.mkdirSync(path.dirname(manifest), { recursive: true });
     fs.writeFileSync(manifest, `${JSON.stringify(swapped, null, 2)}\n`);
     await support.handle.dispose();
     log(`swap: support-agent's plugin.json now names std-summarization-strategy; reloading`);
-    const reloaded: Role = { handle: await runtime.loadAgent(manifest, configured ? { llm: configured } : {}), llm: configured ?? supportModel(), sent: new Map() };
+    const reloaded: Role = {
+      handle: await runtime.loadAgent(manifest, configured ? { llm: configured } : {}),
+      llm: configured ?? supportModel(),
+      sent: new Map(),
+    };
     const before = roles[0]!;
     const after = await runTurns(reloaded, 'default', SUPPORT_QUESTIONS, [], log);
-    log(`  before: ${before.dropped} messages dropped, no summary; after: ${after.summarized} messages summarized into ${after.memoryTokens} summary tokens, ${after.dropped} dropped`);
-    return { offline: !configured, plugins, roles, isolation, storeKeys: keys, swap: { before, after, manifest: JSON.stringify(swapped.contextStrategy) } };
+    log(
+      `  before: ${before.dropped} messages dropped, no summary; after: ${after.summarized} messages summarized ` +
+        `into ${after.memoryTokens} summary tokens, ${after.dropped} dropped`,
+    );
+    return {
+      offline: !configured,
+      plugins,
+      roles,
+      isolation,
+      storeKeys: keys,
+      swap: { before, after, manifest: JSON.stringify(swapped.contextStrategy) },
+    };
   } finally {
     await runtime.dispose();
     fs.rmSync(swapDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@ import { createTokenCounter } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import { toChatMessages } from '@ctxkit/openai-agents';
+
 import { AIRLINE_SCENARIO, CODING_SCENARIO, main, type ReplayResult } from './main';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
@@ -52,19 +53,32 @@ describe('openai-agents-agent', () => {
     });
   });
 
-  test("in the coding run the model reads a trimmed output back with the strategy's tool_output_cache, run by the strategy", () => {
-    const { readBack, inputs } = results[1]!;
-    expect(readBack).toBeDefined();
-    const { refId, request, output } = readBack!;
-    expect(JSON.stringify(inputs[request - 1])).toContain(`[tool output trimmed; ref=${refId}]`);
-    expect(output).toMatch(new RegExp(`^\\[tool_output_cache ref=${refId}: lines 1-\\d+ of \\d+, \\d+ bytes\\]`));
-    // The page is the recorded output's first lines, numbered.
-    const record = loadConversations('openhands-multi-swe-bench').find((candidate) => candidate.id === CODING_SCENARIO.recordId)!;
-    const firstLine = output.split('\n').find((line) => /^ *1\t/.test(line))!.replace(/^ *1\t/, '');
-    expect(record.history.some((message) => message.role === 'tool' && contentText(message.content).startsWith(`${firstLine}\n`))).toBe(true);
-    // The summarization strategy contributes no tools: nothing to read back there.
-    expect(results[0]!.readBack).toBeUndefined();
-  });
+  test(
+    "in the coding run the model reads a trimmed output back with the strategy's tool_output_cache, run by the " +
+      'strategy',
+    () => {
+      const { readBack, inputs } = results[1]!;
+      expect(readBack).toBeDefined();
+      const { refId, request, output } = readBack!;
+      expect(JSON.stringify(inputs[request - 1])).toContain(`[tool output trimmed; ref=${refId}]`);
+      expect(output).toMatch(new RegExp(`^\\[tool_output_cache ref=${refId}: lines 1-\\d+ of \\d+, \\d+ bytes\\]`));
+      // The page is the recorded output's first lines, numbered.
+      const record = loadConversations('openhands-multi-swe-bench').find(
+        (candidate) => candidate.id === CODING_SCENARIO.recordId,
+      )!;
+      const firstLine = output
+        .split('\n')
+        .find((line) => /^ *1\t/.test(line))!
+        .replace(/^ *1\t/, '');
+      expect(
+        record.history.some(
+          (message) => message.role === 'tool' && contentText(message.content).startsWith(`${firstLine}\n`),
+        ),
+      ).toBe(true);
+      // The summarization strategy contributes no tools: nothing to read back there.
+      expect(results[0]!.readBack).toBeUndefined();
+    },
+  );
 
   test('the scenarios are the ones the README describes', () => {
     expect(AIRLINE_SCENARIO).toMatchObject({ pluginId: 'std-summarization-strategy', maxContextTokens: 4000 });

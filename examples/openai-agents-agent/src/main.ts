@@ -14,12 +14,22 @@
  *   npm run build && node examples/openai-agents-agent/dist/main.js
  */
 import 'reflect-metadata';
+
 import { createTokenCounter, type LLMPayload } from '@ctxkit/core';
-import { AIRLINE_SCENARIO, checkReplayedRequest, CODING_SCENARIO, loadRecordedConversation, recordedTurns, type ReplayedCallReport, type ReplayScenario } from '@ctxkit/example-recorded-replay';
+import {
+  AIRLINE_SCENARIO,
+  checkReplayedRequest,
+  CODING_SCENARIO,
+  loadRecordedConversation,
+  recordedTurns,
+  type ReplayedCallReport,
+  type ReplayScenario,
+} from '@ctxkit/example-recorded-replay';
 import { CtxkitSession, toChatMessages, toToolDefinitions } from '@ctxkit/openai-agents';
-import { Agent, MemorySession, run, setTracingDisabled, type AgentInputItem } from '@openai/agents';
+import { Agent, type AgentInputItem, MemorySession, run, setTracingDisabled } from '@openai/agents';
+
 import { recordedTools, type ToolReplayLog } from './recorded-tools';
-import { ReplayModel, type ReadBack } from './replay-model';
+import { type ReadBack, ReplayModel } from './replay-model';
 
 export { AIRLINE_SCENARIO, CODING_SCENARIO, type ReplayScenario };
 
@@ -52,13 +62,19 @@ const counter = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' });
 
 /** The text of the stored result of the call `callId`. */
 function readBackOutput(items: readonly AgentInputItem[], callId: string): string {
-  const result = items.find((item) => (item as { type?: string }).type === 'function_call_result' && (item as { callId?: string }).callId === callId) as { output?: unknown } | undefined;
+  const result = items.find(
+    (item) =>
+      (item as { type?: string }).type === 'function_call_result' && (item as { callId?: string }).callId === callId,
+  ) as { output?: unknown } | undefined;
   const output = result?.output as { type?: string; text?: string } | string | undefined;
   return typeof output === 'string' ? output : (output?.text ?? '');
 }
 
 /** Replays one recorded conversation through `run(agent, input, { session })` with a ctxkit session. */
-export async function replayScenario(scenario: ReplayScenario, log: (line: string) => void = () => undefined): Promise<ReplayResult> {
+export async function replayScenario(
+  scenario: ReplayScenario,
+  log: (line: string) => void = () => undefined,
+): Promise<ReplayResult> {
   setTracingDisabled(true);
   const record = loadRecordedConversation(scenario.conversation, scenario.recordId);
   const payloads: LLMPayload[] = [];
@@ -77,7 +93,15 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
     // Wrapped by the session: each request is composed, and carries exactly the strategy tools its payload offers.
     model: session.wrapModel(model),
     // The recorded tools, plus the strategy's own (the tool output cache's tool_output_cache ...).
-    tools: [...recordedTools(scenario.tools ?? record.tools ?? [], record.history, (callId) => model.recordedCallId(callId), toolLog), ...(await session.tools())],
+    tools: [
+      ...recordedTools(
+        scenario.tools ?? record.tools ?? [],
+        record.history,
+        (callId) => model.recordedCallId(callId),
+        toolLog,
+      ),
+      ...(await session.tools()),
+    ],
   });
   log(`${scenario.name}: ${record.id}, ${scenario.pluginId}, ceiling ${scenario.maxContextTokens} tokens`);
   const calls: ModelCallReport[] = [];
@@ -100,19 +124,35 @@ export async function replayScenario(scenario: ReplayScenario, log: (line: strin
           items: input.length,
           messages: chat.length,
           historyMessages: payload?.stats.messages.input ?? 0,
-          tokens: counter.countMessages([{ role: 'system', content: request.systemInstructions ?? '' }, ...chat]) + counter.countTools(toToolDefinitions(request.tools as never)),
+          tokens:
+            counter.countMessages([{ role: 'system', content: request.systemInstructions ?? '' }, ...chat]) +
+            counter.countTools(toToolDefinitions(request.tools as never)),
           ...checkReplayedRequest(chat, turn.userText, payload?.stats),
         };
         calls.push(report);
-        const reduced = Object.entries(report.reductions).map(([action, count]) => `${action} ${count}`).join(', ');
-        log(`  call ${report.call} (turn ${report.turn}): sent ${report.messages} of ${report.historyMessages} messages (${report.items} items), ${report.tokens} tokens${reduced ? `; ${reduced}` : ''}`);
+        const reduced = Object.entries(report.reductions)
+          .map(([action, count]) => `${action} ${count}`)
+          .join(', ');
+        log(
+          `  call ${report.call} (turn ${report.turn}): sent ${report.messages} of ${report.historyMessages} ` +
+            `messages (${report.items} items), ${report.tokens} tokens${reduced ? `; ${reduced}` : ''}`,
+        );
       }
     }
     const storedItems = await session.getItems();
     const peak = Math.max(...calls.map((call) => call.tokens));
-    log(`  ${calls.length} model calls, peak ${peak} of ${scenario.maxContextTokens} tokens; the session stores all ${storedItems.length} items`);
-    const readBack = model.readBack ? { ...model.readBack, output: readBackOutput(storedItems, model.readBack.callId) } : undefined;
-    if (readBack) log(`  call ${readBack.request} read ${readBack.refId} back with tool_output_cache (${Buffer.byteLength(readBack.output)} bytes), run by the strategy`);
+    log(
+      `  ${calls.length} model calls, peak ${peak} of ${scenario.maxContextTokens} tokens; the session stores ` +
+        `all ${storedItems.length} items`,
+    );
+    const readBack = model.readBack
+      ? { ...model.readBack, output: readBackOutput(storedItems, model.readBack.callId) }
+      : undefined;
+    if (readBack)
+      log(
+        `  call ${readBack.request} read ${readBack.refId} back with tool_output_cache ` +
+          `(${Buffer.byteLength(readBack.output)} bytes), run by the strategy`,
+      );
     return {
       scenario,
       calls,

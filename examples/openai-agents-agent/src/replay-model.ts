@@ -1,6 +1,6 @@
 import type { AssistantMessage } from '@ctxkit/core';
 import { toAgentInputItems } from '@ctxkit/openai-agents';
-import { Usage, type AgentOutputItem, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
+import { type AgentOutputItem, type Model, type ModelRequest, type ModelResponse, Usage } from '@openai/agents';
 
 /** What the model answers past the recording, so that every run ends. */
 export const CLOSING_REPLY = 'Is there anything else I can help you with?';
@@ -45,14 +45,41 @@ export class ReplayModel implements Model {
   }
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
-    this.requests.push({ ...request, input: structuredClone(request.input), tools: structuredClone(request.tools), signal: undefined });
+    this.requests.push({
+      ...request,
+      input: structuredClone(request.input),
+      tools: structuredClone(request.tools),
+      signal: undefined,
+    });
     const readBack = this.readBack === undefined ? this.trimmedOutputToRead(request) : undefined;
     if (readBack) {
       this.readBack = readBack;
-      return { usage: new Usage(), output: [{ type: 'function_call', callId: readBack.callId, name: 'tool_output_cache', arguments: JSON.stringify({ ref_id: readBack.refId, limit: 400 }), status: 'completed' }] };
+      return {
+        usage: new Usage(),
+        output: [
+          {
+            type: 'function_call',
+            callId: readBack.callId,
+            name: 'tool_output_cache',
+            arguments: JSON.stringify({ ref_id: readBack.refId, limit: 400 }),
+            status: 'completed',
+          },
+        ],
+      };
     }
     const next = this.pending.shift();
-    if (!next) return { usage: new Usage(), output: [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: CLOSING_REPLY }] }] };
+    if (!next)
+      return {
+        usage: new Usage(),
+        output: [
+          {
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: CLOSING_REPLY }],
+          },
+        ],
+      };
     const reply: AssistantMessage = { ...next };
     if (reply.tool_calls) {
       reply.tool_calls = reply.tool_calls.map((call) => {
@@ -66,7 +93,9 @@ export class ReplayModel implements Model {
 
   /** The trimmed output a request shows while it offers `tool_output_cache`, if any. */
   private trimmedOutputToRead(request: ModelRequest): ReadBack | undefined {
-    const offered = (request.tools as ReadonlyArray<{ name?: string }>).some((tool) => tool.name === 'tool_output_cache');
+    const offered = (request.tools as ReadonlyArray<{ name?: string }>).some(
+      (tool) => tool.name === 'tool_output_cache',
+    );
     const refId = offered ? TRIMMED_PLACEHOLDER.exec(JSON.stringify(request.input))?.[1] : undefined;
     return refId ? { refId, callId: 'read-back-1', request: this.requests.length } : undefined;
   }

@@ -1,4 +1,4 @@
-import { runPersonalAssistant, type PersonalAssistantResult } from './main';
+import { type PersonalAssistantResult, runPersonalAssistant } from './main';
 
 describe('personal-assistant', () => {
   describe('#runPersonalAssistant', () => {

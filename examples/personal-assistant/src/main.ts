@@ -15,19 +15,22 @@
  *   npx tsc -b && node examples/personal-assistant/dist/main.js
  */
 import 'reflect-metadata';
+
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+
 import {
-  createContextRuntime,
-  FileContextStore,
   type AgentHandle,
   type ChatMessage,
+  createContextRuntime,
+  FileContextStore,
   type ILLMClient,
   type LLMPayload,
 } from '@ctxkit/core';
 import type { RecallStats } from '@ctxkit/core/strategy-kit';
 import { createLLMClientFromEnv } from '@ctxkit/kernel';
+
 import { FINAL_QUESTION, RECORDED_SESSIONS, type RecordedSession } from './recorded-sessions';
 
 /** The user every conversation belongs to: the resource whose conversations share one recall index. */

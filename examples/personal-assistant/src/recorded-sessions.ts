@@ -37,7 +37,7 @@ export const RECORDED_SESSIONS: ReadonlyArray<RecordedSession> = [
           'My sister Lena turns 40 on 14 June. For her birthday I want to get her a vintage Leica M6 film ' +
           'camera; she has wanted one since art school. The shop on Kastanienallee had one for about 2,400 euros.',
         assistant:
-          'A Leica M6 for Lena\'s 40th birthday on 14 June is a lovely idea. Before you buy, check that the ' +
+          "A Leica M6 for Lena's 40th birthday on 14 June is a lovely idea. Before you buy, check that the " +
           'shutter fires at every speed, that the light meter reacts, and ask whether it had a recent service ' +
           '(a clean, lube and adjust). A 50 mm lens and two rolls of Portra 400 would make it ready to use.',
       },
@@ -138,7 +138,7 @@ export const RECORDED_SESSIONS: ReadonlyArray<RecordedSession> = [
         user: 'Could I make it chocolate instead? Some people at work do not like lemon.',
         assistant:
           'Yes: replace 30 g of the flour with cocoa, add 100 g of chopped dark chocolate, and swap the ' +
-          'lemon syrup for a simple glaze of melted chocolate and a little cream. Check the chocolate\'s ' +
+          "lemon syrup for a simple glaze of melted chocolate and a little cream. Check the chocolate's " +
           'label for nuts and traces of nuts before you buy it.',
       },
     ],
@@ -177,7 +177,7 @@ export const RECORDED_SESSIONS: ReadonlyArray<RecordedSession> = [
 export const FINAL_QUESTION = {
   sessionId: 'birthday-reminder',
   askedAt: Date.UTC(2026, 4, 31, 20, 10),
-  text: 'My sister\'s birthday is in two weeks. What was the present I had in mind for her?',
+  text: "My sister's birthday is in two weeks. What was the present I had in mind for her?",
   /** Said only in the first conversation, in January. */
   earlyFact: 'Leica M6',
 } as const;

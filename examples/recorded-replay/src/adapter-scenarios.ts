@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '@ctxkit/core';
 import type { BundledConversationName } from '@ctxkit/core/testing';
+
 import { AIRLINE_TOOL_DEFINITIONS } from './airline-tools';
 
 /** One replay: a recorded conversation, the strategy and the ceiling it runs at. */
@@ -14,7 +15,10 @@ export interface ReplayScenario {
   tools?: readonly ToolDefinition[];
 }
 
-/** The tau-bench airline run: eight customer messages, 23 tool results of up to 440 tokens; policy and tools take 2,660 tokens. */
+/**
+ * The tau-bench airline run: eight customer messages, 23 tool results of up to 440 tokens; policy and tools take 2,660
+ * tokens.
+ */
 export const AIRLINE_SCENARIO: ReplayScenario = {
   name: 'tau-bench airline, summarization at 4,000 tokens',
   conversation: 'tau-bench-airline',

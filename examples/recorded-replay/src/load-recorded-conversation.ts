@@ -1,4 +1,4 @@
-import { loadConversations, type BundledConversationName, type ConversationRecord } from '@ctxkit/core/testing';
+import { type BundledConversationName, type ConversationRecord, loadConversations } from '@ctxkit/core/testing';
 
 /**
  * The bundled conversation `recordId` of the set `conversation` (`tau-bench-airline`,
@@ -7,6 +7,10 @@ import { loadConversations, type BundledConversationName, type ConversationRecor
  */
 export function loadRecordedConversation(conversation: BundledConversationName, recordId: string): ConversationRecord {
   const record = loadConversations(conversation).find((candidate) => candidate.id === recordId);
-  if (!record) throw new RangeError(`No record "${recordId}" in the bundled ${conversation} conversations: pick an id from loadConversations('${conversation}').`);
+  if (!record)
+    throw new RangeError(
+      `No record "${recordId}" in the bundled ${conversation} conversations: pick an id from ` +
+        `loadConversations('${conversation}').`,
+    );
   return record;
 }

@@ -8,7 +8,10 @@ export const UNRECORDED_OUTPUT = 'No recorded output for this call.';
  * The recorded output of every tool call, grouped by `keyOf(call)` (its id, its tool name), in call
  * order. Results are paired to their calls by position: the recorded data reuses call ids.
  */
-export function recordedOutputsBy(history: readonly ChatMessage[], keyOf: (call: ToolCall) => string): Map<string, string[]> {
+export function recordedOutputsBy(
+  history: readonly ChatMessage[],
+  keyOf: (call: ToolCall) => string,
+): Map<string, string[]> {
   const outputs = new Map<string, string[]>();
   history.forEach((message, index) => {
     if (message.role !== 'assistant' || !message.tool_calls) return;
@@ -39,7 +42,10 @@ export interface ToolReplayLog {
  * Answers replayed tool calls: each call id gets the output recorded for it, in call order, and the
  * log counts what was answered from the recording and what was not.
  */
-export function recordedCallAnswerer(history: readonly ChatMessage[], log: ToolReplayLog): (toolName: string, callId: string) => string {
+export function recordedCallAnswerer(
+  history: readonly ChatMessage[],
+  log: ToolReplayLog,
+): (toolName: string, callId: string) => string {
   const outputs = recordedOutputsByCall(history);
   return (toolName, callId) => {
     const output = outputs.get(callId)?.shift();

@@ -2,6 +2,7 @@ import { type AssistantMessage, type ChatMessage, type LLMCompletionRequest, typ
 import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import type { AgentTool } from '@ctxkit/kernel';
+
 import { recordedOutputsBy } from './recorded-call-outputs';
 
 /** One recorded turn: what the customer said and what the agent answered (tool calls included). */
@@ -37,7 +38,10 @@ export function recordedOutputs(history: readonly ChatMessage[]): Map<string, st
  * every call gets exactly what the original agent saw; with a real model, calls beyond the
  * recording are told so.
  */
-export function createRecordedTools(definitions: readonly ToolDefinition[], history: readonly ChatMessage[]): AgentTool[] {
+export function createRecordedTools(
+  definitions: readonly ToolDefinition[],
+  history: readonly ChatMessage[],
+): AgentTool[] {
   const outputs = recordedOutputs(history);
   return definitions.map((definition) => ({
     definition: structuredClone(definition),
@@ -59,7 +63,10 @@ export class ReplayModel {
   readonly client: ScriptedLLMClient;
 
   constructor(name: string) {
-    this.client = new ScriptedLLMClient([(request: LLMCompletionRequest) => this.answer(request)], { repeatLast: true, name });
+    this.client = new ScriptedLLMClient([(request: LLMCompletionRequest) => this.answer(request)], {
+      repeatLast: true,
+      name,
+    });
   }
 
   /** Loads the recorded answers of the next turn. */
@@ -70,6 +77,8 @@ export class ReplayModel {
   private answer(_request: LLMCompletionRequest): Partial<AssistantMessage> {
     const next = this.pending.shift();
     if (!next) return { content: 'Is there anything else I can help you with?' };
-    return next.tool_calls ? { content: next.content ?? null, tool_calls: next.tool_calls } : { content: next.content ?? '' };
+    return next.tool_calls
+      ? { content: next.content ?? null, tool_calls: next.tool_calls }
+      : { content: next.content ?? '' };
   }
 }

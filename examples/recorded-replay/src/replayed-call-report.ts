@@ -24,7 +24,11 @@ export interface ReplayedCallReport {
  * The checks of one request: its provider-validity problems, whether the turn's user message
  * `userText` is in it verbatim, and what the strategy's payload `stats` left out or changed.
  */
-export function checkReplayedRequest(chat: readonly ChatMessage[], userText: string, stats: PayloadStats | undefined): Pick<ReplayedCallReport, 'problems' | 'newestUserPresent' | 'reductions'> {
+export function checkReplayedRequest(
+  chat: readonly ChatMessage[],
+  userText: string,
+  stats: PayloadStats | undefined,
+): Pick<ReplayedCallReport, 'problems' | 'newestUserPresent' | 'reductions'> {
   return {
     problems: findPayloadProblems(chat),
     newestUserPresent: chat.some((message) => message.role === 'user' && contentText(message.content) === userText),
@@ -32,9 +36,13 @@ export function checkReplayedRequest(chat: readonly ChatMessage[], userText: str
   };
 }
 
-/** History messages the payload's strategy left out or changed, by reduction action (actions that touched none are absent). */
+/**
+ * History messages the payload's strategy left out or changed, by reduction action (actions that touched none are
+ * absent).
+ */
 function reductionCounts(stats: PayloadStats | undefined): Partial<Record<ReductionAction, number>> {
   const counts: Partial<Record<ReductionAction, number>> = {};
-  for (const reduction of stats?.reductions ?? []) if (reduction.messages > 0) counts[reduction.action] = (counts[reduction.action] ?? 0) + reduction.messages;
+  for (const reduction of stats?.reductions ?? [])
+    if (reduction.messages > 0) counts[reduction.action] = (counts[reduction.action] ?? 0) + reduction.messages;
   return counts;
 }

@@ -19,8 +19,8 @@ function distinct(matches: RegExpMatchArray | null): string[] {
  * The reply a model asked for a summary of an airline conversation could give, written from the
  * summary request's text (the summarization strategy's prompt): a `<summary>` block naming the
  * messages of the transcript and the reservation codes and flight numbers found in the transcript
- * and in the previous summary, plus whatever a check of its first answer asked it to put back. The examples' stand-in for the model an application configured for
- * summaries: offline and deterministic.
+ * and in the previous summary, plus whatever a check of its first answer asked it to put back. The examples' stand-in
+ * for the model an application configured for summaries: offline and deterministic.
  */
 export function transcriptSummaryReply(request: string): string {
   const transcript = TRANSCRIPT.exec(request);

@@ -1,8 +1,4 @@
 import {
-  DEFAULT_SESSION_ID,
-  hasWhenIdle,
-  openAgent,
-  safeEmit,
   type AgentHandle,
   type AgentManifest,
   type AgentSource,
@@ -10,19 +6,29 @@ import {
   type ComposeOptions,
   type ContextRuntime,
   type ContextRuntimeOptions,
+  DEFAULT_SESSION_ID,
+  hasWhenIdle,
   type IContextManager,
   type LoadAgentOptions,
+  openAgent,
   type OpenAgentOptions,
+  safeEmit,
   type ToolDefinition,
 } from '@ctxkit/core';
 import type { LanguageModelMiddleware, ModelMessage, PrepareStepFunction, PrepareStepResult, ToolSet } from 'ai';
+
 import type { LanguageModelCallOptions } from './ai-sdk-types';
+import {
+  type ComposedMessages,
+  composeMessages,
+  type ComposeMessagesInput,
+  type MessageComposer,
+} from './compose-messages';
 import { composeCall, type ComposedCall } from './compose-prompt';
-import { composeMessages, type ComposedMessages, type ComposeMessagesInput, type MessageComposer } from './compose-messages';
 import type { ComposeSettings, RagContextSource } from './compose-settings';
-import { createContextMiddleware, type CallUsage } from './context-middleware';
+import { type CallUsage, createContextMiddleware } from './context-middleware';
 import { contributedAiTools } from './contributed-ai-tools';
-import { stepHistory, type PrepareStepOptions } from './step-history';
+import { type PrepareStepOptions, stepHistory } from './step-history';
 import { modelMessageToChat } from './to-chat-messages';
 import { toolSetDefinitions } from './tool-definitions';
 
@@ -38,7 +44,8 @@ export const AI_SDK_AGENT_SOURCE: OpenAgentOptions = {
 
 /**
  * Options of {@link createAiSdkContext}: the agent (one of `agent` or `pluginId`), the session, and how to compose.
- * @deprecated Use `ctxkitMiddleware`'s options: core's `AgentSource` (`manifest` for a path or manifest object, `agent` for a loaded agent, `config.model` for `model`).
+ * @deprecated Use `ctxkitMiddleware`'s options: core's `AgentSource` (`manifest` for a path or manifest object, `agent`
+ *   for a loaded agent, `config.model` for `model`).
  */
 export interface AiSdkContextOptions {
   /**
@@ -58,7 +65,9 @@ export interface AiSdkContextOptions {
   sessionId?: string;
   /** The runtime to load the agent with; one is created (and disposed with the context) otherwise. */
   runtime?: ContextRuntime;
-  /** Options of the runtime created when no `runtime` is given (plugin directories, store, LLM client for summaries). */
+  /**
+   * Options of the runtime created when no `runtime` is given (plugin directories, store, LLM client for summaries).
+   */
   runtimeOptions?: ContextRuntimeOptions;
   /** Options of `runtime.loadAgent` (this agent's LLM client or store). */
   loadOptions?: LoadAgentOptions;
@@ -89,7 +98,12 @@ interface SharedSettings {
 }
 
 function isAgentHandle(value: unknown): value is AgentHandle {
-  return typeof value === 'object' && value !== null && typeof (value as AgentHandle).forSession === 'function' && typeof (value as AgentHandle).strategyId === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AgentHandle).forSession === 'function' &&
+    typeof (value as AgentHandle).strategyId === 'string'
+  );
 }
 
 /** The `AgentSource` of the deprecated options: a path or manifest object is a `manifest`, `model` joins the config. */
@@ -99,7 +113,8 @@ function agentSourceOf(options: AiSdkContextOptions): AgentSource {
   if (isAgentHandle(agent)) source.agent = agent;
   else if (agent !== undefined) source.manifest = agent as string | Record<string, unknown>;
   if (pluginId !== undefined) source.pluginId = pluginId;
-  if (config !== undefined || model !== undefined) source.config = { ...(model !== undefined ? { model } : {}), ...config };
+  if (config !== undefined || model !== undefined)
+    source.config = { ...(model !== undefined ? { model } : {}), ...config };
   if (agentId !== undefined) source.agentId = agentId;
   if (runtime !== undefined) source.runtime = runtime;
   if (runtimeOptions !== undefined) source.runtimeOptions = runtimeOptions;
@@ -113,7 +128,8 @@ function agentSourceOf(options: AiSdkContextOptions): AgentSource {
  * {@link prepareStep} (with {@link onEnd}), and the strategy's tools join yours through
  * {@link tools}. Created by {@link createAiSdkContext}; {@link forSession} gives the same agent's
  * other conversations. `ctxkitMiddleware` runs on it.
- * @deprecated Use `ctxkitMiddleware(options)`: the middleware itself, synchronous, with `tools()`, `compose()` and `reportTurn()`.
+ * @deprecated Use `ctxkitMiddleware(options)`: the middleware itself, synchronous, with `tools()`, `compose()` and
+ *   `reportTurn()`.
  * @see docs/adapters/ai-sdk.md
  */
 export class AiSdkContext {
@@ -171,7 +187,8 @@ export class AiSdkContext {
     this.strategyTools ??= contributedAiTools(this.manager, { agentId: this.agent.id, sessionId: this.sessionId });
     const merged: ToolSet = { ...this.strategyTools };
     for (const [name, tool] of Object.entries(tools ?? {})) {
-      if (Object.hasOwn(this.strategyTools, name)) this.warn(`The strategy's tool "${name}" is hidden by a tool of the same name.`);
+      if (Object.hasOwn(this.strategyTools, name))
+        this.warn(`The strategy's tool "${name}" is hidden by a tool of the same name.`);
       merged[name] = tool;
     }
     this.registeredTools = merged;
@@ -185,16 +202,28 @@ export class AiSdkContext {
    * composed by the strategy and sent as that step's `instructions`, `messages` and `activeTools`.
    * It counts the tools last given to {@link tools}.
    */
-  readonly prepareStep = async <TOOLS extends ToolSet = ToolSet>(options: Parameters<PrepareStepFunction<TOOLS>>[0]): Promise<PrepareStepResult<TOOLS>> => {
+  readonly prepareStep = async <TOOLS extends ToolSet = ToolSet>(
+    options: Parameters<PrepareStepFunction<TOOLS>>[0],
+  ): Promise<PrepareStepResult<TOOLS>> => {
     const history = stepHistory(options as unknown as PrepareStepOptions);
     this.stepCalls.set(options.steps, history);
     this.lastStepCall = history;
     if (!this.registeredTools && !this.warnedUnregistered) {
       this.warnedUnregistered = true;
-      this.warn('prepareStep counts no tools: pass tools: context.tools(yourTools) to generateText / streamText so that their definitions are counted.');
+      this.warn(
+        'prepareStep counts no tools: pass tools: context.tools(yourTools) to generateText / streamText so that ' +
+          'their definitions are counted.',
+      );
     }
-    const composed = await this.compose({ instructions: options.initialInstructions, messages: history, tools: this.registeredTools ?? {} });
-    const result: NonNullable<PrepareStepResult<ToolSet>> = { instructions: composed.instructions, messages: composed.messages };
+    const composed = await this.compose({
+      instructions: options.initialInstructions,
+      messages: history,
+      tools: this.registeredTools ?? {},
+    });
+    const result: NonNullable<PrepareStepResult<ToolSet>> = {
+      instructions: composed.instructions,
+      messages: composed.messages,
+    };
     if (composed.activeTools) result.activeTools = composed.activeTools;
     return result as PrepareStepResult<TOOLS>;
   };
@@ -207,7 +236,10 @@ export class AiSdkContext {
   readonly onEnd = async (event: RunEndEvent): Promise<void> => {
     const history = this.stepCalls.get(event.steps) ?? this.lastStepCall;
     if (!history) {
-      this.warn('onEnd was called for a run that did not use prepareStep; the turn was not reported (the middleware reports turns itself).');
+      this.warn(
+        'onEnd was called for a run that did not use prepareStep; the turn was not reported (the middleware reports ' +
+          'turns itself).',
+      );
       return;
     }
     const last = event.steps[event.steps.length - 1];
@@ -275,7 +307,9 @@ export class AiSdkContext {
     if (this.shared.waitForIdle && hasWhenIdle(manager)) await manager.whenIdle();
   }
 
-  /** The ctxkit messages of a conversation; each AI SDK message is converted once (its messages stay the same objects). */
+  /**
+   * The ctxkit messages of a conversation; each AI SDK message is converted once (its messages stay the same objects).
+   */
   private convert(messages: ReadonlyArray<ModelMessage>): ChatMessage[] {
     const history: ChatMessage[] = [];
     messages.forEach((message, index) => {
@@ -299,7 +333,13 @@ export class AiSdkContext {
   }
 
   private warn(message: string): void {
-    safeEmit(this.agent.events, 'strategy-warning', { agentId: this.agent.id, sessionId: this.sessionId, strategyId: this.agent.strategyId, turn: 0, message });
+    safeEmit(this.agent.events, 'strategy-warning', {
+      agentId: this.agent.id,
+      sessionId: this.sessionId,
+      strategyId: this.agent.strategyId,
+      turn: 0,
+      message,
+    });
   }
 }
 
@@ -308,7 +348,8 @@ export class AiSdkContext {
  * `plugin.json`-declared agent, through `createContextRuntime()` and `runtime.loadAgent()`.
  * @deprecated Use `ctxkitMiddleware(options)`: synchronous, it opens the agent on the first model call.
  * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) when the options name no agent or two
- * @throws what `runtime.loadAgent` throws (`PluginNotFoundError`, `ConfigValidationError`, `ManifestValidationError` ...)
+ * @throws what `runtime.loadAgent` throws (`PluginNotFoundError`, `ConfigValidationError`, `ManifestValidationError`
+ *   ...)
  * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`) for a session id that cannot be a store key part
  */
 export async function createAiSdkContext(options: AiSdkContextOptions): Promise<AiSdkContext> {

@@ -1,4 +1,4 @@
-import { CtxkitError, LLMRequestError, LLMResponseError, type LLMErrorDetails } from '@ctxkit/core';
+import { CtxkitError, type LLMErrorDetails, LLMRequestError, LLMResponseError } from '@ctxkit/core';
 import { networkErrorCode, retryAfterMs } from '@ctxkit/core/strategy-kit';
 
 /** The fields of the AI SDK's `APICallError` (read by shape: the adapter does not load the `ai` package for it). */
@@ -14,7 +14,13 @@ interface ApiCallErrorShape {
 }
 
 /** Errors the AI SDK throws for an answer it could not read. */
-const UNREADABLE_ANSWER = new Set(['AI_JSONParseError', 'AI_InvalidResponseDataError', 'AI_TypeValidationError', 'AI_EmptyResponseBodyError', 'AI_NoContentGeneratedError']);
+const UNREADABLE_ANSWER = new Set([
+  'AI_JSONParseError',
+  'AI_InvalidResponseDataError',
+  'AI_TypeValidationError',
+  'AI_EmptyResponseBodyError',
+  'AI_NoContentGeneratedError',
+]);
 
 const BODY_EXCERPT = 2000;
 
@@ -47,11 +53,15 @@ export function aiSdkErrorToLLMError(error: unknown, details: LLMErrorDetails): 
     const base = { ...details, sdkError, ...(call.url ? { url: call.url } : {}) };
     if (call.statusCode === undefined) {
       const code = networkErrorCode(call.cause);
-      return new LLMRequestError(`network error${code ? ` (${code})` : ''}: ${call.message}`, { ...base, ...(code ? { networkCode: code } : {}) }, {
-        retryable: call.isRetryable ?? true,
-        cause: error,
-        fix: "Check that the provider's endpoint is reachable.",
-      });
+      return new LLMRequestError(
+        `network error${code ? ` (${code})` : ''}: ${call.message}`,
+        { ...base, ...(code ? { networkCode: code } : {}) },
+        {
+          retryable: call.isRetryable ?? true,
+          cause: error,
+          fix: "Check that the provider's endpoint is reachable.",
+        },
+      );
     }
     const wait = retryAfterMs(call.responseHeaders);
     return new LLMRequestError(
@@ -65,13 +75,31 @@ export function aiSdkErrorToLLMError(error: unknown, details: LLMErrorDetails): 
       {
         retryable: call.isRetryable ?? false,
         cause: error,
-        fix: call.statusCode === 401 || call.statusCode === 403 ? "Check the provider's API key." : call.isRetryable ? 'The provider is overloaded or failing; try again later.' : 'The provider rejected the request; details.body holds its reason.',
+        fix:
+          call.statusCode === 401 || call.statusCode === 403
+            ? "Check the provider's API key."
+            : call.isRetryable
+              ? 'The provider is overloaded or failing; try again later.'
+              : 'The provider rejected the request; details.body holds its reason.',
       },
     );
   }
-  if (name !== undefined && UNREADABLE_ANSWER.has(name)) return new LLMResponseError(messageOf(error), { ...details, sdkError }, error);
+  if (name !== undefined && UNREADABLE_ANSWER.has(name))
+    return new LLMResponseError(messageOf(error), { ...details, sdkError }, error);
   if (name === 'AI_LoadAPIKeyError' || name === 'AI_LoadSettingError') {
-    return new LLMRequestError(messageOf(error), { ...details, sdkError }, { retryable: false, cause: error, fix: "Configure the provider's API key (its environment variable or the provider's apiKey option)." });
+    return new LLMRequestError(
+      messageOf(error),
+      { ...details, sdkError },
+      {
+        retryable: false,
+        cause: error,
+        fix: "Configure the provider's API key (its environment variable or the provider's apiKey option).",
+      },
+    );
   }
-  return new LLMRequestError(messageOf(error), { ...details, ...(sdkError !== undefined ? { sdkError } : {}) }, { retryable: false, cause: error });
+  return new LLMRequestError(
+    messageOf(error),
+    { ...details, ...(sdkError !== undefined ? { sdkError } : {}) },
+    { retryable: false, cause: error },
+  );
 }

@@ -41,13 +41,18 @@ export type LanguageModelTool = NonNullable<LanguageModelCallOptions['tools']>[n
 export type LanguageModelFunctionTool = Extract<LanguageModelTool, { type: 'function' }>;
 
 /** The result of a non-streaming language-model call. */
-export type LanguageModelGenerateResult = Awaited<ReturnType<Parameters<NonNullable<LanguageModelMiddleware['wrapGenerate']>>[0]['doGenerate']>>;
+export type LanguageModelGenerateResult = Awaited<
+  ReturnType<Parameters<NonNullable<LanguageModelMiddleware['wrapGenerate']>>[0]['doGenerate']>
+>;
 
 /** The result of a streaming language-model call. */
-export type LanguageModelStreamResult = Awaited<ReturnType<Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0]['doStream']>>;
+export type LanguageModelStreamResult = Awaited<
+  ReturnType<Parameters<NonNullable<LanguageModelMiddleware['wrapStream']>>[0]['doStream']>
+>;
 
 /** One part of a language-model stream. */
-export type LanguageModelStreamPart = LanguageModelStreamResult['stream'] extends ReadableStream<infer Part> ? Part : never;
+export type LanguageModelStreamPart =
+  LanguageModelStreamResult['stream'] extends ReadableStream<infer Part> ? Part : never;
 
 /** Messages in either form: the AI SDK's `ModelMessage`s, or a provider-level prompt (a subset of them). */
 export type AnyModelMessages = ReadonlyArray<ModelMessage> | LanguageModelPrompt;

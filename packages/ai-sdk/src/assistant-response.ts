@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import type { LanguageModelGenerateResult, LanguageModelStreamPart } from './ai-sdk-types';
 import { modelMessageToChat } from './to-chat-messages';
 
@@ -14,10 +15,12 @@ export function isFinalAnswer(content: ResponseContent): boolean {
 export function assistantMessageOf(content: ResponseContent): ChatMessage {
   const parts: unknown[] = [];
   for (const part of content) {
-    const metadata = 'providerMetadata' in part && part.providerMetadata ? { providerOptions: part.providerMetadata } : {};
+    const metadata =
+      'providerMetadata' in part && part.providerMetadata ? { providerOptions: part.providerMetadata } : {};
     if (part.type === 'text') parts.push({ type: 'text', text: part.text, ...metadata });
     else if (part.type === 'reasoning') parts.push({ type: 'reasoning', text: part.text, ...metadata });
-    else if (part.type === 'file' || part.type === 'reasoning-file') parts.push({ type: part.type, mediaType: part.mediaType, data: part.data, ...metadata });
+    else if (part.type === 'file' || part.type === 'reasoning-file')
+      parts.push({ type: part.type, mediaType: part.mediaType, data: part.data, ...metadata });
   }
   const [message] = modelMessageToChat({ role: 'assistant', content: parts }, 0);
   return message!;

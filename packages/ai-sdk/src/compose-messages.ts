@@ -1,9 +1,10 @@
 import { type ChatMessage, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import type { Instructions, ModelMessage, SystemModelMessage, ToolSet } from 'ai';
-import { ragContextFor, type ComposeSettings } from './compose-settings';
-import { restoreUnchangedMessages } from './restore-unchanged-messages';
+
+import { type ComposeSettings, ragContextFor } from './compose-settings';
 import { assertToolsRegistered, callerDefinitions, contributedDefinitions } from './contributed-tool-names';
+import { restoreUnchangedMessages } from './restore-unchanged-messages';
 import { systemMessagesOf, systemPromptOf } from './system-instructions';
 import { toModelMessages } from './to-model-messages';
 import { toolSetDefinitions } from './tool-definitions';
@@ -20,7 +21,10 @@ export interface ComposeMessagesInput {
 
 /** What to send: the strategy's payload as AI SDK `instructions`, `messages` and `activeTools`. */
 export interface ComposedMessages {
-  /** The caller's instructions plus the strategy's system messages (a summary with `memoryRole: 'system'` ...); `[]` for none. */
+  /**
+   * The caller's instructions plus the strategy's system messages (a summary with `memoryRole: 'system'` ...); `[]` for
+   * none.
+   */
   instructions: Instructions;
   /** The history the strategy kept; unchanged messages are the caller's own objects. */
   messages: ModelMessage[];
@@ -40,7 +44,12 @@ export interface MessageComposer {
 }
 
 /** The instructions of a payload's leading system messages: the caller's own (unchanged) and the strategy's. */
-function instructionsOf(leading: ReadonlyArray<ChatMessage>, systemPrompt: string, original: Instructions | undefined, callerMessages: SystemModelMessage[]): Instructions {
+function instructionsOf(
+  leading: ReadonlyArray<ChatMessage>,
+  systemPrompt: string,
+  original: Instructions | undefined,
+  callerMessages: SystemModelMessage[],
+): Instructions {
   const messages: SystemModelMessage[] = [];
   let callers = false;
   leading.forEach((message, index) => {
@@ -60,7 +69,10 @@ function instructionsOf(leading: ReadonlyArray<ChatMessage>, systemPrompt: strin
  * @throws ModelMessageError (`CTXKIT_HISTORY_INVALID`) for a message that is not an AI SDK message
  * @throws whatever `composePayload` throws (`BudgetExceededError` ...)
  */
-export async function composeMessages(composer: MessageComposer, input: ComposeMessagesInput): Promise<ComposedMessages> {
+export async function composeMessages(
+  composer: MessageComposer,
+  input: ComposeMessagesInput,
+): Promise<ComposedMessages> {
   const { settings } = composer;
   const callerMessages = systemMessagesOf(input.instructions);
   const systemPrompt = systemPromptOf(callerMessages);
@@ -69,10 +81,20 @@ export async function composeMessages(composer: MessageComposer, input: ComposeM
   const definitions = await composer.definitions(tools);
   const registered = new Set(Object.keys(tools));
   const contributed = contributedDefinitions(settings.manager);
-  assertToolsRegistered(settings.strategyId, contributed.map((definition) => definition.function.name), registered);
+  assertToolsRegistered(
+    settings.strategyId,
+    contributed.map((definition) => definition.function.name),
+    registered,
+  );
 
   const ragContext = await ragContextFor(settings, history);
-  const payload = await settings.manager.composePayload(systemPrompt, history.slice(), callerDefinitions(definitions, contributed), ragContext, { ...settings.composeOptions });
+  const payload = await settings.manager.composePayload(
+    systemPrompt,
+    history.slice(),
+    callerDefinitions(definitions, contributed),
+    ragContext,
+    { ...settings.composeOptions },
+  );
   const offered = payload.tools.map((tool) => tool.function.name);
   assertToolsRegistered(settings.strategyId, offered, registered);
 

@@ -1,8 +1,19 @@
 import { type ChatMessage, type ToolDefinition } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import type { LanguageModelCallOptions, LanguageModelFunctionTool, LanguageModelMessage, LanguageModelTool } from './ai-sdk-types';
-import { ragContextFor, type ComposeSettings } from './compose-settings';
-import { assertToolsRegistered, callerDefinitions, contributedDefinitions, sameToolDefinition } from './contributed-tool-names';
+
+import type {
+  LanguageModelCallOptions,
+  LanguageModelFunctionTool,
+  LanguageModelMessage,
+  LanguageModelTool,
+} from './ai-sdk-types';
+import { type ComposeSettings, ragContextFor } from './compose-settings';
+import {
+  assertToolsRegistered,
+  callerDefinitions,
+  contributedDefinitions,
+  sameToolDefinition,
+} from './contributed-tool-names';
 import { restoreUnchangedMessages } from './restore-unchanged-messages';
 import { toChatMessages } from './to-chat-messages';
 import { toLanguageModelPrompt } from './to-model-messages';
@@ -20,9 +31,9 @@ export interface ComposedCall {
  * prompt, the rest of the prompt the history, the caller's own function tools the tool
  * definitions (the strategy adds its own when it offers them). The call goes on with the payload:
  * the caller's own system messages (unchanged) and the strategy's system messages, the memory it
- * sends as user messages (a summary, a state, by default) and the history the strategy kept (unchanged messages exactly as they came), and the tools the payload
- * holds (the caller's unchanged, the strategy's as it defines them). Provider tools pass through
- * and are not counted.
+ * sends as user messages (a summary, a state, by default) and the history the strategy kept (unchanged messages exactly
+ * as they came), and the tools the payload holds (the caller's unchanged, the strategy's as it defines them). Provider
+ * tools pass through and are not counted.
  * @throws ContributedToolsMissingError (`CTXKIT_TOOL_NOT_FOUND`) when the call lacks a tool the strategy offers
  * @throws whatever `composePayload` throws (`BudgetExceededError` ...)
  */
@@ -38,14 +49,30 @@ export async function composeCall(settings: ComposeSettings, params: LanguageMod
   const functionTools = tools.filter((tool): tool is LanguageModelFunctionTool => tool.type === 'function');
   const providerTools = tools.filter((tool) => tool.type !== 'function');
   const definitions = functionTools.map(functionToolDefinition);
-  const originals = new Map<ToolDefinition, LanguageModelFunctionTool>(definitions.map((definition, index) => [definition, functionTools[index]!]));
+  const originals = new Map<ToolDefinition, LanguageModelFunctionTool>(
+    definitions.map((definition, index) => [definition, functionTools[index]!]),
+  );
   const registered = new Set(functionTools.map((tool) => tool.name));
   const contributed = contributedDefinitions(settings.manager);
-  assertToolsRegistered(settings.strategyId, contributed.map((definition) => definition.function.name), registered);
+  assertToolsRegistered(
+    settings.strategyId,
+    contributed.map((definition) => definition.function.name),
+    registered,
+  );
 
   const ragContext = await ragContextFor(settings, history);
-  const payload = await settings.manager.composePayload(systemPrompt, history.slice(), callerDefinitions(definitions, contributed), ragContext, { ...settings.composeOptions });
-  assertToolsRegistered(settings.strategyId, payload.tools.map((tool) => tool.function.name), registered);
+  const payload = await settings.manager.composePayload(
+    systemPrompt,
+    history.slice(),
+    callerDefinitions(definitions, contributed),
+    ragContext,
+    { ...settings.composeOptions },
+  );
+  assertToolsRegistered(
+    settings.strategyId,
+    payload.tools.map((tool) => tool.function.name),
+    registered,
+  );
 
   let head = 0;
   while (payload.messages[head]?.role === 'system') head++;
@@ -56,7 +83,11 @@ export async function composeCall(settings: ComposeSettings, params: LanguageMod
     else system.push({ role: 'system', content: text });
   });
   const sentTools: LanguageModelTool[] = payload.tools.map((definition) => {
-    const original = originals.get(definition) ?? functionTools.find((tool, index) => tool.name === definition.function.name && sameToolDefinition(definitions[index]!, definition));
+    const original =
+      originals.get(definition) ??
+      functionTools.find(
+        (tool, index) => tool.name === definition.function.name && sameToolDefinition(definitions[index]!, definition),
+      );
     return original ?? languageModelTool(definition);
   });
   sentTools.push(...providerTools);

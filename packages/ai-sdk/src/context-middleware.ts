@@ -1,7 +1,8 @@
-import { toCacheMissReport, type CacheMissReport, type ChatMessage, type TokenUsage } from '@ctxkit/core';
+import { type CacheMissReport, type ChatMessage, toCacheMissReport, type TokenUsage } from '@ctxkit/core';
 import type { LanguageModelMiddleware } from 'ai';
-import { assistantMessageOf, isFinalAnswer, StreamedAnswer } from './assistant-response';
+
 import type { LanguageModelCallOptions, LanguageModelStreamPart } from './ai-sdk-types';
+import { assistantMessageOf, isFinalAnswer, StreamedAnswer } from './assistant-response';
 import type { ComposedCall } from './compose-prompt';
 import { tokenUsageOf } from './token-usage-of';
 
@@ -46,9 +47,15 @@ export function createContextMiddleware(session: MiddlewareSession): LanguageMod
       const history = histories.get(params);
       if (history) {
         const cacheMiss = toCacheMissReport(result.response?.body);
-        session.recordUsage({ usage: tokenUsageOf(result.usage), model: result.response?.modelId ?? model.modelId, history, ...(cacheMiss ? { cacheMiss } : {}) });
+        session.recordUsage({
+          usage: tokenUsageOf(result.usage),
+          model: result.response?.modelId ?? model.modelId,
+          history,
+          ...(cacheMiss ? { cacheMiss } : {}),
+        });
       }
-      if (history && isFinalAnswer(result.content)) await session.completeTurn([...history, assistantMessageOf(result.content)]);
+      if (history && isFinalAnswer(result.content))
+        await session.completeTurn([...history, assistantMessageOf(result.content)]);
       return result;
     },
     async wrapStream({ doStream, params, model }) {
@@ -60,11 +67,13 @@ export function createContextMiddleware(session: MiddlewareSession): LanguageMod
         new TransformStream<LanguageModelStreamPart, LanguageModelStreamPart>({
           transform(part, controller) {
             answer.add(part);
-            if (part.type === 'finish') session.recordUsage({ usage: tokenUsageOf(part.usage), model: model.modelId, history });
+            if (part.type === 'finish')
+              session.recordUsage({ usage: tokenUsageOf(part.usage), model: model.modelId, history });
             controller.enqueue(part);
           },
           async flush() {
-            if (!answer.failed && isFinalAnswer(answer.content)) await session.completeTurn([...history, assistantMessageOf(answer.content)]);
+            if (!answer.failed && isFinalAnswer(answer.content))
+              await session.completeTurn([...history, assistantMessageOf(answer.content)]);
           },
         }),
       );

@@ -1,5 +1,6 @@
 import { hasContributedTools, type IContextManager, type JsonSchema, type ToolExecutionContext } from '@ctxkit/core';
 import type { FlexibleSchema, Tool, ToolSet } from 'ai';
+
 import { AI_SDK_SCHEMA_MARKER } from './ai-sdk-schema-marker';
 
 /**
@@ -47,7 +48,11 @@ export function contributedAiTools(manager: IContextManager, owner: ToolOwner): 
       ...(description !== undefined ? { description } : {}),
       inputSchema: asInputSchema(parameters ?? { type: 'object', properties: {} }),
       execute: (input, options) => {
-        const context: ToolExecutionContext = { agentId: owner.agentId, sessionId: owner.sessionId, toolCallId: options.toolCallId };
+        const context: ToolExecutionContext = {
+          agentId: owner.agentId,
+          sessionId: owner.sessionId,
+          toolCallId: options.toolCallId,
+        };
         if (options.abortSignal !== undefined) context.signal = options.abortSignal;
         return contributed.execute(input, context);
       },

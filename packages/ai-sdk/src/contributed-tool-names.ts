@@ -1,4 +1,11 @@
-import { hasContributedTools, PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL, type IContextManager, type ToolDefinition } from '@ctxkit/core';
+import {
+  hasContributedTools,
+  type IContextManager,
+  PIN_CONTEXT_TOOL,
+  type ToolDefinition,
+  UNPIN_CONTEXT_TOOL,
+} from '@ctxkit/core';
+
 import { ContributedToolsMissingError } from './errors/contributed-tools-missing-error';
 
 /** The definitions of the tools a strategy contributes (none when it has no `contributedTools`). */
@@ -6,10 +13,14 @@ export function contributedDefinitions(manager: IContextManager): ToolDefinition
   return hasContributedTools(manager) ? manager.contributedTools().map((tool) => tool.definition) : [];
 }
 
-/** True when two definitions describe the same function tool (a missing schema is the empty object schema the tool is sent with). */
+/**
+ * True when two definitions describe the same function tool (a missing schema is the empty object schema the tool is
+ * sent with).
+ */
 export function sameToolDefinition(a: Readonly<ToolDefinition>, b: Readonly<ToolDefinition>): boolean {
   const [x, y] = [a.function, b.function];
-  const schema = (definition: ToolDefinition['function']) => JSON.stringify(definition.parameters ?? { type: 'object', properties: {} });
+  const schema = (definition: ToolDefinition['function']) =>
+    JSON.stringify(definition.parameters ?? { type: 'object', properties: {} });
   return x.name === y.name && x.description === y.description && x.strict === y.strict && schema(x) === schema(y);
 }
 
@@ -26,7 +37,10 @@ const SESSION_TOOLS: ReadonlySet<string> = new Set([PIN_CONTEXT_TOOL, UNPIN_CONT
  * client to write the summary). A tool of the caller's with a strategy tool's name but another
  * definition, one that hides the strategy's, is kept.
  */
-export function callerDefinitions(definitions: readonly ToolDefinition[], contributed: readonly ToolDefinition[]): ToolDefinition[] {
+export function callerDefinitions(
+  definitions: readonly ToolDefinition[],
+  contributed: readonly ToolDefinition[],
+): ToolDefinition[] {
   const strategyOwn = contributed.filter((own) => !SESSION_TOOLS.has(own.function.name));
   return definitions.filter((definition) => !strategyOwn.some((own) => sameToolDefinition(own, definition)));
 }
@@ -35,7 +49,11 @@ export function callerDefinitions(definitions: readonly ToolDefinition[], contri
  * Checks that the AI SDK call registers every tool the strategy contributes or puts in a payload.
  * @throws ContributedToolsMissingError (`CTXKIT_TOOL_NOT_FOUND`) naming the missing tools
  */
-export function assertToolsRegistered(strategyId: string, required: Iterable<string>, registered: ReadonlySet<string>): void {
+export function assertToolsRegistered(
+  strategyId: string,
+  required: Iterable<string>,
+  registered: ReadonlySet<string>,
+): void {
   const missing = [...new Set(required)].filter((name) => !registered.has(name));
   if (missing.length > 0) throw new ContributedToolsMissingError(strategyId, missing);
 }

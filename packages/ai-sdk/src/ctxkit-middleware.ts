@@ -1,10 +1,23 @@
-import { AgentSourceError, DEFAULT_SESSION_ID, lazyAgent, type AgentHandle, type AgentSource, type ComposeOptions, type IContextManager, type LazyAgent } from '@ctxkit/core';
+import {
+  type AgentHandle,
+  type AgentSource,
+  AgentSourceError,
+  type ComposeOptions,
+  DEFAULT_SESSION_ID,
+  type IContextManager,
+  type LazyAgent,
+  lazyAgent,
+} from '@ctxkit/core';
 import type { LanguageModelMiddleware, ModelMessage, ToolSet } from 'ai';
+
 import { AI_SDK_AGENT_SOURCE, AiSdkContext } from './ai-sdk-context';
 import type { ComposedMessages, ComposeMessagesInput } from './compose-messages';
 import type { RagContextSource } from './compose-settings';
 
-/** Options of {@link ctxkitMiddleware}: where the strategy comes from (core's `AgentSource`), the conversation, and how to compose. */
+/**
+ * Options of {@link ctxkitMiddleware}: where the strategy comes from (core's `AgentSource`), the conversation, and how
+ * to compose.
+ */
 export interface CtxkitMiddlewareOptions extends AgentSource {
   /** The conversation: one strategy instance and its state per session. @default 'default' */
   sessionId?: string;
@@ -51,7 +64,10 @@ export interface CtxkitLanguageModelMiddleware extends LanguageModelMiddleware {
   forSession(sessionId: string): CtxkitLanguageModelMiddleware;
   /** Waits for the strategy's background work (summaries, extraction), when it has any. */
   whenIdle(): Promise<void>;
-  /** Releases the agent and runtime the middleware opened (nothing for an agent you passed). Safe twice; shared by {@link forSession}'s middlewares. */
+  /**
+   * Releases the agent and runtime the middleware opened (nothing for an agent you passed). Safe twice; shared by
+   * {@link forSession}'s middlewares.
+   */
   dispose(): Promise<void>;
 }
 
@@ -71,7 +87,10 @@ function middlewareFor(shared: Shared, sessionId: string): CtxkitLanguageModelMi
         const settings: ConstructorParameters<typeof AiSdkContext>[2] = { waitForIdle: shared.waitForIdle };
         if (shared.ragContext !== undefined) settings.ragContext = shared.ragContext;
         if (shared.composeOptions !== undefined) settings.composeOptions = shared.composeOptions;
-        return new AiSdkContext(agent, sessionId, settings, { disposed: false, release: () => shared.source.dispose() });
+        return new AiSdkContext(agent, sessionId, settings, {
+          disposed: false,
+          release: () => shared.source.dispose(),
+        });
       },
       (error: unknown) => {
         opening = undefined;
@@ -86,7 +105,11 @@ function middlewareFor(shared: Shared, sessionId: string): CtxkitLanguageModelMi
     get agent(): AgentHandle {
       const agent = shared.source.opened;
       if (agent === undefined) {
-        throw new AgentSourceError('ctxkitMiddleware', 'the agent is not open yet', 'Await middleware.getAgent() (the first model call opens it too) before reading middleware.agent.');
+        throw new AgentSourceError(
+          'ctxkitMiddleware',
+          'the agent is not open yet',
+          'Await middleware.getAgent() (the first model call opens it too) before reading middleware.agent.',
+        );
       }
       return agent;
     },
@@ -122,7 +145,11 @@ function middlewareFor(shared: Shared, sessionId: string): CtxkitLanguageModelMi
  * the strategy's agent is opened by the first model call (or `getAgent()`, `tools()`).
  *
  * ```ts
- * const ctxkit = ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 8000 }, sessionId: 'conversation-42' });
+ * const ctxkit = ctxkitMiddleware({
+ *   pluginId: 'std-summarization-strategy',
+ *   config: { maxContextTokens: 8000 },
+ *   sessionId: 'conversation-42',
+ * });
  * const result = await generateText({
  *   model: wrapLanguageModel({ model, middleware: ctxkit }),
  *   system, messages, tools: await ctxkit.tools(myTools), stopWhen: stepCountIs(10),

@@ -2,9 +2,10 @@
 jest.mock('ai', () => nativeRequire('ai'));
 jest.mock('ai/test', () => nativeRequire('ai/test'));
 
-import { ErrorCodes, LLMRequestError, LLMResponseError, type CtxkitError } from '@ctxkit/core';
+import { type CtxkitError, ErrorCodes, LLMRequestError, LLMResponseError } from '@ctxkit/core';
 import { APICallError } from 'ai';
 import { MockEmbeddingModelV4 } from 'ai/test';
+
 import { embedderFromEmbeddingModel } from './embedding-model-embedder';
 
 type EmbedCall = Parameters<MockEmbeddingModelV4['doEmbed']>[0];
@@ -38,13 +39,17 @@ function hanging(): MockEmbeddingModelV4 {
 }
 
 /** What `promise` rejects with (it must reject: a value is returned as is and fails the assertions). */
-const failure = (promise: Promise<unknown>): Promise<CtxkitError> => promise.then((value) => value as CtxkitError, (error: unknown) => error as CtxkitError);
+const failure = (promise: Promise<unknown>): Promise<CtxkitError> =>
+  promise.then(
+    (value) => value as CtxkitError,
+    (error: unknown) => error as CtxkitError,
+  );
 
 const texts = ['Where is my refund?', 'The card was charged twice.', 'Flight HAT170 moved to May 21.'];
 
 describe('embedderFromEmbeddingModel', () => {
   describe('#model', () => {
-    it("names the model by its provider and id, with the dimensions when they are asked for", () => {
+    it('names the model by its provider and id, with the dimensions when they are asked for', () => {
       expect(embedderFromEmbeddingModel(embeddingModel()).model).toBe('mock-provider.embedding:mock-embed-1');
       const shortened = embedderFromEmbeddingModel(embeddingModel(), { dimensions: 256 });
       expect(shortened.model).toBe('mock-provider.embedding:mock-embed-1@256');

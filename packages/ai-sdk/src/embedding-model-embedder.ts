@@ -1,6 +1,7 @@
-import { checkedVectors, untilAborted } from '@ctxkit/core/strategy-kit';
 import type { EmbedOptions, ITextEmbedder, LLMErrorDetails } from '@ctxkit/core';
+import { checkedVectors, untilAborted } from '@ctxkit/core/strategy-kit';
 import type { EmbeddingModel, embedMany as EmbedMany } from 'ai';
+
 import { aiSdkErrorToLLMError } from './ai-sdk-error-to-llm-error';
 
 /** Options of {@link embedderFromEmbeddingModel}. */

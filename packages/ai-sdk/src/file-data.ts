@@ -18,12 +18,19 @@ export function isBytes(value: unknown): value is ArrayBufferView | ArrayBuffer 
 
 /** True for a WHATWG `URL` object. */
 export function isUrlObject(value: unknown): value is URL {
-  return typeof value === 'object' && value !== null && tagOf(value) === '[object URL]' && typeof (value as URL).href === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    tagOf(value) === '[object URL]' &&
+    typeof (value as URL).href === 'string'
+  );
 }
 
 /** Base64 of raw bytes. */
 export function base64Of(bytes: ArrayBufferView | ArrayBuffer): string {
-  const view = ArrayBuffer.isView(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : Buffer.from(bytes);
+  const view = ArrayBuffer.isView(bytes)
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    : Buffer.from(bytes);
   return view.toString('base64');
 }
 
@@ -50,11 +57,13 @@ export function isImageMediaType(mediaType: string | undefined): boolean {
 export function imageUrlOf(data: unknown, mediaType: string | undefined): string | undefined {
   if (isUrlObject(data)) return data.href;
   if (isBytes(data)) return `data:${dataUrlMediaType(mediaType, 'image/*')};base64,${base64Of(data)}`;
-  if (typeof data === 'string') return isUrlString(data) ? data : `data:${dataUrlMediaType(mediaType, 'image/*')};base64,${data}`;
+  if (typeof data === 'string')
+    return isUrlString(data) ? data : `data:${dataUrlMediaType(mediaType, 'image/*')};base64,${data}`;
   if (typeof data === 'object' && data !== null) {
     const tagged = data as { type?: unknown; data?: unknown; url?: unknown };
     if (tagged.type === 'data') return imageUrlOf(tagged.data, mediaType);
-    if (tagged.type === 'url') return isUrlObject(tagged.url) ? tagged.url.href : typeof tagged.url === 'string' ? tagged.url : undefined;
+    if (tagged.type === 'url')
+      return isUrlObject(tagged.url) ? tagged.url.href : typeof tagged.url === 'string' ? tagged.url : undefined;
   }
   return undefined;
 }
@@ -71,8 +80,15 @@ export function partOfImageUrl(url: string, detail: 'auto' | 'low' | 'high' | un
   if (header) {
     const mediaType = header[1] && header[1] !== 'image/*' ? header[1] : 'image';
     const payload = url.slice(header[0].length);
-    const base64 = /;base64/i.test(header[2] ?? '') ? payload : Buffer.from(decodeURIComponent(payload), 'utf8').toString('base64');
-    return { type: 'file', mediaType, data: { type: 'data', data: base64 }, ...(providerOptions ? { providerOptions } : {}) };
+    const base64 = /;base64/i.test(header[2] ?? '')
+      ? payload
+      : Buffer.from(decodeURIComponent(payload), 'utf8').toString('base64');
+    return {
+      type: 'file',
+      mediaType,
+      data: { type: 'data', data: base64 },
+      ...(providerOptions ? { providerOptions } : {}),
+    };
   }
   let parsed: URL;
   try {
@@ -80,7 +96,12 @@ export function partOfImageUrl(url: string, detail: 'auto' | 'low' | 'high' | un
   } catch {
     return { type: 'text', text: url };
   }
-  return { type: 'file', mediaType: 'image', data: { type: 'url', url: parsed }, ...(providerOptions ? { providerOptions } : {}) };
+  return {
+    type: 'file',
+    mediaType: 'image',
+    data: { type: 'url', url: parsed },
+    ...(providerOptions ? { providerOptions } : {}),
+  };
 }
 
 /** File data with bytes as base64 and URLs as strings (`{ type: 'url', url: string }`), so that it survives JSON. */

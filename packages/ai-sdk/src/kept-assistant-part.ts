@@ -1,4 +1,5 @@
 import type { ReasoningItem } from '@ctxkit/core';
+
 import type { AssistantPart } from './ai-sdk-types';
 import { jsonSafeData, restoredData } from './file-data';
 
@@ -48,11 +49,14 @@ export function keptPartItem(part: AssistantPart, index: number): ReasoningItem 
 export function keptPartOf(item: Readonly<ReasoningItem>): { index: number; part: AssistantPart } | undefined {
   if (item.provider !== AI_SDK_REASONING_PROVIDER) return undefined;
   const { index, part } = item.data as Partial<KeptPartData>;
-  if (typeof index !== 'number' || typeof part !== 'object' || part === null || typeof part.type !== 'string') return undefined;
+  if (typeof index !== 'number' || typeof part !== 'object' || part === null || typeof part.type !== 'string')
+    return undefined;
   return { index, part: mapFiles(part, restoredData) as unknown as AssistantPart };
 }
 
-/** What a part-options item holds: the provider options of a text or tool-call part ctxkit writes from its own fields. */
+/**
+ * What a part-options item holds: the provider options of a text or tool-call part ctxkit writes from its own fields.
+ */
 interface KeptOptionsData {
   /** The tool call the options belong to; absent for the message's text. */
   toolCallId?: string;
@@ -70,10 +74,17 @@ export function keptOptionsItem(providerOptions: Record<string, unknown>, toolCa
   return { provider: AI_SDK_REASONING_PROVIDER, data: data as unknown as Record<string, unknown> };
 }
 
-/** The provider options a part-options item carries, and the tool call they belong to; `undefined` for any other item. */
+/**
+ * The provider options a part-options item carries, and the tool call they belong to; `undefined` for any other item.
+ */
 export function keptOptionsOf(item: Readonly<ReasoningItem>): KeptOptionsData | undefined {
   if (item.provider !== AI_SDK_REASONING_PROVIDER) return undefined;
   const { toolCallId, providerOptions } = item.data as Partial<KeptOptionsData> & { part?: unknown };
-  if (typeof providerOptions !== 'object' || providerOptions === null || (item.data as { part?: unknown }).part !== undefined) return undefined;
+  if (
+    typeof providerOptions !== 'object' ||
+    providerOptions === null ||
+    (item.data as { part?: unknown }).part !== undefined
+  )
+    return undefined;
   return toolCallId === undefined ? { providerOptions } : { toolCallId, providerOptions };
 }

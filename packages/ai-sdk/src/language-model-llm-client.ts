@@ -1,25 +1,29 @@
 import {
-  LLMResponseError,
-  toCacheMissReport,
   type AssistantMessage,
   type ILLMClient,
   type LLMCompletion,
   type LLMCompletionRequest,
   type LLMErrorDetails,
+  LLMResponseError,
   type ReasoningItem,
+  toCacheMissReport,
   type ToolCall,
 } from '@ctxkit/core';
 import { DeadlineBoundLLMClient } from '@ctxkit/core/strategy-kit';
 import type { LanguageModel } from 'ai';
+
 import { aiSdkErrorToLLMError } from './ai-sdk-error-to-llm-error';
 import type { LanguageModelCallOptions, LanguageModelGenerateResult } from './ai-sdk-types';
 import { LanguageModelClientError } from './errors/language-model-client-error';
 import { keptPartItem } from './kept-assistant-part';
 import { toLanguageModelPrompt } from './to-model-messages';
-import { languageModelTool } from './tool-definitions';
 import { tokenUsageOf } from './token-usage-of';
+import { languageModelTool } from './tool-definitions';
 
-/** A language model of the AI SDK 7 specification (`v4`): what `openai('gpt-4o-mini')`, `anthropic(…)`, `ollama(…)` … return. */
+/**
+ * A language model of the AI SDK 7 specification (`v4`): what `openai('gpt-4o-mini')`, `anthropic(…)`, `ollama(…)` …
+ * return.
+ */
 export type CallableLanguageModel = Extract<LanguageModel, { specificationVersion: 'v4' }>;
 
 /** Options of {@link llmClientFromLanguageModel}. */
@@ -31,7 +35,6 @@ export interface LanguageModelClientOptions {
   /** Provider options sent with every call (e.g. `{ openai: { reasoningEffort: 'low' } }`). */
   providerOptions?: LanguageModelCallOptions['providerOptions'];
 }
-
 
 /**
  * A ctxkit `ILLMClient` on an AI SDK language model, so that summaries, entity extraction and
@@ -57,9 +60,15 @@ export interface LanguageModelClientOptions {
  * older specification
  * @see docs/adapters/ai-sdk.md
  */
-export function llmClientFromLanguageModel(model: CallableLanguageModel, options: LanguageModelClientOptions = {}): ILLMClient {
+export function llmClientFromLanguageModel(
+  model: CallableLanguageModel,
+  options: LanguageModelClientOptions = {},
+): ILLMClient {
   if (typeof model === 'string') {
-    throw new LanguageModelClientError(`"${model}" is a model id, not a model`, "Pass the provider's model object, e.g. openai('gpt-4o-mini') from @ai-sdk/openai.");
+    throw new LanguageModelClientError(
+      `"${model}" is a model id, not a model`,
+      "Pass the provider's model object, e.g. openai('gpt-4o-mini') from @ai-sdk/openai.",
+    );
   }
   const version = (model as { specificationVersion?: unknown } | null | undefined)?.specificationVersion;
   if (version !== 'v4' || typeof (model as { doGenerate?: unknown }).doGenerate !== 'function') {
@@ -79,7 +88,10 @@ class LanguageModelLLMClient extends DeadlineBoundLLMClient {
     super(options.name ?? `ai-sdk:${model.provider}:${model.modelId}`, model.modelId, options.timeoutMs);
   }
 
-  /** One doGenerate call; `request.signal` fires at the deadline or when the caller's signal aborts (completeBeforeDeadline ends the call then). */
+  /**
+   * One doGenerate call; `request.signal` fires at the deadline or when the caller's signal aborts
+   * (completeBeforeDeadline ends the call then).
+   */
   protected async completeOnce(request: LLMCompletionRequest): Promise<LLMCompletion> {
     const details: LLMErrorDetails = { client: this.name, model: this.defaultModel };
     const call: LanguageModelCallOptions = { prompt: toLanguageModelPrompt(request.messages) };
@@ -100,7 +112,10 @@ class LanguageModelLLMClient extends DeadlineBoundLLMClient {
     const message = assistantMessageOf(result.content);
     const text = message.content ?? '';
     if (text.trim() === '' && !(message.tool_calls && message.tool_calls.length > 0)) {
-      throw new LLMResponseError('the answer is empty (no text and no tool calls)', { ...details, finishReason: result.finishReason.unified });
+      throw new LLMResponseError('the answer is empty (no text and no tool calls)', {
+        ...details,
+        finishReason: result.finishReason.unified,
+      });
     }
     const completion: LLMCompletion = {
       message,
@@ -126,7 +141,16 @@ function assistantMessageOf(content: LanguageModelGenerateResult['content']): As
     else if (part.type === 'tool-call' && part.providerExecuted !== true) {
       calls.push({ id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: part.input } });
     } else if (part.type === 'reasoning') {
-      reasoning.push(keptPartItem({ type: 'reasoning', text: part.text, ...(part.providerMetadata ? { providerOptions: part.providerMetadata } : {}) }, position));
+      reasoning.push(
+        keptPartItem(
+          {
+            type: 'reasoning',
+            text: part.text,
+            ...(part.providerMetadata ? { providerOptions: part.providerMetadata } : {}),
+          },
+          position,
+        ),
+      );
     }
   });
   const message: AssistantMessage = { role: 'assistant', content: text };
@@ -134,4 +158,3 @@ function assistantMessageOf(content: LanguageModelGenerateResult['content']): As
   if (reasoning.length > 0) message.reasoning = reasoning;
   return message;
 }
-

@@ -1,5 +1,6 @@
 import type { AssistantMessage } from '@ctxkit/core';
 import type { ModelMessage } from 'ai';
+
 import { toChatMessages } from './to-chat-messages';
 import { toModelMessages } from './to-model-messages';
 
@@ -15,16 +16,54 @@ const conversation: ModelMessage[] = [
   {
     role: 'assistant',
     content: [
-      { type: 'custom', kind: 'anthropic.compaction', providerOptions: { anthropic: { content: 'Mia booked HAT039 (économie).', encryptedContent: 'b3BhcXVl/+==', signature: 'EsgCCompSig/+==' } } },
-      { type: 'reasoning', text: 'Prüfe \u2028 予約 🎉', providerOptions: { anthropic: { signature: 'EqQBCkYI+/==' } } },
+      {
+        type: 'custom',
+        kind: 'anthropic.compaction',
+        providerOptions: {
+          anthropic: {
+            content: 'Mia booked HAT039 (économie).',
+            encryptedContent: 'b3BhcXVl/+==',
+            signature: 'EsgCCompSig/+==',
+          },
+        },
+      },
+      {
+        type: 'reasoning',
+        text: 'Prüfe \u2028 予約 🎉',
+        providerOptions: { anthropic: { signature: 'EqQBCkYI+/==' } },
+      },
       { type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: 'EmwKAhgB/+w==' } } },
-      { type: 'reasoning', text: 'Check the fare — 運賃.', providerOptions: { openai: { itemId: 'rs_68a1', reasoningEncryptedContent: 'gAAAAABo/+k9Qx==' } } },
-      { type: 'custom', kind: 'openai.compaction', providerOptions: { openai: { itemId: 'cmp_68a2', encryptedContent: 'gAAAAABcompact/+Zz==' } } },
+      {
+        type: 'reasoning',
+        text: 'Check the fare — 運賃.',
+        providerOptions: { openai: { itemId: 'rs_68a1', reasoningEncryptedContent: 'gAAAAABo/+k9Qx==' } },
+      },
+      {
+        type: 'custom',
+        kind: 'openai.compaction',
+        providerOptions: { openai: { itemId: 'cmp_68a2', encryptedContent: 'gAAAAABcompact/+Zz==' } },
+      },
       { type: 'text', text: 'Let me look.', providerOptions: { google: { thoughtSignature: 'CiQBcsjafTextSig/+==' } } },
-      { type: 'tool-call', toolCallId: 'call_1', toolName: 'get_reservation', input: { id: 'HAT039' }, providerOptions: { google: { thoughtSignature: 'CiQBcsjafCallSig/+==' } } },
+      {
+        type: 'tool-call',
+        toolCallId: 'call_1',
+        toolName: 'get_reservation',
+        input: { id: 'HAT039' },
+        providerOptions: { google: { thoughtSignature: 'CiQBcsjafCallSig/+==' } },
+      },
     ],
   },
-  { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'get_reservation', output: { type: 'text', value: 'HAT039, 2024-05-01' } }] },
+  {
+    role: 'tool',
+    content: [
+      {
+        type: 'tool-result',
+        toolCallId: 'call_1',
+        toolName: 'get_reservation',
+        output: { type: 'text', value: 'HAT039, 2024-05-01' },
+      },
+    ],
+  },
 ];
 
 const jsonClone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -40,13 +79,23 @@ describe('opaque provider parts through the AI SDK adapter', () => {
     expect(JSON.stringify(toModelMessages(stored))).toBe(JSON.stringify(conversation));
   });
 
-  it('keeps the opaque parts in place and the thought signatures on their parts when a strategy changes the message', () => {
-    const changed = toChatMessages(conversation).map((message) => (message.role === 'assistant' ? ({ ...message, content: 'Looking it up.' } as AssistantMessage) : message));
-    const [, assistant] = toModelMessages(changed);
-    const parts = assistant!.content as Exclude<ModelMessage['content'], string>;
-    const original = conversation[1]!.content as typeof parts;
-    expect(JSON.stringify(parts.slice(0, 5))).toBe(JSON.stringify(original.slice(0, 5)));
-    expect(parts[5]).toEqual({ type: 'text', text: 'Looking it up.', providerOptions: { google: { thoughtSignature: 'CiQBcsjafTextSig/+==' } } });
-    expect(JSON.stringify(parts[6])).toBe(JSON.stringify(original[6]));
-  });
+  it(
+    'keeps the opaque parts in place and the thought signatures on their parts when a strategy changes the ' +
+      'message',
+    () => {
+      const changed = toChatMessages(conversation).map((message) =>
+        message.role === 'assistant' ? ({ ...message, content: 'Looking it up.' } as AssistantMessage) : message,
+      );
+      const [, assistant] = toModelMessages(changed);
+      const parts = assistant!.content as Exclude<ModelMessage['content'], string>;
+      const original = conversation[1]!.content as typeof parts;
+      expect(JSON.stringify(parts.slice(0, 5))).toBe(JSON.stringify(original.slice(0, 5)));
+      expect(parts[5]).toEqual({
+        type: 'text',
+        text: 'Looking it up.',
+        providerOptions: { google: { thoughtSignature: 'CiQBcsjafTextSig/+==' } },
+      });
+      expect(JSON.stringify(parts[6])).toBe(JSON.stringify(original[6]));
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import type { ChatMessage } from '@ctxkit/core';
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
+
 import { restoreUnchangedMessages } from './restore-unchanged-messages';
 import { arbAnyMessages } from './testing/model-message-arbitraries';
 import { toChatMessages } from './to-chat-messages';
@@ -15,7 +16,9 @@ describe('restoreUnchangedMessages', () => {
         const restored = restoreUnchangedMessages(JSON.parse(JSON.stringify(kept)) as ChatMessage[], history);
         expect(restored).toEqual(kept);
         const positions = restored.map((message) => history.indexOf(message));
-        expect(positions.every((position, index) => position >= 0 && (index === 0 || position > positions[index - 1]!))).toBe(true);
+        expect(
+          positions.every((position, index) => position >= 0 && (index === 0 || position > positions[index - 1]!)),
+        ).toBe(true);
       }),
       { numRuns: 100 },
     );
@@ -26,7 +29,9 @@ describe('restoreUnchangedMessages', () => {
       fc.property(arbAnyMessages(), fc.nat(), (messages, cut) => {
         const history = toChatMessages(messages);
         const window = history.slice(history.length === 0 ? 0 : cut % history.length);
-        restoreUnchangedMessages(JSON.parse(JSON.stringify(window)) as ChatMessage[], history).forEach((message, index) => expect(message).toBe(window[index]));
+        restoreUnchangedMessages(JSON.parse(JSON.stringify(window)) as ChatMessage[], history).forEach(
+          (message, index) => expect(message).toBe(window[index]),
+        );
       }),
       { numRuns: 100 },
     );
@@ -41,7 +46,10 @@ describe('restoreUnchangedMessages', () => {
     const history = toChatMessages(messages);
     const summary: ChatMessage = { role: 'user', content: 'Summary of earlier turns.' };
     const changed: ChatMessage = { role: 'assistant', content: 'Booked (shortened).' };
-    const sent = restoreUnchangedMessages([summary, { role: 'user', content: 'yes' }, changed, { role: 'user', content: 'yes' }], history);
+    const sent = restoreUnchangedMessages(
+      [summary, { role: 'user', content: 'yes' }, changed, { role: 'user', content: 'yes' }],
+      history,
+    );
     expect(sent[0]).toBe(summary);
     expect(sent[2]).toBe(changed);
     expect(toModelMessages([sent[1]!, sent[3]!])).toEqual([messages[0], messages[2]]);

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import { originOf } from './message-origin';
 
 /** What the model reads of a message (an output's cache ref is the strategy's, not the model's). */
@@ -19,7 +20,10 @@ function readKey(message: Readonly<ChatMessage>): string {
  * matched exactly even where older messages read the same. Messages the strategy wrote or changed
  * stay as they are.
  */
-export function restoreUnchangedMessages(sent: ReadonlyArray<ChatMessage>, history: ReadonlyArray<ChatMessage>): ChatMessage[] {
+export function restoreUnchangedMessages(
+  sent: ReadonlyArray<ChatMessage>,
+  history: ReadonlyArray<ChatMessage>,
+): ChatMessage[] {
   if (sent.every((message) => originOf(message) !== undefined)) return [...sent];
   const positions = new Map<string, number[]>();
   const indexes = new Map<Readonly<ChatMessage>, number>();

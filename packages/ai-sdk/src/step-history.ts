@@ -10,9 +10,14 @@ export type PrepareStepOptions = Parameters<PrepareStepFunction<ToolSet>>[0];
  * (`options.messages` cannot be used: a `messages` override carries forward, so after the first
  * step it holds the previous payload, not the conversation.)
  */
-export function stepHistory(options: Pick<PrepareStepOptions, 'initialMessages' | 'responseMessages' | 'steps' | 'experimental_steeringMessages'>): ModelMessage[] {
+export function stepHistory(
+  options: Pick<PrepareStepOptions, 'initialMessages' | 'responseMessages' | 'steps' | 'experimental_steeringMessages'>,
+): ModelMessage[] {
   const fromSteps = options.steps.reduce((sum, step) => sum + step.response.messages.length, 0);
-  const history: ModelMessage[] = [...options.initialMessages, ...options.responseMessages.slice(0, options.responseMessages.length - fromSteps)];
+  const history: ModelMessage[] = [
+    ...options.initialMessages,
+    ...options.responseMessages.slice(0, options.responseMessages.length - fromSteps),
+  ];
   for (const step of options.steps) {
     history.push(...(step.experimental_steeringMessages ?? []), ...step.response.messages);
   }

@@ -1,7 +1,8 @@
-import { createTokenCounter, CtxkitError, ErrorCodes, type AssistantMessage, type ChatMessage } from '@ctxkit/core';
+import { type AssistantMessage, type ChatMessage, createTokenCounter, CtxkitError, ErrorCodes } from '@ctxkit/core';
 import { assertHistoryShape, messageText } from '@ctxkit/core/strategy-kit';
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
+
 import { keptPartOf } from './kept-assistant-part';
 import { arbAnyMessages } from './testing/model-message-arbitraries';
 import { toChatMessages } from './to-chat-messages';
@@ -24,7 +25,9 @@ describe('toChatMessages', () => {
       fc.property(arbAnyMessages(), (messages) => {
         const chat = toChatMessages(messages);
         assertHistoryShape(chat);
-        const results = messages.flatMap((message) => (message.role === 'tool' ? message.content.filter((part) => part.type === 'tool-result') : []));
+        const results = messages.flatMap((message) =>
+          message.role === 'tool' ? message.content.filter((part) => part.type === 'tool-result') : [],
+        );
         const tools = chat.filter((message) => message.role === 'tool');
         expect(tools.map((message) => message.tool_call_id)).toEqual(results.map((part) => part.toolCallId));
         for (const message of chat) {
@@ -36,16 +39,40 @@ describe('toChatMessages', () => {
     );
   });
 
-  it("freezes what the conversion built and leaves the AI SDK message's own parts, which a reasoning item carries, to the caller", () => {
-    const reasoning = { type: 'reasoning' as const, text: 'Check the booking first.', providerOptions: { anthropic: { signature: 'sig' } } };
-    const source: ModelMessage[] = [{ role: 'assistant', content: [reasoning, { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { id: 7 } }] }];
-    const [message] = toChatMessages(source) as AssistantMessage[];
-    expect([message, message!.tool_calls, message!.tool_calls![0], message!.tool_calls![0]!.function, message!.reasoning, message!.reasoning![0]].every((part) => Object.isFrozen(part))).toBe(true);
-    expect(keptPartOf(message!.reasoning![0]!)!.part).toBe(reasoning);
-    expect([source[0], source[0]!.content, reasoning, reasoning.providerOptions].some((part) => Object.isFrozen(part))).toBe(false);
-    reasoning.providerOptions.anthropic.signature = 'changed by the caller';
-    expect(reasoning.providerOptions.anthropic.signature).toBe('changed by the caller');
-  });
+  it(
+    "freezes what the conversion built and leaves the AI SDK message's own parts, which a reasoning item carries, " +
+      'to the caller',
+    () => {
+      const reasoning = {
+        type: 'reasoning' as const,
+        text: 'Check the booking first.',
+        providerOptions: { anthropic: { signature: 'sig' } },
+      };
+      const source: ModelMessage[] = [
+        {
+          role: 'assistant',
+          content: [reasoning, { type: 'tool-call', toolCallId: 'c1', toolName: 'lookup', input: { id: 7 } }],
+        },
+      ];
+      const [message] = toChatMessages(source) as AssistantMessage[];
+      expect(
+        [
+          message,
+          message!.tool_calls,
+          message!.tool_calls![0],
+          message!.tool_calls![0]!.function,
+          message!.reasoning,
+          message!.reasoning![0],
+        ].every((part) => Object.isFrozen(part)),
+      ).toBe(true);
+      expect(keptPartOf(message!.reasoning![0]!)!.part).toBe(reasoning);
+      expect(
+        [source[0], source[0]!.content, reasoning, reasoning.providerOptions].some((part) => Object.isFrozen(part)),
+      ).toBe(false);
+      reasoning.providerOptions.anthropic.signature = 'changed by the caller';
+      expect(reasoning.providerOptions.anthropic.signature).toBe('changed by the caller');
+    },
+  );
 
   it('never shows file bytes as text: images are image parts, other files a marker', () => {
     fc.assert(
@@ -77,7 +104,17 @@ describe('toChatMessages', () => {
     const big = Buffer.alloc(300_000, 7);
     const [high, low] = toChatMessages([
       { role: 'user', content: [{ type: 'image', image: big, mediaType: 'image/png' }] },
-      { role: 'user', content: [{ type: 'file', data: { type: 'data', data: big }, mediaType: 'image/png', providerOptions: { openai: { imageDetail: 'low' } } }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'file',
+            data: { type: 'data', data: big },
+            mediaType: 'image/png',
+            providerOptions: { openai: { imageDetail: 'low' } },
+          },
+        ],
+      },
     ]);
     expect(counter.countMessage(high!)).toBeLessThan(800);
     expect(counter.countMessage(low!) - counter.countMessage({ role: 'user', content: [] })).toBe(85);
@@ -104,18 +141,42 @@ describe('toChatMessages', () => {
   });
 
   it('puts tool calls in tool_calls and keeps reasoning and provider-executed tools on the message, in place', () => {
-    const reasoning = { type: 'reasoning' as const, text: 'The user wants the weather.', providerOptions: { anthropic: { signature: 'sig-1' } } };
-    const searched = { type: 'tool-call' as const, toolCallId: 'ws1', toolName: 'web_search', input: { query: 'Lisbon' }, providerExecuted: true };
-    const found = { type: 'tool-result' as const, toolCallId: 'ws1', toolName: 'web_search', output: { type: 'json' as const, value: { hits: 3 } } };
+    const reasoning = {
+      type: 'reasoning' as const,
+      text: 'The user wants the weather.',
+      providerOptions: { anthropic: { signature: 'sig-1' } },
+    };
+    const searched = {
+      type: 'tool-call' as const,
+      toolCallId: 'ws1',
+      toolName: 'web_search',
+      input: { query: 'Lisbon' },
+      providerExecuted: true,
+    };
+    const found = {
+      type: 'tool-result' as const,
+      toolCallId: 'ws1',
+      toolName: 'web_search',
+      output: { type: 'json' as const, value: { hits: 3 } },
+    };
     const [message] = toChatMessages([
       {
         role: 'assistant',
-        content: [reasoning, { type: 'text', text: 'Let me check. ' }, searched, found, { type: 'text', text: 'Looking it up.' }, { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { city: 'Lisbon' } }],
+        content: [
+          reasoning,
+          { type: 'text', text: 'Let me check. ' },
+          searched,
+          found,
+          { type: 'text', text: 'Looking it up.' },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { city: 'Lisbon' } },
+        ],
       },
     ]);
     const assistant = message as AssistantMessage;
     expect(assistant.content).toBe('Let me check. Looking it up.');
-    expect(assistant.tool_calls).toEqual([{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Lisbon"}' } }]);
+    expect(assistant.tool_calls).toEqual([
+      { id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Lisbon"}' } },
+    ]);
     expect(assistant.reasoning!.map((item) => keptPartOf(item))).toEqual([
       { index: 0, part: reasoning },
       { index: 2, part: searched },
@@ -129,11 +190,37 @@ describe('toChatMessages', () => {
         role: 'tool',
         content: [
           { type: 'tool-result', toolCallId: 'a', toolName: 't', output: { type: 'text', value: 'plain' } },
-          { type: 'tool-result', toolCallId: 'b', toolName: 't', output: { type: 'json', value: { ok: true, items: [1, 2] } } },
-          { type: 'tool-result', toolCallId: 'c', toolName: 't', output: { type: 'error-text', value: 'ENOENT: no such file' } },
-          { type: 'tool-result', toolCallId: 'd', toolName: 't', output: { type: 'execution-denied', reason: 'The user said no.' } },
+          {
+            type: 'tool-result',
+            toolCallId: 'b',
+            toolName: 't',
+            output: { type: 'json', value: { ok: true, items: [1, 2] } },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'c',
+            toolName: 't',
+            output: { type: 'error-text', value: 'ENOENT: no such file' },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'd',
+            toolName: 't',
+            output: { type: 'execution-denied', reason: 'The user said no.' },
+          },
           { type: 'tool-result', toolCallId: 'e', toolName: 't', output: { type: 'execution-denied' } },
-          { type: 'tool-result', toolCallId: 'f', toolName: 't', output: { type: 'content', value: [{ type: 'text', text: 'Screenshot:' }, { type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG.toString('base64') } }] } },
+          {
+            type: 'tool-result',
+            toolCallId: 'f',
+            toolName: 't',
+            output: {
+              type: 'content',
+              value: [
+                { type: 'text', text: 'Screenshot:' },
+                { type: 'file', mediaType: 'image/png', data: { type: 'data', data: PNG.toString('base64') } },
+              ],
+            },
+          },
           { type: 'tool-approval-response', approvalId: 'x', approved: true },
         ],
       },
@@ -151,11 +238,34 @@ describe('toChatMessages', () => {
   it.each<[string, unknown, RegExp]>([
     ['a list that is not an array', { role: 'user', content: 'hi' }, /messages\[-1\]: the messages must be an array/],
     ['a message that is not an object', ['hello'], /messages\[0\]: not a message object/],
-    ['an unknown role', [{ role: 'user', content: 'hi' }, { role: 'developer', content: 'x' }], /messages\[1\]: unknown role "developer"/],
-    ['system content that is not a string', [{ role: 'system', content: [{ type: 'text', text: 'x' }] }], /messages\[0\]: a system message needs string content/],
-    ['user content of the wrong type', [{ role: 'user', content: 42 }], /messages\[0\]: user content must be a string or an array of parts/],
-    ['tool content that is a string', [{ role: 'tool', content: 'done' }], /messages\[0\]: tool content must be an array/],
-    ['a tool result without a call id', [{ role: 'tool', content: [{ type: 'tool-result', toolName: 't', output: { type: 'text', value: 'x' } }] }], /tool-result part 0 needs a string toolCallId/],
+    [
+      'an unknown role',
+      [
+        { role: 'user', content: 'hi' },
+        { role: 'developer', content: 'x' },
+      ],
+      /messages\[1\]: unknown role "developer"/,
+    ],
+    [
+      'system content that is not a string',
+      [{ role: 'system', content: [{ type: 'text', text: 'x' }] }],
+      /messages\[0\]: a system message needs string content/,
+    ],
+    [
+      'user content of the wrong type',
+      [{ role: 'user', content: 42 }],
+      /messages\[0\]: user content must be a string or an array of parts/,
+    ],
+    [
+      'tool content that is a string',
+      [{ role: 'tool', content: 'done' }],
+      /messages\[0\]: tool content must be an array/,
+    ],
+    [
+      'a tool result without a call id',
+      [{ role: 'tool', content: [{ type: 'tool-result', toolName: 't', output: { type: 'text', value: 'x' } }] }],
+      /tool-result part 0 needs a string toolCallId/,
+    ],
   ])('rejects %s with CTXKIT_HISTORY_INVALID and the fix', (_name, messages, message) => {
     const error = rejection(messages);
     expect(error.code).toBe(ErrorCodes.HISTORY_INVALID);

@@ -1,11 +1,12 @@
 import type { AssistantMessage, ChatMessage, ContentPart, ReasoningItem, ToolCall } from '@ctxkit/core';
 import type { ModelMessage } from 'ai';
+
 import type { AnyModelMessages, UserPart } from './ai-sdk-types';
 import { ModelMessageError } from './errors/model-message-error';
 import { imageUrlOf, isImageMediaType } from './file-data';
 import { freezeChatMessage } from './freeze-chat-message';
 import { keptOptionsItem, keptPartItem } from './kept-assistant-part';
-import { recordOrigin, type MessageOrigin } from './message-origin';
+import { type MessageOrigin, recordOrigin } from './message-origin';
 import { fileMarker, toolResultText } from './tool-result-text';
 
 type ImageDetail = 'auto' | 'low' | 'high';
@@ -25,13 +26,18 @@ function userPart(part: UserPart): ContentPart {
       return { type: 'text', text: part.text };
     case 'image': {
       const url = imageUrlOf(part.image, part.mediaType);
-      return url !== undefined ? imagePart(url, imageDetailOf(part.providerOptions)) : { type: 'text', text: fileMarker(undefined, part.mediaType ?? 'image') };
+      return url !== undefined
+        ? imagePart(url, imageDetailOf(part.providerOptions))
+        : { type: 'text', text: fileMarker(undefined, part.mediaType ?? 'image') };
     }
     case 'file': {
       const data = part.data as { type?: unknown; text?: unknown };
-      if (typeof data === 'object' && data !== null && data.type === 'text' && typeof data.text === 'string') return { type: 'text', text: data.text };
+      if (typeof data === 'object' && data !== null && data.type === 'text' && typeof data.text === 'string')
+        return { type: 'text', text: data.text };
       const url = isImageMediaType(part.mediaType) ? imageUrlOf(part.data, part.mediaType) : undefined;
-      return url !== undefined ? imagePart(url, imageDetailOf(part.providerOptions)) : { type: 'text', text: fileMarker(part.filename, part.mediaType) };
+      return url !== undefined
+        ? imagePart(url, imageDetailOf(part.providerOptions))
+        : { type: 'text', text: fileMarker(part.filename, part.mediaType) };
     }
     default:
       return { type: 'text', text: `[${String((part as { type?: unknown }).type)}]` };
@@ -70,15 +76,18 @@ export function modelMessageToChat(message: unknown, index: number): ChatMessage
       return [made({ role: 'system', content }, { source })];
     case 'user':
       if (typeof content === 'string') return [made({ role: 'user', content }, { source })];
-      if (!Array.isArray(content)) throw new ModelMessageError(index, 'user content must be a string or an array of parts');
+      if (!Array.isArray(content))
+        throw new ModelMessageError(index, 'user content must be a string or an array of parts');
       return [made({ role: 'user', content: (content as UserPart[]).map(userPart) }, { source })];
     case 'assistant': {
       if (typeof content === 'string') return [made({ role: 'assistant', content }, { source })];
-      if (!Array.isArray(content)) throw new ModelMessageError(index, 'assistant content must be a string or an array of parts');
+      if (!Array.isArray(content))
+        throw new ModelMessageError(index, 'assistant content must be a string or an array of parts');
       let text: string | null = null;
       const calls: ToolCall[] = [];
       const reasoning: ReasoningItem[] = [];
-      // Part options after the kept parts, the text's first, then the calls' in order: the order a rebuilt message gives again.
+      // Part options after the kept parts, the text's first, then the calls' in order: the order a rebuilt message
+      // gives again.
       let textOptions: ReasoningItem | undefined;
       const callOptions: ReasoningItem[] = [];
       (content as Exclude<typeof content, string>).forEach((part, position) => {
@@ -88,7 +97,11 @@ export function modelMessageToChat(message: unknown, index: number): ChatMessage
           // The first text part's options (a Gemini thought signature) stay with the message's text.
           if (options !== undefined) textOptions ??= keptOptionsItem(structuredClone(options));
         } else if (part.type === 'tool-call' && part.providerExecuted !== true) {
-          calls.push({ id: part.toolCallId, type: 'function', function: { name: part.toolName, arguments: argumentsOf(part.input) } });
+          calls.push({
+            id: part.toolCallId,
+            type: 'function',
+            function: { name: part.toolName, arguments: argumentsOf(part.input) },
+          });
           if (options !== undefined) callOptions.push(keptOptionsItem(structuredClone(options), part.toolCallId));
         } else reasoning.push(keptPartItem(part, position));
       });
@@ -100,7 +113,8 @@ export function modelMessageToChat(message: unknown, index: number): ChatMessage
       return [made(converted, { source })];
     }
     case 'tool': {
-      if (!Array.isArray(content)) throw new ModelMessageError(index, 'tool content must be an array of tool-result parts');
+      if (!Array.isArray(content))
+        throw new ModelMessageError(index, 'tool content must be an array of tool-result parts');
       const results: ChatMessage[] = [];
       (content as unknown[]).forEach((part, position) => {
         const result = part as { type?: unknown; toolCallId?: unknown; output?: unknown };
@@ -109,7 +123,12 @@ export function modelMessageToChat(message: unknown, index: number): ChatMessage
           throw new ModelMessageError(index, `tool-result part ${position} needs a string toolCallId and an output`);
         }
         const output = result.output as Parameters<typeof toolResultText>[0];
-        results.push(made({ role: 'tool', tool_call_id: result.toolCallId, content: toolResultText(output) }, { source, part: position }));
+        results.push(
+          made(
+            { role: 'tool', tool_call_id: result.toolCallId, content: toolResultText(output) },
+            { source, part: position },
+          ),
+        );
       });
       return results;
     }
@@ -124,8 +143,8 @@ export function modelMessageToChat(message: unknown, index: number): ChatMessage
  * each tool result as a `role: 'tool'` message, and every part ctxkit has no field for (reasoning,
  * files the assistant generated, provider-executed tools ...) as a reasoning item of provider
  * `ai-sdk` on the message it came with, as are the provider options of text and tool-call parts
- * (such as Gemini's thought signatures), so that they go back on their parts. The messages returned are frozen; given back unchanged to
- * {@link toModelMessages} they give exactly the messages they came from.
+ * (such as Gemini's thought signatures), so that they go back on their parts. The messages returned are frozen; given
+ * back unchanged to {@link toModelMessages} they give exactly the messages they came from.
  * @throws ModelMessageError (`CTXKIT_HISTORY_INVALID`) for a message that is not an AI SDK message
  */
 export function toChatMessages(messages: AnyModelMessages): ChatMessage[] {

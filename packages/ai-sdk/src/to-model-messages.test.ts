@@ -3,6 +3,7 @@ import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
 import type { ModelMessage } from 'ai';
 import fc from 'fast-check';
+
 import { AI_SDK_REASONING_PROVIDER } from './kept-assistant-part';
 import { arbAnyMessages, arbCanonicalConversation } from './testing/model-message-arbitraries';
 import { plain } from './testing/plain';
@@ -20,28 +21,39 @@ function view(messages: ChatMessage[]): unknown {
   return plain(
     messages.map((message) =>
       message.role === 'assistant' && message.reasoning
-        ? { ...message, reasoning: message.reasoning.map((item) => (item.provider === AI_SDK_REASONING_PROVIDER ? { ...item, data: { ...item.data, index: 0 } } : item)) }
+        ? {
+            ...message,
+            reasoning: message.reasoning.map((item) =>
+              item.provider === AI_SDK_REASONING_PROVIDER ? { ...item, data: { ...item.data, index: 0 } } : item,
+            ),
+          }
         : message,
     ),
   );
 }
 
 function withoutApprovalOnlyToolMessages(messages: ModelMessage[]): ModelMessage[] {
-  return messages.filter((message) => message.role !== 'tool' || message.content.some((part) => part.type === 'tool-result'));
+  return messages.filter(
+    (message) => message.role !== 'tool' || message.content.some((part) => part.type === 'tool-result'),
+  );
 }
 
 describe('toModelMessages', () => {
-  it('gives back exactly the messages toChatMessages was given when the strategy keeps them (every part type and data form)', () => {
-    fc.assert(
-      fc.property(arbAnyMessages(), (messages) => {
-        const back = toModelMessages(toChatMessages(messages));
-        const expected = withoutApprovalOnlyToolMessages(messages);
-        expect(back).toHaveLength(expected.length);
-        back.forEach((message, index) => expect(message).toBe(expected[index]));
-      }),
-      { numRuns: NUM_RUNS },
-    );
-  });
+  it(
+    'gives back exactly the messages toChatMessages was given when the strategy keeps them (every part type and ' +
+      'data form)',
+    () => {
+      fc.assert(
+        fc.property(arbAnyMessages(), (messages) => {
+          const back = toModelMessages(toChatMessages(messages));
+          const expected = withoutApprovalOnlyToolMessages(messages);
+          expect(back).toHaveLength(expected.length);
+          back.forEach((message, index) => expect(message).toBe(expected[index]));
+        }),
+        { numRuns: NUM_RUNS },
+      );
+    },
+  );
 
   it('rebuilds canonical messages deep-equal from the ctxkit fields alone, after a trip through JSON', () => {
     fc.assert(
@@ -90,7 +102,11 @@ describe('toModelMessages', () => {
         content: null,
         tool_calls: [
           { id: 'call_0', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"a"}' } },
-          { id: 'call_0', type: 'function', function: { name: 'get_reservation_details', arguments: '{"reservation_id":"B"}' } },
+          {
+            id: 'call_0',
+            type: 'function',
+            function: { name: 'get_reservation_details', arguments: '{"reservation_id":"B"}' },
+          },
         ],
       },
       { role: 'tool', tool_call_id: 'call_0', content: 'user a' },
@@ -101,14 +117,29 @@ describe('toModelMessages', () => {
       role: 'assistant',
       content: [
         { type: 'tool-call', toolCallId: 'call_0', toolName: 'get_user_details', input: { user_id: 'a' } },
-        { type: 'tool-call', toolCallId: 'call_0', toolName: 'get_reservation_details', input: { reservation_id: 'B' } },
+        {
+          type: 'tool-call',
+          toolCallId: 'call_0',
+          toolName: 'get_reservation_details',
+          input: { reservation_id: 'B' },
+        },
       ],
     });
     expect(tool).toEqual({
       role: 'tool',
       content: [
-        { type: 'tool-result', toolCallId: 'call_0', toolName: 'get_user_details', output: { type: 'text', value: 'user a' } },
-        { type: 'tool-result', toolCallId: 'call_0', toolName: 'get_reservation_details', output: { type: 'text', value: 'reservation B' } },
+        {
+          type: 'tool-result',
+          toolCallId: 'call_0',
+          toolName: 'get_user_details',
+          output: { type: 'text', value: 'user a' },
+        },
+        {
+          type: 'tool-result',
+          toolCallId: 'call_0',
+          toolName: 'get_reservation_details',
+          output: { type: 'text', value: 'reservation B' },
+        },
       ],
     });
   });
@@ -120,41 +151,73 @@ describe('toModelMessages', () => {
         role: 'assistant',
         content: [
           { type: 'tool-call', toolCallId: 'a', toolName: 'execute_bash', input: { command: 'ls' } },
-          { type: 'tool-call', toolCallId: 'b', toolName: 'str_replace_editor', input: { command: 'view', path: 'main.go' } },
+          {
+            type: 'tool-call',
+            toolCallId: 'b',
+            toolName: 'str_replace_editor',
+            input: { command: 'view', path: 'main.go' },
+          },
         ],
       },
       {
         role: 'tool',
         content: [
-          { type: 'tool-result', toolCallId: 'a', toolName: 'execute_bash', output: { type: 'json', value: { files: ['main.go'] } } },
-          { type: 'tool-result', toolCallId: 'b', toolName: 'str_replace_editor', output: { type: 'text', value: 'package main\n'.repeat(50) } },
+          {
+            type: 'tool-result',
+            toolCallId: 'a',
+            toolName: 'execute_bash',
+            output: { type: 'json', value: { files: ['main.go'] } },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'b',
+            toolName: 'str_replace_editor',
+            output: { type: 'text', value: 'package main\n'.repeat(50) },
+          },
         ],
       },
     ];
     const chat = toChatMessages(messages);
-    const cut = { ...(chat[3] as Extract<ChatMessage, { role: 'tool' }>), content: '[tool output trimmed; ref=to_0123]' };
+    const cut = {
+      ...(chat[3] as Extract<ChatMessage, { role: 'tool' }>),
+      content: '[tool output trimmed; ref=to_0123]',
+    };
     const back = toModelMessages([...chat.slice(0, 3), cut]);
     expect(back.slice(0, 2)).toEqual(messages.slice(0, 2));
     expect(back[2]).toEqual({
       role: 'tool',
       content: [
         (messages[2] as Extract<ModelMessage, { role: 'tool' }>).content[0],
-        { type: 'tool-result', toolCallId: 'b', toolName: 'str_replace_editor', output: { type: 'text', value: '[tool output trimmed; ref=to_0123]' } },
+        {
+          type: 'tool-result',
+          toolCallId: 'b',
+          toolName: 'str_replace_editor',
+          output: { type: 'text', value: '[tool output trimmed; ref=to_0123]' },
+        },
       ],
     });
   });
 
-  it.each(['tau-bench-airline', 'openhands-multi-swe-bench'] as const)('carries every bundled %s conversation to the AI SDK and back (arguments as compact JSON)', (name) => {
-    const normalized = (messages: ChatMessage[]) =>
-      messages.map((message) =>
-        message.role === 'assistant' && message.tool_calls
-          ? { ...message, tool_calls: message.tool_calls.map((call) => ({ ...call, function: { ...call.function, arguments: JSON.stringify(JSON.parse(call.function.arguments)) } })) }
-          : message,
-      );
-    for (const record of loadConversations(name)) {
-      const back = toChatMessages(toModelMessages(record.messages));
-      expect(plain(back)).toEqual(plain(normalized(record.messages)));
-      expect(findPayloadProblems(back)).toEqual(findPayloadProblems(record.messages));
-    }
-  });
+  it.each(['tau-bench-airline', 'openhands-multi-swe-bench'] as const)(
+    'carries every bundled %s conversation to the AI SDK and back (arguments as compact JSON)',
+    (name) => {
+      const normalized = (messages: ChatMessage[]) =>
+        messages.map((message) =>
+          message.role === 'assistant' && message.tool_calls
+            ? {
+                ...message,
+                tool_calls: message.tool_calls.map((call) => ({
+                  ...call,
+                  function: { ...call.function, arguments: JSON.stringify(JSON.parse(call.function.arguments)) },
+                })),
+              }
+            : message,
+        );
+      for (const record of loadConversations(name)) {
+        const back = toChatMessages(toModelMessages(record.messages));
+        expect(plain(back)).toEqual(plain(normalized(record.messages)));
+        expect(findPayloadProblems(back)).toEqual(findPayloadProblems(record.messages));
+      }
+    },
+  );
 });

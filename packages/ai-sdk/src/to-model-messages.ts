@@ -1,10 +1,11 @@
 import { type AssistantMessage, type ChatMessage, type ToolMessage, type UserMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import type { ModelMessage, ToolModelMessage } from 'ai';
+
 import type { AssistantPart, LanguageModelPrompt, ToolPart, UserPart } from './ai-sdk-types';
 import { partOfImageUrl } from './file-data';
 import { keptOptionsOf, keptPartOf } from './kept-assistant-part';
-import { originOf, type MessageOrigin } from './message-origin';
+import { type MessageOrigin, originOf } from './message-origin';
 
 /**
  * The shape to write: `messages` for `ModelMessage[]` (plain text may stay a string), `prompt`
@@ -24,9 +25,15 @@ function inputOf(args: string): unknown {
 
 function userMessage(message: Readonly<UserMessage>, form: ModelMessageForm): ModelMessage {
   if (typeof message.content === 'string') {
-    return form === 'messages' ? { role: 'user', content: message.content } : { role: 'user', content: [{ type: 'text', text: message.content }] };
+    return form === 'messages'
+      ? { role: 'user', content: message.content }
+      : { role: 'user', content: [{ type: 'text', text: message.content }] };
   }
-  const content: UserPart[] = message.content.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : partOfImageUrl(part.image_url.url, part.image_url.detail)));
+  const content: UserPart[] = message.content.map((part) =>
+    part.type === 'text'
+      ? { type: 'text', text: part.text }
+      : partOfImageUrl(part.image_url.url, part.image_url.detail),
+  );
   return { role: 'user', content };
 }
 
@@ -37,16 +44,35 @@ function assistantMessage(message: Readonly<AssistantMessage>, form: ModelMessag
     .map((item) => keptPartOf(item))
     .filter((entry): entry is NonNullable<typeof entry> => entry !== undefined)
     .sort((a, b) => a.index - b.index);
-  const options = (message.reasoning ?? []).map((item) => keptOptionsOf(item)).filter((entry): entry is NonNullable<typeof entry> => entry !== undefined);
+  const options = (message.reasoning ?? [])
+    .map((item) => keptOptionsOf(item))
+    .filter((entry): entry is NonNullable<typeof entry> => entry !== undefined);
   const textOptions = options.find((entry) => entry.toolCallId === undefined)?.providerOptions;
-  const callOptions = new Map(options.filter((entry) => entry.toolCallId !== undefined).map((entry) => [entry.toolCallId!, entry.providerOptions]));
-  if (form === 'messages' && text !== null && calls.length === 0 && kept.length === 0 && textOptions === undefined) return { role: 'assistant', content: text };
+  const callOptions = new Map(
+    options
+      .filter((entry) => entry.toolCallId !== undefined)
+      .map((entry) => [entry.toolCallId!, entry.providerOptions]),
+  );
+  if (form === 'messages' && text !== null && calls.length === 0 && kept.length === 0 && textOptions === undefined)
+    return { role: 'assistant', content: text };
   const canonical: AssistantPart[] = [];
-  if (text !== null) canonical.push(textOptions === undefined ? { type: 'text', text } : ({ type: 'text', text, providerOptions: structuredClone(textOptions) } as AssistantPart));
+  if (text !== null)
+    canonical.push(
+      textOptions === undefined
+        ? { type: 'text', text }
+        : ({ type: 'text', text, providerOptions: structuredClone(textOptions) } as AssistantPart),
+    );
   for (const call of calls) {
-    const part = { type: 'tool-call' as const, toolCallId: call.id, toolName: call.function.name, input: inputOf(call.function.arguments) };
+    const part = {
+      type: 'tool-call' as const,
+      toolCallId: call.id,
+      toolName: call.function.name,
+      input: inputOf(call.function.arguments),
+    };
     const given = callOptions.get(call.id);
-    canonical.push(given === undefined ? part : ({ ...part, providerOptions: structuredClone(given) } as AssistantPart));
+    canonical.push(
+      given === undefined ? part : ({ ...part, providerOptions: structuredClone(given) } as AssistantPart),
+    );
   }
   // Kept parts go back to their positions; text and tool calls fill the others in order.
   const content: AssistantPart[] = [];
@@ -67,7 +93,9 @@ class PendingCalls {
   private readonly used = new Set<number>();
   constructor(private readonly calls: ReadonlyArray<{ id: string; function: { name: string } }>) {}
 
-  /** The tool of the result at `position` in its run: the first unused call with its id, else the call at its position. */
+  /**
+   * The tool of the result at `position` in its run: the first unused call with its id, else the call at its position.
+   */
   nameFor(toolCallId: string, position: number): string {
     let index = this.calls.findIndex((call, at) => !this.used.has(at) && call.id === toolCallId);
     if (index === -1 && position < this.calls.length && !this.used.has(position)) index = position;
@@ -110,12 +138,18 @@ function toolMessages(run: ReadonlyArray<Readonly<ToolMessage>>, pending: Pendin
   const whole = wholeSources(entries);
   if (whole) return whole;
   const content: ToolPart[] = entries.map(({ message, origin }, position) => {
-    const original = origin && origin.part !== undefined ? (origin.source as ToolModelMessage).content[origin.part] : undefined;
+    const original =
+      origin && origin.part !== undefined ? (origin.source as ToolModelMessage).content[origin.part] : undefined;
     if (original) {
       pending.nameFor(message.tool_call_id, position);
       return original;
     }
-    return { type: 'tool-result', toolCallId: message.tool_call_id, toolName: pending.nameFor(message.tool_call_id, position), output: { type: 'text', value: contentText(message.content) } };
+    return {
+      type: 'tool-result',
+      toolCallId: message.tool_call_id,
+      toolName: pending.nameFor(message.tool_call_id, position),
+      output: { type: 'text', value: contentText(message.content) },
+    };
   });
   return [{ role: 'tool', content }];
 }
@@ -127,7 +161,10 @@ function inForm(source: ModelMessage, form: ModelMessageForm): ModelMessage {
 }
 
 /** Converts ctxkit messages to AI SDK messages of the given form (see {@link toModelMessages}). */
-export function chatToModelMessages(messages: ReadonlyArray<Readonly<ChatMessage>>, form: ModelMessageForm): ModelMessage[] {
+export function chatToModelMessages(
+  messages: ReadonlyArray<Readonly<ChatMessage>>,
+  form: ModelMessageForm,
+): ModelMessage[] {
   const converted: ModelMessage[] = [];
   let pending = new PendingCalls([]);
   for (let index = 0; index < messages.length; index++) {

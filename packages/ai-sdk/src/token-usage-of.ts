@@ -1,4 +1,5 @@
-import { createTokenUsage, toTokenUsage, type ProviderUsage, type TokenUsage } from '@ctxkit/core';
+import { createTokenUsage, type ProviderUsage, type TokenUsage, toTokenUsage } from '@ctxkit/core';
+
 import type { LanguageModelGenerateResult } from './ai-sdk-types';
 
 /**
@@ -8,7 +9,8 @@ import type { LanguageModelGenerateResult } from './ai-sdk-types';
  */
 export function tokenUsageOf(usage: LanguageModelGenerateResult['usage']): TokenUsage {
   const { total, noCache, cacheRead, cacheWrite } = usage.inputTokens;
-  const oneHour = usage.raw === undefined ? undefined : toTokenUsage(usage.raw as ProviderUsage).cache_creation_1h_tokens;
+  const oneHour =
+    usage.raw === undefined ? undefined : toTokenUsage(usage.raw as ProviderUsage).cache_creation_1h_tokens;
   return createTokenUsage({
     input_tokens: noCache ?? Math.max(0, (total ?? 0) - (cacheRead ?? 0) - (cacheWrite ?? 0)),
     cache_read_tokens: cacheRead ?? 0,

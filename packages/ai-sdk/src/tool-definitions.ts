@@ -1,7 +1,8 @@
 import type { JsonSchema, ToolDefinition } from '@ctxkit/core';
 import type { FlexibleSchema, ToolSet } from 'ai';
-import type { LanguageModelFunctionTool } from './ai-sdk-types';
+
 import { AI_SDK_SCHEMA_MARKER } from './ai-sdk-schema-marker';
+import type { LanguageModelFunctionTool } from './ai-sdk-types';
 
 /** The input schema the AI SDK sends for a tool without one. */
 const EMPTY_OBJECT_SCHEMA: JsonSchema = { type: 'object', properties: {}, additionalProperties: false };
@@ -34,15 +35,22 @@ function closedObjects(schema: unknown): unknown {
   const type = copy.type;
   if (type === 'object' || (Array.isArray(type) && type.includes('object'))) {
     const extra = copy.additionalProperties;
-    copy.additionalProperties = extra !== undefined && extra !== null && typeof extra !== 'boolean' ? closedObjects(extra) : false;
+    copy.additionalProperties =
+      extra !== undefined && extra !== null && typeof extra !== 'boolean' ? closedObjects(extra) : false;
     if (typeof copy.properties === 'object' && copy.properties !== null) {
-      copy.properties = Object.fromEntries(Object.entries(copy.properties as Record<string, unknown>).map(([key, value]) => [key, closedObjects(value)]));
+      copy.properties = Object.fromEntries(
+        Object.entries(copy.properties as Record<string, unknown>).map(([key, value]) => [key, closedObjects(value)]),
+      );
     }
   }
-  if (copy.items !== undefined) copy.items = Array.isArray(copy.items) ? copy.items.map(closedObjects) : closedObjects(copy.items);
-  for (const key of ['anyOf', 'allOf', 'oneOf'] as const) if (Array.isArray(copy[key])) copy[key] = (copy[key] as unknown[]).map(closedObjects);
+  if (copy.items !== undefined)
+    copy.items = Array.isArray(copy.items) ? copy.items.map(closedObjects) : closedObjects(copy.items);
+  for (const key of ['anyOf', 'allOf', 'oneOf'] as const)
+    if (Array.isArray(copy[key])) copy[key] = (copy[key] as unknown[]).map(closedObjects);
   if (typeof copy.definitions === 'object' && copy.definitions !== null) {
-    copy.definitions = Object.fromEntries(Object.entries(copy.definitions as Record<string, unknown>).map(([key, value]) => [key, closedObjects(value)]));
+    copy.definitions = Object.fromEntries(
+      Object.entries(copy.definitions as Record<string, unknown>).map(([key, value]) => [key, closedObjects(value)]),
+    );
   }
   return copy;
 }
@@ -53,7 +61,9 @@ interface StandardJsonSchemaLike {
 
 /** True for a schema marked as the AI SDK marks `jsonSchema()` schemas. */
 function isMarkedSchema(schema: object): schema is { jsonSchema: unknown } {
-  return (schema as Record<symbol, unknown>)[AI_SDK_SCHEMA_MARKER] === true && 'jsonSchema' in schema && 'validate' in schema;
+  return (
+    (schema as Record<symbol, unknown>)[AI_SDK_SCHEMA_MARKER] === true && 'jsonSchema' in schema && 'validate' in schema
+  );
 }
 
 /**

@@ -7,7 +7,9 @@ const fs = require('node:fs');
 
 const compiled = path.join(__dirname, '..', 'dist', 'bin', 'ctxkit.js');
 if (!fs.existsSync(compiled)) {
-  process.stderr.write('ctxkit is not built yet: run `npm run build` (in this repository, `npm install` builds it), then try again.\n');
+  process.stderr.write(
+    'ctxkit is not built yet: run `npm run build` (in this repository, `npm install` builds it), then try again.\n',
+  );
   process.exitCode = 1;
 } else {
   require(compiled);

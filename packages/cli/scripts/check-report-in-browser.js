@@ -8,7 +8,8 @@
 //     line point inside the plot area), or a canvas with no painted pixel.
 // It saves a full-page screenshot per width: <out-dir>/report-1280.png, <out-dir>/report-390.png.
 //
-//   node packages/cli/scripts/check-report-in-browser.js reports/ctxkit-report.html [--out-dir reports] [--widths 1280,390]
+//   node packages/cli/scripts/check-report-in-browser.js reports/ctxkit-report.html [--out-dir reports] [--widths
+//   1280,390]
 //
 // Needs Chromium (Debian: apt-get install chromium; or set CHROMIUM_PATH) and playwright-core (a
 // devDependency of @ctxkit/cli). The browser runs with the network off.
@@ -40,7 +41,15 @@ function inspectCharts() {
         if (!chart.isDatasetVisible(i)) return;
         for (const element of chart.getDatasetMeta(i).data) {
           const { x, y } = element;
-          if (Number.isFinite(x) && Number.isFinite(y) && x >= area.left - 1 && x <= area.right + 1 && y >= area.top - 1 && y <= area.bottom + 1) marks += 1;
+          if (
+            Number.isFinite(x) &&
+            Number.isFinite(y) &&
+            x >= area.left - 1 &&
+            x <= area.right + 1 &&
+            y >= area.top - 1 &&
+            y <= area.bottom + 1
+          )
+            marks += 1;
         }
       });
     }
@@ -53,7 +62,14 @@ function inspectCharts() {
         break;
       }
     }
-    return { id: canvas.id, chart: Boolean(chart), marks, painted, width: canvas.clientWidth, height: canvas.clientHeight };
+    return {
+      id: canvas.id,
+      chart: Boolean(chart),
+      marks,
+      painted,
+      width: canvas.clientWidth,
+      height: canvas.clientHeight,
+    };
   });
 }
 
@@ -64,7 +80,16 @@ function inspectOverflow() {
   if (scroller.scrollWidth > window.innerWidth) {
     for (const element of document.body.querySelectorAll('*')) {
       const box = element.getBoundingClientRect();
-      if (box.right > window.innerWidth + 0.5 && !element.closest('.table-scroll *')) culprits.push(`${element.tagName.toLowerCase()}${element.id ? '#' + element.id : ''}${element.className && typeof element.className === 'string' ? '.' + element.className.split(' ').join('.') : ''} (right edge ${Math.round(box.right)})`);
+      if (box.right > window.innerWidth + 0.5 && !element.closest('.table-scroll *')) {
+        const classes =
+          typeof element.className === 'string' && element.className
+            ? '.' + element.className.split(' ').join('.')
+            : '';
+        culprits.push(
+          `${element.tagName.toLowerCase()}${element.id ? '#' + element.id : ''}` +
+            `${classes} (right edge ${Math.round(box.right)})`,
+        );
+      }
       if (culprits.length >= 5) break;
     }
   }
@@ -82,18 +107,24 @@ async function checkWidth(browser, file, width, outDir) {
   page.on('requestfailed', (request) => failures.push(`request failed: ${request.url()}`));
   try {
     await page.goto('file://' + path.resolve(file));
-    await page.waitForFunction(() => document.body.getAttribute('data-charts-ready') !== null, null, { timeout: 20000 });
+    await page.waitForFunction(() => document.body.getAttribute('data-charts-ready') !== null, null, {
+      timeout: 20000,
+    });
     const charts = await page.evaluate(inspectCharts);
     const overflow = await page.evaluate(inspectOverflow);
     if (overflow.scrollWidth > overflow.innerWidth) {
-      failures.push(`horizontal overflow: the page is ${overflow.scrollWidth} px wide in a ${overflow.innerWidth} px viewport (${overflow.culprits.join(', ') || 'no single element found'})`);
+      failures.push(
+        `horizontal overflow: the page is ${overflow.scrollWidth} px wide in a ${overflow.innerWidth} px viewport ` +
+          `(${overflow.culprits.join(', ') || 'no single element found'})`,
+      );
     }
     if (charts.length === 0) failures.push('no chart in the report');
     for (const chart of charts) {
       if (!chart.chart) failures.push(`empty chart: canvas #${chart.id} holds no chart`);
       else if (chart.marks === 0) failures.push(`empty chart: #${chart.id} drew no mark inside its plot area`);
       else if (!chart.painted) failures.push(`empty chart: #${chart.id} painted nothing`);
-      if (chart.width === 0 || chart.height === 0) failures.push(`empty chart: #${chart.id} is ${chart.width}×${chart.height} px`);
+      if (chart.width === 0 || chart.height === 0)
+        failures.push(`empty chart: #${chart.id} is ${chart.width}×${chart.height} px`);
     }
     const shot = path.join(outDir, `report-${width}.png`);
     await page.screenshot({ path: shot, fullPage: true });
@@ -109,7 +140,9 @@ async function main() {
     console.error('usage: check-report-in-browser.js <report.html> [--out-dir <dir>] [--widths 1280,390]');
     return 2;
   }
-  const executablePath = process.env.CHROMIUM_PATH || ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p));
+  const executablePath =
+    process.env.CHROMIUM_PATH ||
+    ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) => fs.existsSync(p));
   if (!executablePath) {
     console.error('No Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH.');
     return 2;
@@ -117,7 +150,15 @@ async function main() {
   fs.mkdirSync(outDir, { recursive: true });
   const browser = await chromium.launch({
     executablePath,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   let failed = false;
   try {
@@ -128,7 +169,9 @@ async function main() {
         console.error(`✗ ${width} px: ${result.failures.length} problem(s)`);
         for (const failure of result.failures) console.error(`    ${failure}`);
       } else {
-        console.log(`✓ ${width} px: no horizontal overflow, no console error, ${result.charts} charts with ${result.marks} marks`);
+        console.log(
+          `✓ ${width} px: no horizontal overflow, no console error, ${result.charts} charts with ${result.marks} marks`,
+        );
       }
       console.log(`    screenshot: ${result.shot}`);
     }

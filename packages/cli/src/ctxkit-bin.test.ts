@@ -46,7 +46,9 @@ describe('ctxkit (bin)', () => {
     });
 
     it('names the closest existing plugin id', () => {
-      expect(ctxkit(['validate', manifest('unknown-plugin-id.plugin.json')]).stdout).toContain('std-summarization-strategy');
+      expect(ctxkit(['validate', manifest('unknown-plugin-id.plugin.json')]).stdout).toContain(
+        'std-summarization-strategy',
+      );
     });
 
     it('prints JSON with --json', () => {
@@ -59,7 +61,15 @@ describe('ctxkit (bin)', () => {
 
   describe('simulate', () => {
     it('replays a conversation and prints the context panel at each model call', () => {
-      const run = ctxkit(['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--window', '3000']);
+      const run = ctxkit([
+        'simulate',
+        '--agent',
+        manifest('support-agent.plugin.json'),
+        '--transcript',
+        path.join(fixtures, 'short-conversation.jsonl'),
+        '--window',
+        '3000',
+      ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('┌─ Context · call 1');
       expect(run.stdout).toMatch(/\d(\.\d)?K \/ 3K +\(\d+%\)/);
@@ -68,26 +78,67 @@ describe('ctxkit (bin)', () => {
     });
 
     it('shows the per-section breakdown with --debug', () => {
-      const run = ctxkit(['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--debug']);
+      const run = ctxkit([
+        'simulate',
+        '--agent',
+        manifest('support-agent.plugin.json'),
+        '--transcript',
+        path.join(fixtures, 'short-conversation.jsonl'),
+        '--debug',
+      ]);
       expect(run.code).toBe(0);
-      for (const label of ['system:', 'tools def:', 'memory:', 'history:', 'last out:', 'remaining:', 'msgs:', 'truncated:']) expect(run.stdout).toContain(label);
+      for (const label of [
+        'system:',
+        'tools def:',
+        'memory:',
+        'history:',
+        'last out:',
+        'remaining:',
+        'msgs:',
+        'truncated:',
+      ])
+        expect(run.stdout).toContain(label);
     });
 
-    it('prints before each call what the compose would leave out and trim with --preview, and the previewed payload is the one sent', () => {
-      const run = ctxkit(['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--window', '2500', '--preview', '--debug']);
-      expect(run.code).toBe(0);
-      expect(run.stdout).toContain('preview of call 1: ');
-      expect(run.stdout).toMatch(/preview of call \d+: [\d,]+ tokens\n {2}- leaves out #0–#\d+ \(\d+ messages, [\d,]+ tokens\)/);
-      // Each preview's token count is the panel's of the same call (the preview composed what was then sent).
-      const previewed = [...run.stdout.matchAll(/preview of call \d+: ([\d,]+) tokens/g)].map((match) => match[1]);
-      const sent = [...run.stdout.matchAll(/│ ([\d,]+) \/ 2,500 tokens/g)].map((match) => match[1]);
-      expect(previewed.length).toBeGreaterThan(5);
-      expect(previewed).toEqual(sent);
-      expect(run.stdout).toMatch(/model calls replayed; 0 invalid or over-budget payloads/);
-    });
+    it(
+      'prints before each call what the compose would leave out and trim with --preview, and the previewed payload ' +
+        'is the one sent',
+      () => {
+        const run = ctxkit([
+          'simulate',
+          '--agent',
+          manifest('support-agent.plugin.json'),
+          '--transcript',
+          path.join(fixtures, 'short-conversation.jsonl'),
+          '--window',
+          '2500',
+          '--preview',
+          '--debug',
+        ]);
+        expect(run.code).toBe(0);
+        expect(run.stdout).toContain('preview of call 1: ');
+        expect(run.stdout).toMatch(
+          /preview of call \d+: [\d,]+ tokens\n {2}- leaves out #0–#\d+ \(\d+ messages, [\d,]+ tokens\)/,
+        );
+        // Each preview's token count is the panel's of the same call (the preview composed what was then sent).
+        const previewed = [...run.stdout.matchAll(/preview of call \d+: ([\d,]+) tokens/g)].map((match) => match[1]);
+        const sent = [...run.stdout.matchAll(/│ ([\d,]+) \/ 2,500 tokens/g)].map((match) => match[1]);
+        expect(previewed.length).toBeGreaterThan(5);
+        expect(previewed).toEqual(sent);
+        expect(run.stdout).toMatch(/model calls replayed; 0 invalid or over-budget payloads/);
+      },
+    );
 
     it('names an unknown conversation id with a typed error, exit 1', () => {
-      const run = ctxkit(['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--conversation', 'nope']);
+      const run = ctxkit([
+        'simulate',
+        '--agent',
+        manifest('support-agent.plugin.json'),
+        '--transcript',
+        path.join(fixtures, 'short-conversation.jsonl'),
+        '--conversation',
+        'nope',
+      ]);
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('CTXKIT_HISTORY_INVALID');
     });
@@ -98,12 +149,31 @@ describe('ctxkit (bin)', () => {
       const out = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-compare-'));
       const report = path.join(out, 'report.html');
       const json = path.join(out, 'results.json');
-      const run = ctxkit(['compare', '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--window', '4096', '--report', report, '--json', json, '--no-progress']);
+      const run = ctxkit([
+        'compare',
+        '--transcript',
+        path.join(fixtures, 'short-conversation.jsonl'),
+        '--window',
+        '4096',
+        '--report',
+        report,
+        '--json',
+        json,
+        '--no-progress',
+      ]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('offline fallbacks, no LLM');
-      const results = JSON.parse(fs.readFileSync(json, 'utf8')) as { summaries: Array<{ strategyId: string; invalidPayloads: number; overBudgetPayloads: number }> };
+      const results = JSON.parse(fs.readFileSync(json, 'utf8')) as {
+        summaries: Array<{ strategyId: string; invalidPayloads: number; overBudgetPayloads: number }>;
+      };
       const ids = results.summaries.map((summary) => summary.strategyId);
-      for (const id of ['std-sliding-window-strategy', 'std-summarization-strategy', 'std-entity-extraction-strategy', 'std-tool-output-cache-strategy']) expect(ids).toContain(id);
+      for (const id of [
+        'std-sliding-window-strategy',
+        'std-summarization-strategy',
+        'std-entity-extraction-strategy',
+        'std-tool-output-cache-strategy',
+      ])
+        expect(ids).toContain(id);
       for (const summary of results.summaries) {
         expect(summary.invalidPayloads).toBe(0);
         expect(summary.overBudgetPayloads).toBe(0);
@@ -140,19 +210,39 @@ describe('ctxkit (bin)', () => {
       try {
         const run = ctxkit(['new-strategy', 'pinned-note', '--dir', dir]);
         expect(run.code).toBe(0);
-        for (const file of ['package.json', 'plugin.json', 'src/index.ts', 'src/pinned-note-strategy.ts', 'src/conformance.test.ts', 'README.md']) {
+        for (const file of [
+          'package.json',
+          'plugin.json',
+          'src/index.ts',
+          'src/pinned-note-strategy.ts',
+          'src/conformance.test.ts',
+          'README.md',
+        ]) {
           expect(fs.existsSync(path.join(dir, file))).toBe(true);
         }
-        const tests = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--ci'], { cwd: dir, encoding: 'utf8', timeout: 280_000 });
+        const tests = spawnSync(process.execPath, [require.resolve('jest/bin/jest'), '--ci'], {
+          cwd: dir,
+          encoding: 'utf8',
+          timeout: 280_000,
+        });
         expect(`${tests.stdout}${tests.stderr}`).toMatch(/Tests:\s+\d+ passed, \d+ total/);
         expect(tests.status).toBe(0);
-        const typecheck = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: dir, encoding: 'utf8' });
+        const typecheck = spawnSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+          cwd: dir,
+          encoding: 'utf8',
+        });
         expect(typecheck.stdout).toBe('');
         expect(typecheck.status).toBe(0);
         // Its manifest validates, and, built, an agent naming it loads through the runtime from --plugin-dir.
         expect(ctxkit(['validate', path.join(dir, 'plugin.json')]).code).toBe(0);
         const agent = path.join(dir, 'agent.plugin.json');
-        fs.writeFileSync(agent, JSON.stringify({ id: 'note-agent', contextStrategy: { type: 'plugin', pluginId: 'pinned-note-strategy', config: { note: 'Be brief.' } } }));
+        fs.writeFileSync(
+          agent,
+          JSON.stringify({
+            id: 'note-agent',
+            contextStrategy: { type: 'plugin', pluginId: 'pinned-note-strategy', config: { note: 'Be brief.' } },
+          }),
+        );
         const loaded = ctxkit(['validate', '--plugin-dir', dir, agent]);
         expect(loaded.stdout).toContain('✓');
         expect(loaded.code).toBe(0);
@@ -170,8 +260,12 @@ describe('ctxkit (bin)', () => {
 
   describe('recommend-window', () => {
     it('recommends a window from memory and model size, with the presets', () => {
-      const balanced = JSON.parse(ctxkit(['recommend-window', '--model-size', '8', '--memory', '16', '--json']).stdout) as { contextWindow: number };
-      const speed = JSON.parse(ctxkit(['recommend-window', '--model-size', '8', '--memory', '16', '--preset', 'speed', '--json']).stdout) as { contextWindow: number };
+      const balanced = JSON.parse(
+        ctxkit(['recommend-window', '--model-size', '8', '--memory', '16', '--json']).stdout,
+      ) as { contextWindow: number };
+      const speed = JSON.parse(
+        ctxkit(['recommend-window', '--model-size', '8', '--memory', '16', '--preset', 'speed', '--json']).stdout,
+      ) as { contextWindow: number };
       expect(balanced.contextWindow).toBeGreaterThan(speed.contextWindow);
       expect(speed.contextWindow).toBe(balanced.contextWindow / 2);
     });
@@ -190,10 +284,30 @@ describe('ctxkit (bin)', () => {
   });
 
   it.each([
-    [['simulate', '--agent', manifest('support-agent.plugin.json'), '--transcript', path.join(fixtures, 'short-conversation.jsonl'), '--window', 'abc'], "option '--window <tokens>' argument 'abc' is invalid", 'positive whole number'],
+    [
+      [
+        'simulate',
+        '--agent',
+        manifest('support-agent.plugin.json'),
+        '--transcript',
+        path.join(fixtures, 'short-conversation.jsonl'),
+        '--window',
+        'abc',
+      ],
+      "option '--window <tokens>' argument 'abc' is invalid",
+      'positive whole number',
+    ],
     [['compare', '--limit', '-5'], "option '--limit <n>' argument '-5' is invalid", 'positive whole number'],
-    [['recommend-window', '--model-size', '8', '--context-window', '0'], "'--context-window <tokens>' argument '0' is invalid", 'positive whole number'],
-    [['recommend-window', '--model-size', 'abc'], "'--model-size <billions>' argument 'abc' is invalid", 'positive number'],
+    [
+      ['recommend-window', '--model-size', '8', '--context-window', '0'],
+      "'--context-window <tokens>' argument '0' is invalid",
+      'positive whole number',
+    ],
+    [
+      ['recommend-window', '--model-size', 'abc'],
+      "'--model-size <billions>' argument 'abc' is invalid",
+      'positive number',
+    ],
   ])('says which option value is wrong and what it expects, exit 2: %j', (args, what, expected) => {
     const run = ctxkit(args);
     expect(run.code).toBe(2);

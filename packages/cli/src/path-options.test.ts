@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import { InvalidArgumentError } from 'commander';
+
 import { existingDirectory, existingFile } from './path-options';
 
 describe('existingFile and existingDirectory', () => {
@@ -22,12 +24,18 @@ describe('existingFile and existingDirectory', () => {
 
   it('refuse a missing path, saying what to pass', () => {
     const missing = path.join(dir, 'missing');
-    expect(() => existingFile(missing)).toThrow(new InvalidArgumentError(`there is no file at ${missing}: pass the path of an existing file.`));
-    expect(() => existingDirectory(missing)).toThrow(new InvalidArgumentError(`there is no directory at ${missing}: pass the path of an existing directory.`));
+    expect(() => existingFile(missing)).toThrow(
+      new InvalidArgumentError(`there is no file at ${missing}: pass the path of an existing file.`),
+    );
+    expect(() => existingDirectory(missing)).toThrow(
+      new InvalidArgumentError(`there is no directory at ${missing}: pass the path of an existing directory.`),
+    );
   });
 
   it('refuse a path of the other kind', () => {
     expect(() => existingFile(dir)).toThrow(`${dir} is not a file: pass the path of an existing file.`);
-    expect(() => existingDirectory(file)).toThrow(`${file} is not a directory: pass the path of an existing directory.`);
+    expect(() => existingDirectory(file)).toThrow(
+      `${file} is not a directory: pass the path of an existing directory.`,
+    );
   });
 });

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { InvalidArgumentError } from 'commander';
 
 function statOf(file: string): fs.Stats | undefined {
@@ -10,7 +11,10 @@ function statOf(file: string): fs.Stats | undefined {
   }
 }
 
-/** Parses an option naming a file to read: it must exist. Commander prints the option, the value and this reason (exit 2). */
+/**
+ * Parses an option naming a file to read: it must exist. Commander prints the option, the value and this reason (exit
+ * 2).
+ */
 export function existingFile(value: string): string {
   return existingPath(value, 'file');
 }
@@ -20,12 +24,16 @@ export function existingDirectory(value: string): string {
   return existingPath(value, 'directory');
 }
 
-/** `value` when it names an existing `kind`; else an `InvalidArgumentError` that says what is there and what to pass. */
+/**
+ * `value` when it names an existing `kind`; else an `InvalidArgumentError` that says what is there and what to pass.
+ */
 function existingPath(value: string, kind: 'file' | 'directory'): string {
   const absolute = path.resolve(value);
   const stats = statOf(absolute);
-  if (!stats) throw new InvalidArgumentError(`there is no ${kind} at ${absolute}: pass the path of an existing ${kind}.`);
-  if (!(kind === 'file' ? stats.isFile() : stats.isDirectory())) throw new InvalidArgumentError(`${absolute} is not a ${kind}: pass the path of an existing ${kind}.`);
+  if (!stats)
+    throw new InvalidArgumentError(`there is no ${kind} at ${absolute}: pass the path of an existing ${kind}.`);
+  if (!(kind === 'file' ? stats.isFile() : stats.isDirectory()))
+    throw new InvalidArgumentError(`${absolute} is not a ${kind}: pass the path of an existing ${kind}.`);
   return value;
 }
 
@@ -46,11 +54,17 @@ function writable(target: string): boolean {
 export function writableFile(value: string): string {
   const absolute = path.resolve(value);
   const stats = statOf(absolute);
-  if (stats?.isDirectory()) throw new InvalidArgumentError(`${absolute} is a directory: pass the path of a file to write.`);
-  if (stats && !writable(absolute)) throw new InvalidArgumentError(`${absolute} is not writable: pass a file path you may write to.`);
+  if (stats?.isDirectory())
+    throw new InvalidArgumentError(`${absolute} is a directory: pass the path of a file to write.`);
+  if (stats && !writable(absolute))
+    throw new InvalidArgumentError(`${absolute} is not writable: pass a file path you may write to.`);
   let ancestor = path.dirname(absolute);
   while (!statOf(ancestor) && path.dirname(ancestor) !== ancestor) ancestor = path.dirname(ancestor);
-  if (!statOf(ancestor)?.isDirectory()) throw new InvalidArgumentError(`${ancestor} is a file, not a directory: pass a path in a directory (missing directories are created).`);
-  if (!writable(ancestor)) throw new InvalidArgumentError(`${ancestor} is not writable: pass a file path you may write to.`);
+  if (!statOf(ancestor)?.isDirectory())
+    throw new InvalidArgumentError(
+      `${ancestor} is a file, not a directory: pass a path in a directory (missing directories are created).`,
+    );
+  if (!writable(ancestor))
+    throw new InvalidArgumentError(`${ancestor} is not writable: pass a file path you may write to.`);
   return value;
 }

@@ -23,7 +23,38 @@ export type {
   ToolOutputRef,
   UserMessage,
 } from './contracts/chat-message';
-export type { JsonSchema, ToolDefinition } from './contracts/tool-definition';
+export type {
+  CompactionCheckpoint,
+  CompactionHookResult,
+  ComposeOptions,
+  ContextManagerCapabilities,
+  ContributedTool,
+  ToolExecutionContext,
+} from './contracts/context-manager';
+export {
+  hasCompactionHooks,
+  hasContributedTools,
+  hasDispose,
+  hasWhenIdle,
+  truncatesToolOutputs,
+} from './contracts/context-manager';
+export type { ContextSession } from './contracts/context-session';
+export type {
+  BlobRange,
+  StoreKey,
+  StoreKeyPrefix,
+  StoreKind,
+  VersionedSetResult,
+  VersionedValue,
+} from './contracts/context-store';
+export type {
+  CacheMissReport,
+  LLMCompletion,
+  LLMCompletionRequest,
+  ProviderCompactionKind,
+  ProviderCompactionRequest,
+  ProviderName,
+} from './contracts/llm-client';
 export type {
   InvalidatedThinking,
   LLMPayload,
@@ -38,38 +69,7 @@ export type {
   ThinkingPrefixChange,
   UsageLevel,
 } from './contracts/llm-payload';
-export type {
-  CompactionCheckpoint,
-  CompactionHookResult,
-  ComposeOptions,
-  ContextManagerCapabilities,
-  ContributedTool,
-  ToolExecutionContext,
-} from './contracts/context-manager';
-export type { ContextSession } from './contracts/context-session';
 export type { Pin, PinKind, PinOptions } from './contracts/pin';
-export type { EpochKind, PreviewItem, ReductionEpoch, ReductionPreview, UndoResult } from './contracts/reduction-epoch';
-export { hasCompactionHooks, hasContributedTools, hasDispose, hasWhenIdle, truncatesToolOutputs } from './contracts/context-manager';
-export type {
-  CacheMissReport,
-  LLMCompletion,
-  LLMCompletionRequest,
-  ProviderCompactionKind,
-  ProviderCompactionRequest,
-  ProviderName,
-} from './contracts/llm-client';
-export { providerCompactionItem, providerCompactionText } from './model-calls/provider-compaction-item';
-export { conversationCacheKey } from './model-calls/conversation-cache-key';
-export { toCacheMissReport } from './model-calls/provider-cache-miss';
-export type {
-  BlobRange,
-  StoreKey,
-  StoreKeyPrefix,
-  StoreKind,
-  VersionedSetResult,
-  VersionedValue,
-} from './contracts/context-store';
-export type { EmbedOptions } from './contracts/text-embedder';
 export type {
   IRecallBackend,
   RecallEntry,
@@ -80,8 +80,14 @@ export type {
   RecallSearchHit,
   RecallVectors,
 } from './contracts/recall-backend';
+export type { EpochKind, PreviewItem, ReductionEpoch, ReductionPreview, UndoResult } from './contracts/reduction-epoch';
+export type { EmbedOptions } from './contracts/text-embedder';
 export type { ProviderUsage, TokenUsage } from './contracts/token-usage';
 export { createTokenUsage, toTokenUsage } from './contracts/token-usage';
+export type { JsonSchema, ToolDefinition } from './contracts/tool-definition';
+export { conversationCacheKey } from './model-calls/conversation-cache-key';
+export { toCacheMissReport } from './model-calls/provider-cache-miss';
+export { providerCompactionItem, providerCompactionText } from './model-calls/provider-compaction-item';
 
 // token counting
 export type { TokenCounterMeta, TokenizerBackend } from './token-counting/token-counter';
@@ -120,56 +126,66 @@ export {
   CtxkitSpanNames,
   GenAiAttributes,
 } from './telemetry/telemetry-names';
-export { DEFAULT_SESSION_TRACE_MAX_BYTES, MIN_SESSION_TRACE_MAX_BYTES, sessionTraceSegmentKey } from './trace/session-trace';
-export type { SessionTrace, SessionTraceHeader, SessionTraceOptions, SessionTraceSetting } from './trace/session-trace';
-export type { SessionTraceEntry, SessionTraceReduction } from './trace/session-trace-entry';
-export { readSessionTrace } from './trace/read-session-trace';
+export type {
+  MessageCallState,
+  MessageLife,
+  MessageLifeSpan,
+  MessageState,
+  SessionExplanation,
+} from './trace/explain-session';
 export { explainSession } from './trace/explain-session';
-export type { MessageCallState, MessageLife, MessageLifeSpan, MessageState, SessionExplanation } from './trace/explain-session';
+export { readSessionTrace } from './trace/read-session-trace';
+export type { SessionTrace, SessionTraceHeader, SessionTraceOptions, SessionTraceSetting } from './trace/session-trace';
+export {
+  DEFAULT_SESSION_TRACE_MAX_BYTES,
+  MIN_SESSION_TRACE_MAX_BYTES,
+  sessionTraceSegmentKey,
+} from './trace/session-trace';
+export type { SessionTraceEntry, SessionTraceReduction } from './trace/session-trace-entry';
 
 // errors
-export { ErrorCodes } from './errors/error-codes';
-export type { ErrorCode } from './errors/error-codes';
-export { CtxkitError } from './errors/ctxkit-error';
-export type { CtxkitErrorOptions, ErrorCategory } from './errors/ctxkit-error';
+export { AgentSourceError } from './errors/agent-source-error';
+export type { BudgetShortfall } from './errors/budget-exceeded-error';
 export { BudgetExceededError } from './errors/budget-exceeded-error';
 export { CapabilityUnsupportedError } from './errors/capability-unsupported-error';
-export { EpochNotFoundError } from './errors/epoch-not-found-error';
-export { PinBudgetExceededError } from './errors/pin-budget-exceeded-error';
-export type { PinCost, PinShortfall } from './errors/pin-budget-exceeded-error';
-export { PinTargetError } from './errors/pin-target-error';
-export type { BudgetShortfall } from './errors/budget-exceeded-error';
-export { CompactionNoProgressError } from './errors/compaction-no-progress-error';
 export type { CompactionShortfall, UnremovablePart } from './errors/compaction-no-progress-error';
+export { CompactionNoProgressError } from './errors/compaction-no-progress-error';
 export { ConfigSchemaError } from './errors/config-schema-error';
 export { ConfigValidationError } from './errors/config-validation-error';
-export { ContextOverflowError } from './errors/context-overflow-error';
 export type { ContextOverflowDetails } from './errors/context-overflow-error';
-export { ManifestValidationError } from './errors/manifest-validation-error';
-export type { ManifestIssue } from './errors/manifest-issue';
-export { DuplicatePluginError } from './errors/duplicate-plugin-error';
-export { PluginLoadError } from './errors/plugin-load-error';
-export { PluginNotFoundError } from './errors/plugin-not-found-error';
-export { UnsafePathError } from './errors/unsafe-path-error';
+export { ContextOverflowError } from './errors/context-overflow-error';
+export type { CtxkitErrorOptions, ErrorCategory } from './errors/ctxkit-error';
+export { CtxkitError } from './errors/ctxkit-error';
 export { DisposedError } from './errors/disposed-error';
-export { StrategyError } from './errors/strategy-error';
+export { DuplicatePluginError } from './errors/duplicate-plugin-error';
+export { EpochNotFoundError } from './errors/epoch-not-found-error';
+export type { ErrorCode } from './errors/error-codes';
+export { ErrorCodes } from './errors/error-codes';
 export { HistoryValidationError } from './errors/history-validation-error';
-export { StoreError } from './errors/store-error';
-export { SessionTraceError } from './errors/session-trace-error';
-export { StoreKeyError } from './errors/store-key-error';
-export { AgentSourceError } from './errors/agent-source-error';
 export { LLMClientInUseError } from './errors/llm-client-in-use-error';
+export type { LLMErrorDetails } from './errors/llm-error-details';
 export { LLMNotConfiguredError } from './errors/llm-not-configured-error';
 export { LLMRequestError } from './errors/llm-request-error';
 export { LLMResponseError } from './errors/llm-response-error';
 export { LLMTimeoutError } from './errors/llm-timeout-error';
-export type { LLMErrorDetails } from './errors/llm-error-details';
+export type { ManifestIssue } from './errors/manifest-issue';
+export { ManifestValidationError } from './errors/manifest-validation-error';
+export type { PinCost, PinShortfall } from './errors/pin-budget-exceeded-error';
+export { PinBudgetExceededError } from './errors/pin-budget-exceeded-error';
+export { PinTargetError } from './errors/pin-target-error';
+export { PluginLoadError } from './errors/plugin-load-error';
+export { PluginNotFoundError } from './errors/plugin-not-found-error';
 export { ProviderPayloadError } from './errors/provider-payload-error';
 export { RecallScopeError } from './errors/recall-scope-error';
 export { SessionResourceError } from './errors/session-resource-error';
+export { SessionTraceError } from './errors/session-trace-error';
+export { StoreError } from './errors/store-error';
+export { StoreKeyError } from './errors/store-key-error';
+export { StrategyError } from './errors/strategy-error';
 export { ToolExecutionError } from './errors/tool-execution-error';
 export { ToolNotFoundError } from './errors/tool-not-found-error';
 export { ToolOutputRefNotFoundError } from './errors/tool-output-ref-not-found-error';
+export { UnsafePathError } from './errors/unsafe-path-error';
 
 // token counting implementations
 export type { CreateTokenCounterOptions } from './token-counting/create-token-counter';
@@ -177,7 +193,13 @@ export { createTokenCounter, DEFAULT_TOKENIZER_BACKEND } from './token-counting/
 // immutable histories: the deep freeze behind them
 export { freezeDeep } from './messages/freeze-deep';
 // trimming
-export type { Embedder, SemanticOptions, TrimMessagesOptions, TrimMessagesResult, TrimStatistics } from './trimming/trim-messages';
+export type {
+  Embedder,
+  SemanticOptions,
+  TrimMessagesOptions,
+  TrimMessagesResult,
+  TrimStatistics,
+} from './trimming/trim-messages';
 export { trimMessages } from './trimming/trim-messages';
 // model registry implementation
 export { BUILTIN_MODELS } from './models/builtin-models';
@@ -195,12 +217,12 @@ export { PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL } from './pins/pin-tools';
 // where memory blocks and the pinned block are sent (a strategy's `memoryRole`, the agent's `pinRole`)
 export type { MemoryRole } from './composer/memory-frame';
 // manifests, loader, runtime
-export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
-export { validateManifest } from './plugins/validate-manifest';
+export type { Constructor } from './di/agent-container';
+export { AgentContainer } from './di/agent-container';
 export type { AgentManifest, PluginManifest } from './plugins/plugin-manifest';
 export { DEFAULT_STRATEGY_ID } from './plugins/plugin-manifest';
-export { AgentContainer } from './di/agent-container';
-export type { Constructor } from './di/agent-container';
+export type { ManifestKind, ManifestValidationResult, ValidateManifestOptions } from './plugins/validate-manifest';
+export { validateManifest } from './plugins/validate-manifest';
 export type { AgentHandle, SessionOptions } from './runtime/agent-handle';
 export { DEFAULT_SESSION_ID } from './runtime/agent-handle';
 export type {
@@ -212,5 +234,5 @@ export type {
   PluginSummary,
 } from './runtime/context-runtime';
 export { createContextRuntime, DEFAULT_AGENT_MODEL } from './runtime/create-context-runtime';
-export { checkAgentSource, lazyAgent, openAgent } from './runtime/open-agent';
 export type { AgentSource, LazyAgent, OpenAgentOptions, OpenedAgent } from './runtime/open-agent';
+export { checkAgentSource, lazyAgent, openAgent } from './runtime/open-agent';

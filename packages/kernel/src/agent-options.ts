@@ -1,4 +1,5 @@
 import type { IContextManager, IContextStore, ITokenCounter } from '@ctxkit/core';
+
 import type { ToolOutputCaps, ToolOutputPolicy } from './budget/tool-output-policy';
 import type { ProviderName } from './providers/provider-name';
 import type { SmallContextOptions } from './small-context/small-context-plan';
@@ -24,7 +25,9 @@ export interface AgentOptions {
    * `OpenAIResponsesClient`, `openai-chat` for an `OpenAICompatibleClient`), else 'openai-chat'
    */
   provider?: ProviderName;
-  /** Model named in each request. @default the manifest's `model` (`createAgent`), else the LLM client's default model */
+  /**
+   * Model named in each request. @default the manifest's `model` (`createAgent`), else the LLM client's default model
+   */
   model?: string;
   /**
    * `maxOutputTokens` of each request (the client sends it as `max_tokens`).
@@ -65,7 +68,9 @@ export interface AgentOptions {
   smallContext?: SmallContextOptions;
   /** Per-tool truncation policy overriding the choice by name and arguments, e.g. `{ run_tests: { kind: 'tail' } }`. */
   toolOutputPolicies?: Record<string, ToolOutputPolicy>;
-  /** Memory-protection caps applied before the budget. @default 30 KB command output, 2000 lines read, 500 lines search */
+  /**
+   * Memory-protection caps applied before the budget. @default 30 KB command output, 2000 lines read, 500 lines search
+   */
   toolOutputCaps?: Partial<ToolOutputCaps>;
   /**
    * Agent-side truncation of tool outputs to the budget. `auto` turns it off when

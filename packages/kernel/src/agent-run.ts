@@ -1,4 +1,5 @@
 import type { ChatMessage, PayloadStats, TokenUsage } from '@ctxkit/core';
+
 import type { RunBudgetReport } from './budget/run-budget-report';
 import type { ToolCallOutcome } from './loop/run-tools-step';
 

@@ -1,20 +1,21 @@
 import 'reflect-metadata';
+
 import {
+  type AssistantMessage,
   CapabilityUnsupportedError,
+  type ChatMessage,
+  type CompactionCheckpoint,
+  type ContributedTool,
   CtxkitEventBus,
+  type CtxkitEventPayloads,
   EpochNotFoundError,
   ErrorCodes,
   IContextManager,
   IEventBus,
   ILLMClient,
-  ProviderPayloadError,
-  type AssistantMessage,
-  type ChatMessage,
-  type CompactionCheckpoint,
-  type ContributedTool,
-  type CtxkitEventPayloads,
   type LLMPayload,
   type PayloadStats,
+  ProviderPayloadError,
   type ReductionEpoch,
   type TokenUsage,
   type ToolDefinition,
@@ -22,6 +23,7 @@ import {
 } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { container as rootContainer } from 'tsyringe';
+
 import { Agent } from './agent';
 import type { AgentOptions } from './agent-options';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
@@ -30,7 +32,12 @@ import { ToolRegistry } from './tools/tool-registry';
 
 /** A pass-through strategy that records what it was given and can compact on demand. */
 class RecordingManager implements IContextManager {
-  readonly composed: Array<{ systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[]; ragContext: string | undefined }> = [];
+  readonly composed: Array<{
+    systemPrompt: string;
+    history: ChatMessage[];
+    tools: ToolDefinition[];
+    ragContext: string | undefined;
+  }> = [];
   readonly completed: ChatMessage[][] = [];
   readonly checkpoints: Array<{ checkpoint: CompactionCheckpoint; usage: TokenUsage | undefined; length: number }> = [];
   compactAt: CompactionCheckpoint | undefined;
@@ -38,7 +45,12 @@ class RecordingManager implements IContextManager {
   available = 10_000;
   truncatesToolOutputs = false;
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+  ): Promise<LLMPayload> {
     this.composed.push({ systemPrompt, history: structuredClone(history), tools: structuredClone(tools), ragContext });
     const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt }, ...structuredClone(history)];
     return { messages, tools, stats: stats(this.available, messages.length) };
@@ -61,13 +73,25 @@ class RecordingManager implements IContextManager {
     let tail = history.slice(lastUser);
     const last = tail[tail.length - 1];
     if (last?.role === 'assistant' && last.tool_calls) tail = tail.slice(0, -1);
-    return { compacted: true, messages: [{ role: 'user', content: '<retain>ids</retain>' } as ChatMessage, { role: 'user', content: 'summary of earlier work' } as ChatMessage, ...tail] };
+    return {
+      compacted: true,
+      messages: [
+        { role: 'user', content: '<retain>ids</retain>' } as ChatMessage,
+        { role: 'user', content: 'summary of earlier work' } as ChatMessage,
+        ...tail,
+      ],
+    };
   }
 }
 
-/** A recording strategy that records epochs and undoes them as told: `undoes` maps an epoch id to what its undo gives back. */
+/**
+ * A recording strategy that records epochs and undoes them as told: `undoes` maps an epoch id to what its undo gives
+ * back.
+ */
 class UndoableManager extends RecordingManager {
-  readonly recorded: ReductionEpoch[] = [{ id: 'e1', kind: 'compaction', at: 0, turn: 1, description: 'compacted messages 0–3 into a summary' }];
+  readonly recorded: ReductionEpoch[] = [
+    { id: 'e1', kind: 'compaction', at: 0, turn: 1, description: 'compacted messages 0–3 into a summary' },
+  ];
   readonly undoes = new Map<string, ChatMessage[] | undefined>();
   readonly undone: string[] = [];
 
@@ -77,7 +101,12 @@ class UndoableManager extends RecordingManager {
 
   async undo(epochId: string): Promise<UndoResult> {
     const undone = this.recorded.find((epoch) => epoch.id === epochId);
-    if (!undone || !this.undoes.has(epochId)) throw new EpochNotFoundError('default', epochId, this.recorded.map((epoch) => epoch.id));
+    if (!undone || !this.undoes.has(epochId))
+      throw new EpochNotFoundError(
+        'default',
+        epochId,
+        this.recorded.map((epoch) => epoch.id),
+      );
     this.undone.push(epochId);
     const history = this.undoes.get(epochId);
     return history ? { undone, alsoUndone: [], history } : { undone, alsoUndone: [] };
@@ -91,7 +120,15 @@ function stats(available: number, used: number): PayloadStats {
     input_tokens: used,
     output_tokens: used,
     compress_ratio: 1,
-    budget: { contextWindow: available, maxContextTokens: available, reserveOutputTokens: 0, safetyMarginTokens: 0, available, used, remaining: available - used },
+    budget: {
+      contextWindow: available,
+      maxContextTokens: available,
+      reserveOutputTokens: 0,
+      safetyMarginTokens: 0,
+      available,
+      used,
+      remaining: available - used,
+    },
     sections: { system: 0, tools: 0, dynamic: 0, memory: 0, history: used },
     messages: { input: used, output: used },
     reductions: [],
@@ -104,10 +141,23 @@ function stats(available: number, used: number): PayloadStats {
   };
 }
 
-const call = (id: string, name: string, args: unknown = {}) => ({ id, type: 'function' as const, function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } });
-const tool = (name: string, execute: AgentTool['execute']): AgentTool => ({ definition: { type: 'function', function: { name, parameters: { type: 'object' } } }, execute });
+const call = (id: string, name: string, args: unknown = {}) => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+});
+const tool = (name: string, execute: AgentTool['execute']): AgentTool => ({
+  definition: { type: 'function', function: { name, parameters: { type: 'object' } } },
+  execute,
+});
 
-function build(script: ConstructorParameters<typeof ScriptedLLMClient>[0], tools: AgentTool[] = [], options: Partial<AgentOptions> = {}, repeatLast = false, manager = new RecordingManager()) {
+function build(
+  script: ConstructorParameters<typeof ScriptedLLMClient>[0],
+  tools: AgentTool[] = [],
+  options: Partial<AgentOptions> = {},
+  repeatLast = false,
+  manager = new RecordingManager(),
+) {
   const llm = new ScriptedLLMClient(script, { repeatLast });
   const events = new CtxkitEventBus();
   const child = rootContainer.createChildContainer();
@@ -115,10 +165,13 @@ function build(script: ConstructorParameters<typeof ScriptedLLMClient>[0], tools
   child.register(ILLMClient, { useValue: llm });
   child.register(IEventBus, { useValue: events });
   child.register(IToolRegistry, { useValue: new ToolRegistry(tools) });
-  child.register(IAgentOptions, { useValue: { agentId: 'support', strategyId: 'recording', systemPrompt: 'You help.', ...options } });
+  child.register(IAgentOptions, {
+    useValue: { agentId: 'support', strategyId: 'recording', systemPrompt: 'You help.', ...options },
+  });
   const agent = child.resolve(Agent);
   const seen: Array<{ name: string; payload: unknown }> = [];
-  for (const name of ['llm-usage', 'tool-error', 'agent-run-end'] as const) events.on(name, (payload) => seen.push({ name, payload }));
+  for (const name of ['llm-usage', 'tool-error', 'agent-run-end'] as const)
+    events.on(name, (payload) => seen.push({ name, payload }));
   return { agent, manager, llm, events, seen };
 }
 
@@ -130,23 +183,32 @@ describe('Agent', () => {
       expect(agent.id).toBe('support');
     });
 
-    it('opens sessions one way: contextManagerFor without a container manager, else the container manager for the default session alone', async () => {
-      const routed = new RecordingManager();
-      const child = rootContainer.createChildContainer();
-      child.register(ILLMClient, { useValue: new ScriptedLLMClient(['a1', 'a2']) });
-      child.register(IEventBus, { useValue: new CtxkitEventBus() });
-      child.register(IToolRegistry, { useValue: new ToolRegistry([]) });
-      child.register(IAgentOptions, { useValue: { agentId: 'support', strategyId: 'recording', contextManagerFor: () => routed } });
-      const agent = child.resolve(Agent);
-      await agent.run('first');
-      await agent.run('second', { sessionId: 'ticket-7' });
-      expect(new Set(routed.composed.map((call) => call.history[0]!.content))).toEqual(new Set(['first', 'second']));
+    it(
+      'opens sessions one way: contextManagerFor without a container manager, else the container manager for the ' +
+        'default session alone',
+      async () => {
+        const routed = new RecordingManager();
+        const child = rootContainer.createChildContainer();
+        child.register(ILLMClient, { useValue: new ScriptedLLMClient(['a1', 'a2']) });
+        child.register(IEventBus, { useValue: new CtxkitEventBus() });
+        child.register(IToolRegistry, { useValue: new ToolRegistry([]) });
+        child.register(IAgentOptions, {
+          useValue: { agentId: 'support', strategyId: 'recording', contextManagerFor: () => routed },
+        });
+        const agent = child.resolve(Agent);
+        await agent.run('first');
+        await agent.run('second', { sessionId: 'ticket-7' });
+        expect(new Set(routed.composed.map((call) => call.history[0]!.content))).toEqual(new Set(['first', 'second']));
 
-      const { agent: injected, manager } = build(['a1']);
-      await injected.run('first');
-      expect(manager.composed).not.toHaveLength(0);
-      await expect(injected.run('other', { sessionId: 'ticket-7' })).rejects.toMatchObject({ code: ErrorCodes.STRATEGY_ERROR, message: expect.stringContaining('"ticket-7"') });
-    });
+        const { agent: injected, manager } = build(['a1']);
+        await injected.run('first');
+        expect(manager.composed).not.toHaveLength(0);
+        await expect(injected.run('other', { sessionId: 'ticket-7' })).rejects.toMatchObject({
+          code: ErrorCodes.STRATEGY_ERROR,
+          message: expect.stringContaining('"ticket-7"'),
+        });
+      },
+    );
   });
 
   describe('#run', () => {
@@ -156,7 +218,10 @@ describe('Agent', () => {
       expect(result.finalText).toBe('Hello!');
       expect(result.steps).toBe(1);
       expect(result.stopReason).toBe('final-answer');
-      expect(result.messages).toEqual([{ role: 'user', content: 'Hi there' }, { role: 'assistant', content: 'Hello!' }]);
+      expect(result.messages).toEqual([
+        { role: 'user', content: 'Hi there' },
+        { role: 'assistant', content: 'Hello!' },
+      ]);
       expect(result.usage.total_tokens).toBe(15);
       expect(result.payloads).toHaveLength(1);
       expect(manager.composed[0]!.systemPrompt).toBe('You help.');
@@ -164,14 +229,29 @@ describe('Agent', () => {
       expect(llm.requests[0]!.messages[0]).toEqual({ role: 'system', content: 'You help.' });
       expect(llm.requests[0]!.tools).toBeNull();
       expect(seen.map((e) => e.name)).toEqual(['llm-usage', 'agent-run-end']);
-      expect(seen[1]!.payload).toMatchObject({ agentId: 'support', sessionId: 'default', strategyId: 'recording', turn: 1, steps: 1, stopReason: 'final-answer' });
+      expect(seen[1]!.payload).toMatchObject({
+        agentId: 'support',
+        sessionId: 'default',
+        strategyId: 'recording',
+        turn: 1,
+        steps: 1,
+        stopReason: 'final-answer',
+      });
     });
 
     it('runs tool calls, feeds results back and continues until a final answer', async () => {
       const lookups: unknown[] = [];
       const { agent, llm } = build(
-        [{ content: null, tool_calls: [call('c1', 'get_user_details', { user_id: 'mia_li_3668' })] }, 'Your membership is gold.'],
-        [tool('get_user_details', (args) => { lookups.push(args); return { membership: 'gold' }; })],
+        [
+          { content: null, tool_calls: [call('c1', 'get_user_details', { user_id: 'mia_li_3668' })] },
+          'Your membership is gold.',
+        ],
+        [
+          tool('get_user_details', (args) => {
+            lookups.push(args);
+            return { membership: 'gold' };
+          }),
+        ],
       );
       const result = await agent.run('What is my membership?');
       expect(lookups).toEqual([{ user_id: 'mia_li_3668' }]);
@@ -186,14 +266,26 @@ describe('Agent', () => {
     it('turns a tool that throws into a tool result and a tool-error event, and goes on', async () => {
       const { agent, seen } = build(
         [{ content: null, tool_calls: [call('c1', 'book', { flight: 'HAT001' })] }, 'Sorry, booking failed.'],
-        [tool('book', () => { throw new Error('seat map unavailable'); })],
+        [
+          tool('book', () => {
+            throw new Error('seat map unavailable');
+          }),
+        ],
       );
       const result = await agent.run('Book it');
       expect(result.finalText).toBe('Sorry, booking failed.');
-      expect(result.messages[2]).toEqual({ role: 'tool', tool_call_id: 'c1', content: 'Error: Tool "book" (call c1) failed: seat map unavailable' });
+      expect(result.messages[2]).toEqual({
+        role: 'tool',
+        tool_call_id: 'c1',
+        content: 'Error: Tool "book" (call c1) failed: seat map unavailable',
+      });
       expect(result.toolCalls[0]).toMatchObject({ ok: false, errorCode: ErrorCodes.TOOL_EXECUTION_FAILED });
       const event = seen.find((e) => e.name === 'tool-error')!.payload as CtxkitEventPayloads['tool-error'];
-      expect(event).toMatchObject({ toolName: 'book', toolCallId: 'c1', error: { code: ErrorCodes.TOOL_EXECUTION_FAILED } });
+      expect(event).toMatchObject({
+        toolName: 'book',
+        toolCallId: 'c1',
+        error: { code: ErrorCodes.TOOL_EXECUTION_FAILED },
+      });
     });
 
     it('answers an unknown tool and unreadable arguments with errors the model can read', async () => {
@@ -202,13 +294,23 @@ describe('Agent', () => {
         [tool('echo', (args) => args)],
       );
       const result = await agent.run('go');
-      expect(result.messages[2]!.content).toMatch(/^Error: The model called unknown tool "teleport"\. Available: echo\./);
+      expect(result.messages[2]!.content).toMatch(
+        /^Error: The model called unknown tool "teleport"\. Available: echo\./,
+      );
       expect(result.messages[3]!.content).toMatch(/^Error: Tool "echo" \(call c2\) failed: .*JSON/);
-      expect(result.toolCalls.map((c) => c.errorCode)).toEqual([ErrorCodes.TOOL_NOT_FOUND, ErrorCodes.TOOL_EXECUTION_FAILED]);
+      expect(result.toolCalls.map((c) => c.errorCode)).toEqual([
+        ErrorCodes.TOOL_NOT_FOUND,
+        ErrorCodes.TOOL_EXECUTION_FAILED,
+      ]);
     });
 
     it('stops at maxSteps with a valid history ending on the tool results', async () => {
-      const { agent, manager } = build([{ content: null, tool_calls: [call('c', 'echo')] }], [tool('echo', () => 'again')], { maxSteps: 3 }, true);
+      const { agent, manager } = build(
+        [{ content: null, tool_calls: [call('c', 'echo')] }],
+        [tool('echo', () => 'again')],
+        { maxSteps: 3 },
+        true,
+      );
       const result = await agent.run('loop forever');
       expect(result.steps).toBe(3);
       expect(result.stopReason).toBe('max-steps');
@@ -218,16 +320,30 @@ describe('Agent', () => {
     });
 
     it('defaults to 20 steps and honours a per-run bound', async () => {
-      const { agent } = build([{ content: null, tool_calls: [call('c', 'echo')] }], [tool('echo', () => 'x')], {}, true);
+      const { agent } = build(
+        [{ content: null, tool_calls: [call('c', 'echo')] }],
+        [tool('echo', () => 'x')],
+        {},
+        true,
+      );
       expect((await agent.run('a')).steps).toBe(20);
       expect((await agent.run('b', { maxSteps: 2 })).steps).toBe(2);
     });
 
     it('registers the tools the strategy contributes beside the user tools', async () => {
-      const { agent, manager, llm } = build([{ content: null, tool_calls: [call('c1', 'tool_output_cache', { ref_id: 'r1' })] }, 'done'], [tool('search', () => 'x')]);
+      const { agent, manager, llm } = build(
+        [{ content: null, tool_calls: [call('c1', 'tool_output_cache', { ref_id: 'r1' })] }, 'done'],
+        [tool('search', () => 'x')],
+      );
       const expanded: unknown[] = [];
       manager.contributed = [
-        { definition: { type: 'function', function: { name: 'tool_output_cache', parameters: { type: 'object' } } }, execute: async (args) => { expanded.push(args); return '1: full line'; } },
+        {
+          definition: { type: 'function', function: { name: 'tool_output_cache', parameters: { type: 'object' } } },
+          execute: async (args) => {
+            expanded.push(args);
+            return '1: full line';
+          },
+        },
       ];
       const result = await agent.run('expand it');
       expect(llm.requests[0]!.tools?.map((t) => t.function.name)).toEqual(['search', 'tool_output_cache']);
@@ -235,27 +351,42 @@ describe('Agent', () => {
       expect(result.messages[2]!.content).toBe('1: full line');
     });
 
-    it('cuts tool outputs to the budget unless the strategy declares it fits them itself, whatever its tools are named', async () => {
-      const output = Array.from({ length: 400 }, (_, i) => `line ${i}: ${'x'.repeat(40)}`).join('\n');
-      const cacheTool: ContributedTool = { definition: { type: 'function', function: { name: 'tool_output_cache', parameters: { type: 'object' } } }, execute: async () => 'x' };
-      for (const declared of [false, true]) {
-        const { agent, manager } = build([{ content: null, tool_calls: [call('a', 'read')] }, 'ok'], [tool('read', () => output)]);
-        manager.available = 1000;
-        manager.truncatesToolOutputs = declared;
-        // A tool of that name alone no longer switches agent-side truncation off.
-        manager.contributed = [cacheTool];
-        const result = await agent.run('read the log');
-        const sent = result.messages.find((message) => message.role === 'tool')!.content as string;
-        if (declared) expect(sent).toBe(output);
-        else expect(sent.length).toBeLessThan(output.length);
-      }
-    });
+    it(
+      'cuts tool outputs to the budget unless the strategy declares it fits them itself, whatever its tools are ' +
+        'named',
+      async () => {
+        const output = Array.from({ length: 400 }, (_, i) => `line ${i}: ${'x'.repeat(40)}`).join('\n');
+        const cacheTool: ContributedTool = {
+          definition: { type: 'function', function: { name: 'tool_output_cache', parameters: { type: 'object' } } },
+          execute: async () => 'x',
+        };
+        for (const declared of [false, true]) {
+          const { agent, manager } = build(
+            [{ content: null, tool_calls: [call('a', 'read')] }, 'ok'],
+            [tool('read', () => output)],
+          );
+          manager.available = 1000;
+          manager.truncatesToolOutputs = declared;
+          // A tool of that name alone no longer switches agent-side truncation off.
+          manager.contributed = [cacheTool];
+          const result = await agent.run('read the log');
+          const sent = result.messages.find((message) => message.role === 'tool')!.content as string;
+          if (declared) expect(sent).toBe(output);
+          else expect(sent.length).toBeLessThan(output.length);
+        }
+      },
+    );
 
     it('passes the tool-output token limit of the payload budget to tools', async () => {
       const contexts: unknown[] = [];
       const { agent, manager } = build(
         [{ content: null, tool_calls: [call('a', 'read'), call('b', 'read')] }, 'ok'],
-        [tool('read', (_args, context) => { contexts.push(context); return 'x'; })],
+        [
+          tool('read', (_args, context) => {
+            contexts.push(context);
+            return 'x';
+          }),
+        ],
       );
       manager.available = 1000;
       await agent.run('read two files');
@@ -269,7 +400,10 @@ describe('Agent', () => {
     it('calls the compaction hooks after each model call, after tools and before return', async () => {
       const { agent, manager } = build(
         [
-          { reply: { content: null, tool_calls: [call('c1', 'echo')] }, usage: { input_tokens: 100, output_tokens: 10 } },
+          {
+            reply: { content: null, tool_calls: [call('c1', 'echo')] },
+            usage: { input_tokens: 100, output_tokens: 10 },
+          },
           { reply: 'done', usage: { input_tokens: 200, output_tokens: 5 } },
         ],
         [tool('echo', () => 'e')],
@@ -302,7 +436,11 @@ describe('Agent', () => {
     it('refuses to send a payload the provider would reject', async () => {
       const { agent, manager, llm } = build(['never']);
       manager.composePayload = async (systemPrompt, history, tools) => ({
-        messages: [{ role: 'system', content: systemPrompt }, { role: 'tool', tool_call_id: 'x', content: 'orphan' }, ...history],
+        messages: [
+          { role: 'system', content: systemPrompt },
+          { role: 'tool', tool_call_id: 'x', content: 'orphan' },
+          ...history,
+        ],
         tools,
         stats: stats(1000, 3),
       });
@@ -315,13 +453,20 @@ describe('Agent', () => {
       // A strategy that passes the history through as it is: each payload continues the previous one.
       let late: ChatMessage | undefined;
       manager.composePayload = async (systemPrompt, history, tools) => {
-        const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt }, ...history, ...(late ? [late] : [])];
+        const messages: ChatMessage[] = [
+          { role: 'system', content: systemPrompt },
+          ...history,
+          ...(late ? [late] : []),
+        ];
         return { messages, tools, stats: stats(10_000, messages.length) };
       };
       await agent.run('one');
       await agent.run('two');
       late = { role: 'assistant', content: null, tool_calls: [call('lost', 'echo')] };
-      await expect(agent.run('three')).rejects.toMatchObject({ code: ErrorCodes.PROVIDER_PAYLOAD_INVALID, details: { problems: [expect.stringMatching(/^missing-tool-result/)] } });
+      await expect(agent.run('three')).rejects.toMatchObject({
+        code: ErrorCodes.PROVIDER_PAYLOAD_INVALID,
+        details: { problems: [expect.stringMatching(/^missing-tool-result/)] },
+      });
       expect(llm.requests).toHaveLength(2);
     });
 
@@ -339,7 +484,10 @@ describe('Agent', () => {
     });
 
     it('hands the strategy the same frozen messages on every call and run, without copying them', async () => {
-      const { agent, manager } = build([{ content: null, tool_calls: [call('c1', 'echo')] }, 'first answer', 'second answer'], [tool('echo', () => 'e')]);
+      const { agent, manager } = build(
+        [{ content: null, tool_calls: [call('c1', 'echo')] }, 'first answer', 'second answer'],
+        [tool('echo', () => 'e')],
+      );
       const seen: ChatMessage[][] = [];
       const compose = manager.composePayload.bind(manager);
       manager.composePayload = async (systemPrompt, history, tools, ragContext) => {
@@ -360,7 +508,7 @@ describe('Agent', () => {
       expect(Object.isFrozen(toolCalls) && Object.isFrozen(toolCalls[0]!.function)).toBe(true);
     });
 
-    it('gives back a history nobody can change, and never freezes or keeps the caller\'s messages', async () => {
+    it("gives back a history nobody can change, and never freezes or keeps the caller's messages", async () => {
       const { agent, manager } = build(['a1', 'a2'], [], {}, true);
       const given: ChatMessage[] = [{ role: 'user', content: 'from the caller' }];
       const result = await agent.run(given);
@@ -383,8 +531,16 @@ describe('Agent', () => {
       const { agent, seen } = build(['a1', 'a2', 'a3'], [], {}, true);
       await agent.run('one');
       await agent.run('two');
-      await agent.run([{ role: 'user', content: 'x' }, { role: 'assistant', content: 'y' }, { role: 'user', content: 'z' }, { role: 'assistant', content: 'w' }, { role: 'user', content: 'v' }]);
-      const ends = seen.filter((event) => event.name === 'agent-run-end').map((event) => (event.payload as { turn: number }).turn);
+      await agent.run([
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: 'y' },
+        { role: 'user', content: 'z' },
+        { role: 'assistant', content: 'w' },
+        { role: 'user', content: 'v' },
+      ]);
+      const ends = seen
+        .filter((event) => event.name === 'agent-run-end')
+        .map((event) => (event.payload as { turn: number }).turn);
       expect(ends).toEqual([1, 2, 3]);
     });
 
@@ -407,7 +563,11 @@ describe('Agent', () => {
       await agent.run('first');
       await agent.run('second');
       const kept = agent.history().slice(0, 2);
-      const transcript: ChatMessage[] = [...kept, { role: 'user', content: 'what the compaction replaced' }, { role: 'assistant', content: 'its answer' }];
+      const transcript: ChatMessage[] = [
+        ...kept,
+        { role: 'user', content: 'what the compaction replaced' },
+        { role: 'assistant', content: 'its answer' },
+      ];
       manager.undoes.set('e1', transcript);
       const result = await agent.undo('e1');
       expect(manager.undone).toEqual(['e1']);
@@ -436,8 +596,11 @@ describe('Agent', () => {
       expect(agent.history()).toBe(before);
     });
 
-    it('undoes in the session it is told, through the agent\'s sessions', async () => {
-      const sessions = new Map<string, UndoableManager>([['default', new UndoableManager()], ['ticket-7', new UndoableManager()]]);
+    it("undoes in the session it is told, through the agent's sessions", async () => {
+      const sessions = new Map<string, UndoableManager>([
+        ['default', new UndoableManager()],
+        ['ticket-7', new UndoableManager()],
+      ]);
       const { agent } = build(['a1', 'a2'], [], { contextManagerFor: (id) => sessions.get(id)! }, true);
       await agent.run('first', { sessionId: 'ticket-7' });
       const restored: ChatMessage[] = [{ role: 'user', content: 'restored' }];
@@ -449,14 +612,17 @@ describe('Agent', () => {
       expect(agent.history()).toEqual([]);
     });
 
-    it('passes the session\'s typed errors through: an unknown epoch, a strategy without undo', async () => {
+    it("passes the session's typed errors through: an unknown epoch, a strategy without undo", async () => {
       const manager = new UndoableManager();
       const { agent } = build(['a1'], [], {}, true, manager);
       await agent.run('first');
       const before = agent.history();
       const unknown = agent.undo('e9');
       await expect(unknown).rejects.toBeInstanceOf(EpochNotFoundError);
-      await expect(unknown).rejects.toMatchObject({ code: ErrorCodes.EPOCH_NOT_FOUND, details: { epochId: 'e9', available: ['e1'] } });
+      await expect(unknown).rejects.toMatchObject({
+        code: ErrorCodes.EPOCH_NOT_FOUND,
+        details: { epochId: 'e9', available: ['e1'] },
+      });
       manager.undo = async () => {
         throw new CapabilityUnsupportedError('recording', 'undo');
       };
@@ -464,17 +630,23 @@ describe('Agent', () => {
       expect(agent.history()).toBe(before);
       // A context manager without undo at all.
       const plain = build(['a1']);
-      await expect(plain.agent.undo('e1')).rejects.toMatchObject({ code: ErrorCodes.CAPABILITY_UNSUPPORTED, details: { strategyId: 'recording', capability: 'undo' } });
+      await expect(plain.agent.undo('e1')).rejects.toMatchObject({
+        code: ErrorCodes.CAPABILITY_UNSUPPORTED,
+        details: { strategyId: 'recording', capability: 'undo' },
+      });
     });
   });
 
   describe('#epochs', () => {
-    it('lists the session\'s epochs, none when its strategy records none', async () => {
+    it("lists the session's epochs, none when its strategy records none", async () => {
       const manager = new UndoableManager();
       const { agent } = build(['a1'], [], {}, true, manager);
       expect(await agent.epochs()).toEqual(manager.recorded);
       expect(await build(['a1']).agent.epochs()).toEqual([]);
-      const sessions = new Map<string, IContextManager>([['default', new RecordingManager()], ['ticket-7', manager]]);
+      const sessions = new Map<string, IContextManager>([
+        ['default', new RecordingManager()],
+        ['ticket-7', manager],
+      ]);
       const routed = build(['a1'], [], { contextManagerFor: (id) => sessions.get(id)! });
       expect(await routed.agent.epochs({ sessionId: 'ticket-7' })).toEqual(manager.recorded);
       expect(await routed.agent.epochs()).toEqual([]);
@@ -482,22 +654,44 @@ describe('Agent', () => {
   });
 
   describe('prefix-bound thinking (Anthropic)', () => {
-    /** Passes the history through; once a tool result is in the history, adds a memory block after the system prompt when `memory` is set. */
+    /**
+     * Passes the history through; once a tool result is in the history, adds a memory block after the system prompt
+     * when `memory` is set.
+     */
     class MemoryManager extends RecordingManager {
       memory: string | undefined;
-      override async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string): Promise<LLMPayload> {
+      override async composePayload(
+        systemPrompt: string,
+        history: ChatMessage[],
+        tools: ToolDefinition[],
+        ragContext?: string,
+      ): Promise<LLMPayload> {
         const payload = await super.composePayload(systemPrompt, history, tools, ragContext);
         if (!history.some((message) => message.role === 'tool') || this.memory === undefined) return payload;
-        const messages: ChatMessage[] = [payload.messages[0]!, { role: 'system', content: this.memory }, ...payload.messages.slice(1)];
+        const messages: ChatMessage[] = [
+          payload.messages[0]!,
+          { role: 'system', content: this.memory },
+          ...payload.messages.slice(1),
+        ];
         return { ...payload, messages };
       }
     }
-    const thinkingCall = { content: null, tool_calls: [call('c1', 'lookup')], reasoning: [{ provider: 'anthropic', data: { type: 'thinking', thinking: 'Look it up.', signature: 'sig-1' } }] };
+    const thinkingCall = {
+      content: null,
+      tool_calls: [call('c1', 'lookup')],
+      reasoning: [{ provider: 'anthropic', data: { type: 'thinking', thinking: 'Look it up.', signature: 'sig-1' } }],
+    };
 
     function run(memory: string | undefined) {
       const manager = new MemoryManager();
       manager.memory = memory;
-      const built = build([thinkingCall, 'Done.'], [tool('lookup', async () => 'found')], { provider: 'anthropic' }, false, manager);
+      const built = build(
+        [thinkingCall, 'Done.'],
+        [tool('lookup', async () => 'found')],
+        { provider: 'anthropic' },
+        false,
+        manager,
+      );
       const invalidated: unknown[] = [];
       built.events.on('thinking-invalidated', (payload) => invalidated.push(payload.invalidated));
       return { ...built, invalidated };
@@ -512,35 +706,45 @@ describe('Agent', () => {
       expect(result.payloads[1]!.invalidatedThinking).toBeUndefined();
     });
 
-    it('leaves the block out when a memory block changed the system prompt before it, and reports it in stats and an event', async () => {
-      const { agent, llm, invalidated } = run('Known: booking ABC123.');
-      const result = await agent.run('Find my booking');
-      expect(result.finalText).toBe('Done.');
-      const sent = llm.requests[1]!.messages.find((message) => message.role === 'assistant') as AssistantMessage;
-      expect(sent.reasoning).toBeUndefined();
-      expect(sent.tool_calls).toEqual(thinkingCall.tool_calls);
-      const report = [{ messageIndex: 3, blocks: 1, changed: 'system' }];
-      expect(invalidated).toEqual([report]);
-      expect(result.payloads[1]!.invalidatedThinking).toEqual(report);
-    });
+    it(
+      'leaves the block out when a memory block changed the system prompt before it, and reports it in stats and ' +
+        'an event',
+      async () => {
+        const { agent, llm, invalidated } = run('Known: booking ABC123.');
+        const result = await agent.run('Find my booking');
+        expect(result.finalText).toBe('Done.');
+        const sent = llm.requests[1]!.messages.find((message) => message.role === 'assistant') as AssistantMessage;
+        expect(sent.reasoning).toBeUndefined();
+        expect(sent.tool_calls).toEqual(thinkingCall.tool_calls);
+        const report = [{ messageIndex: 3, blocks: 1, changed: 'system' }];
+        expect(invalidated).toEqual([report]);
+        expect(result.payloads[1]!.invalidatedThinking).toEqual(report);
+      },
+    );
 
     it('takes the provider from the client when the options name none', async () => {
       const left: boolean[] = [];
       for (const provider of ['anthropic', undefined] as const) {
         const manager = new MemoryManager();
         manager.memory = 'Known: booking ABC123.';
-        const llm = Object.assign(new ScriptedLLMClient([thinkingCall, 'Done.']), provider !== undefined ? { provider } : {});
+        const llm = Object.assign(
+          new ScriptedLLMClient([thinkingCall, 'Done.']),
+          provider !== undefined ? { provider } : {},
+        );
         const child = rootContainer.createChildContainer();
         child.register(IContextManager, { useValue: manager });
         child.register(ILLMClient, { useValue: llm });
         child.register(IEventBus, { useValue: new CtxkitEventBus() });
         child.register(IToolRegistry, { useValue: new ToolRegistry([tool('lookup', async () => 'found')]) });
-        child.register(IAgentOptions, { useValue: { agentId: 'support', strategyId: 'recording', systemPrompt: 'You help.' } });
+        child.register(IAgentOptions, {
+          useValue: { agentId: 'support', strategyId: 'recording', systemPrompt: 'You help.' },
+        });
         await child.resolve(Agent).run('Find my booking');
         const sent = llm.requests[1]!.messages.find((message) => message.role === 'assistant') as AssistantMessage;
         left.push(sent.reasoning === undefined);
       }
-      // A client declaring the Messages API gets the thinking binding; one declaring nothing is checked as chat completions.
+      // A client declaring the Messages API gets the thinking binding; one declaring nothing is checked as chat
+      // completions.
       expect(left).toEqual([true, false]);
     });
   });

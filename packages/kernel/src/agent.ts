@@ -1,33 +1,34 @@
 import {
+  CapabilityUnsupportedError,
+  type ChatMessage,
   createTokenCounter,
   createTokenUsage,
-  IContextManager,
-  IEventBus,
-  ILLMClient,
-  CapabilityUnsupportedError,
   CtxkitError,
+  type CtxkitEventBus,
   DEFAULT_SESSION_ID,
   ErrorCodes,
   hasContributedTools,
-  truncatesToolOutputs,
-  safeEmit,
-  type ChatMessage,
-  type CtxkitEventBus,
+  IContextManager,
+  IEventBus,
+  ILLMClient,
   type ITokenCounter,
   type LLMPayload,
   type ReductionEpoch,
+  safeEmit,
   type TokenUsage,
+  truncatesToolOutputs,
   type UndoResult,
 } from '@ctxkit/core';
 import { HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { inject, injectable } from 'tsyringe';
-import { DEFAULT_MAX_STEPS, type AgentOptions } from './agent-options';
+
+import { type AgentOptions, DEFAULT_MAX_STEPS } from './agent-options';
 import type { AgentRunOptions, AgentRunResult } from './agent-run';
-import { IAgentOptions, IToolRegistry } from './injection-tokens';
 import { AgentCountCalibration } from './budget/agent-count-calibration';
 import { emptyRunBudgetReport } from './budget/run-budget-report';
+import { IAgentOptions, IToolRegistry } from './injection-tokens';
 import { budgetStep, recordSent } from './loop/budget-step';
-import { recordAnswer, type CallSettings } from './loop/call-llm-step';
+import { type CallSettings, recordAnswer } from './loop/call-llm-step';
 import { compactionStep } from './loop/compaction-step';
 import { completeTurnStep } from './loop/complete-turn-step';
 import { composeStep } from './loop/compose-step';
@@ -38,8 +39,8 @@ import { currentTurn, eventBase, NOTHING_SENT, type RunRecord, type TurnCount } 
 import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
 import { newSessionRecord, NO_HISTORY, type SessionRecord } from './loop/session-record';
 import { sendsCollapsedResults, smallContextStep } from './loop/small-context-step';
-import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
 import type { ProviderName } from './providers/provider-name';
+import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
 import type { AgentTool } from './tools/agent-tool';
 import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
 
@@ -49,7 +50,9 @@ function sumUsage(usages: readonly TokenUsage[]): TokenUsage {
     output_tokens: usages.reduce((sum, u) => sum + u.output_tokens, 0),
     cache_creation_tokens: usages.reduce((sum, u) => sum + u.cache_creation_tokens, 0),
     cache_read_tokens: usages.reduce((sum, u) => sum + u.cache_read_tokens, 0),
-    ...(usages.some((u) => u.cache_creation_1h_tokens !== undefined) ? { cache_creation_1h_tokens: usages.reduce((sum, u) => sum + (u.cache_creation_1h_tokens ?? 0), 0) } : {}),
+    ...(usages.some((u) => u.cache_creation_1h_tokens !== undefined)
+      ? { cache_creation_1h_tokens: usages.reduce((sum, u) => sum + (u.cache_creation_1h_tokens ?? 0), 0) }
+      : {}),
   });
 }
 
@@ -198,10 +201,16 @@ export class Agent {
     session.usage.claim();
     /** Composes from `from` (the record's history, or the one a compaction just gave). */
     const compose = async (from: ChatMessage[] = record.history): Promise<LLMPayload> => {
-      const call = smallContextStep(context, from === record.history ? record : { ...record, history: from }, systemPrompt, smallContext);
+      const call = smallContextStep(
+        context,
+        from === record.history ? record : { ...record, history: from },
+        systemPrompt,
+        smallContext,
+      );
       const payload = await composeStep(context, call.input, runOptions.ragContext);
       // Mode A fired when the strategy honoured the request: older results went out as one-line summaries.
-      if (call.input.options?.collapseOlderToolResults && sendsCollapsedResults(call.input.history, payload)) record.budget.modesFired.A++;
+      if (call.input.options?.collapseOlderToolResults && sendsCollapsedResults(call.input.history, payload))
+        record.budget.modesFired.A++;
       if (call.fired.C) record.budget.modesFired.C++;
       return payload;
     };
@@ -247,7 +256,15 @@ export class Agent {
       const completion = called.answer.completion;
       const calls = completion.message.tool_calls ?? [];
       const pending = calls.length > 0 ? record.history[record.history.length - 1] : undefined;
-      compacted(await compactionStep(manager, record.history, 'after-llm-call', completion.usage, pending?.role === 'assistant' ? pending : undefined));
+      compacted(
+        await compactionStep(
+          manager,
+          record.history,
+          'after-llm-call',
+          completion.usage,
+          pending?.role === 'assistant' ? pending : undefined,
+        ),
+      );
       finalText = completion.text;
       if (calls.length === 0) {
         stopReason = 'final-answer';
@@ -335,7 +352,9 @@ export class Agent {
       code: ErrorCodes.STRATEGY_ERROR,
       category: 'user',
       message: `Agent "${this.options.agentId}" has no way to open session "${sessionId}".`,
-      fix: 'Build the agent with createAgent(handle, …) from runtime.loadAgent(), or give IAgentOptions a contextManagerFor(sessionId).',
+      fix:
+        'Build the agent with createAgent(handle, …) from runtime.loadAgent(), or give IAgentOptions a ' +
+        'contextManagerFor(sessionId).',
       details: { agentId: this.options.agentId, sessionId },
     });
   }
@@ -365,7 +384,9 @@ export class Agent {
     return { tools, toolDefinitions };
   }
 
-  /** The wire format payloads are checked against: the options', else the one the client declares, else `openai-chat`. */
+  /**
+   * The wire format payloads are checked against: the options', else the one the client declares, else `openai-chat`.
+   */
   private provider(): ProviderName {
     return this.options.provider ?? this.llm.provider ?? 'openai-chat';
   }

@@ -1,10 +1,19 @@
-import { IContextStore, ILLMClient, IModelRegistry, ITokenCounter, LLMNotConfiguredError, type AgentContainer, type AgentHandle } from '@ctxkit/core';
+import {
+  type AgentContainer,
+  type AgentHandle,
+  IContextStore,
+  ILLMClient,
+  IModelRegistry,
+  ITokenCounter,
+  LLMNotConfiguredError,
+} from '@ctxkit/core';
+
 import { Agent } from './agent';
 import type { AgentOptions } from './agent-options';
 import { IAgentOptions, IToolRegistry } from './injection-tokens';
 import { smallContextFromManifest } from './small-context/small-context-from-manifest';
 import type { AgentTool } from './tools/agent-tool';
-import { ToolRegistry, type IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
+import { type IToolRegistry as ToolRegistryContract, ToolRegistry } from './tools/tool-registry';
 
 /**
  * What `createAgent` needs from a loaded agent: `runtime.loadAgent(...)` returns one. The manifest
@@ -12,10 +21,13 @@ import { ToolRegistry, type IToolRegistry as ToolRegistryContract } from './tool
  * small-context modes; the config's `maxContextTokens`, else the registry's window for `model`, is
  * the window of the small-context matrix.
  */
-export type AgentHandleLike = Pick<AgentHandle, 'id' | 'strategyId' | 'container' | 'forSession'> & Partial<Pick<AgentHandle, 'manifest' | 'config' | 'model' | 'useLLM'>>;
+export type AgentHandleLike = Pick<AgentHandle, 'id' | 'strategyId' | 'container' | 'forSession'> &
+  Partial<Pick<AgentHandle, 'manifest' | 'config' | 'model' | 'useLLM'>>;
 
 /** Options of {@link createAgent}. */
-export interface CreateAgentOptions extends Partial<Omit<AgentOptions, 'agentId' | 'strategyId' | 'contextManagerFor'>> {
+export interface CreateAgentOptions extends Partial<
+  Omit<AgentOptions, 'agentId' | 'strategyId' | 'contextManagerFor'>
+> {
   /**
    * The agent's model client: the kernel's, and its strategy's for summaries, extraction and
    * compaction (`handle.useLLM`). @default the one the agent was loaded with (`ILLMClient` in its container)
@@ -53,10 +65,16 @@ export function createAgent(handle: AgentHandleLike, options: CreateAgentOptions
     handle.useLLM?.(llm);
     container.registerValue(ILLMClient, llm);
   } else if (!container.isRegistered(ILLMClient, true)) throw new LLMNotConfiguredError(`The agent "${handle.id}"`);
-  const registry: ToolRegistryContract = tools === undefined ? new ToolRegistry() : Array.isArray(tools) ? new ToolRegistry(tools) : (tools as ToolRegistryContract);
+  const registry: ToolRegistryContract =
+    tools === undefined
+      ? new ToolRegistry()
+      : Array.isArray(tools)
+        ? new ToolRegistry(tools)
+        : (tools as ToolRegistryContract);
   container.registerValue(IToolRegistry, registry);
   const fromManifest = smallContextFromManifest(handle.manifest);
-  const smallContext = fromManifest || settings.smallContext ? { ...fromManifest, ...settings.smallContext } : undefined;
+  const smallContext =
+    fromManifest || settings.smallContext ? { ...fromManifest, ...settings.smallContext } : undefined;
   const agentOptions: AgentOptions = {
     ...(container.isRegistered(ITokenCounter, true) ? { counter: container.resolve(ITokenCounter) } : {}),
     ...(container.isRegistered(IContextStore, true) ? { store: container.resolve(IContextStore) } : {}),
@@ -67,7 +85,8 @@ export function createAgent(handle: AgentHandleLike, options: CreateAgentOptions
     ...(smallContext ? { smallContext } : {}),
     agentId: handle.id,
     strategyId: handle.strategyId,
-    contextManagerFor: (sessionId, resourceId) => handle.forSession(sessionId, resourceId !== undefined ? { resourceId } : {}),
+    contextManagerFor: (sessionId, resourceId) =>
+      handle.forSession(sessionId, resourceId !== undefined ? { resourceId } : {}),
   };
   container.registerValue(IAgentOptions, agentOptions);
   return container.resolve(Agent);

@@ -1,4 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
+
 import type { AgentOptions } from './agent-options';
 import type { IToolRegistry as ToolRegistryContract } from './tools/tool-registry';
 

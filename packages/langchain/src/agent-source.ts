@@ -11,4 +11,3 @@ export const LANGCHAIN_AGENT_SOURCE: OpenAgentOptions = {
   defaultAgentId: DEFAULT_LANGCHAIN_AGENT_ID,
   example: "ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } })",
 };
-

@@ -1,15 +1,16 @@
 import {
-  LLMRequestError,
-  LLMResponseError,
-  toCacheMissReport,
   type AssistantMessage,
   type ILLMClient,
   type LLMCompletion,
   type LLMCompletionRequest,
+  LLMRequestError,
+  LLMResponseError,
+  toCacheMissReport,
 } from '@ctxkit/core';
 import { DeadlineBoundLLMClient } from '@ctxkit/core/strategy-kit';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+
 import { chatModelErrorToLLMError } from './chat-model-error-to-llm-error';
 import { configuredModelName } from './configured-model-name';
 import { fromChatMessages } from './from-chat-messages';
@@ -23,7 +24,6 @@ export interface ChatModelClientOptions {
   /** Deadline of a call when the request gives none. @default 60000 */
   timeoutMs?: number;
 }
-
 
 /** The model name a chat model was configured with (`model` / `modelName`), else its LangChain type. */
 function modelNameOf(model: BaseChatModel): string {
@@ -67,17 +67,26 @@ class ChatModelLLMClient extends DeadlineBoundLLMClient {
     super(options.name ?? `langchain:${modelName}`, modelName, options.timeoutMs);
   }
 
-  /** One invoke; `request.signal` fires at the deadline or when the caller's signal aborts (completeBeforeDeadline ends the call then). */
+  /**
+   * One invoke; `request.signal` fires at the deadline or when the caller's signal aborts (completeBeforeDeadline ends
+   * the call then).
+   */
   protected async completeOnce(request: LLMCompletionRequest, timeoutMs: number): Promise<LLMCompletion> {
     const details = { client: this.name, model: this.defaultModel };
     const tools = request.tools ?? [];
     if (tools.length > 0 && typeof this.model.bindTools !== 'function') {
-      throw new LLMRequestError('the chat model cannot bind tools', details, { retryable: false, fix: 'Use a chat model that supports tool calling (it has bindTools), or call without tools.' });
+      throw new LLMRequestError('the chat model cannot bind tools', details, {
+        retryable: false,
+        fix: 'Use a chat model that supports tool calling (it has bindTools), or call without tools.',
+      });
     }
     const runnable = tools.length > 0 ? this.model.bindTools!(tools) : this.model;
     let answer: BaseMessage;
     try {
-      answer = await runnable.invoke(fromChatMessages(request.messages), request.signal ? { signal: request.signal } : {});
+      answer = await runnable.invoke(
+        fromChatMessages(request.messages),
+        request.signal ? { signal: request.signal } : {},
+      );
     } catch (error) {
       throw chatModelErrorToLLMError(error, { ...details, timeoutMs });
     }
@@ -93,9 +102,13 @@ class ChatModelLLMClient extends DeadlineBoundLLMClient {
       message,
       text,
       usage: tokenUsageOf((answer as AIMessage).usage_metadata, metadata),
-      model: [metadata?.model_name, metadata?.model].find((value): value is string => typeof value === 'string') ?? this.defaultModel,
+      model:
+        [metadata?.model_name, metadata?.model].find((value): value is string => typeof value === 'string') ??
+        this.defaultModel,
     };
-    const finishReason = [metadata?.finish_reason, metadata?.stop_reason].find((value): value is string => typeof value === 'string');
+    const finishReason = [metadata?.finish_reason, metadata?.stop_reason].find(
+      (value): value is string => typeof value === 'string',
+    );
     if (finishReason !== undefined) completion.finishReason = finishReason;
     // The provider's own answer fields, where the integration passes them on: a cache-miss diagnosis.
     const cacheMiss = toCacheMissReport(metadata);
@@ -103,4 +116,3 @@ class ChatModelLLMClient extends DeadlineBoundLLMClient {
     return completion;
   }
 }
-

@@ -37,15 +37,31 @@ export function imagePartOf(block: LangChainBlock): ImageContentPart | undefined
     if (typeof value === 'string') return { type: 'image_url', image_url: { url: value } };
     if (isRecord(value) && typeof value.url === 'string') {
       const detail = value.detail;
-      return { type: 'image_url', image_url: { url: value.url, ...(typeof detail === 'string' && DETAILS.has(detail) ? { detail: detail as 'auto' | 'low' | 'high' } : {}) } };
+      return {
+        type: 'image_url',
+        image_url: {
+          url: value.url,
+          ...(typeof detail === 'string' && DETAILS.has(detail) ? { detail: detail as 'auto' | 'low' | 'high' } : {}),
+        },
+      };
     }
     return undefined;
   }
   if (block.type !== 'image') return undefined;
   if (typeof block.url === 'string') return { type: 'image_url', image_url: { url: block.url } };
-  const mime = typeof block.mimeType === 'string' ? block.mimeType : typeof block.mime_type === 'string' ? block.mime_type : undefined;
+  const mime =
+    typeof block.mimeType === 'string'
+      ? block.mimeType
+      : typeof block.mime_type === 'string'
+        ? block.mime_type
+        : undefined;
   if (mime === undefined) return undefined;
-  const data = typeof block.data === 'string' ? block.data : block.data instanceof Uint8Array ? Buffer.from(block.data).toString('base64') : undefined;
+  const data =
+    typeof block.data === 'string'
+      ? block.data
+      : block.data instanceof Uint8Array
+        ? Buffer.from(block.data).toString('base64')
+        : undefined;
   return data === undefined ? undefined : { type: 'image_url', image_url: { url: `data:${mime};base64,${data}` } };
 }
 
@@ -83,7 +99,9 @@ export function joinedTextOf(content: unknown): string {
   return text;
 }
 
-/** The reasoning items of an AI message's content (`reasoning`, `thinking`, `redacted_thinking` blocks, as received). */
+/**
+ * The reasoning items of an AI message's content (`reasoning`, `thinking`, `redacted_thinking` blocks, as received).
+ */
 export function reasoningOf(content: unknown, modelProvider: unknown): ReasoningItem[] {
   const items: ReasoningItem[] = [];
   for (const block of blocksOf(content)) {

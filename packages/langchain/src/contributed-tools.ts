@@ -1,15 +1,16 @@
 import {
+  type AgentHandle,
+  type ContributedTool,
   CtxkitError,
   ErrorCodes,
   hasContributedTools,
+  type ToolExecutionContext,
   ToolExecutionError,
   ToolNotFoundError,
-  type AgentHandle,
-  type ContributedTool,
-  type ToolExecutionContext,
 } from '@ctxkit/core';
 import { ToolMessage } from '@langchain/core/messages';
-import { tool, type StructuredToolInterface } from '@langchain/core/tools';
+import { type StructuredToolInterface, tool } from '@langchain/core/tools';
+
 import { sessionFor, type SessionIdResolver } from './session-id';
 
 /** What a LangChain tool function receives besides its input, as the agent's tool node calls it. */
@@ -25,23 +26,47 @@ interface ToolCallConfig {
 
 /** The tool result the model gets for a failed call: says what failed (as the ctxkit kernel does). */
 function errorResult(name: string, toolCallId: string, error: CtxkitError): ToolMessage {
-  return new ToolMessage({ content: `Error: ${error.message.split(' Fix: ')[0]}`, tool_call_id: toolCallId, name, status: 'error' });
+  return new ToolMessage({
+    content: `Error: ${error.message.split(' Fix: ')[0]}`,
+    tool_call_id: toolCallId,
+    name,
+    status: 'error',
+  });
 }
 
-async function execute(agent: AgentHandle, resolve: SessionIdResolver, name: string, input: unknown, config: ToolCallConfig): Promise<string | ToolMessage> {
-  const { sessionId, manager } = sessionFor(agent, resolve, { configurable: config.configurable, context: config.context ?? config.config?.context });
+async function execute(
+  agent: AgentHandle,
+  resolve: SessionIdResolver,
+  name: string,
+  input: unknown,
+  config: ToolCallConfig,
+): Promise<string | ToolMessage> {
+  const { sessionId, manager } = sessionFor(agent, resolve, {
+    configurable: config.configurable,
+    context: config.context ?? config.config?.context,
+  });
   const toolCallId = config.toolCall?.id ?? config.toolCallId ?? '';
   const tools: ContributedTool[] = hasContributedTools(manager) ? manager.contributedTools() : [];
   const contributed = tools.find((candidate) => candidate.definition.function.name === name);
   if (!contributed) {
-    return errorResult(name, toolCallId, new ToolNotFoundError(name, tools.map((candidate) => candidate.definition.function.name)));
+    return errorResult(
+      name,
+      toolCallId,
+      new ToolNotFoundError(
+        name,
+        tools.map((candidate) => candidate.definition.function.name),
+      ),
+    );
   }
   const context: ToolExecutionContext = { agentId: agent.id, sessionId, toolCallId };
   if (config.signal !== undefined) context.signal = config.signal;
   try {
     return await contributed.execute(input, context);
   } catch (error) {
-    const failure = CtxkitError.isInstance(error) && error.code === ErrorCodes.TOOL_EXECUTION_FAILED ? error : new ToolExecutionError(name, toolCallId, error);
+    const failure =
+      CtxkitError.isInstance(error) && error.code === ErrorCodes.TOOL_EXECUTION_FAILED
+        ? error
+        : new ToolExecutionError(name, toolCallId, error);
     return errorResult(name, toolCallId, failure);
   }
 }
@@ -59,10 +84,13 @@ export function contributedLangChainTools(agent: AgentHandle, resolve: SessionId
   return manager.contributedTools().map(({ definition }) => {
     const name = definition.function.name;
     const schema = definition.function.parameters ?? { type: 'object', properties: {} };
-    return tool((input: unknown, config: unknown) => execute(agent, resolve, name, input, (config ?? {}) as ToolCallConfig), {
-      name,
-      description: definition.function.description ?? name,
-      schema: schema as { type: 'object' },
-    }) as unknown as StructuredToolInterface;
+    return tool(
+      (input: unknown, config: unknown) => execute(agent, resolve, name, input, (config ?? {}) as ToolCallConfig),
+      {
+        name,
+        description: definition.function.description ?? name,
+        schema: schema as { type: 'object' },
+      },
+    ) as unknown as StructuredToolInterface;
   });
 }

@@ -1,25 +1,26 @@
 import {
+  type AgentHandle,
+  type AgentSource,
   AgentSourceError,
+  type ChatMessage,
   hasWhenIdle,
   lazyAgent,
+  type LLMPayload,
   PIN_CONTEXT_TOOL,
   safeEmit,
   toCacheMissReport,
-  UNPIN_CONTEXT_TOOL,
-  type AgentHandle,
-  type AgentSource,
-  type ChatMessage,
-  type LLMPayload,
   type ToolDefinition,
+  UNPIN_CONTEXT_TOOL,
 } from '@ctxkit/core';
 import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import { createMiddleware, type AgentMiddleware } from 'langchain';
+import { type AgentMiddleware, createMiddleware } from 'langchain';
+
+import { LANGCHAIN_AGENT_SOURCE } from './agent-source';
 import { contributedLangChainTools } from './contributed-tools';
 import { HistoryConverter } from './history-converter';
 import { toModelMessages } from './model-messages';
-import { LANGCHAIN_AGENT_SOURCE } from './agent-source';
-import { sessionFor, threadSessionId, type LangGraphRun, type SessionIdResolver } from './session-id';
+import { type LangGraphRun, sessionFor, type SessionIdResolver, threadSessionId } from './session-id';
 import { tokenUsageOf } from './token-usage-of';
 import { isClientTool, toolNameOf, toToolDefinition } from './tool-definitions';
 
@@ -28,7 +29,10 @@ export interface RagContextInput extends LangGraphRun {
   messages: BaseMessage[];
 }
 
-/** Options of {@link ctxkitMiddleware}: where the strategy comes from (core's `AgentSource`), plus how the middleware uses it. */
+/**
+ * Options of {@link ctxkitMiddleware}: where the strategy comes from (core's `AgentSource`), plus how the middleware
+ * uses it.
+ */
 export interface CtxkitMiddlewareOptions extends AgentSource {
   /** The conversation (ctxkit session) of a run. @default the run's `configurable.thread_id`, else `"default"` */
   sessionId?: SessionIdResolver;
@@ -56,7 +60,10 @@ export type CtxkitMiddleware = AgentMiddleware & {
   dispose(): Promise<void>;
 };
 
-/** The tools a session contributes beside the strategy: the caller's to count, bound on every call (no strategy adds them). */
+/**
+ * The tools a session contributes beside the strategy: the caller's to count, bound on every call (no strategy adds
+ * them).
+ */
 const SESSION_TOOLS: ReadonlySet<string> = new Set([PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL]);
 
 /** The strategy's tools of an opened agent, by name, and which of them a payload decides on. */
@@ -83,7 +90,8 @@ interface StrategyTools {
  * strategy's agent is opened by the first model call.
  *
  * ```ts
- * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } })] });
+ * const ctxkit = ctxkitMiddleware({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } });
+ * const agent = createAgent({ model, tools, systemPrompt, middleware: [ctxkit] });
  * await agent.invoke({ messages: [new HumanMessage('Hi')] }, { configurable: { thread_id: 'conversation-42' } });
  * ```
  * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
@@ -105,8 +113,14 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
     return strategyTools;
   };
   const definitionsOf = new WeakMap<readonly unknown[], ToolDefinition[]>();
-  /** The caller's tools (and the pin tools) as ctxkit definitions (the strategy adds its own to a payload when they are useful). */
-  const callerDefinitions = (requestTools: readonly unknown[], always: readonly StructuredToolInterface[]): ToolDefinition[] => {
+  /**
+   * The caller's tools (and the pin tools) as ctxkit definitions (the strategy adds its own to a payload when they are
+   * useful).
+   */
+  const callerDefinitions = (
+    requestTools: readonly unknown[],
+    always: readonly StructuredToolInterface[],
+  ): ToolDefinition[] => {
     let definitions = definitionsOf.get(requestTools);
     if (definitions === undefined) {
       definitions = [...requestTools, ...always].filter(isClientTool).map(toToolDefinition);
@@ -133,10 +147,18 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
       options.onPayload?.(payload, sessionId);
       const { systemMessage, messages } = toModelMessages(payload.messages, request.systemMessage);
       const offered = new Set(payload.tools.map((tool) => tool.function.name));
-      const boundTools: Array<(typeof request.tools)[number]> = request.tools.filter((tool) => !isClientTool(tool) || offered.has(toolNameOf(tool) ?? ''));
+      const boundTools: Array<(typeof request.tools)[number]> = request.tools.filter(
+        (tool) => !isClientTool(tool) || offered.has(toolNameOf(tool) ?? ''),
+      );
       const given = new Set(request.tools.map(toolNameOf));
-      for (const tool of [...own.always, ...own.byName.values()]) if (offered.has(tool.name) && !given.has(tool.name)) boundTools.push(tool);
-      const answer = await handler({ ...request, ...(systemMessage === request.systemMessage ? {} : { systemMessage }), messages, tools: boundTools });
+      for (const tool of [...own.always, ...own.byName.values()])
+        if (offered.has(tool.name) && !given.has(tool.name)) boundTools.push(tool);
+      const answer = await handler({
+        ...request,
+        ...(systemMessage === request.systemMessage ? {} : { systemMessage }),
+        messages,
+        tools: boundTools,
+      });
       recordUsage(agent, sessionId, history, answer);
       return answer;
     },
@@ -144,7 +166,9 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
       if (request.tool !== undefined) return handler(request);
       const agent = source.opened;
       const own = agent ? toolsOf(agent) : undefined;
-      const tool = own?.byName.get(request.toolCall.name) ?? own?.always.find((candidate) => candidate.name === request.toolCall.name);
+      const tool =
+        own?.byName.get(request.toolCall.name) ??
+        own?.always.find((candidate) => candidate.name === request.toolCall.name);
       return handler(tool ? { ...request, tool } : request);
     },
     afterAgent: async (state, runtime) => {
@@ -159,7 +183,11 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
       get: (): AgentHandle => {
         const agent = source.opened;
         if (agent === undefined) {
-          throw new AgentSourceError('ctxkitMiddleware', 'the agent is not open yet', 'Await middleware.getAgent() (the first model call opens it too) before reading middleware.agent.');
+          throw new AgentSourceError(
+            'ctxkitMiddleware',
+            'the agent is not open yet',
+            'Await middleware.getAgent() (the first model call opens it too) before reading middleware.agent.',
+          );
         }
         return agent;
       },
@@ -173,7 +201,8 @@ export function ctxkitMiddleware(options: CtxkitMiddlewareOptions): CtxkitMiddle
  * A {@link ctxkitMiddleware} whose agent is opened before it is returned.
  * @deprecated Use `ctxkitMiddleware(options)`: synchronous, it opens the agent on the first model call.
  * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
- * @throws the runtime's typed errors while loading the agent (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_MANIFEST_INVALID` ...)
+ * @throws the runtime's typed errors while loading the agent (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`,
+ *   `CTXKIT_MANIFEST_INVALID` ...)
  */
 export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): Promise<CtxkitMiddleware> {
   const middleware = ctxkitMiddleware(options);
@@ -194,7 +223,8 @@ export async function createCtxkitMiddleware(options: CtxkitMiddlewareOptions): 
 function recordUsage(agent: AgentHandle, sessionId: string, history: readonly ChatMessage[], answer: unknown): void {
   if (!AIMessage.isInstance(answer) || answer.usage_metadata === undefined) return;
   const metadata = answer.response_metadata as Record<string, unknown> | undefined;
-  const model = [metadata?.model_name, metadata?.model].find((value): value is string => typeof value === 'string') ?? 'unknown';
+  const model =
+    [metadata?.model_name, metadata?.model].find((value): value is string => typeof value === 'string') ?? 'unknown';
   const cacheMiss = toCacheMissReport(metadata);
   safeEmit(agent.events, 'llm-usage', {
     agentId: agent.id,

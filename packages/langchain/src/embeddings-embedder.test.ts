@@ -1,6 +1,7 @@
 import { ErrorCodes, LLMResponseError } from '@ctxkit/core';
 import { Embeddings } from '@langchain/core/embeddings';
 import { SyntheticEmbeddings } from '@langchain/core/utils/testing';
+
 import { embedderFromLangChain } from './embeddings-embedder';
 
 const texts = ['Where is my refund?', 'The card was charged twice.', 'Flight HAT170 moved to May 21.'];
@@ -90,7 +91,9 @@ describe('embedderFromLangChain', () => {
       const short = new RecordingEmbeddings(async (documents) => documents.slice(1).map(vectorOf));
       await expect(embedderFromLangChain(short).embed(texts)).rejects.toThrow(/expected 3 vectors, got 2/);
       const ragged = new RecordingEmbeddings(async (batch) => batch.map((text, at) => vectorOf(text).slice(at)));
-      const error = await embedderFromLangChain(ragged).embed(texts).catch((reason: unknown) => reason);
+      const error = await embedderFromLangChain(ragged)
+        .embed(texts)
+        .catch((reason: unknown) => reason);
       expect(error).toBeInstanceOf(LLMResponseError);
       expect((error as LLMResponseError).code).toBe(ErrorCodes.LLM_RESPONSE_INVALID);
     });

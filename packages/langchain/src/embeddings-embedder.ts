@@ -1,6 +1,7 @@
-import { checkedVectors, untilAborted } from '@ctxkit/core/strategy-kit';
 import type { EmbedOptions, ITextEmbedder, LLMErrorDetails } from '@ctxkit/core';
+import { checkedVectors, untilAborted } from '@ctxkit/core/strategy-kit';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
+
 import { configuredModelName } from './configured-model-name';
 
 /** Options of {@link embedderFromLangChain}. */

@@ -2,23 +2,38 @@ import type { ChatMessage } from '@ctxkit/core';
 import {
   AIMessage,
   AIMessageChunk,
+  type BaseMessage,
   HumanMessage,
   HumanMessageChunk,
   SystemMessage,
   SystemMessageChunk,
   ToolMessage,
   ToolMessageChunk,
-  type BaseMessage,
 } from '@langchain/core/messages';
+
 import { reasoningBlocksOf, toLangChainContent } from './content-blocks';
-import { originalMessage, type LangChainChatMessage, type LangChainMessageFields, type LangChainMessageType, type LangChainOrigin } from './langchain-origin';
+import {
+  type LangChainChatMessage,
+  type LangChainMessageFields,
+  type LangChainMessageType,
+  type LangChainOrigin,
+  originalMessage,
+} from './langchain-origin';
 import { sameData } from './same-data';
 import { chatFieldsOf } from './to-chat-messages';
-import { toLangChainToolCall, type LangChainInvalidToolCall, type LangChainToolCall } from './tool-call-conversion';
+import { type LangChainInvalidToolCall, type LangChainToolCall, toLangChainToolCall } from './tool-call-conversion';
 
-const TYPE_OF_ROLE: Record<ChatMessage['role'], LangChainMessageType> = { system: 'system', user: 'human', assistant: 'ai', tool: 'tool' };
+const TYPE_OF_ROLE: Record<ChatMessage['role'], LangChainMessageType> = {
+  system: 'system',
+  user: 'human',
+  assistant: 'ai',
+  tool: 'tool',
+};
 
-/** The ctxkit fields of a message that strategies may change; a carried origin is used whole only while they are as converted. */
+/**
+ * The ctxkit fields of a message that strategies may change; a carried origin is used whole only while they are as
+ * converted.
+ */
 const VIEW_KEYS = ['role', 'content', 'name', 'tool_calls', 'tool_call_id', 'reasoning', 'output_ref'] as const;
 
 function view(message: Readonly<ChatMessage>): Record<string, unknown> {
@@ -76,7 +91,8 @@ function fieldsOfChat(message: Readonly<ChatMessage>, toolNames: ReadonlyMap<str
 function keptFromOrigin(origin: LangChainOrigin, fields: LangChainMessageFields): LangChainMessageFields {
   const kept: LangChainMessageFields = { ...origin.fields, ...fields };
   if (fields.name === undefined && origin.fields.name !== undefined) kept.name = origin.fields.name;
-  if (fields.invalid_tool_calls === undefined && origin.fields.invalid_tool_calls !== undefined) kept.invalid_tool_calls = origin.fields.invalid_tool_calls;
+  if (fields.invalid_tool_calls === undefined && origin.fields.invalid_tool_calls !== undefined)
+    kept.invalid_tool_calls = origin.fields.invalid_tool_calls;
   if (origin.fields.metadata !== undefined || fields.metadata !== undefined) {
     const metadata: Record<string, unknown> = { ...origin.fields.metadata, ...fields.metadata };
     if (fields.metadata?.output_ref === undefined) delete metadata.output_ref;
@@ -91,9 +107,15 @@ function copied<T>(value: T): T {
 }
 
 /** A new LangChain message of `type` from its fields (arrays copied: constructors may append to them). */
-function build(type: LangChainMessageType, chunk: boolean, fields: LangChainMessageFields, artifact: unknown): BaseMessage {
+function build(
+  type: LangChainMessageType,
+  chunk: boolean,
+  fields: LangChainMessageFields,
+  artifact: unknown,
+): BaseMessage {
   const init: Record<string, unknown> = { ...fields, content: copied(fields.content) };
-  for (const key of ['tool_calls', 'invalid_tool_calls', 'tool_call_chunks'] as const) if (fields[key] !== undefined) init[key] = copied(fields[key]);
+  for (const key of ['tool_calls', 'invalid_tool_calls', 'tool_call_chunks'] as const)
+    if (fields[key] !== undefined) init[key] = copied(fields[key]);
   if (artifact !== undefined) init.artifact = artifact;
   type Init = never;
   switch (type) {
@@ -123,11 +145,16 @@ function artifactOf(origin: LangChainOrigin): unknown {
  * when `toolNames` knows the id; `output_ref` in `metadata`).
  * @param toolNames tool names by call id, for tool messages without an origin
  */
-export function fromChatMessage(message: Readonly<ChatMessage>, index = 0, toolNames: ReadonlyMap<string, string> = new Map()): BaseMessage {
+export function fromChatMessage(
+  message: Readonly<ChatMessage>,
+  index = 0,
+  toolNames: ReadonlyMap<string, string> = new Map(),
+): BaseMessage {
   const type = TYPE_OF_ROLE[message.role];
   const origin = (message as Readonly<LangChainChatMessage>).langchain;
   if (isOrigin(origin, type)) {
-    if (unchanged(message, origin, index)) return originalMessage(origin) ?? build(type, origin.chunk, origin.fields, undefined);
+    if (unchanged(message, origin, index))
+      return originalMessage(origin) ?? build(type, origin.chunk, origin.fields, undefined);
     return build(type, false, keptFromOrigin(origin, fieldsOfChat(message, toolNames)), artifactOf(origin));
   }
   return build(type, false, fieldsOfChat(message, toolNames), undefined);
@@ -140,7 +167,8 @@ export function fromChatMessage(message: Readonly<ChatMessage>, index = 0, toolN
 export function fromChatMessages(messages: ReadonlyArray<Readonly<ChatMessage>>): BaseMessage[] {
   let toolNames = new Map<string, string>();
   return messages.map((message, index) => {
-    if (message.role === 'assistant') toolNames = new Map((message.tool_calls ?? []).map((call) => [call.id, call.function.name]));
+    if (message.role === 'assistant')
+      toolNames = new Map((message.tool_calls ?? []).map((call) => [call.id, call.function.name]));
     return fromChatMessage(message, index, toolNames);
   });
 }

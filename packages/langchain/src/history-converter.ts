@@ -1,4 +1,5 @@
 import type { BaseMessage } from '@langchain/core/messages';
+
 import type { LangChainChatMessage } from './langchain-origin';
 import { toChatMessage } from './to-chat-messages';
 

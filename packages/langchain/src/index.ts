@@ -6,20 +6,25 @@
  */
 
 // message conversion
-export type { LangChainChatMessage, LangChainMessageFields, LangChainMessageType, LangChainOrigin } from './langchain-origin';
-export { toChatMessage, toChatMessages } from './to-chat-messages';
 export { fromChatMessage, fromChatMessages } from './from-chat-messages';
 export { HistoryConverter } from './history-converter';
+export type {
+  LangChainChatMessage,
+  LangChainMessageFields,
+  LangChainMessageType,
+  LangChainOrigin,
+} from './langchain-origin';
+export { toChatMessage, toChatMessages } from './to-chat-messages';
 export { toToolDefinition } from './tool-definitions';
 
 // middleware and contributed tools
-export type { CtxkitMiddleware, CtxkitMiddlewareOptions, RagContextInput } from './ctxkit-middleware';
-export { createCtxkitMiddleware, ctxkitMiddleware } from './ctxkit-middleware';
 export type { AgentSource } from './agent-source';
 export { DEFAULT_LANGCHAIN_AGENT_ID } from './agent-source';
+export { contributedLangChainTools } from './contributed-tools';
+export type { CtxkitMiddleware, CtxkitMiddlewareOptions, RagContextInput } from './ctxkit-middleware';
+export { createCtxkitMiddleware, ctxkitMiddleware } from './ctxkit-middleware';
 export type { LangGraphRun, SessionIdResolver } from './session-id';
 export { threadSessionId } from './session-id';
-export { contributedLangChainTools } from './contributed-tools';
 
 // the chat model as ctxkit's LLM client (summaries, extraction, compaction)
 export type { ChatModelClientOptions } from './chat-model-llm-client';

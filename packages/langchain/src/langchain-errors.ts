@@ -27,7 +27,10 @@ export class SessionIdError extends CtxkitError {
       code: ErrorCodes.STORE_KEY_INVALID,
       category: 'user',
       message: `The conversation id ${JSON.stringify(sessionId) ?? String(sessionId)} cannot be a ctxkit session id.`,
-      fix: 'Use a non-empty thread id of at most 200 characters once escaped (characters outside [A-Za-z0-9._:@-] take 3 or 6; hash longer ids), or pass ctxkitMiddleware({ sessionId: (run) => ... }) returning such an id.',
+      fix:
+        'Use a non-empty thread id of at most 200 characters once escaped (characters outside [A-Za-z0-9._:@-] ' +
+        'take 3 or 6; hash longer ids), or pass ctxkitMiddleware({ sessionId: (run) => ... }) returning such an ' +
+        'id.',
       details: { sessionId: typeof sessionId === 'string' ? sessionId : String(sessionId) },
       cause,
     });

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { BaseMessageChunk, type BaseMessage } from '@langchain/core/messages';
+import { type BaseMessage, BaseMessageChunk } from '@langchain/core/messages';
 
 /** The LangChain message types that have a ctxkit equivalent. */
 export type LangChainMessageType = 'system' | 'human' | 'ai' | 'tool';
@@ -48,8 +48,10 @@ export function captureOrigin(message: BaseMessage, type: LangChainMessageType):
   const fields: LangChainMessageFields = { content: message.content };
   if (message.id !== undefined) fields.id = message.id;
   if (message.name !== undefined) fields.name = message.name;
-  if (message.additional_kwargs !== undefined) fields.additional_kwargs = message.additional_kwargs as Record<string, unknown>;
-  if (message.response_metadata !== undefined) fields.response_metadata = message.response_metadata as Record<string, unknown>;
+  if (message.additional_kwargs !== undefined)
+    fields.additional_kwargs = message.additional_kwargs as Record<string, unknown>;
+  if (message.response_metadata !== undefined)
+    fields.response_metadata = message.response_metadata as Record<string, unknown>;
   const chunk = BaseMessageChunk.isInstance(message);
   if (type === 'ai') {
     if (Array.isArray(source.tool_calls)) fields.tool_calls = source.tool_calls;

@@ -1,6 +1,7 @@
 import { type ChatMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { type BaseMessage, SystemMessage } from '@langchain/core/messages';
+
 import { fromChatMessages } from './from-chat-messages';
 import type { LangChainChatMessage } from './langchain-origin';
 
@@ -22,7 +23,13 @@ export function withMemory(system: SystemMessage, memory: readonly string[]): Sy
   const content =
     typeof system.content === 'string'
       ? [system.content, ...memory].filter((text) => text !== '').join('\n\n')
-      : [...system.content, ...memory.map((text, index) => ({ type: 'text' as const, text: index === 0 && system.text === '' ? text : `\n\n${text}` }))];
+      : [
+          ...system.content,
+          ...memory.map((text, index) => ({
+            type: 'text' as const,
+            text: index === 0 && system.text === '' ? text : `\n\n${text}`,
+          })),
+        ];
   return new SystemMessage({
     content,
     ...(system.id !== undefined ? { id: system.id } : {}),
@@ -42,7 +49,8 @@ export function withMemory(system: SystemMessage, memory: readonly string[]): Sy
 export function toModelMessages(payload: ReadonlyArray<Readonly<ChatMessage>>, system: SystemMessage): ModelMessages {
   let start = 0;
   const memory: string[] = [];
-  const isStrategySystem = (message: Readonly<ChatMessage> | undefined) => message?.role === 'system' && (message as LangChainChatMessage).langchain === undefined;
+  const isStrategySystem = (message: Readonly<ChatMessage> | undefined) =>
+    message?.role === 'system' && (message as LangChainChatMessage).langchain === undefined;
   if (isStrategySystem(payload[0])) start = 1;
   while (isStrategySystem(payload[start])) memory.push(contentText(payload[start++]!.content));
   return { systemMessage: withMemory(system, memory), messages: fromChatMessages(payload.slice(start)) };

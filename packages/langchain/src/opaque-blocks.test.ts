@@ -1,5 +1,6 @@
-import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { fromChatMessage, fromChatMessages, toChatMessages, type LangChainChatMessage } from './index';
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
+
+import { fromChatMessage, fromChatMessages, type LangChainChatMessage, toChatMessages } from './index';
 
 /**
  * Opaque provider content as LangChain carries it in an AI message's content blocks: Anthropic
@@ -7,21 +8,37 @@ import { fromChatMessage, fromChatMessages, toChatMessages, type LangChainChatMe
  * block with its encrypted content and a compaction item.
  */
 const anthropicBlocks = [
-  { type: 'compaction', content: 'Mia booked HAT039 (économie).', encrypted_content: 'b3BhcXVl/+==', signature: 'EsgCCompSig/+==' },
+  {
+    type: 'compaction',
+    content: 'Mia booked HAT039 (économie).',
+    encrypted_content: 'b3BhcXVl/+==',
+    signature: 'EsgCCompSig/+==',
+  },
   { type: 'thinking', thinking: 'Prüfe \u2028 予約 🎉', signature: 'EqQBCkYI+/==' },
   { type: 'redacted_thinking', data: 'EmwKAhgB/+w==' },
 ];
 const openaiBlocks = [
   { type: 'compaction', id: 'cmp_68a2', encrypted_content: 'gAAAAABcompact/+Zz==' },
-  { type: 'reasoning', id: 'rs_68a1', summary: [{ type: 'summary_text', text: 'Check the fare — 運賃.' }], encrypted_content: 'gAAAAABo/+k9Qx==' },
+  {
+    type: 'reasoning',
+    id: 'rs_68a1',
+    summary: [{ type: 'summary_text', text: 'Check the fare — 運賃.' }],
+    encrypted_content: 'gAAAAABo/+k9Qx==',
+  },
 ];
 
 function conversation(): BaseMessage[] {
   return [
     new HumanMessage({ content: 'Where is my booking?' }),
-    new AIMessage({ content: [...structuredClone(anthropicBlocks), { type: 'text', text: 'Let me look.' }], tool_calls: [{ id: 'toolu_1', name: 'get_reservation', args: { id: 'HAT039' }, type: 'tool_call' }] }),
+    new AIMessage({
+      content: [...structuredClone(anthropicBlocks), { type: 'text', text: 'Let me look.' }],
+      tool_calls: [{ id: 'toolu_1', name: 'get_reservation', args: { id: 'HAT039' }, type: 'tool_call' }],
+    }),
     new ToolMessage({ content: 'HAT039', tool_call_id: 'toolu_1' }),
-    new AIMessage({ content: [...structuredClone(openaiBlocks), { type: 'text', text: 'It is HAT039.' }], response_metadata: { model_provider: 'openai' } }),
+    new AIMessage({
+      content: [...structuredClone(openaiBlocks), { type: 'text', text: 'It is HAT039.' }],
+      response_metadata: { model_provider: 'openai' },
+    }),
   ];
 }
 
@@ -56,16 +73,22 @@ describe('opaque provider blocks through the LangChain adapter', () => {
   it('keeps the blocks first and unchanged when a strategy changes the message text', () => {
     const [, anthropic, , openai] = toChatMessages(conversation());
     const changedAnthropic = fromChatMessage({ ...anthropic!, content: 'Looking.' } as LangChainChatMessage, 1);
-    expect(JSON.stringify(changedAnthropic.content)).toBe(JSON.stringify([...anthropicBlocks, { type: 'text', text: 'Looking.' }]));
+    expect(JSON.stringify(changedAnthropic.content)).toBe(
+      JSON.stringify([...anthropicBlocks, { type: 'text', text: 'Looking.' }]),
+    );
     const stripped = { ...openai!, content: 'HAT039.' } as LangChainChatMessage;
     delete (stripped as { langchain?: unknown }).langchain;
-    expect(JSON.stringify(fromChatMessage(stripped, 3).content)).toBe(JSON.stringify([...openaiBlocks, { type: 'text', text: 'HAT039.' }]));
+    expect(JSON.stringify(fromChatMessage(stripped, 3).content)).toBe(
+      JSON.stringify([...openaiBlocks, { type: 'text', text: 'HAT039.' }]),
+    );
   });
 
   it('keeps a Gemini thought signature kept in additional_kwargs when a strategy changes the message', () => {
     const gemini = new AIMessage({
       content: [{ type: 'text', text: 'Let me look.' }],
-      additional_kwargs: { originalTextContentBlock: { type: 'text', text: 'Let me look.', thoughtSignature: 'CiQBcsjafTextSig/+==' } },
+      additional_kwargs: {
+        originalTextContentBlock: { type: 'text', text: 'Let me look.', thoughtSignature: 'CiQBcsjafTextSig/+==' },
+      },
       tool_calls: [{ id: 'call_1', name: 'get_reservation', args: { id: 'HAT039' }, type: 'tool_call' }],
       response_metadata: { model_provider: 'google-genai' },
     });

@@ -1,7 +1,10 @@
-import { CtxkitError, DEFAULT_SESSION_ID, ErrorCodes, type AgentHandle, type IContextManager } from '@ctxkit/core';
+import { type AgentHandle, CtxkitError, DEFAULT_SESSION_ID, ErrorCodes, type IContextManager } from '@ctxkit/core';
+
 import { SessionIdError } from './langchain-errors';
 
-/** What the middleware knows of a LangGraph run when it picks the conversation: its `configurable` and its `context`. */
+/**
+ * What the middleware knows of a LangGraph run when it picks the conversation: its `configurable` and its `context`.
+ */
 export interface LangGraphRun {
   configurable?: Record<string, unknown> | undefined;
   context?: unknown;
@@ -22,13 +25,18 @@ export function threadSessionId(run: LangGraphRun): string {
  * @throws SessionIdError (`CTXKIT_STORE_KEY_INVALID`) when the resolved id cannot name a session
  * @throws DisposedError (`CTXKIT_DISPOSED`) after the agent was disposed
  */
-export function sessionFor(agent: AgentHandle, resolve: SessionIdResolver, run: LangGraphRun): { sessionId: string; manager: IContextManager } {
+export function sessionFor(
+  agent: AgentHandle,
+  resolve: SessionIdResolver,
+  run: LangGraphRun,
+): { sessionId: string; manager: IContextManager } {
   const sessionId = resolve(run);
   if (typeof sessionId !== 'string') throw new SessionIdError(sessionId);
   try {
     return { sessionId, manager: agent.forSession(sessionId) };
   } catch (error) {
-    if (CtxkitError.isInstance(error) && error.code === ErrorCodes.STORE_KEY_INVALID) throw new SessionIdError(sessionId, error);
+    if (CtxkitError.isInstance(error) && error.code === ErrorCodes.STORE_KEY_INVALID)
+      throw new SessionIdError(sessionId, error);
     throw error;
   }
 }

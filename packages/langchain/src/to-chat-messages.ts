@@ -1,9 +1,16 @@
 import type { AssistantMessage, ToolOutputRef } from '@ctxkit/core';
 import { BaseMessage } from '@langchain/core/messages';
+
 import { joinedTextOf, reasoningOf, textContentOf, userContentOf } from './content-blocks';
 import { LangChainMessageError } from './langchain-errors';
-import { captureOrigin, type LangChainChatMessage, type LangChainMessageFields, type LangChainMessageType, type LangChainOrigin } from './langchain-origin';
-import { toCtxkitToolCall, type LangChainToolCall } from './tool-call-conversion';
+import {
+  captureOrigin,
+  type LangChainChatMessage,
+  type LangChainMessageFields,
+  type LangChainMessageType,
+  type LangChainOrigin,
+} from './langchain-origin';
+import { type LangChainToolCall, toCtxkitToolCall } from './tool-call-conversion';
 
 const TYPES = new Set<string>(['system', 'human', 'ai', 'tool']);
 
@@ -21,7 +28,11 @@ function isToolOutputRef(value: unknown): value is ToolOutputRef {
  * The ctxkit fields of a LangChain message (what strategies see), from its type and fields.
  * @throws LangChainMessageError (`CTXKIT_HISTORY_INVALID`) for a tool call without an id or with args that are not JSON
  */
-export function chatFieldsOf(type: LangChainMessageType, fields: LangChainMessageFields, index: number): LangChainChatMessage {
+export function chatFieldsOf(
+  type: LangChainMessageType,
+  fields: LangChainMessageFields,
+  index: number,
+): LangChainChatMessage {
   const name = typeof fields.name === 'string' ? { name: fields.name } : {};
   switch (type) {
     case 'system':
@@ -40,7 +51,11 @@ export function chatFieldsOf(type: LangChainMessageType, fields: LangChainMessag
     case 'ai': {
       const calls = ((fields.tool_calls ?? []) as LangChainToolCall[]).map((call) => toCtxkitToolCall(call, index));
       const text = joinedTextOf(fields.content);
-      const message: AssistantMessage = { role: 'assistant', content: text === '' && calls.length > 0 ? null : text, ...name };
+      const message: AssistantMessage = {
+        role: 'assistant',
+        content: text === '' && calls.length > 0 ? null : text,
+        ...name,
+      };
       if (calls.length > 0) message.tool_calls = calls;
       const reasoning = reasoningOf(fields.content, fields.response_metadata?.model_provider);
       if (reasoning.length > 0) message.reasoning = reasoning;
@@ -55,7 +70,8 @@ function convertibleType(message: unknown, index: number): LangChainMessageType 
     throw new LangChainMessageError(
       index,
       'not a LangChain message',
-      'Pass BaseMessage instances (SystemMessage, HumanMessage, AIMessage, ToolMessage); coerce plain objects with coerceMessageLikeToMessage from @langchain/core/messages first.',
+      'Pass BaseMessage instances (SystemMessage, HumanMessage, AIMessage, ToolMessage); coerce plain objects with ' +
+        'coerceMessageLikeToMessage from @langchain/core/messages first.',
     );
   }
   const type = message.type as string;
@@ -63,7 +79,8 @@ function convertibleType(message: unknown, index: number): LangChainMessageType 
     throw new LangChainMessageError(
       index,
       `a ${type} message has no ctxkit equivalent`,
-      'Use SystemMessage, HumanMessage, AIMessage and ToolMessage only (turn a FunctionMessage into a ToolMessage, a ChatMessage with a custom role into one of these, and apply RemoveMessage before the conversion).',
+      'Use SystemMessage, HumanMessage, AIMessage and ToolMessage only (turn a FunctionMessage into a ToolMessage, ' +
+        'a ChatMessage with a custom role into one of these, and apply RemoveMessage before the conversion).',
     );
   }
   return type as LangChainMessageType;
@@ -77,7 +94,8 @@ function convertibleType(message: unknown, index: number): LangChainMessageType 
  * for (other blocks, ids, metadata, usage, status, `invalid_tool_calls`) is carried under the
  * `langchain` key, so that {@link fromChatMessage} gives the same message back.
  * @param index the message's position, for error messages
- * @throws LangChainMessageError (`CTXKIT_HISTORY_INVALID`) for another message type, a tool call without an id, args that are not JSON
+ * @throws LangChainMessageError (`CTXKIT_HISTORY_INVALID`) for another message type, a tool call without an id, args
+ *   that are not JSON
  */
 export function toChatMessage(message: BaseMessage, index = 0): LangChainChatMessage {
   const type = convertibleType(message, index);

@@ -1,4 +1,4 @@
-import { createTokenUsage, toTokenUsage, type ProviderUsage, type TokenUsage } from '@ctxkit/core';
+import { createTokenUsage, type ProviderUsage, type TokenUsage, toTokenUsage } from '@ctxkit/core';
 import type { UsageMetadata } from '@langchain/core/messages';
 
 /**
@@ -6,12 +6,16 @@ import type { UsageMetadata } from '@langchain/core/messages';
  * apart; the one-hour part of the writes from the provider's raw usage in `response_metadata.usage`
  * (Anthropic's `cache_creation`) when the integration passes it on.
  */
-export function tokenUsageOf(usage: UsageMetadata | undefined, metadata: Record<string, unknown> | undefined): TokenUsage {
+export function tokenUsageOf(
+  usage: UsageMetadata | undefined,
+  metadata: Record<string, unknown> | undefined,
+): TokenUsage {
   if (!usage) return createTokenUsage({});
   const cacheRead = usage.input_token_details?.cache_read ?? 0;
   const cacheWrite = usage.input_token_details?.cache_creation ?? 0;
   const raw = metadata?.usage;
-  const oneHour = typeof raw === 'object' && raw !== null ? toTokenUsage(raw as ProviderUsage).cache_creation_1h_tokens : undefined;
+  const oneHour =
+    typeof raw === 'object' && raw !== null ? toTokenUsage(raw as ProviderUsage).cache_creation_1h_tokens : undefined;
   return createTokenUsage({
     input_tokens: Math.max(0, usage.input_tokens - cacheRead - cacheWrite),
     cache_read_tokens: cacheRead,

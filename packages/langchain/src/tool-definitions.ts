@@ -25,7 +25,9 @@ export function toToolDefinition(tool: unknown): ToolDefinition {
   const converted = convertToOpenAITool(tool as StructuredToolInterface);
   const definition: ToolDefinition = { type: 'function', function: { name: converted.function.name } };
   if (converted.function.description !== undefined) definition.function.description = converted.function.description;
-  if (converted.function.parameters !== undefined) definition.function.parameters = converted.function.parameters as Record<string, unknown>;
-  if ((converted.function as { strict?: boolean }).strict !== undefined) definition.function.strict = (converted.function as { strict?: boolean }).strict!;
+  if (converted.function.parameters !== undefined)
+    definition.function.parameters = converted.function.parameters as Record<string, unknown>;
+  if ((converted.function as { strict?: boolean }).strict !== undefined)
+    definition.function.strict = (converted.function as { strict?: boolean }).strict!;
   return definition;
 }

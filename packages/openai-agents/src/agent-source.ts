@@ -11,4 +11,3 @@ export const OPENAI_AGENTS_AGENT_SOURCE: OpenAgentOptions = {
   defaultAgentId: DEFAULT_OPENAI_AGENTS_AGENT_ID,
   example: "new CtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 } })",
 };
-

@@ -16,7 +16,8 @@ export class ComposingModel implements Model {
     private readonly model: Model,
     private readonly compose: ComposeRequest,
   ) {
-    if (model.supportsPromptModelSelection !== undefined) this.supportsPromptModelSelection = model.supportsPromptModelSelection;
+    if (model.supportsPromptModelSelection !== undefined)
+      this.supportsPromptModelSelection = model.supportsPromptModelSelection;
   }
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {

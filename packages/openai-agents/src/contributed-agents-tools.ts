@@ -1,5 +1,13 @@
-import { CtxkitError, ErrorCodes, hasContributedTools, ToolExecutionError, type IContextManager, type ToolExecutionContext } from '@ctxkit/core';
-import { tool, type FunctionTool } from '@openai/agents';
+import {
+  CtxkitError,
+  ErrorCodes,
+  hasContributedTools,
+  type IContextManager,
+  type ToolExecutionContext,
+  ToolExecutionError,
+} from '@ctxkit/core';
+import { type FunctionTool, tool } from '@openai/agents';
+
 import { rememberStrategyDefinition } from './strategy-tool-definitions';
 
 /**
@@ -29,7 +37,10 @@ export interface ContributedToolsOwner {
 
 /** What the model reads for a failed call: what failed, without the developer's fix. */
 function errorText(name: string, toolCallId: string, error: unknown): string {
-  const failure = CtxkitError.isInstance(error) && error.code === ErrorCodes.TOOL_EXECUTION_FAILED ? error : new ToolExecutionError(name, toolCallId, error);
+  const failure =
+    CtxkitError.isInstance(error) && error.code === ErrorCodes.TOOL_EXECUTION_FAILED
+      ? error
+      : new ToolExecutionError(name, toolCallId, error);
   return `Error: ${failure.message.split(' Fix: ')[0]}`;
 }
 
@@ -55,11 +66,16 @@ export function contributedAgentsTools(manager: IContextManager, owner: Contribu
       strict: (strict === true) as false,
       isEnabled: () => owner.offers(name),
       execute: (input: unknown, _runContext?: unknown, details?: CallDetails) => {
-        const context: ToolExecutionContext = { agentId: owner.agentId, sessionId: owner.sessionId, toolCallId: details?.toolCall?.callId ?? '' };
+        const context: ToolExecutionContext = {
+          agentId: owner.agentId,
+          sessionId: owner.sessionId,
+          toolCallId: details?.toolCall?.callId ?? '',
+        };
         if (details?.signal !== undefined) context.signal = details.signal;
         return contributed.execute(input, context);
       },
-      errorFunction: (_runContext: unknown, error: unknown, details?: CallDetails) => errorText(name, details?.toolCall?.callId ?? '', error),
+      errorFunction: (_runContext: unknown, error: unknown, details?: CallDetails) =>
+        errorText(name, details?.toolCall?.callId ?? '', error),
     }) as unknown as FunctionTool;
     rememberStrategyDefinition(made, definition);
     return made;

@@ -1,32 +1,36 @@
 import { randomUUID } from 'node:crypto';
+
 import {
+  type AgentHandle,
+  type AgentSource,
   AgentSourceError,
   hasContributedTools,
   hasWhenIdle,
+  type IContextManager,
   IContextStore,
+  type LazyAgent,
   lazyAgent,
+  type LLMPayload,
   PIN_CONTEXT_TOOL,
   safeEmit,
-  UNPIN_CONTEXT_TOOL,
-  type AgentHandle,
-  type AgentSource,
-  type IContextManager,
-  type LazyAgent,
-  type LLMPayload,
   type TokenUsage,
+  UNPIN_CONTEXT_TOOL,
 } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import type { AgentInputItem, FunctionTool, Model, ModelRequest, Session, Usage } from '@openai/agents';
+
+import { OPENAI_AGENTS_AGENT_SOURCE } from './agent-source';
 import { AgentStoreSession } from './agent-store-session';
 import { ComposingModel } from './composing-model';
 import { contributedAgentsTools } from './contributed-agents-tools';
-import { OPENAI_AGENTS_AGENT_SOURCE } from './agent-source';
 import { tokenUsagesOfRun } from './run-usage';
 import { toAgentInputItems } from './to-agent-input-items';
 import { convertItems, toChatMessages } from './to-chat-messages';
-import { toToolDefinitions, type SessionTool } from './tool-definitions';
+import { type SessionTool, toToolDefinitions } from './tool-definitions';
 
-/** Options of a {@link CtxkitSession}: the strategy (an agent, a manifest or a plugin id) and the session's settings. */
+/**
+ * Options of a {@link CtxkitSession}: the strategy (an agent, a manifest or a plugin id) and the session's settings.
+ */
 export interface CtxkitSessionOptions extends AgentSource {
   /**
    * The Session that stores the conversation's items (the Agents SDK's `MemorySession`, a
@@ -39,7 +43,9 @@ export interface CtxkitSessionOptions extends AgentSource {
    * else a random UUID
    */
   sessionId?: string;
-  /** After reporting a finished turn, wait until the strategy's background work (a summary fold) is done. @default false */
+  /**
+   * After reporting a finished turn, wait until the strategy's background work (a summary fold) is done. @default false
+   */
   waitForIdle?: boolean;
   /** Called with every payload the strategy composed (stats: tokens, reductions). */
   onPayload?: (payload: LLMPayload) => void;
@@ -59,13 +65,18 @@ interface OpenSession {
   items: Session;
 }
 
-/** The tools a session contributes beside the strategy: the caller's to count, sent on every call (no strategy adds them). */
+/**
+ * The tools a session contributes beside the strategy: the caller's to count, sent on every call (no strategy adds
+ * them).
+ */
 const SESSION_TOOLS: ReadonlySet<string> = new Set([PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL]);
 
 /** True for an item that closes a turn: an assistant message (a function call would still wait for its result). */
 function endsTurn(item: AgentInputItem | undefined): boolean {
   const record = item as { type?: string; role?: string } | undefined;
-  return record !== undefined && (record.type === undefined || record.type === 'message') && record.role === 'assistant';
+  return (
+    record !== undefined && (record.type === undefined || record.type === 'message') && record.role === 'assistant'
+  );
 }
 
 /**
@@ -84,8 +95,13 @@ function endsTurn(item: AgentInputItem | undefined): boolean {
  * `getAgent()`). One run at a time per session.
  *
  * ```ts
- * const session = new CtxkitSession({ pluginId: 'std-summarization-strategy', config: { maxContextTokens: 16000 }, session: new MemorySession() });
- * const agent = new Agent({ name: 'travel', instructions, model: session.wrapModel(model), tools: [...myTools, ...(await session.tools())] });
+ * const session = new CtxkitSession({
+ *   pluginId: 'std-summarization-strategy',
+ *   config: { maxContextTokens: 16000 },
+ *   session: new MemorySession(),
+ * });
+ * const tools = [...myTools, ...(await session.tools())];
+ * const agent = new Agent({ name: 'travel', instructions, model: session.wrapModel(model), tools });
  * await run(agent, 'Hello', { session });
  * ```
  */
@@ -105,7 +121,8 @@ export class CtxkitSession implements Session {
 
   /**
    * The strategy's agent, opened now if it was not (loading its plugin, creating the runtime).
-   * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_STORE_KEY_INVALID` ...)
+   * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_STORE_KEY_INVALID`
+   *   ...)
    */
   async getAgent(): Promise<AgentHandle> {
     return (await this.open()).agent;
@@ -174,7 +191,14 @@ export class CtxkitSession implements Session {
     const { agent, sessionId } = this.requireOpen();
     const calls = tokenUsagesOfRun(usage);
     for (const call of calls) {
-      safeEmit(agent.events, 'llm-usage', { agentId: agent.id, sessionId, strategyId: agent.strategyId, turn: this.userTurns, usage: call, model: agent.model });
+      safeEmit(agent.events, 'llm-usage', {
+        agentId: agent.id,
+        sessionId,
+        strategyId: agent.strategyId,
+        turn: this.userTurns,
+        usage: call,
+        model: agent.model,
+      });
     }
     return calls;
   }
@@ -199,7 +223,8 @@ export class CtxkitSession implements Session {
   /**
    * Appends items to the stored session; when they end a turn (an assistant answer), reports the
    * whole stored history to the strategy's `onTurnComplete`.
-   * @throws AgentInputItemError (`CTXKIT_HISTORY_INVALID`) for an item that is not a valid input item (nothing is stored)
+   * @throws AgentInputItemError (`CTXKIT_HISTORY_INVALID`) for an item that is not a valid input item (nothing is
+   *   stored)
    */
   async addItems(items: AgentInputItem[]): Promise<void> {
     const { items: stored, manager } = await this.open();
@@ -240,15 +265,22 @@ export class CtxkitSession implements Session {
 
   private async openNow(): Promise<OpenSession> {
     const agent = await this.source.get();
-    const sessionId = this.options.sessionId ?? (this.options.session ? await this.options.session.getSessionId() : randomUUID());
+    const sessionId =
+      this.options.sessionId ?? (this.options.session ? await this.options.session.getSessionId() : randomUUID());
     const manager = agent.forSession(sessionId);
-    const items = this.options.session ?? new AgentStoreSession(agent.container.resolve(IContextStore), agent.id, sessionId);
+    const items =
+      this.options.session ?? new AgentStoreSession(agent.container.resolve(IContextStore), agent.id, sessionId);
     return { agent, sessionId, manager, items };
   }
 
   private requireOpen(): OpenSession {
     if (this.opened === undefined) {
-      throw new AgentSourceError('CtxkitSession', 'the session is not open yet', 'Await session.getAgent() or session.tools() (a run opens it too) before reading session.agent, session.manager or session.contributedTools().');
+      throw new AgentSourceError(
+        'CtxkitSession',
+        'the session is not open yet',
+        'Await session.getAgent() or session.tools() (a run opens it too) before reading session.agent, ' +
+          'session.manager or session.contributedTools().',
+      );
     }
     return this.opened;
   }
@@ -264,14 +296,22 @@ export class CtxkitSession implements Session {
     );
   }
 
-  /** One request as the strategy composes it: its input within the budget, the strategy's tools as the payload offers them. */
+  /**
+   * One request as the strategy composes it: its input within the budget, the strategy's tools as the payload offers
+   * them.
+   */
   private async composeRequest(request: ModelRequest): Promise<ModelRequest> {
     const { manager } = await this.open();
     const own = this.ownToolNames(manager);
-    const items: AgentInputItem[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
+    const items: AgentInputItem[] =
+      typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input;
     const instructions = request.systemInstructions ?? '';
     const callerTools = request.tools.filter((tool) => !('name' in tool) || !own.has(tool.name));
-    const payload = await manager.composePayload(instructions, toChatMessages(items), toToolDefinitions(callerTools as SessionTool[]));
+    const payload = await manager.composePayload(
+      instructions,
+      toChatMessages(items),
+      toToolDefinitions(callerTools as SessionTool[]),
+    );
     this.payload = payload;
     this.options.onPayload?.(payload);
     const [first, ...rest] = payload.messages;
@@ -286,7 +326,8 @@ export class CtxkitSession implements Session {
  * A {@link CtxkitSession}, opened before it is returned.
  * @deprecated Use `new CtxkitSession(options)`: constructed synchronously, it opens its agent on first use.
  * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
- * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_STORE_KEY_INVALID` ...)
+ * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND`, `CTXKIT_CONFIG_INVALID`, `CTXKIT_STORE_KEY_INVALID`
+ *   ...)
  */
 export async function createCtxkitSession(options: CtxkitSessionOptions): Promise<CtxkitSession> {
   const session = new CtxkitSession(options);

@@ -9,18 +9,18 @@
  */
 export type { OpenAIAgentsChatMessage, OpenAIAgentsOrigin } from './agents-origin';
 export { OPENAI_AGENTS_CARRIED_PROVIDER, OPENAI_REASONING_PROVIDER } from './agents-origin';
-export { toChatMessages } from './to-chat-messages';
-export { toAgentInputItems } from './to-agent-input-items';
 export { AgentInputItemError } from './errors/agent-input-item-error';
 export { ChatMessageItemError } from './errors/chat-message-item-error';
+export { toAgentInputItems } from './to-agent-input-items';
+export { toChatMessages } from './to-chat-messages';
 /** The one options error of every ctxkit framework adapter (`CTXKIT_CONFIG_INVALID`), from `@ctxkit/core`. */
-export { AgentSourceError } from '@ctxkit/core';
-export type { CtxkitSessionOptions, CtxkitSessionSettings } from './ctxkit-session';
-export { createCtxkitSession, CtxkitSession } from './ctxkit-session';
-export { SESSION_ITEMS_STORE_NAME } from './agent-store-session';
 export type { AgentSource } from './agent-source';
 export { DEFAULT_OPENAI_AGENTS_AGENT_ID } from './agent-source';
+export { SESSION_ITEMS_STORE_NAME } from './agent-store-session';
 export type { ContributedToolsOwner } from './contributed-agents-tools';
 export { contributedAgentsTools } from './contributed-agents-tools';
+export type { CtxkitSessionOptions, CtxkitSessionSettings } from './ctxkit-session';
+export { createCtxkitSession, CtxkitSession } from './ctxkit-session';
 export type { SessionTool } from './tool-definitions';
 export { toToolDefinitions } from './tool-definitions';
+export { AgentSourceError } from '@ctxkit/core';

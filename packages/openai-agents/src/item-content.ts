@@ -9,7 +9,8 @@ function fileLabel(file: unknown, filename: unknown): string {
   if (typeof file === 'string') return file.length > 80 ? 'inline data' : file;
   if (file !== null && typeof file === 'object') {
     const record = file as Record<string, unknown>;
-    for (const key of ['filename', 'url', 'id', 'fileId']) if (typeof record[key] === 'string') return record[key] as string;
+    for (const key of ['filename', 'url', 'id', 'fileId'])
+      if (typeof record[key] === 'string') return record[key] as string;
   }
   return 'file';
 }
@@ -41,7 +42,8 @@ export function userContent(content: unknown): string | ContentPart[] {
     if (part.type === 'input_text' && typeof part.text === 'string') return { type: 'text', text: part.text };
     if (part.type === 'input_image' && typeof part.image === 'string') {
       const image: ContentPart = { type: 'image_url', image_url: { url: part.image } };
-      if (typeof part.detail === 'string' && DETAILS.has(part.detail)) image.image_url.detail = part.detail as 'auto' | 'low' | 'high';
+      if (typeof part.detail === 'string' && DETAILS.has(part.detail))
+        image.image_url.detail = part.detail as 'auto' | 'low' | 'high';
       return image;
     }
     return { type: 'text', text: partMarker(part) };
@@ -65,7 +67,10 @@ export function assistantText(content: unknown): string {
 export function toolOutputContent(output: unknown): string | TextContentPart[] {
   if (typeof output === 'string') return output;
   if (Array.isArray(output)) {
-    return output.map((part: Part): TextContentPart => ({ type: 'text', text: part.type === 'input_text' && typeof part.text === 'string' ? part.text : partMarker(part) }));
+    return output.map((part: Part): TextContentPart => ({
+      type: 'text',
+      text: part.type === 'input_text' && typeof part.text === 'string' ? part.text : partMarker(part),
+    }));
   }
   if (output !== null && typeof output === 'object') {
     const part = output as Part;

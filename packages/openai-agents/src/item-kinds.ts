@@ -4,7 +4,8 @@ import type { AgentInputItem, FunctionCallItem, FunctionCallResultItem } from '@
 export type MessageItem = Extract<AgentInputItem, { role: string }>;
 
 /** The kind of an input item as the conversion sees it. */
-export type ItemKind = 'user' | 'system' | 'assistant' | 'function_call' | 'function_call_result' | 'reasoning' | 'compaction' | 'carried';
+export type ItemKind =
+  'user' | 'system' | 'assistant' | 'function_call' | 'function_call_result' | 'reasoning' | 'compaction' | 'carried';
 
 /** The kind of `item`, or a description of what is wrong with it. */
 export function itemKind(item: unknown): ItemKind | { problem: string } {
@@ -18,7 +19,8 @@ export function itemKind(item: unknown): ItemKind | { problem: string } {
   if (record.type === 'function_call' || record.type === 'function_call_result') {
     if (typeof record.callId !== 'string') return { problem: `a ${record.type} without a string callId` };
     if (typeof record.name !== 'string') return { problem: `a ${record.type} without a string name` };
-    if (record.type === 'function_call' && typeof record.arguments !== 'string') return { problem: 'a function_call whose arguments are not a string' };
+    if (record.type === 'function_call' && typeof record.arguments !== 'string')
+      return { problem: 'a function_call whose arguments are not a string' };
     return record.type;
   }
   if (record.type === 'reasoning') return 'reasoning';

@@ -1,5 +1,6 @@
 import type { AgentInputItem } from '@openai/agents';
-import { toAgentInputItems, toChatMessages, type OpenAIAgentsChatMessage } from './index';
+
+import { type OpenAIAgentsChatMessage, toAgentInputItems, toChatMessages } from './index';
 
 /**
  * Opaque OpenAI items as an Agents SDK session holds them: a compaction item and a reasoning item
@@ -8,12 +9,31 @@ import { toAgentInputItems, toChatMessages, type OpenAIAgentsChatMessage } from 
 const items = [
   { type: 'message', role: 'user', content: 'Where is my booking?' },
   { type: 'compaction', id: 'cmp_68a2', encrypted_content: 'gAAAAABcompact/+Zz==' },
-  { type: 'reasoning', id: 'rs_68a1', content: [{ type: 'input_text', text: 'Check the fare — 運賃 \u2028 🎉' }], providerData: { encrypted_content: 'gAAAAABo/+k9Qx==' } },
-  { type: 'function_call', callId: 'call_1', name: 'get_reservation', arguments: '{"id":"HAT039"}', status: 'completed' },
-  { type: 'function_call_result', callId: 'call_1', name: 'get_reservation', status: 'completed', output: { type: 'text', text: 'HAT039' } },
+  {
+    type: 'reasoning',
+    id: 'rs_68a1',
+    content: [{ type: 'input_text', text: 'Check the fare — 運賃 \u2028 🎉' }],
+    providerData: { encrypted_content: 'gAAAAABo/+k9Qx==' },
+  },
+  {
+    type: 'function_call',
+    callId: 'call_1',
+    name: 'get_reservation',
+    arguments: '{"id":"HAT039"}',
+    status: 'completed',
+  },
+  {
+    type: 'function_call_result',
+    callId: 'call_1',
+    name: 'get_reservation',
+    status: 'completed',
+    output: { type: 'text', text: 'HAT039' },
+  },
 ] as unknown as AgentInputItem[];
 
-/** The messages without the items they keep, as a strategy's copy or a store without the adapter's fields gives them. */
+/**
+ * The messages without the items they keep, as a strategy's copy or a store without the adapter's fields gives them.
+ */
 function withoutOrigin(messages: readonly OpenAIAgentsChatMessage[]): OpenAIAgentsChatMessage[] {
   return messages.map(({ openaiAgents: _items, ...message }) => message as OpenAIAgentsChatMessage);
 }
@@ -21,7 +41,9 @@ function withoutOrigin(messages: readonly OpenAIAgentsChatMessage[]): OpenAIAgen
 describe('opaque items through the Agents SDK adapter', () => {
   it('carries compaction and encrypted reasoning items on the step they came with, as OpenAI items', () => {
     const assistant = toChatMessages(items).find((message) => message.role === 'assistant');
-    expect(assistant?.role === 'assistant' && assistant.reasoning?.map((item) => [item.provider, item.data.type])).toEqual([
+    expect(
+      assistant?.role === 'assistant' && assistant.reasoning?.map((item) => [item.provider, item.data.type]),
+    ).toEqual([
       ['openai', 'compaction'],
       ['openai', 'reasoning'],
     ]);

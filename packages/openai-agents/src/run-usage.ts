@@ -1,9 +1,13 @@
-import { toTokenUsage, type TokenUsage } from '@ctxkit/core';
+import { type TokenUsage, toTokenUsage } from '@ctxkit/core';
 import type { Usage } from '@openai/agents';
 
 /** The counts of an Agents SDK usage entry's `inputTokensDetails` that ctxkit reads. */
-function details(records: ReadonlyArray<Record<string, number>>): { cached_tokens: number; cache_write_tokens: number } {
-  const total = (key: string) => records.reduce((sum, record) => sum + (typeof record[key] === 'number' ? record[key]! : 0), 0);
+function details(records: ReadonlyArray<Record<string, number>>): {
+  cached_tokens: number;
+  cache_write_tokens: number;
+} {
+  const total = (key: string) =>
+    records.reduce((sum, record) => sum + (typeof record[key] === 'number' ? record[key]! : 0), 0);
   return { cached_tokens: total('cached_tokens'), cache_write_tokens: total('cache_write_tokens') };
 }
 
@@ -16,8 +20,20 @@ function details(records: ReadonlyArray<Record<string, number>>): { cached_token
 export function tokenUsagesOfRun(usage: Usage): TokenUsage[] {
   const entries = usage.requestUsageEntries;
   if (entries !== undefined && entries.length > 0) {
-    return entries.map((entry) => toTokenUsage({ input_tokens: entry.inputTokens, output_tokens: entry.outputTokens, input_tokens_details: details([entry.inputTokensDetails ?? {}]) }));
+    return entries.map((entry) =>
+      toTokenUsage({
+        input_tokens: entry.inputTokens,
+        output_tokens: entry.outputTokens,
+        input_tokens_details: details([entry.inputTokensDetails ?? {}]),
+      }),
+    );
   }
   if (usage.requests === 0 && usage.inputTokens === 0 && usage.outputTokens === 0) return [];
-  return [toTokenUsage({ input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, input_tokens_details: details(usage.inputTokensDetails ?? []) })];
+  return [
+    toTokenUsage({
+      input_tokens: usage.inputTokens,
+      output_tokens: usage.outputTokens,
+      input_tokens_details: details(usage.inputTokensDetails ?? []),
+    }),
+  ];
 }

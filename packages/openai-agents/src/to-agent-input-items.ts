@@ -1,8 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
+
 import { type ChatMessage, type ContentPart, type ReadonlyChatMessage, type TextContentPart } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import type { AgentInputItem, FunctionCallItem, FunctionCallResultItem } from '@openai/agents';
-import { OPENAI_AGENTS_CARRIED_PROVIDER, OPENAI_REASONING_PROVIDER, type OpenAIAgentsChatMessage } from './agents-origin';
+
+import {
+  OPENAI_AGENTS_CARRIED_PROVIDER,
+  OPENAI_REASONING_PROVIDER,
+  type OpenAIAgentsChatMessage,
+} from './agents-origin';
 import { ChatMessageItemError } from './errors/chat-message-item-error';
 import { convertItems } from './to-chat-messages';
 
@@ -57,7 +63,8 @@ function toolOutput(content: string | TextContentPart[], base: Item | undefined)
     if (Array.isArray(previous)) return content.map((part) => ({ type: 'input_text' as const, text: part.text }));
     return contentText(content);
   }
-  if (previous !== null && typeof previous === 'object' && !Array.isArray(previous)) return { type: 'text', text: content };
+  if (previous !== null && typeof previous === 'object' && !Array.isArray(previous))
+    return { type: 'text', text: content };
   return content;
 }
 
@@ -73,17 +80,19 @@ function without(item: Item | undefined, ...keys: string[]): Item {
  * origin) becomes exactly its original items, the same objects. Any other message is built from
  * its ctxkit fields, keeping the ids, statuses and `providerData` of its origin's items where they
  * still apply: a system message (the dynamic context, a summary with `memoryRole: 'system'`) becomes a
- * system message item, a user message (a summary by default) a user message item (text and image URL parts), an assistant message its reasoning
- * and carried items, an assistant message item for its text and one `function_call` per tool call,
- * a tool message a `function_call_result` (named after its call earlier in the list).
- * @throws ChatMessageItemError (`CTXKIT_HISTORY_INVALID`) for an unknown role, or a tool message without origin whose call is not earlier in the list
+ * system message item, a user message (a summary by default) a user message item (text and image URL parts), an
+ * assistant message its reasoning and carried items, an assistant message item for its text and one `function_call` per
+ * tool call, a tool message a `function_call_result` (named after its call earlier in the list).
+ * @throws ChatMessageItemError (`CTXKIT_HISTORY_INVALID`) for an unknown role, or a tool message without origin whose
+ *   call is not earlier in the list
  */
 export function toAgentInputItems(messages: readonly ReadonlyChatMessage[]): AgentInputItem[] {
   const out: AgentInputItem[] = [];
   const toolNames = new Map<string, string>();
   messages.forEach((readonlyMessage, index) => {
     const message = readonlyMessage as OpenAIAgentsChatMessage;
-    if (message.role === 'assistant') for (const call of message.tool_calls ?? []) toolNames.set(call.id, call.function.name);
+    if (message.role === 'assistant')
+      for (const call of message.tool_calls ?? []) toolNames.set(call.id, call.function.name);
     const unchanged = unchangedItems(message);
     if (unchanged) {
       out.push(...unchanged);
@@ -91,26 +100,48 @@ export function toAgentInputItems(messages: readonly ReadonlyChatMessage[]): Age
     }
     switch (message.role) {
       case 'system': {
-        const base = without(originItem(message, (item) => item.role === 'system'), 'content');
+        const base = without(
+          originItem(message, (item) => item.role === 'system'),
+          'content',
+        );
         out.push({ ...base, role: 'system', content: contentText(message.content) } as AgentInputItem);
         return;
       }
       case 'user': {
-        const base = without(originItem(message, (item) => item.role === 'user'), 'content');
+        const base = without(
+          originItem(message, (item) => item.role === 'user'),
+          'content',
+        );
         out.push({ ...base, role: 'user', content: userItemContent(message.content) } as AgentInputItem);
         return;
       }
       case 'assistant': {
         for (const reasoning of message.reasoning ?? []) {
-          if (reasoning.provider === OPENAI_REASONING_PROVIDER || reasoning.provider === OPENAI_AGENTS_CARRIED_PROVIDER) out.push(reasoning.data as unknown as AgentInputItem);
+          if (reasoning.provider === OPENAI_REASONING_PROVIDER || reasoning.provider === OPENAI_AGENTS_CARRIED_PROVIDER)
+            out.push(reasoning.data as unknown as AgentInputItem);
         }
         if (typeof message.content === 'string' && message.content !== '') {
-          const base = without(originItem(message, (item) => item.role === 'assistant'), 'content');
-          out.push({ type: 'message', status: 'completed', ...base, role: 'assistant', content: [{ type: 'output_text', text: message.content }] } as AgentInputItem);
+          const base = without(
+            originItem(message, (item) => item.role === 'assistant'),
+            'content',
+          );
+          out.push({
+            type: 'message',
+            status: 'completed',
+            ...base,
+            role: 'assistant',
+            content: [{ type: 'output_text', text: message.content }],
+          } as AgentInputItem);
         }
         for (const call of message.tool_calls ?? []) {
           const base = originItem(message, (item) => item.type === 'function_call' && item.callId === call.id);
-          const item: Item = { ...without(base, 'callId', 'name', 'arguments'), type: 'function_call', callId: call.id, name: call.function.name, arguments: call.function.arguments };
+          const item: Item = {
+            ...without(base, 'callId', 'name', 'arguments'),
+            type: 'function_call',
+            callId: call.id,
+            name: call.function.name,
+            arguments: call.function.arguments,
+          };
           out.push(item as unknown as FunctionCallItem);
         }
         return;
@@ -122,15 +153,27 @@ export function toAgentInputItems(messages: readonly ReadonlyChatMessage[]): Age
           throw new ChatMessageItemError(
             index,
             `the tool message for call ${JSON.stringify(message.tool_call_id)} has no assistant tool call before it`,
-            'Put the assistant message whose tool_calls holds this id before its tool messages (a function_call_result needs the tool name), as every strategy payload does.',
+            'Put the assistant message whose tool_calls holds this id before its tool messages (a ' +
+              'function_call_result needs the tool name), as every strategy payload does.',
           );
         }
-        const item: Item = { status: 'completed', ...without(base, 'output', 'callId', 'name'), type: 'function_call_result', callId: message.tool_call_id, name, output: toolOutput(message.content, base) };
+        const item: Item = {
+          status: 'completed',
+          ...without(base, 'output', 'callId', 'name'),
+          type: 'function_call_result',
+          callId: message.tool_call_id,
+          name,
+          output: toolOutput(message.content, base),
+        };
         out.push(item as unknown as FunctionCallResultItem);
         return;
       }
       default:
-        throw new ChatMessageItemError(index, `unknown role ${JSON.stringify((message as { role?: unknown }).role)}`, 'Pass messages of role system, user, assistant or tool.');
+        throw new ChatMessageItemError(
+          index,
+          `unknown role ${JSON.stringify((message as { role?: unknown }).role)}`,
+          'Pass messages of role system, user, assistant or tool.',
+        );
     }
   });
   return out;

@@ -1,6 +1,11 @@
 import type { AssistantMessage, ReasoningItem, ToolCall } from '@ctxkit/core';
 import type { AgentInputItem } from '@openai/agents';
-import { OPENAI_AGENTS_CARRIED_PROVIDER, OPENAI_REASONING_PROVIDER, type OpenAIAgentsChatMessage } from './agents-origin';
+
+import {
+  OPENAI_AGENTS_CARRIED_PROVIDER,
+  OPENAI_REASONING_PROVIDER,
+  type OpenAIAgentsChatMessage,
+} from './agents-origin';
 import { AgentInputItemError } from './errors/agent-input-item-error';
 import { assistantText, toolOutputContent, userContent } from './item-content';
 import { asFunctionCall, asFunctionCallResult, itemKind, type MessageItem } from './item-kinds';
@@ -56,7 +61,12 @@ export function convertItems(items: readonly AgentInputItem[], offset = 0): Conv
       case 'system': {
         flush();
         const source = item as MessageItem;
-        const content = kind === 'user' ? userContent(source.content) : typeof source.content === 'string' ? source.content : assistantText(source.content);
+        const content =
+          kind === 'user'
+            ? userContent(source.content)
+            : typeof source.content === 'string'
+              ? source.content
+              : assistantText(source.content);
         messages.push({ role: kind, content, openaiAgents: { items: [item] } } as OpenAIAgentsChatMessage);
         spans.push(1);
         return;
@@ -71,21 +81,32 @@ export function convertItems(items: readonly AgentInputItem[], offset = 0): Conv
       case 'function_call': {
         const call = asFunctionCall(item);
         const current = open();
-        current.calls.push({ id: call.callId, type: 'function', function: { name: call.name, arguments: call.arguments } });
+        current.calls.push({
+          id: call.callId,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        });
         current.items.push(item);
         return;
       }
       case 'function_call_result': {
         flush();
         const result = asFunctionCallResult(item);
-        messages.push({ role: 'tool', tool_call_id: result.callId, content: toolOutputContent(result.output), openaiAgents: { items: [item] } });
+        messages.push({
+          role: 'tool',
+          tool_call_id: result.callId,
+          content: toolOutputContent(result.output),
+          openaiAgents: { items: [item] },
+        });
         spans.push(1);
         return;
       }
       default: {
         const current = open();
-        // Reasoning and compaction items are OpenAI's own (counted by what goes back: encrypted content); others are carried.
-        const provider = kind === 'reasoning' || kind === 'compaction' ? OPENAI_REASONING_PROVIDER : OPENAI_AGENTS_CARRIED_PROVIDER;
+        // Reasoning and compaction items are OpenAI's own (counted by what goes back: encrypted content); others are
+        // carried.
+        const provider =
+          kind === 'reasoning' || kind === 'compaction' ? OPENAI_REASONING_PROVIDER : OPENAI_AGENTS_CARRIED_PROVIDER;
         current.reasoning.push({ provider, data: item as unknown as Record<string, unknown> });
         current.items.push(item);
       }

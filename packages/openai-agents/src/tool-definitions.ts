@@ -1,8 +1,10 @@
-import { PIN_CONTEXT_TOOL, UNPIN_CONTEXT_TOOL, type ToolDefinition } from '@ctxkit/core';
+import { PIN_CONTEXT_TOOL, type ToolDefinition, UNPIN_CONTEXT_TOOL } from '@ctxkit/core';
+
 import { strategyDefinitionOf } from './strategy-tool-definitions';
 
 /** A tool as the session is given it: a ctxkit `ToolDefinition`, or an Agents SDK tool (`tool({...})`). */
-export type SessionTool = ToolDefinition | { type: string; name?: string; description?: string; parameters?: unknown; strict?: boolean };
+export type SessionTool =
+  ToolDefinition | { type: string; name?: string; description?: string; parameters?: unknown; strict?: boolean };
 
 /**
  * The ctxkit definitions of `tools`: ctxkit definitions as they are, a strategy's contributed tools
@@ -27,7 +29,8 @@ export function toToolDefinitions(tools: readonly SessionTool[]): ToolDefinition
     if (sdkTool.type !== 'function' || typeof sdkTool.name !== 'string') continue;
     const definition: ToolDefinition = { type: 'function', function: { name: sdkTool.name } };
     if (typeof sdkTool.description === 'string') definition.function.description = sdkTool.description;
-    if (sdkTool.parameters !== null && typeof sdkTool.parameters === 'object') definition.function.parameters = sdkTool.parameters as Record<string, unknown>;
+    if (sdkTool.parameters !== null && typeof sdkTool.parameters === 'object')
+      definition.function.parameters = sdkTool.parameters as Record<string, unknown>;
     if (typeof sdkTool.strict === 'boolean') definition.function.strict = sdkTool.strict;
     out.push(definition);
   }

@@ -1,5 +1,6 @@
 import { CtxkitError } from '@ctxkit/core';
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
+
 import { postgresStoreError } from './postgres-store-error';
 import type { PostgresTables } from './postgres-tables';
 
@@ -16,8 +17,17 @@ function errorText(cause: unknown): string {
 /** Words of the messages that socket errors and pg's own connection failures carry. */
 const CONNECTION_FAILURE = new RegExp(
   [
-    'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
-    'Connection terminated', 'timeout exceeded', 'Query read timeout', 'connect',
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ENOTFOUND',
+    'EAI_AGAIN',
+    'EPIPE',
+    'Connection terminated',
+    'timeout exceeded',
+    'Query read timeout',
+    'connect',
   ].join('|'),
   'i',
 );

@@ -1,6 +1,7 @@
 import { runRecallBackendContract, runStoreContract } from '@ctxkit/core/testing';
+
+import { type PostgresServerProcess, startPostgresServer } from './__tests__/postgres-server';
 import { PostgresContextStore } from './postgres-context-store';
-import { startPostgresServer, type PostgresServerProcess } from './__tests__/postgres-server';
 
 let server: PostgresServerProcess;
 

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+
 import { CtxkitError, ErrorCodes, type StoreKey } from '@ctxkit/core';
 import { storeFailureOf } from '@ctxkit/core/testing';
 import { Pool } from 'pg';
+
+import { type PostgresServerProcess, startPostgresServer } from './__tests__/postgres-server';
 import { PostgresContextStore } from './postgres-context-store';
-import { startPostgresServer, type PostgresServerProcess } from './__tests__/postgres-server';
 
 const key = (overrides: Partial<StoreKey> = {}): StoreKey => ({
   agentId: 'booking-agent',
@@ -287,7 +289,9 @@ describe('PostgresContextStore', () => {
       const error = await storeFailureOf(() => store.get(key()));
       expect(error.code).toBe(ErrorCodes.STORE_ERROR);
       expect(error.message).toContain('the store is closed');
-      const recall = await storeFailureOf(() => store.recallBackend().read({ agentId: 'a', scope: 'session', id: 's' }));
+      const recall = await storeFailureOf(() =>
+        store.recallBackend().read({ agentId: 'a', scope: 'session', id: 's' }),
+      );
       expect(recall.code).toBe(ErrorCodes.STORE_ERROR);
     });
 
@@ -343,9 +347,11 @@ describe('PostgresContextStore', () => {
           () => store.set(key(), { destination: 'Osaka' }),
           () => store.appendBlob(key({ kind: 'transcript', name: 't' }), 'line\n'),
           () =>
-            store.recallBackend().append({ agentId: 'a', scope: 'session', id: 's' }, [
-              { type: 'reset', id: 'r', sessionId: 's', from: 0, at: 0 },
-            ]),
+            store
+              .recallBackend()
+              .append({ agentId: 'a', scope: 'session', id: 's' }, [
+                { type: 'reset', id: 'r', sessionId: 's', from: 0, at: 0 },
+              ]),
         ]) {
           const error = await storeFailureOf(call);
           expect(error.code).toBe(ErrorCodes.STORE_ERROR);

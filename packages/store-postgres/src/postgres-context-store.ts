@@ -1,10 +1,3 @@
-import {
-  assertStoreKey,
-  assertStoreKeyPrefix,
-  decodeStoreKeyPart,
-  encodeStoreKeyPart,
-  formatStoreKey,
-} from '@ctxkit/core/strategy-kit';
 import type {
   BlobRange,
   IContextStore,
@@ -14,7 +7,15 @@ import type {
   VersionedSetResult,
   VersionedValue,
 } from '@ctxkit/core';
+import {
+  assertStoreKey,
+  assertStoreKeyPrefix,
+  decodeStoreKeyPart,
+  encodeStoreKeyPart,
+  formatStoreKey,
+} from '@ctxkit/core/strategy-kit';
 import { Pool, type PoolClient } from 'pg';
+
 import { PostgresConnection, redactConnectionString } from './postgres-connection';
 import { PostgresRecallBackend } from './postgres-recall-backend';
 import { POSTGRES_STORE_NAME, postgresStoreError } from './postgres-store-error';
@@ -505,14 +506,12 @@ export class PostgresContextStore implements IContextStore {
         prefix.kind ?? null,
       ],
     );
-    const keys = result.rows.map(
-      (row): StoreKey => ({
-        agentId: decodeStoreKeyPart(row.agent_id),
-        sessionId: decodeStoreKeyPart(row.session_id),
-        kind: row.kind,
-        name: decodeStoreKeyPart(row.name),
-      }),
-    );
+    const keys = result.rows.map((row): StoreKey => ({
+      agentId: decodeStoreKeyPart(row.agent_id),
+      sessionId: decodeStoreKeyPart(row.session_id),
+      kind: row.kind,
+      name: decodeStoreKeyPart(row.name),
+    }));
     // The order every store lists in: by the key's text form (not the database's collation).
     return keys
       .map((key) => [formatStoreKey(key), key] as const)

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+
 import { ErrorCodes, type RecallEntry, type RecallRecord, type RecallScopeKey } from '@ctxkit/core';
 import { storeFailureOf } from '@ctxkit/core/testing';
+
+import { type PostgresServerProcess, startPostgresServer } from './__tests__/postgres-server';
 import { PostgresContextStore } from './postgres-context-store';
 import type { PostgresRecallBackend } from './postgres-recall-backend';
-import { startPostgresServer, type PostgresServerProcess } from './__tests__/postgres-server';
 
 function entry(sessionId: string, from: number, text: string, overrides: Partial<RecallEntry> = {}): RecallEntry {
   const at = 1_700_000_000_000 + from;
@@ -73,7 +75,10 @@ describe('PostgresRecallBackend', () => {
     });
 
     it('rejects an invalid scope with StoreKeyError', async () => {
-      for (const invalid of [{ ...scope, id: '' }, { ...scope, agentId: 'x'.repeat(201) }]) {
+      for (const invalid of [
+        { ...scope, id: '' },
+        { ...scope, agentId: 'x'.repeat(201) },
+      ]) {
         const error = await storeFailureOf(() => backend.append(invalid, [entry('s1', 0, 'user: hi')]));
         expect(error.code).toBe(ErrorCodes.STORE_KEY_INVALID);
       }
@@ -160,7 +165,7 @@ describe('PostgresRecallBackend', () => {
       await expect(backend.search(scope, 'filler', 10)).resolves.toHaveLength(1);
     });
 
-    it('keeps another session\'s entries when one session resets', async () => {
+    it("keeps another session's entries when one session resets", async () => {
       await backend.append(scope, [entry('s1', 0, 'user: racket one'), entry('s2', 0, 'user: racket two')]);
       await backend.append(scope, [{ type: 'reset', id: 'r', sessionId: 's1', from: 0, at: 0 }]);
       expect((await backend.search(scope, 'racket', 10)).map((hit) => hit.id)).toEqual(['s2#0']);

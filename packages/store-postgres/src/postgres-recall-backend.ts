@@ -1,5 +1,6 @@
-import { assertStoreKey, decodeStoreKeyPart, encodeStoreKeyPart } from '@ctxkit/core/strategy-kit';
 import type { IRecallBackend, RecallReadResult, RecallRecord, RecallScopeKey, RecallSearchHit } from '@ctxkit/core';
+import { assertStoreKey, decodeStoreKeyPart, encodeStoreKeyPart } from '@ctxkit/core/strategy-kit';
+
 import type { PostgresConnection } from './postgres-connection';
 import { postgresStoreError } from './postgres-store-error';
 import { advisoryLockKey } from './postgres-tables';

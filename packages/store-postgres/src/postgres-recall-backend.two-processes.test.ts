@@ -1,9 +1,10 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+
+import { type PostgresServerProcess, startPostgresServer } from './__tests__/postgres-server';
+import { type RecallLogWorkerMessage, SHARED_SCOPE, workerRecordIds } from './__tests__/recall-log-script';
 import { PostgresContextStore } from './postgres-context-store';
-import { startPostgresServer, type PostgresServerProcess } from './__tests__/postgres-server';
-import { SHARED_SCOPE, workerRecordIds, type RecallLogWorkerMessage } from './__tests__/recall-log-script';
 
 /**
  * Two real Node processes append to one resource-scoped recall log at once and read it as they go:

@@ -1,7 +1,9 @@
 import path from 'node:path';
+
 import { runRecallProcessesScenario } from '@ctxkit/core/testing';
-import { PostgresContextStore, type PostgresContextStoreOptions } from './postgres-context-store';
+
 import { startPostgresServer } from './__tests__/postgres-server';
+import { PostgresContextStore, type PostgresContextStoreOptions } from './postgres-context-store';
 
 /**
  * Two real Node processes share recall over one PostgreSQL server (`runRecallProcessesScenario`),
@@ -13,7 +15,10 @@ runRecallProcessesScenario<PostgresContextStoreOptions>('PostgresContextStore', 
   storeModule: path.join(__dirname, '__tests__', 'recall-store.js'),
   start: async () => {
     const server = await startPostgresServer();
-    return { storeOptions: { connectionString: server.url, tablePrefix: 'recall_processes' }, stop: () => server.stop() };
+    return {
+      storeOptions: { connectionString: server.url, tablePrefix: 'recall_processes' },
+      stop: () => server.stop(),
+    };
   },
   openStore: (options) => new PostgresContextStore(options),
   ownRecallBackend: true,

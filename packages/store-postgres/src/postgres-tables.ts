@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { postgresStoreError } from './postgres-store-error';
 
 /** The default table prefix: tables `ctxkit_values`, `ctxkit_blobs`, `ctxkit_blob_parts`, `ctxkit_recall`. */

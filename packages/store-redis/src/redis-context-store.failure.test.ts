@@ -1,9 +1,11 @@
 import net from 'node:net';
+
 import { ErrorCodes, type StoreKey } from '@ctxkit/core';
 import { storeFailureOf } from '@ctxkit/core/testing';
 import { Redis } from 'ioredis';
-import { RedisContextStore } from './redis-context-store';
+
 import { startRedisServer } from './__tests__/redis-server';
+import { RedisContextStore } from './redis-context-store';
 
 const key = (overrides: Partial<StoreKey> = {}): StoreKey => ({
   agentId: 'booking-agent',
@@ -88,7 +90,9 @@ describe('RedisContextStore', () => {
       const store = new RedisContextStore({ url: server.url, commandTimeoutMs: 5000 });
       try {
         await store.set(key({ name: 'before' }), 'committed earlier');
-        const clients = ((await admin.client('LIST')) as string).split('\n').filter((line) => line.includes('name=ctxkit-store'));
+        const clients = ((await admin.client('LIST')) as string)
+          .split('\n')
+          .filter((line) => line.includes('name=ctxkit-store'));
         expect(clients).toHaveLength(1);
         const storeClientId = /\bid=(\d+)/.exec(clients[0] ?? '')?.[1];
         expect(storeClientId).toMatch(/^\d+$/);

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+
 import { ErrorCodes, type StoreKey } from '@ctxkit/core';
 import { storeFailureOf } from '@ctxkit/core/testing';
 import { Redis } from 'ioredis';
+
+import { type RedisServerProcess, startRedisServer } from './__tests__/redis-server';
 import { RedisContextStore } from './redis-context-store';
-import { startRedisServer, type RedisServerProcess } from './__tests__/redis-server';
 
 async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<string> {
   const parts: Buffer[] = [];
@@ -53,7 +55,9 @@ describe('RedisContextStore', () => {
 
     it('writes blobs beside values with a :blob suffix, as raw bytes', async () => {
       await open().putBlob(key({ kind: 'tool-output', name: 'call_1' }), 'line 1\nline 2\n');
-      await expect(raw.get('ctxkit:support-bot:conversation-42:tool-output:call_1:blob')).resolves.toBe('line 1\nline 2\n');
+      await expect(raw.get('ctxkit:support-bot:conversation-42:tool-output:call_1:blob')).resolves.toBe(
+        'line 1\nline 2\n',
+      );
     });
 
     it('uses the configured prefix and writes ":" inside a part as %3A', async () => {
@@ -115,7 +119,9 @@ describe('RedisContextStore', () => {
       await expect(first.get(key())).resolves.toEqual({ version: 2 });
       await first.putBlob(key({ kind: 'tool-output', name: 'out' }), 'from the first');
       await expect(readAll(second.readBlob(key({ kind: 'tool-output', name: 'out' })))).resolves.toBe('from the first');
-      await expect(second.listBlobs({ agentId: 'support-bot' })).resolves.toEqual([key({ kind: 'tool-output', name: 'out' })]);
+      await expect(second.listBlobs({ agentId: 'support-bot' })).resolves.toEqual([
+        key({ kind: 'tool-output', name: 'out' }),
+      ]);
       const clients = (await raw.client('LIST')) as string;
       expect(clients.split('\n').filter((line) => line.includes('name=ctxkit-store')).length).toBe(2);
     });
@@ -124,7 +130,8 @@ describe('RedisContextStore', () => {
       const first = open();
       const second = open();
       const transcript = key({ kind: 'transcript', name: 'transcript.jsonl' });
-      const line = (writer: string, index: number) => `${JSON.stringify({ writer, index, text: 'x'.repeat(200 + index) })}\n`;
+      const line = (writer: string, index: number) =>
+        `${JSON.stringify({ writer, index, text: 'x'.repeat(200 + index) })}\n`;
       await Promise.all([
         ...Array.from({ length: 50 }, (_, index) => first.appendBlob(transcript, line('first', index))),
         ...Array.from({ length: 50 }, (_, index) => second.appendBlob(transcript, line('second', index))),
@@ -132,8 +139,12 @@ describe('RedisContextStore', () => {
       const lines = (await readAll(first.readBlob(transcript))).split('\n').filter(Boolean);
       expect(lines).toHaveLength(100);
       const parsed = lines.map((text) => JSON.parse(text) as { writer: string; index: number });
-      expect(parsed.filter((entry) => entry.writer === 'first').map((entry) => entry.index)).toEqual([...Array(50).keys()]);
-      expect(parsed.filter((entry) => entry.writer === 'second').map((entry) => entry.index)).toEqual([...Array(50).keys()]);
+      expect(parsed.filter((entry) => entry.writer === 'first').map((entry) => entry.index)).toEqual([
+        ...Array(50).keys(),
+      ]);
+      expect(parsed.filter((entry) => entry.writer === 'second').map((entry) => entry.index)).toEqual([
+        ...Array(50).keys(),
+      ]);
     });
 
     it('let exactly one of two connections win a compare-and-set, and lose no update when both retry', async () => {
@@ -141,7 +152,10 @@ describe('RedisContextStore', () => {
       const second = open();
       const base = await first.setIfVersion(key(), { count: 0 }, undefined);
       if (!base.ok) throw new Error('create failed');
-      const [a, b] = await Promise.all([first.setIfVersion(key(), { count: 1, by: 'first' }, base.version), second.setIfVersion(key(), { count: 1, by: 'second' }, base.version)]);
+      const [a, b] = await Promise.all([
+        first.setIfVersion(key(), { count: 1, by: 'first' }, base.version),
+        second.setIfVersion(key(), { count: 1, by: 'second' }, base.version),
+      ]);
       expect([a.ok, b.ok].filter(Boolean)).toHaveLength(1);
       const loser = a.ok ? b : a;
       expect(loser.ok).toBe(false);
@@ -174,7 +188,10 @@ describe('RedisContextStore', () => {
       const read = await store.getVersioned(key());
       expect(read?.value).toEqual({ from: 'another client' });
       await store.writeAtomically([{ op: 'set', key: key(), value: { from: 'a batch' } }]);
-      await expect(store.setIfVersion(key(), { from: 'stale' }, read!.version)).resolves.toMatchObject({ ok: false, current: { value: { from: 'a batch' } } });
+      await expect(store.setIfVersion(key(), { from: 'stale' }, read!.version)).resolves.toMatchObject({
+        ok: false,
+        current: { value: { from: 'a batch' } },
+      });
     });
 
     it('expires a value written by setIfVersion after ttlSeconds', async () => {
@@ -207,7 +224,9 @@ describe('RedisContextStore', () => {
       await expect(store.get(key())).resolves.toEqual({ text: 'summary v2' });
       await expect(store.get(key({ kind: 'state', name: 'summarized-through' }))).resolves.toBe(17);
       await expect(store.get(key({ name: 'old' }))).resolves.toBeUndefined();
-      await expect(readAll(store.readBlob(key({ kind: 'transcript', name: 't' })))).resolves.toBe('first line\nsecond line\n');
+      await expect(readAll(store.readBlob(key({ kind: 'transcript', name: 't' })))).resolves.toBe(
+        'first line\nsecond line\n',
+      );
     });
 
     it('validates every key and value before sending anything', async () => {
@@ -349,7 +368,10 @@ describe('RedisContextStore', () => {
       const store = open();
       await store.set(key(), 1);
       await store.close();
-      await expect(store.get(key())).rejects.toMatchObject({ code: ErrorCodes.STORE_ERROR, details: expect.objectContaining({ problem: 'the store is closed' }) });
+      await expect(store.get(key())).rejects.toMatchObject({
+        code: ErrorCodes.STORE_ERROR,
+        details: expect.objectContaining({ problem: 'the store is closed' }),
+      });
     });
   });
 });

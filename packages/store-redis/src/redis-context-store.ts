@@ -1,8 +1,17 @@
 import { createHash } from 'node:crypto';
+
+import type {
+  BlobRange,
+  IContextStore,
+  StoreKey,
+  StoreKeyPrefix,
+  VersionedSetResult,
+  VersionedValue,
+} from '@ctxkit/core';
 import { CtxkitError, StoreError } from '@ctxkit/core';
 import { formatStoreKey } from '@ctxkit/core/strategy-kit';
-import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix, VersionedSetResult, VersionedValue } from '@ctxkit/core';
 import { Redis } from 'ioredis';
+
 import { DEFAULT_REDIS_KEY_PREFIX, RedisKeyLayout } from './redis-key-layout';
 import type { RedisWriteOperation } from './redis-write-operation';
 
@@ -98,10 +107,13 @@ function errorText(cause: unknown): string {
 
 /** Failures that mean the server cannot be reached, rather than a reply to a command. */
 function isConnectionFailure(cause: unknown): boolean {
-  const text = `${(cause as { name?: string })?.name ?? ''} ${(cause as { code?: string })?.code ?? ''} ${errorText(cause)}`;
-  return /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Connection is closed|MaxRetriesPerRequest|Command timed out|connect|Stream isn't writeable|socket/i.test(
-    text,
-  );
+  const text =
+    `${(cause as { name?: string })?.name ?? ''} ${(cause as { code?: string })?.code ?? ''} ` + `${errorText(cause)}`;
+  return new RegExp(
+    String.raw`ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EPIPE|Connection is closed|MaxR` +
+      String.raw`etriesPerRequest|Command timed out|connect|Stream isn't writeable|socket`,
+    'i',
+  ).test(text);
 }
 
 function toBuffer(data: string | Uint8Array): Buffer {
@@ -151,7 +163,12 @@ export class RedisContextStore implements IContextStore {
   constructor(options: RedisContextStoreOptions = {}) {
     this.layout = new RedisKeyLayout(options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX);
     if (options.ttlSeconds !== undefined && !(Number.isInteger(options.ttlSeconds) && options.ttlSeconds > 0)) {
-      throw new StoreError(STORE_NAME, 'configure', '(options)', `ttlSeconds must be a positive integer (got ${String(options.ttlSeconds)})`);
+      throw new StoreError(
+        STORE_NAME,
+        'configure',
+        '(options)',
+        `ttlSeconds must be a positive integer (got ${String(options.ttlSeconds)})`,
+      );
     }
     this.ttlSeconds = options.ttlSeconds;
     this.chunkSize =
@@ -176,7 +193,13 @@ export class RedisContextStore implements IContextStore {
           retryStrategy: (times) => Math.min(100 * times, 2000),
         });
       } catch (cause) {
-        throw new StoreError(STORE_NAME, 'connect', redactUrl(this.url), `invalid Redis URL (${errorText(cause)})`, cause);
+        throw new StoreError(
+          STORE_NAME,
+          'connect',
+          redactUrl(this.url),
+          `invalid Redis URL (${errorText(cause)})`,
+          cause,
+        );
       }
       this.closeClient = options.closeClient ?? true;
     }
@@ -209,11 +232,24 @@ export class RedisContextStore implements IContextStore {
     const redisKey = this.layout.valueKey(key);
     const text = this.serialize('setIfVersion', key, value);
     const reply = await this.run('setIfVersion', key, () =>
-      this.client.eval(SET_IF_VERSION_SCRIPT, 1, redisKey, expectedVersion ?? '', text, this.ttlSeconds === undefined ? '' : String(this.ttlSeconds)),
+      this.client.eval(
+        SET_IF_VERSION_SCRIPT,
+        1,
+        redisKey,
+        expectedVersion ?? '',
+        text,
+        this.ttlSeconds === undefined ? '' : String(this.ttlSeconds),
+      ),
     );
     const [written, current] = reply as [number, string | undefined];
     if (written === 1) return { ok: true, version: textVersion(text) };
-    return { ok: false, current: current === undefined ? undefined : { value: this.parse('setIfVersion', key, current), version: textVersion(current) } };
+    return {
+      ok: false,
+      current:
+        current === undefined
+          ? undefined
+          : { value: this.parse('setIfVersion', key, current), version: textVersion(current) },
+    };
   }
 
   async delete(key: StoreKey): Promise<boolean> {
@@ -279,16 +315,29 @@ export class RedisContextStore implements IContextStore {
     const prepared = operations.map((operation) => {
       switch (operation.op) {
         case 'set':
-          return { operation, redisKey: this.layout.valueKey(operation.key), payload: this.serialize('set', operation.key, operation.value) };
+          return {
+            operation,
+            redisKey: this.layout.valueKey(operation.key),
+            payload: this.serialize('set', operation.key, operation.value),
+          };
         case 'delete':
           return { operation, redisKey: this.layout.valueKey(operation.key), payload: undefined };
         case 'putBlob':
         case 'appendBlob':
-          return { operation, redisKey: this.layout.blobKey(operation.key), payload: this.bytes(operation.op, operation.key, operation.data) };
+          return {
+            operation,
+            redisKey: this.layout.blobKey(operation.key),
+            payload: this.bytes(operation.op, operation.key, operation.data),
+          };
         case 'deleteBlob':
           return { operation, redisKey: this.layout.blobKey(operation.key), payload: undefined };
         default:
-          throw new StoreError(STORE_NAME, 'writeAtomically', '(batch)', `unknown operation ${JSON.stringify((operation as { op?: unknown }).op)}`);
+          throw new StoreError(
+            STORE_NAME,
+            'writeAtomically',
+            '(batch)',
+            `unknown operation ${JSON.stringify((operation as { op?: unknown }).op)}`,
+          );
       }
     });
     if (prepared.length === 0) return [];
@@ -343,13 +392,23 @@ export class RedisContextStore implements IContextStore {
     this.client.disconnect();
   }
 
-  private async *streamBlob(redisKey: string, id: string, key: StoreKey, range: BlobRange | undefined): AsyncGenerator<Uint8Array> {
+  private async *streamBlob(
+    redisKey: string,
+    id: string,
+    key: StoreKey,
+    range: BlobRange | undefined,
+  ): AsyncGenerator<Uint8Array> {
     const size = await this.sizeOf('readBlob', key, redisKey);
     if (size === undefined) throw new StoreError(STORE_NAME, 'readBlob', id, 'no such blob');
     const start = range?.start ?? 0;
     const requestedEnd = range?.end ?? size;
     if (!Number.isInteger(start) || !Number.isInteger(requestedEnd) || start < 0 || requestedEnd < 0) {
-      throw new StoreError(STORE_NAME, 'readBlob', id, `invalid byte range ${JSON.stringify(range)} (use non-negative integers)`);
+      throw new StoreError(
+        STORE_NAME,
+        'readBlob',
+        id,
+        `invalid byte range ${JSON.stringify(range)} (use non-negative integers)`,
+      );
     }
     const end = Math.min(requestedEnd, size);
     for (let at = start; at < end; at += this.chunkSize) {
@@ -365,7 +424,9 @@ export class RedisContextStore implements IContextStore {
 
   /** `SET`, with `EX` when a TTL is configured. */
   private write(redisKey: string, payload: string | Buffer): Promise<unknown> {
-    return this.ttlSeconds === undefined ? this.client.set(redisKey, payload) : this.client.set(redisKey, payload, 'EX', this.ttlSeconds);
+    return this.ttlSeconds === undefined
+      ? this.client.set(redisKey, payload)
+      : this.client.set(redisKey, payload, 'EX', this.ttlSeconds);
   }
 
   /**
@@ -403,20 +464,28 @@ export class RedisContextStore implements IContextStore {
     try {
       return JSON.parse(text) as T;
     } catch (cause) {
-      throw new StoreError(STORE_NAME, operation, formatStoreKey(key), 'the stored value is not valid JSON (written by something else?)', cause);
+      throw new StoreError(
+        STORE_NAME,
+        operation,
+        formatStoreKey(key),
+        'the stored value is not valid JSON (written by something else?)',
+        cause,
+      );
     }
   }
 
   private serialize(operation: string, key: StoreKey, value: unknown): string {
     const id = formatStoreKey(key);
-    if (value === undefined) throw new StoreError(STORE_NAME, operation, id, 'the value is undefined (use delete to remove a key)');
+    if (value === undefined)
+      throw new StoreError(STORE_NAME, operation, id, 'the value is undefined (use delete to remove a key)');
     let text: string | undefined;
     try {
       text = JSON.stringify(value);
     } catch (cause) {
       throw new StoreError(STORE_NAME, operation, id, `the value is not JSON (${errorText(cause)})`, cause);
     }
-    if (text === undefined) throw new StoreError(STORE_NAME, operation, id, 'the value is not JSON (store JSON data only)');
+    if (text === undefined)
+      throw new StoreError(STORE_NAME, operation, id, 'the value is not JSON (store JSON data only)');
     return text;
   }
 
@@ -424,7 +493,13 @@ export class RedisContextStore implements IContextStore {
     try {
       return toBuffer(data);
     } catch (cause) {
-      throw new StoreError(STORE_NAME, operation, formatStoreKey(key), 'blob data must be a string or a Uint8Array', cause);
+      throw new StoreError(
+        STORE_NAME,
+        operation,
+        formatStoreKey(key),
+        'blob data must be a string or a Uint8Array',
+        cause,
+      );
     }
   }
 
@@ -438,7 +513,9 @@ export class RedisContextStore implements IContextStore {
       if (CtxkitError.isInstance(cause)) throw cause;
       const problem = isConnectionFailure(cause)
         ? `cannot reach Redis at ${redactUrl(this.url)} (${errorText(cause)}${
-            this.lastConnectionError && this.lastConnectionError !== errorText(cause) ? `; ${this.lastConnectionError}` : ''
+            this.lastConnectionError && this.lastConnectionError !== errorText(cause)
+              ? `; ${this.lastConnectionError}`
+              : ''
           }); start redis-server or point REDIS_URL at a running server`
         : `Redis replied: ${errorText(cause)}`;
       throw new StoreError(STORE_NAME, operation, id, problem, cause);

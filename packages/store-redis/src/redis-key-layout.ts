@@ -1,6 +1,12 @@
-import { StoreKeyError } from '@ctxkit/core';
-import { assertStoreKey, assertStoreKeyPrefix, decodeStoreKeyPart, encodeStoreKeyPart, STORE_KINDS } from '@ctxkit/core/strategy-kit';
 import type { StoreKey, StoreKeyPrefix, StoreKind } from '@ctxkit/core';
+import { StoreKeyError } from '@ctxkit/core';
+import {
+  assertStoreKey,
+  assertStoreKeyPrefix,
+  decodeStoreKeyPart,
+  encodeStoreKeyPart,
+  STORE_KINDS,
+} from '@ctxkit/core/strategy-kit';
 
 /** What a Redis key holds: a JSON value or the bytes of a blob. */
 export type RedisEntryType = 'value' | 'blob';
@@ -85,6 +91,14 @@ export class RedisKeyLayout {
     else if (segments.length !== 4) return undefined;
     const [agentId, sessionId, kind, name] = segments as [string, string, string, string];
     if (!STORE_KINDS.includes(kind as StoreKind)) return undefined;
-    return { key: { agentId: decodePart(agentId), sessionId: decodePart(sessionId), kind: kind as StoreKind, name: decodePart(name) }, type };
+    return {
+      key: {
+        agentId: decodePart(agentId),
+        sessionId: decodePart(sessionId),
+        kind: kind as StoreKind,
+        name: decodePart(name),
+      },
+      type,
+    };
   }
 }

@@ -1,7 +1,9 @@
 import path from 'node:path';
+
 import { runRecallProcessesScenario } from '@ctxkit/core/testing';
-import { RedisContextStore, type RedisContextStoreOptions } from './redis-context-store';
+
 import { startRedisServer } from './__tests__/redis-server';
+import { RedisContextStore, type RedisContextStoreOptions } from './redis-context-store';
 
 /**
  * Two real Node processes share recall over one redis-server (`runRecallProcessesScenario`): each

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { computedOnce } from './computed-once';
 
 describe('computedOnce', () => {

@@ -1,5 +1,7 @@
 import * as path from 'node:path';
+
 import { runConformance } from '@ctxkit/core/testing';
+
 import { createStrategy } from './create-summarization-strategy';
 import type { SummarizationConfig } from './summarization-config';
 

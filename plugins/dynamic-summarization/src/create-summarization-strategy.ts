@@ -1,4 +1,5 @@
 import type { StrategyContext } from '@ctxkit/core';
+
 import { resolveSummarizationConfig, type SummarizationConfig } from './summarization-config';
 import { SummarizationStrategy, type SummarizationStrategyOptions } from './summarization-strategy';
 

@@ -4,19 +4,19 @@
  * @see docs/strategies/dynamic-summarization.md
  */
 export { createStrategy } from './create-summarization-strategy';
-export { SummarizationStrategy } from './summarization-strategy';
-export { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
-export type { SummarizationStrategyOptions } from './summarization-strategy';
-export { resolveSummarizationConfig, SUMMARIZATION_DEFAULTS } from './summarization-config';
-export type { SummarizationConfig, SummarizerChoice } from './summarization-config';
-export type { SummaryRecord, SummaryState } from './summary-state';
-export { summaryStateKey } from './summary-state';
 export type { FoldBackoffState } from './fold/fold-backoff';
 export type { FoldClaim } from './fold/fold-claim';
-export type { Summarizer, SummarizerInput } from './summarizer';
-export { OFFLINE_SUMMARIZER_NAME, OfflineSummarizer } from './offline/offline-summarizer';
-export { LLMSummarizer } from './llm/llm-summarizer';
-export type { LLMSummarizerOptions } from './llm/llm-summarizer';
-export { DEFAULT_SUMMARY_PROMPT } from './llm/summary-prompt';
-export { parseSummaryReply } from './llm/parse-summary-reply';
 export { escapeReservedTags } from './llm/fence-transcript';
+export type { LLMSummarizerOptions } from './llm/llm-summarizer';
+export { LLMSummarizer } from './llm/llm-summarizer';
+export { parseSummaryReply } from './llm/parse-summary-reply';
+export { DEFAULT_SUMMARY_PROMPT } from './llm/summary-prompt';
+export { OFFLINE_SUMMARIZER_NAME, OfflineSummarizer } from './offline/offline-summarizer';
+export { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
+export type { SummarizationConfig, SummarizerChoice } from './summarization-config';
+export { resolveSummarizationConfig, SUMMARIZATION_DEFAULTS } from './summarization-config';
+export type { SummarizationStrategyOptions } from './summarization-strategy';
+export { SummarizationStrategy } from './summarization-strategy';
+export type { Summarizer, SummarizerInput } from './summarizer';
+export type { SummaryRecord, SummaryState } from './summary-state';
+export { summaryStateKey } from './summary-state';

@@ -1,5 +1,13 @@
-import { createTokenCounter, CtxkitEventBus, MemoryContextStore, ModelRegistry, type LLMPayload, type StrategyContext } from '@ctxkit/core';
-import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import {
+  createTokenCounter,
+  CtxkitEventBus,
+  type LLMPayload,
+  MemoryContextStore,
+  ModelRegistry,
+  type StrategyContext,
+} from '@ctxkit/core';
+import { type ConversationRecord, loadConversations } from '@ctxkit/core/testing';
+
 import { createStrategy } from './create-summarization-strategy';
 import type { SummarizationConfig } from './summarization-config';
 
@@ -12,8 +20,19 @@ import type { SummarizationConfig } from './summarization-config';
  */
 
 // Windows that drop only what must go (cutBackRatio 1), so that the budget used measures the summary's room.
-const BUDGET: Partial<SummarizationConfig> = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512, cutBackRatio: 1 };
-const SUMMARIZING: Partial<SummarizationConfig> = { ...BUDGET, threshold: 4, batchTurns: 2, summaryMaxTokens: 512, summarizer: 'offline' };
+const BUDGET: Partial<SummarizationConfig> = {
+  model: 'gpt-4o',
+  maxContextTokens: 4096,
+  reserveOutputTokens: 512,
+  cutBackRatio: 1,
+};
+const SUMMARIZING: Partial<SummarizationConfig> = {
+  ...BUDGET,
+  threshold: 4,
+  batchTurns: 2,
+  summaryMaxTokens: 512,
+  summarizer: 'offline',
+};
 // No room for a summary: the payload is the sliding window's (newest history that fits).
 const WINDOW_ONLY: Partial<SummarizationConfig> = { ...BUDGET, threshold: 1_000_000, memoryShare: 0 };
 
@@ -48,7 +67,9 @@ async function replay(record: ConversationRecord, config: Partial<SummarizationC
     if (history[index]!.role !== 'user') continue;
     await strategy.onTurnComplete(history.slice(0, index));
     await strategy.whenIdle();
-    tokensPerTurn.push((await strategy.composePayload(record.systemPrompt, history.slice(0, index + 1), [])).stats.output_tokens);
+    tokensPerTurn.push(
+      (await strategy.composePayload(record.systemPrompt, history.slice(0, index + 1), [])).stats.output_tokens,
+    );
   }
   await strategy.onTurnComplete(history);
   await strategy.whenIdle();
@@ -59,7 +80,9 @@ async function replay(record: ConversationRecord, config: Partial<SummarizationC
 
 /** History indexes that are not verbatim in the payload (dropped or summarized). */
 function leftWindow(payload: LLMPayload): (index: number) => boolean {
-  const ranges = payload.stats.reductions.filter((record) => record.action === 'dropped' || record.action === 'summarized');
+  const ranges = payload.stats.reductions.filter(
+    (record) => record.action === 'dropped' || record.action === 'summarized',
+  );
   return (index) => ranges.some((record) => index >= record.from && index < record.to);
 }
 
@@ -93,7 +116,8 @@ describe('dynamic summarization on tau-bench (offline summarizer)', () => {
       if (windowed.final.stats.dropped > 0) windowAtBudget++;
       if (summarized.final.stats.summarized > 0) summarizedConversations++;
       expect(summarized.final.stats.output_tokens).toBeLessThanOrEqual(available);
-      if (summarized.final.stats.dropped + summarized.final.stats.summarized > 0) utilisation.push(summarized.final.stats.output_tokens / available);
+      if (summarized.final.stats.dropped + summarized.final.stats.summarized > 0)
+        utilisation.push(summarized.final.stats.output_tokens / available);
       for (const fact of record.facts ?? []) {
         if (!fact.answer) continue;
         present.facts++;
@@ -101,7 +125,10 @@ describe('dynamic summarization on tau-bench (offline summarizer)', () => {
         if (JSON.stringify(windowed.final.messages).includes(fact.answer)) present.slidingWindow++;
       }
 
-      for (const [payload, isSummary] of [[summarized.final, true], [windowed.final, false]] as const) {
+      for (const [payload, isSummary] of [
+        [summarized.final, true],
+        [windowed.final, false],
+      ] as const) {
         const left = leftWindow(payload);
         const text = JSON.stringify(payload.messages);
         for (const fact of record.facts ?? []) {
@@ -118,22 +145,41 @@ describe('dynamic summarization on tau-bench (offline summarizer)', () => {
         }
       }
     }
-    const mean = (values: number[]): number => Math.round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length));
+    const mean = (values: number[]): number =>
+      Math.round(values.reduce((a, b) => a + b, 0) / Math.max(1, values.length));
     const report = {
       conversations: records.length,
       available,
       summarizedConversations,
       finalTokens: {
-        summarization: { mean: mean(summaryFinal), p50: percentile(summaryFinal, 0.5), p95: percentile(summaryFinal, 0.95), max: Math.max(...summaryFinal) },
-        slidingWindow: { mean: mean(windowFinal), p50: percentile(windowFinal, 0.5), p95: percentile(windowFinal, 0.95), max: Math.max(...windowFinal) },
+        summarization: {
+          mean: mean(summaryFinal),
+          p50: percentile(summaryFinal, 0.5),
+          p95: percentile(summaryFinal, 0.95),
+          max: Math.max(...summaryFinal),
+        },
+        slidingWindow: {
+          mean: mean(windowFinal),
+          p50: percentile(windowFinal, 0.5),
+          p95: percentile(windowFinal, 0.95),
+          max: Math.max(...windowFinal),
+        },
       },
       summarizationMaxPerTurn: Math.max(...summaryMax),
       meanUtilisationWhenReduced: utilisation.reduce((a, b) => a + b, 0) / Math.max(1, utilisation.length),
       factsInFinalPayload: present,
       slidingWindowConversationsAtBudget: windowAtBudget,
       factsLeftWindow: {
-        summarization: { left: factsLeftSummary, survive: factsKeptSummary, share: factsLeftSummary ? factsKeptSummary / factsLeftSummary : 0 },
-        slidingWindow: { left: factsLeftWindow, survive: factsKeptWindow, share: factsLeftWindow ? factsKeptWindow / factsLeftWindow : 0 },
+        summarization: {
+          left: factsLeftSummary,
+          survive: factsKeptSummary,
+          share: factsLeftSummary ? factsKeptSummary / factsLeftSummary : 0,
+        },
+        slidingWindow: {
+          left: factsLeftWindow,
+          survive: factsKeptWindow,
+          share: factsLeftWindow ? factsKeptWindow / factsLeftWindow : 0,
+        },
       },
     };
     if (process.env.CTXKIT_MEASURE) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

@@ -1,7 +1,15 @@
 import * as path from 'node:path';
+
+import {
+  createContextRuntime,
+  CtxkitError,
+  type ManifestIssue,
+  type StrategyContext,
+  validateManifest,
+} from '@ctxkit/core';
 import { Ajv } from 'ajv';
 import fc from 'fast-check';
-import { CtxkitError, createContextRuntime, validateManifest, type ManifestIssue, type StrategyContext } from '@ctxkit/core';
+
 import manifest from '../plugin.json';
 import { createStrategy } from './create-summarization-strategy';
 import { resolveSummarizationConfig, SUMMARIZATION_DEFAULTS, type SummarizationConfig } from './summarization-config';
@@ -42,12 +50,18 @@ const TYPE_KEYS: Record<keyof SummarizationConfig, true> = {
 async function throughLoader(config: unknown): Promise<{ config?: Record<string, unknown>; error?: unknown }> {
   const runtime = await createContextRuntime({ discoverInstalled: false });
   let received: Record<string, unknown> | undefined;
-  runtime.registerStrategy({ id: manifest.id, configSchema: manifest.configSchema }, (validated: Record<string, unknown>, context: StrategyContext) => {
-    received = validated;
-    return createStrategy(validated as Partial<SummarizationConfig>, context);
-  });
+  runtime.registerStrategy(
+    { id: manifest.id, configSchema: manifest.configSchema },
+    (validated: Record<string, unknown>, context: StrategyContext) => {
+      received = validated;
+      return createStrategy(validated as Partial<SummarizationConfig>, context);
+    },
+  );
   try {
-    const agent = await runtime.loadAgent({ id: 'config-check', contextStrategy: { type: 'plugin', pluginId: manifest.id, config } });
+    const agent = await runtime.loadAgent({
+      id: 'config-check',
+      contextStrategy: { type: 'plugin', pluginId: manifest.id, config },
+    });
     await agent.forSession('s').composePayload('system', [{ role: 'user', content: 'hi' }], []);
     return { config: received };
   } catch (error) {
@@ -59,7 +73,9 @@ async function throughLoader(config: unknown): Promise<{ config?: Record<string,
 
 function directly(config: unknown): { config?: Record<string, unknown>; error?: unknown } {
   try {
-    return { config: resolveSummarizationConfig(config as Partial<SummarizationConfig>) as unknown as Record<string, unknown> };
+    return {
+      config: resolveSummarizationConfig(config as Partial<SummarizationConfig>) as unknown as Record<string, unknown>,
+    };
   } catch (error) {
     return { error };
   }
@@ -84,7 +100,8 @@ describe('SummarizationConfig and the configSchema', () => {
   });
 
   it('give every field a default, and the defaults are valid against the schema', () => {
-    for (const [key, property] of Object.entries(properties)) expect({ key, hasDefault: 'default' in property }).toEqual({ key, hasDefault: true });
+    for (const [key, property] of Object.entries(properties))
+      expect({ key, hasDefault: 'default' in property }).toEqual({ key, hasDefault: true });
     const validate = new Ajv({ allErrors: true, strict: false }).compile(manifest.configSchema);
     const defaults = Object.fromEntries(Object.entries(properties).map(([key, property]) => [key, property.default]));
     expect(validate(defaults)).toBe(true);
@@ -95,7 +112,11 @@ describe('SummarizationConfig and the configSchema', () => {
 describe('resolveSummarizationConfig', () => {
   it('accepts the README example config unchanged and fills the schema defaults, without mutating its argument', () => {
     const config = Object.freeze({ compressionModel: 'gemini-1.5-flash', threshold: 20 });
-    expect(resolveSummarizationConfig(config)).toEqual({ ...SUMMARIZATION_DEFAULTS, compressionModel: 'gemini-1.5-flash', threshold: 20 });
+    expect(resolveSummarizationConfig(config)).toEqual({
+      ...SUMMARIZATION_DEFAULTS,
+      compressionModel: 'gemini-1.5-flash',
+      threshold: 20,
+    });
     expect(config).toEqual({ compressionModel: 'gemini-1.5-flash', threshold: 20 });
     expect(resolveSummarizationConfig(undefined)).toEqual(SUMMARIZATION_DEFAULTS);
   });
@@ -103,7 +124,13 @@ describe('resolveSummarizationConfig', () => {
   it('reports every invalid field at once, typed, with what was expected and the fix', () => {
     let thrown: unknown;
     try {
-      resolveSummarizationConfig({ threshold: -1, summarizer: 'gpt', safetyMarginRatio: 1, model: '', extra: 1 } as never);
+      resolveSummarizationConfig({
+        threshold: -1,
+        summarizer: 'gpt',
+        safetyMarginRatio: 1,
+        model: '',
+        extra: 1,
+      } as never);
     } catch (error) {
       thrown = error;
     }
@@ -118,14 +145,35 @@ describe('resolveSummarizationConfig', () => {
   });
 
   it('rejects what is not a JSON object', () => {
-    expect(() => resolveSummarizationConfig([] as never)).toThrow(expect.objectContaining({ code: 'CTXKIT_CONFIG_INVALID' }));
-    expect(() => resolveSummarizationConfig({ threshold: () => 3 } as never)).toThrow(expect.objectContaining({ code: 'CTXKIT_CONFIG_INVALID' }));
+    expect(() => resolveSummarizationConfig([] as never)).toThrow(
+      expect.objectContaining({ code: 'CTXKIT_CONFIG_INVALID' }),
+    );
+    expect(() => resolveSummarizationConfig({ threshold: () => 3 } as never)).toThrow(
+      expect.objectContaining({ code: 'CTXKIT_CONFIG_INVALID' }),
+    );
   });
 
   it('gives a direct caller exactly what the loader gives the factory, for valid and invalid configs', async () => {
     const keys = [...Object.keys(properties), 'threshhold'];
     const value = fc.oneof(
-      fc.constantFrom<unknown>(null, '', 'auto', 'llm', 'offline', 'gpt-4o', 0, 1, 0.5, 1.5, -1, 31, 255, 256, 10_000, true),
+      fc.constantFrom<unknown>(
+        null,
+        '',
+        'auto',
+        'llm',
+        'offline',
+        'gpt-4o',
+        0,
+        1,
+        0.5,
+        1.5,
+        -1,
+        31,
+        255,
+        256,
+        10_000,
+        true,
+      ),
       fc.integer({ min: -10, max: 100_000 }),
       fc.double({ min: -1, max: 2, noNaN: true }),
       fc.string({ maxLength: 12 }),

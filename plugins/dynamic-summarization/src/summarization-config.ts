@@ -1,4 +1,5 @@
 import { applyConfigSchema, type MemoryRole, type RecallConfig } from '@ctxkit/core/strategy-kit';
+
 import manifest from '../plugin.json';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 
@@ -47,7 +48,10 @@ export interface SummarizationConfig {
   engine: SummaryEngine;
   /** Instructions replacing the built-in prompt; null: the built-in prompt. */
   summaryPrompt: string | null;
-  /** Check each model-written summary (identifiers kept verbatim, the conversation's script); re-prompt once, then refuse. */
+  /**
+   * Check each model-written summary (identifiers kept verbatim, the conversation's script); re-prompt once, then
+   * refuse.
+   */
   checkSummaries: boolean;
   /** The script summaries are written in: `auto` (the user's), or a fixed one. */
   summaryScript: SummaryScriptChoice;
@@ -97,8 +101,14 @@ export interface SummarizationConfig {
  * `undefined` and `null` mean `{}`.
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every invalid field with what was expected
  */
-export function resolveSummarizationConfig(config: Partial<SummarizationConfig> | undefined | null): SummarizationConfig {
-  return applyConfigSchema(SUMMARIZATION_STRATEGY_ID, manifest.configSchema, config ?? {}) as unknown as SummarizationConfig;
+export function resolveSummarizationConfig(
+  config: Partial<SummarizationConfig> | undefined | null,
+): SummarizationConfig {
+  return applyConfigSchema(
+    SUMMARIZATION_STRATEGY_ID,
+    manifest.configSchema,
+    config ?? {},
+  ) as unknown as SummarizationConfig;
 }
 
 /** The defaults of {@link SummarizationConfig}: the schema's `default`s, as ajv applies them to `{}`. */

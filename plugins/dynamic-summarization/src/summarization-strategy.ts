@@ -1,19 +1,28 @@
 import {
-  ErrorCodes,
-  LLMNotConfiguredError,
-  providerCacheTtlMs,
-  safeEmit,
   type ChatMessage,
   type ComposeOptions,
+  ErrorCodes,
   type IContextManager,
+  LLMNotConfiguredError,
   type LLMPayload,
+  providerCacheTtlMs,
   type ReductionEpoch,
   type ReductionPreview,
+  safeEmit,
   type StrategyContext,
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { SerialQueue, payloadPreview, previewItems, RecallLayer, StrategyFoundation, type ComposedPayload, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import {
+  type ComposedPayload,
+  type MemoryBlock,
+  payloadPreview,
+  previewItems,
+  RecallLayer,
+  SerialQueue,
+  StrategyFoundation,
+} from '@ctxkit/core/strategy-kit';
+
 import { FoldEpochs } from './fold/fold-epochs';
 import { FoldScheduler } from './fold/fold-scheduler';
 import { LLMSummarizer } from './llm/llm-summarizer';
@@ -22,9 +31,9 @@ import { DEFAULT_SUMMARY_PROMPT } from './llm/summary-prompt';
 import { OfflineSummarizer } from './offline/offline-summarizer';
 import { SUMMARIZATION_STRATEGY_ID } from './strategy-id';
 import type { SummarizationConfig } from './summarization-config';
+import type { Summarizer } from './summarizer';
 import { summaryMemoryBlock } from './summary-block';
 import type { SummaryState } from './summary-state';
-import type { Summarizer } from './summarizer';
 
 /** How long before the provider's prompt cache expires an `auto` idle fold starts (time for the fold itself). */
 const IDLE_FOLD_MARGIN_MS = 30_000;
@@ -70,8 +79,8 @@ interface Composition {
  *
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) from composePayload when system prompt,
  *   tools and dynamic context alone exceed the budget
- * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) from composePayload, preview and onTurnComplete for a message
- *   that is not an object with a known role and a valid shape
+ * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) from composePayload, preview and onTurnComplete for a
+ *   message that is not an object with a known role and a valid shape
  * @throws DisposedError (`CTXKIT_DISPOSED`) after dispose()
  * @see docs/strategies/dynamic-summarization.md
  */
@@ -98,12 +107,18 @@ export class SummarizationStrategy implements IContextManager {
     private readonly context: StrategyContext,
     options: SummarizationStrategyOptions = {},
   ) {
-    this.base = new StrategyFoundation(context, { strategyId: SUMMARIZATION_STRATEGY_ID, model: config.model, budget: config });
+    this.base = new StrategyFoundation(context, {
+      strategyId: SUMMARIZATION_STRATEGY_ID,
+      model: config.model,
+      budget: config,
+    });
     // Strict registry: an unknown model is an error unless the ceiling is given explicitly.
     const { available } = this.base.budget();
     this.summarizer = options.summarizer ?? this.chooseSummarizer();
     this.foldEpochs = new FoldEpochs(context);
-    this.recall = config.recall ? new RecallLayer({ context, config: config.recall, counter: this.base.counter }) : undefined;
+    this.recall = config.recall
+      ? new RecallLayer({ context, config: config.recall, counter: this.base.counter })
+      : undefined;
     this.scheduler = new FoldScheduler({
       config,
       context,
@@ -118,7 +133,8 @@ export class SummarizationStrategy implements IContextManager {
 
   private chooseSummarizer(): Summarizer {
     const { config, context } = this;
-    if (config.summarizer === 'offline' || (config.summarizer === 'auto' && context.llm === undefined)) return new OfflineSummarizer();
+    if (config.summarizer === 'offline' || (config.summarizer === 'auto' && context.llm === undefined))
+      return new OfflineSummarizer();
     if (context.llm === undefined) throw new LLMNotConfiguredError(`${SUMMARIZATION_STRATEGY_ID} (summarizer: "llm")`);
     const model = config.compressionModel ?? context.model;
     const script = config.summaryScript === 'auto' ? {} : { script: config.summaryScript };
@@ -132,25 +148,47 @@ export class SummarizationStrategy implements IContextManager {
     });
     // Only a compaction whose summary is readable can be the summary text (Anthropic's; OpenAI's is encrypted).
     if (config.engine === 'ctxkit' || context.llm.providerCompaction !== 'anthropic') return summarizer;
-    return new ProviderCompactionSummarizer(context.llm, summarizer, { model, prompt: config.summaryPrompt ?? DEFAULT_SUMMARY_PROMPT, checkSummaries: config.checkSummaries, ...script, timeoutMs: config.summaryTimeoutMs });
+    return new ProviderCompactionSummarizer(context.llm, summarizer, {
+      model,
+      prompt: config.summaryPrompt ?? DEFAULT_SUMMARY_PROMPT,
+      checkSummaries: config.checkSummaries,
+      ...script,
+      timeoutMs: config.summaryTimeoutMs,
+    });
   }
 
   /** Who writes the summaries and why the provider did not (`stats.extra.summaryEngine`). */
   private engineStats(): Record<string, unknown> {
     const engine = this.config.engine;
-    if (this.summarizer instanceof ProviderCompactionSummarizer) return { engine, lastEngine: this.summarizer.lastEngine ?? null, providerFallback: this.summarizer.lastFallback };
-    const why = engine === 'provider' && !this.summarizer.offline ? { code: ErrorCodes.STRATEGY_ERROR, message: `the client ${this.context.llm?.name ?? '(none)'} has no readable provider compaction: summaries are written by the summary request` } : null;
+    if (this.summarizer instanceof ProviderCompactionSummarizer)
+      return { engine, lastEngine: this.summarizer.lastEngine ?? null, providerFallback: this.summarizer.lastFallback };
+    const why =
+      engine === 'provider' && !this.summarizer.offline
+        ? {
+            code: ErrorCodes.STRATEGY_ERROR,
+            message:
+              `the client ${this.context.llm?.name ?? '(none)'} has no readable provider compaction: ` +
+              `summaries are written by the summary request`,
+          }
+        : null;
     return { engine, lastEngine: this.summarizer.offline ? null : 'ctxkit', providerFallback: why };
   }
 
   // ---------------------------------------------------------------- public surface
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<LLMPayload> {
     this.base.assertLive('composePayload');
     this.cancelIdleFold();
     let composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
     if (composition.wouldWait && this.scheduler.waitable && this.config.summaryWaitMs > 0) {
-      // The budget leaves no other way: wait (bounded, once per fold, never for a retry) for the running fold, then compose again.
+      // The budget leaves no other way: wait (bounded, once per fold, never for a retry) for the running fold, then
+      // compose again.
       await this.scheduler.waitForFold(this.config.summaryWaitMs);
       composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
     }
@@ -191,7 +229,10 @@ export class SummarizationStrategy implements IContextManager {
           this.scheduler.maybeStartFold(snapshot, 'idle');
         })
         .catch((error: unknown) => {
-          safeEmit(this.context.events, 'strategy-warning', { ...this.base.composer.eventBase(this.turn), message: `the idle fold could not start: ${error instanceof Error ? error.message : String(error)}` });
+          safeEmit(this.context.events, 'strategy-warning', {
+            ...this.base.composer.eventBase(this.turn),
+            message: `the idle fold could not start: ${error instanceof Error ? error.message : String(error)}`,
+          });
         });
     }, afterMs);
     // An armed idle fold never keeps the process alive.
@@ -203,7 +244,10 @@ export class SummarizationStrategy implements IContextManager {
     this.idleFold = undefined;
   }
 
-  /** `config.idleCompaction` in milliseconds: `auto` is the provider's cache lifetime less {@link IDLE_FOLD_MARGIN_MS}; undefined when off or unknown. */
+  /**
+   * `config.idleCompaction` in milliseconds: `auto` is the provider's cache lifetime less {@link IDLE_FOLD_MARGIN_MS};
+   * undefined when off or unknown.
+   */
   private idleFoldAfterMs(): number | undefined {
     const setting = this.config.idleCompaction;
     if (setting === null) return undefined;
@@ -217,15 +261,33 @@ export class SummarizationStrategy implements IContextManager {
    * `onTurnComplete` with this history would start now would fold (`folded`), computed without doing
    * either: nothing is stored, no event is emitted, the summarizer is not asked.
    */
-  async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
+  async preview(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<ReductionPreview> {
     this.base.assertLive('preview');
     return this.queue.run(async () => {
       const composition = await this.compose(systemPrompt, history, tools, ragContext, options, true);
       const preview = payloadPreview(composition.payload, history, this.base.counter);
       const notes: string[] = [];
-      if (composition.staleSummary) notes.push('the summary no longer matches the start of the history: the next compose drops it (summary-resync) and sends the history alone');
-      if (composition.summaryAhead) notes.push('the summary covers more messages than this history has (a late request): the payload leaves it out, and it stays as it is in the store');
-      if (composition.wouldWait) notes.push(`a fold is running: the next compose waits for it (at most ${this.config.summaryWaitMs} ms) before leaving out unsummarized turns`);
+      if (composition.staleSummary)
+        notes.push(
+          'the summary no longer matches the start of the history: the next compose drops it (summary-resync) and ' +
+            'sends the history alone',
+        );
+      if (composition.summaryAhead)
+        notes.push(
+          'the summary covers more messages than this history has (a late request): the payload leaves it out, and ' +
+            'it stays as it is in the store',
+        );
+      if (composition.wouldWait)
+        notes.push(
+          `a fold is running: the next compose waits for it (at most ${this.config.summaryWaitMs} ms) before ` +
+            `leaving out unsummarized turns`,
+        );
       const next = this.scheduler.nextFold(history, composition.room);
       if (next.reason !== undefined) {
         notes.push(`no fold at the next turn end: ${next.reason}`);
@@ -233,7 +295,11 @@ export class SummarizationStrategy implements IContextManager {
       }
       const folded = previewItems(history, next.from, next.to, this.base.counter);
       const tokens = folded.reduce((sum, item) => sum + item.tokens, 0);
-      notes.push(`the next turn end folds messages ${next.from}–${next.to - 1} (${next.turns} turn${next.turns === 1 ? '' : 's'}, ${tokens.toLocaleString('en-US')} tokens) into the summary, in the background (${this.summarizer.name})`);
+      notes.push(
+        `the next turn end folds messages ${next.from}–${next.to - 1} (${next.turns} ` +
+          `turn${next.turns === 1 ? '' : 's'}, ${tokens.toLocaleString('en-US')} tokens) into the summary, in ` +
+          `the background (${this.summarizer.name})`,
+      );
       return { ...preview, folded, notes: [...preview.notes, ...notes] };
     });
   }
@@ -284,7 +350,14 @@ export class SummarizationStrategy implements IContextManager {
    * noted for the next fold, a layout the composer does not commit. A history shorter than the summary covers
    * (a late request) is composed without it, and the summary stays as it is.
    */
-  private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions, preview = false): Promise<Composition> {
+  private async compose(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext: string | undefined,
+    options: ComposeOptions,
+    preview = false,
+  ): Promise<Composition> {
     const turn = this.base.turns.count(history);
     await this.scheduler.load();
     const read = this.scheduler.state;
@@ -306,14 +379,22 @@ export class SummarizationStrategy implements IContextManager {
       turn,
       extra: {},
     };
-    const composed = this.recall && recalled ? this.recall.layout(this.base.composer, request, recalled) : this.base.composer.layout(request);
+    const composed =
+      this.recall && recalled
+        ? this.recall.layout(this.base.composer, request, recalled)
+        : this.base.composer.layout(request);
     const room = { room: composed.roomTokens, allowance: composed.memoryAllowanceTokens };
     if (!preview) this.scheduler.noteRoom(room);
     if (!preview && options.sent !== false) {
-      // The summary version the payload sent as it is (-1: shortened, held from an earlier payload or left out while there is one).
+      // The summary version the payload sent as it is (-1: shortened, held from an earlier payload or left out while
+      // there is one).
       const sentWhole = composed.memory[0] === 'sent' && composed.payload.stats.extra?.heldMemory === undefined;
       const summaryVersion = state === null ? 0 : sentWhole ? state.version : -1;
-      this.scheduler.noteSent(history, composed.window.fromIndex, { messages: composed.payload.messages, tools: composed.payload.tools, summaryVersion });
+      this.scheduler.noteSent(history, composed.window.fromIndex, {
+        messages: composed.payload.messages,
+        tools: composed.payload.tools,
+        summaryVersion,
+      });
     }
     const outcome = composed.memory[0];
     Object.assign(composed.payload.stats.extra!, {
@@ -338,7 +419,15 @@ export class SummarizationStrategy implements IContextManager {
     const leftOut = composed.window.fromIndex > covered;
     const wouldWait = leftOut && this.scheduler.running;
     composed.payload.stats.extra!.summaryPending = leftOut ? this.pendingSummary() : null;
-    return { payload: composed.payload, composed, wouldWait, turn, room, staleSummary: read !== null && state === null && !summaryAhead, summaryAhead };
+    return {
+      payload: composed.payload,
+      composed,
+      wouldWait,
+      turn,
+      room,
+      staleSummary: read !== null && state === null && !summaryAhead,
+      summaryAhead,
+    };
   }
 
   /**
@@ -349,19 +438,43 @@ export class SummarizationStrategy implements IContextManager {
     const failures = this.scheduler.consecutiveFailures;
     const failed = failures === 1 ? 'the last fold failed' : `the last ${failures} folds failed`;
     if (this.scheduler.running) {
-      const retry = failures > 0 ? ` (a retry after ${failed}): payloads do not wait for it` : `; a payload waits for it at most once, ${this.config.summaryWaitMs} ms (summaryWaitMs)`;
+      const retry =
+        failures > 0
+          ? ` (a retry after ${failed}): payloads do not wait for it`
+          : `; a payload waits for it at most once, ${this.config.summaryWaitMs} ms (summaryWaitMs)`;
       return { reason: 'running', message: `composed without the newest summary: a fold is running${retry}` };
     }
-    if (this.scheduler.stopped) return { reason: 'stopped', message: `composed without the newest summary: ${failed} and attempts stopped until the turns to fold change (maxConsecutiveFailures)` };
-    if (failures > 0) return { reason: 'failed', message: `composed without the newest summary: ${failed}; the next fold is tried after the back-off (retryBackoffMs), in the background` };
+    if (this.scheduler.stopped)
+      return {
+        reason: 'stopped',
+        message:
+          `composed without the newest summary: ${failed} and attempts stopped until the turns to fold ` +
+          `change (maxConsecutiveFailures)`,
+      };
+    if (failures > 0)
+      return {
+        reason: 'failed',
+        message:
+          `composed without the newest summary: ${failed}; the next fold is tried after the back-off ` +
+          `(retryBackoffMs), in the background`,
+      };
     return null;
   }
 
-  /** The summary block of `state`: the one built before while the fields it shows are the same (the buffer may be read afresh each turn). */
+  /**
+   * The summary block of `state`: the one built before while the fields it shows are the same (the buffer may be read
+   * afresh each turn).
+   */
   private summaryBlockOf(state: SummaryState): MemoryBlock {
     const built = this.summaryBlock?.state;
-    const same = built !== undefined && built.version === state.version && built.coveredMessages === state.coveredMessages && built.coveredTurns === state.coveredTurns && built.text === state.text;
-    if (!same) this.summaryBlock = { state, block: summaryMemoryBlock(state, this.base.counter, this.config.memoryRole) };
+    const same =
+      built !== undefined &&
+      built.version === state.version &&
+      built.coveredMessages === state.coveredMessages &&
+      built.coveredTurns === state.coveredTurns &&
+      built.text === state.text;
+    if (!same)
+      this.summaryBlock = { state, block: summaryMemoryBlock(state, this.base.counter, this.config.memoryRole) };
     return this.summaryBlock!.block;
   }
 }

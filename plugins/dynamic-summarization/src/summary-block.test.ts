@@ -1,4 +1,5 @@
 import { createTokenCounter } from '@ctxkit/core';
+
 import { summaryMemoryBlock } from './summary-block';
 import type { SummaryState } from './summary-state';
 
@@ -20,18 +21,28 @@ function state(text: string): SummaryState {
 }
 
 describe('summaryMemoryBlock', () => {
-  it('lets an earlier summary of the session stand for a newer one, never a newer or wider one, nor another kind of block', () => {
-    const newer = summaryMemoryBlock({ ...state('v2 text'), version: 2, coveredMessages: 12 }, counter);
-    const earlier = summaryMemoryBlock({ ...state('v1 text'), version: 1, coveredMessages: 8 }, counter);
-    expect(newer.holds!(earlier)).toBe(true);
-    expect(earlier.holds!(newer)).toBe(false);
-    expect(newer.holds!(summaryMemoryBlock({ ...state('other v2'), version: 2 }, counter))).toBe(false);
-    expect(newer.holds!(summaryMemoryBlock({ ...state('v1 wider'), version: 1, coveredMessages: 20 }, counter))).toBe(false);
-    expect(newer.holds!({ name: 'summary', content: 'not a summary block' })).toBe(false);
-  });
+  it(
+    'lets an earlier summary of the session stand for a newer one, never a newer or wider one, nor another kind of ' +
+      'block',
+    () => {
+      const newer = summaryMemoryBlock({ ...state('v2 text'), version: 2, coveredMessages: 12 }, counter);
+      const earlier = summaryMemoryBlock({ ...state('v1 text'), version: 1, coveredMessages: 8 }, counter);
+      expect(newer.holds!(earlier)).toBe(true);
+      expect(earlier.holds!(newer)).toBe(false);
+      expect(newer.holds!(summaryMemoryBlock({ ...state('other v2'), version: 2 }, counter))).toBe(false);
+      expect(newer.holds!(summaryMemoryBlock({ ...state('v1 wider'), version: 1, coveredMessages: 20 }, counter))).toBe(
+        false,
+      );
+      expect(newer.holds!({ name: 'summary', content: 'not a summary block' })).toBe(false);
+    },
+  );
 
   it('shortens to each room as a new block would, also when one block is asked again and again', () => {
-    const summary = state(Array.from({ length: 60 }, (_, index) => `- Step ${index}: booked flight HAT${100 + index} for the user.`).join('\n'));
+    const summary = state(
+      Array.from({ length: 60 }, (_, index) => `- Step ${index}: booked flight HAT${100 + index} for the user.`).join(
+        '\n',
+      ),
+    );
     const block = summaryMemoryBlock(summary, counter);
     const rooms = [300, 300, 120, 300, 40, 40, 10, 300];
     expect(new Set(rooms.map((maxTokens) => block.shrink!(maxTokens))).size).toBeGreaterThan(2);

@@ -1,5 +1,13 @@
 import { type ITokenCounter } from '@ctxkit/core';
-import { escapeMemoryText, memoryBlockText, memoryPreamble, truncateToFit, type MemoryBlock, type MemoryRole } from '@ctxkit/core/strategy-kit';
+import {
+  escapeMemoryText,
+  type MemoryBlock,
+  memoryBlockText,
+  memoryPreamble,
+  type MemoryRole,
+  truncateToFit,
+} from '@ctxkit/core/strategy-kit';
+
 import type { SummaryState } from './summary-state';
 
 /** Tokens of the summary block's wrapper (the preamble, the tag lines and the heading around the summary text). */
@@ -12,7 +20,9 @@ export const SUMMARY_TAG = 'conversation_summary';
 const SUMMARY_FRAME_TAGS = [SUMMARY_TAG, 'summary', 'previous_summary', 'transcript'];
 
 /** What a user-role summary block says before its frame. */
-export const SUMMARY_PREAMBLE = memoryPreamble('A summary of the earlier conversation follows, written by the context manager.');
+export const SUMMARY_PREAMBLE = memoryPreamble(
+  'A summary of the earlier conversation follows, written by the context manager.',
+);
 
 /**
  * The summary as a clearly delimited block, sent right after the system prompt (after the dynamic
@@ -22,7 +32,8 @@ export function summaryBlock(state: SummaryState, text: string = state.text, rol
   return memoryBlockText(
     role,
     SUMMARY_PREAMBLE,
-    `<${SUMMARY_TAG} covers_messages="0-${state.coveredMessages - 1}" turns="${state.coveredTurns}" version="${state.version}">\n` +
+    `<${SUMMARY_TAG} covers_messages="0-${state.coveredMessages - 1}" turns="${state.coveredTurns}" ` +
+      `version="${state.version}">\n` +
       `Summary of the earlier conversation (the newest part of it may also follow verbatim):\n` +
       `${escapeMemoryText(text, SUMMARY_FRAME_TAGS)}\n</${SUMMARY_TAG}>`,
   );
@@ -35,26 +46,42 @@ export function summaryBlock(state: SummaryState, text: string = state.text, rol
  * it covers is reported as `summarized`. Build it once per summary: it keeps its last shortened form
  * for the next composition.
  */
-export function summaryMemoryBlock(state: SummaryState, counter: ITokenCounter, role: MemoryRole = 'user'): MemoryBlock {
+export function summaryMemoryBlock(
+  state: SummaryState,
+  counter: ITokenCounter,
+  role: MemoryRole = 'user',
+): MemoryBlock {
   // The room left to the summary rarely changes from one turn to the next: the last cut is reused.
   let lastCut: { maxTokens: number; text: string | undefined } | undefined;
   const block: SummaryMemoryBlock = {
     state,
-    holds: (earlier) => isSummaryBlock(earlier) && earlier.state.version < state.version && earlier.state.coveredMessages <= state.coveredMessages,
+    holds: (earlier) =>
+      isSummaryBlock(earlier) &&
+      earlier.state.version < state.version &&
+      earlier.state.coveredMessages <= state.coveredMessages,
     name: 'summary',
     role,
     content: summaryBlock(state, state.text, role),
     shrink: (maxTokens) => {
       if (lastCut?.maxTokens === maxTokens) return lastCut.text;
       const room = maxTokens - counter.count(summaryBlock(state, '', role));
-      const text = room > 0 ? summaryBlock(state, truncateToFit(state.text, { kind: 'head', maxTokens: room, counter }).text, role) : undefined;
+      const text =
+        room > 0
+          ? summaryBlock(state, truncateToFit(state.text, { kind: 'head', maxTokens: room, counter }).text, role)
+          : undefined;
       lastCut = { maxTokens, text };
       return text;
     },
     placement: 'after-system',
     omitWhenWindowCovers: true,
     yieldsToRecall: true,
-    covers: { until: state.coveredMessages, action: 'summarized', recoverableFrom: 'summary', reason: `folded into summary v${state.version}`, refs: [`summary:${state.version}`] },
+    covers: {
+      until: state.coveredMessages,
+      action: 'summarized',
+      recoverableFrom: 'summary',
+      reason: `folded into summary v${state.version}`,
+      refs: [`summary:${state.version}`],
+    },
   };
   return block;
 }

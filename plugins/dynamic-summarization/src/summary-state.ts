@@ -1,6 +1,7 @@
 import type { StoreKey } from '@ctxkit/core';
-import { initialFoldBackoffState, isFoldBackoffState, type FoldBackoffState } from './fold/fold-backoff';
-import { isFoldClaim, type FoldClaim } from './fold/fold-claim';
+
+import { type FoldBackoffState, initialFoldBackoffState, isFoldBackoffState } from './fold/fold-backoff';
+import { type FoldClaim, isFoldClaim } from './fold/fold-claim';
 
 /**
  * The summary buffer of one agent and session. It names how many leading history messages it covers
@@ -48,13 +49,22 @@ export const MAX_EARLIER_COVERAGE = 16;
 export function earlierCoverageOf(state: SummaryState): CoveredPrefix[] {
   const earlier: unknown = state.earlierCoverage;
   if (!Array.isArray(earlier)) return [];
-  return earlier.filter((entry: Partial<CoveredPrefix> | null): entry is CoveredPrefix => typeof entry === 'object' && entry !== null && Number.isInteger(entry.coveredMessages) && typeof entry.fingerprint === 'string');
+  return earlier.filter(
+    (entry: Partial<CoveredPrefix> | null): entry is CoveredPrefix =>
+      typeof entry === 'object' &&
+      entry !== null &&
+      Number.isInteger(entry.coveredMessages) &&
+      typeof entry.fingerprint === 'string',
+  );
 }
 
 /** The coverage a summary folded from `previous` keeps: `previous`'s earlier coverage and its own. */
 export function coverageAfter(previous: SummaryState | null): CoveredPrefix[] {
   if (previous === null) return [];
-  return [...earlierCoverageOf(previous), { coveredMessages: previous.coveredMessages, fingerprint: previous.fingerprint }].slice(-MAX_EARLIER_COVERAGE);
+  return [
+    ...earlierCoverageOf(previous),
+    { coveredMessages: previous.coveredMessages, fingerprint: previous.fingerprint },
+  ].slice(-MAX_EARLIER_COVERAGE);
 }
 
 /**
@@ -118,5 +128,10 @@ export function toSummaryRecord(value: unknown): SummaryRecord {
 /** True when two buffers are the same summary (or both absent): same version, covered messages and text. */
 export function sameSummary(a: SummaryState | null, b: SummaryState | null): boolean {
   if (a === null || b === null) return a === b;
-  return a.version === b.version && a.coveredMessages === b.coveredMessages && a.fingerprint === b.fingerprint && a.text === b.text;
+  return (
+    a.version === b.version &&
+    a.coveredMessages === b.coveredMessages &&
+    a.fingerprint === b.fingerprint &&
+    a.text === b.text
+  );
 }

@@ -1,13 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { runConformance } from '@ctxkit/core/testing';
+
 import { createStrategy } from './create-entity-extraction-strategy';
 import type { EntityExtractionConfigInput } from './entity-extraction-config';
 
 // The plugin as a host loads it: plugin.json read and validated, each case's config validated by its
 // configSchema with the defaults applied; the factory from the sources (the entry is their build).
 const plugin = path.join(__dirname, '..');
-const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
+const airlineSchema = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '..', 'schemas', 'airline-booking.schema.json'), 'utf8'),
+) as Record<string, unknown>;
 
 // The offline extractor (no LLM): the suite's context has no client.
 runConformance<EntityExtractionConfigInput>('std-entity-extraction-strategy (offline extractor)', {

@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { ConfigValidationError } from '@ctxkit/core';
+
 import manifest from '../plugin.json';
 import { resolveEntityExtractionConfig } from './entity-extraction-config';
 

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '@ctxkit/core';
 import { applyConfigSchema, type MemoryRole, type RecallConfig } from '@ctxkit/core/strategy-kit';
+
 import manifest from '../plugin.json';
 
 /** The plugin id. */
@@ -91,6 +92,12 @@ export type EntityExtractionConfigInput = Partial<EntityExtractionConfig> & { st
  * touched). The loader has usually done this already; doing it again makes direct factory calls safe.
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every issue
  */
-export function resolveEntityExtractionConfig(input: Readonly<EntityExtractionConfigInput> | Record<string, unknown>): EntityExtractionConfig {
-  return applyConfigSchema(ENTITY_EXTRACTION_STRATEGY_ID, manifest.configSchema, input) as unknown as EntityExtractionConfig;
+export function resolveEntityExtractionConfig(
+  input: Readonly<EntityExtractionConfigInput> | Record<string, unknown>,
+): EntityExtractionConfig {
+  return applyConfigSchema(
+    ENTITY_EXTRACTION_STRATEGY_ID,
+    manifest.configSchema,
+    input,
+  ) as unknown as EntityExtractionConfig;
 }

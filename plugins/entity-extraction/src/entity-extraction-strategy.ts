@@ -1,19 +1,30 @@
 import {
-  conversationCacheKey,
-  CtxkitError,
-  safeEmit,
   type ChatMessage,
   type ComposeOptions,
   type ContextManagerCapabilities,
+  conversationCacheKey,
+  CtxkitError,
   type IContextManager,
   type LLMPayload,
   type ReductionEpoch,
   type ReductionPreview,
+  safeEmit,
   type StrategyContext,
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { FailureBackoff, SerialQueue, contentDigest, contentText, payloadPreview, RecallLayer, StrategyFoundation, type PreparedRecall, type TurnIndex } from '@ctxkit/core/strategy-kit';
+import {
+  contentDigest,
+  contentText,
+  FailureBackoff,
+  payloadPreview,
+  type PreparedRecall,
+  RecallLayer,
+  SerialQueue,
+  StrategyFoundation,
+  type TurnIndex,
+} from '@ctxkit/core/strategy-kit';
+
 import { ENTITY_EXTRACTION_STRATEGY_ID, type EntityExtractionConfig } from './entity-extraction-config';
 import { buildExtractionInput, type ExtractionInput } from './extraction/extraction-input';
 import { nextExtractionNote } from './extraction/next-extraction-note';
@@ -65,14 +76,21 @@ interface StartedExtraction {
 async function settledWithin<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await Promise.race([work, new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)))]);
+    return await Promise.race([
+      work,
+      new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined))),
+    ]);
   } finally {
     clearTimeout(timer);
   }
 }
 
 function messageOf(error: unknown): string {
-  return CtxkitError.isInstance(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  return CtxkitError.isInstance(error)
+    ? `${error.code}: ${error.message}`
+    : error instanceof Error
+      ? error.message
+      : String(error);
 }
 
 /**
@@ -81,14 +99,13 @@ function messageOf(error: unknown): string {
  * first time, or reported by `onTurnComplete`) is read by the extractor (the LLM extraction chain, or
  * the offline extractor when the agent has no model); the payload is the system prompt, the state
  * as JSON in `<conversation_state>` with the required fields still missing, then the newest history
- * that fits the rest of the budget (in lean mode only the last `recentTurns` turns). State and versions are kept per agent and session in
- * the store (kind `entities`), read afresh on every call and written with compare-and-set
- * ({@link SharedEntityState}), so that processes serving one session lose no update. Every extraction
- * that changed the state is an undoable epoch (`epochs()`, `undo(id)`), and `preview(...)` tells what
- * the next payload would leave out and which messages the next extraction would read. A call waits
- * for the extraction's model at most `extractionWaitMs`, then composes with the previous state while
- * the extraction finishes in the background; after a failed or timed-out call the model is left
- * alone for a back-off (`extractionRetryBackoffMs`), payloads composed at once with the last state.
+ * that fits the rest of the budget (in lean mode only the last `recentTurns` turns). State and versions are kept per
+ * agent and session in the store (kind `entities`), read afresh on every call and written with compare-and-set ({@link
+ * SharedEntityState}), so that processes serving one session lose no update. Every extraction that changed the state is
+ * an undoable epoch (`epochs()`, `undo(id)`), and `preview(...)` tells what the next payload would leave out and which
+ * messages the next extraction would read. A call waits for the extraction's model at most `extractionWaitMs`, then
+ * composes with the previous state while the extraction finishes in the background; after a failed or timed-out call
+ * the model is left alone for a back-off (`extractionRetryBackoffMs`), payloads composed at once with the last state.
  * @see docs/strategies/entity-extraction.md
  */
 export class EntityExtractionStrategy implements IContextManager, ContextManagerCapabilities, EntityStateAccess {
@@ -116,7 +133,11 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
 
   constructor(private readonly options: EntityExtractionStrategyOptions) {
     const { config, context } = options;
-    this.base = new StrategyFoundation(context, { strategyId: ENTITY_EXTRACTION_STRATEGY_ID, model: config.model, budget: config });
+    this.base = new StrategyFoundation(context, {
+      strategyId: ENTITY_EXTRACTION_STRATEGY_ID,
+      model: config.model,
+      budget: config,
+    });
     this.base.budget(); // an unknown model without maxContextTokens fails here, when the agent loads
     this.extractionEpochs = new ExtractionEpochs(context);
     this.shared = new SharedEntityState({
@@ -128,8 +149,13 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     });
     this.stateBlocks = new StateBlockCache(options.schema, this.base.counter, options.config.memoryRole);
     this.shortenedStateBlocks = new StateBlockCache(options.schema, this.base.counter, options.config.memoryRole);
-    this.recall = config.recall ? new RecallLayer({ context, config: config.recall, counter: this.base.counter }) : undefined;
-    this.backoff = new FailureBackoff({ firstMs: config.extractionRetryBackoffMs, maxMs: Math.max(config.extractionRetryBackoffMs, MAX_EXTRACTION_BACKOFF_MS) });
+    this.recall = config.recall
+      ? new RecallLayer({ context, config: config.recall, counter: this.base.counter })
+      : undefined;
+    this.backoff = new FailureBackoff({
+      firstMs: config.extractionRetryBackoffMs,
+      maxMs: Math.max(config.extractionRetryBackoffMs, MAX_EXTRACTION_BACKOFF_MS),
+    });
   }
 
   /** The extractor in use (`offline-extractor` or `llm:<client>/<model>`). */
@@ -137,13 +163,27 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     return this.options.extractor.name;
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<LLMPayload> {
     this.base.assertLive('composePayload');
     this.base.turns.count(history);
     return this.queue.run(async () => {
       this.turn = this.turnsOf(history).turns;
       const { persisted, pending } = await this.extractNew(history);
-      if (pending) this.warn(`the payload was composed without the extraction of ${pending.from === pending.through ? `message ${pending.from}` : `messages ${pending.from}–${pending.through}`}: ${pending.message}`);
+      if (pending)
+        this.warn(
+          `the payload was composed without the extraction ` +
+            `of ${
+              pending.from === pending.through
+                ? `message ` + `${pending.from}`
+                : `messages ${pending.from}–${pending.through}`
+            }: ${pending.message}`,
+        );
       const recalled = await this.recall?.prepare(history);
       return this.buildPayload(systemPrompt, history, tools, ragContext, persisted, options, false, recalled, pending);
     });
@@ -154,7 +194,13 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
    * (nothing stored, no event, the extractor not asked), and notes on the messages the extraction that
    * `composePayload` runs first would read: when there are any, the state it shows may differ.
    */
-  async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
+  async preview(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<ReductionPreview> {
     this.base.assertLive('preview');
     this.base.turns.count(history);
     return this.queue.run(async () => {
@@ -164,7 +210,9 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       const preview = payloadPreview(payload, history, this.base.counter);
       const resume = resumePoint(history, persisted);
       const held = buildExtractionInput(history, resume, this.options.extractor.trigger) ? this.heldBack() : null;
-      const note = held ? `no extraction before the next payload: ${held.message}` : nextExtractionNote(history, resume, this.options.extractor);
+      const note = held
+        ? `no extraction before the next payload: ${held.message}`
+        : nextExtractionNote(history, resume, this.options.extractor);
       return { ...preview, notes: [...preview.notes, note] };
     });
   }
@@ -184,7 +232,13 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
    */
   async undo(epochId: string): Promise<UndoResult> {
     this.base.assertLive('undo');
-    return this.queue.run(() => this.extractionEpochs.undo(epochId, (before) => this.shared.restore((current) => stateAfterUndo(current, before)), this.turn));
+    return this.queue.run(() =>
+      this.extractionEpochs.undo(
+        epochId,
+        (before) => this.shared.restore((current) => stateAfterUndo(current, before)),
+        this.turn,
+      ),
+    );
   }
 
   async onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
@@ -238,7 +292,9 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     return { agentId, sessionId, kind: 'entities' as const, name: ENTITY_STATE_STORE_NAME };
   }
 
-  /** The state as the store holds it now (another process may have updated it), with this instance's unsaved updates. */
+  /**
+   * The state as the store holds it now (another process may have updated it), with this instance's unsaved updates.
+   */
   private load(): Promise<PersistedEntityState> {
     return this.shared.read();
   }
@@ -257,7 +313,11 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
    * always asked.
    */
   private heldBack(): { reason: 'running' | 'backing-off'; message: string; retryAt?: number } | null {
-    if (this.running) return { reason: 'running', message: 'an earlier extraction the strategy stopped waiting for still runs; the next one reads these messages' };
+    if (this.running)
+      return {
+        reason: 'running',
+        message: 'an earlier extraction the strategy stopped waiting for still runs; the next one reads these messages',
+      };
     if (this.options.extractor.kind === 'offline') return null;
     const retryAt = this.backoff.retryAt;
     if (retryAt === null || !this.backoff.waiting(() => this.options.context.now())) return null;
@@ -265,7 +325,11 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     return {
       reason: 'backing-off',
       retryAt,
-      message: `the extraction model failed or timed out ${failures === 1 ? 'on the last call' : `on the last ${failures} calls`} and is not called before ${new Date(retryAt).toISOString()} (extractionRetryBackoffMs); the first extraction after it reads these messages`,
+      message:
+        `the extraction model failed or timed ` +
+        `out ${failures === 1 ? 'on the last call' : `on the last ${failures} calls`} and is not called ` +
+        `before ${new Date(retryAt).toISOString()} (extractionRetryBackoffMs); the first extraction after it ` +
+        `reads these messages`,
     };
   }
 
@@ -277,8 +341,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
    * go over it; if the merge fails the state schema, the extraction runs again on the new state.
    * The model is waited for at most `extractionWaitMs`, and not at all for a retry after a failed
    * call: past it the previous state is returned with the messages not read yet, and the update is
-   * written when the extraction ends (a task of the queue). While an extraction runs in the background, or the model is backing off, the model is not
-   * asked and the messages wait for the next extraction.
+   * written when the extraction ends (a task of the queue). While an extraction runs in the background, or the model is
+   * backing off, the model is not asked and the messages wait for the next extraction.
    */
   private async extractNew(history: ReadonlyArray<Readonly<ChatMessage>>, reruns = 0): Promise<ExtractionResult> {
     const persisted = await this.load();
@@ -287,7 +351,8 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     const input = buildExtractionInput(history, resume, extractor.trigger);
     if (!input) {
       // (Not the read point from before an undo: the newest message read stays read when the history grows back to it.)
-      if (resume !== persisted.processedThrough && resume !== persisted.restoredReadPoint?.index) persisted.processedThrough = resume;
+      if (resume !== persisted.processedThrough && resume !== persisted.restoredReadPoint?.index)
+        persisted.processedThrough = resume;
       return { persisted, pending: null };
     }
     const unread = { from: resume + 1, through: input.sourceMessageIndex };
@@ -297,11 +362,26 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     this.turn = turn;
     const started: StartedExtraction = { input, history: history.slice(0, input.sourceMessageIndex + 1), turn };
     const extraction = extractor
-      .extract({ schema: this.options.schema, state: persisted.state, input, now: context.now(), signal: this.disposal.signal, cacheKey: conversationCacheKey(context.agentId, context.sessionId) })
-      .catch((error: unknown): ExtractionOutcome => ({ ok: false, reason: 'llm-error', errors: [messageOf(error)], attempts: 1 }));
+      .extract({
+        schema: this.options.schema,
+        state: persisted.state,
+        input,
+        now: context.now(),
+        signal: this.disposal.signal,
+        cacheKey: conversationCacheKey(context.agentId, context.sessionId),
+      })
+      .catch((error: unknown): ExtractionOutcome => ({
+        ok: false,
+        reason: 'llm-error',
+        errors: [messageOf(error)],
+        attempts: 1,
+      }));
     // A retry after a failed call runs in the background only: a model that is down holds one payload, once.
     const retrying = this.backoff.failedInARow > 0;
-    const outcome = extractor.kind === 'offline' ? await extraction : await settledWithin(extraction, retrying ? 0 : config.extractionWaitMs);
+    const outcome =
+      extractor.kind === 'offline'
+        ? await extraction
+        : await settledWithin(extraction, retrying ? 0 : config.extractionWaitMs);
     if (outcome === undefined) {
       this.running = extraction.then((late) =>
         this.queue.run(async () => {
@@ -310,15 +390,21 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
         }),
       );
       const message = retrying
-        ? `the extraction model failed or timed out on the last call; this retry runs in the background without being waited for, and the next payload uses it`
-        : `the extraction model had not answered within ${config.extractionWaitMs} ms (extractionWaitMs); the extraction goes on in the background and the next payload uses it`;
+        ? `the extraction model failed or timed out on the last call; this retry runs in the background without ` +
+          `being waited for, and the next payload uses it`
+        : `the extraction model had not answered within ${config.extractionWaitMs} ms (extractionWaitMs); the ` +
+          `extraction goes on in the background and the next payload uses it`;
       return { persisted, pending: { reason: 'late', ...unread, message } };
     }
     return this.applyExtraction(started, outcome, reruns);
   }
 
   /** Reports an extraction's outcome and writes its update (see {@link extractNew}). */
-  private async applyExtraction(started: StartedExtraction, outcome: ExtractionOutcome, reruns: number): Promise<ExtractionResult> {
+  private async applyExtraction(
+    started: StartedExtraction,
+    outcome: ExtractionOutcome,
+    reruns: number,
+  ): Promise<ExtractionResult> {
     const { input, history, turn } = started;
     const { extractor, context } = this.options;
     // Disposed meanwhile: nothing is written, the messages stay unread for the instances that go on.
@@ -334,13 +420,15 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       this.lastError = { reason: outcome.reason, errors: outcome.errors, sourceMessageIndex: input.sourceMessageIndex };
       const now = context.now();
       const retryAt = callFailed ? this.backoff.failed(now) : now;
-      const backingOff = retryAt > now ? `; the model is not called again before ${new Date(retryAt).toISOString()}` : '';
+      const backingOff =
+        retryAt > now ? `; the model is not called again before ${new Date(retryAt).toISOString()}` : '';
       safeEmit(context.events, 'entities-error', {
         ...this.base.composer.eventBase(turn),
         reason:
           outcome.reason === 'llm-error'
             ? `the extraction call failed (${extractor.name}); the previous state stands${backingOff}`
-            : `the extraction answer was invalid after ${outcome.attempts} attempt(s) (${extractor.name}); the previous state stands`,
+            : `the extraction answer was invalid after ${outcome.attempts} attempt(s) (${extractor.name}); the ` +
+              `previous state stands`,
         errors: [...outcome.errors],
         attempts: outcome.attempts,
       });
@@ -353,10 +441,16 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       offline: extractor.offline,
       extractor: extractor.name,
     };
-    const result = await this.shared.apply(update, (record) => resumePoint(history, record) >= input.sourceMessageIndex);
+    const result = await this.shared.apply(
+      update,
+      (record) => resumePoint(history, record) >= input.sourceMessageIndex,
+    );
     if (result.outcome === 'invalid') {
       if (reruns < MAX_EXTRACTION_RERUNS) return this.extractNew(history, reruns + 1);
-      this.warn(`the extracted changes do not fit the state another process wrote (${result.errors.join('; ')}); they are left out and the messages are read again with the next one`);
+      this.warn(
+        `the extracted changes do not fit the state another process wrote (${result.errors.join('; ')}); they are ` +
+          `left out and the messages are read again with the next one`,
+      );
     }
     if (result.outcome === 'applied' && result.version) {
       const version = result.version;
@@ -387,7 +481,10 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
     const turns = this.turnsOf(history);
     const block = this.stateBlocks.render(persisted.state, version, config.stateMaxTokens);
     if (block.truncatedFields.length > 0 && !preview) {
-      this.warn(`the state block was shortened to fit ${config.stateMaxTokens} tokens (fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`);
+      this.warn(
+        `the state block was shortened to fit ${config.stateMaxTokens} tokens ` +
+          `(fields: ${block.truncatedFields.join(', ')}); the full state is in getState()`,
+      );
     }
     const lean = config.lean;
     const request = {
@@ -397,14 +494,30 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
       ragContext,
       ...options,
       turn: turns.turns,
-      memory: [entityStateMemoryBlock(persisted, block.message ? String(block.message.content) : '', this.shortenedStateBlocks, config.stateMaxTokens, config.memoryRole)],
+      memory: [
+        entityStateMemoryBlock(
+          persisted,
+          block.message ? String(block.message.content) : '',
+          this.shortenedStateBlocks,
+          config.stateMaxTokens,
+          config.memoryRole,
+        ),
+      ],
       memoryShare: config.memoryShare,
       cutBackRatio: config.cutBackRatio,
       keepFirstShare: config.keepFirstShare,
-      ...(lean ? { startIndex: recentTurnsStart(turns, config.recentTurns), startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)` } : {}),
+      ...(lean
+        ? {
+            startIndex: recentTurnsStart(turns, config.recentTurns),
+            startReason: `older than the last ${config.recentTurns} turn(s) (lean mode)`,
+          }
+        : {}),
       extra: { entities: entityStats(persisted, block, this.options.extractor, this.lastError, lean, pending) },
     };
-    const composed = this.recall && recalled ? this.recall.layout(this.base.composer, request, recalled) : this.base.composer.layout(request);
+    const composed =
+      this.recall && recalled
+        ? this.recall.layout(this.base.composer, request, recalled)
+        : this.base.composer.layout(request);
     if (!preview) {
       this.base.composer.commit(composed, request.turn);
       this.recall?.emitRecalled(this.base.composer, composed, request.turn);

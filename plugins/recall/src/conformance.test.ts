@@ -1,5 +1,7 @@
 import * as path from 'node:path';
+
 import { runConformance } from '@ctxkit/core/testing';
+
 import { createStrategy } from './index';
 import type { RecallStrategyConfig } from './recall-strategy-config';
 

@@ -1,4 +1,5 @@
 import { applyConfigSchema, type RecallConfig } from '@ctxkit/core/strategy-kit';
+
 import manifest from '../plugin.json';
 
 /**
@@ -53,7 +54,9 @@ export const RECALL_STRATEGY_ID = 'std-recall-strategy';
  * applied, exactly as the loader does. Never touches its argument; `undefined` and `null` mean `{}`.
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every invalid field with what was expected
  */
-export function resolveRecallStrategyConfig(config: DeepPartial<RecallStrategyConfig> | undefined | null): RecallStrategyConfig {
+export function resolveRecallStrategyConfig(
+  config: DeepPartial<RecallStrategyConfig> | undefined | null,
+): RecallStrategyConfig {
   return applyConfigSchema(RECALL_STRATEGY_ID, manifest.configSchema, config ?? {}) as unknown as RecallStrategyConfig;
 }
 

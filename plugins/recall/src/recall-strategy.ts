@@ -11,6 +11,7 @@ import type {
   ToolDefinition,
 } from '@ctxkit/core';
 import { payloadPreview, RecallLayer, StrategyFoundation } from '@ctxkit/core/strategy-kit';
+
 import { RECALL_STRATEGY_ID, type RecallStrategyConfig } from './recall-strategy-config';
 
 /**
@@ -28,8 +29,15 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
   private readonly recall: RecallLayer;
 
   /** @param config validated, with the schema's defaults applied (see `resolveRecallStrategyConfig`) */
-  constructor(private readonly config: RecallStrategyConfig, context: StrategyContext) {
-    this.base = new StrategyFoundation(context, { strategyId: RECALL_STRATEGY_ID, model: config.model, budget: config });
+  constructor(
+    private readonly config: RecallStrategyConfig,
+    context: StrategyContext,
+  ) {
+    this.base = new StrategyFoundation(context, {
+      strategyId: RECALL_STRATEGY_ID,
+      model: config.model,
+      budget: config,
+    });
     this.recall = new RecallLayer({ context, config: config.recall, counter: this.base.counter });
   }
 
@@ -38,12 +46,22 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
     return this.base.budget();
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<LLMPayload> {
     this.base.assertLive('compose');
     const turn = this.base.turns.count(history);
     const prepared = await this.recall.prepare(history);
     this.base.assertLive('compose');
-    const composed = this.recall.layout(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options }, prepared);
+    const composed = this.recall.layout(
+      this.base.composer,
+      { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options },
+      prepared,
+    );
     this.base.composer.commit(composed, turn);
     this.recall.emitRecalled(this.base.composer, composed, turn);
     return composed.payload;
@@ -53,11 +71,21 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
    * What {@link composePayload} with these arguments would drop and recall, composed without being
    * remembered: no event, nothing indexed, no embedder call (the index as it is).
    */
-  async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
+  async preview(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<ReductionPreview> {
     this.base.assertLive('preview');
     const turn = this.base.turns.count(history);
     const prepared = await this.recall.prepare(history, { preview: true });
-    const { payload } = this.recall.layout(this.base.composer, { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options }, prepared);
+    const { payload } = this.recall.layout(
+      this.base.composer,
+      { systemPrompt, history, tools, turn, ragContext, ...this.cutBack(), ...options },
+      prepared,
+    );
     return payloadPreview(payload, history, this.base.counter);
   }
 

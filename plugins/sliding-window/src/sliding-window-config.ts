@@ -1,4 +1,5 @@
 import { applyConfigSchema } from '@ctxkit/core/strategy-kit';
+
 import manifest from '../plugin.json';
 
 /**
@@ -54,8 +55,14 @@ export const SLIDING_WINDOW_STRATEGY_ID = 'std-sliding-window-strategy';
  * errors the loader gives. Never touches its argument; `undefined` and `null` mean `{}`.
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every invalid field with what was expected
  */
-export function resolveSlidingWindowConfig(config: Partial<SlidingWindowConfig> | undefined | null): SlidingWindowConfig {
-  return applyConfigSchema(SLIDING_WINDOW_STRATEGY_ID, manifest.configSchema, config ?? {}) as unknown as SlidingWindowConfig;
+export function resolveSlidingWindowConfig(
+  config: Partial<SlidingWindowConfig> | undefined | null,
+): SlidingWindowConfig {
+  return applyConfigSchema(
+    SLIDING_WINDOW_STRATEGY_ID,
+    manifest.configSchema,
+    config ?? {},
+  ) as unknown as SlidingWindowConfig;
 }
 
 /** The defaults of {@link SlidingWindowConfig}: the schema's `default`s, as ajv applies them to `{}`. */

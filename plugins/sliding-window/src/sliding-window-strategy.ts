@@ -11,6 +11,7 @@ import {
   type ToolDefinition,
 } from '@ctxkit/core';
 import { payloadPreview, StrategyFoundation } from '@ctxkit/core/strategy-kit';
+
 import { SLIDING_WINDOW_STRATEGY_ID, type SlidingWindowConfig } from './sliding-window-config';
 
 /**
@@ -27,8 +28,15 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
   private readonly base: StrategyFoundation;
 
   /** @param config validated, with the schema's defaults applied (see `resolveSlidingWindowConfig`) */
-  constructor(private readonly config: SlidingWindowConfig, context: StrategyContext) {
-    this.base = new StrategyFoundation(context, { strategyId: SLIDING_WINDOW_STRATEGY_ID, model: config.model, budget: config });
+  constructor(
+    private readonly config: SlidingWindowConfig,
+    context: StrategyContext,
+  ) {
+    this.base = new StrategyFoundation(context, {
+      strategyId: SLIDING_WINDOW_STRATEGY_ID,
+      model: config.model,
+      budget: config,
+    });
   }
 
   /** The budget of every payload: from `maxContextTokens`, else the model registry's window. */
@@ -36,25 +44,61 @@ export class SlidingWindowStrategy implements IContextManager, ContextManagerCap
     return this.base.budget();
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options?: ComposeOptions,
+  ): Promise<LLMPayload> {
     return this.compose(systemPrompt, history, tools, ragContext, options);
   }
 
   /** Synchronous core of {@link composePayload}. */
-  compose(systemPrompt: string, history: ReadonlyArray<ChatMessage>, tools: ReadonlyArray<ToolDefinition>, ragContext?: string, options: ComposeOptions = {}): LLMPayload {
+  compose(
+    systemPrompt: string,
+    history: ReadonlyArray<ChatMessage>,
+    tools: ReadonlyArray<ToolDefinition>,
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): LLMPayload {
     this.base.assertLive('compose');
     const turn = this.base.turns.count(history);
-    return this.base.composer.compose({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare, ...options }).payload;
+    return this.base.composer.compose({
+      systemPrompt,
+      history,
+      tools,
+      turn,
+      ragContext,
+      cutBackRatio: this.config.cutBackRatio,
+      keepFirstShare: this.config.keepFirstShare,
+      ...options,
+    }).payload;
   }
 
   /**
    * What {@link composePayload} with these arguments would leave out and cut: a layout not committed
    * (no event, and the held window start of `cutBackRatio` stays as it was).
    */
-  async preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
+  async preview(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<ReductionPreview> {
     this.base.assertLive('preview');
     const turn = this.base.turns.count(history);
-    const { payload } = this.base.composer.layout({ systemPrompt, history, tools, turn, ragContext, cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare, ...options });
+    const { payload } = this.base.composer.layout({
+      systemPrompt,
+      history,
+      tools,
+      turn,
+      ragContext,
+      cutBackRatio: this.config.cutBackRatio,
+      keepFirstShare: this.config.keepFirstShare,
+      ...options,
+    });
     return payloadPreview(payload, history, this.base.counter);
   }
 

@@ -1,5 +1,7 @@
 import * as path from 'node:path';
+
 import { runConformance } from '@ctxkit/core/testing';
+
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
 // The shared suite every strategy passes: budget, provider validity, immutability, nothing silently
@@ -18,9 +20,12 @@ runConformance<ToolOutputCacheStrategyConfig>('std-tool-output-cache-strategy', 
 
 // Cache-stable: replaced outputs stay replaced, the view is relieved and the window cut back to 80%
 // in one go, and the first groups are kept in front of a cut window.
-runConformance<ToolOutputCacheStrategyConfig>('std-tool-output-cache-strategy (cutBackRatio 0.8, keepFirstShare 0.35)', {
-  plugin: path.join(__dirname, '..'),
-  config: { cutBackRatio: 0.8, keepFirstShare: 0.35 },
-  llm: '<retain>conformance</retain><summary>Earlier turns, summarized.</summary>',
-  cases: ['property', 'conversation'],
-});
+runConformance<ToolOutputCacheStrategyConfig>(
+  'std-tool-output-cache-strategy (cutBackRatio 0.8, keepFirstShare 0.35)',
+  {
+    plugin: path.join(__dirname, '..'),
+    config: { cutBackRatio: 0.8, keepFirstShare: 0.35 },
+    llm: '<retain>conformance</retain><summary>Earlier turns, summarized.</summary>',
+    cases: ['property', 'conversation'],
+  },
+);

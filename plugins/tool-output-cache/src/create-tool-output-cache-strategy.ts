@@ -1,6 +1,10 @@
 import type { StrategyContext } from '@ctxkit/core';
+
 import { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
-import { resolveToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
+import {
+  resolveToolOutputCacheStrategyConfig,
+  type ToolOutputCacheStrategyConfig,
+} from './tool-output-cache-strategy-config';
 
 /**
  * The plugin's factory (what the loader calls, and direct callers too): validates `config` against
@@ -10,6 +14,9 @@ import { resolveToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfi
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) when the model is not registered and no `maxContextTokens` is set
  * @see docs/strategies/tool-output-cache.md
  */
-export function createStrategy(config: ToolOutputCacheStrategyConfig | undefined | null, context: StrategyContext): ToolOutputCacheStrategy {
+export function createStrategy(
+  config: ToolOutputCacheStrategyConfig | undefined | null,
+  context: StrategyContext,
+): ToolOutputCacheStrategy {
   return new ToolOutputCacheStrategy(resolveToolOutputCacheStrategyConfig(config), context);
 }

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import { HistoryGrowth } from './history-growth';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });

@@ -11,7 +11,11 @@ export class HistoryGrowth {
 
   /** The index from which `history` is new since the history last remembered. */
   newFrom(history: ReadonlyArray<unknown>): number {
-    const grown = this.length > 0 && history.length >= this.length && history[0] === this.first && history[this.length - 1] === this.last;
+    const grown =
+      this.length > 0 &&
+      history.length >= this.length &&
+      history[0] === this.first &&
+      history[this.length - 1] === this.last;
     return grown ? this.length : 0;
   }
 

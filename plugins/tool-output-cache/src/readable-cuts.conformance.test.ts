@@ -1,6 +1,7 @@
 import type { ChatMessage, ContributedTool } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { createConformanceContext, loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { type ConversationRecord, createConformanceContext, loadConversations } from '@ctxkit/core/testing';
+
 import { createStrategy } from './create-tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
@@ -20,14 +21,22 @@ const FULL = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
 const MAX_MESSAGE_BYTES = 51200;
 const MAX_LINE_LENGTH = 2000;
 const REF = /ref=(to_[0-9a-f]{32})/;
-const CUT_MARKER = /\n?\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided: ref=(to_[0-9a-f]{32})(?: from line (\d+) char (\d+) to line (\d+) char (\d+))? \.\.\.\]\n?/;
+const CUT_MARKER = new RegExp(
+  String.raw`\n?\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided: ref=(to_[0-9a-f]{32})(?: from line (\d` +
+    String.raw`+) char (\d+) to line (\d+) char (\d+))? \.\.\.\]\n?`,
+);
 const ROW = /^ *(\d+)\t(.*)$/s;
 const LINE_CUT = /^(.*) \[… line cut at char (\d+) of (\d+): read on with offset=(\d+) char_offset=(\d+)\]$/s;
 
 type Execute = ContributedTool['execute'];
 
 /** The output's text from `line`, `char` on (to the end), through `tool_output_cache` alone. */
-async function readOn(read: Execute, refId: string, line: number, char: number): Promise<{ text: string; byteSize: number }> {
+async function readOn(
+  read: Execute,
+  refId: string,
+  line: number,
+  char: number,
+): Promise<{ text: string; byteSize: number }> {
   let text = '';
   let offset = line;
   let charOffset = char;
@@ -82,12 +91,22 @@ interface Sweep {
   kinds: Set<string>;
 }
 
-async function sweep(records: ConversationRecord[], config: ToolOutputCacheStrategyConfig, maxMessageBytes: number): Promise<Sweep> {
+async function sweep(
+  records: ConversationRecord[],
+  config: ToolOutputCacheStrategyConfig,
+  maxMessageBytes: number,
+): Promise<Sweep> {
   const totals: Sweep = { payloads: 0, reduced: 0, headTailCuts: 0, locatedCuts: 0, kinds: new Set() };
   for (const [index, record] of records.entries()) {
-    const { context } = createConformanceContext(`cuts-${index}`, { agentId: 'agent', strategyId: 'std-tool-output-cache-strategy' }, undefined);
+    const { context } = createConformanceContext(
+      `cuts-${index}`,
+      { agentId: 'agent', strategyId: 'std-tool-output-cache-strategy' },
+      undefined,
+    );
     const strategy = createStrategy(config, context);
-    const read = strategy.contributedTools().find((tool) => tool.definition.function.name === 'tool_output_cache')!.execute;
+    const read = strategy
+      .contributedTools()
+      .find((tool) => tool.definition.function.name === 'tool_output_cache')!.execute;
     const whole = new Map<string, string>();
     for (let at = 1; at <= record.history.length; at++) {
       if (at < record.history.length && record.history[at]!.role !== 'assistant') continue;
@@ -95,7 +114,12 @@ async function sweep(records: ConversationRecord[], config: ToolOutputCacheStrat
       const payload = await strategy.composePayload(record.systemPrompt, history, record.tools ?? []);
       totals.payloads++;
       const originals = new Map<string, string[]>();
-      for (const message of history) if (message.role === 'tool') originals.set(message.tool_call_id, [...(originals.get(message.tool_call_id) ?? []), contentText(message.content)]);
+      for (const message of history)
+        if (message.role === 'tool')
+          originals.set(message.tool_call_id, [
+            ...(originals.get(message.tool_call_id) ?? []),
+            contentText(message.content),
+          ]);
       const reportedRefs = new Set(payload.stats.reductions.flatMap((reduction) => reduction.refs ?? []));
       for (const message of payload.messages as ChatMessage[]) {
         if (message.role !== 'tool') continue;
@@ -104,7 +128,10 @@ async function sweep(records: ConversationRecord[], config: ToolOutputCacheStrat
         if (candidates.includes(shown)) continue;
         totals.reduced++;
         const named = REF.exec(shown);
-        if (!named) throw new Error(`${record.id}, payload ${totals.payloads}: a reduced tool output names no ref: ${shown.slice(0, 200)}`);
+        if (!named)
+          throw new Error(
+            `${record.id}, payload ${totals.payloads}: a reduced tool output names no ref: ${shown.slice(0, 200)}`,
+          );
         const refId = named[1]!;
         expect(reportedRefs.has(refId)).toBe(true);
         let original = whole.get(refId);
@@ -116,14 +143,25 @@ async function sweep(records: ConversationRecord[], config: ToolOutputCacheStrat
         }
         // The whole original output comes back, byte for byte.
         expect(candidates).toContain(original);
-        totals.kinds.add(shown.startsWith('[tool output trimmed;') ? 'trimmed' : shown.startsWith('[Previous: used') ? 'micro-compacted' : CUT_MARKER.test(shown) ? 'head + tail' : 'view');
+        totals.kinds.add(
+          shown.startsWith('[tool output trimmed;')
+            ? 'trimmed'
+            : shown.startsWith('[Previous: used')
+              ? 'micro-compacted'
+              : CUT_MARKER.test(shown)
+                ? 'head + tail'
+                : 'view',
+        );
         const cut = CUT_MARKER.exec(shown);
         if (!cut) continue;
         totals.headTailCuts++;
         expect(cut[1]).toBe(refId);
         // An output shown whole until cut says where the elided part lies; the cut of an in-context
         // view (past maxMessageBytes, or with long lines cut under micro-compact "always") names the ref only.
-        const shownWhole = Buffer.byteLength(original) <= maxMessageBytes && (config.microCompact?.when !== 'always' || !original.split('\n').some((line) => line.length > MAX_LINE_LENGTH));
+        const shownWhole =
+          Buffer.byteLength(original) <= maxMessageBytes &&
+          (config.microCompact?.when !== 'always' ||
+            !original.split('\n').some((line) => line.length > MAX_LINE_LENGTH));
         expect(cut[2] !== undefined).toBe(shownWhole);
         if (cut[2] === undefined) continue;
         totals.locatedCuts++;
@@ -152,19 +190,35 @@ describe('every reduced tool output names a ref that reads back the original byt
   const always = { microCompact: { when: 'always' as const } };
   const cases: Array<[string, ConversationRecord[], ToolOutputCacheStrategyConfig]> = FULL
     ? [
-        ...[2000, 4000, 8000].flatMap((ceiling): Array<[string, ConversationRecord[], ToolOutputCacheStrategyConfig]> => [
-          [`tau-bench airline at ${ceiling}`, tauSlice, { maxContextTokens: ceiling, reserveOutputTokens: 0 }],
-          [`tau-bench airline at ${ceiling}, micro-compact always`, tauSlice, { maxContextTokens: ceiling, reserveOutputTokens: 0, ...always }],
-        ]),
-        ...[4000, 8000, 16000].flatMap((ceiling): Array<[string, ConversationRecord[], ToolOutputCacheStrategyConfig]> => [
-          [`OpenHands at ${ceiling}`, openhandsSlice, { maxContextTokens: ceiling, reserveOutputTokens: 0 }],
-          [`OpenHands at ${ceiling}, micro-compact always`, openhandsSlice, { maxContextTokens: ceiling, reserveOutputTokens: 0, ...always }],
-        ]),
+        ...[2000, 4000, 8000].flatMap(
+          (ceiling): Array<[string, ConversationRecord[], ToolOutputCacheStrategyConfig]> => [
+            [`tau-bench airline at ${ceiling}`, tauSlice, { maxContextTokens: ceiling, reserveOutputTokens: 0 }],
+            [
+              `tau-bench airline at ${ceiling}, micro-compact always`,
+              tauSlice,
+              { maxContextTokens: ceiling, reserveOutputTokens: 0, ...always },
+            ],
+          ],
+        ),
+        ...[4000, 8000, 16000].flatMap(
+          (ceiling): Array<[string, ConversationRecord[], ToolOutputCacheStrategyConfig]> => [
+            [`OpenHands at ${ceiling}`, openhandsSlice, { maxContextTokens: ceiling, reserveOutputTokens: 0 }],
+            [
+              `OpenHands at ${ceiling}, micro-compact always`,
+              openhandsSlice,
+              { maxContextTokens: ceiling, reserveOutputTokens: 0, ...always },
+            ],
+          ],
+        ),
       ]
     : [
         ['tau-bench airline at 2000', tauSlice, { maxContextTokens: 2000, reserveOutputTokens: 0 }],
         ['tau-bench airline at 4000', tauSlice, { maxContextTokens: 4000, reserveOutputTokens: 0 }],
-        ['tau-bench airline at 8000, micro-compact always', tauSlice, { maxContextTokens: 8000, reserveOutputTokens: 0, ...always }],
+        [
+          'tau-bench airline at 8000, micro-compact always',
+          tauSlice,
+          { maxContextTokens: 8000, reserveOutputTokens: 0, ...always },
+        ],
         ['OpenHands at 16000', openhandsSlice, { maxContextTokens: 16000, reserveOutputTokens: 0 }],
       ];
 
@@ -172,7 +226,12 @@ describe('every reduced tool output names a ref that reads back the original byt
     const totals = await sweep(records, config, MAX_MESSAGE_BYTES);
     // The sweep looked at reduced outputs, head + tail cuts among them where the ceiling is tight.
     expect(totals.reduced).toBeGreaterThan(0);
-    if (process.env.CTXKIT_REPLAY_REPORT) process.stdout.write(`${_label}: ${totals.payloads} payloads, ${totals.reduced} reduced outputs (${[...totals.kinds].join(', ')}), ${totals.headTailCuts} head + tail cuts (${totals.locatedCuts} located)\n`);
+    if (process.env.CTXKIT_REPLAY_REPORT)
+      process.stdout.write(
+        `${_label}: ${totals.payloads} payloads, ${totals.reduced} reduced outputs ` +
+          `(${[...totals.kinds].join(', ')}), ${totals.headTailCuts} head + tail cuts (${totals.locatedCuts} ` +
+          `located)\n`,
+      );
   });
 
   it('the slice meets head + tail cuts (the case this guards)', async () => {

@@ -1,6 +1,7 @@
 import type { ChatMessage, IContextStore, ILLMClient, ToolCall, ToolMessage } from '@ctxkit/core';
 import type { PreviousPayload as ComposerPreviousPayload } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext } from '@ctxkit/core/testing';
+
 import { createStrategy } from './create-tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
@@ -25,14 +26,26 @@ export function output(label: string, lines: number): string {
 /** A conversation of one user request, `exchanges` tool exchanges of `linesEach` lines each, and a follow-up. */
 export function longHistory(exchanges: number, linesEach: number): ChatMessage[] {
   const history: ChatMessage[] = [{ role: 'user', content: 'Fix the build.' }];
-  for (let index = 0; index < exchanges; index++) history.push(...exchange(`c${index}`, output(`out${index}`, linesEach)));
+  for (let index = 0; index < exchanges; index++)
+    history.push(...exchange(`c${index}`, output(`out${index}`, linesEach)));
   history.push({ role: 'assistant', content: 'Looking further.' }, { role: 'user', content: 'Go on.' });
   return history;
 }
 
-/** The strategy of one session on a fresh conformance context (events recorded), or on `store` (another process serving the same session). */
-export function strategyOn(config: ToolOutputCacheStrategyConfig, options: { llm?: ILLMClient; store?: IContextStore } = {}) {
-  const overrides = { agentId: 'agent-1', strategyId: 'std-tool-output-cache-strategy', llm: options.llm, ...(options.store ? { store: options.store } : {}) };
+/**
+ * The strategy of one session on a fresh conformance context (events recorded), or on `store` (another process serving
+ * the same session).
+ */
+export function strategyOn(
+  config: ToolOutputCacheStrategyConfig,
+  options: { llm?: ILLMClient; store?: IContextStore } = {},
+) {
+  const overrides = {
+    agentId: 'agent-1',
+    strategyId: 'std-tool-output-cache-strategy',
+    llm: options.llm,
+    ...(options.store ? { store: options.store } : {}),
+  };
   const recording = createConformanceContext('session-1', overrides, undefined);
   const strategy = createStrategy(config, recording.context);
   const named = (name: string) => recording.events.filter((event) => event.name === name).map((event) => event.payload);
@@ -40,7 +53,9 @@ export function strategyOn(config: ToolOutputCacheStrategyConfig, options: { llm
 }
 
 /** The retain + summary reply the scripted model writes compactions with. */
-export const SUMMARY_REPLY = '<retain>ids: ISSUE-7, file src/main.c</retain>\n<summary>The agent read the build logs and is fixing src/main.c.</summary>';
+export const SUMMARY_REPLY =
+  '<retain>ids: ISSUE-7, file src/main.c</retain>\n<summary>The agent read the build logs and is fixing ' +
+  'src/main.c.</summary>';
 
 /** The system message of the payload tests. */
 export const CODING_AGENT_SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
@@ -52,7 +67,10 @@ export function historyWithRefs(length: number): ChatMessage[] {
     if (index % 3 === 0) messages.push({ role: 'user', content: `Step ${index}.` });
     else {
       const [call, result] = exchange(`c${index}`, `output ${index}`) as [ChatMessage, ToolMessage];
-      messages.push(call, index % 2 ? { ...result, output_ref: { id: `to_${String(index).padStart(32, '0')}` } } : result);
+      messages.push(
+        call,
+        index % 2 ? { ...result, output_ref: { id: `to_${String(index).padStart(32, '0')}` } } : result,
+      );
     }
   }
   return messages;
@@ -62,20 +80,31 @@ export function historyWithRefs(length: number): ChatMessage[] {
  * Payloads as the composer hands them over: `next(payload)` gives the payload sent before (a copy of
  * it) with the leading messages `payload` repeats, then keeps a copy of `payload` for the next call.
  */
-export function sentPayloads(): { next(payload: ReadonlyArray<ChatMessage>, windowShare?: number): ComposerPreviousPayload | undefined } {
+export function sentPayloads(): {
+  next(payload: ReadonlyArray<ChatMessage>, windowShare?: number): ComposerPreviousPayload | undefined;
+} {
   let sent: ChatMessage[] | undefined;
   return {
-    /** `windowShare`: also say where the window (after the system prompt) continues the previous payload, naming that share of the shared run. */
+    /**
+     * `windowShare`: also say where the window (after the system prompt) continues the previous payload, naming that
+     * share of the shared run.
+     */
     next(payload, windowShare) {
       const previous = sent;
       sent = payload.slice();
       if (previous === undefined) return undefined;
       let repeated = 0;
-      while (repeated < Math.min(previous.length, payload.length) && previous[repeated] === payload[repeated]) repeated++;
+      while (repeated < Math.min(previous.length, payload.length) && previous[repeated] === payload[repeated])
+        repeated++;
       const from = payload.length > 1 ? previous.indexOf(payload[1]!) : -1;
       if (windowShare === undefined || from < 1) return { messages: previous, repeated };
       let shared = 0;
-      while (from + shared < previous.length && 1 + shared < payload.length && previous[from + shared] === payload[1 + shared]) shared++;
+      while (
+        from + shared < previous.length &&
+        1 + shared < payload.length &&
+        previous[from + shared] === payload[1 + shared]
+      )
+        shared++;
       return { messages: previous, repeated, window: { at: 1, from, shared: Math.ceil(shared * windowShare) } };
     },
   };

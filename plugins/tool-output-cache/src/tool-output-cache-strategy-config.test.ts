@@ -1,13 +1,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { ConfigValidationError } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
+
 import manifest from '../plugin.json';
 import type { ToolOutputCacheConfig } from './cache/tool-output-cache-config';
 import type { CompactionConfig } from './compaction/compaction-config';
 import { createStrategy } from './create-tool-output-cache-strategy';
 import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
-import { resolveToolOutputCacheStrategyConfig, type ResolvedToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
+import {
+  type ResolvedToolOutputCacheStrategyConfig,
+  resolveToolOutputCacheStrategyConfig,
+} from './tool-output-cache-strategy-config';
 import type { MicroCompactConfig } from './view/micro-compact-config';
 
 /**
@@ -28,8 +33,17 @@ const TYPE_KEYS: Record<keyof ResolvedToolOutputCacheStrategyConfig, true> = {
   compaction: true,
 };
 const SECTION_KEYS: { [Section in 'toolOutputCache' | 'microCompact' | 'compaction']: Record<string, true> } = {
-  toolOutputCache: { enabled: true, contextBudgetTokens: true, maxMessageBytes: true, maxLineLength: true, offerTools: true } satisfies Record<keyof ToolOutputCacheConfig, true>,
-  microCompact: { enabled: true, when: true, keepRecent: true, minContentLength: true } satisfies Record<keyof MicroCompactConfig, true>,
+  toolOutputCache: {
+    enabled: true,
+    contextBudgetTokens: true,
+    maxMessageBytes: true,
+    maxLineLength: true,
+    offerTools: true,
+  } satisfies Record<keyof ToolOutputCacheConfig, true>,
+  microCompact: { enabled: true, when: true, keepRecent: true, minContentLength: true } satisfies Record<
+    keyof MicroCompactConfig,
+    true
+  >,
   compaction: {
     enabled: true,
     auto: true,
@@ -62,7 +76,9 @@ function schemaDefaults(properties: Record<string, SchemaProperty>): Record<stri
   const defaults: Record<string, unknown> = {};
   for (const [name, property] of Object.entries(properties)) {
     if (property.default === undefined) continue;
-    defaults[name] = property.properties ? { ...(property.default as object), ...schemaDefaults(property.properties) } : property.default;
+    defaults[name] = property.properties
+      ? { ...(property.default as object), ...schemaDefaults(property.properties) }
+      : property.default;
   }
   return defaults;
 }
@@ -71,20 +87,29 @@ const docsPage = path.join(__dirname, '..', '..', '..', 'docs', 'strategies', 't
 
 describe('resolveToolOutputCacheStrategyConfig', () => {
   describe('#defaults', () => {
-    it("takes every default from plugin.json's configSchema, and the config types have exactly the schema's fields", () => {
-      expect(resolveToolOutputCacheStrategyConfig({})).toEqual(schemaDefaults(schema.properties));
-      expect(Object.keys(TYPE_KEYS).sort()).toEqual(Object.keys(schema.properties).sort());
-      for (const [section, keys] of Object.entries(SECTION_KEYS)) {
-        expect([section, Object.keys(keys).sort()]).toEqual([section, Object.keys(schema.properties[section]!.properties!).sort()]);
-      }
-    });
+    it(
+      "takes every default from plugin.json's configSchema, and the config types have exactly the schema's " + 'fields',
+      () => {
+        expect(resolveToolOutputCacheStrategyConfig({})).toEqual(schemaDefaults(schema.properties));
+        expect(Object.keys(TYPE_KEYS).sort()).toEqual(Object.keys(schema.properties).sort());
+        for (const [section, keys] of Object.entries(SECTION_KEYS)) {
+          expect([section, Object.keys(keys).sort()]).toEqual([
+            section,
+            Object.keys(schema.properties[section]!.properties!).sort(),
+          ]);
+        }
+      },
+    );
 
     it('applies the defaults on a copy: a frozen config is fine and stays as it was', () => {
       const directives = ['keep the ids'];
       Object.freeze(directives);
       const input = Object.freeze({ model: 'gpt-4o', compaction: Object.freeze({ summaryDirectives: directives }) });
       const config = resolveToolOutputCacheStrategyConfig(input);
-      expect(config.compaction).toEqual({ ...schemaDefaults(schema.properties).compaction as object, summaryDirectives: ['keep the ids'] });
+      expect(config.compaction).toEqual({
+        ...(schemaDefaults(schema.properties).compaction as object),
+        summaryDirectives: ['keep the ids'],
+      });
       expect(config.compaction.summaryDirectives).not.toBe(input.compaction.summaryDirectives);
       expect(input).toEqual({ model: 'gpt-4o', compaction: { summaryDirectives: ['keep the ids'] } });
       expect(resolveToolOutputCacheStrategyConfig(null)).toEqual(resolveToolOutputCacheStrategyConfig(undefined));
@@ -102,29 +127,43 @@ describe('resolveToolOutputCacheStrategyConfig', () => {
           expect([section, name, row !== undefined]).toEqual([section, name, true]);
           const documented = /^`([^`]*)`/.exec(row!.split(' | ')[1]!.trim());
           // A long default (the summary prompt) is described in words instead.
-          if (documented) expect([section, name, documented[1]]).toEqual([section, name, JSON.stringify(property.default)]);
+          if (documented)
+            expect([section, name, documented[1]]).toEqual([section, name, JSON.stringify(property.default)]);
         }
       }
     });
   });
 
   describe('#validation', () => {
-    it("rejects what the loader rejects, listing every invalid field: also for a direct caller of createStrategy", () => {
-      const invalid = { safetyMarginRatio: 1, microCompact: { keepRecent: -1 }, compaction: { treshold: 0.5 } };
-      const error = (() => {
-        try {
-          resolveToolOutputCacheStrategyConfig(invalid as never);
-        } catch (caught) {
-          return caught;
-        }
-        return undefined;
-      })();
-      expect(error).toBeInstanceOf(ConfigValidationError);
-      expect((error as ConfigValidationError).code).toBe('CTXKIT_CONFIG_INVALID');
-      expect((error as ConfigValidationError).issues.map((issue) => issue.pointer).sort()).toEqual(['/compaction/treshold', '/microCompact/keepRecent', '/safetyMarginRatio']);
-      const { context } = createConformanceContext('session-1', { strategyId: TOOL_OUTPUT_CACHE_STRATEGY_ID }, undefined);
-      expect(() => createStrategy(invalid as never, context)).toThrow(expect.objectContaining({ code: 'CTXKIT_CONFIG_INVALID' }));
-      expect(createStrategy({ microCompact: { keepRecent: 0 } }, context).config.microCompact.keepRecent).toBe(0);
-    });
+    it(
+      'rejects what the loader rejects, listing every invalid field: also for a direct caller of ' + 'createStrategy',
+      () => {
+        const invalid = { safetyMarginRatio: 1, microCompact: { keepRecent: -1 }, compaction: { treshold: 0.5 } };
+        const error = (() => {
+          try {
+            resolveToolOutputCacheStrategyConfig(invalid as never);
+          } catch (caught) {
+            return caught;
+          }
+          return undefined;
+        })();
+        expect(error).toBeInstanceOf(ConfigValidationError);
+        expect((error as ConfigValidationError).code).toBe('CTXKIT_CONFIG_INVALID');
+        expect((error as ConfigValidationError).issues.map((issue) => issue.pointer).sort()).toEqual([
+          '/compaction/treshold',
+          '/microCompact/keepRecent',
+          '/safetyMarginRatio',
+        ]);
+        const { context } = createConformanceContext(
+          'session-1',
+          { strategyId: TOOL_OUTPUT_CACHE_STRATEGY_ID },
+          undefined,
+        );
+        expect(() => createStrategy(invalid as never, context)).toThrow(
+          expect.objectContaining({ code: 'CTXKIT_CONFIG_INVALID' }),
+        );
+        expect(createStrategy({ microCompact: { keepRecent: 0 } }, context).config.microCompact.keepRecent).toBe(0);
+      },
+    );
   });
 });

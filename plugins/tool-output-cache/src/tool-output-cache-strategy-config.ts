@@ -1,4 +1,5 @@
 import { applyConfigSchema, type MemoryRole } from '@ctxkit/core/strategy-kit';
+
 import manifest from '../plugin.json';
 import type { ToolOutputCacheConfig } from './cache/tool-output-cache-config';
 import type { CompactionConfig } from './compaction/compaction-config';
@@ -63,7 +64,10 @@ export interface ResolvedToolOutputCacheStrategyConfig {
   minReclaimTokens: number;
   /** The tool output cache: in-context views, refs and the token budget of all tool outputs. */
   toolOutputCache: ToolOutputCacheConfig;
-  /** Old tool results replaced by `[Previous: used {tool_name}]` (`[Previous: used {tool_name}; ref=…]` for a cached output). */
+  /**
+   * Old tool results replaced by `[Previous: used {tool_name}]` (`[Previous: used {tool_name}; ref=…]` for a cached
+   * output).
+   */
   microCompact: MicroCompactConfig;
   /** Compaction to retain + summary + the last turns, the transcript saved first. */
   compaction: CompactionConfig;
@@ -89,6 +93,12 @@ export type ToolOutputCacheStrategyConfig = Partial<Omit<ResolvedToolOutputCache
  * argument (a frozen config is fine); `undefined` and `null` mean `{}`.
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every invalid field with what was expected
  */
-export function resolveToolOutputCacheStrategyConfig(config: ToolOutputCacheStrategyConfig | undefined | null): ResolvedToolOutputCacheStrategyConfig {
-  return applyConfigSchema(TOOL_OUTPUT_CACHE_STRATEGY_ID, manifest.configSchema, config ?? {}) as unknown as ResolvedToolOutputCacheStrategyConfig;
+export function resolveToolOutputCacheStrategyConfig(
+  config: ToolOutputCacheStrategyConfig | undefined | null,
+): ResolvedToolOutputCacheStrategyConfig {
+  return applyConfigSchema(
+    TOOL_OUTPUT_CACHE_STRATEGY_ID,
+    manifest.configSchema,
+    config ?? {},
+  ) as unknown as ResolvedToolOutputCacheStrategyConfig;
 }

@@ -4,22 +4,31 @@ import {
   type CompactionHookResult,
   type ComposeOptions,
   type ContextManagerCapabilities,
-  type IContextManager,
   type ContributedTool,
   type CtxkitEventBase,
+  type IContextManager,
+  type ITokenCounter,
   type LLMPayload,
   type PreviewItem,
   type ReductionEpoch,
   type ReductionPreview,
   type StrategyContext,
-  type ITokenCounter,
   type TokenUsage,
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import { assertHistoryShape, budgetFromConfig, payloadPreview, previewItem, SerialQueue, StrategyLifetime, TurnCounter } from '@ctxkit/core/strategy-kit';
-import { CachedOutputs } from './cache/cached-outputs';
+import {
+  assertHistoryShape,
+  budgetFromConfig,
+  payloadPreview,
+  previewItem,
+  SerialQueue,
+  StrategyLifetime,
+  TurnCounter,
+} from '@ctxkit/core/strategy-kit';
+
 import { createCacheTools, createCompactTool } from './cache/cache-tools';
+import { CachedOutputs } from './cache/cached-outputs';
 import { FinishedTurnOutputs } from './cache/finished-turn-outputs';
 import { ToolOutputCache } from './cache/tool-output-cache';
 import { compactionPreviewNotes, messagesCompactionWouldReplace } from './compaction/compaction-preview';
@@ -58,7 +67,8 @@ import { WorkingView } from './view/working-view';
  * before it as the history to continue with; of a trim, shows its outputs whole again from then on
  * while they fit. {@link preview} tells what the next payload and checkpoint would do, changing nothing.
  *
- * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) at construction, for a model the registry does not know (without `maxContextTokens`)
+ * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) at construction, for a model the registry does not know (without
+ *   `maxContextTokens`)
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) from composePayload when system + tools alone do not fit
  * @see docs/strategies/tool-output-cache.md
  */
@@ -86,7 +96,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   private turn = 0;
   /** The history last checked for shape: a call checks only the messages appended since. */
   private readonly checked = new HistoryGrowth();
-  /** The turn number of every call's history, each checked for shape first (only what was appended since the last check). */
+  /**
+   * The turn number of every call's history, each checked for shape first (only what was appended since the last
+   * check).
+   */
   private readonly turns: TurnCounter;
   private readonly lifetime: StrategyLifetime;
   private readonly queue = new SerialQueue();
@@ -110,22 +123,61 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     const budget = budgetFromConfig(config, model, context.models);
     this.toolOutputBudget = toolOutputBudgetTokens(config.toolOutputCache.contextBudgetTokens, contextLimit);
     const { maxMessageBytes, maxLineLength } = config.toolOutputCache;
-    this.cache = new ToolOutputCache({ store: context.store, agentId: context.agentId, sessionId: context.sessionId, maxMessageBytes, maxLineLength });
+    this.cache = new ToolOutputCache({
+      store: context.store,
+      agentId: context.agentId,
+      sessionId: context.sessionId,
+      maxMessageBytes,
+      maxLineLength,
+    });
     const eventBase = (turn: number): CtxkitEventBase => this.eventBase(turn);
     this.outputs = new CachedOutputs({ cache: this.cache, counter, events: context.events, eventBase });
     this.finishedTurns = new FinishedTurnOutputs(this.outputs, this.turns);
-    this.view = new WorkingView({ config, counter, outputs: this.outputs, toolOutputBudget: this.toolOutputBudget, restored: this.restored });
+    this.view = new WorkingView({
+      config,
+      counter,
+      outputs: this.outputs,
+      toolOutputBudget: this.toolOutputBudget,
+      restored: this.restored,
+    });
     this.undoable = new SessionEpochs({ context, events: context.events, eventBase });
     this.trims = new TrimRecorder(this.undoable, counter);
     const outputs = config.toolOutputCache.enabled ? this.outputs : undefined;
-    this.compactor = new Compactor({ config: config.compaction, context, strategyId, model, counter, contextLimit, outputs, eventBase, onCompacted: (done) => this.undoable.recordCompaction(done) });
+    this.compactor = new Compactor({
+      config: config.compaction,
+      context,
+      strategyId,
+      model,
+      counter,
+      contextLimit,
+      outputs,
+      eventBase,
+      onCompacted: (done) => this.undoable.recordCompaction(done),
+    });
     const { toolOutputBudget, restored } = this;
     const compactionStats = (): Record<string, unknown> => this.compactor.stats();
-    this.composer = new ViewPayloadComposer({ config, context, strategyId, model, counter, budget, toolOutputBudget, restored, compactionStats, eventBase });
+    this.composer = new ViewPayloadComposer({
+      config,
+      context,
+      strategyId,
+      model,
+      counter,
+      budget,
+      toolOutputBudget,
+      restored,
+      compactionStats,
+      eventBase,
+    });
   }
 
   /** Builds the payload: system, dynamic context, retain + summary, and the working view fitted to the budget. */
-  composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
+  composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<LLMPayload> {
     return this.serialize(() => this.compose(systemPrompt, history, tools, ragContext, options));
   }
 
@@ -160,7 +212,11 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    * history when compaction happened; callers continue with it (or keep passing their full history:
    * the strategy maps it onto the compacted view).
    */
-  checkCompaction(checkpoint: CompactionCheckpoint, history: ReadonlyArray<ChatMessage>, usage?: TokenUsage): Promise<CompactionHookResult> {
+  checkCompaction(
+    checkpoint: CompactionCheckpoint,
+    history: ReadonlyArray<ChatMessage>,
+    usage?: TokenUsage,
+  ): Promise<CompactionHookResult> {
     return this.serialize(async () => {
       this.lifetime.assertLive('checkCompaction');
       const turn = this.turns.count(history);
@@ -172,7 +228,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     });
   }
 
-  /** The compactions and trims that can be undone, oldest first (kept in the store: shared by every process serving the session). */
+  /**
+   * The compactions and trims that can be undone, oldest first (kept in the store: shared by every process serving the
+   * session).
+   */
   epochs(): Promise<ReductionEpoch[]> {
     return this.undoable.list();
   }
@@ -194,7 +253,9 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       this.lifetime.assertLive('undo');
       const toUndo = await this.undoable.peekFrom(epochId);
       // The oldest compaction undone holds the history before all of them.
-      const compaction = toUndo.map((entry) => entry.before).find((before): before is CompactionBefore => before?.kind === 'compaction');
+      const compaction = toUndo
+        .map((entry) => entry.before)
+        .find((before): before is CompactionBefore => before?.kind === 'compaction');
       const history = compaction ? await undoCompaction(this.compactor, compaction, this.context) : undefined;
       const outputs = toUndo.flatMap((entry) => (entry.before?.kind === 'trim' ? entry.before.toolCallIds : []));
       this.restored.add(outputs);
@@ -214,7 +275,13 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    * model is called. When a compaction is due, the payload part is the one before it (its summary is
    * not written yet).
    */
-  preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<ReductionPreview> {
+  preview(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options: ComposeOptions = {},
+  ): Promise<ReductionPreview> {
     return this.serialize(async () => {
       this.lifetime.assertLive('preview');
       const turn = this.turns.count(history);
@@ -224,12 +291,30 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       const view = this.view.fork(this.outputs.preview);
       view.sync(history, layout, turn);
       const plan = await this.compactor.plan(history, view, fixedTokens);
-      const compacted = plan.trigger && this.context.llm ? await messagesCompactionWouldReplace(view, history, this.config.compaction.retainLastTurns, this.counter) : [];
-      const composed = await this.composer.compose(history, { systemPrompt, systemMessage, tools, ragContext, options, turn }, view, true);
+      const compacted =
+        plan.trigger && this.context.llm
+          ? await messagesCompactionWouldReplace(view, history, this.config.compaction.retainLastTurns, this.counter)
+          : [];
+      const composed = await this.composer.compose(
+        history,
+        { systemPrompt, systemMessage, tools, ragContext, options, turn },
+        view,
+        true,
+      );
       const planned = payloadPreview(composed.payload, asSentWhole(history, composed.fitted.messages), this.counter);
       const caller = (items: PreviewItem[]) => items.map((item) => previewItem(history, item.index, this.counter));
-      const notes = [...compactionPreviewNotes({ plan, compacted: compacted.length, hasModel: Boolean(this.context.llm), setAside }), ...planned.notes];
-      return { dropped: caller(planned.dropped), folded: [], compacted, trimmed: caller(planned.trimmed), payloadTokens: planned.payloadTokens, notes };
+      const notes = [
+        ...compactionPreviewNotes({ plan, compacted: compacted.length, hasModel: Boolean(this.context.llm), setAside }),
+        ...planned.notes,
+      ];
+      return {
+        dropped: caller(planned.dropped),
+        folded: [],
+        compacted,
+        trimmed: caller(planned.trimmed),
+        payloadTokens: planned.payloadTokens,
+        notes,
+      };
     });
   }
 
@@ -238,7 +323,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     return this.queue.idle();
   }
 
-  /** Stops accepting calls and aborts a summary call running in the background. Cached outputs and transcripts stay in the store. Safe to call twice. */
+  /**
+   * Stops accepting calls and aborts a summary call running in the background. Cached outputs and transcripts stay in
+   * the store. Safe to call twice.
+   */
   dispose(): void {
     this.lifetime.end();
     this.compactor.dispose();
@@ -261,7 +349,13 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    * call is waited for at most `compaction.maxWaitMs`, and not at all after a failed one), then the
    * payload composed from the view and its new placeholders recorded as a trim epoch.
    */
-  private async compose(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions): Promise<LLMPayload> {
+  private async compose(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext: string | undefined,
+    options: ComposeOptions,
+  ): Promise<LLMPayload> {
     this.lifetime.assertLive('composePayload');
     const turn = this.turns.count(history);
     this.turn = turn;
@@ -270,8 +364,14 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     this.compactor.fixedTokens = this.composer.fixedTokens(systemMessage, tools, ragContext);
     this.view.takeNewlyCached();
     this.view.sync(history, this.compactor.layout(history, turn), turn);
-    if (await this.compactor.compactIfDue(history, this.view, turn)) this.view.sync(history, this.compactor.layout(history, turn), turn);
-    const composed = await this.composer.compose(history, { systemPrompt, systemMessage, tools, ragContext, options, turn }, this.view, false);
+    if (await this.compactor.compactIfDue(history, this.view, turn))
+      this.view.sync(history, this.compactor.layout(history, turn), turn);
+    const composed = await this.composer.compose(
+      history,
+      { systemPrompt, systemMessage, tools, ragContext, options, turn },
+      this.view,
+      false,
+    );
     await this.trims.record(composed, turn);
     // What the turn is sent with: a provider compaction request carries the same tools.
     if (options.sent !== false) this.compactor.tools = composed.payload.tools;
@@ -282,7 +382,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     return { agentId: this.context.agentId, sessionId: this.context.sessionId, strategyId: this.strategyId, turn };
   }
 
-  /** Runs calls one at a time; once a call's answer is delivered, the outputs it cached are written (the next call, `whenIdle` and every read of a ref wait for them). */
+  /**
+   * Runs calls one at a time; once a call's answer is delivered, the outputs it cached are written (the next call,
+   * `whenIdle` and every read of a ref wait for them).
+   */
   private serialize<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.run(work);
     // A write that fails is reported as a warning and done again when its ref is expanded.

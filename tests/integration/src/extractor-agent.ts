@@ -4,7 +4,11 @@ import type { AgentManifest } from '@ctxkit/core';
  * An agent `id` on the entity extraction strategy (gpt-4o) whose state holds the fields `properties`
  * (JSON Schema of each) and nothing else.
  */
-export function extractorAgent(id: string, properties: Record<string, Record<string, unknown>>, config: Record<string, unknown> = {}): AgentManifest {
+export function extractorAgent(
+  id: string,
+  properties: Record<string, Record<string, unknown>>,
+  config: Record<string, unknown> = {},
+): AgentManifest {
   return {
     id,
     model: 'gpt-4o',

@@ -2,7 +2,9 @@ import { fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import { FileContextStore } from '@ctxkit/core';
+
 import { BLOB_KEY, digestOf, VALUE_KEY, type WriterAck, type WrittenValue } from './file-store-crash/crash-record';
 
 /**
@@ -26,7 +28,10 @@ beforeAll(() => {
 
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
-/** Starts the writer, lets it write for `ms` after its first acknowledgement, kills it, and returns the counters it acknowledged last. */
+/**
+ * Starts the writer, lets it write for `ms` after its first acknowledgement, kills it, and returns the counters it
+ * acknowledged last.
+ */
 function writeThenKill(ms: number, acked: { value: number; blob: number }): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = fork(WRITER, [root], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
@@ -46,35 +51,42 @@ function writeThenKill(ms: number, acked: { value: number; blob: number }): Prom
 }
 
 /** Temporary files the store left in the directory of a key. */
-const leftovers = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')) : []);
+const leftovers = (dir: string) =>
+  fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')) : [];
 
-// A run of its own processes: in `npm run test:conformance` (and CI), not in `npm test`, which it would take past its time.
+// A run of its own processes: in `npm run test:conformance` (and CI), not in `npm test`, which it would take past its
+// time.
 const inConformanceRun = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
 
-(inConformanceRun ? it : it.skip)(`kill -9 during file-store writes, ${KILLS} times: every value and blob is the one before the write or the one after it, whole`, async () => {
-  const acked = { value: 0, blob: 0 };
-  let killedMidWrite = 0;
-  const valueDir = path.join(root, 'values', VALUE_KEY.agentId, VALUE_KEY.sessionId, VALUE_KEY.kind);
-  const blobDir = path.join(root, 'blobs', BLOB_KEY.agentId, BLOB_KEY.sessionId, BLOB_KEY.kind);
-  for (let kill = 0; kill < KILLS; kill++) {
-    const before = leftovers(valueDir).length + leftovers(blobDir).length;
-    await writeThenKill(20 + Math.floor(Math.random() * 300), acked);
-    if (leftovers(valueDir).length + leftovers(blobDir).length > before) killedMidWrite++;
+(inConformanceRun ? it : it.skip)(
+  `kill -9 during file-store writes, ${KILLS} times: every value and blob is the one before the write or the one ` +
+    `after it, whole`,
+  async () => {
+    const acked = { value: 0, blob: 0 };
+    let killedMidWrite = 0;
+    const valueDir = path.join(root, 'values', VALUE_KEY.agentId, VALUE_KEY.sessionId, VALUE_KEY.kind);
+    const blobDir = path.join(root, 'blobs', BLOB_KEY.agentId, BLOB_KEY.sessionId, BLOB_KEY.kind);
+    for (let kill = 0; kill < KILLS; kill++) {
+      const before = leftovers(valueDir).length + leftovers(blobDir).length;
+      await writeThenKill(20 + Math.floor(Math.random() * 300), acked);
+      if (leftovers(valueDir).length + leftovers(blobDir).length > before) killedMidWrite++;
 
-    const store = new FileContextStore({ rootDir: root });
-    const value = await store.get<WrittenValue>(VALUE_KEY);
-    expect(value).toBeDefined();
-    expect([acked.value, acked.value + 1]).toContain(value!.n);
-    expect(digestOf(value!.body)).toBe(value!.digest);
+      const store = new FileContextStore({ rootDir: root });
+      const value = await store.get<WrittenValue>(VALUE_KEY);
+      expect(value).toBeDefined();
+      expect([acked.value, acked.value + 1]).toContain(value!.n);
+      expect(digestOf(value!.body)).toBe(value!.digest);
 
-    const chunks: Buffer[] = [];
-    for await (const chunk of store.readBlob(BLOB_KEY)) chunks.push(Buffer.from(chunk));
-    const [counter, digest, ...body] = Buffer.concat(chunks).toString('utf8').split('\n');
-    expect([acked.blob, acked.blob + 1]).toContain(Number(counter));
-    expect(digestOf(body.join('\n'))).toBe(digest);
+      const chunks: Buffer[] = [];
+      for await (const chunk of store.readBlob(BLOB_KEY)) chunks.push(Buffer.from(chunk));
+      const [counter, digest, ...body] = Buffer.concat(chunks).toString('utf8').split('\n');
+      expect([acked.blob, acked.blob + 1]).toContain(Number(counter));
+      expect(digestOf(body.join('\n'))).toBe(digest);
 
-    expect(await store.list({ agentId: VALUE_KEY.agentId })).toEqual([VALUE_KEY]);
-  }
-  // Some kills landed while a write was under way (its temporary file stayed behind, unseen by listings).
-  expect(killedMidWrite).toBeGreaterThan(0);
-}, 120_000);
+      expect(await store.list({ agentId: VALUE_KEY.agentId })).toEqual([VALUE_KEY]);
+    }
+    // Some kills landed while a write was under way (its temporary file stayed behind, unseen by listings).
+    expect(killedMidWrite).toBeGreaterThan(0);
+  },
+  120_000,
+);

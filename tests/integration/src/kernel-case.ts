@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { type AssistantMessage, type ChatMessage, type LLMCompletionRequest } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
@@ -60,7 +61,10 @@ export function recordedTools(history: readonly ChatMessage[]): AgentTool[] {
     });
   });
   return [...outputs.keys()].map((name) => ({
-    definition: { type: 'function', function: { name, description: `The recorded ${name} tool.`, parameters: { type: 'object', properties: {} } } },
+    definition: {
+      type: 'function',
+      function: { name, description: `The recorded ${name} tool.`, parameters: { type: 'object', properties: {} } },
+    },
     execute: () => outputs.get(name)!.shift() ?? `(${name}: no recorded output)`,
   }));
 }
@@ -75,7 +79,10 @@ export class CaseModel {
   interject: ((request: LLMCompletionRequest) => Partial<AssistantMessage> | undefined) | undefined;
 
   constructor() {
-    this.client = new ScriptedLLMClient([(request: LLMCompletionRequest) => this.answer(request)], { repeatLast: true, name: 'scripted-case-model' });
+    this.client = new ScriptedLLMClient([(request: LLMCompletionRequest) => this.answer(request)], {
+      repeatLast: true,
+      name: 'scripted-case-model',
+    });
   }
 
   startTurn(turn: CaseTurn): void {
@@ -87,6 +94,8 @@ export class CaseModel {
     if (interjected) return interjected;
     const next = this.pending.shift();
     if (!next) return { content: 'Anything else?' };
-    return next.tool_calls ? { content: next.content ?? null, tool_calls: next.tool_calls } : { content: next.content ?? '' };
+    return next.tool_calls
+      ? { content: next.content ?? null, tool_calls: next.tool_calls }
+      : { content: next.content ?? '' };
   }
 }

@@ -1,11 +1,19 @@
 import 'reflect-metadata';
+
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createContextRuntime, type ChatMessage, type ContextRuntime, type LLMCompletionRequest, type PayloadStats } from '@ctxkit/core';
+
+import {
+  type ChatMessage,
+  type ContextRuntime,
+  createContextRuntime,
+  type LLMCompletionRequest,
+  type PayloadStats,
+} from '@ctxkit/core';
 import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
-import { createAgent, type AgentTool } from '@ctxkit/kernel';
+import { type AgentTool, createAgent } from '@ctxkit/kernel';
 
 /**
  * The summarization strategy under the kernel's small-context modes: plugin.json → loader → DI →
@@ -19,7 +27,8 @@ import { createAgent, type AgentTool } from '@ctxkit/kernel';
 
 const WINDOWS = [4000, 8000, 16000] as const;
 const TURNS = 24;
-const SYSTEM_PROMPT = 'You are a build engineer. Read the build logs you are asked about and report what failed and why, briefly.';
+const SYSTEM_PROMPT =
+  'You are a build engineer. Read the build logs you are asked about and report what failed and why, briefly.';
 
 /** A deterministic build log of `lines` lines (about 12K tokens for 400 lines), its failure on the last line. */
 function buildLog(job: number, lines = 400): string {
@@ -28,9 +37,15 @@ function buildLog(job: number, lines = 400): string {
   for (let line = 1; line < lines; line++) {
     const module = modules[(line + job) % modules.length]!;
     const level = line % 97 === 0 ? 'WARN' : 'INFO';
-    out.push(`2026-11-23T10:${String(line % 60).padStart(2, '0')}:${String((line * 7) % 60).padStart(2, '0')}Z [${level}] step ${line}: compiled ${module}-${job}-${line} in ${(line * 37 + job * 11) % 900} ms`);
+    out.push(
+      `2026-11-23T10:${String(line % 60).padStart(2, '0')}:${String((line * 7) % 60).padStart(2, '0')}Z [${level}] ` +
+        `step ${line}: compiled ${module}-${job}-${line} in ${(line * 37 + job * 11) % 900} ms`,
+    );
   }
-  out.push(`[ERROR] job ${job}: test suite ${modules[job % modules.length]} failed: expected ${job * 3} passing, got ${job * 3 - 1}`);
+  out.push(
+    `[ERROR] job ${job}: test suite ${modules[job % modules.length]} failed: expected ${job * 3} passing, ` +
+      `got ${job * 3 - 1}`,
+  );
   return out.join('\n');
 }
 
@@ -44,7 +59,16 @@ function scriptedModel(): ScriptedLLMClient {
         if (last.role === 'user') {
           const job = Number(/job (\d+)/.exec(contentText(last.content))?.[1] ?? '0');
           call++;
-          return { content: null, tool_calls: [{ id: `call_${call}`, type: 'function', function: { name: 'read_build_log', arguments: JSON.stringify({ job }) } }] };
+          return {
+            content: null,
+            tool_calls: [
+              {
+                id: `call_${call}`,
+                type: 'function',
+                function: { name: 'read_build_log', arguments: JSON.stringify({ job }) },
+              },
+            ],
+          };
         }
         // A report of about 500 tokens: the failure, the warnings the model saw, and what to do next.
         const text = contentText(last.content ?? null);
@@ -53,9 +77,19 @@ function scriptedModel(): ScriptedLLMClient {
         const warnings = text.split('\n').filter((line) => line.includes('[WARN]')).length;
         return {
           content:
-            `${failure ? `The build failed: ${failure}.` : `The part of the log of job ${job} I saw does not show the failure; it is near the end of the log.`} ` +
+            `${
+              failure
+                ? `The build ` + `failed: ${failure}.`
+                : `The part of the log of job ${job} I saw does not show the failure; it is near the end of the log.`
+            } ` +
             `I saw ${warnings} warnings before it. ` +
-            Array.from({ length: 12 }, (_unused, step) => `Step ${step + 1} for job ${job}: rerun the failing suite on runner-${(Number(job) + step) % 4 + 1} with verbose output, compare its timings with the previous green build, and check whether the flaky fixture of module ${step} was touched.`).join(' '),
+            Array.from(
+              { length: 12 },
+              (_unused, step) =>
+                `Step ${step + 1} for job ${job}: rerun the failing suite on ` +
+                `runner-${((Number(job) + step) % 4) + 1} with verbose output, compare its timings with the ` +
+                `previous green build, and check whether the flaky fixture of module ${step} was touched.`,
+            ).join(' '),
         };
       },
     ],
@@ -66,7 +100,11 @@ function scriptedModel(): ScriptedLLMClient {
 const readBuildLog: AgentTool = {
   definition: {
     type: 'function',
-    function: { name: 'read_build_log', description: 'Returns the full log of a CI build job.', parameters: { type: 'object', properties: { job: { type: 'integer' } }, required: ['job'] } },
+    function: {
+      name: 'read_build_log',
+      description: 'Returns the full log of a CI build job.',
+      parameters: { type: 'object', properties: { job: { type: 'integer' } }, required: ['job'] },
+    },
   },
   execute: (args: unknown) => buildLog(Number((args as { job?: number }).job ?? 0)),
 };
@@ -120,63 +158,92 @@ async function run(runtime: ContextRuntime, manifestPath: string): Promise<Obser
 }
 
 /** True when the payload leaves part of the history out (the window does not hold all of it). */
-const leavesHistoryOut = (stats: PayloadStats): boolean => stats.reductions.some((record) => (record.action === 'dropped' || record.action === 'summarized') && record.messages > 0);
+const leavesHistoryOut = (stats: PayloadStats): boolean =>
+  stats.reductions.some(
+    (record) => (record.action === 'dropped' || record.action === 'summarized') && record.messages > 0,
+  );
 
-describe('kernel + summarization at small windows (plugin.json → loader → DI → kernel → scripted model → large tool output)', () => {
-  let runtime: ContextRuntime;
-  let dir: string;
+describe(
+  'kernel + summarization at small windows (plugin.json → loader → DI → kernel → scripted model → large tool ' +
+    'output)',
+  () => {
+    let runtime: ContextRuntime;
+    let dir: string;
 
-  beforeAll(async () => {
-    runtime = await createContextRuntime();
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-summary-small-window-'));
-  });
-
-  afterAll(async () => {
-    await runtime.dispose();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-
-  for (const window of WINDOWS) {
-    it(`sends the summary once it exists and never rebuilds it for an unchanged history at ${window} tokens`, async () => {
-      const observed = await run(runtime, writeManifest(dir, window));
-      const extras = observed.stats.map((stats) => stats.extra ?? {});
-      if (process.env.CTXKIT_REPLAY_REPORT) {
-        process.stdout.write(
-          `${window}: resyncs ${observed.resyncs.length}, folds ${observed.versions.length}, calls with collapsed results ${observed.collapsedCalls}; per call v<summary version><+ sent | - not sent><* window holds the whole history>: ` +
-            `${extras.map((extra, index) => `v${String(extra.summaryVersion)}${extra.summaryIncluded === true ? '+' : '-'}${leavesHistoryOut(observed.stats[index]!) ? '' : '*'}`).join(' ')}\n`,
-        );
-      }
-
-      // The history the strategy folds is the history it is given: nothing to re-sync.
-      expect(observed.resyncs).toEqual([]);
-      // Folds happened, and each one grew the version by one.
-      expect(observed.versions.length).toBeGreaterThan(0);
-      expect(observed.versions).toEqual(observed.versions.map((_version, index) => index + 1));
-      const versions = extras.map((extra) => extra.summaryVersion as number);
-      versions.forEach((version, index) => expect(version).toBeGreaterThanOrEqual(index > 0 ? versions[index - 1]! : 0));
-      expect(Math.max(...versions)).toBeLessThanOrEqual(observed.versions[observed.versions.length - 1]!);
-
-      // Below 16,384 tokens the kernel asks for older tool results as one-line summaries, and the strategy's composer sends them so.
-      expect(observed.collapsedCalls).toBeGreaterThan(0);
-
-      // Once a summary exists, it reaches the model whenever the window does not hold the whole history.
-      let withSummary = 0;
-      observed.stats.forEach((stats, index) => {
-        const extra = extras[index]!;
-        const sent = observed.sent[index]!;
-        expect(findPayloadProblems(sent)).toEqual([]);
-        if ((extra.summaryVersion as number) === 0) return;
-        if (leavesHistoryOut(stats)) expect({ call: index, summaryIncluded: extra.summaryIncluded }).toEqual({ call: index, summaryIncluded: true });
-        if (extra.summaryIncluded === true) {
-          withSummary++;
-          expect(sent[1]!.role).toBe('user');
-          expect(contentText(sent[1]!.content ?? null)).toContain(`<conversation_summary covers_messages="0-${(extra.coveredMessages as number) - 1}"`);
-          expect(stats.reductions.some((record) => record.action === 'summarized' && record.from === 0)).toBe(true);
-        }
-      });
-      expect(withSummary).toBeGreaterThan(0);
-      // Every payload fits its budget.
-      for (const stats of observed.stats) expect(stats.budget.used).toBeLessThanOrEqual(stats.budget.available);
+    beforeAll(async () => {
+      runtime = await createContextRuntime();
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-summary-small-window-'));
     });
-  }
-});
+
+    afterAll(async () => {
+      await runtime.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    for (const window of WINDOWS) {
+      it(
+        `sends the summary once it exists and never rebuilds it for an unchanged history at ${window} ` + `tokens`,
+        async () => {
+          const observed = await run(runtime, writeManifest(dir, window));
+          const extras = observed.stats.map((stats) => stats.extra ?? {});
+          if (process.env.CTXKIT_REPLAY_REPORT) {
+            process.stdout.write(
+              `${window}: resyncs ${observed.resyncs.length}, folds ${observed.versions.length}, calls with ` +
+                `collapsed ` +
+                `results ${observed.collapsedCalls}; per call v<summary version><+ sent | - not sent><* window ` +
+                `holds the whole history>: ` +
+                `${extras
+                  .map(
+                    (extra, index) =>
+                      `v${String(extra.summaryVersion)}` +
+                      `${extra.summaryIncluded === true ? '+' : '-'}` +
+                      `${leavesHistoryOut(observed.stats[index]!) ? '' : '*'}`,
+                  )
+                  .join(' ')}\n`,
+            );
+          }
+
+          // The history the strategy folds is the history it is given: nothing to re-sync.
+          expect(observed.resyncs).toEqual([]);
+          // Folds happened, and each one grew the version by one.
+          expect(observed.versions.length).toBeGreaterThan(0);
+          expect(observed.versions).toEqual(observed.versions.map((_version, index) => index + 1));
+          const versions = extras.map((extra) => extra.summaryVersion as number);
+          versions.forEach((version, index) =>
+            expect(version).toBeGreaterThanOrEqual(index > 0 ? versions[index - 1]! : 0),
+          );
+          expect(Math.max(...versions)).toBeLessThanOrEqual(observed.versions[observed.versions.length - 1]!);
+
+          // Below 16,384 tokens the kernel asks for older tool results as one-line summaries, and the strategy's
+          // composer sends them so.
+          expect(observed.collapsedCalls).toBeGreaterThan(0);
+
+          // Once a summary exists, it reaches the model whenever the window does not hold the whole history.
+          let withSummary = 0;
+          observed.stats.forEach((stats, index) => {
+            const extra = extras[index]!;
+            const sent = observed.sent[index]!;
+            expect(findPayloadProblems(sent)).toEqual([]);
+            if ((extra.summaryVersion as number) === 0) return;
+            if (leavesHistoryOut(stats))
+              expect({ call: index, summaryIncluded: extra.summaryIncluded }).toEqual({
+                call: index,
+                summaryIncluded: true,
+              });
+            if (extra.summaryIncluded === true) {
+              withSummary++;
+              expect(sent[1]!.role).toBe('user');
+              expect(contentText(sent[1]!.content ?? null)).toContain(
+                `<conversation_summary covers_messages="0-${(extra.coveredMessages as number) - 1}"`,
+              );
+              expect(stats.reductions.some((record) => record.action === 'summarized' && record.from === 0)).toBe(true);
+            }
+          });
+          expect(withSummary).toBeGreaterThan(0);
+          // Every payload fits its budget.
+          for (const stats of observed.stats) expect(stats.budget.used).toBeLessThanOrEqual(stats.budget.available);
+        },
+      );
+    }
+  },
+);

@@ -1,10 +1,13 @@
 import 'reflect-metadata';
+
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { ContextRuntime } from '@ctxkit/core';
+
 import { goldenCeilings, goldenConversations, goldenRuntime, goldenStrategies } from './layout-golden/golden-cases';
-import { replayGolden, type GoldenReplay, type GoldenStep } from './layout-golden/replay-golden';
+import { type GoldenReplay, type GoldenStep, replayGolden } from './layout-golden/replay-golden';
 
 /**
  * Byte identity of what the standard strategies produce: every strategy in its default and its
@@ -40,11 +43,19 @@ const PARTS = ['payload', 'stats', 'events', 'preview'] as const;
 type Fixture = Record<string, string[]>;
 
 function digest(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value ?? null)).digest('hex').slice(0, 8);
+  return createHash('sha256')
+    .update(JSON.stringify(value ?? null))
+    .digest('hex')
+    .slice(0, 8);
 }
 
 function stepDigest(step: GoldenStep): string {
-  const parts = { payload: { end: step.end, payload: step.payload, error: step.error }, stats: step.stats, events: step.events, preview: step.preview };
+  const parts = {
+    payload: { end: step.end, payload: step.payload, error: step.error },
+    stats: step.stats,
+    events: step.events,
+    preview: step.preview,
+  };
   return PARTS.map((part) => digest(parts[part])).join(':');
 }
 
@@ -55,7 +66,10 @@ function readFixture(): Fixture {
 /** One replay a line, in name order, so that a regenerated fixture diffs by replay. */
 function writeFixture(fixture: Fixture): void {
   const names = Object.keys(fixture).sort();
-  fs.writeFileSync(FIXTURE, `{\n${names.map((name) => `  ${JSON.stringify(name)}: ${JSON.stringify(fixture[name])}`).join(',\n')}\n}\n`);
+  fs.writeFileSync(
+    FIXTURE,
+    `{\n${names.map((name) => `  ${JSON.stringify(name)}: ${JSON.stringify(fixture[name])}`).join(',\n')}\n}\n`,
+  );
 }
 
 /** Where `actual` first departs from `expected`, in words; undefined when they are the same. */
@@ -63,7 +77,8 @@ function divergence(replay: GoldenReplay, actual: string[], expected: string[] |
   if (expected === undefined) return `${replay.name}: not in the fixture (regenerate it: see the test's header)`;
   for (let index = 0; index < Math.max(actual.length, expected.length); index++) {
     if (actual[index] === expected[index]) continue;
-    if (actual[index] === undefined || expected[index] === undefined) return `${replay.name}: ${actual.length} steps, the fixture has ${expected.length}`;
+    if (actual[index] === undefined || expected[index] === undefined)
+      return `${replay.name}: ${actual.length} steps, the fixture has ${expected.length}`;
     const now = actual[index]!.split(':');
     const then = expected[index]!.split(':');
     const parts = PARTS.filter((_, part) => now[part] !== then[part]);

@@ -1,9 +1,23 @@
 import 'reflect-metadata';
+
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createContextRuntime, createTokenCounter, type ChatMessage, type ContextRuntime, type LLMPayload, type ToolDefinition } from '@ctxkit/core';
+
+import {
+  type ChatMessage,
+  type ContextRuntime,
+  createContextRuntime,
+  createTokenCounter,
+  type LLMPayload,
+  type ToolDefinition,
+} from '@ctxkit/core';
 import { contentText, findPayloadProblems } from '@ctxkit/core/strategy-kit';
-import { freezeDeep, loadConversations, type BundledConversationName, type ConversationRecord } from '@ctxkit/core/testing';
+import {
+  type BundledConversationName,
+  type ConversationRecord,
+  freezeDeep,
+  loadConversations,
+} from '@ctxkit/core/testing';
 
 /**
  * A pinned message survives long replays under every standard strategy: agents loaded as a user
@@ -23,10 +37,16 @@ import { freezeDeep, loadConversations, type BundledConversationName, type Conve
 const CEILING = 4000;
 const CALLS = 200;
 const counter = createTokenCounter({ model: 'gpt-4o' });
-const airlineSchema = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
+const airlineSchema = JSON.parse(
+  fs.readFileSync(
+    path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json'),
+    'utf8',
+  ),
+) as Record<string, unknown>;
 
 const STRATEGIES: Array<{ pluginId: string; config: Record<string, unknown> }> = [
-  // Dropping only what must go: its default keeps the conversation's first messages (the pinned one) in front of a cut window.
+  // Dropping only what must go: its default keeps the conversation's first messages (the pinned one) in front of a cut
+  // window.
   { pluginId: 'std-sliding-window-strategy', config: { cutBackRatio: 1 } },
   { pluginId: 'std-summarization-strategy', config: {} },
   { pluginId: 'std-entity-extraction-strategy', config: { stateSchema: airlineSchema } },
@@ -55,11 +75,13 @@ function occurrences(payload: LLMPayload, text: string): number {
 function problemsOf(payload: LLMPayload, record: ConversationRecord, task: string): string[] {
   const problems: string[] = [];
   const first = payload.messages[0];
-  if (first?.role !== 'system' || contentText(first.content) !== record.systemPrompt) problems.push('the payload does not start with the system prompt, unaltered');
+  if (first?.role !== 'system' || contentText(first.content) !== record.systemPrompt)
+    problems.push('the payload does not start with the system prompt, unaltered');
   let lead = 0;
   while (payload.messages[lead]?.role === 'system') lead++;
   const pinned = payload.messages[lead];
-  if (pinned?.role !== 'user' || !contentText(pinned.content).endsWith(`<pinned>\n[pin p1 · task]\n${task}\n</pinned>`)) problems.push('the system messages are not followed by the pinned task in a user message');
+  if (pinned?.role !== 'user' || !contentText(pinned.content).endsWith(`<pinned>\n[pin p1 · task]\n${task}\n</pinned>`))
+    problems.push('the system messages are not followed by the pinned task in a user message');
   const seen = occurrences(payload, task);
   if (seen !== 1) problems.push(`the task appears ${seen} times`);
   const tokens = counter.countMessages(payload.messages) + counter.countTools(payload.tools);
@@ -91,7 +113,11 @@ describe('a pinned message survives 200 turns of real conversations', () => {
           id: `pins-${data.name}`,
           pins: [{ message: 'first-user', label: 'task' }],
           pinShare: data.pinShare,
-          contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: { ...strategy.config, maxContextTokens: CEILING, reserveOutputTokens: 0 } },
+          contextStrategy: {
+            type: 'plugin',
+            pluginId: strategy.pluginId,
+            config: { ...strategy.config, maxContextTokens: CEILING, reserveOutputTokens: 0 },
+          },
         });
         const all = records.get(data.name)!;
         // Records spread over the file, so that 200 calls see many conversations.
@@ -111,12 +137,21 @@ describe('a pinned message survives 200 turns of real conversations', () => {
             const history = record.history.slice(0, end);
             const payload = await session.composePayload(record.systemPrompt, history, tools);
             calls++;
-            for (const problem of problemsOf(payload, record, task)) failures.push(`${record.id} at ${end}: ${problem}`);
-            if (payload.stats.reductions.some((reduction) => reduction.action !== 'truncated' && reduction.from <= taskIndex && taskIndex < reduction.to)) leftOut++;
+            for (const problem of problemsOf(payload, record, task))
+              failures.push(`${record.id} at ${end}: ${problem}`);
+            if (
+              payload.stats.reductions.some(
+                (reduction) =>
+                  reduction.action !== 'truncated' && reduction.from <= taskIndex && taskIndex < reduction.to,
+              )
+            )
+              leftOut++;
             await session.onTurnComplete(history);
             await (session as { whenIdle?: () => Promise<void> }).whenIdle?.();
           }
-          expect(await session.pins()).toEqual([expect.objectContaining({ id: 'p1', label: 'task', role: 'user', text: task })]);
+          expect(await session.pins()).toEqual([
+            expect.objectContaining({ id: 'p1', label: 'task', role: 'user', text: task }),
+          ]);
         }
         await agent.dispose();
         expect(calls).toBe(CALLS);

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import ts from 'typescript';
 
 /**
@@ -52,7 +53,8 @@ describe('public exports', () => {
       for (const exported of checker.getExportsOfModule(module!)) {
         exports++;
         const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-        if (ts.displayPartsToString(target.getDocumentationComment(checker)).trim() === '') undocumented.push(`${path.relative(root, entry)}: ${exported.name}`);
+        if (ts.displayPartsToString(target.getDocumentationComment(checker)).trim() === '')
+          undocumented.push(`${path.relative(root, entry)}: ${exported.name}`);
       }
     }
     expect(exports).toBeGreaterThan(500);

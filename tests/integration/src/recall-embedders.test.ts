@@ -4,15 +4,18 @@ jest.mock('ai', () => nativeRequire('ai'));
 jest.mock('ai/test', () => nativeRequire('ai/test'));
 
 import 'reflect-metadata';
+
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { embedderFromEmbeddingModel } from '@ctxkit/ai-sdk';
-import { createContextRuntime, hasWhenIdle, type ChatMessage, type ITextEmbedder } from '@ctxkit/core';
+import { type ChatMessage, createContextRuntime, hasWhenIdle, type ITextEmbedder } from '@ctxkit/core';
 import type { RecallStats } from '@ctxkit/core/strategy-kit';
 import { OpenAICompatibleEmbedder } from '@ctxkit/kernel';
 import { embedderFromLangChain } from '@ctxkit/langchain';
 import { Embeddings } from '@langchain/core/embeddings';
 import { MockEmbeddingModelV4 } from 'ai/test';
+
 import { recallFillerTurn } from './recall-filler-turn';
 
 declare const nativeRequire: NodeJS.Require;
@@ -33,7 +36,11 @@ const QUESTION = 'Which pet joined our household?';
 const SYSTEM_PROMPT = 'You are a helpful assistant.';
 
 function turnMessages(turn: number): ChatMessage[] {
-  if (turn === TARGET_TURN) return [{ role: 'user', content: TARGET }, { role: 'assistant', content: 'Congratulations, that sounds delightful.' }];
+  if (turn === TARGET_TURN)
+    return [
+      { role: 'user', content: TARGET },
+      { role: 'assistant', content: 'Congratulations, that sounds delightful.' },
+    ];
   return recallFillerTurn(turn);
 }
 
@@ -64,14 +71,24 @@ interface Asked {
   embedded: number;
 }
 
-/** Plays the conversation through an agent with `embedder`, waits for its background embedding, then asks the question. */
-async function ask(embedder: ITextEmbedder, embedded: () => number, recall: Record<string, unknown> = {}): Promise<Asked> {
+/**
+ * Plays the conversation through an agent with `embedder`, waits for its background embedding, then asks the question.
+ */
+async function ask(
+  embedder: ITextEmbedder,
+  embedded: () => number,
+  recall: Record<string, unknown> = {},
+): Promise<Asked> {
   let clock = BASE;
   const runtime = await createContextRuntime({ embedder, now: () => clock });
   try {
     const agent = await runtime.loadAgent({
       id: 'assistant',
-      contextStrategy: { type: 'plugin', pluginId: 'std-recall-strategy', config: { maxContextTokens: 2000, reserveOutputTokens: 0, recall } },
+      contextStrategy: {
+        type: 'plugin',
+        pluginId: 'std-recall-strategy',
+        config: { maxContextTokens: 2000, reserveOutputTokens: 0, recall },
+      },
     });
     const session = agent.forSession('chat-1');
     let history: ChatMessage[] = [];
@@ -84,7 +101,9 @@ async function ask(embedder: ITextEmbedder, embedded: () => number, recall: Reco
     await session.whenIdle();
     clock = BASE + TURNS * MINUTE;
     const payload = await session.composePayload(SYSTEM_PROMPT, [...history, { role: 'user', content: QUESTION }], []);
-    const text = payload.messages.map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content))).join('\n');
+    const text = payload.messages
+      .map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)))
+      .join('\n');
     return { text, recall: payload.stats.extra!.recall as RecallStats, embedded: embedded() };
   } finally {
     await runtime.dispose();
@@ -135,12 +154,14 @@ class EmbeddingsServer {
         }
         instance!.texts += input.length;
         response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({
-          object: 'list',
-          model,
-          data: input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })),
-          usage: { prompt_tokens: input.length, total_tokens: input.length },
-        }));
+        response.end(
+          JSON.stringify({
+            object: 'list',
+            model,
+            data: input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })),
+            usage: { prompt_tokens: input.length, total_tokens: input.length },
+          }),
+        );
       });
     });
     instance = new EmbeddingsServer(server);
@@ -177,7 +198,10 @@ const SOURCES: Array<[string, () => Source]> = [
         maxEmbeddingsPerCall: 64,
         doEmbed: async ({ values }: { values: string[] }) => ({ embeddings: values.map(vectorOf), warnings: [] }),
       });
-      return { embedder: embedderFromEmbeddingModel(model), embedded: () => model.doEmbedCalls.reduce((sum, call) => sum + call.values.length, 0) };
+      return {
+        embedder: embedderFromEmbeddingModel(model),
+        embedded: () => model.doEmbedCalls.reduce((sum, call) => sum + call.values.length, 0),
+      };
     },
   ],
   [
@@ -191,7 +215,12 @@ const SOURCES: Array<[string, () => Source]> = [
     'OpenAI-compatible embeddings API (OpenAICompatibleEmbedder)',
     () => {
       const before = server.texts;
-      const embedder = new OpenAICompatibleEmbedder({ baseURL: `${server.url}/v1`, apiKey: 'sk-test', model: 'scripted-embed', env: {} });
+      const embedder = new OpenAICompatibleEmbedder({
+        baseURL: `${server.url}/v1`,
+        apiKey: 'sk-test',
+        model: 'scripted-embed',
+        env: {},
+      });
       return { embedder, embedded: () => server.texts - before };
     },
   ],
@@ -202,10 +231,12 @@ describe('std-recall-strategy with an embedder', () => {
     it('recalls the turn that means what the question asks although they share no word', async () => {
       const { embedder, embedded } = source();
       const asked = await ask(embedder, embedded);
-expect(asked.recall.embedding).toBe('used');
+      expect(asked.recall.embedding).toBe('used');
       expect(asked.text).toContain('<recalled-turns>');
       expect(asked.text).toContain(`user: ${TARGET}`);
-      expect(asked.recall.hits).toContainEqual(expect.objectContaining({ sessionId: 'chat-1', from: TARGET_TURN * 2, to: TARGET_TURN * 2 + 1 }));
+      expect(asked.recall.hits).toContainEqual(
+        expect.objectContaining({ sessionId: 'chat-1', from: TARGET_TURN * 2, to: TARGET_TURN * 2 + 1 }),
+      );
       // Every indexed message and the question were embedded.
       expect(asked.embedded).toBeGreaterThanOrEqual(TURNS * 2 + 1);
     });
@@ -213,7 +244,7 @@ expect(asked.recall.embedding).toBe('used');
     it('does not recall it with recall.embeddings "off", and never calls the embedder', async () => {
       const { embedder, embedded } = source();
       const asked = await ask(embedder, embedded, { embeddings: 'off' });
-expect(asked.recall.embedding).toBe('none');
+      expect(asked.recall.embedding).toBe('none');
       expect(asked.text).not.toContain('Biscuit');
       expect(asked.recall.hits.filter((hit) => hit.from === TARGET_TURN * 2)).toEqual([]);
       expect(asked.embedded).toBe(0);

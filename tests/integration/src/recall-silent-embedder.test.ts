@@ -1,7 +1,10 @@
 import 'reflect-metadata';
+
 import { performance } from 'node:perf_hooks';
-import { createContextRuntime, hasWhenIdle, type ChatMessage, type ITextEmbedder } from '@ctxkit/core';
+
+import { type ChatMessage, createContextRuntime, hasWhenIdle, type ITextEmbedder } from '@ctxkit/core';
 import type { RecallStats } from '@ctxkit/core/strategy-kit';
+
 import { recallFillerTurn } from './recall-filler-turn';
 
 /**
@@ -21,7 +24,11 @@ const SYSTEM_PROMPT = 'You are a helpful assistant.';
 const PAST_ANY_BACKOFF = 16 * MINUTE;
 
 function turnMessages(turn: number): ChatMessage[] {
-  if (turn === TARGET_TURN) return [{ role: 'user', content: TARGET }, { role: 'assistant', content: 'Noted: passport P-553201, valid until March 2031.' }];
+  if (turn === TARGET_TURN)
+    return [
+      { role: 'user', content: TARGET },
+      { role: 'assistant', content: 'Noted: passport P-553201, valid until March 2031.' },
+    ];
   return recallFillerTurn(turn);
 }
 
@@ -44,7 +51,11 @@ describe('std-recall-strategy with an embedder that never answers', () => {
     try {
       const agent = await runtime.loadAgent({
         id: 'assistant',
-        contextStrategy: { type: 'plugin', pluginId: 'std-recall-strategy', config: { maxContextTokens: 2000, reserveOutputTokens: 0, recall: { embeddingTimeoutMs: 100 } } },
+        contextStrategy: {
+          type: 'plugin',
+          pluginId: 'std-recall-strategy',
+          config: { maxContextTokens: 2000, reserveOutputTokens: 0, recall: { embeddingTimeoutMs: 100 } },
+        },
       });
       const session = agent.forSession('chat-1');
       if (!hasWhenIdle(session)) throw new Error('std-recall-strategy has no whenIdle');
@@ -54,16 +65,23 @@ describe('std-recall-strategy with an embedder that never answers', () => {
         history = [...history, ...turnMessages(turn)];
         await session.onTurnComplete(history);
       }
-      const asked = [...history, { role: 'user', content: 'Remind me when my passport expires and what its number is.' } satisfies ChatMessage];
+      const asked = [
+        ...history,
+        { role: 'user', content: 'Remind me when my passport expires and what its number is.' } satisfies ChatMessage,
+      ];
       const compose = async () => {
         const started = performance.now();
         const payload = await session.composePayload(SYSTEM_PROMPT, asked, []);
-        const text = payload.messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');
+        const text = payload.messages
+          .map((message) => (typeof message.content === 'string' ? message.content : ''))
+          .join('\n');
         return { ms: performance.now() - started, text, recall: payload.stats.extra!.recall as RecallStats };
       };
       const recalledByWords = (composed: { text: string; recall: RecallStats }) => {
         expect(composed.text).toContain(`user: ${TARGET}`);
-        expect(composed.recall.hits).toContainEqual(expect.objectContaining({ sessionId: 'chat-1', from: TARGET_TURN * 2, to: TARGET_TURN * 2 + 1 }));
+        expect(composed.recall.hits).toContainEqual(
+          expect.objectContaining({ sessionId: 'chat-1', from: TARGET_TURN * 2, to: TARGET_TURN * 2 + 1 }),
+        );
       };
 
       // Embedding in the background after the turns may have failed already: past any backoff it is

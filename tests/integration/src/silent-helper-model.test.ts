@@ -3,24 +3,44 @@ jest.mock('ai', () => nativeRequire('ai'));
 jest.mock('ai/test', () => nativeRequire('ai/test'));
 
 import 'reflect-metadata';
+
 import * as path from 'node:path';
+
 import { createAiSdkContext } from '@ctxkit/ai-sdk';
-import { createContextRuntime, CtxkitSpanNames, ErrorCodes, type AgentHandle, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type PayloadStats } from '@ctxkit/core';
+import {
+  type AgentHandle,
+  createContextRuntime,
+  CtxkitSpanNames,
+  ErrorCodes,
+  type ILLMClient,
+  type LLMCompletion,
+  type LLMCompletionRequest,
+  type PayloadStats,
+} from '@ctxkit/core';
 import { SilentLLMClient } from '@ctxkit/core/testing';
 import { createAgent as createKernelAgent } from '@ctxkit/kernel';
 import { createCtxkitMiddleware } from '@ctxkit/langchain';
 import { CtxkitSession } from '@ctxkit/openai-agents';
-import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import { type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
+import { Agent, type FunctionTool, run, setTracingDisabled, tool as agentsTool } from '@openai/agents';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
-import { Agent, run, setTracingDisabled, tool as agentsTool, type FunctionTool } from '@openai/agents';
-import { generateText, jsonSchema, stepCountIs, tool as aiTool, wrapLanguageModel, type ModelMessage, type ToolSet } from 'ai';
+import {
+  generateText,
+  jsonSchema,
+  type ModelMessage,
+  stepCountIs,
+  tool as aiTool,
+  type ToolSet,
+  wrapLanguageModel,
+} from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAgent as createLangchainAgent } from 'langchain';
+
 import { CaseModel, caseTurns, recordedTools } from './kernel-case';
-import { registerInMemoryOtel, type InMemoryOtel } from './telemetry/in-memory-otel';
+import { type InMemoryOtel, registerInMemoryOtel } from './telemetry/in-memory-otel';
 import { aiSdkGenerated, RecordedAgentsModel, RecordedChatModel } from './telemetry/recorded-models';
-import { recordedOutputs, replayRecord, type RecordedReply } from './telemetry/replay-record';
+import { recordedOutputs, type RecordedReply, replayRecord } from './telemetry/replay-record';
 
 /** Node's own require, given by the test environment: the AI SDK ships ES modules only (loaded by Node ≥ 20.19). */
 declare const nativeRequire: NodeJS.Require;
@@ -44,7 +64,10 @@ declare const nativeRequire: NodeJS.Require;
 jest.retryTimes(1, { logErrorsBeforeRetry: true });
 setTracingDisabled(true);
 
-/** How long a strategy waits for its helper model in composePayload (summaryWaitMs, extractionWaitMs, compaction.maxWaitMs). */
+/**
+ * How long a strategy waits for its helper model in composePayload (summaryWaitMs, extractionWaitMs,
+ * compaction.maxWaitMs).
+ */
 const WAIT_MS = 200;
 /** The deadline of one helper call (summaryTimeoutMs, extractionTimeoutMs, compaction.timeoutMs). */
 const CALL_TIMEOUT_MS = 300;
@@ -55,15 +78,31 @@ const AT_ONCE_MS = 50;
 /** The user's pause between turns (the replay outlasts the helper's deadline, so its failure is seen). */
 const TURN_GAP_MS = 60;
 const MAX_CONTEXT_TOKENS = 4000;
-/** Through the kernel these records do not fit 4,000 tokens (CTXKIT_BUDGET_EXCEEDED on what it must send of a turn): 1,000 tokens more room. */
+/**
+ * Through the kernel these records do not fit 4,000 tokens (CTXKIT_BUDGET_EXCEEDED on what it must send of a turn):
+ * 1,000 tokens more room.
+ */
 const KERNEL_MAX_CONTEXT_TOKENS = 5000;
 
 const FULL = process.env.CTXKIT_CONFORMANCE_DEPTH === 'full';
 const RECORDS = FULL
-  ? ['tau-bench/airline/gpt-4o/task-3/trial-0', 'tau-bench/airline/gpt-4o/task-0/trial-0', 'tau-bench/airline/gpt-4o/task-10/trial-0']
+  ? [
+      'tau-bench/airline/gpt-4o/task-3/trial-0',
+      'tau-bench/airline/gpt-4o/task-0/trial-0',
+      'tau-bench/airline/gpt-4o/task-10/trial-0',
+    ]
   : ['tau-bench/airline/gpt-4o/task-3/trial-0'];
 
-const AIRLINE_SCHEMA = path.join(__dirname, '..', '..', '..', 'plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json');
+const AIRLINE_SCHEMA = path.join(
+  __dirname,
+  '..',
+  '..',
+  '..',
+  'plugins',
+  'entity-extraction',
+  'schemas',
+  'airline-booking.schema.json',
+);
 
 /** Why a payload was composed without the newest summary, extraction or compaction. */
 interface Pending {
@@ -86,7 +125,14 @@ const STRATEGIES: StrategyCase[] = [
   {
     name: 'summarization',
     pluginId: 'std-summarization-strategy',
-    config: { summarizer: 'llm', threshold: 2, batchTurns: 1, summaryWaitMs: WAIT_MS, summaryTimeoutMs: CALL_TIMEOUT_MS, retryBackoffMs: BACKOFF_MS },
+    config: {
+      summarizer: 'llm',
+      threshold: 2,
+      batchTurns: 1,
+      summaryWaitMs: WAIT_MS,
+      summaryTimeoutMs: CALL_TIMEOUT_MS,
+      retryBackoffMs: BACKOFF_MS,
+    },
     errorEvent: 'summary-error',
     pending: (stats) => stats.extra?.summaryPending as Pending | null | undefined,
     reasons: ['running', 'failed', 'stopped'],
@@ -94,15 +140,30 @@ const STRATEGIES: StrategyCase[] = [
   {
     name: 'entity extraction',
     pluginId: 'std-entity-extraction-strategy',
-    config: { stateSchema: require(AIRLINE_SCHEMA) as Record<string, unknown>, extractionWaitMs: WAIT_MS, extractionTimeoutMs: CALL_TIMEOUT_MS, extractionRetryBackoffMs: BACKOFF_MS },
+    config: {
+      stateSchema: require(AIRLINE_SCHEMA) as Record<string, unknown>,
+      extractionWaitMs: WAIT_MS,
+      extractionTimeoutMs: CALL_TIMEOUT_MS,
+      extractionRetryBackoffMs: BACKOFF_MS,
+    },
     errorEvent: 'entities-error',
-    pending: (stats) => (stats.extra?.entities as { pendingExtraction?: Pending | null } | undefined)?.pendingExtraction,
+    pending: (stats) =>
+      (stats.extra?.entities as { pendingExtraction?: Pending | null } | undefined)?.pendingExtraction,
     reasons: ['late', 'running', 'backing-off'],
   },
   {
     name: 'tool-output cache with compaction',
     pluginId: 'std-tool-output-cache-strategy',
-    config: { compaction: { enabled: true, auto: true, thresholdRatio: 0.5, maxWaitMs: WAIT_MS, timeoutMs: CALL_TIMEOUT_MS, failureBackoffMs: BACKOFF_MS } },
+    config: {
+      compaction: {
+        enabled: true,
+        auto: true,
+        thresholdRatio: 0.5,
+        maxWaitMs: WAIT_MS,
+        timeoutMs: CALL_TIMEOUT_MS,
+        failureBackoffMs: BACKOFF_MS,
+      },
+    },
     errorEvent: 'compaction-error',
     pending: (stats) => (stats.extra?.compaction as { skipped?: Pending | null } | undefined)?.skipped,
     reasons: ['running', 'failed', 'backing-off'],
@@ -110,7 +171,11 @@ const STRATEGIES: StrategyCase[] = [
 ];
 
 /** Summarization with recall beside the summary (recall ranks by words here: no embedder), in the full run. */
-const SUMMARIZATION_WITH_RECALL: StrategyCase = { ...STRATEGIES[0]!, name: 'summarization with recall', config: { ...STRATEGIES[0]!.config, recall: {} } };
+const SUMMARIZATION_WITH_RECALL: StrategyCase = {
+  ...STRATEGIES[0]!,
+  name: 'summarization with recall',
+  config: { ...STRATEGIES[0]!.config, recall: {} },
+};
 
 /** What one replay showed. */
 interface Replay {
@@ -158,7 +223,8 @@ class ComposeTimer implements SpanProcessor {
 
   onStart(span: Span): void {
     // Every composition the strategy makes, also the Agents session's read of its window before a run.
-    if (span.name === CtxkitSpanNames.compose || span.name === CtxkitSpanNames.readWindow) this.started.set(span, { wall: performance.now(), cpu: process.cpuUsage() });
+    if (span.name === CtxkitSpanNames.compose || span.name === CtxkitSpanNames.readWindow)
+      this.started.set(span, { wall: performance.now(), cpu: process.cpuUsage() });
   }
 
   onEnd(span: ReadableSpan): void {
@@ -183,9 +249,14 @@ async function warmUp(): Promise<void> {
   const calls = record.history.flatMap((message, index) => (index > 0 && message.role === 'assistant' ? [index] : []));
   for (const strategy of STRATEGIES) {
     const runtime = await createContextRuntime({ llm: new SilentLLMClient({ honourAbort: true }) });
-    const handle = await runtime.loadAgent({ id: 'warm-up', model: 'gpt-4o', contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: configOf(strategy) } });
+    const handle = await runtime.loadAgent({
+      id: 'warm-up',
+      model: 'gpt-4o',
+      contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: configOf(strategy) },
+    });
     const session = await handle.openSession('warm-up');
-    for (const end of calls) await session.composePayload(record.systemPrompt, record.history.slice(0, end), record.tools ?? []);
+    for (const end of calls)
+      await session.composePayload(record.systemPrompt, record.history.slice(0, end), record.tools ?? []);
     await handle.dispose();
     await runtime.dispose();
   }
@@ -230,11 +301,27 @@ const DRIVERS: Array<[string, Driver]> = [
       const runtime = await createContextRuntime();
       const model = new CaseModel();
       const llm = new HelperRouter(model.client, helper);
-      const handle = await runtime.loadAgent({ id: agentId, model: 'gpt-4o', contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: configOf(strategy, KERNEL_MAX_CONTEXT_TOKENS) } }, { llm });
+      const handle = await runtime.loadAgent(
+        {
+          id: agentId,
+          model: 'gpt-4o',
+          contextStrategy: {
+            type: 'plugin',
+            pluginId: strategy.pluginId,
+            config: configOf(strategy, KERNEL_MAX_CONTEXT_TOKENS),
+          },
+        },
+        { llm },
+      );
       const result = observe(handle, 'default', strategy);
       // The small-context modes off: the kernel sends what the frameworks send, the full prompt and every tool.
       const smallContext = { modes: { A: 'off', B: 'off', C: 'off', D: 'off' } } as const;
-      const agent = createKernelAgent(handle, { llm, systemPrompt: record.systemPrompt, tools: recordedTools(record.history), smallContext });
+      const agent = createKernelAgent(handle, {
+        llm,
+        systemPrompt: record.systemPrompt,
+        tools: recordedTools(record.history),
+        smallContext,
+      });
       for (const turn of caseTurns(record.history)) {
         model.startTurn(turn);
         await agent.run(turn.userText);
@@ -251,19 +338,40 @@ const DRIVERS: Array<[string, Driver]> = [
     async (strategy, recordId, helper, agentId) => {
       const { record, turns } = replayRecord(recordId);
       const runtime = await createContextRuntime({ llm: helper });
-      const context = await createAiSdkContext({ runtime, pluginId: strategy.pluginId, config: configOf(strategy), agentId, sessionId: 'replay' });
+      const context = await createAiSdkContext({
+        runtime,
+        pluginId: strategy.pluginId,
+        config: configOf(strategy),
+        agentId,
+        sessionId: 'replay',
+      });
       const result = observe(context.agent, 'replay', strategy);
       const outputs = recordedOutputs(record.history);
       const tools: ToolSet = Object.fromEntries(
-        [...outputs.keys()].map((name) => [name, aiTool({ description: `The airline's ${name.replace(/_/g, ' ')}.`, inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object', additionalProperties: true }), execute: async () => outputs.get(name)!.shift() ?? 'no recorded output' })]),
+        [...outputs.keys()].map((name) => [
+          name,
+          aiTool({
+            description: `The airline's ${name.replace(/_/g, ' ')}.`,
+            inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+            execute: async () => outputs.get(name)!.shift() ?? 'no recorded output',
+          }),
+        ]),
       );
       let queue: RecordedReply[] = [];
-      const model = new MockLanguageModelV4({ doGenerate: async () => aiSdkGenerated(queue.shift() ?? { text: 'Anything else?', calls: [] }) });
+      const model = new MockLanguageModelV4({
+        doGenerate: async () => aiSdkGenerated(queue.shift() ?? { text: 'Anything else?', calls: [] }),
+      });
       const messages: ModelMessage[] = [];
       for (const turn of turns) {
         queue = [...turn.replies];
         messages.push({ role: 'user', content: turn.user });
-        const answer = await generateText({ model: wrapLanguageModel({ model, middleware: context.middleware }), system: record.systemPrompt, messages, tools: context.tools(tools), stopWhen: stepCountIs(50) });
+        const answer = await generateText({
+          model: wrapLanguageModel({ model, middleware: context.middleware }),
+          system: record.systemPrompt,
+          messages,
+          tools: context.tools(tools),
+          stopWhen: stepCountIs(50),
+        });
         messages.push(...answer.responseMessages);
         await sleep(TURN_GAP_MS);
       }
@@ -278,18 +386,30 @@ const DRIVERS: Array<[string, Driver]> = [
     async (strategy, recordId, helper, agentId) => {
       const { record, turns } = replayRecord(recordId);
       const runtime = await createContextRuntime({ llm: helper });
-      const ctxkit = await createCtxkitMiddleware({ runtime, pluginId: strategy.pluginId, agentId, config: configOf(strategy) });
+      const ctxkit = await createCtxkitMiddleware({
+        runtime,
+        pluginId: strategy.pluginId,
+        agentId,
+        config: configOf(strategy),
+      });
       const result = observe(ctxkit.agent, 'replay', strategy);
       const outputs = recordedOutputs(record.history);
       const tools = [...outputs.keys()].map((name) =>
-        langchainTool(async () => outputs.get(name)!.shift() ?? 'no recorded output', { name, description: `The airline's ${name.replace(/_/g, ' ')}.`, schema: { type: 'object', properties: {}, additionalProperties: true } }),
+        langchainTool(async () => outputs.get(name)!.shift() ?? 'no recorded output', {
+          name,
+          description: `The airline's ${name.replace(/_/g, ' ')}.`,
+          schema: { type: 'object', properties: {}, additionalProperties: true },
+        }),
       );
       const model = new RecordedChatModel({});
       const agent = createLangchainAgent({ model, tools, systemPrompt: record.systemPrompt, middleware: [ctxkit] });
       let messages: BaseMessage[] = [];
       for (const turn of turns) {
         model.queue.replies = [...turn.replies];
-        const state = await agent.invoke({ messages: [...messages, new HumanMessage(turn.user)] }, { configurable: { thread_id: 'replay' }, recursionLimit: 200 });
+        const state = await agent.invoke(
+          { messages: [...messages, new HumanMessage(turn.user)] },
+          { configurable: { thread_id: 'replay' }, recursionLimit: 200 },
+        );
         messages = state.messages as BaseMessage[];
         await sleep(TURN_GAP_MS);
       }
@@ -304,7 +424,13 @@ const DRIVERS: Array<[string, Driver]> = [
     async (strategy, recordId, helper, agentId) => {
       const { record, turns } = replayRecord(recordId);
       const runtime = await createContextRuntime({ llm: helper });
-      const session = new CtxkitSession({ runtime, pluginId: strategy.pluginId, agentId, config: configOf(strategy), sessionId: 'replay' });
+      const session = new CtxkitSession({
+        runtime,
+        pluginId: strategy.pluginId,
+        agentId,
+        config: configOf(strategy),
+        sessionId: 'replay',
+      });
       const result = observe(await session.getAgent(), 'replay', strategy);
       const outputs = recordedOutputs(record.history);
       const tools = [...outputs.keys()].map(
@@ -318,7 +444,12 @@ const DRIVERS: Array<[string, Driver]> = [
           }) as unknown as FunctionTool,
       );
       const model = new RecordedAgentsModel();
-      const agent = new Agent({ name: 'airline', instructions: record.systemPrompt, model: session.wrapModel(model), tools: [...tools, ...(await session.tools())] });
+      const agent = new Agent({
+        name: 'airline',
+        instructions: record.systemPrompt,
+        model: session.wrapModel(model),
+        tools: [...tools, ...(await session.tools())],
+      });
       for (const turn of turns) {
         model.replies = [...turn.replies];
         await run(agent, turn.user, { session, maxTurns: 100 });
@@ -342,32 +473,58 @@ describe('a helper model that never answers costs one deadline, then nothing', (
   });
 
   const strategies = FULL ? [...STRATEGIES, SUMMARIZATION_WITH_RECALL] : STRATEGIES;
-  const cases = DRIVERS.flatMap(([via, drive]) => strategies.flatMap((strategy) => RECORDS.map((recordId) => ({ via, drive, strategy, recordId }))));
+  const cases = DRIVERS.flatMap(([via, drive]) =>
+    strategies.flatMap((strategy) => RECORDS.map((recordId) => ({ via, drive, strategy, recordId }))),
+  );
 
-  it.each(cases.map((entry) => [entry.strategy.name, entry.via, entry.recordId.replace('tau-bench/airline/gpt-4o/', ''), entry] as const))(
+  it.each(
+    cases.map(
+      (entry) =>
+        [entry.strategy.name, entry.via, entry.recordId.replace('tau-bench/airline/gpt-4o/', ''), entry] as const,
+    ),
+  )(
     '%s through %s, %s: one wait of at most the deadline, every other compose within 50 ms, the stats say why',
     async (_strategy, _via, _record, { drive, strategy, recordId }) => {
       const helper = new SilentLLMClient({ honourAbort: true });
-      const replay = await drive(strategy, recordId, helper, `silent-${strategy.pluginId.replace(/^std-|-strategy$/g, '')}`);
+      const replay = await drive(
+        strategy,
+        recordId,
+        helper,
+        `silent-${strategy.pluginId.replace(/^std-|-strategy$/g, '')}`,
+      );
 
       // Every payload was timed, and the helper model was asked.
       expect(replay.composes.length).toBeGreaterThan(0);
       expect(replay.composes).toHaveLength(replay.stats.length);
       expect(helper.signals.length).toBeGreaterThan(0);
 
-      // At most one composePayload waited (for the helper), and not past the strategy's wait; every other one waited at most 50 ms.
-      const waits = replay.composes.flatMap((time, index) => (time.waitedMs > AT_ONCE_MS ? [{ index, waitedMs: Math.round(time.waitedMs), why: strategy.pending(replay.stats[index]!)?.reason ?? null }] : []));
+      // At most one composePayload waited (for the helper), and not past the strategy's wait; every other one waited at
+      // most 50 ms.
+      const waits = replay.composes.flatMap((time, index) =>
+        time.waitedMs > AT_ONCE_MS
+          ? [
+              {
+                index,
+                waitedMs: Math.round(time.waitedMs),
+                why: strategy.pending(replay.stats[index]!)?.reason ?? null,
+              },
+            ]
+          : [],
+      );
       expect(waits.length <= 1 ? [] : waits).toEqual([]);
       expect(Math.max(...replay.composes.map((time) => time.waitedMs))).toBeLessThanOrEqual(WAIT_MS + AT_ONCE_MS);
 
       // The payloads say what they were composed without, and why.
-      const pending = replay.stats.map(strategy.pending).filter((entry): entry is Pending => entry !== null && entry !== undefined);
+      const pending = replay.stats
+        .map(strategy.pending)
+        .filter((entry): entry is Pending => entry !== null && entry !== undefined);
       expect(pending.length).toBeGreaterThan(0);
       for (const entry of pending) {
         expect(strategy.reasons).toContain(entry.reason);
         expect(entry.message.length).toBeGreaterThan(20);
       }
-      // The helper's calls hit their deadline (reported by the strategy's error event), and each was aborted by the end.
+      // The helper's calls hit their deadline (reported by the strategy's error event), and each was aborted by the
+      // end.
       expect(replay.errors.length).toBeGreaterThan(0);
       expect(JSON.stringify(replay.errors)).toContain(ErrorCodes.LLM_TIMEOUT);
       expect(helper.signals.every((signal) => signal?.aborted === true)).toBe(true);

@@ -1,11 +1,21 @@
 import 'reflect-metadata';
+
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createContextRuntime, FileContextStore, type AgentManifest, type ChatMessage, type IContextStore, type ContributedTool } from '@ctxkit/core';
+
+import {
+  type AgentManifest,
+  type ChatMessage,
+  type ContributedTool,
+  createContextRuntime,
+  FileContextStore,
+  type IContextStore,
+} from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { RedisContextStore } from '@ctxkit/store-redis';
-import { startRedisServer, type RedisServerProcess } from '../../../packages/store-redis/src/__tests__/redis-server';
+
+import { type RedisServerProcess, startRedisServer } from '../../../packages/store-redis/src/__tests__/redis-server';
 
 /**
  * A compaction undone in another process: the tool-output cache strategy, loaded from its plugin.json
@@ -18,22 +28,43 @@ import { startRedisServer, type RedisServerProcess } from '../../../packages/sto
 
 const SYSTEM = 'You are a careful coding agent.';
 const SESSION = 'ticket-4711';
-const SUMMARY = '<retain>ISSUE-7, src/main.c</retain><summary>The agent read the build logs; the failure is in src/main.c.</summary>';
+const SUMMARY =
+  '<retain>ISSUE-7, src/main.c</retain><summary>The agent read the build logs; the failure is in src/main.c.</summary>';
 
 const MANIFEST: AgentManifest = {
   id: 'undo-restart-coder',
   model: 'gpt-4o',
-  contextStrategy: { type: 'plugin', pluginId: 'std-tool-output-cache-strategy', config: { maxContextTokens: 16_000, toolOutputCache: { contextBudgetTokens: 3000 } } },
+  contextStrategy: {
+    type: 'plugin',
+    pluginId: 'std-tool-output-cache-strategy',
+    config: { maxContextTokens: 16_000, toolOutputCache: { contextBudgetTokens: 3000 } },
+  },
 };
 
 function history(): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: 'user', content: 'The build of ISSUE-7 fails. Find out why.' }];
   for (let step = 0; step < 6; step++) {
     const id = `call_${step}`;
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'run', arguments: JSON.stringify({ cmd: `make step-${step}` }) } }] });
-    messages.push({ role: 'tool', tool_call_id: id, content: Array.from({ length: 60 }, (_, line) => `step ${step} line ${line}: cc -O2 -c src/main.c -o build/main.o`).join('\n') });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id, type: 'function', function: { name: 'run', arguments: JSON.stringify({ cmd: `make step-${step}` }) } },
+      ],
+    });
+    messages.push({
+      role: 'tool',
+      tool_call_id: id,
+      content: Array.from(
+        { length: 60 },
+        (_, line) => `step ${step} line ${line}: cc -O2 -c src/main.c -o build/main.o`,
+      ).join('\n'),
+    });
   }
-  messages.push({ role: 'assistant', content: 'The failure is in src/main.c.' }, { role: 'user', content: 'Fix it, then run the tests.' });
+  messages.push(
+    { role: 'assistant', content: 'The failure is in src/main.c.' },
+    { role: 'user', content: 'Fix it, then run the tests.' },
+  );
   return messages;
 }
 
@@ -49,12 +80,16 @@ async function compactThenUndoInANewProcess(storeFor: () => IContextStore): Prom
   const given = history();
   const first = await open(storeFor());
   const before = await first.session.composePayload(SYSTEM, given, []);
-  const compact = first.session.contributedTools!().find((tool: ContributedTool) => tool.definition.function.name === 'compact')!;
+  const compact = first.session.contributedTools!().find(
+    (tool: ContributedTool) => tool.definition.function.name === 'compact',
+  )!;
   await compact.execute({}, { agentId: MANIFEST.id, sessionId: SESSION, toolCallId: 'compact-1' });
   const compacted = await first.session.checkCompaction!('before-return', given);
   expect(compacted.compacted).toBe(true);
   expect(first.llm.requests).toHaveLength(1);
-  expect(JSON.stringify((await first.session.composePayload(SYSTEM, compacted.messages!, [])).messages)).not.toBe(JSON.stringify(before.messages));
+  expect(JSON.stringify((await first.session.composePayload(SYSTEM, compacted.messages!, [])).messages)).not.toBe(
+    JSON.stringify(before.messages),
+  );
   await first.runtime.dispose();
 
   // Another process on the same store.

@@ -10,8 +10,12 @@ export class ContributedToolsMissingError extends CtxkitError {
     super({
       code: ErrorCodes.TOOL_NOT_FOUND,
       category: 'user',
-      message: `The strategy ${strategyId} offers ${missing.map((name) => `"${name}"`).join(', ')}, but the AI SDK call has no tool of that name.`,
-      fix: 'Pass tools: context.tools(yourTools) to generateText / streamText, so that the strategy\'s tools are registered beside yours.',
+      message:
+        `The strategy ${strategyId} offers ${missing.map((name) => `"${name}"`).join(', ')}, but the AI SDK ` +
+        `call has no tool of that name.`,
+      fix:
+        "Pass tools: context.tools(yourTools) to generateText / streamText, so that the strategy's tools are " +
+        'registered beside yours.',
       details: { strategyId, missing: [...missing] },
     });
   }

@@ -10,7 +10,9 @@ export class ModelMessageError extends CtxkitError {
       code: ErrorCodes.HISTORY_INVALID,
       category: 'user',
       message: `messages[${index}]: ${problem}.`,
-      fix: 'Pass AI SDK ModelMessages: role system (string content), user, assistant (string or part array) or tool (array of tool-result parts).',
+      fix:
+        'Pass AI SDK ModelMessages: role system (string content), user, assistant (string or part array) or tool ' +
+        '(array of tool-result parts).',
       details: { index, problem },
     });
   }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+
 import NodeEnvironment from 'jest-environment-node';
 
 /**

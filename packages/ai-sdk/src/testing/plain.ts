@@ -9,7 +9,11 @@ export function plain(value: unknown): unknown {
   if (isBytes(value)) return `bytes(${base64Of(value)})`;
   if (Array.isArray(value)) return value.map(plain);
   if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined).map(([key, entry]) => [key, plain(entry)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, entry]) => entry !== undefined)
+        .map(([key, entry]) => [key, plain(entry)]),
+    );
   }
   return value;
 }

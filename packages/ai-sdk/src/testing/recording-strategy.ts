@@ -7,7 +7,7 @@ import {
   type StrategyContext,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { computeBudget, PayloadComposer, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import { computeBudget, type MemoryBlock, PayloadComposer } from '@ctxkit/core/strategy-kit';
 
 /** The id the recording strategy is registered under. */
 export const RECORDING_STRATEGY_ID = 'recording-strategy';
@@ -43,7 +43,11 @@ function copyOf(message: ChatMessage): ChatMessage {
 /** Definition of the `recall` tool the recording strategy contributes. */
 export const RECALL_DEFINITION: ToolDefinition = {
   type: 'function',
-  function: { name: 'recall', description: 'Recall a saved note by its key.', parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } },
+  function: {
+    name: 'recall',
+    description: 'Recall a saved note by its key.',
+    parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] },
+  },
 };
 
 /**
@@ -60,21 +64,45 @@ export class RecordingStrategy {
     private readonly config: RecordingStrategyConfig,
     readonly context: StrategyContext,
   ) {
-    const budget = computeBudget({ contextWindow: 128_000, maxContextTokens: config.maxContextTokens ?? 100_000, reserveOutputTokens: 0 });
+    const budget = computeBudget({
+      contextWindow: 128_000,
+      maxContextTokens: config.maxContextTokens ?? 100_000,
+      reserveOutputTokens: 0,
+    });
     this.composer = new PayloadComposer({
-      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: RECORDING_STRATEGY_ID, events: context.events },
+      owner: {
+        agentId: context.agentId,
+        sessionId: context.sessionId,
+        strategyId: RECORDING_STRATEGY_ID,
+        events: context.events,
+      },
       model: context.model,
       counter: context.counter,
       budget: () => budget,
     });
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options?: ComposeOptions,
+  ): Promise<LLMPayload> {
     const text = this.config.memory?.[this.compositions.length] ?? '';
     const memory: MemoryBlock[] = text ? [{ name: 'notes', content: text, placement: 'after-system' }] : [];
     const offered = tools.filter((tool) => !(this.config.withhold ?? []).includes(tool.function.name));
-    if (this.config.recall && !offered.some((tool) => tool.function.name === RECALL_DEFINITION.function.name)) offered.push(RECALL_DEFINITION);
-    const composed = this.composer.compose({ systemPrompt, history, tools: offered, ragContext, memory, turn: this.turns.length, ...options }).payload;
+    if (this.config.recall && !offered.some((tool) => tool.function.name === RECALL_DEFINITION.function.name))
+      offered.push(RECALL_DEFINITION);
+    const composed = this.composer.compose({
+      systemPrompt,
+      history,
+      tools: offered,
+      ragContext,
+      memory,
+      turn: this.turns.length,
+      ...options,
+    }).payload;
     const payload = this.config.copy ? { ...composed, messages: composed.messages.map(copyOf) } : composed;
     this.compositions.push({ systemPrompt, history: [...history], tools: [...tools], ragContext, options, payload });
     return payload;

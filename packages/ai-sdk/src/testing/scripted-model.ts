@@ -1,16 +1,31 @@
 import type { MockLanguageModelV4 } from 'ai/test';
+
 import type { LanguageModelCallOptions, LanguageModelGenerateResult, LanguageModelStreamPart } from '../ai-sdk-types';
 
 /** One scripted answer: text, or tool calls (with their inputs). */
 export type ScriptedAnswer = { text: string } | { calls: Array<{ id: string; name: string; input: unknown }> };
 
-const USAGE = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+const USAGE = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
 
 /** The generate result of a scripted answer. */
 export function generated(answer: ScriptedAnswer): LanguageModelGenerateResult {
-  if ('text' in answer) return { content: [{ type: 'text', text: answer.text }], finishReason: { unified: 'stop', raw: 'stop' }, usage: USAGE, warnings: [] };
+  if ('text' in answer)
+    return {
+      content: [{ type: 'text', text: answer.text }],
+      finishReason: { unified: 'stop', raw: 'stop' },
+      usage: USAGE,
+      warnings: [],
+    };
   return {
-    content: answer.calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: JSON.stringify(call.input) })),
+    content: answer.calls.map((call) => ({
+      type: 'tool-call' as const,
+      toolCallId: call.id,
+      toolName: call.name,
+      input: JSON.stringify(call.input),
+    })),
     finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
     usage: USAGE,
     warnings: [],
@@ -25,10 +40,15 @@ export function streamed(answer: ScriptedAnswer, fail = false): LanguageModelStr
     for (const piece of answer.text.match(/.{1,4}/gs) ?? []) parts.push({ type: 'text-delta', id: 't', delta: piece });
     parts.push({ type: 'text-end', id: 't' });
   } else {
-    for (const call of answer.calls) parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: JSON.stringify(call.input) });
+    for (const call of answer.calls)
+      parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.name, input: JSON.stringify(call.input) });
   }
   if (fail) parts.push({ type: 'error', error: new Error('the connection dropped') });
-  parts.push({ type: 'finish', finishReason: 'text' in answer ? { unified: 'stop', raw: 'stop' } : { unified: 'tool-calls', raw: 'tool_calls' }, usage: USAGE });
+  parts.push({
+    type: 'finish',
+    finishReason: 'text' in answer ? { unified: 'stop', raw: 'stop' } : { unified: 'tool-calls', raw: 'tool_calls' },
+    usage: USAGE,
+  });
   return parts;
 }
 

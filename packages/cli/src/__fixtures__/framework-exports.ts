@@ -1,14 +1,30 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { AIMessage, HumanMessage, mapChatMessagesToStoredMessages, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  mapChatMessagesToStoredMessages,
+  SystemMessage,
+} from '@langchain/core/messages';
 import { tool as langChainTool } from '@langchain/core/tools';
-import { Agent, run, setTracingDisabled, tool as agentsTool, Usage, type AgentOutputItem, type Model, type ModelResponse } from '@openai/agents';
+import {
+  Agent,
+  type AgentOutputItem,
+  type Model,
+  type ModelResponse,
+  run,
+  setTracingDisabled,
+  tool as agentsTool,
+  Usage,
+} from '@openai/agents';
 import { generateText, jsonSchema, stepCountIs, tool as aiTool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createAgent } from 'langchain';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
+
 import { RecordingChatModel } from './recording-chat-model';
 
 /**
@@ -28,7 +44,12 @@ export const CONVERSATION = {
 
 /** The JSON schema of a tool taking one string argument. */
 function oneString(property: string) {
-  return { type: 'object' as const, properties: { [property]: { type: 'string' as const } }, required: [property], additionalProperties: false as const };
+  return {
+    type: 'object' as const,
+    properties: { [property]: { type: 'string' as const } },
+    required: [property],
+    additionalProperties: false as const,
+  };
 }
 
 const ORDER_SCHEMA = oneString('order_id');
@@ -50,9 +71,15 @@ const CALLS: Array<[string, Record<string, string>, string]> = [
   ['track_package', { tracking_number: CONVERSATION.tracking }, 'call_track_2'],
 ];
 
-/** AI SDK: the user message and `result.responseMessages` (every step's; `response.messages` is the last step's) of a `generateText` run with tools, under its `system`. */
+/**
+ * AI SDK: the user message and `result.responseMessages` (every step's; `response.messages` is the last step's) of a
+ * `generateText` run with tools, under its `system`.
+ */
 export async function aiSdkExport(): Promise<string> {
-  const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+  const usage = {
+    inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: 5, text: 5, reasoning: 0 },
+  };
   const answers = [
     ...CALLS.map(([name, input, id]) => ({
       content: [{ type: 'tool-call' as const, toolCallId: id, toolName: name, input: JSON.stringify(input) }],
@@ -60,27 +87,53 @@ export async function aiSdkExport(): Promise<string> {
       usage,
       warnings: [],
     })),
-    { content: [{ type: 'text' as const, text: CONVERSATION.answer }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] },
+    {
+      content: [{ type: 'text' as const, text: CONVERSATION.answer }],
+      finishReason: { unified: 'stop' as const, raw: 'stop' },
+      usage,
+      warnings: [],
+    },
   ];
   const model = new MockLanguageModelV4({ doGenerate: async () => answers.shift()! });
   const tools = {
-    get_order: aiTool({ description: 'An order by id.', inputSchema: jsonSchema<{ order_id: string }>(ORDER_SCHEMA), execute: async ({ order_id }) => getOrder(order_id) }),
-    track_package: aiTool({ description: 'A parcel by tracking number.', inputSchema: jsonSchema<{ tracking_number: string }>(TRACKING_SCHEMA), execute: async ({ tracking_number }) => trackPackage(tracking_number) }),
+    get_order: aiTool({
+      description: 'An order by id.',
+      inputSchema: jsonSchema<{ order_id: string }>(ORDER_SCHEMA),
+      execute: async ({ order_id }) => getOrder(order_id),
+    }),
+    track_package: aiTool({
+      description: 'A parcel by tracking number.',
+      inputSchema: jsonSchema<{ tracking_number: string }>(TRACKING_SCHEMA),
+      execute: async ({ tracking_number }) => trackPackage(tracking_number),
+    }),
   };
   const messages = [{ role: 'user' as const, content: CONVERSATION.question }];
   const result = await generateText({ model, system: CONVERSATION.system, messages, tools, stopWhen: stepCountIs(5) });
   return JSON.stringify({ system: CONVERSATION.system, messages: [...messages, ...result.responseMessages] }, null, 2);
 }
 
-/** LangChain: the messages of a `createAgent` run (system prompt first), as `JSON.stringify` and `mapChatMessagesToStoredMessages` write them. */
+/**
+ * LangChain: the messages of a `createAgent` run (system prompt first), as `JSON.stringify` and
+ * `mapChatMessagesToStoredMessages` write them.
+ */
 export async function langChainExports(): Promise<{ constructor: string; stored: string }> {
   const model = new RecordingChatModel((_messages, call) => {
     const [name, args, id] = CALLS[call] ?? [];
-    return name ? new AIMessage({ content: '', tool_calls: [{ name, args: args!, id: id!, type: 'tool_call' }] }) : new AIMessage(CONVERSATION.answer);
+    return name
+      ? new AIMessage({ content: '', tool_calls: [{ name, args: args!, id: id!, type: 'tool_call' }] })
+      : new AIMessage(CONVERSATION.answer);
   });
   const tools = [
-    langChainTool(async ({ order_id }: { order_id: string }) => getOrder(order_id), { name: 'get_order', description: 'An order by id.', schema: ORDER_SCHEMA }),
-    langChainTool(async ({ tracking_number }: { tracking_number: string }) => trackPackage(tracking_number), { name: 'track_package', description: 'A parcel by tracking number.', schema: TRACKING_SCHEMA }),
+    langChainTool(async ({ order_id }: { order_id: string }) => getOrder(order_id), {
+      name: 'get_order',
+      description: 'An order by id.',
+      schema: ORDER_SCHEMA,
+    }),
+    langChainTool(async ({ tracking_number }: { tracking_number: string }) => trackPackage(tracking_number), {
+      name: 'track_package',
+      description: 'A parcel by tracking number.',
+      schema: TRACKING_SCHEMA,
+    }),
   ];
   const agent = createAgent({ model, tools, systemPrompt: CONVERSATION.system });
   const state = await agent.invoke({ messages: [new HumanMessage(CONVERSATION.question)] });
@@ -95,7 +148,10 @@ export async function langChainExports(): Promise<{ constructor: string; stored:
 function scriptedFetch(bodies: unknown[], requests: unknown[] = []): typeof fetch {
   return (async (_url: unknown, init?: { body?: unknown }) => {
     requests.push(typeof init?.body === 'string' ? JSON.parse(init.body) : undefined);
-    return new Response(JSON.stringify(bodies.shift()), { status: 200, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify(bodies.shift()), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
   }) as typeof fetch;
 }
 
@@ -104,22 +160,43 @@ function runTool(name: string, args: Record<string, string>): string {
 }
 
 const OPENAI_TOOLS = [
-  { type: 'function' as const, function: { name: 'get_order', description: 'An order by id.', parameters: ORDER_SCHEMA } },
-  { type: 'function' as const, function: { name: 'track_package', description: 'A parcel by tracking number.', parameters: TRACKING_SCHEMA } },
+  {
+    type: 'function' as const,
+    function: { name: 'get_order', description: 'An order by id.', parameters: ORDER_SCHEMA },
+  },
+  {
+    type: 'function' as const,
+    function: { name: 'track_package', description: 'A parcel by tracking number.', parameters: TRACKING_SCHEMA },
+  },
 ];
 
-/** OpenAI SDK, chat completions: the request's messages, each answer's `choices[0].message` and the tool messages, one conversation per line. */
+/**
+ * OpenAI SDK, chat completions: the request's messages, each answer's `choices[0].message` and the tool messages, one
+ * conversation per line.
+ */
 export async function openAiChatExport(): Promise<string> {
   const completion = (message: Record<string, unknown>, finish: string) => ({
     id: 'chatcmpl-1',
     object: 'chat.completion',
     created: 1_780_000_000,
     model: 'gpt-4o-2024-08-06',
-    choices: [{ index: 0, message: { role: 'assistant', refusal: null, annotations: [], ...message }, logprobs: null, finish_reason: finish }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', refusal: null, annotations: [], ...message },
+        logprobs: null,
+        finish_reason: finish,
+      },
+    ],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   });
   const bodies = [
-    ...CALLS.map(([name, args, id]) => completion({ content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] }, 'tool_calls')),
+    ...CALLS.map(([name, args, id]) =>
+      completion(
+        { content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] },
+        'tool_calls',
+      ),
+    ),
     completion({ content: CONVERSATION.answer }, 'stop'),
   ];
   const client = new OpenAI({ apiKey: 'test', fetch: scriptedFetch(bodies), maxRetries: 0 });
@@ -134,13 +211,20 @@ export async function openAiChatExport(): Promise<string> {
     if (!message.tool_calls?.length) break;
     for (const call of message.tool_calls) {
       if (call.type !== 'function') continue;
-      messages.push({ role: 'tool', tool_call_id: call.id, content: runTool(call.function.name, JSON.parse(call.function.arguments) as Record<string, string>) });
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: runTool(call.function.name, JSON.parse(call.function.arguments) as Record<string, string>),
+      });
     }
   }
   return `${JSON.stringify({ messages })}\n`;
 }
 
-/** OpenAI SDK, Responses: the input items, each response's `output` items and the `function_call_output`s, as one array per line. */
+/**
+ * OpenAI SDK, Responses: the input items, each response's `output` items and the `function_call_output`s, as one array
+ * per line.
+ */
 export async function openAiResponsesExport(): Promise<string> {
   const response = (output: unknown[]) => ({
     id: 'resp_1',
@@ -152,34 +236,69 @@ export async function openAiResponsesExport(): Promise<string> {
     parallel_tool_calls: true,
     tool_choice: 'auto',
     tools: [],
-    usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    usage: {
+      input_tokens: 10,
+      output_tokens: 5,
+      total_tokens: 15,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
   });
   const bodies = [
     ...CALLS.map(([name, args, id], index) =>
       response([
         { type: 'reasoning', id: `rs_${index}`, summary: [] },
-        { type: 'function_call', id: `fc_${index}`, call_id: id, name, arguments: JSON.stringify(args), status: 'completed' },
+        {
+          type: 'function_call',
+          id: `fc_${index}`,
+          call_id: id,
+          name,
+          arguments: JSON.stringify(args),
+          status: 'completed',
+        },
       ]),
     ),
-    response([{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: CONVERSATION.answer, annotations: [] }] }]),
+    response([
+      {
+        type: 'message',
+        id: 'msg_1',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: CONVERSATION.answer, annotations: [] }],
+      },
+    ]),
   ];
   const client = new OpenAI({ apiKey: 'test', fetch: scriptedFetch(bodies), maxRetries: 0 });
   const input: ResponseInputItem[] = [
     { type: 'message', role: 'developer', content: CONVERSATION.system },
     { type: 'message', role: 'user', content: CONVERSATION.question },
   ];
-  const tools = OPENAI_TOOLS.map(({ function: fn }) => ({ type: 'function' as const, name: fn.name, description: fn.description, parameters: { ...fn.parameters }, strict: true }));
+  const tools = OPENAI_TOOLS.map(({ function: fn }) => ({
+    type: 'function' as const,
+    name: fn.name,
+    description: fn.description,
+    parameters: { ...fn.parameters },
+    strict: true,
+  }));
   for (;;) {
     const answer = await client.responses.create({ model: 'gpt-4o', input, tools });
     input.push(...(answer.output as ResponseInputItem[]));
     const calls = answer.output.filter((item) => item.type === 'function_call');
     if (calls.length === 0) break;
-    for (const call of calls) input.push({ type: 'function_call_output', call_id: call.call_id, output: runTool(call.name, JSON.parse(call.arguments) as Record<string, string>) });
+    for (const call of calls)
+      input.push({
+        type: 'function_call_output',
+        call_id: call.call_id,
+        output: runTool(call.name, JSON.parse(call.arguments) as Record<string, string>),
+      });
   }
   return `${JSON.stringify(input)}\n`;
 }
 
-/** Anthropic SDK: a Messages request body (`system`, `messages`), each answer's `content` sent back as the assistant turn. */
+/**
+ * Anthropic SDK: a Messages request body (`system`, `messages`), each answer's `content` sent back as the assistant
+ * turn.
+ */
 export async function anthropicExport(): Promise<string> {
   const message = (content: unknown[], stop: string) => ({
     id: 'msg_01',
@@ -192,20 +311,36 @@ export async function anthropicExport(): Promise<string> {
     usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
   });
   const bodies = [
-    ...CALLS.map(([name, input, id]) => message([{ type: 'tool_use', id: id.replace('call_', 'toolu_'), name, input }], 'tool_use')),
+    ...CALLS.map(([name, input, id]) =>
+      message([{ type: 'tool_use', id: id.replace('call_', 'toolu_'), name, input }], 'tool_use'),
+    ),
     message([{ type: 'text', text: CONVERSATION.answer, citations: null }], 'end_turn'),
   ];
   const client = new Anthropic({ apiKey: 'test', fetch: scriptedFetch(bodies), maxRetries: 0 });
   const messages: MessageParam[] = [{ role: 'user', content: CONVERSATION.question }];
-  const tools = OPENAI_TOOLS.map(({ function: fn }) => ({ name: fn.name, description: fn.description, input_schema: { ...fn.parameters } }));
+  const tools = OPENAI_TOOLS.map(({ function: fn }) => ({
+    name: fn.name,
+    description: fn.description,
+    input_schema: { ...fn.parameters },
+  }));
   for (;;) {
-    const answer = await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 1024, system: CONVERSATION.system, messages, tools });
+    const answer = await client.messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 1024,
+      system: CONVERSATION.system,
+      messages,
+      tools,
+    });
     messages.push({ role: 'assistant', content: answer.content });
     const uses = answer.content.filter((block) => block.type === 'tool_use');
     if (uses.length === 0) break;
     messages.push({
       role: 'user',
-      content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: runTool(use.name, use.input as Record<string, string>) })),
+      content: uses.map((use) => ({
+        type: 'tool_result' as const,
+        tool_use_id: use.id,
+        content: runTool(use.name, use.input as Record<string, string>),
+      })),
     });
   }
   return JSON.stringify({ system: CONVERSATION.system, messages }, null, 2);
@@ -215,8 +350,17 @@ export async function anthropicExport(): Promise<string> {
 export async function openAiAgentsExport(): Promise<string> {
   setTracingDisabled(true);
   const outputs: AgentOutputItem[][] = [
-    ...CALLS.map(([name, args, id]): AgentOutputItem[] => [{ type: 'function_call', callId: id, name, arguments: JSON.stringify(args), status: 'completed' }]),
-    [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: CONVERSATION.answer }] }],
+    ...CALLS.map(([name, args, id]): AgentOutputItem[] => [
+      { type: 'function_call', callId: id, name, arguments: JSON.stringify(args), status: 'completed' },
+    ]),
+    [
+      {
+        type: 'message',
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: CONVERSATION.answer }],
+      },
+    ],
   ];
   const model: Model = {
     async getResponse(): Promise<ModelResponse> {
@@ -228,8 +372,20 @@ export async function openAiAgentsExport(): Promise<string> {
     },
   };
   const tools = [
-    agentsTool({ name: 'get_order', description: 'An order by id.', parameters: { ...ORDER_SCHEMA }, strict: true, execute: async (input) => getOrder((input as { order_id: string }).order_id) }),
-    agentsTool({ name: 'track_package', description: 'A parcel by tracking number.', parameters: { ...TRACKING_SCHEMA }, strict: true, execute: async (input) => trackPackage((input as { tracking_number: string }).tracking_number) }),
+    agentsTool({
+      name: 'get_order',
+      description: 'An order by id.',
+      parameters: { ...ORDER_SCHEMA },
+      strict: true,
+      execute: async (input) => getOrder((input as { order_id: string }).order_id),
+    }),
+    agentsTool({
+      name: 'track_package',
+      description: 'A parcel by tracking number.',
+      parameters: { ...TRACKING_SCHEMA },
+      strict: true,
+      execute: async (input) => trackPackage((input as { tracking_number: string }).tracking_number),
+    }),
   ];
   const agent = new Agent({ name: 'shop', instructions: CONVERSATION.system, model, tools });
   const result = await run(agent, CONVERSATION.question);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
+
 import { runCli } from '../run-cli';
 
 // `ctxkit simulate … | head` closes the pipe early: stop writing quietly instead of crashing on EPIPE.

@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { CliOutput } from '../cli-output';
-import { resolveCoreDependency, type CoreDependency } from '../scaffold/core-dependency';
+import { type CoreDependency, resolveCoreDependency } from '../scaffold/core-dependency';
 import { installedCoreVersion } from '../scaffold/installed-core-version';
 import { nextSteps } from '../scaffold/next-steps';
 import { lookUpPublishedVersion, type PublishedVersionLookup } from '../scaffold/published-version';
@@ -61,7 +62,11 @@ export function scaffoldStrategy(name: string, options: NewStrategyOptions = {})
 }
 
 /** `ctxkit new-strategy <name>`: writes the package, then the commands that install, test and build it from here. */
-export async function newStrategyCommand(name: string, options: NewStrategyOptions, output: CliOutput): Promise<number> {
+export async function newStrategyCommand(
+  name: string,
+  options: NewStrategyOptions,
+  output: CliOutput,
+): Promise<number> {
   const result = scaffoldStrategy(name, options);
   output.out(`Created ${result.pluginId} in ${result.dir}:\n${result.files.map((file) => `  ${file}`).join('\n')}\n\n`);
   output.out(nextSteps({ dir: result.dir, packageName: result.packageName, core: result.core }));

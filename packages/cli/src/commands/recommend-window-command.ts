@@ -1,5 +1,5 @@
-import { recommendContextWindow } from '../window/recommend-context-window';
 import type { CliOutput } from '../cli-output';
+import { recommendContextWindow } from '../window/recommend-context-window';
 
 /** The options of `ctxkit recommend-window` (see docs/10-small-context.md). */
 export interface RecommendWindowOptions {
@@ -43,7 +43,9 @@ export async function recommendWindowCommand(options: RecommendWindowOptions, ou
   }
   output.out(`Recommended context window: ${result.contextWindow.toLocaleString('en-US')} tokens (${result.preset})\n`);
   output.out(
-    `  model weights ~${(result.modelBytes / GIB).toFixed(1)} GiB, KV cache ~${(result.kvCacheBytes / GIB).toFixed(1)} GiB, memory budget ${(result.memoryBudgetBytes / GIB).toFixed(1)} GiB\n`,
+    `  model weights ~${(result.modelBytes / GIB).toFixed(1)} GiB, KV cache ` +
+      `~${(result.kvCacheBytes / GIB).toFixed(1)} GiB, memory ` +
+      `budget ${(result.memoryBudgetBytes / GIB).toFixed(1)} GiB\n`,
   );
   for (const warning of result.warnings) output.out(`  ${warning.startsWith('⚠') ? warning : `⚠ ${warning}`}\n`);
   return 0;

@@ -1,4 +1,12 @@
-import { createContextRuntime, createTokenCounter, CtxkitError, type ChatMessage, type PayloadStats, type ToolDefinition } from '@ctxkit/core';
+import {
+  type ChatMessage,
+  createContextRuntime,
+  createTokenCounter,
+  CtxkitError,
+  type PayloadStats,
+  type ToolDefinition,
+} from '@ctxkit/core';
+
 import type { CliOutput } from '../cli-output';
 import type { MessageShape } from '../lab/message-shape';
 import { printSkipped } from '../lab/print-skipped';
@@ -45,11 +53,20 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
   if (options.window) {
     await loaded.dispose();
     config.maxContextTokens = options.window;
-    agent = await runtime.loadAgent({ ...(loaded.manifest as Record<string, unknown>), contextStrategy: { type: 'plugin', pluginId: loaded.strategyId, config } });
+    agent = await runtime.loadAgent({
+      ...(loaded.manifest as Record<string, unknown>),
+      contextStrategy: { type: 'plugin', pluginId: loaded.strategyId, config },
+    });
   }
   const counter = createTokenCounter({ model: typeof config.model === 'string' ? config.model : 'gpt-4o' });
-  window ??= typeof config.maxContextTokens === 'number' ? config.maxContextTokens : runtime.models.get(typeof config.model === 'string' ? config.model : 'gpt-4o').contextWindow;
-  output.out(`Agent ${agent.id} · strategy ${agent.strategyId} · conversation ${record.id} · window ${window.toLocaleString('en-US')} tokens\n\n`);
+  window ??=
+    typeof config.maxContextTokens === 'number'
+      ? config.maxContextTokens
+      : runtime.models.get(typeof config.model === 'string' ? config.model : 'gpt-4o').contextWindow;
+  output.out(
+    `Agent ${agent.id} · strategy ${agent.strategyId} · conversation ${record.id} · ` +
+      `window ${window.toLocaleString('en-US')} tokens\n\n`,
+  );
   let compactions = 0;
   let truncations = 0;
   let warnings = 0;
@@ -71,7 +88,15 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
       window,
       ...(options.preview
         ? {
-            beforeCompose: async ({ systemPrompt, history, tools }: { systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[] }) => {
+            beforeCompose: async ({
+              systemPrompt,
+              history,
+              tools,
+            }: {
+              systemPrompt: string;
+              history: ChatMessage[];
+              tools: ToolDefinition[];
+            }) => {
               calls++;
               try {
                 output.out(renderReductionPreview(await session.preview(systemPrompt, history, tools), calls));
@@ -84,7 +109,9 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
         : {}),
       onCall: (observation, payload) => {
         if (observation.error) {
-          output.out(`call ${observation.call + 1}: rejected ${observation.error.code}: ${observation.error.message}\n\n`);
+          output.out(
+            `call ${observation.call + 1}: rejected ${observation.error.code}: ${observation.error.message}\n\n`,
+          );
           return;
         }
         if (!last || !payload) return;
@@ -114,7 +141,8 @@ export async function simulateCommand(options: SimulateOptions, output: CliOutpu
     const epochs = await session.epochs();
     if (epochs.length > 0) {
       output.out(`${epochs.length} undoable epochs (session.undo(id) restores the state before one):\n`);
-      for (const epoch of epochs) output.out(`  ${epoch.id}  ${epoch.kind.padEnd(10)} turn ${epoch.turn}: ${epoch.description}\n`);
+      for (const epoch of epochs)
+        output.out(`  ${epoch.id}  ${epoch.kind.padEnd(10)} turn ${epoch.turn}: ${epoch.description}\n`);
     }
     return bad > 0 ? 1 : 0;
   } finally {

@@ -1,5 +1,6 @@
-import { createContextRuntime, CtxkitError, ErrorCodes, validateManifest, type ManifestIssue } from '@ctxkit/core';
+import { createContextRuntime, CtxkitError, ErrorCodes, type ManifestIssue, validateManifest } from '@ctxkit/core';
 import { createColors } from 'picocolors';
+
 import type { CliOutput } from '../cli-output';
 
 /** The options of `ctxkit validate` (see docs/11-cli.md). */
@@ -30,7 +31,11 @@ export async function validateFiles(files: readonly string[], options: ValidateO
       file,
       kind: result.kind,
       valid: result.valid,
-      problems: result.errors.map((issue) => ({ ...issue, code: ErrorCodes.MANIFEST_INVALID, fix: 'See docs/03-plugin-json.md.' })),
+      problems: result.errors.map((issue) => ({
+        ...issue,
+        code: ErrorCodes.MANIFEST_INVALID,
+        fix: 'See docs/03-plugin-json.md.',
+      })),
     };
     if (result.valid && result.kind === 'agent') {
       try {
@@ -44,11 +49,19 @@ export async function validateFiles(files: readonly string[], options: ValidateO
             file,
             pointer: typeof error.details.pointer === 'string' ? error.details.pointer : '',
             message: error.message.replace(/ Fix: [\s\S]*$/, ''),
-            expected: Array.isArray(error.details.available) ? `one of: ${(error.details.available as string[]).join(', ')}` : 'a loadable agent',
+            expected: Array.isArray(error.details.available)
+              ? `one of: ${(error.details.available as string[]).join(', ')}`
+              : 'a loadable agent',
           },
         ];
         const fix = error.fix ?? /Fix: ([\s\S]*)$/.exec(error.message)?.[1];
-        for (const issue of issues) verdict.problems.push({ ...issue, message: issue.message.replace(/ Fix: [\s\S]*$/, ''), code: error.code, fix });
+        for (const issue of issues)
+          verdict.problems.push({
+            ...issue,
+            message: issue.message.replace(/ Fix: [\s\S]*$/, ''),
+            code: error.code,
+            fix,
+          });
       }
     }
     verdicts.push(verdict);
@@ -57,7 +70,11 @@ export async function validateFiles(files: readonly string[], options: ValidateO
 }
 
 /** `ctxkit validate <files...>`: exit 0 when every file is valid, 1 otherwise. */
-export async function validateCommand(files: readonly string[], options: ValidateOptions, output: CliOutput): Promise<number> {
+export async function validateCommand(
+  files: readonly string[],
+  options: ValidateOptions,
+  output: CliOutput,
+): Promise<number> {
   const verdicts = await validateFiles(files, options);
   if (options.json) {
     output.out(`${JSON.stringify(verdicts, null, 2)}\n`);
@@ -68,7 +85,9 @@ export async function validateCommand(files: readonly string[], options: Validat
         output.out(`${colors.green('✓')} ${verdict.file} (${verdict.kind} manifest)\n`);
         continue;
       }
-      output.out(`${colors.red('✗')} ${verdict.file} (${verdict.kind} manifest): ${verdict.problems.length} problem(s)\n`);
+      output.out(
+        `${colors.red('✗')} ${verdict.file} (${verdict.kind} manifest): ${verdict.problems.length} problem(s)\n`,
+      );
       for (const problem of verdict.problems) {
         output.out(`  ${colors.bold(problem.pointer || '/')}: ${problem.message}\n`);
         output.out(`    expected: ${problem.expected}\n`);

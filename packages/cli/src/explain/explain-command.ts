@@ -1,5 +1,14 @@
 import * as fs from 'node:fs';
-import { explainSession, readSessionTrace, SessionTraceError, type ChatMessage, type IContextStore, type SessionExplanation } from '@ctxkit/core';
+
+import {
+  type ChatMessage,
+  explainSession,
+  type IContextStore,
+  readSessionTrace,
+  type SessionExplanation,
+  SessionTraceError,
+} from '@ctxkit/core';
+
 import type { CliOutput } from '../cli-output';
 import { readTranscript } from '../lab/read-transcript';
 import { sessionIdFor } from '../lab/session-id';
@@ -23,14 +32,21 @@ export interface ExplainOptions {
   json?: boolean;
 }
 
-/** The conversation of `records` the session was composed from: the one named, the one whose id gives the session id, or the only one. */
+/**
+ * The conversation of `records` the session was composed from: the one named, the one whose id gives the session id, or
+ * the only one.
+ */
 function pickRecord(records: readonly TranscriptRecord[], options: ExplainOptions): TranscriptRecord {
-  const named = options.conversation !== undefined ? records.find((record) => record.id === options.conversation) : undefined;
-  const bySession = records.find((record) => record.id === options.session || sessionIdFor(record.id) === options.session);
+  const named =
+    options.conversation !== undefined ? records.find((record) => record.id === options.conversation) : undefined;
+  const bySession = records.find(
+    (record) => record.id === options.session || sessionIdFor(record.id) === options.session,
+  );
   const record = named ?? bySession ?? (records.length === 1 ? records[0] : undefined);
   if (record !== undefined) return record;
   throw new SessionTraceError(
-    `${options.transcript} holds ${records.length} conversations and none is${options.conversation !== undefined ? ` "${options.conversation}"` : ` the session "${options.session}"`}`,
+    `${options.transcript} holds ${records.length} conversations and none ` +
+      `is${options.conversation !== undefined ? ` "${options.conversation}"` : ` the session "${options.session}"`}`,
     `Name the conversation with --conversation <id>, one of: ${records
       .slice(0, 5)
       .map((candidate) => candidate.id)
@@ -48,16 +64,21 @@ function hostHistory(record: TranscriptRecord): ChatMessage[] {
 async function storedRefsOf(store: IContextStore, explanation: SessionExplanation): Promise<Set<string>> {
   const refs = new Set(explanation.messages.flatMap((life) => life.spans.flatMap((span) => span.refs ?? [])));
   if (refs.size === 0) return new Set();
-  const names = (await store.listBlobs({ agentId: explanation.agentId, sessionId: explanation.sessionId, kind: 'tool-output' })).map((key) => key.name);
+  const names = (
+    await store.listBlobs({ agentId: explanation.agentId, sessionId: explanation.sessionId, kind: 'tool-output' })
+  ).map((key) => key.name);
   return new Set([...refs].filter((ref) => names.some((name) => name === ref || name.startsWith(ref))));
 }
 
 /**
  * Reads a session's trace from a store and the conversation from a transcript, and explains the
  * life of every message that holds `find`.
- * @throws SessionTraceError (`CTXKIT_TRACE_UNREADABLE`) for a store it cannot read, a session with no trace, a transcript that does not match it
+ * @throws SessionTraceError (`CTXKIT_TRACE_UNREADABLE`) for a store it cannot read, a session with no trace, a
+ *   transcript that does not match it
  */
-export async function explainFromStore(options: ExplainOptions): Promise<{ explanation: SessionExplanation; storedRefs: Set<string> }> {
+export async function explainFromStore(
+  options: ExplainOptions,
+): Promise<{ explanation: SessionExplanation; storedRefs: Set<string> }> {
   const records = await readTranscript(options.transcript);
   const history = hostHistory(pickRecord(records, options));
   const store = openTraceStore(options.store);
@@ -66,8 +87,10 @@ export async function explainFromStore(options: ExplainOptions): Promise<{ expla
     const longest = Math.max(0, ...trace.entries.map((entry) => entry.history));
     if (longest > history.length) {
       throw new SessionTraceError(
-        `the trace's composes had up to ${longest} messages of history and the conversation in ${options.transcript} has ${history.length}`,
-        'Pass the conversation the session was composed from (its messages as the host sent them, the system prompt first).',
+        `the trace's composes had up to ${longest} messages of history and the conversation ` +
+          `in ${options.transcript} has ${history.length}`,
+        'Pass the conversation the session was composed from (its messages as the host sent them, the system prompt ' +
+          'first).',
         { transcript: options.transcript, traced: longest, history: history.length },
       );
     }
@@ -78,7 +101,10 @@ export async function explainFromStore(options: ExplainOptions): Promise<{ expla
   }
 }
 
-/** `ctxkit explain`: prints the life of every message holding the text; `--html` writes it as a timeline page. Exit 0 when a message holds it, 1 when none does. */
+/**
+ * `ctxkit explain`: prints the life of every message holding the text; `--html` writes it as a timeline page. Exit 0
+ * when a message holds it, 1 when none does.
+ */
 export async function explainCommand(options: ExplainOptions, output: CliOutput): Promise<number> {
   const { explanation, storedRefs } = await explainFromStore(options);
   if (options.html !== undefined) fs.writeFileSync(options.html, explanationHtml(explanation, storedRefs));

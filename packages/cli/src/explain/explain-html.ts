@@ -1,4 +1,5 @@
 import type { MessageLife, MessageState, SessionExplanation } from '@ctxkit/core';
+
 import { escapeHtml } from '../report/escape-html';
 import { lastWord, spanCalls, spanState } from './explain-text';
 
@@ -21,16 +22,25 @@ function timeline(life: MessageLife, first: number, last: number): string {
   const cells: string[] = [];
   for (let call = first; call <= last; call++) {
     const state = byCall.get(call);
-    const title = state === undefined ? `call ${call}: not in the history yet` : `call ${call}: ${spanState({ ...state, from: call, to: call })}`;
+    const title =
+      state === undefined
+        ? `call ${call}: not in the history yet`
+        : `call ${call}: ${spanState({ ...state, from: call, to: call })}`;
     const color = state === undefined ? 'transparent' : STATE_COLORS[state.state];
     cells.push(`<span class="cell" style="background:${color}" title="${escapeHtml(title)}"></span>`);
   }
-  return `<div class="timeline" role="img" aria-label="${escapeHtml(`message ${life.index}, calls ${first} to ${last}`)}">${cells.join('')}</div>`;
+  return (
+    `<div class="timeline" role="img" ` +
+    `aria-label="${escapeHtml(`message ${life.index}, calls ${first} to ${last}`)}">${cells.join('')}</div>`
+  );
 }
 
 function legend(): string {
   return Object.entries(STATE_COLORS)
-    .map(([state, color]) => `<span class="key"><span class="cell" style="background:${color}"></span>${escapeHtml(state)}</span>`)
+    .map(
+      ([state, color]) =>
+        `<span class="key"><span class="cell" style="background:${color}"></span>${escapeHtml(state)}</span>`,
+    )
     .join(' ');
 }
 
@@ -42,9 +52,23 @@ export function explanationHtml(explanation: SessionExplanation, storedRefs?: Re
   const first = explanation.firstCall ?? 1;
   const last = explanation.lastCall ?? 0;
   const sections = explanation.messages.map((life) => {
-    const ids = life.toolCallIds?.length ? ` · ${life.role === 'tool' ? 'answers' : 'calls'} ${life.toolCallIds.join(', ')}` : '';
-    const seen = life.calls.length === 0 ? 'not in any traced compose yet' : life.seenBefore ? `seen before call ${life.calls[0]!.call}` : `first seen at call ${life.firstSeen}`;
-    const spans = life.spans.map((span) => `<li><span class="cell" style="background:${STATE_COLORS[span.state]}"></span>${escapeHtml(`${spanState(span)} ${spanCalls(span)}`)}</li>`).join('');
+    const ids = life.toolCallIds?.length
+      ? ` · ${life.role === 'tool' ? 'answers' : 'calls'} ${life.toolCallIds.join(', ')}`
+      : '';
+    const seen =
+      life.calls.length === 0
+        ? 'not in any traced compose yet'
+        : life.seenBefore
+          ? `seen before call ${life.calls[0]!.call}`
+          : `first seen at call ${life.firstSeen}`;
+    const spans = life.spans
+      .map(
+        (span) =>
+          `<li><span class="cell" ` +
+          `style="background:${STATE_COLORS[span.state]}"></span>` +
+          `${escapeHtml(`${spanState(span)} ${spanCalls(span)}`)}</li>`,
+      )
+      .join('');
     const word = lastWord(life, storedRefs);
     return `<section><h2>message #${life.index} <small>${escapeHtml(life.role + ids)}</small></h2>
 <p>${escapeHtml(seen)}</p>
@@ -53,7 +77,8 @@ ${last >= first ? timeline(life, first, last) : ''}
 </section>`;
   });
   const title = `Where "${explanation.find}" went · ${explanation.sessionId}`;
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -61,10 +86,12 @@ ${last >= first ? timeline(life, first, last) : ''}
 <title>${escapeHtml(title)}</title>
 <style>
 body { font: 15px/1.5 system-ui, sans-serif; margin: 1.5rem auto; max-width: 60rem; padding: 0 1rem; color: #111827; }
-h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-bottom: .25rem; } small { color: #6b7280; font-weight: normal; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-bottom: .25rem; } small { color: #6b7280; font-weight: ` +
+    `normal; }
 .muted { color: #6b7280; }
 .timeline { display: flex; flex-wrap: wrap; gap: 2px; margin: .5rem 0; }
-.cell { display: inline-block; width: 14px; height: 14px; border-radius: 2px; border: 1px solid #e5e7eb; vertical-align: middle; margin-right: .35rem; }
+.cell { display: inline-block; width: 14px; height: 14px; border-radius: 2px; border: 1px solid #e5e7eb; ` +
+    `vertical-align: middle; margin-right: .35rem; }
 .timeline .cell { margin-right: 0; }
 ul { list-style: none; padding-left: 0; } .key { white-space: nowrap; margin-right: .75rem; }
 section { border-top: 1px solid #e5e7eb; padding-top: .5rem; margin-top: 1rem; }
@@ -72,10 +99,17 @@ section { border-top: 1px solid #e5e7eb; padding-top: .5rem; margin-top: 1rem; }
 </head>
 <body>
 <h1>${escapeHtml(title)}</h1>
-<p class="muted">${escapeHtml(`agent ${explanation.agentId} · ${explanation.strategyId} · ${explanation.calls === 0 ? 'no traced compose' : `calls ${first} to ${last}`}${explanation.evicted > 0 ? ` (${explanation.evicted} older calls left out)` : ''} · ${explanation.messages.length} message(s) hold the text`)}</p>
+<p class="muted">` +
+    `${escapeHtml(
+      `agent ${explanation.agentId} · ${explanation.strategyId} ` +
+        `· ${explanation.calls === 0 ? 'no traced compose' : `calls ${first} to ${last}`}` +
+        `${explanation.evicted > 0 ? ` (${explanation.evicted} older calls left out)` : ''} ` +
+        `· ${explanation.messages.length} message(s) hold the text`,
+    )}</p>
 <p>${legend()}</p>
 ${sections.join('\n')}
 </body>
 </html>
-`;
+`
+  );
 }

@@ -1,4 +1,5 @@
-import { HistoryValidationError, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, HistoryValidationError } from '@ctxkit/core';
+
 import { fromResponsesItems } from './responses-items';
 
 type Item = Record<string, unknown>;
@@ -30,8 +31,10 @@ export function fromAgentsItems(items: readonly unknown[]): ChatMessage[] {
       if (typeof raw !== 'object' || raw === null) return raw;
       const item = raw as Item;
       if (item.type !== 'function_call' && item.type !== 'function_call_result') return item;
-      if (typeof item.callId !== 'string') throw new HistoryValidationError(index, `a ${item.type} needs a string callId`);
-      if (item.type === 'function_call') return { type: 'function_call', call_id: item.callId, name: item.name, arguments: item.arguments };
+      if (typeof item.callId !== 'string')
+        throw new HistoryValidationError(index, `a ${item.type} needs a string callId`);
+      if (item.type === 'function_call')
+        return { type: 'function_call', call_id: item.callId, name: item.name, arguments: item.arguments };
       return { type: 'function_call_output', call_id: item.callId, output: outputText(item.output) };
     }),
   );

@@ -1,5 +1,5 @@
-import { CtxkitError, HistoryValidationError, type ChatMessage } from '@ctxkit/core';
-import { fromAnthropicMessages, type AnthropicMessage } from '@ctxkit/kernel';
+import { type ChatMessage, CtxkitError, HistoryValidationError } from '@ctxkit/core';
+import { type AnthropicMessage, fromAnthropicMessages } from '@ctxkit/kernel';
 
 /**
  * Anthropic Messages → ctxkit messages, through the kernel's converter one message at a time (so
@@ -11,8 +11,13 @@ import { fromAnthropicMessages, type AnthropicMessage } from '@ctxkit/kernel';
 export function fromAnthropicTranscript(messages: readonly unknown[]): ChatMessage[] {
   return messages.flatMap((message, index) => {
     const { role, content } = (message ?? {}) as { role?: unknown; content?: unknown };
-    if (role !== 'user' && role !== 'assistant') throw new HistoryValidationError(index, `role ${JSON.stringify(role)}; expected user or assistant (the system prompt goes in a top-level "system")`);
-    if (typeof content !== 'string' && !Array.isArray(content)) throw new HistoryValidationError(index, 'content must be a string or an array of blocks');
+    if (role !== 'user' && role !== 'assistant')
+      throw new HistoryValidationError(
+        index,
+        `role ${JSON.stringify(role)}; expected user or assistant (the system prompt goes in a top-level "system")`,
+      );
+    if (typeof content !== 'string' && !Array.isArray(content))
+      throw new HistoryValidationError(index, 'content must be a string or an array of blocks');
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
     try {
       return fromAnthropicMessages(undefined, [{ role, content: blocks } as AnthropicMessage]);

@@ -1,4 +1,5 @@
 import type { ITokenCounter } from '@ctxkit/core';
+
 import type { TranscriptRecord } from './transcript-record';
 
 /** Standard context sizes of local and hosted models. */

@@ -9,5 +9,7 @@ export function bundledConversationsDir(): string {
 /** The bundled transcripts the main job replays: tau-bench airline and OpenHands. */
 export function bundledTranscripts(): string[] {
   const dir = bundledConversationsDir();
-  return ['tau-bench-airline.jsonl', 'openhands-multi-swe-bench.jsonl'].map((name) => path.join(dir, name)).filter((file) => fs.existsSync(file));
+  return ['tau-bench-airline.jsonl', 'openhands-multi-swe-bench.jsonl']
+    .map((name) => path.join(dir, name))
+    .filter((file) => fs.existsSync(file));
 }

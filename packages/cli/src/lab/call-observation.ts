@@ -27,9 +27,15 @@ export interface CallObservation {
   sections: SectionTokens;
   /** Tokens the strategy may use for this payload (`stats.budget.available`); 0 when the call threw. */
   available: number;
-  /** True when the strategy reduced the history for this payload (any reduction: drop, trim, summary, compaction, extraction). */
+  /**
+   * True when the strategy reduced the history for this payload (any reduction: drop, trim, summary, compaction,
+   * extraction).
+   */
   reduced: boolean;
-  /** Facts needed at this call (see `neededFacts`), how many the payload holds, and how many of the others it names a cache ref for. */
+  /**
+   * Facts needed at this call (see `neededFacts`), how many the payload holds, and how many of the others it names a
+   * cache ref for.
+   */
   factsActive: number;
   factsPresent: number;
   factsRecoverable: number;
@@ -45,7 +51,10 @@ export interface CallObservation {
    * covers, how many items it kept and dropped, and whether it was re-prompted.
    */
   summaryReceipt?: { from: number; to: number; kept: number; dropped: number; reprompted: boolean };
-  /** The session's pins at this call (with a known text) and how many of them the payload holds verbatim; absent when pins are not checked. */
+  /**
+   * The session's pins at this call (with a known text) and how many of them the payload holds verbatim; absent when
+   * pins are not checked.
+   */
   pins?: { active: number; kept: number };
   /** Set when composePayload rejected; the call then sent nothing. */
   error?: { code: string; message: string };

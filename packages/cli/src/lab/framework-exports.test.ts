@@ -5,9 +5,19 @@ jest.mock('ai/test', () => nativeRequire('ai/test'));
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import type { ChatMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { aiSdkExport, anthropicExport, CONVERSATION, langChainExports, openAiAgentsExport, openAiChatExport, openAiResponsesExport } from '../__fixtures__/framework-exports';
+
+import {
+  aiSdkExport,
+  anthropicExport,
+  CONVERSATION,
+  langChainExports,
+  openAiAgentsExport,
+  openAiChatExport,
+  openAiResponsesExport,
+} from '../__fixtures__/framework-exports';
 import type { CliOutput } from '../cli-output';
 import type { ComparisonResult } from '../commands/compare-command';
 import { runCli } from '../run-cli';
@@ -15,7 +25,10 @@ import { detectMessageShape, type MessageShape } from './message-shape';
 import { readTranscript } from './read-transcript';
 import { transcriptValues } from './transcript-values';
 
-/** What a strategy sees of a history: roles, texts, and which result answers which call (ids left out: each SDK names its own). */
+/**
+ * What a strategy sees of a history: roles, texts, and which result answers which call (ids left out: each SDK names
+ * its own).
+ */
 function historyOf(messages: readonly ChatMessage[]): unknown[] {
   const callNames = new Map<string, string>();
   return messages.map((message) => {
@@ -23,7 +36,14 @@ function historyOf(messages: readonly ChatMessage[]): unknown[] {
     if (message.role === 'tool') return { role: 'tool', text, answers: callNames.get(message.tool_call_id) };
     if (message.role === 'assistant' && message.tool_calls?.length) {
       for (const call of message.tool_calls) callNames.set(call.id, call.function.name);
-      return { role: 'assistant', text, calls: message.tool_calls.map((call) => ({ name: call.function.name, args: JSON.parse(call.function.arguments) as unknown })) };
+      return {
+        role: 'assistant',
+        text,
+        calls: message.tool_calls.map((call) => ({
+          name: call.function.name,
+          args: JSON.parse(call.function.arguments) as unknown,
+        })),
+      };
     }
     return { role: message.role, text };
   });
@@ -81,7 +101,8 @@ describe('transcripts exported by each framework', () => {
   });
 
   it.each(['ai-sdk', 'langchain-stored', 'openai-chat', 'openai-responses', 'anthropic', 'openai-agents'])(
-    'compare --transcript reports fact retention on the %s export: the order id the user gave and the tracking number the lookup returned, both kept',
+    'compare --transcript reports fact retention on the %s export: the order id the user gave and the tracking ' +
+      'number the lookup returned, both kept',
     async (name) => {
       const { code, stderr, result } = await compare(['--transcript', files[name]!], tmp);
       expect(stderr).not.toContain('CTXKIT_');
@@ -98,21 +119,41 @@ describe('transcripts exported by each framework', () => {
     expect(code).toBe(0);
     expect(result.summaries[0]!.factChecks).toBe(2);
     // Read as Responses items, the Agents SDK's function_call (callId, no call_id) is not one: nothing left to compare.
-    const wrong = await cli(['compare', '--transcript', files['openai-agents']!, '--format', 'openai-responses', '--no-progress']);
+    const wrong = await cli([
+      'compare',
+      '--transcript',
+      files['openai-agents']!,
+      '--format',
+      'openai-responses',
+      '--no-progress',
+    ]);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr.replace(/\s+/g, ' ')).toContain(`${files['openai-agents']}:1: messages[1] is not a valid OpenAI Responses message: output[0] function_call lacks call_id or name.`);
+    expect(wrong.stderr.replace(/\s+/g, ' ')).toContain(
+      `${files['openai-agents']}:1: messages[1] is not a valid OpenAI Responses message: output[0] function_call ` +
+        `lacks call_id or name.`,
+    );
     const unknown = await cli(['compare', '--transcript', files['openai-agents']!, '--format', 'agents']);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("argument 'agents' is invalid. Allowed choices are openai-chat, ai-sdk, langchain, anthropic, openai-responses, openai-agents.");
+    expect(unknown.stderr).toContain(
+      "argument 'agents' is invalid. Allowed choices are openai-chat, ai-sdk, langchain, anthropic, " +
+        'openai-responses, openai-agents.',
+    );
   });
 
   it('compare leaves out a conversation it cannot read, says which line and why, and compares the others', async () => {
     const good = fs.readFileSync(files['openai-chat']!, 'utf8').trim();
-    const file = write('mixed.jsonl', `${good}\n{"system": "Be brief.", "messages": [{"role": "assistant", "content": [{"type": "tool_use", "name": "get_order", "input": {}}]}]}\n${good}\n`);
+    const file = write(
+      'mixed.jsonl',
+      `${good}\n{"system": "Be brief.", "messages": [{"role": "assistant", "content": [{"type": "tool_use", ` +
+        `"name": "get_order", "input": {}}]}]}\n${good}\n`,
+    );
     const { code, stderr, result } = await compare(['--transcript', file], tmp);
     expect(code).toBe(0);
     // stderr is wrapped to 100 columns.
-    expect(stderr.replace(/\s+/g, ' ')).toContain(`Skipped ${file}:2: messages[0] is not a valid Anthropic Messages message: content[0] tool_use block lacks id or name.`);
+    expect(stderr.replace(/\s+/g, ' ')).toContain(
+      `Skipped ${file}:2: messages[0] is not a valid Anthropic Messages message: content[0] tool_use block lacks ` +
+        `id or name.`,
+    );
     expect(result.summaries[0]!.conversations).toBe(2);
     expect(result.summaries[0]!.factChecks).toBe(4);
   });
@@ -127,16 +168,44 @@ async function collect(file: string): Promise<Array<{ value: unknown }>> {
 /** Runs `ctxkit <args>`, returning its exit code and stderr. */
 async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
   let stderr = '';
-  const output: CliOutput = { out: () => undefined, err: (text) => void (stderr += text), color: false, interactive: false };
+  const output: CliOutput = {
+    out: () => undefined,
+    err: (text) => void (stderr += text),
+    color: false,
+    interactive: false,
+  };
   const code = await runCli(['node', 'ctxkit', ...args], output);
   return { code, stderr };
 }
 
 /** Runs `ctxkit compare` with the sliding window over `args`, returning its exit code, stderr and JSON results. */
-async function compare(args: string[], dir: string): Promise<{ code: number; stderr: string; result: ComparisonResult }> {
+async function compare(
+  args: string[],
+  dir: string,
+): Promise<{ code: number; stderr: string; result: ComparisonResult }> {
   let stderr = '';
-  const output: CliOutput = { out: () => undefined, err: (text) => void (stderr += text), color: false, interactive: false };
+  const output: CliOutput = {
+    out: () => undefined,
+    err: (text) => void (stderr += text),
+    color: false,
+    interactive: false,
+  };
   const json = path.join(dir, `result-${Math.random().toString(36).slice(2)}.json`);
-  const code = await runCli(['node', 'ctxkit', 'compare', ...args, '--strategy', 'std-sliding-window-strategy', '--llm', 'offline', '--no-progress', '--json', json], output);
+  const code = await runCli(
+    [
+      'node',
+      'ctxkit',
+      'compare',
+      ...args,
+      '--strategy',
+      'std-sliding-window-strategy',
+      '--llm',
+      'offline',
+      '--no-progress',
+      '--json',
+      json,
+    ],
+    output,
+  );
   return { code, stderr, result: JSON.parse(fs.readFileSync(json, 'utf8')) as ComparisonResult };
 }

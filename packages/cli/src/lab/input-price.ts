@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { CtxkitError, ErrorCodes } from '@ctxkit/core';
+
 import { PRESETS_DIR } from './lab-config';
 
 /** USD per million input tokens of one provider model. */
@@ -43,15 +45,35 @@ export function readPriceTable(file = path.join(PRESETS_DIR, 'provider-prices.js
     throw priceError(file, `cannot read it: ${(error as Error).message}`);
   }
   const table = parsed as Partial<PriceTable>;
-  if (typeof table !== 'object' || table === null || typeof table.prices !== 'object' || table.prices === null || typeof table.default !== 'string') {
-    throw priceError(file, 'it needs "default" (a key of "prices") and "prices" ({ "provider:model": { "input": n, "cachedInput": n } })');
+  if (
+    typeof table !== 'object' ||
+    table === null ||
+    typeof table.prices !== 'object' ||
+    table.prices === null ||
+    typeof table.default !== 'string'
+  ) {
+    throw priceError(
+      file,
+      'it needs "default" (a key of "prices") and "prices" ({ "provider:model": { "input": n, "cachedInput": n } })',
+    );
   }
   for (const [key, price] of Object.entries(table.prices)) {
     const optional = (value: unknown) => value === undefined || (typeof value === 'number' && value >= 0);
-    const valid = typeof price?.input === 'number' && price.input >= 0 && typeof price.cachedInput === 'number' && price.cachedInput >= 0 && optional(price.cacheWrite) && optional(price.cacheWrite1h);
-    if (!valid) throw priceError(file, `"${key}" needs non-negative numbers "input" and "cachedInput" (and optionally "cacheWrite", "cacheWrite1h")`);
+    const valid =
+      typeof price?.input === 'number' &&
+      price.input >= 0 &&
+      typeof price.cachedInput === 'number' &&
+      price.cachedInput >= 0 &&
+      optional(price.cacheWrite) &&
+      optional(price.cacheWrite1h);
+    if (!valid)
+      throw priceError(
+        file,
+        `"${key}" needs non-negative numbers "input" and "cachedInput" (and optionally "cacheWrite", "cacheWrite1h")`,
+      );
   }
-  if (!(table.default in table.prices)) throw priceError(file, `"default" is "${table.default}", which is not a key of "prices"`);
+  if (!(table.default in table.prices))
+    throw priceError(file, `"default" is "${table.default}", which is not a key of "prices"`);
   return table as PriceTable;
 }
 
@@ -63,7 +85,9 @@ export function priceOf(table: PriceTable, key = table.default): InputPrice {
       code: ErrorCodes.CONFIG_INVALID,
       category: 'user',
       message: `No input price for "${key}".`,
-      fix: `Use one of ${Object.keys(table.prices).map((k) => `"${k}"`).join(', ')}, or add it to a price file given with --prices.`,
+      fix: `Use one of ${Object.keys(table.prices)
+        .map((k) => `"${k}"`)
+        .join(', ')}, or add it to a price file given with --prices.`,
       details: { key },
     });
   }
@@ -75,7 +99,13 @@ export function priceOf(table: PriceTable, key = table.default): InputPrice {
  * repeated prefix read from the cache at the cache price and the rest written to it at the write
  * price of `ttl` (the input price where the provider charges no more for writing).
  */
-export function payloadInputCost(price: InputPrice, sentTokens: number, repeatedTokens: number, withCache: boolean, ttl: CacheTtl = '5m'): number {
+export function payloadInputCost(
+  price: InputPrice,
+  sentTokens: number,
+  repeatedTokens: number,
+  withCache: boolean,
+  ttl: CacheTtl = '5m',
+): number {
   if (!withCache) return (sentTokens * price.input) / 1e6;
   const cached = Math.min(repeatedTokens, sentTokens);
   return (cached * price.cachedInput + (sentTokens - cached) * cacheWritePrice(price, ttl)) / 1e6;

@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { CtxkitError, ErrorCodes } from '@ctxkit/core';
+
 import type { DatasetFamily } from './dataset-family';
 
 /** Where the lab presets live (works from `src/` and `dist/`). */
@@ -52,7 +54,12 @@ function readJsonFile(file: string, pluginId: string): unknown {
  * `plugin:<id>/<file>` from that plugin's directory). Keys the plugin's `configSchema` does not
  * declare are left out when it forbids additional properties.
  */
-export function labConfig(plugin: LabPlugin, family: DatasetFamily, window: number, plugins: readonly LabPlugin[]): Record<string, unknown> {
+export function labConfig(
+  plugin: LabPlugin,
+  family: DatasetFamily,
+  window: number,
+  plugins: readonly LabPlugin[],
+): Record<string, unknown> {
   const table = loadPresets().strategies[plugin.id] ?? {};
   const preset = { ...(table.default ?? {}), ...(table[family] ?? {}) };
   const config: Record<string, unknown> = { model: 'gpt-4o', maxContextTokens: window };

@@ -1,4 +1,4 @@
-import { HistoryValidationError, type ChatMessage, type ContentPart, type ToolCall } from '@ctxkit/core';
+import { type ChatMessage, type ContentPart, HistoryValidationError, type ToolCall } from '@ctxkit/core';
 
 type Fields = Record<string, unknown>;
 type LangChainType = 'system' | 'human' | 'ai' | 'tool';
@@ -33,7 +33,11 @@ function typeAndFields(message: unknown, index: number): { type: LangChainType; 
     fields = message.data;
   }
   const type = typeof name === 'string' ? TYPES[name.replace(/Chunk$/, '')] : undefined;
-  if (!type) throw new HistoryValidationError(index, `a ${JSON.stringify(name)} message has no ctxkit equivalent; use system, human, ai and tool messages`);
+  if (!type)
+    throw new HistoryValidationError(
+      index,
+      `a ${JSON.stringify(name)} message has no ctxkit equivalent; use system, human, ai and tool messages`,
+    );
   return { type, fields };
 }
 
@@ -41,11 +45,15 @@ function typeAndFields(message: unknown, index: number): { type: LangChainType; 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.filter((block): block is Fields => isObject(block) && block.type === 'text').map((block) => String(block.text)).join('');
+  return content
+    .filter((block): block is Fields => isObject(block) && block.type === 'text')
+    .map((block) => String(block.text))
+    .join('');
 }
 
 function userContent(content: unknown): string | ContentPart[] {
-  if (!Array.isArray(content) || !content.some((block) => isObject(block) && block.type === 'image_url')) return textOf(content);
+  if (!Array.isArray(content) || !content.some((block) => isObject(block) && block.type === 'image_url'))
+    return textOf(content);
   return content.filter(isObject).map((block): ContentPart => {
     if (block.type !== 'image_url') return { type: 'text', text: String(block.text ?? '') };
     const image = block.image_url;
@@ -57,16 +65,28 @@ function userContent(content: unknown): string | ContentPart[] {
 function toolCalls(fields: Fields, index: number): ToolCall[] {
   const calls = Array.isArray(fields.tool_calls) ? fields.tool_calls : [];
   if (calls.length === 0) {
-    const raw = isObject(fields.additional_kwargs) && Array.isArray(fields.additional_kwargs.tool_calls) ? fields.additional_kwargs.tool_calls : [];
+    const raw =
+      isObject(fields.additional_kwargs) && Array.isArray(fields.additional_kwargs.tool_calls)
+        ? fields.additional_kwargs.tool_calls
+        : [];
     return raw.filter(isObject).map((call) => {
       const fn = isObject(call.function) ? call.function : {};
-      if (typeof call.id !== 'string' || typeof fn.name !== 'string') throw new HistoryValidationError(index, 'a tool call needs a string id and function name');
-      return { id: call.id, type: 'function', function: { name: fn.name, arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}) } };
+      if (typeof call.id !== 'string' || typeof fn.name !== 'string')
+        throw new HistoryValidationError(index, 'a tool call needs a string id and function name');
+      return {
+        id: call.id,
+        type: 'function',
+        function: {
+          name: fn.name,
+          arguments: typeof fn.arguments === 'string' ? fn.arguments : JSON.stringify(fn.arguments ?? {}),
+        },
+      };
     });
   }
   return calls.map((call: unknown) => {
     const { id, name, args } = (call ?? {}) as Fields;
-    if (typeof id !== 'string' || typeof name !== 'string') throw new HistoryValidationError(index, 'a tool call needs a string id and name');
+    if (typeof id !== 'string' || typeof name !== 'string')
+      throw new HistoryValidationError(index, 'a tool call needs a string id and name');
     return { id, type: 'function', function: { name, arguments: JSON.stringify(args ?? {}) } };
   });
 }
@@ -86,12 +106,15 @@ export function fromLangChainMessages(messages: readonly unknown[]): ChatMessage
       case 'human':
         return { role: 'user', content: userContent(fields.content) };
       case 'tool':
-        if (typeof fields.tool_call_id !== 'string') throw new HistoryValidationError(index, 'a tool message needs a string tool_call_id');
+        if (typeof fields.tool_call_id !== 'string')
+          throw new HistoryValidationError(index, 'a tool message needs a string tool_call_id');
         return { role: 'tool', tool_call_id: fields.tool_call_id, content: textOf(fields.content) };
       case 'ai': {
         const calls = toolCalls(fields, index);
         const text = textOf(fields.content);
-        return calls.length > 0 ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls } : { role: 'assistant', content: text };
+        return calls.length > 0
+          ? { role: 'assistant', content: text === '' ? null : text, tool_calls: calls }
+          : { role: 'assistant', content: text };
       }
     }
   });

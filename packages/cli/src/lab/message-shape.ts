@@ -5,27 +5,40 @@ export type MessageShape = 'openai-chat' | 'ai-sdk' | 'langchain' | 'anthropic' 
 export const MESSAGE_SHAPES: Record<MessageShape, { name: string; example: string }> = {
   'openai-chat': {
     name: 'OpenAI chat',
-    example: '{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "..."}',
+    example:
+      '{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": ' +
+      '"f", "arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1", "content": "..."}',
   },
   'ai-sdk': {
     name: 'AI SDK',
-    example: '{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}]}, {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": {"type": "text", "value": "..."}}]}',
+    example:
+      '{"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}]}, ' +
+      '{"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": ' +
+      '{"type": "text", "value": "..."}}]}',
   },
   langchain: {
     name: 'LangChain',
-    example: '{"type": "ai", "data": {"content": "", "tool_calls": [{"name": "f", "args": {}, "id": "c1"}]}}, {"type": "tool", "data": {"content": "...", "tool_call_id": "c1"}}',
+    example:
+      '{"type": "ai", "data": {"content": "", "tool_calls": [{"name": "f", "args": {}, "id": "c1"}]}}, {"type": ' +
+      '"tool", "data": {"content": "...", "tool_call_id": "c1"}}',
   },
   anthropic: {
     name: 'Anthropic Messages',
-    example: '{"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "..."}]}',
+    example:
+      '{"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "f", "input": {}}]}, {"role": ' +
+      '"user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "..."}]}',
   },
   'openai-responses': {
     name: 'OpenAI Responses',
-    example: '{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_output", "call_id": "c1", "output": "..."}',
+    example:
+      '{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_output", ' +
+      '"call_id": "c1", "output": "..."}',
   },
   'openai-agents': {
     name: 'OpenAI Agents SDK',
-    example: '{"type": "function_call", "callId": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_result", "callId": "c1", "name": "f", "status": "completed", "output": {"type": "text", "text": "..."}}',
+    example:
+      '{"type": "function_call", "callId": "c1", "name": "f", "arguments": "{}"}, {"type": "function_call_result", ' +
+      '"callId": "c1", "name": "f", "status": "completed", "output": {"type": "text", "text": "..."}}',
   },
 };
 
@@ -55,7 +68,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** An Agents SDK function item: Responses items but for the camelCase `callId` and `function_call_result`. */
 function isAgentsItem(message: unknown): boolean {
-  return isObject(message) && (message.type === 'function_call_result' || (message.type === 'function_call' && 'callId' in message));
+  return (
+    isObject(message) &&
+    (message.type === 'function_call_result' || (message.type === 'function_call' && 'callId' in message))
+  );
 }
 
 /** The shape only `message` can be in, or `undefined` when it reads the same in several (plain text). */
@@ -63,7 +79,8 @@ function shapeOf(message: unknown): MessageShape | undefined {
   if (!isObject(message)) return undefined;
   if (message.lc === 1 || (typeof message.type === 'string' && LANGCHAIN_TYPES.has(message.type))) return 'langchain';
   if (message.role === 'human' || message.role === 'ai') return 'langchain';
-  if (Array.isArray(message.tool_calls) && message.tool_calls.some((call) => isObject(call) && 'args' in call)) return 'langchain';
+  if (Array.isArray(message.tool_calls) && message.tool_calls.some((call) => isObject(call) && 'args' in call))
+    return 'langchain';
   if (typeof message.type === 'string' && RESPONSES_ITEMS.has(message.type)) return 'openai-responses';
   if (!Array.isArray(message.content)) return undefined;
   for (const part of message.content) {

@@ -3,7 +3,20 @@ import type { CallObservation } from './call-observation';
 /** The fields an observation measures on the payload sent. */
 export type SentPayloadFields = Pick<
   CallObservation,
-  'sentTokens' | 'available' | 'reduced' | 'dropped' | 'summarized' | 'trimmed' | 'compacted' | 'problems' | 'overBudget' | 'usageLevel' | 'sections' | 'factsPresent' | 'factsRecoverable' | 'repeatedPrefixTokens'
+  | 'sentTokens'
+  | 'available'
+  | 'reduced'
+  | 'dropped'
+  | 'summarized'
+  | 'trimmed'
+  | 'compacted'
+  | 'problems'
+  | 'overBudget'
+  | 'usageLevel'
+  | 'sections'
+  | 'factsPresent'
+  | 'factsRecoverable'
+  | 'repeatedPrefixTokens'
 >;
 
 /** Those fields for a call that sent no payload (the strategy rejected it): nothing sent, reduced, found or held. */

@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
+
 import { CtxkitError, ErrorCodes } from '@ctxkit/core';
+
 import type { MessageShape } from './message-shape';
 import { recordFromJson } from './record-from-json';
 import type { TranscriptRecord } from './transcript-record';
@@ -77,7 +79,9 @@ export async function readTranscript(file: string, options: ReadTranscriptOption
       code: ErrorCodes.HISTORY_INVALID,
       category: 'user',
       message: `No conversation with id "${options.conversation}" in ${file}.`,
-      fix: 'Use an id exactly as it appears in the transcript\'s "id" fields (a conversation without one is named after the file and its line, such as "my-chat:3").',
+      fix:
+        'Use an id exactly as it appears in the transcript\'s "id" fields (a conversation without one is named ' +
+        'after the file and its line, such as "my-chat:3").',
       details: { file, conversation: options.conversation },
     });
   }

@@ -1,13 +1,14 @@
 import {
-  CtxkitError,
-  hasWhenIdle,
   type ChatMessage,
   type ContextSession,
+  CtxkitError,
+  hasWhenIdle,
   type IContextManager,
   type ITokenCounter,
   type ToolDefinition,
 } from '@ctxkit/core';
 import { computeBudget, findPayloadProblems } from '@ctxkit/core/strategy-kit';
+
 import { readPayloadFacts } from '../quality/fact-presence';
 import { isFactRecoverable } from '../quality/fact-recovery';
 import type { NeededFact } from '../quality/needed-fact';
@@ -16,7 +17,7 @@ import type { CallObservation } from './call-observation';
 import { nothingSent } from './nothing-sent';
 import { payloadText } from './payload-text';
 import { repeatedPrefixTokens, type SentPayload } from './repeated-prefix';
-import { replayPoints, type ReplayPoint } from './replay-points';
+import { type ReplayPoint, replayPoints } from './replay-points';
 import type { TranscriptRecord } from './transcript-record';
 
 /** What {@link replayConversation} replays, through which manager, at which window. */
@@ -27,7 +28,10 @@ export interface ReplayOptions {
   counter: ITokenCounter;
   window: number;
   reserveOutputTokens?: number;
-  /** After each compose, check that the session's pins are in the payload (the manager must be a session). @default false */
+  /**
+   * After each compose, check that the session's pins are in the payload (the manager must be a session). @default
+   * false
+   */
   checkPins?: boolean;
   /** Called before each compose with its arguments (a preview of what it will reduce). */
   beforeCompose?: (call: { systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[] }) => Promise<void>;
@@ -35,7 +39,10 @@ export interface ReplayOptions {
   onCall?: (observation: CallObservation, payload: { messages: ChatMessage[] } | undefined) => void;
   /** Await background work after each turn (deterministic replays). @default true */
   awaitBackgroundWork?: boolean;
-  /** Also compose after the last message when the record ends on an answered turn (questions asked after the conversation). @default false */
+  /**
+   * Also compose after the last message when the record ends on an answered turn (questions asked after the
+   * conversation). @default false
+   */
   finalCompose?: boolean;
   /** The facts to check, each at the call that needs it. @default neededFacts(record, end of the last compose) */
   facts?: readonly NeededFact[];
@@ -45,7 +52,8 @@ export interface ReplayOptions {
 export function replaySchedule(record: TranscriptRecord, finalCompose = false): ReplayPoint[] {
   const points = replayPoints(record.messages);
   const last = points[points.length - 1];
-  if (finalCompose && !(last?.kind === 'compose' && last.end === record.messages.length)) points.push({ kind: 'compose', end: record.messages.length });
+  if (finalCompose && !(last?.kind === 'compose' && last.end === record.messages.length))
+    points.push({ kind: 'compose', end: record.messages.length });
   return points;
 }
 
@@ -53,7 +61,8 @@ export function replaySchedule(record: TranscriptRecord, finalCompose = false): 
  * Replays one recorded conversation through a strategy, turn by turn, the way an agent loop would:
  * compose before each model call, `onTurnComplete` at each turn end (then its background work is
  * awaited). Each fact is checked in the payload composed at the moment it is needed (`neededFacts`).
- * Returns one observation per model call. A rejected compose (typed ctxkit error) is recorded, not thrown; anything else is.
+ * Returns one observation per model call. A rejected compose (typed ctxkit error) is recorded, not thrown; anything
+ * else is.
  */
 export async function replayConversation(options: ReplayOptions): Promise<CallObservation[]> {
   const { manager, record, counter } = options;
@@ -61,17 +70,23 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
   const systemPrompt = typeof system.content === 'string' ? system.content : payloadText([system]);
   const tools = record.tools ?? [];
   const toolTokens = counter.countTools(tools);
-  const budget = computeBudget({ contextWindow: options.window, maxContextTokens: options.window, reserveOutputTokens: options.reserveOutputTokens });
+  const budget = computeBudget({
+    contextWindow: options.window,
+    maxContextTokens: options.window,
+    reserveOutputTokens: options.reserveOutputTokens,
+  });
   const ceiling = budget.maxContextTokens - budget.reserveOutputTokens;
   const schedule = replaySchedule(record, options.finalCompose);
   const lastCompose = schedule.filter((point) => point.kind === 'compose').pop()?.end ?? record.messages.length;
   const factsAt = new Map<number, NeededFact[]>();
-  for (const fact of options.facts ?? neededFacts(record, lastCompose)) factsAt.set(fact.neededAt, [...(factsAt.get(fact.neededAt) ?? []), fact]);
+  for (const fact of options.facts ?? neededFacts(record, lastCompose))
+    factsAt.set(fact.neededAt, [...(factsAt.get(fact.neededAt) ?? []), fact]);
   const observations: CallObservation[] = [];
   let previous: SentPayload | undefined;
   // Prefix sums of message counts: "sending everything" at each point without recounting.
   const prefix: number[] = [counter.countMessage(system)];
-  for (let index = 1; index < record.messages.length; index++) prefix.push(prefix[index - 1]! + counter.countMessage(record.messages[index]!));
+  for (let index = 1; index < record.messages.length; index++)
+    prefix.push(prefix[index - 1]! + counter.countMessage(record.messages[index]!));
 
   for (const point of schedule) {
     const history = record.messages.slice(1, point.end);
@@ -152,7 +167,8 @@ export async function replayConversation(options: ReplayOptions): Promise<CallOb
 
 /** The summary receipt a payload's `stats.extra` carries, in the lab's short form; undefined without one. */
 function summaryReceiptOf(extra: Record<string, unknown> | undefined): CallObservation['summaryReceipt'] {
-  const receipt = extra?.summaryReceipt as { covers?: { from?: unknown; to?: unknown }; kept?: unknown; dropped?: unknown; reprompted?: unknown } | undefined;
+  const receipt = extra?.summaryReceipt as
+    { covers?: { from?: unknown; to?: unknown }; kept?: unknown; dropped?: unknown; reprompted?: unknown } | undefined;
   if (typeof receipt?.covers?.from !== 'number' || typeof receipt.covers.to !== 'number') return undefined;
   return {
     from: receipt.covers.from,

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import { replayPoints } from './replay-points';
 
 describe('replayPoints', () => {
@@ -6,7 +7,11 @@ describe('replayPoints', () => {
     const messages: ChatMessage[] = [
       { role: 'system', content: 's' },
       { role: 'user', content: 'u1' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'a', type: 'function', function: { name: 't', arguments: '{}' } }],
+      },
       { role: 'tool', tool_call_id: 'a', content: 'r' },
       { role: 'assistant', content: 'answer' },
       { role: 'user', content: 'u2' },

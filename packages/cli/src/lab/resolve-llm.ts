@@ -1,5 +1,5 @@
+import { type ILLMClient, LLMNotConfiguredError } from '@ctxkit/core';
 import { createLLMClientFromEnv } from '@ctxkit/kernel';
-import { LLMNotConfiguredError, type ILLMClient } from '@ctxkit/core';
 
 /** Which model the lab uses for summaries and extraction, and how to say so. */
 export interface LabLLM {

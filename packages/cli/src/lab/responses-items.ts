@@ -1,10 +1,12 @@
-import { CtxkitError, HistoryValidationError, type ChatMessage, type ContentPart } from '@ctxkit/core';
+import { type ChatMessage, type ContentPart, CtxkitError, HistoryValidationError } from '@ctxkit/core';
 import { fromResponsesOutput } from '@ctxkit/kernel';
 
 type Item = Record<string, unknown>;
 
 function partsOf(content: unknown): Item[] {
-  return Array.isArray(content) ? content.filter((part): part is Item => typeof part === 'object' && part !== null) : [];
+  return Array.isArray(content)
+    ? content.filter((part): part is Item => typeof part === 'object' && part !== null)
+    : [];
 }
 
 function textOf(content: unknown): string {
@@ -18,7 +20,11 @@ function textOf(content: unknown): string {
 function userContent(content: unknown): string | ContentPart[] {
   const parts = partsOf(content);
   if (!parts.some((part) => part.type === 'input_image')) return textOf(content);
-  return parts.map((part): ContentPart => (part.type === 'input_image' ? { type: 'image_url', image_url: { url: String(part.image_url) } } : { type: 'text', text: String(part.text ?? '') }));
+  return parts.map((part): ContentPart =>
+    part.type === 'input_image'
+      ? { type: 'image_url', image_url: { url: String(part.image_url) } }
+      : { type: 'text', text: String(part.text ?? '') },
+  );
 }
 
 /**
@@ -46,24 +52,36 @@ export function fromResponsesItems(items: readonly unknown[]): ChatMessage[] {
     if (typeof raw !== 'object' || raw === null) throw new HistoryValidationError(index, 'not an input item');
     const item = raw as Item;
     const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
-    if (typeof type !== 'string') throw new HistoryValidationError(index, 'an item needs a "type" (or a "role" for a message)');
+    if (typeof type !== 'string')
+      throw new HistoryValidationError(index, 'an item needs a "type" (or a "role" for a message)');
     if (type === 'function_call_output') {
       flush();
-      if (typeof item.call_id !== 'string') throw new HistoryValidationError(index, 'a function_call_output needs a string call_id');
+      if (typeof item.call_id !== 'string')
+        throw new HistoryValidationError(index, 'a function_call_output needs a string call_id');
       messages.push({ role: 'tool', tool_call_id: item.call_id, content: textOf(item.output) });
       return;
     }
     if (type === 'message' && item.role !== 'assistant') {
       flush();
       if (item.role === 'user') messages.push({ role: 'user', content: userContent(item.content) });
-      else if (item.role === 'system' || item.role === 'developer') messages.push({ role: 'system', content: textOf(item.content) });
-      else throw new HistoryValidationError(index, `role ${JSON.stringify(item.role)}; expected system, developer, user or assistant`);
+      else if (item.role === 'system' || item.role === 'developer')
+        messages.push({ role: 'system', content: textOf(item.content) });
+      else
+        throw new HistoryValidationError(
+          index,
+          `role ${JSON.stringify(item.role)}; expected system, developer, user or assistant`,
+        );
       return;
     }
     // An assistant message after this step's message or calls starts the next step.
-    if (type === 'message' && step.some((earlier) => earlier.type === 'message' || earlier.type === 'function_call')) flush();
+    if (type === 'message' && step.some((earlier) => earlier.type === 'message' || earlier.type === 'function_call'))
+      flush();
     if (step.length === 0) stepStart = index;
-    step.push(type === 'message' ? { type, role: 'assistant', content: [{ type: 'output_text', text: textOf(item.content) }] } : item);
+    step.push(
+      type === 'message'
+        ? { type, role: 'assistant', content: [{ type: 'output_text', text: textOf(item.content) }] }
+        : item,
+    );
   });
   flush();
   return messages;

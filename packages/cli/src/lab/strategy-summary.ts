@@ -1,6 +1,7 @@
 import type { EpochKind, ReductionEpoch } from '@ctxkit/core';
+
 import type { CallObservation } from './call-observation';
-import { payloadInputCost, type CacheTtl, type InputPrice } from './input-price';
+import { type CacheTtl, type InputPrice, payloadInputCost } from './input-price';
 import { mean, percentile } from './percentile';
 
 /** Why a strategy rejected calls: one error code, the first line of its first message, and how many calls. */
@@ -40,7 +41,10 @@ export interface StrategySummary {
   rejectedCodes: string[];
   /** The rejections by error code, most calls first. */
   rejections: RejectionReason[];
-  /** Share of facts present in the payload composed at the moment each is needed (a rejected call holds none); null without facts. */
+  /**
+   * Share of facts present in the payload composed at the moment each is needed (a rejected call holds none); null
+   * without facts.
+   */
   factRetention: number | null;
   factChecks: number;
   msPerCall: { mean: number; p95: number };
@@ -75,7 +79,10 @@ export interface StrategySummary {
     /** Items the accepted summaries had to keep (all kept), and items they dropped that stay in the history. */
     itemsKept: number;
     itemsDropped: number;
-    /** Calls made with at least one pin, and those whose payload held every pin verbatim; null when pins were not checked. */
+    /**
+     * Calls made with at least one pin, and those whose payload held every pin verbatim; null when pins were not
+     * checked.
+     */
     pins: { calls: number; kept: number } | null;
   };
   /** Mean tokens sent at each call index (the chart's series). */
@@ -126,7 +133,13 @@ export function summarizeObservations(
     rejections: rejectionReasons(rejected),
     factRetention: factChecks > 0 ? factHits / factChecks : null,
     factChecks,
-    msPerCall: { mean: mean(sent.map((o) => o.milliseconds)), p95: percentile(sent.map((o) => o.milliseconds), 95) },
+    msPerCall: {
+      mean: mean(sent.map((o) => o.milliseconds)),
+      p95: percentile(
+        sent.map((o) => o.milliseconds),
+        95,
+      ),
+    },
     repeatedPrefixShare: repeatedShare(sent.filter((o) => !o.fitsWhole && o.call > 0)),
     repeatedPrefixShareAllCalls: repeatedShare(sent.filter((o) => o.call > 0)),
     cacheHitRatio: repeatedShare(sent),
@@ -135,8 +148,16 @@ export function summarizeObservations(
       : {
           inputCostPerConversation: {
             price: price.key,
-            withoutCache: sent.reduce((total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, false), 0) / conversations,
-            withCache: sent.reduce((total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, true, ttl), 0) / conversations,
+            withoutCache:
+              sent.reduce(
+                (total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, false),
+                0,
+              ) / conversations,
+            withCache:
+              sent.reduce(
+                (total, o) => total + payloadInputCost(price.price, o.sentTokens, o.repeatedPrefixTokens, true, ttl),
+                0,
+              ) / conversations,
             cacheTtl: ttl,
           },
         }),
@@ -146,12 +167,17 @@ export function summarizeObservations(
   };
 }
 
-function controlSummary(sent: readonly CallObservation[], epochs: readonly ReductionEpoch[]): StrategySummary['control'] {
+function controlSummary(
+  sent: readonly CallObservation[],
+  epochs: readonly ReductionEpoch[],
+): StrategySummary['control'] {
   const epochsByKind: Partial<Record<EpochKind, number>> = {};
   for (const epoch of epochs) epochsByKind[epoch.kind] = (epochsByKind[epoch.kind] ?? 0) + 1;
   // A receipt stays in the payloads after its fold until the next one: count each once per conversation.
   const receipts = new Map<string, NonNullable<CallObservation['summaryReceipt']>>();
-  for (const o of sent) if (o.summaryReceipt) receipts.set(`${o.recordId}\u0000${o.summaryReceipt.from}-${o.summaryReceipt.to}`, o.summaryReceipt);
+  for (const o of sent)
+    if (o.summaryReceipt)
+      receipts.set(`${o.recordId}\u0000${o.summaryReceipt.from}-${o.summaryReceipt.to}`, o.summaryReceipt);
   const accepted = [...receipts.values()];
   return {
     epochs: epochs.length,
@@ -184,7 +210,10 @@ function repeatedShare(observations: readonly CallObservation[]): number | null 
   return sent > 0 ? observations.reduce((total, o) => total + o.repeatedPrefixTokens, 0) / sent : null;
 }
 
-function sum(observations: readonly CallObservation[], field: 'dropped' | 'summarized' | 'trimmed' | 'compacted'): number {
+function sum(
+  observations: readonly CallObservation[],
+  field: 'dropped' | 'summarized' | 'trimmed' | 'compacted',
+): number {
   return observations.reduce((total, o) => total + o[field], 0);
 }
 

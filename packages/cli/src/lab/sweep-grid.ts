@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { CtxkitError, ErrorCodes } from '@ctxkit/core';
+
 import { PRESETS_DIR } from './lab-config';
 
 /**
@@ -27,14 +29,17 @@ export function readSweepGrid(file = path.join(PRESETS_DIR, 'sweep-grids.json'))
   } catch (error) {
     throw gridError(file, `cannot read it: ${(error as Error).message}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw gridError(file, 'it needs an object of plugin ids');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw gridError(file, 'it needs an object of plugin ids');
   const grid: SweepGrid = {};
   for (const [id, keys] of Object.entries(parsed as Record<string, unknown>)) {
     if (id.startsWith('$')) continue;
-    if (typeof keys !== 'object' || keys === null || Array.isArray(keys)) throw gridError(file, `"${id}" needs an object of config keys, each an array of values`);
+    if (typeof keys !== 'object' || keys === null || Array.isArray(keys))
+      throw gridError(file, `"${id}" needs an object of config keys, each an array of values`);
     grid[id] = {};
     for (const [key, values] of Object.entries(keys as Record<string, unknown>)) {
-      if (!Array.isArray(values) || values.length === 0) throw gridError(file, `"${id}" → "${key}" needs a non-empty array of values`);
+      if (!Array.isArray(values) || values.length === 0)
+        throw gridError(file, `"${id}" → "${key}" needs a non-empty array of values`);
       grid[id]![key] = values;
     }
   }
@@ -48,7 +53,11 @@ export function readSweepGrid(file = path.join(PRESETS_DIR, 'sweep-grids.json'))
  * window, so it repeats the combination with 0. A key the plugin's `configSchema` does not declare
  * is an error that names the keys it does.
  */
-export function sweepConfigurations(pluginId: string, grid: SweepGrid, configSchema: Readonly<Record<string, unknown>> | undefined): SweepConfiguration[] {
+export function sweepConfigurations(
+  pluginId: string,
+  grid: SweepGrid,
+  configSchema: Readonly<Record<string, unknown>> | undefined,
+): SweepConfiguration[] {
   const keys = grid[pluginId] ?? {};
   const properties = (configSchema?.properties ?? {}) as Record<string, Record<string, unknown>>;
   for (const key of Object.keys(keys)) {
@@ -57,14 +66,17 @@ export function sweepConfigurations(pluginId: string, grid: SweepGrid, configSch
         code: ErrorCodes.CONFIG_INVALID,
         category: 'user',
         message: `Sweep grid for ${pluginId}: "${key}" is not a config key of this strategy.`,
-        fix: `Sweep keys it declares: ${Object.keys(properties).sort().join(', ')} (nested ones with dots, such as recall.share).`,
+        fix:
+          `Sweep keys it declares: ${Object.keys(properties).sort().join(', ')} (nested ones with dots, such as ` +
+          `recall.share).`,
         details: { pluginId, key },
       });
     }
   }
   const defaults = Object.fromEntries(Object.keys(keys).map((key) => [key, schemaAt(properties, key)!.default]));
   const combinations = Object.entries(keys).reduce<Array<Record<string, unknown>>>(
-    (partial, [key, values]) => partial.flatMap((combination) => values.map((value) => ({ ...combination, [key]: value }))),
+    (partial, [key, values]) =>
+      partial.flatMap((combination) => values.map((value) => ({ ...combination, [key]: value }))),
     [{}],
   );
   const configurations: SweepConfiguration[] = [{ values: {}, config: {}, label: pluginId }];
@@ -72,7 +84,8 @@ export function sweepConfigurations(pluginId: string, grid: SweepGrid, configSch
   for (const values of combinations) {
     const cutBack = values.cutBackRatio ?? defaults.cutBackRatio;
     if (typeof values.keepFirstShare === 'number' && values.keepFirstShare > 0 && cutBack === 1) continue;
-    if (Object.entries(values).every(([key, value]) => JSON.stringify(value) === JSON.stringify(defaults[key]))) continue;
+    if (Object.entries(values).every(([key, value]) => JSON.stringify(value) === JSON.stringify(defaults[key])))
+      continue;
     const label = `${pluginId} ${JSON.stringify(values)}`;
     if (seen.has(label)) continue;
     seen.add(label);
@@ -94,7 +107,10 @@ export function nestedConfig(values: Readonly<Record<string, unknown>>): Record<
 }
 
 /** Merges nested config objects, `over` winning: `{ recall: { share } }` over `{ recall: { scope } }` keeps both. */
-export function mergeConfig(base: Readonly<Record<string, unknown>>, over: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function mergeConfig(
+  base: Readonly<Record<string, unknown>>,
+  over: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const below = merged[key];
@@ -108,7 +124,10 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The schema of a dotted key inside a `configSchema`'s properties. */
-function schemaAt(properties: Record<string, Record<string, unknown>>, key: string): Record<string, unknown> | undefined {
+function schemaAt(
+  properties: Record<string, Record<string, unknown>>,
+  key: string,
+): Record<string, unknown> | undefined {
   const [head, ...rest] = key.split('.');
   const schema = properties[head!];
   if (schema === undefined || rest.length === 0) return schema;
@@ -120,7 +139,9 @@ function gridError(file: string, problem: string): CtxkitError {
     code: ErrorCodes.CONFIG_INVALID,
     category: 'user',
     message: `Sweep grid ${file}: ${problem}.`,
-    fix: 'Fix the file (the shape of packages/cli/presets/sweep-grids.json: { "<plugin id>": { "<config key>": [values] } }), or leave --grid out to sweep the bundled grid.',
+    fix:
+      'Fix the file (the shape of packages/cli/presets/sweep-grids.json: { "<plugin id>": { "<config key>": ' +
+      '[values] } }), or leave --grid out to sweep the bundled grid.',
     details: { file },
   });
 }

@@ -7,7 +7,12 @@ export interface TranscriptPlace {
 }
 
 /** The typed error for a transcript line that cannot be read (`CTXKIT_HISTORY_INVALID`), naming file and line. */
-export function transcriptError(place: TranscriptPlace, problem: string, fix: string, details: Record<string, unknown> = {}): CtxkitError {
+export function transcriptError(
+  place: TranscriptPlace,
+  problem: string,
+  fix: string,
+  details: Record<string, unknown> = {},
+): CtxkitError {
   return new CtxkitError({
     code: ErrorCodes.HISTORY_INVALID,
     category: 'user',

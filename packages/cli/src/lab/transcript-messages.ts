@@ -1,5 +1,6 @@
-import { CtxkitError, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, CtxkitError } from '@ctxkit/core';
 import { assertHistoryShape } from '@ctxkit/core/strategy-kit';
+
 import { fromAgentsItems } from './agents-items';
 import { fromAiSdkMessages } from './ai-sdk-messages';
 import { fromAnthropicTranscript } from './anthropic-messages';
@@ -8,7 +9,8 @@ import { detectMessageShape, type MessageShape } from './message-shape';
 import { fromResponsesItems } from './responses-items';
 
 /** A conversation's messages read as ctxkit messages, or the message that could not be and why. */
-export type TranscriptMessages = { shape: MessageShape; messages: ChatMessage[] } | { shape: MessageShape; index: number; problem: string };
+export type TranscriptMessages =
+  { shape: MessageShape; messages: ChatMessage[] } | { shape: MessageShape; index: number; problem: string };
 
 const CONVERTERS: Record<MessageShape, (messages: readonly unknown[]) => ChatMessage[]> = {
   'openai-chat': (messages) => {

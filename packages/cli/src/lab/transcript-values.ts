@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
+
 import type { CtxkitError } from '@ctxkit/core';
+
 import { transcriptError } from './transcript-error';
 
 const JSON_FIX = 'Write one conversation as one JSON value per line (JSONL), or the whole file as one JSON document.';
@@ -12,7 +14,12 @@ function parseDocument(file: string, line: number, lineError: unknown): unknown 
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw transcriptError({ file, line }, `not JSON: neither one value per line (${(lineError as Error).message}) nor one document (${(error as Error).message})`, JSON_FIX);
+    throw transcriptError(
+      { file, line },
+      `not JSON: neither one value per line (${(lineError as Error).message}) nor one document ` +
+        `(${(error as Error).message})`,
+      JSON_FIX,
+    );
   }
 }
 

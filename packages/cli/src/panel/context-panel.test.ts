@@ -1,4 +1,5 @@
 import type { PayloadStats } from '@ctxkit/core';
+
 import { renderContextPanel } from './context-panel';
 
 function stats(used: number, level: PayloadStats['usageLevel']): PayloadStats {
@@ -8,7 +9,15 @@ function stats(used: number, level: PayloadStats['usageLevel']): PayloadStats {
     input_tokens: 9000,
     output_tokens: used,
     compress_ratio: used / 9000,
-    budget: { contextWindow: 8192, maxContextTokens: 8192, reserveOutputTokens: 1024, safetyMarginTokens: 819, available: 6349, used, remaining: 6349 - used },
+    budget: {
+      contextWindow: 8192,
+      maxContextTokens: 8192,
+      reserveOutputTokens: 1024,
+      safetyMarginTokens: 819,
+      available: 6349,
+      used,
+      remaining: 6349 - used,
+    },
     sections: { system: 2014, tools: 1487, dynamic: 0, memory: 0, history: used - 3501 },
     messages: { input: 30, output: 12 },
     reductions: [],
@@ -17,7 +26,13 @@ function stats(used: number, level: PayloadStats['usageLevel']): PayloadStats {
     summarized: 0,
     compacted: 0,
     usageLevel: level,
-    counter: { model: 'gpt-4o', encoding: 'o200k_base', uses_tiktoken: true, strategy: 'tiktoken', backend: 'gpt-tokenizer' },
+    counter: {
+      model: 'gpt-4o',
+      encoding: 'o200k_base',
+      uses_tiktoken: true,
+      strategy: 'tiktoken',
+      backend: 'gpt-tokenizer',
+    },
   };
 }
 
@@ -34,7 +49,8 @@ describe('renderContextPanel', () => {
 
   it('shows the per-section breakdown and the counts in debug mode', () => {
     const panel = renderContextPanel({ ...base, stats: stats(4218, 'ok') }, { debug: true });
-    for (const label of ['system:', 'tools def:', 'dynamic:', 'memory:', 'history:', 'last out:', 'remaining:']) expect(panel).toContain(label);
+    for (const label of ['system:', 'tools def:', 'dynamic:', 'memory:', 'history:', 'last out:', 'remaining:'])
+      expect(panel).toContain(label);
     expect(panel).toContain('4,218 / 8,192 tokens (51%)');
     expect(panel).toContain('2,014');
     expect(panel).toContain('msgs: 12  compact: 0');

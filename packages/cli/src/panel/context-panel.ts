@@ -1,5 +1,5 @@
-import { createColors } from 'picocolors';
 import type { PayloadStats, UsageLevel } from '@ctxkit/core';
+import { createColors } from 'picocolors';
 
 /** What the panel shows besides the payload's stats. */
 export interface PanelInput {
@@ -51,7 +51,6 @@ function pct(part: number, whole: number): string {
 
 // Width in terminal cells of text without ANSI escapes.
 function visible(text: string): number {
-  // eslint-disable-next-line no-control-regex -- strips ANSI colour codes to measure the text
   return [...text.replace(/\u001b\[[0-9;]*m/g, '')].length;
 }
 
@@ -76,14 +75,23 @@ export function renderContextPanel(input: PanelInput, options: PanelOptions = {}
   const line = (text: string) => `│ ${text}${' '.repeat(Math.max(0, width - 1 - visible(text)))}│`;
   lines.push(`┌─${title}${'─'.repeat(Math.max(0, width - visible(title) - 1))}┐`);
   if (options.debug) {
-    lines.push(line(paint(level, `${used.toLocaleString('en-US')} / ${window.toLocaleString('en-US')} tokens (${pct(used, window)})`, colors)));
+    lines.push(
+      line(
+        paint(
+          level,
+          `${used.toLocaleString('en-US')} / ${window.toLocaleString('en-US')} tokens (${pct(used, window)})`,
+          colors,
+        ),
+      ),
+    );
   } else {
     lines.push(line(paint(level, `${short(used)} / ${short(window)}  (${pct(used, window)})`, colors)));
   }
   lines.push(line(bar));
   if (options.debug) {
     const s = stats.sections;
-    const row = (name: string, tokens: number) => line(`${name.padEnd(11)}${tokens.toLocaleString('en-US').padStart(7)}  (${pct(tokens, window).padStart(3)})`);
+    const row = (name: string, tokens: number) =>
+      line(`${name.padEnd(11)}${tokens.toLocaleString('en-US').padStart(7)}  (${pct(tokens, window).padStart(3)})`);
     lines.push(line(''));
     lines.push(row('system:', s.system));
     lines.push(row('tools def:', s.tools));

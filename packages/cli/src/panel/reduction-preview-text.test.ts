@@ -1,4 +1,5 @@
 import type { ReductionPreview } from '@ctxkit/core';
+
 import { renderReductionPreview } from './reduction-preview-text';
 
 const empty: ReductionPreview = { dropped: [], folded: [], compacted: [], trimmed: [], payloadTokens: 1234, notes: [] };

@@ -4,7 +4,7 @@ import type { PreviewItem, ReductionPreview } from '@ctxkit/core';
 function ranges(items: readonly PreviewItem[]): string {
   const sorted = [...items].sort((a, b) => a.index - b.index);
   const parts: string[] = [];
-  for (let start = 0; start < sorted.length; ) {
+  for (let start = 0; start < sorted.length;) {
     let end = start;
     while (end + 1 < sorted.length && sorted[end + 1]!.index === sorted[end]!.index + 1) end++;
     const run = sorted.slice(start, end + 1);
@@ -32,7 +32,8 @@ export function renderReductionPreview(preview: ReductionPreview, call: number):
     ['~', 'compacts', preview.compacted],
     ['✂', 'trims', preview.trimmed],
   ];
-  for (const [mark, verb, items] of rows) if (items.length > 0) lines.push(`  ${mark} ${verb.padEnd(10)} ${ranges(items)}`);
+  for (const [mark, verb, items] of rows)
+    if (items.length > 0) lines.push(`  ${mark} ${verb.padEnd(10)} ${ranges(items)}`);
   if (lines.length === 1 && preview.notes.length === 0) lines.push('  nothing to reduce');
   for (const note of preview.notes) lines.push(`  · ${note}`);
   return `${lines.join('\n')}\n`;

@@ -17,7 +17,13 @@ export function annotatedQaFacts(record: TranscriptRecord, end: number): NeededF
     if (answer === null || answer === undefined) continue;
     const text = String(answer);
     if (text.trim().length === 0) continue;
-    facts.push({ question: fact.question, answer: text, neededAt: end, match: 'normalised', evidence: fact.evidence_message_indexes ?? [] });
+    facts.push({
+      question: fact.question,
+      answer: text,
+      neededAt: end,
+      match: 'normalised',
+      evidence: fact.evidence_message_indexes ?? [],
+    });
   }
   return facts;
 }

@@ -1,10 +1,15 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import type { TranscriptRecord } from '../lab/transcript-record';
 import { argumentFacts } from './argument-facts';
 import { neededFacts } from './needed-facts';
 
 function call(id: string, name: string, args: unknown): ChatMessage {
-  return { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }] };
+  return {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+  };
 }
 
 const messages: ChatMessage[] = [
@@ -31,15 +36,38 @@ describe('argumentFacts', () => {
     expect(argumentFacts({ id: 'chat', messages })).toEqual([
       { question: 'get_order: value of order_id?', answer: 'A-1042', neededAt: 2, match: 'verbatim', evidence: [1] },
       { question: 'open_return: value of order_id?', answer: 'A-1042', neededAt: 6, match: 'verbatim', evidence: [1] },
-      { question: 'open_return: value of items[0].sku?', answer: 'SKU-77-BLUE', neededAt: 6, match: 'verbatim', evidence: [3] },
-      { question: 'open_return: value of customer?', answer: 'Jane Doe', neededAt: 6, match: 'verbatim', evidence: [1] },
-      { question: 'open_return: value of refund_to?', answer: 'visa_4242', neededAt: 6, match: 'verbatim', evidence: [3] },
+      {
+        question: 'open_return: value of items[0].sku?',
+        answer: 'SKU-77-BLUE',
+        neededAt: 6,
+        match: 'verbatim',
+        evidence: [3],
+      },
+      {
+        question: 'open_return: value of customer?',
+        answer: 'Jane Doe',
+        neededAt: 6,
+        match: 'verbatim',
+        evidence: [1],
+      },
+      {
+        question: 'open_return: value of refund_to?',
+        answer: 'visa_4242',
+        neededAt: 6,
+        match: 'verbatim',
+        evidence: [3],
+      },
     ]);
   });
 
   it('finds nothing in a conversation without tool calls, or whose arguments were never said before', () => {
     expect(argumentFacts({ id: 'chat', messages: messages.slice(0, 2) })).toEqual([]);
-    expect(argumentFacts({ id: 'chat', messages: [messages[0]!, { role: 'user', content: 'Hi' }, call('c1', 'get_order', { order_id: 'B-7' })] })).toEqual([]);
+    expect(
+      argumentFacts({
+        id: 'chat',
+        messages: [messages[0]!, { role: 'user', content: 'Hi' }, call('c1', 'get_order', { order_id: 'B-7' })],
+      }),
+    ).toEqual([]);
   });
 
   it('is what neededFacts checks on a record without "facts"; "facts": [] says there are none', () => {

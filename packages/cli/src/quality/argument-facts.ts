@@ -1,5 +1,6 @@
 import type { ChatMessage } from '@ctxkit/core';
 import { messageText } from '@ctxkit/core/strategy-kit';
+
 import type { TranscriptRecord } from '../lab/transcript-record';
 import type { NeededFact } from './needed-fact';
 
@@ -14,7 +15,8 @@ const PLAIN_WORD = /^[a-z]+$/;
 function stringLeaves(value: unknown, at: string, leaves: Array<{ path: string; value: string }>): void {
   if (typeof value === 'string') leaves.push({ path: at, value });
   else if (Array.isArray(value)) value.forEach((item, index) => stringLeaves(item, `${at}[${index}]`, leaves));
-  else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) stringLeaves(item, at === '' ? key : `${at}.${key}`, leaves);
+  else if (value !== null && typeof value === 'object')
+    for (const [key, item] of Object.entries(value)) stringLeaves(item, at === '' ? key : `${at}.${key}`, leaves);
 }
 
 function parsedArguments(text: string): unknown {

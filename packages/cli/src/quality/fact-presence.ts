@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import { payloadText } from '../lab/payload-text';
 import type { NeededFact } from './needed-fact';
 import { normaliseText } from './normalise-text';

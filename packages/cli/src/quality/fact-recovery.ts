@@ -1,5 +1,6 @@
 import { type ChatMessage, type LLMPayload } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
 import type { NeededFact } from './needed-fact';
 
 /**
@@ -8,7 +9,11 @@ import type { NeededFact } from './needed-fact';
  * ref (`ref=<id>`), so the model can expand it (tool-output cache). `messages` is the whole record
  * (`messages[0]` the system prompt), so evidence indexes are history indexes plus one.
  */
-export function isFactRecoverable(fact: NeededFact, payload: Pick<LLMPayload, 'messages' | 'stats'>, messages: ReadonlyArray<ChatMessage>): boolean {
+export function isFactRecoverable(
+  fact: NeededFact,
+  payload: Pick<LLMPayload, 'messages' | 'stats'>,
+  messages: ReadonlyArray<ChatMessage>,
+): boolean {
   const named = namedRefs(payload.messages);
   if (named.size === 0) return false;
   for (const reduction of payload.stats.reductions) {
@@ -17,10 +22,16 @@ export function isFactRecoverable(fact: NeededFact, payload: Pick<LLMPayload, 'm
     if (covers && reduction.refs.some((ref) => named.has(ref))) return true;
   }
   const callIds = new Set(
-    fact.evidence.map((index) => messages[index]).flatMap((message) => (message?.role === 'tool' ? [message.tool_call_id] : [])),
+    fact.evidence
+      .map((index) => messages[index])
+      .flatMap((message) => (message?.role === 'tool' ? [message.tool_call_id] : [])),
   );
   return payload.messages.some(
-    (message) => message.role === 'tool' && callIds.has(message.tool_call_id) && message.output_ref !== undefined && named.has(message.output_ref.id),
+    (message) =>
+      message.role === 'tool' &&
+      callIds.has(message.tool_call_id) &&
+      message.output_ref !== undefined &&
+      named.has(message.output_ref.id),
   );
 }
 

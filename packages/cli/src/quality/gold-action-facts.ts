@@ -16,7 +16,8 @@ export function goldActionFacts(record: TranscriptRecord): NeededFact[] {
   const firstCall = new Map<string, number>();
   record.messages.forEach((message, index) => {
     if (message.role !== 'assistant') return;
-    for (const call of message.tool_calls ?? []) if (!firstCall.has(call.function.name)) firstCall.set(call.function.name, index);
+    for (const call of message.tool_calls ?? [])
+      if (!firstCall.has(call.function.name)) firstCall.set(call.function.name, index);
   });
   const facts: NeededFact[] = [];
   for (const fact of record.facts ?? []) {

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { repositoryRoot } from './repository-root';
 
 /** The environment variable that points the harness at a LoCoMo JSONL file. */

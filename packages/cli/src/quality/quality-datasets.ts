@@ -1,6 +1,7 @@
 import * as path from 'node:path';
+
 import { bundledConversationsDir } from '../lab/bundled-transcripts';
-import { locomoFile, LOCOMO_PATH_VARIABLE } from './locomo-file';
+import { LOCOMO_PATH_VARIABLE, locomoFile } from './locomo-file';
 import type { QualityDataset } from './quality-dataset';
 import { variant } from './strategy-variant';
 
@@ -47,9 +48,19 @@ export function qualityDatasets(airlineSchema: Readonly<Record<string, unknown>>
     {
       name: 'locomo',
       file: locomo.exists ? locomo.file : undefined,
-      skipped: locomo.exists ? undefined : `LoCoMo not found at ${locomo.file} (set ${LOCOMO_PATH_VARIABLE}); it is licensed for non-commercial use only and never bundled`,
+      skipped: locomo.exists
+        ? undefined
+        : `LoCoMo not found at ${locomo.file} (set ${LOCOMO_PATH_VARIABLE}); it is licensed for non-commercial use ` +
+          `only and never bundled`,
       ceilings: [2000, 4000, 8000, 16000],
-      variants: [slidingWindow, summarization, variant('summarization (threshold 4, batch 2)', SUMMARIZATION_ID, { threshold: 4, batchTurns: 2 }), toolOutputCache, recall, summarizationRecall],
+      variants: [
+        slidingWindow,
+        summarization,
+        variant('summarization (threshold 4, batch 2)', SUMMARIZATION_ID, { threshold: 4, batchTurns: 2 }),
+        toolOutputCache,
+        recall,
+        summarizationRecall,
+      ],
       finalCompose: true,
       notes: ['entity extraction is not measured on LoCoMo: there is no state schema for open-domain chat'],
     },

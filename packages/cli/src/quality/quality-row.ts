@@ -14,20 +14,28 @@ export interface QualityRow {
   factsPresent: number;
   /** Share of checked facts present (strict presence); null without facts or when not measured. */
   share: number | null;
-  /** `share` over the sliding window's share at the same data set and ceiling; null when either is missing or the baseline is 0. */
+  /**
+   * `share` over the sliding window's share at the same data set and ceiling; null when either is missing or the
+   * baseline is 0.
+   */
   ratioToSlidingWindow: number | null;
   /** Facts not present whose tool output the payload still names by cache ref (one expansion away). */
   factsRecoverable: number;
   /** Mean tokens of the payloads sent (the same counter for every strategy); thrown calls excluded. */
   meanTokens: number;
-  /** Mean of payload tokens / `stats.budget.available` over the payloads where history was reduced; null when none was. */
+  /**
+   * Mean of payload tokens / `stats.budget.available` over the payloads where history was reduced; null when none was.
+   */
   meanUtilisation: number | null;
   reducedPayloads: number;
   /** Calls that threw, by error code. */
   errors: Record<string, number>;
   /** Wall-clock seconds the replay took (background work awaited included). */
   seconds: number;
-  /** Set when the variant could not be measured at all (its config was rejected, ...), with the error's message in `detail`. */
+  /**
+   * Set when the variant could not be measured at all (its config was rejected, ...), with the error's message in
+   * `detail`.
+   */
   notMeasured?: string;
   detail?: string;
 }

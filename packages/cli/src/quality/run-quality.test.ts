@@ -1,8 +1,10 @@
+import * as path from 'node:path';
+
 import type { ChatMessage } from '@ctxkit/core';
+
+import { bundledConversationsDir } from '../lab/bundled-transcripts';
 import type { CallObservation } from '../lab/call-observation';
 import { readTranscript } from '../lab/read-transcript';
-import { bundledConversationsDir } from '../lab/bundled-transcripts';
-import * as path from 'node:path';
 import { readPayloadFacts } from './fact-presence';
 import { goldActionFacts } from './gold-action-facts';
 import { BASELINE_LABEL } from './quality-datasets';
@@ -10,17 +12,21 @@ import { qualityRow } from './quality-row';
 import { runQuality } from './run-quality';
 import { toolCallFacts } from './tool-call-facts';
 
-describe('runQuality with config keys over a strategy\'s variants', () => {
+describe("runQuality with config keys over a strategy's variants", () => {
   it('runs every variant of the strategy named with them, and only those', async () => {
     const slice = { dataset: ['tau-bench'], ceiling: [4000], limit: 6, strategy: ['sliding window', 'summarization'] };
     const shares = async (config?: Record<string, Record<string, unknown>>) =>
-      Object.fromEntries((await runQuality({ ...slice, config })).rows.map((row) => [row.strategy, [row.factsPresent, row.meanTokens]]));
+      Object.fromEntries(
+        (await runQuality({ ...slice, config })).rows.map((row) => [row.strategy, [row.factsPresent, row.meanTokens]]),
+      );
     const plain = await shares({ 'std-sliding-window-strategy': { cutBackRatio: 1, keepFirstShare: 0 } });
     const cut = await shares({ 'std-sliding-window-strategy': { cutBackRatio: 0.3, keepFirstShare: 0 } });
     // A window cut back to 30% of the room in one go sends fewer tokens per payload on average.
     expect(cut['sliding window']![1]).toBeLessThan(plain['sliding window']![1]!);
     expect(cut['summarization']).toEqual(plain['summarization']);
-    await expect(runQuality({ ...slice, config: { 'no-such-strategy': {} } })).rejects.toMatchObject({ code: 'CTXKIT_PLUGIN_NOT_FOUND' });
+    await expect(runQuality({ ...slice, config: { 'no-such-strategy': {} } })).rejects.toMatchObject({
+      code: 'CTXKIT_PLUGIN_NOT_FOUND',
+    });
   }, 240_000);
 });
 
@@ -32,7 +38,9 @@ describe('runQuality on a slice of tau-bench', () => {
 
   it('measures every variant at the ceiling, with the sliding window as the baseline', () => {
     const labels = result.rows.map((row) => row.strategy);
-    expect(labels).toEqual(expect.arrayContaining([BASELINE_LABEL, 'summarization', 'entity extraction', 'tool-output cache']));
+    expect(labels).toEqual(
+      expect.arrayContaining([BASELINE_LABEL, 'summarization', 'entity extraction', 'tool-output cache']),
+    );
     for (const row of result.rows) {
       expect(row.dataset).toBe('tau-bench');
       expect(row.ceiling).toBe(2000);
@@ -68,7 +76,9 @@ describe('runQuality on a slice of tau-bench', () => {
 
 describe('needed facts', () => {
   it('tau-bench: each gold-action argument is needed just before the first call of its function', async () => {
-    const [record] = await readTranscript(path.join(bundledConversationsDir(), 'tau-bench-airline.jsonl'), { limit: 1 });
+    const [record] = await readTranscript(path.join(bundledConversationsDir(), 'tau-bench-airline.jsonl'), {
+      limit: 1,
+    });
     const facts = goldActionFacts(record!);
     expect(facts.length).toBeGreaterThan(0);
     for (const fact of facts) {
@@ -76,7 +86,9 @@ describe('needed facts', () => {
       const message = record!.messages[fact.neededAt]!;
       expect(message.role).toBe('assistant');
       expect(message.role === 'assistant' && message.tool_calls?.some((call) => call.function.name === fn)).toBe(true);
-      const earlier = record!.messages.slice(0, fact.neededAt).some((m) => m.role === 'assistant' && m.tool_calls?.some((call) => call.function.name === fn));
+      const earlier = record!.messages
+        .slice(0, fact.neededAt)
+        .some((m) => m.role === 'assistant' && m.tool_calls?.some((call) => call.function.name === fn));
       expect(earlier).toBe(false);
       expect(Math.max(...fact.evidence)).toBeLessThan(fact.neededAt);
     }
@@ -92,8 +104,22 @@ describe('needed facts', () => {
       { role: 'system', content: 'You fix bugs.' },
       { role: 'user', content: 'Fix the crash in /repo/src/main.c' },
       call('a', { command: 'view', path: '/repo/src/main.c' }),
-      { role: 'tool', tool_call_id: 'a', content: 'Here is /repo/src/main.c:\n    41\tint parse_tuple(ast_t* ast)\n    42\t{' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'b', type: 'function', function: { name: 'execute_bash', arguments: '{"command":"ls /repo/src/lib"}' } }] },
+      {
+        role: 'tool',
+        tool_call_id: 'a',
+        content: 'Here is /repo/src/main.c:\n    41\tint parse_tuple(ast_t* ast)\n    42\t{',
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'b',
+            type: 'function',
+            function: { name: 'execute_bash', arguments: '{"command":"ls /repo/src/lib"}' },
+          },
+        ],
+      },
       { role: 'tool', tool_call_id: 'b', content: 'tuple_helpers.c\nREADME' },
       call('c', { command: 'view', path: '/repo/src/main.c', view_range: [41, 42] }),
       { role: 'tool', tool_call_id: 'c', content: '    41\tint parse_tuple(ast_t* ast)' },
@@ -110,10 +136,18 @@ describe('needed facts', () => {
 
   it('normalised facts ignore case, punctuation and spacing; verbatim facts do not', () => {
     const payload = readPayloadFacts([{ role: 'user', content: 'Ben:  She went to   the Museum, on 7 May, 2023!' }]);
-    expect(payload.holds({ question: 'q', answer: 'the museum', neededAt: 1, match: 'normalised', evidence: [] })).toBe(true);
-    expect(payload.holds({ question: 'q', answer: '7 May 2023', neededAt: 1, match: 'normalised', evidence: [] })).toBe(true);
-    expect(payload.holds({ question: 'q', answer: '7 May 2023', neededAt: 1, match: 'verbatim', evidence: [] })).toBe(false);
-    expect(payload.holds({ question: 'q', answer: 'the zoo', neededAt: 1, match: 'normalised', evidence: [] })).toBe(false);
+    expect(payload.holds({ question: 'q', answer: 'the museum', neededAt: 1, match: 'normalised', evidence: [] })).toBe(
+      true,
+    );
+    expect(payload.holds({ question: 'q', answer: '7 May 2023', neededAt: 1, match: 'normalised', evidence: [] })).toBe(
+      true,
+    );
+    expect(payload.holds({ question: 'q', answer: '7 May 2023', neededAt: 1, match: 'verbatim', evidence: [] })).toBe(
+      false,
+    );
+    expect(payload.holds({ question: 'q', answer: 'the zoo', neededAt: 1, match: 'normalised', evidence: [] })).toBe(
+      false,
+    );
   });
 });
 
@@ -149,7 +183,13 @@ describe('qualityRow', () => {
     const row = qualityRow({ dataset: 'd', ceiling: 1000, strategy: 's', pluginId: 'p', conversations: 1 }, [
       observation({}),
       observation({ sentTokens: 450, reduced: false }),
-      observation({ sentTokens: 0, available: 0, reduced: false, factsPresent: 0, error: { code: 'CTXKIT_BUDGET_EXCEEDED', message: 'too big' } }),
+      observation({
+        sentTokens: 0,
+        available: 0,
+        reduced: false,
+        factsPresent: 0,
+        error: { code: 'CTXKIT_BUDGET_EXCEEDED', message: 'too big' },
+      }),
     ]);
     expect(row.factsChecked).toBe(6);
     expect(row.factsPresent).toBe(4);

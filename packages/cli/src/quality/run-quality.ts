@@ -1,6 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createContextRuntime, createTokenCounter, CtxkitError, ErrorCodes, MemoryContextStore, PluginNotFoundError, type AgentHandle } from '@ctxkit/core';
+
+import {
+  type AgentHandle,
+  createContextRuntime,
+  createTokenCounter,
+  CtxkitError,
+  ErrorCodes,
+  MemoryContextStore,
+  PluginNotFoundError,
+} from '@ctxkit/core';
+
 import type { CallObservation } from '../lab/call-observation';
 import { readTranscript } from '../lab/read-transcript';
 import { replayConversation, replaySchedule } from '../lab/replay-conversation';
@@ -10,7 +20,7 @@ import { mergeConfig } from '../lab/sweep-grid';
 import type { TranscriptRecord } from '../lab/transcript-record';
 import type { QualityDataset } from './quality-dataset';
 import { BASELINE_LABEL, ENTITY_EXTRACTION_ID, qualityDatasets } from './quality-datasets';
-import { notMeasuredRow, qualityRow, type QualityRow } from './quality-row';
+import { notMeasuredRow, type QualityRow, qualityRow } from './quality-row';
 import { withSlidingWindowRatios } from './sliding-window-ratios';
 import type { StrategyVariant } from './strategy-variant';
 
@@ -29,7 +39,10 @@ export interface QualityOptions {
   limit?: number;
   /** Strategy plugin directories to discover, beside the installed ones. */
   pluginDir?: string[];
-  /** Config keys per plugin id, over each of its variants' (`--config <id>=<json>`): a strategy's facts in another configuration. */
+  /**
+   * Config keys per plugin id, over each of its variants' (`--config <id>=<json>`): a strategy's facts in another
+   * configuration.
+   */
   config?: Record<string, Record<string, unknown>>;
   /** Progress: the number of payloads composed in all, then one call per payload. */
   onStart?(totalCalls: number): void;
@@ -60,7 +73,12 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
   const meta = counter.meta();
   const installed = runtime.listPlugins();
   const entityPlugin = installed.find((plugin) => plugin.id === ENTITY_EXTRACTION_ID);
-  const airlineSchema = entityPlugin?.directory ? (JSON.parse(fs.readFileSync(path.join(entityPlugin.directory, AIRLINE_SCHEMA), 'utf8')) as Record<string, unknown>) : {};
+  const airlineSchema = entityPlugin?.directory
+    ? (JSON.parse(fs.readFileSync(path.join(entityPlugin.directory, AIRLINE_SCHEMA), 'utf8')) as Record<
+        string,
+        unknown
+      >)
+    : {};
   const all = qualityDatasets(airlineSchema);
   const known = [...new Set(all.flatMap((dataset) => dataset.variants.flatMap((v) => [v.label, v.pluginId])))];
   const unknown = options.strategy?.find((name) => !known.some((id) => id === name || id.startsWith(name)));
@@ -68,11 +86,17 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
   const wanted = all.filter((dataset) => !options.dataset?.length || options.dataset.includes(dataset.name));
   const overrides = options.config ?? {};
   const unknownId = Object.keys(overrides).find((id) => !installed.some((plugin) => plugin.id === id));
-  if (unknownId !== undefined) throw new PluginNotFoundError(unknownId, installed.map((plugin) => plugin.id).sort(), '--config');
+  if (unknownId !== undefined)
+    throw new PluginNotFoundError(unknownId, installed.map((plugin) => plugin.id).sort(), '--config');
 
   const skipped: QualityResult['skipped'] = [];
   const notes: string[] = [];
-  const plan: Array<{ dataset: QualityDataset; records: TranscriptRecord[]; ceilings: number[]; variants: StrategyVariant[] }> = [];
+  const plan: Array<{
+    dataset: QualityDataset;
+    records: TranscriptRecord[];
+    ceilings: number[];
+    variants: StrategyVariant[];
+  }> = [];
   let totalCalls = 0;
   for (const dataset of wanted) {
     if (!dataset.file) {
@@ -80,10 +104,17 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
       continue;
     }
     const ceilings = options.ceiling?.length ? options.ceiling : dataset.ceilings;
-    const variants = dataset.variants.filter((v) => !options.strategy?.length || options.strategy.some((name) => v.label === name || v.pluginId.startsWith(name)));
+    const variants = dataset.variants.filter(
+      (v) =>
+        !options.strategy?.length || options.strategy.some((name) => v.label === name || v.pluginId.startsWith(name)),
+    );
     if (variants.length === 0) continue;
     const records = await readTranscript(dataset.file, { limit: options.limit });
-    const calls = records.reduce((sum, record) => sum + replaySchedule(record, dataset.finalCompose).filter((point) => point.kind === 'compose').length, 0);
+    const calls = records.reduce(
+      (sum, record) =>
+        sum + replaySchedule(record, dataset.finalCompose).filter((point) => point.kind === 'compose').length,
+      0,
+    );
     totalCalls += calls * ceilings.length * variants.length;
     notes.push(...dataset.notes);
     plan.push({ dataset, records, ceilings, variants });
@@ -94,20 +125,41 @@ export async function runQuality(options: QualityOptions = {}): Promise<QualityR
   for (const { dataset, records, ceilings, variants } of plan) {
     for (const ceiling of ceilings) {
       for (const strategy of variants) {
-        const key = { dataset: dataset.name, ceiling, strategy: strategy.label, pluginId: strategy.pluginId, conversations: records.length };
+        const key = {
+          dataset: dataset.name,
+          ceiling,
+          strategy: strategy.label,
+          pluginId: strategy.pluginId,
+          conversations: records.length,
+        };
         const label = `${dataset.name} · ${ceiling} · ${strategy.label}`;
         let agent: AgentHandle;
         try {
           // A store of its own per variant: two variants of one plugin (with and without recall, lean or not)
           // would otherwise read each other's state, kept under the same agent and session ids.
-          agent = await runtime.loadAgent({ id: `quality-${strategy.pluginId}`.slice(0, 64), contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: mergeConfig(strategy.config(ceiling), overrides[strategy.pluginId] ?? {}) } }, { store: new MemoryContextStore() });
+          agent = await runtime.loadAgent(
+            {
+              id: `quality-${strategy.pluginId}`.slice(0, 64),
+              contextStrategy: {
+                type: 'plugin',
+                pluginId: strategy.pluginId,
+                config: mergeConfig(strategy.config(ceiling), overrides[strategy.pluginId] ?? {}),
+              },
+            },
+            { store: new MemoryContextStore() },
+          );
         } catch (error) {
           if (!CtxkitError.isInstance(error)) throw error;
-          const reason = error.code === ErrorCodes.CONFIG_INVALID ? 'n/a (config not yet supported)' : `n/a (${error.code})`;
+          const reason =
+            error.code === ErrorCodes.CONFIG_INVALID ? 'n/a (config not yet supported)' : `n/a (${error.code})`;
           const row = notMeasuredRow(key, reason, error.message);
           rows.push(row);
           options.onRow?.(row);
-          const skippedCalls = records.reduce((sum, record) => sum + replaySchedule(record, dataset.finalCompose).filter((point) => point.kind === 'compose').length, 0);
+          const skippedCalls = records.reduce(
+            (sum, record) =>
+              sum + replaySchedule(record, dataset.finalCompose).filter((point) => point.kind === 'compose').length,
+            0,
+          );
           for (let call = 0; call < skippedCalls; call++) options.onCall?.(label);
           continue;
         }

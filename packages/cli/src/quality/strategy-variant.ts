@@ -8,6 +8,10 @@ export interface StrategyVariant {
 }
 
 /** A variant whose config is the ceiling plus fixed keys. */
-export function variant(label: string, pluginId: string, extra: Readonly<Record<string, unknown>> = {}): StrategyVariant {
+export function variant(
+  label: string,
+  pluginId: string,
+  extra: Readonly<Record<string, unknown>> = {},
+): StrategyVariant {
   return { label, pluginId, config: (ceiling) => ({ maxContextTokens: ceiling, reserveOutputTokens: 0, ...extra }) };
 }

@@ -1,12 +1,14 @@
 import { type ChatMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
 import type { TranscriptRecord } from '../lab/transcript-record';
 import type { NeededFact } from './needed-fact';
 
 /** A path-like token: segments of word characters, dots and dashes, with at least one `/` or a file extension. */
 const PATH_TOKEN = /(?:\.{0,2}\/)?[\w.-]+(?:\/[\w.-]+)+|[\w-]+\.[A-Za-z]\w{0,9}\b/g;
 /** A line of an argument string that reads like an error message. */
-const ERROR_WORDS = /\b(?:error|fatal|failed|failure|undefined reference|no such file|not found|cannot|segmentation fault|exception)\b/i;
+const ERROR_WORDS =
+  /\b(?:error|fatal|failed|failure|undefined reference|no such file|not found|cannot|segmentation fault|exception)\b/i;
 /** Shortest answer kept: shorter strings occur everywhere and prove nothing. */
 const MIN_ANSWER = 4;
 const MAX_LINE_ANSWER = 120;
@@ -53,12 +55,19 @@ export function toolCallFacts(record: TranscriptRecord): NeededFact[] {
           add(`${call.function.name}: path ${token}`, knownPathSuffix(token, texts, index));
         }
         for (const line of value.split('\n')) {
-          const trimmed = line.trim().replace(/^["'`]+|["'`]+$/g, '').trim();
+          const trimmed = line
+            .trim()
+            .replace(/^["'`]+|["'`]+$/g, '')
+            .trim();
           if (ERROR_WORDS.test(trimmed)) add(`${call.function.name}: error text`, trimmed);
         }
       }
-      const file = args && typeof args === 'object' && typeof (args as Record<string, unknown>).path === 'string' ? ((args as Record<string, unknown>).path as string) : undefined;
-      const sameFile = (output: number): boolean => file === undefined || texts[output]!.includes(file) || (callOf.get(output) ?? '').includes(file);
+      const file =
+        args && typeof args === 'object' && typeof (args as Record<string, unknown>).path === 'string'
+          ? ((args as Record<string, unknown>).path as string)
+          : undefined;
+      const sameFile = (output: number): boolean =>
+        file === undefined || texts[output]!.includes(file) || (callOf.get(output) ?? '').includes(file);
       for (const line of lineNumbers(args, strings)) {
         add(`${call.function.name}: line ${line}`, lineShowing(line, texts, record.messages, index, sameFile));
       }
@@ -110,8 +119,10 @@ function lineNumbers(args: unknown, strings: readonly string[]): number[] {
   if (args && typeof args === 'object' && !Array.isArray(args)) {
     const record = args as Record<string, unknown>;
     const range = record.view_range;
-    if (Array.isArray(range)) for (const value of range) if (Number.isInteger(value) && (value as number) > 0) found.add(value as number);
-    if (Number.isInteger(record.insert_line) && (record.insert_line as number) > 0) found.add(record.insert_line as number);
+    if (Array.isArray(range))
+      for (const value of range) if (Number.isInteger(value) && (value as number) > 0) found.add(value as number);
+    if (Number.isInteger(record.insert_line) && (record.insert_line as number) > 0)
+      found.add(record.insert_line as number);
   }
   for (const value of strings) {
     for (const match of value.matchAll(/\bline (\d{1,6})\b|\w:(\d{1,6})\b/g)) {
@@ -129,7 +140,10 @@ function callArgumentsOfResults(messages: readonly ChatMessage[]): Map<number, s
     if (message.role !== 'tool') return;
     for (let back = index - 1; back >= 0; back--) {
       const earlier = messages[back]!;
-      const call = earlier.role === 'assistant' ? earlier.tool_calls?.find((candidate) => candidate.id === message.tool_call_id) : undefined;
+      const call =
+        earlier.role === 'assistant'
+          ? earlier.tool_calls?.find((candidate) => candidate.id === message.tool_call_id)
+          : undefined;
       if (call) {
         result.set(index, call.function.arguments);
         return;
@@ -143,7 +157,13 @@ function callArgumentsOfResults(messages: readonly ChatMessage[]): Map<number, s
  * The trimmed text of the first tool-output line before `before` that shows `line` as a line
  * number, in an output about the same file (`sameFile`: the call named a path).
  */
-function lineShowing(line: number, texts: readonly string[], messages: readonly ChatMessage[], before: number, sameFile: (index: number) => boolean): string | undefined {
+function lineShowing(
+  line: number,
+  texts: readonly string[],
+  messages: readonly ChatMessage[],
+  before: number,
+  sameFile: (index: number) => boolean,
+): string | undefined {
   const marker = new RegExp(`^\\s*${line}\\t|^${line}:|^[\\w./-]+:${line}:`);
   for (let index = 0; index < before; index++) {
     if (messages[index]!.role !== 'tool' || !sameFile(index)) continue;

@@ -27,20 +27,34 @@ export function factsCostPoints(rows: readonly StrategySummary[]): FactsCostPoin
   const points = rows.flatMap((row) =>
     row.factRetention === null || row.inputCostPerConversation === undefined
       ? []
-      : [{ label: row.label, strategyId: row.strategyId, cost: row.inputCostPerConversation.withCache, factsKept: row.factRetention * 100 }],
+      : [
+          {
+            label: row.label,
+            strategyId: row.strategyId,
+            cost: row.inputCostPerConversation.withCache,
+            factsKept: row.factRetention * 100,
+          },
+        ],
   );
   return points.map((point) => ({
     ...point,
-    frontier: !points.some((other) => other !== point && other.strategyId === point.strategyId && dominates(other, point)),
+    frontier: !points.some(
+      (other) => other !== point && other.strategyId === point.strategyId && dominates(other, point),
+    ),
   }));
 }
 
 /** `a` keeps at least the facts of `b` for at most its cost, and is better on one of the two. */
-function dominates(a: Pick<FactsCostPoint, 'cost' | 'factsKept'>, b: Pick<FactsCostPoint, 'cost' | 'factsKept'>): boolean {
+function dominates(
+  a: Pick<FactsCostPoint, 'cost' | 'factsKept'>,
+  b: Pick<FactsCostPoint, 'cost' | 'factsKept'>,
+): boolean {
   return a.cost <= b.cost && a.factsKept >= b.factsKept && (a.cost < b.cost || a.factsKept > b.factsKept);
 }
 
 /** The frontier points of one strategy, cheapest first (the line the chart draws through them). */
 export function frontierOf(points: readonly FactsCostPoint[], strategyId: string): FactsCostPoint[] {
-  return points.filter((point) => point.frontier && point.strategyId === strategyId).sort((a, b) => a.cost - b.cost || a.factsKept - b.factsKept);
+  return points
+    .filter((point) => point.frontier && point.strategyId === strategyId)
+    .sort((a, b) => a.cost - b.cost || a.factsKept - b.factsKept);
 }

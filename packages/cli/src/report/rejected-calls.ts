@@ -4,7 +4,10 @@ import { formatNumber } from './format-number';
 /** The table's calls cell: the count, and for rejections how many and their codes. */
 export function callsCell(row: StrategySummary): string {
   if (row.rejectedCalls === 0) return formatNumber(row.calls);
-  return `${formatNumber(row.calls)} (${formatNumber(row.rejectedCalls)} rejected: ${row.rejections.map((reason) => reason.code).join(', ')})`;
+  return (
+    `${formatNumber(row.calls)} (${formatNumber(row.rejectedCalls)} ` +
+    `rejected: ${row.rejections.map((reason) => reason.code).join(', ')})`
+  );
 }
 
 /**
@@ -17,8 +20,11 @@ export function renderRejectedCalls(summaries: readonly StrategySummary[]): stri
   if (rows.length === 0) return '';
   const lines = ['Rejected calls (composePayload threw a typed error; nothing was sent):'];
   for (const row of rows) {
-    lines.push(`  ${row.dataset} · ${row.label}: ${formatNumber(row.rejectedCalls)} of ${formatNumber(row.calls)} calls`);
-    for (const reason of row.rejections) lines.push(`    ${reason.code} (${formatNumber(reason.calls)}): ${reason.message}`);
+    lines.push(
+      `  ${row.dataset} · ${row.label}: ${formatNumber(row.rejectedCalls)} of ${formatNumber(row.calls)} calls`,
+    );
+    for (const reason of row.rejections)
+      lines.push(`    ${reason.code} (${formatNumber(reason.calls)}): ${reason.message}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -14,8 +14,13 @@ export function wrapToColumns(text: string, columns = TERMINAL_COLUMNS): string 
     .map((line) => {
       const indent = /^ */.exec(line)![0];
       const continuation = indent === '' ? '' : `${indent}  `;
-      const [first = '', ...rest] = wrapAnsi(line.slice(indent.length), columns - indent.length, { hard: true, trim: true }).split('\n');
-      const tail = rest.length ? wrapAnsi(rest.join(' '), columns - continuation.length, { hard: true, trim: true }).split('\n') : [];
+      const [first = '', ...rest] = wrapAnsi(line.slice(indent.length), columns - indent.length, {
+        hard: true,
+        trim: true,
+      }).split('\n');
+      const tail = rest.length
+        ? wrapAnsi(rest.join(' '), columns - continuation.length, { hard: true, trim: true }).split('\n')
+        : [];
       return [indent + first, ...tail.map((part) => continuation + part)].join('\n');
     })
     .join('\n');

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
+
 import { findCoreTarball } from './core-tarball';
-import { findCtxkitWorkspace, type CtxkitWorkspace } from './ctxkit-workspace';
+import { type CtxkitWorkspace, findCtxkitWorkspace } from './ctxkit-workspace';
 import type { PublishedVersion, PublishedVersionLookup } from './published-version';
 
 /**
@@ -42,5 +43,10 @@ export function resolveCoreDependency(options: CoreDependencyOptions): CoreDepen
   const spec = `^${options.coreVersion}`;
   const workspace = findCtxkitWorkspace(dir);
   if (workspace) return { source: 'workspace', spec, version: options.coreVersion, workspace };
-  return { source: 'registry', spec, version: options.coreVersion, registry: options.lookUpPublishedVersion('@ctxkit/core', spec) };
+  return {
+    source: 'registry',
+    spec,
+    version: options.coreVersion,
+    registry: options.lookUpPublishedVersion('@ctxkit/core', spec),
+  };
 }

@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import { CtxkitError } from '@ctxkit/core';
+
 import { findCoreTarball } from './core-tarball';
 
 describe('findCoreTarball', () => {
@@ -24,7 +26,12 @@ describe('findCoreTarball', () => {
   }
 
   it('finds the core tarball among the others, with its version', () => {
-    touch('ctxkit-cli-0.1.0.tgz', 'ctxkit-core-0.1.0.tgz', 'ctxkit-strategy-sliding-window-0.1.0.tgz', 'ctxkit-core-extra-0.1.0.tgz');
+    touch(
+      'ctxkit-cli-0.1.0.tgz',
+      'ctxkit-core-0.1.0.tgz',
+      'ctxkit-strategy-sliding-window-0.1.0.tgz',
+      'ctxkit-core-extra-0.1.0.tgz',
+    );
     expect(findCoreTarball(tmp, '9.9.9')).toEqual({ file: path.join(tmp, 'ctxkit-core-0.1.0.tgz'), version: '0.1.0' });
   });
 
@@ -53,6 +60,8 @@ describe('findCoreTarball', () => {
   });
 
   it('refuses a directory that does not exist', () => {
-    expect(thrown(() => findCoreTarball(path.join(tmp, 'missing'), '0.1.0')).message).toContain('not a readable directory');
+    expect(thrown(() => findCoreTarball(path.join(tmp, 'missing'), '0.1.0')).message).toContain(
+      'not a readable directory',
+    );
   });
 });

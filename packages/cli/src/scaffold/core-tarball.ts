@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { CtxkitError, ErrorCodes } from '@ctxkit/core';
 
 /** The `npm pack` tarball of `@ctxkit/core` in a directory of ctxkit tarballs. */
@@ -19,7 +20,8 @@ const PACK_COMMAND = 'in a ctxkit checkout: `npm run build`, then `npm pack -w @
 /**
  * Finds `ctxkit-core-<version>.tgz` in `dir` (a directory of `npm pack` tarballs of the ctxkit
  * packages). With several versions there, the one equal to `preferredVersion` is taken.
- * @throws CtxkitError `CTXKIT_MANIFEST_NOT_FOUND` when `dir` is not a directory, holds no core tarball, or holds several and none is `preferredVersion`
+ * @throws CtxkitError `CTXKIT_MANIFEST_NOT_FOUND` when `dir` is not a directory, holds no core tarball, or holds
+ *   several and none is `preferredVersion`
  */
 export function findCoreTarball(dir: string, preferredVersion: string): CoreTarball {
   const directory = path.resolve(dir);
@@ -54,7 +56,10 @@ export function findCoreTarball(dir: string, preferredVersion: string): CoreTarb
   throw new CtxkitError({
     code: ErrorCodes.MANIFEST_NOT_FOUND,
     category: 'user',
-    message: `${directory} holds several core tarballs (${tarballs.map((tarball) => path.basename(tarball.file)).sort().join(', ')}) and none of version ${preferredVersion}.`,
+    message: `${directory} holds several core tarballs (${tarballs
+      .map((tarball) => path.basename(tarball.file))
+      .sort()
+      .join(', ')}) and none of version ${preferredVersion}.`,
     fix: 'Keep one version of the tarballs in the directory.',
     details: { dir: directory, versions: tarballs.map((tarball) => tarball.version).sort() },
   });

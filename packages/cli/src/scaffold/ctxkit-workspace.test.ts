@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import { findCtxkitWorkspace } from './ctxkit-workspace';
 
 const repo = path.resolve(__dirname, '../../../..');
@@ -28,16 +29,25 @@ describe('findCtxkitWorkspace', () => {
 
   it('finds nothing in a workspace root that does not hold @ctxkit/core', () => {
     writeJson(path.join(tmp, 'package.json'), { name: 'other', workspaces: ['packages/*'] });
-    writeJson(path.join(tmp, 'packages', 'app', 'package.json'), { name: 'app', dependencies: { '@ctxkit/core': '^0.1.0' } });
+    writeJson(path.join(tmp, 'packages', 'app', 'package.json'), {
+      name: 'app',
+      dependencies: { '@ctxkit/core': '^0.1.0' },
+    });
     expect(findCtxkitWorkspace(path.join(tmp, 'packages', 'pinned-note'))).toBeUndefined();
   });
 
   it('reads literal patterns, `*` segments and the { packages } form', () => {
-    writeJson(path.join(tmp, 'package.json'), { name: 'root', workspaces: { packages: ['./libs/ctxkit-core', 'strategies/*-plugin/'] } });
+    writeJson(path.join(tmp, 'package.json'), {
+      name: 'root',
+      workspaces: { packages: ['./libs/ctxkit-core', 'strategies/*-plugin/'] },
+    });
     writeJson(path.join(tmp, 'libs', 'ctxkit-core', 'package.json'), { name: '@ctxkit/core' });
     expect(findCtxkitWorkspace(path.join(tmp, 'strategies', 'pinned-plugin'))).toEqual({ root: tmp, member: true });
     expect(findCtxkitWorkspace(path.join(tmp, 'strategies', 'pinned'))).toEqual({ root: tmp, member: false });
-    expect(findCtxkitWorkspace(path.join(tmp, 'strategies', 'deep', 'pinned-plugin'))).toEqual({ root: tmp, member: false });
+    expect(findCtxkitWorkspace(path.join(tmp, 'strategies', 'deep', 'pinned-plugin'))).toEqual({
+      root: tmp,
+      member: false,
+    });
   });
 
   it('stops at the nearest workspace root', () => {

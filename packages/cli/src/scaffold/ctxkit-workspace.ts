@@ -54,7 +54,11 @@ function workspaceDirs(root: string, patterns: readonly string[]): string[] {
     let candidates = [root];
     for (const part of segments(pattern)) {
       candidates = part.includes('*')
-        ? candidates.flatMap((base) => subdirectories(base).filter((name) => matchesPattern(name, part)).map((name) => path.join(base, name)))
+        ? candidates.flatMap((base) =>
+            subdirectories(base)
+              .filter((name) => matchesPattern(name, part))
+              .map((name) => path.join(base, name)),
+          )
         : candidates.map((base) => path.join(base, part));
     }
     dirs.push(...candidates);
@@ -64,7 +68,10 @@ function workspaceDirs(root: string, patterns: readonly string[]): string[] {
 
 function subdirectories(dir: string): string[] {
   try {
-    return fs.readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
   } catch {
     return [];
   }
@@ -81,7 +88,9 @@ export function findCtxkitWorkspace(dir: string): CtxkitWorkspace | undefined {
     const manifest = readManifest(current);
     const patterns = manifest ? workspacePatterns(manifest) : [];
     if (patterns.length > 0) {
-      const holdsCore = workspaceDirs(current, patterns).some((workspace) => readManifest(workspace)?.name === '@ctxkit/core');
+      const holdsCore = workspaceDirs(current, patterns).some(
+        (workspace) => readManifest(workspace)?.name === '@ctxkit/core',
+      );
       if (!holdsCore) return undefined;
       const relative = path.relative(current, target);
       return { root: current, member: patterns.some((pattern) => matchesPattern(relative, pattern)) };

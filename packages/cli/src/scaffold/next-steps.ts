@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+
 import type { CoreDependency } from './core-dependency';
 
 /** Where the package went and what it depends on: what {@link nextSteps} needs. */
@@ -47,7 +48,8 @@ export function nextSteps(input: NextStepsInput): string {
         ]);
       }
       return block(
-        `Next (its dependencies resolve from ${path.join(root, 'node_modules')}; to install it as a workspace, add its directory to the workspaces of ${path.join(root, 'package.json')}):`,
+        `Next (its dependencies resolve from ${path.join(root, 'node_modules')}; to install it as a workspace, add ` +
+          `its directory to the workspaces of ${path.join(root, 'package.json')}):`,
         [...inDir, TEST, BUILD],
       );
     }
@@ -59,18 +61,23 @@ export function nextSteps(input: NextStepsInput): string {
       const fromTarball = `npm install <dir>/ctxkit-core-${core.version}.tgz`;
       if (registry.published === false) {
         return (
-          `@ctxkit/core@${core.spec} is not on the npm registry (${registry.summary}): \`npm install\` cannot resolve this package's dependencies from there.\n` +
-          block('Next, with @ctxkit/core from a tarball (or scaffold with --from-tarballs <dir>, which writes that dependency):', [
-            ...inDir,
-            `${fromTarball}   # ${TARBALL_HOWTO}`,
-            TEST,
-            BUILD,
-          ])
+          `@ctxkit/core@${core.spec} is not on the npm registry (${registry.summary}): \`npm install\` cannot ` +
+          `resolve this package's dependencies from there.\n` +
+          block(
+            'Next, with @ctxkit/core from a tarball (or scaffold with --from-tarballs <dir>, which writes that ' +
+              'dependency):',
+            [...inDir, `${fromTarball}   # ${TARBALL_HOWTO}`, TEST, BUILD],
+          )
         );
       }
       return (
         `Could not ask the npm registry for @ctxkit/core@${core.spec} (${registry.reason}).\n` +
-        block('Next:', [...inDir, `npm install     # only if @ctxkit/core@${core.spec} is published on your registry`, TEST, BUILD]) +
+        block('Next:', [
+          ...inDir,
+          `npm install     # only if @ctxkit/core@${core.spec} is published on your registry`,
+          TEST,
+          BUILD,
+        ]) +
         `If it is not, install it from a tarball instead of \`npm install\`: ${fromTarball} (${TARBALL_HOWTO}).\n`
       );
     }

@@ -4,7 +4,9 @@ import { spawnSync } from 'node:child_process';
 export type PublishedVersion =
   /** A version in the range is published: `npm install` can resolve it. */
   | { published: true; version: string }
-  /** The registry answered that nothing in the range is published (`summary` is npm's own line, naming the registry). */
+  /**
+   * The registry answered that nothing in the range is published (`summary` is npm's own line, naming the registry).
+   */
   | { published: false; summary: string }
   /** The registry could not be asked (offline, npm missing, a timeout): `reason` says why. */
   | { published: undefined; reason: string };
@@ -36,8 +38,10 @@ export function readNpmViewAnswer(status: number | null, stdout: string, stderr:
     return { published: false, summary: 'no version in the range is published' };
   }
   const error = (parsed as NpmViewError | undefined)?.error;
-  if (error?.code === 'E404') return { published: false, summary: typeof error.summary === 'string' ? error.summary : 'not found' };
-  const firstProblem = stderr.split('\n').find((line) => line.startsWith('npm error')) ?? `npm view exited with ${String(status)}`;
+  if (error?.code === 'E404')
+    return { published: false, summary: typeof error.summary === 'string' ? error.summary : 'not found' };
+  const firstProblem =
+    stderr.split('\n').find((line) => line.startsWith('npm error')) ?? `npm view exited with ${String(status)}`;
   return { published: undefined, reason: typeof error?.summary === 'string' ? error.summary : firstProblem.trim() };
 }
 

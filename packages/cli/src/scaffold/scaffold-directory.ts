@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { CtxkitError, ErrorCodes } from '@ctxkit/core';
 
 /**

@@ -55,6 +55,15 @@ export function strategyNames(name: string, pluginId?: string): StrategyNames {
     });
   }
   const id = checkPluginId(pluginId ?? `${kebab}-strategy`);
-  const pascal = kebab.split('-').map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');
-  return { kebab, pascal, camel: pascal[0]!.toLowerCase() + pascal.slice(1), pluginId: id, packageName: `ctxkit-strategy-${kebab}` };
+  const pascal = kebab
+    .split('-')
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('');
+  return {
+    kebab,
+    pascal,
+    camel: pascal[0]!.toLowerCase() + pascal.slice(1),
+    pluginId: id,
+    packageName: `ctxkit-strategy-${kebab}`,
+  };
 }

@@ -66,11 +66,38 @@ export function strategyTemplate(names: StrategyNames, core: TemplateCoreDepende
           type: 'object',
           additionalProperties: false,
           properties: {
-            model: { type: 'string', minLength: 1, default: 'gpt-4o', description: 'Model for token counting and, without maxContextTokens, the context window.' },
-            maxContextTokens: { type: ['integer', 'null'], minimum: 1, default: null, description: "Ceiling of payload + output; null uses the model's window." },
-            reserveOutputTokens: { type: ['integer', 'null'], minimum: 0, default: null, description: 'Tokens kept for the answer; null reserves min(4096, ceiling / 8).' },
-            safetyMarginRatio: { type: 'number', minimum: 0, exclusiveMaximum: 1, default: 0.1, description: 'Share of the ceiling kept free.' },
-            note: { type: ['string', 'null'], default: null, description: 'A note pinned right after the system prompt (a memory block; shortened before the newest user message loses its room).' },
+            model: {
+              type: 'string',
+              minLength: 1,
+              default: 'gpt-4o',
+              description: 'Model for token counting and, without maxContextTokens, the context window.',
+            },
+            maxContextTokens: {
+              type: ['integer', 'null'],
+              minimum: 1,
+              default: null,
+              description: "Ceiling of payload + output; null uses the model's window.",
+            },
+            reserveOutputTokens: {
+              type: ['integer', 'null'],
+              minimum: 0,
+              default: null,
+              description: 'Tokens kept for the answer; null reserves min(4096, ceiling / 8).',
+            },
+            safetyMarginRatio: {
+              type: 'number',
+              minimum: 0,
+              exclusiveMaximum: 1,
+              default: 0.1,
+              description: 'Share of the ceiling kept free.',
+            },
+            note: {
+              type: ['string', 'null'],
+              default: null,
+              description:
+                'A note pinned right after the system prompt (a memory block; shortened before the newest user ' +
+                'message loses its room).',
+            },
           },
         },
       }),
@@ -132,7 +159,9 @@ export const ${constant(pascal)}_DEFAULTS: ${pascal}Config = {
     },
     {
       path: `src/${kebab}-strategy.ts`,
-      text: `import { type ChatMessage, type ComposeOptions, type IContextManager, type LLMPayload, type StrategyContext, type ToolDefinition } from '@ctxkit/core';
+      text:
+        `import { type ChatMessage, type ComposeOptions, type IContextManager, type LLMPayload, type ` +
+        `StrategyContext, type ToolDefinition } from '@ctxkit/core';
 import { assertHistoryShape, budgetFromConfig, PayloadComposer } from '@ctxkit/core/strategy-kit';
 import type { ${pascal}Config } from './${kebab}-config';
 
@@ -157,10 +186,12 @@ export class ${pascal}Strategy implements IContextManager {
   ) {
     // The model's window from the registry, capped by maxContextTokens, less the output reservation and margin.
     const budget = budgetFromConfig(config, config.model, context.models);
-    this.composer = new PayloadComposer({ owner: context, model: config.model, counter: context.counter, budget: () => budget });
+    this.composer = new PayloadComposer({ owner: context, model: config.model, counter: context.counter, budget: ` +
+        `() => budget });
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options: ComposeOptions = {}): Promise<LLMPayload> {
+  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, ` +
+        `options: ComposeOptions = {}): Promise<LLMPayload> {
     assertHistoryShape(history); // unknown roles and malformed messages: a typed CTXKIT_HISTORY_INVALID
     const { payload } = this.composer.compose({
       systemPrompt,
@@ -197,7 +228,8 @@ export type { ${pascal}Config } from './${kebab}-config';
     },
     {
       path: `src/${kebab}-strategy.test.ts`,
-      text: `import { createConformanceContext } from '@ctxkit/core/testing';
+      text:
+        `import { createConformanceContext } from '@ctxkit/core/testing';
 import { createStrategy } from './index';
 
 describe('${pascal}Strategy', () => {
@@ -206,7 +238,8 @@ describe('${pascal}Strategy', () => {
       const { context } = createConformanceContext('unit-test');
       const strategy = await createStrategy({ maxContextTokens: 4096, note: 'Always answer in French.' }, context);
       const payload = await strategy.composePayload('You are helpful.', [{ role: 'user', content: 'Hello' }], []);
-      expect(payload.messages.map((message) => message.content)).toEqual(['You are helpful.', 'Always answer in French.', 'Hello']);
+      expect(payload.messages.map((message) => message.content)).toEqual(['You are helpful.', 'Always answer in ` +
+        `French.', 'Hello']);
       expect(payload.stats.sections.memory).toBeGreaterThan(0);
     });
   });
@@ -215,7 +248,8 @@ describe('${pascal}Strategy', () => {
     },
     {
       path: 'src/conformance.test.ts',
-      text: `import * as path from 'node:path';
+      text:
+        `import * as path from 'node:path';
 import { runConformance } from '@ctxkit/core/testing';
 import { createStrategy } from './index';
 
@@ -223,7 +257,8 @@ import { createStrategy } from './index';
 // nothing silently lost, pins, determinism, on generated, hostile and real conversations. The plugin
 // as a host loads it: plugin.json validated, each case's config validated by its configSchema with
 // the defaults applied; the factory from the sources (without \`factory\`, the built entry).
-runConformance('${pluginId}', { plugin: path.join(__dirname, '..'), factory: createStrategy, config: { note: 'Pinned: be concise.' } });
+runConformance('${pluginId}', { plugin: path.join(__dirname, '..'), factory: createStrategy, config: { note: ` +
+        `'Pinned: be concise.' } });
 `,
     },
     {

@@ -1,4 +1,5 @@
 import os from 'node:os';
+
 import {
   estimateKvCacheBytes,
   estimateModelBytes,
@@ -61,7 +62,10 @@ describe('recommendContextWindow', () => {
     });
 
     it('takes 50% of the automatic window for speed', () => {
-      expect(recommendContextWindow({ ...machine, preset: 'speed' })).toMatchObject({ contextWindow: 8192, preset: 'speed' });
+      expect(recommendContextWindow({ ...machine, preset: 'speed' })).toMatchObject({
+        contextWindow: 8192,
+        preset: 'speed',
+      });
     });
 
     it('takes 150% of the automatic window for quality when memory allows', () => {
@@ -73,19 +77,34 @@ describe('recommendContextWindow', () => {
     });
 
     it('caps quality by memory, rounded down to a multiple of 1024, and says so', () => {
-      const result = recommendContextWindow({ modelParamsBillions: 8, totalMemoryBytes: 12 * GIB, freeMemoryBytes: 12 * GIB, preset: 'quality' });
+      const result = recommendContextWindow({
+        modelParamsBillions: 8,
+        totalMemoryBytes: 12 * GIB,
+        freeMemoryBytes: 12 * GIB,
+        preset: 'quality',
+      });
       expect(result.contextWindow).toBe(19456);
       expect(result.kvCacheBytes).toBeLessThanOrEqual(result.memoryBudgetBytes - result.modelBytes);
       expect(result.warnings).toEqual([expect.stringContaining('24576')]);
     });
 
     it('keeps the window within the model limit', () => {
-      const result = recommendContextWindow({ modelParamsBillions: 8, totalMemoryBytes: 256 * GIB, freeMemoryBytes: 250 * GIB, maxContextWindow: 32768, preset: 'quality' });
+      const result = recommendContextWindow({
+        modelParamsBillions: 8,
+        totalMemoryBytes: 256 * GIB,
+        freeMemoryBytes: 250 * GIB,
+        maxContextWindow: 32768,
+        preset: 'quality',
+      });
       expect(result.contextWindow).toBe(32768);
     });
 
     it('uses free memory when it is less than the total minus the reserve', () => {
-      const result = recommendContextWindow({ modelParamsBillions: 8, totalMemoryBytes: 64 * GIB, freeMemoryBytes: 6 * GIB });
+      const result = recommendContextWindow({
+        modelParamsBillions: 8,
+        totalMemoryBytes: 64 * GIB,
+        freeMemoryBytes: 6 * GIB,
+      });
       expect(result.memoryBudgetBytes).toBe(6 * GIB);
       expect(result.contextWindow).toBe(4096);
     });
@@ -94,7 +113,12 @@ describe('recommendContextWindow', () => {
   describe('#requested', () => {
     it('keeps a requested window that fits, without warnings', () => {
       expect(
-        recommendContextWindow({ modelParamsBillions: 8, totalMemoryBytes: 32 * GIB, freeMemoryBytes: 30 * GIB, requested: 16384 }),
+        recommendContextWindow({
+          modelParamsBillions: 8,
+          totalMemoryBytes: 32 * GIB,
+          freeMemoryBytes: 30 * GIB,
+          requested: 16384,
+        }),
       ).toMatchObject({ contextWindow: 16384, preset: 'custom', shrunk: false, warnings: [] });
     });
 
@@ -103,7 +127,8 @@ describe('recommendContextWindow', () => {
       const result = recommendContextWindow({ ...EIGHT_B_IN_10_GIB, requested: 32768 });
       expect(result).toMatchObject({ contextWindow: 8192, shrunk: true, preset: 'custom' });
       expect(result.warnings).toEqual([
-        '⚠ Not enough memory: the context window was reduced 32768 → 8192. Work on large files will be done in smaller parts.',
+        '⚠ Not enough memory: the context window was reduced 32768 → 8192. Work on large files will be done in ' +
+          'smaller parts.',
       ]);
       expect(result.kvCacheBytes).toBe(2 * GIB);
     });
@@ -136,7 +161,12 @@ describe('recommendContextWindow', () => {
 
   describe('#memory shortage', () => {
     it('never throws when even the model does not fit: it returns the minimum window with warnings', () => {
-      const result = recommendContextWindow({ modelParamsBillions: 30, totalMemoryBytes: 8 * GIB, freeMemoryBytes: 7 * GIB, requested: 32768 });
+      const result = recommendContextWindow({
+        modelParamsBillions: 30,
+        totalMemoryBytes: 8 * GIB,
+        freeMemoryBytes: 7 * GIB,
+        requested: 32768,
+      });
       expect(result.contextWindow).toBe(MIN_CONTEXT_WINDOW);
       expect(result.shrunk).toBe(true);
       expect(result.warnings).toHaveLength(3);
@@ -144,7 +174,12 @@ describe('recommendContextWindow', () => {
     });
 
     it('never recommends less than the minimum window for speed', () => {
-      const result = recommendContextWindow({ modelParamsBillions: 8, totalMemoryBytes: 64 * GIB, freeMemoryBytes: 6 * GIB, preset: 'speed' });
+      const result = recommendContextWindow({
+        modelParamsBillions: 8,
+        totalMemoryBytes: 64 * GIB,
+        freeMemoryBytes: 6 * GIB,
+        preset: 'speed',
+      });
       expect(result.contextWindow).toBe(MIN_CONTEXT_WINDOW);
     });
   });

@@ -92,7 +92,8 @@ export function estimateKvCacheBytes(modelParamsBillions: number, contextTokens:
   const last = rows[rows.length - 1]!;
   let gibPer4k: number;
   if (modelParamsBillions <= first.paramsBillions) gibPer4k = (first.gib * modelParamsBillions) / first.paramsBillions;
-  else if (modelParamsBillions >= last.paramsBillions) gibPer4k = (last.gib * modelParamsBillions) / last.paramsBillions;
+  else if (modelParamsBillions >= last.paramsBillions)
+    gibPer4k = (last.gib * modelParamsBillions) / last.paramsBillions;
   else {
     const upperIndex = rows.findIndex((row) => row.paramsBillions >= modelParamsBillions);
     const upper = rows[upperIndex]!;
@@ -148,7 +149,9 @@ export function recommendContextWindow(request: ContextWindowRequest): ContextWi
     warnings.push(
       `⚠ The ${params}B ${quantization} model needs about ${formatGiB(modelBytes)} of memory, and only ` +
         `${formatGiB(memoryBudgetBytes)} is available: answers will be slow. ` +
-        (quantization === 'q4' ? 'A smaller model would help.' : 'A smaller model or a stronger quantization (q4) would help.'),
+        (quantization === 'q4'
+          ? 'A smaller model would help.'
+          : 'A smaller model or a stronger quantization (q4) would help.'),
     );
   }
 
@@ -162,7 +165,11 @@ export function recommendContextWindow(request: ContextWindowRequest): ContextWi
     return Math.min(atMost, Math.floor(tokens / 1024) * 1024);
   };
 
-  const result = (contextWindow: number, preset: ContextWindowRecommendation['preset'], shrunk: boolean): ContextWindowRecommendation => ({
+  const result = (
+    contextWindow: number,
+    preset: ContextWindowRecommendation['preset'],
+    shrunk: boolean,
+  ): ContextWindowRecommendation => ({
     contextWindow,
     preset,
     modelBytes,
@@ -175,7 +182,10 @@ export function recommendContextWindow(request: ContextWindowRequest): ContextWi
   if (request.requested !== undefined) {
     let requested = request.requested;
     if (request.maxContextWindow !== undefined && requested > request.maxContextWindow) {
-      warnings.push(`⚠ The model supports at most ${request.maxContextWindow} tokens, so the context window is ${request.maxContextWindow}, not ${requested}.`);
+      warnings.push(
+        `⚠ The model supports at most ${request.maxContextWindow} tokens, so the context window ` +
+          `is ${request.maxContextWindow}, not ${requested}.`,
+      );
       requested = request.maxContextWindow;
     }
     if (fits(requested)) return result(requested, 'custom', false);

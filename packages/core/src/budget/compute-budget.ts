@@ -27,9 +27,13 @@ export interface BudgetOptions {
 export function computeBudget(options: BudgetOptions): PayloadBudget {
   const ceiling = Math.floor(options.maxContextTokens ?? options.contextWindow);
   if (!(ceiling > 0)) throw new RangeError(`computeBudget: the context ceiling must be positive (got ${ceiling})`);
-  const reserve = Math.max(0, Math.floor(options.reserveOutputTokens ?? Math.min(DEFAULT_RESERVE_OUTPUT_TOKENS, ceiling / 8)));
+  const reserve = Math.max(
+    0,
+    Math.floor(options.reserveOutputTokens ?? Math.min(DEFAULT_RESERVE_OUTPUT_TOKENS, ceiling / 8)),
+  );
   const ratio = options.safetyMarginRatio ?? DEFAULT_SAFETY_MARGIN_RATIO;
-  if (!(ratio >= 0 && ratio < 1)) throw new RangeError(`computeBudget: safetyMarginRatio must be in [0, 1) (got ${ratio})`);
+  if (!(ratio >= 0 && ratio < 1))
+    throw new RangeError(`computeBudget: safetyMarginRatio must be in [0, 1) (got ${ratio})`);
   const margin = Math.floor(ceiling * ratio);
   const available = Math.max(0, ceiling - reserve - margin);
   return {
@@ -52,7 +56,10 @@ export function withUsage(budget: PayloadBudget, used: number): PayloadBudget {
  * The budget formula: what is left once system, tool definitions and history are in, and the tool
  * output limit (`remaining x 0.6`).
  */
-export function remainingForToolOutput(budget: PayloadBudget, sectionsUsed: number): { remaining: number; toolOutputLimit: number } {
+export function remainingForToolOutput(
+  budget: PayloadBudget,
+  sectionsUsed: number,
+): { remaining: number; toolOutputLimit: number } {
   const remaining = Math.max(0, budget.available - sectionsUsed);
   return { remaining, toolOutputLimit: Math.floor(remaining * TOOL_OUTPUT_SHARE) };
 }

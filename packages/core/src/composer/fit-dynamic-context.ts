@@ -27,7 +27,8 @@ export function fitDynamicContext(
   counter: ITokenCounter,
   message: (content: string) => ChatMessage,
 ): FittedDynamicContext {
-  if (ragContext === undefined || ragContext.length === 0) return { messages: [], tokens: 0, inputTokens: 0, reductions: [] };
+  if (ragContext === undefined || ragContext.length === 0)
+    return { messages: [], tokens: 0, inputTokens: 0, reductions: [] };
   const whole = message(ragContext);
   const limit = room - Math.min(newestUserTokens, Math.floor(room / 2));
   const overhead = counter.countMessage({ role: 'system', content: '' });
@@ -36,19 +37,46 @@ export function fitDynamicContext(
   if (fits) return { messages: [whole], tokens: inputTokens, inputTokens, reductions: [] };
   const at = historyLength;
   if (limit > 16) {
-    const cut: ChatMessage = { role: 'system', content: truncateToFit(ragContext, { kind: 'head', maxTokens: limit - overhead, counter }).text };
+    const cut: ChatMessage = {
+      role: 'system',
+      content: truncateToFit(ragContext, { kind: 'head', maxTokens: limit - overhead, counter }).text,
+    };
     const tokens = counter.countMessage(cut);
     return {
       messages: [cut],
       tokens,
       inputTokens,
-      reductions: [{ action: 'truncated', from: at, to: at, messages: 0, tokensBefore: inputTokens, tokensAfter: tokens, reason: 'RAG context (dynamic block) truncated to leave room for the current turn', recoverableFrom: 'history', cause: 'dynamic-context' }],
+      reductions: [
+        {
+          action: 'truncated',
+          from: at,
+          to: at,
+          messages: 0,
+          tokensBefore: inputTokens,
+          tokensAfter: tokens,
+          reason: 'RAG context (dynamic block) truncated to leave room for the current turn',
+          recoverableFrom: 'history',
+          cause: 'dynamic-context',
+        },
+      ],
     };
   }
   return {
     messages: [],
     tokens: 0,
     inputTokens,
-    reductions: [{ action: 'dropped', from: at, to: at, messages: 0, tokensBefore: inputTokens, tokensAfter: 0, reason: 'RAG context (dynamic block) left out: no room beside the current turn', recoverableFrom: 'history', cause: 'dynamic-context' }],
+    reductions: [
+      {
+        action: 'dropped',
+        from: at,
+        to: at,
+        messages: 0,
+        tokensBefore: inputTokens,
+        tokensAfter: 0,
+        reason: 'RAG context (dynamic block) left out: no room beside the current turn',
+        recoverableFrom: 'history',
+        cause: 'dynamic-context',
+      },
+    ],
   };
 }

@@ -23,7 +23,12 @@ export const MIN_MEMORY_BLOCK_TOKENS = 24;
  * the head of its text with a marker; left out when not even {@link MIN_MEMORY_BLOCK_TOKENS} fit.
  * `messages` caches one message object per text so that counts are reused across calls.
  */
-export function fitMemoryBlock(block: MemoryBlock, allowance: number, counter: ITokenCounter, messages: Map<string, SystemMessage | UserMessage>): FittedMemoryBlock {
+export function fitMemoryBlock(
+  block: MemoryBlock,
+  allowance: number,
+  counter: ITokenCounter,
+  messages: Map<string, SystemMessage | UserMessage>,
+): FittedMemoryBlock {
   if (block.content.length === 0) return { block, outcome: 'empty', message: undefined, tokens: 0, fullTokens: 0 };
   const role = block.role ?? 'system';
   const whole = blockMessage(role, block.content, messages);
@@ -31,16 +36,23 @@ export function fitMemoryBlock(block: MemoryBlock, allowance: number, counter: I
   if (fullTokens <= allowance) return { block, outcome: 'sent', message: whole, tokens: fullTokens, fullTokens };
   const overhead = counter.countMessage({ role, content: '' });
   const textRoom = allowance - overhead;
-  if (allowance < MIN_MEMORY_BLOCK_TOKENS || textRoom <= 0) return { block, outcome: 'left-out', message: undefined, tokens: 0, fullTokens };
+  if (allowance < MIN_MEMORY_BLOCK_TOKENS || textRoom <= 0)
+    return { block, outcome: 'left-out', message: undefined, tokens: 0, fullTokens };
   let text = block.shrink?.(textRoom);
-  if (text === undefined || counter.count(text) > textRoom) text = truncateToFit(block.content, { kind: 'head', maxTokens: textRoom, counter }).text;
+  if (text === undefined || counter.count(text) > textRoom)
+    text = truncateToFit(block.content, { kind: 'head', maxTokens: textRoom, counter }).text;
   const message = blockMessage(role, text, messages);
   const tokens = counter.countMessage(message);
-  if (text.length === 0 || tokens > allowance) return { block, outcome: 'left-out', message: undefined, tokens: 0, fullTokens };
+  if (text.length === 0 || tokens > allowance)
+    return { block, outcome: 'left-out', message: undefined, tokens: 0, fullTokens };
   return { block, outcome: 'shortened', message, tokens, fullTokens };
 }
 
-function blockMessage(role: 'system' | 'user', content: string, messages: Map<string, SystemMessage | UserMessage>): SystemMessage | UserMessage {
+function blockMessage(
+  role: 'system' | 'user',
+  content: string,
+  messages: Map<string, SystemMessage | UserMessage>,
+): SystemMessage | UserMessage {
   const key = `${role}\u0000${content}`;
   const cached = messages.get(key);
   if (cached !== undefined) return cached;

@@ -43,14 +43,27 @@ export interface LayoutHold {
   readonly memory: ReadonlyMap<string, { readonly block: MemoryBlock; readonly anchor: string | undefined }>;
   /** The shortened form each memory block had in the sent payload, by name. */
   readonly forms: ReadonlyMap<string, HeldForm>;
-  /** The sent payload's messages and tools, the tool list it was asked with, and its usage level (`usage-level-change`). */
-  readonly sent?: { readonly messages: ReadonlyArray<ChatMessage>; readonly tools: ReadonlyArray<ToolDefinition>; readonly requested: ReadonlyArray<ToolDefinition>; readonly level: UsageLevel };
+  /**
+   * The sent payload's messages and tools, the tool list it was asked with, and its usage level (`usage-level-change`).
+   */
+  readonly sent?: {
+    readonly messages: ReadonlyArray<ChatMessage>;
+    readonly tools: ReadonlyArray<ToolDefinition>;
+    readonly requested: ReadonlyArray<ToolDefinition>;
+    readonly level: UsageLevel;
+  };
   /**
    * The sent payload's window as far as it is its history's own messages one after the other
    * (`verbatim` of them from `fromIndex`, after `lead` leading messages), and the position of that
    * history array before which it has not changed since (see `historyUnchangedBefore`).
    */
-  readonly sentWindow?: { readonly history: ReadonlyArray<ChatMessage>; readonly fromIndex: number; readonly lead: number; readonly verbatim: number; readonly unchangedBefore: number };
+  readonly sentWindow?: {
+    readonly history: ReadonlyArray<ChatMessage>;
+    readonly fromIndex: number;
+    readonly lead: number;
+    readonly verbatim: number;
+    readonly unchangedBefore: number;
+  };
 }
 
 /** The hold of a conversation that has sent nothing yet. */

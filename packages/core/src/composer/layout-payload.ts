@@ -5,9 +5,9 @@ import type { ToolDefinition } from '../contracts/tool-definition';
 import { BudgetExceededError } from '../errors/budget-exceeded-error';
 import { buildPayload } from '../ledger/build-payload';
 import { HeldOutputCuts, type OutputCut } from '../ledger/held-output-cuts';
-import { messageFingerprint, type HistoryLedger } from '../ledger/history-ledger';
+import { type HistoryLedger, messageFingerprint } from '../ledger/history-ledger';
+import { type HistoryWindow, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from '../ledger/select-history-window';
 import { groupAt } from '../messages/group-tool-calls';
-import { OLDER_THAN_WINDOW_REASON, selectHistoryWindow, type HistoryWindow } from '../ledger/select-history-window';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { fitDynamicContext } from './fit-dynamic-context';
 import { fitMemoryBlock, type FittedMemoryBlock } from './fit-memory-block';
@@ -132,16 +132,28 @@ interface Placed {
 }
 
 /** `window` with the kept head in front of it (the window as it is when the head is empty). */
-function withHead(history: ReadonlyArray<ChatMessage>, startIndex: number, head: KeptHead, window: HistoryWindow): HistoryWindow {
+function withHead(
+  history: ReadonlyArray<ChatMessage>,
+  startIndex: number,
+  head: KeptHead,
+  window: HistoryWindow,
+): HistoryWindow {
   if (head.end <= startIndex) return window;
   const verbatim = head.end - startIndex + (window.fromIndex === head.end ? (window.verbatim ?? 0) : 0);
-  return { ...window, messages: [...history.slice(startIndex, head.end), ...window.messages], fromIndex: startIndex, tokens: head.tokens + window.tokens, verbatim };
+  return {
+    ...window,
+    messages: [...history.slice(startIndex, head.end), ...window.messages],
+    fromIndex: startIndex,
+    tokens: head.tokens + window.tokens,
+    verbatim,
+  };
 }
 
 /** How far the memory blocks with content stand for the history (`covers.until`), undefined without such a block. */
 function coveredUntil(blocks: ReadonlyArray<MemoryBlock>): number | undefined {
   let until: number | undefined;
-  for (const block of blocks) if (block.covers !== undefined && block.content.length > 0) until = Math.max(until ?? 0, block.covers.until);
+  for (const block of blocks)
+    if (block.covers !== undefined && block.content.length > 0) until = Math.max(until ?? 0, block.covers.until);
   return until;
 }
 
@@ -159,13 +171,23 @@ function cutsOlder(window: HistoryWindow): boolean {
  * reads large outputs, and keeping the older block leaves more room for the window (measured on
  * tau-bench airline at 4,000: more facts kept, not fewer).
  */
-function heldMemoryStillCovered(window: HistoryWindow, startIndex: number, candidates: ReadonlyArray<MemoryBlock>, blocks: ReadonlyArray<MemoryBlock>): boolean {
+function heldMemoryStillCovered(
+  window: HistoryWindow,
+  startIndex: number,
+  candidates: ReadonlyArray<MemoryBlock>,
+  blocks: ReadonlyArray<MemoryBlock>,
+): boolean {
   return candidates.every((block, index) => {
     const current = blocks[index]!;
     if (block === current) return true;
     const from = block.covers?.until ?? 0;
     const to = Math.max(from, current.covers?.until ?? 0);
-    return startIndex <= from && window.reductions.every((record) => record.messages === 0 || record.action === 'truncated' || record.to <= from || record.from >= to);
+    return (
+      startIndex <= from &&
+      window.reductions.every(
+        (record) => record.messages === 0 || record.action === 'truncated' || record.to <= from || record.from >= to,
+      )
+    );
   });
 }
 
@@ -180,7 +202,8 @@ function heldMemoryStillCovered(window: HistoryWindow, startIndex: number, candi
  * only repeats what the window holds is left out. With `cutBackRatio` below 1 the window's start,
  * the kept head, the current turn's output cuts and shortened memory forms are read from `hold` and
  * returned as `nextHold`. Every reduction is reported in `stats` (history indexes).
- * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when system prompt + tools exceed the budget, or not even the truncated newest user message fits
+ * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when system prompt + tools exceed the budget, or not even the
+ *   truncated newest user message fits
  */
 export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: LayoutEnvironment): ComposedPayload {
   const { counter, ledger, budget, strategyId } = env;
@@ -192,7 +215,11 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   const systemTokens = counter.countMessages(system);
   const toolTokens = counter.countTools(request.tools);
   if (systemTokens + toolTokens > budget.available) {
-    throw new BudgetExceededError(strategyId, { available: budget.available, required: systemTokens + toolTokens, sections: { system: systemTokens, tools: toolTokens } });
+    throw new BudgetExceededError(strategyId, {
+      available: budget.available,
+      required: systemTokens + toolTokens,
+      sections: { system: systemTokens, tools: toolTokens },
+    });
   }
 
   const collapsed = request.collapseOlderToolResults ? env.collapser.collapse(original) : undefined;
@@ -206,21 +233,31 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
 
   const blocks = request.memory ?? NO_MEMORY;
   const cutBackRatio = request.cutBackRatio ?? 1;
-  const heldCuts = cutBackRatio < 1 ? (hold.cuts !== undefined && hold.cuts.ratio === cutBackRatio ? hold.cuts : new HeldOutputCuts(cutBackRatio, NO_CUTS)) : undefined;
-  const selectWindow = (tokens: number): HistoryWindow => selectHistoryWindow({ history, startIndex, budgetTokens: tokens, counter, ledger, strategyId, heldCuts });
+  const heldCuts =
+    cutBackRatio < 1
+      ? hold.cuts !== undefined && hold.cuts.ratio === cutBackRatio
+        ? hold.cuts
+        : new HeldOutputCuts(cutBackRatio, NO_CUTS)
+      : undefined;
+  const selectWindow = (tokens: number): HistoryWindow =>
+    selectHistoryWindow({ history, startIndex, budgetTokens: tokens, counter, ledger, strategyId, heldCuts });
   const keepsAll = (window: HistoryWindow): boolean => startIndex === 0 && window.fromIndex <= 0 && !cutsOlder(window);
   const windowHold = new WindowHold(env, history, startIndex);
 
   const place = (candidates: ReadonlyArray<MemoryBlock>, holdForms: boolean): Placed => {
     // Blocks that only repeat history are not needed when the whole history fits the room.
     let redundant = new Set<MemoryBlock>();
-    let allowance = Math.min(memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE), Math.max(0, room - userTokens));
+    let allowance = Math.min(
+      memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE),
+      Math.max(0, room - userTokens),
+    );
     if (candidates.some((block) => block.omitWhenWindowCovers)) {
       const full = selectWindow(room);
       if (keepsAll(full)) redundant = new Set(candidates.filter((block) => block.omitWhenWindowCovers));
       // A block that only stands for older history never displaces more of the newest history than
       // the history it stands for: its allowance is at most what the full window leaves out.
-      else if (candidates.every((block) => block.omitWhenWindowCovers)) allowance = Math.min(allowance, tokensBefore(ledger, history, full.fromIndex, startIndex, allowance));
+      else if (candidates.every((block) => block.omitWhenWindowCovers))
+        allowance = Math.min(allowance, tokensBefore(ledger, history, full.fromIndex, startIndex, allowance));
     }
     const forms = holdForms ? hold.forms : undefined;
     let fitted = fitBlocks(env, candidates, redundant, allowance, forms);
@@ -228,7 +265,15 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     let window = selectWindow(historyRoom);
     let start = hold.start;
     let head = hold.head;
-    if (heldCuts) ({ window, start, head } = windowHold.holdWindowStart(hold, historyRoom, heldCuts, request.keepFirstShare ?? 0, window, coveredUntil(candidates)));
+    if (heldCuts)
+      ({ window, start, head } = windowHold.holdWindowStart(
+        hold,
+        historyRoom,
+        heldCuts,
+        request.keepFirstShare ?? 0,
+        window,
+        coveredUntil(candidates),
+      ));
     if (fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out') && keepsAll(window)) {
       // The history fits whole beside a shortened block: the block may take what is left.
       fitted = fitBlocks(env, candidates, redundant, room - window.tokens, forms);
@@ -245,10 +290,17 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   const heldBlocks = heldCuts && !collapsed ? heldMemoryFor(hold, blocks, history) : undefined;
   let placed = heldBlocks ? placeHolding(heldBlocks) : undefined;
   // The window was cut past what a held block covers: every block is sent as it is now.
-  if (placed === undefined || !heldMemoryStillCovered(placed.window, startIndex, heldBlocks!, blocks)) placed = placeHolding(blocks);
+  if (placed === undefined || !heldMemoryStillCovered(placed.window, startIndex, heldBlocks!, blocks))
+    placed = placeHolding(blocks);
   const { fitted, window } = placed;
-  const heldMemory = fitted.filter((block, index) => block.message !== undefined && block.block !== blocks[index]).map((block) => block.block.name);
-  const reductions: ReductionRecord[] = [...(request.reductions ?? []), ...dynamic.reductions, ...blockReductions(fitted, n)];
+  const heldMemory = fitted
+    .filter((block, index) => block.message !== undefined && block.block !== blocks[index])
+    .map((block) => block.block.name);
+  const reductions: ReductionRecord[] = [
+    ...(request.reductions ?? []),
+    ...dynamic.reductions,
+    ...blockReductions(fitted, n),
+  ];
   if (collapsed) {
     const kept = new Set<ChatMessage>(window.messages);
     reductions.push(...collapsed.reductions.filter((record) => kept.has(history[record.from]!)));
@@ -256,7 +308,16 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   const windowRecords: ReductionRecord[] = [];
   if (startIndex > 0) {
     const reason = request.startReason ?? 'before the part of the history this strategy sends verbatim';
-    windowRecords.push({ action: 'dropped', from: 0, to: startIndex, messages: startIndex, tokensAfter: 0, reason, recoverableFrom: 'history', cause: 'before-start' });
+    windowRecords.push({
+      action: 'dropped',
+      from: 0,
+      to: startIndex,
+      messages: startIndex,
+      tokensAfter: 0,
+      reason,
+      recoverableFrom: 'history',
+      cause: 'before-start',
+    });
   }
   windowRecords.push(...window.reductions);
   const sent = fitted.filter((block) => block.message !== undefined).map((block) => block.block);
@@ -267,20 +328,34 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   // comes before a user-role block even when the block is placed right after the system prompt.
   // User-role blocks keep their placements' order, then the history follows them.
   const sentMessages = (placement: (block: MemoryBlock) => boolean, role: 'system' | 'user') =>
-    fitted.filter((block) => block.message !== undefined && block.message.role === role && placement(block.block)).map((block) => block.message!);
+    fitted
+      .filter((block) => block.message !== undefined && block.message.role === role && placement(block.block))
+      .map((block) => block.message!);
   const afterSystem = (block: MemoryBlock) => block.placement === 'after-system';
   const beforeHistory = (block: MemoryBlock) => block.placement !== 'after-system';
   const leading = sentMessages(afterSystem, 'system');
-  const trailing = [...sentMessages(beforeHistory, 'system'), ...sentMessages(afterSystem, 'user'), ...sentMessages(beforeHistory, 'user')];
+  const trailing = [
+    ...sentMessages(beforeHistory, 'system'),
+    ...sentMessages(afterSystem, 'user'),
+    ...sentMessages(beforeHistory, 'user'),
+  ];
   const payload = buildPayload({
     strategyId,
     model: env.model,
     counter,
     budget,
-    sections: { system, tools: request.tools as ToolDefinition[], dynamic: dynamic.messages, leadingMemory: leading, memory: trailing, history: { ...window, reductions: relabeled } },
+    sections: {
+      system,
+      tools: request.tools as ToolDefinition[],
+      dynamic: dynamic.messages,
+      leadingMemory: leading,
+      memory: trailing,
+      history: { ...window, reductions: relabeled },
+    },
     historyLength: n,
     historyInputTokens: collapsed ? () => counter.countMessages(original) : () => ledger.totalTokens(history),
-    otherInputTokens: systemTokens + toolTokens + dynamic.inputTokens + fitted.reduce((sum, block) => sum + block.fullTokens, 0),
+    otherInputTokens:
+      systemTokens + toolTokens + dynamic.inputTokens + fitted.reduce((sum, block) => sum + block.fullTokens, 0),
     // Each block was counted (or gave its exact count) when it was fitted.
     memoryTokens: fitted.reduce((sum, block) => sum + block.tokens, 0),
     reductions,
@@ -290,15 +365,37 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   if (heldMemory.length > 0) payload.stats.extra!.heldMemory = heldMemory;
   const lead = payload.messages.length - window.messages.length;
   const repeated = repeatedMessages(hold, payload, window, history);
-  payload.stats.repeatedPrefixTokens = repeatedPrefixTokens(counter, hold, payload, repeated, request.tools, window.truncatedMessages === 0);
+  payload.stats.repeatedPrefixTokens = repeatedPrefixTokens(
+    counter,
+    hold,
+    payload,
+    repeated,
+    request.tools,
+    window.truncatedMessages === 0,
+  );
   const nextHold: LayoutHold = {
     ...(placed.start !== undefined ? { start: placed.start } : {}),
     ...(placed.head !== undefined ? { head: placed.head } : {}),
     ...(heldCuts ? { cuts: new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS) } : {}),
     memory: heldCuts ? nextHeldMemory(hold, fitted, history) : new Map(),
     forms: nextForms(heldCuts ? fitted : []),
-    sent: { messages: payload.messages.slice(), tools: payload.tools, requested: request.tools, level: payload.stats.usageLevel },
-    ...(window.verbatim !== undefined ? { sentWindow: { history, fromIndex: window.fromIndex, lead, verbatim: window.verbatim, unchangedBefore: Number.POSITIVE_INFINITY } } : {}),
+    sent: {
+      messages: payload.messages.slice(),
+      tools: payload.tools,
+      requested: request.tools,
+      level: payload.stats.usageLevel,
+    },
+    ...(window.verbatim !== undefined
+      ? {
+          sentWindow: {
+            history,
+            fromIndex: window.fromIndex,
+            lead,
+            verbatim: window.verbatim,
+            unchangedBefore: Number.POSITIVE_INFINITY,
+          },
+        }
+      : {}),
   };
   return {
     payload,
@@ -306,7 +403,9 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     memory: fitted.map((block) => block.outcome),
     roomTokens: room,
     memoryAllowanceTokens: memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE),
-    ...(hold.sent ? { previous: { messages: hold.sent.messages, repeated, ...continuedWindow(hold, history, window, lead) } } : {}),
+    ...(hold.sent
+      ? { previous: { messages: hold.sent.messages, repeated, ...continuedWindow(hold, history, window, lead) } }
+      : {}),
     nextHold,
   };
 }
@@ -321,7 +420,15 @@ class WindowHold {
 
   private select(from: number, tokens: number, heldCuts: HeldOutputCuts): HistoryWindow {
     const { counter, ledger, strategyId } = this.env;
-    return selectHistoryWindow({ history: this.history, startIndex: from, budgetTokens: tokens, counter, ledger, strategyId, heldCuts });
+    return selectHistoryWindow({
+      history: this.history,
+      startIndex: from,
+      budgetTokens: tokens,
+      counter,
+      ledger,
+      strategyId,
+      heldCuts,
+    });
   }
 
   /**
@@ -335,11 +442,21 @@ class WindowHold {
    * held too, so a cut leaves them in the cached prefix; a head that gave way to a turn comes back at
    * the next cut. Returns the window and the start and head to hold (none: the whole history is sent).
    */
-  holdWindowStart(hold: LayoutHold, room: number, heldCuts: HeldOutputCuts, keepFirstShare: number, full: HistoryWindow, covered: number | undefined): Pick<Placed, 'window' | 'start' | 'head'> {
+  holdWindowStart(
+    hold: LayoutHold,
+    room: number,
+    heldCuts: HeldOutputCuts,
+    keepFirstShare: number,
+    full: HistoryWindow,
+    covered: number | undefined,
+  ): Pick<Placed, 'window' | 'start' | 'head'> {
     const { history, startIndex } = this;
     const whole = { window: full, start: undefined, head: undefined };
     const held = hold.start;
-    const stillThere = held !== undefined && held.index < history.length && (history[held.index] === held.message || messageFingerprint(history[held.index]!) === held.fingerprint);
+    const stillThere =
+      held !== undefined &&
+      held.index < history.length &&
+      (history[held.index] === held.message || messageFingerprint(history[held.index]!) === held.fingerprint);
     const cuts = cutsOlder(full);
     // A cut window's start holds even when the history would fit whole again (an output got shorter or
     // was trimmed): sending the older messages again would change the payload from its start. It lets
@@ -347,15 +464,40 @@ class WindowHold {
     if (!cuts && !(stillThere && held!.index > startIndex)) return whole;
     // A head that gave way stays out while the window's start holds: bringing it back would change the payload's start.
     const out = hold.head;
-    const head = out?.gaveWay && out.start === startIndex && held !== undefined && stillThere && held.index > startIndex && held.index >= full.fromIndex ? out : this.keptHead(out, room, keepFirstShare);
+    const head =
+      out?.gaveWay &&
+      out.start === startIndex &&
+      held !== undefined &&
+      stillThere &&
+      held.index > startIndex &&
+      held.index >= full.fromIndex
+        ? out
+        : this.keptHead(out, room, keepFirstShare);
     const tailRoom = room - head.tokens;
     // A cut would keep the whole history: there is nothing to hold.
     if (!cuts && full.tokens - head.tokens <= Math.floor(tailRoom * heldCuts.ratio)) return whole;
     const fullTail = head.end > startIndex ? this.select(head.end, tailRoom, heldCuts) : full;
     if (held !== undefined && stillThere && held.index > head.end && held.index >= fullTail.fromIndex) {
       const window = this.select(held.index, tailRoom, heldCuts);
-      const older: ReductionRecord = { action: 'dropped', from: head.end, to: held.index, messages: held.index - head.end, tokensAfter: 0, reason: OLDER_THAN_WINDOW_REASON, recoverableFrom: 'history', cause: 'older-than-window' };
-      return { window: withHead(history, startIndex, head, { ...window, reductions: [older, ...window.reductions], droppedMessages: window.droppedMessages + older.messages }), start: held, head };
+      const older: ReductionRecord = {
+        action: 'dropped',
+        from: head.end,
+        to: held.index,
+        messages: held.index - head.end,
+        tokensAfter: 0,
+        reason: OLDER_THAN_WINDOW_REASON,
+        recoverableFrom: 'history',
+        cause: 'older-than-window',
+      };
+      return {
+        window: withHead(history, startIndex, head, {
+          ...window,
+          reductions: [older, ...window.reductions],
+          droppedMessages: window.droppedMessages + older.messages,
+        }),
+        start: held,
+        head,
+      };
     }
     // Nothing has to go and the held start is not past the kept head: there is nothing to hold.
     if (!cuts) return whole;
@@ -367,7 +509,14 @@ class WindowHold {
     }
     if (cut.truncatedMessages > fullTail.truncatedMessages || cut.fromIndex >= history.length) cut = fullTail;
     const start = cut.fromIndex;
-    return { window: withHead(history, startIndex, head, cut), start: start < history.length ? { index: start, message: history[start]!, fingerprint: messageFingerprint(history[start]!) } : undefined, head };
+    return {
+      window: withHead(history, startIndex, head, cut),
+      start:
+        start < history.length
+          ? { index: start, message: history[start]!, fingerprint: messageFingerprint(history[start]!) }
+          : undefined,
+      head,
+    };
   }
 
   /**
@@ -383,22 +532,37 @@ class WindowHold {
     while (newestUser > startIndex && history[newestUser - 1]!.role !== 'user') newestUser--;
     // The head never takes room the current turn needs: it gives way to a turn that would not fit beside it.
     let turnTokens = 0;
-    for (let index = Math.max(startIndex, newestUser - 1); index < history.length && turnTokens <= room; index++) turnTokens += ledger.tokensWithin(history, index, room - turnTokens + 1);
+    for (let index = Math.max(startIndex, newestUser - 1); index < history.length && turnTokens <= room; index++)
+      turnTokens += ledger.tokensWithin(history, index, room - turnTokens + 1);
     const limit = Math.max(0, Math.min(Math.floor(room * share), room - turnTokens));
     if (held !== undefined && held.start === startIndex) {
       if (held.gaveWay && held.user === newestUser) return held;
-      const same = !held.gaveWay && held.end <= history.length && held.messages.every((message, offset) => history[startIndex + offset] === message || messageFingerprint(history[startIndex + offset]!) === messageFingerprint(message));
+      const same =
+        !held.gaveWay &&
+        held.end <= history.length &&
+        held.messages.every(
+          (message, offset) =>
+            history[startIndex + offset] === message ||
+            messageFingerprint(history[startIndex + offset]!) === messageFingerprint(message),
+        );
       if (same && held.tokens <= limit) return { ...held, user: newestUser };
-      // A head the turn outgrew gives way for the rest of that turn (shrinking it call by call would change the prefix each time).
-      if (same && held.user === newestUser) return { start: startIndex, end: startIndex, tokens: 0, user: newestUser, messages: [], gaveWay: true };
+      // A head the turn outgrew gives way for the rest of that turn (shrinking it call by call would change the prefix
+      // each time).
+      if (same && held.user === newestUser)
+        return { start: startIndex, end: startIndex, tokens: 0, user: newestUser, messages: [], gaveWay: true };
     }
     let end = startIndex;
     let tokens = 0;
     while (end < newestUser - 1) {
       const group = groupAt(history, end);
-      if ((group.kind !== 'tool-exchange' && group.kind !== 'user' && group.kind !== 'assistant') || group.end > newestUser - 1) break;
+      if (
+        (group.kind !== 'tool-exchange' && group.kind !== 'user' && group.kind !== 'assistant') ||
+        group.end > newestUser - 1
+      )
+        break;
       let groupTokens = 0;
-      for (let index = group.start; index < group.end && tokens + groupTokens <= limit; index++) groupTokens += ledger.tokensWithin(history, index, limit - tokens - groupTokens + 1);
+      for (let index = group.start; index < group.end && tokens + groupTokens <= limit; index++)
+        groupTokens += ledger.tokensWithin(history, index, limit - tokens - groupTokens + 1);
       if (tokens + groupTokens > limit) break;
       tokens += groupTokens;
       end = group.end;
@@ -411,7 +575,12 @@ class WindowHold {
  * Where `window` (placed after `lead` messages) continues the sent payload's window: both are runs of
  * the same history's own messages, and the history did not change there since.
  */
-function continuedWindow(hold: LayoutHold, history: ReadonlyArray<ChatMessage>, window: HistoryWindow, lead: number): Pick<PreviousPayload, 'window'> {
+function continuedWindow(
+  hold: LayoutHold,
+  history: ReadonlyArray<ChatMessage>,
+  window: HistoryWindow,
+  lead: number,
+): Pick<PreviousPayload, 'window'> {
   const sent = hold.sentWindow;
   if (sent === undefined || sent.history !== history || !window.verbatim) return {};
   const offset = window.fromIndex - sent.fromIndex;
@@ -421,7 +590,12 @@ function continuedWindow(hold: LayoutHold, history: ReadonlyArray<ChatMessage>, 
 }
 
 /** How many of `payload`'s leading messages are the same objects as the sent payload's (0 without one). */
-function repeatedMessages(hold: LayoutHold, payload: LLMPayload, window: HistoryWindow, history: ReadonlyArray<ChatMessage>): number {
+function repeatedMessages(
+  hold: LayoutHold,
+  payload: LLMPayload,
+  window: HistoryWindow,
+  history: ReadonlyArray<ChatMessage>,
+): number {
   const previous = hold.sent?.messages;
   if (previous === undefined) return 0;
   const messages = payload.messages;
@@ -429,7 +603,13 @@ function repeatedMessages(hold: LayoutHold, payload: LLMPayload, window: History
   let index = 0;
   const sent = hold.sentWindow;
   const lead = messages.length - window.messages.length;
-  if (sent !== undefined && sent.history === history && sent.fromIndex === window.fromIndex && sent.lead === lead && window.verbatim !== undefined) {
+  if (
+    sent !== undefined &&
+    sent.history === history &&
+    sent.fromIndex === window.fromIndex &&
+    sent.lead === lead &&
+    window.verbatim !== undefined
+  ) {
     for (; index < lead; index++) if (previous[index] !== messages[index]) return index;
     // Both windows start with the history's own messages from the same index, and the history did
     // not change there since: those are the same objects in both payloads.
@@ -448,10 +628,18 @@ function repeatedMessages(hold: LayoutHold, payload: LLMPayload, window: History
  * (`countedWhole`: no truncated copy counted by its cut), the rest is the payload's message tokens
  * less the shared start, so a window that slid costs its few leading messages, not the window.
  */
-function repeatedPrefixTokens(counter: ITokenCounter, hold: LayoutHold, payload: LLMPayload, index: number, requested: ReadonlyArray<ToolDefinition>, countedWhole: boolean): number {
+function repeatedPrefixTokens(
+  counter: ITokenCounter,
+  hold: LayoutHold,
+  payload: LLMPayload,
+  index: number,
+  requested: ReadonlyArray<ToolDefinition>,
+  countedWhole: boolean,
+): number {
   const previous = hold.sent;
   if (previous === undefined) return 0;
-  const sameTools = previous.requested === requested || JSON.stringify(previous.tools) === JSON.stringify(payload.tools);
+  const sameTools =
+    previous.requested === requested || JSON.stringify(previous.tools) === JSON.stringify(payload.tools);
   if (!sameTools) return 0;
   const { messages, stats } = payload;
   let differing: number;
@@ -472,7 +660,11 @@ function repeatedPrefixTokens(counter: ITokenCounter, hold: LayoutHold, payload:
  * and that may stand for it (`MemoryBlock.holds`); undefined when no block is held. A held block is
  * valid only while the history still holds what it covered (its last covered message is the same).
  */
-function heldMemoryFor(hold: LayoutHold, blocks: ReadonlyArray<MemoryBlock>, history: ReadonlyArray<ChatMessage>): MemoryBlock[] | undefined {
+function heldMemoryFor(
+  hold: LayoutHold,
+  blocks: ReadonlyArray<MemoryBlock>,
+  history: ReadonlyArray<ChatMessage>,
+): MemoryBlock[] | undefined {
   if (hold.memory.size === 0) return undefined;
   let holds = false;
   const candidates = blocks.map((block) => {
@@ -490,13 +682,21 @@ function heldMemoryFor(hold: LayoutHold, blocks: ReadonlyArray<MemoryBlock>, his
 function nextForms(fitted: ReadonlyArray<FittedMemoryBlock>): Map<string, HeldForm> {
   const forms = new Map<string, HeldForm>();
   for (const { block, outcome, message, tokens, fullTokens } of fitted) {
-    if (outcome === 'shortened' && message !== undefined) forms.set(block.name, { content: block.content, message, tokens, fullTokens });
+    if (outcome === 'shortened' && message !== undefined)
+      forms.set(block.name, { content: block.content, message, tokens, fullTokens });
   }
   return forms;
 }
 
-/** The hold's memory blocks with the sent blocks that may be held (see `MemoryBlock.holds`) in place; the others of `fitted` forgotten. */
-function nextHeldMemory(hold: LayoutHold, fitted: ReadonlyArray<FittedMemoryBlock>, history: ReadonlyArray<ChatMessage>): LayoutHold['memory'] {
+/**
+ * The hold's memory blocks with the sent blocks that may be held (see `MemoryBlock.holds`) in place; the others of
+ * `fitted` forgotten.
+ */
+function nextHeldMemory(
+  hold: LayoutHold,
+  fitted: ReadonlyArray<FittedMemoryBlock>,
+  history: ReadonlyArray<ChatMessage>,
+): LayoutHold['memory'] {
   const memory = new Map(hold.memory);
   for (const { block, message } of fitted) {
     const until = block.covers?.until ?? 0;
@@ -514,7 +714,13 @@ function nextHeldMemory(hold: LayoutHold, fitted: ReadonlyArray<FittedMemoryBloc
  * Fits each block into what is left of `allowance`. With `forms` (the hold's), a block shortened in
  * the sent payload is sent in that form again while its content is the same and the form fits.
  */
-function fitBlocks(env: LayoutEnvironment, blocks: ReadonlyArray<MemoryBlock>, redundant: ReadonlySet<MemoryBlock>, allowance: number, forms: LayoutHold['forms'] | undefined): FittedMemoryBlock[] {
+function fitBlocks(
+  env: LayoutEnvironment,
+  blocks: ReadonlyArray<MemoryBlock>,
+  redundant: ReadonlySet<MemoryBlock>,
+  allowance: number,
+  forms: LayoutHold['forms'] | undefined,
+): FittedMemoryBlock[] {
   let left = Math.max(0, allowance);
   return blocks.map((block) => {
     if (redundant.has(block)) return { block, outcome: 'redundant', message: undefined, tokens: 0, fullTokens: 0 };
@@ -533,23 +739,55 @@ function blockReductions(fitted: FittedMemoryBlock[], at: number): ReductionReco
   const records: ReductionRecord[] = [];
   for (const { block, outcome, tokens, fullTokens } of fitted) {
     if (outcome === 'shortened') {
-      records.push({ action: 'truncated', from: at, to: at, messages: 0, tokensBefore: fullTokens, tokensAfter: tokens, reason: `${block.name} block shortened to its share of the budget`, recoverableFrom: 'history', cause: 'memory-block' });
+      records.push({
+        action: 'truncated',
+        from: at,
+        to: at,
+        messages: 0,
+        tokensBefore: fullTokens,
+        tokensAfter: tokens,
+        reason: `${block.name} block shortened to its share of the budget`,
+        recoverableFrom: 'history',
+        cause: 'memory-block',
+      });
     } else if (outcome === 'left-out') {
-      records.push({ action: 'dropped', from: at, to: at, messages: 0, tokensBefore: fullTokens, tokensAfter: 0, reason: `${block.name} block left out: no room beside the newest user message`, recoverableFrom: 'history', cause: 'memory-block' });
+      records.push({
+        action: 'dropped',
+        from: at,
+        to: at,
+        messages: 0,
+        tokensBefore: fullTokens,
+        tokensAfter: 0,
+        reason: `${block.name} block left out: no room beside the newest user message`,
+        recoverableFrom: 'history',
+        cause: 'memory-block',
+      });
     }
   }
   return records;
 }
 
 /** Tokens of `history[from, end)` counted back from `end`, stopping once they pass `limit`. */
-function tokensBefore(ledger: HistoryLedger, history: ReadonlyArray<ChatMessage>, end: number, from: number, limit: number): number {
+function tokensBefore(
+  ledger: HistoryLedger,
+  history: ReadonlyArray<ChatMessage>,
+  end: number,
+  from: number,
+  limit: number,
+): number {
   let tokens = 0;
-  for (let index = end - 1; index >= from && tokens <= limit; index--) tokens += ledger.tokensWithin(history, index, limit - tokens + 1);
+  for (let index = end - 1; index >= from && tokens <= limit; index--)
+    tokens += ledger.tokensWithin(history, index, limit - tokens + 1);
   return Math.min(tokens, limit);
 }
 
 /** Tokens of the newest user message at or after `startIndex` (up to `limit`), 0 when there is none. */
-function newestUserTokens(ledger: HistoryLedger, history: ReadonlyArray<ChatMessage>, startIndex: number, limit: number): number {
+function newestUserTokens(
+  ledger: HistoryLedger,
+  history: ReadonlyArray<ChatMessage>,
+  startIndex: number,
+  limit: number,
+): number {
   for (let index = history.length - 1; index >= startIndex; index--) {
     if (history[index]!.role === 'user') return Math.min(limit, ledger.tokensWithin(history, index, limit));
   }

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
+
+import { computeBudget } from '../budget/compute-budget';
 import type { ChatMessage } from '../contracts/chat-message';
 import type { LLMPayload } from '../contracts/llm-payload';
-import { computeBudget } from '../budget/compute-budget';
 import { CtxkitEventBus } from '../events/event-bus';
 import { findPayloadProblems } from '../messages/find-payload-problems';
 import { pinStandIn } from '../pins/pin-stand-in';
@@ -35,7 +36,12 @@ interface Scenario {
 const arbStep: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('user' as const), words: fc.integer({ min: 1, max: 60 }) }),
   fc.record({ kind: fc.constant('assistant' as const), words: fc.integer({ min: 1, max: 40 }) }),
-  fc.record({ kind: fc.constant('exchange' as const), calls: fc.integer({ min: 1, max: 3 }), outputWords: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 200, max: 900 })), split: fc.boolean() }),
+  fc.record({
+    kind: fc.constant('exchange' as const),
+    calls: fc.integer({ min: 1, max: 3 }),
+    outputWords: fc.oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 200, max: 900 })),
+    split: fc.boolean(),
+  }),
   fc.record({ kind: fc.constant('pin' as const), back: fc.integer({ min: 1, max: 40 }) }),
 );
 
@@ -52,12 +58,32 @@ const arbScenario: fc.Arbitrary<Scenario> = fc.record({
 });
 
 function words(count: number, seed: number): string {
-  const vocabulary = ['build', 'main.go', 'error', 'line', 'returns', 'the', 'test', 'passes', 'cache', '42', 'ok', 'failed'];
+  const vocabulary = [
+    'build',
+    'main.go',
+    'error',
+    'line',
+    'returns',
+    'the',
+    'test',
+    'passes',
+    'cache',
+    '42',
+    'ok',
+    'failed',
+  ];
   return Array.from({ length: count }, (_, index) => vocabulary[(index * 7 + seed) % vocabulary.length]).join(' ');
 }
 
-/** Applies one turn's steps to `history` (a new array; earlier messages keep their identity unless a pin replaces one). */
-function grow(history: ChatMessage[], steps: Step[], pending: ChatMessage[], turn: number): { history: ChatMessage[]; pending: ChatMessage[] } {
+/**
+ * Applies one turn's steps to `history` (a new array; earlier messages keep their identity unless a pin replaces one).
+ */
+function grow(
+  history: ChatMessage[],
+  steps: Step[],
+  pending: ChatMessage[],
+  turn: number,
+): { history: ChatMessage[]; pending: ChatMessage[] } {
   const next = [...history, ...pending];
   let left: ChatMessage[] = [];
   steps.forEach((step, position) => {
@@ -66,8 +92,20 @@ function grow(history: ChatMessage[], steps: Step[], pending: ChatMessage[], tur
     else if (step.kind === 'assistant') next.push({ role: 'assistant', content: words(step.words, seed) });
     else if (step.kind === 'exchange') {
       const ids = Array.from({ length: step.calls }, (_, call) => `call_${seed}_${call}`);
-      next.push({ role: 'assistant', content: '', tool_calls: ids.map((id) => ({ id, type: 'function', function: { name: 'read_file', arguments: `{"path":"src/${id}.go"}` } })) });
-      const results: ChatMessage[] = ids.map((id, call) => ({ role: 'tool', tool_call_id: id, content: `${id}\n${words(step.outputWords + call, seed + call)}` }));
+      next.push({
+        role: 'assistant',
+        content: '',
+        tool_calls: ids.map((id) => ({
+          id,
+          type: 'function',
+          function: { name: 'read_file', arguments: `{"path":"src/${id}.go"}` },
+        })),
+      });
+      const results: ChatMessage[] = ids.map((id, call) => ({
+        role: 'tool',
+        tool_call_id: id,
+        content: `${id}\n${words(step.outputWords + call, seed + call)}`,
+      }));
       if (step.split && position === steps.length - 1 && results.length > 1) {
         next.push(...results.slice(0, -1));
         left = results.slice(-1);
@@ -78,13 +116,19 @@ function grow(history: ChatMessage[], steps: Step[], pending: ChatMessage[], tur
       next[at] = pinStandIn(next[at]!, `pin-${seed}`);
     }
   });
-  if (left.length === 0 && next[next.length - 1]?.role !== 'user') next.push({ role: 'user', content: `Turn ${turn}: go on` });
+  if (left.length === 0 && next[next.length - 1]?.role !== 'user')
+    next.push({ role: 'user', content: `Turn ${turn}: go on` });
   return { history: next, pending: left };
 }
 
 function newComposer(maxContextTokens: number): PayloadComposer {
   const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
-  return new PayloadComposer({ owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events: new CtxkitEventBus() }, model: 'gpt-4o', counter, budget: () => budget });
+  return new PayloadComposer({
+    owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events: new CtxkitEventBus() },
+    model: 'gpt-4o',
+    counter,
+    budget: () => budget,
+  });
 }
 
 /** The payload as sent and its stats, without `repeatedPrefixTokens` (it depends on the previous payload's objects). */
@@ -93,11 +137,18 @@ function sentForm(payload: LLMPayload): string {
   return JSON.stringify({ messages: payload.messages, tools: payload.tools, stats });
 }
 
-/** `repeatedPrefixTokens` counted the direct way: the payload less the messages after the start it shares (by identity) with the previous one. */
+/**
+ * `repeatedPrefixTokens` counted the direct way: the payload less the messages after the start it shares (by identity)
+ * with the previous one.
+ */
 function repeatedPrefix(previous: LLMPayload | undefined, payload: LLMPayload): number {
   if (previous === undefined) return 0;
   let index = 0;
-  while (index < Math.min(previous.messages.length, payload.messages.length) && previous.messages[index] === payload.messages[index]) index++;
+  while (
+    index < Math.min(previous.messages.length, payload.messages.length) &&
+    previous.messages[index] === payload.messages[index]
+  )
+    index++;
   return Math.max(0, payload.stats.output_tokens - counter.countMessages(payload.messages.slice(index)));
 }
 
@@ -106,89 +157,148 @@ describe('PayloadComposer across turns', () => {
   let heldStates = 0;
   afterAll(() => expect(heldStates).toBeGreaterThan(0));
 
-  it('composes, turn after turn, the payload a composer that reuses nothing composes, within budget and valid (random growth, budgets, cut back, kept first groups, held state blocks, pins, collapsing, previews, one array changed in place)', () => {
-    fc.assert(
-      fc.property(arbScenario, (scenario) => {
-        const longLived = newComposer(scenario.maxContextTokens);
-        // The reference sees each turn's history rebuilt from JSON: no message object is the same, so nothing is reused.
-        const reference = newComposer(scenario.maxContextTokens);
-        let history: ChatMessage[] = [];
-        let pending: ChatMessage[] = [];
-        let previous: LLMPayload | undefined;
-        let own: ChatMessage[] | undefined;
-        scenario.turns.forEach((steps, turn) => {
-          ({ history, pending } = grow(history, steps, pending, turn));
-          const memory: MemoryBlock[] = scenario.pinBlock ? [{ name: 'pins', content: `Pinned: ${words(20 + (turn % 3), turn)}`, placement: 'after-system' }] : [];
-          // The state has read all but the newest message; any earlier state may stand for it.
-          const read = Math.max(0, history.length - 1);
-          if (scenario.stateBlock) memory.push({ name: 'state', content: `State of ${read} messages: ${words(10 + (read % 50), read)}`, covers: { until: read, action: 'dropped', recoverableFrom: 'entity-state', reason: 'in the state' }, holds: () => true });
-          const request = { systemPrompt: 'You are a coding agent.', tools: [], memory, cutBackRatio: scenario.cutBackRatio, keepFirstShare: scenario.keepFirstShare, collapseOlderToolResults: scenario.collapseOlderToolResults, turn };
-          if (scenario.previewEvery > 0 && turn % scenario.previewEvery === 0) {
-            const preview = longLived.layout({ ...request, history: history.slice(0, Math.max(1, history.length - 1)) });
-            expect(preview.payload.stats.output_tokens).toBeLessThanOrEqual(preview.payload.stats.budget.available);
-          }
-          const rebuilt = JSON.parse(JSON.stringify(history)) as ChatMessage[];
-          const expected = reference.compose({ ...request, history: rebuilt }).payload;
-          let given = history;
-          let unchangedBefore: number | undefined;
-          if (scenario.inPlace) {
-            // The same array as the last call, written over from the first position that changed (a pin replaces one in the middle).
-            if (own === undefined) own = history.slice();
-            else {
-              unchangedBefore = 0;
-              while (unchangedBefore < Math.min(own.length, history.length) && own[unchangedBefore] === history[unchangedBefore]) unchangedBefore++;
-              for (let index = unchangedBefore; index < history.length; index++) own[index] = history[index]!;
-              own.length = history.length;
+  it(
+    'composes, turn after turn, the payload a composer that reuses nothing composes, within budget and valid ' +
+      '(random growth, budgets, cut back, kept first groups, held state blocks, pins, collapsing, previews, one ' +
+      'array changed in place)',
+    () => {
+      fc.assert(
+        fc.property(arbScenario, (scenario) => {
+          const longLived = newComposer(scenario.maxContextTokens);
+          // The reference sees each turn's history rebuilt from JSON: no message object is the same, so nothing is
+          // reused.
+          const reference = newComposer(scenario.maxContextTokens);
+          let history: ChatMessage[] = [];
+          let pending: ChatMessage[] = [];
+          let previous: LLMPayload | undefined;
+          let own: ChatMessage[] | undefined;
+          scenario.turns.forEach((steps, turn) => {
+            ({ history, pending } = grow(history, steps, pending, turn));
+            const memory: MemoryBlock[] = scenario.pinBlock
+              ? [{ name: 'pins', content: `Pinned: ${words(20 + (turn % 3), turn)}`, placement: 'after-system' }]
+              : [];
+            // The state has read all but the newest message; any earlier state may stand for it.
+            const read = Math.max(0, history.length - 1);
+            if (scenario.stateBlock)
+              memory.push({
+                name: 'state',
+                content: `State of ${read} messages: ${words(10 + (read % 50), read)}`,
+                covers: { until: read, action: 'dropped', recoverableFrom: 'entity-state', reason: 'in the state' },
+                holds: () => true,
+              });
+            const request = {
+              systemPrompt: 'You are a coding agent.',
+              tools: [],
+              memory,
+              cutBackRatio: scenario.cutBackRatio,
+              keepFirstShare: scenario.keepFirstShare,
+              collapseOlderToolResults: scenario.collapseOlderToolResults,
+              turn,
+            };
+            if (scenario.previewEvery > 0 && turn % scenario.previewEvery === 0) {
+              const preview = longLived.layout({
+                ...request,
+                history: history.slice(0, Math.max(1, history.length - 1)),
+              });
+              expect(preview.payload.stats.output_tokens).toBeLessThanOrEqual(preview.payload.stats.budget.available);
             }
-            given = own;
-          }
-          const actual = longLived.compose({ ...request, history: given, ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}) }).payload;
-          expect(sentForm(actual)).toBe(sentForm(expected));
-          expect(actual.stats.output_tokens).toBeLessThanOrEqual(actual.stats.budget.available);
-          // Generated turns may end on a tool exchange with no user message yet; every other problem is a defect.
-          expect(findPayloadProblems(actual.messages).filter((problem) => problem.problem !== 'no-user-message')).toEqual([]);
-          expect(actual.stats.repeatedPrefixTokens).toBe(repeatedPrefix(previous, actual));
-          const heldState = actual.messages.find((message) => message.role === 'system' && String(message.content).startsWith('State of '));
-          if (heldState && (actual.stats.extra?.heldMemory as string[] | undefined)?.includes('state')) {
-            // A held state: nothing it has not read is left out of the window (cut outputs aside).
-            heldStates++;
-            const until = Number(/^State of (\d+)/.exec(String(heldState.content))![1]);
-            expect(actual.stats.reductions.filter((record) => record.messages > 0 && record.action !== 'truncated' && record.to > until)).toEqual([]);
-          }
-          if (scenario.cutBackRatio === 1) expect(sentForm(newComposer(scenario.maxContextTokens).compose({ ...request, history }).payload)).toBe(sentForm(actual));
-          previous = actual;
-        });
-      }),
-      { numRuns: 60 },
-    );
-  });
+            const rebuilt = JSON.parse(JSON.stringify(history)) as ChatMessage[];
+            const expected = reference.compose({ ...request, history: rebuilt }).payload;
+            let given = history;
+            let unchangedBefore: number | undefined;
+            if (scenario.inPlace) {
+              // The same array as the last call, written over from the first position that changed (a pin replaces one
+              // in the middle).
+              if (own === undefined) own = history.slice();
+              else {
+                unchangedBefore = 0;
+                while (
+                  unchangedBefore < Math.min(own.length, history.length) &&
+                  own[unchangedBefore] === history[unchangedBefore]
+                )
+                  unchangedBefore++;
+                for (let index = unchangedBefore; index < history.length; index++) own[index] = history[index]!;
+                own.length = history.length;
+              }
+              given = own;
+            }
+            const actual = longLived.compose({
+              ...request,
+              history: given,
+              ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}),
+            }).payload;
+            expect(sentForm(actual)).toBe(sentForm(expected));
+            expect(actual.stats.output_tokens).toBeLessThanOrEqual(actual.stats.budget.available);
+            // Generated turns may end on a tool exchange with no user message yet; every other problem is a defect.
+            expect(
+              findPayloadProblems(actual.messages).filter((problem) => problem.problem !== 'no-user-message'),
+            ).toEqual([]);
+            expect(actual.stats.repeatedPrefixTokens).toBe(repeatedPrefix(previous, actual));
+            const heldState = actual.messages.find(
+              (message) => message.role === 'system' && String(message.content).startsWith('State of '),
+            );
+            if (heldState && (actual.stats.extra?.heldMemory as string[] | undefined)?.includes('state')) {
+              // A held state: nothing it has not read is left out of the window (cut outputs aside).
+              heldStates++;
+              const until = Number(/^State of (\d+)/.exec(String(heldState.content))![1]);
+              expect(
+                actual.stats.reductions.filter(
+                  (record) => record.messages > 0 && record.action !== 'truncated' && record.to > until,
+                ),
+              ).toEqual([]);
+            }
+            if (scenario.cutBackRatio === 1)
+              expect(sentForm(newComposer(scenario.maxContextTokens).compose({ ...request, history }).payload)).toBe(
+                sentForm(actual),
+              );
+            previous = actual;
+          });
+        }),
+        { numRuns: 60 },
+      );
+    },
+  );
 
-  it('takes the positions a caller says did not change in its array as they were: the window it kept is not checked again there', () => {
-    const history: ChatMessage[] = [];
-    for (let turn = 0; turn < 60; turn++) grow(history, [{ kind: 'exchange', calls: 1, outputWords: 30, split: false }], [], turn).history.slice(history.length).forEach((message) => history.push(message));
-    const composer = newComposer(2500);
-    const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
-    const first = composer.compose({ ...request, history }).payload;
-    expect(first.stats.messages.output).toBeLessThan(history.length);
-    // Grown by one turn, with a message of the window replaced in place by a longer one.
-    const replace = () => {
-      const at = history.length - 20;
-      history[at] = { ...history[at]!, content: `${String(history[at]!.content)} ${words(80, at)}` } as ChatMessage;
-    };
-    const turn = (unchangedBefore: number | undefined) => {
-      history.push({ role: 'user', content: 'and now?' });
-      replace();
-      const payload = composer.compose({ ...request, history, ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}) }).payload;
-      const expected = newComposer(2500).compose({ ...request, history: JSON.parse(JSON.stringify(history)) as ChatMessage[] }).payload;
-      return { payload, expected };
-    };
-    const told = turn(history.length - 20);
-    expect(sentForm(told.payload)).toBe(sentForm(told.expected));
-    // Said to be unchanged past it, the replaced message is taken as it was: the window is the one
-    // the old count allows, which the budget does not (hence a caller must account for every write).
-    const untold = turn(history.length);
-    expect(untold.payload.messages.length).toBeGreaterThan(untold.expected.messages.length);
-  });
+  it(
+    'takes the positions a caller says did not change in its array as they were: the window it kept is not checked ' +
+      'again there',
+    () => {
+      const history: ChatMessage[] = [];
+      for (let turn = 0; turn < 60; turn++)
+        grow(history, [{ kind: 'exchange', calls: 1, outputWords: 30, split: false }], [], turn)
+          .history.slice(history.length)
+          .forEach((message) => history.push(message));
+      const composer = newComposer(2500);
+      const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
+      const first = composer.compose({ ...request, history }).payload;
+      expect(first.stats.messages.output).toBeLessThan(history.length);
+      // Grown by one turn, with a message of the window replaced in place by a longer one.
+      const replace = () => {
+        const at = history.length - 20;
+        history[at] = { ...history[at]!, content: `${String(history[at]!.content)} ${words(80, at)}` } as ChatMessage;
+      };
+      const turn = (unchangedBefore: number | undefined) => {
+        history.push({ role: 'user', content: 'and now?' });
+        replace();
+        const payload = composer.compose({
+          ...request,
+          history,
+          ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}),
+        }).payload;
+        const expected = newComposer(2500).compose({
+          ...request,
+          history: JSON.parse(JSON.stringify(history)) as ChatMessage[],
+        }).payload;
+        return { payload, expected };
+      };
+      const told = turn(history.length - 20);
+      expect(sentForm(told.payload)).toBe(sentForm(told.expected));
+      // Said to be unchanged past it, the replaced message is taken as it was: the window is the one
+      // the old count allows, which the budget does not (hence a caller must account for every write).
+      const untold = turn(history.length);
+      expect(untold.payload.messages.length).toBeGreaterThan(untold.expected.messages.length);
+    },
+  );
 
   it('sends a message replaced in place at once, also when the array keeps its length and its last message', () => {
     const history = grow([], [{ kind: 'exchange', calls: 1, outputWords: 1, split: false }], [], 0).history;
@@ -199,6 +309,10 @@ describe('PayloadComposer across turns', () => {
     history[1] = pinStandIn(history[1]!, 'pin-1');
     const payload = composer.compose({ ...request, history, historyUnchangedBefore: 1 }).payload;
     expect(payload.messages[2]).toBe(history[1]);
-    expect(sentForm(payload)).toBe(sentForm(newComposer(400).compose({ ...request, history: JSON.parse(JSON.stringify(history)) as ChatMessage[] }).payload));
+    expect(sentForm(payload)).toBe(
+      sentForm(
+        newComposer(400).compose({ ...request, history: JSON.parse(JSON.stringify(history)) as ChatMessage[] }).payload,
+      ),
+    );
   });
 });

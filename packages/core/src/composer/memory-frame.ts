@@ -29,7 +29,8 @@ function tagPattern(frameTags: ReadonlyArray<string>): RegExp {
   const frame = frameTags.map(quote).join('|');
   // A frame tag in any form (it could end the frame early); a role name only as a whole tag name;
   // `<|` opens the special-token markers of chat templates (`<|im_start|>system`).
-  const names = frame === '' ? `(?:${ROLE_TAGS.join('|')})(?![\\w-])` : `(?:${frame})|(?:${ROLE_TAGS.join('|')})(?![\\w-])`;
+  const names =
+    frame === '' ? `(?:${ROLE_TAGS.join('|')})(?![\\w-])` : `(?:${frame})|(?:${ROLE_TAGS.join('|')})(?![\\w-])`;
   return new RegExp(`<\\s*\\/?\\s*(?:${names})|<\\|`, 'gi');
 }
 
@@ -44,7 +45,11 @@ const patterns = new Map<string, RegExp>();
  * With `json`, the text is JSON and that `<` is written `\u003c` instead, so that it still parses to
  * the same value.
  */
-export function escapeMemoryText(text: string, frameTags: ReadonlyArray<string>, options: { json?: boolean } = {}): string {
+export function escapeMemoryText(
+  text: string,
+  frameTags: ReadonlyArray<string>,
+  options: { json?: boolean } = {},
+): string {
   const key = frameTags.join('\u0000');
   let pattern = patterns.get(key);
   if (pattern === undefined) {

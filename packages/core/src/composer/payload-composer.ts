@@ -1,13 +1,13 @@
 import type { SystemMessage, UserMessage } from '../contracts/chat-message';
 import type { PayloadBudget } from '../contracts/llm-payload';
 import type { CtxkitEventBase } from '../events/ctxkit-events';
-import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
+import { type CtxkitEventBus, safeEmit } from '../events/event-bus';
 import { emitReductions } from '../events/reduction-events';
 import { HistoryLedger } from '../ledger/history-ledger';
 import { assertHistoryShape } from '../messages/assert-history-shape';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { EMPTY_HOLD, type LayoutHold } from './layout-hold';
-import { layoutPayload, type ComposedPayload, type ComposeRequest, type LayoutEnvironment } from './layout-payload';
+import { type ComposedPayload, type ComposeRequest, type LayoutEnvironment, layoutPayload } from './layout-payload';
 import { ToolResultCollapser } from './tool-result-collapser';
 
 export type { ComposedPayload, ComposeRequest, PreviousPayload } from './layout-payload';
@@ -72,7 +72,8 @@ export class PayloadComposer {
 
   /**
    * Lays out one payload on the committed hold, without committing it.
-   * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when system prompt + tools exceed the budget, or not even the truncated newest user message fits
+   * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when system prompt + tools exceed the budget, or not even
+   *   the truncated newest user message fits
    * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) for a malformed history
    */
   layout(request: ComposeRequest): ComposedPayload {
@@ -80,10 +81,15 @@ export class PayloadComposer {
     let hold = this.hold;
     const sentWindow = hold.sentWindow;
     if (sentWindow !== undefined) {
-      // What the sent window may still vouch for of a history array changed in place since (see `historyUnchangedBefore`).
+      // What the sent window may still vouch for of a history array changed in place since (see
+      // `historyUnchangedBefore`).
       const unchangedBefore = request.collapseOlderToolResults ? undefined : request.historyUnchangedBefore;
-      const still = sentWindow.history === request.history && unchangedBefore !== undefined ? Math.min(sentWindow.unchangedBefore, unchangedBefore) : 0;
-      if (still !== sentWindow.unchangedBefore) this.hold = hold = { ...hold, sentWindow: { ...sentWindow, unchangedBefore: still } };
+      const still =
+        sentWindow.history === request.history && unchangedBefore !== undefined
+          ? Math.min(sentWindow.unchangedBefore, unchangedBefore)
+          : 0;
+      if (still !== sentWindow.unchangedBefore)
+        this.hold = hold = { ...hold, sentWindow: { ...sentWindow, unchangedBefore: still } };
     }
     const composed = layoutPayload(request, hold, { ...this.env, budget: this.options.budget() });
     this.latest = composed;
@@ -107,7 +113,13 @@ export class PayloadComposer {
     const base = this.eventBase(turn);
     emitReductions(events, base, payload.stats.reductions);
     if (payload.stats.usageLevel !== level && !events.hostedUsageLevels?.has(sessionId)) {
-      safeEmit(events, 'usage-level-change', { ...base, from: level, to: payload.stats.usageLevel, used: payload.stats.output_tokens, contextWindow: payload.stats.budget.maxContextTokens });
+      safeEmit(events, 'usage-level-change', {
+        ...base,
+        from: level,
+        to: payload.stats.usageLevel,
+        used: payload.stats.output_tokens,
+        contextWindow: payload.stats.budget.maxContextTokens,
+      });
     }
     safeEmit(events, 'payload-composed', { ...base, stats: payload.stats });
   }
@@ -134,7 +146,13 @@ export class PayloadComposer {
    */
   checkHistoryShape(history: ReadonlyArray<unknown>): void {
     const checked = this.checked;
-    const grown = Array.isArray(history) && checked !== undefined && checked.length > 0 && history.length >= checked.length && history[0] === checked.first && history[checked.length - 1] === checked.last;
+    const grown =
+      Array.isArray(history) &&
+      checked !== undefined &&
+      checked.length > 0 &&
+      history.length >= checked.length &&
+      history[0] === checked.first &&
+      history[checked.length - 1] === checked.last;
     this.checked = undefined;
     assertHistoryShape(history, grown ? checked.length : 0);
     this.checked = { first: history[0], last: history[history.length - 1], length: history.length };

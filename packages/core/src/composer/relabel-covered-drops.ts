@@ -6,7 +6,11 @@ import type { MemoryBlock } from './memory-block';
  * did with it (`summarized` into the summary, `extracted` into the entity state) rather than as a
  * plain drop: each `dropped` record whose cause is in `older` is split at the block's `covers.until`.
  */
-export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlySet<ReductionCause>, blocks: ReadonlyArray<MemoryBlock>): ReductionRecord[] {
+export function relabelCoveredDrops(
+  records: ReductionRecord[],
+  older: ReadonlySet<ReductionCause>,
+  blocks: ReadonlyArray<MemoryBlock>,
+): ReductionRecord[] {
   let out = records;
   const recalls = blocks.flatMap((block) => block.recalls ?? []);
   if (recalls.length > 0) out = relabelRecalled(out, older, recalls);
@@ -15,7 +19,12 @@ export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlyS
     if (!covers || covers.until <= 0) continue;
     const next: ReductionRecord[] = [];
     for (const record of out) {
-      if (record.action !== 'dropped' || record.cause === undefined || !older.has(record.cause) || record.from >= covers.until) {
+      if (
+        record.action !== 'dropped' ||
+        record.cause === undefined ||
+        !older.has(record.cause) ||
+        record.from >= covers.until
+      ) {
         next.push(record);
         continue;
       }
@@ -43,7 +52,11 @@ export function relabelCoveredDrops(records: ReductionRecord[], older: ReadonlyS
  * `recalled` (sent again in a recall block), the rest as it was; each record finds its ranges by a
  * binary search.
  */
-function relabelRecalled(records: ReductionRecord[], older: ReadonlySet<ReductionCause>, recalls: ReadonlyArray<{ from: number; to: number; reason: string }>): ReductionRecord[] {
+function relabelRecalled(
+  records: ReductionRecord[],
+  older: ReadonlySet<ReductionCause>,
+  recalls: ReadonlyArray<{ from: number; to: number; reason: string }>,
+): ReductionRecord[] {
   const ranges = [...recalls].sort((a, b) => a.from - b.from);
   const out: ReductionRecord[] = [];
   for (const record of records) {
@@ -66,7 +79,15 @@ function relabelRecalled(records: ReductionRecord[], older: ReadonlySet<Reductio
       const to = Math.min(record.to, range.to);
       if (from >= to) continue;
       if (at < from) out.push({ ...record, from: at, to: from, messages: from - at });
-      out.push({ action: 'recalled', from, to, messages: to - from, reason: range.reason, recoverableFrom: 'history', cause: 'recalled' });
+      out.push({
+        action: 'recalled',
+        from,
+        to,
+        messages: to - from,
+        reason: range.reason,
+        recoverableFrom: 'history',
+        cause: 'recalled',
+      });
       at = to;
     }
     if (at === record.from) out.push(record);

@@ -17,20 +17,27 @@ export function toolContentText(message: Readonly<ToolMessage>): string {
   return typeof message.content === 'string' ? message.content : message.content.map((part) => part.text).join('');
 }
 
-/** The one-line form of a collapsed tool result, e.g. `[Read: main.go (500 lines, Go) — collapsed; call the tool again to see it]`. */
+/**
+ * The one-line form of a collapsed tool result, e.g. `[Read: main.go (500 lines, Go) — collapsed; call the tool again
+ * to see it]`.
+ */
 export function collapsedToolResult(call: Readonly<ToolCall> | undefined, content: string): string {
-  const summary = oneLineToolSummary({ toolName: call?.function.name ?? 'tool', arguments: call?.function.arguments ?? '{}', content });
+  const summary = oneLineToolSummary({
+    toolName: call?.function.name ?? 'tool',
+    arguments: call?.function.arguments ?? '{}',
+    content,
+  });
   return `[${summary} — collapsed; call the tool again to see it]`;
 }
 
 /**
- * Small-window history compression: every tool result older than the last step's collapses to a one-line summary such as `Read: main.go (500 lines, Go)`; only the results
- * of the newest assistant `tool_calls` message stay in full. The model calls the tool again when it
- * needs an older result.
+ * Small-window history compression: every tool result older than the last step's collapses to a one-line summary such
+ * as `Read: main.go (500 lines, Go)`; only the results of the newest assistant `tool_calls` message stay in full. The
+ * model calls the tool again when it needs an older result.
  *
  * The payload composer applies this view when asked to (`collapseOlderToolResults`); the caller's
- * history keeps the full results, so nothing is lost. Copies are remembered per original message, so one result collapses to
- * the same object on every call (strategies that cache by identity keep their caches).
+ * history keeps the full results, so nothing is lost. Copies are remembered per original message, so one result
+ * collapses to the same object on every call (strategies that cache by identity keep their caches).
  */
 export class ToolResultCollapser {
   private readonly copies = new WeakMap<object, ToolMessage>();

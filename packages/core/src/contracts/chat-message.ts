@@ -81,7 +81,10 @@ export interface ReasoningItem {
   data: Record<string, unknown>;
 }
 
-/** A tool's result, answering the call whose id is `tool_call_id`; `output_ref` points at the whole output when the view is shortened. */
+/**
+ * A tool's result, answering the call whose id is `tool_call_id`; `output_ref` points at the whole output when the view
+ * is shortened.
+ */
 export interface ToolMessage {
   role: 'tool';
   tool_call_id: string;

@@ -1,8 +1,8 @@
 import type { ChatMessage } from './chat-message';
-import type { ToolDefinition } from './tool-definition';
 import type { LLMPayload } from './llm-payload';
-import type { TokenUsage } from './token-usage';
 import type { ReductionEpoch, ReductionPreview, UndoResult } from './reduction-epoch';
+import type { TokenUsage } from './token-usage';
+import type { ToolDefinition } from './tool-definition';
 
 /**
  * The pluggable context strategy. The agent kernel asks it for the payload to send and
@@ -129,7 +129,10 @@ export interface ContextManagerCapabilities {
   dispose?(): Promise<void> | void;
 }
 
-/** Whether the strategy declares that it fits tool outputs itself (see {@link ContextManagerCapabilities.truncatesToolOutputs}). */
+/**
+ * Whether the strategy declares that it fits tool outputs itself (see {@link
+ * ContextManagerCapabilities.truncatesToolOutputs}).
+ */
 export function truncatesToolOutputs(manager: IContextManager): boolean {
   return (manager as ContextManagerCapabilities).truncatesToolOutputs === true;
 }
@@ -138,8 +141,11 @@ export function truncatesToolOutputs(manager: IContextManager): boolean {
 type CapabilityMethod = 'contributedTools' | 'checkCompaction' | 'whenIdle' | 'dispose';
 
 /** A type guard: whether a strategy implements the optional method `name`. */
-function capabilityGuard<K extends CapabilityMethod>(name: K): (manager: IContextManager) => manager is IContextManager & Required<Pick<ContextManagerCapabilities, K>> {
-  return (manager): manager is IContextManager & Required<Pick<ContextManagerCapabilities, K>> => typeof (manager as ContextManagerCapabilities)[name] === 'function';
+function capabilityGuard<K extends CapabilityMethod>(
+  name: K,
+): (manager: IContextManager) => manager is IContextManager & Required<Pick<ContextManagerCapabilities, K>> {
+  return (manager): manager is IContextManager & Required<Pick<ContextManagerCapabilities, K>> =>
+    typeof (manager as ContextManagerCapabilities)[name] === 'function';
 }
 
 /** Whether the strategy offers tools of its own to the model (`contributedTools`). */

@@ -9,7 +9,8 @@ import type { ToolDefinition } from './tool-definition';
  * manager (its two methods and the optional capabilities it has) plus the session controls every
  * session offers, whatever its strategy. See docs/14-controlling-what-survives.md.
  */
-export interface ContextSession extends IContextManager, Omit<ContextManagerCapabilities, 'epochs' | 'preview' | 'undo'> {
+export interface ContextSession
+  extends IContextManager, Omit<ContextManagerCapabilities, 'epochs' | 'preview' | 'undo'> {
   /** The session id. */
   readonly sessionId: string;
   /** The session's undoable reductions, oldest first; empty when its strategy records none. */
@@ -18,7 +19,13 @@ export interface ContextSession extends IContextManager, Omit<ContextManagerCapa
    * What the next `composePayload` with these arguments would drop, fold, compact or trim, without doing it.
    * @throws CapabilityUnsupportedError (`CTXKIT_CAPABILITY_UNSUPPORTED`) when the strategy offers no preview
    */
-  preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<ReductionPreview>;
+  preview(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options?: ComposeOptions,
+  ): Promise<ReductionPreview>;
   /**
    * Restores the state before `epochId` (undoing every later epoch with it). When the result carries a
    * `history`, continue the conversation with it (an undone compaction gives back the history it replaced).
@@ -33,8 +40,10 @@ export interface ContextSession extends IContextManager, Omit<ContextManagerCapa
    * Pinning what is already pinned returns the existing pin.
    * @param target the index of a message in the history the host sends (its text is captured by the
    *   first payload composed with a history that long), or a text to keep
-   * @throws PinTargetError (`CTXKIT_PIN_TARGET_INVALID`) for an index that is not a non-negative integer, an empty text or label
-   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when a text pin would take the pins past their share of the budget
+   * @throws PinTargetError (`CTXKIT_PIN_TARGET_INVALID`) for an index that is not a non-negative integer, an empty text
+   *   or label
+   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when a text pin would take the pins past their share
+   *   of the budget
    */
   pin(target: number | string, options?: PinOptions): Promise<Pin>;
   /** Removes a pin; false when the session has no pin with that id. */

@@ -1,6 +1,6 @@
 import type { AssistantMessage, ChatMessage } from './chat-message';
-import type { ToolDefinition } from './tool-definition';
 import type { TokenUsage } from './token-usage';
+import type { ToolDefinition } from './tool-definition';
 
 /** One completion request. Strategies call it without tools (summaries, extraction, compaction). */
 export interface LLMCompletionRequest {

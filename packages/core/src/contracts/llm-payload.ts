@@ -1,6 +1,6 @@
+import type { TokenCounterMeta } from '../token-counting/token-counter';
 import type { ChatMessage } from './chat-message';
 import type { ToolDefinition } from './tool-definition';
-import type { TokenCounterMeta } from '../token-counting/token-counter';
 
 /** Payload sections in priority order, high to low. */
 export type PayloadSection = 'system' | 'tools' | 'dynamic' | 'memory' | 'history';
@@ -24,12 +24,7 @@ export type ReductionAction =
   | 'recalled';
 
 /** Where something that left the payload can be recovered from. */
-export type RecoverySource =
-  | 'history'
-  | 'summary'
-  | 'tool-output-cache'
-  | 'transcript'
-  | 'entity-state';
+export type RecoverySource = 'history' | 'summary' | 'tool-output-cache' | 'transcript' | 'entity-state';
 
 /**
  * One reduction: a contiguous range `[from, to)` of indexes into the caller's `history`.

@@ -14,7 +14,10 @@ export interface Pin {
   /** What the pin is, as the pinned block names it (`task`, `first user message`, `message 3`). */
   label: string;
   kind: PinKind;
-  /** For a message pin: the index of the message in the history the host sends; absent until known (a declared `first-user` pin before the first user message). */
+  /**
+   * For a message pin: the index of the message in the history the host sends; absent until known (a declared
+   * `first-user` pin before the first user message).
+   */
   messageIndex?: number;
   /** For a message pin: the role of the message, once a payload has captured it. */
   role?: ChatRole;

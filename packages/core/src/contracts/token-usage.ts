@@ -75,7 +75,9 @@ export function toTokenUsage(usage: ProviderUsage | null | undefined): TokenUsag
     output_tokens: nonNegative(usage.output_tokens),
     cache_creation_tokens: nonNegative(usage.cache_creation_input_tokens),
     cache_read_tokens: nonNegative(usage.cache_read_input_tokens),
-    ...(split && typeof split === 'object' ? { cache_creation_1h_tokens: nonNegative(split.ephemeral_1h_input_tokens) } : {}),
+    ...(split && typeof split === 'object'
+      ? { cache_creation_1h_tokens: nonNegative(split.ephemeral_1h_input_tokens) }
+      : {}),
   });
 }
 
@@ -93,6 +95,7 @@ export function createTokenUsage(parts: Partial<Omit<TokenUsage, 'total_tokens'>
     total_tokens: input_tokens + cache_creation_tokens + cache_read_tokens + output_tokens,
   };
   // The one-hour part is a share of the writes, never more; kept only when a provider reported the split.
-  if (parts.cache_creation_1h_tokens !== undefined) usage.cache_creation_1h_tokens = Math.min(cache_creation_tokens, nonNegative(parts.cache_creation_1h_tokens));
+  if (parts.cache_creation_1h_tokens !== undefined)
+    usage.cache_creation_1h_tokens = Math.min(cache_creation_tokens, nonNegative(parts.cache_creation_1h_tokens));
   return usage;
 }

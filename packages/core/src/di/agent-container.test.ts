@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+
 import { container as globalContainer, injectable, type InjectionToken } from 'tsyringe';
+
 import { AgentContainer } from './agent-container';
 
 const IGreeting: InjectionToken<string> = Symbol.for('ctxkit:test:IGreeting');
@@ -19,7 +21,7 @@ class Counter {
 
 describe('AgentContainer', () => {
   describe('#createChild', () => {
-    it('sees its parent\'s registrations, and its own never leak back', () => {
+    it("sees its parent's registrations, and its own never leak back", () => {
       const agent = new AgentContainer(globalContainer.createChildContainer());
       agent.registerValue(IGreeting, 'hello');
       const child = agent.createChild();
@@ -47,7 +49,9 @@ describe('AgentContainer', () => {
     it('calls the factory on each resolve with the container', () => {
       const agent = new AgentContainer(globalContainer.createChildContainer());
       let calls = 0;
-      agent.registerValue(IGreeting, 'hi').registerFactory(ICounter, (c) => ({ next: () => (calls += c.resolve<string>(IGreeting).length) }));
+      agent
+        .registerValue(IGreeting, 'hi')
+        .registerFactory(ICounter, (c) => ({ next: () => (calls += c.resolve<string>(IGreeting).length) }));
       agent.resolve<CounterService>(ICounter).next();
       agent.resolve<CounterService>(ICounter).next();
       expect(calls).toBe(4);

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
-import { Lifecycle, type DependencyContainer, type InjectionToken } from 'tsyringe';
+
+import { type DependencyContainer, type InjectionToken, Lifecycle } from 'tsyringe';
 
 /** A class that tsyringe can construct (its interface-typed parameters carry `@inject(TOKEN)`). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tsyringe builds any constructor
 export type Constructor<T> = new (...args: any[]) => T;
 
 /**

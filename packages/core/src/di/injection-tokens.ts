@@ -1,4 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
+
 import type { IContextManager as ContextManagerContract } from '../contracts/context-manager';
 import type { IContextStore as ContextStoreContract } from '../contracts/context-store';
 import type { ILLMClient as LLMClientContract } from '../contracts/llm-client';

@@ -1,10 +1,16 @@
-import { MemoryContextStore } from '../stores/memory-context-store';
 import { EpochNotFoundError } from '../errors/epoch-not-found-error';
+import { MemoryContextStore } from '../stores/memory-context-store';
 import { EpochLog } from './epoch-log';
 
 function logOn(store: MemoryContextStore, maxEpochs?: number): EpochLog {
   let clock = 1_000;
-  return new EpochLog({ store, agentId: 'agent', sessionId: 's1', now: () => clock++, ...(maxEpochs === undefined ? {} : { maxEpochs }) });
+  return new EpochLog({
+    store,
+    agentId: 'agent',
+    sessionId: 's1',
+    now: () => clock++,
+    ...(maxEpochs === undefined ? {} : { maxEpochs }),
+  });
 }
 
 describe('EpochLog', () => {
@@ -29,7 +35,9 @@ describe('EpochLog', () => {
     expect(taken.alsoUndone.map((epoch) => epoch.id)).toEqual(['e3']);
     expect((await log.list()).map((epoch) => epoch.id)).toEqual(['e1']);
     // What the undone epochs saved is gone from the store.
-    const names = (await store.list({ agentId: 'agent', sessionId: 's1', kind: 'state' })).map((key) => key.name).sort();
+    const names = (await store.list({ agentId: 'agent', sessionId: 's1', kind: 'state' }))
+      .map((key) => key.name)
+      .sort();
     expect(names).toHaveLength(2);
     expect(names[0]).toMatch(/^epoch:e1\./);
     expect(names[1]).toBe('epochs');
@@ -94,7 +102,9 @@ describe('EpochLog#undo', () => {
     const log = logOn(new MemoryContextStore());
     await log.record({ kind: 'fold', turn: 1, description: 'a' }, { v: 0 });
     await log.record({ kind: 'fold', turn: 2, description: 'b' }, { v: 1 });
-    await expect(log.undo<{ v: number }>('e1', () => Promise.reject(new Error('store down')))).rejects.toThrow('store down');
+    await expect(log.undo<{ v: number }>('e1', () => Promise.reject(new Error('store down')))).rejects.toThrow(
+      'store down',
+    );
     expect((await log.list()).map((epoch) => epoch.id)).toEqual(['e1', 'e2']);
     const restored: Array<{ v: number }> = [];
     const result = await log.undo<{ v: number }>('e1', (before) => void restored.push(before));
@@ -111,7 +121,10 @@ describe('EpochLog#record under contention', () => {
     // Every compare-and-set of the index is refused, as if other writers always came first.
     store.setIfVersion = async (key) => ({ ok: false, current: await store.getVersioned(key) });
     const log = logOn(store);
-    await expect(log.record({ kind: 'fold', turn: 1, description: 'a' }, {})).rejects.toMatchObject({ code: 'CTXKIT_STORE_ERROR', message: expect.stringContaining('cannot be undone') });
+    await expect(log.record({ kind: 'fold', turn: 1, description: 'a' }, {})).rejects.toMatchObject({
+      code: 'CTXKIT_STORE_ERROR',
+      message: expect.stringContaining('cannot be undone'),
+    });
     // Nothing it saved is left behind.
     expect(await store.list({ agentId: 'agent', sessionId: 's1', kind: 'state' })).toEqual([]);
   });

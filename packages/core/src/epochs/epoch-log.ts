@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+
+import { SerialQueue } from '../concurrency/serial-queue';
 import type { IContextStore, StoreKey } from '../contracts/context-store';
 import type { ReductionEpoch } from '../contracts/reduction-epoch';
-import { SerialQueue } from '../concurrency/serial-queue';
 import { EpochNotFoundError } from '../errors/epoch-not-found-error';
 import { StoreError } from '../errors/store-error';
 import { formatStoreKey } from '../stores/store-key';
@@ -78,7 +79,12 @@ export class EpochLog {
         await this.options.store.set(this.stateKey(savedAs), { before });
         const epochs = [...index.epochs, { ...epoch, savedAs }];
         const forgotten = epochs.splice(0, Math.max(0, epochs.length - this.maxEpochs));
-        const written = await writeIfVersion(this.options.store, this.indexKey(), { format: 1, next: index.next + 1, epochs } satisfies EpochIndex, read?.version);
+        const written = await writeIfVersion(
+          this.options.store,
+          this.indexKey(),
+          { format: 1, next: index.next + 1, epochs } satisfies EpochIndex,
+          read?.version,
+        );
         if (written.ok) {
           for (const old of forgotten) await this.options.store.delete(this.stateKey(old.savedAs));
           return epoch;
@@ -86,7 +92,12 @@ export class EpochLog {
         // Another writer took this id first: record under the next id.
         await this.options.store.delete(this.stateKey(savedAs));
         if (attempt + 1 >= MAX_ATTEMPTS) {
-          throw new StoreError(this.options.store.name, 'record epoch in', formatStoreKey(this.indexKey()), `${MAX_ATTEMPTS} other writers recorded epochs first; this reduction stands but cannot be undone`);
+          throw new StoreError(
+            this.options.store.name,
+            'record epoch in',
+            formatStoreKey(this.indexKey()),
+            `${MAX_ATTEMPTS} other writers recorded epochs first; this reduction stands but cannot be undone`,
+          );
         }
       }
     });
@@ -94,7 +105,11 @@ export class EpochLog {
 
   /** The recorded epochs, oldest first. */
   list(): Promise<ReductionEpoch[]> {
-    return this.io.run(async () => toEpochIndex((await readVersioned<EpochIndex>(this.options.store, this.indexKey()))?.value).epochs.map(publicEpoch));
+    return this.io.run(async () =>
+      toEpochIndex((await readVersioned<EpochIndex>(this.options.store, this.indexKey()))?.value).epochs.map(
+        publicEpoch,
+      ),
+    );
   }
 
   /**
@@ -106,10 +121,20 @@ export class EpochLog {
     return this.io.run(async () => {
       const index = toEpochIndex((await readVersioned<EpochIndex>(this.options.store, this.indexKey()))?.value);
       const at = index.epochs.findIndex((epoch) => epoch.id === epochId);
-      const saved = at < 0 ? undefined : await this.options.store.get<{ before: TState }>(this.stateKey(index.epochs[at]!.savedAs));
-      if (at < 0 || saved === undefined) throw new EpochNotFoundError(this.options.sessionId, epochId, index.epochs.map((epoch) => epoch.id));
+      const saved =
+        at < 0 ? undefined : await this.options.store.get<{ before: TState }>(this.stateKey(index.epochs[at]!.savedAs));
+      if (at < 0 || saved === undefined)
+        throw new EpochNotFoundError(
+          this.options.sessionId,
+          epochId,
+          index.epochs.map((epoch) => epoch.id),
+        );
       const removed = index.epochs.slice(at);
-      return { undone: publicEpoch(removed[0]!), alsoUndone: removed.slice(1).reverse().map(publicEpoch), before: saved.before };
+      return {
+        undone: publicEpoch(removed[0]!),
+        alsoUndone: removed.slice(1).reverse().map(publicEpoch),
+        before: saved.before,
+      };
     });
   }
 
@@ -121,7 +146,10 @@ export class EpochLog {
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch
    * @throws what `restore` throws
    */
-  async undo<TState>(epochId: string, restore: (before: TState) => Promise<void> | void): Promise<Omit<TakenEpoch<TState>, 'before'>> {
+  async undo<TState>(
+    epochId: string,
+    restore: (before: TState) => Promise<void> | void,
+  ): Promise<Omit<TakenEpoch<TState>, 'before'>> {
     const { before } = await this.peek<TState>(epochId);
     await restore(before);
     const { undone, alsoUndone } = await this.take<TState>(epochId);
@@ -130,7 +158,8 @@ export class EpochLog {
 
   /**
    * Removes `epochId` and every later epoch from the log and returns the state saved before `epochId`.
-   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch (never recorded, forgotten or undone)
+   * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch (never recorded, forgotten or
+   *   undone)
    */
   take<TState>(epochId: string): Promise<TakenEpoch<TState>> {
     return this.io.run(async () => {
@@ -138,16 +167,32 @@ export class EpochLog {
         const read = await readVersioned<EpochIndex>(this.options.store, this.indexKey());
         const index = toEpochIndex(read?.value);
         const at = index.epochs.findIndex((epoch) => epoch.id === epochId);
-        const saved = at < 0 ? undefined : await this.options.store.get<{ before: TState }>(this.stateKey(index.epochs[at]!.savedAs));
+        const saved =
+          at < 0
+            ? undefined
+            : await this.options.store.get<{ before: TState }>(this.stateKey(index.epochs[at]!.savedAs));
         if (at < 0 || saved === undefined) {
-          throw new EpochNotFoundError(this.options.sessionId, epochId, index.epochs.map((epoch) => epoch.id));
+          throw new EpochNotFoundError(
+            this.options.sessionId,
+            epochId,
+            index.epochs.map((epoch) => epoch.id),
+          );
         }
         const kept = index.epochs.slice(0, at);
         const removed = index.epochs.slice(at);
-        const written = await writeIfVersion(this.options.store, this.indexKey(), { format: 1, next: index.next, epochs: kept } satisfies EpochIndex, read?.version);
+        const written = await writeIfVersion(
+          this.options.store,
+          this.indexKey(),
+          { format: 1, next: index.next, epochs: kept } satisfies EpochIndex,
+          read?.version,
+        );
         if (!written.ok) continue;
         for (const epoch of removed) await this.options.store.delete(this.stateKey(epoch.savedAs));
-        return { undone: publicEpoch(removed[0]!), alsoUndone: removed.slice(1).reverse().map(publicEpoch), before: saved.before };
+        return {
+          undone: publicEpoch(removed[0]!),
+          alsoUndone: removed.slice(1).reverse().map(publicEpoch),
+          before: saved.before,
+        };
       }
       throw new EpochNotFoundError(this.options.sessionId, epochId, []);
     });
@@ -164,8 +209,13 @@ export class EpochLog {
 
 function toEpochIndex(value: unknown): EpochIndex {
   const index = value as Partial<EpochIndex> | undefined;
-  if (index?.format !== 1 || !Array.isArray(index.epochs) || !Number.isInteger(index.next)) return { format: 1, next: 1, epochs: [] };
-  return { format: 1, next: index.next!, epochs: index.epochs.filter((epoch) => typeof epoch?.id === 'string' && typeof epoch.savedAs === 'string') };
+  if (index?.format !== 1 || !Array.isArray(index.epochs) || !Number.isInteger(index.next))
+    return { format: 1, next: 1, epochs: [] };
+  return {
+    format: 1,
+    next: index.next!,
+    epochs: index.epochs.filter((epoch) => typeof epoch?.id === 'string' && typeof epoch.savedAs === 'string'),
+  };
 }
 
 function publicEpoch({ savedAs: _savedAs, ...epoch }: IndexedEpoch): ReductionEpoch {

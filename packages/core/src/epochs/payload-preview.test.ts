@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import type { ChatMessage } from '../contracts/chat-message';
-import type { LLMPayload } from '../contracts/llm-payload';
+
 import { computeBudget } from '../budget/compute-budget';
 import { PayloadComposer } from '../composer/payload-composer';
+import type { ChatMessage } from '../contracts/chat-message';
+import type { LLMPayload } from '../contracts/llm-payload';
 import { CtxkitEventBus } from '../events/event-bus';
 import { arbHistory } from '../testing/arbitraries';
 import { createTokenCounter } from '../token-counting/create-token-counter';
@@ -13,7 +14,12 @@ const counter = createTokenCounter({ model: 'gpt-4o' });
 
 function composer(maxContextTokens: number): PayloadComposer {
   const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
-  return new PayloadComposer({ owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events: new CtxkitEventBus() }, model: 'gpt-4o', counter, budget: () => budget });
+  return new PayloadComposer({
+    owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events: new CtxkitEventBus() },
+    model: 'gpt-4o',
+    counter,
+    budget: () => budget,
+  });
 }
 
 function turns(count: number): ChatMessage[] {
@@ -25,7 +31,10 @@ function turns(count: number): ChatMessage[] {
   return history;
 }
 
-/** Indexes of the history messages the payload does not carry (by identity: the composer sends kept messages as they are). */
+/**
+ * Indexes of the history messages the payload does not carry (by identity: the composer sends kept messages as they
+ * are).
+ */
 function absent(payload: LLMPayload, history: ChatMessage[]): number[] {
   const sent = new Set<unknown>(payload.messages);
   return history.flatMap((message, index) => (sent.has(message) ? [] : [index]));
@@ -39,7 +48,14 @@ describe('payloadPreview', () => {
       history,
       tools: [],
       turn: 20,
-      memory: [{ name: 'summary', content: 'The user asked about Lisbon.', placement: 'after-system', covers: { until: 6, action: 'summarized', recoverableFrom: 'summary', reason: 'folded into the summary' } }],
+      memory: [
+        {
+          name: 'summary',
+          content: 'The user asked about Lisbon.',
+          placement: 'after-system',
+          covers: { until: 6, action: 'summarized', recoverableFrom: 'summary', reason: 'folded into the summary' },
+        },
+      ],
     });
     const preview = payloadPreview(payload, history, counter);
     expect(preview.dropped.length).toBeGreaterThan(6);
@@ -48,16 +64,31 @@ describe('payloadPreview', () => {
     expect(preview.folded).toEqual([]);
     expect(preview.compacted).toEqual([]);
     expect(preview.payloadTokens).toBe(payload.stats.output_tokens);
-    expect(preview.notes[0]).toBe('messages 0–5 left out (summarized, recoverable from the summary): folded into the summary');
-    expect(preview.notes[1]).toMatch(/^messages 6–\d+ left out \(dropped, recoverable from the history\): older than the window/);
-    expect(preview.notes[preview.notes.length - 1]).toBe(`the payload would take ${payload.stats.output_tokens} of ${payload.stats.budget.available} available tokens`);
-    expect(preview.dropped[0]).toEqual({ index: 0, role: 'user', tokens: counter.countMessage(history[0]!), excerpt: expect.stringMatching(/^Question 0: what about the weather in Lisbon .{30,}…$/) });
+    expect(preview.notes[0]).toBe(
+      'messages 0–5 left out (summarized, recoverable from the summary): folded into the summary',
+    );
+    expect(preview.notes[1]).toMatch(
+      /^messages 6–\d+ left out \(dropped, recoverable from the history\): older than the window/,
+    );
+    expect(preview.notes[preview.notes.length - 1]).toBe(
+      `the payload would take ${payload.stats.output_tokens} of ${payload.stats.budget.available} available tokens`,
+    );
+    expect(preview.dropped[0]).toEqual({
+      index: 0,
+      role: 'user',
+      tokens: counter.countMessage(history[0]!),
+      excerpt: expect.stringMatching(/^Question 0: what about the weather in Lisbon .{30,}…$/),
+    });
   });
 
   it('names a tool output sent cut as trimmed, not as left out', () => {
     const history: ChatMessage[] = [
       { role: 'user', content: 'Read the log.' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"app.log"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path":"app.log"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'line of the log\n'.repeat(2000) },
     ];
     const { payload } = composer(600).compose({ systemPrompt: 'sys', history, tools: [], turn: 1 });
@@ -79,7 +110,9 @@ describe('payloadPreview', () => {
         const preview = payloadPreview(payload, history, counter);
         const cut = new Set(preview.trimmed.map((item) => item.index));
         // Left out: absent from the payload and not sent as a cut copy.
-        expect(preview.dropped.map((item) => item.index)).toEqual(absent(payload, history).filter((index) => !cut.has(index)));
+        expect(preview.dropped.map((item) => item.index)).toEqual(
+          absent(payload, history).filter((index) => !cut.has(index)),
+        );
       }),
       { numRuns: 40, seed: 20250101 },
     );
@@ -90,23 +123,44 @@ describe('payloadPreview', () => {
     const payload: LLMPayload = {
       messages: [history[0]!, history[2]!, history[4]!, history[5]!],
       tools: [],
-      stats: { reductions: [{ action: 'trimmed', from: 1, to: 4, messages: 2, reason: 'shown as a placeholder', recoverableFrom: 'tool-output-cache' }], output_tokens: 10, budget: { available: 100 } } as unknown as LLMPayload['stats'],
+      stats: {
+        reductions: [
+          {
+            action: 'trimmed',
+            from: 1,
+            to: 4,
+            messages: 2,
+            reason: 'shown as a placeholder',
+            recoverableFrom: 'tool-output-cache',
+          },
+        ],
+        output_tokens: 10,
+        budget: { available: 100 },
+      } as unknown as LLMPayload['stats'],
     };
     expect(payloadPreview(payload, history, counter).trimmed.map((item) => item.index)).toEqual([1, 3]);
   });
 });
 
 describe('previewItem', () => {
-  it('shortens to 80 characters without splitting a character, and shows the calls of an assistant message without text', () => {
-    const history: ChatMessage[] = [
-      { role: 'user', content: `${'🌍'.repeat(100)}` },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"id":7}' } }] },
-      { role: 'user', content: [{ type: 'text', text: '  several\n\nlines   here ' }] },
-    ];
-    const emoji = previewItem(history, 0, counter).excerpt;
-    expect(Array.from(emoji)).toHaveLength(80);
-    expect(emoji.endsWith('🌍…')).toBe(true);
-    expect(previewItem(history, 1, counter)).toMatchObject({ role: 'assistant', excerpt: 'calls lookup({"id":7})' });
-    expect(previewItem(history, 2, counter).excerpt).toBe('several lines here');
-  });
+  it(
+    'shortens to 80 characters without splitting a character, and shows the calls of an assistant message without ' +
+      'text',
+    () => {
+      const history: ChatMessage[] = [
+        { role: 'user', content: `${'🌍'.repeat(100)}` },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"id":7}' } }],
+        },
+        { role: 'user', content: [{ type: 'text', text: '  several\n\nlines   here ' }] },
+      ];
+      const emoji = previewItem(history, 0, counter).excerpt;
+      expect(Array.from(emoji)).toHaveLength(80);
+      expect(emoji.endsWith('🌍…')).toBe(true);
+      expect(previewItem(history, 1, counter)).toMatchObject({ role: 'assistant', excerpt: 'calls lookup({"id":7})' });
+      expect(previewItem(history, 2, counter).excerpt).toBe('several lines here');
+    },
+  );
 });

@@ -5,7 +5,12 @@ import type { ITokenCounter } from '../token-counting/token-counter';
 import { previewItem } from './preview-item';
 
 /** Reductions that leave a history message out of the payload whole. */
-const LEFT_OUT: ReadonlySet<ReductionAction> = new Set<ReductionAction>(['dropped', 'summarized', 'extracted', 'compacted']);
+const LEFT_OUT: ReadonlySet<ReductionAction> = new Set<ReductionAction>([
+  'dropped',
+  'summarized',
+  'extracted',
+  'compacted',
+]);
 
 /** Reductions that send a history message cut, as a placeholder or micro-compacted. */
 const CUT: ReadonlySet<ReductionAction> = new Set<ReductionAction>(['trimmed', 'truncated', 'micro-compacted']);
@@ -14,8 +19,15 @@ function rangeText(from: number, to: number): string {
   return to - from === 1 ? `message ${from}` : `messages ${from}–${to - 1}`;
 }
 
-/** The history indexes a record covers: its whole range, or (a sparse range) the messages of it the payload does not carry as they are. */
-function recordIndexes(record: ReductionRecord, history: ReadonlyArray<Readonly<ChatMessage>>, sent: ReadonlySet<unknown>): number[] {
+/**
+ * The history indexes a record covers: its whole range, or (a sparse range) the messages of it the payload does not
+ * carry as they are.
+ */
+function recordIndexes(
+  record: ReductionRecord,
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  sent: ReadonlySet<unknown>,
+): number[] {
   const indexes: number[] = [];
   const to = Math.min(record.to, history.length);
   const whole = record.messages >= record.to - record.from;
@@ -26,7 +38,9 @@ function recordIndexes(record: ReductionRecord, history: ReadonlyArray<Readonly<
 function noteOf(record: ReductionRecord): string {
   const what = record.messages === 0 ? '' : `${rangeText(record.from, record.to)} `;
   if (LEFT_OUT.has(record.action)) {
-    return record.messages === 0 ? record.reason : `${what}left out (${record.action}, recoverable from the ${record.recoverableFrom}): ${record.reason}`;
+    return record.messages === 0
+      ? record.reason
+      : `${what}left out (${record.action}, recoverable from the ${record.recoverableFrom}): ${record.reason}`;
   }
   return record.messages === 0 ? record.reason : `${what}${record.action}: ${record.reason}`;
 }
@@ -41,7 +55,11 @@ function noteOf(record: ReductionRecord): string {
  * Compose the payload with `ComposeRequest.preview` so that computing it changes nothing.
  * @see docs/06-writing-a-strategy.md
  */
-export function payloadPreview(payload: LLMPayload, history: ReadonlyArray<Readonly<ChatMessage>>, counter: ITokenCounter): ReductionPreview {
+export function payloadPreview(
+  payload: LLMPayload,
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  counter: ITokenCounter,
+): ReductionPreview {
   const sent = new Set<unknown>(payload.messages);
   const dropped = new Set<number>();
   const trimmed = new Set<number>();
@@ -49,12 +67,22 @@ export function payloadPreview(payload: LLMPayload, history: ReadonlyArray<Reado
   const notes: string[] = [];
   for (const record of payload.stats.reductions) {
     notes.push(noteOf(record));
-    const into = LEFT_OUT.has(record.action) ? dropped : CUT.has(record.action) ? trimmed : record.action === 'recalled' ? recalled : undefined;
+    const into = LEFT_OUT.has(record.action)
+      ? dropped
+      : CUT.has(record.action)
+        ? trimmed
+        : record.action === 'recalled'
+          ? recalled
+          : undefined;
     if (into && record.messages > 0) for (const index of recordIndexes(record, history, sent)) into.add(index);
   }
   const { budget } = payload.stats;
-  notes.push(`the payload would take ${payload.stats.output_tokens.toLocaleString('en-US')} of ${budget.available.toLocaleString('en-US')} available tokens`);
-  const items = (indexes: Set<number>) => [...indexes].sort((a, b) => a - b).map((index) => previewItem(history, index, counter));
+  notes.push(
+    `the payload would take ${payload.stats.output_tokens.toLocaleString('en-US')} ` +
+      `of ${budget.available.toLocaleString('en-US')} available tokens`,
+  );
+  const items = (indexes: Set<number>) =>
+    [...indexes].sort((a, b) => a - b).map((index) => previewItem(history, index, counter));
   return {
     dropped: items(dropped),
     folded: [],

@@ -13,7 +13,11 @@ const EXCERPT_SOURCE_CHARS = 4 * EXCERPT_CHARS;
 function oneLineText(message: Readonly<ChatMessage>): string {
   let text = contentText(message.content).slice(0, EXCERPT_SOURCE_CHARS);
   if (text.trim() === '' && message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
-    text = `calls ${message.tool_calls.map((call) => `${call.function.name}(${call.function.arguments.slice(0, EXCERPT_CHARS)})`).join(', ')}`;
+    text =
+      `calls ` +
+      `${message.tool_calls
+        .map((call) => `${call.function.name}(${call.function.arguments.slice(0, EXCERPT_CHARS)}` + `)`)
+        .join(', ')}`;
   }
   return text.replace(/\s+/g, ' ').trim();
 }
@@ -23,16 +27,27 @@ function oneLineText(message: Readonly<ChatMessage>): string {
  * identity, so naming a message the composer already counted costs nothing) and its text on one line,
  * shortened to 80 characters; an assistant message that only calls tools shows its calls.
  */
-export function previewItem(history: ReadonlyArray<Readonly<ChatMessage>>, index: number, counter: ITokenCounter): PreviewItem {
+export function previewItem(
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  index: number,
+  counter: ITokenCounter,
+): PreviewItem {
   const message = history[index]!;
   const characters = Array.from(oneLineText(message));
-  const excerpt = characters.length > EXCERPT_CHARS ? `${characters.slice(0, EXCERPT_CHARS - 1).join('')}…` : characters.join('');
+  const excerpt =
+    characters.length > EXCERPT_CHARS ? `${characters.slice(0, EXCERPT_CHARS - 1).join('')}…` : characters.join('');
   return { index, role: message.role, tokens: counter.countMessage(message), excerpt };
 }
 
 /** `history[from, to)` as preview items, oldest first. */
-export function previewItems(history: ReadonlyArray<Readonly<ChatMessage>>, from: number, to: number, counter: ITokenCounter): PreviewItem[] {
+export function previewItems(
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  from: number,
+  to: number,
+  counter: ITokenCounter,
+): PreviewItem[] {
   const items: PreviewItem[] = [];
-  for (let index = Math.max(0, from); index < Math.min(to, history.length); index++) items.push(previewItem(history, index, counter));
+  for (let index = Math.max(0, from); index < Math.min(to, history.length); index++)
+    items.push(previewItem(history, index, counter));
   return items;
 }

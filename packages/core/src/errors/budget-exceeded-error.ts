@@ -19,12 +19,14 @@ export class BudgetExceededError extends CtxkitError {
     super({
       code: ErrorCodes.BUDGET_EXCEEDED,
       category: 'user',
-      message: `${strategyId}: ${what} need ${shortfall.required} tokens but the budget allows ${shortfall.available} (${Object.entries(
-        shortfall.sections,
-      )
-        .map(([name, tokens]) => `${name} ${tokens}`)
-        .join(', ')}).`,
-      fix: 'Raise maxContextTokens (or use a model with a larger window), lower reserveOutputTokens, shorten the system prompt, or send fewer tools (a compact prompt and an essential tool subset in the manifest).',
+      message:
+        `${strategyId}: ${what} need ${shortfall.required} tokens but the budget ` +
+        `allows ${shortfall.available} (${Object.entries(shortfall.sections)
+          .map(([name, tokens]) => `${name} ${tokens}`)
+          .join(', ')}).`,
+      fix:
+        'Raise maxContextTokens (or use a model with a larger window), lower reserveOutputTokens, shorten the ' +
+        'system prompt, or send fewer tools (a compact prompt and an essential tool subset in the manifest).',
       details: { strategyId, ...shortfall },
     });
     this.shortfall = shortfall;

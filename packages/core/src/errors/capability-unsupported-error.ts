@@ -8,7 +8,9 @@ export class CapabilityUnsupportedError extends CtxkitError {
       code: ErrorCodes.CAPABILITY_UNSUPPORTED,
       category: 'user',
       message: `Strategy ${strategyId} does not offer ${capability}().`,
-      fix: `Use a strategy that implements ${capability}() (every standard strategy does), or add it to this strategy: see docs/06-writing-a-strategy.md.`,
+      fix:
+        `Use a strategy that implements ${capability}() (every standard strategy does), or add it to this ` +
+        `strategy: see docs/06-writing-a-strategy.md.`,
       details: { strategyId, capability },
     });
   }

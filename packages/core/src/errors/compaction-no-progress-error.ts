@@ -30,12 +30,24 @@ export class CompactionNoProgressError extends CtxkitError {
   readonly shortfall: CompactionShortfall;
   constructor(strategyId: string, shortfall: CompactionShortfall) {
     const kept = shortfall.parts.reduce((total, part) => total + part.tokens, 0);
-    const parts = shortfall.parts.map((part) => `${part.part}: ${part.messages === undefined ? '' : `${part.messages} message${part.messages === 1 ? '' : 's'}, `}${part.tokens} tokens`);
+    const parts = shortfall.parts.map(
+      (part) =>
+        `${part.part}: ` +
+        `${part.messages === undefined ? '' : `${part.messages} message${part.messages === 1 ? '' : 's'}, `}` +
+        `${part.tokens} tokens`,
+    );
     super({
       code: ErrorCodes.COMPACTION_NO_PROGRESS,
       category: 'user',
-      message: `${strategyId}: compaction cannot bring the context under its threshold of ${shortfall.thresholdTokens} tokens: what it cannot remove takes ${kept} (${parts.join('; ')}). Automatic compaction waits until the history has grown by ${shortfall.retryAfterTokens} tokens before it tries again.`,
-      fix: 'Keep fewer turns verbatim (compaction.retainLastTurns), ask for a shorter summary (compaction.maxSummaryTokens), raise compaction.thresholdRatio, or shorten the system prompt and tool definitions; the compact tool still compacts on request.',
+      message:
+        `${strategyId}: compaction cannot bring the context under its threshold ` +
+        `of ${shortfall.thresholdTokens} tokens: what it cannot remove takes ${kept} (${parts.join('; ')}). ` +
+        `Automatic compaction waits until the history has grown by ${shortfall.retryAfterTokens} tokens before ` +
+        `it tries again.`,
+      fix:
+        'Keep fewer turns verbatim (compaction.retainLastTurns), ask for a shorter summary ' +
+        '(compaction.maxSummaryTokens), raise compaction.thresholdRatio, or shorten the system prompt and tool ' +
+        'definitions; the compact tool still compacts on request.',
       details: { strategyId, ...shortfall, keptTokens: kept },
     });
     this.shortfall = shortfall;

@@ -47,8 +47,14 @@ export class ContextOverflowError extends CtxkitError {
     super({
       code: ErrorCodes.CONTEXT_OVERFLOW,
       category: 'provider',
-      message: `${details.client}: the request is longer than the model's context${numbers}${options.retried ? ', again after the payload was cut to fit' : ''}. The provider said: ${details.providerMessage}`,
-      fix: "Give the strategy the model's real window (maxContextTokens in the agent's plugin.json, or runtime.models.register for the model), or raise the server's context size (Ollama num_ctx, llama.cpp --ctx-size).",
+      message:
+        `${details.client}: the request is longer than the model's ` +
+        `context${numbers}${options.retried ? ', again after the payload was cut to fit' : ''}. The provider ` +
+        `said: ${details.providerMessage}`,
+      fix:
+        "Give the strategy the model's real window (maxContextTokens in the agent's plugin.json, or " +
+        "runtime.models.register for the model), or raise the server's context size (Ollama num_ctx, llama.cpp " +
+        '--ctx-size).',
       details: { ...details, retried: options.retried === true },
       cause: options.cause,
     });

@@ -1,12 +1,17 @@
-import { CtxkitError } from './ctxkit-error';
 import { BudgetExceededError } from './budget-exceeded-error';
+import { CtxkitError } from './ctxkit-error';
 import { DisposedError } from './disposed-error';
 import { ErrorCodes } from './error-codes';
 import { PluginNotFoundError } from './plugin-not-found-error';
 
 describe('CtxkitError', () => {
   it('carries code, category, details and the fix in the message', () => {
-    const error = new CtxkitError({ code: ErrorCodes.STORE_ERROR, category: 'internal', message: 'Broken.', fix: 'Mend it.' });
+    const error = new CtxkitError({
+      code: ErrorCodes.STORE_ERROR,
+      category: 'internal',
+      message: 'Broken.',
+      fix: 'Mend it.',
+    });
     expect(error.code).toBe('CTXKIT_STORE_ERROR');
     expect(error.message).toBe('Broken. Fix: Mend it.');
     expect(error.name).toBe('CtxkitError');
@@ -28,7 +33,9 @@ describe('CtxkitError', () => {
     expect(DisposedError.isInstance(budget)).toBe(false);
     expect(BudgetExceededError.isInstance(new Error('x'))).toBe(false);
     // An error from another copy of core carries the same marker, not the same class.
-    const copy = Object.assign(new Error('copy'), { [Symbol.for('ctxkit.error')]: ['BudgetExceededError', 'CtxkitError'] });
+    const copy = Object.assign(new Error('copy'), {
+      [Symbol.for('ctxkit.error')]: ['BudgetExceededError', 'CtxkitError'],
+    });
     expect(BudgetExceededError.isInstance(copy)).toBe(true);
     expect(DisposedError.isInstance(copy)).toBe(false);
     expect(CtxkitError.isInstance(copy)).toBe(true);
@@ -38,7 +45,10 @@ describe('CtxkitError', () => {
   });
 
   it('lists the ids that exist and suggests the closest one', () => {
-    const error = new PluginNotFoundError('std-sumarization-strategy', ['std-sliding-window-strategy', 'std-summarization-strategy']);
+    const error = new PluginNotFoundError('std-sumarization-strategy', [
+      'std-sliding-window-strategy',
+      'std-summarization-strategy',
+    ]);
     expect(error.name).toBe('PluginNotFoundError');
     expect(error.message).toContain('std-sliding-window-strategy, std-summarization-strategy');
     expect(error.message).toContain('Did you mean "std-summarization-strategy"?');

@@ -12,7 +12,11 @@ const MARKER = Symbol.for('ctxkit.error');
 
 function classChain(target: Function): string[] {
   const names: string[] = [];
-  for (let current: unknown = target; typeof current === 'function' && current !== Error && current !== Function.prototype; current = Object.getPrototypeOf(current)) {
+  for (
+    let current: unknown = target;
+    typeof current === 'function' && current !== Error && current !== Function.prototype;
+    current = Object.getPrototypeOf(current)
+  ) {
     names.push((current as Function).name);
   }
   return names;

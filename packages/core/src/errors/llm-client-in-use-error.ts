@@ -10,8 +10,12 @@ export class LLMClientInUseError extends CtxkitError {
     super({
       code: ErrorCodes.LLM_CLIENT_IN_USE,
       category: 'user',
-      message: `Agent "${agentId}" already works with ${current} in session "${sessionId}"; it cannot switch to ${given}.`,
-      fix: 'Give the agent one client: runtime.loadAgent(path, { llm }), or createAgent(handle, { llm }) before the agent is used.',
+      message:
+        `Agent "${agentId}" already works with ${current} in session "${sessionId}"; it cannot switch ` +
+        `to ${given}.`,
+      fix:
+        'Give the agent one client: runtime.loadAgent(path, { llm }), or createAgent(handle, { llm }) before the ' +
+        'agent is used.',
       details: { agentId, sessionId, current, given },
     });
   }

@@ -6,7 +6,11 @@ import type { LLMErrorDetails } from './llm-error-details';
 export class LLMRequestError extends CtxkitError {
   readonly status: number | undefined;
   readonly retryable: boolean;
-  constructor(message: string, details: LLMErrorDetails, options: { retryable: boolean; cause?: unknown; fix?: string }) {
+  constructor(
+    message: string,
+    details: LLMErrorDetails,
+    options: { retryable: boolean; cause?: unknown; fix?: string },
+  ) {
     super({
       code: ErrorCodes.LLM_REQUEST_FAILED,
       category: 'provider',

@@ -11,5 +11,7 @@ export interface ManifestIssue {
 
 /** The issues as one line: `file#pointer: message (expected ...)`, separated by semicolons. */
 export function formatIssues(issues: readonly ManifestIssue[]): string {
-  return issues.map((issue) => `${issue.file}#${issue.pointer || '/'}: ${issue.message} (expected ${issue.expected})`).join('; ');
+  return issues
+    .map((issue) => `${issue.file}#${issue.pointer || '/'}: ${issue.message} (expected ${issue.expected})`)
+    .join('; ');
 }

@@ -34,12 +34,21 @@ export class PinBudgetExceededError extends CtxkitError {
   readonly shortfall: PinShortfall;
   constructor(shortfall: PinShortfall) {
     const list = shortfall.pins.map((pin) => `${pin.id} "${pin.label}" ${pin.tokens} tokens`).join(', ');
-    const largest = shortfall.pins.reduce<PinCost | undefined>((top, pin) => (top === undefined || pin.tokens > top.tokens ? pin : top), undefined);
+    const largest = shortfall.pins.reduce<PinCost | undefined>(
+      (top, pin) => (top === undefined || pin.tokens > top.tokens ? pin : top),
+      undefined,
+    );
     super({
       code: ErrorCodes.PIN_BUDGET_EXCEEDED,
       category: 'user',
-      message: `Session "${shortfall.sessionId}" of agent "${shortfall.agentId}": the pins need ${shortfall.required} tokens but their share is ${shortfall.allowance} (pinShare ${shortfall.pinShare} of ${shortfall.available} available to ${shortfall.strategyId}). Pins: ${list}.`,
-      fix: `Unpin what is no longer needed (${largest ? `session.unpin("${largest.id}")` : 'session.unpin(id)'}), pin shorter texts, or raise pinShare in the agent manifest (or the budget: maxContextTokens).`,
+      message:
+        `Session "${shortfall.sessionId}" of agent "${shortfall.agentId}": the pins ` +
+        `need ${shortfall.required} tokens but their share is ${shortfall.allowance} ` +
+        `(pinShare ${shortfall.pinShare} of ${shortfall.available} available to ${shortfall.strategyId}). ` +
+        `Pins: ${list}.`,
+      fix:
+        `Unpin what is no longer needed (${largest ? `session.unpin("${largest.id}")` : 'session.unpin(id)'}), ` +
+        `pin shorter texts, or raise pinShare in the agent manifest (or the budget: maxContextTokens).`,
       details: { ...shortfall, pins: shortfall.pins.map((pin) => ({ ...pin })) },
     });
     this.shortfall = shortfall;

@@ -8,7 +8,9 @@ export class PinTargetError extends CtxkitError {
       code: ErrorCodes.PIN_TARGET_INVALID,
       category: 'user',
       message: `Session "${sessionId}" cannot pin this: ${problem}.`,
-      fix: 'Pin a message by its index in the history you send (a non-negative integer) or a non-empty text, with an optional non-empty label.',
+      fix:
+        'Pin a message by its index in the history you send (a non-negative integer) or a non-empty text, with ' +
+        'an optional non-empty label.',
       details: { sessionId, problem },
     });
   }

@@ -8,7 +8,9 @@ export class PluginLoadError extends CtxkitError {
       code: ErrorCodes.PLUGIN_LOAD_FAILED,
       category: 'plugin',
       message: `${pluginId}: cannot load entry ${entry}: ${problem}.`,
-      fix: 'Build the plugin (npm run build) and export `createStrategy(config, context)` from its entry (see docs/06-writing-a-strategy.md).',
+      fix:
+        'Build the plugin (npm run build) and export `createStrategy(config, context)` from its entry (see ' +
+        'docs/06-writing-a-strategy.md).',
       details: { pluginId, entry, problem },
       cause,
     });

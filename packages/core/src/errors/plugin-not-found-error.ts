@@ -1,6 +1,6 @@
+import { closest } from './closest-id';
 import { CtxkitError } from './ctxkit-error';
 import { ErrorCodes } from './error-codes';
-import { closest } from './closest-id';
 
 /** An agent names a `pluginId` that no discovered plugin has. Lists the ids that exist. */
 export class PluginNotFoundError extends CtxkitError {

@@ -10,8 +10,12 @@ export class RecallScopeError extends CtxkitError {
     super({
       code: ErrorCodes.RECALL_SCOPE_UNAVAILABLE,
       category: 'user',
-      message: `${strategyId}: recall.scope is "resource", but session "${sessionId}" of agent "${agentId}" was opened without a resourceId.`,
-      fix: "Open the session with its resource: agent.forSession(sessionId, { resourceId: 'user-42' }), or set recall.scope to \"session\".",
+      message:
+        `${strategyId}: recall.scope is "resource", but session "${sessionId}" of agent "${agentId}" was ` +
+        `opened without a resourceId.`,
+      fix:
+        "Open the session with its resource: agent.forSession(sessionId, { resourceId: 'user-42' }), or set " +
+        'recall.scope to "session".',
       details: { strategyId, agentId, sessionId },
     });
   }

@@ -7,7 +7,9 @@ export class SessionResourceError extends CtxkitError {
     super({
       code: ErrorCodes.SESSION_RESOURCE_CONFLICT,
       category: 'user',
-      message: `Session "${sessionId}" of agent "${agentId}" is open for ${current === undefined ? 'no resource' : `resource "${current}"`}, not "${requested}".`,
+      message:
+        `Session "${sessionId}" of agent "${agentId}" is open ` +
+        `for ${current === undefined ? 'no resource' : `resource "${current}"`}, not "${requested}".`,
       fix: 'Pass the same resourceId each time the session is opened, or use a new session id for the other resource.',
       details: { agentId, sessionId, current: current ?? null, requested },
     });

@@ -16,8 +16,10 @@ export class StoreKeyError extends CtxkitError {
         part === 'kind'
           ? 'Use one of the store kinds: summary, entities, tool-output, transcript, state.'
           : part === 'prefix'
-            ? 'A listing prefix is an object { agentId, sessionId?, kind? }; a Redis key prefix is 1 to 100 characters of [A-Za-z0-9._:@-], not ending with ":".'
-            : 'Use a non-empty string whose stored form has at most 200 characters (each character outside [A-Za-z0-9._:@-] takes 3 or 6): shorten or hash longer ids (for example their SHA-256 in hex).',
+            ? 'A listing prefix is an object { agentId, sessionId?, kind? }; a Redis key prefix is 1 to 100 ' +
+              'characters of [A-Za-z0-9._:@-], not ending with ":".'
+            : 'Use a non-empty string whose stored form has at most 200 characters (each character outside ' +
+              '[A-Za-z0-9._:@-] takes 3 or 6): shorten or hash longer ids (for example their SHA-256 in hex).',
       details: { part, value },
     });
   }

@@ -8,7 +8,9 @@ export class UnknownModelError extends CtxkitError {
       code: ErrorCodes.UNKNOWN_MODEL,
       category: 'user',
       message: `Unknown model "${model}": its context window is not registered.`,
-      fix: `Register it: runtime.models.register({ id: "${model}", contextWindow, maxOutputTokens, encoding }) or createContextRuntime({ models: [...] }), or set maxContextTokens in the strategy config.`,
+      fix:
+        `Register it: runtime.models.register({ id: "${model}", contextWindow, maxOutputTokens, encoding }) or ` +
+        `createContextRuntime({ models: [...] }), or set maxContextTokens in the strategy config.`,
       details: { model, known: [...known].slice(0, 50) },
     });
   }

@@ -1,10 +1,10 @@
-import type { RecallEmbeddingState } from '../recall/recall-embedding-state';
 import type { ChatMessage } from '../contracts/chat-message';
 import type { CacheMissReport } from '../contracts/llm-client';
 import type { InvalidatedThinking, PayloadStats, ReductionRecord, UsageLevel } from '../contracts/llm-payload';
 import type { Pin } from '../contracts/pin';
 import type { ReductionEpoch } from '../contracts/reduction-epoch';
 import type { TokenUsage } from '../contracts/token-usage';
+import type { RecallEmbeddingState } from '../recall/recall-embedding-state';
 
 /** Fields every event carries, so listeners can route without positional arguments. */
 export interface CtxkitEventBase {
@@ -49,8 +49,17 @@ export interface CtxkitEventPayloads {
   /** Unreferenced cached outputs were collected. */
   'tool-output-gc': CtxkitEventBase & { refIds: string[] };
   /** A background summary started / ended / failed / was skipped. */
-  /** `trigger`: a turn's end that found the fold due (`turn`), or an idle session before its prompt cache expires (`idle`). */
-  'summary-start': CtxkitEventBase & { turns: number; messages: number; model: string; offline: boolean; trigger?: 'turn' | 'idle' };
+  /**
+   * `trigger`: a turn's end that found the fold due (`turn`), or an idle session before its prompt cache expires
+   * (`idle`).
+   */
+  'summary-start': CtxkitEventBase & {
+    turns: number;
+    messages: number;
+    model: string;
+    offline: boolean;
+    trigger?: 'turn' | 'idle';
+  };
   'summary-end': CtxkitEventBase & {
     turns: number;
     messages: number;
@@ -76,7 +85,10 @@ export interface CtxkitEventPayloads {
     transcriptRef: string;
     messages: ChatMessage[];
   };
-  'compaction-error': CtxkitEventBase & { trigger: 'auto' | 'manual' | 'budget'; error: { code: string; message: string } };
+  'compaction-error': CtxkitEventBase & {
+    trigger: 'auto' | 'manual' | 'budget';
+    error: { code: string; message: string };
+  };
   /** Entity state changed; `diff` lists changed fields with old and new values. */
   'entities-updated': CtxkitEventBase & {
     version: number;
@@ -121,11 +133,16 @@ export interface CtxkitEventPayloads {
    * and the provider's diagnosis of a cache miss where it returned one.
    */
   'llm-usage': CtxkitEventBase & { usage: TokenUsage; model: string; cacheMiss?: CacheMissReport };
-  /** Signed thinking blocks were left out of a request sent because their prefix changed (Anthropic's prefix binding). */
+  /**
+   * Signed thinking blocks were left out of a request sent because their prefix changed (Anthropic's prefix binding).
+   */
   'thinking-invalidated': CtxkitEventBase & { invalidated: InvalidatedThinking[] };
   /** Something went wrong in background work and was contained. */
   'strategy-warning': CtxkitEventBase & { message: string; code?: string };
-  /** A tool the model called threw, was unknown, or got unreadable arguments; the model gets the error as the tool result. */
+  /**
+   * A tool the model called threw, was unknown, or got unreadable arguments; the model gets the error as the tool
+   * result.
+   */
   'tool-error': CtxkitEventBase & { toolName: string; toolCallId: string; error: { code: string; message: string } };
   /** The kernel's agent loop finished a run (`stopReason`: final answer, or the max-steps bound). */
   'agent-run-end': CtxkitEventBase & { steps: number; stopReason: 'final-answer' | 'max-steps'; usage: TokenUsage };

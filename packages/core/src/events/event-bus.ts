@@ -1,4 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
+
 import type { CtxkitEventMap } from './ctxkit-events';
 
 /**

@@ -1,6 +1,6 @@
 import type { ReductionAction, ReductionRecord } from '../contracts/llm-payload';
 import type { CtxkitEventBase, CtxkitEventName } from './ctxkit-events';
-import { safeEmit, type CtxkitEventBus } from './event-bus';
+import { type CtxkitEventBus, safeEmit } from './event-bus';
 
 /**
  * The one event that reports a reduction of each action (docs/04-events.md). `history-trim` and
@@ -28,9 +28,18 @@ export const REDUCTION_EVENT: Readonly<Record<ReductionAction, CtxkitEventName>>
  * trimmed, micro-compacted) in one `tool-output-trim`, memory blocks and the RAG context included.
  * Recalled, summarized, compacted and extracted records are left to the events that report them.
  */
-export function emitReductions(events: CtxkitEventBus, base: CtxkitEventBase, records: ReadonlyArray<ReductionRecord>): void {
+export function emitReductions(
+  events: CtxkitEventBus,
+  base: CtxkitEventBase,
+  records: ReadonlyArray<ReductionRecord>,
+): void {
   const dropped = records.filter((record) => REDUCTION_EVENT[record.action] === 'history-trim');
-  if (dropped.length > 0) safeEmit(events, 'history-trim', { ...base, reductions: dropped, droppedMessages: dropped.reduce((sum, record) => sum + record.messages, 0) });
+  if (dropped.length > 0)
+    safeEmit(events, 'history-trim', {
+      ...base,
+      reductions: dropped,
+      droppedMessages: dropped.reduce((sum, record) => sum + record.messages, 0),
+    });
   const cut = records.filter((record) => REDUCTION_EVENT[record.action] === 'tool-output-trim');
   if (cut.length > 0) safeEmit(events, 'tool-output-trim', { ...base, reductions: cut });
 }

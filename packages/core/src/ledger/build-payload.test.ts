@@ -1,12 +1,14 @@
-import type { ChatMessage } from '../contracts/chat-message';
 import { computeBudget } from '../budget/compute-budget';
+import type { ChatMessage } from '../contracts/chat-message';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import { buildPayload } from './build-payload';
 import { selectHistoryWindow } from './select-history-window';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 const history: ChatMessage[] = Array.from({ length: 40 }, (_, index): ChatMessage =>
-  index % 2 === 0 ? { role: 'user', content: `question ${index} ${'words '.repeat(30)}` } : { role: 'assistant', content: `answer ${index}` },
+  index % 2 === 0
+    ? { role: 'user', content: `question ${index} ${'words '.repeat(30)}` }
+    : { role: 'assistant', content: `answer ${index}` },
 );
 
 describe('buildPayload', () => {
@@ -36,7 +38,10 @@ describe('buildPayload', () => {
     const { stats } = payload;
     expect(stats.output_tokens).toBe(counter.countMessages(payload.messages) + counter.countTools(payload.tools));
     expect(stats.output_tokens).toBeLessThanOrEqual(budget.available);
-    expect(stats.budget).toMatchObject({ used: stats.output_tokens, remaining: budget.available - stats.output_tokens });
+    expect(stats.budget).toMatchObject({
+      used: stats.output_tokens,
+      remaining: budget.available - stats.output_tokens,
+    });
     expect(stats.sections.history).toBe(window.tokens);
     expect(stats.dropped).toBe(window.fromIndex);
     expect(stats.messages).toEqual({ input: 40, output: payload.messages.length });

@@ -1,8 +1,8 @@
+import { withUsage } from '../budget/compute-budget';
+import { usageLevel } from '../budget/usage-level';
 import type { ChatMessage } from '../contracts/chat-message';
 import type { LLMPayload, PayloadBudget, PayloadStats, ReductionRecord, SectionTokens } from '../contracts/llm-payload';
 import type { ToolDefinition } from '../contracts/tool-definition';
-import { withUsage } from '../budget/compute-budget';
-import { usageLevel } from '../budget/usage-level';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import type { HistoryWindow } from './select-history-window';
 
@@ -58,8 +58,9 @@ export interface BuildPayloadOptions {
 /**
  * Assembles the final {@link LLMPayload} from its sections and fills complete {@link PayloadStats}
  * the same way for every strategy: tokens per section, budget with usage, reductions as ranges,
- * counts by action, usage level (used against the ceiling, `maxContextTokens` or the window) and the counter's meta. Message order: system, dynamic, memory,
- * history (system, memory, dynamic, history with `memoryFirst`). The sections' arrays are copied, never kept.
+ * counts by action, usage level (used against the ceiling, `maxContextTokens` or the window) and the counter's meta.
+ * Message order: system, dynamic, memory, history (system, memory, dynamic, history with `memoryFirst`). The sections'
+ * arrays are copied, never kept.
  */
 export function buildPayload(options: BuildPayloadOptions): LLMPayload {
   const { counter, sections } = options;
@@ -73,14 +74,18 @@ export function buildPayload(options: BuildPayloadOptions): LLMPayload {
     memory: options.memoryTokens ?? counter.countMessages(memory) + counter.countMessages(leading),
     history: sections.history.tokens,
   };
-  const used = sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory + sectionTokens.history;
+  const used =
+    sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory + sectionTokens.history;
   // concat copies the arrays whole (a spread walks them one element at a time).
   const messages: ChatMessage[] = options.memoryFirst
     ? sections.system.concat(leading, memory, dynamic, sections.history.messages)
     : sections.system.concat(leading, dynamic, memory, sections.history.messages);
   const reductions = [...(options.reductions ?? []), ...sections.history.reductions].sort((a, b) => a.from - b.from);
-  const sum = (...actions: string[]) => reductions.reduce((total, record) => (actions.includes(record.action) ? total + record.messages : total), 0);
-  const otherInput = options.otherInputTokens ?? sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory;
+  const sum = (...actions: string[]) =>
+    reductions.reduce((total, record) => (actions.includes(record.action) ? total + record.messages : total), 0);
+  const otherInput =
+    options.otherInputTokens ??
+    sectionTokens.system + sectionTokens.tools + sectionTokens.dynamic + sectionTokens.memory;
 
   const stats = {
     strategyId: options.strategyId,
@@ -99,7 +104,8 @@ export function buildPayload(options: BuildPayloadOptions): LLMPayload {
   } as Omit<PayloadStats, 'input_tokens' | 'compress_ratio'> as PayloadStats;
   if (options.extra) stats.extra = options.extra;
 
-  let input: number | undefined = typeof options.historyInputTokens === 'number' ? options.historyInputTokens + otherInput : undefined;
+  let input: number | undefined =
+    typeof options.historyInputTokens === 'number' ? options.historyInputTokens + otherInput : undefined;
   const historyInput = options.historyInputTokens;
   const inputTokens = (): number => {
     if (input === undefined) input = (typeof historyInput === 'function' ? historyInput() : historyInput) + otherInput;

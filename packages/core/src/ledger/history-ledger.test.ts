@@ -11,8 +11,16 @@ function conversation(turns: number): ChatMessage[] {
   const history: ChatMessage[] = [];
   for (let index = 0; index < turns; index++) {
     history.push({ role: 'user', content: `question ${index}` });
-    history.push({ role: 'assistant', content: null, tool_calls: [{ id: `c${index}`, type: 'function', function: { name: 'read', arguments: '{}' } }] });
-    history.push({ role: 'tool', tool_call_id: `c${index}`, content: `output ${index}: ${'line of text '.repeat(80)}` });
+    history.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `c${index}`, type: 'function', function: { name: 'read', arguments: '{}' } }],
+    });
+    history.push({
+      role: 'tool',
+      tool_call_id: `c${index}`,
+      content: `output ${index}: ${'line of text '.repeat(80)}`,
+    });
   }
   return history;
 }
@@ -84,13 +92,21 @@ describe('selectHistoryWindow', () => {
 
     it('reports the dropped range from the start index, not from 0', () => {
       const history = conversation(6);
-      const window = selectHistoryWindow({ history, budgetTokens: counter.countMessages(history.slice(15)), counter, startIndex: 6 });
+      const window = selectHistoryWindow({
+        history,
+        budgetTokens: counter.countMessages(history.slice(15)),
+        counter,
+        startIndex: 6,
+      });
       expect(window.messages).toEqual(history.slice(15));
       expect(window.reductions).toEqual([expect.objectContaining({ action: 'dropped', from: 6, to: 15 })]);
     });
 
     it('looks for the newest user message only from the start index on', () => {
-      const history: ChatMessage[] = [{ role: 'user', content: 'covered by a summary' }, { role: 'assistant', content: 'answer' }];
+      const history: ChatMessage[] = [
+        { role: 'user', content: 'covered by a summary' },
+        { role: 'assistant', content: 'answer' },
+      ];
       const window = selectHistoryWindow({ history, budgetTokens: 1, counter, startIndex: 1 });
       expect(window.messages).toEqual([]);
       expect(window.reductions).toEqual([expect.objectContaining({ action: 'dropped', from: 1, to: 2 })]);
@@ -106,8 +122,19 @@ describe('buildPayload', () => {
       const dynamic: ChatMessage[] = [{ role: 'system', content: 'Relevant context.' }];
       const memory: ChatMessage[] = [{ role: 'system', content: 'Summary of earlier turns.' }];
       const window = selectHistoryWindow({ history, budgetTokens: 100_000, counter });
-      const options = { strategyId: 'test', model: 'gpt-4o', counter, budget: computeBudget({ contextWindow: 128_000 }), historyLength: history.length, historyInputTokens: 0 };
-      const first = buildPayload({ ...options, memoryFirst: true, sections: { system, tools: [], dynamic, memory, history: window } });
+      const options = {
+        strategyId: 'test',
+        model: 'gpt-4o',
+        counter,
+        budget: computeBudget({ contextWindow: 128_000 }),
+        historyLength: history.length,
+        historyInputTokens: 0,
+      };
+      const first = buildPayload({
+        ...options,
+        memoryFirst: true,
+        sections: { system, tools: [], dynamic, memory, history: window },
+      });
       expect(first.messages).toEqual([...system, ...memory, ...dynamic, ...history]);
       const plain = buildPayload({ ...options, sections: { system, tools: [], dynamic, memory, history: window } });
       expect(plain.messages).toEqual([...system, ...dynamic, ...memory, ...history]);

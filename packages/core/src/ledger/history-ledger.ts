@@ -11,7 +11,10 @@ export const LARGE_MESSAGE_CHARS = 32_768;
 export type LedgerContinuity =
   /** Same message objects: the previous counts hold; only new messages will be counted. */
   | 'identity'
-  /** Other objects with the same per-position fingerprints (a history rebuilt from JSON): kept counts are looked up again by content digest. */
+  /**
+   * Other objects with the same per-position fingerprints (a history rebuilt from JSON): kept counts are looked up
+   * again by content digest.
+   */
   | 'fingerprint'
   /** A different or edited history: everything is counted again (through the counter's caches). */
   | 'reset';
@@ -19,10 +22,12 @@ export type LedgerContinuity =
 /** Role + content length + ids: cheap, and enough to recognise the same conversation rebuilt from JSON. */
 export function messageFingerprint(message: Readonly<ChatMessage>): string {
   const content = message.content;
-  const length = typeof content === 'string' ? content.length : Array.isArray(content) ? content.length * 1_000_003 : -1;
+  const length =
+    typeof content === 'string' ? content.length : Array.isArray(content) ? content.length * 1_000_003 : -1;
   let ids = '';
   if (message.role === 'tool') ids = message.tool_call_id;
-  else if (message.role === 'assistant' && message.tool_calls) for (const call of message.tool_calls) ids += `${call.id},${call.function.arguments.length};`;
+  else if (message.role === 'assistant' && message.tool_calls)
+    for (const call of message.tool_calls) ids += `${call.id},${call.function.arguments.length};`;
   return `${message.role}:${length}:${ids}`;
 }
 
@@ -81,7 +86,11 @@ export class HistoryLedger {
     let continuity: LedgerContinuity = 'reset';
     if (previous > 0 && history.length >= previous) {
       if (history[0] === this.first && history[previous - 1] === this.last) continuity = 'identity';
-      else if (messageFingerprint(history[0]!) === this.firstPrint && messageFingerprint(history[previous - 1]!) === this.lastPrint) continuity = 'fingerprint';
+      else if (
+        messageFingerprint(history[0]!) === this.firstPrint &&
+        messageFingerprint(history[previous - 1]!) === this.lastPrint
+      )
+        continuity = 'fingerprint';
     }
     if (continuity !== 'identity') this.keptRun.clear();
     else this.keptRun.synced(history, unchangedBefore);
@@ -170,7 +179,10 @@ export class HistoryLedger {
     // A history rebuilt from JSON has new objects everywhere: its fingerprints vouch for the counts.
     const rebuilt = this.lastContinuity === 'fingerprint';
     for (let index = from; index < to; index++) {
-      const reusable = this.counts[index]! > 0 && this.verified[index] !== 2 && (rebuilt || this.measuredMessages[index] === history[index]);
+      const reusable =
+        this.counts[index]! > 0 &&
+        this.verified[index] !== 2 &&
+        (rebuilt || this.measuredMessages[index] === history[index]);
       total += reusable ? this.counts[index]! : this.tokensAt(history, index);
     }
     return total;

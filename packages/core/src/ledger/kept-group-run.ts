@@ -36,7 +36,8 @@ export class KeptGroupRun {
    * repeated selection trusts the same array at the same length). A caller that grows its array in
    * place says from where it changed it ({@link synced}); only that part is checked again.
    */
-  private checked: { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; from: number; through: number } | undefined;
+  private checked:
+    { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; from: number; through: number } | undefined;
 
   /** Index where the run's newest group ends (-1 when the run is empty). */
   get newestEnd(): number {
@@ -97,7 +98,8 @@ export class KeptGroupRun {
     if (starts.length === 0 || starts[starts.length - 1] !== this.newestEnd) return;
     // The new groups are copied from `history`: a check of the older part against it still holds.
     const checked = this.checked;
-    if (checked !== undefined && (checked.history !== history || checked.length !== history.length)) this.checked = undefined;
+    if (checked !== undefined && (checked.history !== history || checked.length !== history.length))
+      this.checked = undefined;
     else if (checked !== undefined && checked.through === this.newestEnd) checked.through = groups.end;
     for (let index = this.newestEnd; index < groups.end; index++) this.messages.push(history[index]!);
     this.appendBounds(groups);

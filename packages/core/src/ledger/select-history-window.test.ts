@@ -1,10 +1,10 @@
 import type { ChatMessage, ToolMessage } from '../contracts/chat-message';
 import { findPayloadProblems } from '../messages/find-payload-problems';
-import { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
+import { loadConversations } from '../testing/load-conversations';
 import { GptTokenizerEncoder } from '../token-counting/bpe-encoder';
+import { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import { utf8ByteLength as utf8Bytes } from '../token-counting/text-parts';
-import { loadConversations } from '../testing/load-conversations';
 import { HistoryLedger } from './history-ledger';
 import { MIN_TRUNCATED_OUTPUT_TOKENS, selectHistoryWindow } from './select-history-window';
 
@@ -15,7 +15,11 @@ function turn(index: number, output = `result ${index}: ${'data '.repeat(40)}`):
   const id = `call_${++callId}`;
   return [
     { role: 'user', content: `question ${index}: please look up item ${index}` },
-    { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: `{"item":${index}}` } }] },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: `{"item":${index}}` } }],
+    },
     { role: 'tool', tool_call_id: id, content: output },
     { role: 'assistant', content: `Item ${index} is fine.` },
   ];
@@ -26,7 +30,10 @@ function history(turns: number): ChatMessage[] {
 }
 
 function freshCounter(): BpeTokenCounter {
-  return new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), new SharedCountCaches(), 'gpt-4o', { encoding: 'o200k_base', approximate: false });
+  return new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), new SharedCountCaches(), 'gpt-4o', {
+    encoding: 'o200k_base',
+    approximate: false,
+  });
 }
 
 /** One agent step: an assistant message calling `calls` tools (long arguments) and their results. */
@@ -36,9 +43,20 @@ function step(index: number, calls = 1): ChatMessage[] {
     {
       role: 'assistant',
       content: `Step ${index}: ${'I will inspect the next file. '.repeat(8)}`,
-      tool_calls: ids.map((id) => ({ id, type: 'function' as const, function: { name: 'read_file', arguments: `{"path":"src/module-${index}.ts"}` } })),
+      tool_calls: ids.map((id) => ({
+        id,
+        type: 'function' as const,
+        function: { name: 'read_file', arguments: `{"path":"src/module-${index}.ts"}` },
+      })),
     },
-    ...ids.map((id, position): ChatMessage => ({ role: 'tool', tool_call_id: id, content: Array.from({ length: 300 }, (_, line) => `module ${index}.${position} line ${line}: const value = ${line};`).join('\n') })),
+    ...ids.map((id, position): ChatMessage => ({
+      role: 'tool',
+      tool_call_id: id,
+      content: Array.from(
+        { length: 300 },
+        (_, line) => `module ${index}.${position} line ${line}: const value = ${line};`,
+      ).join('\n'),
+    })),
   ];
 }
 
@@ -54,13 +72,22 @@ function longTurn(count: number): { messages: ChatMessage[]; groups: Array<{ fro
   return { messages, groups };
 }
 
-/** The number of newest groups the selection can keep: their non-tool messages whole, each tool output at its least share. */
-function newestGroupsThatFit(messages: ChatMessage[], groups: Array<{ from: number; to: number }>, userIndex: number, budget: number): number {
+/**
+ * The number of newest groups the selection can keep: their non-tool messages whole, each tool output at its least
+ * share.
+ */
+function newestGroupsThatFit(
+  messages: ChatMessage[],
+  groups: Array<{ from: number; to: number }>,
+  userIndex: number,
+  budget: number,
+): number {
   let floor = counter.countMessage(messages[userIndex]!);
   let count = 0;
   for (let position = groups.length - 1; position >= 0; position--) {
     const { from, to } = groups[position]!;
-    for (let index = from; index < to; index++) floor += messages[index]!.role === 'tool' ? MIN_TRUNCATED_OUTPUT_TOKENS : counter.countMessage(messages[index]!);
+    for (let index = from; index < to; index++)
+      floor += messages[index]!.role === 'tool' ? MIN_TRUNCATED_OUTPUT_TOKENS : counter.countMessage(messages[index]!);
     if (floor > budget) break;
     count++;
   }
@@ -75,7 +102,15 @@ describe('selectHistoryWindow', () => {
     expect(window.tokens).toBe(counter.countMessages(window.messages));
     expect(window.messages).toEqual(messages.slice(window.fromIndex));
     expect(findPayloadProblems(window.messages)).toEqual([]);
-    expect(window.reductions).toEqual([expect.objectContaining({ action: 'dropped', from: 0, to: window.fromIndex, messages: window.fromIndex, recoverableFrom: 'history' })]);
+    expect(window.reductions).toEqual([
+      expect.objectContaining({
+        action: 'dropped',
+        from: 0,
+        to: window.fromIndex,
+        messages: window.fromIndex,
+        recoverableFrom: 'history',
+      }),
+    ]);
     expect(window.droppedMessages).toBe(window.fromIndex);
   });
 
@@ -121,7 +156,11 @@ describe('selectHistoryWindow', () => {
     const messages: ChatMessage[] = [
       { role: 'tool', tool_call_id: 'stray', content: 'orphan' },
       ...turn(1),
-      { role: 'assistant', content: null, tool_calls: [{ id: 'fin', type: 'function', function: { name: 'finish', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'fin', type: 'function', function: { name: 'finish', arguments: '{}' } }],
+      },
     ];
     const window = selectHistoryWindow({ history: messages, budgetTokens: 10_000, counter });
     expect(findPayloadProblems(window.messages)).toEqual([]);
@@ -145,7 +184,9 @@ describe('selectHistoryWindow', () => {
     expect(last.content).toContain('log line 19999 status ok');
     expect(last.content).toMatch(/lines \([\d,]+ bytes\) elided/);
     expect(messages[messages.length - 1]!.content).toBe(huge);
-    expect(window.reductions).toContainEqual(expect.objectContaining({ action: 'truncated', from: messages.length - 1, to: messages.length }));
+    expect(window.reductions).toContainEqual(
+      expect.objectContaining({ action: 'truncated', from: messages.length - 1, to: messages.length }),
+    );
     expect(findPayloadProblems(window.messages)).toEqual([]);
   });
 
@@ -158,14 +199,23 @@ describe('selectHistoryWindow', () => {
     const window = selectHistoryWindow({ history: messages, budgetTokens: 3000, counter });
     expect(window.tokens).toBeLessThanOrEqual(3000);
     const shown = window.messages[window.messages.length - 1]!.content as string;
-    const marker = /\n\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided: ref=(to_\w+) from line (\d+) char (\d+) to line (\d+) char (\d+) \.\.\.\]\n/.exec(shown)!;
+    const marker = new RegExp(
+      String.raw`\n\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided: ref=(to_\w+) from line (\d+) char (` +
+        String.raw`\d+) to line (\d+) char (\d+) \.\.\.\]\n`,
+    ).exec(shown)!;
     expect(marker[1]).toBe(ref.id);
-    const at = (line: number, char: number): number => huge.split('\n').slice(0, line - 1).reduce((sum, text) => sum + text.length + 1, 0) + char;
+    const at = (line: number, char: number): number =>
+      huge
+        .split('\n')
+        .slice(0, line - 1)
+        .reduce((sum, text) => sum + text.length + 1, 0) + char;
     const from = at(Number(marker[2]), Number(marker[3]));
     const to = at(Number(marker[4]), Number(marker[5]));
     expect(shown.slice(0, marker.index)).toBe(huge.slice(0, from));
     expect(shown.slice(marker.index + marker[0].length)).toBe(huge.slice(to));
-    expect(window.reductions).toContainEqual(expect.objectContaining({ action: 'truncated', recoverableFrom: 'tool-output-cache', refs: [ref.id] }));
+    expect(window.reductions).toContainEqual(
+      expect.objectContaining({ action: 'truncated', recoverableFrom: 'tool-output-cache', refs: [ref.id] }),
+    );
   });
 
   it('keeps the newest user message, truncated with a marker, when it alone exceeds the budget', () => {
@@ -205,7 +255,16 @@ describe('selectHistoryWindow', () => {
       const dropped = window.reductions.filter((record) => record.action === 'dropped');
       expect(dropped).toEqual([
         expect.objectContaining({ from: 0, to: window.fromIndex, messages: window.fromIndex }),
-        { action: 'dropped', from: userIndex + 1, to: firstKept, messages: firstKept - userIndex - 1, tokensAfter: 0, reason: expect.stringMatching(/older step of the current turn/), recoverableFrom: 'history', cause: 'turn-step' },
+        {
+          action: 'dropped',
+          from: userIndex + 1,
+          to: firstKept,
+          messages: firstKept - userIndex - 1,
+          tokensAfter: 0,
+          reason: expect.stringMatching(/older step of the current turn/),
+          recoverableFrom: 'history',
+          cause: 'turn-step',
+        },
       ]);
       expect(window.droppedMessages).toBe(window.fromIndex + firstKept - userIndex - 1);
       // Kept steps are whole: each kept assistant message is followed by exactly its results, in place.
@@ -262,13 +321,17 @@ describe('selectHistoryWindow', () => {
       const ledger = new HistoryLedger(freshCounter());
       const window = selectHistoryWindow({ history: messages, budgetTokens: 3000, counter: ledger.counter, ledger });
       const kept = window.messages.length;
-      expect(window.reductions).toContainEqual(expect.objectContaining({ action: 'dropped', reason: expect.stringMatching(/older step of the current turn/) }));
+      expect(window.reductions).toContainEqual(
+        expect.objectContaining({ action: 'dropped', reason: expect.stringMatching(/older step of the current turn/) }),
+      );
       expect(kept).toBeLessThan(turnMessages.length);
       expect(ledger.measured).toBeLessThanOrEqual(turnMessages.length + kept + 4);
     });
 
     it('keeps recent steps on every call of the bundled OpenHands run ponyc-4595', () => {
-      const record = loadConversations('openhands-multi-swe-bench').find((candidate) => candidate.id.endsWith('ponyc-4595'))!;
+      const record = loadConversations('openhands-multi-swe-bench').find((candidate) =>
+        candidate.id.endsWith('ponyc-4595'),
+      )!;
       const all = record.messages.slice(1) as ChatMessage[];
       const ledger = new HistoryLedger(counter);
       let leftOut = 0;
@@ -282,7 +345,9 @@ describe('selectHistoryWindow', () => {
         const dropped = window.reductions.filter((reduction) => reduction.action === 'dropped');
         if (dropped.length === 0) continue;
         leftOut++;
-        expect(dropped).toEqual([expect.objectContaining({ from: 1, reason: expect.stringMatching(/older step of the current turn/) })]);
+        expect(dropped).toEqual([
+          expect.objectContaining({ from: 1, reason: expect.stringMatching(/older step of the current turn/) }),
+        ]);
         expect(window.messages.length).toBe(1 + messages.length - dropped[0]!.to);
         expect(window.messages.length).toBeGreaterThan(3);
       }

@@ -1,18 +1,21 @@
 import type { ChatMessage, ToolMessage, ToolOutputRef, UserMessage } from '../contracts/chat-message';
-import { utf8ByteLength } from '../token-counting/text-parts';
-import { countLineFeeds } from '../truncation/safe-cut';
 import type { ReductionCause, ReductionRecord } from '../contracts/llm-payload';
 import { BudgetExceededError } from '../errors/budget-exceeded-error';
 import { groupEndingAt } from '../messages/group-tool-calls';
 import type { MessageGroup } from '../messages/message-group';
 import { contentText } from '../token-counting/message-text';
+import { utf8ByteLength } from '../token-counting/text-parts';
 import type { ITokenCounter } from '../token-counting/token-counter';
+import { countLineFeeds } from '../truncation/safe-cut';
 import { truncateToFit } from '../truncation/truncate-to-fit';
 import type { HeldOutputCuts, OutputCut } from './held-output-cuts';
 import { HistoryLedger } from './history-ledger';
 import type { KeptGroups } from './kept-group-run';
 
-/** The `reason` of the reduction for history older than the window (strategies may relabel where it is recoverable from). */
+/**
+ * The `reason` of the reduction for history older than the window (strategies may relabel where it is recoverable
+ * from).
+ */
 export const OLDER_THAN_WINDOW_REASON = 'older than the window: did not fit the budget';
 
 /** Smallest token allotment a truncated tool output gets (room for its head, tail and marker). */
@@ -73,12 +76,27 @@ interface Memo {
 }
 
 function dropRecord(from: number, to: number, reason: string, cause: ReductionCause): ReductionRecord {
-  return { action: 'dropped', from, to, messages: to - from, tokensAfter: 0, reason, recoverableFrom: 'history', cause };
+  return {
+    action: 'dropped',
+    from,
+    to,
+    messages: to - from,
+    tokensAfter: 0,
+    reason,
+    recoverableFrom: 'history',
+    cause,
+  };
 }
 
 function pushMerged(reductions: ReductionRecord[], record: ReductionRecord): void {
   const previous = reductions[reductions.length - 1];
-  if (previous && previous.action === record.action && previous.cause === record.cause && previous.reason === record.reason && previous.from === record.to) {
+  if (
+    previous &&
+    previous.action === record.action &&
+    previous.cause === record.cause &&
+    previous.reason === record.reason &&
+    previous.from === record.to
+  ) {
     previous.from = record.from;
     previous.messages += record.messages;
     return;
@@ -88,7 +106,8 @@ function pushMerged(reductions: ReductionRecord[], record: ReductionRecord): voi
 
 function invalidGroupReason(group: MessageGroup): string | undefined {
   if (group.kind === 'orphan-tool') return 'orphan tool result: no matching assistant tool call before it (never sent)';
-  if (group.kind === 'incomplete-tool-exchange') return `tool call without result (${(group.missingCallIds ?? []).join(', ')}): never sent`;
+  if (group.kind === 'incomplete-tool-exchange')
+    return `tool call without result (${(group.missingCallIds ?? []).join(', ')}): never sent`;
   return undefined;
 }
 
@@ -120,8 +139,20 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   const start = Math.min(n, Math.max(0, Math.floor(options.startIndex ?? 0)));
   const key = `${budget}:${keepNewestUser ? 1 : 0}:${truncateTurn ? 1 : 0}:${start}`;
   const memo = ledger.memo as Memo | undefined;
-  if (memo && memo.history === history && memo.length === n && memo.last === history[n - 1] && memo.key === key && memo.heldCuts === options.heldCuts && ledger.length === n) {
-    return { ...memo.window, messages: memo.window.messages.slice(), reductions: memo.window.reductions.map((record) => ({ ...record })) };
+  if (
+    memo &&
+    memo.history === history &&
+    memo.length === n &&
+    memo.last === history[n - 1] &&
+    memo.key === key &&
+    memo.heldCuts === options.heldCuts &&
+    ledger.length === n
+  ) {
+    return {
+      ...memo.window,
+      messages: memo.window.messages.slice(),
+      reductions: memo.window.reductions.map((record) => ({ ...record })),
+    };
   }
   ledger.sync(history);
 
@@ -177,7 +208,10 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     const group = groupEndingAt(history, end);
     if (group.start < start) {
       // A unit cut by `startIndex`: its results would be sent without their call.
-      pushMerged(reductions, dropRecord(start, end, 'tool results whose call lies before the selectable part (never sent)', 'orphan'));
+      pushMerged(
+        reductions,
+        dropRecord(start, end, 'tool results whose call lies before the selectable part (never sent)', 'orphan'),
+      );
       end = start;
       break;
     }
@@ -228,7 +262,8 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     parts.push(part);
   }
   // One range (the usual window) is its own slice: no second copy.
-  const messages = parts.length === 1 ? (parts[0] as ChatMessage[]) : ([] as ChatMessage[]).concat(...(parts as ChatMessage[][]));
+  const messages =
+    parts.length === 1 ? (parts[0] as ChatMessage[]) : ([] as ChatMessage[]).concat(...(parts as ChatMessage[][]));
   reductions.sort((a, b) => a.from - b.from);
   let droppedMessages = 0;
   let truncatedMessages = 0;
@@ -237,7 +272,15 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     else truncatedMessages += record.messages;
   }
   const fromIndex = kept.length > 0 ? kept[kept.length - 1]!.from : n;
-  const window: HistoryWindow = { messages, fromIndex, reductions, tokens: used, verbatim, droppedMessages, truncatedMessages };
+  const window: HistoryWindow = {
+    messages,
+    fromIndex,
+    reductions,
+    tokens: used,
+    verbatim,
+    droppedMessages,
+    truncatedMessages,
+  };
   if (outputCuts.size > 0) window.outputCuts = outputCuts;
   ledger.memo = { history, length: n, last: history[n - 1], key, heldCuts: options.heldCuts, window } satisfies Memo;
   return { ...window, messages: messages.slice(), reductions: reductions.map((record) => ({ ...record })) };
@@ -342,7 +385,11 @@ function selectCurrentTurn(
     const chosen = [...steps.slice(0, count), userGroup];
     let whole = 0;
     for (const group of chosen) for (let index = group.start; index < group.end; index++) whole += sizes.get(index)!;
-    if (whole <= budget) return { chosen, fitted: { changes: new Map<number, { message: ChatMessage; tokens: number }>(), tokens: whole } };
+    if (whole <= budget)
+      return {
+        chosen,
+        fitted: { changes: new Map<number, { message: ChatMessage; tokens: number }>(), tokens: whole },
+      };
     const fitted = fitByTruncatingOutputs(history, chosen, sizes, budget, counter, ledger, options.heldCuts);
     return fitted ? { chosen, fitted } : undefined;
   };
@@ -362,7 +409,8 @@ function selectCurrentTurn(
   }
   if (best) {
     const keptSteps = best.chosen.length - 1;
-    for (const group of steps.slice(keptSteps)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON, 'turn-step'));
+    for (const group of steps.slice(keptSteps))
+      pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON, 'turn-step'));
     for (const [index, change] of best.fitted.changes) {
       replaced.set(index, change.message);
       outputCuts.set(history[index] as ChatMessage, change);
@@ -382,9 +430,19 @@ function selectCurrentTurn(
     return { kept: asRanges(best.chosen), tokens: best.fitted.tokens };
   }
   // 3) Not even the newest step fits: only the newest user message, truncated when it alone exceeds the budget.
-  for (const group of steps.slice(1)) pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON, 'turn-step'));
+  for (const group of steps.slice(1))
+    pushMerged(reductions, dropRecord(group.start, group.end, OLDER_STEP_REASON, 'turn-step'));
   const newestStep = steps[0];
-  if (newestStep) pushMerged(reductions, dropRecord(newestStep.start, newestStep.end, 'current turn over budget: dropped to keep the newest user message', 'turn-step'));
+  if (newestStep)
+    pushMerged(
+      reductions,
+      dropRecord(
+        newestStep.start,
+        newestStep.end,
+        'current turn over budget: dropped to keep the newest user message',
+        'turn-step',
+      ),
+    );
   const user = history[newestUser] as UserMessage;
   const userTokens = sizes.get(newestUser)!;
   if (userTokens <= budget) return { kept: [{ from: newestUser, to: newestUser + 1 }], tokens: userTokens };
@@ -394,10 +452,23 @@ function selectCurrentTurn(
   const copy: UserMessage = { ...user, content: cut.text };
   const tokens = counter.countMessage(copy);
   if (tokens > budget) {
-    throw new BudgetExceededError(strategyId, { available: budget, required: tokens, sections: { 'newest user message (truncated)': tokens } }, 'the newest user message, even truncated,');
+    throw new BudgetExceededError(
+      strategyId,
+      { available: budget, required: tokens, sections: { 'newest user message (truncated)': tokens } },
+      'the newest user message, even truncated,',
+    );
   }
   replaced.set(newestUser, copy);
-  reductions.push({ action: 'truncated', from: newestUser, to: newestUser + 1, messages: 1, tokensAfter: tokens, reason: 'newest user message alone exceeds the budget: truncated head + tail with a marker', recoverableFrom: 'history', cause: 'newest-user' });
+  reductions.push({
+    action: 'truncated',
+    from: newestUser,
+    to: newestUser + 1,
+    messages: 1,
+    tokensAfter: tokens,
+    reason: 'newest user message alone exceeds the budget: truncated head + tail with a marker',
+    recoverableFrom: 'history',
+    cause: 'newest-user',
+  });
   return { kept: [{ from: newestUser, to: newestUser + 1 }], tokens };
 }
 
@@ -427,7 +498,11 @@ function fitByTruncatingOutputs(
   const room = budget - fixed;
   if (room < outputs.length * MIN_TRUNCATED_OUTPUT_TOKENS) return undefined;
   const plan = (held && keepHeldCuts(history, outputs, sizes, room, held)) ?? {
-    allot: waterFill(outputs, sizes, held ? Math.max(outputs.length * MIN_TRUNCATED_OUTPUT_TOKENS, Math.floor(room * held.ratio)) : room),
+    allot: waterFill(
+      outputs,
+      sizes,
+      held ? Math.max(outputs.length * MIN_TRUNCATED_OUTPUT_TOKENS, Math.floor(room * held.ratio)) : room,
+    ),
     reused: new Map<number, OutputCut>(),
   };
   const changes = new Map<number, OutputCut>();
@@ -504,7 +579,12 @@ function cutOutput(message: ToolMessage, allowed: number, counter: ITokenCounter
   const text = contentText(message.content);
   const ref = message.output_ref;
   const refOptions = ref === undefined ? {} : { ref: ref.id, locate: holdsText(ref, text) };
-  const cut = truncateToFit(text, { kind: 'head-tail', maxTokens: Math.max(0, allowed - empty), counter, ...refOptions });
+  const cut = truncateToFit(text, {
+    kind: 'head-tail',
+    maxTokens: Math.max(0, allowed - empty),
+    counter,
+    ...refOptions,
+  });
   const copy: ToolMessage = { ...message, content: cut.text };
   // A tool message's text is its content, so its count is the cut text's count plus the overhead.
   const tokens = cut.tokens !== undefined ? cut.tokens + empty : counter.countMessage(copy);

@@ -33,10 +33,12 @@ export class TurnIndex {
    */
   sync(history: ReadonlyArray<Readonly<ChatMessage>>): boolean {
     const previous = this.known;
-    const grown = previous > 0 && history.length >= previous && history[0] === this.first && history[previous - 1] === this.last;
+    const grown =
+      previous > 0 && history.length >= previous && history[0] === this.first && history[previous - 1] === this.last;
     const from = grown ? previous : 0;
     if (from === 0) this.starts.length = 0;
-    for (let index = from; index < history.length; index++) if (history[index]!.role === 'user') this.starts.push(index);
+    for (let index = from; index < history.length; index++)
+      if (history[index]!.role === 'user') this.starts.push(index);
     this.known = history.length;
     this.first = history[0];
     this.last = history[history.length - 1];

@@ -11,8 +11,10 @@ const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
 export function assertMessageShape(message: unknown, index: number): asserts message is ChatMessage {
   if (message === null || typeof message !== 'object') throw new HistoryValidationError(index, 'not a message object');
   const { role, content, tool_call_id: toolCallId, tool_calls: toolCalls } = message as Record<string, unknown>;
-  if (typeof role !== 'string' || !ROLES.has(role)) throw new HistoryValidationError(index, `unknown role ${JSON.stringify(role)}`);
-  if (role === 'tool' && typeof toolCallId !== 'string') throw new HistoryValidationError(index, 'a tool message needs a string tool_call_id');
+  if (typeof role !== 'string' || !ROLES.has(role))
+    throw new HistoryValidationError(index, `unknown role ${JSON.stringify(role)}`);
+  if (role === 'tool' && typeof toolCallId !== 'string')
+    throw new HistoryValidationError(index, 'a tool message needs a string tool_call_id');
   if (content !== null && content !== undefined && typeof content !== 'string' && !Array.isArray(content)) {
     throw new HistoryValidationError(index, 'content must be a string, an array of parts, or null');
   }

@@ -36,14 +36,26 @@ export function findPayloadProblems(messages: ReadonlyArray<Readonly<ChatMessage
   });
   const firstNonSystem = messages.findIndex((message) => message.role !== 'system');
   if (firstNonSystem !== -1 && messages[firstNonSystem]!.role === 'tool') {
-    problems.push({ index: firstNonSystem, problem: 'leading-tool-message', detail: 'the first conversation message is a tool result' });
+    problems.push({
+      index: firstNonSystem,
+      problem: 'leading-tool-message',
+      detail: 'the first conversation message is a tool result',
+    });
   }
   for (const group of groupToolCalls(messages)) {
     if (group.kind === 'orphan-tool') {
       const message = messages[group.start] as { tool_call_id?: string };
-      problems.push({ index: group.start, problem: 'orphan-tool-result', detail: `tool_call_id ${message.tool_call_id ?? '(none)'} answers no call before it` });
+      problems.push({
+        index: group.start,
+        problem: 'orphan-tool-result',
+        detail: `tool_call_id ${message.tool_call_id ?? '(none)'} answers no call before it`,
+      });
     } else if (group.kind === 'incomplete-tool-exchange') {
-      problems.push({ index: group.start, problem: 'missing-tool-result', detail: `no result for ${group.missingCallIds!.join(', ')}` });
+      problems.push({
+        index: group.start,
+        problem: 'missing-tool-result',
+        detail: `no result for ${group.missingCallIds!.join(', ')}`,
+      });
     }
   }
   if (!seenUser && messages.length > 0) {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import type { ChatMessage } from '../contracts/chat-message';
 import { arbHistory, arbHostileHistory } from '../testing/generators';
 import { freezeDeep } from './freeze-deep';
@@ -9,7 +10,8 @@ function reachableObjects(value: unknown): object[] {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const current = stack.pop();
-    if (current === null || (typeof current !== 'object' && typeof current !== 'function') || found.has(current)) continue;
+    if (current === null || (typeof current !== 'object' && typeof current !== 'function') || found.has(current))
+      continue;
     found.add(current);
     for (const key of Reflect.ownKeys(current)) {
       const descriptor = Reflect.getOwnPropertyDescriptor(current, key);

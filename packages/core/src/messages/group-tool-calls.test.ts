@@ -1,8 +1,12 @@
 import type { ChatMessage } from '../contracts/chat-message';
-import { groupEndingAt, groupToolCalls } from './group-tool-calls';
 import { findPayloadProblems } from './find-payload-problems';
+import { groupEndingAt, groupToolCalls } from './group-tool-calls';
 
-const call = (id: string, name = 'get_user_details') => ({ id, type: 'function' as const, function: { name, arguments: '{}' } });
+const call = (id: string, name = 'get_user_details') => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: '{}' },
+});
 
 describe('groupToolCalls', () => {
   it('keeps an assistant tool_calls message with all its results as one unit', () => {
@@ -43,7 +47,11 @@ describe('groupToolCalls', () => {
     expect(groups[0]!.kind).toBe('orphan-tool');
     expect(groups[2]).toEqual({ start: 2, end: 3, kind: 'incomplete-tool-exchange', missingCallIds: ['f'] });
     expect(groupEndingAt(history, 3).kind).toBe('incomplete-tool-exchange');
-    expect(findPayloadProblems(history).map((p) => p.problem).sort()).toEqual(['leading-tool-message', 'missing-tool-result', 'orphan-tool-result']);
+    expect(
+      findPayloadProblems(history)
+        .map((p) => p.problem)
+        .sort(),
+    ).toEqual(['leading-tool-message', 'missing-tool-result', 'orphan-tool-result']);
   });
 
   it('treats a result answering a call of an older assistant message as an orphan', () => {

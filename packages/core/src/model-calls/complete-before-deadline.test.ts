@@ -34,7 +34,12 @@ describe('completeBeforeDeadline', () => {
   });
 
   it("ends the call when the caller's signal aborts, also for a client that ignores its signal", async () => {
-    const deaf: ILLMClient = { name: 'deaf', defaultModel: 'm', offline: false, complete: () => new Promise(() => undefined) };
+    const deaf: ILLMClient = {
+      name: 'deaf',
+      defaultModel: 'm',
+      offline: false,
+      complete: () => new Promise(() => undefined),
+    };
     const caller = new AbortController();
     const call = completeBeforeDeadline(deaf, { ...request, signal: caller.signal }, 60_000);
     caller.abort(new Error('disposed'));

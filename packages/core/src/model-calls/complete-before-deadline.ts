@@ -15,7 +15,11 @@ import { LLMTimeoutError } from '../errors/llm-timeout-error';
  * (`details.aborted: false`) or the caller's signal aborted first (`details.aborted: true`)
  * @throws whatever the client throws, unchanged, when it fails first
  */
-export function completeBeforeDeadline(llm: ILLMClient, request: LLMCompletionRequest, timeoutMs: number): Promise<LLMCompletion> {
+export function completeBeforeDeadline(
+  llm: ILLMClient,
+  request: LLMCompletionRequest,
+  timeoutMs: number,
+): Promise<LLMCompletion> {
   const abort = new AbortController();
   const ms = Math.max(1, Math.ceil(timeoutMs));
   const details = { client: llm.name, model: request.model ?? llm.defaultModel, timeoutMs: ms };

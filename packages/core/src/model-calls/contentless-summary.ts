@@ -4,8 +4,9 @@ export type ContentlessSummary = 'empty' | 'acknowledgement' | 'error';
 /** Words a reply made only of acknowledges with ("OK", "Got it, here is the summary."). */
 const ACKNOWLEDGEMENT_WORDS = new Set(
   (
-    'ok okay k sure yes yep yeah alright all right fine good great perfect understood noted acknowledged roger got it ' +
-    'will do done certainly of course absolutely no problem thanks thank you i i\'ll ill i\'m im am happy to help glad ' +
+    'ok okay k sure yes yep yeah alright all right fine good great perfect understood noted acknowledged roger got ' +
+    'it ' +
+    "will do done certainly of course absolutely no problem thanks thank you i i'll ill i'm im am happy to help glad " +
     'here is the a below summary updated as requested summarized summarize summarizing let me know that this'
   ).split(' '),
 );
@@ -14,8 +15,15 @@ const ACKNOWLEDGEMENT_WORDS = new Set(
 const MAX_ACKNOWLEDGEMENT_WORDS = 12;
 
 /** An error, refusal or provider failure answered instead of a summary, at the reply's start. */
-const ERROR_REPLY =
-  /^\s*(?:\[?(?:error|exception)\]?\s*:|traceback \(most recent call last\)|(?:http\s*)?[45]\d\d\s+(?:error|bad request|unauthorized|forbidden|not found|too many requests|internal server error|bad gateway|service unavailable|gateway time-?out)\b|(?:rate limit|quota) (?:exceeded|reached)|request failed\b|internal server error\b|service unavailable\b|the model is overloaded\b|context length exceeded\b|maximum context length\b|i'?m sorry\b|i apologi[sz]e\b|i (?:cannot|can'?t|am unable to|'m unable to)\b|as an ai\b)/i;
+const ERROR_REPLY = new RegExp(
+  String.raw`^\s*(?:\[?(?:error|exception)\]?\s*:|traceback \(most recent call last\)|(?:http\s*)?[45` +
+    String.raw`]\d\d\s+(?:error|bad request|unauthorized|forbidden|not found|too many requests|internal` +
+    String.raw` server error|bad gateway|service unavailable|gateway time-?out)\b|(?:rate limit|quota) ` +
+    String.raw`(?:exceeded|reached)|request failed\b|internal server error\b|service unavailable\b|the ` +
+    String.raw`model is overloaded\b|context length exceeded\b|maximum context length\b|i'?m sorry\b|i ` +
+    String.raw`apologi[sz]e\b|i (?:cannot|can'?t|am unable to|'m unable to)\b|as an ai\b)`,
+  'i',
+);
 
 /** At most this many characters for a reply to be taken as an error message only. */
 const MAX_ERROR_CHARS = 400;
@@ -36,7 +44,8 @@ export function contentlessSummary(text: string): ContentlessSummary | undefined
     .split(/\s+/)
     .filter((word) => word !== '');
   if (words.length === 0) return 'empty';
-  if (words.length <= MAX_ACKNOWLEDGEMENT_WORDS && words.every((word) => ACKNOWLEDGEMENT_WORDS.has(word))) return 'acknowledgement';
+  if (words.length <= MAX_ACKNOWLEDGEMENT_WORDS && words.every((word) => ACKNOWLEDGEMENT_WORDS.has(word)))
+    return 'acknowledgement';
   if (trimmed.length <= MAX_ERROR_CHARS && ERROR_REPLY.test(trimmed)) return 'error';
   return undefined;
 }

@@ -31,7 +31,12 @@ export abstract class DeadlineBoundLLMClient implements ILLMClient {
 
   complete(request: LLMCompletionRequest): Promise<LLMCompletion> {
     const timeoutMs = request.timeoutMs ?? this.timeoutMs;
-    const once: ILLMClient = { name: this.name, defaultModel: this.defaultModel, offline: false, complete: (bounded) => this.completeOnce(bounded, timeoutMs) };
+    const once: ILLMClient = {
+      name: this.name,
+      defaultModel: this.defaultModel,
+      offline: false,
+      complete: (bounded) => this.completeOnce(bounded, timeoutMs),
+    };
     return completeBeforeDeadline(once, { ...request, model: this.defaultModel }, timeoutMs);
   }
 

@@ -3,7 +3,8 @@ import type { CacheMissReport } from '../contracts/llm-client';
 type Fields = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null;
-const tokens = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
+const tokens = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
 
 /**
  * The provider's diagnosis of a prompt-cache miss in an answer's fields, where it returned one:

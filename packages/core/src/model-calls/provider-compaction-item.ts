@@ -11,11 +11,16 @@ export function providerCompactionItem(message: Readonly<AssistantMessage>): Rea
     (item) =>
       item.data.type === 'compaction' &&
       ((item.provider === 'anthropic' && typeof item.data.content === 'string' && item.data.content.trim() !== '') ||
-        (item.provider === 'openai' && typeof item.data.encrypted_content === 'string' && item.data.encrypted_content !== '')),
+        (item.provider === 'openai' &&
+          typeof item.data.encrypted_content === 'string' &&
+          item.data.encrypted_content !== '')),
   );
 }
 
-/** The readable summary of a provider compaction item (Anthropic's content), `undefined` for an encrypted one (OpenAI's). */
+/**
+ * The readable summary of a provider compaction item (Anthropic's content), `undefined` for an encrypted one
+ * (OpenAI's).
+ */
 export function providerCompactionText(item: Readonly<ReasoningItem>): string | undefined {
   return item.provider === 'anthropic' && typeof item.data.content === 'string' ? item.data.content : undefined;
 }

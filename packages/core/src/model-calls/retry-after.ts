@@ -1,8 +1,10 @@
 /** A header read from a `Headers`-like object (`get`) or a plain record, whatever the key's case. */
 function headerOf(headers: unknown, name: string): string | undefined {
   if (headers === null || typeof headers !== 'object') return undefined;
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(name: string): string | null }).get(name) ?? undefined;
-  for (const [key, value] of Object.entries(headers as Record<string, unknown>)) if (key.toLowerCase() === name && typeof value === 'string') return value;
+  if (typeof (headers as { get?: unknown }).get === 'function')
+    return (headers as { get(name: string): string | null }).get(name) ?? undefined;
+  for (const [key, value] of Object.entries(headers as Record<string, unknown>))
+    if (key.toLowerCase() === name && typeof value === 'string') return value;
   return undefined;
 }
 

@@ -17,9 +17,15 @@ export class ModelRegistry implements IModelRegistry {
 
   register(info: ModelInfo): void {
     if (!info.id || !(info.contextWindow > 0) || !(info.maxOutputTokens > 0)) {
-      throw new RangeError(`ModelRegistry.register: ${JSON.stringify(info.id)} needs an id and positive contextWindow and maxOutputTokens`);
+      throw new RangeError(
+        `ModelRegistry.register: ${JSON.stringify(info.id)} needs an id and positive contextWindow and maxOutputTokens`,
+      );
     }
-    const copy: ModelInfo = { ...info, aliases: info.aliases ? [...info.aliases] : undefined, prefixes: info.prefixes ? [...info.prefixes] : undefined };
+    const copy: ModelInfo = {
+      ...info,
+      aliases: info.aliases ? [...info.aliases] : undefined,
+      prefixes: info.prefixes ? [...info.prefixes] : undefined,
+    };
     this.models.set(copy.id, copy);
     this.byName.set(copy.id.toLowerCase(), copy);
     for (const alias of copy.aliases ?? []) this.byName.set(alias.toLowerCase(), copy);

@@ -12,7 +12,10 @@ export const PROVIDER_CACHE_TTL_MS: Readonly<Record<string, number>> = Object.fr
   openai: 5 * 60_000,
 });
 
-/** The cache lifetime of `model`'s provider ({@link PROVIDER_CACHE_TTL_MS}), or undefined when the registry does not know it or the provider has none listed. */
+/**
+ * The cache lifetime of `model`'s provider ({@link PROVIDER_CACHE_TTL_MS}), or undefined when the registry does not
+ * know it or the provider has none listed.
+ */
 export function providerCacheTtlMs(models: IModelRegistry, model: string): number | undefined {
   const provider = models.find(model)?.provider;
   return provider === undefined ? undefined : PROVIDER_CACHE_TTL_MS[provider];

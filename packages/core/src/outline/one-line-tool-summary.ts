@@ -32,8 +32,12 @@ export function oneLineToolSummary(input: ToolResultSummaryInput): string {
     // Arguments that are not JSON leave only the tool name to go on.
   }
   const lines = countLines(input.content);
-  const path = PATH_KEYS.map((key) => args[key]).find((value): value is string => typeof value === 'string' && value.length > 0);
-  const command = COMMAND_KEYS.map((key) => args[key]).find((value): value is string => typeof value === 'string' && value.length > 0);
+  const path = PATH_KEYS.map((key) => args[key]).find(
+    (value): value is string => typeof value === 'string' && value.length > 0,
+  );
+  const command = COMMAND_KEYS.map((key) => args[key]).find(
+    (value): value is string => typeof value === 'string' && value.length > 0,
+  );
   const exit = /exit code (\d+)/i.exec(input.content)?.[1];
   const editorVerb = command !== undefined && /^(view|create|str_replace|insert|undo_edit|write|edit)$/.test(command);
   if (command && !(path && editorVerb)) {

@@ -7,7 +7,11 @@ import type { IModelRegistry } from '../models/model-registry';
  * and the model's window from the registry. `undefined` when neither the config nor the registry
  * gives a window (the strategy's first payload then says it).
  */
-export function availableBudgetFromConfig(config: Readonly<Record<string, unknown>>, model: string, models: IModelRegistry): number | undefined {
+export function availableBudgetFromConfig(
+  config: Readonly<Record<string, unknown>>,
+  model: string,
+  models: IModelRegistry,
+): number | undefined {
   const maxContextTokens = positiveNumber(config.maxContextTokens);
   const contextWindow = models.find(model)?.contextWindow ?? maxContextTokens;
   if (contextWindow === undefined) return undefined;

@@ -1,5 +1,5 @@
-import type { Pin } from '../contracts/pin';
 import { escapeMemoryText, memoryBlockText, memoryPreamble } from '../composer/memory-frame';
+import type { Pin } from '../contracts/pin';
 
 /** What joins the system prompt and the pinned block (when the block is sent in the system message). */
 export const PIN_BLOCK_SEPARATOR = '\n\n';

@@ -16,7 +16,11 @@ export function pinStandIn(message: Readonly<ChatMessage>, pinId: string): ChatM
   switch (message.role) {
     case 'user': {
       const images = messageImages(message);
-      return { role: 'user', content: images.length > 0 ? [{ type: 'text', text: note }, ...images] : note, ...(message.name !== undefined ? { name: message.name } : {}) };
+      return {
+        role: 'user',
+        content: images.length > 0 ? [{ type: 'text', text: note }, ...images] : note,
+        ...(message.name !== undefined ? { name: message.name } : {}),
+      };
     }
     case 'assistant':
       return {

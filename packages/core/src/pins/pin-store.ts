@@ -2,7 +2,7 @@ import type { IContextStore, StoreKey } from '../contracts/context-store';
 import { StoreError } from '../errors/store-error';
 import { formatStoreKey } from '../stores/store-key';
 import { readVersioned, writeIfVersion } from '../stores/versioned-store-access';
-import { toPinsState, type PinsState } from './pins-state';
+import { type PinsState, toPinsState } from './pins-state';
 
 /** Compare-and-set attempts of one change before it gives up. */
 const MAX_ATTEMPTS = 8;
@@ -42,7 +42,12 @@ export class PinStore {
       const written = await writeIfVersion(this.options.store, this.key(), next, read?.version);
       if (written.ok) return next;
     }
-    throw new StoreError(this.options.store.name, 'setIfVersion', formatStoreKey(this.key()), `other writers changed the pins ${MAX_ATTEMPTS} times in a row`);
+    throw new StoreError(
+      this.options.store.name,
+      'setIfVersion',
+      formatStoreKey(this.key()),
+      `other writers changed the pins ${MAX_ATTEMPTS} times in a row`,
+    );
   }
 
   private key(): StoreKey {

@@ -12,8 +12,14 @@ const PIN_CONTEXT_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: PIN_CONTEXT_TOOL,
-    description: 'Keep a text in your context for the rest of this conversation (shown after the system prompt, never dropped or summarized). Returns the pin id.',
-    parameters: { type: 'object', properties: { text: { type: 'string' }, label: { type: 'string' } }, required: ['text'] },
+    description:
+      'Keep a text in your context for the rest of this conversation (shown after the system prompt, never dropped ' +
+      'or summarized). Returns the pin id.',
+    parameters: {
+      type: 'object',
+      properties: { text: { type: 'string' }, label: { type: 'string' } },
+      required: ['text'],
+    },
   },
 };
 
@@ -45,7 +51,8 @@ function argumentsObject(sessionId: string, args: unknown): Record<string, unkno
     }
   }
   if (value === undefined || value === null) value = {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new PinTargetError(sessionId, 'the tool arguments must be a JSON object');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new PinTargetError(sessionId, 'the tool arguments must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -59,17 +66,23 @@ export function createPinTools(session: PinToolTarget): ContributedTool[] {
       definition: PIN_CONTEXT_DEFINITION,
       async execute(args) {
         const input = argumentsObject(session.sessionId, args);
-        if (typeof input.text !== 'string') throw new PinTargetError(session.sessionId, 'pin_context needs a "text" string');
-        if (input.label !== undefined && input.label !== null && typeof input.label !== 'string') throw new PinTargetError(session.sessionId, 'pin_context\'s "label" must be a string');
+        if (typeof input.text !== 'string')
+          throw new PinTargetError(session.sessionId, 'pin_context needs a "text" string');
+        if (input.label !== undefined && input.label !== null && typeof input.label !== 'string')
+          throw new PinTargetError(session.sessionId, 'pin_context\'s "label" must be a string');
         const pin = await session.pin(input.text, typeof input.label === 'string' ? { label: input.label } : {});
-        return `Pinned as ${pin.id}: it stays in the pinned block after the system prompt for the rest of this conversation.`;
+        return (
+          `Pinned as ${pin.id}: it stays in the pinned block after the system prompt for the rest of this ` +
+          `conversation.`
+        );
       },
     },
     {
       definition: UNPIN_CONTEXT_DEFINITION,
       async execute(args) {
         const input = argumentsObject(session.sessionId, args);
-        if (typeof input.id !== 'string' || input.id === '') throw new PinTargetError(session.sessionId, 'unpin_context needs an "id" string (p1, p2, …)');
+        if (typeof input.id !== 'string' || input.id === '')
+          throw new PinTargetError(session.sessionId, 'unpin_context needs an "id" string (p1, p2, …)');
         if (await session.unpin(input.id)) return `Unpinned ${input.id}.`;
         const ids = (await session.pins()).map((pin) => pin.id);
         return `No pin ${input.id}; the pins are: ${ids.length > 0 ? ids.join(', ') : 'none'}.`;

@@ -22,14 +22,29 @@ export function isCapturedMessagePin(pin: StoredPin): pin is CapturedMessagePin 
 export class PinnedHistory {
   private readonly standIns = new WeakMap<object, { pinId: string; standIn: ChatMessage }>();
   private readonly originals = new WeakMap<object, ChatMessage>();
-  private last: { source: ReadonlyArray<ChatMessage>; length: number; lastMessage: ChatMessage | undefined; key: string; result: ChatMessage[] } | undefined;
+  private last:
+    | {
+        source: ReadonlyArray<ChatMessage>;
+        length: number;
+        lastMessage: ChatMessage | undefined;
+        key: string;
+        result: ChatMessage[];
+      }
+    | undefined;
 
   /** `history` with every pinned message it still holds replaced by its stand-in (a copy), or `history` itself. */
   apply(history: ChatMessage[], pins: readonly CapturedMessagePin[]): ChatMessage[] {
     if (pins.length === 0) return history;
     const key = pins.map((pin) => `${pin.id}@${pin.messageIndex}`).join(',');
     const last = this.last;
-    if (last && last.source === history && last.length === history.length && last.lastMessage === history[history.length - 1] && last.key === key) return last.result;
+    if (
+      last &&
+      last.source === history &&
+      last.length === history.length &&
+      last.lastMessage === history[history.length - 1] &&
+      last.key === key
+    )
+      return last.result;
     let result: ChatMessage[] | undefined;
     for (const pin of pins) {
       if (pin.messageIndex >= history.length) continue;
@@ -53,7 +68,9 @@ export class PinnedHistory {
       if (typeof message !== 'object' || message === null) return;
       let original = this.originals.get(message);
       if (original === undefined) {
-        const pin = pins.find((candidate) => candidate.original.role === message.role && isPinStandIn(message, candidate.id));
+        const pin = pins.find(
+          (candidate) => candidate.original.role === message.role && isPinStandIn(message, candidate.id),
+        );
         if (pin !== undefined) original = structuredClone(pin.original);
       }
       if (original === undefined) return;
@@ -74,10 +91,15 @@ export class PinnedHistory {
     return standIn;
   }
 
-  /** The same message as the pinned one: same role, length and tool-call ids, and the same text. A message of another shape never is. */
+  /**
+   * The same message as the pinned one: same role, length and tool-call ids, and the same text. A message of another
+   * shape never is.
+   */
   private holds(message: ChatMessage, pin: CapturedMessagePin): boolean {
     try {
-      return messageFingerprint(message) === messageFingerprint(pin.original) && pinnedMessageText(message) === pin.text;
+      return (
+        messageFingerprint(message) === messageFingerprint(pin.original) && pinnedMessageText(message) === pin.text
+      );
     } catch {
       return false; // not a readable message: the strategy reports its shape
     }

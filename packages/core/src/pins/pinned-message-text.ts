@@ -9,7 +9,8 @@ import { contentText } from '../token-counting/message-text';
 export function pinnedMessageText(message: Readonly<ChatMessage>): string {
   let text = contentText(message.content);
   if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls) text += `${text === '' ? '' : '\n'}[call ${call.function.name} ${call.function.arguments}]`;
+    for (const call of message.tool_calls)
+      text += `${text === '' ? '' : '\n'}[call ${call.function.name} ${call.function.arguments}]`;
   }
   return text;
 }

@@ -14,7 +14,9 @@ export interface PinsState {
   format: 1;
   /** Number of the next pin id (`p<next>`). */
   next: number;
-  /** The manifest declarations already applied to this session (each as its JSON text), so that each is applied once. */
+  /**
+   * The manifest declarations already applied to this session (each as its JSON text), so that each is applied once.
+   */
   declared: string[];
   pins: StoredPin[];
 }
@@ -31,8 +33,13 @@ export function toPinsState(value: unknown): PinsState {
   return {
     format: 1,
     next: state.next!,
-    declared: Array.isArray(state.declared) ? state.declared.filter((key): key is string => typeof key === 'string') : [],
-    pins: state.pins.filter((pin) => typeof pin?.id === 'string' && (pin.kind === 'message' || pin.kind === 'text') && typeof pin.text === 'string'),
+    declared: Array.isArray(state.declared)
+      ? state.declared.filter((key): key is string => typeof key === 'string')
+      : [],
+    pins: state.pins.filter(
+      (pin) =>
+        typeof pin?.id === 'string' && (pin.kind === 'message' || pin.kind === 'text') && typeof pin.text === 'string',
+    ),
   };
 }
 

@@ -7,7 +7,7 @@ import type { LLMPayload } from '../contracts/llm-payload';
 import type { Pin, PinOptions } from '../contracts/pin';
 import { PinBudgetExceededError } from '../errors/pin-budget-exceeded-error';
 import { PinTargetError } from '../errors/pin-target-error';
-import { safeEmit, type CtxkitEventBus } from '../events/event-bus';
+import { type CtxkitEventBus, safeEmit } from '../events/event-bus';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import type { DeclaredPin } from './declared-pin';
 import { PIN_BLOCK_SEPARATOR, pinMessageText, renderPinBlock, renderPinEntry } from './pin-block';
@@ -15,14 +15,17 @@ import { DEFAULT_PIN_SHARE } from './pin-share';
 import { PinStore } from './pin-store';
 import { isCapturedMessagePin, PinnedHistory } from './pinned-history';
 import { pinnedMessageText } from './pinned-message-text';
-import { isCaptured, publicPin, type PinsState, type StoredPin } from './pins-state';
+import { isCaptured, type PinsState, publicPin, type StoredPin } from './pins-state';
 
 /** Longest label a pin may have, in characters. */
 const MAX_LABEL_CHARS = 200;
 
 const KNOWN_ROLES: ReadonlySet<unknown> = new Set<ChatRole>(['system', 'user', 'assistant', 'tool']);
 
-/** What {@link SessionPins} needs: the session's store, identity, counter, events and clock, and the agent's pin settings. */
+/**
+ * What {@link SessionPins} needs: the session's store, identity, counter, events and clock, and the agent's pin
+ * settings.
+ */
 export interface SessionPinsOptions {
   store: IContextStore;
   agentId: string;
@@ -50,7 +53,10 @@ export interface SessionPinsOptions {
 export interface PinStats {
   /** Pins shown in the block. */
   count: number;
-  /** Tokens the block adds to the payload: its user message with its preamble (or its text after the system prompt, with `pinRole: 'system'`). */
+  /**
+   * Tokens the block adds to the payload: its user message with its preamble (or its text after the system prompt, with
+   * `pinRole: 'system'`).
+   */
   tokens: number;
   ids: string[];
 }
@@ -109,7 +115,10 @@ export class SessionPins {
   /** The history of the last call, for the turn number of events. */
   private lastHistory: ReadonlyArray<ChatMessage> = [];
   private counted: { block: string; tokens: number } | undefined;
-  /** The moved block of the last call, reused while the system prompt and the block are the same (the same message objects). */
+  /**
+   * The moved block of the last call, reused while the system prompt and the block are the same (the same message
+   * objects).
+   */
   private lastMoved: { systemPrompt: string; block: string; moved: MovedPinBlock } | undefined;
 
   constructor(private readonly options: SessionPinsOptions) {
@@ -175,14 +184,17 @@ export class SessionPins {
    * block after it (and room for its own message, see {@link PinnedCall.systemPrompt}) and the history
    * with stand-ins; `undefined` when the session shows no pin. Message
    * pins whose index the history now reaches are captured first (stored, unless `persist` is false).
-   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when the block takes more than its share of a known budget
+   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when the block takes more than its share of a known
+   *   budget
    */
   async prepare(systemPrompt: string, history: ChatMessage[], persist: boolean): Promise<PinnedCall | undefined> {
     this.lastHistory = history;
     let state = await this.current();
     if (state.pins.length === 0) return undefined;
     if (state.pins.some((pin) => captureOf(pin, history) !== undefined)) {
-      state = persist ? await this.store.update((stored) => capturedIn(stored, history, this.options.counter)) : (capturedIn(state, history, this.options.counter) ?? state);
+      state = persist
+        ? await this.store.update((stored) => capturedIn(stored, history, this.options.counter))
+        : (capturedIn(state, history, this.options.counter) ?? state);
     }
     const shown = state.pins.filter(isCaptured);
     if (shown.length === 0) return undefined;
@@ -192,9 +204,18 @@ export class SessionPins {
     if (available !== undefined) this.assertShare(shown, tokens, available);
     const moved = this.pinRole === 'user' ? this.moved(systemPrompt, block) : undefined;
     return {
-      systemPrompt: moved !== undefined ? moved.reserved : systemPrompt === '' ? block : `${systemPrompt}${PIN_BLOCK_SEPARATOR}${block}`,
+      systemPrompt:
+        moved !== undefined
+          ? moved.reserved
+          : systemPrompt === ''
+            ? block
+            : `${systemPrompt}${PIN_BLOCK_SEPARATOR}${block}`,
       history: this.history.apply(history, shown.filter(isCapturedMessagePin)),
-      stats: { count: shown.length, tokens: moved !== undefined ? this.options.counter.countMessage(moved.pins) : tokens, ids: shown.map((pin) => pin.id) },
+      stats: {
+        count: shown.length,
+        tokens: moved !== undefined ? this.options.counter.countMessage(moved.pins) : tokens,
+        ids: shown.map((pin) => pin.id),
+      },
       shown,
       checked: available !== undefined,
       blockTokens: tokens,
@@ -214,10 +235,14 @@ export class SessionPins {
     if (last !== undefined && last.systemPrompt === systemPrompt && last.block === block) return last.moved;
     const { counter } = this.options;
     const pins: UserMessage = { role: 'user', content: pinMessageText(block) };
-    const system: SystemMessage | undefined = systemPrompt === '' ? undefined : { role: 'system', content: systemPrompt };
+    const system: SystemMessage | undefined =
+      systemPrompt === '' ? undefined : { role: 'system', content: systemPrompt };
     const needed = (system === undefined ? 0 : counter.countMessage(system)) + counter.countMessage(pins);
-    let reserved = `${system === undefined ? '' : `${systemPrompt}${PIN_BLOCK_SEPARATOR}`}${pins.content as string}\n${PIN_ROOM_NOTE}`;
-    for (let guard = 0; guard < 256 && counter.countMessage({ role: 'system', content: reserved }) < needed; guard++) reserved += ' .';
+    let reserved =
+      `${system === undefined ? '' : `${systemPrompt}${PIN_BLOCK_SEPARATOR}`}${pins.content as string}` +
+      `\n${PIN_ROOM_NOTE}`;
+    for (let guard = 0; guard < 256 && counter.countMessage({ role: 'system', content: reserved }) < needed; guard++)
+      reserved += ' .';
     const moved: MovedPinBlock = { reserved, system, pins };
     this.lastMoved = { systemPrompt, block, moved };
     return moved;
@@ -236,11 +261,18 @@ export class SessionPins {
     if (first === undefined || first.role !== 'system' || first.content !== moved.reserved) return payload;
     let at = 1;
     while (at < messages.length && messages[at]!.role === 'system') at++;
-    // A provider's compaction item opens the conversation (Anthropic refuses its block anywhere else): the block goes after it.
+    // A provider's compaction item opens the conversation (Anthropic refuses its block anywhere else): the block goes
+    // after it.
     if (opensWithProviderCompaction(messages[at])) at++;
-    const out: ChatMessage[] = [...(moved.system === undefined ? [] : [moved.system]), ...messages.slice(1, at), moved.pins, ...messages.slice(at)];
+    const out: ChatMessage[] = [
+      ...(moved.system === undefined ? [] : [moved.system]),
+      ...messages.slice(1, at),
+      moved.pins,
+      ...messages.slice(at),
+    ];
     const stats = payload.stats;
-    if (typeof stats?.output_tokens !== 'number' || typeof stats.sections?.system !== 'number') return { ...payload, messages: out };
+    if (typeof stats?.output_tokens !== 'number' || typeof stats.sections?.system !== 'number')
+      return { ...payload, messages: out };
     const { counter } = this.options;
     const system = moved.system === undefined ? 0 : counter.countMessage(moved.system);
     const pins = counter.countMessage(moved.pins);
@@ -253,7 +285,11 @@ export class SessionPins {
       stats: {
         ...stats,
         output_tokens: used,
-        sections: { ...stats.sections, system: stats.sections.system - removed + system, memory: (stats.sections.memory ?? 0) + pins },
+        sections: {
+          ...stats.sections,
+          system: stats.sections.system - removed + system,
+          memory: (stats.sections.memory ?? 0) + pins,
+        },
         messages: { ...stats.messages, output: out.length },
         budget: withUsage(stats.budget, used),
         usageLevel: usageLevel(used, stats.budget.maxContextTokens),
@@ -266,25 +302,35 @@ export class SessionPins {
    * The strategy's payload as the session returns it: the pinned block moved to its own user message
    * (with `pinRole: 'user'`) and `stats.extra.pins` added (a copy; the strategy's own objects are not
    * changed). Remembers the payload's available budget for the next share check.
-   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when the share could not be checked before and the block exceeds it
+   * @throws PinBudgetExceededError (`CTXKIT_PIN_BUDGET_EXCEEDED`) when the share could not be checked before and the
+   *   block exceeds it
    */
   finish(payload: LLMPayload, call: PinnedCall | undefined): LLMPayload {
     const available = payload?.stats?.budget?.available;
     if (typeof available === 'number' && Number.isFinite(available)) this.lastAvailable = available;
     if (call === undefined) return payload;
-    if (!call.checked && this.lastAvailable !== undefined) this.assertShare(call.shown, call.blockTokens, this.lastAvailable);
+    if (!call.checked && this.lastAvailable !== undefined)
+      this.assertShare(call.shown, call.blockTokens, this.lastAvailable);
     if (call.moved !== undefined) payload = this.moveBlock(payload, call.moved);
     const stats = payload.stats ?? ({} as LLMPayload['stats']);
-    return { ...payload, stats: { ...stats, extra: { ...(stats.extra ?? {}), pins: { ...call.stats, ids: [...call.stats.ids] } } } };
+    return {
+      ...payload,
+      stats: { ...stats, extra: { ...(stats.extra ?? {}), pins: { ...call.stats, ids: [...call.stats.ids] } } },
+    };
   }
 
-  /** `history` as the strategy sees it (stand-ins for the pinned messages), for `onTurnComplete` and compaction hooks. */
+  /**
+   * `history` as the strategy sees it (stand-ins for the pinned messages), for `onTurnComplete` and compaction hooks.
+   */
   async forStrategy(history: ChatMessage[]): Promise<ChatMessage[]> {
     const pinned = (await this.current()).pins.filter(isCapturedMessagePin);
     return this.history.apply(history, pinned);
   }
 
-  /** Messages from the strategy with every stand-in replaced by the pinned message (compacted histories, undone compactions). */
+  /**
+   * Messages from the strategy with every stand-in replaced by the pinned message (compacted histories, undone
+   * compactions).
+   */
   async restore(messages: ChatMessage[]): Promise<ChatMessage[]> {
     const pinned = (await this.current()).pins.filter(isCapturedMessagePin);
     return pinned.length === 0 ? messages : this.history.restore(messages, pinned);
@@ -304,7 +350,9 @@ export class SessionPins {
     return updated;
   }
 
-  /** `state` with every declaration it has not applied yet added (a declaration that pins what is pinned adds nothing). */
+  /**
+   * `state` with every declaration it has not applied yet added (a declaration that pins what is pinned adds nothing).
+   */
   private withDeclared(state: PinsState): { state: PinsState; added: StoredPin[] } {
     const pending = this.declared.filter(({ key }) => !state.declared.includes(key));
     if (pending.length === 0) return { state, added: [] };
@@ -327,15 +375,26 @@ export class SessionPins {
     const { sessionId } = this.options;
     let label: string | undefined;
     if (options.label !== undefined) {
-      if (typeof options.label !== 'string' || options.label.trim() === '') throw new PinTargetError(sessionId, 'a label must be a non-empty string');
+      if (typeof options.label !== 'string' || options.label.trim() === '')
+        throw new PinTargetError(sessionId, 'a label must be a non-empty string');
       label = options.label.replace(/\s+/g, ' ').trim();
-      if (label.length > MAX_LABEL_CHARS) throw new PinTargetError(sessionId, `a label has at most ${MAX_LABEL_CHARS} characters (this one has ${label.length})`);
+      if (label.length > MAX_LABEL_CHARS)
+        throw new PinTargetError(
+          sessionId,
+          `a label has at most ${MAX_LABEL_CHARS} characters (this one has ${label.length})`,
+        );
     }
     if (typeof target === 'number') {
-      if (!Number.isSafeInteger(target) || target < 0) throw new PinTargetError(sessionId, `a message index must be a non-negative integer (got ${target})`);
+      if (!Number.isSafeInteger(target) || target < 0)
+        throw new PinTargetError(sessionId, `a message index must be a non-negative integer (got ${target})`);
       return { kind: 'message', messageIndex: target, label: label ?? `message ${target}`, text: '' };
     }
-    if (typeof target !== 'string' || target.trim() === '') throw new PinTargetError(sessionId, `pin() takes a message index or a non-empty text (got ${typeof target === 'string' ? 'an empty text' : typeof target})`);
+    if (typeof target !== 'string' || target.trim() === '')
+      throw new PinTargetError(
+        sessionId,
+        `pin() takes a message index or a non-empty text ` +
+          `(got ${typeof target === 'string' ? 'an empty text' : typeof target})`,
+      );
     return { kind: 'text', text: target, label: label ?? 'note' };
   }
 
@@ -343,9 +402,13 @@ export class SessionPins {
     return this.lastAvailable ?? this.options.availableBudget?.();
   }
 
-  /** Tokens of the block after the system prompt: what the share counts, wherever the block is sent (its preamble is not the pins'). */
+  /**
+   * Tokens of the block after the system prompt: what the share counts, wherever the block is sent (its preamble is not
+   * the pins').
+   */
   private blockTokens(block: string): number {
-    if (this.counted?.block !== block) this.counted = { block, tokens: this.options.counter.count(`${PIN_BLOCK_SEPARATOR}${block}`) };
+    if (this.counted?.block !== block)
+      this.counted = { block, tokens: this.options.counter.count(`${PIN_BLOCK_SEPARATOR}${block}`) };
     return this.counted.tokens;
   }
 
@@ -361,7 +424,11 @@ export class SessionPins {
       available,
       allowance,
       required: tokens,
-      pins: shown.map((pin) => ({ id: pin.id, label: pin.label, tokens: pin.tokens ?? counter.count(renderPinEntry(pin)) })),
+      pins: shown.map((pin) => ({
+        id: pin.id,
+        label: pin.label,
+        tokens: pin.tokens ?? counter.count(renderPinEntry(pin)),
+      })),
     });
   }
 
@@ -377,9 +444,16 @@ export class SessionPins {
 function declaredDraft(declaration: DeclaredPin): Omit<StoredPin, 'id' | 'createdAt'> {
   const given = declaration.label?.replace(/\s+/g, ' ').trim() || undefined;
   if ('text' in declaration) return { kind: 'text', text: declaration.text, label: given ?? 'note' };
-  if (declaration.message === 'first-user') return { kind: 'message', firstUser: true, label: given ?? 'first user message', text: '' };
-  if (declaration.message === 'first') return { kind: 'message', messageIndex: 0, label: given ?? 'first message', text: '' };
-  return { kind: 'message', messageIndex: declaration.message, label: given ?? `message ${declaration.message}`, text: '' };
+  if (declaration.message === 'first-user')
+    return { kind: 'message', firstUser: true, label: given ?? 'first user message', text: '' };
+  if (declaration.message === 'first')
+    return { kind: 'message', messageIndex: 0, label: given ?? 'first message', text: '' };
+  return {
+    kind: 'message',
+    messageIndex: declaration.message,
+    label: given ?? `message ${declaration.message}`,
+    text: '',
+  };
 }
 
 /** True when `pin` already pins what `draft` would: the same text, or the same message index. */
@@ -390,9 +464,14 @@ function samePin(pin: StoredPin, draft: Omit<StoredPin, 'id' | 'createdAt'>): bo
 }
 
 /** The index and message a pending message pin captures from `history`, if the history reaches it. */
-function captureOf(pin: StoredPin, history: ReadonlyArray<ChatMessage>): { index: number; message: ChatMessage } | undefined {
+function captureOf(
+  pin: StoredPin,
+  history: ReadonlyArray<ChatMessage>,
+): { index: number; message: ChatMessage } | undefined {
   if (isCaptured(pin)) return undefined;
-  const index = pin.firstUser ? history.findIndex((message) => (message as { role?: unknown } | null)?.role === 'user') : (pin.messageIndex ?? -1);
+  const index = pin.firstUser
+    ? history.findIndex((message) => (message as { role?: unknown } | null)?.role === 'user')
+    : (pin.messageIndex ?? -1);
   if (index < 0 || index >= history.length) return undefined;
   const message = history[index]!;
   if (typeof message !== 'object' || message === null || !KNOWN_ROLES.has(message.role)) return undefined;
@@ -400,14 +479,24 @@ function captureOf(pin: StoredPin, history: ReadonlyArray<ChatMessage>): { index
 }
 
 /** `state` with every pending message pin that `history` reaches captured, or `undefined` when none is. */
-function capturedIn(state: PinsState, history: ReadonlyArray<ChatMessage>, counter: ITokenCounter): PinsState | undefined {
+function capturedIn(
+  state: PinsState,
+  history: ReadonlyArray<ChatMessage>,
+  counter: ITokenCounter,
+): PinsState | undefined {
   let changed = false;
   const pins = state.pins.map((pin) => {
     const found = captureOf(pin, history);
     if (found === undefined) return pin;
     changed = true;
     const { firstUser: _firstUser, ...rest } = pin;
-    const captured: StoredPin = { ...rest, messageIndex: found.index, role: found.message.role, text: pinnedMessageText(found.message), original: JSON.parse(JSON.stringify(found.message)) as ChatMessage };
+    const captured: StoredPin = {
+      ...rest,
+      messageIndex: found.index,
+      role: found.message.role,
+      text: pinnedMessageText(found.message),
+      original: JSON.parse(JSON.stringify(found.message)) as ChatMessage,
+    };
     captured.tokens = counter.count(renderPinEntry(captured));
     return captured;
   });

@@ -23,18 +23,32 @@ export interface ConfigSource {
  * @throws ConfigSchemaError (`CTXKIT_CONFIG_SCHEMA_INVALID`) when the schema is not valid JSON Schema
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) listing every issue with file, JSON pointer and expectation
  */
-export function applyConfigSchema(owner: string, schema: unknown, config: unknown, source: ConfigSource = {}): Record<string, unknown> {
+export function applyConfigSchema(
+  owner: string,
+  schema: unknown,
+  config: unknown,
+  source: ConfigSource = {},
+): Record<string, unknown> {
   const file = source.file ?? '<inline>';
   const pointer = source.pointer ?? '';
   const validate = compileConfigSchema(schema, owner, source.schemaFile ?? 'plugin.json#/configSchema');
   if (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config))) {
-    throw new ConfigValidationError(owner, file, [{ file, pointer, message: 'the config must be an object', expected: 'type object' }]);
+    throw new ConfigValidationError(owner, file, [
+      { file, pointer, message: 'the config must be an object', expected: 'type object' },
+    ]);
   }
   let copy: Record<string, unknown>;
   try {
     copy = structuredClone(config ?? {}) as Record<string, unknown>;
   } catch {
-    throw new ConfigValidationError(owner, file, [{ file, pointer, message: 'the config holds values that are not JSON (functions, symbols)', expected: 'JSON data' }]);
+    throw new ConfigValidationError(owner, file, [
+      {
+        file,
+        pointer,
+        message: 'the config holds values that are not JSON (functions, symbols)',
+        expected: 'JSON data',
+      },
+    ]);
   }
   if (!validate(copy)) throw new ConfigValidationError(owner, file, toManifestIssues(validate.errors, file, pointer));
   return copy;

@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv';
+
 import { ConfigSchemaError } from '../errors/config-schema-error';
 import { createAjv, schemaDialect } from './create-ajv';
 
@@ -26,7 +27,9 @@ export function compileConfigSchema(schema: unknown, owner: string, file: string
   if (cached) return cached;
   const ajv = createAjv('user', schemaDialect(schema));
   if (!ajv.validateSchema(schema as object)) {
-    const problems = (ajv.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? error.keyword}`);
+    const problems = (ajv.errors ?? []).map(
+      (error) => `${error.instancePath || '/'} ${error.message ?? error.keyword}`,
+    );
     throw new ConfigSchemaError(owner, file, problems.join('; ') || 'does not match the JSON Schema meta-schema');
   }
   let validate: ValidateFunction;

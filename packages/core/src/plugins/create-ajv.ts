@@ -24,7 +24,10 @@ export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema
  *
  * Both add the ajv-formats formats (`date`, `date-time`, `email`, `uri`, ...).
  */
-export function createAjv(purpose: 'ctxkit' | 'user' | 'data', dialect: 'draft-07' | '2020-12' = 'draft-07'): AjvInstance {
+export function createAjv(
+  purpose: 'ctxkit' | 'user' | 'data',
+  dialect: 'draft-07' | '2020-12' = 'draft-07',
+): AjvInstance {
   const common: Options = { allErrors: true, verbose: true, validateSchema: true };
   const options: Options =
     purpose === 'ctxkit'
@@ -37,6 +40,7 @@ export function createAjv(purpose: 'ctxkit' | 'user' | 'data', dialect: 'draft-0
 
 /** The dialect a user schema asks for through its `$schema` (draft-07 when absent or unknown). */
 export function schemaDialect(schema: unknown): 'draft-07' | '2020-12' {
-  const declared = typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
+  const declared =
+    typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
   return typeof declared === 'string' && declared.replace(/#$/, '') === JSON_SCHEMA_2020_12 ? '2020-12' : 'draft-07';
 }

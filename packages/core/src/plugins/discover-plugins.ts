@@ -1,14 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import satisfies from 'semver/functions/satisfies';
-import { freezeDeep } from '../messages/freeze-deep';
+
 import { CtxkitError } from '../errors/ctxkit-error';
-import { ManifestValidationError } from '../errors/manifest-validation-error';
 import { DuplicatePluginError } from '../errors/duplicate-plugin-error';
+import { ManifestValidationError } from '../errors/manifest-validation-error';
 import { PluginLoadError } from '../errors/plugin-load-error';
+import { freezeDeep } from '../messages/freeze-deep';
 import { CTXKIT_CORE_VERSION } from './core-version';
-import type { PluginManifest } from './plugin-manifest';
 import { resolveInside } from './plugin-id';
+import type { PluginManifest } from './plugin-manifest';
 import type { PluginRecord } from './plugin-record';
 import { readManifestFile, validateManifest } from './validate-manifest';
 
@@ -65,7 +67,8 @@ export interface PluginDiscovery {
  * @throws DuplicatePluginError (`CTXKIT_DUPLICATE_PLUGIN`) when two different plugins declare one id, naming both
  * @throws ManifestValidationError (`CTXKIT_MANIFEST_INVALID`) for an invalid plugin in `pluginDirs`
  * @throws UnsafePathError (`CTXKIT_PLUGIN_PATH_UNSAFE`) for an entry outside its plugin directory in `pluginDirs`
- * @throws PluginLoadError (`CTXKIT_PLUGIN_LOAD_FAILED`) for a plugin in `pluginDirs` whose `engines.ctxkit` excludes this core
+ * @throws PluginLoadError (`CTXKIT_PLUGIN_LOAD_FAILED`) for a plugin in `pluginDirs` whose `engines.ctxkit` excludes
+ *   this core
  * @see docs/03-plugin-json.md
  */
 export function discoverPlugins(options: DiscoverPluginsOptions = {}): PluginDiscovery {
@@ -112,7 +115,11 @@ function readPlugin(manifestPath: string, pluginDir: string, source: string): Pl
   const manifest = freezeDeep(structuredClone(read.manifest) as PluginManifest);
   const range = manifest.engines?.ctxkit;
   if (range !== undefined && !satisfies(CTXKIT_CORE_VERSION, range)) {
-    throw new PluginLoadError(manifest.id, manifest.entry, `engines.ctxkit "${range}" does not include @ctxkit/core ${CTXKIT_CORE_VERSION}`);
+    throw new PluginLoadError(
+      manifest.id,
+      manifest.entry,
+      `engines.ctxkit "${range}" does not include @ctxkit/core ${CTXKIT_CORE_VERSION}`,
+    );
   }
   const dir = realpath(pluginDir);
   const entryPath = resolveInside(dir, manifest.entry, `entry of ${manifest.id}`);
@@ -137,7 +144,18 @@ function pluginDirCandidates(dir: string): Array<{ dir: string; manifestPath: st
   try {
     entries = fs.readdirSync(dir, { withFileTypes: true });
   } catch (cause) {
-    throw new ManifestValidationError(dir, [{ file: dir, pointer: '', message: 'plugin directory not found or unreadable', expected: 'a directory holding plugin.json, or holding plugin directories' }], cause);
+    throw new ManifestValidationError(
+      dir,
+      [
+        {
+          file: dir,
+          pointer: '',
+          message: 'plugin directory not found or unreadable',
+          expected: 'a directory holding plugin.json, or holding plugin directories',
+        },
+      ],
+      cause,
+    );
   }
   const candidates: Array<{ dir: string; manifestPath: string }> = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
@@ -153,7 +171,8 @@ function pluginDirCandidates(dir: string): Array<{ dir: string; manifestPath: st
 /** The manifest a plugin directory declares: `package.json` `ctxkit.plugin`, else `plugin.json`. */
 function ownManifest(dir: string): string | undefined {
   const pluginField = readPackageJson(dir)?.ctxkit?.plugin;
-  if (typeof pluginField === 'string') return resolveInside(dir, pluginField, `"ctxkit.plugin" of ${path.join(dir, 'package.json')}`);
+  if (typeof pluginField === 'string')
+    return resolveInside(dir, pluginField, `"ctxkit.plugin" of ${path.join(dir, 'package.json')}`);
   const manifestPath = path.join(dir, 'plugin.json');
   return fs.existsSync(manifestPath) ? manifestPath : undefined;
 }
@@ -172,7 +191,9 @@ function readPackageJson(dir: string): PackageJson | undefined {
 }
 
 /** Installed packages whose package.json has `"ctxkit": { "plugin": "<path>" }`. */
-function installedPluginPackages(searchFrom: readonly string[]): Array<{ name: string; dir: string; pluginField: string }> {
+function installedPluginPackages(
+  searchFrom: readonly string[],
+): Array<{ name: string; dir: string; pluginField: string }> {
   const packages: Array<{ name: string; dir: string; pluginField: string }> = [];
   const seen = new Set<string>();
   for (const nodeModules of nodeModulesDirs(searchFrom)) {
@@ -182,7 +203,8 @@ function installedPluginPackages(searchFrom: readonly string[]): Array<{ name: s
       seen.add(real);
       const pkg = readPackageJson(dir);
       const pluginField = pkg?.ctxkit?.plugin;
-      if (typeof pluginField === 'string') packages.push({ name: pkg?.name ?? path.basename(dir), dir: real, pluginField });
+      if (typeof pluginField === 'string')
+        packages.push({ name: pkg?.name ?? path.basename(dir), dir: real, pluginField });
     }
   }
   return packages;

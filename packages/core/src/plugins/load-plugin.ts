@@ -5,17 +5,21 @@ import { applyConfigSchema } from './apply-config-schema';
 import type { PluginRecord } from './plugin-record';
 import type { StrategyFactory, StrategyPluginModule } from './strategy-plugin';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
 const factories = new WeakMap<PluginRecord, StrategyFactory<any>>();
 
 /**
  * The strategy factory of a plugin, importing its entry on first use (and only then: discovery
  * never runs plugin code). The entry exports one function, `createStrategy(config, context)`.
- * @throws PluginLoadError (`CTXKIT_PLUGIN_LOAD_FAILED`) when the entry is missing (not built) or does not export `createStrategy`
+ * @throws PluginLoadError (`CTXKIT_PLUGIN_LOAD_FAILED`) when the entry is missing (not built) or does not export
+ *   `createStrategy`
  * @throws StrategyError (`CTXKIT_STRATEGY_ERROR`) when the entry's own code throws while loading
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
 export function loadPluginFactory(record: PluginRecord, agentId = '(loading)'): StrategyFactory<any> {
   const cached = factories.get(record);
   if (cached) return cached;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
   let factory: StrategyFactory<any>;
   if (record.factory) factory = record.factory;
   else {
@@ -28,7 +32,12 @@ export function loadPluginFactory(record: PluginRecord, agentId = '(loading)'): 
       if (CtxkitError.isInstance(error)) throw error;
       const code = (error as NodeJS.ErrnoException | undefined)?.code;
       if (code === 'MODULE_NOT_FOUND' && String((error as Error).message).includes(entry)) {
-        throw new PluginLoadError(record.id, record.manifest.entry, 'the entry module does not exist (is the plugin built?)', error);
+        throw new PluginLoadError(
+          record.id,
+          record.manifest.entry,
+          'the entry module does not exist (is the plugin built?)',
+          error,
+        );
       }
       throw new StrategyError(record.id, agentId, 'import', error);
     }
@@ -38,12 +47,14 @@ export function loadPluginFactory(record: PluginRecord, agentId = '(loading)'): 
   return factory;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
 function factoryOf(loaded: StrategyPluginModule | undefined, record: PluginRecord): StrategyFactory<any> {
   if (typeof loaded?.createStrategy === 'function') return loaded.createStrategy;
   throw new PluginLoadError(
     record.id,
     record.manifest.entry,
-    `it does not export a createStrategy(config, context) function (exports: ${Object.keys(loaded ?? {}).join(', ') || 'none'})`,
+    `it does not export a createStrategy(config, context) function ` +
+      `(exports: ${Object.keys(loaded ?? {}).join(', ') || 'none'})`,
   );
 }
 

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { UnsafePathError } from '../errors/unsafe-path-error';
 
 /**
@@ -24,7 +25,11 @@ export function isValidPluginId(id: unknown): id is string {
  */
 export function assertPluginId(id: unknown, what = 'plugin id'): asserts id is string {
   if (!isValidPluginId(id)) {
-    throw new UnsafePathError(what, String(id), 'use lowercase letters and digits joined by single hyphens (e.g. my-team-strategy)');
+    throw new UnsafePathError(
+      what,
+      String(id),
+      'use lowercase letters and digits joined by single hyphens (e.g. my-team-strategy)',
+    );
   }
 }
 
@@ -41,13 +46,18 @@ export function resolveInside(dir: string, relative: string, what: string): stri
     throw new UnsafePathError(what, String(relative), 'must be a non-empty relative path');
   }
   if (path.isAbsolute(relative) || /^[A-Za-z]:/.test(relative) || relative.includes('\\')) {
-    throw new UnsafePathError(what, relative, 'must be a relative path with "/" separators inside the plugin directory');
+    throw new UnsafePathError(
+      what,
+      relative,
+      'must be a relative path with "/" separators inside the plugin directory',
+    );
   }
   const base = realpathOr(path.resolve(dir));
   const target = path.resolve(base, relative);
   if (!isInside(base, target)) throw new UnsafePathError(what, relative, 'resolves outside the plugin directory');
   const real = realpathOr(target);
-  if (!isInside(base, real)) throw new UnsafePathError(what, relative, 'is a link that resolves outside the plugin directory');
+  if (!isInside(base, real))
+    throw new UnsafePathError(what, relative, 'is a link that resolves outside the plugin directory');
   return real;
 }
 

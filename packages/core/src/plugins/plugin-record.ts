@@ -24,5 +24,6 @@ export interface PluginRecord {
   /** Absolute path of the entry module, checked to be inside `dir`. */
   entryPath?: string;
   /** The factory of an in-process strategy. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
   factory?: StrategyFactory<any>;
 }

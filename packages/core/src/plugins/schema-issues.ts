@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+
 import type { ManifestIssue } from '../errors/manifest-issue';
 
 const ID_PATTERN_TEXT = 'lowercase letters and digits joined by single hyphens (e.g. my-complex-agent)';
@@ -12,7 +13,8 @@ function describePattern(pattern: string): string {
   const known = PATTERN_WORDS[pattern];
   if (known) return known;
   if (pattern.startsWith('^(0|[1-9]\\d*)\\.')) return 'a semver version such as 1.0.0';
-  if (pattern.startsWith('^(?![/\\\\])')) return 'a relative path inside the plugin directory, with "/" separators and no ".." (e.g. ./dist/index.js)';
+  if (pattern.startsWith('^(?![/\\\\])'))
+    return 'a relative path inside the plugin directory, with "/" separators and no ".." (e.g. ./dist/index.js)';
   return `a string matching /${pattern}/`;
 }
 
@@ -30,7 +32,11 @@ function quote(value: unknown): string {
  * words. Duplicates are removed; order is ajv's.
  * @param pointerPrefix prepended to every pointer (`/contextStrategy/config` for a strategy config)
  */
-export function toManifestIssues(errors: readonly ErrorObject[] | null | undefined, file: string, pointerPrefix = ''): ManifestIssue[] {
+export function toManifestIssues(
+  errors: readonly ErrorObject[] | null | undefined,
+  file: string,
+  pointerPrefix = '',
+): ManifestIssue[] {
   const issues: ManifestIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors ?? []) {
@@ -49,11 +55,18 @@ function toIssue(error: ErrorObject, file: string, prefix: string): ManifestIssu
   switch (error.keyword) {
     case 'required': {
       const property = String(params.missingProperty);
-      return { file, pointer: `${at}/${escapePointerToken(property)}`, message: `required property "${property}" is missing`, expected: requiredExpectation(error, property) };
+      return {
+        file,
+        pointer: `${at}/${escapePointerToken(property)}`,
+        message: `required property "${property}" is missing`,
+        expected: requiredExpectation(error, property),
+      };
     }
     case 'additionalProperties': {
       const property = String(params.additionalProperty);
-      const known = Object.keys(((error.parentSchema ?? {}) as { properties?: Record<string, unknown> }).properties ?? {});
+      const known = Object.keys(
+        ((error.parentSchema ?? {}) as { properties?: Record<string, unknown> }).properties ?? {},
+      );
       return {
         file,
         pointer: `${at}/${escapePointerToken(property)}`,
@@ -62,9 +75,19 @@ function toIssue(error: ErrorObject, file: string, prefix: string): ManifestIssu
       };
     }
     case 'type':
-      return { file, pointer: at, message: `must be ${String(params.type)}, got ${jsonType(error.data)}`, expected: `type ${String(params.type)}` };
+      return {
+        file,
+        pointer: at,
+        message: `must be ${String(params.type)}, got ${jsonType(error.data)}`,
+        expected: `type ${String(params.type)}`,
+      };
     case 'const':
-      return { file, pointer: at, message: `must be ${quote(params.allowedValue)}, got ${quote(error.data)}`, expected: quote(params.allowedValue) };
+      return {
+        file,
+        pointer: at,
+        message: `must be ${quote(params.allowedValue)}, got ${quote(error.data)}`,
+        expected: quote(params.allowedValue),
+      };
     case 'enum':
       return {
         file,
@@ -86,18 +109,37 @@ function toIssue(error: ErrorObject, file: string, prefix: string): ManifestIssu
     case 'maxItems':
     case 'minProperties':
     case 'maxProperties':
-      return { file, pointer: at, message: error.message ?? error.keyword, expected: `${error.keyword} ${String(params.limit)}` };
+      return {
+        file,
+        pointer: at,
+        message: error.message ?? error.keyword,
+        expected: `${error.keyword} ${String(params.limit)}`,
+      };
     case 'format':
-      return { file, pointer: at, message: `${quote(error.data)} is not a valid ${String(params.format)}`, expected: `format ${String(params.format)}` };
+      return {
+        file,
+        pointer: at,
+        message: `${quote(error.data)} is not a valid ${String(params.format)}`,
+        expected: `format ${String(params.format)}`,
+      };
     case 'uniqueItems':
       return { file, pointer: at, message: error.message ?? 'items must be unique', expected: 'no duplicate items' };
     default:
-      return { file, pointer: at, message: error.message ?? error.keyword, expected: `${error.keyword} ${quote(error.schema)}` };
+      return {
+        file,
+        pointer: at,
+        message: error.message ?? error.keyword,
+        expected: `${error.keyword} ${quote(error.schema)}`,
+      };
   }
 }
 
 function requiredExpectation(error: ErrorObject, property: string): string {
-  const schema = ((error.parentSchema ?? {}) as { properties?: Record<string, { description?: unknown; type?: unknown; const?: unknown }> }).properties?.[property];
+  const schema = (
+    (error.parentSchema ?? {}) as {
+      properties?: Record<string, { description?: unknown; type?: unknown; const?: unknown }>;
+    }
+  ).properties?.[property];
   if (schema?.const !== undefined) return `"${property}": ${quote(schema.const)}`;
   if (typeof schema?.type === 'string') return `"${property}" of type ${schema.type}`;
   return `a "${property}" property`;

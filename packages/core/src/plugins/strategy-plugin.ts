@@ -48,6 +48,7 @@ export type StrategyFactory<TConfig = Record<string, unknown>> = (
 
 /** What a plugin's entry module exports: `createStrategy`, the one factory the loader calls. */
 export interface StrategyPluginModule {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
   createStrategy: StrategyFactory<any>;
 }
 

@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { ValidateFunction } from 'ajv';
+
 import { CtxkitError } from '../errors/ctxkit-error';
 import type { ManifestIssue } from '../errors/manifest-issue';
 import { compileConfigSchema } from './compile-config-schema';
@@ -70,7 +72,10 @@ export function detectManifestKind(manifest: unknown): ManifestKind {
  * @param manifestOrPath a parsed manifest, a path to a `plugin.json`, or a directory holding one
  * @see docs/03-plugin-json.md
  */
-export function validateManifest(manifestOrPath: unknown, options: ValidateManifestOptions = {}): ManifestValidationResult {
+export function validateManifest(
+  manifestOrPath: unknown,
+  options: ValidateManifestOptions = {},
+): ManifestValidationResult {
   let file = options.file ?? '<inline>';
   let manifest: unknown = manifestOrPath;
   if (typeof manifestOrPath === 'string') {
@@ -85,19 +90,47 @@ export function validateManifest(manifestOrPath: unknown, options: ValidateManif
       valid: false,
       kind,
       file,
-      errors: [{ file, pointer: '', message: `a manifest must be a JSON object, got ${Array.isArray(manifest) ? 'array' : manifest === null ? 'null' : typeof manifest}`, expected: 'type object' }],
+      errors: [
+        {
+          file,
+          pointer: '',
+          message:
+            `a manifest must be a JSON object, ` +
+            `got ${Array.isArray(manifest) ? 'array' : manifest === null ? 'null' : typeof manifest}`,
+          expected: 'type object',
+        },
+      ],
     };
   }
   const record = manifest as Record<string, unknown>;
   const validate = manifestValidator(kind);
   // An `if` error only says that a conditional branch failed; the branch's own errors say what.
-  const errors = validate(record) ? [] : toManifestIssues(validate.errors?.filter((error) => error.keyword !== 'if'), file);
-  if (kind === 'plugin' && typeof record.configSchema === 'object' && record.configSchema !== null && !Array.isArray(record.configSchema)) {
+  const errors = validate(record)
+    ? []
+    : toManifestIssues(
+        validate.errors?.filter((error) => error.keyword !== 'if'),
+        file,
+      );
+  if (
+    kind === 'plugin' &&
+    typeof record.configSchema === 'object' &&
+    record.configSchema !== null &&
+    !Array.isArray(record.configSchema)
+  ) {
     try {
-      compileConfigSchema(record.configSchema, typeof record.id === 'string' ? record.id : '(plugin)', `${file}#/configSchema`);
+      compileConfigSchema(
+        record.configSchema,
+        typeof record.id === 'string' ? record.id : '(plugin)',
+        `${file}#/configSchema`,
+      );
     } catch (error) {
       const problem = CtxkitError.isInstance(error) ? String(error.details.problem ?? error.message) : String(error);
-      errors.push({ file, pointer: '/configSchema', message: `invalid JSON Schema: ${problem}`, expected: 'a valid JSON Schema (draft-07, or 2020-12 with its $schema)' });
+      errors.push({
+        file,
+        pointer: '/configSchema',
+        message: `invalid JSON Schema: ${problem}`,
+        expected: 'a valid JSON Schema (draft-07, or 2020-12 with its $schema)',
+      });
     }
   }
   return { valid: errors.length === 0, kind, file, errors, manifest: record };
@@ -125,11 +158,22 @@ export function readManifestFile(fileOrDir: string): ReadManifestResult {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    return { file, issue: { file, pointer: '', message: `cannot read the file: ${(error as Error).message}`, expected: 'a readable plugin.json file' } };
+    return {
+      file,
+      issue: {
+        file,
+        pointer: '',
+        message: `cannot read the file: ${(error as Error).message}`,
+        expected: 'a readable plugin.json file',
+      },
+    };
   }
   try {
     return { file, manifest: JSON.parse(text.replace(/^\uFEFF/, '')) };
   } catch (error) {
-    return { file, issue: { file, pointer: '', message: `not valid JSON: ${(error as Error).message}`, expected: 'a JSON object' } };
+    return {
+      file,
+      issue: { file, pointer: '', message: `not valid JSON: ${(error as Error).message}`, expected: 'a JSON object' },
+    };
   }
 }

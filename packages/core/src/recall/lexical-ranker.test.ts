@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { LexicalRanker } from './lexical-ranker';
 
 /** BM25+ written out plainly over the live documents, the reference the index must agree with. */
@@ -31,42 +32,61 @@ function searched(ranker: LexicalRanker, terms: string[]): Map<number, number> {
 }
 
 describe(LexicalRanker.name, () => {
-  it('scores every live entry as BM25+ over its distinct terms, through adds, removals and the rebuild of its postings', () => {
-    const word = fc.constantFrom('flight', 'hotel', 'ticket', 'tokyo', 'refund', 'seat', 'window', 'aisl', 'bag', '1234');
-    fc.assert(
-      fc.property(
-        fc.array(fc.array(word, { maxLength: 12 }), { minLength: 1, maxLength: 60 }),
-        fc.array(fc.nat(), { maxLength: 40 }),
-        fc.array(word, { minLength: 1, maxLength: 4 }),
-        (texts, removals, query) => {
-          const ranker = new LexicalRanker();
-          const live = new Map<number, string[]>();
-          texts.forEach((words, slot) => {
-            ranker.add(slot, { text: words.join(' ') });
-            live.set(slot, words);
-          });
-          for (const pick of removals) {
-            const slot = pick % texts.length;
-            ranker.remove(slot);
-            live.delete(slot);
-          }
-          const expected = referenceScores(live, query);
-          const actual = searched(ranker, query);
-          expect([...actual.keys()].sort((x, y) => x - y)).toEqual([...expected.keys()].sort((x, y) => x - y));
-          for (const [slot, score] of expected) expect(actual.get(slot)).toBeCloseTo(score, 9);
-          expect(ranker.size).toBe(live.size);
-          for (const [slot, words] of live) expect([...ranker.terms(slot)].sort()).toEqual([...new Set(words)].sort());
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+  it(
+    'scores every live entry as BM25+ over its distinct terms, through adds, removals and the rebuild of its ' +
+      'postings',
+    () => {
+      const word = fc.constantFrom(
+        'flight',
+        'hotel',
+        'ticket',
+        'tokyo',
+        'refund',
+        'seat',
+        'window',
+        'aisl',
+        'bag',
+        '1234',
+      );
+      fc.assert(
+        fc.property(
+          fc.array(fc.array(word, { maxLength: 12 }), { minLength: 1, maxLength: 60 }),
+          fc.array(fc.nat(), { maxLength: 40 }),
+          fc.array(word, { minLength: 1, maxLength: 4 }),
+          (texts, removals, query) => {
+            const ranker = new LexicalRanker();
+            const live = new Map<number, string[]>();
+            texts.forEach((words, slot) => {
+              ranker.add(slot, { text: words.join(' ') });
+              live.set(slot, words);
+            });
+            for (const pick of removals) {
+              const slot = pick % texts.length;
+              ranker.remove(slot);
+              live.delete(slot);
+            }
+            const expected = referenceScores(live, query);
+            const actual = searched(ranker, query);
+            expect([...actual.keys()].sort((x, y) => x - y)).toEqual([...expected.keys()].sort((x, y) => x - y));
+            for (const [slot, score] of expected) expect(actual.get(slot)).toBeCloseTo(score, 9);
+            expect(ranker.size).toBe(live.size);
+            for (const [slot, words] of live)
+              expect([...ranker.terms(slot)].sort()).toEqual([...new Set(words)].sort());
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
 
   it('finds the entries left after most were removed, once their postings are rebuilt', () => {
     const ranker = new LexicalRanker();
-    for (let slot = 0; slot < 3000; slot++) ranker.add(slot, { text: slot % 100 === 0 ? `rare marker ${slot}` : `common filler words ${slot}` });
+    for (let slot = 0; slot < 3000; slot++)
+      ranker.add(slot, { text: slot % 100 === 0 ? `rare marker ${slot}` : `common filler words ${slot}` });
     for (let slot = 0; slot < 3000; slot++) if (slot % 100 !== 0) ranker.remove(slot);
-    expect([...searched(ranker, ['marker']).keys()].sort((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, index) => index * 100));
+    expect([...searched(ranker, ['marker']).keys()].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 30 }, (_, index) => index * 100),
+    );
     expect(searched(ranker, ['filler']).size).toBe(0);
     expect(ranker.terms(100)).toEqual(['rare', 'marker', '100']);
   });

@@ -83,7 +83,9 @@ export class LexicalRanker {
    * {@link MAX_QUERY_TERMS}, matching at most `maxPostings` entries in all.
    */
   usefulTerms(terms: ReadonlyArray<string>, maxPostings: number = MAX_QUERY_POSTINGS): string[] {
-    const sorted = terms.filter((term) => (this.postings.frequency(term)) > 0).sort((a, b) => this.postings.frequency(a) - this.postings.frequency(b));
+    const sorted = terms
+      .filter((term) => this.postings.frequency(term) > 0)
+      .sort((a, b) => this.postings.frequency(a) - this.postings.frequency(b));
     const kept: string[] = [];
     let postings = 0;
     for (const term of sorted) {

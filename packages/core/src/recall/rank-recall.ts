@@ -1,4 +1,4 @@
-import { positionOf, type IndexedEntry, type RecallIndex } from './recall-index';
+import { type IndexedEntry, positionOf, type RecallIndex } from './recall-index';
 import { recallTermsOf } from './recall-terms';
 
 /**
@@ -98,11 +98,13 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
     return eligible[slot] === 1;
   };
   let scored: number[] = [];
-  const add = (weight: number) => (slot: number, score: number): void => {
-    if (slot >= capacity || !isEligible(slot)) return;
-    if (scores[slot] === 0) scored.push(slot);
-    scores[slot] = scores[slot]! + weight * score;
-  };
+  const add =
+    (weight: number) =>
+    (slot: number, score: number): void => {
+      if (slot >= capacity || !isEligible(slot)) return;
+      if (scores[slot] === 0) scored.push(slot);
+      scores[slot] = scores[slot]! + weight * score;
+    };
   const fromStore = (found: Map<string, number>, weight: number): void => {
     const into = add(weight);
     for (const [id, score] of found) {
@@ -124,9 +126,15 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   if (lexical !== undefined && best.length >= 2) {
     const counts = new Map<string, number>();
     const asked = new Set(queryTerms);
-    for (const slot of best) for (const term of lexical.terms(slot)) if (!asked.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    const feedback = [...counts].filter(([, count]) => count >= 2).sort((a, b) => b[1] - a[1]).slice(0, weights.feedbackTerms).map(([term]) => term);
-    if (feedback.length > 0) lexical.search(lexical.usefulTerms(feedback, weights.maxFeedbackPostings), add(weights.feedbackWeight));
+    for (const slot of best)
+      for (const term of lexical.terms(slot)) if (!asked.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const feedback = [...counts]
+      .filter(([, count]) => count >= 2)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, weights.feedbackTerms)
+      .map(([term]) => term);
+    if (feedback.length > 0)
+      lexical.search(lexical.usefulTerms(feedback, weights.maxFeedbackPostings), add(weights.feedbackWeight));
   }
 
   if (scored.length > weights.maxCandidates) {
@@ -150,7 +158,9 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
       const before = slots[position - 1];
       const after = slots[position + 1];
       const around = Math.max(before === undefined ? 0 : scores[before]!, after === undefined ? 0 : scores[after]!);
-      const share = weights.neighbourWeight * Math.min(1, weights.neighbourShortTokens / Math.max(1, query.tokensOf(list[position]!)));
+      const share =
+        weights.neighbourWeight *
+        Math.min(1, weights.neighbourShortTokens / Math.max(1, query.tokensOf(list[position]!)));
       const score = scores[neighbour]! + share * around;
       if (score <= 0) continue;
       smoothed[neighbour] = score;
@@ -175,7 +185,9 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   let top = 0;
   for (const slot of lifted) {
     const entry = index.entryAt(slot)!;
-    smoothed[slot] = smoothed[slot]! * (1 + (weights.episodeBoost * episodeBest.get(entry.sessionId)!.get(episodeOf[slot]!)!) / overall);
+    smoothed[slot] =
+      smoothed[slot]! *
+      (1 + (weights.episodeBoost * episodeBest.get(entry.sessionId)!.get(episodeOf[slot]!)!) / overall);
     top = Math.max(top, smoothed[slot]!);
   }
 
@@ -185,11 +197,16 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   if (query.vector !== undefined) addMeaning(index, query, relevance, lifted, isEligible);
 
   const out: RankedEntry[] = [];
-  for (const slot of lifted) if (relevance[slot]! >= weights.minRelevance) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
+  for (const slot of lifted)
+    if (relevance[slot]! >= weights.minRelevance)
+      out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
   return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
 }
 
-/** Whether a newest message is too thin to search on alone (fewer searchable words of its own than {@link RECALL_RANKING.thinQueryTerms}). */
+/**
+ * Whether a newest message is too thin to search on alone (fewer searchable words of its own than {@link
+ * RECALL_RANKING.thinQueryTerms}).
+ */
 export function isThin(text: string): boolean {
   return recallTermsOf(text).length < RECALL_RANKING.thinQueryTerms;
 }
@@ -198,7 +215,13 @@ export function isThin(text: string): boolean {
  * Adds each eligible entry's similarity to the query vector, above the mean and scaled to [0, 1];
  * entries it lifts from nothing join `lifted`.
  */
-function addMeaning(index: RecallIndex, query: RecallQuery, relevance: Float64Array, lifted: number[], isEligible: (slot: number) => boolean): void {
+function addMeaning(
+  index: RecallIndex,
+  query: RecallQuery,
+  relevance: Float64Array,
+  lifted: number[],
+  isEligible: (slot: number) => boolean,
+): void {
   const { model, values } = query.vector!;
   let norm = 0;
   for (const value of values) norm += value * value;
@@ -209,7 +232,8 @@ function addMeaning(index: RecallIndex, query: RecallQuery, relevance: Float64Ar
     const entry = index.entryAt(slot);
     if (entry === undefined || !isEligible(slot)) continue;
     const stored = index.vector(entry.id);
-    if (stored === undefined || stored.model !== model || stored.vector.length !== values.length || stored.norm === 0) continue;
+    if (stored === undefined || stored.model !== model || stored.vector.length !== values.length || stored.norm === 0)
+      continue;
     let dot = 0;
     for (let position = 0; position < values.length; position++) dot += stored.vector[position]! * values[position]!;
     similarities.push([slot, dot / (stored.norm * norm)]);

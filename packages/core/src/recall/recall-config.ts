@@ -49,18 +49,24 @@ export const RECALL_CONFIG_SCHEMA: JsonSchema = {
       minimum: 0,
       maximum: 0.95,
       default: 0.9,
-      description: 'Share of the room recalled turns may take when the history no longer fits; the newest history fills the rest and whatever recall leaves.',
+      description:
+        'Share of the room recalled turns may take when the history no longer fits; the newest history fills the ' +
+        'rest and whatever recall leaves.',
     },
     minRecentTokens: {
       type: 'integer',
       minimum: 0,
       default: 1000,
-      description: 'Tokens of the newest history the window keeps before recall may take any of its room (all of the room when it is smaller).',
+      description:
+        'Tokens of the newest history the window keeps before recall may take any of its room (all of the room when ' +
+        'it is smaller).',
     },
     scope: {
       enum: ['session', 'resource'],
       default: 'session',
-      description: 'session: the session\'s own earlier turns. resource: every session opened for the same resource (agent.forSession(id, { resourceId })).',
+      description:
+        "session: the session's own earlier turns. resource: every session opened for the same resource " +
+        '(agent.forSession(id, { resourceId })).',
     },
     embeddings: {
       enum: ['auto', 'off'],
@@ -71,13 +77,15 @@ export const RECALL_CONFIG_SCHEMA: JsonSchema = {
       type: 'integer',
       minimum: 1,
       default: 2000,
-      description: 'How long a compose waits for the question\'s vector before ranking by words alone.',
+      description: "How long a compose waits for the question's vector before ranking by words alone.",
     },
     maxUnitChars: {
       type: 'integer',
       minimum: 200,
       default: 6000,
-      description: 'Longest recall text of one unit (a message, or a call with its results), in characters; a longer one keeps its head and tail.',
+      description:
+        'Longest recall text of one unit (a message, or a call with its results), in characters; a longer one keeps ' +
+        'its head and tail.',
     },
   },
 };
@@ -85,5 +93,7 @@ export const RECALL_CONFIG_SCHEMA: JsonSchema = {
 /** The defaults of {@link RecallConfig}, read from the schema. */
 export function defaultRecallConfig(): RecallConfig {
   const properties = RECALL_CONFIG_SCHEMA.properties as Record<string, { default: unknown }>;
-  return Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, value.default])) as unknown as RecallConfig;
+  return Object.fromEntries(
+    Object.entries(properties).map(([key, value]) => [key, value.default]),
+  ) as unknown as RecallConfig;
 }

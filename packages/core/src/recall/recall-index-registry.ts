@@ -17,7 +17,12 @@ export interface RecallIndexLease {
 const indexes = new WeakMap<IContextStore, Map<string, { index: RecallIndex; users: number }>>();
 
 /** The index of `scope` in `store`, shared with the other users of that scope in this process. */
-export function openRecallIndex(store: IContextStore, scope: RecallScopeKey, maxUnitChars: number, now: () => number): RecallIndexLease {
+export function openRecallIndex(
+  store: IContextStore,
+  scope: RecallScopeKey,
+  maxUnitChars: number,
+  now: () => number,
+): RecallIndexLease {
   let byScope = indexes.get(store);
   if (byScope === undefined) indexes.set(store, (byScope = new Map()));
   const key = `${scope.agentId}\u0000${scope.scope}\u0000${scope.id}\u0000${maxUnitChars}`;

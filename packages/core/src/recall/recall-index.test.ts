@@ -6,7 +6,11 @@ import { StoreRecallBackend } from './store-recall-backend';
 
 const scope: RecallScopeKey = { agentId: 'a', scope: 'resource', id: 'user-1' };
 const turns = (count: number, prefix = 'turn'): ChatMessage[] =>
-  Array.from({ length: count }, (_, index): ChatMessage => (index % 2 === 0 ? { role: 'user', content: `${prefix} ${index} question` } : { role: 'assistant', content: `${prefix} ${index} answer` }));
+  Array.from({ length: count }, (_, index): ChatMessage =>
+    index % 2 === 0
+      ? { role: 'user', content: `${prefix} ${index} question` }
+      : { role: 'assistant', content: `${prefix} ${index} answer` },
+  );
 
 function indexOn(store: MemoryContextStore, now = () => 1000): RecallIndex {
   return new RecallIndex({ backend: new StoreRecallBackend(store), scope, maxUnitChars: 6000, now });
@@ -18,13 +22,21 @@ describe(RecallIndex.name, () => {
       const index = indexOn(new MemoryContextStore());
       const history: ChatMessage[] = [
         { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'c', content: 'sleet' },
         { role: 'assistant', content: 'It sleets.' },
       ];
       expect(await index.index('s1', history, history.length)).toBe(3);
       expect(await index.index('s1', history, history.length)).toBe(0);
-      expect(index.sessionEntries('s1').map((entry) => [entry.from, entry.to])).toEqual([[0, 1], [1, 3], [3, 4]]);
+      expect(index.sessionEntries('s1').map((entry) => [entry.from, entry.to])).toEqual([
+        [0, 1],
+        [1, 3],
+        [3, 4],
+      ]);
       expect(index.textOf(index.sessionEntries('s1')[1]!)).toBe('assistant called weather({})\ntool result: sleet');
     });
 
@@ -41,41 +53,68 @@ describe(RecallIndex.name, () => {
       const index = indexOn(new MemoryContextStore());
       const history = turns(6);
       await index.index('s1', history, 6);
-      const rewritten = [...history.slice(0, 2), { role: 'user' as const, content: 'edited question' }, ...history.slice(3)];
+      const rewritten = [
+        ...history.slice(0, 2),
+        { role: 'user' as const, content: 'edited question' },
+        ...history.slice(3),
+      ];
       expect(await index.index('s1', rewritten, 6)).toBe(4);
-      expect(index.sessionEntries('s1').map((entry) => index.textOf(entry))).toEqual(rewritten.map((message) => `${message.role}: ${String(message.content)}`));
+      expect(index.sessionEntries('s1').map((entry) => index.textOf(entry))).toEqual(
+        rewritten.map((message) => `${message.role}: ${String(message.content)}`),
+      );
     });
 
-    it('keeps no text of the units a history it was checked against holds, and reads them back from the newest such history', async () => {
-      const store = new MemoryContextStore();
-      const index = indexOn(store);
-      const history = turns(6);
-      await index.index('s1', history, 6);
-      const texts = history.map((message) => `${message.role}: ${String(message.content)}`);
-      expect(index.sessionEntries('s1').map((entry) => entry.text)).toEqual(Array(6).fill(undefined));
-      expect(index.sessionEntries('s1').map((entry) => index.textOf(entry))).toEqual(texts);
-      // A late, shorter request leaves the source as it was: the newer units are still read back.
-      await index.index('s1', history.slice(0, 2), 2);
-      expect(index.sessionEntries('s1').map((entry) => index.textOf(entry))).toEqual(texts);
-      // A rewritten history: what it changed is indexed again, and every unit read from it.
-      const rewritten = [...history.slice(0, 4), { role: 'user' as const, content: 'edited question' }, ...history.slice(5), { role: 'user' as const, content: 'and one more' }];
-      await index.index('s1', rewritten, 7);
-      expect(index.sessionEntries('s1').map((entry) => index.textOf(entry))).toEqual(rewritten.map((message) => `${message.role}: ${String(message.content)}`));
-      // Another process, and this one after a restart, have the texts from the log until the session is indexed there.
-      const other = indexOn(store);
-      await other.refresh();
-      expect(other.sessionEntries('s1').map((entry) => entry.text)).toEqual(rewritten.map((message) => `${message.role}: ${String(message.content)}`));
-      await other.index('s1', rewritten, 7);
-      expect(other.sessionEntries('s1').map((entry) => entry.text)).toEqual(Array(7).fill(undefined));
-      expect(other.sessionEntries('s1').map((entry) => other.textOf(entry))).toEqual(rewritten.map((message) => `${message.role}: ${String(message.content)}`));
-      // The same history rebuilt from JSON reads the same; one changed in place reads nothing for the units it changed.
-      const copy = JSON.parse(JSON.stringify(rewritten)) as ChatMessage[];
-      await other.index('s1', copy, 7);
-      expect(other.sessionEntries('s1').map((entry) => other.textOf(entry))).toEqual(rewritten.map((message) => `${message.role}: ${String(message.content)}`));
-      copy[1] = { role: 'assistant', content: 'changed in place' };
-      copy[2] = { ...copy[2]! };
-      expect(other.sessionEntries('s1').map((entry) => other.textOf(entry))).toEqual(rewritten.map((message, at) => (at === 1 ? '' : `${message.role}: ${String(message.content)}`)));
-    });
+    it(
+      'keeps no text of the units a history it was checked against holds, and reads them back from the newest such ' +
+        'history',
+      async () => {
+        const store = new MemoryContextStore();
+        const index = indexOn(store);
+        const history = turns(6);
+        await index.index('s1', history, 6);
+        const texts = history.map((message) => `${message.role}: ${String(message.content)}`);
+        expect(index.sessionEntries('s1').map((entry) => entry.text)).toEqual(Array(6).fill(undefined));
+        expect(index.sessionEntries('s1').map((entry) => index.textOf(entry))).toEqual(texts);
+        // A late, shorter request leaves the source as it was: the newer units are still read back.
+        await index.index('s1', history.slice(0, 2), 2);
+        expect(index.sessionEntries('s1').map((entry) => index.textOf(entry))).toEqual(texts);
+        // A rewritten history: what it changed is indexed again, and every unit read from it.
+        const rewritten = [
+          ...history.slice(0, 4),
+          { role: 'user' as const, content: 'edited question' },
+          ...history.slice(5),
+          { role: 'user' as const, content: 'and one more' },
+        ];
+        await index.index('s1', rewritten, 7);
+        expect(index.sessionEntries('s1').map((entry) => index.textOf(entry))).toEqual(
+          rewritten.map((message) => `${message.role}: ${String(message.content)}`),
+        );
+        // Another process, and this one after a restart, have the texts from the log until the session is indexed
+        // there.
+        const other = indexOn(store);
+        await other.refresh();
+        expect(other.sessionEntries('s1').map((entry) => entry.text)).toEqual(
+          rewritten.map((message) => `${message.role}: ${String(message.content)}`),
+        );
+        await other.index('s1', rewritten, 7);
+        expect(other.sessionEntries('s1').map((entry) => entry.text)).toEqual(Array(7).fill(undefined));
+        expect(other.sessionEntries('s1').map((entry) => other.textOf(entry))).toEqual(
+          rewritten.map((message) => `${message.role}: ${String(message.content)}`),
+        );
+        // The same history rebuilt from JSON reads the same; one changed in place reads nothing for the units it
+        // changed.
+        const copy = JSON.parse(JSON.stringify(rewritten)) as ChatMessage[];
+        await other.index('s1', copy, 7);
+        expect(other.sessionEntries('s1').map((entry) => other.textOf(entry))).toEqual(
+          rewritten.map((message) => `${message.role}: ${String(message.content)}`),
+        );
+        copy[1] = { role: 'assistant', content: 'changed in place' };
+        copy[2] = { ...copy[2]! };
+        expect(other.sessionEntries('s1').map((entry) => other.textOf(entry))).toEqual(
+          rewritten.map((message, at) => (at === 1 ? '' : `${message.role}: ${String(message.content)}`)),
+        );
+      },
+    );
 
     it('changes nothing for a late, shorter history that matches what is indexed', async () => {
       const index = indexOn(new MemoryContextStore());
@@ -94,7 +133,9 @@ describe(RecallIndex.name, () => {
       await reopened.refresh();
       expect(reopened.size).toBe(5);
       const found: number[] = [];
-      reopened.lexical!.search(reopened.lexical!.queryTerms('locker code'), (slot) => found.push(reopened.entryAt(slot)!.from));
+      reopened.lexical!.search(reopened.lexical!.queryTerms('locker code'), (slot) =>
+        found.push(reopened.entryAt(slot)!.from),
+      );
       expect(found).toEqual([0]);
     });
 
@@ -122,7 +163,9 @@ describe(RecallIndex.name, () => {
       await index.index('s', history, 4);
       now = 24 * 3600_000;
       await index.index('s', history, 6);
-      const episodes = index.sessionEntries('s').map((_entry, position) => index.episodeStart('s', position, 30 * 60_000));
+      const episodes = index
+        .sessionEntries('s')
+        .map((_entry, position) => index.episodeStart('s', position, 30 * 60_000));
       expect(episodes[0]).toBe(episodes[3]);
       expect(episodes[4]).not.toBe(episodes[3]);
     });

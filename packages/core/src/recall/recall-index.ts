@@ -1,6 +1,6 @@
+import { SerialQueue } from '../concurrency/serial-queue';
 import type { ChatMessage } from '../contracts/chat-message';
 import type { IRecallBackend, RecallEntry, RecallRecord, RecallScopeKey } from '../contracts/recall-backend';
-import { SerialQueue } from '../concurrency/serial-queue';
 import { groupAt } from '../messages/group-tool-calls';
 import { contentDigest } from '../token-counting/content-digest';
 import { LexicalRanker } from './lexical-ranker';
@@ -64,14 +64,29 @@ export class RecallIndex {
    * it was last found in the history: the same object is the same turn, checked by one comparison.
    */
   private readonly ends = new Map<string, Array<Readonly<ChatMessage> | undefined>>();
-  /** The history each session was last checked against, unchanged since when the same array, length and last message. */
-  private readonly checked = new Map<string, { history: ReadonlyArray<Readonly<ChatMessage>>; length: number; last: Readonly<ChatMessage> | undefined; agreed: number }>();
+  /**
+   * The history each session was last checked against, unchanged since when the same array, length and last message.
+   */
+  private readonly checked = new Map<
+    string,
+    {
+      history: ReadonlyArray<Readonly<ChatMessage>>;
+      length: number;
+      last: Readonly<ChatMessage> | undefined;
+      agreed: number;
+    }
+  >();
   private readonly vectors = new Map<string, EntryVector>();
   /** Per session, the history its entries without a text are read back from (each checked against it). */
   private readonly sources = new Map<string, ReadonlyArray<Readonly<ChatMessage>>>();
   /** Per session, where each entry's episode begins (recomputed when the session's entries change). */
-  private readonly episodeStarts = new Map<string, { gapMs: number; length: number; last: IndexedEntry | undefined; first: number[]; edits: number }>();
-  /** Per session, how many times its entries changed other than by an append (what the episode runs are recomputed for). */
+  private readonly episodeStarts = new Map<
+    string,
+    { gapMs: number; length: number; last: IndexedEntry | undefined; first: number[]; edits: number }
+  >();
+  /**
+   * Per session, how many times its entries changed other than by an append (what the episode runs are recomputed for).
+   */
   private readonly edits = new Map<string, number>();
   /**
    * The entries' words, ranked in memory; undefined when the backend searches them itself (a
@@ -163,7 +178,13 @@ export class RecallIndex {
     const list = this.sessions.get(sessionId) ?? [];
     let starts = this.episodeStarts.get(sessionId);
     const edits = this.edits.get(sessionId) ?? 0;
-    if (starts === undefined || starts.gapMs !== gapMs || starts.edits !== edits || starts.length > list.length || (starts.length > 0 && list[starts.length - 1] !== starts.last)) {
+    if (
+      starts === undefined ||
+      starts.gapMs !== gapMs ||
+      starts.edits !== edits ||
+      starts.length > list.length ||
+      (starts.length > 0 && list[starts.length - 1] !== starts.last)
+    ) {
       starts = { gapMs, length: 0, last: undefined, first: [], edits };
       this.episodeStarts.set(sessionId, starts);
     }
@@ -204,7 +225,12 @@ export class RecallIndex {
    * shorter than what is indexed but matching it (a late request) changes nothing.
    * @returns how many entries were appended
    */
-  index(sessionId: string, history: ReadonlyArray<Readonly<ChatMessage>>, upTo: number, lines?: RecallLineCounter): Promise<number> {
+  index(
+    sessionId: string,
+    history: ReadonlyArray<Readonly<ChatMessage>>,
+    upTo: number,
+    lines?: RecallLineCounter,
+  ): Promise<number> {
     return this.queue.run(async () => {
       await this.readNew();
       const list = this.sessions.get(sessionId) ?? [];
@@ -215,7 +241,13 @@ export class RecallIndex {
       const at = this.options.now();
       if (agreed < list.length) {
         const from = list[agreed]!.from;
-        records.push({ type: 'reset', id: `${sessionId}#reset@${from}.${at.toString(36)}.${Math.random().toString(36).slice(2, 8)}`, sessionId, from, at });
+        records.push({
+          type: 'reset',
+          id: `${sessionId}#reset@${from}.${at.toString(36)}.${Math.random().toString(36).slice(2, 8)}`,
+          sessionId,
+          from,
+          at,
+        });
       }
       let position = agreed > 0 ? list[agreed - 1]!.to : 0;
       const end = Math.min(upTo, history.length);
@@ -227,7 +259,17 @@ export class RecallIndex {
           const text = recallUnitText(messages, this.options.maxUnitChars);
           const fingerprint = contentDigest(text);
           const tokens = lines ? { encoding: lines.encoding, count: lines.count(text) } : undefined;
-          records.push({ type: 'entry', id: `${sessionId}#${group.start}.${fingerprint}`, sessionId, from: group.start, to: group.end, at, text, fingerprint, ...(tokens ? { tokens } : {}) });
+          records.push({
+            type: 'entry',
+            id: `${sessionId}#${group.start}.${fingerprint}`,
+            sessionId,
+            from: group.start,
+            to: group.end,
+            at,
+            text,
+            fingerprint,
+            ...(tokens ? { tokens } : {}),
+          });
         }
         position = group.end;
       }
@@ -289,9 +331,20 @@ export class RecallIndex {
    * at the cost of one comparison per entry. A history shorter than what is indexed but matching it
    * (a late request) agrees with every entry.
    */
-  private agreement(sessionId: string, list: ReadonlyArray<IndexedEntry>, history: ReadonlyArray<Readonly<ChatMessage>>): number {
+  private agreement(
+    sessionId: string,
+    list: ReadonlyArray<IndexedEntry>,
+    history: ReadonlyArray<Readonly<ChatMessage>>,
+  ): number {
     const seen = this.checked.get(sessionId);
-    if (seen !== undefined && seen.history === history && seen.length === history.length && seen.last === history[history.length - 1] && seen.agreed === list.length) return list.length;
+    if (
+      seen !== undefined &&
+      seen.history === history &&
+      seen.length === history.length &&
+      seen.last === history[history.length - 1] &&
+      seen.agreed === list.length
+    )
+      return list.length;
     const ends = this.endsOf(sessionId);
     let agreed = 0;
     for (const entry of list) {
@@ -321,7 +374,10 @@ export class RecallIndex {
 
   private matches(entry: IndexedEntry, history: ReadonlyArray<Readonly<ChatMessage>>): boolean {
     if (entry.to > history.length) return false;
-    return contentDigest(recallUnitText(history.slice(entry.from, entry.to), this.options.maxUnitChars)) === entry.fingerprint;
+    return (
+      contentDigest(recallUnitText(history.slice(entry.from, entry.to), this.options.maxUnitChars)) ===
+      entry.fingerprint
+    );
   }
 
   private async readNew(): Promise<void> {
@@ -331,7 +387,12 @@ export class RecallIndex {
       // A rebuild: every record applied, then the words indexed in one pass.
       this.loaded = true;
       for (const record of records) this.apply(record, false);
-      this.lexical?.addAll([...this.entries.values()].map((entry) => ({ slot: this.slotOfId.get(entry.id)!, entry: { text: this.textOf(entry) } })));
+      this.lexical?.addAll(
+        [...this.entries.values()].map((entry) => ({
+          slot: this.slotOfId.get(entry.id)!,
+          entry: { text: this.textOf(entry) },
+        })),
+      );
       return;
     }
     for (const record of records) this.apply(record, true);
@@ -365,7 +426,8 @@ export class RecallIndex {
       slots.splice(at, 0, slot);
       ends.splice(at, 0, undefined);
       if (indexWords) this.lexical?.add(slot, record);
-      if (record.vector !== undefined && record.embeddingModel !== undefined) this.setVector(record.id, record.embeddingModel, record.vector);
+      if (record.vector !== undefined && record.embeddingModel !== undefined)
+        this.setVector(record.id, record.embeddingModel, record.vector);
     } else if (record.type === 'reset') {
       const list = this.sessions.get(record.sessionId);
       if (list === undefined) return;
@@ -379,7 +441,8 @@ export class RecallIndex {
       }
       this.checked.delete(record.sessionId);
     } else if (record.type === 'vectors') {
-      for (const { entryId, vector } of record.vectors) if (this.entries.has(entryId)) this.setVector(entryId, record.model, vector);
+      for (const { entryId, vector } of record.vectors)
+        if (this.entries.has(entryId)) this.setVector(entryId, record.model, vector);
     }
   }
 

@@ -1,23 +1,23 @@
+import type { MemoryBlock } from '../composer/memory-block';
+import { DEFAULT_MEMORY_SHARE } from '../composer/memory-share';
+import type { ComposedPayload, ComposeRequest, PayloadComposer } from '../composer/payload-composer';
 import type { ChatMessage } from '../contracts/chat-message';
 import type { RecallScopeKey } from '../contracts/recall-backend';
 import type { ITextEmbedder } from '../contracts/text-embedder';
-import type { ComposedPayload, ComposeRequest, PayloadComposer } from '../composer/payload-composer';
-import type { MemoryBlock } from '../composer/memory-block';
-import { DEFAULT_MEMORY_SHARE } from '../composer/memory-share';
 import { RecallScopeError } from '../errors/recall-scope-error';
-import { FailureBackoff } from '../model-calls/failure-backoff';
 import { safeEmit } from '../events/event-bus';
 import { selectHistoryWindow } from '../ledger/select-history-window';
+import { FailureBackoff } from '../model-calls/failure-backoff';
 import type { StrategyContext } from '../plugins/strategy-plugin';
 import { contentText } from '../token-counting/message-text';
 import type { ITokenCounter } from '../token-counting/token-counter';
+import { isThin, type RankedEntry, rankRecall, RECALL_RANKING } from './rank-recall';
 import { chronological, RecallBlockCounter, recallBlockText } from './recall-block';
 import type { RecallConfig } from './recall-config';
 import type { RecallEmbeddingState } from './recall-embedding-state';
 import type { IndexedEntry, RecallIndex } from './recall-index';
 import { openRecallIndex, type RecallIndexLease } from './recall-index-registry';
 import { recallTermsOf } from './recall-terms';
-import { isThin, RECALL_RANKING, rankRecall, type RankedEntry } from './rank-recall';
 
 /** Name of the recall block in stats and reductions. */
 export const RECALL_BLOCK_NAME = 'recall';
@@ -32,7 +32,9 @@ const MAX_EMBEDDING_BACKOFF_MS = 15 * 60_000;
 const EMBEDDING_BATCH = 32;
 /** Tokens a run label takes, as estimated while packing (the block is counted exactly after). */
 const LABEL_TOKENS_ESTIMATE = 16;
-/** Splits of the room between the window and recall that are weighed (recall up to its allowance, in this many steps). */
+/**
+ * Splits of the room between the window and recall that are weighed (recall up to its allowance, in this many steps).
+ */
 const SPLIT_STEPS = 10;
 /**
  * The strategy's memory gives recall room only while recall's own allowance is at least this share
@@ -68,7 +70,9 @@ export interface RecallStats {
   tokens: number;
   /** Tokens recall could take. */
   allowanceTokens: number;
-  /** Tokens of the strategy's memory (its summary or state) given to recall: the older turns bore more on the question. */
+  /**
+   * Tokens of the strategy's memory (its summary or state) given to recall: the older turns bore more on the question.
+   */
   memoryYieldedTokens: number;
   embedding: RecallEmbeddingState;
   error?: { code: string; message: string };
@@ -96,7 +100,10 @@ export class RecallLayer {
   private lease: RecallIndexLease | undefined;
   private readonly scope: RecallScopeKey;
   private readonly embedder: ITextEmbedder | undefined;
-  private readonly embeddingBackoff = new FailureBackoff({ firstMs: FIRST_EMBEDDING_BACKOFF_MS, maxMs: MAX_EMBEDDING_BACKOFF_MS });
+  private readonly embeddingBackoff = new FailureBackoff({
+    firstMs: FIRST_EMBEDDING_BACKOFF_MS,
+    maxMs: MAX_EMBEDDING_BACKOFF_MS,
+  });
   private embeddingJob: Promise<void> | undefined;
   private readonly blockCounter: RecallBlockCounter;
   /** The index terms of the lines of the memory block last weighed against recall ({@link lineTermsOf}). */
@@ -105,19 +112,27 @@ export class RecallLayer {
 
   constructor(private readonly options: RecallLayerOptions) {
     const { context, config } = options;
-    this.scope = { agentId: context.agentId, scope: config.scope, id: config.scope === 'resource' ? (context.resourceId ?? '') : context.sessionId };
+    this.scope = {
+      agentId: context.agentId,
+      scope: config.scope,
+      id: config.scope === 'resource' ? (context.resourceId ?? '') : context.sessionId,
+    };
     this.embedder = config.embeddings === 'auto' ? context.embedder : undefined;
     this.blockCounter = new RecallBlockCounter(options.counter, (entry) => this.index.textOf(entry));
   }
 
   /**
    * The scope's index, opened on first use.
-   * @throws RecallScopeError (`CTXKIT_RECALL_SCOPE_UNAVAILABLE`) for `scope: "resource"` on a session opened without a resourceId
+   * @throws RecallScopeError (`CTXKIT_RECALL_SCOPE_UNAVAILABLE`) for `scope: "resource"` on a session opened without a
+   *   resourceId
    */
   private get index(): RecallIndex {
     const { context } = this.options;
-    if (this.scope.scope === 'resource' && context.resourceId === undefined) throw new RecallScopeError(context.strategyId, context.agentId, context.sessionId);
-    this.lease ??= openRecallIndex(this.options.context.store, this.scope, this.options.config.maxUnitChars, () => this.options.context.now());
+    if (this.scope.scope === 'resource' && context.resourceId === undefined)
+      throw new RecallScopeError(context.strategyId, context.agentId, context.sessionId);
+    this.lease ??= openRecallIndex(this.options.context.store, this.scope, this.options.config.maxUnitChars, () =>
+      this.options.context.now(),
+    );
     return this.lease.index;
   }
 
@@ -127,25 +142,41 @@ export class RecallLayer {
    * never while it is backing off after a failure). With `preview`, only reads the index. Never
    * throws: a store that fails leaves this compose without recall, said in `error`.
    */
-  async prepare(history: ReadonlyArray<Readonly<ChatMessage>>, options: { preview?: boolean } = {}): Promise<PreparedRecall> {
+  async prepare(
+    history: ReadonlyArray<Readonly<ChatMessage>>,
+    options: { preview?: boolean } = {},
+  ): Promise<PreparedRecall> {
     const newestUser = newestUserIndex(history);
     const query = newestUser >= 0 ? contentText(history[newestUser]!.content) : '';
     const before = newestUser > 0 ? history[newestUser - 1] : undefined;
-    const previous = before && before.role === 'assistant' && typeof before.content === 'string' && before.content.length > 0 ? before.content : undefined;
+    const previous =
+      before && before.role === 'assistant' && typeof before.content === 'string' && before.content.length > 0
+        ? before.content
+        : undefined;
     const index = this.index;
     try {
       // A preview reads the index as it is: it stores nothing and calls no model.
       if (options.preview) await index.refresh();
-      else await index.index(this.options.context.sessionId, history, newestUser >= 0 ? newestUser : history.length, this.blockCounter.lineCounter());
+      else
+        await index.index(
+          this.options.context.sessionId,
+          history,
+          newestUser >= 0 ? newestUser : history.length,
+          this.blockCounter.lineCounter(),
+        );
     } catch (error) {
       return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
     }
     if (!options.preview) this.scheduleEmbedding();
-    const { vector, embedding } = query.length > 0 && !options.preview ? await this.queryVector(query) : { vector: undefined, embedding: 'none' as const };
+    const { vector, embedding } =
+      query.length > 0 && !options.preview
+        ? await this.queryVector(query)
+        : { vector: undefined, embedding: 'none' as const };
     let searched: Pick<PreparedRecall, 'found' | 'previousFound'> = {};
     try {
       const found = await index.searchInBackend(query, RECALL_RANKING.maxCandidates);
-      const previousFound = previous && isThin(query) ? await index.searchInBackend(previous, RECALL_RANKING.maxCandidates) : undefined;
+      const previousFound =
+        previous && isThin(query) ? await index.searchInBackend(previous, RECALL_RANKING.maxCandidates) : undefined;
       searched = { ...(found ? { found } : {}), ...(previousFound ? { previousFound } : {}) };
     } catch (error) {
       return { query, embedding, error: errorSummary(error) };
@@ -167,7 +198,9 @@ export class RecallLayer {
     const startIndex = Math.max(0, Math.floor(request.startIndex ?? 0));
     const memoryTokens = plain.payload.stats.sections.memory;
     let historyRoom = Math.max(0, plain.roomTokens - memoryTokens);
-    const keepsAll = plain.window.fromIndex <= startIndex && !plain.payload.stats.reductions.some((record) => record.cause === 'older-than-window');
+    const keepsAll =
+      plain.window.fromIndex <= startIndex &&
+      !plain.payload.stats.reductions.some((record) => record.cause === 'older-than-window');
     // The newest history kept before recall takes any room: the whole current turn (recall never takes
     // the room it needs), and `minRecentTokens` of the room.
     const newestUser = newestUserIndex(history);
@@ -176,16 +209,33 @@ export class RecallLayer {
       currentTurnTokens += composer.ledger.tokensWithin(history, index, historyRoom - currentTurnTokens + 1);
     }
     // A history that fits whole holds back no more than it has (room for other sessions' turns).
-    const minRecent = keepsAll ? Math.min(this.options.config.minRecentTokens, plain.window.tokens) : this.options.config.minRecentTokens;
+    const minRecent = keepsAll
+      ? Math.min(this.options.config.minRecentTokens, plain.window.tokens)
+      : this.options.config.minRecentTokens;
     const keepRecent = Math.min(historyRoom, Math.max(currentTurnTokens, minRecent));
-    const allowanceIn = (room: number) => Math.max(0, Math.min(Math.floor(room * this.options.config.share), room - keepRecent));
+    const allowanceIn = (room: number) =>
+      Math.max(0, Math.min(Math.floor(room * this.options.config.share), room - keepRecent));
     let allowance = allowanceIn(historyRoom);
-    const stats: RecallStats = { scope: this.scope.scope, candidates: 0, hits: [], tokens: 0, allowanceTokens: allowance, memoryYieldedTokens: 0, embedding: prepared.embedding, ...(prepared.error ? { error: prepared.error } : {}) };
+    const stats: RecallStats = {
+      scope: this.scope.scope,
+      candidates: 0,
+      hits: [],
+      tokens: 0,
+      allowanceTokens: allowance,
+      memoryYieldedTokens: 0,
+      embedding: prepared.embedding,
+      ...(prepared.error ? { error: prepared.error } : {}),
+    };
     const extra = request.extra ?? {};
     extra.recall = stats;
     const sessionId = this.options.context.sessionId;
     const own = (entry: IndexedEntry): boolean => entry.sessionId === sessionId;
-    if (prepared.error !== undefined || prepared.query.length === 0 || allowance <= 0 || (keepsAll && this.scope.scope === 'session')) {
+    if (
+      prepared.error !== undefined ||
+      prepared.query.length === 0 ||
+      allowance <= 0 ||
+      (keepsAll && this.scope.scope === 'session')
+    ) {
       return composer.layout({ ...request, extra });
     }
 
@@ -204,7 +254,14 @@ export class RecallLayer {
     });
     stats.candidates = ranked.length;
     // The strategy's own memory (a summary, a state) gives recall the room it is worth less than.
-    const memoryYielded = this.memoryYield(ranked, request.memory ?? [], memoryTokens, allowance, windowStart, prepared.query);
+    const memoryYielded = this.memoryYield(
+      ranked,
+      request.memory ?? [],
+      memoryTokens,
+      allowance,
+      windowStart,
+      prepared.query,
+    );
     if (memoryYielded > 0) {
       historyRoom += memoryYielded;
       allowance = allowanceIn(historyRoom);
@@ -216,24 +273,56 @@ export class RecallLayer {
     if (!keepsAll) {
       for (let step = 1; step <= SPLIT_STEPS; step++) {
         const recallRoom = Math.floor((allowance * step) / SPLIT_STEPS);
-        const window = selectHistoryWindow({ history, startIndex, budgetTokens: historyRoom - recallRoom, counter: this.options.counter, ledger: composer.ledger, strategyId: this.options.context.strategyId });
+        const window = selectHistoryWindow({
+          history,
+          startIndex,
+          budgetTokens: historyRoom - recallRoom,
+          counter: this.options.counter,
+          ledger: composer.ledger,
+          strategyId: this.options.context.strategyId,
+        });
         splits.push({ start: window.fromIndex, tokens: window.tokens });
       }
     }
     // An entry whose text cannot be read back (its history changed in place since it was checked) is left out.
-    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn).filter((entry) => this.index.textOf(entry).length > 0);
+    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn).filter(
+      (entry) => this.index.textOf(entry).length > 0,
+    );
     let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, ranked, allowance);
     chosen = entries;
     // The window the rest of the room holds must not hold a recalled turn again.
     for (let round = 0; round < MAX_LAYOUT_ROUNDS && chosen.some(own); round++) {
-      const start = keepsAll ? startIndex : selectHistoryWindow({ history, startIndex, budgetTokens: historyRoom - blockTokens, counter: this.options.counter, ledger: composer.ledger, strategyId: this.options.context.strategyId }).fromIndex;
+      const start = keepsAll
+        ? startIndex
+        : selectHistoryWindow({
+            history,
+            startIndex,
+            budgetTokens: historyRoom - blockTokens,
+            counter: this.options.counter,
+            ledger: composer.ledger,
+            strategyId: this.options.context.strategyId,
+          }).fromIndex;
       if (!chosen.some((entry) => own(entry) && entry.to > start)) break;
-      ({ text: blockText, tokens: blockTokens, entries: chosen } = this.fit(chosen.filter((entry) => !own(entry) || entry.to <= start), ranked, allowance));
+      ({
+        text: blockText,
+        tokens: blockTokens,
+        entries: chosen,
+      } = this.fit(
+        chosen.filter((entry) => !own(entry) || entry.to <= start),
+        ranked,
+        allowance,
+      ));
     }
     if (chosen.length === 0) return composer.layout({ ...request, extra });
 
     const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance]));
-    stats.hits = chosen.map((entry) => ({ sessionId: entry.sessionId, from: entry.from, to: entry.to, at: entry.at, relevance: round3(relevance.get(entry.id) ?? 0) }));
+    stats.hits = chosen.map((entry) => ({
+      sessionId: entry.sessionId,
+      from: entry.from,
+      to: entry.to,
+      at: entry.at,
+      relevance: round3(relevance.get(entry.id) ?? 0),
+    }));
     stats.tokens = blockTokens;
     const block: MemoryBlock = {
       name: RECALL_BLOCK_NAME,
@@ -245,7 +334,10 @@ export class RecallLayer {
       shrink: (maxTokens) => this.shrink(chosen, ranked, maxTokens),
     };
     // The recall block goes first in priority, with its own room on top of the memory's share.
-    const baseAllowance = memoryYielded > 0 ? memoryTokens - memoryYielded : Math.floor(plain.roomTokens * (request.memoryShare ?? DEFAULT_MEMORY_SHARE));
+    const baseAllowance =
+      memoryYielded > 0
+        ? memoryTokens - memoryYielded
+        : Math.floor(plain.roomTokens * (request.memoryShare ?? DEFAULT_MEMORY_SHARE));
     const memoryShare = Math.min(1, (baseAllowance + blockTokens + 1) / Math.max(1, plain.roomTokens));
     const composed = composer.layout({ ...request, memory: [block, ...(request.memory ?? [])], memoryShare, extra });
     // As the strategy composed it: its own blocks' outcomes and the memory's share of the room.
@@ -256,7 +348,13 @@ export class RecallLayer {
   emitRecalled(composer: PayloadComposer, composed: ComposedPayload, turn: number): void {
     const stats = composed.payload.stats.extra?.recall as RecallStats | undefined;
     if (stats === undefined || stats.hits.length === 0) return;
-    safeEmit(this.options.context.events, 'history-recall', { ...composer.eventBase(turn), hits: stats.hits, tokens: stats.tokens, candidates: stats.candidates, embedding: stats.embedding });
+    safeEmit(this.options.context.events, 'history-recall', {
+      ...composer.eventBase(turn),
+      hits: stats.hits,
+      tokens: stats.tokens,
+      candidates: stats.candidates,
+      embedding: stats.embedding,
+    });
   }
 
   /** Indexes the finished turn (every whole unit of the history). */
@@ -292,9 +390,22 @@ export class RecallLayer {
    * lines cannot be scored by the index's BM25): a memory that bears on the question keeps its room,
    * a long history's summary that does not gives it to the turns that do.
    */
-  private memoryYield(ranked: ReadonlyArray<RankedEntry>, memory: ReadonlyArray<MemoryBlock>, memoryTokens: number, allowance: number, windowStart: number, query: string): number {
+  private memoryYield(
+    ranked: ReadonlyArray<RankedEntry>,
+    memory: ReadonlyArray<MemoryBlock>,
+    memoryTokens: number,
+    allowance: number,
+    windowStart: number,
+    query: string,
+  ): number {
     const lexical = this.index.lexical;
-    if (lexical === undefined || memoryTokens <= 0 || allowance < memoryTokens * MEMORY_YIELD_MIN_ALLOWANCE || ranked.length === 0) return 0;
+    if (
+      lexical === undefined ||
+      memoryTokens <= 0 ||
+      allowance < memoryTokens * MEMORY_YIELD_MIN_ALLOWANCE ||
+      ranked.length === 0
+    )
+      return 0;
     // Only when every block of the memory retells history that recall can bring back verbatim.
     if (memory.length === 0 || !memory.every((block) => block.yieldsToRecall === true)) return 0;
     const queryTerms = lexical.queryTerms(query);
@@ -312,7 +423,9 @@ export class RecallLayer {
     }
     if (best === 0) return 0;
     let memoryValue = 0;
-    for (const block of memory) for (const terms of this.lineTermsOf(block.content)) memoryValue += Math.min(best, lexical.coverage(queryTerms, terms));
+    for (const block of memory)
+      for (const terms of this.lineTermsOf(block.content))
+        memoryValue += Math.min(best, lexical.coverage(queryTerms, terms));
     const memoryDensity = memoryValue / memoryTokens;
     candidates.sort((a, b) => b.value / b.cost - a.value / a.cost);
     // What recall's own allowance holds already, then what the memory's room would add.
@@ -337,7 +450,13 @@ export class RecallLayer {
    */
   private lineTermsOf(content: string): ReadonlyArray<ReadonlySet<string>> {
     if (this.memoryLineTerms?.content !== content) {
-      this.memoryLineTerms = { content, lines: content.split('\n').filter((line) => line.length > 0).map((line) => new Set(recallTermsOf(line))) };
+      this.memoryLineTerms = {
+        content,
+        lines: content
+          .split('\n')
+          .filter((line) => line.length > 0)
+          .map((line) => new Set(recallTermsOf(line))),
+      };
     }
     return this.memoryLineTerms.lines;
   }
@@ -356,7 +475,13 @@ export class RecallLayer {
    * LongMemEval_S; `minRecentTokens` keeps the present turn whole in small windows).
    * @returns the entries to recall
    */
-  private select(ranked: ReadonlyArray<RankedEntry>, splits: ReadonlyArray<{ start: number; tokens: number }>, historyRoom: number, allowance: number, currentTurn: number): IndexedEntry[] {
+  private select(
+    ranked: ReadonlyArray<RankedEntry>,
+    splits: ReadonlyArray<{ start: number; tokens: number }>,
+    historyRoom: number,
+    allowance: number,
+    currentTurn: number,
+  ): IndexedEntry[] {
     const sessionId = this.options.context.sessionId;
     // The preamble, the frame's tags and one label: what the block costs besides its entries.
     const frame = this.blockCounter.messageTokens([emptyEntry(sessionId)], sessionId);
@@ -365,7 +490,8 @@ export class RecallLayer {
     candidates.sort((a, b) => b.relevance / b.cost - a.relevance / a.cost);
     let reach = 0;
     let kept = 0;
-    while (kept < candidates.length && reach <= 2 * allowance) reach += candidates[kept++]!.cost + LABEL_TOKENS_ESTIMATE;
+    while (kept < candidates.length && reach <= 2 * allowance)
+      reach += candidates[kept++]!.cost + LABEL_TOKENS_ESTIMATE;
     const order = candidates.slice(0, kept);
     const ownRanked = ranked.filter(({ entry }) => entry.sessionId === sessionId);
     let best: { entries: IndexedEntry[]; value: number } | undefined;
@@ -373,7 +499,8 @@ export class RecallLayer {
       const room = Math.min(allowance, historyRoom - split.tokens) - frame;
       const packed = room > 0 ? this.pack(order, split.start, room) : { entries: [], value: 0 };
       let value = packed.value;
-      for (const { entry, relevance } of ownRanked) if (entry.from >= split.start && entry.to <= currentTurn) value += relevance;
+      for (const { entry, relevance } of ownRanked)
+        if (entry.from >= split.start && entry.to <= currentTurn) value += relevance;
       if (best === undefined || value > best.value + 1e-9) best = { entries: packed.entries, value };
     }
     return best?.entries ?? [];
@@ -383,7 +510,11 @@ export class RecallLayer {
    * The entries of `order` (best relevance per token first) that fit `room` tokens, this session's
    * only from before `windowStart`; a run of neighbours shares one label.
    */
-  private pack(order: ReadonlyArray<{ entry: IndexedEntry; relevance: number; cost: number }>, windowStart: number, room: number): { entries: IndexedEntry[]; value: number } {
+  private pack(
+    order: ReadonlyArray<{ entry: IndexedEntry; relevance: number; cost: number }>,
+    windowStart: number,
+    room: number,
+  ): { entries: IndexedEntry[]; value: number } {
     const sessionId = this.options.context.sessionId;
     // Where taken runs start and end: an entry next to one joins its run (no new label).
     const edges = new Set<string>();
@@ -393,7 +524,8 @@ export class RecallLayer {
     for (const { entry, relevance, cost: own } of order) {
       if (left <= 0) break;
       if (entry.sessionId === sessionId && entry.to > windowStart) continue;
-      const joinsRun = edges.has(`${entry.sessionId}\u0000${entry.from}`) || edges.has(`${entry.sessionId}\u0000${entry.to}`);
+      const joinsRun =
+        edges.has(`${entry.sessionId}\u0000${entry.from}`) || edges.has(`${entry.sessionId}\u0000${entry.to}`);
       const cost = own + (joinsRun || entries.length === 0 ? 0 : LABEL_TOKENS_ESTIMATE);
       if (cost > left) continue;
       left -= cost;
@@ -406,9 +538,17 @@ export class RecallLayer {
   }
 
   /** The block for `chosen`, counted exactly, with the least relevant entries left out until it fits `allowance`. */
-  private fit(chosen: IndexedEntry[], ranked: ReadonlyArray<RankedEntry>, allowance: number): { text: string; tokens: number; entries: IndexedEntry[] } {
+  private fit(
+    chosen: IndexedEntry[],
+    ranked: ReadonlyArray<RankedEntry>,
+    allowance: number,
+  ): { text: string; tokens: number; entries: IndexedEntry[] } {
     const chosenIds = new Set(chosen.map((entry) => entry.id));
-    const relevance = new Map(ranked.filter((item) => chosenIds.has(item.entry.id)).map((item) => [item.entry.id, item.relevance / this.blockCounter.entryTokens(item.entry)]));
+    const relevance = new Map(
+      ranked
+        .filter((item) => chosenIds.has(item.entry.id))
+        .map((item) => [item.entry.id, item.relevance / this.blockCounter.entryTokens(item.entry)]),
+    );
     const sessionId = this.options.context.sessionId;
     // Least useful per token first: what goes when the block is over its allowance.
     const leastUseful = [...chosen].sort((a, b) => relevance.get(a.id)! - relevance.get(b.id)!);
@@ -419,7 +559,11 @@ export class RecallLayer {
       entries = entries.filter((entry) => entry !== worst);
       tokens = this.blockCounter.messageTokens(entries, sessionId);
     }
-    return { text: entries.length === 0 ? '' : recallBlockText(entries, sessionId, (entry) => this.index.textOf(entry)), tokens: entries.length === 0 ? 0 : tokens, entries };
+    return {
+      text: entries.length === 0 ? '' : recallBlockText(entries, sessionId, (entry) => this.index.textOf(entry)),
+      tokens: entries.length === 0 ? 0 : tokens,
+      entries,
+    };
   }
 
   /** The block's text within `maxTokens` of text, its least relevant entries left out (the composer's `shrink`). */
@@ -430,7 +574,9 @@ export class RecallLayer {
   }
 
   /** The question's vector, within the deadline; none while the embedder backs off after a failure. */
-  private async queryVector(query: string): Promise<{ vector?: { model: string; values: number[] }; embedding: RecallEmbeddingState }> {
+  private async queryVector(
+    query: string,
+  ): Promise<{ vector?: { model: string; values: number[] }; embedding: RecallEmbeddingState }> {
     const embedder = this.embedder;
     if (embedder === undefined) return { embedding: 'none' };
     if (this.embeddingBackoff.waiting(() => this.options.context.now())) return { embedding: 'backing-off' };
@@ -462,9 +608,17 @@ export class RecallLayer {
           if (this.disposed) return;
           const batch = index.entriesWithoutVector(embedder.model, EMBEDDING_BATCH);
           if (batch.length === 0) return;
-          const vectors = await embedBeforeDeadline(embedder, batch.map((entry) => index.textOf(entry)), this.options.config.embeddingTimeoutMs * 4);
-          if (vectors.length !== batch.length) throw new TypeError('the embedder returned another number of vectors than texts');
-          await index.addVectors(embedder.model, batch.map((entry, position) => ({ entryId: entry.id, vector: vectors[position]! })));
+          const vectors = await embedBeforeDeadline(
+            embedder,
+            batch.map((entry) => index.textOf(entry)),
+            this.options.config.embeddingTimeoutMs * 4,
+          );
+          if (vectors.length !== batch.length)
+            throw new TypeError('the embedder returned another number of vectors than texts');
+          await index.addVectors(
+            embedder.model,
+            batch.map((entry, position) => ({ entryId: entry.id, vector: vectors[position]! })),
+          );
         }
       } catch {
         this.backOff();
@@ -480,11 +634,14 @@ async function embedBeforeDeadline(embedder: ITextEmbedder, texts: string[], tim
   const abort = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      const error = new Error(`the embedder did not answer within ${timeoutMs} ms`);
-      reject(error);
-      abort.abort(error);
-    }, Math.max(1, timeoutMs));
+    timer = setTimeout(
+      () => {
+        const error = new Error(`the embedder did not answer within ${timeoutMs} ms`);
+        reject(error);
+        abort.abort(error);
+      },
+      Math.max(1, timeoutMs),
+    );
   });
   try {
     return await Promise.race([Promise.resolve().then(() => embedder.embed(texts, { signal: abort.signal })), expired]);

@@ -7,8 +7,10 @@ import stem from 'wink-porter2-stemmer';
  */
 const STOP_WORDS: ReadonlySet<string> = new Set(
   (
-    'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to ' +
-    'was will with i me my we our you your he she him her his its do did does done have has had what which who whom when ' +
+    'a an and are as at be but by for if in into is it no not of on or such that the their then there these they ' +
+    'this to ' +
+    'was will with i me my we our you your he she him her his its do did does done have has had what which who whom ' +
+    'when ' +
     'where why how can could would should am been being were so than too very just about from up down out over under ' +
     'again further once here all any both each few more most other some own same only s t don now ve ll re d m o y'
   ).split(' '),

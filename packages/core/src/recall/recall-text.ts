@@ -23,7 +23,8 @@ export function recallMessageText(message: Readonly<ChatMessage>, maxChars = Num
       const lines: string[] = [];
       const text = headAndTail(message.content ?? '', maxChars);
       if (text.length > 0 || !message.tool_calls?.length) lines.push(`assistant: ${text}`);
-      for (const call of message.tool_calls ?? []) lines.push(`assistant called ${call.function.name}(${headAndTail(call.function.arguments, maxChars)})`);
+      for (const call of message.tool_calls ?? [])
+        lines.push(`assistant called ${call.function.name}(${headAndTail(call.function.arguments, maxChars)})`);
       return lines.join('\n');
     }
     case 'tool':
@@ -52,5 +53,8 @@ function headAndTail(text: string, maxChars: number): string {
   const keep = Math.max(0, maxChars - 64);
   const head = Math.ceil(keep * 0.7);
   const tail = keep - head;
-  return `${text.slice(0, surrogateSafeCut(text, head, 'down'))}\n[... ${text.length - head - tail} characters not recalled ...]\n${text.slice(surrogateSafeCut(text, text.length - tail, 'up'))}`;
+  return (
+    `${text.slice(0, surrogateSafeCut(text, head, 'down'))}\n[... ${text.length - head - tail} characters not ` +
+    `recalled ...]\n${text.slice(surrogateSafeCut(text, text.length - tail, 'up'))}`
+  );
 }

@@ -1,9 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runRecallBackendContract } from '../testing/recall-backend-contract';
+
 import { FileContextStore } from '../stores/file-context-store';
 import { MemoryContextStore } from '../stores/memory-context-store';
+import { runRecallBackendContract } from '../testing/recall-backend-contract';
 import { recallBackendFor, StoreRecallBackend } from './store-recall-backend';
 
 runRecallBackendContract('StoreRecallBackend over MemoryContextStore', async () => {
@@ -21,13 +22,13 @@ runRecallBackendContract('StoreRecallBackend over FileContextStore', async () =>
 });
 
 describe('recallBackendFor', () => {
-  it('uses the store\'s own recall backend when it has one', () => {
+  it("uses the store's own recall backend when it has one", () => {
     const own = new StoreRecallBackend(new MemoryContextStore());
     const store = Object.assign(new MemoryContextStore(), { recallBackend: () => own });
     expect(recallBackendFor(store)).toBe(own);
   });
 
-  it('keeps records as JSON lines in the store\'s blobs otherwise', () => {
+  it("keeps records as JSON lines in the store's blobs otherwise", () => {
     expect(recallBackendFor(new MemoryContextStore())).toBeInstanceOf(StoreRecallBackend);
   });
 });

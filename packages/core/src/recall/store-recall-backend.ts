@@ -28,7 +28,8 @@ export class StoreRecallBackend implements IRecallBackend {
     const size = await this.store.blobSize(key);
     if (size === undefined || size <= start) return { records: [], cursor: String(Math.min(start, size ?? 0)) };
     const parts: Buffer[] = [];
-    for await (const chunk of this.store.readBlob(key, { start, end: size })) parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    for await (const chunk of this.store.readBlob(key, { start, end: size }))
+      parts.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     const bytes = Buffer.concat(parts);
     // Only whole lines: a record being appended while this read ran is read next time.
     const end = bytes.lastIndexOf(0x0a) + 1;

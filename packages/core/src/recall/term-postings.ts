@@ -34,19 +34,28 @@ export class TermPostings {
    */
   private termTable = new Int32Array(1024);
   private readonly termsById: string[] = [];
-  /** Per term: live entries holding it, the pool position of its first slice (-1: none), where its next byte goes, and its newest posting's slot. */
+  /**
+   * Per term: live entries holding it, the pool position of its first slice (-1: none), where its next byte goes, and
+   * its newest posting's slot.
+   */
   private entriesWithTerm = new Int32Array(256);
   private firstByte = new Int32Array(256).fill(-1);
   private endByte = new Int32Array(256);
   private lastSlot = new Int32Array(256);
 
-  /** Every term's slices. A slice not yet full holds zeros after its bytes and a nonzero marker (its level + 1) in its last byte. */
+  /**
+   * Every term's slices. A slice not yet full holds zeros after its bytes and a nonzero marker (its level + 1) in its
+   * last byte.
+   */
   private pool = new Uint8Array(4096);
   private poolUsed = 0;
   private postings = 0;
   private deadPostings = 0;
 
-  /** Per slot: where its term ids begin in `forward`, how many (its distinct terms, also its length for BM25), and whether it is live ({@link LIVE}, {@link REMOVED} while its postings are still in the pool, else 0). */
+  /**
+   * Per slot: where its term ids begin in `forward`, how many (its distinct terms, also its length for BM25), and
+   * whether it is live ({@link LIVE}, {@link REMOVED} while its postings are still in the pool, else 0).
+   */
   private forward = new Uint8Array(4096);
   private forwardUsed = 0;
   private forwardStart = new Int32Array(256);
@@ -78,11 +87,15 @@ export class TermPostings {
     return id < 0 ? 0 : this.entriesWithTerm[id]!;
   }
 
-  /** Adds an entry from how often it holds each term (in first-seen order); an entry already live at `slot` is replaced. */
+  /**
+   * Adds an entry from how often it holds each term (in first-seen order); an entry already live at `slot` is replaced.
+   */
   add(slot: number, terms: ReadonlyMap<string, number>): void {
-    if (!(Number.isInteger(slot) && slot >= 0 && slot < 2 ** 29)) throw new RangeError(`TermPostings: a slot is an integer in [0, 2^29) (got ${slot})`);
+    if (!(Number.isInteger(slot) && slot >= 0 && slot < 2 ** 29))
+      throw new RangeError(`TermPostings: a slot is an integer in [0, 2^29) (got ${slot})`);
     if (this.has(slot)) this.remove(slot);
-    // A slot given again while its old postings are still in the pool: they go first (they would read as the new entry's).
+    // A slot given again while its old postings are still in the pool: they go first (they would read as the new
+    // entry's).
     if (slot < this.liveSlots.length && this.liveSlots[slot] === REMOVED) this.vacuum();
     this.ensureSlot(slot);
     this.forwardStart[slot] = this.forwardUsed;
@@ -94,7 +107,8 @@ export class TermPostings {
       this.append(id, slot, count);
       this.entriesWithTerm[id] = this.entriesWithTerm[id]! + 1;
     }
-    // The running mean, computed as a running mean (not a sum over a count) so that scores do not drift with the order of adds and removes.
+    // The running mean, computed as a running mean (not a sum over a count) so that scores do not drift with the order
+    // of adds and removes.
     this.meanLength = (this.meanLength * this.entries + terms.size) / (this.entries + 1);
     this.entries++;
   }
@@ -218,7 +232,10 @@ export class TermPostings {
     this.termTable = table;
   }
 
-  /** Appends one posting to term `id`'s chain: the slot's difference from the newest (zigzag), a flag for a count above 1, then the count. */
+  /**
+   * Appends one posting to term `id`'s chain: the slot's difference from the newest (zigzag), a flag for a count above
+   * 1, then the count.
+   */
   private append(id: number, slot: number, count: number): void {
     const difference = slot - this.lastSlot[id]!;
     const moved = difference >= 0 ? difference * 2 : -difference * 2 - 1;
@@ -270,7 +287,8 @@ export class TermPostings {
   }
 
   private writeForward(id: number): void {
-    if (this.forwardUsed + 5 > this.forward.length) this.forward = resized(this.forward, grownSize(this.forward.length, this.forwardUsed + 5));
+    if (this.forwardUsed + 5 > this.forward.length)
+      this.forward = resized(this.forward, grownSize(this.forward.length, this.forwardUsed + 5));
     let value = id;
     while (value >= 0x80) {
       this.forward[this.forwardUsed++] = (value & 0x7f) | 0x80;
@@ -303,7 +321,9 @@ export class TermPostings {
     this.liveSlots = resized(this.liveSlots, size);
   }
 
-  /** Rebuilds the pool and the entries' term lists with the live entries only, each term's postings in the same order. */
+  /**
+   * Rebuilds the pool and the entries' term lists with the live entries only, each term's postings in the same order.
+   */
   private vacuum(): void {
     const terms = this.termsById.length;
     const live: Array<[number, number]> = [];
@@ -335,7 +355,8 @@ export class TermPostings {
       let end = starts[slot]!;
       for (let left = this.distinctTermsOf[slot]!; left > 0; left--) while (forward[end++]! >= 0x80);
       const length = end - starts[slot]!;
-      if (this.forwardUsed + length > this.forward.length) this.forward = resized(this.forward, grownSize(this.forward.length, this.forwardUsed + length));
+      if (this.forwardUsed + length > this.forward.length)
+        this.forward = resized(this.forward, grownSize(this.forward.length, this.forwardUsed + length));
       this.forward.set(forward.subarray(starts[slot]!, end), this.forwardUsed);
       this.forwardStart[slot] = this.forwardUsed;
       this.forwardUsed += length;

@@ -1,3 +1,5 @@
+import type { DependencyContainer } from 'tsyringe';
+
 import type { ContextSession } from '../contracts/context-session';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
@@ -6,9 +8,9 @@ import { AgentContainer } from '../di/agent-container';
 import { ILLMClient as ILLMClientToken, IStrategyContext } from '../di/injection-tokens';
 import { registerStrategyServices } from '../di/register-strategy';
 import { DisposedError } from '../errors/disposed-error';
-import { SessionResourceError } from '../errors/session-resource-error';
 import { ErrorCodes } from '../errors/error-codes';
 import { LLMClientInUseError } from '../errors/llm-client-in-use-error';
+import { SessionResourceError } from '../errors/session-resource-error';
 import { CtxkitEventBus, safeEmit } from '../events/event-bus';
 import type { IModelRegistry } from '../models/model-registry';
 import { availableBudgetFromConfig } from '../pins/available-budget-from-config';
@@ -16,12 +18,16 @@ import { SessionPins } from '../pins/session-pins';
 import type { AgentManifest } from '../plugins/plugin-manifest';
 import type { StrategyContext, StrategyFactory } from '../plugins/strategy-plugin';
 import { assertStoreKeyPart } from '../stores/store-key';
-import type { ITokenCounter } from '../token-counting/token-counter';
-import type { DependencyContainer } from 'tsyringe';
 import { tracedHelperClient } from '../telemetry/traced-helper-client';
-import { toStrategyError } from './guard-strategy-call';
+import type { ITokenCounter } from '../token-counting/token-counter';
 import { SessionTraceRecorder } from '../trace/session-trace';
-import { capabilitiesOf, SessionContextManager, type CapabilityName, type SessionManagerOwner } from './session-context-manager';
+import { toStrategyError } from './guard-strategy-call';
+import {
+  capabilitiesOf,
+  type CapabilityName,
+  SessionContextManager,
+  type SessionManagerOwner,
+} from './session-context-manager';
 
 /** The session `agent.contextManager` serves. */
 export const DEFAULT_SESSION_ID = 'default';
@@ -45,7 +51,9 @@ export interface AgentHandle {
   readonly config: Readonly<Record<string, unknown>>;
   /** The agent's DI container (the kernel resolves and registers here). */
   readonly container: AgentContainer;
-  /** The agent's language model client, the one its strategies and the kernel use; `undefined` when none is configured. */
+  /**
+   * The agent's language model client, the one its strategies and the kernel use; `undefined` when none is configured.
+   */
   readonly llm: ILLMClient | undefined;
   /**
    * Makes `llm` the agent's one language model client: its strategies' (summaries, extraction,
@@ -53,7 +61,8 @@ export interface AgentHandle {
    * `ILLMClient`. Sessions whose strategy looked for a client are created again with it before
    * their first use; the same client again changes nothing. The kernel's `createAgent(handle, { llm })`
    * calls it.
-   * @throws LLMClientInUseError (`CTXKIT_LLM_CLIENT_IN_USE`) when such a session has already been used with another client (or none)
+   * @throws LLMClientInUseError (`CTXKIT_LLM_CLIENT_IN_USE`) when such a session has already been used with another
+   *   client (or none)
    * @throws DisposedError (`CTXKIT_DISPOSED`) after `dispose()`
    */
   useLLM(llm: ILLMClient): void;
@@ -98,6 +107,7 @@ export interface AgentHandleOptions {
   manifest: Readonly<AgentManifest>;
   strategyId: string;
   config: Readonly<Record<string, unknown>>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
   factory: StrategyFactory<any>;
   model: string;
   root: DependencyContainer;
@@ -188,7 +198,12 @@ class Agent implements AgentHandle {
     const stale = [...this.clientReaders].filter((sessionId) => this.sessionManagers.has(sessionId));
     for (const sessionId of stale) {
       if (this.usedSessions.has(sessionId)) {
-        throw new LLMClientInUseError(this.id, sessionId, this.client ? `client ${this.client.name}` : 'no language model client (its offline fallback)', `client ${llm.name}`);
+        throw new LLMClientInUseError(
+          this.id,
+          sessionId,
+          this.client ? `client ${this.client.name}` : 'no language model client (its offline fallback)',
+          `client ${llm.name}`,
+        );
       }
     }
     this.client = llm;
@@ -216,7 +231,8 @@ class Agent implements AgentHandle {
     const existing = this.sessionManagers.get(sessionId);
     if (existing !== undefined) {
       const current = this.sessionResources.get(sessionId);
-      if (resourceId !== undefined && current !== resourceId) throw new SessionResourceError(this.id, sessionId, current, resourceId);
+      if (resourceId !== undefined && current !== resourceId)
+        throw new SessionResourceError(this.id, sessionId, current, resourceId);
       return existing;
     }
     if (resourceId !== undefined) this.sessionResources.set(sessionId, resourceId);
@@ -259,16 +275,26 @@ class Agent implements AgentHandle {
     if (firstError !== undefined) throw firstError;
   }
 
-  private createSession(sessionId: string, capabilities: ReadonlySet<CapabilityName> | undefined): SessionContextManager {
+  private createSession(
+    sessionId: string,
+    capabilities: ReadonlySet<CapabilityName> | undefined,
+  ): SessionContextManager {
     const context = this.contextFor(sessionId);
     if (sessionId === DEFAULT_SESSION_ID) this.defaultContext = context;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
     let created: ReturnType<StrategyFactory<any>>;
     try {
       created = this.options.factory(structuredClone(this.config), context);
     } catch (error) {
       throw toStrategyError(error, this.strategyId, this.id, 'createStrategy');
     }
-    const manager = new SessionContextManager(this.owner(sessionId), created, capabilities ?? new Set(), this.pinsFor(context), this.manifest.pinTool === true);
+    const manager = new SessionContextManager(
+      this.owner(sessionId),
+      created,
+      capabilities ?? new Set(),
+      this.pinsFor(context),
+      this.manifest.pinTool === true,
+    );
     this.sessionManagers.set(sessionId, manager);
     // A session whose asynchronous factory fails is forgotten, so that the next use tries again.
     manager.whenReady().catch(() => {
@@ -314,7 +340,14 @@ class Agent implements AgentHandle {
     if (maxBytes === undefined) return undefined;
     let trace = this.traces.get(sessionId);
     if (trace === undefined) {
-      trace = new SessionTraceRecorder({ store, agentId: this.id, sessionId, strategyId: this.strategyId, maxBytes, now: () => now() });
+      trace = new SessionTraceRecorder({
+        store,
+        agentId: this.id,
+        sessionId,
+        strategyId: this.strategyId,
+        maxBytes,
+        now: () => now(),
+      });
       this.traces.set(sessionId, trace);
     }
     return trace;
@@ -335,7 +368,10 @@ class Agent implements AgentHandle {
       strategyId: this.strategyId,
       turn: 0,
       code: ErrorCodes.LLM_NOT_CONFIGURED,
-      message: `${this.strategyId} looked for a language model client and agent "${this.id}" has none: it works on its offline fallback (no model writes its summaries, extraction or compaction). Give the agent a client: runtime.loadAgent(path, { llm }) or createAgent(handle, { llm }).`,
+      message:
+        `${this.strategyId} looked for a language model client and agent "${this.id}" has none: it works on ` +
+        `its offline fallback (no model writes its summaries, extraction or compaction). Give the agent a ` +
+        `client: runtime.loadAgent(path, { llm }) or createAgent(handle, { llm }).`,
     });
   }
 
@@ -370,11 +406,14 @@ class Agent implements AgentHandle {
 
   private traced: { client: ILLMClient; helper: ILLMClient } | undefined;
 
-  /** The agent's client as strategies get it: each call a helper-model span and a `ctxkit.helper.duration` measurement. */
+  /**
+   * The agent's client as strategies get it: each call a helper-model span and a `ctxkit.helper.duration` measurement.
+   */
   private helperClient(): ILLMClient | undefined {
     const client = this.client;
     if (client === undefined) return undefined;
-    if (this.traced?.client !== client) this.traced = { client, helper: tracedHelperClient(client, { agentId: this.id, strategyId: this.strategyId }) };
+    if (this.traced?.client !== client)
+      this.traced = { client, helper: tracedHelperClient(client, { agentId: this.id, strategyId: this.strategyId }) };
     return this.traced.helper;
   }
 }

@@ -1,4 +1,3 @@
-import type { SessionTraceSetting } from '../trace/session-trace';
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
 import type { ITextEmbedder } from '../contracts/text-embedder';
@@ -8,6 +7,7 @@ import type { IModelRegistry } from '../models/model-registry';
 import type { PluginDiscoveryProblem } from '../plugins/discover-plugins';
 import type { StrategyFactory } from '../plugins/strategy-plugin';
 import type { ITokenCounter, TokenizerBackend } from '../token-counting/token-counter';
+import type { SessionTraceSetting } from '../trace/session-trace';
 import type { AgentHandle } from './agent-handle';
 
 /** Options of `createContextRuntime`. */
@@ -18,7 +18,9 @@ export interface ContextRuntimeOptions {
   discoverInstalled?: boolean;
   /** Where the `node_modules` search starts. @default [process.cwd(), the directory of @ctxkit/core] */
   searchFrom?: string[];
-  /** The store for every agent (summaries, entity state, tool outputs, transcripts). @default a new MemoryContextStore */
+  /**
+   * The store for every agent (summaries, entity state, tool outputs, transcripts). @default a new MemoryContextStore
+   */
   store?: IContextStore;
   /** The language model client for every agent; strategies use their offline fallback without one. */
   llm?: ILLMClient;
@@ -113,6 +115,7 @@ export interface ContextRuntime {
    * @throws DuplicatePluginError (`CTXKIT_DUPLICATE_PLUGIN`) when the id exists
    * @throws ConfigSchemaError (`CTXKIT_CONFIG_SCHEMA_INVALID`) for an invalid configSchema
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
   registerStrategy(manifest: InProcessStrategyManifest, factory: StrategyFactory<any>): PluginSummary;
   /** The shared token counter of a model (counts cached across agents). */
   counterFor(model: string): ITokenCounter;

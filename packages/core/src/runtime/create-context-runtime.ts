@@ -1,29 +1,38 @@
 import 'reflect-metadata';
-import { sessionTraceMaxBytes } from '../trace/session-trace';
+
 import { container as globalContainer, type DependencyContainer } from 'tsyringe';
-import { freezeDeep } from '../messages/freeze-deep';
+
 import type { IContextStore } from '../contracts/context-store';
 import type { ILLMClient } from '../contracts/llm-client';
 import type { ITextEmbedder } from '../contracts/text-embedder';
 import { IModelRegistry as IModelRegistryToken } from '../di/injection-tokens';
-import { ManifestValidationError } from '../errors/manifest-validation-error';
 import { DuplicatePluginError } from '../errors/duplicate-plugin-error';
+import { ManifestValidationError } from '../errors/manifest-validation-error';
 import { PluginNotFoundError } from '../errors/plugin-not-found-error';
+import { freezeDeep } from '../messages/freeze-deep';
 import { ModelRegistry } from '../models/default-model-registry';
 import type { IModelRegistry } from '../models/model-registry';
 import { compileConfigSchema } from '../plugins/compile-config-schema';
 import { discoverPlugins, type PluginDiscoveryProblem } from '../plugins/discover-plugins';
 import { loadPluginFactory, validatePluginConfig } from '../plugins/load-plugin';
 import { assertPluginId } from '../plugins/plugin-id';
-import { DEFAULT_STRATEGY_ID, type AgentManifest, type PluginManifest } from '../plugins/plugin-manifest';
+import { type AgentManifest, DEFAULT_STRATEGY_ID, type PluginManifest } from '../plugins/plugin-manifest';
 import type { PluginRecord } from '../plugins/plugin-record';
 import type { StrategyFactory } from '../plugins/strategy-plugin';
 import { detectManifestKind, readManifestFile, validateManifest } from '../plugins/validate-manifest';
 import { MemoryContextStore } from '../stores/memory-context-store';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import type { ITokenCounter, TokenizerBackend } from '../token-counting/token-counter';
-import { createAgentHandle, type AgentHandle } from './agent-handle';
-import type { ContextRuntime, ContextRuntimeOptions, InProcessStrategyManifest, LoadAgentOptions, PluginInfo, PluginSummary } from './context-runtime';
+import { sessionTraceMaxBytes } from '../trace/session-trace';
+import { type AgentHandle, createAgentHandle } from './agent-handle';
+import type {
+  ContextRuntime,
+  ContextRuntimeOptions,
+  InProcessStrategyManifest,
+  LoadAgentOptions,
+  PluginInfo,
+  PluginSummary,
+} from './context-runtime';
 
 /** The model a strategy counts for when neither its config nor the manifest names one. */
 export const DEFAULT_AGENT_MODEL = 'gpt-4o';
@@ -73,9 +82,11 @@ class Runtime implements ContextRuntime {
     };
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any config: a factory's parameter is contravariant
   registerStrategy(manifest: InProcessStrategyManifest, factory: StrategyFactory<any>): PluginSummary {
     assertPluginId(manifest?.id, 'plugin id');
-    if (typeof factory !== 'function') throw new TypeError('registerStrategy: factory must be a function (config, context) => IContextManager');
+    if (typeof factory !== 'function')
+      throw new TypeError('registerStrategy: factory must be a function (config, context) => IContextManager');
     const existing = this.plugins.get(manifest.id);
     if (existing) throw new DuplicatePluginError(manifest.id, existing.source, 'in-process');
     const configSchema = structuredClone(manifest.configSchema ?? { type: 'object' });
@@ -115,10 +126,18 @@ class Runtime implements ContextRuntime {
       if (problem) throw problem.error;
       throw new PluginNotFoundError(pluginId, [...this.plugins.keys()].sort(), file);
     }
-    const config = freezeDeep(validatePluginConfig(record, inheritAgentModel(record.manifest.configSchema, manifest.contextStrategy?.config, manifest.model), file));
+    const config = freezeDeep(
+      validatePluginConfig(
+        record,
+        inheritAgentModel(record.manifest.configSchema, manifest.contextStrategy?.config, manifest.model),
+        file,
+      ),
+    );
     const factory = loadPluginFactory(record, manifest.id);
-    const model = typeof config.model === 'string' && config.model ? config.model : manifest.model ?? DEFAULT_AGENT_MODEL;
-    const traceBytes = options.sessionTrace !== undefined ? sessionTraceMaxBytes(options.sessionTrace) : this.sessionTrace;
+    const model =
+      typeof config.model === 'string' && config.model ? config.model : (manifest.model ?? DEFAULT_AGENT_MODEL);
+    const traceBytes =
+      options.sessionTrace !== undefined ? sessionTraceMaxBytes(options.sessionTrace) : this.sessionTrace;
     const agent: AgentHandle = await createAgentHandle({
       manifest,
       strategyId: record.id,
@@ -153,7 +172,10 @@ class Runtime implements ContextRuntime {
     if (firstError !== undefined) throw firstError;
   }
 
-  private readAgentManifest(manifestOrPath: unknown, fileName: string | undefined): { manifest: Readonly<AgentManifest>; file: string } {
+  private readAgentManifest(
+    manifestOrPath: unknown,
+    fileName: string | undefined,
+  ): { manifest: Readonly<AgentManifest>; file: string } {
     let file = fileName ?? '<inline>';
     let parsed = manifestOrPath;
     if (typeof manifestOrPath === 'string') {
@@ -164,7 +186,12 @@ class Runtime implements ContextRuntime {
     }
     if (detectManifestKind(parsed) === 'plugin') {
       throw new ManifestValidationError(file, [
-        { file, pointer: '', message: 'this is a strategy plugin manifest, not an agent manifest', expected: 'an agent manifest ({ id, contextStrategy? })' },
+        {
+          file,
+          pointer: '',
+          message: 'this is a strategy plugin manifest, not an agent manifest',
+          expected: 'an agent manifest ({ id, contextStrategy? })',
+        },
       ]);
     }
     const result = validateManifest(parsed, { kind: 'agent', file });
@@ -197,7 +224,8 @@ function summaryOf(record: PluginRecord): PluginSummary {
  * const payload = await agent.forSession('conversation-42').composePayload(system, history, tools);
  * ```
  * @throws DuplicatePluginError (`CTXKIT_DUPLICATE_PLUGIN`) when two plugins declare one id
- * @throws ManifestValidationError (`CTXKIT_MANIFEST_INVALID`), UnsafePathError (`CTXKIT_PLUGIN_PATH_UNSAFE`) for a broken plugin in `pluginDirs`
+ * @throws ManifestValidationError (`CTXKIT_MANIFEST_INVALID`), UnsafePathError (`CTXKIT_PLUGIN_PATH_UNSAFE`) for a
+ *   broken plugin in `pluginDirs`
  * @see docs/02-architecture.md, docs/03-plugin-json.md
  */
 export async function createContextRuntime(options: ContextRuntimeOptions = {}): Promise<ContextRuntime> {
@@ -215,7 +243,8 @@ export async function createContextRuntime(options: ContextRuntimeOptions = {}):
  * the manifest is never changed.
  */
 function inheritAgentModel(configSchema: unknown, config: unknown, agentModel: string | undefined): unknown {
-  if (!agentModel || (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config)))) return config;
+  if (!agentModel || (config !== undefined && (typeof config !== 'object' || config === null || Array.isArray(config))))
+    return config;
   const properties = (configSchema as { properties?: Record<string, unknown> } | undefined)?.properties;
   if (!properties || !('model' in properties)) return config;
   const given = (config ?? {}) as Record<string, unknown>;

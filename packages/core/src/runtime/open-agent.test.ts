@@ -3,7 +3,11 @@ import { CtxkitError } from '../errors/ctxkit-error';
 import { createContextRuntime } from './create-context-runtime';
 import { checkAgentSource, lazyAgent, type OpenAgentOptions } from './open-agent';
 
-const options: OpenAgentOptions = { adapter: 'exampleMiddleware', defaultAgentId: 'example-agent', example: "exampleMiddleware({ pluginId: 'std-sliding-window-strategy' })" };
+const options: OpenAgentOptions = {
+  adapter: 'exampleMiddleware',
+  defaultAgentId: 'example-agent',
+  example: "exampleMiddleware({ pluginId: 'std-sliding-window-strategy' })",
+};
 
 describe('checkAgentSource', () => {
   it.each([
@@ -28,7 +32,9 @@ describe('checkAgentSource', () => {
 
 describe('lazyAgent', () => {
   it('checks at once and loads the agent on the first get only, with the load options', async () => {
-    expect(() => lazyAgent({ pluginId: 'std-sliding-window-strategy', runtimeOptions: {}, runtime: {} as never }, options)).toThrow(AgentSourceError);
+    expect(() =>
+      lazyAgent({ pluginId: 'std-sliding-window-strategy', runtimeOptions: {}, runtime: {} as never }, options),
+    ).toThrow(AgentSourceError);
     const runtime = await createContextRuntime();
     try {
       const loads: unknown[] = [];
@@ -37,7 +43,10 @@ describe('lazyAgent', () => {
         loads.push(loadOptions);
         return loadAgent(manifest, loadOptions);
       };
-      const lazy = lazyAgent({ runtime, pluginId: 'std-sliding-window-strategy', loadOptions: { sessionTrace: false } as never }, options);
+      const lazy = lazyAgent(
+        { runtime, pluginId: 'std-sliding-window-strategy', loadOptions: { sessionTrace: false } as never },
+        options,
+      );
       expect(lazy.opened).toBeUndefined();
       expect(loads).toHaveLength(0);
       const [first, second] = await Promise.all([lazy.get(), lazy.get()]);

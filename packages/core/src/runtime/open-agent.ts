@@ -19,7 +19,9 @@ export interface AgentSource {
   runtime?: ContextRuntime;
   /** Options of the runtime created when no `runtime` is given (plugin dirs, store, LLM client ...). */
   runtimeOptions?: ContextRuntimeOptions;
-  /** Options of `runtime.loadAgent` for this agent (its own LLM client, store, embedder), with `manifest` or `pluginId`. */
+  /**
+   * Options of `runtime.loadAgent` for this agent (its own LLM client, store, embedder), with `manifest` or `pluginId`.
+   */
   loadOptions?: LoadAgentOptions;
 }
 
@@ -54,23 +56,42 @@ export function checkAgentSource(source: AgentSource, options: OpenAgentOptions)
   if (given.length !== 1) {
     throw misuse(
       given.length === 0 ? 'no strategy given' : `${given.join(' and ')} given together`,
-      `Pass exactly one of agent (from runtime.loadAgent), manifest (a plugin.json path or object) or pluginId (with config), e.g. ${options.example}.`,
+      `Pass exactly one of agent (from runtime.loadAgent), manifest (a plugin.json path or object) or pluginId ` +
+        `(with config), e.g. ${options.example}.`,
     );
   }
   if (source.pluginId !== undefined && (typeof source.pluginId !== 'string' || source.pluginId === '')) {
     throw misuse('pluginId is empty', `Name an installed strategy plugin, e.g. ${options.example}.`);
   }
   if (source.pluginId === undefined && (source.config !== undefined || source.agentId !== undefined)) {
-    throw misuse('config and agentId go with pluginId only', 'Put the config in the manifest (contextStrategy.config), or pass pluginId with config.');
+    throw misuse(
+      'config and agentId go with pluginId only',
+      'Put the config in the manifest (contextStrategy.config), or pass pluginId with config.',
+    );
   }
-  if (source.agent !== undefined && (source.runtime !== undefined || source.runtimeOptions !== undefined || source.loadOptions !== undefined)) {
-    throw misuse('runtime, runtimeOptions and loadOptions are not used with agent', 'Drop them: the agent is already loaded, by the runtime that owns it.');
+  if (
+    source.agent !== undefined &&
+    (source.runtime !== undefined || source.runtimeOptions !== undefined || source.loadOptions !== undefined)
+  ) {
+    throw misuse(
+      'runtime, runtimeOptions and loadOptions are not used with agent',
+      'Drop them: the agent is already loaded, by the runtime that owns it.',
+    );
   }
-  if (source.agent !== undefined && (typeof source.agent !== 'object' || source.agent === null || typeof source.agent.forSession !== 'function')) {
-    throw misuse('agent is not a loaded agent', 'Pass what runtime.loadAgent(...) returned as agent, or a plugin.json path or manifest object as manifest.');
+  if (
+    source.agent !== undefined &&
+    (typeof source.agent !== 'object' || source.agent === null || typeof source.agent.forSession !== 'function')
+  ) {
+    throw misuse(
+      'agent is not a loaded agent',
+      'Pass what runtime.loadAgent(...) returned as agent, or a plugin.json path or manifest object as manifest.',
+    );
   }
   if (source.runtime !== undefined && source.runtimeOptions !== undefined) {
-    throw misuse('runtime and runtimeOptions given together', 'Pass runtimeOptions for a runtime created for you, or your own runtime, not both.');
+    throw misuse(
+      'runtime and runtimeOptions given together',
+      'Pass runtimeOptions for a runtime created for you, or your own runtime, not both.',
+    );
   }
 }
 
@@ -78,7 +99,8 @@ export function checkAgentSource(source: AgentSource, options: OpenAgentOptions)
  * The agent whose strategy a framework adapter uses: the given one, or one loaded from a manifest
  * or declared from a plugin id (with the given runtime, else a new one, disposed with the agent).
  * @throws AgentSourceError (`CTXKIT_CONFIG_INVALID`) for options that do not name exactly one strategy source
- * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND` listing the installed ids, `CTXKIT_CONFIG_INVALID`, `CTXKIT_MANIFEST_INVALID` ...)
+ * @throws the runtime's typed errors (`CTXKIT_PLUGIN_NOT_FOUND` listing the installed ids, `CTXKIT_CONFIG_INVALID`,
+ *   `CTXKIT_MANIFEST_INVALID` ...)
  */
 export async function openAgent(source: AgentSource, options: OpenAgentOptions): Promise<OpenedAgent> {
   checkAgentSource(source, options);
@@ -87,7 +109,10 @@ export async function openAgent(source: AgentSource, options: OpenAgentOptions):
   const runtime = source.runtime ?? (await createContextRuntime(source.runtimeOptions ?? {}));
   const manifest =
     source.manifest ??
-    ({ id: source.agentId ?? options.defaultAgentId, contextStrategy: { type: 'plugin', pluginId: source.pluginId, config: source.config ?? {} } } as Record<string, unknown>);
+    ({
+      id: source.agentId ?? options.defaultAgentId,
+      contextStrategy: { type: 'plugin', pluginId: source.pluginId, config: source.config ?? {} },
+    } as Record<string, unknown>);
   let agent: AgentHandle;
   try {
     agent = await runtime.loadAgent(manifest, source.loadOptions);

@@ -1,8 +1,9 @@
+import { SerialQueue } from '../concurrency/serial-queue';
 import type { ChatMessage } from '../contracts/chat-message';
 import type {
-  ComposeOptions,
   CompactionCheckpoint,
   CompactionHookResult,
+  ComposeOptions,
   ContextManagerCapabilities,
   ContributedTool,
   IContextManager,
@@ -13,19 +14,21 @@ import type { Pin, PinOptions } from '../contracts/pin';
 import type { ReductionEpoch, ReductionPreview, UndoResult } from '../contracts/reduction-epoch';
 import type { TokenUsage } from '../contracts/token-usage';
 import type { ToolDefinition } from '../contracts/tool-definition';
-import { SerialQueue } from '../concurrency/serial-queue';
 import { CapabilityUnsupportedError } from '../errors/capability-unsupported-error';
 import { DisposedError } from '../errors/disposed-error';
 import { StrategyError } from '../errors/strategy-error';
+import type { CtxkitEventBus } from '../events/event-bus';
 import { createPinTools } from '../pins/pin-tools';
 import type { SessionPins } from '../pins/session-pins';
-import type { CtxkitEventBus } from '../events/event-bus';
 import { traceCompose } from '../telemetry/compose-telemetry';
 import type { SessionTraceRecorder } from '../trace/session-trace';
 import { toStrategyError } from './guard-strategy-call';
 
 /** The optional capabilities a session manager mirrors from its strategy. */
-export type CapabilityName = Exclude<keyof ContextManagerCapabilities, 'truncatesToolOutputs' | 'epochs' | 'preview' | 'undo'>;
+export type CapabilityName = Exclude<
+  keyof ContextManagerCapabilities,
+  'truncatesToolOutputs' | 'epochs' | 'preview' | 'undo'
+>;
 
 /** The capability methods an instance has. */
 export function capabilitiesOf(manager: IContextManager): Set<CapabilityName> {
@@ -121,14 +124,19 @@ export class SessionContextManager implements ContextSession {
         this.call('checkCompaction', async (manager) => {
           const strategy = manager as IContextManager;
           if (!strategy.checkCompaction) return { compacted: false };
-          const result = await strategy.checkCompaction(checkpoint, await this.pinLayer.forStrategy(history as ChatMessage[]), usage);
+          const result = await strategy.checkCompaction(
+            checkpoint,
+            await this.pinLayer.forStrategy(history as ChatMessage[]),
+            usage,
+          );
           return result.messages ? { ...result, messages: await this.pinLayer.restore(result.messages) } : result;
         });
     }
     if (capabilities.has('whenIdle')) {
-      this.whenIdle = () => this.call('whenIdle', async (manager) => {
-        await (manager as IContextManager).whenIdle?.();
-      });
+      this.whenIdle = () =>
+        this.call('whenIdle', async (manager) => {
+          await (manager as IContextManager).whenIdle?.();
+        });
     }
     if (capabilities.has('dispose')) this.dispose = () => this.disposeInstance();
   }
@@ -138,15 +146,29 @@ export class SessionContextManager implements ContextSession {
   }
 
   epochs(): Promise<ReductionEpoch[]> {
-    return this.call('epochs', async (manager) => ((manager as IContextManager).epochs ? (manager as IContextManager).epochs!() : []));
+    return this.call('epochs', async (manager) =>
+      (manager as IContextManager).epochs ? (manager as IContextManager).epochs!() : [],
+    );
   }
 
-  preview(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<ReductionPreview> {
+  preview(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options?: ComposeOptions,
+  ): Promise<ReductionPreview> {
     return this.call('preview', async (manager) => {
       const strategy = manager as IContextManager;
       if (typeof strategy.preview !== 'function') throw new CapabilityUnsupportedError(this.owner.pluginId, 'preview');
       const pinned = await this.pinLayer.prepare(systemPrompt, history, false);
-      return strategy.preview(pinned?.systemPrompt ?? systemPrompt, pinned?.history ?? history, tools, ragContext, options);
+      return strategy.preview(
+        pinned?.systemPrompt ?? systemPrompt,
+        pinned?.history ?? history,
+        tools,
+        ragContext,
+        options,
+      );
     });
   }
 
@@ -199,15 +221,42 @@ export class SessionContextManager implements ContextSession {
    * compose is also an entry of the session's trace (docs/15-observability.md). A composition no model
    * call receives (`options.sent: false`) is a `ctxkit.read_window` span, in no metric and no trace entry.
    */
-  composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+  composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options?: ComposeOptions,
+  ): Promise<LLMPayload> {
     if (options?.sent === false) {
       const { sent: _notSent, ...forStrategy } = options;
-      return traceCompose(this.owner, () => this.composeInStrategy(systemPrompt, history, tools, ragContext, Object.keys(forStrategy).length > 0 ? forStrategy : undefined, false), false);
+      return traceCompose(
+        this.owner,
+        () =>
+          this.composeInStrategy(
+            systemPrompt,
+            history,
+            tools,
+            ragContext,
+            Object.keys(forStrategy).length > 0 ? forStrategy : undefined,
+            false,
+          ),
+        false,
+      );
     }
-    return traceCompose(this.owner, () => this.composeInStrategy(systemPrompt, history, tools, ragContext, options, true));
+    return traceCompose(this.owner, () =>
+      this.composeInStrategy(systemPrompt, history, tools, ragContext, options, true),
+    );
   }
 
-  private composeInStrategy(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext: string | undefined, options: ComposeOptions | undefined, sent: boolean): Promise<LLMPayload> {
+  private composeInStrategy(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext: string | undefined,
+    options: ComposeOptions | undefined,
+    sent: boolean,
+  ): Promise<LLMPayload> {
     return this.call('composePayload', async (manager) => {
       const pinned = await this.pinLayer.prepare(systemPrompt, history, true);
       const system = pinned?.systemPrompt ?? systemPrompt;
@@ -218,7 +267,14 @@ export class SessionContextManager implements ContextSession {
           ? manager.composePayload(system, seen, tools)
           : manager.composePayload(system, seen, tools, ragContext));
       const finished = this.pinLayer.finish(payload, pinned);
-      if (sent) this.owner.trace?.recordCompose(history, finished, pinned?.shown.flatMap((pin) => (pin.kind === 'message' && pin.messageIndex !== undefined ? [pin.messageIndex] : [])));
+      if (sent)
+        this.owner.trace?.recordCompose(
+          history,
+          finished,
+          pinned?.shown.flatMap((pin) =>
+            pin.kind === 'message' && pin.messageIndex !== undefined ? [pin.messageIndex] : [],
+          ),
+        );
       return finished;
     });
   }
@@ -229,7 +285,11 @@ export class SessionContextManager implements ContextSession {
   }
 
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
-    return this.turns.run(() => this.call('onTurnComplete', async (manager) => manager.onTurnComplete(await this.pinLayer.forStrategy(newHistory))));
+    return this.turns.run(() =>
+      this.call('onTurnComplete', async (manager) =>
+        manager.onTurnComplete(await this.pinLayer.forStrategy(newHistory)),
+      ),
+    );
   }
 
   /** Disposes the strategy instance (the agent calls it; safe more than once). */
@@ -285,7 +345,11 @@ export class SessionContextManager implements ContextSession {
 
   private checked(manager: unknown): IContextManager {
     const candidate = manager as Partial<IContextManager> | null | undefined;
-    if (!candidate || typeof candidate.composePayload !== 'function' || typeof candidate.onTurnComplete !== 'function') {
+    if (
+      !candidate ||
+      typeof candidate.composePayload !== 'function' ||
+      typeof candidate.onTurnComplete !== 'function'
+    ) {
       throw new StrategyError(
         this.owner.pluginId,
         this.owner.agentId,

@@ -18,7 +18,12 @@ const plain: StrategyFactory = () => ({
 /** A strategy with an undo that must wait for the turns reported before it. */
 const undoing: StrategyFactory = () => {
   const calls: string[] = [];
-  const strategy: IContextManager & { calls: string[]; epochs(): Promise<never[]>; preview(): Promise<ReductionPreview>; undo(id: string): Promise<UndoResult> } = {
+  const strategy: IContextManager & {
+    calls: string[];
+    epochs(): Promise<never[]>;
+    preview(): Promise<ReductionPreview>;
+    undo(id: string): Promise<UndoResult>;
+  } = {
     calls,
     async composePayload(systemPrompt, history) {
       return payload([{ role: 'system', content: systemPrompt }, ...history]);
@@ -43,7 +48,10 @@ const undoing: StrategyFactory = () => {
 
 async function runtimeWith(factory: StrategyFactory) {
   const runtime = await createContextRuntime({ discoverInstalled: false });
-  runtime.registerStrategy({ id: 'test-strategy', name: 'Test', version: '1.0.0', configSchema: { type: 'object' } }, factory);
+  runtime.registerStrategy(
+    { id: 'test-strategy', name: 'Test', version: '1.0.0', configSchema: { type: 'object' } },
+    factory,
+  );
   return runtime.loadAgent({ id: 'agent', contextStrategy: { type: 'plugin', pluginId: 'test-strategy' } });
 }
 
@@ -58,11 +66,16 @@ describe('session controls', () => {
   it('refuses preview and undo with a typed error when the strategy offers neither', async () => {
     const agent = await runtimeWith(plain);
     const session = agent.forSession('chat-1');
-    await expect(session.preview('sys', [{ role: 'user', content: 'hi' }], [])).rejects.toBeInstanceOf(CapabilityUnsupportedError);
-    await expect(session.undo('e1')).rejects.toMatchObject({ code: 'CTXKIT_CAPABILITY_UNSUPPORTED', message: expect.stringContaining('undo()') });
+    await expect(session.preview('sys', [{ role: 'user', content: 'hi' }], [])).rejects.toBeInstanceOf(
+      CapabilityUnsupportedError,
+    );
+    await expect(session.undo('e1')).rejects.toMatchObject({
+      code: 'CTXKIT_CAPABILITY_UNSUPPORTED',
+      message: expect.stringContaining('undo()'),
+    });
   });
 
-  it("passes preview through and runs an undo after the turns reported before it", async () => {
+  it('passes preview through and runs an undo after the turns reported before it', async () => {
     const agent = await runtimeWith(undoing);
     const session = agent.forSession('chat-1');
     expect((await session.preview('sys', [{ role: 'user', content: 'hi' }], [])).notes).toEqual(['nothing to do']);

@@ -1,13 +1,20 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import type { IContextStore, StoreKey } from '../contracts/context-store';
 import { StoreError } from '../errors/store-error';
 import { StoreKeyError } from '../errors/store-key-error';
 import { FileContextStore } from './file-context-store';
 import { MemoryContextStore } from './memory-context-store';
 
-const key = (name: string, extra: Partial<StoreKey> = {}): StoreKey => ({ agentId: 'agent-a', sessionId: 's1', kind: 'state', name, ...extra });
+const key = (name: string, extra: Partial<StoreKey> = {}): StoreKey => ({
+  agentId: 'agent-a',
+  sessionId: 's1',
+  kind: 'state',
+  name,
+  ...extra,
+});
 
 async function readAll(iterable: AsyncIterable<Uint8Array>): Promise<string> {
   const parts: Buffer[] = [];

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import { StoreError } from '../errors/store-error';
 import { FileContextStore } from './file-context-store';
 
@@ -20,7 +21,9 @@ describe('FileContextStore', () => {
     it('leaves the previous value intact and no temporary file when the rename fails', async () => {
       const store = new FileContextStore({ rootDir: dir });
       await store.set(key, { summary: 'v1' });
-      jest.spyOn(fs.promises, 'rename').mockRejectedValueOnce(Object.assign(new Error('disk full'), { code: 'ENOSPC' }));
+      jest
+        .spyOn(fs.promises, 'rename')
+        .mockRejectedValueOnce(Object.assign(new Error('disk full'), { code: 'ENOSPC' }));
       await expect(store.set(key, { summary: 'v2' })).rejects.toBeInstanceOf(StoreError);
       await expect(store.get(key)).resolves.toEqual({ summary: 'v1' });
       const files = fs.readdirSync(path.join(dir, 'values', 'agent-a', 's1', 'summary'));

@@ -1,7 +1,16 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
-import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix, StoreKind, VersionedSetResult, VersionedValue } from '../contracts/context-store';
+
+import type {
+  BlobRange,
+  IContextStore,
+  StoreKey,
+  StoreKeyPrefix,
+  StoreKind,
+  VersionedSetResult,
+  VersionedValue,
+} from '../contracts/context-store';
 import { StoreError } from '../errors/store-error';
 import { toBlobBytes } from './blob-bytes';
 import { resolveBlobRange } from './blob-range';
@@ -92,7 +101,9 @@ export class FileContextStore implements IContextStore {
   async getVersioned<T = unknown>(key: StoreKey): Promise<VersionedValue<T> | undefined> {
     assertStoreKey(key);
     const text = await this.readValueText('getVersioned', key);
-    return text === undefined ? undefined : { value: this.parse<T>('getVersioned', key, text), version: textVersion(text) };
+    return text === undefined
+      ? undefined
+      : { value: this.parse<T>('getVersioned', key, text), version: textVersion(text) };
   }
 
   async setIfVersion(key: StoreKey, value: unknown, expectedVersion: string | undefined): Promise<VersionedSetResult> {
@@ -103,7 +114,13 @@ export class FileContextStore implements IContextStore {
       const stored = await this.readValueText('setIfVersion', key);
       const storedVersion = stored === undefined ? undefined : textVersion(stored);
       if (storedVersion !== expectedVersion) {
-        return { ok: false, current: stored === undefined ? undefined : { value: this.parse('setIfVersion', key, stored), version: textVersion(stored) } };
+        return {
+          ok: false,
+          current:
+            stored === undefined
+              ? undefined
+              : { value: this.parse('setIfVersion', key, stored), version: textVersion(stored) },
+        };
       }
       await this.writeAtomic('setIfVersion', key, file, text);
       return { ok: true, version: textVersion(text) };
@@ -116,7 +133,12 @@ export class FileContextStore implements IContextStore {
     for (const { sessionId, kind, dir } of await this.kindDirs(VALUES_DIR, prefix)) {
       for (const file of await this.readDir(dir)) {
         if (file.startsWith('.') || !file.endsWith(VALUE_SUFFIX)) continue;
-        keys.push({ agentId: prefix.agentId, sessionId, kind, name: decodeStoreKeyPart(file.slice(0, -VALUE_SUFFIX.length)) });
+        keys.push({
+          agentId: prefix.agentId,
+          sessionId,
+          kind,
+          name: decodeStoreKeyPart(file.slice(0, -VALUE_SUFFIX.length)),
+        });
       }
     }
     return keys.sort(compareStoreKeys);
@@ -168,7 +190,11 @@ export class FileContextStore implements IContextStore {
         if (!resolved) throw store.failure('readBlob', key, `invalid byte range ${JSON.stringify(range)}`);
         if (resolved.end <= resolved.start) return;
         // createReadStream's `end` is inclusive; ours is exclusive.
-        const stream = createReadStream(file, { start: resolved.start, end: resolved.end - 1, highWaterMark: store.chunkSize });
+        const stream = createReadStream(file, {
+          start: resolved.start,
+          end: resolved.end - 1,
+          highWaterMark: store.chunkSize,
+        });
         try {
           for await (const chunk of stream) yield new Uint8Array(chunk as Buffer);
         } catch (cause) {
@@ -240,11 +266,25 @@ export class FileContextStore implements IContextStore {
   }
 
   private valuePath(key: StoreKey): string {
-    return path.join(this.rootDir, VALUES_DIR, encodeStoreKeyPart(key.agentId), encodeStoreKeyPart(key.sessionId), key.kind, encodeStoreKeyPart(key.name) + VALUE_SUFFIX);
+    return path.join(
+      this.rootDir,
+      VALUES_DIR,
+      encodeStoreKeyPart(key.agentId),
+      encodeStoreKeyPart(key.sessionId),
+      key.kind,
+      encodeStoreKeyPart(key.name) + VALUE_SUFFIX,
+    );
   }
 
   private blobPath(key: StoreKey): string {
-    return path.join(this.rootDir, BLOBS_DIR, encodeStoreKeyPart(key.agentId), encodeStoreKeyPart(key.sessionId), key.kind, encodeStoreKeyPart(key.name));
+    return path.join(
+      this.rootDir,
+      BLOBS_DIR,
+      encodeStoreKeyPart(key.agentId),
+      encodeStoreKeyPart(key.sessionId),
+      key.kind,
+      encodeStoreKeyPart(key.name),
+    );
   }
 
   /** Writes to `.<base>.<random>.tmp` beside `file`, then renames it over `file`. */
@@ -278,13 +318,20 @@ export class FileContextStore implements IContextStore {
   }
 
   /** The `<kind>` directories under `area/<agentId>` that match the prefix. */
-  private async kindDirs(area: string, prefix: StoreKeyPrefix): Promise<Array<{ sessionId: string; kind: StoreKind; dir: string }>> {
+  private async kindDirs(
+    area: string,
+    prefix: StoreKeyPrefix,
+  ): Promise<Array<{ sessionId: string; kind: StoreKind; dir: string }>> {
     const agentDir = path.join(this.rootDir, area, encodeStoreKeyPart(prefix.agentId));
-    const sessions = prefix.sessionId !== undefined ? [prefix.sessionId] : (await this.readDir(agentDir)).filter((name) => !name.startsWith('.')).map(decodeStoreKeyPart);
+    const sessions =
+      prefix.sessionId !== undefined
+        ? [prefix.sessionId]
+        : (await this.readDir(agentDir)).filter((name) => !name.startsWith('.')).map(decodeStoreKeyPart);
     const kinds = prefix.kind !== undefined ? [prefix.kind] : STORE_KINDS;
     const dirs: Array<{ sessionId: string; kind: StoreKind; dir: string }> = [];
     for (const sessionId of sessions) {
-      for (const kind of kinds) dirs.push({ sessionId, kind, dir: path.join(agentDir, encodeStoreKeyPart(sessionId), kind) });
+      for (const kind of kinds)
+        dirs.push({ sessionId, kind, dir: path.join(agentDir, encodeStoreKeyPart(sessionId), kind) });
     }
     return dirs;
   }

@@ -1,4 +1,11 @@
-import type { BlobRange, IContextStore, StoreKey, StoreKeyPrefix, VersionedSetResult, VersionedValue } from '../contracts/context-store';
+import type {
+  BlobRange,
+  IContextStore,
+  StoreKey,
+  StoreKeyPrefix,
+  VersionedSetResult,
+  VersionedValue,
+} from '../contracts/context-store';
 import { StoreError } from '../errors/store-error';
 import { toBlobBytes } from './blob-bytes';
 import { resolveBlobRange } from './blob-range';
@@ -79,7 +86,10 @@ export class MemoryContextStore implements IContextStore {
     // No await between the check and the write: no other caller can run in between.
     const entry = this.values.get(formatStoreKey(key));
     if (entry?.version !== expectedVersion) {
-      return { ok: false, current: entry === undefined ? undefined : { value: structuredClone(entry.value), version: entry.version } };
+      return {
+        ok: false,
+        current: entry === undefined ? undefined : { value: structuredClone(entry.value), version: entry.version },
+      };
     }
     return { ok: true, version: this.write(key, copy) };
   }
@@ -170,7 +180,8 @@ export class MemoryContextStore implements IContextStore {
   /** Validates and clones a value on its way in. */
   private copyIn(operation: string, key: StoreKey, value: unknown): unknown {
     const id = formatStoreKey(key);
-    if (value === undefined) throw new StoreError(this.name, operation, id, 'the value is undefined (use delete to remove a key)');
+    if (value === undefined)
+      throw new StoreError(this.name, operation, id, 'the value is undefined (use delete to remove a key)');
     try {
       return structuredClone(value);
     } catch (cause) {
@@ -190,7 +201,13 @@ export class MemoryContextStore implements IContextStore {
     try {
       return toBlobBytes(data);
     } catch (cause) {
-      throw new StoreError(this.name, operation, formatStoreKey(key), 'blob data must be a string or a Uint8Array', cause);
+      throw new StoreError(
+        this.name,
+        operation,
+        formatStoreKey(key),
+        'blob data must be a string or a Uint8Array',
+        cause,
+      );
     }
   }
 }

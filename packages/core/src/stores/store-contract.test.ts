@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
 import { runStoreContract } from '../testing/store-contract';
 import { FileContextStore } from './file-context-store';
 import { MemoryContextStore } from './memory-context-store';
@@ -18,7 +19,10 @@ runStoreContract(
   'MemoryContextStore without compare-and-set',
   async () => {
     const inner = new MemoryContextStore();
-    return Object.assign(Object.create(inner) as MemoryContextStore, { getVersioned: undefined, setIfVersion: undefined });
+    return Object.assign(Object.create(inner) as MemoryContextStore, {
+      getVersioned: undefined,
+      setIfVersion: undefined,
+    });
   },
   undefined,
   { compareAndSet: false, largeBlobBytes: 1024 * 1024 },

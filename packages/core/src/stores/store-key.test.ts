@@ -1,6 +1,7 @@
+import fc from 'fast-check';
+
 import type { StoreKey } from '../contracts/context-store';
 import { StoreKeyError } from '../errors/store-key-error';
-import fc from 'fast-check';
 import { assertStoreKey, assertStoreKeyPrefix, formatStoreKey } from './store-key';
 import { decodeStoreKeyPart, encodeStoreKeyPart } from './store-key-part-encoding';
 
@@ -8,7 +9,18 @@ const good: StoreKey = { agentId: 'support-agent', sessionId: 'conv-42', kind: '
 
 describe('assertStoreKey', () => {
   it('accepts any non-empty part whose stored form fits: paths, URLs, e-mail addresses, Unicode', () => {
-    for (const part of ['ref:call_1@v2.json-x', 'tenant/conv-1', '../../etc/passwd', '..', 'a b', 'a\u0000b', 'https://x.test/?q=1', 'ana@example.com', '会話', 'x'.repeat(200)]) {
+    for (const part of [
+      'ref:call_1@v2.json-x',
+      'tenant/conv-1',
+      '../../etc/passwd',
+      '..',
+      'a b',
+      'a\u0000b',
+      'https://x.test/?q=1',
+      'ana@example.com',
+      '会話',
+      'x'.repeat(200),
+    ]) {
       expect(() => assertStoreKey({ ...good, sessionId: part, name: part })).not.toThrow();
     }
   });
@@ -41,7 +53,9 @@ describe('assertStoreKeyPrefix', () => {
 describe('formatStoreKey', () => {
   it('joins the stored forms of the parts with slashes', () => {
     expect(formatStoreKey(good)).toBe('support-agent/conv-42/summary/current');
-    expect(formatStoreKey({ ...good, sessionId: 'tenant/conv-1' })).toBe('support-agent/tenant%2Fconv-1/summary/current');
+    expect(formatStoreKey({ ...good, sessionId: 'tenant/conv-1' })).toBe(
+      'support-agent/tenant%2Fconv-1/summary/current',
+    );
   });
 });
 

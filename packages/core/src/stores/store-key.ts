@@ -3,7 +3,14 @@ import { StoreKeyError } from '../errors/store-key-error';
 import { encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from './store-key-part-encoding';
 
 /** Every {@link StoreKind}, in a fixed order. */
-export const STORE_KINDS: readonly StoreKind[] = ['summary', 'entities', 'tool-output', 'transcript', 'state', 'recall'];
+export const STORE_KINDS: readonly StoreKind[] = [
+  'summary',
+  'entities',
+  'tool-output',
+  'transcript',
+  'state',
+  'recall',
+];
 
 /**
  * Validates one part of a store key (agent id, session id or name): any non-empty string whose
@@ -14,7 +21,11 @@ export const STORE_KINDS: readonly StoreKind[] = ['summary', 'entities', 'tool-o
  * @throws StoreKeyError (`CTXKIT_STORE_KEY_INVALID`)
  */
 export function assertStoreKeyPart(part: string, value: unknown): asserts value is string {
-  if (typeof value !== 'string' || value.length === 0 || encodeStoreKeyPart(value).length > MAX_ENCODED_STORE_KEY_PART) {
+  if (
+    typeof value !== 'string' ||
+    value.length === 0 ||
+    encodeStoreKeyPart(value).length > MAX_ENCODED_STORE_KEY_PART
+  ) {
     throw new StoreKeyError(part, typeof value === 'string' ? value : String(value));
   }
 }
@@ -52,7 +63,10 @@ function assertStoreKind(kind: unknown): asserts kind is StoreKind {
  * stored form. Unambiguous because no stored form contains `/`. Used in error messages and as a map key.
  */
 export function formatStoreKey(key: StoreKey): string {
-  return `${encodeStoreKeyPart(key.agentId)}/${encodeStoreKeyPart(key.sessionId)}/${key.kind}/${encodeStoreKeyPart(key.name)}`;
+  return (
+    `${encodeStoreKeyPart(key.agentId)}/${encodeStoreKeyPart(key.sessionId)}/${key.kind}/` +
+    `${encodeStoreKeyPart(key.name)}`
+  );
 }
 
 /** True when `key` lies under `prefix`. */

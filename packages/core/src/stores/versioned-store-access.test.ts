@@ -48,13 +48,16 @@ describe('versioned store access', () => {
     expect(supportsCompareAndSet(halfway)).toBe(false);
   });
 
-  it('uses the store\'s compare-and-set when it has one: a stale version is refused', async () => {
+  it("uses the store's compare-and-set when it has one: a stale version is refused", async () => {
     const store = new MemoryContextStore();
     const created = await writeIfVersion(store, key, { n: 1 }, undefined);
     if (!created.ok) throw new Error('create failed');
     await expect(readVersioned(store, key)).resolves.toEqual({ value: { n: 1 }, version: created.version });
     await expect(writeIfVersion(store, key, { n: 2 }, created.version)).resolves.toMatchObject({ ok: true });
-    await expect(writeIfVersion(store, key, { n: 3 }, created.version)).resolves.toEqual({ ok: false, current: { value: { n: 2 }, version: expect.any(String) } });
+    await expect(writeIfVersion(store, key, { n: 3 }, created.version)).resolves.toEqual({
+      ok: false,
+      current: { value: { n: 2 }, version: expect.any(String) },
+    });
     await expect(store.get(key)).resolves.toEqual({ n: 2 });
   });
 
@@ -63,7 +66,10 @@ describe('versioned store access', () => {
     await expect(readVersioned(store, key)).resolves.toBeUndefined();
     await expect(writeIfVersion(store, key, { n: 1 }, undefined)).resolves.toEqual({ ok: true, version: UNVERSIONED });
     await expect(readVersioned(store, key)).resolves.toEqual({ value: { n: 1 }, version: UNVERSIONED });
-    await expect(writeIfVersion(store, key, { n: 2 }, 'any version')).resolves.toEqual({ ok: true, version: UNVERSIONED });
+    await expect(writeIfVersion(store, key, { n: 2 }, 'any version')).resolves.toEqual({
+      ok: true,
+      version: UNVERSIONED,
+    });
     await expect(store.get(key)).resolves.toEqual({ n: 2 });
   });
 });

@@ -19,7 +19,10 @@ export function supportsCompareAndSet(store: IContextStore): store is VersionedC
  * through `get`, with the version {@link UNVERSIONED}.
  * @throws whatever the store throws (`StoreError`, `StoreKeyError`)
  */
-export async function readVersioned<T = unknown>(store: IContextStore, key: StoreKey): Promise<VersionedValue<T> | undefined> {
+export async function readVersioned<T = unknown>(
+  store: IContextStore,
+  key: StoreKey,
+): Promise<VersionedValue<T> | undefined> {
   if (supportsCompareAndSet(store)) return store.getVersioned<T>(key);
   const value = await store.get<T>(key);
   return value === undefined ? undefined : { value, version: UNVERSIONED };
@@ -31,7 +34,12 @@ export async function readVersioned<T = unknown>(store: IContextStore, key: Stor
  * last writer wins there, and a concurrent update can be lost.
  * @throws whatever the store throws (`StoreError`, `StoreKeyError`)
  */
-export async function writeIfVersion(store: IContextStore, key: StoreKey, value: unknown, expectedVersion: string | undefined): Promise<VersionedSetResult> {
+export async function writeIfVersion(
+  store: IContextStore,
+  key: StoreKey,
+  value: unknown,
+  expectedVersion: string | undefined,
+): Promise<VersionedSetResult> {
   if (supportsCompareAndSet(store)) return store.setIfVersion(key, value, expectedVersion);
   await store.set(key, value);
   return { ok: true, version: UNVERSIONED };

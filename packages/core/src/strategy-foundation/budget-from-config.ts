@@ -16,7 +16,8 @@ export interface BudgetConfig {
  * The payload budget of a strategy for `model`: `computeBudget` with the config's settings and the
  * model's window from the registry; a model the registry does not know takes `maxContextTokens` as
  * its window.
- * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) when `maxContextTokens` is null and the registry does not know `model`: register the model or set `maxContextTokens`
+ * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) when `maxContextTokens` is null and the registry does not know
+ *   `model`: register the model or set `maxContextTokens`
  */
 export function budgetFromConfig(config: BudgetConfig, model: string, models: IModelRegistry): PayloadBudget {
   const { maxContextTokens, reserveOutputTokens, safetyMarginRatio } = config;

@@ -16,15 +16,23 @@ describe('StrategyFoundation', () => {
 
   it("runs under the context's strategy id, else its own", () => {
     const { context } = createConformanceContext('s1');
-    expect(new StrategyFoundation({ ...context, strategyId: 'host-name' }, { strategyId: 'my-strategy', budget }).strategyId).toBe('host-name');
-    expect(new StrategyFoundation({ ...context, strategyId: '' }, { strategyId: 'my-strategy', budget }).strategyId).toBe('my-strategy');
+    expect(
+      new StrategyFoundation({ ...context, strategyId: 'host-name' }, { strategyId: 'my-strategy', budget }).strategyId,
+    ).toBe('host-name');
+    expect(
+      new StrategyFoundation({ ...context, strategyId: '' }, { strategyId: 'my-strategy', budget }).strategyId,
+    ).toBe('my-strategy');
   });
 
   it('composes within the budget from its config, and counts turns on the way', () => {
     const { context } = createConformanceContext('s1');
     const base = new StrategyFoundation(context, { strategyId: 'my-strategy', budget });
     expect(base.budget().available).toBe(8000 - 500 - 800);
-    const history: ChatMessage[] = [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'again' }];
+    const history: ChatMessage[] = [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+      { role: 'user', content: 'again' },
+    ];
     const turn = base.turns.count(history);
     expect(turn).toBe(2);
     const { payload } = base.composer.compose({ systemPrompt: 'sys', history, tools: [], turn });
@@ -34,7 +42,11 @@ describe('StrategyFoundation', () => {
 
   it('fails unknown models without maxContextTokens on the first budget, not before', () => {
     const { context } = createConformanceContext('s1');
-    const base = new StrategyFoundation(context, { strategyId: 'my-strategy', model: 'no-such-model', budget: { ...budget, maxContextTokens: null } });
+    const base = new StrategyFoundation(context, {
+      strategyId: 'my-strategy',
+      model: 'no-such-model',
+      budget: { ...budget, maxContextTokens: null },
+    });
     expect(() => base.budget()).toThrow(expect.objectContaining({ code: 'CTXKIT_UNKNOWN_MODEL' }));
   });
 
@@ -53,6 +65,8 @@ describe('StrategyLifetime', () => {
   it('names the strategy, the method, the agent and the session in its error', () => {
     const lifetime = new StrategyLifetime({ strategyId: 'my-strategy', agentId: 'a1', sessionId: 's1' });
     lifetime.end();
-    expect(() => lifetime.assertLive('preview')).toThrow('my-strategy (preview) for agent "a1", session "s1" has been disposed.');
+    expect(() => lifetime.assertLive('preview')).toThrow(
+      'my-strategy (preview) for agent "a1", session "s1" has been disposed.',
+    );
   });
 });

@@ -1,8 +1,8 @@
 import { PayloadComposer } from '../composer/payload-composer';
 import type { PayloadBudget } from '../contracts/llm-payload';
-import type { ITokenCounter } from '../token-counting/token-counter';
 import type { StrategyContext } from '../plugins/strategy-plugin';
-import { budgetFromConfig, type BudgetConfig } from './budget-from-config';
+import type { ITokenCounter } from '../token-counting/token-counter';
+import { type BudgetConfig, budgetFromConfig } from './budget-from-config';
 import { StrategyLifetime } from './strategy-lifetime';
 import { TurnCounter } from './turn-counter';
 
@@ -34,13 +34,21 @@ export class StrategyFoundation {
   private readonly lifetime: StrategyLifetime;
   private cachedBudget: PayloadBudget | undefined;
 
-  constructor(private readonly context: StrategyContext, private readonly options: StrategyFoundationOptions) {
+  constructor(
+    private readonly context: StrategyContext,
+    private readonly options: StrategyFoundationOptions,
+  ) {
     const { agentId, sessionId, events } = context;
     this.strategyId = context.strategyId || options.strategyId;
     this.model = options.model ?? context.model;
     this.counter = this.model === context.model ? context.counter : context.counterFor(this.model);
     const owner = { agentId, sessionId, strategyId: this.strategyId, events };
-    this.composer = new PayloadComposer({ owner, model: this.model, counter: this.counter, budget: () => this.budget() });
+    this.composer = new PayloadComposer({
+      owner,
+      model: this.model,
+      counter: this.counter,
+      budget: () => this.budget(),
+    });
     this.turns = new TurnCounter(this.composer);
     this.lifetime = new StrategyLifetime(owner);
   }

@@ -25,7 +25,8 @@ export class TurnCounter {
 
   /**
    * The turn number of `history`.
-   * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) for a message that is not an object with a known role and a valid shape
+   * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`) for a message that is not an object with a known role and
+   *   a valid shape
    */
   count(history: ReadonlyArray<Readonly<ChatMessage>>): number {
     this.shape.checkHistoryShape(history);

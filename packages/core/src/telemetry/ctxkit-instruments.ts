@@ -1,4 +1,5 @@
-import { createNoopMeter, metrics, type Counter, type Histogram, type MeterProvider } from '@opentelemetry/api';
+import { type Counter, createNoopMeter, type Histogram, type MeterProvider, metrics } from '@opentelemetry/api';
+
 import { CTXKIT_INSTRUMENTATION_SCOPE, CtxkitMetricNames, CtxkitMetricUnits } from './telemetry-names';
 
 /** ctxkit's metric instruments, from the meter of the global meter provider. */
@@ -37,15 +38,33 @@ export function ctxkitInstruments(): CtxkitInstruments | undefined {
   const counter = (name: keyof typeof CtxkitMetricNames, description: string) =>
     meter.createCounter(CtxkitMetricNames[name], { unit: CtxkitMetricUnits[name], description });
   const histogram = (name: keyof typeof CtxkitMetricNames, description: string, buckets: number[]) =>
-    meter.createHistogram(CtxkitMetricNames[name], { unit: CtxkitMetricUnits[name], description, advice: { explicitBucketBoundaries: buckets } });
+    meter.createHistogram(CtxkitMetricNames[name], {
+      unit: CtxkitMetricUnits[name],
+      description,
+      advice: { explicitBucketBoundaries: buckets },
+    });
   cached = {
     tokensSent: counter('tokensSent', 'Tokens of the payloads ctxkit composed (messages and tool definitions).'),
     tokensSaved: counter('tokensSaved', 'Tokens the context strategy kept out of the payloads (input minus output).'),
-    tokensCachedPrefix: counter('tokensCachedPrefix', "Tokens of the payloads that repeat the start of the conversation's previous payload."),
-    cacheShare: histogram('cacheShare', "Per payload, the share of its tokens that repeat the start of the conversation's previous payload.", SHARE_BUCKETS),
-    reductions: counter('reductions', 'Reductions (drops, trims, folds, compactions, extractions, recalls) in the composed payloads.'),
+    tokensCachedPrefix: counter(
+      'tokensCachedPrefix',
+      "Tokens of the payloads that repeat the start of the conversation's previous payload.",
+    ),
+    cacheShare: histogram(
+      'cacheShare',
+      "Per payload, the share of its tokens that repeat the start of the conversation's previous payload.",
+      SHARE_BUCKETS,
+    ),
+    reductions: counter(
+      'reductions',
+      'Reductions (drops, trims, folds, compactions, extractions, recalls) in the composed payloads.',
+    ),
     composeDuration: histogram('composeDuration', 'Duration of one composePayload.', DURATION_BUCKETS),
-    helperDuration: histogram('helperDuration', 'Duration of one helper-model call (summary, extraction, compaction).', DURATION_BUCKETS),
+    helperDuration: histogram(
+      'helperDuration',
+      'Duration of one helper-model call (summary, extraction, compaction).',
+      DURATION_BUCKETS,
+    ),
   };
   return cached;
 }

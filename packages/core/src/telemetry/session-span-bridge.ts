@@ -1,7 +1,14 @@
-import { context, trace, type Context, type Span } from '@opentelemetry/api';
+import { type Context, context, type Span, trace } from '@opentelemetry/api';
+
 import type { CtxkitEventPayloads } from '../events/ctxkit-events';
 import type { CtxkitEventBus } from '../events/event-bus';
-import { LIFECYCLE_EVENTS, LIFECYCLE_SPAN, LIFECYCLE_START, lifecycleSpanEvent, type LifecycleEventName } from './span-events';
+import {
+  LIFECYCLE_EVENTS,
+  LIFECYCLE_SPAN,
+  LIFECYCLE_START,
+  type LifecycleEventName,
+  lifecycleSpanEvent,
+} from './span-events';
 import { CTXKIT_INSTRUMENTATION_SCOPE, CtxkitAttributes, GenAiAttributes } from './telemetry-names';
 
 /** Where and when a session's background work started (its `summary-start` or `compaction-start`). */
@@ -34,7 +41,9 @@ export class SessionSpanBridge {
 
   private constructor(events: CtxkitEventBus) {
     for (const name of ['summary-start', 'compaction-start'] as const) {
-      events.on(name, (payload) => this.started.set(`${payload.sessionId}\u0000${name}`, { time: Date.now(), context: context.active() }));
+      events.on(name, (payload) =>
+        this.started.set(`${payload.sessionId}\u0000${name}`, { time: Date.now(), context: context.active() }),
+      );
     }
     for (const name of LIFECYCLE_EVENTS) {
       events.on(name, ((payload: CtxkitEventPayloads[typeof name]) => this.report(name, payload)) as never);

@@ -1,4 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
+
 import type { ReductionRecord } from '../contracts/llm-payload';
 import type { CtxkitEventName, CtxkitEventPayloads } from '../events/ctxkit-events';
 import { CtxkitAttributes, CtxkitSpanEventNames, CtxkitSpanNames } from './telemetry-names';
@@ -23,7 +24,8 @@ export function reductionEventAttributes(record: ReductionRecord): Attributes {
   };
   if (record.tokensBefore !== undefined) attributes[CtxkitAttributes.reductionTokensBefore] = record.tokensBefore;
   if (record.tokensAfter !== undefined) attributes[CtxkitAttributes.reductionTokensAfter] = record.tokensAfter;
-  if (record.refs !== undefined && record.refs.length > 0) attributes[CtxkitAttributes.reductionRefs] = [...record.refs];
+  if (record.refs !== undefined && record.refs.length > 0)
+    attributes[CtxkitAttributes.reductionRefs] = [...record.refs];
   return attributes;
 }
 
@@ -72,44 +74,117 @@ export interface SpanEventSpec {
 }
 
 /** The span event of a lifecycle event. */
-export function lifecycleSpanEvent<K extends LifecycleEventName>(event: K, payload: CtxkitEventPayloads[K]): SpanEventSpec {
+export function lifecycleSpanEvent<K extends LifecycleEventName>(
+  event: K,
+  payload: CtxkitEventPayloads[K],
+): SpanEventSpec {
   const p = payload as CtxkitEventPayloads[LifecycleEventName];
   switch (event) {
     case 'summary-end': {
       const e = p as CtxkitEventPayloads['summary-end'];
-      return { name: CtxkitSpanEventNames.fold, attributes: { 'ctxkit.fold.turns': e.turns, 'ctxkit.fold.messages': e.messages, 'ctxkit.fold.model': e.model, 'ctxkit.fold.offline': e.offline, 'ctxkit.fold.summary_tokens': e.summaryTokens, 'ctxkit.fold.replaced_tokens': e.replacedTokens, 'ctxkit.fold.version': e.version } };
+      return {
+        name: CtxkitSpanEventNames.fold,
+        attributes: {
+          'ctxkit.fold.turns': e.turns,
+          'ctxkit.fold.messages': e.messages,
+          'ctxkit.fold.model': e.model,
+          'ctxkit.fold.offline': e.offline,
+          'ctxkit.fold.summary_tokens': e.summaryTokens,
+          'ctxkit.fold.replaced_tokens': e.replacedTokens,
+          'ctxkit.fold.version': e.version,
+        },
+      };
     }
     case 'summary-error': {
       const e = p as CtxkitEventPayloads['summary-error'];
-      return { name: CtxkitSpanEventNames.foldError, attributes: { 'error.type': e.error.code, 'ctxkit.error.message': e.error.message, 'ctxkit.fold.consecutive_failures': e.consecutiveFailures } };
+      return {
+        name: CtxkitSpanEventNames.foldError,
+        attributes: {
+          'error.type': e.error.code,
+          'ctxkit.error.message': e.error.message,
+          'ctxkit.fold.consecutive_failures': e.consecutiveFailures,
+        },
+      };
     }
     case 'entities-updated': {
       const e = p as CtxkitEventPayloads['entities-updated'];
-      return { name: CtxkitSpanEventNames.extraction, attributes: { 'ctxkit.extraction.version': e.version, 'ctxkit.extraction.source_message_index': e.sourceMessageIndex, 'ctxkit.extraction.fields': e.diff.map((change) => change.field), 'ctxkit.extraction.offline': e.offline } };
+      return {
+        name: CtxkitSpanEventNames.extraction,
+        attributes: {
+          'ctxkit.extraction.version': e.version,
+          'ctxkit.extraction.source_message_index': e.sourceMessageIndex,
+          'ctxkit.extraction.fields': e.diff.map((change) => change.field),
+          'ctxkit.extraction.offline': e.offline,
+        },
+      };
     }
     case 'entities-error': {
       const e = p as CtxkitEventPayloads['entities-error'];
-      return { name: CtxkitSpanEventNames.extractionError, attributes: { 'error.type': e.reason, 'ctxkit.extraction.attempts': e.attempts } };
+      return {
+        name: CtxkitSpanEventNames.extractionError,
+        attributes: { 'error.type': e.reason, 'ctxkit.extraction.attempts': e.attempts },
+      };
     }
     case 'compaction-end': {
       const e = p as CtxkitEventPayloads['compaction-end'];
-      return { name: CtxkitSpanEventNames.compaction, attributes: { 'ctxkit.compaction.trigger': e.trigger, 'ctxkit.compaction.tokens_before': e.tokensBefore, 'ctxkit.compaction.tokens_after': e.tokensAfter, 'ctxkit.compaction.transcript_ref': e.transcriptRef, 'ctxkit.compaction.messages': e.messages.length } };
+      return {
+        name: CtxkitSpanEventNames.compaction,
+        attributes: {
+          'ctxkit.compaction.trigger': e.trigger,
+          'ctxkit.compaction.tokens_before': e.tokensBefore,
+          'ctxkit.compaction.tokens_after': e.tokensAfter,
+          'ctxkit.compaction.transcript_ref': e.transcriptRef,
+          'ctxkit.compaction.messages': e.messages.length,
+        },
+      };
     }
     case 'compaction-error': {
       const e = p as CtxkitEventPayloads['compaction-error'];
-      return { name: CtxkitSpanEventNames.compactionError, attributes: { 'ctxkit.compaction.trigger': e.trigger, 'error.type': e.error.code, 'ctxkit.error.message': e.error.message } };
+      return {
+        name: CtxkitSpanEventNames.compactionError,
+        attributes: {
+          'ctxkit.compaction.trigger': e.trigger,
+          'error.type': e.error.code,
+          'ctxkit.error.message': e.error.message,
+        },
+      };
     }
     case 'epoch-undone': {
       const e = p as CtxkitEventPayloads['epoch-undone'];
-      return { name: CtxkitSpanEventNames.undo, attributes: { 'ctxkit.undo.epoch_id': e.epoch.id, 'ctxkit.undo.epoch_kind': e.epoch.kind, 'ctxkit.undo.also_undone': e.alsoUndone.map((epoch) => epoch.id), 'ctxkit.undo.history_restored': e.historyRestored } };
+      return {
+        name: CtxkitSpanEventNames.undo,
+        attributes: {
+          'ctxkit.undo.epoch_id': e.epoch.id,
+          'ctxkit.undo.epoch_kind': e.epoch.kind,
+          'ctxkit.undo.also_undone': e.alsoUndone.map((epoch) => epoch.id),
+          'ctxkit.undo.history_restored': e.historyRestored,
+        },
+      };
     }
     case 'history-recall': {
       const e = p as CtxkitEventPayloads['history-recall'];
-      return { name: CtxkitSpanEventNames.recall, attributes: { [CtxkitAttributes.recallHits]: e.hits.length, [CtxkitAttributes.recallTokens]: e.tokens, 'ctxkit.recall.candidates': e.candidates, 'ctxkit.recall.embedding': e.embedding, 'ctxkit.recall.ranges': e.hits.map((hit) => `${hit.sessionId}[${hit.from},${hit.to})`) } };
+      return {
+        name: CtxkitSpanEventNames.recall,
+        attributes: {
+          [CtxkitAttributes.recallHits]: e.hits.length,
+          [CtxkitAttributes.recallTokens]: e.tokens,
+          'ctxkit.recall.candidates': e.candidates,
+          'ctxkit.recall.embedding': e.embedding,
+          'ctxkit.recall.ranges': e.hits.map((hit) => `${hit.sessionId}[${hit.from},${hit.to})`),
+        },
+      };
     }
     case 'usage-level-change': {
       const e = p as CtxkitEventPayloads['usage-level-change'];
-      return { name: CtxkitSpanEventNames.usageLevel, attributes: { 'ctxkit.usage_level.from': e.from, 'ctxkit.usage_level.to': e.to, [CtxkitAttributes.budgetUsed]: e.used, [CtxkitAttributes.budgetContextWindow]: e.contextWindow } };
+      return {
+        name: CtxkitSpanEventNames.usageLevel,
+        attributes: {
+          'ctxkit.usage_level.from': e.from,
+          'ctxkit.usage_level.to': e.to,
+          [CtxkitAttributes.budgetUsed]: e.used,
+          [CtxkitAttributes.budgetContextWindow]: e.contextWindow,
+        },
+      };
     }
     default:
       return assertNever(event as never);

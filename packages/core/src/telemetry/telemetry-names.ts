@@ -13,7 +13,10 @@ export const CtxkitSpanNames = {
   compose: 'ctxkit.compose',
   /** A composition no model call receives (`ComposeOptions.sent: false`): an adapter reading the session's window. */
   readWindow: 'ctxkit.read_window',
-  /** A fold (summary), extraction, compaction, undo, recall or usage-level crossing reported outside a compose of its session. */
+  /**
+   * A fold (summary), extraction, compaction, undo, recall or usage-level crossing reported outside a compose of its
+   * session.
+   */
   fold: 'ctxkit.fold',
   extraction: 'ctxkit.extraction',
   compaction: 'ctxkit.compaction',

@@ -1,4 +1,5 @@
-import { context, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { type Attributes, context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+
 import type { ILLMClient, LLMCompletion, LLMCompletionRequest } from '../contracts/llm-client';
 import { ctxkitInstruments } from './ctxkit-instruments';
 import { CTXKIT_INSTRUMENTATION_SCOPE, CtxkitAttributes, GenAiAttributes } from './telemetry-names';
@@ -35,7 +36,11 @@ export function tracedHelperClient(client: ILLMClient, owner: HelperClientOwner)
   return traced;
 }
 
-async function completeTraced(client: ILLMClient, owner: HelperClientOwner, request: LLMCompletionRequest): Promise<LLMCompletion> {
+async function completeTraced(
+  client: ILLMClient,
+  owner: HelperClientOwner,
+  request: LLMCompletionRequest,
+): Promise<LLMCompletion> {
   const model = request.model ?? client.defaultModel;
   const attributes: Attributes = {
     [GenAiAttributes.operationName]: 'chat',
@@ -45,24 +50,35 @@ async function completeTraced(client: ILLMClient, owner: HelperClientOwner, requ
     [CtxkitAttributes.helperModelOffline]: client.offline,
   };
   const started = performance.now();
-  const span = trace.getTracer(CTXKIT_INSTRUMENTATION_SCOPE).startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes });
-  const metricAttributes: Attributes = { [GenAiAttributes.requestModel]: model, [CtxkitAttributes.strategyId]: owner.strategyId };
+  const span = trace
+    .getTracer(CTXKIT_INSTRUMENTATION_SCOPE)
+    .startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes });
+  const metricAttributes: Attributes = {
+    [GenAiAttributes.requestModel]: model,
+    [CtxkitAttributes.strategyId]: owner.strategyId,
+  };
   try {
     const completion = await context.with(trace.setSpan(context.active(), span), () => client.complete(request));
     if (span.isRecording()) {
       span.setAttributes({
         [GenAiAttributes.responseModel]: completion.model,
         // The conventions count cached input tokens as input tokens.
-        [GenAiAttributes.usageInputTokens]: completion.usage.input_tokens + completion.usage.cache_read_tokens + completion.usage.cache_creation_tokens,
+        [GenAiAttributes.usageInputTokens]:
+          completion.usage.input_tokens + completion.usage.cache_read_tokens + completion.usage.cache_creation_tokens,
         [GenAiAttributes.usageOutputTokens]: completion.usage.output_tokens,
-        ...(completion.finishReason !== undefined ? { [GenAiAttributes.responseFinishReasons]: [completion.finishReason] } : {}),
+        ...(completion.finishReason !== undefined
+          ? { [GenAiAttributes.responseFinishReasons]: [completion.finishReason] }
+          : {}),
       });
     }
     ctxkitInstruments()?.helperDuration.record((performance.now() - started) / 1000, metricAttributes);
     return completion;
   } catch (error) {
     const type = errorType(error);
-    ctxkitInstruments()?.helperDuration.record((performance.now() - started) / 1000, { ...metricAttributes, [GenAiAttributes.errorType]: type });
+    ctxkitInstruments()?.helperDuration.record((performance.now() - started) / 1000, {
+      ...metricAttributes,
+      [GenAiAttributes.errorType]: type,
+    });
     if (span.isRecording()) {
       span.setAttribute(GenAiAttributes.errorType, type);
       span.recordException(error as Error);

@@ -24,14 +24,19 @@ export interface RecordedTurn {
 export function adapterReplays(full: boolean): AdapterReplay[] {
   const tau = loadConversations('tau-bench-airline').slice(full ? 20 : 32, 35);
   const openhands = loadConversations('openhands-multi-swe-bench').slice(0, full ? 3 : 1);
-  return [...tau.map((record) => ({ record, ceiling: 4000 })), ...openhands.map((record) => ({ record, ceiling: 8000 }))];
+  return [
+    ...tau.map((record) => ({ record, ceiling: 4000 })),
+    ...openhands.map((record) => ({ record, ceiling: 8000 })),
+  ];
 }
 
 /**
  * The standard strategies with what a replay of the bundled conversations needs of each (entity
  * extraction its state schema), as `[pluginId, config]`.
  */
-export function standardStrategyConfigs(stateSchema: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
+export function standardStrategyConfigs(
+  stateSchema: Record<string, unknown>,
+): Array<[string, Record<string, unknown>]> {
   return [
     ['std-sliding-window-strategy', {}],
     ['std-summarization-strategy', {}],
@@ -84,7 +89,10 @@ export function unpairedCalls(messages: readonly ChatMessage[]): string[] {
  * a replay's tools answer with. Recordings reuse call ids across turns, so a result belongs to the
  * latest call with its id.
  */
-export function recordedToolOutputs(record: ConversationRecord): { outputs: Map<string, string[]>; called: Set<string> } {
+export function recordedToolOutputs(record: ConversationRecord): {
+  outputs: Map<string, string[]>;
+  called: Set<string>;
+} {
   const outputs = new Map<string, string[]>();
   const names = new Map<string, string>();
   const called = new Set<string>();

@@ -43,7 +43,14 @@ export interface PayloadObservation {
 }
 
 /** Events that report a reduction during the call itself. */
-export const REDUCTION_EVENTS: readonly string[] = ['history-trim', 'history-recall', 'tool-output-trim', 'summary-end', 'compaction-end', 'entities-updated'];
+export const REDUCTION_EVENTS: readonly string[] = [
+  'history-trim',
+  'history-recall',
+  'tool-output-trim',
+  'summary-end',
+  'compaction-end',
+  'entities-updated',
+];
 /** Events that, once emitted in a session, account for later summarized / compacted / extracted history. */
 const LASTING_REDUCTION_EVENTS: readonly string[] = ['summary-end', 'compaction-end', 'entities-updated'];
 /** A visible truncation marker in a shortened newest user message. */
@@ -144,7 +151,9 @@ function summarizeIndexes(indexes: readonly number[]): string {
 
 /** Tokens of what may never be dropped: the system prompt and the tool definitions. */
 export function mandatoryTokens(call: Pick<ComposeCall, 'systemPrompt' | 'tools' | 'counter'>): number {
-  return call.counter.countMessages([{ role: 'system', content: call.systemPrompt }]) + call.counter.countTools(call.tools);
+  return (
+    call.counter.countMessages([{ role: 'system', content: call.systemPrompt }]) + call.counter.countTools(call.tools)
+  );
 }
 
 /** The payload's hard limit: `maxContextTokens - reserveOutputTokens`. */
@@ -165,7 +174,13 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
   const failures: ConformanceFailure[] = [];
   const fail = (invariant: ConformanceFailure['invariant'], message: string) => failures.push({ invariant, message });
   const { payload } = observation;
-  if (!payload || !Array.isArray(payload.messages) || !Array.isArray(payload.tools) || typeof payload.stats !== 'object' || payload.stats === null) {
+  if (
+    !payload ||
+    !Array.isArray(payload.messages) ||
+    !Array.isArray(payload.tools) ||
+    typeof payload.stats !== 'object' ||
+    payload.stats === null
+  ) {
     fail('stats', 'composePayload must resolve to { messages: ChatMessage[], tools: ToolDefinition[], stats }');
     return failures;
   }
@@ -179,25 +194,43 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
   }
   const payloadToolKeys = new Set(tools.map((tool) => structuralKey(tool)));
   for (const tool of call.tools) {
-    if (!payloadToolKeys.has(structuralKey(tool))) fail('priority', `tool definition "${tool.function?.name}" is missing or altered in the payload`);
+    if (!payloadToolKeys.has(structuralKey(tool)))
+      fail('priority', `tool definition "${tool.function?.name}" is missing or altered in the payload`);
   }
 
   // 2. budget
   const used = call.counter.countMessages(messages) + call.counter.countTools(tools);
-  if (used > limit) fail('budget', `payload uses ${used} tokens, over the limit ${limit} (maxContextTokens ${call.budget.maxContextTokens} - reserveOutputTokens ${call.budget.reserveOutputTokens})`);
-  if (mandatoryTokens(call) > limit) fail('budget', `system prompt + tools exceed the limit ${limit}: composePayload must reject with ${ErrorCodes.BUDGET_EXCEEDED}`);
+  if (used > limit)
+    fail(
+      'budget',
+      `payload uses ${used} tokens, over the limit ${limit} (maxContextTokens ${call.budget.maxContextTokens} - ` +
+        `reserveOutputTokens ${call.budget.reserveOutputTokens})`,
+    );
+  if (mandatoryTokens(call) > limit)
+    fail(
+      'budget',
+      `system prompt + tools exceed the limit ${limit}: composePayload must reject with ${ErrorCodes.BUDGET_EXCEEDED}`,
+    );
 
   // 3. provider validity
   for (const problem of findPayloadProblems(messages)) {
     if (problem.problem === 'no-user-message' && !call.history.some((m) => m.role === 'user')) continue;
     fail('validity', `payload[${problem.index}] ${problem.problem}: ${problem.detail}`);
   }
-  // Opaque provider items (reasoning, thinking, compaction) go with their message whole: never edited, split or reordered.
+  // Opaque provider items (reasoning, thinking, compaction) go with their message whole: never edited, split or
+  // reordered.
   const opaque = new Set<string>();
-  for (const message of call.history) if (message.role === 'assistant' && message.reasoning && message.reasoning.length > 0) opaque.add(JSON.stringify(message.reasoning));
+  for (const message of call.history)
+    if (message.role === 'assistant' && message.reasoning && message.reasoning.length > 0)
+      opaque.add(JSON.stringify(message.reasoning));
   messages.forEach((message, index) => {
     if (message.role !== 'assistant' || !message.reasoning || message.reasoning.length === 0) return;
-    if (!opaque.has(JSON.stringify(message.reasoning))) fail('validity', `payload[${index}] carries opaque provider items (reasoning, thinking, compaction) that no history message carries as they are: they were edited, split or reordered`);
+    if (!opaque.has(JSON.stringify(message.reasoning)))
+      fail(
+        'validity',
+        `payload[${index}] carries opaque provider items (reasoning, thinking, compaction) that no history message ` +
+          `carries as they are: they were edited, split or reordered`,
+      );
   });
   const reductions: readonly ReductionRecord[] = Array.isArray(stats.reductions) ? stats.reductions : [];
   const matched = matchHistoryInPayload(call.history, messages);
@@ -215,10 +248,18 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
     const truncated = messages.some((m) => {
       if (m.role !== 'user') return false;
       const text = textOfContent(m);
-      return text.length < original.length && TRUNCATION_MARKER.test(text) && (text.startsWith(head) || text.endsWith(tail));
+      return (
+        text.length < original.length && TRUNCATION_MARKER.test(text) && (text.startsWith(head) || text.endsWith(tail))
+      );
     });
-    if (!truncated) fail('validity', `the newest user message (history[${newestUser}]) is missing from the payload (it may only be truncated with a visible marker)`);
-    else if (!covers(reductions, newestUser)) fail('reporting', `the newest user message (history[${newestUser}]) was truncated without a reduction record`);
+    if (!truncated)
+      fail(
+        'validity',
+        `the newest user message (history[${newestUser}]) is missing from the payload (it may only be truncated ` +
+          `with a visible marker)`,
+      );
+    else if (!covers(reductions, newestUser))
+      fail('reporting', `the newest user message (history[${newestUser}]) was truncated without a reduction record`);
   }
   // the newest complete unit of the current turn is present (its outputs may be truncated)
   let end = call.history.length;
@@ -228,7 +269,11 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
       if (group.start > newestUser) {
         const looseMatched = matchHistoryInPayload(call.history.slice(group.start, group.end), messages, looseKey);
         if (looseMatched.some((ok) => !ok)) {
-          fail('validity', `the current turn was dropped: its newest unit (history[${group.start}..${group.end - 1}]) is not in the payload (truncate its outputs instead)`);
+          fail(
+            'validity',
+            `the current turn was dropped: its newest unit (history[${group.start}..${group.end - 1}]) is not in ` +
+              `the payload (truncate its outputs instead)`,
+          );
         }
       }
       break;
@@ -240,14 +285,29 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
   for (const r of reductions) {
     // An empty range with no messages names a section outside the history (the dynamic context, a memory block).
     const section = r.from === r.to && r.messages === 0;
-    if (!(Number.isInteger(r.from) && Number.isInteger(r.to) && 0 <= r.from && (r.from < r.to || section) && r.to <= call.history.length)) {
-      fail('stats', `reduction ${JSON.stringify({ action: r.action, from: r.from, to: r.to })} is not a range of history indexes [0, ${call.history.length}]`);
+    if (!(
+      Number.isInteger(r.from) &&
+      Number.isInteger(r.to) &&
+      0 <= r.from &&
+      (r.from < r.to || section) &&
+      r.to <= call.history.length
+    )) {
+      fail(
+        'stats',
+        `reduction ${JSON.stringify({ action: r.action, from: r.from, to: r.to })} is not a range of history ` +
+          `indexes [0, ${call.history.length}]`,
+      );
     }
   }
   // The messages a reduction covers may be absent: a second matching leaves them out, so that a message
   // repeated verbatim in the history (the same tool call and result on every turn) is matched to the
   // copy the payload kept (a window's head kept in front of a cut), not to a dropped copy after it.
-  const kept = matchHistoryInPayload(call.history, messages, messageKey, (index) => covers(reductions, index) !== undefined);
+  const kept = matchHistoryInPayload(
+    call.history,
+    messages,
+    messageKey,
+    (index) => covers(reductions, index) !== undefined,
+  );
   const uncovered: number[] = [];
   let reduced = 0;
   for (let i = 0; i < call.history.length; i++) {
@@ -256,23 +316,37 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
     if (!kept[i] && !covers(reductions, i)) uncovered.push(i);
   }
   if (uncovered.length > 0) {
-    fail('reporting', `history[${summarizeIndexes(uncovered)}] ${uncovered.length === 1 ? 'is' : 'are'} absent or altered in the payload, but no stats.reductions record covers ${uncovered.length === 1 ? 'it' : 'them'}`);
+    fail(
+      'reporting',
+      `history[${summarizeIndexes(uncovered)}] ${uncovered.length === 1 ? 'is' : 'are'} absent or altered in the ` +
+        `payload, but no stats.reductions record covers ${uncovered.length === 1 ? 'it' : 'them'}`,
+    );
   }
   if (reduced > 0) {
     const now = observation.events.some((e) => REDUCTION_EVENTS.includes(e.name));
     const before = (observation.priorEvents ?? []).some((e) => LASTING_REDUCTION_EVENTS.includes(e.name));
-    if (!now && !before) fail('events', `${reduced} history message(s) left the payload or were altered, but no event (${REDUCTION_EVENTS.join(', ')}) reported it`);
+    if (!now && !before)
+      fail(
+        'events',
+        `${reduced} history message(s) left the payload or were altered, but no event ` +
+          `(${REDUCTION_EVENTS.join(', ')}) reported it`,
+      );
   }
 
   failures.push(...checkReductionEvents(reductions, observation, call.identity?.sessionId));
 
   // stats
-  if (stats.output_tokens !== used) fail('stats', `stats.output_tokens is ${stats.output_tokens}, the payload counts ${used}`);
+  if (stats.output_tokens !== used)
+    fail('stats', `stats.output_tokens is ${stats.output_tokens}, the payload counts ${used}`);
   const expectedRatio = stats.input_tokens === 0 ? 1 : stats.output_tokens / stats.input_tokens;
-  if (!(typeof stats.compress_ratio === 'number' && Math.abs(stats.compress_ratio - expectedRatio) <= 1e-6 * Math.max(1, expectedRatio))) {
+  if (!(
+    typeof stats.compress_ratio === 'number' &&
+    Math.abs(stats.compress_ratio - expectedRatio) <= 1e-6 * Math.max(1, expectedRatio)
+  )) {
     fail('stats', `stats.compress_ratio is ${stats.compress_ratio}, output_tokens / input_tokens is ${expectedRatio}`);
   }
-  const sum = (...actions: string[]) => reductions.filter((r) => actions.includes(r.action)).reduce((total, r) => total + r.messages, 0);
+  const sum = (...actions: string[]) =>
+    reductions.filter((r) => actions.includes(r.action)).reduce((total, r) => total + r.messages, 0);
   const counts: Array<[keyof typeof stats & string, number]> = [
     ['dropped', sum('dropped')],
     ['summarized', sum('summarized')],
@@ -280,15 +354,24 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
     ['trimmed', sum('trimmed', 'truncated', 'micro-compacted')],
   ];
   for (const [field, expected] of counts) {
-    if (stats[field] !== expected) fail('stats', `stats.${field} is ${String(stats[field])}, the reductions sum to ${expected}`);
+    if (stats[field] !== expected)
+      fail('stats', `stats.${field} is ${String(stats[field])}, the reductions sum to ${expected}`);
   }
 
   // events carry their identity
   if (call.identity) {
     for (const event of observation.events) {
       const p = event.payload;
-      if (p.agentId !== call.identity.agentId || p.sessionId !== call.identity.sessionId || p.strategyId !== call.identity.strategyId || typeof p.turn !== 'number') {
-        fail('events', `event "${event.name}" must carry agentId, sessionId, strategyId of its context and a numeric turn`);
+      if (
+        p.agentId !== call.identity.agentId ||
+        p.sessionId !== call.identity.sessionId ||
+        p.strategyId !== call.identity.strategyId ||
+        typeof p.turn !== 'number'
+      ) {
+        fail(
+          'events',
+          `event "${event.name}" must carry agentId, sessionId, strategyId of its context and a numeric turn`,
+        );
         break;
       }
     }
@@ -299,13 +382,19 @@ export function checkPayload(call: ComposeCall, observation: PayloadObservation)
 /** The ref by which an event names the summary or compaction it made (`summary:<version>`, the transcript ref). */
 function madeRef(event: RecordedEvent): string | undefined {
   if (event.name === 'summary-end') return `summary:${String(event.payload.version)}`;
-  if (event.name === 'compaction-end' && typeof event.payload.transcriptRef === 'string') return event.payload.transcriptRef;
+  if (event.name === 'compaction-end' && typeof event.payload.transcriptRef === 'string')
+    return event.payload.transcriptRef;
   return undefined;
 }
 
-/** Whether a `history-recall` event's hits in `sessionId` hold the recalled range of `record` (adjacent hits make one range). */
+/**
+ * Whether a `history-recall` event's hits in `sessionId` hold the recalled range of `record` (adjacent hits make one
+ * range).
+ */
 function recallHolds(event: RecordedEvent, record: ReductionRecord, sessionId: string | undefined): boolean {
-  const hits = Array.isArray(event.payload.hits) ? (event.payload.hits as Array<{ sessionId?: unknown; from?: unknown; to?: unknown }>) : [];
+  const hits = Array.isArray(event.payload.hits)
+    ? (event.payload.hits as Array<{ sessionId?: unknown; from?: unknown; to?: unknown }>)
+    : [];
   const ranges = hits
     .filter((hit) => sessionId === undefined || hit.sessionId === sessionId)
     .map((hit) => ({ from: Number(hit.from), to: Number(hit.to) }))
@@ -316,7 +405,13 @@ function recallHolds(event: RecordedEvent, record: ReductionRecord, sessionId: s
 }
 
 function describeRecord(record: ReductionRecord): string {
-  return JSON.stringify({ action: record.action, from: record.from, to: record.to, messages: record.messages, reason: record.reason });
+  return JSON.stringify({
+    action: record.action,
+    from: record.from,
+    to: record.to,
+    messages: record.messages,
+    reason: record.reason,
+  });
 }
 
 /**
@@ -327,7 +422,11 @@ function describeRecord(record: ReductionRecord): string {
  * (`entities-updated` for extracted history). No event of the call carries a record the payload does
  * not have.
  */
-export function checkReductionEvents(reductions: readonly ReductionRecord[], observation: PayloadObservation, sessionId?: string): ConformanceFailure[] {
+export function checkReductionEvents(
+  reductions: readonly ReductionRecord[],
+  observation: PayloadObservation,
+  sessionId?: string,
+): ConformanceFailure[] {
   const failures: ConformanceFailure[] = [];
   const fail = (message: string) => failures.push({ invariant: 'events', message });
   // Each record the call's events carry, by structural key: the names of the events carrying it, once per copy.
@@ -360,7 +459,8 @@ export function checkReductionEvents(reductions: readonly ReductionRecord[], obs
       if (carriers.length === copies && carriers.every((name) => name === expected)) continue;
     } else {
       let own: RecordedEvent[];
-      if (expected === 'history-recall') own = observation.events.filter((event) => event.name === expected && recallHolds(event, record, sessionId));
+      if (expected === 'history-recall')
+        own = observation.events.filter((event) => event.name === expected && recallHolds(event, record, sessionId));
       else {
         // The event that made the summary, compaction or state: the one the record's refs name, else the latest.
         const made = session.filter((event) => event.name === expected);
@@ -371,10 +471,15 @@ export function checkReductionEvents(reductions: readonly ReductionRecord[], obs
       if (carriers.length === 0 && own.length === 1) continue;
     }
     const times = copies > 1 ? ` (${copies} copies)` : '';
-    fail(`reduction ${describeRecord(record)}${times} is reported by ${reports.length === 0 ? 'no event' : reports.join(', ')}; each record of stats.reductions is reported by exactly one event, here ${expected ?? 'none'}`);
+    fail(
+      `reduction ${describeRecord(record)}${times} is reported ` +
+        `by ${reports.length === 0 ? 'no event' : reports.join(', ')}; each record of stats.reductions is ` +
+        `reported by exactly one event, here ${expected ?? 'none'}`,
+    );
   }
   for (const [key, names] of carried) {
-    if (!records.has(key)) fail(`an event (${names.join(', ')}) reports a reduction this payload's stats.reductions do not have`);
+    if (!records.has(key))
+      fail(`an event (${names.join(', ')}) reports a reduction this payload's stats.reductions do not have`);
   }
   return failures;
 }
@@ -399,11 +504,19 @@ export function checkRejection(call: ComposeCall, error: unknown, expectation: C
   const limit = payloadLimit(call.budget);
   const mandatory = mandatoryTokens(call);
   if (mandatory > limit || expectation === 'budget-exceeded') {
-    if (error.code !== ErrorCodes.BUDGET_EXCEEDED) fail('errors', `system prompt + tools (${mandatory} tokens) exceed the limit ${limit}: expected ${ErrorCodes.BUDGET_EXCEEDED}, got ${error.code}`);
+    if (error.code !== ErrorCodes.BUDGET_EXCEEDED)
+      fail(
+        'errors',
+        `system prompt + tools (${mandatory} tokens) exceed the limit ${limit}: ` +
+          `expected ${ErrorCodes.BUDGET_EXCEEDED}, got ${error.code}`,
+      );
     return failures;
   }
   if (expectation === 'typed-error' || expectation === 'payload-or-typed-error') return failures;
   if (error.code === ErrorCodes.BUDGET_EXCEEDED && mandatory * 2 > limit) return failures;
-  fail('errors', `composePayload rejected a call that fits (system + tools ${mandatory} of ${limit} tokens): ${describe}`);
+  fail(
+    'errors',
+    `composePayload rejected a call that fits (system + tools ${mandatory} of ${limit} tokens): ${describe}`,
+  );
   return failures;
 }

@@ -32,29 +32,43 @@ const CONFORMANCE_EPOCH_MS = Date.UTC(2025, 0, 1);
  * recording. For unit tests of a strategy: `createConformanceContext('unit-test')` gives the context
  * its factory takes, and `events` what it emitted.
  */
-export function createConformanceContext(sessionId: string, overrides?: ConformanceContextInput, llm?: ConformanceLLM): RecordingContext {
+export function createConformanceContext(
+  sessionId: string,
+  overrides?: ConformanceContextInput,
+  llm?: ConformanceLLM,
+): RecordingContext {
   const given = typeof overrides === 'function' ? overrides() : (overrides ?? {});
   const model = given.model ?? 'gpt-4o';
   const models = given.models ?? new ModelRegistry();
   const counters = new Map<string, ITokenCounter>();
-  const counterFor = given.counterFor ?? ((name: string): ITokenCounter => {
-    let counter = counters.get(name);
-    if (!counter) {
-      counter = createTokenCounter({ model: name, registry: models });
-      counters.set(name, counter);
-    }
-    return counter;
-  });
+  const counterFor =
+    given.counterFor ??
+    ((name: string): ITokenCounter => {
+      let counter = counters.get(name);
+      if (!counter) {
+        counter = createTokenCounter({ model: name, registry: models });
+        counters.set(name, counter);
+      }
+      return counter;
+    });
   const counter = given.counter ?? counterFor(model);
   let clock = CONFORMANCE_EPOCH_MS;
   const events = given.events ?? new CtxkitEventBus();
   const recorded: RecordedEvent[] = [];
   const emit = events.emit.bind(events) as (name: string, payload: unknown) => boolean;
-  (events as unknown as { emit: (name: string, payload: unknown) => boolean }).emit = (name: string, payload: unknown) => {
+  (events as unknown as { emit: (name: string, payload: unknown) => boolean }).emit = (
+    name: string,
+    payload: unknown,
+  ) => {
     recorded.push({ name, payload: (payload ?? {}) as Record<string, unknown> });
     return emit(name, payload);
   };
-  const client = typeof llm === 'string' ? new ScriptedLLMClient([llm], { repeatLast: true }) : typeof llm === 'function' ? llm() : llm;
+  const client =
+    typeof llm === 'string'
+      ? new ScriptedLLMClient([llm], { repeatLast: true })
+      : typeof llm === 'function'
+        ? llm()
+        : llm;
   const context: StrategyContext = {
     agentId: 'conformance-agent',
     strategyId: 'conformance-strategy',

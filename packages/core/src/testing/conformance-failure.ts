@@ -27,7 +27,8 @@ export interface ConformanceFailure {
 
 /** One line per failure, for test output. */
 function formatFailure(failure: ConformanceFailure): string {
-  const where = failure.case === undefined ? '' : `[${failure.case}${failure.step === undefined ? '' : ` step ${failure.step}`}] `;
+  const where =
+    failure.case === undefined ? '' : `[${failure.case}${failure.step === undefined ? '' : ` step ${failure.step}`}] `;
   return `${where}${failure.invariant}: ${failure.message}`;
 }
 

@@ -35,4 +35,7 @@ export interface ConversationRecord {
 export type BundledConversationName = 'tau-bench-airline' | 'openhands-multi-swe-bench';
 
 /** Every bundled conversation file, in a stable order. */
-export const BUNDLED_CONVERSATIONS: readonly BundledConversationName[] = ['tau-bench-airline', 'openhands-multi-swe-bench'];
+export const BUNDLED_CONVERSATIONS: readonly BundledConversationName[] = [
+  'tau-bench-airline',
+  'openhands-multi-swe-bench',
+];

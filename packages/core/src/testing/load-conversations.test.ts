@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import { CtxkitError } from '../errors/ctxkit-error';
 import { findPayloadProblems } from '../messages/find-payload-problems';
 import { bundledConversationsDir, loadConversations, parseConversations } from './load-conversations';
@@ -30,7 +31,9 @@ describe('loadConversations', () => {
       const records = loadConversations('openhands-multi-swe-bench');
       expect(records).toHaveLength(3);
       for (const record of records) expect(record.tools?.length).toBe(4);
-      const dangling = records.filter((r) => findPayloadProblems(r.history).some((p) => p.problem === 'missing-tool-result'));
+      const dangling = records.filter((r) =>
+        findPayloadProblems(r.history).some((p) => p.problem === 'missing-tool-result'),
+      );
       expect(dangling).toHaveLength(2);
     });
   });
@@ -47,7 +50,9 @@ describe('loadConversations', () => {
     });
 
     it('rejects a line without a system prompt first', () => {
-      expect(() => parseConversations('{"id":"x","messages":[{"role":"user","content":"hi"}]}')).toThrow(/messages\[0\] must be the system prompt/);
+      expect(() => parseConversations('{"id":"x","messages":[{"role":"user","content":"hi"}]}')).toThrow(
+        /messages\[0\] must be the system prompt/,
+      );
     });
   });
 

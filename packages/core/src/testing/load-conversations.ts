@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { ChatMessage } from '../contracts/chat-message';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ErrorCodes } from '../errors/error-codes';
@@ -17,7 +18,11 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((part: unknown) => (part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+      .map((part: unknown) =>
+        part && typeof part === 'object' && typeof (part as { text?: unknown }).text === 'string'
+          ? (part as { text: string }).text
+          : '',
+      )
       .join('');
   }
   return '';
@@ -28,7 +33,9 @@ function invalid(file: string, line: number, problem: string): CtxkitError {
     code: ErrorCodes.HISTORY_INVALID,
     category: 'user',
     message: `${path.basename(file)} line ${line}: ${problem}.`,
-    fix: 'Each line must be a JSON object with `id` and `messages`, where messages[0] is the system prompt (see fixtures/conversations/README.md).',
+    fix:
+      'Each line must be a JSON object with `id` and `messages`, where messages[0] is the system prompt (see ' +
+      'fixtures/conversations/README.md).',
     details: { file: path.basename(file), line, problem },
   });
 }
@@ -56,7 +63,11 @@ export function parseConversations(text: string, file = 'conversations.jsonl'): 
     if (first === undefined || first.role !== 'system') {
       throw invalid(file, index + 1, 'messages[0] must be the system prompt');
     }
-    records.push({ ...(raw as ConversationRecord), systemPrompt: textOf(first.content), history: raw.messages.slice(1) });
+    records.push({
+      ...(raw as ConversationRecord),
+      systemPrompt: textOf(first.content),
+      history: raw.messages.slice(1),
+    });
   });
   return records;
 }

@@ -8,8 +8,17 @@ import type { ChatMessage, ReasoningItem } from '../contracts/chat-message';
  * separator, an emoji, base64 padding and slashes.
  */
 export const OPAQUE_ITEMS: ReadonlyArray<{ kind: string; item: ReasoningItem }> = [
-  { kind: 'anthropic thinking', item: { provider: 'anthropic', data: { type: 'thinking', thinking: 'Prüfe die Buchung \u2028 予約 🎉', signature: 'EqQBCkYIBxgCKkB+/Zx9==' } } },
-  { kind: 'anthropic redacted_thinking', item: { provider: 'anthropic', data: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/+w==' } } },
+  {
+    kind: 'anthropic thinking',
+    item: {
+      provider: 'anthropic',
+      data: { type: 'thinking', thinking: 'Prüfe die Buchung \u2028 予約 🎉', signature: 'EqQBCkYIBxgCKkB+/Zx9==' },
+    },
+  },
+  {
+    kind: 'anthropic redacted_thinking',
+    item: { provider: 'anthropic', data: { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/+w==' } },
+  },
   {
     kind: 'anthropic compaction',
     item: {
@@ -23,19 +32,47 @@ export const OPAQUE_ITEMS: ReadonlyArray<{ kind: string; item: ReasoningItem }> 
       },
     },
   },
-  { kind: 'anthropic failed compaction', item: { provider: 'anthropic', data: { type: 'compaction', content: null, encrypted_content: null } } },
+  {
+    kind: 'anthropic failed compaction',
+    item: { provider: 'anthropic', data: { type: 'compaction', content: null, encrypted_content: null } },
+  },
   {
     kind: 'openai reasoning',
-    item: { provider: 'openai', data: { type: 'reasoning', id: 'rs_68a1', summary: [{ type: 'summary_text', text: 'Check the fare rules — 運賃.' }], encrypted_content: 'gAAAAABo/+k9Qx==' } },
+    item: {
+      provider: 'openai',
+      data: {
+        type: 'reasoning',
+        id: 'rs_68a1',
+        summary: [{ type: 'summary_text', text: 'Check the fare rules — 運賃.' }],
+        encrypted_content: 'gAAAAABo/+k9Qx==',
+      },
+    },
   },
-  { kind: 'openai compaction', item: { provider: 'openai', data: { type: 'compaction', id: 'cmp_68a2', encrypted_content: 'gAAAAABcompact/+Zz==' } } },
+  {
+    kind: 'openai compaction',
+    item: {
+      provider: 'openai',
+      data: { type: 'compaction', id: 'cmp_68a2', encrypted_content: 'gAAAAABcompact/+Zz==' },
+    },
+  },
 ];
 
-/** A short conversation whose assistant messages carry every {@link OPAQUE_ITEMS} kind, with the tool calls they came with. */
+/**
+ * A short conversation whose assistant messages carry every {@link OPAQUE_ITEMS} kind, with the tool calls they came
+ * with.
+ */
 export function opaqueItemMessages(): ChatMessage[] {
-  const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'get_reservation', arguments: '{"id":"HAT039"}' } });
-  const anthropic = OPAQUE_ITEMS.filter((entry) => entry.item.provider === 'anthropic').map((entry) => structuredClone(entry.item));
-  const openai = OPAQUE_ITEMS.filter((entry) => entry.item.provider === 'openai').map((entry) => structuredClone(entry.item));
+  const call = (id: string) => ({
+    id,
+    type: 'function' as const,
+    function: { name: 'get_reservation', arguments: '{"id":"HAT039"}' },
+  });
+  const anthropic = OPAQUE_ITEMS.filter((entry) => entry.item.provider === 'anthropic').map((entry) =>
+    structuredClone(entry.item),
+  );
+  const openai = OPAQUE_ITEMS.filter((entry) => entry.item.provider === 'openai').map((entry) =>
+    structuredClone(entry.item),
+  );
   return [
     { role: 'user', content: 'Where is my booking?' },
     { role: 'assistant', content: null, tool_calls: [call('toolu_1')], reasoning: anthropic },

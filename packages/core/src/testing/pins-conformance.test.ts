@@ -9,11 +9,22 @@ interface Config {
 }
 
 /** A window strategy on the shared composer; `flaw` breaks what the pins case checks. */
-function windowStrategy(flaw?: 'drops-pinned-block' | 'repeats-pinned-block' | 'ignores-budget'): StrategyFactory<Config> {
+function windowStrategy(
+  flaw?: 'drops-pinned-block' | 'repeats-pinned-block' | 'ignores-budget',
+): StrategyFactory<Config> {
   return (config, context) => {
-    const budget = computeBudget({ contextWindow: config.maxContextTokens, maxContextTokens: config.maxContextTokens, reserveOutputTokens: config.reserveOutputTokens });
+    const budget = computeBudget({
+      contextWindow: config.maxContextTokens,
+      maxContextTokens: config.maxContextTokens,
+      reserveOutputTokens: config.reserveOutputTokens,
+    });
     const composer = new PayloadComposer({
-      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId: context.strategyId, events: context.events },
+      owner: {
+        agentId: context.agentId,
+        sessionId: context.sessionId,
+        strategyId: context.strategyId,
+        events: context.events,
+      },
       model: context.model,
       counter: context.counter,
       budget: () => (flaw === 'ignores-budget' ? { ...budget, available: budget.available * 4 } : budget),
@@ -50,7 +61,9 @@ describe('the pins case of the conformance suite', () => {
 
   it('reports a strategy that sends the pinned message twice', async () => {
     const { failures } = await runPinsCase({ factory: windowStrategy('repeats-pinned-block') });
-    expect(failures.map((failure) => failure.message)).toContain('the pinned first user message appears 2 times in the payload (once expected: in the pinned block)');
+    expect(failures.map((failure) => failure.message)).toContain(
+      'the pinned first user message appears 2 times in the payload (once expected: in the pinned block)',
+    );
   });
 
   it('reports a strategy that goes over the budget', async () => {

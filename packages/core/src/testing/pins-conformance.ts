@@ -25,7 +25,9 @@ const MESSAGES = 600;
 const COMPOSE_POINTS = 16;
 
 /** The name of the pins case, as the suite reports it. */
-export const PINS_CASE_NAME = `a pinned first user message and a pinned text through the session layer, ${MESSAGES} messages at ${BUDGET.maxContextTokens.toLocaleString('en-US')} tokens`;
+export const PINS_CASE_NAME =
+  `a pinned first user message and a pinned text through the session ` +
+  `layer, ${MESSAGES} messages at ${BUDGET.maxContextTokens.toLocaleString('en-US')} tokens`;
 
 let sessionCounter = 0;
 
@@ -33,13 +35,18 @@ function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message.slice(0, 200)}` : String(error);
 }
 
-/** Where an agent would compose: before each assistant message (after a user message or a complete tool step), and at the end. */
+/**
+ * Where an agent would compose: before each assistant message (after a user message or a complete tool step), and at
+ * the end.
+ */
 function composePoints(history: readonly ChatMessage[]): number[] {
   const points: number[] = [];
   for (let end = 1; end < history.length; end++) if (history[end]!.role === 'assistant') points.push(end);
   points.push(history.length);
   const step = points.length / COMPOSE_POINTS;
-  return points.length <= COMPOSE_POINTS ? points : Array.from({ length: COMPOSE_POINTS }, (_, i) => points[Math.floor((i + 1) * step) - 1]!);
+  return points.length <= COMPOSE_POINTS
+    ? points
+    : Array.from({ length: COMPOSE_POINTS }, (_, i) => points[Math.floor((i + 1) * step) - 1]!);
 }
 
 /** Occurrences of `text` in the payload's message texts. */
@@ -60,23 +67,54 @@ function occurrences(payload: LLMPayload, text: string): number {
 function checkPinnedPayload(payload: LLMPayload, task: string, tokens: number, limit: number): ConformanceFailure[] {
   const failures: ConformanceFailure[] = [];
   const first = payload.messages[0];
-  if (first?.role !== 'system' || contentText(first.content) !== SYSTEM) failures.push({ invariant: 'pins', message: 'the payload does not start with the system prompt, unaltered' });
+  if (first?.role !== 'system' || contentText(first.content) !== SYSTEM)
+    failures.push({ invariant: 'pins', message: 'the payload does not start with the system prompt, unaltered' });
   let lead = 0;
   while (payload.messages[lead]?.role === 'system') lead++;
   const pinned = payload.messages[lead];
   const block = pinMessageText(`<pinned>\n[pin p1 · task]\n${task}\n\n[pin p2 · rule]\n${RULE}\n</pinned>`);
   if (pinned?.role !== 'user' || contentText(pinned.content) !== block) {
-    failures.push({ invariant: 'pins', message: 'the system messages are not followed by the pinned block in a user message (both pinned texts verbatim)' });
+    failures.push({
+      invariant: 'pins',
+      message:
+        'the system messages are not followed by the pinned block in a user message (both pinned texts verbatim)',
+    });
   }
-  if (payload.messages.some((message) => message.role === 'system' && (contentText(message.content).includes(task) || contentText(message.content).includes(RULE)))) {
-    failures.push({ invariant: 'pins', message: 'a pinned text is in a system message: pinned content is sent in a user message' });
+  if (
+    payload.messages.some(
+      (message) =>
+        message.role === 'system' &&
+        (contentText(message.content).includes(task) || contentText(message.content).includes(RULE)),
+    )
+  ) {
+    failures.push({
+      invariant: 'pins',
+      message: 'a pinned text is in a system message: pinned content is sent in a user message',
+    });
   }
-  if (occurrences(payload, task) !== 1) failures.push({ invariant: 'pins', message: `the pinned first user message appears ${occurrences(payload, task)} times in the payload (once expected: in the pinned block)` });
-  if (tokens > limit) failures.push({ invariant: 'budget', message: `the payload takes ${tokens} tokens, over the limit of ${limit}` });
+  if (occurrences(payload, task) !== 1)
+    failures.push({
+      invariant: 'pins',
+      message:
+        `the pinned first user message appears ${occurrences(payload, task)} times in the payload (once ` +
+        `expected: in the pinned block)`,
+    });
+  if (tokens > limit)
+    failures.push({ invariant: 'budget', message: `the payload takes ${tokens} tokens, over the limit of ${limit}` });
   const problems = findPayloadProblems(payload.messages);
-  if (problems.length > 0) failures.push({ invariant: 'validity', message: `the payload would be rejected: ${problems.map((problem) => `${problem.problem} at ${problem.index}`).join(', ')}` });
+  if (problems.length > 0)
+    failures.push({
+      invariant: 'validity',
+      message:
+        `the payload would be ` +
+        `rejected: ${problems.map((problem) => `${problem.problem} at ${problem.index}`).join(', ')}`,
+    });
   const reported = payload.stats?.extra?.pins as { count?: unknown; ids?: unknown } | undefined;
-  if (reported?.count !== 2 || structuralKey(reported.ids) !== structuralKey(['p1', 'p2'])) failures.push({ invariant: 'stats', message: `stats.extra.pins does not report the two pins (got ${JSON.stringify(reported)})` });
+  if (reported?.count !== 2 || structuralKey(reported.ids) !== structuralKey(['p1', 'p2']))
+    failures.push({
+      invariant: 'stats',
+      message: `stats.extra.pins does not report the two pins (got ${JSON.stringify(reported)})`,
+    });
   return failures;
 }
 
@@ -90,7 +128,8 @@ function checkPinnedPayload(payload: LLMPayload, task: string, tokens: number, l
  */
 export async function runPinsCase<TConfig>(target: ConformanceTarget<TConfig>): Promise<ConformanceCaseResult> {
   const failures: ConformanceFailure[] = [];
-  const fail = (failure: ConformanceFailure, step?: number) => failures.push({ ...failure, case: PINS_CASE_NAME, ...(step === undefined ? {} : { step }) });
+  const fail = (failure: ConformanceFailure, step?: number) =>
+    failures.push({ ...failure, case: PINS_CASE_NAME, ...(step === undefined ? {} : { step }) });
   const history = freezeDeep(generateHistory({ messages: MESSAGES, seed: 11, maxToolOutputChars: 2400 }));
   const historyKey = structuralKey(history);
   const task = contentText(history[0]!.content);
@@ -104,11 +143,23 @@ export async function runPinsCase<TConfig>(target: ConformanceTarget<TConfig>): 
   try {
     manager = await target.factory(config, context);
   } catch (error) {
-    fail({ invariant: isFrozenWriteError(error) ? 'immutability' : 'errors', message: `the factory threw: ${describeError(error)}` });
+    fail({
+      invariant: isFrozenWriteError(error) ? 'immutability' : 'errors',
+      message: `the factory threw: ${describeError(error)}`,
+    });
     return { case: PINS_CASE_NAME, failures, composeCalls: calls };
   }
-  const pins = new SessionPins({ ...context, counter: context.counterFor(model), availableBudget: () => availableBudgetFromConfig(settings, model, context.models) });
-  const owner = { pluginId: context.strategyId, agentId: context.agentId, sessionId: context.sessionId, isDisposed: () => false };
+  const pins = new SessionPins({
+    ...context,
+    counter: context.counterFor(model),
+    availableBudget: () => availableBudgetFromConfig(settings, model, context.models),
+  });
+  const owner = {
+    pluginId: context.strategyId,
+    agentId: context.agentId,
+    sessionId: context.sessionId,
+    isDisposed: () => false,
+  };
   const session = new SessionContextManager(owner, manager, capabilitiesOf(manager), pins);
   try {
     await session.pin(0, { label: 'task' });
@@ -124,11 +175,19 @@ export async function runPinsCase<TConfig>(target: ConformanceTarget<TConfig>): 
         await session.onTurnComplete(prefix);
         if (hasWhenIdle(manager)) await manager.whenIdle();
       } catch (error) {
-        fail({ invariant: isFrozenWriteError(error) ? 'immutability' : 'errors', message: `rejected with pins: ${describeError(error)}` }, step);
+        fail(
+          {
+            invariant: isFrozenWriteError(error) ? 'immutability' : 'errors',
+            message: `rejected with pins: ${describeError(error)}`,
+          },
+          step,
+        );
       }
-      if (prefix.length !== members.length || prefix.some((message, index) => message !== members[index])) fail({ invariant: 'immutability', message: 'the history array was changed' }, step);
+      if (prefix.length !== members.length || prefix.some((message, index) => message !== members[index]))
+        fail({ invariant: 'immutability', message: 'the history array was changed' }, step);
     }
-    if (structuralKey(history) !== historyKey) fail({ invariant: 'immutability', message: 'a history message was changed' });
+    if (structuralKey(history) !== historyKey)
+      fail({ invariant: 'immutability', message: 'a history message was changed' });
   } catch (error) {
     fail({ invariant: 'errors', message: `pinning failed: ${describeError(error)}` });
   } finally {

@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+
 import { discoverPlugins } from '../plugins/discover-plugins';
 import { loadPluginFactory, validatePluginConfig } from '../plugins/load-plugin';
 import type { StrategyFactory } from '../plugins/strategy-plugin';
@@ -32,16 +33,24 @@ export interface PluginConformanceSource<TConfig = Record<string, unknown>> {
  * @throws ManifestValidationError, PluginLoadError, UnsafePathError as the runtime does for the same plugin
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) from a case when the config breaks the plugin's schema
  */
-export function pluginConformanceTarget<TConfig>(source: PluginConformanceSource<TConfig>): Pick<ConformanceTarget<TConfig>, 'factory' | 'config'> {
+export function pluginConformanceTarget<TConfig>(
+  source: PluginConformanceSource<TConfig>,
+): Pick<ConformanceTarget<TConfig>, 'factory' | 'config'> {
   const dir = path.basename(source.plugin) === 'plugin.json' ? path.dirname(source.plugin) : source.plugin;
   const { plugins } = discoverPlugins({ pluginDirs: [dir], discoverInstalled: false });
-  if (plugins.length !== 1) throw new TypeError(`pluginConformanceTarget: ${dir} holds ${plugins.length} strategy plugins; name the directory of one plugin (the one holding its plugin.json).`);
+  if (plugins.length !== 1)
+    throw new TypeError(
+      `pluginConformanceTarget: ${dir} holds ${plugins.length} strategy plugins; name the directory of one plugin ` +
+        `(the one holding its plugin.json).`,
+    );
   const record = plugins[0]!;
-  const factory: StrategyFactory<TConfig> = source.factory ?? ((config, context) => loadPluginFactory(record, 'conformance')(config, context));
+  const factory: StrategyFactory<TConfig> =
+    source.factory ?? ((config, context) => loadPluginFactory(record, 'conformance')(config, context));
   return {
     factory,
     config: (budget: CaseBudget) => {
-      const given = typeof source.config === 'function' ? source.config(budget) : { ...(source.config ?? {}), ...budget };
+      const given =
+        typeof source.config === 'function' ? source.config(budget) : { ...(source.config ?? {}), ...budget };
       return validatePluginConfig(record, given, `<conformance of ${record.id}>`) as TConfig;
     },
   };

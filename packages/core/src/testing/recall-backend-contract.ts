@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { IRecallBackend, RecallEntry, RecallRecord, RecallReset, RecallScopeKey, RecallVectors } from '../contracts/recall-backend';
+
+import type {
+  IRecallBackend,
+  RecallEntry,
+  RecallRecord,
+  RecallReset,
+  RecallScopeKey,
+  RecallVectors,
+} from '../contracts/recall-backend';
 
 /** Options of {@link runRecallBackendContract}. */
 export interface RecallBackendContractOptions {
@@ -22,11 +30,25 @@ export interface RecallBackendPair {
 
 /** An entry of `sessionId` at `[from, to)` with `text`. */
 function entry(sessionId: string, from: number, text: string, overrides: Partial<RecallEntry> = {}): RecallEntry {
-  return { type: 'entry', id: `${sessionId}#${from}`, sessionId, from, to: from + 1, at: 1_700_000_000_000 + from, text, fingerprint: `fp-${from}`, ...overrides };
+  return {
+    type: 'entry',
+    id: `${sessionId}#${from}`,
+    sessionId,
+    from,
+    to: from + 1,
+    at: 1_700_000_000_000 + from,
+    text,
+    fingerprint: `fp-${from}`,
+    ...overrides,
+  };
 }
 
 /** Reads every record of `scope` (from no cursor), or from `cursor`. */
-async function readAll(backend: IRecallBackend, scope: RecallScopeKey, cursor?: string): Promise<{ records: RecallRecord[]; cursor: string }> {
+async function readAll(
+  backend: IRecallBackend,
+  scope: RecallScopeKey,
+  cursor?: string,
+): Promise<{ records: RecallRecord[]; cursor: string }> {
   return backend.read(scope, cursor);
 }
 
@@ -37,7 +59,11 @@ async function readAll(backend: IRecallBackend, scope: RecallScopeKey, cursor?: 
  * other's appends, and concurrent appends lose nothing; a backend's own search finds live entries by
  * their words, best first, and never a reset one. Uses jest's global `describe`/`it`.
  */
-export function runRecallBackendContract(name: string, open: () => Promise<RecallBackendPair>, options: RecallBackendContractOptions = {}): void {
+export function runRecallBackendContract(
+  name: string,
+  open: () => Promise<RecallBackendPair>,
+  options: RecallBackendContractOptions = {},
+): void {
   const search = options.search ?? false;
 
   describe(`${name} (IRecallBackend contract)`, () => {
@@ -59,7 +85,12 @@ export function runRecallBackendContract(name: string, open: () => Promise<Recal
     });
 
     it('gives records back in append order with every field intact', async () => {
-      const vectors: RecallVectors = { type: 'vectors', id: 'v-1', model: 'scripted', vectors: [{ entryId: 's1#0', vector: [0.1, -2.5e-7, 3, 1 / 3] }] };
+      const vectors: RecallVectors = {
+        type: 'vectors',
+        id: 'v-1',
+        model: 'scripted',
+        vectors: [{ entryId: 's1#0', vector: [0.1, -2.5e-7, 3, 1 / 3] }],
+      };
       const reset: RecallReset = { type: 'reset', id: 'r-1', sessionId: 's1', from: 1, at: 1_700_000_000_500 };
       const written: RecallRecord[] = [
         entry('s1', 0, 'user: 会話 🎉 "quoted" \\ back\nassistant: </recalled-turns> done'),
@@ -128,11 +159,15 @@ export function runRecallBackendContract(name: string, open: () => Promise<Recal
           const hits = await pair.backend.search!(scope, 'where did I buy my tennis racket', 10);
           expect(hits[0]?.id).toBe('s1#0');
           expect(hits.map((hit) => hit.id)).not.toContain('s1#2');
-          for (let index = 1; index < hits.length; index++) expect(hits[index - 1]!.score).toBeGreaterThanOrEqual(hits[index]!.score);
+          for (let index = 1; index < hits.length; index++)
+            expect(hits[index - 1]!.score).toBeGreaterThanOrEqual(hits[index]!.score);
         });
 
-        it('never finds an entry a reset removed, nor another scope\'s', async () => {
-          await pair.backend.append(scope, [entry('s1', 0, 'user: the racket is blue'), entry('s1', 1, 'user: the racket is red')]);
+        it("never finds an entry a reset removed, nor another scope's", async () => {
+          await pair.backend.append(scope, [
+            entry('s1', 0, 'user: the racket is blue'),
+            entry('s1', 1, 'user: the racket is red'),
+          ]);
           await pair.backend.append(scope, [{ type: 'reset', id: 'r', sessionId: 's1', from: 1, at: 0 }]);
           await pair.backend.append({ ...scope, id: 'user-2' }, [entry('s1', 0, 'user: the racket is green')]);
           const hits = await pair.backend.search!(scope, 'racket', 10);
@@ -140,7 +175,10 @@ export function runRecallBackendContract(name: string, open: () => Promise<Recal
         });
 
         it('limits the hits', async () => {
-          await pair.backend.append(scope, Array.from({ length: 12 }, (_, index) => entry('s1', index, `user: racket number ${index}`)));
+          await pair.backend.append(
+            scope,
+            Array.from({ length: 12 }, (_, index) => entry('s1', index, `user: racket number ${index}`)),
+          );
           expect(await pair.backend.search!(scope, 'racket', 5)).toHaveLength(5);
         });
       });

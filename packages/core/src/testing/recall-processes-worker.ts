@@ -18,11 +18,12 @@
  * @see runRecallProcessesScenario
  */
 import * as path from 'node:path';
+
 import type { ChatMessage } from '../contracts/chat-message';
 import type { IContextStore } from '../contracts/context-store';
 import type { LLMPayload } from '../contracts/llm-payload';
-import type { RecallStats } from '../recall/recall-layer';
 import { createContextRuntime } from '../index';
+import type { RecallStats } from '../recall/recall-layer';
 
 /**
  * The module a store package hands {@link runRecallProcessesScenario}: a CommonJS file that builds
@@ -58,7 +59,9 @@ const AGENT = {
 const SYSTEM_PROMPT = 'You are a helpful assistant.';
 
 function textOf(payload: LLMPayload): string {
-  return payload.messages.map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content))).join('\n');
+  return payload.messages
+    .map((message) => (typeof message.content === 'string' ? message.content : JSON.stringify(message.content)))
+    .join('\n');
 }
 
 function lastUserIndex(history: readonly ChatMessage[]): number {
@@ -68,7 +71,11 @@ function lastUserIndex(history: readonly ChatMessage[]): number {
 
 /** Whether `error`, or an error it was caused by, is a module that is not there (a package not built). */
 function moduleMissing(error: unknown): boolean {
-  for (let cause = error, depth = 0; cause !== undefined && cause !== null && depth < 8; cause = (cause as { cause?: unknown }).cause, depth++) {
+  for (
+    let cause = error, depth = 0;
+    cause !== undefined && cause !== null && depth < 8;
+    cause = (cause as { cause?: unknown }).cause, depth++
+  ) {
     if ((cause as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return true;
   }
   return false;
@@ -86,13 +93,17 @@ async function open(storeModule: string, options: unknown) {
 
 async function main(): Promise<void> {
   const [storeModule, options] = process.argv.slice(2);
-  if (!storeModule || options === undefined) throw new Error('usage: node recall-processes-worker.js <store module> <store options as JSON>');
+  if (!storeModule || options === undefined)
+    throw new Error('usage: node recall-processes-worker.js <store module> <store options as JSON>');
   let opened: Awaited<ReturnType<typeof open>>;
   try {
     opened = await open(storeModule, JSON.parse(options));
   } catch (error) {
     if (!moduleMissing(error)) throw error;
-    process.stderr.write(`recall-processes-worker: ${error instanceof Error ? error.message : String(error)}\nA package is not built: run npx tsc -b first, then the tests again.\n`);
+    process.stderr.write(
+      `recall-processes-worker: ${error instanceof Error ? error.message : String(error)}\nA package is not built: ` +
+        `run npx tsc -b first, then the tests again.\n`,
+    );
     // Ends the process once stderr is written and the channel to the test is closed: the test reads the code.
     process.exitCode = NOT_BUILT_EXIT_CODE;
     process.disconnect?.();
@@ -124,7 +135,12 @@ async function main(): Promise<void> {
         send({ id: request.id, type: 'done', ...result });
         if (request.type === 'stop') process.disconnect();
       },
-      (error: unknown) => send({ id: request.id, type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+      (error: unknown) =>
+        send({
+          id: request.id,
+          type: 'failed',
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        }),
     );
   });
   send({ type: 'ready' });

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
+
 import type { ChatMessage } from '../contracts/chat-message';
 import { hasDispose, hasWhenIdle, type IContextManager } from '../contracts/context-manager';
 import type { LLMPayload } from '../contracts/llm-payload';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { freezeDeep } from '../messages/freeze-deep';
 import type { StrategyFactory } from '../plugins/strategy-plugin';
-import { checkPayload, checkRejection, mandatoryTokens, payloadLimit, type ComposeCall } from './check-payload';
+import { checkPayload, checkRejection, type ComposeCall, mandatoryTokens, payloadLimit } from './check-payload';
 import type { CaseBudget, ConformanceCase } from './conformance-case';
-import { createConformanceContext, type ConformanceContextInput, type ConformanceLLM } from './conformance-context';
+import { type ConformanceContextInput, type ConformanceLLM, createConformanceContext } from './conformance-context';
 import type { ConformanceFailure } from './conformance-failure';
 import { isFrozenWriteError } from './frozen-write-error';
 import { structuralKey } from './structural-key';
@@ -44,7 +45,14 @@ function digest(text: string): string {
 }
 
 function traceOf(payload: LLMPayload): string {
-  return digest(structuralKey({ messages: payload.messages, tools: payload.tools, reductions: payload.stats?.reductions, output: payload.stats?.output_tokens }));
+  return digest(
+    structuralKey({
+      messages: payload.messages,
+      tools: payload.tools,
+      reductions: payload.stats?.reductions,
+      output: payload.stats?.output_tokens,
+    }),
+  );
 }
 
 /** The target's config for a case budget, deep-frozen (the strategy may not change it). */
@@ -58,7 +66,10 @@ function describeError(error: unknown): string {
 }
 
 /** Plays a case on one fresh instance; returns failures and a digest of each step's outcome. */
-async function playOnce<TConfig>(target: ConformanceTarget<TConfig>, testCase: ConformanceCase): Promise<{ failures: ConformanceFailure[]; trace: string[]; calls: number }> {
+async function playOnce<TConfig>(
+  target: ConformanceTarget<TConfig>,
+  testCase: ConformanceCase,
+): Promise<{ failures: ConformanceFailure[]; trace: string[]; calls: number }> {
   const failures: ConformanceFailure[] = [];
   const trace: string[] = [];
   const { context, events } = createConformanceContext(`conformance-${++sessionCounter}`, target.context, target.llm);
@@ -72,7 +83,10 @@ async function playOnce<TConfig>(target: ConformanceTarget<TConfig>, testCase: C
   try {
     manager = await target.factory(config, context);
   } catch (error) {
-    failures.push({ invariant: isFrozenWriteError(error) ? 'immutability' : 'errors', message: `the factory threw: ${describeError(error)}` });
+    failures.push({
+      invariant: isFrozenWriteError(error) ? 'immutability' : 'errors',
+      message: `the factory threw: ${describeError(error)}`,
+    });
     return { failures, trace, calls };
   }
   try {
@@ -101,9 +115,19 @@ async function playOnce<TConfig>(target: ConformanceTarget<TConfig>, testCase: C
         }
         if (payload !== undefined) {
           const limit = payloadLimit(testCase.budget);
-          if (testCase.expect === 'typed-error') stepFailures.push({ invariant: 'errors', message: 'composePayload must reject this input with a typed CtxkitError' });
-          else if (testCase.expect === 'budget-exceeded' && mandatoryTokens(call) <= limit) stepFailures.push({ invariant: 'errors', message: 'composePayload must reject with CTXKIT_BUDGET_EXCEEDED' });
-          stepFailures.push(...checkPayload(call, { payload, events: events.slice(mark), priorEvents: events.slice(0, mark) }));
+          if (testCase.expect === 'typed-error')
+            stepFailures.push({
+              invariant: 'errors',
+              message: 'composePayload must reject this input with a typed CtxkitError',
+            });
+          else if (testCase.expect === 'budget-exceeded' && mandatoryTokens(call) <= limit)
+            stepFailures.push({
+              invariant: 'errors',
+              message: 'composePayload must reject with CTXKIT_BUDGET_EXCEEDED',
+            });
+          stepFailures.push(
+            ...checkPayload(call, { payload, events: events.slice(mark), priorEvents: events.slice(0, mark) }),
+          );
           trace.push(traceOf(payload));
         }
       } else {
@@ -111,16 +135,23 @@ async function playOnce<TConfig>(target: ConformanceTarget<TConfig>, testCase: C
           await manager.onTurnComplete(history);
           if (hasWhenIdle(manager)) await manager.whenIdle();
         } catch (error) {
-          if (isFrozenWriteError(error)) stepFailures.push({ invariant: 'immutability', message: `onTurnComplete wrote to its frozen input (${describeError(error)})` });
-          else if (!CtxkitError.isInstance(error) || testCase.expect === 'payload') stepFailures.push({ invariant: 'errors', message: `onTurnComplete rejected: ${describeError(error)}` });
+          if (isFrozenWriteError(error))
+            stepFailures.push({
+              invariant: 'immutability',
+              message: `onTurnComplete wrote to its frozen input (${describeError(error)})`,
+            });
+          else if (!CtxkitError.isInstance(error) || testCase.expect === 'payload')
+            stepFailures.push({ invariant: 'errors', message: `onTurnComplete rejected: ${describeError(error)}` });
         }
         trace.push('turn');
       }
       if (history.length !== members.length || history.some((message, index) => message !== members[index])) {
         stepFailures.push({ invariant: 'immutability', message: 'the history array was changed' });
       }
-      if (structuralKey(tools) !== toolsKey) stepFailures.push({ invariant: 'immutability', message: 'the tool definitions were changed' });
-      if (structuralKey(config) !== configKey) stepFailures.push({ invariant: 'immutability', message: 'the config was changed' });
+      if (structuralKey(tools) !== toolsKey)
+        stepFailures.push({ invariant: 'immutability', message: 'the tool definitions were changed' });
+      if (structuralKey(config) !== configKey)
+        stepFailures.push({ invariant: 'immutability', message: 'the config was changed' });
       for (const failure of stepFailures) failures.push({ ...failure, case: testCase.name, step: stepIndex });
     }
   } finally {
@@ -128,7 +159,11 @@ async function playOnce<TConfig>(target: ConformanceTarget<TConfig>, testCase: C
       try {
         await manager.dispose();
       } catch (error) {
-        failures.push({ invariant: 'errors', case: testCase.name, message: `dispose() threw: ${describeError(error)}` });
+        failures.push({
+          invariant: 'errors',
+          case: testCase.name,
+          message: `dispose() threw: ${describeError(error)}`,
+        });
       }
     }
   }
@@ -139,7 +174,10 @@ async function playOnce<TConfig>(target: ConformanceTarget<TConfig>, testCase: C
  * Runs one case against fresh instances of the target: every step checked, then (unless
  * `determinism: false`) the same steps on a second fresh instance, whose outcomes must be identical.
  */
-export async function runConformanceCase<TConfig>(target: ConformanceTarget<TConfig>, testCase: ConformanceCase): Promise<ConformanceCaseResult> {
+export async function runConformanceCase<TConfig>(
+  target: ConformanceTarget<TConfig>,
+  testCase: ConformanceCase,
+): Promise<ConformanceCaseResult> {
   const first = await playOnce(target, testCase);
   const failures = first.failures.map((failure) => ({ ...failure, case: failure.case ?? testCase.name }));
   let composeCalls = first.calls;
@@ -148,7 +186,12 @@ export async function runConformanceCase<TConfig>(target: ConformanceTarget<TCon
     composeCalls += second.calls;
     const step = first.trace.findIndex((entry, index) => entry !== second.trace[index]);
     if (step !== -1 || first.trace.length !== second.trace.length) {
-      failures.push({ invariant: 'determinism', case: testCase.name, step: step === -1 ? first.trace.length : step, message: 'two fresh instances given the same inputs composed different payloads' });
+      failures.push({
+        invariant: 'determinism',
+        case: testCase.name,
+        step: step === -1 ? first.trace.length : step,
+        message: 'two fresh instances given the same inputs composed different payloads',
+      });
     }
   }
   return { case: testCase.name, failures, composeCalls };

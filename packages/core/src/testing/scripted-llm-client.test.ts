@@ -53,7 +53,10 @@ describe('ScriptedLLMClient', () => {
     });
 
     it('returns a fresh copy of a step message each time', async () => {
-      const step = { content: 'same', tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 't', arguments: '{}' } }] };
+      const step = {
+        content: 'same',
+        tool_calls: [{ id: 'c1', type: 'function' as const, function: { name: 't', arguments: '{}' } }],
+      };
       const client = new ScriptedLLMClient([step, step]);
       const first = await client.complete(ask('a'));
       first.message.tool_calls!.push({ id: 'c2', type: 'function', function: { name: 'u', arguments: '{}' } });
@@ -77,24 +80,43 @@ describe('ScriptedLLMClient', () => {
     });
 
     it('resolves a function that returns another step kind', async () => {
-      const client = new ScriptedLLMClient([async () => ({ reply: 'wrapped', usage: { input_tokens: 7, output_tokens: 3 } })]);
+      const client = new ScriptedLLMClient([
+        async () => ({ reply: 'wrapped', usage: { input_tokens: 7, output_tokens: 3 } }),
+      ]);
       const answer = await client.complete(ask('a'));
       expect(answer.text).toBe('wrapped');
       expect(answer.usage.total_tokens).toBe(10);
     });
 
     it('reports the usage given with a step', async () => {
-      const client = new ScriptedLLMClient([{ reply: 'x', usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 5 } }]);
+      const client = new ScriptedLLMClient([
+        { reply: 'x', usage: { input_tokens: 100, output_tokens: 20, cache_read_tokens: 5 } },
+      ]);
       const { usage } = await client.complete(ask('a'));
-      expect(usage).toEqual({ input_tokens: 100, output_tokens: 20, cache_creation_tokens: 0, cache_read_tokens: 5, total_tokens: 125 });
+      expect(usage).toEqual({
+        input_tokens: 100,
+        output_tokens: 20,
+        cache_creation_tokens: 0,
+        cache_read_tokens: 5,
+        total_tokens: 125,
+      });
     });
 
     it('maps a provider usage shape with toTokenUsage', async () => {
       const client = new ScriptedLLMClient([
-        { reply: 'x', usage: { prompt_tokens: 120, completion_tokens: 8, prompt_tokens_details: { cached_tokens: 20 } } },
+        {
+          reply: 'x',
+          usage: { prompt_tokens: 120, completion_tokens: 8, prompt_tokens_details: { cached_tokens: 20 } },
+        },
       ]);
       const { usage } = await client.complete(ask('a'));
-      expect(usage).toEqual({ input_tokens: 100, output_tokens: 8, cache_creation_tokens: 0, cache_read_tokens: 20, total_tokens: 128 });
+      expect(usage).toEqual({
+        input_tokens: 100,
+        output_tokens: 8,
+        cache_creation_tokens: 0,
+        cache_read_tokens: 20,
+        total_tokens: 128,
+      });
     });
 
     it('estimates usage from the request and the answer when none is given', async () => {
@@ -135,7 +157,9 @@ describe('ScriptedLLMClient', () => {
 
     it('rejects at once when the signal is already aborted', async () => {
       const client = new ScriptedLLMClient([{ delayMs: 10_000, reply: 'never' }]);
-      await expect(client.complete({ ...ask('a'), signal: AbortSignal.abort() })).rejects.toBeInstanceOf(LLMTimeoutError);
+      await expect(client.complete({ ...ask('a'), signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+        LLMTimeoutError,
+      );
     });
 
     it('throws a clear typed error when the script is exhausted', async () => {
@@ -170,7 +194,12 @@ describe('ScriptedLLMClient', () => {
       messages.push({ role: 'assistant', content: 'later' });
       (messages[0] as { content: string }).content = 'changed';
       await client.complete({ messages, signal: new AbortController().signal });
-      expect(client.requests[0]).toEqual({ messages: [{ role: 'user', content: 'original' }], tools: null, maxOutputTokens: 50, hadSignal: false });
+      expect(client.requests[0]).toEqual({
+        messages: [{ role: 'user', content: 'original' }],
+        tools: null,
+        maxOutputTokens: 50,
+        hadSignal: false,
+      });
       expect(client.requests[1]?.messages).toHaveLength(2);
       expect(client.requests[1]?.hadSignal).toBe(true);
       expect(client.callCount).toBe(2);

@@ -1,6 +1,6 @@
 import type { AssistantMessage, ChatMessage } from '../contracts/chat-message';
 import type { ILLMClient, LLMCompletion, LLMCompletionRequest } from '../contracts/llm-client';
-import { createTokenUsage, toTokenUsage, type ProviderUsage, type TokenUsage } from '../contracts/token-usage';
+import { createTokenUsage, type ProviderUsage, type TokenUsage, toTokenUsage } from '../contracts/token-usage';
 import { LLMRequestError } from '../errors/llm-request-error';
 import { LLMTimeoutError } from '../errors/llm-timeout-error';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
@@ -133,7 +133,10 @@ export class ScriptedLLMClient implements ILLMClient {
       throw new LLMRequestError(
         `script exhausted: call ${callIndex + 1} but the script has ${this.steps.length} step(s)`,
         { client: this.name, model, attempts: 1 },
-        { retryable: false, fix: 'Add steps to the script (or push() them), or construct the client with { repeatLast: true }.' },
+        {
+          retryable: false,
+          fix: 'Add steps to the script (or push() them), or construct the client with { repeatLast: true }.',
+        },
       );
     }
 

@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
+
 import type { IContextStore, StoreKey, StoreKeyPrefix, StoreKind } from '../contracts/context-store';
 import { CtxkitError } from '../errors/ctxkit-error';
-import { storeFailureOf } from './store-failure-of';
-import { opaqueItemMessages } from './opaque-item-messages';
 import { ErrorCodes } from '../errors/error-codes';
 import { supportsCompareAndSet, type VersionedContextStore } from '../stores/versioned-store-access';
+import { opaqueItemMessages } from './opaque-item-messages';
+import { storeFailureOf } from './store-failure-of';
 
 /** Options of {@link runStoreContract}. */
 export interface StoreContractOptions {
@@ -82,7 +83,6 @@ function generatedBytes(size: number, seed: number): Buffer {
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
-
 
 function sortKeys(keys: readonly StoreKey[]): string[] {
   return keys.map((k) => `${k.agentId}|${k.sessionId}|${k.kind}|${k.name}`).sort();
@@ -164,17 +164,31 @@ export function runStoreContract(
         }
       });
 
-      it('keeps opaque provider items (thinking, redacted thinking, compaction, encrypted reasoning) byte for byte', async () => {
-        const messages = opaqueItemMessages();
-        await store.set(key({ kind: 'transcript', name: 'opaque' }), messages);
-        const got = (await store.get(key({ kind: 'transcript', name: 'opaque' }))) as typeof messages;
-        expect(got).toStrictEqual(messages);
-        const items = (list: typeof messages) => list.flatMap((message) => (message.role === 'assistant' ? (message.reasoning ?? []) : []));
-        // Key order may differ in a store that keeps JSON as a document; every item's fields and order may not.
-        const sorted = (value: unknown): unknown =>
-          Array.isArray(value) ? value.map(sorted) : value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sorted(v)])) : value;
-        expect(items(got).map((item) => JSON.stringify(sorted(item)))).toEqual(items(messages).map((item) => JSON.stringify(sorted(item))));
-      });
+      it(
+        'keeps opaque provider items (thinking, redacted thinking, compaction, encrypted reasoning) byte for ' + 'byte',
+        async () => {
+          const messages = opaqueItemMessages();
+          await store.set(key({ kind: 'transcript', name: 'opaque' }), messages);
+          const got = (await store.get(key({ kind: 'transcript', name: 'opaque' }))) as typeof messages;
+          expect(got).toStrictEqual(messages);
+          const items = (list: typeof messages) =>
+            list.flatMap((message) => (message.role === 'assistant' ? (message.reasoning ?? []) : []));
+          // Key order may differ in a store that keeps JSON as a document; every item's fields and order may not.
+          const sorted = (value: unknown): unknown =>
+            Array.isArray(value)
+              ? value.map(sorted)
+              : value !== null && typeof value === 'object'
+                ? Object.fromEntries(
+                    Object.entries(value)
+                      .sort(([a], [b]) => (a < b ? -1 : 1))
+                      .map(([k, v]) => [k, sorted(v)]),
+                  )
+                : value;
+          expect(items(got).map((item) => JSON.stringify(sorted(item)))).toEqual(
+            items(messages).map((item) => JSON.stringify(sorted(item))),
+          );
+        },
+      );
 
       it('clones values in: changing the object after set does not change the stored value', async () => {
         const value = { list: [1, 2], nested: { a: 'a' } };
@@ -214,14 +228,17 @@ export function runStoreContract(
         await store.delete(key({ agentId: otherAgent }));
       });
 
-      it('keeps parts that contain ":" apart (agent "a:b" + session "c" is not agent "a" + session "b:c")', async () => {
-        await store.set(key({ agentId: `${agentId}:x`, sessionId: 'y' }), 'first');
-        await store.set(key({ agentId, sessionId: 'x:y' }), 'second');
-        await expect(store.get(key({ agentId: `${agentId}:x`, sessionId: 'y' }))).resolves.toBe('first');
-        await expect(store.get(key({ agentId, sessionId: 'x:y' }))).resolves.toBe('second');
-        expect(sortKeys(await store.list({ agentId }))).toEqual(sortKeys([key({ sessionId: 'x:y' })]));
-        await store.delete(key({ agentId: `${agentId}:x`, sessionId: 'y' }));
-      });
+      it(
+        'keeps parts that contain ":" apart (agent "a:b" + session "c" is not agent "a" + session ' + '"b:c")',
+        async () => {
+          await store.set(key({ agentId: `${agentId}:x`, sessionId: 'y' }), 'first');
+          await store.set(key({ agentId, sessionId: 'x:y' }), 'second');
+          await expect(store.get(key({ agentId: `${agentId}:x`, sessionId: 'y' }))).resolves.toBe('first');
+          await expect(store.get(key({ agentId, sessionId: 'x:y' }))).resolves.toBe('second');
+          expect(sortKeys(await store.list({ agentId }))).toEqual(sortKeys([key({ sessionId: 'x:y' })]));
+          await store.delete(key({ agentId: `${agentId}:x`, sessionId: 'y' }));
+        },
+      );
     });
 
     describe('concurrent writes', () => {
@@ -238,7 +255,10 @@ export function runStoreContract(
         let versioned: VersionedContextStore;
         beforeEach(() => {
           if (!supportsCompareAndSet(store)) {
-            throw new Error(`${name} has no getVersioned/setIfVersion: implement both, or pass { compareAndSet: false } to runStoreContract`);
+            throw new Error(
+              `${name} has no getVersioned/setIfVersion: implement both, or pass { compareAndSet: false } to ` +
+                `runStoreContract`,
+            );
           }
           versioned = store;
         });
@@ -247,15 +267,18 @@ export function runStoreContract(
           await expect(versioned.getVersioned(key({ name: 'absent' }))).resolves.toBeUndefined();
         });
 
-        it('creates only when absent (expected version undefined), and the version read is the one written', async () => {
-          const created = await versioned.setIfVersion(key(), { step: 1 }, undefined);
-          expect(created).toEqual({ ok: true, version: expect.any(String) });
-          const read = await versioned.getVersioned(key());
-          expect(read).toEqual({ value: { step: 1 }, version: created.ok ? created.version : '' });
-          const again = await versioned.setIfVersion(key(), { step: 'second create' }, undefined);
-          expect(again).toEqual({ ok: false, current: read });
-          await expect(store.get(key())).resolves.toEqual({ step: 1 });
-        });
+        it(
+          'creates only when absent (expected version undefined), and the version read is the one ' + 'written',
+          async () => {
+            const created = await versioned.setIfVersion(key(), { step: 1 }, undefined);
+            expect(created).toEqual({ ok: true, version: expect.any(String) });
+            const read = await versioned.getVersioned(key());
+            expect(read).toEqual({ value: { step: 1 }, version: created.ok ? created.version : '' });
+            const again = await versioned.setIfVersion(key(), { step: 'second create' }, undefined);
+            expect(again).toEqual({ ok: false, current: read });
+            await expect(store.get(key())).resolves.toEqual({ step: 1 });
+          },
+        );
 
         it('writes at the expected version and gives the value a new version', async () => {
           const first = await versioned.setIfVersion(key(), { step: 1 }, undefined);
@@ -280,10 +303,16 @@ export function runStoreContract(
           const afterSet = await versioned.getVersioned(key());
           expect(afterSet?.value).toEqual({ step: 3 });
           expect(afterSet?.version).not.toBe(second.version);
-          await expect(versioned.setIfVersion(key(), { step: 'stale' }, second.version)).resolves.toEqual({ ok: false, current: afterSet });
+          await expect(versioned.setIfVersion(key(), { step: 'stale' }, second.version)).resolves.toEqual({
+            ok: false,
+            current: afterSet,
+          });
 
           await store.delete(key());
-          await expect(versioned.setIfVersion(key(), { step: 'stale' }, afterSet!.version)).resolves.toEqual({ ok: false, current: undefined });
+          await expect(versioned.setIfVersion(key(), { step: 'stale' }, afterSet!.version)).resolves.toEqual({
+            ok: false,
+            current: undefined,
+          });
           await expect(store.get(key())).resolves.toBeUndefined();
         });
 
@@ -305,7 +334,9 @@ export function runStoreContract(
           const base = await versioned.setIfVersion(key(), { writer: 'none' }, undefined);
           if (!base.ok) throw new Error('create failed');
           const writers = Array.from({ length: 12 }, (_, index) => `writer-${index}`);
-          const results = await Promise.all(writers.map((writer) => versioned.setIfVersion(key(), { writer }, base.version)));
+          const results = await Promise.all(
+            writers.map((writer) => versioned.setIfVersion(key(), { writer }, base.version)),
+          );
           const winners = writers.filter((_, index) => results[index]!.ok);
           expect(winners).toHaveLength(1);
           await expect(store.get(key())).resolves.toEqual({ writer: winners[0] });
@@ -313,7 +344,11 @@ export function runStoreContract(
         });
 
         it('lets exactly one of many concurrent creators win', async () => {
-          const results = await Promise.all(Array.from({ length: 12 }, (_, index) => versioned.setIfVersion(key({ name: 'created' }), { creator: index }, undefined)));
+          const results = await Promise.all(
+            Array.from({ length: 12 }, (_, index) =>
+              versioned.setIfVersion(key({ name: 'created' }), { creator: index }, undefined),
+            ),
+          );
           expect(results.filter((result) => result.ok)).toHaveLength(1);
         });
 
@@ -322,7 +357,11 @@ export function runStoreContract(
           const increment = async (): Promise<number> => {
             for (let attempt = 1; ; attempt++) {
               const current = await versioned.getVersioned<{ count: number }>(counterKey);
-              const result = await versioned.setIfVersion(counterKey, { count: (current?.value.count ?? 0) + 1 }, current?.version);
+              const result = await versioned.setIfVersion(
+                counterKey,
+                { count: (current?.value.count ?? 0) + 1 },
+                current?.version,
+              );
               if (result.ok) return attempt;
               if (attempt > 200) throw new Error('no progress after 200 attempts');
             }
@@ -338,7 +377,9 @@ export function runStoreContract(
           for (const call of [() => versioned.getVersioned(bad), () => versioned.setIfVersion(bad, 1, undefined)]) {
             expect((await storeFailureOf(call)).code).toBe(ErrorCodes.STORE_KEY_INVALID);
           }
-          expect((await storeFailureOf(() => versioned.setIfVersion(key(), undefined, undefined))).code).toBe(ErrorCodes.STORE_ERROR);
+          expect((await storeFailureOf(() => versioned.setIfVersion(key(), undefined, undefined))).code).toBe(
+            ErrorCodes.STORE_ERROR,
+          );
           await expect(store.get(key())).resolves.toBeUndefined();
         });
       });
@@ -375,7 +416,9 @@ export function runStoreContract(
         }
         const byPrefix = async (prefix: StoreKeyPrefix) => sortKeys(await store.list(prefix));
         expect(await byPrefix({ agentId })).toEqual(sortKeys(written));
-        expect(await byPrefix({ agentId, sessionId: 's1' })).toEqual(sortKeys(written.filter((k) => k.sessionId === 's1')));
+        expect(await byPrefix({ agentId, sessionId: 's1' })).toEqual(
+          sortKeys(written.filter((k) => k.sessionId === 's1')),
+        );
         expect(await byPrefix({ agentId, sessionId: 's2', kind: 'entities' })).toEqual(
           sortKeys(written.filter((k) => k.sessionId === 's2' && k.kind === 'entities')),
         );
@@ -405,7 +448,9 @@ export function runStoreContract(
         await store.set(key({ name: 'json' }), { a: 1 });
         await store.putBlob(key({ kind: 'transcript', name: 'blob' }), 'bytes');
         expect(sortKeys(await store.list({ agentId }))).toEqual(sortKeys([key({ name: 'json' })]));
-        expect(sortKeys(await store.listBlobs({ agentId }))).toEqual(sortKeys([key({ kind: 'transcript', name: 'blob' })]));
+        expect(sortKeys(await store.listBlobs({ agentId }))).toEqual(
+          sortKeys([key({ kind: 'transcript', name: 'blob' })]),
+        );
       });
     });
 
@@ -427,7 +472,7 @@ export function runStoreContract(
         expect([...bytes]).toEqual([...data]);
       });
 
-      it('does not keep a reference to the caller\'s bytes', async () => {
+      it("does not keep a reference to the caller's bytes", async () => {
         const data = new Uint8Array([1, 2, 3]);
         const k = key({ kind: 'tool-output', name: 'copied' });
         await store.putBlob(k, data);
@@ -523,12 +568,20 @@ export function runStoreContract(
         for (const line of lines) await store.appendBlob(k, line);
         const text = (await collectBlob(store.readBlob(k))).bytes.toString('utf8');
         expect(text).toBe(lines.join(''));
-        expect(text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as unknown)).toStrictEqual(opaqueItemMessages());
+        expect(
+          text
+            .split('\n')
+            .filter(Boolean)
+            .map((line) => JSON.parse(line) as unknown),
+        ).toStrictEqual(opaqueItemMessages());
       });
 
       it('keeps every line when many appends to one blob run at once', async () => {
         const k = key({ kind: 'transcript', name: 'concurrent.jsonl' });
-        const lines = Array.from({ length: 40 }, (_, index) => `${JSON.stringify({ index, text: 'y'.repeat(100 + index) })}\n`);
+        const lines = Array.from(
+          { length: 40 },
+          (_, index) => `${JSON.stringify({ index, text: 'y'.repeat(100 + index) })}\n`,
+        );
         const sizes = await Promise.all(lines.map((line) => store.appendBlob(k, line)));
         const total = lines.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
         expect(Math.max(...sizes.map((size) => size.byteSize))).toBe(total);
@@ -538,7 +591,12 @@ export function runStoreContract(
 
       it('appends across chunk boundaries and keeps every byte in order', async () => {
         const k = key({ kind: 'transcript', name: 'growing' });
-        const pieces = [generatedBytes(700_000, 1), generatedBytes(1_500_000, 2), generatedBytes(3, 3), generatedBytes(900_001, 4)];
+        const pieces = [
+          generatedBytes(700_000, 1),
+          generatedBytes(1_500_000, 2),
+          generatedBytes(3, 3),
+          generatedBytes(900_001, 4),
+        ];
         let total = 0;
         for (const piece of pieces) {
           total += piece.byteLength;
@@ -595,7 +653,8 @@ export function runStoreContract(
           expect(sortKeys(await store.list({ agentId }))).toEqual(sortKeys(written));
           expect(sortKeys(await store.listBlobs({ agentId }))).toEqual(sortKeys(written));
           if (part === 'sessionId') {
-            for (const k of written) expect(sortKeys(await store.list({ agentId, sessionId: k.sessionId }))).toEqual(sortKeys([k]));
+            for (const k of written)
+              expect(sortKeys(await store.list({ agentId, sessionId: k.sessionId }))).toEqual(sortKeys([k]));
           }
           for (const k of written) {
             await store.delete(k);

@@ -1,12 +1,13 @@
 import fc from 'fast-check';
+
 import { arbConformanceCase, DEFAULT_CASE_BUDGETS } from './arbitraries';
 import type { CaseBudget, CaseFamily, ConformanceCase } from './conformance-case';
 import { budgetCases, conversationCases, hostileCases, longHistoryCases, reportingCases } from './conformance-cases';
 import { ConformanceError, type ConformanceFailure } from './conformance-failure';
 import { BUNDLED_CONVERSATIONS } from './conversation-record';
 import { PINS_CASE_NAME, runPinsCase } from './pins-conformance';
-import { pluginConformanceTarget, type PluginConformanceSource } from './plugin-conformance-target';
-import { runConformanceCase, type ConformanceTarget } from './run-conformance-case';
+import { type PluginConformanceSource, pluginConformanceTarget } from './plugin-conformance-target';
+import { type ConformanceTarget, runConformanceCase } from './run-conformance-case';
 
 /** A test-framework `describe` (jest, vitest, mocha, node:test all fit). */
 export type DescribeFn = (name: string, body: () => void) => void;
@@ -39,7 +40,9 @@ function depthOf(options: Pick<ConformanceOptions, 'depth'>): ConformanceDepth {
   const fromEnvironment = process.env.CTXKIT_CONFORMANCE_DEPTH;
   if (fromEnvironment === undefined || fromEnvironment === '' || fromEnvironment === 'quick') return 'quick';
   if (fromEnvironment === 'full') return 'full';
-  throw new TypeError(`CTXKIT_CONFORMANCE_DEPTH is "${fromEnvironment}"; use "quick" or "full" (or unset it for quick).`);
+  throw new TypeError(
+    `CTXKIT_CONFORMANCE_DEPTH is "${fromEnvironment}"; use "quick" or "full" (or unset it for quick).`,
+  );
 }
 
 /** The options with the depth's sampling filled in where the caller did not set them. */
@@ -60,7 +63,10 @@ function settingsOf<TConfig>(options: ConformanceOptions<TConfig>): DepthSetting
  * `plugin.json` read and validated, every case's config validated by its own schema with the
  * defaults applied.
  */
-export interface ConformanceOptions<TConfig = Record<string, unknown>> extends Omit<ConformanceTarget<TConfig>, 'factory' | 'config'> {
+export interface ConformanceOptions<TConfig = Record<string, unknown>> extends Omit<
+  ConformanceTarget<TConfig>,
+  'factory' | 'config'
+> {
   /**
    * The plugin's directory or `plugin.json`: its manifest validated, each case's config validated by
    * its `configSchema` with the defaults applied, and (without `factory`) its entry imported by the
@@ -74,7 +80,10 @@ export interface ConformanceOptions<TConfig = Record<string, unknown>> extends O
    * @default the entry's `createStrategy`, imported by the runtime's loader
    */
   factory?: ConformanceTarget<TConfig>['factory'];
-  /** Your part of each case's config (the case adds its budget), or the whole config of a case budget; validated by the plugin's schema. @default {} */
+  /**
+   * Your part of each case's config (the case adds its budget), or the whole config of a case budget; validated by the
+   * plugin's schema. @default {}
+   */
   config?: PluginConformanceSource<TConfig>['config'];
   /** How much of the suite runs (see {@link ConformanceDepth}). @default `CTXKIT_CONFORMANCE_DEPTH`, else 'quick' */
   depth?: ConformanceDepth;
@@ -108,9 +117,19 @@ export interface ConformanceReport {
   composeCalls: number;
 }
 
-const ALL_FAMILIES: readonly CaseFamily[] = ['property', 'hostile', 'budget', 'long-history', 'reporting', 'conversation'];
+const ALL_FAMILIES: readonly CaseFamily[] = [
+  'property',
+  'hostile',
+  'budget',
+  'long-history',
+  'reporting',
+  'conversation',
+];
 
-function familiesOf(options: Pick<ConformanceOptions, 'cases'>): { families: Set<CaseFamily>; custom: ConformanceCase[] } {
+function familiesOf(options: Pick<ConformanceOptions, 'cases'>): {
+  families: Set<CaseFamily>;
+  custom: ConformanceCase[];
+} {
   const entries = options.cases ?? ALL_FAMILIES;
   return {
     families: new Set(entries.filter((entry): entry is CaseFamily => typeof entry === 'string')),
@@ -119,7 +138,10 @@ function familiesOf(options: Pick<ConformanceOptions, 'cases'>): { families: Set
 }
 
 /** Runs cases one after another and collects every failure. */
-async function runConformanceCases<TConfig>(target: ConformanceTarget<TConfig>, cases: readonly ConformanceCase[]): Promise<ConformanceReport> {
+async function runConformanceCases<TConfig>(
+  target: ConformanceTarget<TConfig>,
+  cases: readonly ConformanceCase[],
+): Promise<ConformanceReport> {
   const report: ConformanceReport = { failures: [], cases: 0, composeCalls: 0 };
   for (const testCase of cases) {
     const result = await runConformanceCase(target, testCase);
@@ -134,7 +156,10 @@ async function runConformanceCases<TConfig>(target: ConformanceTarget<TConfig>, 
  * Property-based run: `numRuns` generated cases (seeded). Returns the failures of the first
  * counterexample fast-check finds (shrunk), or none.
  */
-async function runPropertyCases<TConfig>(target: ConformanceTarget<TConfig>, options: { budgets?: readonly CaseBudget[]; numRuns?: number; seed?: number } = {}): Promise<ConformanceReport> {
+async function runPropertyCases<TConfig>(
+  target: ConformanceTarget<TConfig>,
+  options: { budgets?: readonly CaseBudget[]; numRuns?: number; seed?: number } = {},
+): Promise<ConformanceReport> {
   const report: ConformanceReport = { failures: [], cases: 0, composeCalls: 0 };
   let last: ConformanceFailure[] = [];
   const result = await fc.check(
@@ -153,7 +178,12 @@ async function runPropertyCases<TConfig>(target: ConformanceTarget<TConfig>, opt
   if (result.failed) {
     const example = result.counterexample?.[0];
     report.failures.push(
-      ...last.map((failure) => ({ ...failure, case: `${failure.case ?? 'generated'} (seed ${result.seed}, path ${result.counterexamplePath ?? '?'}, ${example?.history.length ?? '?'} messages)` })),
+      ...last.map((failure) => ({
+        ...failure,
+        case:
+          `${failure.case ?? 'generated'} (seed ${result.seed}, ` +
+          `path ${result.counterexamplePath ?? '?'}, ${example?.history.length ?? '?'} messages)`,
+      })),
     );
   }
   return report;
@@ -182,7 +212,14 @@ export async function checkConformance<TConfig>(options: ConformanceOptions<TCon
     ...custom,
   ];
   reports.push(await runConformanceCases(target, cases));
-  return reports.reduce((sum, r) => ({ failures: [...sum.failures, ...r.failures], cases: sum.cases + r.cases, composeCalls: sum.composeCalls + r.composeCalls }), { failures: [], cases: 0, composeCalls: 0 });
+  return reports.reduce(
+    (sum, r) => ({
+      failures: [...sum.failures, ...r.failures],
+      cases: sum.cases + r.cases,
+      composeCalls: sum.composeCalls + r.composeCalls,
+    }),
+    { failures: [], cases: 0, composeCalls: 0 },
+  );
 }
 
 /**
@@ -193,9 +230,19 @@ export async function checkConformance<TConfig>(options: ConformanceOptions<TCon
 function conformanceTargetOf<TConfig>(options: ConformanceOptions<TConfig>): ConformanceTarget<TConfig> {
   const { plugin, factory, config } = options as Partial<ConformanceOptions<TConfig>>;
   if (typeof plugin !== 'string') {
-    throw new TypeError('The conformance suite loads the strategy through its plugin: pass plugin, the directory holding its plugin.json (path.join(__dirname, \'..\') from src/).');
+    throw new TypeError(
+      'The conformance suite loads the strategy through its plugin: pass plugin, the directory holding its ' +
+        "plugin.json (path.join(__dirname, '..') from src/).",
+    );
   }
-  return { ...options, ...pluginConformanceTarget<TConfig>({ plugin, ...(factory ? { factory } : {}), ...(config === undefined ? {} : { config }) }) };
+  return {
+    ...options,
+    ...pluginConformanceTarget<TConfig>({
+      plugin,
+      ...(factory ? { factory } : {}),
+      ...(config === undefined ? {} : { config }),
+    }),
+  };
 }
 
 function assertNoFailures(subject: string, report: ConformanceReport): void {
@@ -207,18 +254,24 @@ function assertNoFailures(subject: string, report: ConformanceReport): void {
  * per case family under `describe(name)`, using jest's globals unless `describe`/`it` are given:
  * property-based cases over generated histories, hostile inputs, budget overflow, a 10,000-message
  * history, pins kept through the session layer on a long history, small-budget coding sessions whose
- * every reduction must be reported by exactly one event, and records of the bundled tau-bench and OpenHands conversations replayed turn by turn
- * (a sample by default; every record with `depth: 'full'`, see {@link ConformanceDepth}). Each
- * test fails with a {@link ConformanceError} listing what broke.
+ * every reduction must be reported by exactly one event, and records of the bundled tau-bench and OpenHands
+ * conversations replayed turn by turn (a sample by default; every record with `depth: 'full'`, see {@link
+ * ConformanceDepth}). Each test fails with a {@link ConformanceError} listing what broke.
  *
  * @throws ConformanceError (`CTXKIT_STRATEGY_ERROR`) from a test, when the strategy breaks an invariant
  */
-export function runConformance<TConfig = Record<string, unknown>>(name: string, options: ConformanceOptions<TConfig>): void {
+export function runConformance<TConfig = Record<string, unknown>>(
+  name: string,
+  options: ConformanceOptions<TConfig>,
+): void {
   const g = globalThis as { describe?: DescribeFn; it?: ItFn };
   const describeFn = options.describe ?? g.describe;
   const itFn = options.it ?? g.it;
   if (!describeFn || !itFn) {
-    throw new TypeError('runConformance needs a test framework: run it inside jest (or pass describe and it), or call checkConformance() instead.');
+    throw new TypeError(
+      'runConformance needs a test framework: run it inside jest (or pass describe and it), or call ' +
+        'checkConformance() instead.',
+    );
   }
   const timeout = options.timeout ?? 120_000;
   const { families, custom } = familiesOf(options);
@@ -226,41 +279,76 @@ export function runConformance<TConfig = Record<string, unknown>>(name: string, 
   const target = conformanceTargetOf(options);
   describeFn(name, () => {
     if (families.has('property')) {
-      itFn(`keeps every invariant on ${settings.numRuns} generated histories (tool-call groups, Japanese and emoji, huge outputs, reused ids)`, async () => {
-        assertNoFailures(name, await runPropertyCases(target, { ...options, numRuns: settings.numRuns }));
-      }, timeout);
+      itFn(
+        `keeps every invariant on ${settings.numRuns} generated histories (tool-call groups, Japanese and emoji, ` +
+          `huge outputs, reused ids)`,
+        async () => {
+          assertNoFailures(name, await runPropertyCases(target, { ...options, numRuns: settings.numRuns }));
+        },
+        timeout,
+      );
     }
     if (families.has('hostile')) {
       for (const testCase of hostileCases()) {
-        itFn(`handles hostile input: ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
+        itFn(
+          `handles hostile input: ${testCase.name}`,
+          async () => assertNoFailures(name, await runConformanceCases(target, [testCase])),
+          timeout,
+        );
       }
     }
     if (families.has('budget')) {
       for (const testCase of budgetCases()) {
-        itFn(`rejects with CTXKIT_BUDGET_EXCEEDED: ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
+        itFn(
+          `rejects with CTXKIT_BUDGET_EXCEEDED: ${testCase.name}`,
+          async () => assertNoFailures(name, await runConformanceCases(target, [testCase])),
+          timeout,
+        );
       }
     }
     if (families.has('long-history')) {
       for (const testCase of longHistoryCases()) {
-        itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
+        itFn(
+          `keeps every invariant on ${testCase.name}`,
+          async () => assertNoFailures(name, await runConformanceCases(target, [testCase])),
+          timeout,
+        );
       }
-      itFn(`keeps every invariant with ${PINS_CASE_NAME}`, async () => assertNoFailures(name, { failures: (await runPinsCase(target)).failures, cases: 1, composeCalls: 0 }), timeout);
+      itFn(
+        `keeps every invariant with ${PINS_CASE_NAME}`,
+        async () =>
+          assertNoFailures(name, { failures: (await runPinsCase(target)).failures, cases: 1, composeCalls: 0 }),
+        timeout,
+      );
     }
     if (families.has('reporting')) {
       for (const testCase of reportingCases()) {
-        itFn(`reports ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
+        itFn(
+          `reports ${testCase.name}`,
+          async () => assertNoFailures(name, await runConformanceCases(target, [testCase])),
+          timeout,
+        );
       }
     }
     if (families.has('conversation')) {
       for (const file of BUNDLED_CONVERSATIONS) {
-        const which = settings.recordsPerFile === undefined ? 'every record' : `${settings.recordsPerFile} sampled records`;
-        itFn(`keeps every invariant replaying ${which} of ${file} turn by turn (${settings.depth})`, async () => {
-          assertNoFailures(name, await runConformanceCases(target, conversationCases(file, settings)));
-        }, timeout);
+        const which =
+          settings.recordsPerFile === undefined ? 'every record' : `${settings.recordsPerFile} sampled records`;
+        itFn(
+          `keeps every invariant replaying ${which} of ${file} turn by turn (${settings.depth})`,
+          async () => {
+            assertNoFailures(name, await runConformanceCases(target, conversationCases(file, settings)));
+          },
+          timeout,
+        );
       }
     }
     for (const testCase of custom) {
-      itFn(`keeps every invariant on ${testCase.name}`, async () => assertNoFailures(name, await runConformanceCases(target, [testCase])), timeout);
+      itFn(
+        `keeps every invariant on ${testCase.name}`,
+        async () => assertNoFailures(name, await runConformanceCases(target, [testCase])),
+        timeout,
+      );
     }
   });
 }

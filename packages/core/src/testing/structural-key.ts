@@ -32,7 +32,9 @@ export function structuralKey(value: unknown): string {
       });
       parts.push(']');
     } else if (ArrayBuffer.isView(current)) {
-      parts.push(`bytes(${Array.from(new Uint8Array(current.buffer, current.byteOffset, current.byteLength)).join(' ')})`);
+      parts.push(
+        `bytes(${Array.from(new Uint8Array(current.buffer, current.byteOffset, current.byteLength)).join(' ')})`,
+      );
     } else {
       parts.push('{');
       const keys = Object.keys(current).sort();

@@ -16,11 +16,41 @@ export interface SyntheticHistoryOptions {
 
 /** Tool definitions used by {@link generateHistory}. */
 export const SYNTHETIC_TOOLS: ToolDefinition[] = [
-  { type: 'function', function: { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
-  { type: 'function', function: { name: 'run', description: 'Run a shell command', parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'read_file',
+      description: 'Read a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'run',
+      description: 'Run a shell command',
+      parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
+    },
+  },
 ];
 
-const WORDS = ['flight', 'booking', 'reservation', 'の予約を変更したい', '東京', '🚀', 'error', 'build', 'test', 'パッケージ', 'refund', '✈️', 'cabin', 'mutable', 'const'];
+const WORDS = [
+  'flight',
+  'booking',
+  'reservation',
+  'の予約を変更したい',
+  '東京',
+  '🚀',
+  'error',
+  'build',
+  'test',
+  'パッケージ',
+  'refund',
+  '✈️',
+  'cabin',
+  'mutable',
+  'const',
+];
 
 /** A seeded PRNG (mulberry32): the same seed gives the same sequence in [0, 1). */
 export function seededRandom(seed: number): () => number {

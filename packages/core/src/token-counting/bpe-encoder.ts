@@ -32,7 +32,10 @@ export class GptTokenizerEncoder implements BpeEncoder {
 /** js-tiktoken backend (a first-class exact backend). Loads on first use. */
 export class JsTiktokenEncoder implements BpeEncoder {
   readonly backend = 'js-tiktoken' as const;
-  /** js-tiktoken merges in O(n²) string operations per piece (24 characters about 40 µs, 8 about 3 µs): short chunks keep over-long runs linear and under 0.5 s per MiB. */
+  /**
+   * js-tiktoken merges in O(n²) string operations per piece (24 characters about 40 µs, 8 about 3 µs): short chunks
+   * keep over-long runs linear and under 0.5 s per MiB.
+   */
   readonly chunkChars = 8;
   private encoder: { encode(text: string, allowed: string[], disallowed: string[]): number[] } | undefined;
 
@@ -59,7 +62,9 @@ const SHORT_TEXT_CHARS = 32;
 /** At most this many remembered short counts (a few hundred KB); cleared when full. */
 const SHORT_COUNT_ENTRIES = 8192;
 
-function loadGptTokenizer(encoding: BpeEncodingName): (text: string, options: { disallowedSpecial: Set<string> }) => number[] {
+function loadGptTokenizer(
+  encoding: BpeEncodingName,
+): (text: string, options: { disallowedSpecial: Set<string> }) => number[] {
   // Loaded lazily: each table costs megabytes, and most processes need one encoding only.
   const mod =
     encoding === 'cl100k_base'
@@ -68,7 +73,9 @@ function loadGptTokenizer(encoding: BpeEncodingName): (text: string, options: { 
   return mod.encode;
 }
 
-function loadJsTiktoken(encoding: BpeEncodingName): { encode(text: string, allowed: string[], disallowed: string[]): number[] } {
+function loadJsTiktoken(encoding: BpeEncodingName): {
+  encode(text: string, allowed: string[], disallowed: string[]): number[];
+} {
   const { Tiktoken } = require('js-tiktoken/lite') as typeof import('js-tiktoken/lite');
   const ranks =
     encoding === 'cl100k_base'

@@ -1,19 +1,23 @@
 import fc from 'fast-check';
+
 import type { ChatMessage } from '../contracts/chat-message';
 import { loadConversations } from '../testing/load-conversations';
+import { BoundedCountCache } from './bounded-count-cache';
 import { GptTokenizerEncoder, JsTiktokenEncoder } from './bpe-encoder';
 import { BpeTokenCounter, SharedCountCaches } from './bpe-token-counter';
-import { BoundedCountCache } from './bounded-count-cache';
 import { contentDigest } from './content-digest';
-import { RecentTextCounts, TEXT_KEY_MAX_CHARS } from './recent-text-counts';
 import { createTokenCounter } from './create-token-counter';
 import { messageText } from './message-text';
+import { RecentTextCounts, TEXT_KEY_MAX_CHARS } from './recent-text-counts';
 import { forEachTextPart, MAX_PIECE_CHARS, utf8ByteLength } from './text-parts';
 
 const JAPANESE = 'こんにちは、世界。東京から大阪までの新幹線は約二時間半です。予約番号はＡＢＣ１２３です。';
 const EMOJI = 'Deploy done 🎉🚀 — family: 👨‍👩‍👧‍👦, flags: 🇯🇵🇫🇷, skin tone: 👍🏽, ZWJ: 🧑‍💻';
 
-function freshCounter(backend: 'gpt-tokenizer' | 'js-tiktoken', encoding: 'o200k_base' | 'cl100k_base' = 'o200k_base'): BpeTokenCounter {
+function freshCounter(
+  backend: 'gpt-tokenizer' | 'js-tiktoken',
+  encoding: 'o200k_base' | 'cl100k_base' = 'o200k_base',
+): BpeTokenCounter {
   const encoder = backend === 'gpt-tokenizer' ? new GptTokenizerEncoder(encoding) : new JsTiktokenEncoder(encoding);
   return new BpeTokenCounter(encoder, new SharedCountCaches(), 'gpt-4o', { encoding, approximate: false });
 }
@@ -38,14 +42,17 @@ describe('BpeTokenCounter', () => {
       expect(mismatches).toEqual([]);
     });
 
-    it.each(['o200k_base', 'cl100k_base'] as const)('gives identical counts with both backends on Japanese and emoji text (%s)', (encoding) => {
-      const fast = freshCounter('gpt-tokenizer', encoding);
-      const reference = freshCounter('js-tiktoken', encoding);
-      for (const text of [JAPANESE, EMOJI, JAPANESE.repeat(40), `${EMOJI}\n${JAPANESE}`]) {
-        expect(fast.count(text)).toBe(reference.count(text));
-      }
-      expect(fast.count(JAPANESE)).toBeGreaterThan(JAPANESE.length / 3);
-    });
+    it.each(['o200k_base', 'cl100k_base'] as const)(
+      'gives identical counts with both backends on Japanese and emoji text (%s)',
+      (encoding) => {
+        const fast = freshCounter('gpt-tokenizer', encoding);
+        const reference = freshCounter('js-tiktoken', encoding);
+        for (const text of [JAPANESE, EMOJI, JAPANESE.repeat(40), `${EMOJI}\n${JAPANESE}`]) {
+          expect(fast.count(text)).toBe(reference.count(text));
+        }
+        expect(fast.count(JAPANESE)).toBeGreaterThan(JAPANESE.length / 3);
+      },
+    );
 
     it('counts real texts exactly as a whole-text encode does when no long run is cut', () => {
       const encoder = new GptTokenizerEncoder('o200k_base');
@@ -91,19 +98,49 @@ describe('BpeTokenCounter', () => {
 
     it('never undercounts when long pieces are split, and is exact where nothing is split (property)', () => {
       const encoder = new GptTokenizerEncoder('o200k_base');
-      const alphabet = fc.constantFrom('a', 'b', 'Z', 'x', ' ', '\n', '.', '=', '1', '9', 'あ', 'か', '。', '漢', '🎉', '\t', "'", '/', 'é');
+      const alphabet = fc.constantFrom(
+        'a',
+        'b',
+        'Z',
+        'x',
+        ' ',
+        '\n',
+        '.',
+        '=',
+        '1',
+        '9',
+        'あ',
+        'か',
+        '。',
+        '漢',
+        '🎉',
+        '\t',
+        "'",
+        '/',
+        'é',
+      );
       fc.assert(
-        fc.property(fc.array(alphabet, { maxLength: 120 }), fc.integer({ min: 2, max: 12 }), fc.integer({ min: 4, max: 40 }), fc.integer({ min: 2, max: 12 }), (chars, maxPieceChars, segmentChars, chunkChars) => {
-          const text = chars.join('');
-          let sum = 0;
-          const { split, cuts } = forEachTextPart(text, (part) => {
-            sum += encoder.encodeLength(part);
-            return true;
-          }, { maxPieceChars, segmentChars, chunkChars });
-          const exact = encoder.encodeLength(text);
-          if (split) return sum + cuts >= exact && sum + cuts <= exact + 2 * cuts + 2 * Math.ceil(text.length / 2);
-          return sum === exact;
-        }),
+        fc.property(
+          fc.array(alphabet, { maxLength: 120 }),
+          fc.integer({ min: 2, max: 12 }),
+          fc.integer({ min: 4, max: 40 }),
+          fc.integer({ min: 2, max: 12 }),
+          (chars, maxPieceChars, segmentChars, chunkChars) => {
+            const text = chars.join('');
+            let sum = 0;
+            const { split, cuts } = forEachTextPart(
+              text,
+              (part) => {
+                sum += encoder.encodeLength(part);
+                return true;
+              },
+              { maxPieceChars, segmentChars, chunkChars },
+            );
+            const exact = encoder.encodeLength(text);
+            if (split) return sum + cuts >= exact && sum + cuts <= exact + 2 * cuts + 2 * Math.ceil(text.length / 2);
+            return sum === exact;
+          },
+        ),
         { numRuns: 2000 },
       );
     });
@@ -133,7 +170,13 @@ describe('BpeTokenCounter', () => {
       const message: ChatMessage = {
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"mia_li_3668"}' } }],
+        tool_calls: [
+          {
+            id: 'c1',
+            type: 'function',
+            function: { name: 'get_user_details', arguments: '{"user_id":"mia_li_3668"}' },
+          },
+        ],
       };
       expect(counter.countMessage(message)).toBe(counter.count('\nget_user_details\n{"user_id":"mia_li_3668"}') + 4);
     });
@@ -152,7 +195,13 @@ describe('BpeTokenCounter', () => {
     it('counts an image part by the provider rule, not as base64 text', () => {
       const counter = freshCounter('gpt-tokenizer');
       const url = `data:image/png;base64,${Buffer.alloc(30_000).toString('base64')}`;
-      const message: ChatMessage = { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url, detail: 'low' } }] };
+      const message: ChatMessage = {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url, detail: 'low' } },
+        ],
+      };
       expect(counter.countMessage(message)).toBe(counter.count('what is this?') + 4 + 85);
     });
   });
@@ -160,7 +209,12 @@ describe('BpeTokenCounter', () => {
   describe('#countTools', () => {
     it('counts tool definitions as the tokens of their JSON text', () => {
       const counter = createTokenCounter({ model: 'gpt-4o' });
-      const tools = [{ type: 'function' as const, function: { name: 'search', description: 'Search flights', parameters: { type: 'object', properties: {} } } }];
+      const tools = [
+        {
+          type: 'function' as const,
+          function: { name: 'search', description: 'Search flights', parameters: { type: 'object', properties: {} } },
+        },
+      ];
       expect(counter.countTools(tools)).toBe(counter.count(JSON.stringify(tools)));
       expect(counter.countTools([])).toBe(0);
     });

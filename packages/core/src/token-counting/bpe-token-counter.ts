@@ -1,11 +1,11 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import type { ToolDefinition } from '../contracts/tool-definition';
-import type { BpeEncoder } from './bpe-encoder';
 import { BoundedCountCache } from './bounded-count-cache';
-import { contentDigest } from './content-digest';
+import type { BpeEncoder } from './bpe-encoder';
 import { cachedMessageTokens } from './cached-message-tokens';
-import { RecentTextCounts, TEXT_KEY_MAX_CHARS } from './recent-text-counts';
+import { contentDigest } from './content-digest';
 import type { ResolvedEncoding } from './model-encodings';
+import { RecentTextCounts, TEXT_KEY_MAX_CHARS } from './recent-text-counts';
 import { forEachTextPart, MAX_PIECE_CHARS, SEGMENT_CHARS } from './text-parts';
 import type { ITokenCounter, TokenCounterMeta } from './token-counter';
 

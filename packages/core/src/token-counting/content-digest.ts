@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 
-/** Bound once: a global looked up on every character is many times slower where modules run in a sandbox (jest's vm). */
+/**
+ * Bound once: a global looked up on every character is many times slower where modules run in a sandbox (jest's vm).
+ */
 const imul = Math.imul;
 
 /** From this length on, the native SHA-1 is cheaper than the script loop (measured: ~2 vs ~5 ns per character). */

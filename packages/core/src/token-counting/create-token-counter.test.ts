@@ -25,7 +25,14 @@ describe('createTokenCounter', () => {
 
     it('has the meta() shape with the backend named', () => {
       const meta = createTokenCounter({ model: 'gpt-4o', backend: 'js-tiktoken' }).meta();
-      expect(meta).toEqual({ model: 'gpt-4o', encoding: 'o200k_base', uses_tiktoken: true, strategy: 'tiktoken', backend: 'js-tiktoken', approximate: false });
+      expect(meta).toEqual({
+        model: 'gpt-4o',
+        encoding: 'o200k_base',
+        uses_tiktoken: true,
+        strategy: 'tiktoken',
+        backend: 'js-tiktoken',
+        approximate: false,
+      });
     });
 
     it('states the reason when counts are approximate', () => {
@@ -40,7 +47,10 @@ describe('createTokenCounter', () => {
     it('uses the encoding a registry names for the model', () => {
       const registry = new ModelRegistry();
       registry.register({ id: 'legacy-chat', contextWindow: 8192, maxOutputTokens: 1024, encoding: 'cl100k_base' });
-      expect(createTokenCounter({ model: 'legacy-chat', registry }).meta()).toMatchObject({ encoding: 'cl100k_base', approximate: false });
+      expect(createTokenCounter({ model: 'legacy-chat', registry }).meta()).toMatchObject({
+        encoding: 'cl100k_base',
+        approximate: false,
+      });
     });
   });
 
@@ -50,7 +60,9 @@ describe('createTokenCounter', () => {
   });
 
   it('returns one shared counter per backend and model', () => {
-    expect(createTokenCounter({ model: 'gpt-4o' })).toBe(createTokenCounter({ model: 'gpt-4o', backend: 'gpt-tokenizer' }));
+    expect(createTokenCounter({ model: 'gpt-4o' })).toBe(
+      createTokenCounter({ model: 'gpt-4o', backend: 'gpt-tokenizer' }),
+    );
     expect(createTokenCounter({ model: 'gpt-4o', backend: 'heuristic' })).toBeInstanceOf(HeuristicTokenCounter);
     expect(createTokenCounter({ model: 'gpt-4o' })).toBeInstanceOf(BpeTokenCounter);
   });
@@ -58,7 +70,10 @@ describe('createTokenCounter', () => {
   it('shares cached message counts between models of one encoding', () => {
     const a = createTokenCounter({ model: 'gpt-4o' }) as BpeTokenCounter;
     const b = createTokenCounter({ model: 'gpt-4.1' }) as BpeTokenCounter;
-    const message: ChatMessage = { role: 'user', content: 'a message that both agents count, long enough to be digested' };
+    const message: ChatMessage = {
+      role: 'user',
+      content: 'a message that both agents count, long enough to be digested',
+    };
     const count = a.countMessage(message);
     const before = b.tokenizedTotals().texts;
     expect(b.countMessage({ ...message })).toBe(count);

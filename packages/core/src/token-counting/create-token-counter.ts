@@ -1,8 +1,8 @@
 import type { IModelRegistry } from '../models/model-registry';
-import { GptTokenizerEncoder, JsTiktokenEncoder, type BpeEncoder } from './bpe-encoder';
+import { type BpeEncoder, GptTokenizerEncoder, JsTiktokenEncoder } from './bpe-encoder';
 import { BpeTokenCounter, SharedCountCaches } from './bpe-token-counter';
 import { HeuristicTokenCounter } from './heuristic-counter';
-import { resolveModelEncoding, type BpeEncodingName } from './model-encodings';
+import { type BpeEncodingName, resolveModelEncoding } from './model-encodings';
 import type { ITokenCounter, TokenizerBackend } from './token-counter';
 
 /**
@@ -45,7 +45,10 @@ function pickBackend(backend: 'auto' | TokenizerBackend): TokenizerBackend {
   return 'heuristic';
 }
 
-function shared(backend: 'gpt-tokenizer' | 'js-tiktoken', encoding: BpeEncodingName): { encoder: BpeEncoder; caches: SharedCountCaches } {
+function shared(
+  backend: 'gpt-tokenizer' | 'js-tiktoken',
+  encoding: BpeEncodingName,
+): { encoder: BpeEncoder; caches: SharedCountCaches } {
   const key = `${backend}:${encoding}`;
   let entry = sharedCaches.get(key);
   if (entry === undefined) {
@@ -78,7 +81,10 @@ export function createTokenCounter(options: CreateTokenCounterOptions): ITokenCo
     const { encoder, caches } = shared(backend, resolved.encoding);
     counter = new BpeTokenCounter(encoder, caches, options.model, resolved);
   } else {
-    throw new RangeError(`createTokenCounter: unknown backend "${String(backend)}" (expected auto, gpt-tokenizer, js-tiktoken or heuristic)`);
+    throw new RangeError(
+      `createTokenCounter: unknown backend "${String(backend)}" (expected auto, gpt-tokenizer, js-tiktoken or ` +
+        `heuristic)`,
+    );
   }
   counters.set(key, counter);
   return counter;

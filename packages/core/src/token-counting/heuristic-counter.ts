@@ -15,7 +15,15 @@ export class HeuristicTokenCounter implements ITokenCounter {
   constructor(private readonly model: string) {}
 
   meta(): TokenCounterMeta {
-    return { model: this.model, encoding: null, uses_tiktoken: false, strategy: 'heuristic', backend: 'heuristic', approximate: true, note: 'no tokenizer: floor(chars / 4) + 1 per text, an estimate' };
+    return {
+      model: this.model,
+      encoding: null,
+      uses_tiktoken: false,
+      strategy: 'heuristic',
+      backend: 'heuristic',
+      approximate: true,
+      note: 'no tokenizer: floor(chars / 4) + 1 per text, an estimate',
+    };
   }
 
   count(text: string): number {

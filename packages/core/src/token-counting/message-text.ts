@@ -8,7 +8,8 @@ import type { ChatMessage, ImageContentPart, ReasoningItem } from '../contracts/
 export function messageText(message: Readonly<ChatMessage>): string {
   let text = contentText(message.content);
   if (message.role === 'assistant') {
-    if (message.tool_calls) for (const call of message.tool_calls) text += `\n${call.function.name}\n${call.function.arguments}`;
+    if (message.tool_calls)
+      for (const call of message.tool_calls) text += `\n${call.function.name}\n${call.function.arguments}`;
     if (message.reasoning) {
       for (const item of message.reasoning) {
         const reasoning = reasoningText(item);
@@ -33,14 +34,28 @@ export function reasoningText(item: Readonly<ReasoningItem>): string {
   if (item.provider === 'anthropic') {
     if (data.type === 'thinking') return typeof data.thinking === 'string' ? data.thinking : '';
     if (data.type === 'redacted_thinking') return typeof data.data === 'string' ? data.data : '';
-    if (data.type === 'compaction') return [data.content, data.encrypted_content].filter((part): part is string => typeof part === 'string' && part !== '').join('\n');
+    if (data.type === 'compaction')
+      return [data.content, data.encrypted_content]
+        .filter((part): part is string => typeof part === 'string' && part !== '')
+        .join('\n');
   }
-  if (item.provider === 'openai' && data.type === 'compaction') return typeof data.encrypted_content === 'string' ? data.encrypted_content : '';
+  if (item.provider === 'openai' && data.type === 'compaction')
+    return typeof data.encrypted_content === 'string' ? data.encrypted_content : '';
   if (item.provider === 'openai' && data.type === 'reasoning') {
-    // The Responses shape (`summary`, `encrypted_content`) or the Agents SDK's (`content`, `providerData.encrypted_content`).
-    const texts = (parts: unknown) => (Array.isArray(parts) ? parts.map((part: unknown) => (typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '')).filter((text) => text !== '') : []);
+    // The Responses shape (`summary`, `encrypted_content`) or the Agents SDK's (`content`,
+    // `providerData.encrypted_content`).
+    const texts = (parts: unknown) =>
+      Array.isArray(parts)
+        ? parts
+            .map((part: unknown) =>
+              typeof (part as { text?: unknown })?.text === 'string' ? (part as { text: string }).text : '',
+            )
+            .filter((text) => text !== '')
+        : [];
     const providerData = data.providerData as { encrypted_content?: unknown } | undefined;
-    const encrypted = [data.encrypted_content, providerData?.encrypted_content].filter((value): value is string => typeof value === 'string' && value !== '');
+    const encrypted = [data.encrypted_content, providerData?.encrypted_content].filter(
+      (value): value is string => typeof value === 'string' && value !== '',
+    );
     return [...texts(data.summary), ...texts(data.content), ...encrypted].join('\n');
   }
   if (item.provider === 'openai-compatible') return '';

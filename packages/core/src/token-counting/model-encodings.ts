@@ -17,7 +17,10 @@ const O200K_EXACT_PATTERN = /^(gpt-4o|chatgpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss
 const APPROXIMATE_FAMILIES: ReadonlyArray<[RegExp, string]> = [
   [/^claude/, 'Anthropic models use their own tokenizer; o200k_base counts approximate it'],
   [/^gemini/, 'Gemini models use their own tokenizer; o200k_base counts approximate it'],
-  [/^(llama|qwen|mistral|mixtral|phi|gemma|deepseek|local|openrouter)/, 'local models use their own tokenizer; o200k_base counts approximate it'],
+  [
+    /^(llama|qwen|mistral|mixtral|phi|gemma|deepseek|local|openrouter)/,
+    'local models use their own tokenizer; o200k_base counts approximate it',
+  ],
 ];
 
 /**
@@ -32,7 +35,11 @@ export function resolveModelEncoding(model: string, registry?: IModelRegistry): 
   const info = registry?.find(model);
   if (info) {
     return info.approximateEncoding
-      ? { encoding: info.encoding, approximate: true, note: `${info.id}: its own tokenizer differs; ${info.encoding} counts approximate it` }
+      ? {
+          encoding: info.encoding,
+          approximate: true,
+          note: `${info.id}: its own tokenizer differs; ${info.encoding} counts approximate it`,
+        }
       : { encoding: info.encoding, approximate: false };
   }
   if (O200K_EXACT_PATTERN.test(name)) return { encoding: 'o200k_base', approximate: false };

@@ -15,7 +15,8 @@ export class RecentTextCounts {
   private chars = 0;
 
   constructor(readonly maxChars: number = DEFAULT_TEXT_COUNT_CHARS) {
-    if (!(maxChars >= TEXT_KEY_MAX_CHARS)) throw new RangeError(`RecentTextCounts: maxChars must be at least ${TEXT_KEY_MAX_CHARS} (got ${maxChars})`);
+    if (!(maxChars >= TEXT_KEY_MAX_CHARS))
+      throw new RangeError(`RecentTextCounts: maxChars must be at least ${TEXT_KEY_MAX_CHARS} (got ${maxChars})`);
   }
 
   get size(): number {

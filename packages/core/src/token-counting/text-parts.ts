@@ -13,14 +13,25 @@ const longRunPatterns = new Map<number, RegExp>();
 function longRunPattern(maxRun: number): RegExp {
   let pattern = longRunPatterns.get(maxRun);
   if (pattern === undefined) {
-    pattern = new RegExp(`[\\p{L}\\p{M}]{${maxRun + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${maxRun + 1},}|\\s{${maxRun + 1},}`, 'gu');
+    pattern = new RegExp(
+      `[\\p{L}\\p{M}]{${maxRun + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${maxRun + 1},}|\\s{${maxRun + 1},}`,
+      'gu',
+    );
     longRunPatterns.set(maxRun, pattern);
   }
   return pattern;
 }
 
 function isWhitespace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000 || code === 0x2028 || code === 0x2029 || code === 0xfeff;
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x3000 ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0xfeff
+  );
 }
 
 function isAsciiLetter(code: number): boolean {
@@ -73,7 +84,11 @@ export interface TextPartOptions {
  * Counters therefore add one token per cut, which makes the split count an upper bound; this is
  * property-tested against whole-text encodes.
  */
-export function forEachTextPart(text: string, visit: (part: string) => boolean, options: TextPartOptions = {}): TextPartsResult {
+export function forEachTextPart(
+  text: string,
+  visit: (part: string) => boolean,
+  options: TextPartOptions = {},
+): TextPartsResult {
   const segmentChars = options.segmentChars ?? SEGMENT_CHARS;
   const maxPiece = options.maxPieceChars ?? MAX_PIECE_CHARS;
   const chunk = Math.max(2, Math.min(options.chunkChars ?? maxPiece, maxPiece));
@@ -101,7 +116,12 @@ export function forEachTextPart(text: string, visit: (part: string) => boolean, 
   return { split, stopped: false, cuts };
 }
 
-function visitSegment(segment: string, visit: (part: string) => boolean, maxPiece: number, chunk: number): TextPartsResult {
+function visitSegment(
+  segment: string,
+  visit: (part: string) => boolean,
+  maxPiece: number,
+  chunk: number,
+): TextPartsResult {
   if (segment.length <= maxPiece) return { split: false, stopped: !visit(segment), cuts: 0 };
   const pattern = longRunPattern(maxPiece);
   pattern.lastIndex = 0;
@@ -117,7 +137,8 @@ function visitSegment(segment: string, visit: (part: string) => boolean, maxPiec
     // BPE cost grows with the square of a chunk's bytes: chunks of 2- and 3-byte characters (Greek,
     // kana, CJK) are shorter in characters so that every chunk has about the same number of bytes.
     const first = segment.charCodeAt(match.index);
-    const runChunk = first < 0x80 ? chunk : first < 0x800 ? Math.max(2, Math.ceil(chunk / 2)) : Math.max(2, Math.ceil(chunk / 3));
+    const runChunk =
+      first < 0x80 ? chunk : first < 0x800 ? Math.max(2, Math.ceil(chunk / 2)) : Math.max(2, Math.ceil(chunk / 3));
     let cut = match.index + runChunk;
     while (cut < runEnd) {
       const before = segment.charCodeAt(cut - 1);

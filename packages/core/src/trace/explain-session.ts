@@ -62,13 +62,30 @@ export interface SessionExplanation {
 }
 
 /** Which reduction a message falls under when several ranges hold it: the one that says most about where it is. */
-const PRECEDENCE: readonly ReductionAction[] = ['recalled', 'summarized', 'compacted', 'extracted', 'dropped', 'trimmed', 'micro-compacted', 'truncated'];
+const PRECEDENCE: readonly ReductionAction[] = [
+  'recalled',
+  'summarized',
+  'compacted',
+  'extracted',
+  'dropped',
+  'trimmed',
+  'micro-compacted',
+  'truncated',
+];
 
-/** Reductions that shorten a message left in the payload; a sparse range of them names its messages through `outputRefs`. */
+/**
+ * Reductions that shorten a message left in the payload; a sparse range of them names its messages through
+ * `outputRefs`.
+ */
 const SHORTENING: ReadonlySet<ReductionAction> = new Set(['trimmed', 'micro-compacted', 'truncated']);
 
 /** The reduction of `entry` that holds history message `index`, if any. */
-function reductionOf(entry: SessionTraceEntry, index: number, message: Readonly<ChatMessage>, outputRef: string | undefined): SessionTraceReduction | undefined {
+function reductionOf(
+  entry: SessionTraceEntry,
+  index: number,
+  message: Readonly<ChatMessage>,
+  outputRef: string | undefined,
+): SessionTraceReduction | undefined {
   let best: SessionTraceReduction | undefined;
   for (const reduction of entry.reductions) {
     if (index < reduction.from || index >= reduction.to) continue;
@@ -92,7 +109,11 @@ function summaryVersionOf(reduction: SessionTraceReduction, entry: SessionTraceE
 }
 
 /** The state of history message `index` in one compose that had it. */
-export function messageStateIn(entry: SessionTraceEntry, index: number, message: Readonly<ChatMessage>): MessageCallState {
+export function messageStateIn(
+  entry: SessionTraceEntry,
+  index: number,
+  message: Readonly<ChatMessage>,
+): MessageCallState {
   if (entry.pinned?.includes(index)) return { call: entry.call, state: 'pinned' };
   const outputRef = entry.outputRefs?.find(([at]) => at === index)?.[1];
   const reduction = reductionOf(entry, index, message, outputRef);
@@ -102,7 +123,8 @@ export function messageStateIn(entry: SessionTraceEntry, index: number, message:
     const version = summaryVersionOf(reduction, entry);
     if (version !== undefined) state.summaryVersion = version;
     // A memory block cut to fit is an empty range at the end of the history.
-    if (entry.reductions.some((other) => other.action === 'truncated' && other.from === other.to)) state.summaryShortened = true;
+    if (entry.reductions.some((other) => other.action === 'truncated' && other.from === other.to))
+      state.summaryShortened = true;
   }
   const refs = outputRef !== undefined ? [outputRef] : SHORTENING.has(reduction.action) ? undefined : reduction.refs;
   if (refs !== undefined && refs.length > 0) state.refs = [...refs];
@@ -146,7 +168,11 @@ function toolCallIdsOf(message: Readonly<ChatMessage>): string[] | undefined {
  * session was composed from, as the host passed it (without the system prompt): the trace holds
  * indexes into it, not text.
  */
-export function explainSession(trace: SessionTrace, history: ReadonlyArray<ChatMessage>, find: string): SessionExplanation {
+export function explainSession(
+  trace: SessionTrace,
+  history: ReadonlyArray<ChatMessage>,
+  find: string,
+): SessionExplanation {
   const entries = trace.entries;
   const explanation: SessionExplanation = {
     agentId: trace.agentId,

@@ -1,9 +1,11 @@
 import type { IContextStore } from '../contracts/context-store';
 import { SessionTraceError } from '../errors/session-trace-error';
-import { sessionTraceSegmentKey, type SessionTrace } from './session-trace';
+import { type SessionTrace, sessionTraceSegmentKey } from './session-trace';
 import { orderSegments, readSegment, type TraceSegment } from './trace-segment';
 
-const TURN_ON = 'Turn the trace on with sessionTrace: true (or { maxBytes }) in createContextRuntime or loadAgent options; it is off by default.';
+const TURN_ON =
+  'Turn the trace on with sessionTrace: true (or { maxBytes }) in createContextRuntime or loadAgent options; it is ' +
+  'off by default.';
 
 /**
  * Reads a session's trace from a store: its two segments, older first.
@@ -11,10 +13,16 @@ const TURN_ON = 'Turn the trace on with sessionTrace: true (or { maxBytes }) in 
  *   session (naming the sessions of the agent that have one), when what is stored there is not a
  *   trace, or when the store cannot be read (the store's error as cause)
  */
-export async function readSessionTrace(store: IContextStore, agentId: string, sessionId: string): Promise<SessionTrace> {
+export async function readSessionTrace(
+  store: IContextStore,
+  agentId: string,
+  sessionId: string,
+): Promise<SessionTrace> {
   let segments: TraceSegment[];
   try {
-    segments = await Promise.all([0, 1].map((segment) => readSegment(store, sessionTraceSegmentKey(agentId, sessionId, segment as 0 | 1))));
+    segments = await Promise.all(
+      [0, 1].map((segment) => readSegment(store, sessionTraceSegmentKey(agentId, sessionId, segment as 0 | 1))),
+    );
   } catch (error) {
     throw new SessionTraceError(
       `the ${store.name} store could not be read (${(error as Error | null)?.message ?? String(error)})`,
@@ -28,7 +36,10 @@ export async function readSessionTrace(store: IContextStore, agentId: string, se
     const traced = await tracedSessions(store, agentId);
     throw new SessionTraceError(
       `the ${store.name} store has no trace for agent "${agentId}", session "${sessionId}"`,
-      traced.length > 0 ? `Sessions of agent "${agentId}" with a trace: ${traced.slice(0, 20).join(', ')}${traced.length > 20 ? ', ...' : ''}.` : TURN_ON,
+      traced.length > 0
+        ? `Sessions of agent "${agentId}" with a ` +
+            `trace: ${traced.slice(0, 20).join(', ')}${traced.length > 20 ? ', ...' : ''}.`
+        : TURN_ON,
       { store: store.name, agentId, sessionId, traced },
     );
   }
@@ -36,19 +47,30 @@ export async function readSessionTrace(store: IContextStore, agentId: string, se
   if (header === undefined) {
     throw new SessionTraceError(
       `what is stored for agent "${agentId}", session "${sessionId}" under the trace's names is not a session trace`,
-      'Let ctxkit write the trace (kind "state", blobs "session-trace.0.jsonl" and "session-trace.1.jsonl"); do not write those keys yourself.',
+      'Let ctxkit write the trace (kind "state", blobs "session-trace.0.jsonl" and "session-trace.1.jsonl"); do not ' +
+        'write those keys yourself.',
       { store: store.name, agentId, sessionId },
     );
   }
   const entries = [...older.entries, ...newer.entries];
-  return { format: 1, agentId, sessionId, strategyId: header.strategyId, maxBytes: header.maxBytes, evicted: Math.max(0, (entries[0]?.call ?? 1) - 1), entries };
+  return {
+    format: 1,
+    agentId,
+    sessionId,
+    strategyId: header.strategyId,
+    maxBytes: header.maxBytes,
+    evicted: Math.max(0, (entries[0]?.call ?? 1) - 1),
+    entries,
+  };
 }
 
 /** The sessions of an agent that have a trace in the store (none when the store cannot list). */
 async function tracedSessions(store: IContextStore, agentId: string): Promise<string[]> {
   try {
     const keys = await store.listBlobs({ agentId, kind: 'state' });
-    return [...new Set(keys.filter((key) => /^session-trace\.[01]\.jsonl$/.test(key.name)).map((key) => key.sessionId))].sort();
+    return [
+      ...new Set(keys.filter((key) => /^session-trace\.[01]\.jsonl$/.test(key.name)).map((key) => key.sessionId)),
+    ].sort();
   } catch {
     return [];
   }

@@ -43,7 +43,13 @@ export interface SessionTraceEntry {
 
 /** The trace's record of one reduction. */
 function traceReduction(record: ReductionRecord): SessionTraceReduction {
-  const reduction: SessionTraceReduction = { action: record.action, from: record.from, to: record.to, messages: record.messages, reason: record.reason };
+  const reduction: SessionTraceReduction = {
+    action: record.action,
+    from: record.from,
+    to: record.to,
+    messages: record.messages,
+    reason: record.reason,
+  };
   if (record.refs !== undefined && record.refs.length > 0) reduction.refs = [...record.refs];
   return reduction;
 }
@@ -53,11 +59,14 @@ function traceReduction(record: ReductionRecord): SessionTraceReduction {
  * looked up only inside trimmed, truncated or micro-compacted ranges, by `tool_call_id`.
  */
 function outputRefsOf(history: ReadonlyArray<ChatMessage>, payload: LLMPayload): Array<[number, string]> | undefined {
-  const ranges = payload.stats.reductions.filter((record) => record.action === 'trimmed' || record.action === 'truncated' || record.action === 'micro-compacted');
+  const ranges = payload.stats.reductions.filter(
+    (record) => record.action === 'trimmed' || record.action === 'truncated' || record.action === 'micro-compacted',
+  );
   if (ranges.length === 0) return undefined;
   const refByCall = new Map<string, string>();
   for (const message of payload.messages) {
-    if (message.role === 'tool' && message.output_ref !== undefined) refByCall.set(message.tool_call_id, message.output_ref.id);
+    if (message.role === 'tool' && message.output_ref !== undefined)
+      refByCall.set(message.tool_call_id, message.output_ref.id);
   }
   if (refByCall.size === 0) return undefined;
   const found: Array<[number, string]> = [];
@@ -74,7 +83,13 @@ function outputRefsOf(history: ReadonlyArray<ChatMessage>, payload: LLMPayload):
 }
 
 /** The trace entry of one compose: its payload's reductions and refs, and the pinned messages shown. */
-export function sessionTraceEntry(call: number, at: number, history: ReadonlyArray<ChatMessage>, payload: LLMPayload, pinnedIndexes?: readonly number[]): SessionTraceEntry {
+export function sessionTraceEntry(
+  call: number,
+  at: number,
+  history: ReadonlyArray<ChatMessage>,
+  payload: LLMPayload,
+  pinnedIndexes?: readonly number[],
+): SessionTraceEntry {
   const entry: SessionTraceEntry = {
     call,
     at,

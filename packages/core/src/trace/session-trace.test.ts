@@ -2,8 +2,8 @@ import type { ChatMessage } from '../contracts/chat-message';
 import type { IContextStore } from '../contracts/context-store';
 import type { LLMPayload, PayloadStats, ReductionRecord } from '../contracts/llm-payload';
 import type { StrategyFactory } from '../plugins/strategy-plugin';
-import { createContextRuntime } from '../runtime/create-context-runtime';
 import type { ContextRuntimeOptions } from '../runtime/context-runtime';
+import { createContextRuntime } from '../runtime/create-context-runtime';
 import { MemoryContextStore } from '../stores/memory-context-store';
 import { explainSession } from './explain-session';
 import { readSessionTrace } from './read-session-trace';
@@ -16,7 +16,19 @@ const lastMessages: StrategyFactory = (config) => ({
   async composePayload(systemPrompt: string, history: ChatMessage[]): Promise<LLMPayload> {
     const keep = (config as { keep: number }).keep;
     const cut = Math.max(0, history.length - keep);
-    const reductions: ReductionRecord[] = cut > 0 ? [{ action: 'dropped', from: 0, to: cut, messages: cut, reason: 'older than the window', recoverableFrom: 'history' }] : [];
+    const reductions: ReductionRecord[] =
+      cut > 0
+        ? [
+            {
+              action: 'dropped',
+              from: 0,
+              to: cut,
+              messages: cut,
+              reason: 'older than the window',
+              recoverableFrom: 'history',
+            },
+          ]
+        : [];
     const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt }, ...history.slice(cut)];
     return { messages, tools: [], stats: { reductions, extra: {} } as unknown as PayloadStats };
   },
@@ -26,21 +38,36 @@ const lastMessages: StrategyFactory = (config) => ({
 async function runtimeWith(options: ContextRuntimeOptions) {
   const runtime = await createContextRuntime({ discoverInstalled: false, ...options });
   runtime.registerStrategy(
-    { id: 'last-messages-strategy', configSchema: { type: 'object', properties: { keep: { type: 'integer', default: 4 }, model: { type: 'string' } } } },
+    {
+      id: 'last-messages-strategy',
+      configSchema: {
+        type: 'object',
+        properties: { keep: { type: 'integer', default: 4 }, model: { type: 'string' } },
+      },
+    },
     lastMessages,
   );
   return runtime;
 }
 
-const manifest = { id: 'support-bot', contextStrategy: { type: 'plugin', pluginId: 'last-messages-strategy', config: { keep: 4 } } };
+const manifest = {
+  id: 'support-bot',
+  contextStrategy: { type: 'plugin', pluginId: 'last-messages-strategy', config: { keep: 4 } },
+};
 
 function conversation(length: number): ChatMessage[] {
-  return Array.from({ length }, (_, index): ChatMessage => (index % 2 === 0 ? { role: 'user', content: `question ${index}: ${SECRET}` } : { role: 'assistant', content: `answer ${index}` }));
+  return Array.from({ length }, (_, index): ChatMessage =>
+    index % 2 === 0
+      ? { role: 'user', content: `question ${index}: ${SECRET}` }
+      : { role: 'assistant', content: `answer ${index}` },
+  );
 }
 
 /** Bytes the session's trace takes in the store: both segments. */
 async function storedBytes(store: IContextStore, sessionId = 'conversation-1'): Promise<number> {
-  const segments = await Promise.all([0, 1].map((segment) => store.blobSize(sessionTraceSegmentKey('support-bot', sessionId, segment as 0 | 1))));
+  const segments = await Promise.all(
+    [0, 1].map((segment) => store.blobSize(sessionTraceSegmentKey('support-bot', sessionId, segment as 0 | 1))),
+  );
   return segments.reduce<number>((sum, size) => sum + (size ?? 0), 0);
 }
 
@@ -56,11 +83,17 @@ async function storedText(store: IContextStore): Promise<string> {
 }
 
 /** Composes once per message of `history`, each with the history so far. */
-async function composeEach(store: IContextStore, options: ContextRuntimeOptions, history: ChatMessage[], from = 1): Promise<void> {
+async function composeEach(
+  store: IContextStore,
+  options: ContextRuntimeOptions,
+  history: ChatMessage[],
+  from = 1,
+): Promise<void> {
   const runtime = await runtimeWith({ store, ...options });
   const agent = await runtime.loadAgent(manifest);
   const session = agent.forSession('conversation-1');
-  for (let end = from; end <= history.length; end++) await session.composePayload('You help.', history.slice(0, end), []);
+  for (let end = from; end <= history.length; end++)
+    await session.composePayload('You help.', history.slice(0, end), []);
   await runtime.dispose();
 }
 
@@ -69,7 +102,9 @@ describe('session trace', () => {
     const store = new MemoryContextStore();
     await composeEach(store, {}, conversation(6));
     await expect(store.listBlobs({ agentId: 'support-bot' })).resolves.toEqual([]);
-    await expect(readSessionTrace(store, 'support-bot', 'conversation-1')).rejects.toMatchObject({ code: 'CTXKIT_TRACE_UNREADABLE' });
+    await expect(readSessionTrace(store, 'support-bot', 'conversation-1')).rejects.toMatchObject({
+      code: 'CTXKIT_TRACE_UNREADABLE',
+    });
   });
 
   it('records every compose by index, never the text', async () => {
@@ -78,7 +113,9 @@ describe('session trace', () => {
     const trace = await readSessionTrace(store, 'support-bot', 'conversation-1');
     expect(trace.entries.map((entry) => entry.call)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(trace.entries.map((entry) => entry.history)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(trace.entries[7]!.reductions).toEqual([{ action: 'dropped', from: 0, to: 4, messages: 4, reason: 'older than the window' }]);
+    expect(trace.entries[7]!.reductions).toEqual([
+      { action: 'dropped', from: 0, to: 4, messages: 4, reason: 'older than the window' },
+    ]);
     expect(trace.entries[7]!.sent).toBe(5);
     const text = await storedText(store);
     // A header line, then one line per compose.
@@ -113,7 +150,9 @@ describe('session trace', () => {
   });
 
   it('refuses a size below 1,024 bytes with the fix', async () => {
-    await expect(runtimeWith({ sessionTrace: { maxBytes: 100 } })).rejects.toMatchObject({ code: 'CTXKIT_CONFIG_INVALID' });
+    await expect(runtimeWith({ sessionTrace: { maxBytes: 100 } })).rejects.toMatchObject({
+      code: 'CTXKIT_CONFIG_INVALID',
+    });
   });
 
   it('loadAgent can turn it on for one agent', async () => {

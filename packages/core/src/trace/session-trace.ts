@@ -3,7 +3,7 @@ import type { IContextStore, StoreKey } from '../contracts/context-store';
 import type { LLMPayload } from '../contracts/llm-payload';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ErrorCodes } from '../errors/error-codes';
-import { sessionTraceEntry, type SessionTraceEntry } from './session-trace-entry';
+import { type SessionTraceEntry, sessionTraceEntry } from './session-trace-entry';
 import { lastCall, orderSegments, readSegment } from './trace-segment';
 
 /** The size a session trace is kept within when `sessionTrace: true` names none: 256 KiB. */
@@ -22,7 +22,10 @@ export interface SessionTraceOptions {
   maxBytes?: number;
 }
 
-/** `sessionTrace` as the runtime and `loadAgent` take it: off (the default), on with the default size, or on with options. */
+/**
+ * `sessionTrace` as the runtime and `loadAgent` take it: off (the default), on with the default size, or on with
+ * options.
+ */
 export type SessionTraceSetting = boolean | SessionTraceOptions;
 
 /** A session's trace as read back: its header and its entries, oldest first. */
@@ -70,8 +73,12 @@ export function sessionTraceMaxBytes(setting: SessionTraceSetting | undefined): 
     throw new CtxkitError({
       code: ErrorCodes.CONFIG_INVALID,
       category: 'user',
-      message: `sessionTrace.maxBytes must be a whole number of at least ${MIN_SESSION_TRACE_MAX_BYTES}, got ${String(maxBytes)}.`,
-      fix: `Pass sessionTrace: true for ${DEFAULT_SESSION_TRACE_MAX_BYTES} bytes, or sessionTrace: { maxBytes: 65536 }.`,
+      message:
+        `sessionTrace.maxBytes must be a whole number of at least ${MIN_SESSION_TRACE_MAX_BYTES}, ` +
+        `got ${String(maxBytes)}.`,
+      fix:
+        `Pass sessionTrace: true for ${DEFAULT_SESSION_TRACE_MAX_BYTES} bytes, or sessionTrace: { maxBytes: ` +
+        `65536 }.`,
       details: { option: 'sessionTrace.maxBytes', value: maxBytes },
     });
   }
@@ -123,12 +130,17 @@ export class SessionTraceRecorder {
     this.segmentBytes = Math.floor(maxBytes / 2);
   }
 
-  /** Records one compose: its history, the payload it gave, the history indexes of the pinned messages shown. Synchronous; never throws. */
+  /**
+   * Records one compose: its history, the payload it gave, the history indexes of the pinned messages shown.
+   * Synchronous; never throws.
+   */
   recordCompose(history: ReadonlyArray<ChatMessage>, payload: LLMPayload, pinnedIndexes?: readonly number[]): void {
     try {
       this.recorded++;
       // Numbered from this process's first compose; renumbered after the stored trace once it is read.
-      this.pending.push(sessionTraceEntry(this.recorded, (this.options.now ?? Date.now)(), history, payload, pinnedIndexes));
+      this.pending.push(
+        sessionTraceEntry(this.recorded, (this.options.now ?? Date.now)(), history, payload, pinnedIndexes),
+      );
       this.writing ??= this.writeLoop();
     } catch (error) {
       // The trace never breaks a compose.
@@ -187,7 +199,9 @@ export class SessionTraceRecorder {
     }
   }
 
-  /** Reads where an earlier process left the session's trace: the current segment, its size, the last compose's number. */
+  /**
+   * Reads where an earlier process left the session's trace: the current segment, its size, the last compose's number.
+   */
   private async load(): Promise<void> {
     const { store } = this.options;
     const [first, second] = await Promise.all([readSegment(store, this.key(0)), readSegment(store, this.key(1))]);

@@ -1,5 +1,6 @@
 function isNumberSequence(value: unknown): value is ReadonlyArray<number> {
-  if (value === null || typeof value !== 'object' || typeof (value as { length?: unknown }).length !== 'number') return false;
+  if (value === null || typeof value !== 'object' || typeof (value as { length?: unknown }).length !== 'number')
+    return false;
   const sequence = value as ArrayLike<unknown>;
   if (sequence.length === 0) return false;
   for (let index = 0; index < sequence.length; index++) {

@@ -1,11 +1,15 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import { findPayloadProblems } from '../messages/find-payload-problems';
+import { loadConversations } from '../testing/load-conversations';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import { HeuristicTokenCounter } from '../token-counting/heuristic-counter';
-import { loadConversations } from '../testing/load-conversations';
 import { trimMessages } from './trim-messages';
 
-const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'get_reservation_details', arguments: `{"reservation_id":"${id}"}` } });
+const call = (id: string) => ({
+  id,
+  type: 'function' as const,
+  function: { name: 'get_reservation_details', arguments: `{"reservation_id":"${id}"}` },
+});
 
 const conversation: ChatMessage[] = [
   { role: 'system', content: 'You are an airline agent.' },
@@ -20,7 +24,10 @@ describe('trimMessages', () => {
   const counter = createTokenCounter({ model: 'gpt-4o' });
 
   it('keeps the first system message and the newest messages that fit, in order', () => {
-    const budget = counter.countMessage(conversation[0]!) + counter.countMessage(conversation[4]!) + counter.countMessage(conversation[5]!);
+    const budget =
+      counter.countMessage(conversation[0]!) +
+      counter.countMessage(conversation[4]!) +
+      counter.countMessage(conversation[5]!);
     const result = trimMessages(conversation, { maxContextTokens: budget, model: 'gpt-4o' });
     expect(result.messages).toEqual([conversation[0], conversation[4], conversation[5]]);
     expect(result.statistics.output_tokens).toBe(budget);
@@ -28,9 +35,21 @@ describe('trimMessages', () => {
 
   it('keeps or drops a tool-call group whole and never leaves a tool message without its call', () => {
     const all = counter.countMessages(conversation);
-    const result = trimMessages(conversation, { maxContextTokens: all - counter.countMessage(conversation[1]!), model: 'gpt-4o' });
-    expect(result.messages.map((message) => message.role)).toEqual(['system', 'assistant', 'tool', 'assistant', 'user']);
-    const tight = trimMessages(conversation, { maxContextTokens: all - counter.countMessage(conversation[1]!) - 1, model: 'gpt-4o' });
+    const result = trimMessages(conversation, {
+      maxContextTokens: all - counter.countMessage(conversation[1]!),
+      model: 'gpt-4o',
+    });
+    expect(result.messages.map((message) => message.role)).toEqual([
+      'system',
+      'assistant',
+      'tool',
+      'assistant',
+      'user',
+    ]);
+    const tight = trimMessages(conversation, {
+      maxContextTokens: all - counter.countMessage(conversation[1]!) - 1,
+      model: 'gpt-4o',
+    });
     expect(tight.messages.map((message) => message.role)).toEqual(['system', 'assistant', 'user']);
     expect(findPayloadProblems(tight.messages)).toEqual([]);
   });
@@ -58,7 +77,11 @@ describe('trimMessages', () => {
   });
 
   it('returns the documented shape with compress_ratio = output / input under both names', () => {
-    const result = trimMessages(conversation, { maxContextTokens: 60, model: 'gpt-4o', semanticOptions: { note: 'kept' } });
+    const result = trimMessages(conversation, {
+      maxContextTokens: 60,
+      model: 'gpt-4o',
+      semanticOptions: { note: 'kept' },
+    });
     const { statistics } = result;
     expect(statistics.input_tokens).toBe(counter.countMessages(conversation));
     expect(statistics.compress_ratio).toBeCloseTo(statistics.output_tokens / statistics.input_tokens, 12);
@@ -71,7 +94,12 @@ describe('trimMessages', () => {
   it('reports a ratio of 1.0 for an empty input', () => {
     const result = trimMessages([], { maxContextTokens: 100, model: 'gpt-4o' });
     expect(result.messages).toEqual([]);
-    expect(result.statistics).toEqual({ compress_ratio: 1.0, compression_ratio: 1.0, input_tokens: 0, output_tokens: 0 });
+    expect(result.statistics).toEqual({
+      compress_ratio: 1.0,
+      compression_ratio: 1.0,
+      input_tokens: 0,
+      output_tokens: 0,
+    });
   });
 
   it('uses a given counter and reports its meta', () => {
@@ -91,20 +119,37 @@ describe('trimMessages', () => {
     };
 
     it('is the cosine similarity of the embeddings before and after', () => {
-      const result = trimMessages(conversation, { maxContextTokens: 10_000, model: 'gpt-4o', semanticOptions: { embedder: bagOfLetters } });
+      const result = trimMessages(conversation, {
+        maxContextTokens: 10_000,
+        model: 'gpt-4o',
+        semanticOptions: { embedder: bagOfLetters },
+      });
       expect(result.statistics.semantic_retention).toBeCloseTo(1.0, 10);
-      const trimmed = trimMessages(conversation, { maxContextTokens: 40, model: 'gpt-4o', semanticOptions: { embedder: bagOfLetters } });
+      const trimmed = trimMessages(conversation, {
+        maxContextTokens: 40,
+        model: 'gpt-4o',
+        semanticOptions: { embedder: bagOfLetters },
+      });
       expect(trimmed.statistics.semantic_retention).toBeGreaterThan(0);
       expect(trimmed.statistics.semantic_retention).toBeLessThan(1);
     });
 
     it.each([
-      ['throws', () => { throw new Error('embedding service down'); }],
+      [
+        'throws',
+        () => {
+          throw new Error('embedding service down');
+        },
+      ],
       ['returns no number sequence', () => 'not a vector'],
       ['returns a promise', async () => [1, 2, 3]],
       ['returns an empty vector', () => []],
     ])('is 0.0 when the embedder %s', (_name, embedder) => {
-      const result = trimMessages(conversation, { maxContextTokens: 10_000, model: 'gpt-4o', semanticOptions: { embedder } });
+      const result = trimMessages(conversation, {
+        maxContextTokens: 10_000,
+        model: 'gpt-4o',
+        semanticOptions: { embedder },
+      });
       expect(result.statistics.semantic_retention).toBe(0.0);
     });
   });
@@ -114,8 +159,14 @@ describe('trimMessages', () => {
       const result = trimMessages(record.messages as ChatMessage[], { maxContextTokens: 2500, model: 'gpt-4o' });
       expect(result.messages[0]?.role).toBe('system');
       const conversationPart = result.messages.slice(1);
-      expect(findPayloadProblems(conversationPart).filter((problem) => problem.problem !== 'no-user-message' && problem.problem !== 'leading-tool-message')).toEqual([]);
-      expect(conversationPart.some((message) => message.role === 'tool' && conversationPart.indexOf(message) === 0)).toBe(false);
+      expect(
+        findPayloadProblems(conversationPart).filter(
+          (problem) => problem.problem !== 'no-user-message' && problem.problem !== 'leading-tool-message',
+        ),
+      ).toEqual([]);
+      expect(
+        conversationPart.some((message) => message.role === 'tool' && conversationPart.indexOf(message) === 0),
+      ).toBe(false);
       if (result.statistics.output_tokens > 2500) expect(result.messages).toHaveLength(1);
     }
   });

@@ -54,7 +54,10 @@ export interface TrimMessagesResult {
  * orphan results and calls without results are left out. The walk stops at the first group that does
  * not fit, so only what is kept plus that group is counted for the decision.
  */
-export function trimMessages(messages: ReadonlyArray<Readonly<ChatMessage>>, options: TrimMessagesOptions): TrimMessagesResult {
+export function trimMessages(
+  messages: ReadonlyArray<Readonly<ChatMessage>>,
+  options: TrimMessagesOptions,
+): TrimMessagesResult {
   const counter = options.tokenCounter ?? createTokenCounter({ model: options.model });
   const semanticOptions = options.semanticOptions ?? {};
   const systemIndex = messages.findIndex((message) => message.role === 'system');
@@ -87,7 +90,12 @@ export function trimMessages(messages: ReadonlyArray<Readonly<ChatMessage>>, opt
   }
 
   const ratio = inputTokens === 0 ? 1.0 : used / inputTokens;
-  const statistics: TrimStatistics = { compress_ratio: ratio, compression_ratio: ratio, input_tokens: inputTokens, output_tokens: used };
+  const statistics: TrimStatistics = {
+    compress_ratio: ratio,
+    compression_ratio: ratio,
+    input_tokens: inputTokens,
+    output_tokens: used,
+  };
   if (typeof semanticOptions.embedder === 'function') {
     statistics.semantic_retention = semanticRetention(semanticOptions.embedder as Embedder, messages, kept);
   }
@@ -98,7 +106,11 @@ function joinedText(messages: ReadonlyArray<Readonly<ChatMessage>>): string {
   return messages.map((message) => messageText(message)).join('\n');
 }
 
-function semanticRetention(embedder: Embedder, before: ReadonlyArray<Readonly<ChatMessage>>, after: ReadonlyArray<Readonly<ChatMessage>>): number {
+function semanticRetention(
+  embedder: Embedder,
+  before: ReadonlyArray<Readonly<ChatMessage>>,
+  after: ReadonlyArray<Readonly<ChatMessage>>,
+): number {
   try {
     const a = embedder(joinedText(before));
     const b = embedder(joinedText(after));

@@ -27,10 +27,16 @@ export function elisionMarker(lines: number, bytes: number, span?: ElidedSpan): 
   const what = `${lines.toLocaleString('en-US')} lines (${bytes.toLocaleString('en-US')} bytes) elided`;
   if (!span) return `[... ${what} ...]`;
   if (!span.from || !span.to) return `[... ${what}: ref=${span.ref} ...]`;
-  return `[... ${what}: ref=${span.ref} from line ${span.from.line} char ${span.from.char} to line ${span.to.line} char ${span.to.char} ...]`;
+  return (
+    `[... ${what}: ref=${span.ref} from line ${span.from.line} char ${span.from.char} to line ${span.to.line} ` +
+    `char ${span.to.char} ...]`
+  );
 }
 
-/** The longest marker that {@link elisionMarker} can produce for a text of `totalBytes` bytes (for budgeting), naming `ref` when given. */
+/**
+ * The longest marker that {@link elisionMarker} can produce for a text of `totalBytes` bytes (for budgeting), naming
+ * `ref` when given.
+ */
 export function longestElisionMarker(totalBytes: number, ref?: string): string {
   const far = { line: totalBytes + 1, char: totalBytes };
   return elisionMarker(totalBytes, totalBytes, ref === undefined ? undefined : { ref, from: far, to: far });

@@ -7,7 +7,8 @@ export function surrogateSafeCut(text: string, index: number, direction: 'down' 
   if (index >= text.length) return text.length;
   const before = text.charCodeAt(index - 1);
   const at = text.charCodeAt(index);
-  if (before >= 0xd800 && before <= 0xdbff && at >= 0xdc00 && at <= 0xdfff) return direction === 'down' ? index - 1 : index + 1;
+  if (before >= 0xd800 && before <= 0xdbff && at >= 0xdc00 && at <= 0xdfff)
+    return direction === 'down' ? index - 1 : index + 1;
   return index;
 }
 

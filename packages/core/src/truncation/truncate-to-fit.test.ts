@@ -1,12 +1,16 @@
 import fc from 'fast-check';
-import { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
+
 import { GptTokenizerEncoder } from '../token-counting/bpe-encoder';
+import { BpeTokenCounter, SharedCountCaches } from '../token-counting/bpe-token-counter';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import { utf8ByteLength } from '../token-counting/text-parts';
 import { truncateHead, truncateHeadTail, truncateTail, truncateToFit } from './truncate-to-fit';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
-const logLines = Array.from({ length: 5000 }, (_, index) => `line ${index}: worker-${index % 7} handled request ${index * 31} ok`).join('\n');
+const logLines = Array.from(
+  { length: 5000 },
+  (_, index) => `line ${index}: worker-${index % 7} handled request ${index * 31} ok`,
+).join('\n');
 
 function isWellFormed(text: string): boolean {
   for (let index = 0; index < text.length; index++) {
@@ -38,9 +42,16 @@ describe('truncateToFit', () => {
       expect(result.truncated).toBe(true);
       if (result.tokens !== undefined) expect(result.tokens).toBeLessThanOrEqual(120);
       else expect(result.bytes).toBeLessThanOrEqual(result.kind === 'head-tail' ? 400 : 300);
-      const marker = /\n?\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided: ref=(\w+) from line (\d+) char (\d+) to line (\d+) char (\d+) \.\.\.\]\n?/.exec(result.text)!;
+      const marker = new RegExp(
+        String.raw`\n?\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided: ref=(\w+) from line (\d+) char (` +
+          String.raw`\d+) to line (\d+) char (\d+) \.\.\.\]\n?`,
+      ).exec(result.text)!;
       expect(marker[1]).toBe(ref);
-      const at = (line: number, char: number): number => text.split('\n').slice(0, line - 1).reduce((sum, part) => sum + part.length + 1, 0) + char;
+      const at = (line: number, char: number): number =>
+        text
+          .split('\n')
+          .slice(0, line - 1)
+          .reduce((sum, part) => sum + part.length + 1, 0) + char;
       const from = at(Number(marker[2]), Number(marker[3]));
       const to = at(Number(marker[4]), Number(marker[5]));
       expect(to - from).toBe(result.elided.chars);
@@ -49,7 +60,7 @@ describe('truncateToFit', () => {
     }
   });
 
-  it('names the ref alone when the text is not the ref\'s own (locate: false)', () => {
+  it("names the ref alone when the text is not the ref's own (locate: false)", () => {
     const text = `${'x'.repeat(3000)}\n${'y'.repeat(3000)}`;
     const result = truncateToFit(text, { kind: 'head-tail', maxBytes: 500, ref: 'to_view', locate: false });
     expect(result.bytes).toBeLessThanOrEqual(500);
@@ -63,7 +74,9 @@ describe('truncateToFit', () => {
     expect(result.text).toMatch(/\[\.\.\. [\d,]+ lines \([\d,]+ bytes\) elided \.\.\.\]$/);
     expect(counter.count(result.text)).toBeLessThanOrEqual(200);
     expect(result.tokens).toBe(counter.count(result.text));
-    expect(result.elided.bytes).toBe(utf8ByteLength(logLines) - utf8ByteLength(result.text.slice(0, result.text.lastIndexOf('\n['))));
+    expect(result.elided.bytes).toBe(
+      utf8ByteLength(logLines) - utf8ByteLength(result.text.slice(0, result.text.lastIndexOf('\n['))),
+    );
   });
 
   it('keeps the end for tail', () => {
@@ -90,7 +103,10 @@ describe('truncateToFit', () => {
 
   it('tokenizes only about what it keeps of a huge text', () => {
     const caches = new SharedCountCaches();
-    const own = new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), caches, 'gpt-4o', { encoding: 'o200k_base', approximate: false });
+    const own = new BpeTokenCounter(new GptTokenizerEncoder('o200k_base'), caches, 'gpt-4o', {
+      encoding: 'o200k_base',
+      approximate: false,
+    });
     const huge = `${logLines}\n`.repeat(40);
     const result = truncateHeadTail(huge, 1000, own);
     expect(result.tokens!).toBeLessThanOrEqual(1000);
@@ -100,7 +116,10 @@ describe('truncateToFit', () => {
   it('never splits a surrogate pair and always fits, on emoji and Japanese text (property)', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom('🎉', '👨‍👩‍👧', '日本語', 'テキスト', 'abc ', '\n', '𠮷', 'x'), { minLength: 1, maxLength: 400 }),
+        fc.array(fc.constantFrom('🎉', '👨‍👩‍👧', '日本語', 'テキスト', 'abc ', '\n', '𠮷', 'x'), {
+          minLength: 1,
+          maxLength: 400,
+        }),
         fc.integer({ min: 0, max: 120 }),
         fc.constantFrom('head' as const, 'tail' as const, 'head-tail' as const),
         (parts, maxTokens, kind) => {
@@ -108,7 +127,10 @@ describe('truncateToFit', () => {
           const result = truncateToFit(text, { kind, maxTokens, counter });
           if (!isWellFormed(result.text)) return false;
           if (!result.truncated) return result.text === text;
-          return counter.count(result.text) <= Math.max(maxTokens, counter.count(result.text.replace(/^[\s\S]*?(\[\.\.\.)/, '$1')));
+          return (
+            counter.count(result.text) <=
+            Math.max(maxTokens, counter.count(result.text.replace(/^[\s\S]*?(\[\.\.\.)/, '$1')))
+          );
         },
       ),
       { numRuns: 300 },

@@ -1,6 +1,6 @@
-import type { ITokenCounter } from '../token-counting/token-counter';
 import { isSafeCut, utf8ByteLength } from '../token-counting/text-parts';
-import { elisionMarker, longestElisionMarker, type ElidedSpan, type TextPosition } from './elision-marker';
+import type { ITokenCounter } from '../token-counting/token-counter';
+import { type ElidedSpan, elisionMarker, longestElisionMarker, type TextPosition } from './elision-marker';
 import { countLineFeeds, surrogateSafeCut } from './safe-cut';
 import type { TruncationKind, TruncationResult } from './truncation-kind';
 import { utf8PrefixLength, utf8SuffixStart } from './utf8-cut';
@@ -48,9 +48,17 @@ export function truncateToFit(text: string, options: TruncateToFitOptions): Trun
   const headShare = options.headShare ?? 0.5;
   if (options.maxTokens !== undefined) {
     if (!options.counter) throw new RangeError('truncateToFit: maxTokens needs a counter');
-    return truncateByTokens(text, kind, Math.max(0, Math.floor(options.maxTokens)), options.counter, headShare, refOf(options));
+    return truncateByTokens(
+      text,
+      kind,
+      Math.max(0, Math.floor(options.maxTokens)),
+      options.counter,
+      headShare,
+      refOf(options),
+    );
   }
-  if (options.maxBytes !== undefined) return truncateByBytes(text, kind, Math.max(0, Math.floor(options.maxBytes)), headShare, refOf(options));
+  if (options.maxBytes !== undefined)
+    return truncateByBytes(text, kind, Math.max(0, Math.floor(options.maxBytes)), headShare, refOf(options));
   throw new RangeError('truncateToFit: give maxTokens (with a counter) or maxBytes');
 }
 
@@ -65,7 +73,12 @@ export function truncateTail(text: string, maxTokens: number, counter: ITokenCou
 }
 
 /** Keeps both ends of `text` (command output) within `maxTokens`, eliding the middle. See {@link truncateToFit}. */
-export function truncateHeadTail(text: string, maxTokens: number, counter: ITokenCounter, headShare = 0.5): TruncationResult {
+export function truncateHeadTail(
+  text: string,
+  maxTokens: number,
+  counter: ITokenCounter,
+  headShare = 0.5,
+): TruncationResult {
   return truncateToFit(text, { kind: 'head-tail', maxTokens, counter, headShare });
 }
 
@@ -80,23 +93,42 @@ function refOf(options: TruncateToFitOptions): MarkerRef | undefined {
 }
 
 function untouched(text: string, kind: TruncationKind, tokens?: number): TruncationResult {
-  const result: TruncationResult = { text, truncated: false, kind, bytes: utf8ByteLength(text), elided: { lines: 0, bytes: 0, chars: 0 } };
+  const result: TruncationResult = {
+    text,
+    truncated: false,
+    kind,
+    bytes: utf8ByteLength(text),
+    elided: { lines: 0, bytes: 0, chars: 0 },
+  };
   if (tokens !== undefined) result.tokens = tokens;
   return result;
 }
 
-/** The line (1-based) and character within it of `index` in `text`, counting the line feeds of `text[from, index)` on from `startLine`. */
+/**
+ * The line (1-based) and character within it of `index` in `text`, counting the line feeds of `text[from, index)` on
+ * from `startLine`.
+ */
 function positionOf(text: string, index: number, from = 0, startLine = 1): TextPosition {
   const line = startLine + countLineFeeds(text, from, index);
   const lineStart = index === 0 ? 0 : text.lastIndexOf('\n', index - 1) + 1;
   return { line, char: index - lineStart };
 }
 
-function assemble(text: string, kind: TruncationKind, headEnd: number, tailStart: number, ref?: MarkerRef): { text: string; elided: TruncationResult['elided'] } {
+function assemble(
+  text: string,
+  kind: TruncationKind,
+  headEnd: number,
+  tailStart: number,
+  ref?: MarkerRef,
+): { text: string; elided: TruncationResult['elided'] } {
   const middleChars = tailStart - headEnd;
   const middle = text.slice(headEnd, tailStart);
   const middleLineFeeds = countLineFeeds(middle);
-  const elided = { lines: middleLineFeeds + (middleChars > 0 ? 1 : 0), bytes: utf8ByteLength(middle), chars: middleChars };
+  const elided = {
+    lines: middleLineFeeds + (middleChars > 0 ? 1 : 0),
+    bytes: utf8ByteLength(middle),
+    chars: middleChars,
+  };
   let span: ElidedSpan | undefined;
   if (ref?.locate) {
     const from = positionOf(text, headEnd);
@@ -111,7 +143,14 @@ function assemble(text: string, kind: TruncationKind, headEnd: number, tailStart
   return { text: `${head}${head.length > 0 ? '\n' : ''}${marker}${tail.length > 0 ? '\n' : ''}${tail}`, elided };
 }
 
-function truncateByTokens(text: string, kind: TruncationKind, maxTokens: number, counter: ITokenCounter, headShare: number, ref: MarkerRef | undefined): TruncationResult {
+function truncateByTokens(
+  text: string,
+  kind: TruncationKind,
+  maxTokens: number,
+  counter: ITokenCounter,
+  headShare: number,
+  ref: MarkerRef | undefined,
+): TruncationResult {
   const totalBytes = utf8ByteLength(text);
   if (totalBytes <= maxTokens) return untouched(text, kind);
   const whole = counter.countUpTo(text, maxTokens);
@@ -133,13 +172,27 @@ function truncateByTokens(text: string, kind: TruncationKind, maxTokens: number,
     const assembled = assemble(text, kind, headEnd, tailStart, ref);
     const tokens = counter.countUpTo(assembled.text, maxTokens);
     if (tokens <= maxTokens || budget <= 0) {
-      return { text: assembled.text, truncated: true, kind, tokens, bytes: utf8ByteLength(assembled.text), elided: assembled.elided };
+      return {
+        text: assembled.text,
+        truncated: true,
+        kind,
+        tokens,
+        bytes: utf8ByteLength(assembled.text),
+        elided: assembled.elided,
+      };
     }
     // Chunk sums may differ from the joined text by a token per chunk boundary: shrink and retry.
     budget -= tokens - maxTokens + 8 + attempt * 16;
   }
   const marker = assemble(text, kind, 0, text.length, ref);
-  return { text: marker.text, truncated: true, kind, tokens: counter.count(marker.text), bytes: utf8ByteLength(marker.text), elided: marker.elided };
+  return {
+    text: marker.text,
+    truncated: true,
+    kind,
+    tokens: counter.count(marker.text),
+    bytes: utf8ByteLength(marker.text),
+    elided: marker.elided,
+  };
 }
 
 /** End of the next forward chunk starting at `start`: a piece boundary near CHUNK_CHARS when there is one. */
@@ -212,7 +265,13 @@ function suffixWithin(text: string, budget: number, counter: ITokenCounter, floo
   return offset;
 }
 
-function truncateByBytes(text: string, kind: TruncationKind, maxBytes: number, headShare: number, ref: MarkerRef | undefined): TruncationResult {
+function truncateByBytes(
+  text: string,
+  kind: TruncationKind,
+  maxBytes: number,
+  headShare: number,
+  ref: MarkerRef | undefined,
+): TruncationResult {
   const totalBytes = utf8ByteLength(text);
   if (totalBytes <= maxBytes) return untouched(text, kind);
   const budget = Math.max(0, maxBytes - utf8ByteLength(`\n${longestElisionMarker(totalBytes, ref?.id)}\n`));
@@ -226,5 +285,11 @@ function truncateByBytes(text: string, kind: TruncationKind, maxBytes: number, h
     tailStart = utf8SuffixStart(text, budget - headBudget, headEnd);
   }
   const assembled = assemble(text, kind, headEnd, tailStart, ref);
-  return { text: assembled.text, truncated: true, kind, bytes: utf8ByteLength(assembled.text), elided: assembled.elided };
+  return {
+    text: assembled.text,
+    truncated: true,
+    kind,
+    bytes: utf8ByteLength(assembled.text),
+    elided: assembled.elided,
+  };
 }

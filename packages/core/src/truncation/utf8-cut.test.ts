@@ -1,10 +1,17 @@
 import fc from 'fast-check';
+
 import { utf8ByteLength } from '../token-counting/text-parts';
 import { cutToUtf8Bytes } from './utf8-cut';
 
 /** Texts of any code points, with emoji, CJK, accents and lone surrogates of both halves mixed in. */
 const text = fc
-  .array(fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom('😀', 'é', '日本語', '\uD83D', '\uDE00', 'ascii ')), { maxLength: 30 })
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 12 }),
+      fc.constantFrom('😀', 'é', '日本語', '\uD83D', '\uDE00', 'ascii '),
+    ),
+    { maxLength: 30 },
+  )
   .map((parts) => parts.join(''));
 
 const isHigh = (code: number): boolean => code >= 0xd800 && code <= 0xdbff;

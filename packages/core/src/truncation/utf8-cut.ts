@@ -10,7 +10,10 @@ function codePointBytes(text: string, index: number): [bytes: number, chars: num
   return [3, 1];
 }
 
-/** Length (in UTF-16 code units) of the longest prefix of `text` whose UTF-8 encoding fits in `budget` bytes, cut between code points. */
+/**
+ * Length (in UTF-16 code units) of the longest prefix of `text` whose UTF-8 encoding fits in `budget` bytes, cut
+ * between code points.
+ */
 export function utf8PrefixLength(text: string, budget: number): number {
   let bytes = 0;
   let index = 0;
@@ -23,13 +26,17 @@ export function utf8PrefixLength(text: string, budget: number): number {
   return index;
 }
 
-/** Start of the longest suffix of `text` (not before `floor`) whose UTF-8 encoding fits in `budget` bytes, cut between code points. */
+/**
+ * Start of the longest suffix of `text` (not before `floor`) whose UTF-8 encoding fits in `budget` bytes, cut between
+ * code points.
+ */
 export function utf8SuffixStart(text: string, budget: number, floor: number): number {
   let bytes = 0;
   let index = text.length;
   while (index > floor) {
     const low = text.charCodeAt(index - 1);
-    const pair = low >= 0xdc00 && low <= 0xdfff && index - 2 >= floor && (text.charCodeAt(index - 2) & 0xfc00) === 0xd800;
+    const pair =
+      low >= 0xdc00 && low <= 0xdfff && index - 2 >= floor && (text.charCodeAt(index - 2) & 0xfc00) === 0xd800;
     const start = pair ? index - 2 : index - 1;
     const [size] = codePointBytes(text, start);
     if (bytes + size > budget) break;

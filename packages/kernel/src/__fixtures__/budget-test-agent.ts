@@ -1,22 +1,24 @@
 import 'reflect-metadata';
+
 import {
-  createTokenCounter,
-  CtxkitEventBus,
-  IContextManager,
-  IEventBus,
-  ILLMClient,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
   type ComposeOptions,
+  createTokenCounter,
+  CtxkitEventBus,
   type CtxkitEventName,
+  IContextManager,
+  IEventBus,
+  ILLMClient,
   type ITokenCounter,
   type LLMPayload,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { computeBudget, PayloadComposer, withUsage, usageLevel } from '@ctxkit/core/strategy-kit';
+import { computeBudget, PayloadComposer, usageLevel, withUsage } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { container as rootContainer } from 'tsyringe';
+
 import { Agent } from '../agent';
 import type { AgentOptions } from '../agent-options';
 import { IAgentOptions, IToolRegistry } from '../injection-tokens';
@@ -40,10 +42,19 @@ export function sizedText(tokens: number, sentence = SENTENCE): string {
  * or above its window: keeps a summary and everything from the last user message.
  */
 export class NaiveManager implements IContextManager {
-  readonly composed: Array<{ systemPrompt: string; history: ChatMessage[]; tools: ToolDefinition[]; options: ComposeOptions | undefined }> = [];
+  readonly composed: Array<{
+    systemPrompt: string;
+    history: ChatMessage[];
+    tools: ToolDefinition[];
+    options: ComposeOptions | undefined;
+  }> = [];
   readonly completed: ChatMessage[][] = [];
   readonly compactionCalls: CompactionCheckpoint[] = [];
-  checkCompaction?: (checkpoint: CompactionCheckpoint, history: readonly ChatMessage[], usage?: { input_tokens: number }) => Promise<CompactionHookResult>;
+  checkCompaction?: (
+    checkpoint: CompactionCheckpoint,
+    history: readonly ChatMessage[],
+    usage?: { input_tokens: number },
+  ) => Promise<CompactionHookResult>;
 
   constructor(
     readonly contextWindow: number,
@@ -55,20 +66,40 @@ export class NaiveManager implements IContextManager {
         this.compactionCalls.push(checkpoint);
         if (!usage || usage.input_tokens < this.contextWindow) return { compacted: false };
         const lastUser = history.map((m) => m.role).lastIndexOf('user');
-        return { compacted: true, messages: [{ role: 'user', content: 'Summary of the earlier work: the build was fixed.' }, ...history.slice(lastUser)] };
+        return {
+          compacted: true,
+          messages: [
+            { role: 'user', content: 'Summary of the earlier work: the build was fixed.' },
+            ...history.slice(lastUser),
+          ],
+        };
       };
     }
   }
 
   /** Ignores compose options (as a custom strategy that does not use the composer does), but records them. */
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], _ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
-    this.composed.push({ systemPrompt, history: structuredClone(history), tools: structuredClone(tools), options: options === undefined ? undefined : { ...options } });
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    _ragContext?: string,
+    options?: ComposeOptions,
+  ): Promise<LLMPayload> {
+    this.composed.push({
+      systemPrompt,
+      history: structuredClone(history),
+      tools: structuredClone(tools),
+      options: options === undefined ? undefined : { ...options },
+    });
     const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt }, ...history];
     const system = testCounter.countMessage(messages[0]!);
     const toolTokens = testCounter.countTools(tools);
     const historyTokens = testCounter.countMessages(history);
     const used = system + toolTokens + historyTokens;
-    const budget = withUsage(computeBudget({ contextWindow: this.contextWindow, reserveOutputTokens: this.reserveOutputTokens }), used);
+    const budget = withUsage(
+      computeBudget({ contextWindow: this.contextWindow, reserveOutputTokens: this.reserveOutputTokens }),
+      used,
+    );
     return {
       messages,
       tools,
@@ -117,7 +148,13 @@ export class ComposerManager implements IContextManager {
     });
   }
 
-  async composePayload(systemPrompt: string, history: ChatMessage[], tools: ToolDefinition[], ragContext?: string, options?: ComposeOptions): Promise<LLMPayload> {
+  async composePayload(
+    systemPrompt: string,
+    history: ChatMessage[],
+    tools: ToolDefinition[],
+    ragContext?: string,
+    options?: ComposeOptions,
+  ): Promise<LLMPayload> {
     this.composed.push({ history, options: options === undefined ? undefined : { ...options } });
     const turn = history.filter((message) => message.role === 'user').length;
     return this.composer.compose({ systemPrompt, history, tools, ragContext, ...options, turn }).payload;
@@ -133,14 +170,22 @@ export function testTool(name: string, execute: AgentTool['execute'], descriptio
   return {
     definition: {
       type: 'function',
-      function: { name, description: sizedText(descriptionTokens), parameters: { type: 'object', properties: { path: { type: 'string' }, command: { type: 'string' } } } },
+      function: {
+        name,
+        description: sizedText(descriptionTokens),
+        parameters: { type: 'object', properties: { path: { type: 'string' }, command: { type: 'string' } } },
+      },
     },
     execute,
   };
 }
 
 /** A tool call of the scripted model. */
-export const toolCall = (id: string, name: string, args: unknown = {}) => ({ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } });
+export const toolCall = (id: string, name: string, args: unknown = {}) => ({
+  id,
+  type: 'function' as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 /**
  * An Agent resolved from a container with the naive (or any) manager, recording every event.
@@ -163,10 +208,19 @@ export function buildBudgetAgent(input: {
   child.register(ILLMClient, { useValue: llm });
   child.register(IEventBus, { useValue: events });
   child.register(IToolRegistry, { useValue: new ToolRegistry(input.tools ?? []) });
-  child.register(IAgentOptions, { useValue: { agentId: 'coder', strategyId: 'naive', counter: testCounter, ...input.options } });
+  child.register(IAgentOptions, {
+    useValue: { agentId: 'coder', strategyId: 'naive', counter: testCounter, ...input.options },
+  });
   const agent = child.resolve(Agent);
   const seen: Array<{ name: CtxkitEventName; payload: Record<string, unknown> }> = [];
-  const names: CtxkitEventName[] = ['budget-escalation', 'usage-level-change', 'small-context-mode', 'user-advice', 'tool-output-trim'];
-  for (const name of names) events.on(name, (payload: unknown) => seen.push({ name, payload: payload as Record<string, unknown> }));
+  const names: CtxkitEventName[] = [
+    'budget-escalation',
+    'usage-level-change',
+    'small-context-mode',
+    'user-advice',
+    'tool-output-trim',
+  ];
+  for (const name of names)
+    events.on(name, (payload: unknown) => seen.push({ name, payload: payload as Record<string, unknown> }));
   return { agent, llm, events, seen };
 }

@@ -65,7 +65,13 @@ export class LoopbackProviderServer {
         } catch {
           // keep the raw text
         }
-        const request: ReceivedRequest = { method: incoming.method ?? '', url: incoming.url ?? '', headers: incoming.headers, body, text };
+        const request: ReceivedRequest = {
+          method: incoming.method ?? '',
+          url: incoming.url ?? '',
+          headers: incoming.headers,
+          body,
+          text,
+        };
         this.requests.push(request);
         const responder = this.script.length > 1 ? this.script.shift()! : this.script[0];
         if (!responder) {

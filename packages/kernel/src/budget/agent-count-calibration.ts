@@ -1,7 +1,8 @@
 import { type IContextStore, type ITokenCounter, type StoreKey } from '@ctxkit/core';
+
 import { CalibratedTokenCounter } from '../count-calibration/calibrated-token-counter';
 import { CountCalibration, type CountCalibrationSnapshot } from '../count-calibration/count-calibration';
-import { UsageAnchoredCount, type AnchoredCount, type CountedPayload } from '../count-calibration/usage-anchored-count';
+import { type AnchoredCount, type CountedPayload, UsageAnchoredCount } from '../count-calibration/usage-anchored-count';
 
 /** The store session under which an agent's own state (not a conversation's) is kept. */
 export const AGENT_STATE_SESSION_ID = 'agent';
@@ -12,7 +13,10 @@ export interface TokenCalibrationReport {
   call: number;
   /** Tokens of the payload sent, by the agent's counter before correction. */
   rawTokens: number;
-  /** The estimate the kernel held the payload to: the provider's last report plus the calibrated new messages, else the calibrated count. */
+  /**
+   * The estimate the kernel held the payload to: the provider's last report plus the calibrated new messages, else the
+   * calibrated count.
+   */
   estimatedTokens: number;
   /** The provider's reported input tokens (cached parts included). */
   reportedTokens: number;
@@ -37,7 +41,9 @@ export interface AgentCountCalibrationOptions {
 
 function validSnapshot(value: unknown): CountCalibrationSnapshot | undefined {
   const snapshot = value as Partial<CountCalibrationSnapshot> | undefined;
-  return snapshot && typeof snapshot.correction === 'number' && typeof snapshot.observations === 'number' ? (snapshot as CountCalibrationSnapshot) : undefined;
+  return snapshot && typeof snapshot.correction === 'number' && typeof snapshot.observations === 'number'
+    ? (snapshot as CountCalibrationSnapshot)
+    : undefined;
 }
 
 /**
@@ -74,7 +80,12 @@ export class AgentCountCalibration {
    * it and stores the correction. Returns the report, or `undefined` when the provider reported no
    * input tokens. A store that fails to write is ignored: the correction still holds in memory.
    */
-  async observe(sessionId: string, call: number, payload: CountedPayload, reportedTokens: number): Promise<TokenCalibrationReport | undefined> {
+  async observe(
+    sessionId: string,
+    call: number,
+    payload: CountedPayload,
+    reportedTokens: number,
+  ): Promise<TokenCalibrationReport | undefined> {
     const estimatedTokens = this.estimate(sessionId, payload).tokens;
     const observation = this.anchored(sessionId).record(payload, reportedTokens);
     if (observation === undefined) return undefined;
@@ -100,7 +111,12 @@ export class AgentCountCalibration {
   }
 
   private key(): StoreKey {
-    return { agentId: this.options.agentId, sessionId: AGENT_STATE_SESSION_ID, kind: 'state', name: `token-calibration:${this.options.model}` };
+    return {
+      agentId: this.options.agentId,
+      sessionId: AGENT_STATE_SESSION_ID,
+      kind: 'state',
+      name: `token-calibration:${this.options.model}`,
+    };
   }
 
   private async load(): Promise<void> {

@@ -20,7 +20,14 @@ interface OverflowWording {
 const N = '(\\d[\\d,]*)';
 const WORDINGS: readonly OverflowWording[] = [
   { pattern: new RegExp(`prompt is too long:\\s*${N}\\s*tokens\\s*>\\s*${N}\\s*maximum`, 'i'), actual: 1, limit: 2 },
-  { pattern: new RegExp(`input token count\\s*\\(?${N}\\)?\\s*exceeds the maximum number of tokens allowed\\s*\\(?${N}\\)?`, 'i'), actual: 1, limit: 2 },
+  {
+    pattern: new RegExp(
+      `input token count\\s*\\(?${N}\\)?\\s*exceeds the maximum number of tokens allowed\\s*\\(?${N}\\)?`,
+      'i',
+    ),
+    actual: 1,
+    limit: 2,
+  },
   { pattern: new RegExp(`maximum context length is\\s*${N}\\s*tokens`, 'i'), limit: 1 },
   { pattern: /context[_ ]length[_ ]exceeded/i },
   { pattern: /prompt is too long/i },
@@ -32,7 +39,11 @@ const WORDINGS: readonly OverflowWording[] = [
 ];
 
 /** OpenAI's count: "(9000 in the messages", else "resulted in 9000 tokens", else "requested 10000 tokens". */
-const OPENAI_ACTUAL = [new RegExp(`\\(${N} in the messages`, 'i'), new RegExp(`resulted in\\s*${N}\\s*tokens`, 'i'), new RegExp(`requested\\s*${N}\\s*tokens`, 'i')];
+const OPENAI_ACTUAL = [
+  new RegExp(`\\(${N} in the messages`, 'i'),
+  new RegExp(`resulted in\\s*${N}\\s*tokens`, 'i'),
+  new RegExp(`requested\\s*${N}\\s*tokens`, 'i'),
+];
 /** llama.cpp server's error body: `"n_prompt_tokens": 5000, "n_ctx": 4096`. */
 const LLAMA_CPP_ACTUAL = /"n_prompt_tokens"\s*:\s*(\d+)/;
 const LLAMA_CPP_LIMIT = /"n_ctx"\s*:\s*(\d+)/;
@@ -43,7 +54,10 @@ function numberAt(match: RegExpMatchArray | null, group: number | undefined): nu
   return Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
-/** The provider's words in an LLM error: its message without the client's prefix (name, HTTP status) and the fix, and the body excerpt. */
+/**
+ * The provider's words in an LLM error: its message without the client's prefix (name, HTTP status) and the fix, and
+ * the body excerpt.
+ */
 function providerText(error: CtxkitError): { message: string; body: string } {
   const prefix = typeof error.details.client === 'string' ? `${error.details.client}: ` : undefined;
   let message = error.message.split(' Fix: ')[0] ?? error.message;

@@ -2,6 +2,7 @@ import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
 import { HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import { freezeDeep } from '@ctxkit/core/testing';
 import fc from 'fast-check';
+
 import { arbPayloadStep, arbUnitKind, conversationOf, payloadsOf } from '../__fixtures__/payload-sequences';
 import { CalibratedTokenCounter } from '../count-calibration/calibrated-token-counter';
 import { CountCalibration } from '../count-calibration/count-calibration';
@@ -18,18 +19,29 @@ class WatchedCounter extends HeuristicTokenCounter {
 }
 
 function history(count: number): ChatMessage[] {
-  return freezeDeep(Array.from({ length: count }, (_, index): ChatMessage => (index % 2 === 0 ? { role: 'user', content: `question number ${index}` } : { role: 'assistant', content: `the answer to question ${index - 1} is longer` })));
+  return freezeDeep(
+    Array.from({ length: count }, (_, index): ChatMessage =>
+      index % 2 === 0
+        ? { role: 'user', content: `question number ${index}` }
+        : { role: 'assistant', content: `the answer to question ${index - 1} is longer` },
+    ),
+  );
 }
 
 describe('IncrementalPayloadCount', () => {
   describe('#countMessages', () => {
-    it('gives the counter\'s own total for every payload of any sequence', () => {
+    it("gives the counter's own total for every payload of any sequence", () => {
       const counter = new HeuristicTokenCounter('gpt-4o');
       fc.assert(
-        fc.property(fc.array(arbUnitKind, { minLength: 4, maxLength: 30 }), fc.array(arbPayloadStep, { minLength: 1, maxLength: 25 }), (kinds, steps) => {
-          const count = new IncrementalPayloadCount();
-          for (const payload of payloadsOf(conversationOf(kinds), steps)) expect(count.countMessages(counter, payload)).toBe(counter.countMessages(payload));
-        }),
+        fc.property(
+          fc.array(arbUnitKind, { minLength: 4, maxLength: 30 }),
+          fc.array(arbPayloadStep, { minLength: 1, maxLength: 25 }),
+          (kinds, steps) => {
+            const count = new IncrementalPayloadCount();
+            for (const payload of payloadsOf(conversationOf(kinds), steps))
+              expect(count.countMessages(counter, payload)).toBe(counter.countMessages(payload));
+          },
+        ),
         { numRuns: 300 },
       );
     });
@@ -43,16 +55,20 @@ describe('IncrementalPayloadCount', () => {
       count.countMessages(counter, [system, ...messages]);
       counter.counted.length = 0;
       const added = freezeDeep<ChatMessage>({ role: 'user', content: 'and now?' });
-      expect(count.countMessages(counter, [system, ...messages, added])).toBe(plain.countMessages([system, ...messages, added]));
+      expect(count.countMessages(counter, [system, ...messages, added])).toBe(
+        plain.countMessages([system, ...messages, added]),
+      );
       // The system messages of both payloads (outside the run they share) and the new message.
       expect(counter.counted).toEqual([system, system, added]);
       counter.counted.length = 0;
       // The window slid: 10 messages left out at the start.
-      expect(count.countMessages(counter, [system, ...messages.slice(10), added])).toBe(plain.countMessages([system, ...messages.slice(10), added]));
+      expect(count.countMessages(counter, [system, ...messages.slice(10), added])).toBe(
+        plain.countMessages([system, ...messages.slice(10), added]),
+      );
       expect(counter.counted).toEqual([system, ...messages.slice(0, 10), system]);
     });
 
-    it('counts again in full when the counter\'s correction changed', () => {
+    it("counts again in full when the counter's correction changed", () => {
       const calibration = new CountCalibration();
       const counter = new CalibratedTokenCounter(new HeuristicTokenCounter('gpt-4o'), calibration);
       const count = new IncrementalPayloadCount();
@@ -69,7 +85,13 @@ describe('IncrementalPayloadCount', () => {
       const count = new IncrementalPayloadCount();
       const messages = history(50);
       const ones: ITokenCounter = {
-        meta: () => ({ model: 'ones', encoding: null, uses_tiktoken: false, strategy: 'heuristic', backend: 'heuristic' }),
+        meta: () => ({
+          model: 'ones',
+          encoding: null,
+          uses_tiktoken: false,
+          strategy: 'heuristic',
+          backend: 'heuristic',
+        }),
         count: () => 1,
         countUpTo: () => 1,
         countMessage: () => 1,

@@ -1,4 +1,5 @@
 import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
+
 import { CalibratedTokenCounter } from '../count-calibration/calibrated-token-counter';
 import { keptMessages, leadingSystemMessages, payloadContinuation } from '../providers/payload-continuation';
 
@@ -33,14 +34,22 @@ export class IncrementalPayloadCount {
   /** Tokens of the messages by `counter` (tool definitions are not included). */
   countMessages(counter: ITokenCounter, messages: Messages): number {
     const correction = correctionOf(counter);
-    const run = counter === this.counter && correction === this.correction ? payloadContinuation(this.previous, this.previousBodyStart, messages) : undefined;
+    const run =
+      counter === this.counter && correction === this.correction
+        ? payloadContinuation(this.previous, this.previousBodyStart, messages)
+        : undefined;
     let total: number;
     let bodyStart: number;
     if (run) {
       const previous = this.previous;
       const runEnd = run.bodyStart + run.length;
-      const left = sum(counter, previous, 0, run.previousStart) + sum(counter, previous, run.previousStart + run.length, previous.length);
-      total = sum(counter, messages, 0, run.bodyStart) + (this.previousTotal - left) + sum(counter, messages, runEnd, messages.length);
+      const left =
+        sum(counter, previous, 0, run.previousStart) +
+        sum(counter, previous, run.previousStart + run.length, previous.length);
+      total =
+        sum(counter, messages, 0, run.bodyStart) +
+        (this.previousTotal - left) +
+        sum(counter, messages, runEnd, messages.length);
       bodyStart = run.bodyStart;
     } else {
       total = counter.countMessages(messages);

@@ -1,6 +1,7 @@
 import { BudgetExceededError, type ChatMessage, type IContextManager, type LLMPayload } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
+
 import { testCounter } from '../__fixtures__/budget-test-agent';
 import { preSendCheck } from './pre-send-check';
 
@@ -11,7 +12,11 @@ function conversation(turns: Array<{ words: number; tools: number }>): ChatMessa
     history.push({ role: 'user', content: `Question ${index}: ${'bags seats meals '.repeat(turn.words)}` });
     for (let call = 0; call < turn.tools; call++) {
       const id = `call_${index}_${call}`;
-      history.push({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: '{}' } }] });
+      history.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+      });
       history.push({ role: 'tool', tool_call_id: id, content: `result ${id}: ${'row '.repeat(turn.words)}` });
     }
     history.push({ role: 'assistant', content: `Answer ${index}.` });
@@ -29,52 +34,109 @@ const manager: IContextManager = {
 
 describe('preSendCheck', () => {
   describe('dropOldestTurns', () => {
-    it('fits any conversation under the line by whole turns, keeping the system messages and the newest turn, or refuses', async () => {
-      await fc.assert(
-        fc.asyncProperty(fc.array(fc.record({ words: fc.integer({ min: 1, max: 60 }), tools: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 12 }), fc.double({ min: 0.05, max: 1.2, noNaN: true }), async (turns, share) => {
-          const history = conversation(turns);
-          const system: ChatMessage[] = [{ role: 'system', content: 'You are an airline agent.' }, { role: 'system', content: 'Summary: the user flies to Denver.' }];
-          const payload: LLMPayload = { messages: [...system, ...history], tools: [], stats: undefined as unknown as LLMPayload['stats'] };
-          const before = testCounter.countMessages(payload.messages);
-          const limit = Math.floor(before * share);
-          const newest = history[history.length - 1]!;
-          const outcome = await preSendCheck({ payload, history, manager, counter: testCounter, limit, contextWindow: limit, strategyId: 'test', call: 0, flagged: false, recompose: async () => payload, dropOldestTurns: true }).then(
-            (result) => result,
-            (error: unknown) => error,
-          );
-          if (outcome instanceof BudgetExceededError) {
-            // Refused only when even the system messages and the newest turn alone do not fit.
-            expect(testCounter.countMessages([...system, newest])).toBeGreaterThan(limit);
-            return;
-          }
-          const result = outcome as Awaited<ReturnType<typeof preSendCheck>>;
-          const sent = result.payload.messages;
-          expect(testCounter.countMessages(sent)).toBeLessThanOrEqual(limit);
-          expect(findPayloadProblems(sent)).toEqual([]);
-          expect(sent.slice(0, 2)).toEqual(system);
-          expect(sent[sent.length - 1]).toBe(newest);
-          // What is left of the history is its newest part, by whole turns (it starts at a user message);
-          // tool results in it may have been trimmed by the earlier steps, everything else is as it was.
-          const kept = sent.slice(2);
-          const suffix = history.slice(history.length - kept.length);
-          expect(kept[0]!.role).toBe('user');
-          kept.forEach((message, index) => {
-            if (message.role === 'tool') expect(message.tool_call_id).toBe((suffix[index] as { tool_call_id?: string }).tool_call_id);
-            else expect(message).toBe(suffix[index]);
-          });
-          for (const reduction of result.reductions.filter((record) => record.action === 'dropped')) expect(reduction.to).toBeLessThanOrEqual(history.length - kept.length);
-        }),
-        { numRuns: 60 },
-      );
-    });
+    it(
+      'fits any conversation under the line by whole turns, keeping the system messages and the newest turn, or ' +
+        'refuses',
+      async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.record({ words: fc.integer({ min: 1, max: 60 }), tools: fc.integer({ min: 0, max: 2 }) }), {
+              minLength: 1,
+              maxLength: 12,
+            }),
+            fc.double({ min: 0.05, max: 1.2, noNaN: true }),
+            async (turns, share) => {
+              const history = conversation(turns);
+              const system: ChatMessage[] = [
+                { role: 'system', content: 'You are an airline agent.' },
+                { role: 'system', content: 'Summary: the user flies to Denver.' },
+              ];
+              const payload: LLMPayload = {
+                messages: [...system, ...history],
+                tools: [],
+                stats: undefined as unknown as LLMPayload['stats'],
+              };
+              const before = testCounter.countMessages(payload.messages);
+              const limit = Math.floor(before * share);
+              const newest = history[history.length - 1]!;
+              const outcome = await preSendCheck({
+                payload,
+                history,
+                manager,
+                counter: testCounter,
+                limit,
+                contextWindow: limit,
+                strategyId: 'test',
+                call: 0,
+                flagged: false,
+                recompose: async () => payload,
+                dropOldestTurns: true,
+              }).then(
+                (result) => result,
+                (error: unknown) => error,
+              );
+              if (outcome instanceof BudgetExceededError) {
+                // Refused only when even the system messages and the newest turn alone do not fit.
+                expect(testCounter.countMessages([...system, newest])).toBeGreaterThan(limit);
+                return;
+              }
+              const result = outcome as Awaited<ReturnType<typeof preSendCheck>>;
+              const sent = result.payload.messages;
+              expect(testCounter.countMessages(sent)).toBeLessThanOrEqual(limit);
+              expect(findPayloadProblems(sent)).toEqual([]);
+              expect(sent.slice(0, 2)).toEqual(system);
+              expect(sent[sent.length - 1]).toBe(newest);
+              // What is left of the history is its newest part, by whole turns (it starts at a user message);
+              // tool results in it may have been trimmed by the earlier steps, everything else is as it was.
+              const kept = sent.slice(2);
+              const suffix = history.slice(history.length - kept.length);
+              expect(kept[0]!.role).toBe('user');
+              kept.forEach((message, index) => {
+                if (message.role === 'tool')
+                  expect(message.tool_call_id).toBe((suffix[index] as { tool_call_id?: string }).tool_call_id);
+                else expect(message).toBe(suffix[index]);
+              });
+              for (const reduction of result.reductions.filter((record) => record.action === 'dropped'))
+                expect(reduction.to).toBeLessThanOrEqual(history.length - kept.length);
+            },
+          ),
+          { numRuns: 60 },
+        );
+      },
+    );
 
     it('keeps a memory block sent as a user message before the history, as it keeps the system messages', async () => {
-      const history = conversation([{ words: 40, tools: 1 }, { words: 40, tools: 0 }, { words: 40, tools: 0 }]);
-      const summary: ChatMessage = { role: 'user', content: 'A summary of the earlier conversation follows.\n<conversation_summary>The user flies to Denver.</conversation_summary>' };
+      const history = conversation([
+        { words: 40, tools: 1 },
+        { words: 40, tools: 0 },
+        { words: 40, tools: 0 },
+      ]);
+      const summary: ChatMessage = {
+        role: 'user',
+        content:
+          'A summary of the earlier conversation follows.\n<conversation_summary>The user flies to ' +
+          'Denver.</conversation_summary>',
+      };
       const system: ChatMessage = { role: 'system', content: 'You are an airline agent.' };
-      const payload: LLMPayload = { messages: [system, summary, ...history], tools: [], stats: undefined as unknown as LLMPayload['stats'] };
+      const payload: LLMPayload = {
+        messages: [system, summary, ...history],
+        tools: [],
+        stats: undefined as unknown as LLMPayload['stats'],
+      };
       const limit = testCounter.countMessages(payload.messages) - testCounter.countMessages(history.slice(0, 3)) + 10;
-      const result = await preSendCheck({ payload, history, manager, counter: testCounter, limit, contextWindow: limit, strategyId: 'test', call: 0, flagged: false, recompose: async () => payload, dropOldestTurns: true });
+      const result = await preSendCheck({
+        payload,
+        history,
+        manager,
+        counter: testCounter,
+        limit,
+        contextWindow: limit,
+        strategyId: 'test',
+        call: 0,
+        flagged: false,
+        recompose: async () => payload,
+        dropOldestTurns: true,
+      });
       const sent = result.payload.messages;
       expect(sent.slice(0, 2)).toEqual([system, summary]);
       expect(sent[2]!.role).toBe('user');
@@ -84,10 +146,30 @@ describe('preSendCheck', () => {
     });
 
     it('is off by default: the check refuses rather than leave turns out', async () => {
-      const history = conversation([{ words: 40, tools: 0 }, { words: 40, tools: 0 }]);
-      const payload: LLMPayload = { messages: [{ role: 'system', content: 'You help.' }, ...history], tools: [], stats: undefined as unknown as LLMPayload['stats'] };
+      const history = conversation([
+        { words: 40, tools: 0 },
+        { words: 40, tools: 0 },
+      ]);
+      const payload: LLMPayload = {
+        messages: [{ role: 'system', content: 'You help.' }, ...history],
+        tools: [],
+        stats: undefined as unknown as LLMPayload['stats'],
+      };
       const limit = Math.floor(testCounter.countMessages(payload.messages) / 2);
-      await expect(preSendCheck({ payload, history, manager, counter: testCounter, limit, contextWindow: limit, strategyId: 'test', call: 0, flagged: false, recompose: async () => payload })).rejects.toBeInstanceOf(BudgetExceededError);
+      await expect(
+        preSendCheck({
+          payload,
+          history,
+          manager,
+          counter: testCounter,
+          limit,
+          contextWindow: limit,
+          strategyId: 'test',
+          call: 0,
+          flagged: false,
+          recompose: async () => payload,
+        }),
+      ).rejects.toBeInstanceOf(BudgetExceededError);
     });
   });
 });

@@ -1,8 +1,8 @@
 import {
   BudgetExceededError,
+  type ChatMessage,
   createTokenUsage,
   hasCompactionHooks,
-  type ChatMessage,
   type IContextManager,
   type ITokenCounter,
   type LLMPayload,
@@ -12,10 +12,15 @@ import {
 } from '@ctxkit/core';
 import { truncateToFit } from '@ctxkit/core/strategy-kit';
 import { collapsedToolResult, contentText, toolContentText } from '@ctxkit/core/strategy-kit';
+
 import { MIN_TOOL_OUTPUT_TOKENS } from './truncate-tool-result';
 
-/** The escalation of the pre-send check, in order (`drop-oldest-turns` only when retrying after a provider's refusal for length). */
-export type PreSendStep = 'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'drop-oldest-turns' | 'error';
+/**
+ * The escalation of the pre-send check, in order (`drop-oldest-turns` only when retrying after a provider's refusal for
+ * length).
+ */
+export type PreSendStep =
+  'trim-old-tool-results' | 'compact-history' | 'truncate-tool-results' | 'drop-oldest-turns' | 'error';
 
 /** One step the check took. */
 export interface PreSendStepReport {
@@ -63,8 +68,8 @@ export interface PreSendCheckInput {
   onStep?(step: PreSendStepReport): void;
   /**
    * Before refusing, leave the oldest whole turns out of the payload (system messages, memory blocks
-   * sent as user messages before the history, and the newest turn always stay). The kernel asks for it only to retry a request the provider refused as too
-   * long for the model. @default false
+   * sent as user messages before the history, and the newest turn always stay). The kernel asks for it only to retry a
+   * request the provider refused as too long for the model. @default false
    */
   dropOldestTurns?: boolean;
 }
@@ -104,10 +109,26 @@ function historyIndexOf(history: readonly ChatMessage[], toolCallId: string): nu
   return -1;
 }
 
-function reduction(history: readonly ChatMessage[], message: ToolMessage, action: ReductionRecord['action'], tokensBefore: number, tokensAfter: number, reason: string): ReductionRecord | undefined {
+function reduction(
+  history: readonly ChatMessage[],
+  message: ToolMessage,
+  action: ReductionRecord['action'],
+  tokensBefore: number,
+  tokensAfter: number,
+  reason: string,
+): ReductionRecord | undefined {
   const index = historyIndexOf(history, message.tool_call_id);
   if (index < 0) return undefined;
-  return { action, from: index, to: index + 1, messages: 1, tokensBefore, tokensAfter, reason, recoverableFrom: 'history' };
+  return {
+    action,
+    from: index,
+    to: index + 1,
+    messages: 1,
+    tokensBefore,
+    tokensAfter,
+    reason,
+    recoverableFrom: 'history',
+  };
 }
 
 /**
@@ -118,11 +139,17 @@ function reduction(history: readonly ChatMessage[], message: ToolMessage, action
  */
 function leadingMemory(messages: readonly ChatMessage[], history: readonly ChatMessage[], newest: number): number {
   const own = new Set<unknown>(history);
-  const texts = new Set(history.filter((message) => message.role === 'user').map((message) => contentText(message.content)));
+  const texts = new Set(
+    history.filter((message) => message.role === 'user').map((message) => contentText(message.content)),
+  );
   let lead = 0;
   while (lead < newest) {
     const message = messages[lead]!;
-    if (message.role !== 'system' && (message.role !== 'user' || own.has(message) || texts.has(contentText(message.content)))) break;
+    if (
+      message.role !== 'system' &&
+      (message.role !== 'user' || own.has(message) || texts.has(contentText(message.content)))
+    )
+      break;
     lead++;
   }
   return lead;
@@ -149,7 +176,9 @@ function dropOldestTurns(
   const firstOther = leadingMemory(messages, history, newest);
   const starts = users.filter((index) => index >= firstOther);
   // The chunks that may go, oldest first: what precedes the first user message, then each older turn.
-  const bounds = [...new Set([firstOther, ...starts])].filter((index) => index >= 0 && index <= newest).sort((a, b) => a - b);
+  const bounds = [...new Set([firstOther, ...starts])]
+    .filter((index) => index >= 0 && index <= newest)
+    .sort((a, b) => a - b);
   const gone = new Set<number>();
   let freed = 0;
   for (let chunk = 0; chunk + 1 < bounds.length && freed < excess; chunk++) {
@@ -172,7 +201,15 @@ function dropOldestTurns(
       last.to++;
       last.messages++;
     } else {
-      reductions.push({ action: 'dropped', from: at, to: at + 1, messages: 1, tokensAfter: 0, reason: 'left out to retry a request the provider refused as too long', recoverableFrom: 'history' });
+      reductions.push({
+        action: 'dropped',
+        from: at,
+        to: at + 1,
+        messages: 1,
+        tokensAfter: 0,
+        reason: 'left out to retry a request the provider refused as too long',
+        recoverableFrom: 'history',
+      });
     }
   }
   return { messages: messages.filter((_, index) => !gone.has(index)), dropped: gone.size, reductions };
@@ -201,7 +238,14 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
   let payload = input.payload;
   const reductions: ReductionRecord[] = [];
   const before = input.tokens ?? payloadTokens(payload, counter);
-  const report: PreSendReport = { call: input.call, limit, tokensBefore: before, tokensAfter: before, flagged: input.flagged, steps: [] };
+  const report: PreSendReport = {
+    call: input.call,
+    limit,
+    tokensBefore: before,
+    tokensAfter: before,
+    flagged: input.flagged,
+    steps: [],
+  };
   let history = input.history;
   let compactedHistory: ChatMessage[] | undefined;
   let total = before;
@@ -219,7 +263,8 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
     const messages = payload.messages.slice();
     const { calls, lastCalls } = callsOf(messages);
     const fullResults = new Map<string, string>();
-    for (const message of history) if (message.role === 'tool') fullResults.set(message.tool_call_id, toolContentText(message));
+    for (const message of history)
+      if (message.role === 'tool') fullResults.set(message.tool_call_id, toolContentText(message));
     let changed = 0;
     for (let index = 0; index < lastCalls && total > limit; index++) {
       const message = messages[index]!;
@@ -227,7 +272,10 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
       const content = toolContentText(message);
       // The summary describes the whole result (from the history), even when the strategy sent only
       // part of it; a result the strategy already sends as that summary (mode A) is left as it is.
-      const short = collapsedToolResult(calls.get(message.tool_call_id), fullResults.get(message.tool_call_id) ?? content);
+      const short = collapsedToolResult(
+        calls.get(message.tool_call_id),
+        fullResults.get(message.tool_call_id) ?? content,
+      );
       if (short.length >= content.length) continue;
       const copy: ToolMessage = { role: 'tool', tool_call_id: message.tool_call_id, content: short };
       const oldTokens = counter.countMessage(message);
@@ -235,7 +283,14 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
       messages[index] = copy;
       total += newTokens - oldTokens;
       changed++;
-      const record = reduction(history, message, 'trimmed', oldTokens, newTokens, 'pre-send check step 1: an old tool result trimmed to a one-line summary');
+      const record = reduction(
+        history,
+        message,
+        'trimmed',
+        oldTokens,
+        newTokens,
+        'pre-send check step 1: an old tool result trimmed to a one-line summary',
+      );
       if (record) reductions.push(record);
     }
     if (changed > 0) {
@@ -267,7 +322,11 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
     const start = total;
     const messages = payload.messages.slice();
     const sizes = messages
-      .map((message, index) => ({ index, message, tokens: message.role === 'tool' ? counter.countMessage(message) : 0 }))
+      .map((message, index) => ({
+        index,
+        message,
+        tokens: message.role === 'tool' ? counter.countMessage(message) : 0,
+      }))
       .filter((entry) => entry.message.role === 'tool' && entry.tokens > MIN_TOOL_OUTPUT_TOKENS + 8)
       .sort((a, b) => b.tokens - a.tokens || a.index - b.index);
     let changed = 0;
@@ -283,14 +342,22 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
       messages[entry.index] = copy;
       total += newTokens - entry.tokens;
       changed++;
-      const record = reduction(history, message, 'truncated', entry.tokens, newTokens, 'pre-send check step 3: a tool result force-truncated (head + tail)');
+      const record = reduction(
+        history,
+        message,
+        'truncated',
+        entry.tokens,
+        newTokens,
+        'pre-send check step 3: a tool result force-truncated (head + tail)',
+      );
       if (record) reductions.push(record);
     }
     if (changed > 0) {
       payload = { ...payload, messages };
       total = payloadTokens(payload, counter);
       record('truncate-tool-results', start, changed);
-      if (total <= limit) return compactedHistory ? { payload, report, reductions, compactedHistory } : { payload, report, reductions };
+      if (total <= limit)
+        return compactedHistory ? { payload, report, reductions, compactedHistory } : { payload, report, reductions };
     }
   }
 
@@ -303,7 +370,8 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
       reductions.push(...kept.reductions);
       total = payloadTokens(payload, counter);
       record('drop-oldest-turns', start, kept.dropped);
-      if (total <= limit) return compactedHistory ? { payload, report, reductions, compactedHistory } : { payload, report, reductions };
+      if (total <= limit)
+        return compactedHistory ? { payload, report, reductions, compactedHistory } : { payload, report, reductions };
     }
   }
 
@@ -323,7 +391,12 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
     {
       available: limit,
       required: total,
-      sections: { system: systemTokens, tools: counter.countTools(payload.tools), history: otherTokens, toolResults: toolResultTokens },
+      sections: {
+        system: systemTokens,
+        tools: counter.countTools(payload.tools),
+        history: otherTokens,
+        toolResults: toolResultTokens,
+      },
     },
     'the next request, after trimming old tool results, compacting history and truncating tool results,',
   );

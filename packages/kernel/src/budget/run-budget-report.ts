@@ -1,4 +1,5 @@
 import type { UsageLevel } from '@ctxkit/core';
+
 import type { SmallContextMode, SmallContextPlan } from '../small-context/small-context-plan';
 import type { TokenCalibrationReport } from './agent-count-calibration';
 import type { PreSendReport } from './pre-send-check';
@@ -47,11 +48,28 @@ export interface RunBudgetReport {
   advice: string[];
   /** Requests the provider refused as too long, each retried once with a payload cut to fit. */
   overflowRetries: OverflowRetryReport[];
-  /** Per model call: ctxkit's raw count, the estimate the payload was held to, the provider's count and the correction learned. */
+  /**
+   * Per model call: ctxkit's raw count, the estimate the payload was held to, the provider's count and the correction
+   * learned.
+   */
   tokenCalibration: TokenCalibrationReport[];
 }
 
 /** An empty report. */
-export function emptyRunBudgetReport(contextWindow: number | undefined, plan: SmallContextPlan | undefined): RunBudgetReport {
-  return { contextWindow, plan, tokensPerCall: [], usageLevels: [], preSendChecks: [], toolOutputs: [], modesFired: { A: 0, B: 0, C: 0, D: 0 }, advice: [], overflowRetries: [], tokenCalibration: [] };
+export function emptyRunBudgetReport(
+  contextWindow: number | undefined,
+  plan: SmallContextPlan | undefined,
+): RunBudgetReport {
+  return {
+    contextWindow,
+    plan,
+    tokensPerCall: [],
+    usageLevels: [],
+    preSendChecks: [],
+    toolOutputs: [],
+    modesFired: { A: 0, B: 0, C: 0, D: 0 },
+    advice: [],
+    overflowRetries: [],
+    tokenCalibration: [],
+  };
 }

@@ -1,4 +1,4 @@
-import { safeEmit, type CtxkitEventBase, type CtxkitEventBus, type UsageLevel } from '@ctxkit/core';
+import { type CtxkitEventBase, type CtxkitEventBus, safeEmit, type UsageLevel } from '@ctxkit/core';
 import { usageLevel } from '@ctxkit/core/strategy-kit';
 
 /**
@@ -29,7 +29,10 @@ export class SessionUsageLevel {
     this.events.hostedUsageLevels.add(this.sessionId);
   }
 
-  /** Records a payload of `used` tokens in `contextWindow`, and emits `usage-level-change` when its level differs from the last one. */
+  /**
+   * Records a payload of `used` tokens in `contextWindow`, and emits `usage-level-change` when its level differs from
+   * the last one.
+   */
   observe(used: number, contextWindow: number, base: () => CtxkitEventBase): void {
     const from = this.current;
     const to = usageLevel(used, contextWindow);

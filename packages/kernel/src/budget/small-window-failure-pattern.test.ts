@@ -1,7 +1,21 @@
-import { BudgetExceededError, ErrorCodes, type AssistantMessage, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import {
+  type AssistantMessage,
+  BudgetExceededError,
+  type ChatMessage,
+  ErrorCodes,
+  type ToolMessage,
+} from '@ctxkit/core';
 import { collapsedToolResult, findPayloadProblems } from '@ctxkit/core/strategy-kit';
+
+import {
+  buildBudgetAgent,
+  NaiveManager,
+  sizedText,
+  testCounter,
+  testTool,
+  toolCall,
+} from '../__fixtures__/budget-test-agent';
 import { preSendCheck } from './pre-send-check';
-import { buildBudgetAgent, NaiveManager, sizedText, testCounter, testTool, toolCall } from '../__fixtures__/budget-test-agent';
 
 /** A Go file of `lines` lines with top-level functions (what split reading, mode B, outlines). */
 function goFile(lines: number): string {
@@ -9,7 +23,8 @@ function goFile(lines: number): string {
   let fn = 0;
   while (out.length < lines - 1) {
     out.push(`func handler${fn}(w http.ResponseWriter, r *http.Request) {`);
-    for (let i = 0; i < 12 && out.length < lines - 2; i++) out.push(`\tfmt.Fprintf(w, "step ${fn}.${i}: %s", r.URL.Path) // keep the request path visible`);
+    for (let i = 0; i < 12 && out.length < lines - 2; i++)
+      out.push(`\tfmt.Fprintf(w, "step ${fn}.${i}: %s", r.URL.Path) // keep the request path visible`);
     out.push('}');
     fn++;
   }
@@ -20,7 +35,8 @@ function goFile(lines: number): string {
 /** 30 KB of build output, its verdict at the end. */
 const buildLog = (() => {
   const lines: string[] = ['$ make test'];
-  for (let i = 0; lines.join('\n').length < 30 * 1024 - 200; i++) lines.push(`[${String(i).padStart(4, '0')}] compiling pkg/module_${i % 37}/file_${i}.go ... ok`);
+  for (let i = 0; lines.join('\n').length < 30 * 1024 - 200; i++)
+    lines.push(`[${String(i).padStart(4, '0')}] compiling pkg/module_${i % 37}/file_${i}.go ... ok`);
   lines.push('FAIL: TestParseTuple (0.01s) expected 1 element, got 0', 'exit code 2');
   return lines.join('\n');
 })();
@@ -29,10 +45,7 @@ const buildLog = (() => {
 function brokenSetup(options: Parameters<typeof buildBudgetAgent>[0]['options'] = {}) {
   const manager = new NaiveManager(8192, 1024);
   const systemPrompt = sizedText(2000);
-  const tools = [
-    testTool('bash', () => buildLog, 740),
-    testTool('read_file', () => goFile(500), 740),
-  ];
+  const tools = [testTool('bash', () => buildLog, 740), testTool('read_file', () => goFile(500), 740)];
   const history: ChatMessage[] = [
     { role: 'user', content: sizedText(700) },
     { role: 'assistant', content: sizedText(700) },
@@ -52,14 +65,17 @@ function brokenSetup(options: Parameters<typeof buildBudgetAgent>[0]['options'] 
 }
 
 describe('a coding agent that overflows an 8,192 window', () => {
-  it('starts from the setup numbers: ~2,000 system, ~1,500 tools, ~1,500 history, a 30 KB output of ~7,500 tokens', () => {
-    const { systemPrompt, tools, history } = brokenSetup();
-    expect(testCounter.countMessage({ role: 'system', content: systemPrompt })).toBeGreaterThan(1900);
-    expect(testCounter.countTools(tools.map((t) => t.definition))).toBeGreaterThan(1400);
-    expect(testCounter.countMessages(history)).toBeGreaterThan(1350);
-    expect(Buffer.byteLength(buildLog)).toBeGreaterThan(30_000);
-    expect(testCounter.count(buildLog)).toBeGreaterThan(7000);
-  });
+  it(
+    'starts from the setup numbers: ~2,000 system, ~1,500 tools, ~1,500 history, a 30 KB output of ~7,500 ' + 'tokens',
+    () => {
+      const { systemPrompt, tools, history } = brokenSetup();
+      expect(testCounter.countMessage({ role: 'system', content: systemPrompt })).toBeGreaterThan(1900);
+      expect(testCounter.countTools(tools.map((t) => t.definition))).toBeGreaterThan(1400);
+      expect(testCounter.countMessages(history)).toBeGreaterThan(1350);
+      expect(Buffer.byteLength(buildLog)).toBeGreaterThan(30_000);
+      expect(testCounter.count(buildLog)).toBeGreaterThan(7000);
+    },
+  );
 
   it('fits every payload: the bash output is cut head + tail, the file read comes back as outline + part', async () => {
     const { agent, llm, history } = brokenSetup();
@@ -72,9 +88,14 @@ describe('a coding agent that overflows an 8,192 window', () => {
     }
     if (process.env.CTXKIT_REPLAY_REPORT) {
       const first = result.payloads[0]!;
-      process.stdout.write(
-        `${JSON.stringify({ sections: first.sections, budget: first.budget, tokensPerCall: result.budget.tokensPerCall, toolOutputs: result.budget.toolOutputs, preSend: result.budget.preSendChecks.map((c) => c.steps) })}\n`,
-      );
+      const report = {
+        sections: first.sections,
+        budget: first.budget,
+        tokensPerCall: result.budget.tokensPerCall,
+        toolOutputs: result.budget.toolOutputs,
+        preSend: result.budget.preSendChecks.map((c) => c.steps),
+      };
+      process.stdout.write(`${JSON.stringify(report)}\n`);
     }
     const [bash, read] = result.budget.toolOutputs;
     expect(bash).toMatchObject({ toolName: 'bash', category: 'command', kind: 'head-tail', truncated: true });
@@ -83,7 +104,13 @@ describe('a coding agent that overflows an 8,192 window', () => {
     expect(bashText.startsWith('$ make test')).toBe(true);
     expect(bashText.endsWith('exit code 2')).toBe(true);
     expect(bashText).toMatch(/lines \([\d,]+ bytes\) elided/);
-    expect(read).toMatchObject({ toolName: 'read_file', category: 'file-read', kind: 'outline', truncated: true, outline: { lineCount: 500 } });
+    expect(read).toMatchObject({
+      toolName: 'read_file',
+      category: 'file-read',
+      kind: 'outline',
+      truncated: true,
+      outline: { lineCount: 500 },
+    });
     const readText = result.messages[6]!.content as string;
     expect(readText).toContain('File main.go has 500 lines (Go).');
     expect(readText).toMatch(/func handler0/);
@@ -136,20 +163,33 @@ describe('pre-send check', () => {
   function history(oldResults: number, oldTokens: number, newestTokens: number): ChatMessage[] {
     const messages: ChatMessage[] = [{ role: 'user', content: 'Fix the parser.' }];
     for (let i = 0; i < oldResults; i++) {
-      messages.push({ role: 'assistant', content: null, tool_calls: [toolCall(`old${i}`, 'bash', { command: `grep -rn tuple src/part${i}` })] });
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: [toolCall(`old${i}`, 'bash', { command: `grep -rn tuple src/part${i}` })],
+      });
       messages.push({ role: 'tool', tool_call_id: `old${i}`, content: sizedText(oldTokens) });
     }
     messages.push({ role: 'user', content: 'Now run the tests.' });
-    messages.push({ role: 'assistant', content: null, tool_calls: [toolCall('new', 'bash', { command: 'make test' })] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [toolCall('new', 'bash', { command: 'make test' })],
+    });
     messages.push({ role: 'tool', tool_call_id: 'new', content: sizedText(newestTokens) });
     return messages;
   }
 
-  const steps = (seen: Array<{ name: string; payload: Record<string, unknown> }>) => seen.filter((e) => e.name === 'budget-escalation').map((e) => e.payload.step);
+  const steps = (seen: Array<{ name: string; payload: Record<string, unknown> }>) =>
+    seen.filter((e) => e.name === 'budget-escalation').map((e) => e.payload.step);
 
   it('trims old tool results first, and stops there when that fits', async () => {
     const manager = new NaiveManager(8192, 1024, { compactable: true });
-    const { agent, llm, seen } = buildBudgetAgent({ manager, script: ['ok'], options: { smallContext: { modes: { A: 'off' } } } });
+    const { agent, llm, seen } = buildBudgetAgent({
+      manager,
+      script: ['ok'],
+      options: { smallContext: { modes: { A: 'off' } } },
+    });
     const result = await agent.run(history(4, 2000, 500));
     expect(steps(seen)).toEqual(['trim-old-tool-results']);
     const check = result.budget.preSendChecks[0]!;
@@ -162,41 +202,66 @@ describe('pre-send check', () => {
     expect(check.steps[0]!.messages).toBe(2);
   });
 
-  it('escalates in order: trim old results, compact history, force-truncate, each with tokens before and after', async () => {
-    const manager = new NaiveManager(8192, 1024, { compactable: true });
-    const { agent, llm, seen } = buildBudgetAgent({ manager, script: ['ok'], options: { smallContext: { modes: { A: 'off' } } } });
-    const result = await agent.run(history(2, 1500, 9000));
-    expect(steps(seen)).toEqual(['trim-old-tool-results', 'compact-history', 'truncate-tool-results']);
-    const check = result.budget.preSendChecks[0]!;
-    expect(check.steps.map((s) => s.step)).toEqual(['trim-old-tool-results', 'compact-history', 'truncate-tool-results']);
-    for (let i = 1; i < check.steps.length; i++) expect(check.steps[i]!.tokensBefore).toBe(check.steps[i - 1]!.tokensAfter);
-    expect(check.steps.every((s) => s.tokensAfter < s.tokensBefore)).toBe(true);
-    expect(check.tokensAfter).toBeLessThanOrEqual(check.limit);
-    expect(manager.compactionCalls).toContain('after-tools');
-    expect(result.compactions).toBeGreaterThanOrEqual(1);
-    const sent = llm.requests[0]!;
-    expect(testCounter.countMessages(sent.messages)).toBeLessThanOrEqual(check.limit);
-    expect(findPayloadProblems(sent.messages)).toEqual([]);
-    expect(sent.messages.map((m) => m.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool']);
-    expect(sent.messages[2]!.content).toBe('Now run the tests.');
-  });
+  it(
+    'escalates in order: trim old results, compact history, force-truncate, each with tokens before and ' + 'after',
+    async () => {
+      const manager = new NaiveManager(8192, 1024, { compactable: true });
+      const { agent, llm, seen } = buildBudgetAgent({
+        manager,
+        script: ['ok'],
+        options: { smallContext: { modes: { A: 'off' } } },
+      });
+      const result = await agent.run(history(2, 1500, 9000));
+      expect(steps(seen)).toEqual(['trim-old-tool-results', 'compact-history', 'truncate-tool-results']);
+      const check = result.budget.preSendChecks[0]!;
+      expect(check.steps.map((s) => s.step)).toEqual([
+        'trim-old-tool-results',
+        'compact-history',
+        'truncate-tool-results',
+      ]);
+      for (let i = 1; i < check.steps.length; i++)
+        expect(check.steps[i]!.tokensBefore).toBe(check.steps[i - 1]!.tokensAfter);
+      expect(check.steps.every((s) => s.tokensAfter < s.tokensBefore)).toBe(true);
+      expect(check.tokensAfter).toBeLessThanOrEqual(check.limit);
+      expect(manager.compactionCalls).toContain('after-tools');
+      expect(result.compactions).toBeGreaterThanOrEqual(1);
+      const sent = llm.requests[0]!;
+      expect(testCounter.countMessages(sent.messages)).toBeLessThanOrEqual(check.limit);
+      expect(findPayloadProblems(sent.messages)).toEqual([]);
+      expect(sent.messages.map((m) => m.role)).toEqual(['system', 'user', 'user', 'assistant', 'tool']);
+      expect(sent.messages[2]!.content).toBe('Now run the tests.');
+    },
+  );
 
   it('skips compaction when the strategy cannot compact', async () => {
     const manager = new NaiveManager(8192, 1024);
-    const { agent, seen } = buildBudgetAgent({ manager, script: ['ok'], options: { smallContext: { modes: { A: 'off' } } } });
+    const { agent, seen } = buildBudgetAgent({
+      manager,
+      script: ['ok'],
+      options: { smallContext: { modes: { A: 'off' } } },
+    });
     await agent.run(history(2, 1500, 9000));
     expect(steps(seen)).toEqual(['trim-old-tool-results', 'truncate-tool-results']);
   });
 
   it('refuses with a typed error saying what did not fit, and never calls the model', async () => {
     const manager = new NaiveManager(4096, 512);
-    const { agent, llm, seen } = buildBudgetAgent({ manager, script: ['ok'], options: { systemPrompt: sizedText(4000) } });
+    const { agent, llm, seen } = buildBudgetAgent({
+      manager,
+      script: ['ok'],
+      options: { systemPrompt: sizedText(4000) },
+    });
     const run = agent.run(history(1, 50, 50));
     await expect(run).rejects.toBeInstanceOf(BudgetExceededError);
-    await expect(run).rejects.toMatchObject({ code: ErrorCodes.BUDGET_EXCEEDED, details: { sections: { system: expect.any(Number) } } });
+    await expect(run).rejects.toMatchObject({
+      code: ErrorCodes.BUDGET_EXCEEDED,
+      details: { sections: { system: expect.any(Number) } },
+    });
     expect(llm.requests).toHaveLength(0);
     expect(steps(seen).at(-1)).toBe('error');
-    expect(seen.filter((e) => e.name === 'user-advice').map((e) => e.payload.message)).toEqual([expect.stringContaining('smaller file')]);
+    expect(seen.filter((e) => e.name === 'user-advice').map((e) => e.payload.message)).toEqual([
+      expect.stringContaining('smaller file'),
+    ]);
   });
 
   it('still repairs the payload of a strategy that ignores the mode A request, on the payload only', async () => {
@@ -215,11 +280,22 @@ describe('pre-send check', () => {
   it('keeps results the strategy already sends as one-line summaries, and escalates', async () => {
     const input = history(1, 2000, 9000);
     // A result of many lines: its one-line summary says how many ("(300 lines)").
-    const full: ToolMessage = { role: 'tool', tool_call_id: 'old0', content: Array.from({ length: 300 }, (_, i) => `src/part0/tuple_${i}.go:${i}: parseTuple(x)`).join('\n') };
+    const full: ToolMessage = {
+      role: 'tool',
+      tool_call_id: 'old0',
+      content: Array.from({ length: 300 }, (_, i) => `src/part0/tuple_${i}.go:${i}: parseTuple(x)`).join('\n'),
+    };
     input[2] = full;
     const call = (input[1] as AssistantMessage).tool_calls![0]!;
-    const collapsed: ToolMessage = { role: 'tool', tool_call_id: full.tool_call_id, content: collapsedToolResult(call, full.content as string) };
-    const messages: ChatMessage[] = [{ role: 'system', content: 'You fix parsers.' }, ...input.map((message, index) => (index === 2 ? collapsed : message))];
+    const collapsed: ToolMessage = {
+      role: 'tool',
+      tool_call_id: full.tool_call_id,
+      content: collapsedToolResult(call, full.content as string),
+    };
+    const messages: ChatMessage[] = [
+      { role: 'system', content: 'You fix parsers.' },
+      ...input.map((message, index) => (index === 2 ? collapsed : message)),
+    ];
     const manager = new NaiveManager(8192, 1024);
     const payload = await manager.composePayload('You fix parsers.', input, []);
     const result = await preSendCheck({

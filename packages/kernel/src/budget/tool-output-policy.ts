@@ -85,10 +85,17 @@ export function resolveToolOutputPolicy(
   policies: Readonly<Record<string, ToolOutputPolicy>> = {},
 ): ResolvedToolOutputPolicy {
   const parsed = parseArguments(args);
-  const path = PATH_KEYS.map((key) => parsed[key]).find((value): value is string => typeof value === 'string' && value.length > 0);
+  const path = PATH_KEYS.map((key) => parsed[key]).find(
+    (value): value is string => typeof value === 'string' && value.length > 0,
+  );
   const command = typeof parsed.command === 'string' ? parsed.command : undefined;
   let category: ToolOutputCategory;
-  if (path !== undefined && (command === undefined ? READ_TOOL.test(toolName) || !COMMAND_TOOL.test(toolName) : EDITOR_READ_COMMANDS.has(command))) {
+  if (
+    path !== undefined &&
+    (command === undefined
+      ? READ_TOOL.test(toolName) || !COMMAND_TOOL.test(toolName)
+      : EDITOR_READ_COMMANDS.has(command))
+  ) {
     category = 'file-read';
   } else if (COMMAND_TOOL.test(toolName) || (command !== undefined && path === undefined)) {
     category = 'command';
@@ -97,9 +104,18 @@ export function resolveToolOutputPolicy(
   } else {
     category = 'other';
   }
-  const defaults: Record<ToolOutputCategory, ToolOutputTruncation> = { command: 'head-tail', 'file-read': 'head', search: 'head', other: 'head-tail' };
+  const defaults: Record<ToolOutputCategory, ToolOutputTruncation> = {
+    command: 'head-tail',
+    'file-read': 'head',
+    search: 'head',
+    other: 'head-tail',
+  };
   const override = Object.prototype.hasOwnProperty.call(policies, toolName) ? policies[toolName] : undefined;
-  const resolved: ResolvedToolOutputPolicy = { category, kind: override?.kind ?? defaults[category], source: override ? 'policy' : 'default' };
+  const resolved: ResolvedToolOutputPolicy = {
+    category,
+    kind: override?.kind ?? defaults[category],
+    source: override ? 'policy' : 'default',
+  };
   if (override?.maxTokens !== undefined) resolved.maxTokens = override.maxTokens;
   if (path !== undefined) resolved.path = path;
   return resolved;

@@ -1,8 +1,14 @@
 import { type ITokenCounter } from '@ctxkit/core';
 import { baseName, countLineFeeds, truncateToFit } from '@ctxkit/core/strategy-kit';
+
 import { renderOutlineView } from '../small-context/outline/outline-view';
 import type { SmallContextIntensity } from '../small-context/small-context-plan';
-import { DEFAULT_TOOL_OUTPUT_CAPS, type ResolvedToolOutputPolicy, type ToolOutputCaps, type ToolOutputTruncation } from './tool-output-policy';
+import {
+  DEFAULT_TOOL_OUTPUT_CAPS,
+  type ResolvedToolOutputPolicy,
+  type ToolOutputCaps,
+  type ToolOutputTruncation,
+} from './tool-output-policy';
 
 /** Smallest token allowance a truncated tool output gets (room for a head, a tail and the marker). @default 48 */
 export const MIN_TOOL_OUTPUT_TOKENS = 48;
@@ -48,7 +54,12 @@ function firstLines(text: string, lines: number): { text: string; cut: boolean }
   }
   if (at === text.length - 1) return { text, cut: false };
   const rest = countLineFeeds(text.slice(at + 1)) + 1;
-  return { text: `${text.slice(0, at)}\n[... ${rest.toLocaleString('en-US')} more lines not read (memory cap of ${lines} lines) ...]`, cut: true };
+  return {
+    text:
+      `${text.slice(0, at)}\n[... ${rest.toLocaleString('en-US')} more lines not read (memory cap of ${lines} ` +
+      `lines) ...]`,
+    cut: true,
+  };
 }
 
 /** Mode B decides on outline + part when the read exceeds this share of its limit. */
@@ -67,10 +78,16 @@ function outlineShare(splitReading: SmallContextIntensity): number | undefined {
  * (its line count, its top-level declarations with line ranges, its first and last lines, and an
  * invitation to ask with offset/limit). The cut is UTF-8/surrogate safe and never exceeds the limit.
  */
-export function truncateToolResult(input: TruncateToolResultInput): { content: string; report: ToolOutputTruncationReport } {
+export function truncateToolResult(input: TruncateToolResultInput): {
+  content: string;
+  report: ToolOutputTruncationReport;
+} {
   const caps = { ...DEFAULT_TOOL_OUTPUT_CAPS, ...input.caps };
   const { policy, counter } = input;
-  const limit = Math.max(MIN_TOOL_OUTPUT_TOKENS, Math.floor(Math.min(input.limit, policy.maxTokens ?? Number.POSITIVE_INFINITY)));
+  const limit = Math.max(
+    MIN_TOOL_OUTPUT_TOKENS,
+    Math.floor(Math.min(input.limit, policy.maxTokens ?? Number.POSITIVE_INFINITY)),
+  );
   let content = input.content;
   let capped = false;
   if (policy.kind !== 'none') {
@@ -79,7 +96,10 @@ export function truncateToolResult(input: TruncateToolResultInput): { content: s
       content = cut.text;
       capped = cut.cut;
     } else {
-      const cut = truncateToFit(content, { kind: 'head-tail', maxBytes: policy.category === 'command' ? caps.commandBytes : caps.otherBytes });
+      const cut = truncateToFit(content, {
+        kind: 'head-tail',
+        maxBytes: policy.category === 'command' ? caps.commandBytes : caps.otherBytes,
+      });
       content = cut.text;
       capped = cut.truncated;
     }
@@ -98,22 +118,38 @@ export function truncateToolResult(input: TruncateToolResultInput): { content: s
   };
   if (policy.kind === 'none') return { content, report };
 
-  const share = policy.category === 'file-read' && policy.kind !== 'head-tail' && policy.kind !== 'tail' ? outlineShare(input.splitReading ?? 'off') : undefined;
+  const share =
+    policy.category === 'file-read' && policy.kind !== 'head-tail' && policy.kind !== 'tail'
+      ? outlineShare(input.splitReading ?? 'off')
+      : undefined;
   const wantsOutline = policy.kind === 'outline' ? before > limit : share !== undefined && before > limit * share;
   if (wantsOutline) {
-    const view = renderOutlineView(input.content, { ...(policy.path !== undefined ? { path: policy.path } : {}), maxTokens: Math.min(limit, before), counter });
+    const view = renderOutlineView(input.content, {
+      ...(policy.path !== undefined ? { path: policy.path } : {}),
+      maxTokens: Math.min(limit, before),
+      counter,
+    });
     if (view.text !== '') {
       const shownLines = view.shownRanges.reduce((sum, [from, to]) => sum + (to - from + 1), 0);
       return {
         content: view.text,
-        report: { ...report, kind: 'outline', truncated: true, tokensAfter: view.tokens, outline: { lineCount: view.lineCount, shownLines } },
+        report: {
+          ...report,
+          kind: 'outline',
+          truncated: true,
+          tokensAfter: view.tokens,
+          outline: { lineCount: view.lineCount, shownLines },
+        },
       };
     }
   }
   if (before <= limit) return { content, report };
   const kind = policy.kind === 'outline' ? 'head' : policy.kind;
   const cut = truncateToFit(content, { kind, maxTokens: limit, counter });
-  return { content: cut.text, report: { ...report, kind, truncated: true, tokensAfter: cut.tokens ?? counter.count(cut.text) } };
+  return {
+    content: cut.text,
+    report: { ...report, kind, truncated: true, tokensAfter: cut.tokens ?? counter.count(cut.text) },
+  };
 }
 
 /** The file name a report's outline speaks of (for advice). */

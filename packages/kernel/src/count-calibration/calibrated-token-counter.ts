@@ -1,4 +1,5 @@
 import type { ChatMessage, ITokenCounter, TokenCounterMeta, ToolDefinition } from '@ctxkit/core';
+
 import type { CountCalibration } from './count-calibration';
 
 /**
@@ -18,7 +19,9 @@ export class CalibratedTokenCounter implements ITokenCounter {
     const meta = this.raw.meta();
     const correction = this.calibration.correction;
     if (correction === 1) return meta;
-    const note = `counts × ${correction.toFixed(3)}, learned from the provider's reported input tokens over ${this.calibration.observations} calls`;
+    const note =
+      `counts × ${correction.toFixed(3)}, learned from the provider's reported input tokens ` +
+      `over ${this.calibration.observations} calls`;
     return { ...meta, approximate: true, note: meta.note ? `${meta.note}; ${note}` : note };
   }
 

@@ -1,6 +1,7 @@
-import fc from 'fast-check';
 import { createTokenCounter } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
+import fc from 'fast-check';
+
 import { CountCalibration } from './count-calibration';
 import { UsageAnchoredCount } from './usage-anchored-count';
 
@@ -22,41 +23,47 @@ const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0)
 describe('CountCalibration', () => {
   describe('#on coding-agent runs whose provider (Llama 4 Maverick) reported every prompt', () => {
     // Each call's payload is the run's messages before the answer the call produced.
-    it.each(openHandsRuns.map((run) => [run.id, run] as const))('follows the provider within 2%% after five calls: %s', (_id, run) => {
-      expect(run.calls.length).toBeGreaterThan(10);
-      const calibration = new CountCalibration();
-      const uncalibrated: number[] = [];
-      const calibrated: number[] = [];
-      run.calls.forEach((call, index) => {
-        const raw = counter.countMessages(run.messages.slice(0, call.message_index)) + counter.countTools(run.tools);
-        const observation = calibration.observe(raw, call.prompt_tokens)!;
-        if (index >= 5) {
-          uncalibrated.push(Math.abs(raw - call.prompt_tokens) / call.prompt_tokens);
-          calibrated.push(Math.abs(observation.relativeError));
-        }
-      });
-      // Measured: uncalibrated 7.6% / 19.6% / 12.0%; calibrated 1.6% / 1.2% / 0.6%.
-      expect(mean(uncalibrated)).toBeGreaterThan(0.05);
-      expect(mean(calibrated)).toBeLessThan(0.02);
-    });
+    it.each(openHandsRuns.map((run) => [run.id, run] as const))(
+      'follows the provider within 2%% after five calls: %s',
+      (_id, run) => {
+        expect(run.calls.length).toBeGreaterThan(10);
+        const calibration = new CountCalibration();
+        const uncalibrated: number[] = [];
+        const calibrated: number[] = [];
+        run.calls.forEach((call, index) => {
+          const raw = counter.countMessages(run.messages.slice(0, call.message_index)) + counter.countTools(run.tools);
+          const observation = calibration.observe(raw, call.prompt_tokens)!;
+          if (index >= 5) {
+            uncalibrated.push(Math.abs(raw - call.prompt_tokens) / call.prompt_tokens);
+            calibrated.push(Math.abs(observation.relativeError));
+          }
+        });
+        // Measured: uncalibrated 7.6% / 19.6% / 12.0%; calibrated 1.6% / 1.2% / 0.6%.
+        expect(mean(uncalibrated)).toBeGreaterThan(0.05);
+        expect(mean(calibrated)).toBeLessThan(0.02);
+      },
+    );
 
-    it.each(openHandsRuns.map((run) => [run.id, run] as const))('anchored on the previous report, the estimate is within 2%% after five calls: %s', (_id, run) => {
-      const anchored = new UsageAnchoredCount(counter, new CountCalibration());
-      const errors: number[] = [];
-      let anchoredCalls = 0;
-      run.calls.forEach((call, index) => {
-        const payload = { messages: run.messages.slice(0, call.message_index), tools: run.tools };
-        const estimate = anchored.count(payload);
-        if (index >= 5) {
-          errors.push(Math.abs(estimate.tokens - call.prompt_tokens) / call.prompt_tokens);
-          if (estimate.anchoredMessages > 0) anchoredCalls++;
-        }
-        anchored.record(payload, call.prompt_tokens);
-      });
-      expect(anchoredCalls).toBe(errors.length);
-      // Measured: 1.1% / 0.9% / 0.5%.
-      expect(mean(errors)).toBeLessThan(0.02);
-    });
+    it.each(openHandsRuns.map((run) => [run.id, run] as const))(
+      'anchored on the previous report, the estimate is within 2%% after five calls: %s',
+      (_id, run) => {
+        const anchored = new UsageAnchoredCount(counter, new CountCalibration());
+        const errors: number[] = [];
+        let anchoredCalls = 0;
+        run.calls.forEach((call, index) => {
+          const payload = { messages: run.messages.slice(0, call.message_index), tools: run.tools };
+          const estimate = anchored.count(payload);
+          if (index >= 5) {
+            errors.push(Math.abs(estimate.tokens - call.prompt_tokens) / call.prompt_tokens);
+            if (estimate.anchoredMessages > 0) anchoredCalls++;
+          }
+          anchored.record(payload, call.prompt_tokens);
+        });
+        expect(anchoredCalls).toBe(errors.length);
+        // Measured: 1.1% / 0.9% / 0.5%.
+        expect(mean(errors)).toBeLessThan(0.02);
+      },
+    );
   });
 
   describe('#learning', () => {
@@ -86,7 +93,13 @@ describe('CountCalibration', () => {
 
     it('ignores nonsense reports', () => {
       const calibration = new CountCalibration();
-      for (const [raw, reported] of [[0, 10], [10, 0], [-5, 10], [Number.NaN, 10], [10, Number.POSITIVE_INFINITY]] as const) {
+      for (const [raw, reported] of [
+        [0, 10],
+        [10, 0],
+        [-5, 10],
+        [Number.NaN, 10],
+        [10, Number.POSITIVE_INFINITY],
+      ] as const) {
         expect(calibration.observe(raw, reported)).toBeUndefined();
       }
       expect(calibration.observations).toBe(0);
@@ -102,11 +115,14 @@ describe('CountCalibration', () => {
 
     it('keeps the correction inside its bounds whatever is reported', () => {
       fc.assert(
-        fc.property(fc.array(fc.tuple(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 1e6 })), { maxLength: 40 }), (reports) => {
-          const calibration = new CountCalibration();
-          for (const [raw, reported] of reports) calibration.observe(raw, reported);
-          return calibration.correction >= 0.5 && calibration.correction <= 3;
-        }),
+        fc.property(
+          fc.array(fc.tuple(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 1e6 })), { maxLength: 40 }),
+          (reports) => {
+            const calibration = new CountCalibration();
+            for (const [raw, reported] of reports) calibration.observe(raw, reported);
+            return calibration.correction >= 0.5 && calibration.correction <= 3;
+          },
+        ),
       );
     });
 

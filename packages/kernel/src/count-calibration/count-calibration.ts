@@ -1,4 +1,7 @@
-/** Settings of a {@link CountCalibration}. Defaults measured on coding-agent runs whose provider reported every prompt's size. */
+/**
+ * Settings of a {@link CountCalibration}. Defaults measured on coding-agent runs whose provider reported every prompt's
+ * size.
+ */
 export interface CountCalibrationOptions {
   /** Share of the gap between the correction and a new observation's ratio closed per observation. @default 0.7 */
   learningRate?: number;
@@ -47,7 +50,13 @@ export interface CountCalibrationSnapshot {
   meanAbsoluteError?: number;
 }
 
-const DEFAULTS: Required<CountCalibrationOptions> = { learningRate: 0.7, maxStep: 0.25, outlierShare: 0.3, minCorrection: 0.5, maxCorrection: 3 };
+const DEFAULTS: Required<CountCalibrationOptions> = {
+  learningRate: 0.7,
+  maxStep: 0.25,
+  outlierShare: 0.3,
+  minCorrection: 0.5,
+  maxCorrection: 3,
+};
 
 /**
  * A per-model correction of ctxkit's token counts, learned from the input tokens the provider
@@ -65,7 +74,10 @@ export class CountCalibration {
   constructor(options: CountCalibrationOptions = {}, snapshot?: CountCalibrationSnapshot) {
     this.settings = { ...DEFAULTS, ...options };
     if (!(this.settings.minCorrection > 0 && this.settings.minCorrection <= 1 && this.settings.maxCorrection >= 1)) {
-      throw new RangeError(`CountCalibration: minCorrection must be in (0, 1] and maxCorrection at least 1 (got ${this.settings.minCorrection} and ${this.settings.maxCorrection}).`);
+      throw new RangeError(
+        `CountCalibration: minCorrection must be in (0, 1] and maxCorrection at least 1 ` +
+          `(got ${this.settings.minCorrection} and ${this.settings.maxCorrection}).`,
+      );
     }
     this.value = 1;
     this.count = 0;
@@ -76,7 +88,8 @@ export class CountCalibration {
   /** Resumes from a stored snapshot (what {@link snapshot} gave), replacing what was learned so far. */
   restore(snapshot: CountCalibrationSnapshot): void {
     this.value = Number.isFinite(snapshot.correction) ? this.clamp(snapshot.correction) : 1;
-    this.count = Number.isFinite(snapshot.observations) && snapshot.observations > 0 ? Math.floor(snapshot.observations) : 0;
+    this.count =
+      Number.isFinite(snapshot.observations) && snapshot.observations > 0 ? Math.floor(snapshot.observations) : 0;
     this.lastRatio = snapshot.lastRatio;
     this.errorSum = (snapshot.meanAbsoluteError ?? 0) * this.count;
   }
@@ -102,23 +115,43 @@ export class CountCalibration {
    * returns `undefined`.
    */
   observe(rawTokens: number, reportedTokens: number): CalibrationObservation | undefined {
-    if (!(rawTokens > 0) || !(reportedTokens > 0) || !Number.isFinite(rawTokens) || !Number.isFinite(reportedTokens)) return undefined;
+    if (!(rawTokens > 0) || !(reportedTokens > 0) || !Number.isFinite(rawTokens) || !Number.isFinite(reportedTokens))
+      return undefined;
     const estimatedTokens = this.calibrate(rawTokens);
     const relativeError = (estimatedTokens - reportedTokens) / reportedTokens;
     const ratio = reportedTokens / rawTokens;
     if (ratio < this.settings.minCorrection || ratio > this.settings.maxCorrection) {
-      return { rawTokens, estimatedTokens, reportedTokens, relativeError, correction: this.value, damped: false, ignored: true };
+      return {
+        rawTokens,
+        estimatedTokens,
+        reportedTokens,
+        relativeError,
+        correction: this.value,
+        damped: false,
+        ignored: true,
+      };
     }
     const far = (from: number) => Math.abs(ratio - from) > this.settings.outlierShare * from;
     const damped = this.lastRatio !== undefined && far(this.lastRatio) && far(this.value);
     const rate = damped ? this.settings.learningRate / 4 : this.settings.learningRate;
     const wanted = this.value + rate * (ratio - this.value);
-    const step = Math.max(-this.settings.maxStep * this.value, Math.min(this.settings.maxStep * this.value, wanted - this.value));
+    const step = Math.max(
+      -this.settings.maxStep * this.value,
+      Math.min(this.settings.maxStep * this.value, wanted - this.value),
+    );
     this.value = this.clamp(this.value + step);
     this.lastRatio = ratio;
     this.count++;
     this.errorSum += Math.abs(relativeError);
-    return { rawTokens, estimatedTokens, reportedTokens, relativeError, correction: this.value, damped, ignored: false };
+    return {
+      rawTokens,
+      estimatedTokens,
+      reportedTokens,
+      relativeError,
+      correction: this.value,
+      damped,
+      ignored: false,
+    };
   }
 
   /** The state to store, so that the next process starts from what this one learned. */

@@ -1,4 +1,5 @@
-import { createTokenCounter, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, createTokenCounter } from '@ctxkit/core';
+
 import { CalibratedTokenCounter } from './calibrated-token-counter';
 import { CountCalibration } from './count-calibration';
 import { UsageAnchoredCount } from './usage-anchored-count';
@@ -25,11 +26,25 @@ describe('UsageAnchoredCount', () => {
 
   it('counts the whole payload when the prefix changed (a message dropped or edited, other tools)', () => {
     const anchored = new UsageAnchoredCount(counter, new CountCalibration());
-    anchored.record({ messages: [system, first, answer] }, Math.round(counter.countMessages([system, first, answer]) * 1.2));
+    anchored.record(
+      { messages: [system, first, answer] },
+      Math.round(counter.countMessages([system, first, answer]) * 1.2),
+    );
     const calibrated = (messages: ChatMessage[]) => anchored['calibration'].calibrate(counter.countMessages(messages));
-    expect(anchored.count({ messages: [system, answer, next] })).toEqual({ tokens: calibrated([system, answer, next]), rawTokens: counter.countMessages([system, answer, next]), anchoredMessages: 0 });
-    expect(anchored.count({ messages: [system, first, { ...answer, content: 'edited' }, next] }).anchoredMessages).toBe(0);
-    expect(anchored.count({ messages: [system, first, answer, next], tools: [{ type: 'function', function: { name: 'lookup', parameters: {} } }] }).anchoredMessages).toBe(0);
+    expect(anchored.count({ messages: [system, answer, next] })).toEqual({
+      tokens: calibrated([system, answer, next]),
+      rawTokens: counter.countMessages([system, answer, next]),
+      anchoredMessages: 0,
+    });
+    expect(anchored.count({ messages: [system, first, { ...answer, content: 'edited' }, next] }).anchoredMessages).toBe(
+      0,
+    );
+    expect(
+      anchored.count({
+        messages: [system, first, answer, next],
+        tools: [{ type: 'function', function: { name: 'lookup', parameters: {} } }],
+      }).anchoredMessages,
+    ).toBe(0);
     anchored.reset();
     expect(anchored.count({ messages: [system, first, answer, next] }).anchoredMessages).toBe(0);
   });
@@ -54,7 +69,9 @@ describe('CalibratedTokenCounter', () => {
     expect(calibrated.meta()).toEqual(counter.meta());
     for (let i = 0; i < 8; i++) calibration.observe(1000, 1200);
     expect(calibrated.countMessage(first)).toBe(Math.ceil(counter.countMessage(first) * calibration.correction));
-    expect(calibrated.countTools([{ type: 'function', function: { name: 'lookup', parameters: {} } }])).toBeGreaterThan(counter.countTools([{ type: 'function', function: { name: 'lookup', parameters: {} } }]));
+    expect(calibrated.countTools([{ type: 'function', function: { name: 'lookup', parameters: {} } }])).toBeGreaterThan(
+      counter.countTools([{ type: 'function', function: { name: 'lookup', parameters: {} } }]),
+    );
     expect(calibrated.meta().approximate).toBe(true);
     expect(calibrated.meta().note).toMatch(/learned from the provider's reported input tokens over 8 calls/);
   });

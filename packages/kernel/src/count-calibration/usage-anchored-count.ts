@@ -1,5 +1,6 @@
 import type { ChatMessage, ITokenCounter, ToolDefinition } from '@ctxkit/core';
 import { messageText } from '@ctxkit/core/strategy-kit';
+
 import type { CalibrationObservation, CountCalibration } from './count-calibration';
 
 /** A payload as sent to the provider: its messages (system prompt first) and tool definitions. */
@@ -50,16 +51,24 @@ export class UsageAnchoredCount {
 
   /** ctxkit's own count of a payload. */
   rawCount(payload: CountedPayload): number {
-    return this.counter.countMessages(payload.messages) + (payload.tools && payload.tools.length > 0 ? this.counter.countTools(payload.tools) : 0);
+    return (
+      this.counter.countMessages(payload.messages) +
+      (payload.tools && payload.tools.length > 0 ? this.counter.countTools(payload.tools) : 0)
+    );
   }
 
   /** The estimated provider count of a payload (see the class). */
   count(payload: CountedPayload): AnchoredCount {
     const rawTokens = this.rawCount(payload);
     const anchored = this.anchoredPrefix(payload);
-    if (anchored === 0 || this.anchor === undefined) return { tokens: this.calibration.calibrate(rawTokens), rawTokens, anchoredMessages: 0 };
+    if (anchored === 0 || this.anchor === undefined)
+      return { tokens: this.calibration.calibrate(rawTokens), rawTokens, anchoredMessages: 0 };
     const suffix = this.counter.countMessages(payload.messages.slice(anchored));
-    return { tokens: this.anchor.reportedTokens + this.calibration.calibrate(suffix), rawTokens, anchoredMessages: anchored };
+    return {
+      tokens: this.anchor.reportedTokens + this.calibration.calibrate(suffix),
+      rawTokens,
+      anchoredMessages: anchored,
+    };
   }
 
   /**
@@ -70,7 +79,10 @@ export class UsageAnchoredCount {
    */
   record(payload: CountedPayload, reportedTokens: number): CalibrationObservation | undefined {
     const observation = this.calibration.observe(this.rawCount(payload), reportedTokens);
-    this.anchor = observation === undefined || observation.ignored ? undefined : { messages: payload.messages.slice(), toolsText: JSON.stringify(payload.tools ?? []), reportedTokens };
+    this.anchor =
+      observation === undefined || observation.ignored
+        ? undefined
+        : { messages: payload.messages.slice(), toolsText: JSON.stringify(payload.tools ?? []), reportedTokens };
     return observation;
   }
 
@@ -81,9 +93,11 @@ export class UsageAnchoredCount {
 
   private anchoredPrefix(payload: CountedPayload): number {
     const anchor = this.anchor;
-    if (anchor === undefined || anchor.messages.length === 0 || anchor.messages.length > payload.messages.length) return 0;
+    if (anchor === undefined || anchor.messages.length === 0 || anchor.messages.length > payload.messages.length)
+      return 0;
     if (JSON.stringify(payload.tools ?? []) !== anchor.toolsText) return 0;
-    for (let i = 0; i < anchor.messages.length; i++) if (!sameMessage(anchor.messages[i]!, payload.messages[i]!)) return 0;
+    for (let i = 0; i < anchor.messages.length; i++)
+      if (!sameMessage(anchor.messages[i]!, payload.messages[i]!)) return 0;
     return anchor.messages.length;
   }
 }

@@ -1,7 +1,26 @@
-import { LLMNotConfiguredError, LLMResponseError, providerCompactionItem, toCacheMissReport, toTokenUsage, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
 import type Anthropic from '@anthropic-ai/sdk';
-import type { CacheControlEphemeral, MessageCreateParamsNonStreaming, MessageParam, TextBlockParam, ToolUnion } from '@anthropic-ai/sdk/resources/messages';
-import type { BetaCompactionConfig, MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type {
+  BetaCompactionConfig,
+  MessageCreateParamsNonStreaming as BetaMessageCreateParamsNonStreaming,
+} from '@anthropic-ai/sdk/resources/beta/messages/messages';
+import type {
+  CacheControlEphemeral,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  TextBlockParam,
+  ToolUnion,
+} from '@anthropic-ai/sdk/resources/messages';
+import {
+  type LLMCompletion,
+  type LLMCompletionRequest,
+  LLMNotConfiguredError,
+  LLMResponseError,
+  providerCompactionItem,
+  type ProviderUsage,
+  toCacheMissReport,
+  toTokenUsage,
+} from '@ctxkit/core';
+
 import { fromAnthropicContent, toAnthropicMessages, toAnthropicTools } from '../providers/anthropic-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
@@ -13,7 +32,10 @@ import { SdkLLMClient } from './sdk-llm-client';
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 /** The `anthropic-version` header sent by default: the Messages API version ctxkit's adapter writes. */
 export const ANTHROPIC_API_VERSION = '2023-06-01';
-/** The beta a compaction request names (`anthropic-beta`), as `@anthropic-ai/sdk` 1.12 documents the `compaction` parameter. */
+/**
+ * The beta a compaction request names (`anthropic-beta`), as `@anthropic-ai/sdk` 1.12 documents the `compaction`
+ * parameter.
+ */
 export const ANTHROPIC_COMPACTION_BETA = 'compact-2026-09-04';
 
 /** Options of {@link AnthropicClient}. Every field falls back to its environment variable. */
@@ -112,7 +134,9 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
     super(options, {
       name: options.name ?? `anthropic:${defaultModel}`,
       defaultModel,
-      baseURL: (options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, ''),
+      baseURL: (options.baseURL ?? env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL)
+        .replace(/\/+$/, '')
+        .replace(/\/v1$/, ''),
     });
     this.sdkClass = anthropicSdk();
     this.sdk = new this.sdkClass({
@@ -132,7 +156,8 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
     body.max_tokens = request.maxOutputTokens ?? this.options.defaultMaxOutputTokens ?? 4096;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     const conversation = request.cacheKey;
-    if (this.options.cacheDiagnostics === true && conversation !== undefined) body.diagnostics = { previous_message_id: this.previousMessageIds.get(conversation) ?? null };
+    if (this.options.cacheDiagnostics === true && conversation !== undefined)
+      body.diagnostics = { previous_message_id: this.previousMessageIds.get(conversation) ?? null };
     this.lastTurns.record(request, body);
 
     const { reply, details } = await this.send<AnthropicReply>(request, model, {
@@ -142,9 +167,15 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
     });
     if (reply.type === 'error') throw new LLMResponseError('the body is an error object', details);
     if (!Array.isArray(reply.content)) throw new LLMResponseError('the answer has no content array', details);
-    if (conversation !== undefined && request.continuation === undefined && typeof reply.id === 'string') this.rememberMessageId(conversation, reply.id);
+    if (conversation !== undefined && request.continuation === undefined && typeof reply.id === 'string')
+      this.rememberMessageId(conversation, reply.id);
     const completion = assistantCompletion(
-      { message: fromAnthropicContent(reply.content, this.name), usage: reply.usage, model: reply.model, finishReason: reply.stop_reason },
+      {
+        message: fromAnthropicContent(reply.content, this.name),
+        usage: reply.usage,
+        model: reply.model,
+        finishReason: reply.stop_reason,
+      },
       model,
       details,
     );
@@ -156,8 +187,8 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   /**
    * A compaction request: the request's own body (system prompt, tools, messages, breakpoints, as a
    * turn's) with `compaction: { type: 'summarize' }` (and the instructions), sent through the SDK's beta
-   * Messages call under {@link ANTHROPIC_COMPACTION_BETA} (the `anthropic-beta` header). The answer holds the signed `compaction` block
-   * alone, kept whole as a reasoning item of the completion's message. Never remembered as a turn.
+   * Messages call under {@link ANTHROPIC_COMPACTION_BETA} (the `anthropic-beta` header). The answer holds the signed
+   * `compaction` block alone, kept whole as a reasoning item of the completion's message. Never remembered as a turn.
    * @throws LLMResponseError when the answer holds no compaction block with a summary (a `null`
    *   content is a compaction the server could not make)
    */
@@ -165,8 +196,15 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
     const body = this.turnBody(request, model);
     body.max_tokens = request.maxOutputTokens ?? this.options.defaultMaxOutputTokens ?? 4096;
     const instructions = request.providerCompaction!.instructions;
-    const compaction: BetaCompactionConfig = { type: 'summarize', ...(instructions !== undefined && instructions.trim() !== '' ? { instructions } : {}) };
-    const params = { ...body, compaction, betas: [this.options.compactionBeta ?? ANTHROPIC_COMPACTION_BETA] } as unknown as BetaMessageCreateParamsNonStreaming;
+    const compaction: BetaCompactionConfig = {
+      type: 'summarize',
+      ...(instructions !== undefined && instructions.trim() !== '' ? { instructions } : {}),
+    };
+    const params = {
+      ...body,
+      compaction,
+      betas: [this.options.compactionBeta ?? ANTHROPIC_COMPACTION_BETA],
+    } as unknown as BetaMessageCreateParamsNonStreaming;
     const { reply, details } = await this.send<AnthropicReply>(request, model, {
       url: `${this.baseURL}/v1/messages`,
       errors: this.sdkClass,
@@ -176,9 +214,17 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
     if (!Array.isArray(reply.content)) throw new LLMResponseError('the answer has no content array', details);
     const message = fromAnthropicContent(reply.content, this.name);
     if (providerCompactionItem(message) === undefined) {
-      throw new LLMResponseError('the compaction answer holds no compaction block with a summary', { ...details, finishReason: reply.stop_reason });
+      throw new LLMResponseError('the compaction answer holds no compaction block with a summary', {
+        ...details,
+        finishReason: reply.stop_reason,
+      });
     }
-    const completion: LLMCompletion = { message, text: '', usage: toTokenUsage(reply.usage), model: typeof reply.model === 'string' ? reply.model : model };
+    const completion: LLMCompletion = {
+      message,
+      text: '',
+      usage: toTokenUsage(reply.usage),
+      model: typeof reply.model === 'string' ? reply.model : model,
+    };
     if (typeof reply.stop_reason === 'string') completion.finishReason = reply.stop_reason;
     return completion;
   }
@@ -186,17 +232,22 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   private rememberMessageId(conversation: string, id: string): void {
     this.previousMessageIds.delete(conversation);
     this.previousMessageIds.set(conversation, id);
-    if (this.previousMessageIds.size > REMEMBERED_CONVERSATIONS) this.previousMessageIds.delete(this.previousMessageIds.keys().next().value as string);
+    if (this.previousMessageIds.size > REMEMBERED_CONVERSATIONS)
+      this.previousMessageIds.delete(this.previousMessageIds.keys().next().value as string);
   }
 
   /** A request's own body: model, system prompt, tools, then messages, with the cache breakpoints. */
   private turnBody(request: LLMCompletionRequest, model: string): AnthropicBody {
     const conversation = toAnthropicMessages(request.messages);
     const caching = this.options.promptCaching ?? true;
-    const breakpoint: CacheControlEphemeral = this.options.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+    const breakpoint: CacheControlEphemeral =
+      this.options.cacheTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     // `max_tokens` is set by the caller after the messages.
     const body = { model } as AnthropicBody;
-    if (conversation.system !== undefined) body.system = caching ? cachedSystemBlocks(conversation.system, conversation.systemParts, breakpoint) : conversation.system;
+    if (conversation.system !== undefined)
+      body.system = caching
+        ? cachedSystemBlocks(conversation.system, conversation.systemParts, breakpoint)
+        : conversation.system;
     if (request.tools && request.tools.length > 0) body.tools = toAnthropicTools(request.tools) as ToolUnion[];
     // ctxkit's adapter writes the wire shape; its block types are looser than the SDK's (a
     // thinking block's signature is optional in ctxkit, an image's media type any string).
@@ -213,7 +264,8 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
    */
   private continuedBody(request: LLMCompletionRequest, model: string): AnthropicBody | undefined {
     const last = this.lastTurns.continued(request);
-    if (!last || last.model !== model || request.continuation!.some((message) => message.role === 'system')) return undefined;
+    if (!last || last.model !== model || request.continuation!.some((message) => message.role === 'system'))
+      return undefined;
     validateForProvider('anthropic', request.continuation!);
     const appended = toAnthropicMessages(request.continuation!).messages as MessageParam[];
     const body = { model: last.model } as AnthropicBody;
@@ -224,7 +276,10 @@ export class AnthropicClient extends SdkLLMClient<AnthropicClientOptions> {
   }
 }
 
-/** The request body this client sends. `temperature` is no longer in the SDK's request type; the Messages API version sent (`apiVersion`) still takes it. */
+/**
+ * The request body this client sends. `temperature` is no longer in the SDK's request type; the Messages API version
+ * sent (`apiVersion`) still takes it.
+ */
 type AnthropicBody = MessageCreateParamsNonStreaming & { temperature?: number };
 
 /** The answer's fields this client reads. */
@@ -243,9 +298,17 @@ interface AnthropicReply {
  * the last: the prompt is found in the cache up to the first block that changed. With the breakpoint
  * on the newest message that is three of the four the API allows.
  */
-function cachedSystemBlocks(system: string, parts: ReadonlyArray<string>, breakpoint: CacheControlEphemeral): TextBlockParam[] {
+function cachedSystemBlocks(
+  system: string,
+  parts: ReadonlyArray<string>,
+  breakpoint: CacheControlEphemeral,
+): TextBlockParam[] {
   const texts = parts.length > 0 ? parts : [system];
-  return texts.map((text, index) => (index === 0 || index === texts.length - 1 ? { type: 'text', text, cache_control: breakpoint } : { type: 'text', text }));
+  return texts.map((text, index) =>
+    index === 0 || index === texts.length - 1
+      ? { type: 'text', text, cache_control: breakpoint }
+      : { type: 'text', text },
+  );
 }
 
 /**

@@ -1,4 +1,11 @@
-import { LLMResponseError, toTokenUsage, type AssistantMessage, type LLMCompletion, type LLMErrorDetails, type ProviderUsage } from '@ctxkit/core';
+import {
+  type AssistantMessage,
+  type LLMCompletion,
+  type LLMErrorDetails,
+  LLMResponseError,
+  type ProviderUsage,
+  toTokenUsage,
+} from '@ctxkit/core';
 
 /** What a provider answered, already converted to a canonical assistant message. */
 export interface ProviderAnswer {
@@ -16,10 +23,17 @@ export interface ProviderAnswer {
  * @param details the call's details, for the error
  * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the answer is empty: no text and no tool calls
  */
-export function assistantCompletion(answer: ProviderAnswer, requestedModel: string, details: LLMErrorDetails): LLMCompletion {
+export function assistantCompletion(
+  answer: ProviderAnswer,
+  requestedModel: string,
+  details: LLMErrorDetails,
+): LLMCompletion {
   const text = answer.message.content ?? '';
   if (text.trim() === '' && !(answer.message.tool_calls && answer.message.tool_calls.length > 0)) {
-    throw new LLMResponseError('the answer is empty (no text and no tool calls)', { ...details, finishReason: answer.finishReason });
+    throw new LLMResponseError('the answer is empty (no text and no tool calls)', {
+      ...details,
+      finishReason: answer.finishReason,
+    });
   }
   const completion: LLMCompletion = {
     message: answer.message,

@@ -9,7 +9,9 @@ describe('createLLMClientFromEnv', () => {
     });
 
     it('builds an OpenAI-compatible client from a base URL alone (Ollama, llama.cpp, vLLM)', () => {
-      const client = createLLMClientFromEnv({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'qwen2.5-coder:7b' } });
+      const client = createLLMClientFromEnv({
+        env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1', OPENAI_MODEL: 'qwen2.5-coder:7b' },
+      });
       expect(client).toBeInstanceOf(OpenAICompatibleClient);
       expect(client!.defaultModel).toBe('qwen2.5-coder:7b');
     });
@@ -22,7 +24,9 @@ describe('createLLMClientFromEnv', () => {
       const env = { OPENAI_API_KEY: 'a', ANTHROPIC_API_KEY: 'b' };
       expect(createLLMClientFromEnv({ env })).toBeInstanceOf(OpenAICompatibleClient);
       expect(createLLMClientFromEnv({ env, prefer: 'anthropic' })).toBeInstanceOf(AnthropicClient);
-      expect(createLLMClientFromEnv({ env: { ...env, CTXKIT_LLM_PROVIDER: 'anthropic' } })).toBeInstanceOf(AnthropicClient);
+      expect(createLLMClientFromEnv({ env: { ...env, CTXKIT_LLM_PROVIDER: 'anthropic' } })).toBeInstanceOf(
+        AnthropicClient,
+      );
     });
   });
 });

@@ -1,4 +1,5 @@
 import type { ILLMClient } from '@ctxkit/core';
+
 import { AnthropicClient } from './anthropic-client';
 import { OpenAICompatibleClient } from './openai-compatible-client';
 import type { RetryOptions } from './retry-options';
@@ -26,9 +27,16 @@ export function createLLMClientFromEnv(options: LLMClientFromEnvOptions = {}): I
   const env = options.env ?? process.env;
   const openai = Boolean(env.OPENAI_BASE_URL || env.OPENAI_API_KEY);
   const anthropic = Boolean(env.ANTHROPIC_API_KEY);
-  const fromEnv = env.CTXKIT_LLM_PROVIDER === 'anthropic' || env.CTXKIT_LLM_PROVIDER === 'openai' ? env.CTXKIT_LLM_PROVIDER : undefined;
+  const fromEnv =
+    env.CTXKIT_LLM_PROVIDER === 'anthropic' || env.CTXKIT_LLM_PROVIDER === 'openai'
+      ? env.CTXKIT_LLM_PROVIDER
+      : undefined;
   const prefer = fromEnv ?? options.prefer ?? 'openai';
-  const common = { env, ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.retry ? { retry: options.retry } : {}) };
+  const common = {
+    env,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
+  };
   if (anthropic && (prefer === 'anthropic' || !openai)) return new AnthropicClient(common);
   if (openai) return new OpenAICompatibleClient(common);
   return undefined;

@@ -22,9 +22,12 @@ export class LastTurnRequests<Body> {
     if (this.bodies.size > this.limit) this.bodies.delete(this.bodies.keys().next().value as string);
   }
 
-  /** The last turn's body a helper `request` continues, or undefined when it is not a helper request or none was sent. */
+  /**
+   * The last turn's body a helper `request` continues, or undefined when it is not a helper request or none was sent.
+   */
   continued(request: LLMCompletionRequest): Body | undefined {
-    if (request.cacheKey === undefined || request.continuation === undefined || request.continuation.length === 0) return undefined;
+    if (request.cacheKey === undefined || request.continuation === undefined || request.continuation.length === 0)
+      return undefined;
     return this.bodies.get(request.cacheKey);
   }
 }

@@ -1,16 +1,37 @@
-import { CtxkitError, ErrorCodes, LLMRequestError, LLMResponseError, LLMTimeoutError, ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
-import { hang, json, LoopbackProviderServer, raw, refusedUrl, truncated } from '../__fixtures__/loopback-provider-server';
+import {
+  type ChatMessage,
+  CtxkitError,
+  ErrorCodes,
+  LLMRequestError,
+  LLMResponseError,
+  LLMTimeoutError,
+  ProviderPayloadError,
+} from '@ctxkit/core';
+
+import {
+  hang,
+  json,
+  LoopbackProviderServer,
+  raw,
+  refusedUrl,
+  truncated,
+} from '../__fixtures__/loopback-provider-server';
 import { OpenAICompatibleClient } from './openai-compatible-client';
 
 const ask: ChatMessage[] = [
   { role: 'system', content: 'You are terse.' },
   { role: 'user', content: 'Say hi.' },
 ];
-const chat = (message: Record<string, unknown>, usage: Record<string, unknown> = { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 }) => ({
+const chat = (
+  message: Record<string, unknown>,
+  usage: Record<string, unknown> = { prompt_tokens: 20, completion_tokens: 3, total_tokens: 23 },
+) => ({
   id: 'chatcmpl-1',
   object: 'chat.completion',
   model: 'gpt-4o-mini-2024-07-18',
-  choices: [{ index: 0, message: { role: 'assistant', ...message }, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
+  choices: [
+    { index: 0, message: { role: 'assistant', ...message }, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' },
+  ],
   usage,
 });
 
@@ -29,13 +50,20 @@ describe('OpenAICompatibleClient', () => {
 
   beforeEach(async () => {
     server = await LoopbackProviderServer.start();
-    client = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', model: 'gpt-4o-mini', env: {} });
+    client = new OpenAICompatibleClient({
+      baseURL: `${server.url}/v1`,
+      apiKey: 'sk-test-secret',
+      model: 'gpt-4o-mini',
+      env: {},
+    });
   });
   afterEach(async () => server.close());
 
   describe('#constructor', () => {
     it('reads base URL, key and model from the environment', () => {
-      const fromEnv = new OpenAICompatibleClient({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1/', OPENAI_MODEL: 'llama3.1' } });
+      const fromEnv = new OpenAICompatibleClient({
+        env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1/', OPENAI_MODEL: 'llama3.1' },
+      });
       expect(fromEnv.baseURL).toBe('http://127.0.0.1:11434/v1');
       expect(fromEnv.defaultModel).toBe('llama3.1');
       expect(fromEnv.name).toBe('openai-compatible:llama3.1');
@@ -43,17 +71,33 @@ describe('OpenAICompatibleClient', () => {
     });
 
     it('refuses api.openai.com without a key', () => {
-      expect(() => new OpenAICompatibleClient({ env: {} })).toThrow(expect.objectContaining({ code: ErrorCodes.LLM_NOT_CONFIGURED }));
+      expect(() => new OpenAICompatibleClient({ env: {} })).toThrow(
+        expect.objectContaining({ code: ErrorCodes.LLM_NOT_CONFIGURED }),
+      );
     });
   });
 
   describe('#complete', () => {
     it('sends a chat completions request and maps the answer and usage', async () => {
-      server.answer(json(200, chat({ content: 'Hi.' }, { prompt_tokens: 20, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 8 } })));
+      server.answer(
+        json(
+          200,
+          chat(
+            { content: 'Hi.' },
+            { prompt_tokens: 20, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 8 } },
+          ),
+        ),
+      );
       const answer = await client.complete({ messages: ask, maxOutputTokens: 50, temperature: 0 });
       expect(answer.text).toBe('Hi.');
       expect(answer.message).toEqual({ role: 'assistant', content: 'Hi.' });
-      expect(answer.usage).toEqual({ input_tokens: 12, output_tokens: 3, cache_creation_tokens: 0, cache_read_tokens: 8, total_tokens: 23 });
+      expect(answer.usage).toEqual({
+        input_tokens: 12,
+        output_tokens: 3,
+        cache_creation_tokens: 0,
+        cache_read_tokens: 8,
+        total_tokens: 23,
+      });
       expect(answer.model).toBe('gpt-4o-mini-2024-07-18');
       expect(answer.finishReason).toBe('stop');
       const [request] = server.requests;
@@ -63,18 +107,35 @@ describe('OpenAICompatibleClient', () => {
     });
 
     it('sends tools and maps tool calls back', async () => {
-      const toolCall = { id: 'call_1', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"mia_li_3668"}' } };
+      const toolCall = {
+        id: 'call_1',
+        type: 'function',
+        function: { name: 'get_user_details', arguments: '{"user_id":"mia_li_3668"}' },
+      };
       server.answer(json(200, chat({ content: null, tool_calls: [toolCall] })));
-      const tools = [{ type: 'function' as const, function: { name: 'get_user_details', parameters: { type: 'object', properties: { user_id: { type: 'string' } } } } }];
+      const tools = [
+        {
+          type: 'function' as const,
+          function: {
+            name: 'get_user_details',
+            parameters: { type: 'object', properties: { user_id: { type: 'string' } } },
+          },
+        },
+      ];
       const answer = await client.complete({ messages: ask, tools, responseFormat: 'json' });
       expect(answer.message.tool_calls).toEqual([toolCall]);
       expect(answer.text).toBe('');
       expect((server.requests[0]!.body as { tools: unknown }).tools).toEqual(tools);
-      expect((server.requests[0]!.body as { response_format: unknown }).response_format).toEqual({ type: 'json_object' });
+      expect((server.requests[0]!.body as { response_format: unknown }).response_format).toEqual({
+        type: 'json_object',
+      });
     });
 
     it('retries a 429 after the retry-after it asks for, then succeeds', async () => {
-      server.answer(json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '0' }), json(200, chat({ content: 'ok' })));
+      server.answer(
+        json(429, { error: { message: 'Rate limit reached' } }, { 'retry-after': '0' }),
+        json(200, chat({ content: 'ok' })),
+      );
       const answer = await client.complete({ messages: ask });
       expect(answer.text).toBe('ok');
       expect(server.requests).toHaveLength(2);
@@ -93,7 +154,16 @@ describe('OpenAICompatibleClient', () => {
     });
 
     it('does not retry a 400 and reports the provider reason', async () => {
-      server.answer(json(400, { error: { message: "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", type: 'invalid_request_error' } }));
+      server.answer(
+        json(400, {
+          error: {
+            message:
+              "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with " +
+              "'tool_calls'.",
+            type: 'invalid_request_error',
+          },
+        }),
+      );
       const error = await failure(client.complete({ messages: ask }));
       expect((error as LLMRequestError).status).toBe(400);
       expect((error as LLMRequestError).retryable).toBe(false);
@@ -144,61 +214,136 @@ describe('OpenAICompatibleClient', () => {
       expect(error.details.attempts).toBe(3);
     });
 
-    it('sends the conversation as prompt_cache_key where asked (OpenAI by default), never to other servers by default', async () => {
-      server.answer(json(200, chat({ content: 'Hi.' })));
-      await client.complete({ messages: ask, cacheKey: 'support-agent:conversation-42' });
-      expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_key');
-      const keyed = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', sendPromptCacheKey: true, env: {} });
-      server.answer(json(200, chat({ content: 'Hi.' })));
-      await keyed.complete({ messages: ask, cacheKey: 'support-agent:conversation-42' });
-      expect(server.requests.at(-1)!.body).toMatchObject({ prompt_cache_key: 'support-agent:conversation-42' });
-    });
+    it(
+      'sends the conversation as prompt_cache_key where asked (OpenAI by default), never to other servers by ' +
+        'default',
+      async () => {
+        server.answer(json(200, chat({ content: 'Hi.' })));
+        await client.complete({ messages: ask, cacheKey: 'support-agent:conversation-42' });
+        expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_key');
+        const keyed = new OpenAICompatibleClient({
+          baseURL: `${server.url}/v1`,
+          apiKey: 'sk-test-secret',
+          sendPromptCacheKey: true,
+          env: {},
+        });
+        server.answer(json(200, chat({ content: 'Hi.' })));
+        await keyed.complete({ messages: ask, cacheKey: 'support-agent:conversation-42' });
+        expect(server.requests.at(-1)!.body).toMatchObject({ prompt_cache_key: 'support-agent:conversation-42' });
+      },
+    );
 
-    it('sends prompt_cache_options and prompt_cache_retention where configured, and nothing of them by default', async () => {
-      server.answer(json(200, chat({ content: 'Hi.' })));
-      await client.complete({ messages: ask });
-      expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_options');
-      expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_retention');
-      const configured = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'k', promptCacheOptions: { mode: 'implicit', ttl: '30m' }, promptCacheRetention: '24h', env: {} });
-      await configured.complete({ messages: ask });
-      expect(server.requests.at(-1)!.body).toMatchObject({ prompt_cache_options: { mode: 'implicit', ttl: '30m' }, prompt_cache_retention: '24h' });
-    });
+    it(
+      'sends prompt_cache_options and prompt_cache_retention where configured, and nothing of them by ' + 'default',
+      async () => {
+        server.answer(json(200, chat({ content: 'Hi.' })));
+        await client.complete({ messages: ask });
+        expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_options');
+        expect(server.requests.at(-1)!.body).not.toHaveProperty('prompt_cache_retention');
+        const configured = new OpenAICompatibleClient({
+          baseURL: `${server.url}/v1`,
+          apiKey: 'k',
+          promptCacheOptions: { mode: 'implicit', ttl: '30m' },
+          promptCacheRetention: '24h',
+          env: {},
+        });
+        await configured.complete({ messages: ask });
+        expect(server.requests.at(-1)!.body).toMatchObject({
+          prompt_cache_options: { mode: 'implicit', ttl: '30m' },
+          prompt_cache_retention: '24h',
+        });
+      },
+    );
 
     it('reads cache reads and writes from a recorded usage: both are inside prompt_tokens', async () => {
       // The usage of a chat completion as recorded from a model that reports cache writes.
-      const usage = { prompt_tokens: 5200, completion_tokens: 61, total_tokens: 5261, prompt_tokens_details: { cached_tokens: 4096, cache_write_tokens: 1000, audio_tokens: 0 }, completion_tokens_details: { reasoning_tokens: 0 } };
+      const usage = {
+        prompt_tokens: 5200,
+        completion_tokens: 61,
+        total_tokens: 5261,
+        prompt_tokens_details: { cached_tokens: 4096, cache_write_tokens: 1000, audio_tokens: 0 },
+        completion_tokens_details: { reasoning_tokens: 0 },
+      };
       server.answer(json(200, chat({ content: 'Hi.' }, usage)));
       const answer = await client.complete({ messages: ask });
-      expect(answer.usage).toEqual({ input_tokens: 104, cache_read_tokens: 4096, cache_creation_tokens: 1000, output_tokens: 61, total_tokens: 5261 });
+      expect(answer.usage).toEqual({
+        input_tokens: 104,
+        cache_read_tokens: 4096,
+        cache_creation_tokens: 1000,
+        output_tokens: 61,
+        total_tokens: 5261,
+      });
     });
 
-    it('sends a helper request as the last turn\'s request continued, under the same prompt_cache_key', async () => {
-      const keyed = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'k', model: 'gpt-5.6', sendPromptCacheKey: true, env: {} });
-      const tools = [{ type: 'function' as const, function: { name: 'get_reservation', parameters: { type: 'object', properties: { id: { type: 'string' } } } } }];
+    it("sends a helper request as the last turn's request continued, under the same prompt_cache_key", async () => {
+      const keyed = new OpenAICompatibleClient({
+        baseURL: `${server.url}/v1`,
+        apiKey: 'k',
+        model: 'gpt-5.6',
+        sendPromptCacheKey: true,
+        env: {},
+      });
+      const tools = [
+        {
+          type: 'function' as const,
+          function: { name: 'get_reservation', parameters: { type: 'object', properties: { id: { type: 'string' } } } },
+        },
+      ];
       const turn: ChatMessage[] = [
         { role: 'system', content: 'You are a travel agent.' },
         { role: 'user', content: 'Where is booking 8JX2?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_reservation', arguments: '{"id":"8JX2"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_reservation', arguments: '{"id":"8JX2"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"from":"SFO","to":"JFK"}' },
       ];
       server.answer(json(200, chat({ content: 'SFO to JFK.' })));
       await keyed.complete({ messages: turn, tools, cacheKey: 'support:s1', maxOutputTokens: 1024 });
       const instruction: ChatMessage = { role: 'user', content: 'Extract the facts as JSON.' };
-      await keyed.complete({ messages: [{ role: 'user', content: 'Extract from: ...' }], continuation: [instruction], cacheKey: 'support:s1', maxOutputTokens: 200, responseFormat: 'json' });
-      await keyed.complete({ messages: [{ role: 'user', content: 'Extract from: ...' }], continuation: [instruction], cacheKey: 'support:other' });
+      await keyed.complete({
+        messages: [{ role: 'user', content: 'Extract from: ...' }],
+        continuation: [instruction],
+        cacheKey: 'support:s1',
+        maxOutputTokens: 200,
+        responseFormat: 'json',
+      });
+      await keyed.complete({
+        messages: [{ role: 'user', content: 'Extract from: ...' }],
+        continuation: [instruction],
+        cacheKey: 'support:other',
+      });
 
       const [sentTurn, helper, alone] = server.requests;
       const end = sentTurn!.text.indexOf('],"max_tokens":');
       const prefix = sentTurn!.text.slice(0, end);
-      expect(JSON.parse(`${prefix}]}`)).toEqual({ model: 'gpt-5.6', tools: (sentTurn!.body as { tools: unknown }).tools, messages: (sentTurn!.body as { messages: unknown }).messages });
+      expect(JSON.parse(`${prefix}]}`)).toEqual({
+        model: 'gpt-5.6',
+        tools: (sentTurn!.body as { tools: unknown }).tools,
+        messages: (sentTurn!.body as { messages: unknown }).messages,
+      });
       expect(helper!.text.startsWith(`${prefix},`)).toBe(true);
-      expect(helper!.body).toMatchObject({ max_tokens: 200, response_format: { type: 'json_object' }, prompt_cache_key: 'support:s1' });
+      expect(helper!.body).toMatchObject({
+        max_tokens: 200,
+        response_format: { type: 'json_object' },
+        prompt_cache_key: 'support:s1',
+      });
       expect((helper!.body as { messages: unknown[] }).messages.at(-1)).toEqual(instruction);
-      expect((alone!.body as { messages: unknown[] }).messages).toEqual([{ role: 'user', content: 'Extract from: ...' }]);
+      expect((alone!.body as { messages: unknown[] }).messages).toEqual([
+        { role: 'user', content: 'Extract from: ...' },
+      ]);
     });
 
     it('makes one attempt when retry.maxRetries is 0', async () => {
-      const once = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', retry: { maxRetries: 0 }, env: {} });
+      const once = new OpenAICompatibleClient({
+        baseURL: `${server.url}/v1`,
+        apiKey: 'sk-test-secret',
+        retry: { maxRetries: 0 },
+        env: {},
+      });
       server.answer(json(503, { error: { message: 'overloaded' } }));
       const error = await failure(once.complete({ messages: ask }));
       expect((error as LLMRequestError).status).toBe(503);
@@ -207,7 +352,12 @@ describe('OpenAICompatibleClient', () => {
     });
 
     it('reports the wait a 429 asks for when no retry is left', async () => {
-      const once = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'sk-test-secret', retry: { maxRetries: 0 }, env: {} });
+      const once = new OpenAICompatibleClient({
+        baseURL: `${server.url}/v1`,
+        apiKey: 'sk-test-secret',
+        retry: { maxRetries: 0 },
+        env: {},
+      });
       server.answer(json(429, { error: { message: 'Rate limit reached for requests' } }, { 'retry-after': '7' }));
       const error = await failure(once.complete({ messages: ask }));
       expect(error).toBeInstanceOf(LLMRequestError);
@@ -227,7 +377,12 @@ describe('OpenAICompatibleClient', () => {
     });
 
     it('sends no authorization header to a local server without a key, and the extra headers it is given', async () => {
-      const local = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, model: 'llama3.1', headers: { 'HTTP-Referer': 'https://example.test' }, env: {} });
+      const local = new OpenAICompatibleClient({
+        baseURL: `${server.url}/v1`,
+        model: 'llama3.1',
+        headers: { 'HTTP-Referer': 'https://example.test' },
+        env: {},
+      });
       server.answer(json(200, chat({ content: 'Hi.' })));
       await local.complete({ messages: ask, maxOutputTokens: 8 });
       const [request] = server.requests;
@@ -237,7 +392,12 @@ describe('OpenAICompatibleClient', () => {
     });
 
     it('sends max_completion_tokens when told to, and the request model over the default', async () => {
-      const named = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'k', maxTokensField: 'max_completion_tokens', env: {} });
+      const named = new OpenAICompatibleClient({
+        baseURL: `${server.url}/v1`,
+        apiKey: 'k',
+        maxTokensField: 'max_completion_tokens',
+        env: {},
+      });
       server.answer(json(200, chat({ content: 'Hi.' })));
       await named.complete({ messages: ask, maxOutputTokens: 12, model: 'gpt-4.1-nano' });
       expect(server.requests[0]!.body).toEqual({ model: 'gpt-4.1-nano', messages: ask, max_completion_tokens: 12 });
@@ -249,7 +409,12 @@ describe('OpenAICompatibleClient', () => {
         seen.push(String(input));
         return fetch(input, init);
       };
-      const viaFetch = new OpenAICompatibleClient({ baseURL: `${server.url}/v1`, apiKey: 'k', fetch: recording, env: {} });
+      const viaFetch = new OpenAICompatibleClient({
+        baseURL: `${server.url}/v1`,
+        apiKey: 'k',
+        fetch: recording,
+        env: {},
+      });
       server.answer(json(200, chat({ content: 'Hi.' })));
       await viaFetch.complete({ messages: ask });
       expect(seen).toEqual([`${server.url}/v1/chat/completions`]);
@@ -276,7 +441,10 @@ describe('OpenAICompatibleClient', () => {
 
     it('refuses to send a payload the provider would reject', async () => {
       server.answer(json(200, chat({ content: 'never' })));
-      const orphan: ChatMessage[] = [{ role: 'user', content: 'q' }, { role: 'tool', tool_call_id: 'x', content: 'r' }];
+      const orphan: ChatMessage[] = [
+        { role: 'user', content: 'q' },
+        { role: 'tool', tool_call_id: 'x', content: 'r' },
+      ];
       await expect(client.complete({ messages: orphan })).rejects.toBeInstanceOf(ProviderPayloadError);
       expect(server.requests).toHaveLength(0);
     });

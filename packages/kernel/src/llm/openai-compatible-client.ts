@@ -1,6 +1,10 @@
-import { LLMResponseError, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import { type LLMCompletion, type LLMCompletionRequest, LLMResponseError, type ProviderUsage } from '@ctxkit/core';
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
+
 import { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from '../providers/openai-chat-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
@@ -17,7 +21,9 @@ export interface OpenAICompatibleClientOptions {
    * @default env OPENAI_BASE_URL, else https://api.openai.com/v1
    */
   baseURL?: string;
-  /** Bearer key; optional for local servers (no `authorization` header is sent without one). @default env OPENAI_API_KEY */
+  /**
+   * Bearer key; optional for local servers (no `authorization` header is sent without one). @default env OPENAI_API_KEY
+   */
   apiKey?: string;
   /** Model used when a request names none. @default env OPENAI_MODEL, else gpt-4o-mini */
   model?: string;
@@ -90,27 +96,41 @@ export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientO
     validateForProvider('openai-chat', request.messages);
     const model = request.model ?? this.defaultModel;
     const body = this.continuedBody(request, model) ?? this.turnBody(request, model);
-    // Output and cache settings follow the messages, so that a helper request continuing this one starts with its bytes.
+    // Output and cache settings follow the messages, so that a helper request continuing this one starts with its
+    // bytes.
     if (request.maxOutputTokens !== undefined) body[this.maxTokensField()] = request.maxOutputTokens;
     if (request.temperature !== undefined) body.temperature = request.temperature;
     if (request.responseFormat === 'json') body.response_format = { type: 'json_object' };
-    if (request.cacheKey !== undefined && (this.options.sendPromptCacheKey ?? this.isOpenAI())) body.prompt_cache_key = request.cacheKey;
-    if (this.options.promptCacheOptions !== undefined) body.prompt_cache_options = { ...this.options.promptCacheOptions };
-    if (this.options.promptCacheRetention !== undefined) body.prompt_cache_retention = this.options.promptCacheRetention;
+    if (request.cacheKey !== undefined && (this.options.sendPromptCacheKey ?? this.isOpenAI()))
+      body.prompt_cache_key = request.cacheKey;
+    if (this.options.promptCacheOptions !== undefined)
+      body.prompt_cache_options = { ...this.options.promptCacheOptions };
+    if (this.options.promptCacheRetention !== undefined)
+      body.prompt_cache_retention = this.options.promptCacheRetention;
     this.lastTurns.record(request, body);
 
-    const { reply, details } = await this.send<{ choices?: unknown; usage?: ProviderUsage; model?: unknown }>(request, model, {
-      url: `${this.baseURL}/chat/completions`,
-      errors: this.sdkClass,
-      create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).chat.completions.create(body, sendOptions),
-    });
-    if (!Array.isArray(reply.choices) || reply.choices.length === 0) throw new LLMResponseError('the answer has no choices', details);
+    const { reply, details } = await this.send<{ choices?: unknown; usage?: ProviderUsage; model?: unknown }>(
+      request,
+      model,
+      {
+        url: `${this.baseURL}/chat/completions`,
+        errors: this.sdkClass,
+        create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).chat.completions.create(body, sendOptions),
+      },
+    );
+    if (!Array.isArray(reply.choices) || reply.choices.length === 0)
+      throw new LLMResponseError('the answer has no choices', details);
     const choice = reply.choices[0] as { message?: unknown; finish_reason?: unknown } | null;
     if (choice === null || typeof choice !== 'object' || choice.message === undefined) {
       throw new LLMResponseError('choices[0] has no message', details);
     }
     return assistantCompletion(
-      { message: fromOpenAIChatMessage(choice.message, this.name), usage: reply.usage, model: reply.model, finishReason: choice.finish_reason },
+      {
+        message: fromOpenAIChatMessage(choice.message, this.name),
+        usage: reply.usage,
+        model: reply.model,
+        finishReason: choice.finish_reason,
+      },
       model,
       details,
     );
@@ -130,13 +150,19 @@ export class OpenAICompatibleClient extends SdkLLMClient<OpenAICompatibleClientO
    * message objects, then the helper's messages. Undefined (the request goes out on its own) when
    * no turn was sent under its key or it asks for another model.
    */
-  private continuedBody(request: LLMCompletionRequest, model: string): ChatCompletionCreateParamsNonStreaming | undefined {
+  private continuedBody(
+    request: LLMCompletionRequest,
+    model: string,
+  ): ChatCompletionCreateParamsNonStreaming | undefined {
     const last = this.lastTurns.continued(request);
     if (!last || last.model !== model) return undefined;
     validateForProvider('openai-chat', request.continuation!);
     const body = { model: last.model } as ChatCompletionCreateParamsNonStreaming;
     if (last.tools !== undefined) body.tools = last.tools;
-    body.messages = [...last.messages, ...(toOpenAIChatMessages(request.continuation!) as ChatCompletionMessageParam[])];
+    body.messages = [
+      ...last.messages,
+      ...(toOpenAIChatMessages(request.continuation!) as ChatCompletionMessageParam[]),
+    ];
     return body;
   }
 

@@ -1,4 +1,5 @@
 import { CtxkitError, ErrorCodes, LLMRequestError, LLMResponseError, LLMTimeoutError } from '@ctxkit/core';
+
 import { hang, json, LoopbackProviderServer, type ReceivedRequest } from '../__fixtures__/loopback-provider-server';
 import { OpenAICompatibleEmbedder } from './openai-compatible-embedder';
 
@@ -22,11 +23,21 @@ function embeddings(input: string[], order: number[] = input.map((_text, positio
 /** Answers every request with the vectors of its own input, its items in reverse order. */
 function embeddingServer(request: ReceivedRequest, response: import('node:http').ServerResponse): void {
   const input = (request.body as { input: string[] }).input;
-  json(200, embeddings(input, input.map((_text, position) => input.length - 1 - position)))(request, response);
+  json(
+    200,
+    embeddings(
+      input,
+      input.map((_text, position) => input.length - 1 - position),
+    ),
+  )(request, response);
 }
 
 /** What `promise` rejects with (it must reject: a value is returned as is and fails the assertions). */
-const failure = (promise: Promise<unknown>): Promise<CtxkitError> => promise.then((value) => value as CtxkitError, (error: unknown) => error as CtxkitError);
+const failure = (promise: Promise<unknown>): Promise<CtxkitError> =>
+  promise.then(
+    (value) => value as CtxkitError,
+    (error: unknown) => error as CtxkitError,
+  );
 
 describe('OpenAICompatibleEmbedder', () => {
   let server: LoopbackProviderServer;

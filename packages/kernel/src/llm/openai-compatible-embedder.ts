@@ -1,6 +1,7 @@
-import { LLMResponseError, type EmbedOptions, type ITextEmbedder, type LLMErrorDetails } from '@ctxkit/core';
+import { type EmbedOptions, type ITextEmbedder, type LLMErrorDetails, LLMResponseError } from '@ctxkit/core';
 import type OpenAI from 'openai';
 import type { EmbeddingCreateParams } from 'openai/resources/embeddings';
+
 import type { OpenAICompatibleClientOptions } from './openai-compatible-client';
 import { createOpenAISdkConnection } from './openai-sdk-connection';
 import { DEFAULT_ATTEMPT_TIMEOUT_MS } from './sdk-attempt-limits';

@@ -1,6 +1,14 @@
-import { LLMResponseError, providerCompactionItem, toTokenUsage, type LLMCompletion, type LLMCompletionRequest, type ProviderUsage } from '@ctxkit/core';
+import {
+  type LLMCompletion,
+  type LLMCompletionRequest,
+  LLMResponseError,
+  providerCompactionItem,
+  type ProviderUsage,
+  toTokenUsage,
+} from '@ctxkit/core';
 import type OpenAI from 'openai';
 import type { ResponseCreateParamsNonStreaming, ResponseInputItem } from 'openai/resources/responses/responses';
+
 import { fromResponsesOutput, toResponsesInput, toResponsesTools } from '../providers/openai-responses-adapter';
 import { validateForProvider } from '../providers/validate-for-provider';
 import { assistantCompletion } from './assistant-completion';
@@ -55,7 +63,8 @@ type ResponsesBody = ResponseCreateParamsNonStreaming;
  *
  * @throws LLMNotConfiguredError (`CTXKIT_LLM_NOT_CONFIGURED`) at construction for api.openai.com without a key
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) for a payload the API would reject
- * @throws LLMRequestError, LLMTimeoutError, LLMResponseError (no output, an empty answer, a compaction answer without its item)
+ * @throws LLMRequestError, LLMTimeoutError, LLMResponseError (no output, an empty answer, a compaction answer without
+ *   its item)
  * @see docs/08-kernel.md
  */
 export class OpenAIResponsesClient extends SdkLLMClient<OpenAIResponsesClientOptions> {
@@ -70,7 +79,11 @@ export class OpenAIResponsesClient extends SdkLLMClient<OpenAIResponsesClientOpt
   constructor(options: OpenAIResponsesClientOptions = {}) {
     const connection = createOpenAISdkConnection(options, 'OpenAIResponsesClient');
     const defaultModel = options.model ?? ((options.env ?? process.env).OPENAI_MODEL || 'gpt-5.4-mini');
-    super(options, { name: options.name ?? `openai-responses:${defaultModel}`, defaultModel, baseURL: connection.baseURL });
+    super(options, {
+      name: options.name ?? `openai-responses:${defaultModel}`,
+      defaultModel,
+      baseURL: connection.baseURL,
+    });
     this.sdk = connection.sdk;
     this.sdkClass = connection.errors;
   }
@@ -92,10 +105,20 @@ export class OpenAIResponsesClient extends SdkLLMClient<OpenAIResponsesClientOpt
     const store = this.options.store ?? false;
     body.store = store;
     if (!store) body.include = ['reasoning.encrypted_content'];
-    if (request.cacheKey !== undefined && (this.options.sendPromptCacheKey ?? this.baseURL.startsWith('https://api.openai.com'))) body.prompt_cache_key = request.cacheKey;
+    if (
+      request.cacheKey !== undefined &&
+      (this.options.sendPromptCacheKey ?? this.baseURL.startsWith('https://api.openai.com'))
+    )
+      body.prompt_cache_key = request.cacheKey;
     if (!compacting) this.lastTurns.record(request, body);
 
-    const { reply, details } = await this.send<{ output?: unknown; usage?: ProviderUsage; model?: unknown; status?: unknown; error?: unknown }>(request, model, {
+    const { reply, details } = await this.send<{
+      output?: unknown;
+      usage?: ProviderUsage;
+      model?: unknown;
+      status?: unknown;
+      error?: unknown;
+    }>(request, model, {
       url: `${this.baseURL}/responses`,
       errors: this.sdkClass,
       create: (fetch, sendOptions) => this.sdk.withOptions({ fetch }).responses.create(body, sendOptions),
@@ -103,31 +126,47 @@ export class OpenAIResponsesClient extends SdkLLMClient<OpenAIResponsesClientOpt
     if (!Array.isArray(reply.output)) throw new LLMResponseError('the answer has no output array', details);
     const message = fromResponsesOutput(reply.output, this.name);
     if (compacting) {
-      if (providerCompactionItem(message) === undefined) throw new LLMResponseError('the compaction answer holds no compaction item with encrypted content', details);
+      if (providerCompactionItem(message) === undefined)
+        throw new LLMResponseError('the compaction answer holds no compaction item with encrypted content', details);
       // Only the compaction item replaces the conversation; any text beside it is not part of it.
-      const completion: LLMCompletion = { message: { role: 'assistant', content: null, reasoning: [providerCompactionItem(message)!] }, text: '', usage: toTokenUsage(reply.usage), model: typeof reply.model === 'string' ? reply.model : model };
+      const completion: LLMCompletion = {
+        message: { role: 'assistant', content: null, reasoning: [providerCompactionItem(message)!] },
+        text: '',
+        usage: toTokenUsage(reply.usage),
+        model: typeof reply.model === 'string' ? reply.model : model,
+      };
       if (typeof reply.status === 'string') completion.finishReason = reply.status;
       return completion;
     }
-    return assistantCompletion({ message, usage: reply.usage, model: reply.model, finishReason: reply.status }, model, details);
+    return assistantCompletion(
+      { message, usage: reply.usage, model: reply.model, finishReason: reply.status },
+      model,
+      details,
+    );
   }
 
   /** A request's own body: model, tools, then the input items. */
   private turnBody(request: LLMCompletionRequest, model: string): ResponsesBody {
     const body = { model } as ResponsesBody;
-    if (request.tools && request.tools.length > 0) body.tools = toResponsesTools(request.tools) as ResponsesBody['tools'];
+    if (request.tools && request.tools.length > 0)
+      body.tools = toResponsesTools(request.tools) as ResponsesBody['tools'];
     body.input = toResponsesInput(request.messages) as ResponseInputItem[];
     return body;
   }
 
-  /** A helper request as the conversation's last turn continued: its model, tools and input items, then the helper's. */
+  /**
+   * A helper request as the conversation's last turn continued: its model, tools and input items, then the helper's.
+   */
   private continuedBody(request: LLMCompletionRequest, model: string): ResponsesBody | undefined {
     const last = this.lastTurns.continued(request);
     if (!last || last.model !== model) return undefined;
     validateForProvider('openai-responses', request.continuation!);
     const body = { model: last.model } as ResponsesBody;
     if (last.tools !== undefined) body.tools = last.tools;
-    body.input = [...(last.input as ResponseInputItem[]), ...(toResponsesInput(request.continuation!) as ResponseInputItem[])];
+    body.input = [
+      ...(last.input as ResponseInputItem[]),
+      ...(toResponsesInput(request.continuation!) as ResponseInputItem[]),
+    ];
     return body;
   }
 }

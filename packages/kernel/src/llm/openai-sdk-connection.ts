@@ -1,5 +1,6 @@
 import { LLMNotConfiguredError } from '@ctxkit/core';
 import type OpenAI from 'openai';
+
 import { sdkAttemptLimits, type SdkAttemptOptions } from './sdk-attempt-limits';
 
 /** The public OpenAI endpoint, used when no base URL is given. */

@@ -2,10 +2,19 @@ import Anthropic from '@anthropic-ai/sdk';
 import { ErrorCodes, LLMRequestError, LLMResponseError, LLMTimeoutError, StrategyError } from '@ctxkit/core';
 import fc from 'fast-check';
 import OpenAI from 'openai';
-import { sdkErrorToLLMError, type FailedSdkCall } from './sdk-error-to-llm-error';
 
-const call: FailedSdkCall = { client: 'openai-compatible:m', model: 'm', url: 'http://127.0.0.1:9/v1/chat/completions', timeoutMs: 500, attempts: 3, lastStatus: undefined };
-const openAIError = (status: number, body: unknown, headers: Record<string, string> = {}) => OpenAI.APIError.generate(status, body as object, undefined, new Headers(headers));
+import { type FailedSdkCall, sdkErrorToLLMError } from './sdk-error-to-llm-error';
+
+const call: FailedSdkCall = {
+  client: 'openai-compatible:m',
+  model: 'm',
+  url: 'http://127.0.0.1:9/v1/chat/completions',
+  timeoutMs: 500,
+  attempts: 3,
+  lastStatus: undefined,
+};
+const openAIError = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  OpenAI.APIError.generate(status, body as object, undefined, new Headers(headers));
 
 describe('sdkErrorToLLMError', () => {
   describe('#sdkErrorToLLMError', () => {
@@ -22,7 +31,11 @@ describe('sdkErrorToLLMError', () => {
         [529, 'InternalServerError', true],
       ];
       for (const [status, sdkError, retryable] of cases) {
-        const mapped = sdkErrorToLLMError(openAIError(status, { error: { message: `reason ${status}` } }), OpenAI, call);
+        const mapped = sdkErrorToLLMError(
+          openAIError(status, { error: { message: `reason ${status}` } }),
+          OpenAI,
+          call,
+        );
         expect(mapped).toBeInstanceOf(LLMRequestError);
         expect(mapped.details).toMatchObject({ status, sdkError, attempts: 3, client: 'openai-compatible:m' });
         expect((mapped as LLMRequestError).retryable).toBe(retryable);
@@ -40,7 +53,8 @@ describe('sdkErrorToLLMError', () => {
     });
 
     it('reads retry-after-ms before retry-after, and an HTTP date', () => {
-      const wait = (headers: Record<string, string>) => sdkErrorToLLMError(openAIError(429, {}, headers), OpenAI, call).details.retryAfterMs;
+      const wait = (headers: Record<string, string>) =>
+        sdkErrorToLLMError(openAIError(429, {}, headers), OpenAI, call).details.retryAfterMs;
       expect(wait({ 'retry-after-ms': '150', 'retry-after': '9' })).toBe(150);
       expect(wait({ 'retry-after': new Date(Date.now() + 60_000).toUTCString() })).toBeGreaterThan(55_000);
       expect(wait({ 'retry-after': 'soon' })).toBeUndefined();
@@ -65,7 +79,11 @@ describe('sdkErrorToLLMError', () => {
         expect(timedOut.code).toBe(ErrorCodes.LLM_TIMEOUT);
         expect(timedOut.details.aborted).toBe(false);
         const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
-        const connection = sdkErrorToLLMError(new sdk.APIConnectionError({ cause: new TypeError('fetch failed', { cause: reset }) }), sdk, call);
+        const connection = sdkErrorToLLMError(
+          new sdk.APIConnectionError({ cause: new TypeError('fetch failed', { cause: reset }) }),
+          sdk,
+          call,
+        );
         expect(connection).toBeInstanceOf(LLMRequestError);
         expect(connection.details.networkCode).toBe('ECONNRESET');
         expect(connection.message).toContain('network error (ECONNRESET): read ECONNRESET');
@@ -74,13 +92,20 @@ describe('sdkErrorToLLMError', () => {
     });
 
     it('maps a body that is not JSON, and a body cut short after its headers', () => {
-      const malformed = sdkErrorToLLMError(new SyntaxError('Unexpected end of JSON input'), OpenAI, { ...call, lastStatus: 200 });
+      const malformed = sdkErrorToLLMError(new SyntaxError('Unexpected end of JSON input'), OpenAI, {
+        ...call,
+        lastStatus: 200,
+      });
       expect(malformed).toBeInstanceOf(LLMResponseError);
       expect(malformed.message).toMatch(/not valid JSON/);
       const cut = sdkErrorToLLMError(new TypeError('terminated'), OpenAI, { ...call, lastStatus: 200 });
       expect(cut).toBeInstanceOf(LLMRequestError);
       expect(cut.message).toMatch(/closed before the whole answer arrived \(HTTP 200\)/);
-      const other = sdkErrorToLLMError(new OpenAI.OpenAIError('timeout must be an integer'), OpenAI, call) as LLMRequestError;
+      const other = sdkErrorToLLMError(
+        new OpenAI.OpenAIError('timeout must be an integer'),
+        OpenAI,
+        call,
+      ) as LLMRequestError;
       expect(other.retryable).toBe(false);
       expect(other.message).toContain('timeout must be an integer');
     });

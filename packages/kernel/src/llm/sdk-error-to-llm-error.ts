@@ -1,5 +1,6 @@
-import { CtxkitError, LLMRequestError, LLMResponseError, LLMTimeoutError, type LLMErrorDetails } from '@ctxkit/core';
+import { CtxkitError, type LLMErrorDetails, LLMRequestError, LLMResponseError, LLMTimeoutError } from '@ctxkit/core';
 import { networkErrorCode, retryAfterMs } from '@ctxkit/core/strategy-kit';
+
 import type { SdkApiError, SdkErrorClasses } from './sdk-error-classes';
 
 /** The call that failed, as the error's details report it. */
@@ -32,26 +33,40 @@ const BODY_EXCERPT = 2000;
 export function sdkErrorToLLMError(error: unknown, sdk: SdkErrorClasses, call: FailedSdkCall): CtxkitError {
   if (CtxkitError.isInstance(error)) return error;
   const details: LLMErrorDetails = { client: call.client, model: call.model, url: call.url, attempts: call.attempts };
-  if (error instanceof sdk.APIUserAbortError) return new LLMTimeoutError({ ...details, timeoutMs: call.timeoutMs, aborted: true }, error);
-  if (error instanceof sdk.APIConnectionTimeoutError) return new LLMTimeoutError({ ...details, timeoutMs: call.timeoutMs, aborted: false }, error);
+  if (error instanceof sdk.APIUserAbortError)
+    return new LLMTimeoutError({ ...details, timeoutMs: call.timeoutMs, aborted: true }, error);
+  if (error instanceof sdk.APIConnectionTimeoutError)
+    return new LLMTimeoutError({ ...details, timeoutMs: call.timeoutMs, aborted: false }, error);
   if (error instanceof sdk.APIConnectionError) {
     const code = networkErrorCode(error);
-    return new LLMRequestError(`network error${code ? ` (${code})` : ''}: ${innermostMessage(error)}`, { ...details, ...(code ? { networkCode: code } : {}) }, {
-      retryable: true,
-      cause: error,
-      fix: 'Check that the endpoint is running and reachable at the configured base URL.',
-    });
+    return new LLMRequestError(
+      `network error${code ? ` (${code})` : ''}: ${innermostMessage(error)}`,
+      { ...details, ...(code ? { networkCode: code } : {}) },
+      {
+        retryable: true,
+        cause: error,
+        fix: 'Check that the endpoint is running and reachable at the configured base URL.',
+      },
+    );
   }
   if (error instanceof sdk.APIError && error.status !== undefined) return statusError(error, error.status, details);
   if (nameOf(error) === 'SyntaxError') {
-    return new LLMResponseError('the body is not valid JSON', { ...details, ...(call.lastStatus !== undefined ? { status: call.lastStatus } : {}) }, error);
+    return new LLMResponseError(
+      'the body is not valid JSON',
+      { ...details, ...(call.lastStatus !== undefined ? { status: call.lastStatus } : {}) },
+      error,
+    );
   }
   if (call.lastStatus !== undefined) {
-    return new LLMRequestError(`the connection closed before the whole answer arrived (HTTP ${call.lastStatus})`, { ...details, status: call.lastStatus }, {
-      retryable: true,
-      cause: error,
-      fix: 'The endpoint dropped the connection mid-answer; try again, or check the server or proxy in between.',
-    });
+    return new LLMRequestError(
+      `the connection closed before the whole answer arrived (HTTP ${call.lastStatus})`,
+      { ...details, status: call.lastStatus },
+      {
+        retryable: true,
+        cause: error,
+        fix: 'The endpoint dropped the connection mid-answer; try again, or check the server or proxy in between.',
+      },
+    );
   }
   return new LLMRequestError(innermostMessage(error), details, { retryable: false, cause: error });
 }
@@ -63,7 +78,13 @@ function statusError(error: SdkApiError, status: number, details: LLMErrorDetail
   const body = error.error === undefined ? error.message : JSON.stringify(error.error);
   return new LLMRequestError(
     `HTTP ${status}${reason ? `: ${reason}` : ''}`,
-    { ...details, status, sdkError: error.constructor.name, body: body.slice(0, BODY_EXCERPT), ...(wait !== undefined ? { retryAfterMs: wait } : {}) },
+    {
+      ...details,
+      status,
+      sdkError: error.constructor.name,
+      body: body.slice(0, BODY_EXCERPT),
+      ...(wait !== undefined ? { retryAfterMs: wait } : {}),
+    },
     { retryable, cause: error, fix: fixFor(status, retryable) },
   );
 }
@@ -91,7 +112,11 @@ function providerReasonOf(body: unknown): string | undefined {
 
 function causesOf(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let current: unknown = error; current !== undefined && current !== null && chain.length < 8; current = (current as { cause?: unknown }).cause) {
+  for (
+    let current: unknown = error;
+    current !== undefined && current !== null && chain.length < 8;
+    current = (current as { cause?: unknown }).cause
+  ) {
     chain.push(current);
   }
   return chain;
@@ -120,6 +145,10 @@ function messageOf(error: unknown): string {
 function fixFor(status: number, retryable: boolean): string {
   if (status === 401 || status === 403) return 'Check the API key (OPENAI_API_KEY / ANTHROPIC_API_KEY).';
   if (status === 404) return 'Check the base URL and the model name.';
-  if (retryable) return 'The provider is overloaded or failing; it was retried with backoff. Try again later or raise retry.maxRetries.';
+  if (retryable)
+    return (
+      'The provider is overloaded or failing; it was retried with backoff. Try again later or raise ' +
+      'retry.maxRetries.'
+    );
   return 'The provider rejected the request; details.body holds its reason.';
 }

@@ -1,4 +1,11 @@
-import { LLMResponseError, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type LLMErrorDetails } from '@ctxkit/core';
+import {
+  type ILLMClient,
+  type LLMCompletion,
+  type LLMCompletionRequest,
+  type LLMErrorDetails,
+  LLMResponseError,
+} from '@ctxkit/core';
+
 import { DEFAULT_ATTEMPT_TIMEOUT_MS, sdkAttemptLimits, type SdkAttemptOptions } from './sdk-attempt-limits';
 import type { SdkErrorClasses } from './sdk-error-classes';
 import { sendThroughSdk } from './send-through-sdk';
@@ -74,7 +81,11 @@ export abstract class SdkLLMClient<Options extends SdkLLMClientOptions> implemen
    * @throws LLMRequestError, LLMTimeoutError (what the SDK threw, mapped)
    * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the answer is not an object
    */
-  protected async send<Reply extends object>(request: LLMCompletionRequest, model: string, sdkRequest: SdkRequest): Promise<SdkReply<Reply>> {
+  protected async send<Reply extends object>(
+    request: LLMCompletionRequest,
+    model: string,
+    sdkRequest: SdkRequest,
+  ): Promise<SdkReply<Reply>> {
     const timeoutMs = Math.max(1, Math.ceil(request.timeoutMs ?? this.options.timeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS));
     const { answer, attempts, status } = await sendThroughSdk(
       {
@@ -85,10 +96,12 @@ export abstract class SdkLLMClient<Options extends SdkLLMClientOptions> implemen
         errors: sdkRequest.errors,
         ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
       },
-      (fetch) => sdkRequest.create(fetch, { timeout: timeoutMs, ...(request.signal ? { signal: request.signal } : {}) }),
+      (fetch) =>
+        sdkRequest.create(fetch, { timeout: timeoutMs, ...(request.signal ? { signal: request.signal } : {}) }),
     );
     const details = { client: this.name, model, status, attempts };
-    if (answer === null || answer === undefined || typeof answer !== 'object') throw new LLMResponseError('the body is not a JSON object', details);
+    if (answer === null || answer === undefined || typeof answer !== 'object')
+      throw new LLMResponseError('the body is not a JSON object', details);
     return { reply: answer as Reply, details };
   }
 }

@@ -31,7 +31,10 @@ export interface SdkAnswer<T> {
  *
  * @throws LLMRequestError, LLMTimeoutError, LLMResponseError
  */
-export async function sendThroughSdk<T>(call: SdkCall, send: (fetch: typeof globalThis.fetch) => Promise<T>): Promise<SdkAnswer<T>> {
+export async function sendThroughSdk<T>(
+  call: SdkCall,
+  send: (fetch: typeof globalThis.fetch) => Promise<T>,
+): Promise<SdkAnswer<T>> {
   let attempts = 0;
   let lastStatus: number | undefined;
   const countingFetch: typeof globalThis.fetch = async (input, init) => {
@@ -50,7 +53,14 @@ export async function sendThroughSdk<T>(call: SdkCall, send: (fetch: typeof glob
     const answer = await send(countingFetch);
     return { answer, attempts, status: lastStatus };
   } catch (error) {
-    throw sdkErrorToLLMError(error, call.errors, { client: call.client, model: call.model, url: call.url, timeoutMs: call.timeoutMs, attempts, lastStatus });
+    throw sdkErrorToLLMError(error, call.errors, {
+      client: call.client,
+      model: call.model,
+      url: call.url,
+      timeoutMs: call.timeoutMs,
+      attempts,
+      lastStatus,
+    });
   }
 }
 

@@ -1,5 +1,13 @@
-import { safeEmit, type ChatMessage, type LLMPayload, type PayloadStats, type ReductionRecord, type UsageLevel } from '@ctxkit/core';
+import {
+  type ChatMessage,
+  type LLMPayload,
+  type PayloadStats,
+  type ReductionRecord,
+  safeEmit,
+  type UsageLevel,
+} from '@ctxkit/core';
 import { emitReductions, remainingForToolOutput, usageLevel, withUsage } from '@ctxkit/core/strategy-kit';
+
 import { preSendCheck, type PreSendReport } from '../budget/pre-send-check';
 import { cannotFitAdvice } from '../small-context/user-advice';
 import { frozenMessage } from './frozen-message';
@@ -41,7 +49,12 @@ export function giveAdvice(context: RunContext, record: Readonly<RunRecord>, mes
   session.adviceGiven.add(message);
   if (!session.engaged.has('D')) {
     session.engaged.add('D');
-    safeEmit(events, 'small-context-mode', { ...eventBase(context, record), mode: 'D', active: true, reason: 'plain-language advice for the user' });
+    safeEmit(events, 'small-context-mode', {
+      ...eventBase(context, record),
+      mode: 'D',
+      active: true,
+      reason: 'plain-language advice for the user',
+    });
   }
   safeEmit(events, 'user-advice', { ...eventBase(context, record), message });
 }
@@ -54,15 +67,24 @@ function copyOfStats(stats: PayloadStats): PayloadStats {
   const copy: Record<string, unknown> = {};
   for (const key of Object.getOwnPropertyNames(stats)) {
     const field = Object.getOwnPropertyDescriptor(stats, key)!;
-    if (field.get !== undefined || field.set !== undefined || !field.enumerable) Object.defineProperty(copy, key, field);
+    if (field.get !== undefined || field.set !== undefined || !field.enumerable)
+      Object.defineProperty(copy, key, field);
     else copy[key] = field.value;
   }
   return copy as unknown as PayloadStats;
 }
 
-function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], tokens: number | undefined, report: PreSendReport | undefined, context: RunContext, record: Readonly<RunRecord>): PayloadStats {
+function withReductions(
+  stats: PayloadStats,
+  added: readonly ReductionRecord[],
+  tokens: number | undefined,
+  report: PreSendReport | undefined,
+  context: RunContext,
+  record: Readonly<RunRecord>,
+): PayloadStats {
   const { plan } = record;
-  const count = (...actions: string[]) => added.reduce((sum, record) => (actions.includes(record.action) ? sum + record.messages : sum), 0);
+  const count = (...actions: string[]) =>
+    added.reduce((sum, record) => (actions.includes(record.action) ? sum + record.messages : sum), 0);
   const next = copyOfStats(stats);
   if (added.length > 0) {
     next.reductions = [...stats.reductions, ...added].sort((a, b) => a.from - b.from);
@@ -74,8 +96,19 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
     next.usageLevel = usageLevel(tokens, stats.budget.maxContextTokens);
   }
   const extra: Record<string, unknown> = { ...(stats.extra ?? {}) };
-  if (plan) extra.smallContext = { contextWindow: plan.contextWindow, tier: plan.tier, modes: { ...plan.modes }, engaged: [...context.session.engaged].sort() };
-  if (report && report.steps.length > 0) extra.preSendCheck = { tokensBefore: report.tokensBefore, tokensAfter: report.tokensAfter, steps: report.steps.map((step) => ({ ...step })) };
+  if (plan)
+    extra.smallContext = {
+      contextWindow: plan.contextWindow,
+      tier: plan.tier,
+      modes: { ...plan.modes },
+      engaged: [...context.session.engaged].sort(),
+    };
+  if (report && report.steps.length > 0)
+    extra.preSendCheck = {
+      tokensBefore: report.tokensBefore,
+      tokensAfter: report.tokensAfter,
+      steps: report.steps.map((step) => ({ ...step })),
+    };
   next.extra = extra;
   return next;
 }
@@ -92,15 +125,28 @@ function withReductions(stats: PayloadStats, added: readonly ReductionRecord[], 
  * and the check had to fit it), and
  * the tool output limit derived from what is actually sent. The pre-send check's report is appended
  * to the run's; the rest is returned for the loop to record.
- * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when the escalation cannot fit the payload (advice is given first)
+ * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when the escalation cannot fit the payload (advice is given
+ *   first)
  */
-export async function budgetStep(context: RunContext, record: Readonly<RunRecord>, payload: LLMPayload, options: BudgetStepOptions): Promise<BudgetStepResult> {
+export async function budgetStep(
+  context: RunContext,
+  record: Readonly<RunRecord>,
+  payload: LLMPayload,
+  options: BudgetStepOptions,
+): Promise<BudgetStepResult> {
   const { events, session, counter } = context;
   const stats = payload.stats;
   const budget = stats?.budget;
   const limit = options.overflowLimit ?? budget?.available;
-  const composedTokens = session.payloadCount.countMessages(counter, payload.messages) + counter.countTools(payload.tools);
-  if (limit === undefined) return { payload, compacted: false, stats, sent: { tokens: composedTokens, limit: undefined, toolOutputTokenLimit: undefined } };
+  const composedTokens =
+    session.payloadCount.countMessages(counter, payload.messages) + counter.countTools(payload.tools);
+  if (limit === undefined)
+    return {
+      payload,
+      compacted: false,
+      stats,
+      sent: { tokens: composedTokens, limit: undefined, toolOutputTokenLimit: undefined },
+    };
 
   let recomposedStats: PayloadStats | undefined;
   let history: ChatMessage[] | undefined;
@@ -123,7 +169,8 @@ export async function budgetStep(context: RunContext, record: Readonly<RunRecord
         recomposedStats = again.stats;
         return again;
       },
-      onStep: (step) => safeEmit(events, 'budget-escalation', { ...eventBase(context, record, history), ...step, limit }),
+      onStep: (step) =>
+        safeEmit(events, 'budget-escalation', { ...eventBase(context, record, history), ...step, limit }),
       dropOldestTurns: options.overflowLimit !== undefined,
     });
   } catch (error) {
@@ -137,13 +184,29 @@ export async function budgetStep(context: RunContext, record: Readonly<RunRecord
   const tokens = report.tokensAfter;
   const replaced = { compacted: result.compactedHistory !== undefined, ...(history !== undefined ? { history } : {}) };
   // No budget in the stats, only the line of a retry: record what is sent, nothing to derive.
-  if (!baseStats?.budget) return { payload: result.payload, ...replaced, stats: baseStats, sent: { tokens, limit, toolOutputTokenLimit: undefined } };
-  const finalStats = withReductions(baseStats, result.reductions, changed ? tokens : undefined, report, context, record);
+  if (!baseStats?.budget)
+    return {
+      payload: result.payload,
+      ...replaced,
+      stats: baseStats,
+      sent: { tokens, limit, toolOutputTokenLimit: undefined },
+    };
+  const finalStats = withReductions(
+    baseStats,
+    result.reductions,
+    changed ? tokens : undefined,
+    report,
+    context,
+    record,
+  );
   const base = () => eventBase(context, record, history);
   emitReductions(events, base(), result.reductions);
   session.usage.observe(report.tokensBefore, baseStats.budget.maxContextTokens, base);
   const line = Math.min(baseStats.budget.available, limit);
-  const toolOutputTokenLimit = remainingForToolOutput({ ...baseStats.budget, available: line }, changed ? tokens : baseStats.budget.used).toolOutputLimit;
+  const toolOutputTokenLimit = remainingForToolOutput(
+    { ...baseStats.budget, available: line },
+    changed ? tokens : baseStats.budget.used,
+  ).toolOutputLimit;
   return {
     payload: result.payload,
     ...replaced,
@@ -153,7 +216,10 @@ export async function budgetStep(context: RunContext, record: Readonly<RunRecord
   };
 }
 
-/** Records what the budget step measured in the run: the history a compaction gave, the payload's stats, tokens and line. */
+/**
+ * Records what the budget step measured in the run: the history a compaction gave, the payload's stats, tokens and
+ * line.
+ */
 export function recordSent(record: RunRecord, checked: BudgetStepResult): void {
   if (checked.history) record.history = checked.history;
   record.payloads.push(checked.stats);

@@ -1,13 +1,14 @@
 import {
-  conversationCacheKey,
-  safeEmit,
   type AssistantMessage,
   type ChatMessage,
+  conversationCacheKey,
   type ILLMClient,
   type LLMCompletion,
   type LLMCompletionRequest,
   type LLMPayload,
+  safeEmit,
 } from '@ctxkit/core';
+
 import type { TokenCalibrationReport } from '../budget/agent-count-calibration';
 import { frozenMessage } from './frozen-message';
 import type { RunContext } from './run-context';
@@ -59,7 +60,11 @@ export async function callLlmStep(
   settings: CallSettings,
 ): Promise<ModelAnswer> {
   const { events, session, calibration } = context;
-  const request: LLMCompletionRequest = { messages: payload.messages, tools: payload.tools.length > 0 ? payload.tools : null, cacheKey: conversationCacheKey(context.agentId, context.sessionId) };
+  const request: LLMCompletionRequest = {
+    messages: payload.messages,
+    tools: payload.tools.length > 0 ? payload.tools : null,
+    cacheKey: conversationCacheKey(context.agentId, context.sessionId),
+  };
   if (settings.model !== undefined) request.model = settings.model;
   const maxOutputTokens = outputTokensFor(payload, settings);
   if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
@@ -69,22 +74,36 @@ export async function callLlmStep(
   if (binding) {
     binding.commit(payload.messages, payload.tools);
     const invalidated = payload.stats?.invalidatedThinking;
-    if (invalidated && invalidated.length > 0) safeEmit(events, 'thinking-invalidated', { ...eventBase(context, record, history), invalidated });
+    if (invalidated && invalidated.length > 0)
+      safeEmit(events, 'thinking-invalidated', { ...eventBase(context, record, history), invalidated });
   }
   const completion = await llm.complete(request);
   binding?.recordAnswer(completion.message);
   let learned: TokenCalibrationReport | undefined;
   if (calibration && !llm.offline) {
     const { input_tokens, cache_creation_tokens, cache_read_tokens } = completion.usage;
-    learned = await calibration.observe(context.sessionId, record.steps, payload, input_tokens + cache_creation_tokens + cache_read_tokens);
+    learned = await calibration.observe(
+      context.sessionId,
+      record.steps,
+      payload,
+      input_tokens + cache_creation_tokens + cache_read_tokens,
+    );
   }
   const message = frozenMessage(completion.message);
   // The answer adds no user message: the turn is the history's.
-  safeEmit(events, 'llm-usage', { ...eventBase(context, record, history), usage: completion.usage, model: completion.model, ...(completion.cacheMiss ? { cacheMiss: completion.cacheMiss } : {}) });
+  safeEmit(events, 'llm-usage', {
+    ...eventBase(context, record, history),
+    usage: completion.usage,
+    model: completion.model,
+    ...(completion.cacheMiss ? { cacheMiss: completion.cacheMiss } : {}),
+  });
   return { completion, message, ...(learned ? { calibration: learned } : {}) };
 }
 
-/** Records a model call in the run: one more step, its usage, what the calibration learned, and the answer appended to the history. */
+/**
+ * Records a model call in the run: one more step, its usage, what the calibration learned, and the answer appended to
+ * the history.
+ */
 export function recordAnswer(record: RunRecord, answer: ModelAnswer): void {
   record.steps++;
   record.usages.push(answer.completion.usage);

@@ -1,4 +1,12 @@
-import { hasCompactionHooks, type AssistantMessage, type ChatMessage, type CompactionCheckpoint, type IContextManager, type TokenUsage } from '@ctxkit/core';
+import {
+  type AssistantMessage,
+  type ChatMessage,
+  type CompactionCheckpoint,
+  hasCompactionHooks,
+  type IContextManager,
+  type TokenUsage,
+} from '@ctxkit/core';
+
 import { frozenMessage } from './frozen-message';
 
 /**

@@ -1,4 +1,4 @@
-import { freezeDeep, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, freezeDeep } from '@ctxkit/core';
 
 /** Messages the kernel froze itself: frozen all the way down, safe to share without a copy. */
 const frozenByKernel = new WeakSet<object>();

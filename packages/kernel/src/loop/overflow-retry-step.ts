@@ -1,9 +1,17 @@
-import { ContextOverflowError, ErrorCodes, safeEmit, type ChatMessage, type ILLMClient, type LLMPayload } from '@ctxkit/core';
+import {
+  type ChatMessage,
+  ContextOverflowError,
+  ErrorCodes,
+  type ILLMClient,
+  type LLMPayload,
+  safeEmit,
+} from '@ctxkit/core';
+
 import { classifyContextOverflow } from '../budget/classify-context-overflow';
 import { overflowRetryLimit } from '../budget/overflow-retry-limit';
 import type { OverflowRetryReport } from '../budget/run-budget-report';
 import { budgetStep, type BudgetStepResult } from './budget-step';
-import { callLlmStep, outputTokensFor, type CallSettings, type ModelAnswer } from './call-llm-step';
+import { callLlmStep, type CallSettings, type ModelAnswer, outputTokensFor } from './call-llm-step';
 import type { RunContext } from './run-context';
 import { eventBase, type RunRecord } from './run-record';
 
@@ -70,9 +78,15 @@ export async function callModelStep(
     safeEmit(events, 'strategy-warning', {
       ...eventBase(context, record),
       code: ErrorCodes.CONTEXT_OVERFLOW,
-      message: `${overflow.client} refused a request of ${report.sentTokens} tokens as too long for the model${overflow.limit !== undefined ? ` (its limit: ${overflow.limit})` : ''}; retrying once with the payload cut to ${report.retryLimit} tokens.`,
+      message:
+        `${overflow.client} refused a request of ${report.sentTokens} tokens as too long for the ` +
+        `model${overflow.limit !== undefined ? ` (its limit: ${overflow.limit})` : ''}; retrying once with the ` +
+        `payload cut to ${report.retryLimit} tokens.`,
     });
-    const retried = await budgetStep(context, record, await options.compose(record.history), { recompose: options.compose, overflowLimit: report.retryLimit });
+    const retried = await budgetStep(context, record, await options.compose(record.history), {
+      recompose: options.compose,
+      overflowLimit: report.retryLimit,
+    });
     report.retryTokens = retried.sent.tokens;
     // The retry is recorded as sent before it is: the answer's step comes after it.
     const sent = { ...record, history: retried.history ?? record.history, sent: retried.sent, flagged: false };

@@ -1,4 +1,5 @@
 import type { CtxkitEventBus, IContextManager, ITokenCounter, ToolDefinition } from '@ctxkit/core';
+
 import type { AgentCountCalibration } from '../budget/agent-count-calibration';
 import type { ToolOutputCaps, ToolOutputPolicy } from '../budget/tool-output-policy';
 import type { AgentTool } from '../tools/agent-tool';

@@ -1,4 +1,5 @@
 import type { ChatMessage, CtxkitEventBase, PayloadStats, TokenUsage } from '@ctxkit/core';
+
 import type { RunBudgetReport } from '../budget/run-budget-report';
 import type { SmallContextPlan } from '../small-context/small-context-plan';
 import type { RunContext } from './run-context';
@@ -14,7 +15,11 @@ export interface SentPayload {
 }
 
 /** Before the first payload: nothing measured. */
-export const NOTHING_SENT: SentPayload = Object.freeze({ tokens: 0, limit: undefined, toolOutputTokenLimit: undefined });
+export const NOTHING_SENT: SentPayload = Object.freeze({
+  tokens: 0,
+  limit: undefined,
+  toolOutputTokenLimit: undefined,
+});
 
 /**
  * What one run has done so far, as plain data. Only the loop (`agent.ts`) changes it, from what each
@@ -70,5 +75,10 @@ export function eventBase(
   record: Pick<RunRecord, 'turns' | 'history'>,
   history: readonly ChatMessage[] = record.history,
 ): CtxkitEventBase {
-  return { agentId: context.agentId, sessionId: context.sessionId, strategyId: context.strategyId, turn: currentTurn(record.turns, history) };
+  return {
+    agentId: context.agentId,
+    sessionId: context.sessionId,
+    strategyId: context.strategyId,
+    turn: currentTurn(record.turns, history),
+  };
 }

@@ -1,12 +1,13 @@
 import {
   CtxkitError,
   safeEmit,
-  ToolExecutionError,
-  ToolNotFoundError,
   type ToolCall,
   type ToolExecutionContext,
+  ToolExecutionError,
   type ToolMessage,
+  ToolNotFoundError,
 } from '@ctxkit/core';
+
 import { resolveToolOutputPolicy } from '../budget/tool-output-policy';
 import { reportFileName, truncateToolResult } from '../budget/truncate-tool-result';
 import { cannotFitAdvice, splitReadingAdvice } from '../small-context/user-advice';
@@ -80,7 +81,8 @@ export async function runToolsStep(
   const outcomes: ToolCallOutcome[] = [];
   let flagged = false;
   const { toolOutputTokenLimit, limit: line, tokens } = record.sent;
-  const limit = toolOutputTokenLimit === undefined ? undefined : Math.floor(toolOutputTokenLimit / Math.max(1, calls.length));
+  const limit =
+    toolOutputTokenLimit === undefined ? undefined : Math.floor(toolOutputTokenLimit / Math.max(1, calls.length));
   const assistant = history[history.length - 1];
   let estimate = tokens + (assistant ? roughTokens(JSON.stringify(assistant)) : 0);
   for (const call of calls) {
@@ -92,7 +94,11 @@ export async function runToolsStep(
       failure = new ToolNotFoundError(name, [...tools.keys()]);
       content = errorResult(failure);
     } else {
-      const execution: ToolExecutionContext = { agentId: context.agentId, sessionId: context.sessionId, toolCallId: call.id };
+      const execution: ToolExecutionContext = {
+        agentId: context.agentId,
+        sessionId: context.sessionId,
+        toolCallId: call.id,
+      };
       if (limit !== undefined) execution.toolOutputTokenLimit = limit;
       if (signal !== undefined) execution.signal = signal;
       try {
@@ -131,7 +137,10 @@ export async function runToolsStep(
               messages: 1,
               tokensBefore: cut.report.tokensBefore,
               tokensAfter: cut.report.tokensAfter,
-              reason: `cut by the kernel before it entered the history (${cut.report.kind}${cut.report.capped ? ', after the memory cap' : ''}); the tool can be called again with offset/limit for the rest`,
+              reason:
+                `cut by the kernel before it entered the history ` +
+                `(${cut.report.kind}${cut.report.capped ? ', after the memory cap' : ''}); the tool can be ` +
+                `called again with offset/limit for the rest`,
               recoverableFrom: 'history',
             },
           ],
@@ -140,14 +149,23 @@ export async function runToolsStep(
       if (cut.report.outline) {
         record.budget.modesFired.B++;
         const { lineCount, shownLines } = cut.report.outline;
-        giveAdvice(context, record, shownLines > 0 ? splitReadingAdvice(reportFileName(policy), lineCount) : cannotFitAdvice());
+        giveAdvice(
+          context,
+          record,
+          shownLines > 0 ? splitReadingAdvice(reportFileName(policy), lineCount) : cannotFitAdvice(),
+        );
       }
     }
     messages.push(freezeNewMessage({ role: 'tool', tool_call_id: call.id, content }));
     estimate += roughTokens(content);
     if (line !== undefined && estimate > line) flagged = true;
     if (failure) {
-      safeEmit(events, 'tool-error', { ...eventBase(context, record), toolName: name, toolCallId: call.id, error: { code: failure.code, message: failure.message } });
+      safeEmit(events, 'tool-error', {
+        ...eventBase(context, record),
+        toolName: name,
+        toolCallId: call.id,
+        error: { code: failure.code, message: failure.message },
+      });
       outcomes.push({ toolCallId: call.id, toolName: name, ok: false, errorCode: failure.code });
     } else {
       outcomes.push({ toolCallId: call.id, toolName: name, ok: true });

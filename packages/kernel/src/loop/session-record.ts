@@ -1,4 +1,5 @@
 import type { ChatMessage, CtxkitEventBus, ProviderName } from '@ctxkit/core';
+
 import { IncrementalPayloadCount } from '../budget/incremental-payload-count';
 import { SessionUsageLevel } from '../budget/session-usage-level';
 import { IncrementalProviderCheck } from '../providers/incremental-provider-check';
@@ -12,7 +13,10 @@ export interface KeptHistory {
 }
 
 /** The history of a session that has not run yet. */
-export const NO_HISTORY: KeptHistory = Object.freeze({ messages: Object.freeze([]) as readonly ChatMessage[], turn: 0 });
+export const NO_HISTORY: KeptHistory = Object.freeze({
+  messages: Object.freeze([]) as readonly ChatMessage[],
+  turn: 0,
+});
 
 /**
  * What the agent keeps about one session from one call and run to the next, in one record: its

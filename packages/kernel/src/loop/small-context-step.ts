@@ -1,5 +1,6 @@
-import { safeEmit, type ChatMessage, type LLMPayload, type ToolCall, type ToolMessage } from '@ctxkit/core';
+import { type ChatMessage, type LLMPayload, safeEmit, type ToolCall, type ToolMessage } from '@ctxkit/core';
 import { collapsedToolResult, toolContentText } from '@ctxkit/core/strategy-kit';
+
 import { selectPromptAndTools } from '../small-context/select-prompt-and-tools';
 import type { SmallContextMode, SmallContextOptions } from '../small-context/small-context-plan';
 import type { ComposeInput } from './compose-step';
@@ -8,14 +9,26 @@ import { eventBase, type RunRecord } from './run-record';
 
 /** What the small-context step prepared for one call. */
 export interface SmallContextCall {
-  /** The strategy's arguments: the run's own history (never rewritten), mode C's prompt and tools, mode A's compose option. */
+  /**
+   * The strategy's arguments: the run's own history (never rewritten), mode C's prompt and tools, mode A's compose
+   * option.
+   */
   input: ComposeInput;
-  /** Which modes changed this call before composing (mode A is known only from the payload: see {@link collapsedResults}). */
+  /**
+   * Which modes changed this call before composing (mode A is known only from the payload: see {@link
+   * collapsedResults}).
+   */
   fired: { C: boolean };
 }
 
 /** Emits `small-context-mode` when a mode's engaged state changes for the session. */
-export function setEngaged(context: RunContext, record: Readonly<RunRecord>, mode: SmallContextMode, active: boolean, reason: string): void {
+export function setEngaged(
+  context: RunContext,
+  record: Readonly<RunRecord>,
+  mode: SmallContextMode,
+  active: boolean,
+  reason: string,
+): void {
   const { session } = context;
   if (session.engaged.has(mode) === active) return;
   if (active) session.engaged.add(mode);
@@ -33,11 +46,20 @@ export function setEngaged(context: RunContext, record: Readonly<RunRecord>, mod
  * `onTurnComplete`, and the strategy's composer applies mode A to the payload only. Without a plan
  * (window not known yet) the call is unchanged.
  */
-export function smallContextStep(context: RunContext, record: Readonly<RunRecord>, systemPrompt: string, options: SmallContextOptions): SmallContextCall {
+export function smallContextStep(
+  context: RunContext,
+  record: Readonly<RunRecord>,
+  systemPrompt: string,
+  options: SmallContextOptions,
+): SmallContextCall {
   const { session } = context;
   const plan = record.plan;
   const fired = { C: false };
-  if (!plan) return { input: { systemPrompt, history: record.history.slice(), toolDefinitions: context.toolDefinitions.slice() }, fired };
+  if (!plan)
+    return {
+      input: { systemPrompt, history: record.history.slice(), toolDefinitions: context.toolDefinitions.slice() },
+      fired,
+    };
 
   const chosen = selectPromptAndTools({
     intensity: plan.modes.C,
@@ -53,7 +75,8 @@ export function smallContextStep(context: RunContext, record: Readonly<RunRecord
 
   const level = session.usage.level;
   const needed = record.flagged || level === 'compact' || level === 'critical';
-  const applyA = plan.modes.A === 'full' || plan.modes.A === 'on' || (plan.modes.A === 'when-needed' && (needed || session.stickyA));
+  const applyA =
+    plan.modes.A === 'full' || plan.modes.A === 'on' || (plan.modes.A === 'when-needed' && (needed || session.stickyA));
   if (applyA && plan.modes.A === 'when-needed') session.stickyA = true;
   const reasonA =
     plan.modes.A === 'when-needed'
@@ -61,7 +84,15 @@ export function smallContextStep(context: RunContext, record: Readonly<RunRecord
       : `window ${plan.contextWindow} tokens: only the newest step's tool results stay in full`;
   setEngaged(context, record, 'A', applyA, applyA ? reasonA : 'older tool results are sent in full');
   const splitReading = plan.modes.B === 'full' || plan.modes.B === 'on';
-  setEngaged(context, record, 'B', splitReading, splitReading ? `window ${plan.contextWindow} tokens: large file reads come back as outline + part` : 'file reads are cut from the top');
+  setEngaged(
+    context,
+    record,
+    'B',
+    splitReading,
+    splitReading
+      ? `window ${plan.contextWindow} tokens: large file reads come back as outline + part`
+      : 'file reads are cut from the top',
+  );
   return {
     input: {
       systemPrompt: chosen.systemPrompt,

@@ -1,7 +1,13 @@
-import { CtxkitError, ErrorCodes, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, CtxkitError, ErrorCodes } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 import { loadConversations } from '@ctxkit/core/testing';
-import { fromAnthropicContent, fromAnthropicMessages, toAnthropicMessages, toAnthropicTools } from './anthropic-adapter';
+
+import {
+  fromAnthropicContent,
+  fromAnthropicMessages,
+  toAnthropicMessages,
+  toAnthropicTools,
+} from './anthropic-adapter';
 import { findAnthropicThinkingProblems } from './reasoning-rules';
 import { findAnthropicProblems, findProviderProblems } from './validate-for-provider';
 
@@ -33,7 +39,11 @@ describe('anthropic-adapter', () => {
         { role: 'system', content: '{"user_id":"amelia_davis_8890"}' },
         { role: 'user', content: 'Hi' },
       ]);
-      expect(out.systemParts).toEqual(['You are a travel agent.', '\n\n<conversation_summary>booked JFK to MCO</conversation_summary>', '\n\n{"user_id":"amelia_davis_8890"}']);
+      expect(out.systemParts).toEqual([
+        'You are a travel agent.',
+        '\n\n<conversation_summary>booked JFK to MCO</conversation_summary>',
+        '\n\n{"user_id":"amelia_davis_8890"}',
+      ]);
       expect(out.systemParts.join('')).toBe(out.system!.replace('\n\n  ', ''));
       expect(toAnthropicMessages([{ role: 'user', content: 'Hi' }]).systemParts).toEqual([]);
     });
@@ -155,7 +165,11 @@ describe('anthropic-adapter', () => {
     it('reports tool arguments that are not a JSON object', () => {
       const out = toAnthropicMessages([
         { role: 'user', content: 'q' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{broken' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{broken' } }],
+        },
         { role: 'tool', tool_call_id: 'c', content: 'r' },
       ]);
       expect(out.invalidToolArguments).toEqual([{ messageIndex: 1, toolCallId: 'c' }]);
@@ -176,7 +190,9 @@ describe('anthropic-adapter', () => {
       const out = toAnthropicMessages(history);
       const back = fromAnthropicMessages(out.system, out.messages);
       expect(back.map((m) => m.role)).toEqual(history.map((m) => m.role));
-      expect(back.map((m) => (m.role === 'tool' ? m.content : null))).toEqual(history.map((m) => (m.role === 'tool' ? m.content : null)));
+      expect(back.map((m) => (m.role === 'tool' ? m.content : null))).toEqual(
+        history.map((m) => (m.role === 'tool' ? m.content : null)),
+      );
     });
   });
 
@@ -185,7 +201,10 @@ describe('anthropic-adapter', () => {
       const tools = toAnthropicTools(openhands[0]!.tools!);
       expect(tools.map((t) => t.name)).toEqual(openhands[0]!.tools!.map((t) => t.function.name));
       expect(tools[0]!.input_schema).toEqual(openhands[0]!.tools![0]!.function.parameters);
-      expect(toAnthropicTools([{ type: 'function', function: { name: 'noargs' } }])[0]!.input_schema).toEqual({ type: 'object', properties: {} });
+      expect(toAnthropicTools([{ type: 'function', function: { name: 'noargs' } }])[0]!.input_schema).toEqual({
+        type: 'object',
+        properties: {},
+      });
     });
   });
 
@@ -216,29 +235,62 @@ describe('anthropic-adapter', () => {
   });
 
   describe('opaque blocks', () => {
-    const compaction = { type: 'compaction', content: 'Mia booked HAT039 (économie).', encrypted_content: 'b3BhcXVl/+==', signature: 'EsgCCompSig/+==', tool_changes: [{ type: 'tool_removal', name: 'search' }] };
+    const compaction = {
+      type: 'compaction',
+      content: 'Mia booked HAT039 (économie).',
+      encrypted_content: 'b3BhcXVl/+==',
+      signature: 'EsgCCompSig/+==',
+      tool_changes: [{ type: 'tool_removal', name: 'search' }],
+    };
     const failed = { type: 'compaction', content: null, encrypted_content: null };
     const thinking = { type: 'thinking', thinking: 'Prüfe \u2028 予約 🎉', signature: 'EqQBCkYI+/==' };
     const redacted = { type: 'redacted_thinking', data: 'EmwKAhgB/+w==' };
-    const reply = [compaction, failed, thinking, redacted, { type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'toolu_1', name: 'get', input: { id: 'HAT039' } }];
+    const reply = [
+      compaction,
+      failed,
+      thinking,
+      redacted,
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool_use', id: 'toolu_1', name: 'get', input: { id: 'HAT039' } },
+    ];
 
-    it('sends compaction, thinking and redacted thinking blocks back byte for byte, in the order received, first in their message', () => {
-      const message = fromAnthropicContent(structuredClone(reply));
-      expect(message.reasoning!.map((item) => item.data)).toEqual([compaction, failed, thinking, redacted]);
-      const history: ChatMessage[] = [{ role: 'user', content: 'Where is my booking?' }, message, { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' }];
-      const sent = toAnthropicMessages(history).messages[1]!;
-      expect(JSON.stringify(sent.content)).toBe(JSON.stringify(reply));
-      expect(findProviderProblems('anthropic', history)).toEqual([]);
-    });
+    it(
+      'sends compaction, thinking and redacted thinking blocks back byte for byte, in the order received, first in ' +
+        'their message',
+      () => {
+        const message = fromAnthropicContent(structuredClone(reply));
+        expect(message.reasoning!.map((item) => item.data)).toEqual([compaction, failed, thinking, redacted]);
+        const history: ChatMessage[] = [
+          { role: 'user', content: 'Where is my booking?' },
+          message,
+          { role: 'tool', tool_call_id: 'toolu_1', content: 'ok' },
+        ];
+        const sent = toAnthropicMessages(history).messages[1]!;
+        expect(JSON.stringify(sent.content)).toBe(JSON.stringify(reply));
+        expect(findProviderProblems('anthropic', history)).toEqual([]);
+      },
+    );
 
     it('refuses a compaction block after text, or one whose content was emptied', () => {
-      const late: ChatMessage = { role: 'assistant', content: 'x', reasoning: [{ provider: 'anthropic', data: compaction }] };
+      const late: ChatMessage = {
+        role: 'assistant',
+        content: 'x',
+        reasoning: [{ provider: 'anthropic', data: compaction }],
+      };
       const converted = toAnthropicMessages([{ role: 'user', content: 'q' }, late]).messages;
       expect(findAnthropicThinkingProblems(converted)).toEqual([]);
       converted[1]!.content.reverse();
-      expect(findAnthropicThinkingProblems(converted).map((problem) => problem.rule)).toEqual(['anthropic-compaction-order']);
-      const emptied: ChatMessage = { role: 'assistant', content: 'x', reasoning: [{ provider: 'anthropic', data: { ...compaction, content: '' } }] };
-      expect(findProviderProblems('anthropic', [{ role: 'user', content: 'q' }, emptied]).map((problem) => problem.rule)).toEqual(['anthropic-compaction-content']);
+      expect(findAnthropicThinkingProblems(converted).map((problem) => problem.rule)).toEqual([
+        'anthropic-compaction-order',
+      ]);
+      const emptied: ChatMessage = {
+        role: 'assistant',
+        content: 'x',
+        reasoning: [{ provider: 'anthropic', data: { ...compaction, content: '' } }],
+      };
+      expect(
+        findProviderProblems('anthropic', [{ role: 'user', content: 'q' }, emptied]).map((problem) => problem.rule),
+      ).toEqual(['anthropic-compaction-content']);
     });
   });
 });

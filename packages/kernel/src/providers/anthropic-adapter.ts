@@ -1,13 +1,14 @@
 import {
-  LLMResponseError,
   type AssistantMessage,
   type ChatMessage,
   type ContentPart,
+  LLMResponseError,
   type ReasoningItem,
   type ToolCall,
   type ToolDefinition,
 } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
 import { makeToolCallIdsUnique, type ToolCallIdRename } from './unique-tool-call-ids';
 
 /** Anthropic Messages content blocks ctxkit reads and writes. */
@@ -15,7 +16,12 @@ export type AnthropicContentBlock =
   | { type: 'text'; text: string }
   | { type: 'image'; source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string } }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'tool_result'; tool_use_id: string; content: string | Array<{ type: 'text'; text: string }>; is_error?: boolean }
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content: string | Array<{ type: 'text'; text: string }>;
+      is_error?: boolean;
+    }
   | { type: 'thinking'; thinking: string; signature?: string }
   | { type: 'redacted_thinking'; data: string }
   | AnthropicCompactionBlock;
@@ -90,20 +96,26 @@ function imageBlock(url: string): AnthropicContentBlock {
 
 function userBlocks(content: string | ContentPart[]): AnthropicContentBlock[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
-  return content.map((part) => (part.type === 'text' ? { type: 'text', text: part.text } : imageBlock(part.image_url.url)));
+  return content.map((part) =>
+    part.type === 'text' ? { type: 'text', text: part.text } : imageBlock(part.image_url.url),
+  );
 }
 
 function parseArguments(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text === '' ? '{}' : text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
 }
 
 function isAnthropicOpaque(item: ReasoningItem): boolean {
-  return item.provider === 'anthropic' && typeof item.data.type === 'string' && LEADING_OPAQUE_TYPES.has(item.data.type);
+  return (
+    item.provider === 'anthropic' && typeof item.data.type === 'string' && LEADING_OPAQUE_TYPES.has(item.data.type)
+  );
 }
 
 /**
@@ -159,7 +171,10 @@ export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage
           {
             type: 'tool_result',
             tool_use_id: message.tool_call_id,
-            content: typeof message.content === 'string' ? message.content : message.content.map((part) => ({ type: 'text' as const, text: part.text })),
+            content:
+              typeof message.content === 'string'
+                ? message.content
+                : message.content.map((part) => ({ type: 'text' as const, text: part.text })),
           },
         ]);
         break;
@@ -181,7 +196,8 @@ export function toAnthropicMessages(messages: ReadonlyArray<Readonly<ChatMessage
   });
   // A compaction block opens the conversation as the API requires: no note goes before it.
   const insertedLeadingUserMessage = out[0]?.role === 'assistant' && out[0].content[0]?.type !== 'compaction';
-  if (insertedLeadingUserMessage) out.unshift({ role: 'user', content: [{ type: 'text', text: EARLIER_CONVERSATION_NOTE }] });
+  if (insertedLeadingUserMessage)
+    out.unshift({ role: 'user', content: [{ type: 'text', text: EARLIER_CONVERSATION_NOTE }] });
   const nonBlank = systemParts.filter((part) => part.trim() !== '');
   return {
     system: systemParts.length > 0 ? systemParts.join('\n\n') : undefined,
@@ -219,17 +235,23 @@ export function fromAnthropicContent(blocks: unknown, client = 'anthropic'): Ass
   const reasoning: ReasoningItem[] = [];
   blocks.forEach((raw: unknown, index) => {
     const block = raw as Record<string, unknown> | null;
-    if (!block || typeof block.type !== 'string') throw new LLMResponseError(`content[${index}] has no type`, { client });
+    if (!block || typeof block.type !== 'string')
+      throw new LLMResponseError(`content[${index}] has no type`, { client });
     switch (block.type) {
       case 'text':
-        if (typeof block.text !== 'string') throw new LLMResponseError(`content[${index}] text block has no text`, { client });
+        if (typeof block.text !== 'string')
+          throw new LLMResponseError(`content[${index}] text block has no text`, { client });
         texts.push(block.text);
         break;
       case 'tool_use':
         if (typeof block.id !== 'string' || typeof block.name !== 'string') {
           throw new LLMResponseError(`content[${index}] tool_use block lacks id or name`, { client });
         }
-        calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+        calls.push({
+          id: block.id,
+          type: 'function',
+          function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+        });
         break;
       case 'thinking':
       case 'redacted_thinking':
@@ -252,7 +274,10 @@ export function fromAnthropicContent(blocks: unknown, client = 'anthropic'): Ass
  * messages (before any other content of the same user message), assistant content through
  * {@link fromAnthropicContent}.
  */
-export function fromAnthropicMessages(system: string | undefined, messages: readonly AnthropicMessage[]): ChatMessage[] {
+export function fromAnthropicMessages(
+  system: string | undefined,
+  messages: readonly AnthropicMessage[],
+): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (system !== undefined && system !== '') out.push({ role: 'system', content: system });
   for (const message of messages) {
@@ -263,12 +288,16 @@ export function fromAnthropicMessages(system: string | undefined, messages: read
     const rest: ContentPart[] = [];
     for (const block of message.content) {
       if (block.type === 'tool_result') {
-        const content = typeof block.content === 'string' ? block.content : block.content.map((part) => part.text).join('');
+        const content =
+          typeof block.content === 'string' ? block.content : block.content.map((part) => part.text).join('');
         out.push({ role: 'tool', tool_call_id: block.tool_use_id, content });
       } else if (block.type === 'text') {
         rest.push({ type: 'text', text: block.text });
       } else if (block.type === 'image') {
-        const url = block.source.type === 'url' ? block.source.url : `data:${block.source.media_type};base64,${block.source.data}`;
+        const url =
+          block.source.type === 'url'
+            ? block.source.url
+            : `data:${block.source.media_type};base64,${block.source.data}`;
         rest.push({ type: 'image_url', image_url: { url } });
       }
     }

@@ -1,6 +1,7 @@
-import { ProviderPayloadError, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, ProviderPayloadError } from '@ctxkit/core';
 import { freezeDeep } from '@ctxkit/core/testing';
 import fc from 'fast-check';
+
 import { arbPayloadStep, arbUnitKind, conversationOf, payloadsOf } from '../__fixtures__/payload-sequences';
 import { IncrementalProviderCheck } from './incremental-provider-check';
 import { PROVIDER_NAMES, type ProviderName } from './provider-name';
@@ -58,11 +59,16 @@ describe('IncrementalProviderCheck', () => {
         reads.clear();
         const next = [...messages, freezeDeep<ChatMessage>({ role: 'user', content: 'one more' })];
         check.check(next);
-        // The system prompt and the first message (where the shared run starts), the last exchange (where the new part joins).
+        // The system prompt and the first message (where the shared run starts), the last exchange (where the new part
+        // joins).
         expect(messages.filter((message) => reads.has(message)).length).toBeLessThanOrEqual(5);
         expect(messages.slice(2, -4).some((message) => reads.has(message))).toBe(false);
         // A payload that ends inside a tool loop, then one with the answer.
-        const inLoop = [...next, freezeDeep<ChatMessage>({ role: 'assistant', content: null, tool_calls: [call('more')] }), freezeDeep<ChatMessage>({ role: 'tool', tool_call_id: 'more', content: 'r' })];
+        const inLoop = [
+          ...next,
+          freezeDeep<ChatMessage>({ role: 'assistant', content: null, tool_calls: [call('more')] }),
+          freezeDeep<ChatMessage>({ role: 'tool', tool_call_id: 'more', content: 'r' }),
+        ];
         check.check(inLoop);
         reads.clear();
         check.check([...inLoop, freezeDeep<ChatMessage>({ role: 'assistant', content: 'done' })]);
@@ -79,9 +85,17 @@ describe('IncrementalProviderCheck', () => {
       for (const provider of PROVIDER_NAMES) {
         const check = new IncrementalProviderCheck(provider);
         check.check(messages);
-        const dangling = [...messages, freezeDeep<ChatMessage>({ role: 'user', content: 'go on' }), freezeDeep<ChatMessage>({ role: 'assistant', content: null, tool_calls: [call('late')] })];
-        expect(problemsOf(() => check.check(dangling))).toEqual(problemsOf(() => validateForProvider(provider, dangling)));
-        expect(problemsOf(() => check.check(dangling)).join('\n')).toMatch(/missing-tool-result|anthropic-tool-use-without-result/);
+        const dangling = [
+          ...messages,
+          freezeDeep<ChatMessage>({ role: 'user', content: 'go on' }),
+          freezeDeep<ChatMessage>({ role: 'assistant', content: null, tool_calls: [call('late')] }),
+        ];
+        expect(problemsOf(() => check.check(dangling))).toEqual(
+          problemsOf(() => validateForProvider(provider, dangling)),
+        );
+        expect(problemsOf(() => check.check(dangling)).join('\n')).toMatch(
+          /missing-tool-result|anthropic-tool-use-without-result/,
+        );
         const orphan = [...messages, freezeDeep<ChatMessage>({ role: 'tool', tool_call_id: 'nobody', content: 'r' })];
         expect(() => check.check(orphan)).toThrow(ProviderPayloadError);
       }
@@ -94,7 +108,11 @@ describe('IncrementalProviderCheck', () => {
         check.check(messages);
         // The call of turn 10 now has another id: its result answers nothing.
         const changed = messages.slice();
-        changed[1 + 10 * 4 + 1] = freezeDeep<ChatMessage>({ role: 'assistant', content: null, tool_calls: [call('renamed')] });
+        changed[1 + 10 * 4 + 1] = freezeDeep<ChatMessage>({
+          role: 'assistant',
+          content: null,
+          tool_calls: [call('renamed')],
+        });
         const problems = problemsOf(() => check.check(changed));
         expect(problems).toEqual(problemsOf(() => validateForProvider(provider, changed)));
         expect(problems.some((problem) => problem.startsWith('orphan-tool-result'))).toBe(true);
@@ -112,10 +130,26 @@ describe('IncrementalProviderCheck', () => {
         { role: 'assistant', content: 'Checking again.' },
       ]);
       // The new tool call merges with the answer before it: the loop's assistant message starts with text.
-      const merged = [...start, ...freezeDeep<ChatMessage[]>([{ role: 'assistant', content: null, tool_calls: [call('c2')], reasoning: [reasoning] }, { role: 'tool', tool_call_id: 'c2', content: 'r' }])];
+      const merged = [
+        ...start,
+        ...freezeDeep<ChatMessage[]>([
+          { role: 'assistant', content: null, tool_calls: [call('c2')], reasoning: [reasoning] },
+          { role: 'tool', tool_call_id: 'c2', content: 'r' },
+        ]),
+      ];
       // An assistant message that becomes no block: the results before it and the question after it merge.
-      const longer = [...merged, ...freezeDeep<ChatMessage[]>([{ role: 'assistant', content: null, reasoning: [reasoning] }, { role: 'user', content: 'and?' }, { role: 'assistant', content: 'Done.' }])];
-      for (const [previous, next] of [[start, merged], [longer, longer.slice(0, -1)]] as const) {
+      const longer = [
+        ...merged,
+        ...freezeDeep<ChatMessage[]>([
+          { role: 'assistant', content: null, reasoning: [reasoning] },
+          { role: 'user', content: 'and?' },
+          { role: 'assistant', content: 'Done.' },
+        ]),
+      ];
+      for (const [previous, next] of [
+        [start, merged],
+        [longer, longer.slice(0, -1)],
+      ] as const) {
         const check = new IncrementalProviderCheck('anthropic');
         check.check(previous);
         const problems = problemsOf(() => check.check(next));
@@ -131,11 +165,19 @@ describe('IncrementalProviderCheck', () => {
         check.check(messages);
         // A window that opens on a tool result whose call was left out.
         const cut = [messages[0]!, ...messages.slice(1 + 5 * 4 + 2)];
-        expect(problemsOf(() => check.check(cut)).some((problem) => problem.startsWith('leading-tool-message'))).toBe(true);
+        expect(problemsOf(() => check.check(cut)).some((problem) => problem.startsWith('leading-tool-message'))).toBe(
+          true,
+        );
         // Another conversation altogether, with an assistant message that says nothing.
-        const other = freezeDeep<ChatMessage[]>([{ role: 'user', content: 'hi' }, { role: 'assistant', content: null }]);
+        const other = freezeDeep<ChatMessage[]>([
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: null },
+        ]);
         expect(problemsOf(() => check.check(other))).toEqual(problemsOf(() => validateForProvider(provider, other)));
-        if (provider === 'openai-chat') expect(problemsOf(() => check.check(other))).toEqual(['empty-assistant at 1: assistant message with neither content nor tool_calls']);
+        if (provider === 'openai-chat')
+          expect(problemsOf(() => check.check(other))).toEqual([
+            'empty-assistant at 1: assistant message with neither content nor tool_calls',
+          ]);
       }
     });
 
@@ -144,7 +186,9 @@ describe('IncrementalProviderCheck', () => {
       const check = new IncrementalProviderCheck('openai-chat');
       check.check(messages);
       expect(() => check.check([messages[0]!, ...messages.slice(1 + 8 * 4)])).not.toThrow();
-      expect(() => check.check([freezeDeep<ChatMessage>({ role: 'system', content: 'Be brief.' }), ...messages.slice(1 + 8 * 4)])).not.toThrow();
+      expect(() =>
+        check.check([freezeDeep<ChatMessage>({ role: 'system', content: 'Be brief.' }), ...messages.slice(1 + 8 * 4)]),
+      ).not.toThrow();
     });
 
     it('compares with what was sent when a strategy reuses and changes its payload array', () => {
@@ -152,18 +196,29 @@ describe('IncrementalProviderCheck', () => {
       const payload = messages.slice();
       const check = new IncrementalProviderCheck('openai-chat');
       check.check(payload);
-      payload.splice(1 + 3 * 4 + 1, 1, freezeDeep<ChatMessage>({ role: 'assistant', content: null, tool_calls: [call('renamed')] }));
+      payload.splice(
+        1 + 3 * 4 + 1,
+        1,
+        freezeDeep<ChatMessage>({ role: 'assistant', content: null, tool_calls: [call('renamed')] }),
+      );
       expect(() => check.check(payload)).toThrow(ProviderPayloadError);
     });
 
     it('agrees with validateForProvider on every payload of any sequence, for every provider', () => {
       fc.assert(
-        fc.property(fc.constantFrom<ProviderName>(...PROVIDER_NAMES), fc.array(arbUnitKind, { minLength: 4, maxLength: 30 }), fc.array(arbPayloadStep, { minLength: 1, maxLength: 25 }), (provider, kinds, steps) => {
-          const check = new IncrementalProviderCheck(provider);
-          for (const payload of payloadsOf(conversationOf(kinds), steps)) {
-            expect(problemsOf(() => check.check(payload))).toEqual(problemsOf(() => validateForProvider(provider, payload)));
-          }
-        }),
+        fc.property(
+          fc.constantFrom<ProviderName>(...PROVIDER_NAMES),
+          fc.array(arbUnitKind, { minLength: 4, maxLength: 30 }),
+          fc.array(arbPayloadStep, { minLength: 1, maxLength: 25 }),
+          (provider, kinds, steps) => {
+            const check = new IncrementalProviderCheck(provider);
+            for (const payload of payloadsOf(conversationOf(kinds), steps)) {
+              expect(problemsOf(() => check.check(payload))).toEqual(
+                problemsOf(() => validateForProvider(provider, payload)),
+              );
+            }
+          },
+        ),
         { numRuns: 1000 },
       );
     });

@@ -1,8 +1,14 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import { toAnthropicMessages } from './anthropic-adapter';
 import { keptMessages, leadingSystemMessages, payloadContinuation } from './payload-continuation';
 import type { ProviderName } from './provider-name';
-import { findProviderProblems, loopThinkingLeftOut, validateForProvider, type ProviderCheckContext } from './validate-for-provider';
+import {
+  findProviderProblems,
+  loopThinkingLeftOut,
+  type ProviderCheckContext,
+  validateForProvider,
+} from './validate-for-provider';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;
 
@@ -83,7 +89,10 @@ export class IncrementalProviderCheck {
    */
   check(messages: Messages, context: ProviderCheckContext = {}): void {
     const partial = this.partialCheck(messages);
-    const bindingHolds = this.provider !== 'anthropic' || !context.thinkingBinding || context.thinkingBinding.findProblems(messages, context.tools ?? []).length === 0;
+    const bindingHolds =
+      this.provider !== 'anthropic' ||
+      !context.thinkingBinding ||
+      context.thinkingBinding.findProblems(messages, context.tools ?? []).length === 0;
     if (partial !== undefined && bindingHolds) {
       this.remember(messages, partial.bodyStart, this.previousMayThink || partial.tailMayThink);
       return;
@@ -98,7 +107,9 @@ export class IncrementalProviderCheck {
     this.previousMayThink = thinks;
   }
 
-  /** The check of what is new when the payload continues the previous one; `undefined` when it must be checked in full. */
+  /**
+   * The check of what is new when the payload continues the previous one; `undefined` when it must be checked in full.
+   */
   private partialCheck(messages: Messages): { bodyStart: number; tailMayThink: boolean } | undefined {
     if (this.previous.length === 0) return undefined;
     const run = payloadContinuation(this.previous, this.previousBodyStart, messages);
@@ -108,7 +119,8 @@ export class IncrementalProviderCheck {
     if (messages[bodyStart]!.role === 'tool') return undefined;
     const anthropic = this.provider === 'anthropic';
     if (anthropic && run.previousStart !== this.previousBodyStart) return undefined;
-    // Back from the last shared message to the start of its exchange (its tool results belong to the assistant message before them).
+    // Back from the last shared message to the start of its exchange (its tool results belong to the assistant message
+    // before them).
     let from = bodyStart + run.length - 1;
     while (from > bodyStart && messages[from]!.role === 'tool') from--;
     if (anthropic) while (from > bodyStart && !startsAnthropicMessage(messages, from)) from--;
@@ -117,17 +129,33 @@ export class IncrementalProviderCheck {
       // The tail alone may hold no user message while the payload does.
       if (problem.rule !== 'no-user-message' || !hasUser(messages, bodyStart, from)) return undefined;
     }
-    // Ending inside a tool loop without thinking is a problem when the conversation thinks, which the tail alone may not show.
-    if (anthropic && this.previousMayThink && !loopThinkingLeftOut(messages) && this.endsInToolLoopWithoutThinking(tail)) return undefined;
+    // Ending inside a tool loop without thinking is a problem when the conversation thinks, which the tail alone may
+    // not show.
+    if (
+      anthropic &&
+      this.previousMayThink &&
+      !loopThinkingLeftOut(messages) &&
+      this.endsInToolLoopWithoutThinking(tail)
+    )
+      return undefined;
     return { bodyStart, tailMayThink: anthropic && mayThink(tail) };
   }
 
-  /** True when the payload ends inside a tool loop whose assistant message does not start with a thinking block (a problem only when the conversation thinks). */
+  /**
+   * True when the payload ends inside a tool loop whose assistant message does not start with a thinking block (a
+   * problem only when the conversation thinks).
+   */
   private endsInToolLoopWithoutThinking(tail: Messages): boolean {
     const converted = toAnthropicMessages(tail).messages;
     const last = converted[converted.length - 1];
     const loopStart = converted[converted.length - 2];
-    if (!last || last.role !== 'user' || !last.content.some((block) => block.type === 'tool_result') || loopStart?.role !== 'assistant') return false;
+    if (
+      !last ||
+      last.role !== 'user' ||
+      !last.content.some((block) => block.type === 'tool_result') ||
+      loopStart?.role !== 'assistant'
+    )
+      return false;
     const first = loopStart.content.find((block) => block.type !== 'compaction')?.type;
     return first !== 'thinking' && first !== 'redacted_thinking';
   }

@@ -1,5 +1,6 @@
-import { CtxkitEventBus, type ChatMessage, type LLMPayload } from '@ctxkit/core';
-import { computeBudget, HeuristicTokenCounter, PayloadComposer, type MemoryBlock } from '@ctxkit/core/strategy-kit';
+import { type ChatMessage, CtxkitEventBus, type LLMPayload } from '@ctxkit/core';
+import { computeBudget, HeuristicTokenCounter, type MemoryBlock, PayloadComposer } from '@ctxkit/core/strategy-kit';
+
 import { toAnthropicMessages } from './anthropic-adapter';
 import { toOpenAIChatMessages } from './openai-chat-adapter';
 import { toResponsesInput } from './openai-responses-adapter';
@@ -16,7 +17,11 @@ const RAG = 'Fares: see the fare table.';
 const counter = new HeuristicTokenCounter('test');
 const history: ChatMessage[] = [
   { role: 'user', content: 'Book me a flight to Denver.' },
-  { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"to":"DEN"}' } }] },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"to":"DEN"}' } }],
+  },
   { role: 'tool', tool_call_id: 'c1', content: 'HAT101 at 9:00' },
   { role: 'assistant', content: 'HAT101 leaves at 9:00. Shall I book it?' },
   { role: 'user', content: 'Yes.' },
@@ -26,31 +31,56 @@ const memory: MemoryBlock[] = [
   { name: 'state', role: 'user', content: 'State block: {"destination": "Denver"}' },
 ];
 
-/** A payload of the shared composer with the two user-role blocks and dynamic context; `startIndex` 1 starts the window at an assistant message. */
+/**
+ * A payload of the shared composer with the two user-role blocks and dynamic context; `startIndex` 1 starts the window
+ * at an assistant message.
+ */
 function payload(startIndex = 0): LLMPayload {
   const budget = computeBudget({ contextWindow: 4000, maxContextTokens: 4000, reserveOutputTokens: 0 });
-  const composer = new PayloadComposer({ owner: { agentId: 'a', sessionId: 's', strategyId: 'test', events: new CtxkitEventBus() }, model: 'test', counter, budget: () => budget });
-  return composer.compose({ systemPrompt: SYSTEM, history, tools: [], ragContext: RAG, memory, startIndex, turn: 2 }).payload;
+  const composer = new PayloadComposer({
+    owner: { agentId: 'a', sessionId: 's', strategyId: 'test', events: new CtxkitEventBus() },
+    model: 'test',
+    counter,
+    budget: () => budget,
+  });
+  return composer.compose({ systemPrompt: SYSTEM, history, tools: [], ragContext: RAG, memory, startIndex, turn: 2 })
+    .payload;
 }
 
 describe('user-role memory blocks through the provider converters', () => {
   describe('anthropic', () => {
-    it('keeps only the system messages in `system` and merges the blocks with the first user message, roles alternating', () => {
-      const converted = toAnthropicMessages(payload().messages);
-      expect(converted.system).toBe(`${SYSTEM}\n\n${RAG}`);
-      expect(converted.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
-      expect(converted.messages[0]!.content).toEqual([
-        { type: 'text', text: memory[0]!.content },
-        { type: 'text', text: memory[1]!.content },
-        { type: 'text', text: 'Book me a flight to Denver.' },
-      ]);
-      expect(converted.insertedLeadingUserMessage).toBe(false);
-      expect(findProviderProblems('anthropic', payload().messages)).toEqual([]);
-    });
+    it(
+      'keeps only the system messages in `system` and merges the blocks with the first user message, roles ' +
+        'alternating',
+      () => {
+        const converted = toAnthropicMessages(payload().messages);
+        expect(converted.system).toBe(`${SYSTEM}\n\n${RAG}`);
+        expect(converted.messages.map((message) => message.role)).toEqual([
+          'user',
+          'assistant',
+          'user',
+          'assistant',
+          'user',
+        ]);
+        expect(converted.messages[0]!.content).toEqual([
+          { type: 'text', text: memory[0]!.content },
+          { type: 'text', text: memory[1]!.content },
+          { type: 'text', text: 'Book me a flight to Denver.' },
+        ]);
+        expect(converted.insertedLeadingUserMessage).toBe(false);
+        expect(findProviderProblems('anthropic', payload().messages)).toEqual([]);
+      },
+    );
 
     it('starts with the blocks when the window starts at an assistant message: no note needs to go before it', () => {
       const converted = toAnthropicMessages(payload(1).messages);
-      expect(converted.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+      expect(converted.messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+      ]);
       expect(converted.messages[0]!.content).toEqual([
         { type: 'text', text: memory[0]!.content },
         { type: 'text', text: memory[1]!.content },
@@ -86,7 +116,9 @@ describe('user-role memory blocks through the provider converters', () => {
           { type: 'message', role: 'user', content: memory[0]!.content },
           { type: 'message', role: 'user', content: memory[1]!.content },
         ]);
-        expect(items[4]).toMatchObject(startIndex === 0 ? { type: 'message', role: 'user' } : { type: 'function_call', call_id: 'c1' });
+        expect(items[4]).toMatchObject(
+          startIndex === 0 ? { type: 'message', role: 'user' } : { type: 'function_call', call_id: 'c1' },
+        );
         expect(findProviderProblems('openai-responses', payload(startIndex).messages)).toEqual([]);
       }
     });

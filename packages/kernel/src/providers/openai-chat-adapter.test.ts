@@ -1,11 +1,15 @@
-import { CtxkitError, ErrorCodes, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, CtxkitError, ErrorCodes } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
+
 import { fromOpenAIChatMessage, toOpenAIChatMessages, toOpenAIChatTools } from './openai-chat-adapter';
 
 describe('openai-chat-adapter', () => {
   describe('#toOpenAIChatMessages', () => {
     it('is the identity on the real conversations', () => {
-      for (const record of [...loadConversations('tau-bench-airline').slice(0, 20), ...loadConversations('openhands-multi-swe-bench')]) {
+      for (const record of [
+        ...loadConversations('tau-bench-airline').slice(0, 20),
+        ...loadConversations('openhands-multi-swe-bench'),
+      ]) {
         expect(toOpenAIChatMessages(record.messages)).toEqual(record.messages);
       }
     });
@@ -43,12 +47,16 @@ describe('openai-chat-adapter', () => {
       const message = fromOpenAIChatMessage({
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"u1"}' } }],
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"u1"}' } },
+        ],
       });
       expect(message).toEqual({
         role: 'assistant',
         content: null,
-        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"u1"}' } }],
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"u1"}' } },
+        ],
       });
     });
 
@@ -58,7 +66,13 @@ describe('openai-chat-adapter', () => {
     });
 
     it('rejects a message that is not an assistant message with a typed error', () => {
-      for (const bad of [null, 'text', { role: 'user', content: 'x' }, { content: 42 }, { content: null, tool_calls: [{ id: 1 }] }]) {
+      for (const bad of [
+        null,
+        'text',
+        { role: 'user', content: 'x' },
+        { content: 42 },
+        { content: null, tool_calls: [{ id: 1 }] },
+      ]) {
         const error = (() => {
           try {
             fromOpenAIChatMessage(bad, 'test-client');

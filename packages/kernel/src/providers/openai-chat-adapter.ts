@@ -1,4 +1,11 @@
-import { LLMResponseError, type AssistantMessage, type ChatMessage, type ReasoningItem, type ToolCall, type ToolDefinition } from '@ctxkit/core';
+import {
+  type AssistantMessage,
+  type ChatMessage,
+  LLMResponseError,
+  type ReasoningItem,
+  type ToolCall,
+  type ToolDefinition,
+} from '@ctxkit/core';
 
 /** A message as OpenAI chat completions takes it (the canonical shape minus ctxkit-only fields). */
 export type OpenAIChatMessage =

@@ -1,6 +1,12 @@
-import { CtxkitError, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, CtxkitError } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
-import { fromResponsesOutput, toResponsesInput, toResponsesTools, type ResponsesInputItem } from './openai-responses-adapter';
+
+import {
+  fromResponsesOutput,
+  type ResponsesInputItem,
+  toResponsesInput,
+  toResponsesTools,
+} from './openai-responses-adapter';
 import { findProviderProblems } from './validate-for-provider';
 
 describe('openai-responses-adapter', () => {
@@ -9,7 +15,11 @@ describe('openai-responses-adapter', () => {
       const history: ChatMessage[] = [
         { role: 'system', content: 'be brief' },
         { role: 'user', content: 'weather?' },
-        { role: 'assistant', content: 'Checking.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: 'assistant',
+          content: 'Checking.',
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Oslo"}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'rain' },
         { role: 'assistant', content: 'It rains.' },
       ];
@@ -30,7 +40,9 @@ describe('openai-responses-adapter', () => {
           role: 'assistant',
           content: null,
           tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
-          reasoning: [{ provider: 'openai', data: { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'xyz' } }],
+          reasoning: [
+            { provider: 'openai', data: { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'xyz' } },
+          ],
         },
         { role: 'tool', tool_call_id: 'c1', content: 'r' },
       ]);
@@ -41,8 +53,12 @@ describe('openai-responses-adapter', () => {
     it('gives every function_call of a tau-bench conversation a unique call_id paired with its output', () => {
       for (const record of loadConversations('tau-bench-airline')) {
         const items = toResponsesInput(record.history);
-        const calls = items.filter((i): i is Extract<ResponsesInputItem, { type: 'function_call' }> => i.type === 'function_call');
-        const outputs = items.filter((i): i is Extract<ResponsesInputItem, { type: 'function_call_output' }> => i.type === 'function_call_output');
+        const calls = items.filter(
+          (i): i is Extract<ResponsesInputItem, { type: 'function_call' }> => i.type === 'function_call',
+        );
+        const outputs = items.filter(
+          (i): i is Extract<ResponsesInputItem, { type: 'function_call_output' }> => i.type === 'function_call_output',
+        );
         expect(new Set(calls.map((c) => c.call_id)).size).toBe(calls.length);
         const callIds = new Set(calls.map((c) => c.call_id));
         for (const output of outputs) expect(callIds.has(output.call_id)).toBe(true);
@@ -50,7 +66,15 @@ describe('openai-responses-adapter', () => {
     });
 
     it('maps user image parts to input_image', () => {
-      const items = toResponsesInput([{ role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } }] }]);
+      const items = toResponsesInput([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'see' },
+            { type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } },
+          ],
+        },
+      ]);
       expect(items[0]).toEqual({
         type: 'message',
         role: 'user',
@@ -64,9 +88,11 @@ describe('openai-responses-adapter', () => {
 
   describe('#toResponsesTools', () => {
     it('flattens function tools', () => {
-      expect(toResponsesTools([{ type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } }])).toEqual([
-        { type: 'function', name: 'f', description: 'd', parameters: { type: 'object' } },
-      ]);
+      expect(
+        toResponsesTools([
+          { type: 'function', function: { name: 'f', description: 'd', parameters: { type: 'object' } } },
+        ]),
+      ).toEqual([{ type: 'function', name: 'f', description: 'd', parameters: { type: 'object' } }]);
     });
   });
 
@@ -93,23 +119,53 @@ describe('openai-responses-adapter', () => {
 
   describe('opaque items', () => {
     const compaction = { type: 'compaction', id: 'cmp_1', encrypted_content: 'gAAAAABcompact/+Zz==' };
-    const reasoning = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Check the fare — 運賃.' }], encrypted_content: 'gAAAAABo/+k9Qx==' };
-    const output = [compaction, reasoning, { type: 'function_call', call_id: 'c1', name: 'get', arguments: '{"id":"HAT039"}' }];
+    const reasoning = {
+      type: 'reasoning',
+      id: 'rs_1',
+      summary: [{ type: 'summary_text', text: 'Check the fare — 運賃.' }],
+      encrypted_content: 'gAAAAABo/+k9Qx==',
+    };
+    const output = [
+      compaction,
+      reasoning,
+      { type: 'function_call', call_id: 'c1', name: 'get', arguments: '{"id":"HAT039"}' },
+    ];
 
-    it('sends compaction and encrypted reasoning items back byte for byte, in the order received, before the call', () => {
-      const message = fromResponsesOutput(structuredClone(output));
-      expect(message.reasoning).toEqual([
-        { provider: 'openai', data: compaction },
-        { provider: 'openai', data: reasoning },
-      ]);
-      const input = toResponsesInput([{ role: 'user', content: 'q' }, message, { role: 'tool', tool_call_id: 'c1', content: 'ok' }]);
-      expect(JSON.stringify(input.slice(1, 4))).toBe(JSON.stringify(output));
-      expect(findProviderProblems('openai-responses', [{ role: 'user', content: 'q' }, message, { role: 'tool', tool_call_id: 'c1', content: 'ok' }])).toEqual([]);
-    });
+    it(
+      'sends compaction and encrypted reasoning items back byte for byte, in the order received, before the ' + 'call',
+      () => {
+        const message = fromResponsesOutput(structuredClone(output));
+        expect(message.reasoning).toEqual([
+          { provider: 'openai', data: compaction },
+          { provider: 'openai', data: reasoning },
+        ]);
+        const input = toResponsesInput([
+          { role: 'user', content: 'q' },
+          message,
+          { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+        ]);
+        expect(JSON.stringify(input.slice(1, 4))).toBe(JSON.stringify(output));
+        expect(
+          findProviderProblems('openai-responses', [
+            { role: 'user', content: 'q' },
+            message,
+            { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+          ]),
+        ).toEqual([]);
+      },
+    );
 
     it('refuses a compaction item without its encrypted content', () => {
-      const message: ChatMessage = { role: 'assistant', content: 'Done.', reasoning: [{ provider: 'openai', data: { type: 'compaction', id: 'cmp_2', encrypted_content: '' } }] };
-      expect(findProviderProblems('openai-responses', [{ role: 'user', content: 'q' }, message]).map((problem) => problem.rule)).toEqual(['openai-compaction-content']);
+      const message: ChatMessage = {
+        role: 'assistant',
+        content: 'Done.',
+        reasoning: [{ provider: 'openai', data: { type: 'compaction', id: 'cmp_2', encrypted_content: '' } }],
+      };
+      expect(
+        findProviderProblems('openai-responses', [{ role: 'user', content: 'q' }, message]).map(
+          (problem) => problem.rule,
+        ),
+      ).toEqual(['openai-compaction-content']);
     });
   });
 });

@@ -1,5 +1,13 @@
-import { LLMResponseError, type AssistantMessage, type ChatMessage, type ReasoningItem, type ToolCall, type ToolDefinition } from '@ctxkit/core';
+import {
+  type AssistantMessage,
+  type ChatMessage,
+  LLMResponseError,
+  type ReasoningItem,
+  type ToolCall,
+  type ToolDefinition,
+} from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
 import { makeToolCallIdsUnique } from './unique-tool-call-ids';
 
 /** An OpenAI Responses input item ctxkit writes (messages, function calls and outputs, reasoning). */
@@ -48,7 +56,11 @@ function messageItems(message: Readonly<ChatMessage>): ResponsesInputItem[] {
           content: message.content.map((part) =>
             part.type === 'text'
               ? { type: 'input_text' as const, text: part.text }
-              : { type: 'input_image' as const, image_url: part.image_url.url, ...(part.image_url.detail ? { detail: part.image_url.detail } : {}) },
+              : {
+                  type: 'input_image' as const,
+                  image_url: part.image_url.url,
+                  ...(part.image_url.detail ? { detail: part.image_url.detail } : {}),
+                },
           ),
         },
       ];
@@ -64,7 +76,12 @@ function messageItems(message: Readonly<ChatMessage>): ResponsesInputItem[] {
         items.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: message.content }] });
       }
       for (const call of message.tool_calls ?? []) {
-        items.push({ type: 'function_call', call_id: call.id, name: call.function.name, arguments: call.function.arguments });
+        items.push({
+          type: 'function_call',
+          call_id: call.id,
+          name: call.function.name,
+          arguments: call.function.arguments,
+        });
       }
       return items;
     }
@@ -74,9 +91,9 @@ function messageItems(message: Readonly<ChatMessage>): ResponsesInputItem[] {
 /**
  * Canonical → OpenAI Responses input items: system and user messages become `message` items,
  * an assistant message becomes its opaque items (reasoning and compaction items, byte for byte in the
- * order received, kept before the `function_call` they belong to), an assistant `message` item and one `function_call` per call; tool results become
- * `function_call_output` items. Reused call ids are made unique, consistently between call and
- * output. The input is never mutated.
+ * order received, kept before the `function_call` they belong to), an assistant `message` item and one `function_call`
+ * per call; tool results become `function_call_output` items. Reused call ids are made unique, consistently between
+ * call and output. The input is never mutated.
  */
 export function toResponsesInput(messages: ReadonlyArray<Readonly<ChatMessage>>): ResponsesInputItem[] {
   const { messages: unique } = makeToolCallIdsUnique(messages);
@@ -116,7 +133,11 @@ export function fromResponsesOutput(output: unknown, client = 'openai-responses'
       if (typeof item.call_id !== 'string' || typeof item.name !== 'string') {
         throw new LLMResponseError(`output[${index}] function_call lacks call_id or name`, { client });
       }
-      calls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '{}' } });
+      calls.push({
+        id: item.call_id,
+        type: 'function',
+        function: { name: item.name, arguments: typeof item.arguments === 'string' ? item.arguments : '{}' },
+      });
     } else if (item.type === 'message' && Array.isArray(item.content)) {
       for (const part of item.content as Array<Record<string, unknown>>) {
         if (part && part.type === 'output_text' && typeof part.text === 'string') texts.push(part.text);

@@ -47,9 +47,15 @@ export function payloadContinuation(
   const bodyStart = leadingSystemMessages(next);
   if (bodyStart === next.length) return undefined;
   const first = next[bodyStart]!;
-  const previousStart = previous[previousBodyStart] === first ? previousBodyStart : previous.indexOf(first, previousBodyStart + 1);
+  const previousStart =
+    previous[previousBodyStart] === first ? previousBodyStart : previous.indexOf(first, previousBodyStart + 1);
   if (previousStart < 0) return undefined;
   let length = 1;
-  while (bodyStart + length < next.length && previousStart + length < previous.length && next[bodyStart + length] === previous[previousStart + length]) length++;
+  while (
+    bodyStart + length < next.length &&
+    previousStart + length < previous.length &&
+    next[bodyStart + length] === previous[previousStart + length]
+  )
+    length++;
   return { bodyStart, previousStart, length };
 }

@@ -1,10 +1,13 @@
 import type { ChatMessage } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
+
 import { toResponsesInput } from './openai-responses-adapter';
 import { ResponsesHistoryCache } from './responses-history-cache';
 
 describe('ResponsesHistoryCache', () => {
-  const record = loadConversations('tau-bench-airline').find((r) => r.id === 'tau-bench/airline/gpt-4o/task-0/trial-0')!;
+  const record = loadConversations('tau-bench-airline').find(
+    (r) => r.id === 'tau-bench/airline/gpt-4o/task-0/trial-0',
+  )!;
 
   describe('#sync', () => {
     it('appends when the history continues what it holds', () => {
@@ -53,7 +56,10 @@ describe('ResponsesHistoryCache', () => {
     it('discards provider output items when the history is rebuilt', () => {
       const cache = new ResponsesHistoryCache();
       cache.sync([{ role: 'user', content: 'q' }]);
-      cache.appendOutput([{ type: 'reasoning', id: 'rs_1', summary: [] }, { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] }]);
+      cache.appendOutput([
+        { type: 'reasoning', id: 'rs_1', summary: [] },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] },
+      ]);
       cache.rebuild([{ role: 'user', content: 'summary' }]);
       expect(cache.items()).toEqual([{ type: 'message', role: 'user', content: 'summary' }]);
     });
@@ -62,10 +68,20 @@ describe('ResponsesHistoryCache', () => {
   describe('#appendMessages', () => {
     it('keeps call ids unique across appends', () => {
       const cache = new ResponsesHistoryCache();
-      const call = (id: string): ChatMessage => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'f', arguments: '{}' } }] });
-      cache.appendMessages([{ role: 'user', content: 'q' }, call('x'), { role: 'tool', tool_call_id: 'x', content: '1' }]);
+      const call = (id: string): ChatMessage => ({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id, type: 'function', function: { name: 'f', arguments: '{}' } }],
+      });
+      cache.appendMessages([
+        { role: 'user', content: 'q' },
+        call('x'),
+        { role: 'tool', tool_call_id: 'x', content: '1' },
+      ]);
       cache.appendMessages([call('x'), { role: 'tool', tool_call_id: 'x', content: '2' }]);
-      const ids = cache.items().flatMap((i) => (i.type === 'function_call' || i.type === 'function_call_output' ? [i.call_id] : []));
+      const ids = cache
+        .items()
+        .flatMap((i) => (i.type === 'function_call' || i.type === 'function_call_output' ? [i.call_id] : []));
       expect(ids).toEqual(['x', 'x', 'x_2', 'x_2']);
     });
   });

@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatMessage } from '@ctxkit/core';
-import { fromResponsesOutput, toResponsesInput, type ResponsesInputItem } from './openai-responses-adapter';
+
+import { fromResponsesOutput, type ResponsesInputItem, toResponsesInput } from './openai-responses-adapter';
 
 /** What {@link ResponsesHistoryCache.sync} did. */
 export type ResponsesSyncResult = 'unchanged' | 'appended' | 'rebuilt';

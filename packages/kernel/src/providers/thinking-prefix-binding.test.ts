@@ -1,18 +1,32 @@
-import { ProviderPayloadError, type AssistantMessage, type ChatMessage, type ToolDefinition } from '@ctxkit/core';
+import { type AssistantMessage, type ChatMessage, ProviderPayloadError, type ToolDefinition } from '@ctxkit/core';
+
 import { ThinkingPrefixBinding } from './thinking-prefix-binding';
 import { findProviderProblems, THINKING_PREFIX_RULE, validateForProvider } from './validate-for-provider';
 
-const tools: ToolDefinition[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
+const tools: ToolDefinition[] = [
+  { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } },
+];
 const system: ChatMessage = { role: 'system', content: 'You book flights.' };
 const user = (text: string): ChatMessage => ({ role: 'user', content: text });
 const thinkingCall = (id: string, redacted = false): AssistantMessage => ({
   role: 'assistant',
   content: null,
   tool_calls: [{ id, type: 'function', function: { name: 'lookup', arguments: '{}' } }],
-  reasoning: [{ provider: 'anthropic', data: redacted ? { type: 'redacted_thinking', data: `opaque-${id}` } : { type: 'thinking', thinking: `Look up ${id}.`, signature: `sig-${id}` } }],
+  reasoning: [
+    {
+      provider: 'anthropic',
+      data: redacted
+        ? { type: 'redacted_thinking', data: `opaque-${id}` }
+        : { type: 'thinking', thinking: `Look up ${id}.`, signature: `sig-${id}` },
+    },
+  ],
 });
 const result = (id: string): ChatMessage => ({ role: 'tool', tool_call_id: id, content: `result ${id}` });
-const answer = (text: string): AssistantMessage => ({ role: 'assistant', content: text, reasoning: [{ provider: 'anthropic', data: { type: 'thinking', thinking: 'Answer.', signature: `sig-${text}` } }] });
+const answer = (text: string): AssistantMessage => ({
+  role: 'assistant',
+  content: text,
+  reasoning: [{ provider: 'anthropic', data: { type: 'thinking', thinking: 'Answer.', signature: `sig-${text}` } }],
+});
 
 /** A conversation of two tool loops and an answer, each assistant message with signed thinking. */
 const first = user('Book me a flight.');
@@ -72,15 +86,21 @@ describe('ThinkingPrefixBinding', () => {
         [system, first],
         [system, first, a1, r1],
       ]);
-      expect(binding.review([{ role: 'system', content: 'You book trains.' }, first, a1, r1], tools).invalidated).toEqual([{ messageIndex: 2, blocks: 1, changed: 'system' }]);
-      expect(binding.review([system, first, a1, r1], []).invalidated).toEqual([{ messageIndex: 2, blocks: 1, changed: 'tools' }]);
+      expect(
+        binding.review([{ role: 'system', content: 'You book trains.' }, first, a1, r1], tools).invalidated,
+      ).toEqual([{ messageIndex: 2, blocks: 1, changed: 'system' }]);
+      expect(binding.review([system, first, a1, r1], []).invalidated).toEqual([
+        { messageIndex: 2, blocks: 1, changed: 'tools' },
+      ]);
     });
 
     it('leaves out a fresh answer block when the payload no longer repeats the request it answered', () => {
       const binding = new ThinkingPrefixBinding();
       sendAll(binding, [[system, first]]);
       const pinned: ChatMessage = { role: 'user', content: '<pinned>seat 12A</pinned>' };
-      expect(binding.review([system, pinned, first, a1, r1], tools).invalidated).toEqual([{ messageIndex: 3, blocks: 1, changed: 'messages' }]);
+      expect(binding.review([system, pinned, first, a1, r1], tools).invalidated).toEqual([
+        { messageIndex: 3, blocks: 1, changed: 'messages' },
+      ]);
       expect(binding.review([system, first, a1, r1], tools).invalidated).toEqual([]);
     });
 
@@ -119,7 +139,9 @@ describe('ThinkingPrefixBinding', () => {
       // The next request leaves the answer out (its prefix changed); the one after brings it back.
       const other = user('Book me a flight (edited).');
       sendAll(binding, [[system, other]]);
-      expect(binding.review([system, other, a1, r1], tools).invalidated).toEqual([{ messageIndex: 2, blocks: 1, changed: 'messages' }]);
+      expect(binding.review([system, other, a1, r1], tools).invalidated).toEqual([
+        { messageIndex: 2, blocks: 1, changed: 'messages' },
+      ]);
     });
 
     it('takes unseen blocks as valid in a new binding (no request was sent for the conversation yet)', () => {
@@ -141,7 +163,9 @@ describe('ThinkingPrefixBinding', () => {
     it('refuses a payload that still carries a block whose prefix changed, with a fix that says what to do', () => {
       const binding = setUp();
       const payload = [system, user('(earlier turns dropped)'), a2, r2];
-      expect(findProviderProblems('anthropic', payload, { thinkingBinding: binding, tools }).map((problem) => problem.rule)).toEqual([THINKING_PREFIX_RULE]);
+      expect(
+        findProviderProblems('anthropic', payload, { thinkingBinding: binding, tools }).map((problem) => problem.rule),
+      ).toEqual([THINKING_PREFIX_RULE]);
       let error: unknown;
       try {
         validateForProvider('anthropic', payload, { thinkingBinding: binding, tools });
@@ -159,7 +183,9 @@ describe('ThinkingPrefixBinding', () => {
       expect(findProviderProblems('anthropic', reviewed.messages, { thinkingBinding: binding, tools })).toEqual([]);
       // A loop that never had its thinking is still refused.
       const bare: ChatMessage = { role: 'assistant', content: null, tool_calls: a2.tool_calls! };
-      expect(findProviderProblems('anthropic', [system, first, a1, r1, bare, r2]).map((problem) => problem.rule)).toContain('anthropic-thinking-missing');
+      expect(
+        findProviderProblems('anthropic', [system, first, a1, r1, bare, r2]).map((problem) => problem.rule),
+      ).toContain('anthropic-thinking-missing');
     });
   });
 });

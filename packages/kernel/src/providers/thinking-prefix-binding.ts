@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { AssistantMessage, ChatMessage, InvalidatedThinking, ReasoningItem, ThinkingPrefixChange, ToolDefinition } from '@ctxkit/core';
+
+import type {
+  AssistantMessage,
+  ChatMessage,
+  InvalidatedThinking,
+  ReasoningItem,
+  ThinkingPrefixChange,
+  ToolDefinition,
+} from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
 import type { ProviderProblem } from './validate-for-provider';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;
@@ -32,7 +41,10 @@ const digest = (...parts: string[]): string => {
   return hash.digest('base64');
 };
 
-/** True for an Anthropic block the API checks against its prefix: a thinking block with its signature, a redacted one with its data. */
+/**
+ * True for an Anthropic block the API checks against its prefix: a thinking block with its signature, a redacted one
+ * with its data.
+ */
 export function isSignedThinking(item: Readonly<ReasoningItem>): boolean {
   if (item.provider !== 'anthropic') return false;
   const data = item.data;
@@ -46,7 +58,10 @@ function blockKey(item: Readonly<ReasoningItem>): string {
   return digest(String(data.type), String(data.type === 'thinking' ? data.signature : data.data));
 }
 
-/** Copies of assistant messages without their signed thinking, one per original, so a payload keeps its identities from call to call. */
+/**
+ * Copies of assistant messages without their signed thinking, one per original, so a payload keeps its identities from
+ * call to call.
+ */
 const leftOutCopies = new WeakMap<object, AssistantMessage>();
 /** The original of each copy. */
 const originals = new WeakMap<object, Readonly<AssistantMessage>>();
@@ -81,7 +96,10 @@ function messageHash(message: Readonly<ChatMessage>): string {
   switch (message.role) {
     case 'assistant': {
       const sent = (message.reasoning ?? []).filter((item) => item.provider === 'anthropic').map((item) => item.data);
-      hash = digest('assistant', JSON.stringify([message.content, message.tool_calls ?? [], message.name ?? null, sent]));
+      hash = digest(
+        'assistant',
+        JSON.stringify([message.content, message.tool_calls ?? [], message.name ?? null, sent]),
+      );
       break;
     }
     case 'tool':
@@ -151,7 +169,9 @@ export class ThinkingPrefixBinding {
         problems.push({
           index,
           rule: 'anthropic-thinking-prefix-changed',
-          detail: `${verdict.blocks} signed thinking block(s) whose prefix changed (the ${verdict.changed} before them differ from when the model wrote them): leave them out or ask the API to drop them`,
+          detail:
+            `${verdict.blocks} signed thinking block(s) whose prefix changed (the ${verdict.changed} before ` +
+            `them differ from when the model wrote them): leave them out or ask the API to drop them`,
         });
       }
       return message;
@@ -173,7 +193,11 @@ export class ThinkingPrefixBinding {
       for (const item of (source as AssistantMessage).reasoning ?? []) {
         if (!isSignedThinking(item)) continue;
         const key = blockKey(item);
-        if (!this.bound.has(key)) fresh.push([key, previous ? { prefix: previous.final, system: previous.system, tools: previous.tools } : prefix]);
+        if (!this.bound.has(key))
+          fresh.push([
+            key,
+            previous ? { prefix: previous.final, system: previous.system, tools: previous.tools } : prefix,
+          ]);
       }
       return message;
     });
@@ -192,23 +216,35 @@ export class ThinkingPrefixBinding {
     for (const item of message.reasoning ?? []) {
       if (!isSignedThinking(item)) continue;
       const key = blockKey(item);
-      if (!this.bound.has(key)) this.bound.set(key, { prefix: previous.final, system: previous.system, tools: previous.tools });
+      if (!this.bound.has(key))
+        this.bound.set(key, { prefix: previous.final, system: previous.system, tools: previous.tools });
     }
   }
 
-  /** Walks the payload in order, judging each assistant message's signed blocks; `visit` returns the message as sent. */
+  /**
+   * Walks the payload in order, judging each assistant message's signed blocks; `visit` returns the message as sent.
+   */
   private walk(
     messages: Messages,
     tools: ReadonlyArray<Readonly<ToolDefinition>>,
-    visit: (message: Readonly<ChatMessage>, index: number, verdict: { valid: boolean; blocks: number; changed: ThinkingPrefixChange } | undefined, prefix: Binding) => Readonly<ChatMessage>,
+    visit: (
+      message: Readonly<ChatMessage>,
+      index: number,
+      verdict: { valid: boolean; blocks: number; changed: ThinkingPrefixChange } | undefined,
+      prefix: Binding,
+    ) => Readonly<ChatMessage>,
   ): SentRequest {
-    const systemTexts = messages.filter((message) => message.role === 'system').map((message) => contentText(message.content));
+    const systemTexts = messages
+      .filter((message) => message.role === 'system')
+      .map((message) => contentText(message.content));
     const system = digest(JSON.stringify(systemTexts));
     const toolsHash = digest(JSON.stringify(tools));
     let chain = digest(system, toolsHash);
     const previous = this.previous;
     // An unseen block is bound to the previous request (see the class comment); with none, it is taken as valid.
-    const fresh: Binding | undefined = previous ? { prefix: previous.final, system: previous.system, tools: previous.tools } : undefined;
+    const fresh: Binding | undefined = previous
+      ? { prefix: previous.final, system: previous.system, tools: previous.tools }
+      : undefined;
     messages.forEach((message, index) => {
       if (message.role === 'system') {
         visit(message, index, undefined, { prefix: chain, system, tools: toolsHash });

@@ -1,8 +1,12 @@
 import type { ChatMessage } from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
+
 import { makeToolCallIdsUnique } from './unique-tool-call-ids';
 
-const call = (id: string, name = 'lookup'): NonNullable<Extract<ChatMessage, { role: 'assistant' }>['tool_calls']>[number] => ({
+const call = (
+  id: string,
+  name = 'lookup',
+): NonNullable<Extract<ChatMessage, { role: 'assistant' }>['tool_calls']>[number] => ({
   id,
   type: 'function',
   function: { name, arguments: '{}' },
@@ -48,7 +52,10 @@ describe('makeToolCallIdsUnique', () => {
       const { messages } = makeToolCallIdsUnique(history);
       const ids = (messages[1] as { tool_calls: Array<{ id: string }> }).tool_calls.map((c) => c.id);
       expect(ids).toEqual(['d', 'd_2']);
-      expect([(messages[2] as { tool_call_id: string }).tool_call_id, (messages[3] as { tool_call_id: string }).tool_call_id]).toEqual(['d', 'd_2']);
+      expect([
+        (messages[2] as { tool_call_id: string }).tool_call_id,
+        (messages[3] as { tool_call_id: string }).tool_call_id,
+      ]).toEqual(['d', 'd_2']);
     });
 
     it('replaces characters a provider rejects in ids', () => {

@@ -1,9 +1,10 @@
-import { ProviderPayloadError, type ChatMessage, type ToolDefinition } from '@ctxkit/core';
+import { type ChatMessage, ProviderPayloadError, type ToolDefinition } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
-import { toAnthropicMessages, type AnthropicMessage } from './anthropic-adapter';
+
+import { type AnthropicMessage, toAnthropicMessages } from './anthropic-adapter';
 import { toResponsesInput } from './openai-responses-adapter';
-import { findAnthropicThinkingProblems, findResponsesReasoningProblems } from './reasoning-rules';
 import type { ProviderName } from './provider-name';
+import { findAnthropicThinkingProblems, findResponsesReasoningProblems } from './reasoning-rules';
 import { thinkingLeftOut, type ThinkingPrefixBinding } from './thinking-prefix-binding';
 
 /** The rule that refuses a signed thinking block whose prefix changed. */
@@ -11,7 +12,10 @@ export const THINKING_PREFIX_RULE = 'anthropic-thinking-prefix-changed';
 
 /** The fix named by the error when a payload carries a signed thinking block whose prefix changed. */
 export const THINKING_PREFIX_FIX =
-  'Leave out the signed thinking blocks whose prefix changed: `ThinkingPrefixBinding.review(messages, tools)` returns the payload without them and says which (the agent loop does this for Anthropic on its own), or ask the API to drop them with `thinking.block_binding.prefix_mismatch_behavior: "drop_block"`. The request was not sent.';
+  'Leave out the signed thinking blocks whose prefix changed: `ThinkingPrefixBinding.review(messages, tools)` ' +
+  'returns the payload without them and says which (the agent loop does this for Anthropic on its own), or ask ' +
+  'the API to drop them with `thinking.block_binding.prefix_mismatch_behavior: "drop_block"`. The request was ' +
+  'not sent.';
 
 /** What the validity check knows of the conversation beyond one payload's messages. */
 export interface ProviderCheckContext {
@@ -32,7 +36,8 @@ export interface ProviderCheckContext {
 export function loopThinkingLeftOut(messages: ReadonlyArray<Readonly<ChatMessage>>): boolean {
   let index = messages.length - 1;
   while (index >= 0 && (messages[index]!.role === 'tool' || messages[index]!.role === 'user')) index--;
-  for (; index >= 0 && messages[index]!.role === 'assistant'; index--) if (thinkingLeftOut(messages[index]!)) return true;
+  for (; index >= 0 && messages[index]!.role === 'assistant'; index--)
+    if (thinkingLeftOut(messages[index]!)) return true;
   return false;
 }
 
@@ -53,7 +58,12 @@ function duplicateCallIds(messages: ReadonlyArray<Readonly<ChatMessage>>): Provi
     if (message.role !== 'assistant' || !message.tool_calls) return;
     const seen = new Set<string>();
     for (const call of message.tool_calls) {
-      if (seen.has(call.id)) problems.push({ index, rule: 'duplicate-call-id', detail: `tool call id ${call.id} appears twice in one message` });
+      if (seen.has(call.id))
+        problems.push({
+          index,
+          rule: 'duplicate-call-id',
+          detail: `tool call id ${call.id} appears twice in one message`,
+        });
       seen.add(call.id);
     }
   });
@@ -63,8 +73,16 @@ function duplicateCallIds(messages: ReadonlyArray<Readonly<ChatMessage>>): Provi
 function openAIChatProblems(messages: ReadonlyArray<Readonly<ChatMessage>>): ProviderProblem[] {
   const problems = duplicateCallIds(messages);
   messages.forEach((message, index) => {
-    if (message.role === 'assistant' && (message.content === null || message.content === undefined) && !(message.tool_calls && message.tool_calls.length > 0)) {
-      problems.push({ index, rule: 'empty-assistant', detail: 'assistant message with neither content nor tool_calls' });
+    if (
+      message.role === 'assistant' &&
+      (message.content === null || message.content === undefined) &&
+      !(message.tool_calls && message.tool_calls.length > 0)
+    ) {
+      problems.push({
+        index,
+        rule: 'empty-assistant',
+        detail: 'assistant message with neither content nor tool_calls',
+      });
     }
   });
   return problems;
@@ -75,7 +93,12 @@ export function findAnthropicProblems(messages: readonly AnthropicMessage[]): Pr
   const problems: ProviderProblem[] = [];
   const first = messages[0];
   const opensWithCompaction = first?.role === 'assistant' && first.content[0]?.type === 'compaction';
-  if (first && first.role !== 'user' && !opensWithCompaction) problems.push({ index: 0, rule: 'anthropic-first-not-user', detail: 'the first message must be a user message (or an assistant message that opens with a compaction block)' });
+  if (first && first.role !== 'user' && !opensWithCompaction)
+    problems.push({
+      index: 0,
+      rule: 'anthropic-first-not-user',
+      detail: 'the first message must be a user message (or an assistant message that opens with a compaction block)',
+    });
 
   const seenIds = new Set<string>();
   messages.forEach((message, index) => {
@@ -83,7 +106,8 @@ export function findAnthropicProblems(messages: readonly AnthropicMessage[]): Pr
     if (previous && previous.role === message.role) {
       problems.push({ index, rule: 'anthropic-alternation', detail: `two ${message.role} messages in a row` });
     }
-    if (message.content.length === 0) problems.push({ index, rule: 'anthropic-empty-message', detail: 'a message without content blocks' });
+    if (message.content.length === 0)
+      problems.push({ index, rule: 'anthropic-empty-message', detail: 'a message without content blocks' });
     const uses = new Set<string>();
     if (previous && previous.role === 'assistant') {
       for (const block of previous.content) if (block.type === 'tool_use') uses.add(block.id);
@@ -91,27 +115,50 @@ export function findAnthropicProblems(messages: readonly AnthropicMessage[]): Pr
     let afterOther = false;
     for (const block of message.content) {
       if (block.type === 'tool_use') {
-        if (seenIds.has(block.id)) problems.push({ index, rule: 'anthropic-duplicate-tool-use-id', detail: `tool_use id ${block.id} is used twice` });
+        if (seenIds.has(block.id))
+          problems.push({
+            index,
+            rule: 'anthropic-duplicate-tool-use-id',
+            detail: `tool_use id ${block.id} is used twice`,
+          });
         seenIds.add(block.id);
       }
       if (block.type === 'tool_result') {
-        if (message.role !== 'user') problems.push({ index, rule: 'anthropic-tool-result-role', detail: 'tool_result outside a user message' });
+        if (message.role !== 'user')
+          problems.push({ index, rule: 'anthropic-tool-result-role', detail: 'tool_result outside a user message' });
         if (!uses.has(block.tool_use_id)) {
-          problems.push({ index, rule: 'anthropic-tool-result-without-use', detail: `tool_result ${block.tool_use_id} does not follow its tool_use` });
+          problems.push({
+            index,
+            rule: 'anthropic-tool-result-without-use',
+            detail: `tool_result ${block.tool_use_id} does not follow its tool_use`,
+          });
         }
         uses.delete(block.tool_use_id);
-        if (afterOther) problems.push({ index, rule: 'anthropic-tool-result-order', detail: 'tool_result blocks must come first in their user message' });
+        if (afterOther)
+          problems.push({
+            index,
+            rule: 'anthropic-tool-result-order',
+            detail: 'tool_result blocks must come first in their user message',
+          });
       } else {
         afterOther = true;
       }
     }
     if (previous && previous.role === 'assistant' && uses.size > 0) {
-      problems.push({ index, rule: 'anthropic-tool-use-without-result', detail: `no tool_result for ${[...uses].join(', ')}` });
+      problems.push({
+        index,
+        rule: 'anthropic-tool-use-without-result',
+        detail: `no tool_result for ${[...uses].join(', ')}`,
+      });
     }
   });
   const last = messages[messages.length - 1];
   if (last && last.role === 'assistant' && last.content.some((block) => block.type === 'tool_use')) {
-    problems.push({ index: messages.length - 1, rule: 'anthropic-tool-use-without-result', detail: 'the conversation ends on a tool_use without its tool_result' });
+    problems.push({
+      index: messages.length - 1,
+      rule: 'anthropic-tool-use-without-result',
+      detail: 'the conversation ends on a tool_use without its tool_result',
+    });
   }
   return problems;
 }
@@ -134,7 +181,11 @@ export function findAnthropicProblems(messages: readonly AnthropicMessage[]): Pr
  *   carried (see `ThinkingPrefixBinding`).
  * Returns an empty list for a valid payload.
  */
-export function findProviderProblems(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>, context: ProviderCheckContext = {}): ProviderProblem[] {
+export function findProviderProblems(
+  provider: ProviderName,
+  messages: ReadonlyArray<Readonly<ChatMessage>>,
+  context: ProviderCheckContext = {},
+): ProviderProblem[] {
   const problems: ProviderProblem[] = findPayloadProblems(messages).map((problem) => ({
     index: problem.index,
     rule: problem.problem,
@@ -144,7 +195,11 @@ export function findProviderProblems(provider: ProviderName, messages: ReadonlyA
   if (provider === 'anthropic') {
     const converted = toAnthropicMessages(messages);
     for (const bad of converted.invalidToolArguments) {
-      problems.push({ index: bad.messageIndex, rule: 'anthropic-invalid-tool-arguments', detail: `arguments of ${bad.toolCallId} are not a JSON object` });
+      problems.push({
+        index: bad.messageIndex,
+        rule: 'anthropic-invalid-tool-arguments',
+        detail: `arguments of ${bad.toolCallId} are not a JSON object`,
+      });
     }
     problems.push(...findAnthropicProblems(converted.messages));
     problems.push(...findAnthropicThinkingProblems(converted.messages, loopThinkingLeftOut(messages)));
@@ -161,11 +216,16 @@ export function findProviderProblems(provider: ProviderName, messages: ReadonlyA
  * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) listing every problem found
  * @see docs/08-kernel.md
  */
-export function validateForProvider(provider: ProviderName, messages: ReadonlyArray<Readonly<ChatMessage>>, context: ProviderCheckContext = {}): void {
+export function validateForProvider(
+  provider: ProviderName,
+  messages: ReadonlyArray<Readonly<ChatMessage>>,
+  context: ProviderCheckContext = {},
+): void {
   const problems = findProviderProblems(provider, messages, context);
   if (problems.length > 0) {
     const lines = problems.map((problem) => `${problem.rule} at ${problem.index}: ${problem.detail}`);
-    if (problems.some((problem) => problem.rule === THINKING_PREFIX_RULE)) throw new ProviderPayloadError(provider, lines, THINKING_PREFIX_FIX);
+    if (problems.some((problem) => problem.rule === THINKING_PREFIX_RULE))
+      throw new ProviderPayloadError(provider, lines, THINKING_PREFIX_FIX);
     throw new ProviderPayloadError(provider, lines);
   }
 }

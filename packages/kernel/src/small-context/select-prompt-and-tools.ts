@@ -1,4 +1,5 @@
 import type { ITokenCounter, ToolDefinition } from '@ctxkit/core';
+
 import type { SmallContextIntensity, SmallContextOptions } from './small-context-plan';
 
 /** Share of the window above which `partial` mode C switches to the compact prompt and tools. @default 0.25 */
@@ -56,7 +57,10 @@ export function selectPromptAndTools(input: {
   // `on`/`partial` filter the user's tools and keep the strategy's.
   const filterAll = input.intensity === 'full';
   const toolDefinitions = input.toolDefinitions.filter(
-    (definition) => !essential || essential.has(definition.function.name) || (!filterAll && !input.userToolNames.has(definition.function.name)),
+    (definition) =>
+      !essential ||
+      essential.has(definition.function.name) ||
+      (!filterAll && !input.userToolNames.has(definition.function.name)),
   );
   const after = counter.count(systemPrompt) + counter.countTools(toolDefinitions);
   return {
@@ -65,6 +69,8 @@ export function selectPromptAndTools(input: {
     applied: true,
     tokensBefore: fullTokens,
     tokensAfter: after,
-    reason: `compact system prompt and ${toolDefinitions.length} of ${input.toolDefinitions.length} tools: ${fullTokens} → ${after} tokens`,
+    reason:
+      `compact system prompt and ${toolDefinitions.length} of ${input.toolDefinitions.length} ` +
+      `tools: ${fullTokens} → ${after} tokens`,
   };
 }

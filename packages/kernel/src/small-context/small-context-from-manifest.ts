@@ -7,11 +7,14 @@ const OVERRIDES = new Set<unknown>(['auto', 'on', 'off', true, false]);
  * `compactSystemPrompt`, `essentialTools`, `smallContextThreshold` and `smallContextModes`
  * (`{ "A": "on" | "off" | "auto", … }`). `undefined` when it declares none.
  */
-export function smallContextFromManifest(manifest: Readonly<Record<string, unknown>> | undefined): SmallContextOptions | undefined {
+export function smallContextFromManifest(
+  manifest: Readonly<Record<string, unknown>> | undefined,
+): SmallContextOptions | undefined {
   if (!manifest) return undefined;
   const options: SmallContextOptions = {};
   if (typeof manifest.compactSystemPrompt === 'string') options.compactSystemPrompt = manifest.compactSystemPrompt;
-  if (Array.isArray(manifest.essentialTools)) options.essentialTools = manifest.essentialTools.filter((name): name is string => typeof name === 'string');
+  if (Array.isArray(manifest.essentialTools))
+    options.essentialTools = manifest.essentialTools.filter((name): name is string => typeof name === 'string');
   if (typeof manifest.smallContextThreshold === 'number') options.threshold = manifest.smallContextThreshold;
   const modes = manifest.smallContextModes;
   if (modes && typeof modes === 'object') {

@@ -1,4 +1,7 @@
-/** The four small-context modes: A history compression, B split reading, C compact prompt and tools, D advice to the user. */
+/**
+ * The four small-context modes: A history compression, B split reading, C compact prompt and tools, D advice to the
+ * user.
+ */
 export type SmallContextMode = 'A' | 'B' | 'C' | 'D';
 
 /** Every mode, in order. */
@@ -58,7 +61,10 @@ const MATRIX: ReadonlyArray<Record<SmallContextMode, SmallContextIntensity>> = [
   { A: 'when-needed', B: 'off', C: 'off', D: 'off' },
 ];
 
-function forcedIntensity(mode: SmallContextMode, override: SmallContextOverride | undefined): SmallContextIntensity | undefined {
+function forcedIntensity(
+  mode: SmallContextMode,
+  override: SmallContextOverride | undefined,
+): SmallContextIntensity | undefined {
   if (override === undefined || override === 'auto') return undefined;
   if (override === false || override === 'off') return 'off';
   return mode === 'D' ? 'when-needed' : 'on';
@@ -71,9 +77,11 @@ function forcedIntensity(mode: SmallContextMode, override: SmallContextOverride 
  */
 export function planSmallContext(contextWindow: number, options: SmallContextOptions = {}): SmallContextPlan {
   const threshold = options.threshold ?? DEFAULT_SMALL_CONTEXT_THRESHOLD;
-  if (!(contextWindow > 0)) throw new RangeError(`planSmallContext: the context window must be positive (got ${contextWindow})`);
+  if (!(contextWindow > 0))
+    throw new RangeError(`planSmallContext: the context window must be positive (got ${contextWindow})`);
   if (!(threshold > 0)) throw new RangeError(`planSmallContext: the threshold must be positive (got ${threshold})`);
-  const tier: SmallContextPlan['tier'] = contextWindow < threshold / 2 ? 0 : contextWindow < threshold ? 1 : contextWindow < threshold * 2 ? 2 : 3;
+  const tier: SmallContextPlan['tier'] =
+    contextWindow < threshold / 2 ? 0 : contextWindow < threshold ? 1 : contextWindow < threshold * 2 ? 2 : 3;
   const modes = { ...MATRIX[tier]! };
   const forced: SmallContextMode[] = [];
   for (const mode of SMALL_CONTEXT_MODES) {

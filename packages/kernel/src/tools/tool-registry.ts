@@ -1,4 +1,5 @@
-import { ToolNotFoundError, type ToolDefinition } from '@ctxkit/core';
+import { type ToolDefinition, ToolNotFoundError } from '@ctxkit/core';
+
 import type { AgentTool } from './agent-tool';
 
 /**

@@ -11,7 +11,10 @@ export class AgentInputItemError extends CtxkitError {
       code: ErrorCodes.HISTORY_INVALID,
       category: 'user',
       message: `Agents SDK item ${index}: ${problem}.`,
-      fix: 'Pass AgentInputItems as the Agents SDK produces them: messages ({ role: "user" | "system" | "assistant", content }), function_call ({ callId, name, arguments }), function_call_result ({ callId, name, output }), reasoning and the other typed items.',
+      fix:
+        'Pass AgentInputItems as the Agents SDK produces them: messages ({ role: "user" | "system" | ' +
+        '"assistant", content }), function_call ({ callId, name, arguments }), function_call_result ({ callId, ' +
+        'name, output }), reasoning and the other typed items.',
       details: { index, problem },
     });
   }

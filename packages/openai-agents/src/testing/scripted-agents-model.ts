@@ -27,7 +27,14 @@ export class ScriptedAgentsModel implements Model {
   /** The same answer as {@link getResponse}, streamed as one `response_done` event. */
   async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
     const { output } = await this.getResponse(request);
-    yield { type: 'response_done', response: { id: `resp_${this.requests.length}`, usage: { requests: 1, inputTokens: 0, outputTokens: 0, totalTokens: 0 }, output } } as StreamEvent;
+    yield {
+      type: 'response_done',
+      response: {
+        id: `resp_${this.requests.length}`,
+        usage: { requests: 1, inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        output,
+      },
+    } as StreamEvent;
   }
 }
 

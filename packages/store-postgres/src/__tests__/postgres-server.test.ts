@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import net from 'node:net';
+
 import { Client } from 'pg';
+
 import { findPostgresBinaries, startPostgresServer } from './postgres-server';
 
 describe('startPostgresServer', () => {

@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+
 import { Client } from 'pg';
 
 /** A private PostgreSQL server on loopback, started for one test file. */
@@ -178,10 +179,25 @@ export async function startPostgresServer(env: NodeJS.ProcessEnv = process.env):
     const child = spawn(
       binaries.postgres,
       [
-        '-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', dir,
+        '-D',
+        data,
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-k',
+        dir,
         // A throwaway server: durability buys nothing here, and these keep the tests fast.
-        '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-        '-c', 'shared_buffers=32MB', '-c', 'max_connections=100',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'shared_buffers=32MB',
+        '-c',
+        'max_connections=100',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'], ...asServerUser },
     );

@@ -6,8 +6,9 @@
  * `node dist/__tests__/recall-log-worker.js <url> <tablePrefix> <name> <appends>` with an IPC channel.
  */
 import type { RecallEntry } from '@ctxkit/core';
+
 import { PostgresContextStore } from '../postgres-context-store';
-import { SHARED_SCOPE, workerRecordIds, type RecallLogWorkerMessage } from './recall-log-script';
+import { type RecallLogWorkerMessage, SHARED_SCOPE, workerRecordIds } from './recall-log-script';
 
 function entry(id: string, sessionId: string, from: number): RecallEntry {
   const text = `user: message ${id}`;

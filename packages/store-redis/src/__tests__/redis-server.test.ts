@@ -1,4 +1,5 @@
 import net from 'node:net';
+
 import { startRedisServer } from './redis-server';
 
 describe('startRedisServer', () => {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { FoldBackoff } from './fold-backoff';
 
 describe('FoldBackoff', () => {
@@ -46,23 +47,28 @@ describe('FoldBackoff', () => {
 
   it('never allows an attempt before the back-off of the last failure, and stops exactly at the limit', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 5000 }), fc.array(fc.integer({ min: 0, max: 20_000 }), { minLength: 6, maxLength: 6 }), (max, backoffMs, gaps) => {
-        const backoff = new FoldBackoff({ maxConsecutiveFailures: max, retryBackoffMs: backoffMs });
-        let now = 0;
-        for (let failures = 1; failures <= max; failures++) {
-          const failure = backoff.failed('same', now);
-          expect(failure.consecutiveFailures).toBe(failures);
-          if (failures < max) {
-            expect(failure.retryAt).toBe(now + backoffMs * 2 ** (failures - 1));
-            expect(backoff.mayAttempt('same', () => failure.retryAt! - 1)).toBe(false);
-            expect(backoff.mayAttempt('same', () => failure.retryAt!)).toBe(true);
-          } else {
-            expect(failure.retryAt).toBeNull();
-            expect(backoff.mayAttempt('same', () => Number.MAX_SAFE_INTEGER)).toBe(false);
+      fc.property(
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 0, max: 5000 }),
+        fc.array(fc.integer({ min: 0, max: 20_000 }), { minLength: 6, maxLength: 6 }),
+        (max, backoffMs, gaps) => {
+          const backoff = new FoldBackoff({ maxConsecutiveFailures: max, retryBackoffMs: backoffMs });
+          let now = 0;
+          for (let failures = 1; failures <= max; failures++) {
+            const failure = backoff.failed('same', now);
+            expect(failure.consecutiveFailures).toBe(failures);
+            if (failures < max) {
+              expect(failure.retryAt).toBe(now + backoffMs * 2 ** (failures - 1));
+              expect(backoff.mayAttempt('same', () => failure.retryAt! - 1)).toBe(false);
+              expect(backoff.mayAttempt('same', () => failure.retryAt!)).toBe(true);
+            } else {
+              expect(failure.retryAt).toBeNull();
+              expect(backoff.mayAttempt('same', () => Number.MAX_SAFE_INTEGER)).toBe(false);
+            }
+            now = Math.max(now, failure.retryAt ?? now) + gaps[failures - 1]!;
           }
-          now = Math.max(now, failure.retryAt ?? now) + gaps[failures - 1]!;
-        }
-      }),
+        },
+      ),
     );
   });
 });

@@ -1,7 +1,8 @@
-import fc from 'fast-check';
 import { type ChatMessage } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 import { arbHistory } from '@ctxkit/core/testing/generators';
+import fc from 'fast-check';
+
 import { turnStarts } from '../history/turn-starts';
 import { foldBatchEnd, foldBatchKey, foldIsDue } from './fold-batch';
 
@@ -24,18 +25,23 @@ describe('foldIsDue', () => {
 describe('foldBatchEnd', () => {
   it('takes the oldest whole turns, never the newest one, and never splits a tool-call group', () => {
     fc.assert(
-      fc.property(arbHistory({ minTurns: 2, maxTurns: 8 }), fc.nat(12), fc.integer({ min: 1, max: 6 }), (history, coveredTurns, batchTurns) => {
-        const all = turnStarts(history);
-        const covered = all[Math.min(coveredTurns, all.length - 2)]!;
-        const starts = turnStarts(history, covered);
-        const end = foldBatchEnd(starts, batchTurns);
-        expect(history[end]!.role).toBe('user');
-        expect(end).toBeGreaterThan(covered);
-        expect(end).toBeLessThanOrEqual(all[all.length - 1]!);
-        expect(turnStarts(history, covered, end)).toHaveLength(Math.min(batchTurns, starts.length - 1));
-        // Every tool-call group lies wholly on one side of the cut.
-        for (const group of groupToolCalls(history)) expect(group.start < end && end < group.end).toBe(false);
-      }),
+      fc.property(
+        arbHistory({ minTurns: 2, maxTurns: 8 }),
+        fc.nat(12),
+        fc.integer({ min: 1, max: 6 }),
+        (history, coveredTurns, batchTurns) => {
+          const all = turnStarts(history);
+          const covered = all[Math.min(coveredTurns, all.length - 2)]!;
+          const starts = turnStarts(history, covered);
+          const end = foldBatchEnd(starts, batchTurns);
+          expect(history[end]!.role).toBe('user');
+          expect(end).toBeGreaterThan(covered);
+          expect(end).toBeLessThanOrEqual(all[all.length - 1]!);
+          expect(turnStarts(history, covered, end)).toHaveLength(Math.min(batchTurns, starts.length - 1));
+          // Every tool-call group lies wholly on one side of the cut.
+          for (const group of groupToolCalls(history)) expect(group.start < end && end < group.end).toBe(false);
+        },
+      ),
       { numRuns: 60, seed: 20250101 },
     );
   });

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import { historyFingerprint } from '../history/history-fingerprint';
 
 /**
@@ -24,6 +25,11 @@ export function foldBatchEnd(starts: readonly number[], batchTurns: number): num
  * Identity of a batch, for the failure back-off: the summary version it would fold into and the
  * fingerprint of its messages. The same key means the same work; a new one lifts a stop.
  */
-export function foldBatchKey(history: ReadonlyArray<Readonly<ChatMessage>>, covered: number, end: number, version: number): string {
+export function foldBatchKey(
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  covered: number,
+  end: number,
+  version: number,
+): string {
   return `${version}/${historyFingerprint(history, covered, end)}`;
 }

@@ -29,5 +29,10 @@ export function isLiveClaim(claim: FoldClaim | null, now: () => number): claim i
 export function isFoldClaim(value: unknown): value is FoldClaim {
   if (value === null || typeof value !== 'object') return false;
   const claim = value as Partial<FoldClaim>;
-  return typeof claim.id === 'string' && typeof claim.batchKey === 'string' && Number.isInteger(claim.turn) && typeof claim.expiresAt === 'number';
+  return (
+    typeof claim.id === 'string' &&
+    typeof claim.batchKey === 'string' &&
+    Number.isInteger(claim.turn) &&
+    typeof claim.expiresAt === 'number'
+  );
 }

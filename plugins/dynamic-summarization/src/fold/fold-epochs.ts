@@ -1,6 +1,15 @@
-import { CtxkitError, ErrorCodes, safeEmit, type CtxkitEventBase, type ReductionEpoch, type StrategyContext, type UndoResult } from '@ctxkit/core';
+import {
+  CtxkitError,
+  type CtxkitEventBase,
+  ErrorCodes,
+  type ReductionEpoch,
+  safeEmit,
+  type StrategyContext,
+  type UndoResult,
+} from '@ctxkit/core';
 import { EpochLog } from '@ctxkit/core/strategy-kit';
-import { toSummaryRecord, type SummaryRecord, type SummaryState } from '../summary-state';
+
+import { type SummaryRecord, type SummaryState, toSummaryRecord } from '../summary-state';
 
 /** A fold as it was committed: what the session's record was before, and what the fold wrote. */
 export interface CommittedFold {
@@ -28,7 +37,8 @@ export function foldDescription(fold: Omit<CommittedFold, 'replaced'>): string {
   const { range, turns, batchTokens, summary } = fold;
   const messages = range.to - range.from === 1 ? `message ${range.from}` : `messages ${range.from}–${range.to - 1}`;
   return (
-    `folded ${messages} (${turns} turn${turns === 1 ? '' : 's'}, ${batchTokens.toLocaleString('en-US')} tokens) into the summary ` +
+    `folded ${messages} (${turns} turn${turns === 1 ? '' : 's'}, ${batchTokens.toLocaleString('en-US')} tokens) ` +
+    `into the summary ` +
     `(v${summary.version}, ${summary.summaryTokens.toLocaleString('en-US')} tokens)`
   );
 }
@@ -45,22 +55,32 @@ export class FoldEpochs {
   private readonly log: EpochLog;
 
   constructor(private readonly context: StrategyContext) {
-    this.log = new EpochLog({ store: context.store, agentId: context.agentId, sessionId: context.sessionId, now: () => context.now() });
+    this.log = new EpochLog({
+      store: context.store,
+      agentId: context.agentId,
+      sessionId: context.sessionId,
+      now: () => context.now(),
+    });
   }
 
   /**
    * Records a committed fold. An epoch the log still holds for messages of this fold is taken out
    * first (with the epochs listed after it): the fold was made from a summary that covers less than it
-   * does, so its fold no longer stands (an undo wrote an earlier summary back and its process died before it took them, or
-   * the history was re-synced), and the log never names a message folded twice. A store that fails
-   * here leaves the fold in place, not undoable (`strategy-warning`).
+   * does, so its fold no longer stands (an undo wrote an earlier summary back and its process died before it took them,
+   * or the history was re-synced), and the log never names a message folded twice. A store that fails here leaves the
+   * fold in place, not undoable (`strategy-warning`).
    */
   async recordFold(fold: CommittedFold): Promise<void> {
     let epoch: ReductionEpoch;
     try {
       const { from, to } = fold.range;
-      const stale = (await this.log.list()).find((recorded) => recorded.range !== undefined && recorded.range.from < to && recorded.range.to > from);
-      if (stale) await this.log.take(stale.id).catch((error: unknown) => (isEpochNotFound(error) ? undefined : Promise.reject(error)));
+      const stale = (await this.log.list()).find(
+        (recorded) => recorded.range !== undefined && recorded.range.from < to && recorded.range.to > from,
+      );
+      if (stale)
+        await this.log
+          .take(stale.id)
+          .catch((error: unknown) => (isEpochNotFound(error) ? undefined : Promise.reject(error)));
       epoch = await this.log.record(
         {
           kind: 'fold',
@@ -75,7 +95,9 @@ export class FoldEpochs {
     } catch (error) {
       safeEmit(this.context.events, 'strategy-warning', {
         ...this.eventBase(fold.turn),
-        message: `the fold of messages ${fold.range.from}–${fold.range.to - 1} stands but could not be recorded as an epoch, so it cannot be undone: ${error instanceof Error ? error.message : String(error)}`,
+        message:
+          `the fold of messages ${fold.range.from}–${fold.range.to - 1} stands but could not be recorded as ` +
+          `an epoch, so it cannot be undone: ${error instanceof Error ? error.message : String(error)}`,
       });
       return;
     }
@@ -97,8 +119,15 @@ export class FoldEpochs {
     await restore(toSummaryRecord(peeked.before).summary);
     // Between the two, another process may have folded onto the summary written back and taken this
     // epoch out as one that no longer stands ({@link recordFold}): the undo is done all the same.
-    const { undone, alsoUndone } = await this.log.take<unknown>(epochId).catch((error: unknown) => (isEpochNotFound(error) ? peeked : Promise.reject(error)));
-    safeEmit(this.context.events, 'epoch-undone', { ...this.eventBase(Math.max(turn, undone.turn, ...alsoUndone.map((epoch) => epoch.turn))), epoch: undone, alsoUndone, historyRestored: false });
+    const { undone, alsoUndone } = await this.log
+      .take<unknown>(epochId)
+      .catch((error: unknown) => (isEpochNotFound(error) ? peeked : Promise.reject(error)));
+    safeEmit(this.context.events, 'epoch-undone', {
+      ...this.eventBase(Math.max(turn, undone.turn, ...alsoUndone.map((epoch) => epoch.turn))),
+      epoch: undone,
+      alsoUndone,
+      historyRestored: false,
+    });
     return { undone, alsoUndone };
   }
 

@@ -1,38 +1,64 @@
 import { randomUUID } from 'node:crypto';
+
 import {
+  type ChatMessage,
+  conversationCacheKey,
   CtxkitError,
+  type CtxkitEventBase,
   DisposedError,
   ErrorCodes,
+  type ITokenCounter,
   LLMResponseError,
-  StoreError,
   LLMTimeoutError,
   safeEmit,
-  type ChatMessage,
-  type CtxkitEventBase,
+  StoreError,
   type StoreKey,
   type StrategyContext,
-  type ITokenCounter,
   type ToolDefinition,
-  conversationCacheKey,
 } from '@ctxkit/core';
-import { contentlessSummary, contentlessSummaryMessage, type SerialQueue, formatStoreKey, type HistoryLedger } from '@ctxkit/core/strategy-kit';
+import {
+  contentlessSummary,
+  contentlessSummaryMessage,
+  formatStoreKey,
+  type HistoryLedger,
+  type SerialQueue,
+} from '@ctxkit/core/strategy-kit';
+
 import { historyFingerprint } from '../history/history-fingerprint';
 import { turnStarts } from '../history/turn-starts';
 import { SUMMARIZATION_STRATEGY_ID } from '../strategy-id';
 import type { SummarizationConfig } from '../summarization-config';
-import { coverageAfter, earlierCoverageOf, emptySummaryRecord, sameSummary, summaryStateKey, type CoveredPrefix, type SummaryRecord, type SummaryState } from '../summary-state';
 import type { Summarizer } from '../summarizer';
-import { foldBatchEnd, foldBatchKey, foldIsDue } from './fold-batch';
-import type { CommittedFold } from './fold-epochs';
+import {
+  coverageAfter,
+  type CoveredPrefix,
+  earlierCoverageOf,
+  emptySummaryRecord,
+  sameSummary,
+  type SummaryRecord,
+  type SummaryState,
+  summaryStateKey,
+} from '../summary-state';
 import { FoldBackoff, type FoldFailure } from './fold-backoff';
-import { FOLD_CLAIM_GRACE_MS, isLiveClaim, type FoldClaim } from './fold-claim';
+import { foldBatchEnd, foldBatchKey, foldIsDue } from './fold-batch';
+import { FOLD_CLAIM_GRACE_MS, type FoldClaim, isLiveClaim } from './fold-claim';
+import type { CommittedFold } from './fold-epochs';
 import { SharedSummaryRecord } from './shared-summary-record';
-import { summaryCap, summaryTargetTokens, type ComposedRoom } from './summary-cap';
+import { type ComposedRoom, summaryCap, summaryTargetTokens } from './summary-cap';
 import { withTimeout } from './with-timeout';
 
 /** What {@link FoldScheduler} needs from the strategy. */
 export interface FoldSchedulerOptions {
-  config: Pick<SummarizationConfig, 'threshold' | 'batchTurns' | 'summaryMaxTokens' | 'memoryShare' | 'maxConsecutiveFailures' | 'retryBackoffMs' | 'summaryTimeoutMs'>;
+  config: Pick<
+    SummarizationConfig,
+    | 'threshold'
+    | 'batchTurns'
+    | 'summaryMaxTokens'
+    | 'memoryShare'
+    | 'maxConsecutiveFailures'
+    | 'retryBackoffMs'
+    | 'summaryTimeoutMs'
+  >;
   /** The session's context: ids, store, events, clock. */
   context: StrategyContext;
   /** The agent's counter (summaries are sent with its payload). */
@@ -158,7 +184,10 @@ export class FoldScheduler {
   private sent: SentWindow | undefined;
 
   constructor(private readonly options: FoldSchedulerOptions) {
-    this.record = new SharedSummaryRecord(options.context.store, summaryStateKey(options.context.agentId, options.context.sessionId));
+    this.record = new SharedSummaryRecord(
+      options.context.store,
+      summaryStateKey(options.context.agentId, options.context.sessionId),
+    );
   }
 
   /** The session's summary buffer as last read (`null` when there is none). */
@@ -191,13 +220,29 @@ export class FoldScheduler {
    * window): a fold whose batch lies within them sends its summary request as the continuation of
    * that request, which reads the conversation's cached prompt.
    */
-  noteSent(history: ReadonlyArray<ChatMessage>, from: number, sent: { messages: ReadonlyArray<ChatMessage>; tools: ToolDefinition[]; summaryVersion: number } = { messages: [], tools: [], summaryVersion: 0 }): void {
+  noteSent(
+    history: ReadonlyArray<ChatMessage>,
+    from: number,
+    sent: { messages: ReadonlyArray<ChatMessage>; tools: ToolDefinition[]; summaryVersion: number } = {
+      messages: [],
+      tools: [],
+      summaryVersion: 0,
+    },
+  ): void {
     if (from >= history.length) {
       this.sent = undefined;
       return;
     }
     const at = sent.messages.indexOf(history[from]!);
-    this.sent = { from, to: history.length, first: history[from]!, last: history[history.length - 1]!, tools: sent.tools, summaryVersion: sent.summaryVersion, ...(at >= 0 ? { lead: sent.messages.slice(0, at) } : {}) };
+    this.sent = {
+      from,
+      to: history.length,
+      first: history[from]!,
+      last: history[history.length - 1]!,
+      tools: sent.tools,
+      summaryVersion: sent.summaryVersion,
+      ...(at >= 0 ? { lead: sent.messages.slice(0, at) } : {}),
+    };
   }
 
   /**
@@ -208,8 +253,10 @@ export class FoldScheduler {
   private sentRequest(plan: FoldPlan): Pick<FoldJob, 'cacheKey' | 'conversation'> {
     const sent = this.sent!;
     const cacheKey = conversationCacheKey(this.options.context.agentId, this.options.context.sessionId);
-    const leads = sent.lead !== undefined && sent.from === plan.covered && sent.summaryVersion === (plan.state?.version ?? 0);
-    if (leads) return { cacheKey, conversation: { lead: sent.lead!, tools: sent.tools, leadHasSummary: plan.state !== null } };
+    const leads =
+      sent.lead !== undefined && sent.from === plan.covered && sent.summaryVersion === (plan.state?.version ?? 0);
+    if (leads)
+      return { cacheKey, conversation: { lead: sent.lead!, tools: sent.tools, leadHasSummary: plan.state !== null } };
     // Otherwise only its system messages lead to the batch, and the previous summary goes on its own.
     const system = (sent.lead ?? []).filter((message) => message.role === 'system');
     return { cacheKey, conversation: { lead: system, tools: sent.tools, leadHasSummary: false } };
@@ -218,7 +265,13 @@ export class FoldScheduler {
   /** True when history messages `[from, to)` were all in the last request a model received (the same objects). */
   private wasSent(history: ReadonlyArray<ChatMessage>, from: number, to: number): boolean {
     const sent = this.sent;
-    return sent !== undefined && sent.from <= from && to <= sent.to && history[sent.from] === sent.first && history[sent.to - 1] === sent.last;
+    return (
+      sent !== undefined &&
+      sent.from <= from &&
+      to <= sent.to &&
+      history[sent.from] === sent.first &&
+      history[sent.to - 1] === sent.last
+    );
   }
 
   /**
@@ -232,7 +285,9 @@ export class FoldScheduler {
     } catch (error) {
       safeEmit(this.options.context.events, 'strategy-warning', {
         ...this.eventBase(0),
-        message: `could not read the summary buffer; composing with the one read last (if any) this time: ${errorInfo(error).message}`,
+        message:
+          `could not read the summary buffer; composing with the one read last (if any) this ` +
+          `time: ${errorInfo(error).message}`,
         code: errorInfo(error).code,
       });
       return false;
@@ -255,9 +310,15 @@ export class FoldScheduler {
     this.generation++;
     this.abort?.abort(new Error('re-sync'));
     this.record.useUntilNextRead(emptySummaryRecord());
-    this.record.update((current) => (sameSummary(current.summary, state) ? emptySummaryRecord() : undefined)).catch((error: unknown) => {
-      safeEmit(context.events, 'strategy-warning', { ...this.eventBase(turn), message: `could not delete the stale summary: ${errorInfo(error).message}`, code: errorInfo(error).code });
-    });
+    this.record
+      .update((current) => (sameSummary(current.summary, state) ? emptySummaryRecord() : undefined))
+      .catch((error: unknown) => {
+        safeEmit(context.events, 'strategy-warning', {
+          ...this.eventBase(turn),
+          message: `could not delete the stale summary: ${errorInfo(error).message}`,
+          code: errorInfo(error).code,
+        });
+      });
     safeEmit(context.events, 'summary-resync', { ...this.eventBase(turn), reason });
   }
 
@@ -287,7 +348,9 @@ export class FoldScheduler {
    */
   summaryFor(history: ReadonlyArray<ChatMessage>): SummaryState | null {
     const state = this.state;
-    return state && state.coveredMessages <= history.length && rewriteReason(state, history) === undefined ? state : null;
+    return state && state.coveredMessages <= history.length && rewriteReason(state, history) === undefined
+      ? state
+      : null;
   }
 
   /**
@@ -310,7 +373,10 @@ export class FoldScheduler {
     if (this.disposed) return { reason: 'the strategy is disposed' };
     if (this.pending) return { reason: 'a fold of this session is running here' };
     const current = this.record.current;
-    const record = current.summary !== null && rewriteReason(current.summary, history) !== undefined ? emptySummaryRecord() : current;
+    const record =
+      current.summary !== null && rewriteReason(current.summary, history) !== undefined
+        ? emptySummaryRecord()
+        : current;
     const planned = this.plan(history, record, (covered) => this.outgrowsRoom(history, covered, room), 'turn');
     if (planned.reason !== undefined) return planned;
     return { from: planned.covered, to: planned.end, turns: turnStarts(history, planned.covered, planned.end).length };
@@ -329,7 +395,12 @@ export class FoldScheduler {
     const written = await this.record.update((current) => ({ ...current, summary }));
     if (written === undefined) {
       const { store, agentId, sessionId } = this.options.context;
-      throw new StoreError(store.name, 'setIfVersion', formatStoreKey(summaryStateKey(agentId, sessionId)), 'other writers kept replacing the summary record meanwhile; undo again');
+      throw new StoreError(
+        store.name,
+        'setIfVersion',
+        formatStoreKey(summaryStateKey(agentId, sessionId)),
+        'other writers kept replacing the summary record meanwhile; undo again',
+      );
     }
   }
 
@@ -338,7 +409,10 @@ export class FoldScheduler {
     const pending = this.pending;
     if (!pending) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const ended = await Promise.race([pending.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+    const ended = await Promise.race([
+      pending.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+    ]);
     clearTimeout(timer);
     if (!ended) this.waitedOut = pending;
   }
@@ -364,7 +438,11 @@ export class FoldScheduler {
     this.disposed = true;
     this.generation++;
     const { strategyId, agentId, sessionId } = this.options.context;
-    this.abort?.abort(new DisposedError(`${strategyId || SUMMARIZATION_STRATEGY_ID} (background fold) for agent "${agentId}", session "${sessionId}"`));
+    this.abort?.abort(
+      new DisposedError(
+        `${strategyId || SUMMARIZATION_STRATEGY_ID} (background fold) for agent "${agentId}", session "${sessionId}"`,
+      ),
+    );
     if (this.pending) await this.pending;
     await this.record.idle();
   }
@@ -374,25 +452,43 @@ export class FoldScheduler {
    * `outgrowsRoom(covered)` is asked only when the turn threshold alone does not make it due. An idle
    * fold is due with any two unsummarized turns (the newest stays verbatim), below the threshold.
    */
-  private plan(history: ReadonlyArray<ChatMessage>, record: SummaryRecord, outgrowsRoom: (covered: number) => boolean, trigger: FoldTrigger): FoldPlan | NoFold {
+  private plan(
+    history: ReadonlyArray<ChatMessage>,
+    record: SummaryRecord,
+    outgrowsRoom: (covered: number) => boolean,
+    trigger: FoldTrigger,
+  ): FoldPlan | NoFold {
     const { config, context } = this.options;
     const now = () => context.now();
     const state = record.summary;
     const covered = state?.coveredMessages ?? 0;
-    if (covered > history.length) return { reason: `the summary covers ${covered} messages, more than the history has` };
+    if (covered > history.length)
+      return { reason: `the summary covers ${covered} messages, more than the history has` };
     const starts = turnStarts(history, covered);
-    if (trigger === 'idle' ? starts.length < 2 : !foldIsDue(starts.length, config.threshold, () => outgrowsRoom(covered))) {
-      return { reason: `${starts.length} unsummarized turn${starts.length === 1 ? '' : 's'} (a fold starts past ${config.threshold}, or once they outgrow the room beside the summary)` };
+    if (
+      trigger === 'idle' ? starts.length < 2 : !foldIsDue(starts.length, config.threshold, () => outgrowsRoom(covered))
+    ) {
+      return {
+        reason:
+          `${starts.length} unsummarized turn${starts.length === 1 ? '' : 's'} (a fold starts ` +
+          `past ${config.threshold}, or once they outgrow the room beside the summary)`,
+      };
     }
-    if (isLiveClaim(record.fold, now)) return { reason: 'a fold of this session is running (here or in another process)' };
+    if (isLiveClaim(record.fold, now))
+      return { reason: 'a fold of this session is running (here or in another process)' };
     const turn = turnStarts(history).length;
     const backoff = new FoldBackoff(config, record.failures);
-    if (backoff.attemptedIn(turn)) return { reason: `a fold was already attempted in turn ${turn} (one attempt a turn)` };
+    if (backoff.attemptedIn(turn))
+      return { reason: `a fold was already attempted in turn ${turn} (one attempt a turn)` };
     const end = foldBatchEnd(starts, config.batchTurns);
     const batchKey = foldBatchKey(history, covered, end, state?.version ?? 0);
     if (!backoff.mayAttempt(batchKey, now)) {
       return backoff.stopped
-        ? { reason: `folds stopped after ${backoff.consecutiveFailures} failures in a row, until the turns to fold change` }
+        ? {
+            reason:
+              `folds stopped after ${backoff.consecutiveFailures} failures in a row, until the turns to fold ` +
+              `change`,
+          }
         : { reason: `the back-off after a failed fold lasts until ${new Date(backoff.state.retryAt).toISOString()}` };
     }
     backoff.attempting(turn);
@@ -404,22 +500,41 @@ export class FoldScheduler {
    * On the summary it was found due on, it stays due; on another one (another process folded), the
    * turn threshold decides, without measuring the room again outside the session's queue.
    */
-  private async claimAndFold(history: ReadonlyArray<ChatMessage>, dueOn: SummaryState | null, generation: number, trigger: FoldTrigger): Promise<void> {
+  private async claimAndFold(
+    history: ReadonlyArray<ChatMessage>,
+    dueOn: SummaryState | null,
+    generation: number,
+    trigger: FoldTrigger,
+  ): Promise<void> {
     const { context, config } = this.options;
     let job: FoldJob | undefined;
     let written: SummaryRecord | undefined;
     try {
       written = await this.record.update((current) => {
         // The record may be another writer's: its summary must still be the start of this history.
-        if (current.summary && (current.summary.coveredMessages > history.length || historyFingerprint(history, 0, current.summary.coveredMessages) !== current.summary.fingerprint)) return undefined;
+        if (
+          current.summary &&
+          (current.summary.coveredMessages > history.length ||
+            historyFingerprint(history, 0, current.summary.coveredMessages) !== current.summary.fingerprint)
+        )
+          return undefined;
         const plan = this.plan(history, current, () => sameSummary(current.summary, dueOn), trigger);
         if (plan.reason !== undefined) return undefined;
-        const claim: FoldClaim = { id: `${this.instanceId}/${++this.claims}`, batchKey: plan.batchKey, turn: plan.turn, expiresAt: context.now() + config.summaryTimeoutMs + FOLD_CLAIM_GRACE_MS };
+        const claim: FoldClaim = {
+          id: `${this.instanceId}/${++this.claims}`,
+          batchKey: plan.batchKey,
+          turn: plan.turn,
+          expiresAt: context.now() + config.summaryTimeoutMs + FOLD_CLAIM_GRACE_MS,
+        };
         job = this.jobOf(history, plan, claim, generation, trigger);
         return { ...current, failures: plan.failures, fold: claim };
       });
     } catch (error) {
-      safeEmit(context.events, 'strategy-warning', { ...this.eventBase(turnStarts(history).length), message: `could not write the fold's claim; no fold this turn: ${errorInfo(error).message}`, code: errorInfo(error).code });
+      safeEmit(context.events, 'strategy-warning', {
+        ...this.eventBase(turnStarts(history).length),
+        message: `could not write the fold's claim; no fold this turn: ${errorInfo(error).message}`,
+        code: errorInfo(error).code,
+      });
       return;
     }
     if (job === undefined || written?.fold?.id !== job.claim.id) return;
@@ -430,7 +545,13 @@ export class FoldScheduler {
     await this.runFold(job);
   }
 
-  private jobOf(history: ReadonlyArray<ChatMessage>, plan: FoldPlan, claim: FoldClaim, generation: number, trigger: FoldTrigger): FoldJob {
+  private jobOf(
+    history: ReadonlyArray<ChatMessage>,
+    plan: FoldPlan,
+    claim: FoldClaim,
+    generation: number,
+    trigger: FoldTrigger,
+  ): FoldJob {
     const source = history.slice(plan.covered, plan.end);
     return {
       claim,
@@ -453,7 +574,14 @@ export class FoldScheduler {
     const { context, counter, summarizer, config } = this.options;
     const base = this.eventBase(job.turn);
     const batchTurns = turnStarts(job.batch).length;
-    safeEmit(context.events, 'summary-start', { ...base, turns: batchTurns, messages: job.batch.length, model: summarizer.model, offline: summarizer.offline, trigger: job.trigger });
+    safeEmit(context.events, 'summary-start', {
+      ...base,
+      turns: batchTurns,
+      messages: job.batch.length,
+      model: summarizer.model,
+      offline: summarizer.offline,
+      trigger: job.trigger,
+    });
     const abort = new AbortController();
     this.abort = abort;
     try {
@@ -462,14 +590,33 @@ export class FoldScheduler {
       const batchTokens = counter.countMessages(job.source);
       const previousTokens = job.state?.summaryTokens ?? 0;
       const replacedTokens = batchTokens + previousTokens;
-      const cap = summaryCap({ summaryMaxTokens: config.summaryMaxTokens, memoryShare: config.memoryShare, available: this.options.available, room: this.room });
+      const cap = summaryCap({
+        summaryMaxTokens: config.summaryMaxTokens,
+        memoryShare: config.memoryShare,
+        available: this.options.available,
+        room: this.room,
+      });
       const maxTokens = summaryTargetTokens(cap, previousTokens, batchTokens);
       const text = (
         await withTimeout(
-          summarizer.summarize({ previousSummary: job.state?.text ?? null, messages: job.batch, firstIndex: job.covered, maxTokens, counter, signal: abort.signal, ...(job.cacheKey !== undefined ? { cacheKey: job.cacheKey } : {}), ...(job.conversation !== undefined ? { conversation: job.conversation } : {}) }),
+          summarizer.summarize({
+            previousSummary: job.state?.text ?? null,
+            messages: job.batch,
+            firstIndex: job.covered,
+            maxTokens,
+            counter,
+            signal: abort.signal,
+            ...(job.cacheKey !== undefined ? { cacheKey: job.cacheKey } : {}),
+            ...(job.conversation !== undefined ? { conversation: job.conversation } : {}),
+          }),
           abort,
           config.summaryTimeoutMs,
-          () => new LLMTimeoutError({ client: summarizer.name, model: summarizer.model, timeoutMs: config.summaryTimeoutMs }),
+          () =>
+            new LLMTimeoutError({
+              client: summarizer.name,
+              model: summarizer.model,
+              timeoutMs: config.summaryTimeoutMs,
+            }),
         )
       ).trim();
       const details = { client: summarizer.name, model: summarizer.model };
@@ -478,15 +625,31 @@ export class FoldScheduler {
       if (contentless) throw new LLMResponseError(contentlessSummaryMessage(contentless, text), details);
       const summaryTokens = counter.count(text);
       if (summaryTokens > cap) {
-        throw new LLMResponseError(`the summary has ${summaryTokens} tokens, over the cap of ${cap} (summaryMaxTokens, or the summary's share of the budget)`, details);
+        throw new LLMResponseError(
+          `the summary has ${summaryTokens} tokens, over the cap of ${cap} (summaryMaxTokens, or the summary's ` +
+            `share of the budget)`,
+          details,
+        );
       }
       if (summaryTokens >= replacedTokens) {
-        throw new LLMResponseError(`the summary (${summaryTokens} tokens) is not smaller than what it replaces (${replacedTokens} tokens)`, details);
+        throw new LLMResponseError(
+          `the summary (${summaryTokens} tokens) is not smaller than what it replaces (${replacedTokens} tokens)`,
+          details,
+        );
       }
       const committed = await this.options.queue.run(async () => {
         const written = await this.commit(job, text, summaryTokens, batchTokens);
         // Recorded in the commit's turn of the queue: an undo of this instance cannot run in between.
-        if (written) await this.options.onFolded?.({ replaced: written.replaced, summary: written.summary, range: { from: job.covered, to: job.coveredEnd }, turns: batchTurns, batchTokens, replacedTokens, turn: job.turn });
+        if (written)
+          await this.options.onFolded?.({
+            replaced: written.replaced,
+            summary: written.summary,
+            range: { from: job.covered, to: job.coveredEnd },
+            turns: batchTurns,
+            batchTokens,
+            replacedTokens,
+            turn: job.turn,
+          });
         return written?.summary;
       });
       if (committed) {
@@ -519,7 +682,12 @@ export class FoldScheduler {
    * nothing after a re-sync or dispose here, or when another writer replaced that buffer meanwhile
    * (another process's fold or re-sync): the summary is then discarded, never written over theirs.
    */
-  private async commit(job: FoldJob, text: string, summaryTokens: number, batchTokens: number): Promise<{ summary: SummaryState; replaced: SummaryRecord } | undefined> {
+  private async commit(
+    job: FoldJob,
+    text: string,
+    summaryTokens: number,
+    batchTokens: number,
+  ): Promise<{ summary: SummaryState; replaced: SummaryRecord } | undefined> {
     if (job.generation !== this.generation) return undefined;
     const { summarizer, context, config } = this.options;
     const next: SummaryState = {
@@ -541,7 +709,12 @@ export class FoldScheduler {
       replaced = current;
       const backoff = new FoldBackoff(config, current.failures);
       backoff.succeeded();
-      return { format: 2, summary: next, failures: backoff.state, fold: current.fold?.id === job.claim.id ? null : current.fold };
+      return {
+        format: 2,
+        summary: next,
+        failures: backoff.state,
+        fold: current.fold?.id === job.claim.id ? null : current.fold,
+      };
     });
     return written && replaced ? { summary: next, replaced } : undefined;
   }
@@ -567,22 +740,32 @@ export class FoldScheduler {
     }
     if (failure) return failure;
     const current = this.record.current.failures;
-    return { consecutiveFailures: current.consecutiveFailures, retryAt: current.stoppedAt !== null ? null : current.retryAt };
+    return {
+      consecutiveFailures: current.consecutiveFailures,
+      retryAt: current.stoppedAt !== null ? null : current.retryAt,
+    };
   }
 
   /** Clears the job's claim if it still stands, so that the session's next fold need not wait for it to expire. */
   private async releaseClaim(job: FoldJob): Promise<void> {
-    await this.record.update((current) => (current.fold?.id === job.claim.id ? { ...current, fold: null } : undefined)).catch(() => undefined);
+    await this.record
+      .update((current) => (current.fold?.id === job.claim.id ? { ...current, fold: null } : undefined))
+      .catch(() => undefined);
   }
 
   /** True when the history from `covered` on takes more than the room beside the summary's share. */
-  private outgrowsRoom(history: ReadonlyArray<ChatMessage>, covered: number, room: ComposedRoom | undefined = this.room): boolean {
+  private outgrowsRoom(
+    history: ReadonlyArray<ChatMessage>,
+    covered: number,
+    room: ComposedRoom | undefined = this.room,
+  ): boolean {
     if (room === undefined) return false;
     const limit = room.room - room.allowance;
     const ledger = this.options.ledger;
     ledger.sync(history);
     let tokens = 0;
-    for (let index = history.length - 1; index >= covered && tokens <= limit; index--) tokens += ledger.tokensWithin(history, index, limit - tokens + 1);
+    for (let index = history.length - 1; index >= covered && tokens <= limit; index--)
+      tokens += ledger.tokensWithin(history, index, limit - tokens + 1);
     return tokens > limit;
   }
 
@@ -599,7 +782,14 @@ export class FoldScheduler {
  */
 function rewriteReason(state: SummaryState, history: ReadonlyArray<ChatMessage>): string | undefined {
   let compared: CoveredPrefix | undefined = state;
-  if (state.coveredMessages > history.length) compared = earlierCoverageOf(state).filter((earlier) => earlier.coveredMessages <= history.length).pop();
-  if (compared === undefined || historyFingerprint(history, 0, compared.coveredMessages) === compared.fingerprint) return undefined;
-  return `the first ${compared.coveredMessages} messages of the history differ from those the summary covers (edited or replaced history)`;
+  if (state.coveredMessages > history.length)
+    compared = earlierCoverageOf(state)
+      .filter((earlier) => earlier.coveredMessages <= history.length)
+      .pop();
+  if (compared === undefined || historyFingerprint(history, 0, compared.coveredMessages) === compared.fingerprint)
+    return undefined;
+  return (
+    `the first ${compared.coveredMessages} messages of the history differ from those the summary covers ` +
+    `(edited or replaced history)`
+  );
 }

@@ -1,4 +1,5 @@
 import { MemoryContextStore, type StoreKey } from '@ctxkit/core';
+
 import { emptySummaryRecord, type SummaryRecord, type SummaryState } from '../summary-state';
 import { SharedSummaryRecord } from './shared-summary-record';
 
@@ -46,21 +47,24 @@ describe('SharedSummaryRecord', () => {
     await expect(store.get(key)).resolves.toBeUndefined();
   });
 
-  it('keeps the summary object across reads while the summary is the same, and replaces it when it changes', async () => {
-    const store = new MemoryContextStore();
-    const record = new SharedSummaryRecord(store, key);
-    await store.set(key, withSummary(summary(1)));
-    await record.refresh();
-    const first = record.current.summary;
-    await store.set(key, { ...withSummary(summary(1)), fold: { id: 'x', batchKey: 'b', turn: 5, expiresAt: 1 } });
-    await record.refresh();
-    expect(record.current.summary).toBe(first);
-    expect(record.current.fold?.id).toBe('x');
-    await store.set(key, withSummary(summary(2)));
-    await record.refresh();
-    expect(record.current.summary).not.toBe(first);
-    expect(record.current.summary?.version).toBe(2);
-  });
+  it(
+    'keeps the summary object across reads while the summary is the same, and replaces it when it ' + 'changes',
+    async () => {
+      const store = new MemoryContextStore();
+      const record = new SharedSummaryRecord(store, key);
+      await store.set(key, withSummary(summary(1)));
+      await record.refresh();
+      const first = record.current.summary;
+      await store.set(key, { ...withSummary(summary(1)), fold: { id: 'x', batchKey: 'b', turn: 5, expiresAt: 1 } });
+      await record.refresh();
+      expect(record.current.summary).toBe(first);
+      expect(record.current.fold?.id).toBe('x');
+      await store.set(key, withSummary(summary(2)));
+      await record.refresh();
+      expect(record.current.summary).not.toBe(first);
+      expect(record.current.summary?.version).toBe(2);
+    },
+  );
 
   it('uses an override until the next read', async () => {
     const store = new MemoryContextStore();

@@ -1,6 +1,7 @@
 import { type IContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
 import { readVersioned, SerialQueue, UNVERSIONED, writeIfVersion } from '@ctxkit/core/strategy-kit';
-import { emptySummaryRecord, sameSummary, toSummaryRecord, type SummaryRecord } from '../summary-state';
+
+import { emptySummaryRecord, sameSummary, type SummaryRecord, toSummaryRecord } from '../summary-state';
 
 /** Compare-and-set attempts of one update before it gives up (each refused one re-reads the record). */
 const MAX_UPDATE_ATTEMPTS = 8;
@@ -77,7 +78,8 @@ export class SharedSummaryRecord {
     if (read !== undefined && read.version !== UNVERSIONED && read.version === this.version) return;
     const record = toSummaryRecord(read?.value);
     // Callers cache what they derive from the summary by its identity: keep it when it is the same one.
-    if (record.summary !== null && sameSummary(record.summary, this.stored.summary)) record.summary = this.stored.summary;
+    if (record.summary !== null && sameSummary(record.summary, this.stored.summary))
+      record.summary = this.stored.summary;
     this.stored = record;
     this.version = read?.version;
   }

@@ -1,4 +1,5 @@
 import { memoryAllowance } from '@ctxkit/core/strategy-kit';
+
 import { SUMMARY_WRAPPER_TOKENS } from '../summary-block';
 
 /** The smallest cap a summary is given (a smaller one carries nothing useful). */
@@ -17,7 +18,12 @@ export interface ComposedRoom {
  * of the room at the last composition (or of the whole budget before any), less its wrapper, so
  * that it fits beside the newest history; never below {@link MIN_SUMMARY_TOKENS}.
  */
-export function summaryCap(options: { summaryMaxTokens: number | null; memoryShare: number; available: number; room: ComposedRoom | undefined }): number {
+export function summaryCap(options: {
+  summaryMaxTokens: number | null;
+  memoryShare: number;
+  available: number;
+  room: ComposedRoom | undefined;
+}): number {
   if (options.summaryMaxTokens !== null) return options.summaryMaxTokens;
   const allowance = options.room?.allowance ?? memoryAllowance(options.available, options.memoryShare);
   return Math.max(MIN_SUMMARY_TOKENS, allowance - SUMMARY_WRAPPER_TOKENS);

@@ -3,7 +3,12 @@
  * `timeoutError()` and the race rejects with it; an abort from elsewhere (re-sync, dispose) rejects
  * with its reason. The timer is cleared however the race ends.
  */
-export function withTimeout<T>(work: Promise<T>, abort: AbortController, timeoutMs: number, timeoutError: () => Error): Promise<T> {
+export function withTimeout<T>(
+  work: Promise<T>,
+  abort: AbortController,
+  timeoutMs: number,
+  timeoutError: () => Error,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {

@@ -1,6 +1,8 @@
-import { createHash, hash as oneShotHash, type Hash } from 'node:crypto';
+import { createHash, type Hash, hash as oneShotHash } from 'node:crypto';
+
 import { type ChatMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
 import { computedOnce } from '../computed-once';
 
 const digests = new WeakMap<Readonly<ChatMessage>, string>();
@@ -14,7 +16,9 @@ function digestOf(message: Readonly<ChatMessage>): string {
   const canonical = JSON.stringify([
     message.role,
     typeof message.content === 'string' || message.content === null ? message.content : contentText(message.content),
-    message.role === 'assistant' ? (message.tool_calls ?? []).map((call) => [call.id, call.function.name, call.function.arguments]) : null,
+    message.role === 'assistant'
+      ? (message.tool_calls ?? []).map((call) => [call.id, call.function.name, call.function.arguments])
+      : null,
     message.role === 'tool' ? message.tool_call_id : null,
   ]);
   // The one-shot form: the same SHA-256, without a hash object per message (half the time over a long history).
@@ -39,10 +43,18 @@ interface RangeMemo {
 /** Checkpoints kept per range start: the covered prefix and the batch a fold is about to add to it. */
 const MAX_CHECKPOINTS = 4;
 
-/** Memos by the identity of the range's first message (the conversation's first for a prefix, a batch's first for a batch). */
+/**
+ * Memos by the identity of the range's first message (the conversation's first for a prefix, a batch's first for a
+ * batch).
+ */
 const memos = new WeakMap<Readonly<ChatMessage>, RangeMemo>();
 
-function hashFrom(start: Checkpoint | undefined, messages: ReadonlyArray<Readonly<ChatMessage>>, from: number, to: number): Hash {
+function hashFrom(
+  start: Checkpoint | undefined,
+  messages: ReadonlyArray<Readonly<ChatMessage>>,
+  from: number,
+  to: number,
+): Hash {
   const hash = start ? start.hash.copy() : createHash('sha256');
   for (let index = from + (start?.length ?? 0); index < to; index++) hash.update(messageDigest(messages[index]!));
   return hash;

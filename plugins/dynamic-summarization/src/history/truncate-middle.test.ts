@@ -1,5 +1,6 @@
 import { HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
+
 import { truncateMiddle } from './truncate-middle';
 
 const counter = new HeuristicTokenCounter('gpt-4o');
@@ -29,10 +30,14 @@ describe('truncateMiddle', () => {
 
   it('never splits a surrogate pair at either cut (emoji and astral CJK stay whole)', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', minLength: 200, maxLength: 2000 }), fc.integer({ min: 30, max: 150 }), (text, maxTokens) => {
-        const cut = truncateMiddle(text, maxTokens, counter);
-        expect(hasLoneSurrogate(cut)).toBe(false);
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', minLength: 200, maxLength: 2000 }),
+        fc.integer({ min: 30, max: 150 }),
+        (text, maxTokens) => {
+          const cut = truncateMiddle(text, maxTokens, counter);
+          expect(hasLoneSurrogate(cut)).toBe(false);
+        },
+      ),
     );
   });
 

@@ -5,7 +5,12 @@ import { surrogateSafeCut } from '@ctxkit/core/strategy-kit';
  * Keeps the head (70%) and the tail (30%) of a text within `maxTokens`, with a visible marker
  * saying how many characters were left out. Surrogate-safe; returns the text unchanged when it fits.
  */
-export function truncateMiddle(text: string, maxTokens: number, counter: ITokenCounter, what = 'characters left out'): string {
+export function truncateMiddle(
+  text: string,
+  maxTokens: number,
+  counter: ITokenCounter,
+  what = 'characters left out',
+): string {
   if (counter.countUpTo(text, maxTokens) <= maxTokens) return text;
   const ratio = text.length / Math.max(1, counter.count(text));
   let keep = Math.max(0, Math.floor(maxTokens * ratio * 0.9) - 24);

@@ -1,5 +1,6 @@
 import { type ChatMessage } from '@ctxkit/core';
 import { TurnIndex } from '@ctxkit/core/strategy-kit';
+
 import { computedOnce } from '../computed-once';
 
 /**

@@ -1,5 +1,6 @@
 import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
 import { messageText } from '@ctxkit/core/strategy-kit';
+
 import { truncateMiddle } from '../history/truncate-middle';
 
 /** Tags that transcript content may not open or close: they are escaped as `&lt;…&gt;`. */
@@ -26,7 +27,11 @@ export function fenceTranscript(
   const blocks = messages.map((message, offset) => {
     let head = `[#${firstIndex + offset} ${message.role}]`;
     if (message.role === 'assistant') {
-      names.splice(0, names.length, ...(message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name })));
+      names.splice(
+        0,
+        names.length,
+        ...(message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name })),
+      );
     } else if (message.role === 'tool') {
       const at = names.findIndex((call) => call.id === message.tool_call_id);
       if (at !== -1) head = `[#${firstIndex + offset} tool result of ${names.splice(at, 1)[0]!.name}]`;
@@ -36,7 +41,8 @@ export function fenceTranscript(
   const total = blocks.reduce((sum, block) => sum + counter.count(block.head) + counter.count(block.body) + 2, 0);
   if (total > maxTokens && blocks.length > 0) {
     const share = Math.max(32, Math.floor(maxTokens / blocks.length) - 8);
-    for (const block of blocks) block.body = truncateMiddle(block.body, share, counter, 'characters left out of the summarizer input');
+    for (const block of blocks)
+      block.body = truncateMiddle(block.body, share, counter, 'characters left out of the summarizer input');
   }
   return blocks.map((block) => `${block.head}\n${block.body}`).join('\n\n');
 }

@@ -1,12 +1,13 @@
-import { LLMResponseError, type ChatMessage, type ILLMClient } from '@ctxkit/core';
+import { type ChatMessage, type ILLMClient, LLMResponseError } from '@ctxkit/core';
+
 import type { Summarizer, SummarizerInput, SummaryReceipt } from '../summarizer';
-import { droppedItems, missingItems, retainedItems, type RetainedItem } from './retained-items';
-import { conversationScript, dominantScript, type TextScript } from './text-script';
+import { continuationInstruction } from './continuation-instruction';
 import { escapeReservedTags, fenceTranscript } from './fence-transcript';
 import { parseSummaryReply } from './parse-summary-reply';
-import { unsupportedClaims } from './unsupported-claims';
+import { droppedItems, missingItems, type RetainedItem, retainedItems } from './retained-items';
 import { DEFAULT_SUMMARY_PROMPT } from './summary-prompt';
-import { continuationInstruction } from './continuation-instruction';
+import { conversationScript, dominantScript, type TextScript } from './text-script';
+import { unsupportedClaims } from './unsupported-claims';
 
 /** Options of {@link LLMSummarizer}. */
 export interface LLMSummarizerOptions {
@@ -25,7 +26,10 @@ export interface LLMSummarizerOptions {
    * @default true
    */
   checkSummaries?: boolean;
-  /** The script to write summaries in, whatever the conversation's; absent: the script the user writes the folded turns in. */
+  /**
+   * The script to write summaries in, whatever the conversation's; absent: the script the user writes the folded turns
+   * in.
+   */
   script?: Exclude<TextScript, 'other'>;
 }
 
@@ -72,7 +76,8 @@ export class LLMSummarizer implements Summarizer {
         role: 'user',
         content:
           `<previous_summary>\n${previous}\n</previous_summary>\n\n` +
-          `<transcript first_message="${input.firstIndex}" last_message="${input.firstIndex + input.messages.length - 1}">\n${transcript}\n</transcript>\n\n` +
+          `<transcript first_message="${input.firstIndex}" ` +
+          `last_message="${input.firstIndex + input.messages.length - 1}">\n${transcript}\n</transcript>\n\n` +
           this.answerForm(input),
       },
     ];
@@ -89,7 +94,10 @@ export class LLMSummarizer implements Summarizer {
   }
 
   private answerForm(input: SummarizerInput): string {
-    return `Write the updated summary (at most about ${input.maxTokens} tokens) inside <summary></summary> tags` + (this.script ? `, in ${SCRIPT_NAMES[this.script]} (identifiers stay as written).` : '.');
+    return (
+      `Write the updated summary (at most about ${input.maxTokens} tokens) inside <summary></summary> tags` +
+      (this.script ? `, in ${SCRIPT_NAMES[this.script]} (identifiers stay as written).` : '.')
+    );
   }
 
   async summarize(input: SummarizerInput): Promise<string> {
@@ -100,17 +108,36 @@ export class LLMSummarizer implements Summarizer {
     const required = retainedItems(input.messages);
     const script = this.script ?? conversationScript(input.messages);
     const problems = checkSummary(first.summary, required, script);
-    const receipt = (summary: string, putBack: readonly RetainedItem[]): SummaryReceipt => summaryReceipt(input, summary, required, script, putBack, putBack.length > 0 || problems.wrongScript);
+    const receipt = (summary: string, putBack: readonly RetainedItem[]): SummaryReceipt =>
+      summaryReceipt(input, summary, required, script, putBack, putBack.length > 0 || problems.wrongScript);
     if (problems.missing.length === 0 && !problems.wrongScript) {
       this.lastReceipt = receipt(first.summary, []);
       return first.summary;
     }
-    const followUp: ChatMessage[] = [{ role: 'assistant', content: first.reply }, { role: 'user', content: repromptText(problems.missing, problems.wrongScript ? script : undefined, this.script !== undefined) }];
+    const followUp: ChatMessage[] = [
+      { role: 'assistant', content: first.reply },
+      {
+        role: 'user',
+        content: repromptText(problems.missing, problems.wrongScript ? script : undefined, this.script !== undefined),
+      },
+    ];
     const again = await this.ask([...messages, ...followUp], input, continuation && [...continuation, ...followUp]);
     const still = checkSummary(again.summary, required, script);
     if (still.missing.length > 0 || still.wrongScript) {
       throw new LLMResponseError(
-        `the summary failed its check twice (${[still.missing.length > 0 ? `left out ${still.missing.map((item) => JSON.stringify(item.text)).slice(0, 5).join(', ')}${still.missing.length > 5 ? ` and ${still.missing.length - 5} more` : ''}` : '', still.wrongScript ? `not written in the ${this.script ? 'configured' : "conversation's"} ${script} script` : ''].filter(Boolean).join('; ')}); the turns stay verbatim`,
+        `the summary failed its check twice (${[
+          still.missing.length > 0
+            ? `left out ${still.missing
+                .map((item) => JSON.stringify(item.text))
+                .slice(0, 5)
+                .join(', ')}${still.missing.length > 5 ? ` and ${still.missing.length - 5} more` : ''}`
+            : '',
+          still.wrongScript
+            ? `not written in the ${this.script ? 'configured' : "conversation's"} ${script} script`
+            : '',
+        ]
+          .filter(Boolean)
+          .join('; ')}); the turns stay verbatim`,
         { client: this.client.name, model: this.model },
       );
     }
@@ -124,7 +151,11 @@ export class LLMSummarizer implements Summarizer {
    * prompt, tools and messages, byte for byte) with the continuation appended; any other client
    * sends `messages`.
    */
-  private async ask(messages: ChatMessage[], input: SummarizerInput, continuation?: ChatMessage[]): Promise<{ reply: string; summary: string }> {
+  private async ask(
+    messages: ChatMessage[],
+    input: SummarizerInput,
+    continuation?: ChatMessage[],
+  ): Promise<{ reply: string; summary: string }> {
     const completion = await this.client.complete({
       model: this.model,
       messages,
@@ -137,7 +168,8 @@ export class LLMSummarizer implements Summarizer {
       ...(input.signal ? { signal: input.signal } : {}),
     });
     const text = completion.text ?? '';
-    if (text.trim() === '') throw new LLMResponseError('empty answer to a summary request', { client: this.client.name, model: this.model });
+    if (text.trim() === '')
+      throw new LLMResponseError('empty answer to a summary request', { client: this.client.name, model: this.model });
     const summary = parseSummaryReply(text);
     if (summary === undefined) {
       throw new LLMResponseError('no well-formed <summary>…</summary> block in the answer', {
@@ -151,7 +183,14 @@ export class LLMSummarizer implements Summarizer {
 }
 
 /** The receipt of a summary of `input` that kept `required` (after putting back `putBack`). */
-export function summaryReceipt(input: SummarizerInput, summary: string, required: readonly RetainedItem[], script: TextScript | undefined, putBack: readonly RetainedItem[], reprompted: boolean): SummaryReceipt {
+export function summaryReceipt(
+  input: SummarizerInput,
+  summary: string,
+  required: readonly RetainedItem[],
+  script: TextScript | undefined,
+  putBack: readonly RetainedItem[],
+  reprompted: boolean,
+): SummaryReceipt {
   return {
     covers: { from: input.firstIndex, to: input.firstIndex + input.messages.length },
     kept: required.map((item) => item.text),
@@ -165,18 +204,43 @@ export function summaryReceipt(input: SummarizerInput, summary: string, required
 }
 
 /** What a summary misses: items not in it verbatim, and whether it is in another script than the conversation. */
-export function checkSummary(summary: string, required: readonly RetainedItem[], script: TextScript | undefined): { missing: RetainedItem[]; wrongScript: boolean } {
+export function checkSummary(
+  summary: string,
+  required: readonly RetainedItem[],
+  script: TextScript | undefined,
+): { missing: RetainedItem[]; wrongScript: boolean } {
   const written = dominantScript(summary);
-  return { missing: missingItems(summary, required), wrongScript: script !== undefined && written !== undefined && written !== script };
+  return {
+    missing: missingItems(summary, required),
+    wrongScript: script !== undefined && written !== undefined && written !== script,
+  };
 }
 
-const SCRIPT_NAMES: Record<TextScript, string> = { latin: 'the Latin alphabet', japanese: 'Japanese', chinese: 'Chinese', korean: 'Korean', cyrillic: 'the Cyrillic alphabet', arabic: 'Arabic', other: 'the conversation\'s script' };
+const SCRIPT_NAMES: Record<TextScript, string> = {
+  latin: 'the Latin alphabet',
+  japanese: 'Japanese',
+  chinese: 'Chinese',
+  korean: 'Korean',
+  cyrillic: 'the Cyrillic alphabet',
+  arabic: 'Arabic',
+  other: "the conversation's script",
+};
 
 /** The follow-up asking for what the first summary missed. */
 function repromptText(missing: readonly RetainedItem[], script: TextScript | undefined, configured: boolean): string {
   const lines = ['Your summary does not pass the check. Rewrite it, keeping everything it has:'];
-  if (missing.length > 0) lines.push(`- Include each of these exactly as written (they appear in the transcript): ${missing.map((item) => JSON.stringify(item.text)).join(', ')}.`);
-  if (script !== undefined) lines.push(`- Write it in ${SCRIPT_NAMES[script]}, ${configured ? 'as configured for this conversation' : 'the language the user writes in'}; identifiers stay as written.`);
+  if (missing.length > 0)
+    lines.push(
+      `- Include each of these exactly as written (they appear in the ` +
+        `transcript): ${missing.map((item) => JSON.stringify(item.text)).join(', ')}.`,
+    );
+  if (script !== undefined)
+    lines.push(
+      `- Write it ` +
+        `in ${SCRIPT_NAMES[script]}, ` +
+        `${configured ? 'as configured for this conversation' : 'the language the user writes in'}; ` +
+        `identifiers stay as written.`,
+    );
   lines.push('Answer with the summary only, inside <summary></summary> tags.');
   return lines.join('\n');
 }

@@ -1,8 +1,18 @@
-import { CtxkitError, ErrorCodes, LLMResponseError, providerCompactionItem, providerCompactionText, type ChatMessage, type ILLMClient, type LLMCompletionRequest } from '@ctxkit/core';
+import {
+  type ChatMessage,
+  CtxkitError,
+  ErrorCodes,
+  type ILLMClient,
+  type LLMCompletionRequest,
+  LLMResponseError,
+  providerCompactionItem,
+  providerCompactionText,
+} from '@ctxkit/core';
 import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
+
 import type { Summarizer, SummarizerInput, SummaryReceipt } from '../summarizer';
 import { escapeReservedTags } from './fence-transcript';
-import { checkSummary, summaryReceipt, type LLMSummarizer } from './llm-summarizer';
+import { checkSummary, type LLMSummarizer, summaryReceipt } from './llm-summarizer';
 import { parseSummaryReply } from './parse-summary-reply';
 import { retainedItems } from './retained-items';
 import { conversationScript, type TextScript } from './text-script';
@@ -63,7 +73,10 @@ export class ProviderCompactionSummarizer implements Summarizer {
       return summary;
     } catch (error) {
       if (input.signal?.aborted) throw error;
-      this.lastFallback = { code: CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR, message: error instanceof Error ? error.message : String(error) };
+      this.lastFallback = {
+        code: CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR,
+        message: error instanceof Error ? error.message : String(error),
+      };
       const summary = await this.fallback.summarize(input);
       this.lastEngine = 'ctxkit';
       this.lastReceipt = this.fallback.lastReceipt;
@@ -76,10 +89,16 @@ export class ProviderCompactionSummarizer implements Summarizer {
     const conversation = input.conversation;
     const previous: ChatMessage[] =
       input.previousSummary && !conversation?.leadHasSummary
-        ? [{ role: 'user', content: `<previous_summary>\n${escapeReservedTags(input.previousSummary)}\n</previous_summary>` }]
+        ? [
+            {
+              role: 'user',
+              content: `<previous_summary>\n${escapeReservedTags(input.previousSummary)}\n</previous_summary>`,
+            },
+          ]
         : [];
     const instructions =
-      `${this.options.prompt}\n\nA record of the earlier conversation (the previous summary) may open the conversation: fold it in. ` +
+      `${this.options.prompt}\n\nA record of the earlier conversation (the previous summary) may open the ` +
+      `conversation: fold it in. ` +
       `Write at most about ${input.maxTokens} tokens` +
       (this.options.script ? `, in ${this.options.script} script (identifiers stay as written).` : '.');
     return {
@@ -95,19 +114,34 @@ export class ProviderCompactionSummarizer implements Summarizer {
 
   private async compact(input: SummarizerInput): Promise<string> {
     const details = { client: this.client.name, model: this.model };
-    if (input.conversation === undefined) throw new LLMResponseError('the turns to fold were not all in the last request a model received', details);
-    const completion = await completeBeforeDeadline(this.client, this.buildRequest(input), Math.max(1, Math.floor(this.options.timeoutMs / 2)));
+    if (input.conversation === undefined)
+      throw new LLMResponseError('the turns to fold were not all in the last request a model received', details);
+    const completion = await completeBeforeDeadline(
+      this.client,
+      this.buildRequest(input),
+      Math.max(1, Math.floor(this.options.timeoutMs / 2)),
+    );
     const item = completion.message ? providerCompactionItem(completion.message) : undefined;
     const text = item ? providerCompactionText(item) : undefined;
     if (text === undefined) throw new LLMResponseError('the provider answered without a readable compaction', details);
     const summary = (parseSummaryReply(text) ?? text).trim();
-    if (summary === '') throw new LLMResponseError('the provider\'s compaction is empty', details);
+    if (summary === '') throw new LLMResponseError("the provider's compaction is empty", details);
     const required = retainedItems(input.messages);
     const script = this.options.script ?? conversationScript(input.messages);
     if (this.options.checkSummaries ?? true) {
       const problems = checkSummary(summary, required, script);
       if (problems.missing.length > 0 || problems.wrongScript) {
-        throw new LLMResponseError(`the provider's compaction failed its check (${problems.missing.length > 0 ? `left out ${problems.missing.slice(0, 5).map((item) => JSON.stringify(item.text)).join(', ')}` : `not written in the ${script} script`})`, details);
+        throw new LLMResponseError(
+          `the provider's compaction failed its check (${
+            problems.missing.length > 0
+              ? `left out ${problems.missing
+                  .slice(0, 5)
+                  .map((item) => JSON.stringify(item.text))
+                  .join(', ')}`
+              : `not written in the ${script} script`
+          })`,
+          details,
+        );
       }
     }
     this.lastReceipt = summaryReceipt(input, summary, required, script, [], false);

@@ -46,8 +46,15 @@ export function droppedItems(summary: string, messages: ReadonlyArray<Readonly<C
     .slice(0, MAX_LISTED_DROPPED_ITEMS);
 }
 
-function itemsOf(messages: ReadonlyArray<Readonly<ChatMessage>>, roles: ReadonlyArray<ChatMessage['role']>, limit: number): RetainedItem[] {
-  return itemsInTexts(messages.filter((message) => roles.includes(message.role)).map((message) => contentText(message.content)), limit);
+function itemsOf(
+  messages: ReadonlyArray<Readonly<ChatMessage>>,
+  roles: ReadonlyArray<ChatMessage['role']>,
+  limit: number,
+): RetainedItem[] {
+  return itemsInTexts(
+    messages.filter((message) => roles.includes(message.role)).map((message) => contentText(message.content)),
+    limit,
+  );
 }
 
 /**
@@ -63,9 +70,11 @@ export function itemsInTexts(texts: readonly string[], limit: number): RetainedI
     seen.add(trimmed);
     items.push({ text: trimmed, kind });
   };
-  for (const text of texts) for (const match of text.matchAll(/<retain>([\s\S]*?)<\/retain>/g)) add(match[1]!, 'retain');
+  for (const text of texts)
+    for (const match of text.matchAll(/<retain>([\s\S]*?)<\/retain>/g)) add(match[1]!, 'retain');
   for (const text of texts) {
-    for (const { kind, pattern } of PATTERNS) for (const match of text.matchAll(pattern)) add(match[1] ?? match[0], kind);
+    for (const { kind, pattern } of PATTERNS)
+      for (const match of text.matchAll(pattern)) add(match[1] ?? match[0], kind);
   }
   return items;
 }

@@ -37,6 +37,9 @@ export function dominantScript(text: string): TextScript | undefined {
 
 /** The script the user writes the folded turns in (what the summary should be written in). */
 export function conversationScript(messages: ReadonlyArray<Readonly<ChatMessage>>): TextScript | undefined {
-  const userText = messages.filter((message) => message.role === 'user').map((message) => contentText(message.content)).join('\n');
+  const userText = messages
+    .filter((message) => message.role === 'user')
+    .map((message) => contentText(message.content))
+    .join('\n');
   return dominantScript(userText);
 }

@@ -20,7 +20,9 @@ export const TERM_WEIGHTS: Readonly<Record<TermKind, number>> = {
   word: 0.5,
 };
 
-const MONTHS = 'Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?';
+const MONTHS =
+  'Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov' +
+  '(?:ember)?|Dec(?:ember)?';
 
 /** Patterns tried in order; a span taken by an earlier kind is not matched again. */
 const PATTERNS: ReadonlyArray<{ kind: TermKind; pattern: RegExp }> = [
@@ -49,7 +51,11 @@ const PATTERNS: ReadonlyArray<{ kind: TermKind; pattern: RegExp }> = [
 ];
 
 const STOPWORDS = new Set(
-  'that this with have from your would could should there their they them what when which will been were please thank thanks about into than then also just like more some only other such here does want need help sure okay yes provide following below above called'.split(' '),
+  (
+    'that this with have from your would could should there their they them what when which will been were please ' +
+    'thank thanks about into than then also just like more some only other such here does want need help sure ' +
+    'okay yes provide following below above called'
+  ).split(' '),
 );
 
 /**
@@ -74,7 +80,11 @@ export function findTerms(text: string): Term[] {
       if (!free) continue;
       if (kind === 'word' && STOPWORDS.has(match[0])) continue;
       for (let i = at; i < end; i++) taken[i] = true;
-      found.push(text[end] === ':' && text[end + 1] === ' ' ? { text: match[0], kind, at, isKey: true } : { text: match[0], kind, at });
+      found.push(
+        text[end] === ':' && text[end + 1] === ' '
+          ? { text: match[0], kind, at, isKey: true }
+          : { text: match[0], kind, at },
+      );
     }
   }
   found.sort((a, b) => a.at - b.at);
@@ -83,7 +93,12 @@ export function findTerms(text: string): Term[] {
 
 /** True for the kinds kept verbatim in the summary's "Key values" line. */
 export function isKeyValue(term: Term): boolean {
-  return term.kind === 'id' || term.kind === 'date' || term.kind === 'amount' || (term.kind === 'code' && term.text.length >= 3);
+  return (
+    term.kind === 'id' ||
+    term.kind === 'date' ||
+    term.kind === 'amount' ||
+    (term.kind === 'code' && term.text.length >= 3)
+  );
 }
 
 /**

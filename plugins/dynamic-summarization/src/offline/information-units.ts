@@ -1,5 +1,6 @@
 import { type ChatMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
 import { annotateRelativeDates } from './relative-dates';
 import { readSessionOpening } from './session-date';
 
@@ -33,7 +34,12 @@ const SENTENCE_SPLIT = /(?<=[.!?])\s+(?=[A-Z0-9"'(\[])|(?<=[。！？])\s*|\n+/;
 /** A speaker named at the start of a message (`Ana: …`), as multi-party transcripts write it. */
 const SPEAKER_PREFIX = /^([A-Z][\p{L}'’.-]*(?: [A-Z][\p{L}'’.-]*){0,2}): (?=\S)/u;
 /** Words that open a sentence with a colon without naming a speaker. */
-const NOT_SPEAKERS = new Set('Note Notes Sure Yes No Okay Ok Update Question Answer Hi Hello Thanks Error Warning Summary Example Step Result Results Reason Status Total Important Tip Done'.split(' '));
+const NOT_SPEAKERS = new Set(
+  (
+    'Note Notes Sure Yes No Okay Ok Update Question Answer Hi Hello Thanks Error Warning Summary Example Step Result ' +
+    'Results Reason Status Total Important Tip Done'
+  ).split(' '),
+);
 
 function clean(text: string): string {
   return text
@@ -85,7 +91,13 @@ function leaves(value: unknown, path: string[], out: string[]): void {
     return;
   }
   if (Array.isArray(value)) {
-    value.forEach((item, index) => leaves(item, path.length === 0 ? [String(index)] : [...path.slice(0, -1), `${path[path.length - 1]}[${index}]`], out));
+    value.forEach((item, index) =>
+      leaves(
+        item,
+        path.length === 0 ? [String(index)] : [...path.slice(0, -1), `${path[path.length - 1]}[${index}]`],
+        out,
+      ),
+    );
     return;
   }
   if (value && typeof value === 'object') {
@@ -169,7 +181,11 @@ export interface BatchUnits {
  * time expressions ("yesterday", "last week") get their calendar meaning added in brackets. A
  * speaker named at the start of a message (`Ana: …`) labels each of its sentences.
  */
-export function messageUnits(messages: ReadonlyArray<Readonly<ChatMessage>>, firstIndex: number, sessionDate?: string): BatchUnits {
+export function messageUnits(
+  messages: ReadonlyArray<Readonly<ChatMessage>>,
+  firstIndex: number,
+  sessionDate?: string,
+): BatchUnits {
   const units: InformationUnit[] = [];
   let date = sessionDate;
   let pendingCalls: Array<{ id: string; name: string }> = [];
@@ -178,13 +194,19 @@ export function messageUnits(messages: ReadonlyArray<Readonly<ChatMessage>>, fir
     let position = 0;
     const push = (text: string, label: string, role: InformationUnit['role']): void => {
       const clipped = clip(role === 'tool' ? text : annotateRelativeDates(text, date));
-      if (clipped.length > 0) units.push(date === undefined ? { text: clipped, label, order, position: position++, role } : { text: clipped, label, order, position: position++, role, date });
+      if (clipped.length > 0)
+        units.push(
+          date === undefined
+            ? { text: clipped, label, order, position: position++, role }
+            : { text: clipped, label, order, position: position++, role, date },
+        );
     };
     const prose = (text: string, role: 'system' | 'user' | 'assistant'): void => {
       const opening = readSessionOpening(text);
       if (opening) date = opening.date;
       const { speaker, rest } = readSpeaker(opening ? opening.rest : text);
-      for (const sentence of splitSentences(rest)) for (const clause of splitClauses(sentence)) push(clause, speaker ?? role, role);
+      for (const sentence of splitSentences(rest))
+        for (const clause of splitClauses(sentence)) push(clause, speaker ?? role, role);
     };
     switch (message.role) {
       case 'system':
@@ -197,7 +219,8 @@ export function messageUnits(messages: ReadonlyArray<Readonly<ChatMessage>>, fir
       case 'assistant':
         prose(message.content ?? '', 'assistant');
         pendingCalls = (message.tool_calls ?? []).map((call) => ({ id: call.id, name: call.function.name }));
-        for (const call of message.tool_calls ?? []) push(callText(call.function.name, call.function.arguments), 'assistant', 'assistant');
+        for (const call of message.tool_calls ?? [])
+          push(callText(call.function.name, call.function.arguments), 'assistant', 'assistant');
         break;
       case 'tool': {
         const at = pendingCalls.findIndex((call) => call.id === message.tool_call_id);

@@ -4,7 +4,12 @@ const same = (a: string, b: string): boolean => isNearDuplicate(comparisonTokens
 
 describe('isNearDuplicate', () => {
   it('matches repeats with small changes, and ignores bracketed date notes', () => {
-    expect(same('My sister lives in Boston and works at Fidelity.', 'Oh nice, so your sister lives in Boston and works at Fidelity!')).toBe(true);
+    expect(
+      same(
+        'My sister lives in Boston and works at Fidelity.',
+        'Oh nice, so your sister lives in Boston and works at Fidelity!',
+      ),
+    ).toBe(true);
     expect(same('I went there yesterday [7 May, 2023].', 'I went there yesterday.')).toBe(true);
   });
 

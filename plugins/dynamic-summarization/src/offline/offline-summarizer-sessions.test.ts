@@ -1,11 +1,17 @@
-import { createTokenCounter, type ChatMessage } from '@ctxkit/core';
+import { type ChatMessage, createTokenCounter } from '@ctxkit/core';
+
 import { OfflineSummarizer } from './offline-summarizer';
 import { parseSummary } from './summary-layout';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 const summarizer = new OfflineSummarizer();
 
-const FILLER = ['Wow, that sounds great!', 'Haha, totally agree with you.', 'That is so nice to hear.', 'Thanks for sharing that with me.'];
+const FILLER = [
+  'Wow, that sounds great!',
+  'Haha, totally agree with you.',
+  'That is so nice to hear.',
+  'Thanks for sharing that with me.',
+];
 const PLACES = ['Boston', 'Lisbon', 'Osaka', 'Denver', 'Toronto', 'Nairobi', 'Vienna', 'Santiago'];
 
 /** A synthetic two-person chat over many sessions, each opening with its date line. */
@@ -13,11 +19,27 @@ function sessions(count: number, turnsPerSession: number): ChatMessage[] {
   const messages: ChatMessage[] = [];
   for (let session = 1; session <= count; session++) {
     const day = 1 + ((session * 3) % 27);
-    const month = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'][session % 12]!;
+    const month = [
+      'January',
+      'February',
+      'March',
+      'April',
+      'May',
+      'June',
+      'July',
+      'August',
+      'September',
+      'October',
+      'November',
+      'December',
+    ][session % 12]!;
     for (let turn = 0; turn < turnsPerSession; turn++) {
       const opening = turn === 0 ? `[Session ${session} · 2:15 pm on ${day} ${month}, 2023]\n` : '';
       const place = PLACES[(session + turn) % PLACES.length]!;
-      const fact = turn === 1 ? `I visited ${place} with my cousin Priya and booked room ${100 + session * 7 + turn}.` : FILLER[(session + turn) % FILLER.length]!;
+      const fact =
+        turn === 1
+          ? `I visited ${place} with my cousin Priya and booked room ${100 + session * 7 + turn}.`
+          : FILLER[(session + turn) % FILLER.length]!;
       messages.push({ role: 'user', content: `${opening}Ana: ${fact} ${FILLER[turn % FILLER.length]}` });
       messages.push({ role: 'assistant', content: `Ben: ${FILLER[(turn + 1) % FILLER.length]} What did you do next?` });
     }
@@ -30,7 +52,13 @@ function foldAll(history: readonly ChatMessage[], batch: number, maxTokens: numb
   const summaries: string[] = [];
   let summary: string | null = null;
   for (let start = 0; start < history.length; start += batch) {
-    summary = summarizer.summarizeSync({ previousSummary: summary, messages: history.slice(start, start + batch), firstIndex: start, maxTokens, counter });
+    summary = summarizer.summarizeSync({
+      previousSummary: summary,
+      messages: history.slice(start, start + batch),
+      firstIndex: start,
+      maxTokens,
+      counter,
+    });
     summaries.push(summary);
   }
   return summaries;
@@ -59,11 +87,20 @@ describe('OfflineSummarizer on multi-session chats', () => {
 
   it('adds the calendar meaning of relative dates, resolved against the session date', () => {
     const history: ChatMessage[] = [
-      { role: 'user', content: '[Session 1 · 4:10 pm on 11 May, 2023]\nAna: I went to a chess club yesterday and it was fun.' },
+      {
+        role: 'user',
+        content: '[Session 1 · 4:10 pm on 11 May, 2023]\nAna: I went to a chess club yesterday and it was fun.',
+      },
       { role: 'assistant', content: 'Ben: I fixed my bike last Saturday and sold my old car last year.' },
       { role: 'user', content: 'Ana: My friends and I went camping last week, two days ago we came back.' },
     ];
-    const summary = summarizer.summarizeSync({ previousSummary: null, messages: history, firstIndex: 0, maxTokens: 300, counter });
+    const summary = summarizer.summarizeSync({
+      previousSummary: null,
+      messages: history,
+      firstIndex: 0,
+      maxTokens: 300,
+      counter,
+    });
     expect(summary).toContain('yesterday [10 May, 2023]');
     expect(summary).toContain('last Saturday [the Saturday before 11 May, 2023]');
     expect(summary).toContain('last year [2022]');
@@ -72,8 +109,16 @@ describe('OfflineSummarizer on multi-session chats', () => {
   });
 
   it('labels each sentence with the speaker named at the start of the message', () => {
-    const history: ChatMessage[] = [{ role: 'assistant', content: 'Ben: We adopted a puppy named Pip. He loves the beach at the lake shore.' }];
-    const summary = summarizer.summarizeSync({ previousSummary: null, messages: history, firstIndex: 0, maxTokens: 200, counter });
+    const history: ChatMessage[] = [
+      { role: 'assistant', content: 'Ben: We adopted a puppy named Pip. He loves the beach at the lake shore.' },
+    ];
+    const summary = summarizer.summarizeSync({
+      previousSummary: null,
+      messages: history,
+      firstIndex: 0,
+      maxTokens: 200,
+      counter,
+    });
     expect(summary).toContain('Ben: We adopted a puppy named Pip.');
     expect(summary).toContain('Ben: He loves the beach at the lake shore.');
   });
@@ -95,7 +140,13 @@ describe('OfflineSummarizer on multi-session chats', () => {
       { role: 'user', content: 'Please move flight HAT136 on 2024-05-20 to the morning.' },
       { role: 'user', content: 'Please move flight HAT039 on 2024-05-20 to the morning.' },
     ];
-    const summary = summarizer.summarizeSync({ previousSummary: null, messages: history, firstIndex: 0, maxTokens: 200, counter });
+    const summary = summarizer.summarizeSync({
+      previousSummary: null,
+      messages: history,
+      firstIndex: 0,
+      maxTokens: 200,
+      counter,
+    });
     expect(summary).toContain('HAT136');
     expect(summary).toContain('HAT039');
   });
@@ -105,7 +156,8 @@ describe('OfflineSummarizer on multi-session chats', () => {
     for (const cap of [200, 600, 1600]) {
       const summaries = foldAll(history, 6, cap);
       for (const summary of summaries) expect(counter.count(summary)).toBeLessThanOrEqual(cap);
-      // The cap is used, not left empty, once there is enough to say (this chat has about 1,000 tokens of distinct lines).
+      // The cap is used, not left empty, once there is enough to say (this chat has about 1,000 tokens of distinct
+      // lines).
       expect(counter.count(summaries.at(-1)!)).toBeGreaterThan(Math.min(cap, 1000) * 0.7);
       // A mild recency preference: the newest session is in the summary.
       expect(summaries.at(-1)!).toContain(parseSummary(summaries.at(-1)!).sessionDate!);
@@ -119,7 +171,13 @@ describe('OfflineSummarizer on multi-session chats', () => {
       { role: 'user', content: 'I adopted a dog named Biscuit in March.' },
       { role: 'assistant', content: 'It is really nice weather outside this afternoon, honestly.' },
     ];
-    const summary = summarizer.summarizeSync({ previousSummary: null, messages: history, firstIndex: 0, maxTokens: 40, counter });
+    const summary = summarizer.summarizeSync({
+      previousSummary: null,
+      messages: history,
+      firstIndex: 0,
+      maxTokens: 40,
+      counter,
+    });
     expect(summary).toContain('I adopted a dog named Biscuit in March.');
     expect(summary).not.toContain('Where do you think');
   });
@@ -144,16 +202,34 @@ describe('OfflineSummarizer on multi-session chats', () => {
       { role: 'user', content: '私の妹は札幌に住んでいます。昨日、ホテルを予約しました。' },
     ];
     for (const cap of [30, 60, 200]) {
-      const summary = summarizer.summarizeSync({ previousSummary: null, messages: history, firstIndex: 0, maxTokens: cap, counter });
+      const summary = summarizer.summarizeSync({
+        previousSummary: null,
+        messages: history,
+        firstIndex: 0,
+        maxTokens: cap,
+        counter,
+      });
       expect(counter.count(summary)).toBeLessThanOrEqual(cap);
     }
-    const summary = summarizer.summarizeSync({ previousSummary: null, messages: history, firstIndex: 0, maxTokens: 200, counter });
+    const summary = summarizer.summarizeSync({
+      previousSummary: null,
+      messages: history,
+      firstIndex: 0,
+      maxTokens: 200,
+      counter,
+    });
     expect(summary).toContain('[2024年5月20日]');
     expect(summary).toContain('予約番号はABC123です。');
     expect(summary).toContain('私の妹は札幌に住んでいます。');
     expect(summary).toContain('昨日 [2024年5月19日]');
     // Re-folding the summary with nothing new keeps its lines once each.
-    const again = summarizer.summarizeSync({ previousSummary: summary, messages: [], firstIndex: 3, maxTokens: 200, counter });
+    const again = summarizer.summarizeSync({
+      previousSummary: summary,
+      messages: [],
+      firstIndex: 3,
+      maxTokens: 200,
+      counter,
+    });
     expect(again.split('\n').filter((line) => line.includes('予約番号はABC123です。'))).toHaveLength(1);
   });
 });

@@ -1,10 +1,27 @@
 import type { ITokenCounter } from '@ctxkit/core';
+
 import { computedOnce } from '../computed-once';
 import type { Summarizer, SummarizerInput } from '../summarizer';
-import { messageUnits, type InformationUnit } from './information-units';
-import { findTerms, informationScore, isKeyValue, statementWeight, type Term, type TermKind } from './information-score';
+import {
+  findTerms,
+  informationScore,
+  isKeyValue,
+  statementWeight,
+  type Term,
+  type TermKind,
+} from './information-score';
+import { type InformationUnit, messageUnits } from './information-units';
 import { comparisonTokens, isNearDuplicate } from './near-duplicates';
-import { dateLine, keyValuesLine, namesLine, OFFLINE_SUMMARIZER_NAME, parseSummary, renderSummaryBody, summaryHeader, unitLine } from './summary-layout';
+import {
+  dateLine,
+  keyValuesLine,
+  namesLine,
+  OFFLINE_SUMMARIZER_NAME,
+  parseSummary,
+  renderSummaryBody,
+  summaryHeader,
+  unitLine,
+} from './summary-layout';
 
 export { OFFLINE_SUMMARIZER_NAME } from './summary-layout';
 
@@ -18,7 +35,15 @@ const LABEL_WEIGHT: Readonly<Record<string, number>> = { user: 1.5, system: 1.2 
 const CARRY_OVER_BONUS = 1.1;
 /** The newest unit weighs this much more than the oldest (a mild preference for recent turns). */
 const RECENCY_BONUS = 0.15;
-const KIND_RANK: Readonly<Record<TermKind, number>> = { id: 0, date: 1, amount: 2, code: 3, number: 4, entity: 5, word: 6 };
+const KIND_RANK: Readonly<Record<TermKind, number>> = {
+  id: 0,
+  date: 1,
+  amount: 2,
+  code: 3,
+  number: 4,
+  entity: 5,
+  word: 6,
+};
 
 /** What one text yields, remembered across folds (the same lines are read back fold after fold). */
 interface TextAnalysis {
@@ -68,7 +93,10 @@ interface Candidate extends ScoredUnit {
 
 /** True when `kept` says what `dropped` says, with every id, date and number of it. */
 function covers(kept: ScoredUnit, dropped: ScoredUnit): boolean {
-  return dropped.analysis.values.every((value) => kept.text.includes(value)) && isNearDuplicate(kept.analysis.tokens, dropped.analysis.tokens);
+  return (
+    dropped.analysis.values.every((value) => kept.text.includes(value)) &&
+    isNearDuplicate(kept.analysis.tokens, dropped.analysis.tokens)
+  );
 }
 
 /**
@@ -119,7 +147,9 @@ class Selection {
 
   private costOf(candidate: Candidate): number {
     const date = candidate.date;
-    return candidate.cost + (date !== undefined && !this.datesOpened.has(date) ? this.counter.count(dateLine(date)) + 1 : 0);
+    return (
+      candidate.cost + (date !== undefined && !this.datesOpened.has(date) ? this.counter.count(dateLine(date)) + 1 : 0)
+    );
   }
 
   /** Adds the candidate when it fits within `remaining` less `reserve`. */
@@ -177,12 +207,16 @@ export class OfflineSummarizer implements Summarizer {
     const ranked = [...candidates].sort((a, b) => b.score - a.score || byConversationOrder(a, b));
     // Every session keeps its best line first, so that its date stays in the summary.
     const bestOfSession = new Map<string, Candidate>();
-    for (const candidate of ranked) if (candidate.date !== undefined && !bestOfSession.has(candidate.date)) bestOfSession.set(candidate.date, candidate);
+    for (const candidate of ranked)
+      if (candidate.date !== undefined && !bestOfSession.has(candidate.date))
+        bestOfSession.set(candidate.date, candidate);
     for (const candidate of bestOfSession.values()) selection.offer(candidate, keyValueReserve);
     for (const candidate of ranked) selection.offer(candidate, keyValueReserve);
 
     // Key values and names no kept line holds, each line within its share of the cap.
-    const keptText = [...selection.chosen].map((candidate) => `${candidate.date ?? ''} ${candidate.label} ${candidate.text}`).join('\n');
+    const keptText = [...selection.chosen]
+      .map((candidate) => `${candidate.date ?? ''} ${candidate.label} ${candidate.text}`)
+      .join('\n');
     const keyLine = this.indexLine(
       keyValuesLine,
       this.missingKeyValues(previous.keyValues, candidates, keptText),
@@ -190,7 +224,12 @@ export class OfflineSummarizer implements Summarizer {
       counter,
     );
     selection.remaining -= keyLine ? counter.count(keyLine) + 1 : 0;
-    const nameLine = this.indexLine(namesLine, this.missingNames(previous.names, candidates, keptText), Math.min(Math.floor(maxTokens * NAMES_SHARE), selection.remaining), counter);
+    const nameLine = this.indexLine(
+      namesLine,
+      this.missingNames(previous.names, candidates, keptText),
+      Math.min(Math.floor(maxTokens * NAMES_SHARE), selection.remaining),
+      counter,
+    );
     selection.remaining -= nameLine ? counter.count(nameLine) + 1 : 0;
     // What the index lines left over goes to more lines.
     for (const candidate of ranked) selection.offer(candidate);
@@ -217,12 +256,21 @@ export class OfflineSummarizer implements Summarizer {
    * Scores previous and new units together (rarity over both), collapses near-duplicates, and prices
    * the lines of the units that remain (only those can be chosen).
    */
-  private scoreCandidates(carried: readonly InformationUnit[], fresh: readonly InformationUnit[], counter: ITokenCounter): Candidate[] {
-    const units = [...carried.map((unit) => ({ unit, carried: true })), ...fresh.map((unit) => ({ unit, carried: false }))];
+  private scoreCandidates(
+    carried: readonly InformationUnit[],
+    fresh: readonly InformationUnit[],
+    counter: ITokenCounter,
+  ): Candidate[] {
+    const units = [
+      ...carried.map((unit) => ({ unit, carried: true })),
+      ...fresh.map((unit) => ({ unit, carried: false })),
+    ];
     const analyses = units.map(({ unit }) => analyse(unit.text));
     const documentFrequency = new Map<string, number>();
     for (const analysis of analyses) {
-      const words = new Set(analysis.terms.filter((term) => term.kind === 'word').map((term) => term.text.toLowerCase()));
+      const words = new Set(
+        analysis.terms.filter((term) => term.kind === 'word').map((term) => term.text.toLowerCase()),
+      );
       for (const word of words) documentFrequency.set(word, (documentFrequency.get(word) ?? 0) + 1);
     }
     const last = Math.max(1, units.length - 1);
@@ -244,7 +292,11 @@ export class OfflineSummarizer implements Summarizer {
    * (ids, then dates, amounts, codes); within a kind, previous key values first, then new ones in
    * order of appearance.
    */
-  private missingKeyValues(previous: readonly string[], candidates: readonly Candidate[], keptText: string): IndexValue[] {
+  private missingKeyValues(
+    previous: readonly string[],
+    candidates: readonly Candidate[],
+    keptText: string,
+  ): IndexValue[] {
     const values = new Map<string, IndexValue>();
     for (const value of previous) {
       if (values.has(value) || keptText.includes(value)) continue;
@@ -263,7 +315,8 @@ export class OfflineSummarizer implements Summarizer {
   private missingNames(previous: readonly string[], candidates: readonly Candidate[], keptText: string): IndexValue[] {
     const names = new Map<string, IndexValue>();
     const add = (name: string): void => {
-      if (!names.has(name) && !keptText.includes(name)) names.set(name, { value: name, priority: 0, order: names.size });
+      if (!names.has(name) && !keptText.includes(name))
+        names.set(name, { value: name, priority: 0, order: names.size });
     };
     for (const name of previous) add(name);
     for (const candidate of [...candidates].sort(byConversationOrder)) {
@@ -273,7 +326,12 @@ export class OfflineSummarizer implements Summarizer {
   }
 
   /** One index line (`Key values: …`, `Names: …`): values by priority within the budget, written in their order. */
-  private indexLine(render: (values: readonly string[]) => string, values: readonly IndexValue[], budget: number, counter: ITokenCounter): string {
+  private indexLine(
+    render: (values: readonly string[]) => string,
+    values: readonly IndexValue[],
+    budget: number,
+    counter: ITokenCounter,
+  ): string {
     const kept: IndexValue[] = [];
     let tokens = counter.count(render(['x'])) - 1;
     for (const entry of [...values].sort((a, b) => a.priority - b.priority || a.order - b.order)) {

@@ -1,7 +1,8 @@
-import { formatCalendarDate, formatCalendarMonth, parseCalendarDate, type CalendarDate } from './session-date';
+import { type CalendarDate, formatCalendarDate, formatCalendarMonth, parseCalendarDate } from './session-date';
 
 const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-const COUNT_WORDS = '\\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|several|couple of|a couple of';
+const COUNT_WORDS =
+  '\\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|few|several|couple of|a couple of';
 
 /**
  * Relative time expressions that a session date resolves. The source text is left as it is; the

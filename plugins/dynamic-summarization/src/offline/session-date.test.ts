@@ -2,7 +2,10 @@ import { formatCalendarDate, parseCalendarDate, readSessionOpening } from './ses
 
 describe('readSessionOpening', () => {
   it('reads the date of a session opening line, without session number or time of day', () => {
-    expect(readSessionOpening('[Session 3 · 6:20 pm on 9 June, 2023]\nAna: Hi!')).toEqual({ date: '9 June, 2023', rest: 'Ana: Hi!' });
+    expect(readSessionOpening('[Session 3 · 6:20 pm on 9 June, 2023]\nAna: Hi!')).toEqual({
+      date: '9 June, 2023',
+      rest: 'Ana: Hi!',
+    });
     expect(readSessionOpening('[2024-05-20]\nHello')).toEqual({ date: '2024-05-20', rest: 'Hello' });
     expect(readSessionOpening('[Session 2 · March 4, 2024]')).toEqual({ date: 'March 4, 2024', rest: '' });
   });

@@ -7,7 +7,10 @@ describe('summary layout', () => {
       { label: 'tool get_user_details', text: 'user_id: mia_li_3668', date: '8 May, 2023' },
       { label: 'user', text: 'Book HAT136.', date: '25 May, 2023' },
     ];
-    const text = [summaryHeader(41, '25 May, 2023'), ...renderSummaryBody([keyValuesLine(['RES1001']), namesLine(['Rome', 'Paris'])], units)].join('\n');
+    const text = [
+      summaryHeader(41, '25 May, 2023'),
+      ...renderSummaryBody([keyValuesLine(['RES1001']), namesLine(['Rome', 'Paris'])], units),
+    ].join('\n');
     expect(text.split('\n')).toEqual([
       '[offline extractive summarizer (no LLM): history messages 0-41; session date 25 May, 2023]',
       'Key values: RES1001',

@@ -10,7 +10,8 @@ const NAMES_PREFIX = 'Names: ';
 /** A date header line: `[9 June, 2023]`. */
 const DATE_LINE = /^\[([^\]]{3,60})\]$/;
 /** A unit line: `Ana: …`, `user: …`, `tool get_user_details: …`. */
-const LABELLED_LINE = /^(user|assistant|system|tool(?: [\w.:-]+)?|[A-Z][\p{L}'’.-]*(?: [A-Z][\p{L}'’.-]*){0,2}): (.*)$/u;
+const LABELLED_LINE =
+  /^(user|assistant|system|tool(?: [\w.:-]+)?|[A-Z][\p{L}'’.-]*(?: [A-Z][\p{L}'’.-]*){0,2}): (.*)$/u;
 /** A unit line as earlier versions wrote it: `- user #3: …`. */
 const NUMBERED_LINE = /^- (.+?) #-?\d+: (.*)$/;
 
@@ -33,7 +34,10 @@ function roleOfLabel(label: string): InformationUnit['role'] {
 
 /** The first line: who wrote the summary, which history messages it covers, and the session date in force. */
 export function summaryHeader(lastIndex: number, sessionDate: string | undefined): string {
-  return `${HEADER_PREFIX} history messages 0-${lastIndex}${sessionDate === undefined ? '' : `${SESSION_DATE_MARK}${sessionDate}`}]`;
+  return (
+    `${HEADER_PREFIX} history messages ` +
+    `0-${lastIndex}${sessionDate === undefined ? '' : `${SESSION_DATE_MARK}${sessionDate}`}]`
+  );
 }
 
 /** `Key values: a, b, c`, or an empty string for no values. */
@@ -60,7 +64,10 @@ export function unitLine(unit: Pick<InformationUnit, 'label' | 'text'>): string 
  * The summary's lines below the header: the key values and names lines (when not empty), then units
  * in conversation order, each session's lines under a date header line.
  */
-export function renderSummaryBody(indexLines: readonly string[], units: ReadonlyArray<Pick<InformationUnit, 'label' | 'text' | 'date'>>): string[] {
+export function renderSummaryBody(
+  indexLines: readonly string[],
+  units: ReadonlyArray<Pick<InformationUnit, 'label' | 'text' | 'date'>>,
+): string[] {
   const lines: string[] = indexLines.filter((line) => line.length > 0);
   let date: string | undefined;
   for (const unit of units) {
@@ -90,11 +97,21 @@ export function parseSummary(summary: string | null): SummaryContents {
       continue;
     }
     if (line.startsWith(KEY_VALUES_PREFIX)) {
-      contents.keyValues.push(...line.slice(KEY_VALUES_PREFIX.length).split(', ').filter((value) => value.length > 0));
+      contents.keyValues.push(
+        ...line
+          .slice(KEY_VALUES_PREFIX.length)
+          .split(', ')
+          .filter((value) => value.length > 0),
+      );
       continue;
     }
     if (line.startsWith(NAMES_PREFIX)) {
-      contents.names.push(...line.slice(NAMES_PREFIX.length).split(', ').filter((name) => name.length > 0));
+      contents.names.push(
+        ...line
+          .slice(NAMES_PREFIX.length)
+          .split(', ')
+          .filter((name) => name.length > 0),
+      );
       continue;
     }
     const dated = DATE_LINE.exec(line);
@@ -106,7 +123,13 @@ export function parseSummary(summary: string | null): SummaryContents {
     const label = match ? match[1]! : '';
     // A line of another summarizer (an LLM) is carried over as it is, without its list marker.
     const text = match ? match[2]! : line.replace(/^[-*]\s+/, '');
-    const unit: InformationUnit = { text, label, order: -lines.length + position, position: position++, role: roleOfLabel(label) };
+    const unit: InformationUnit = {
+      text,
+      label,
+      order: -lines.length + position,
+      position: position++,
+      role: roleOfLabel(label),
+    };
     contents.units.push(date === undefined ? unit : { ...unit, date });
   }
   return contents;

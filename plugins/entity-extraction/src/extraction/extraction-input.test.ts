@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import { buildExtractionInput } from './extraction-input';
 import { toolCallOfResult } from './tool-call-of-result';
 
@@ -9,7 +10,11 @@ const history: ChatMessage[] = [
     content: 'Looking you up.',
     tool_calls: [
       { id: 'same', type: 'function', function: { name: 'get_user_details', arguments: '{"user_id":"mia_li_3668"}' } },
-      { id: 'same', type: 'function', function: { name: 'get_reservation_details', arguments: '{"reservation_id":"NO6JO3"}' } },
+      {
+        id: 'same',
+        type: 'function',
+        function: { name: 'get_reservation_details', arguments: '{"reservation_id":"NO6JO3"}' },
+      },
     ],
   },
   { role: 'tool', tool_call_id: 'same', content: '{"dob":"1990-04-05"}' },
@@ -35,7 +40,13 @@ describe('buildExtractionInput', () => {
         [2, 'get_user_details'],
         [3, 'get_reservation_details'],
       ]);
-      expect(input.context.map((s) => s.kind)).toEqual(['assistant-text', 'tool-call-arguments', 'tool-call-arguments', 'tool-output', 'tool-output']);
+      expect(input.context.map((s) => s.kind)).toEqual([
+        'assistant-text',
+        'tool-call-arguments',
+        'tool-call-arguments',
+        'tool-output',
+        'tool-output',
+      ]);
       expect(input.lastAssistantText).toBe('Looking you up.');
       // A new assistant message alone does not start an extraction.
       expect(buildExtractionInput(history, 3, 'user-messages-and-tool-results')).toBeNull();

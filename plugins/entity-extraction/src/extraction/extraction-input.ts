@@ -1,5 +1,6 @@
 import { type ChatMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
 import { toolCallOfResult } from './tool-call-of-result';
 
 /** A piece of text the extraction reads, with where it came from. */
@@ -32,7 +33,9 @@ export interface ExtractionInput {
   toolResults: ExtractionSource[];
   /** The newest message read (a user message or a tool result): the source of the resulting version. */
   sourceMessageIndex: number;
-  /** Text of the last assistant message with text before the newest new user message (or before the source), or `null`. */
+  /**
+   * Text of the last assistant message with text before the newest new user message (or before the source), or `null`.
+   */
   lastAssistantText: string | null;
   /** Assistant and tool messages between the previous extraction point and the source, oldest first. */
   context: ExtractionSource[];
@@ -73,10 +76,21 @@ export function buildExtractionInput(
     } else if (message.role === 'assistant') {
       const text = contentText(message.content ?? null);
       if (text) context.push({ index, kind: 'assistant-text', text });
-      for (const call of message.tool_calls ?? []) context.push({ index, kind: 'tool-call-arguments', text: call.function.arguments, toolName: call.function.name });
+      for (const call of message.tool_calls ?? [])
+        context.push({
+          index,
+          kind: 'tool-call-arguments',
+          text: call.function.arguments,
+          toolName: call.function.name,
+        });
     } else if (message.role === 'tool') {
       const call = toolCallOfResult(history, index);
-      const result: ExtractionSource = { index, kind: 'tool-output', text: contentText(message.content), ...(call ? { toolName: call.function.name } : {}) };
+      const result: ExtractionSource = {
+        index,
+        kind: 'tool-output',
+        text: contentText(message.content),
+        ...(call ? { toolName: call.function.name } : {}),
+      };
       context.push(result);
       toolResults.push(result);
     }

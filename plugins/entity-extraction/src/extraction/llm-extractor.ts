@@ -1,8 +1,9 @@
-import { CtxkitError, LLMTimeoutError, type ILLMClient } from '@ctxkit/core';
+import { CtxkitError, type ILLMClient, LLMTimeoutError } from '@ctxkit/core';
 import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
+
+import { buildExtractionContinuation, buildExtractionMessages, buildRetryMessage } from './extraction-prompt';
 import { mergeState } from './merge-state';
 import { parseJsonAnswer } from './parse-json-answer';
-import { buildExtractionContinuation, buildExtractionMessages, buildRetryMessage } from './extraction-prompt';
 import type { ExtractionOutcome, ExtractionRequest, StateExtractor } from './state-extractor';
 
 /**
@@ -67,7 +68,14 @@ export class LLMExtractor implements StateExtractor {
             messages: messages.map((message) => ({ ...message }) as typeof message),
             tools: null,
             responseFormat: 'json',
-            ...(continuation !== undefined ? { cacheKey: request.cacheKey, continuation: [...continuation, ...messages.slice(2)].map((message) => ({ ...message }) as typeof message) } : {}),
+            ...(continuation !== undefined
+              ? {
+                  cacheKey: request.cacheKey,
+                  continuation: [...continuation, ...messages.slice(2)].map(
+                    (message) => ({ ...message }) as typeof message,
+                  ),
+                }
+              : {}),
             maxOutputTokens: this.options.maxOutputTokens,
             temperature: 0,
             ...(request.signal ? { signal: request.signal } : {}),
@@ -76,18 +84,27 @@ export class LLMExtractor implements StateExtractor {
         );
         text = typeof completion.text === 'string' ? completion.text : '';
       } catch (error) {
-        const message = CtxkitError.isInstance(error) ? `${error.code}: ${error.message}` : error instanceof Error ? error.message : String(error);
+        const message = CtxkitError.isInstance(error)
+          ? `${error.code}: ${error.message}`
+          : error instanceof Error
+            ? error.message
+            : String(error);
         return { ok: false, reason: 'llm-error', errors: [message], attempts: attempt };
       }
       const maxChars = this.options.maxOutputTokens * MAX_CHARS_PER_TOKEN;
       if (text.length > maxChars) {
         // A client that does not honour the output limit (a real one stops at it): the answer is not used.
-        lastErrors = [`/: the answer has ${text.length} characters, more than the output limit of ${this.options.maxOutputTokens} tokens allows (extractionMaxOutputTokens)`];
+        lastErrors = [
+          `/: the answer has ${text.length} characters, more than the output limit ` +
+            `of ${this.options.maxOutputTokens} tokens allows (extractionMaxOutputTokens)`,
+        ];
         messages.push({ role: 'assistant', content: text.slice(0, 200) }, buildRetryMessage(lastErrors));
         continue;
       }
       const parsed = parseJsonAnswer(text);
-      const merged = parsed.ok ? mergeState(request.schema, request.state, parsed.value) : { ok: false as const, errors: [`/: ${parsed.error}`] };
+      const merged = parsed.ok
+        ? mergeState(request.schema, request.state, parsed.value)
+        : { ok: false as const, errors: [`/: ${parsed.error}`] };
       if (merged.ok) return { ok: true, state: merged.state, diff: merged.diff, attempts: attempt };
       lastErrors = merged.errors;
       messages.push({ role: 'assistant', content: text }, buildRetryMessage(merged.errors));

@@ -19,7 +19,11 @@ const schema = compileStateSchema(
 describe('mergeState', () => {
   describe('#merge', () => {
     it('keeps fields absent from the answer and reports only changed fields', () => {
-      const result = mergeState(schema, { destination: 'Seattle', note: 'window seat' }, { date: '2024-05-20', destination: 'Seattle' });
+      const result = mergeState(
+        schema,
+        { destination: 'Seattle', note: 'window seat' },
+        { date: '2024-05-20', destination: 'Seattle' },
+      );
       expect(result).toEqual({
         ok: true,
         state: { destination: 'Seattle', note: 'window seat', date: '2024-05-20' },
@@ -29,7 +33,11 @@ describe('mergeState', () => {
 
     it('clears a field with an explicit null where the schema allows null', () => {
       const result = mergeState(schema, { destination: 'Seattle', note: 'window seat' }, { note: null });
-      expect(result).toEqual({ ok: true, state: { destination: 'Seattle' }, diff: [{ field: 'note', before: 'window seat', after: null }] });
+      expect(result).toEqual({
+        ok: true,
+        state: { destination: 'Seattle' },
+        diff: [{ field: 'note', before: 'window seat', after: null }],
+      });
     });
 
     it('refuses an explicit null where the schema does not allow it', () => {

@@ -2,9 +2,7 @@ import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityFieldChange, EntityState } from '../state/entity-state';
 
 /** Outcome of merging an extraction answer into the state. */
-export type MergeResult =
-  | { ok: true; state: EntityState; diff: EntityFieldChange[] }
-  | { ok: false; errors: string[] };
+export type MergeResult = { ok: true; state: EntityState; diff: EntityFieldChange[] } | { ok: false; errors: string[] };
 
 /** JSON text with object keys sorted, so that equal values compare equal whatever their key order. */
 export function canonicalJson(value: unknown): string {
@@ -44,7 +42,11 @@ export function mergeState(schema: CompiledStateSchema, current: Readonly<Entity
     const before = current[field];
     const after = merged[field];
     if (canonicalJson(before) !== canonicalJson(after)) {
-      diff.push({ field, before: before === undefined ? null : structuredClone(before), after: after === undefined ? null : structuredClone(after) });
+      diff.push({
+        field,
+        before: before === undefined ? null : structuredClone(before),
+        after: after === undefined ? null : structuredClone(after),
+      });
     }
   }
   return { ok: true, state: merged, diff };

@@ -12,7 +12,10 @@ describe('parseJsonAnswer', () => {
     });
 
     it('reads the first balanced object in prose, braces inside strings included', () => {
-      expect(parseJsonAnswer('Sure! {"note": "a } brace", "n": {"x": 1}} done')).toEqual({ ok: true, value: { note: 'a } brace', n: { x: 1 } } });
+      expect(parseJsonAnswer('Sure! {"note": "a } brace", "n": {"x": 1}} done')).toEqual({
+        ok: true,
+        value: { note: 'a } brace', n: { x: 1 } },
+      });
     });
 
     it('refuses arrays, empty answers and text without an object', () => {

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '@ctxkit/core';
 import { contentDigest, contentText } from '@ctxkit/core/strategy-kit';
+
 import type { PersistedEntityState, ReadPoint } from '../state/entity-state';
 
 /**
@@ -16,7 +17,8 @@ export function resumePoint(history: ReadonlyArray<Readonly<ChatMessage>>, persi
   if (isReadPointAt(history, processedThrough, processedFingerprint)) return processedThrough;
   if (history.length <= processedThrough && holdsReadPoints(history, persisted.readPoints)) return processedThrough;
   // An earlier history than the one an undo left read: it resumes where reading stood before the undone extractions.
-  if (restoredReadPoint && isReadPointAt(history, restoredReadPoint.index, restoredReadPoint.fingerprint)) return restoredReadPoint.index;
+  if (restoredReadPoint && isReadPointAt(history, restoredReadPoint.index, restoredReadPoint.fingerprint))
+    return restoredReadPoint.index;
   // The history was rewritten (compacted, replaced, or another conversation's): find the newest
   // message already extracted; otherwise the newest user message and what follows it count as new.
   let newestUser = -1;
@@ -33,7 +35,10 @@ export function resumePoint(history: ReadonlyArray<Readonly<ChatMessage>>, persi
  * True when `history` holds at least one of the recorded read points within its length and every one
  * of them is there as it was read (an edited or moved message makes it a rewritten history).
  */
-function holdsReadPoints(history: ReadonlyArray<Readonly<ChatMessage>>, points: readonly ReadPoint[] | undefined): boolean {
+function holdsReadPoints(
+  history: ReadonlyArray<Readonly<ChatMessage>>,
+  points: readonly ReadPoint[] | undefined,
+): boolean {
   const within = (points ?? []).filter((point) => point.index < history.length);
   return within.length > 0 && within.every((point) => isReadPointAt(history, point.index, point.fingerprint));
 }

@@ -31,9 +31,9 @@ export type ExtractionOutcome =
   | { ok: false; reason: ExtractionFailureReason; errors: string[]; attempts: number };
 
 /**
- * Turns new conversation input (user messages, tool results) into an updated state. Two implementations: the LLM extraction chain and the
- * deterministic offline extractor. Extractors never throw: failures come back as outcomes, and the
- * previous state stands.
+ * Turns new conversation input (user messages, tool results) into an updated state. Two implementations: the LLM
+ * extraction chain and the deterministic offline extractor. Extractors never throw: failures come back as outcomes, and
+ * the previous state stands.
  */
 export interface StateExtractor {
   readonly kind: ExtractorKind;

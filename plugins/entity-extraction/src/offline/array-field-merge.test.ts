@@ -11,8 +11,17 @@ describe('mergeArrayItems', () => {
         { reservation_id: 'R1', cabin: 'economy' },
         { reservation_id: 'R2', cabin: 'business' },
       ];
-      const merged = mergeArrayItems(current, [{ reservation_id: 'R1', cabin: 'business', status: 'cancelled' }, { cabin: 'economy' }], ['reservation_id'], undefined);
-      expect(merged).toEqual([{ reservation_id: 'R1', cabin: 'business', status: 'cancelled' }, { reservation_id: 'R2', cabin: 'business' }, { cabin: 'economy' }]);
+      const merged = mergeArrayItems(
+        current,
+        [{ reservation_id: 'R1', cabin: 'business', status: 'cancelled' }, { cabin: 'economy' }],
+        ['reservation_id'],
+        undefined,
+      );
+      expect(merged).toEqual([
+        { reservation_id: 'R1', cabin: 'business', status: 'cancelled' },
+        { reservation_id: 'R2', cabin: 'business' },
+        { cabin: 'economy' },
+      ]);
       expect(current[0]).toEqual({ reservation_id: 'R1', cabin: 'economy' });
     });
   });

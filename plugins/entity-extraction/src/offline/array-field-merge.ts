@@ -19,7 +19,12 @@ function identityOf(item: unknown, identityKeys: readonly string[]): string {
  * equal item changes nothing. When `maxItems` is exceeded, the oldest items are removed. Neither
  * input is modified.
  */
-export function mergeArrayItems(current: readonly unknown[], additions: readonly unknown[], identityKeys: readonly string[], maxItems: number | undefined): unknown[] {
+export function mergeArrayItems(
+  current: readonly unknown[],
+  additions: readonly unknown[],
+  identityKeys: readonly string[],
+  maxItems: number | undefined,
+): unknown[] {
   const merged = current.map((item) => structuredClone(item));
   const positions = new Map<string, number>();
   merged.forEach((item, position) => positions.set(identityOf(item, identityKeys), position));

@@ -52,7 +52,14 @@ function dayExists(month: number, day: number): boolean {
 export function datesInWords(text: string): DateInWords[] {
   const found: DateInWords[] = [];
   const taken: Array<[number, number]> = [];
-  const add = (position: number, length: number, monthName: string, dayText: string, suffix: string | undefined, yearText: string | undefined) => {
+  const add = (
+    position: number,
+    length: number,
+    monthName: string,
+    dayText: string,
+    suffix: string | undefined,
+    yearText: string | undefined,
+  ) => {
     if (monthName === 'may' && !suffix && !yearText) return;
     const month = monthNumber(monthName);
     const day = Number(dayText);
@@ -61,8 +68,10 @@ export function datesInWords(text: string): DateInWords[] {
     taken.push([position, position + length]);
     found.push({ position, month, day, year: yearText ? Number(yearText) : null });
   };
-  for (const match of text.matchAll(MONTH_FIRST)) add(match.index, match[0].length, match[1]!, match[2]!, match[3], match[4]);
-  for (const match of text.matchAll(DAY_FIRST)) add(match.index, match[0].length, match[3]!, match[1]!, match[2], match[4]);
+  for (const match of text.matchAll(MONTH_FIRST))
+    add(match.index, match[0].length, match[1]!, match[2]!, match[3], match[4]);
+  for (const match of text.matchAll(DAY_FIRST))
+    add(match.index, match[0].length, match[3]!, match[1]!, match[2], match[4]);
   return found.sort((a, b) => a.position - b.position);
 }
 

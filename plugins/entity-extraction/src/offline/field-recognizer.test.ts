@@ -24,7 +24,10 @@ const schema = compileStateSchema(
 );
 
 function scalar(name: string): ScalarFieldRecognizer {
-  const recognizer = fieldRecognizer(schema.fields.find((field) => field.name === name)!, schema.schema);
+  const recognizer = fieldRecognizer(
+    schema.fields.find((field) => field.name === name)!,
+    schema.schema,
+  );
   if (recognizer?.kind !== 'scalar') throw new Error(`${name} is not a scalar field`);
   return recognizer;
 }
@@ -47,14 +50,18 @@ describe('fieldRecognizer', () => {
   });
 
   describe('#textPattern', () => {
-    it('keeps a pattern without anchors or lookarounds, which a whole text matches whenever one of its tokens does', () => {
-      const repository = scalar('repository');
-      expect(repository.textPattern).toBe(repository.pattern);
-      expect(scalar('files').textPattern).toBeDefined();
-    });
+    it(
+      'keeps a pattern without anchors or lookarounds, which a whole text matches whenever one of its tokens ' + 'does',
+      () => {
+        const repository = scalar('repository');
+        expect(repository.textPattern).toBe(repository.pattern);
+        expect(scalar('files').textPattern).toBeDefined();
+      },
+    );
 
     it('drops a pattern with anchors, word boundaries or lookarounds (and, as any `^`, a negated class)', () => {
-      for (const name of ['userId', 'ending', 'bounded', 'ahead', 'behind', 'negated']) expect(scalar(name).textPattern).toBeUndefined();
+      for (const name of ['userId', 'ending', 'bounded', 'ahead', 'behind', 'negated'])
+        expect(scalar(name).textPattern).toBeUndefined();
       // The token "mia_3" matches while the text around it does not.
       expect(scalar('userId').pattern?.test('mia_3')).toBe(true);
       expect(scalar('userId').pattern?.test('ask mia_3 now')).toBe(false);

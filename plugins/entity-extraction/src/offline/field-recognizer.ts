@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@ctxkit/core';
+
 import type { StateField } from '../schema/state-schema';
 import { fieldKeys, OFFLINE_TEXT_KEYWORD } from './field-keys';
 import { isNumericSchema, itemsSchema, objectProperties, resolveLocalRef, typeIncludes } from './schema-node';
@@ -30,7 +31,9 @@ export interface ScalarFieldRecognizer extends RecognizerBase {
   validatedBySchema: boolean;
   /** Shapes derived from `examples` (used when there is no pattern or format). */
   shapes: RegExp[];
-  /** The shapes a word-like token can have: a shape with white space (from an example with a space) never matches one. */
+  /**
+   * The shapes a word-like token can have: a shape with white space (from an example with a space) never matches one.
+   */
   tokenShapes: RegExp[];
   /**
    * The field's (or item's) own `pattern`, compiled as ajv compiles it: a string that does not
@@ -100,17 +103,37 @@ export function fieldRecognizer(field: StateField, root: Readonly<JsonSchema>): 
   if (!schema) return null;
   const keys = fieldKeys(field.name, field.schema as JsonSchema, isArray);
   if (typeIncludes(schema, 'object') && objectProperties(schema, root).length > 0) {
-    const required = Array.isArray(schema['required']) ? (schema['required'] as unknown[]).filter((name): name is string => typeof name === 'string') : [];
-    return { kind: 'object', field: field.name, isArray, maxItems, keys, schema, identityKeys: isArray ? required : [] };
+    const required = Array.isArray(schema['required'])
+      ? (schema['required'] as unknown[]).filter((name): name is string => typeof name === 'string')
+      : [];
+    return {
+      kind: 'object',
+      field: field.name,
+      isArray,
+      maxItems,
+      keys,
+      schema,
+      identityKeys: isArray ? required : [],
+    };
   }
-  const scalar = typeIncludes(schema, 'string') || typeIncludes(schema, 'number') || typeIncludes(schema, 'integer') || Array.isArray(schema['enum']);
+  const scalar =
+    typeIncludes(schema, 'string') ||
+    typeIncludes(schema, 'number') ||
+    typeIncludes(schema, 'integer') ||
+    Array.isArray(schema['enum']);
   if (!scalar) return null;
   const enumValues = Array.isArray(schema['enum'])
-    ? (schema['enum'] as unknown[]).filter((value): value is string | number => typeof value === 'string' || typeof value === 'number')
+    ? (schema['enum'] as unknown[]).filter(
+        (value): value is string | number => typeof value === 'string' || typeof value === 'number',
+      )
     : undefined;
-  const validatedBySchema = typeof schema['pattern'] === 'string' || (typeof schema['format'] === 'string' && OFFLINE_FORMATS.includes(schema['format'] as string));
+  const validatedBySchema =
+    typeof schema['pattern'] === 'string' ||
+    (typeof schema['format'] === 'string' && OFFLINE_FORMATS.includes(schema['format'] as string));
   const examples = Array.isArray(schema['examples']) ? (schema['examples'] as unknown[]) : [];
-  const reachedThroughRef = hasRef(field.schema) || (isArray && typeof declared['items'] === 'object' && hasRef(declared['items'] as JsonSchema));
+  const reachedThroughRef =
+    hasRef(field.schema) ||
+    (isArray && typeof declared['items'] === 'object' && hasRef(declared['items'] as JsonSchema));
   const examplesInText = examples.filter((example): example is string => typeof example === 'string');
   const shapes = examplesInText.map(shapeRegex).filter((regex): regex is RegExp => regex !== null);
   const tokenShapes = examplesInText

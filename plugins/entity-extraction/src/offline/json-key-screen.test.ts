@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { JsonKeyScreen } from './json-key-screen';
 import { jsonKeyedNodes } from './json-keyed-nodes';
 
@@ -42,15 +43,23 @@ describe('JsonKeyScreen', () => {
       expect(screen.mayHold('{"fil\\u0065":"a.ts"}', null)).toBe(true);
     });
 
-    it('is true whenever the parsed text has a member under one of the keys, the keys written plainly or escaped', () => {
-      fc.assert(
-        fc.property(jsonValue, fc.boolean(), fc.option(fc.constantFrom(...WANTED, ...OTHERS), { nil: null }), (value, escaped, rootKey) => {
-          const text = escaped ? escapedKeysJson(value) : JSON.stringify(value);
-          const wanted = jsonKeyedNodes(text, rootKey).some((node) => WANTED.includes(node.key));
-          if (wanted) expect(screen.mayHold(text, rootKey)).toBe(true);
-        }),
-      );
-    });
+    it(
+      'is true whenever the parsed text has a member under one of the keys, the keys written plainly or ' + 'escaped',
+      () => {
+        fc.assert(
+          fc.property(
+            jsonValue,
+            fc.boolean(),
+            fc.option(fc.constantFrom(...WANTED, ...OTHERS), { nil: null }),
+            (value, escaped, rootKey) => {
+              const text = escaped ? escapedKeysJson(value) : JSON.stringify(value);
+              const wanted = jsonKeyedNodes(text, rootKey).some((node) => WANTED.includes(node.key));
+              if (wanted) expect(screen.mayHold(text, rootKey)).toBe(true);
+            },
+          ),
+        );
+      },
+    );
   });
 
   describe('#screen jsonKeyedNodes', () => {

@@ -3,7 +3,7 @@ import { isNegatedMention } from './negated-mention';
 describe('isNegatedMention', () => {
   describe('#check', () => {
     it('treats a mention after a negation in the same clause as unwanted', () => {
-      const text = 'Economy, not business. Make it economy instead of basic economy; I don\'t want first.';
+      const text = "Economy, not business. Make it economy instead of basic economy; I don't want first.";
       expect(isNegatedMention(text, text.indexOf('business'))).toBe(true);
       expect(isNegatedMention(text, text.indexOf('basic economy'))).toBe(true);
       expect(isNegatedMention(text, text.indexOf('first'))).toBe(true);

@@ -1,5 +1,6 @@
 /** Words that, earlier in the same clause, turn a mention into the value the user does not want. */
-const NEGATION = /(?<![A-Za-z0-9_])(not|no|never|instead of|rather than|other than|except)(?![A-Za-z0-9_])|n['’]t(?![A-Za-z0-9_])/i;
+const NEGATION =
+  /(?<![A-Za-z0-9_])(not|no|never|instead of|rather than|other than|except)(?![A-Za-z0-9_])|n['’]t(?![A-Za-z0-9_])/i;
 
 /** Where a clause starts: sentence punctuation, a comma, or "but". */
 const CLAUSE_BREAK = /[.,;:!?\n]|(?<![A-Za-z])but(?![A-Za-z])/gi;

@@ -1,10 +1,14 @@
 import type { JsonSchema } from '@ctxkit/core';
+
 import { projectOnSchema } from './object-projection';
 
 const root: JsonSchema = {
   type: 'object',
   $defs: {
-    passenger: { type: 'object', properties: { first_name: { type: 'string' }, last_name: { type: 'string' }, dob: { type: 'string' } } },
+    passenger: {
+      type: 'object',
+      properties: { first_name: { type: 'string' }, last_name: { type: 'string' }, dob: { type: 'string' } },
+    },
   },
   properties: {
     reservation: {
@@ -13,7 +17,13 @@ const root: JsonSchema = {
         reservation_id: { type: 'string' },
         total_baggages: { type: 'integer' },
         passengers: { type: 'array', items: { $ref: '#/$defs/passenger' } },
-        payments: { type: 'array', items: { type: 'object', properties: { payment_id: { type: 'string', 'x-ctxkit-keys': ['id'] }, last_four: { type: 'string' } } } },
+        payments: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { payment_id: { type: 'string', 'x-ctxkit-keys': ['id'] }, last_four: { type: 'string' } },
+          },
+        },
       },
     },
   },
@@ -36,13 +46,19 @@ describe('projectOnSchema', () => {
       });
     });
 
-    it('reads a map of objects as an array, finds properties under x-ctxkit-keys and converts numbers to strings', () => {
-      const value = { reservation_id: 'X', payments: { credit_card_1: { id: 'credit_card_1', last_four: 7447 }, gift_card_2: { id: 'gift_card_2' } } };
-      expect(projectOnSchema(value, reservation, root)).toEqual({
-        reservation_id: 'X',
-        payments: [{ payment_id: 'credit_card_1', last_four: '7447' }, { payment_id: 'gift_card_2' }],
-      });
-    });
+    it(
+      'reads a map of objects as an array, finds properties under x-ctxkit-keys and converts numbers to ' + 'strings',
+      () => {
+        const value = {
+          reservation_id: 'X',
+          payments: { credit_card_1: { id: 'credit_card_1', last_four: 7447 }, gift_card_2: { id: 'gift_card_2' } },
+        };
+        expect(projectOnSchema(value, reservation, root)).toEqual({
+          reservation_id: 'X',
+          payments: [{ payment_id: 'credit_card_1', last_four: '7447' }, { payment_id: 'gift_card_2' }],
+        });
+      },
+    );
 
     it('gives nothing for a value with none of the properties', () => {
       expect(projectOnSchema({ city: 'Austin' }, reservation, root)).toBeUndefined();

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@ctxkit/core';
+
 import { fieldKeys } from './field-keys';
 import { isNumericSchema, itemsSchema, objectProperties, resolveLocalRef, typeIncludes } from './schema-node';
 

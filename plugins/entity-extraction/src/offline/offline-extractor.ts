@@ -1,18 +1,23 @@
-import { canonicalJson, mergeState } from '../extraction/merge-state';
 import type { ExtractionSource } from '../extraction/extraction-input';
+import { canonicalJson, mergeState } from '../extraction/merge-state';
 import type { ExtractionOutcome, ExtractionRequest, StateExtractor } from '../extraction/state-extractor';
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityState } from '../state/entity-state';
 import { mergeArrayItems } from './array-field-merge';
 import { datesInWords, isoDate } from './dates-in-words';
-import { fieldRecognizer, type FieldRecognizer, type ObjectFieldRecognizer, type ScalarFieldRecognizer } from './field-recognizer';
+import {
+  type FieldRecognizer,
+  fieldRecognizer,
+  type ObjectFieldRecognizer,
+  type ScalarFieldRecognizer,
+} from './field-recognizer';
 import { JsonKeyScreen } from './json-key-screen';
 import { jsonKeyedNodes } from './json-keyed-nodes';
 import { isNegatedMention } from './negated-mention';
 import { projectOnSchema } from './object-projection';
 import { referenceYear } from './reference-year';
 import { SchemaVerdicts } from './schema-verdicts';
-import { enumMentions, textTokens, type TextCandidate } from './text-candidates';
+import { enumMentions, type TextCandidate, textTokens } from './text-candidates';
 
 /** The name the offline extractor carries in versions, events, stats and reports. */
 export const OFFLINE_EXTRACTOR_NAME = 'offline-extractor';
@@ -38,8 +43,15 @@ interface Candidate {
   lookedUp: boolean;
 }
 
-/** The typed value when the recognizer and the schema accept `raw`, else `undefined` (the cheap tests first, the schema's validator last). */
-function acceptScalar(verdicts: SchemaVerdicts, recognizer: ScalarFieldRecognizer, raw: string | number): string | number | undefined {
+/**
+ * The typed value when the recognizer and the schema accept `raw`, else `undefined` (the cheap tests first, the
+ * schema's validator last).
+ */
+function acceptScalar(
+  verdicts: SchemaVerdicts,
+  recognizer: ScalarFieldRecognizer,
+  raw: string | number,
+): string | number | undefined {
   let value: string | number = raw;
   if (recognizer.numeric) {
     if (typeof raw === 'string') {
@@ -72,7 +84,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** True for the source a read point ends with: a user message or a tool result (where the strategy starts an extraction). */
+/**
+ * True for the source a read point ends with: a user message or a tool result (where the strategy starts an
+ * extraction).
+ */
 function endsReadPoint(source: Readonly<ExtractionSource>): boolean {
   return source.kind === 'user' || source.kind === 'tool-output';
 }
@@ -116,7 +131,9 @@ export class OfflineExtractor implements StateExtractor {
   private readonly scalarFields: ReadonlySet<string>;
 
   constructor(schema: CompiledStateSchema, options: OfflineExtractorOptions = {}) {
-    this.recognizers = schema.fields.map((field) => fieldRecognizer(field, schema.schema)).filter((r): r is FieldRecognizer => r !== null);
+    this.recognizers = schema.fields
+      .map((field) => fieldRecognizer(field, schema.schema))
+      .filter((r): r is FieldRecognizer => r !== null);
     this.shapeSources = options.shapeSources ?? ['user'];
     this.fieldKeys = new JsonKeyScreen(this.recognizers.flatMap((recognizer) => recognizer.keys));
     this.scalarFields = new Set(this.recognizers.filter((r) => r.kind === 'scalar' && !r.isArray).map((r) => r.field));
@@ -136,7 +153,7 @@ export class OfflineExtractor implements StateExtractor {
     // the state does not depend on how the history was split into calls.
     let state: Readonly<EntityState> = request.state;
     const changed = new Set<string>();
-    for (let start = 0; start < sources.length; ) {
+    for (let start = 0; start < sources.length;) {
       let end = start;
       while (end < sources.length - 1 && !endsReadPoint(sources[end]!)) end++;
       const update = this.readPoint(schema, verdicts, state, sources.slice(start, end + 1), request.now);
@@ -145,13 +162,26 @@ export class OfflineExtractor implements StateExtractor {
       state = { ...state, ...update };
       for (const field of Object.keys(update)) changed.add(field);
     }
-    if (changed.size === 0) return { ok: true, state: structuredClone(request.state) as EntityState, diff: [], attempts: 1 };
-    const merged = mergeState(schema, request.state, Object.fromEntries([...changed].map((field) => [field, state[field]])));
-    return merged.ok ? { ok: true, state: merged.state, diff: merged.diff, attempts: 1 } : { ok: false, reason: 'invalid-answer', errors: merged.errors, attempts: 1 };
+    if (changed.size === 0)
+      return { ok: true, state: structuredClone(request.state) as EntityState, diff: [], attempts: 1 };
+    const merged = mergeState(
+      schema,
+      request.state,
+      Object.fromEntries([...changed].map((field) => [field, state[field]])),
+    );
+    return merged.ok
+      ? { ok: true, state: merged.state, diff: merged.diff, attempts: 1 }
+      : { ok: false, reason: 'invalid-answer', errors: merged.errors, attempts: 1 };
   }
 
   /** The fields the sources of one read point change in `state`, with their new values (`null`: none). */
-  private readPoint(schema: CompiledStateSchema, verdicts: SchemaVerdicts, state: Readonly<EntityState>, sources: readonly ExtractionSource[], now: number | undefined): EntityState | null {
+  private readPoint(
+    schema: CompiledStateSchema,
+    verdicts: SchemaVerdicts,
+    state: Readonly<EntityState>,
+    sources: readonly ExtractionSource[],
+    now: number | undefined,
+  ): EntityState | null {
     // The reference year reads every text of the point: only a date written without a year needs it.
     let year: number | null | undefined;
     const yearOfUndatedMentions = (): number | null =>
@@ -165,13 +195,18 @@ export class OfflineExtractor implements StateExtractor {
     const candidates: Candidate[] = [];
     for (const source of sources) {
       candidates.push(...this.keyedCandidates(schema, verdicts, source));
-      if (this.shapeSources.includes(source.kind)) candidates.push(...this.textCandidates(verdicts, source, yearOfUndatedMentions));
+      if (this.shapeSources.includes(source.kind))
+        candidates.push(...this.textCandidates(verdicts, source, yearOfUndatedMentions));
     }
     return candidates.length === 0 ? null : this.proposeUpdate(schema, verdicts, state, candidates);
   }
 
   /** Values under JSON keys named like a field, in a source that is JSON (tool-call arguments, tool results). */
-  private keyedCandidates(schema: CompiledStateSchema, verdicts: SchemaVerdicts, source: ExtractionSource): Candidate[] {
+  private keyedCandidates(
+    schema: CompiledStateSchema,
+    verdicts: SchemaVerdicts,
+    source: ExtractionSource,
+  ): Candidate[] {
     const found: Candidate[] = [];
     const lookedUp = source.kind === 'tool-output';
     const rootKey = lookedUp ? (source.toolName ?? null) : null;
@@ -185,7 +220,15 @@ export class OfflineExtractor implements StateExtractor {
               ? [acceptScalar(verdicts, recognizer, node.value)]
               : [];
         for (const value of values) {
-          if (value !== undefined) found.push({ field: recognizer.field, value, index: source.index, position: node.position, cued: true, lookedUp });
+          if (value !== undefined)
+            found.push({
+              field: recognizer.field,
+              value,
+              index: source.index,
+              position: node.position,
+              cued: true,
+              lookedUp,
+            });
         }
       }
     }
@@ -193,7 +236,11 @@ export class OfflineExtractor implements StateExtractor {
   }
 
   /** Enum mentions, recognisable tokens and dates in words in a source's free text. */
-  private textCandidates(verdicts: SchemaVerdicts, source: ExtractionSource, yearOfUndatedMentions: () => number | null): Candidate[] {
+  private textCandidates(
+    verdicts: SchemaVerdicts,
+    source: ExtractionSource,
+    yearOfUndatedMentions: () => number | null,
+  ): Candidate[] {
     const found: Candidate[] = [];
     let tokens: TextCandidate[] | undefined;
     const lookedUp = source.kind === 'tool-output';
@@ -233,7 +280,8 @@ export class OfflineExtractor implements StateExtractor {
   private acceptObject(schema: CompiledStateSchema, recognizer: ObjectFieldRecognizer, raw: unknown): unknown[] {
     if (!isPlainObject(raw)) return [];
     const root = schema.schema;
-    const valid = (value: unknown) => value !== undefined && schema.acceptsValue(recognizer.field, recognizer.isArray ? [value] : value);
+    const valid = (value: unknown) =>
+      value !== undefined && schema.acceptsValue(recognizer.field, recognizer.isArray ? [value] : value);
     const direct = projectOnSchema(raw, recognizer.schema, root);
     if (valid(direct)) return [direct];
     if (!recognizer.isArray || direct !== undefined) return [];
@@ -243,7 +291,12 @@ export class OfflineExtractor implements StateExtractor {
       .filter(valid);
   }
 
-  private proposeUpdate(schema: CompiledStateSchema, verdicts: SchemaVerdicts, state: Readonly<EntityState>, candidates: Candidate[]): EntityState | null {
+  private proposeUpdate(
+    schema: CompiledStateSchema,
+    verdicts: SchemaVerdicts,
+    state: Readonly<EntityState>,
+    candidates: Candidate[],
+  ): EntityState | null {
     const scalarFields = this.scalarFields;
     const scalarClaims = new Map<string, Set<string>>();
     const claimKey = (candidate: Candidate) => `${candidate.index}:${candidate.position}:${String(candidate.value)}`;
@@ -253,7 +306,10 @@ export class OfflineExtractor implements StateExtractor {
       claims.add(candidate.field);
       scalarClaims.set(claimKey(candidate), claims);
     }
-    const usable = candidates.filter((candidate) => candidate.cued || !scalarFields.has(candidate.field) || (scalarClaims.get(claimKey(candidate))?.size ?? 0) <= 1);
+    const usable = candidates.filter(
+      (candidate) =>
+        candidate.cued || !scalarFields.has(candidate.field) || (scalarClaims.get(claimKey(candidate))?.size ?? 0) <= 1,
+    );
     usable.sort((a, b) => a.index - b.index || a.position - b.position);
     const update: EntityState = {};
     let changed = false;
@@ -284,7 +340,9 @@ export class OfflineExtractor implements StateExtractor {
       if (canonicalJson(proposed) === canonicalJson(current)) continue;
       // A scalar's verdict is kept for the whole extraction: its value may come up at many read points.
       const accepted =
-        recognizer.kind === 'scalar' && !recognizer.isArray && (typeof proposed === 'string' || typeof proposed === 'number')
+        recognizer.kind === 'scalar' &&
+        !recognizer.isArray &&
+        (typeof proposed === 'string' || typeof proposed === 'number')
           ? verdicts.accepts(recognizer, proposed)
           : schema.acceptsValue(recognizer.field, proposed);
       if (!accepted) continue;

@@ -9,7 +9,10 @@ export function resolveLocalRef(schema: Readonly<JsonSchema>, root: Readonly<Jso
   if (typeof ref !== 'string' || !ref.startsWith('#/')) return schema as JsonSchema;
   let node: unknown = root;
   for (const part of ref.slice(2).split('/')) {
-    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    node =
+      node && typeof node === 'object'
+        ? (node as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')]
+        : undefined;
   }
   if (!node || typeof node !== 'object') return schema as JsonSchema;
   const { $ref: _ref, ...beside } = schema as Record<string, unknown>;
@@ -35,8 +38,14 @@ export function itemsSchema(schema: Readonly<JsonSchema>, root: Readonly<JsonSch
 }
 
 /** The `properties` of an object subschema, each resolved; empty when it has none. */
-export function objectProperties(schema: Readonly<JsonSchema>, root: Readonly<JsonSchema>): Array<[string, JsonSchema]> {
+export function objectProperties(
+  schema: Readonly<JsonSchema>,
+  root: Readonly<JsonSchema>,
+): Array<[string, JsonSchema]> {
   const properties = schema['properties'];
   if (!properties || typeof properties !== 'object' || Array.isArray(properties)) return [];
-  return Object.entries(properties as Record<string, JsonSchema>).map(([name, child]) => [name, resolveLocalRef(child, root)]);
+  return Object.entries(properties as Record<string, JsonSchema>).map(([name, child]) => [
+    name,
+    resolveLocalRef(child, root),
+  ]);
 }

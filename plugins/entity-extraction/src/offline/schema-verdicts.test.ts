@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { compileStateSchema, type CompiledStateSchema } from '../schema/state-schema';
+
+import { type CompiledStateSchema, compileStateSchema } from '../schema/state-schema';
 import { fieldRecognizer, type ScalarFieldRecognizer } from './field-recognizer';
 import { SchemaVerdicts } from './schema-verdicts';
 
@@ -16,7 +17,10 @@ const schema = compileStateSchema(
 );
 
 function scalarRecognizer(name: string): ScalarFieldRecognizer {
-  const recognizer = fieldRecognizer(schema.fields.find((field) => field.name === name)!, schema.schema);
+  const recognizer = fieldRecognizer(
+    schema.fields.find((field) => field.name === name)!,
+    schema.schema,
+  );
   if (recognizer?.kind !== 'scalar') throw new Error(`${name} is not a scalar field`);
   return recognizer;
 }
@@ -26,7 +30,10 @@ function counted(): { schema: CompiledStateSchema; validations: Array<[string, u
   const validations: Array<[string, unknown]> = [];
   return {
     validations,
-    schema: { ...schema, acceptsValue: (name, value) => (validations.push([name, value]), schema.acceptsValue(name, value)) },
+    schema: {
+      ...schema,
+      acceptsValue: (name, value) => (validations.push([name, value]), schema.acceptsValue(name, value)),
+    },
   };
 }
 
@@ -34,11 +41,17 @@ describe('SchemaVerdicts', () => {
   describe('#accepts', () => {
     it("gives the schema's verdict on a value, as an item for an array field", () => {
       fc.assert(
-        fc.property(fc.constantFrom('code', 'codes'), fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('SEA', 'JFK', 'sea')), (field, value) => {
-          const verdicts = new SchemaVerdicts(schema);
-          const recognizer = scalarRecognizer(field);
-          expect(verdicts.accepts(recognizer, value)).toBe(schema.acceptsValue(field, field === 'codes' ? [value] : value));
-        }),
+        fc.property(
+          fc.constantFrom('code', 'codes'),
+          fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('SEA', 'JFK', 'sea')),
+          (field, value) => {
+            const verdicts = new SchemaVerdicts(schema);
+            const recognizer = scalarRecognizer(field);
+            expect(verdicts.accepts(recognizer, value)).toBe(
+              schema.acceptsValue(field, field === 'codes' ? [value] : value),
+            );
+          },
+        ),
       );
       const verdicts = new SchemaVerdicts(schema);
       expect(verdicts.accepts(scalarRecognizer('seats'), 2)).toBe(true);

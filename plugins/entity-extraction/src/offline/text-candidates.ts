@@ -38,7 +38,9 @@ interface MentionPattern {
   regex: RegExp;
 }
 
-/** The mention patterns of each enum, built once per list of values (recognizers keep theirs for the strategy's life). */
+/**
+ * The mention patterns of each enum, built once per list of values (recognizers keep theirs for the strategy's life).
+ */
 const mentionPatternsByEnum = new WeakMap<readonly (string | number)[], MentionPattern[]>();
 
 function mentionPatterns(values: readonly (string | number)[]): MentionPattern[] {
@@ -72,7 +74,12 @@ export function enumMentions(text: string, values: readonly (string | number)[])
     }
   }
   return found
-    .filter((a) => !found.some((b) => b !== a && b.position <= a.position && b.end >= a.end && b.end - b.position > a.end - a.position))
+    .filter(
+      (a) =>
+        !found.some(
+          (b) => b !== a && b.position <= a.position && b.end >= a.end && b.end - b.position > a.end - a.position,
+        ),
+    )
     .sort((a, b) => a.position - b.position)
     .map(({ value, position }) => ({ value, position }));
 }

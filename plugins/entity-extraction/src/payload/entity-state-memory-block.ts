@@ -1,4 +1,5 @@
 import type { MemoryBlock, MemoryRole } from '@ctxkit/core/strategy-kit';
+
 import type { EntityStateVersion, PersistedEntityState } from '../state/entity-state';
 import type { StateBlockCache } from './state-block-cache';
 
@@ -11,7 +12,13 @@ import type { StateBlockCache } from './state-block-cache';
  * @param content the block rendered at `stateMaxTokens` (empty when there is no state to show)
  * @param shortened renders the shorter forms (most turns leave the same room), in `role`
  */
-export function entityStateMemoryBlock(persisted: PersistedEntityState, content: string, shortened: StateBlockCache, stateMaxTokens: number, role: MemoryRole = 'user'): MemoryBlock {
+export function entityStateMemoryBlock(
+  persisted: PersistedEntityState,
+  content: string,
+  shortened: StateBlockCache,
+  stateMaxTokens: number,
+  role: MemoryRole = 'user',
+): MemoryBlock {
   const version = persisted.versions.length;
   const block: EntityStateMemoryBlock = {
     versions: persisted.versions,
@@ -23,7 +30,12 @@ export function entityStateMemoryBlock(persisted: PersistedEntityState, content:
       const smaller = shortened.render(persisted.state, version, Math.min(maxTokens, stateMaxTokens));
       return smaller.message ? String(smaller.message.content) : undefined;
     },
-    covers: { until: persisted.processedThrough + 1, action: 'dropped', recoverableFrom: 'entity-state', reason: 'older than the window: its values are in the entity state' },
+    covers: {
+      until: persisted.processedThrough + 1,
+      action: 'dropped',
+      recoverableFrom: 'entity-state',
+      reason: 'older than the window: its values are in the entity state',
+    },
   };
   return block;
 }

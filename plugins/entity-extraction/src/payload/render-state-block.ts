@@ -1,5 +1,6 @@
 import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
 import { escapeMemoryText, memoryBlockText, memoryPreamble, type MemoryRole } from '@ctxkit/core/strategy-kit';
+
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityState } from '../state/entity-state';
 
@@ -26,7 +27,9 @@ function orderedEntries(state: Readonly<EntityState>, schema: CompiledStateSchem
 }
 
 /** What a user-role state block says before its frame. */
-export const STATE_BLOCK_PREAMBLE = memoryPreamble('The state extracted from the earlier conversation follows, as JSON.');
+export const STATE_BLOCK_PREAMBLE = memoryPreamble(
+  'The state extracted from the earlier conversation follows, as JSON.',
+);
 
 /** Tags the state's JSON may not open or close: its frame's. */
 const STATE_FRAME_TAGS = [STATE_BLOCK_TAG];
@@ -37,11 +40,27 @@ const STATE_FRAME_TAGS = [STATE_BLOCK_TAG];
  * written `\u003c`, so that the JSON still parses to the same state. The names of shortened fields
  * are escaped on one line.
  */
-function renderText(entries: Array<[string, unknown]>, version: number, missing: string[], truncated: string[], role: MemoryRole): string {
+function renderText(
+  entries: Array<[string, unknown]>,
+  version: number,
+  missing: string[],
+  truncated: string[],
+  role: MemoryRole,
+): string {
   const body = entries.length === 0 ? '{}' : `{\n${entries.map(entryLine).join(',\n')}\n}`;
-  const lines = [`<${STATE_BLOCK_TAG} version="${version}">`, escapeMemoryText(body, STATE_FRAME_TAGS, { json: true }), `</${STATE_BLOCK_TAG}>`];
-  lines.push(missing.length > 0 ? `Required fields still missing: ${missing.join(', ')}.` : 'All required fields are known.');
-  if (truncated.length > 0) lines.push(`Shortened to fit: ${truncated.map((name) => escapeMemoryText(name.replace(/\s+/g, ' '), STATE_FRAME_TAGS)).join(', ')}.`);
+  const lines = [
+    `<${STATE_BLOCK_TAG} version="${version}">`,
+    escapeMemoryText(body, STATE_FRAME_TAGS, { json: true }),
+    `</${STATE_BLOCK_TAG}>`,
+  ];
+  lines.push(
+    missing.length > 0 ? `Required fields still missing: ${missing.join(', ')}.` : 'All required fields are known.',
+  );
+  if (truncated.length > 0)
+    lines.push(
+      `Shortened to ` +
+        `fit: ${truncated.map((name) => escapeMemoryText(name.replace(/\s+/g, ' '), STATE_FRAME_TAGS)).join(', ')}.`,
+    );
   return memoryBlockText(role, STATE_BLOCK_PREAMBLE, lines.join('\n'));
 }
 
@@ -63,7 +82,9 @@ export function renderStateBlock(
   role: MemoryRole = 'user',
 ): RenderedStateBlock {
   const missingRequired = schema.required.filter((name) => state[name] === undefined);
-  let entries = orderedEntries(state, schema).map(([name, value]) => [name, structuredClone(value)] as [string, unknown]);
+  let entries = orderedEntries(state, schema).map(
+    ([name, value]) => [name, structuredClone(value)] as [string, unknown],
+  );
   const truncated: string[] = [];
   const measure = (text: string) => counter.countMessage({ role, content: text });
   // Field lines are counted one by one, so that each shortening step re-counts one line instead of
@@ -73,22 +94,37 @@ export function renderStateBlock(
   let sizes = entries.map(([, value]) => JSON.stringify(value).length);
   for (let guard = 0; guard < 10000; guard++) {
     const slack = 2 * (entries.length + 4);
-    const estimate = measure(renderText([], version, missingRequired, truncated, role)) + lineTokens.reduce((sum, tokens) => sum + tokens, 0);
+    const estimate =
+      measure(renderText([], version, missingRequired, truncated, role)) +
+      lineTokens.reduce((sum, tokens) => sum + tokens, 0);
     if (estimate - slack <= maxTokens) {
       const text = renderText(entries, version, missingRequired, truncated, role);
       const tokens = measure(text);
-      if (tokens <= maxTokens) return { message: { role, content: text }, tokens, missingRequired, truncatedFields: truncated };
+      if (tokens <= maxTokens)
+        return { message: { role, content: text }, tokens, missingRequired, truncatedFields: truncated };
     }
     if (entries.length === 0) break;
     let target = 0;
     for (let position = 1; position < entries.length; position++) {
-      if (shrinksBefore(entries[position]![0], sizes[position]!, position, entries[target]![0], sizes[target]!, target, schema)) target = position;
+      if (
+        shrinksBefore(
+          entries[position]![0],
+          sizes[position]!,
+          position,
+          entries[target]![0],
+          sizes[target]!,
+          target,
+          schema,
+        )
+      )
+        target = position;
     }
     const [name, value] = entries[target]!;
     if (!truncated.includes(name)) truncated.push(name);
     let shortened: unknown;
     if (Array.isArray(value) && value.length > 1) shortened = value.slice(1);
-    else if (typeof value === 'string' && value.length > 32) shortened = `${value.slice(0, Math.floor(value.length / 2))}...`;
+    else if (typeof value === 'string' && value.length > 32)
+      shortened = `${value.slice(0, Math.floor(value.length / 2))}...`;
     if (shortened === undefined) {
       entries = entries.filter((_, position) => position !== target);
       lineTokens = lineTokens.filter((_, position) => position !== target);
@@ -99,7 +135,12 @@ export function renderStateBlock(
       sizes[target] = JSON.stringify(shortened).length;
     }
   }
-  return { message: null, tokens: 0, missingRequired, truncatedFields: orderedEntries(state, schema).map(([name]) => name) };
+  return {
+    message: null,
+    tokens: 0,
+    missingRequired,
+    truncatedFields: orderedEntries(state, schema).map(([name]) => name),
+  };
 }
 
 function entryLine([name, value]: [string, unknown]): string {
@@ -110,7 +151,15 @@ function entryLine([name, value]: [string, unknown]): string {
  * Whether field `a` is shortened before field `b`: optional fields before required ones, then the
  * longer JSON text first, then the later field in schema order.
  */
-function shrinksBefore(a: string, aSize: number, aPosition: number, b: string, bSize: number, bPosition: number, schema: CompiledStateSchema): boolean {
+function shrinksBefore(
+  a: string,
+  aSize: number,
+  aPosition: number,
+  b: string,
+  bSize: number,
+  bPosition: number,
+  schema: CompiledStateSchema,
+): boolean {
   const aRequired = schema.required.includes(a);
   const bRequired = schema.required.includes(b);
   if (aRequired !== bRequired) return !aRequired;

@@ -1,4 +1,5 @@
 import { createTokenCounter, type ITokenCounter } from '@ctxkit/core';
+
 import { compileStateSchema } from '../schema/state-schema';
 import { renderStateBlock } from './render-state-block';
 import { StateBlockCache } from './state-block-cache';
@@ -6,7 +7,11 @@ import { StateBlockCache } from './state-block-cache';
 const schema = compileStateSchema(
   {
     type: 'object',
-    properties: { destination: { type: 'string' }, passengers: { type: 'array', items: { type: 'string' } }, note: { type: 'string' } },
+    properties: {
+      destination: { type: 'string' },
+      passengers: { type: 'array', items: { type: 'string' } },
+      note: { type: 'string' },
+    },
     required: ['destination'],
   },
   'test',
@@ -42,7 +47,10 @@ describe('StateBlockCache', () => {
       [{ destination: 'Toronto', passengers: many }, 2, 1024],
       [{ destination: 'Tokyo' }, 3, 20],
     ];
-    for (const [state, version, maxTokens] of calls) expect(cache.render(state, version, maxTokens)).toEqual(renderStateBlock(state, version, schema, counter, maxTokens));
+    for (const [state, version, maxTokens] of calls)
+      expect(cache.render(state, version, maxTokens)).toEqual(
+        renderStateBlock(state, version, schema, counter, maxTokens),
+      );
   });
 
   it('renders a state once while it stays the same object, or the same state read afresh', () => {

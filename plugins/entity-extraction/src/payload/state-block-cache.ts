@@ -1,8 +1,9 @@
 import type { ITokenCounter } from '@ctxkit/core';
 import type { MemoryRole } from '@ctxkit/core/strategy-kit';
+
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityState } from '../state/entity-state';
-import { renderStateBlock, type RenderedStateBlock } from './render-state-block';
+import { type RenderedStateBlock, renderStateBlock } from './render-state-block';
 
 /**
  * The state block of the last composition, kept for the next one: most turns leave the state as it
@@ -11,7 +12,15 @@ import { renderStateBlock, type RenderedStateBlock } from './render-state-block'
  * version and JSON text are the same, at the same cap; anything else renders again.
  */
 export class StateBlockCache {
-  private last: { state: Readonly<EntityState>; json: string | undefined; version: number; maxTokens: number; block: RenderedStateBlock } | undefined;
+  private last:
+    | {
+        state: Readonly<EntityState>;
+        json: string | undefined;
+        version: number;
+        maxTokens: number;
+        block: RenderedStateBlock;
+      }
+    | undefined;
 
   constructor(
     private readonly schema: CompiledStateSchema,

@@ -1,5 +1,6 @@
 import { ConfigSchemaError, freezeDeep, type JsonSchema } from '@ctxkit/core';
 import { createAjv, schemaDialect } from '@ctxkit/core/strategy-kit';
+
 import type { EntityState } from '../state/entity-state';
 import { formatAjvErrors } from './format-ajv-errors';
 
@@ -45,8 +46,17 @@ export function compileStateSchema(schema: Readonly<JsonSchema>, owner: string):
     throw new ConfigSchemaError(owner, where, 'the state schema must be a JSON Schema object');
   }
   const properties = schema['properties'];
-  if (schema['type'] !== 'object' || properties === null || typeof properties !== 'object' || Array.isArray(properties)) {
-    throw new ConfigSchemaError(owner, where, 'the state schema must describe an object: "type": "object" with "properties"');
+  if (
+    schema['type'] !== 'object' ||
+    properties === null ||
+    typeof properties !== 'object' ||
+    Array.isArray(properties)
+  ) {
+    throw new ConfigSchemaError(
+      owner,
+      where,
+      'the state schema must describe an object: "type": "object" with "properties"',
+    );
   }
   const frozen = freezeDeep(structuredClone(schema) as JsonSchema);
   const partial = structuredClone(schema) as JsonSchema;
@@ -58,7 +68,9 @@ export function compileStateSchema(schema: Readonly<JsonSchema>, owner: string):
   } catch (error) {
     throw new ConfigSchemaError(owner, where, error instanceof Error ? error.message : String(error));
   }
-  const requiredList = Array.isArray(schema['required']) ? (schema['required'] as unknown[]).filter((name): name is string => typeof name === 'string') : [];
+  const requiredList = Array.isArray(schema['required'])
+    ? (schema['required'] as unknown[]).filter((name): name is string => typeof name === 'string')
+    : [];
   const validate = (state: unknown): string[] => (validator(state) ? [] : formatAjvErrors(validator.errors));
   const acceptsValue = (name: string, value: unknown): boolean => validator({ [name]: value } as EntityState) === true;
   const fields: StateField[] = Object.entries(properties as Record<string, JsonSchema>).map(([name, fieldSchema]) => ({
@@ -69,7 +81,11 @@ export function compileStateSchema(schema: Readonly<JsonSchema>, owner: string):
   }));
   const unknownRequired = requiredList.filter((name) => !fields.some((field) => field.name === name));
   if (unknownRequired.length > 0) {
-    throw new ConfigSchemaError(owner, where, `"required" names fields that are not in "properties": ${unknownRequired.join(', ')}`);
+    throw new ConfigSchemaError(
+      owner,
+      where,
+      `"required" names fields that are not in "properties": ${unknownRequired.join(', ')}`,
+    );
   }
   return { schema: frozen, fields, required: requiredList, validate, acceptsValue };
 }

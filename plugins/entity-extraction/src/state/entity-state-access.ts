@@ -1,4 +1,5 @@
 import type { IContextManager } from '@ctxkit/core';
+
 import type { EntityState, EntityStateVersion } from './entity-state';
 
 /**
@@ -23,5 +24,9 @@ export interface EntityStateAccess {
 /** True when a context manager exposes the entity state (the entity extraction strategy does). */
 export function hasEntityState(manager: IContextManager): manager is IContextManager & EntityStateAccess {
   const candidate = manager as Partial<EntityStateAccess>;
-  return typeof candidate.getState === 'function' && typeof candidate.getVersions === 'function' && typeof candidate.getStateAt === 'function';
+  return (
+    typeof candidate.getState === 'function' &&
+    typeof candidate.getVersions === 'function' &&
+    typeof candidate.getStateAt === 'function'
+  );
 }

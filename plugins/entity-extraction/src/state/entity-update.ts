@@ -27,7 +27,10 @@ export interface EntityUpdate {
   sourceMessageIndex: number;
   /** Fingerprint of that message's text. */
   sourceFingerprint: string;
-  /** The fields the extraction changed, with their new values (`after: null`: cleared); empty when it failed or found nothing new. */
+  /**
+   * The fields the extraction changed, with their new values (`after: null`: cleared); empty when it failed or found
+   * nothing new.
+   */
   diff: EntityFieldChange[];
   /** When the extraction ran (ms since epoch). */
   timestamp: number;
@@ -49,7 +52,11 @@ export type AppliedEntityUpdate =
  * Neither input is modified. (Whether the record already read the update's source message is for the
  * caller to tell, with the caller's history.)
  */
-export function applyEntityUpdate(record: Readonly<PersistedEntityState>, update: Readonly<EntityUpdate>, schema: CompiledStateSchema): AppliedEntityUpdate {
+export function applyEntityUpdate(
+  record: Readonly<PersistedEntityState>,
+  update: Readonly<EntityUpdate>,
+  schema: CompiledStateSchema,
+): AppliedEntityUpdate {
   const state = structuredClone(record.state);
   const diff: EntityFieldChange[] = [];
   for (const change of update.diff) {
@@ -57,14 +64,25 @@ export function applyEntityUpdate(record: Readonly<PersistedEntityState>, update
     if (canonicalJson(before ?? null) === canonicalJson(change.after ?? null)) continue;
     if (change.after === null || change.after === undefined) delete state[change.field];
     else state[change.field] = structuredClone(change.after);
-    diff.push({ field: change.field, before: before === undefined ? null : structuredClone(before), after: structuredClone(change.after ?? null) });
+    diff.push({
+      field: change.field,
+      before: before === undefined ? null : structuredClone(before),
+      after: structuredClone(change.after ?? null),
+    });
   }
   const errors = diff.length > 0 ? schema.validate(state) : [];
   if (errors.length > 0) return { outcome: 'invalid', errors };
   const version: EntityStateVersion | null =
     diff.length === 0
       ? null
-      : { version: record.versions.length + 1, sourceMessageIndex: update.sourceMessageIndex, diff, timestamp: update.timestamp, offline: update.offline, extractor: update.extractor };
+      : {
+          version: record.versions.length + 1,
+          sourceMessageIndex: update.sourceMessageIndex,
+          diff,
+          timestamp: update.timestamp,
+          offline: update.offline,
+          extractor: update.extractor,
+        };
   return {
     outcome: 'applied',
     record: {
@@ -73,7 +91,10 @@ export function applyEntityUpdate(record: Readonly<PersistedEntityState>, update
       versions: version ? [...record.versions, version] : record.versions,
       processedThrough: update.sourceMessageIndex,
       processedFingerprint: update.sourceFingerprint,
-      readPoints: withReadPoint(record.readPoints, { index: update.sourceMessageIndex, fingerprint: update.sourceFingerprint }),
+      readPoints: withReadPoint(record.readPoints, {
+        index: update.sourceMessageIndex,
+        fingerprint: update.sourceFingerprint,
+      }),
     },
     version,
   };

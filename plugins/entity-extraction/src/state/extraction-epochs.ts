@@ -1,5 +1,12 @@
-import { safeEmit, type CtxkitEventBase, type ReductionEpoch, type StrategyContext, type UndoResult } from '@ctxkit/core';
+import {
+  type CtxkitEventBase,
+  type ReductionEpoch,
+  safeEmit,
+  type StrategyContext,
+  type UndoResult,
+} from '@ctxkit/core';
 import { EpochLog } from '@ctxkit/core/strategy-kit';
+
 import type { EntityStateVersion, PersistedEntityState } from './entity-state';
 
 /** Writes a state from before an extraction back (compare-and-set, like every write of the state). */
@@ -17,8 +24,12 @@ function changedFields(versions: readonly EntityStateVersion[]): string[] {
 export function extractionDescription(replaced: PersistedEntityState, written: PersistedEntityState): string {
   const added = written.versions.slice(replaced.versions.length);
   const sources = [...new Set(added.map((version) => version.sourceMessageIndex))];
-  const from = sources.length === 1 ? `extraction from message ${sources[0]}` : `extractions from messages ${sources.join(', ')}`;
-  return `${from} changed ${changedFields(added).join(', ')} (state v${replaced.versions.length} → v${written.versions.length})`;
+  const from =
+    sources.length === 1 ? `extraction from message ${sources[0]}` : `extractions from messages ${sources.join(', ')}`;
+  return (
+    `${from} changed ${changedFields(added).join(', ')} (state v${replaced.versions.length} → ` +
+    `v${written.versions.length})`
+  );
 }
 
 /**
@@ -27,7 +38,10 @@ export function extractionDescription(replaced: PersistedEntityState, written: P
  * that the next payload shows the state from before them), and the read point from before them kept
  * for a history that no longer holds the newest message read.
  */
-export function stateAfterUndo(current: Readonly<PersistedEntityState>, before: Readonly<PersistedEntityState>): PersistedEntityState {
+export function stateAfterUndo(
+  current: Readonly<PersistedEntityState>,
+  before: Readonly<PersistedEntityState>,
+): PersistedEntityState {
   const restored: PersistedEntityState = {
     format: 1,
     state: structuredClone(before.state),
@@ -36,7 +50,10 @@ export function stateAfterUndo(current: Readonly<PersistedEntityState>, before: 
     processedFingerprint: current.processedFingerprint,
     ...(current.readPoints ? { readPoints: structuredClone(current.readPoints) } : {}),
   };
-  const point = before.processedFingerprint !== null && before.processedThrough >= 0 ? { index: before.processedThrough, fingerprint: before.processedFingerprint } : before.restoredReadPoint;
+  const point =
+    before.processedFingerprint !== null && before.processedThrough >= 0
+      ? { index: before.processedThrough, fingerprint: before.processedFingerprint }
+      : before.restoredReadPoint;
   if (point && point.index !== current.processedThrough) restored.restoredReadPoint = { ...point };
   return restored;
 }
@@ -53,7 +70,12 @@ export class ExtractionEpochs {
   private readonly log: EpochLog;
 
   constructor(private readonly context: StrategyContext) {
-    this.log = new EpochLog({ store: context.store, agentId: context.agentId, sessionId: context.sessionId, now: () => context.now() });
+    this.log = new EpochLog({
+      store: context.store,
+      agentId: context.agentId,
+      sessionId: context.sessionId,
+      now: () => context.now(),
+    });
   }
 
   /**
@@ -67,11 +89,21 @@ export class ExtractionEpochs {
     const to = written.processedThrough + 1;
     let epoch: ReductionEpoch;
     try {
-      epoch = await this.log.record({ kind: 'extraction', turn, description: extractionDescription(replaced, written), ...(to > from ? { range: { from, to } } : {}) }, replaced);
+      epoch = await this.log.record(
+        {
+          kind: 'extraction',
+          turn,
+          description: extractionDescription(replaced, written),
+          ...(to > from ? { range: { from, to } } : {}),
+        },
+        replaced,
+      );
     } catch (error) {
       safeEmit(this.context.events, 'strategy-warning', {
         ...this.eventBase(turn),
-        message: `${this.context.strategyId}: the extraction stands but could not be recorded as an epoch, so it cannot be undone: ${error instanceof Error ? error.message : String(error)}`,
+        message:
+          `${this.context.strategyId}: the extraction stands but could not be recorded as an epoch, so it ` +
+          `cannot be undone: ${error instanceof Error ? error.message : String(error)}`,
       });
       return;
     }
@@ -90,7 +122,12 @@ export class ExtractionEpochs {
    */
   async undo(epochId: string, restore: RestoreEntityState, turn: number): Promise<UndoResult> {
     const { undone, alsoUndone } = await this.log.undo<PersistedEntityState>(epochId, restore);
-    safeEmit(this.context.events, 'epoch-undone', { ...this.eventBase(Math.max(turn, undone.turn, ...alsoUndone.map((epoch) => epoch.turn))), epoch: undone, alsoUndone, historyRestored: false });
+    safeEmit(this.context.events, 'epoch-undone', {
+      ...this.eventBase(Math.max(turn, undone.turn, ...alsoUndone.map((epoch) => epoch.turn))),
+      epoch: undone,
+      alsoUndone,
+      historyRestored: false,
+    });
     return { undone, alsoUndone };
   }
 

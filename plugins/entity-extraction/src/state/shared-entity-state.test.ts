@@ -1,5 +1,6 @@
-import { MemoryContextStore, type ChatMessage, type IContextStore, type StoreKey } from '@ctxkit/core';
+import { type ChatMessage, type IContextStore, MemoryContextStore, type StoreKey } from '@ctxkit/core';
 import { createConformanceContext, ScriptedLLMClient, type ScriptStep } from '@ctxkit/core/testing';
+
 import { createStrategy } from '../create-entity-extraction-strategy';
 import { compileStateSchema } from '../schema/state-schema';
 import type { EntityFieldChange, PersistedEntityState } from './entity-state';
@@ -7,12 +8,27 @@ import type { EntityUpdate } from './entity-update';
 import { SharedEntityState } from './shared-entity-state';
 
 const key: StoreKey = { agentId: 'booking-agent', sessionId: 's1', kind: 'entities', name: 'state' };
-const stateSchema = { type: 'object', properties: { origin: { type: 'string' }, destination: { type: 'string' }, date: { type: 'string' }, seats: { type: 'integer', minimum: 1 } } };
+const stateSchema = {
+  type: 'object',
+  properties: {
+    origin: { type: 'string' },
+    destination: { type: 'string' },
+    date: { type: 'string' },
+    seats: { type: 'integer', minimum: 1 },
+  },
+};
 const schema = compileStateSchema(stateSchema, 'test');
 
 function update(source: number, changes: Record<string, unknown>): EntityUpdate {
   const diff: EntityFieldChange[] = Object.entries(changes).map(([field, after]) => ({ field, before: null, after }));
-  return { sourceMessageIndex: source, sourceFingerprint: `fp-${source}`, diff, timestamp: source, offline: true, extractor: 'offline-extractor' };
+  return {
+    sourceMessageIndex: source,
+    sourceFingerprint: `fp-${source}`,
+    diff,
+    timestamp: source,
+    offline: true,
+    extractor: 'offline-extractor',
+  };
 }
 
 /** Covered when the record's extraction point reached the source (the histories here are never rewritten). */
@@ -29,10 +45,20 @@ describe('SharedEntityState', () => {
     const b = shared(store);
     await a.read();
     await b.read();
-    await expect(b.apply(update(0, { origin: 'Boston' }), coveredFrom(0))).resolves.toMatchObject({ outcome: 'applied', version: { version: 1 } });
+    await expect(b.apply(update(0, { origin: 'Boston' }), coveredFrom(0))).resolves.toMatchObject({
+      outcome: 'applied',
+      version: { version: 1 },
+    });
     // A computed its update on the empty state it read, before B wrote.
-    await expect(a.apply(update(2, { destination: 'Seattle' }), coveredFrom(2))).resolves.toMatchObject({ outcome: 'applied', version: { version: 2 } });
-    await expect(store.get(key)).resolves.toMatchObject({ state: { origin: 'Boston', destination: 'Seattle' }, processedThrough: 2, versions: [{ version: 1 }, { version: 2 }] });
+    await expect(a.apply(update(2, { destination: 'Seattle' }), coveredFrom(2))).resolves.toMatchObject({
+      outcome: 'applied',
+      version: { version: 2 },
+    });
+    await expect(store.get(key)).resolves.toMatchObject({
+      state: { origin: 'Boston', destination: 'Seattle' },
+      processedThrough: 2,
+      versions: [{ version: 1 }, { version: 2 }],
+    });
   });
 
   it('drops an update whose source message the other instance already extracted', async () => {
@@ -42,37 +68,49 @@ describe('SharedEntityState', () => {
     await a.read();
     await b.read();
     await b.apply(update(2, { destination: 'Seattle', origin: 'Boston' }), coveredFrom(2));
-    await expect(a.apply(update(2, { destination: 'Seattle' }), coveredFrom(2))).resolves.toEqual({ outcome: 'covered' });
+    await expect(a.apply(update(2, { destination: 'Seattle' }), coveredFrom(2))).resolves.toEqual({
+      outcome: 'covered',
+    });
     expect(a.current.versions).toHaveLength(1);
     await expect(store.get(key)).resolves.toMatchObject({ versions: [{ sourceMessageIndex: 2 }] });
   });
 
-  it('keeps updates in memory while the store fails, and writes them onto the current record with the next call', async () => {
-    const store = new MemoryContextStore();
-    const setIfVersion = store.setIfVersion.bind(store);
-    let down = true;
-    store.setIfVersion = (k, value, expected) => (down ? Promise.reject(new Error('disk full')) : setIfVersion(k, value, expected));
-    const warnings: string[] = [];
-    const a = shared(store, warnings);
-    await a.read();
-    await a.apply(update(2, { origin: 'Boston' }), coveredFrom(2));
-    expect(a.current.state).toEqual({ origin: 'Boston' });
-    expect(warnings).toEqual([expect.stringMatching(/could not be saved.*disk full/)]);
-    await expect(store.get(key)).resolves.toBeUndefined();
-    down = false;
-    // Meanwhile another instance extracted an earlier message.
-    await shared(store).apply(update(0, { seats: 2 }), coveredFrom(0));
-    await a.read();
-    expect(a.current.state).toEqual({ origin: 'Boston', seats: 2 });
-    await expect(store.get(key)).resolves.toMatchObject({ state: { origin: 'Boston', seats: 2 }, processedThrough: 2 });
-  });
+  it(
+    'keeps updates in memory while the store fails, and writes them onto the current record with the next ' + 'call',
+    async () => {
+      const store = new MemoryContextStore();
+      const setIfVersion = store.setIfVersion.bind(store);
+      let down = true;
+      store.setIfVersion = (k, value, expected) =>
+        down ? Promise.reject(new Error('disk full')) : setIfVersion(k, value, expected);
+      const warnings: string[] = [];
+      const a = shared(store, warnings);
+      await a.read();
+      await a.apply(update(2, { origin: 'Boston' }), coveredFrom(2));
+      expect(a.current.state).toEqual({ origin: 'Boston' });
+      expect(warnings).toEqual([expect.stringMatching(/could not be saved.*disk full/)]);
+      await expect(store.get(key)).resolves.toBeUndefined();
+      down = false;
+      // Meanwhile another instance extracted an earlier message.
+      await shared(store).apply(update(0, { seats: 2 }), coveredFrom(0));
+      await a.read();
+      expect(a.current.state).toEqual({ origin: 'Boston', seats: 2 });
+      await expect(store.get(key)).resolves.toMatchObject({
+        state: { origin: 'Boston', seats: 2 },
+        processedThrough: 2,
+      });
+    },
+  );
 
   it('peeks at the state with the updates a failed write left, writing nothing', async () => {
     const store = new MemoryContextStore();
     const setIfVersion = store.setIfVersion.bind(store);
     let writes = 0;
     let down = true;
-    store.setIfVersion = (k, value, expected) => (writes++, down ? Promise.reject(new Error('disk full')) : setIfVersion(k, value, expected));
+    store.setIfVersion = (k, value, expected) => (
+      writes++,
+      down ? Promise.reject(new Error('disk full')) : setIfVersion(k, value, expected)
+    );
     const a = shared(store);
     await a.read();
     await a.apply(update(2, { origin: 'Boston' }), coveredFrom(2));
@@ -83,18 +121,32 @@ describe('SharedEntityState', () => {
     await expect(store.get(key)).resolves.toBeUndefined();
   });
 
-  it('restores a state with compare-and-set onto what another writer left, telling no one of it as a write of updates', async () => {
-    const store = new MemoryContextStore();
-    const written: Array<[number, number]> = [];
-    const a = new SharedEntityState({ store, key, schema, warn: () => undefined, written: async (replaced, record) => void written.push([replaced.versions.length, record.versions.length]) });
-    await a.apply(update(0, { origin: 'Boston' }), coveredFrom(0));
-    // Another instance writes after A read.
-    await shared(store).apply(update(2, { destination: 'Seattle' }), coveredFrom(2));
-    await a.restore((current) => ({ ...current, state: { origin: 'Lima' }, versions: current.versions.slice(0, 1) }));
-    await expect(store.get(key)).resolves.toMatchObject({ state: { origin: 'Lima' }, versions: [{ version: 1 }], processedThrough: 2 });
-    expect(a.current.state).toEqual({ origin: 'Lima' });
-    expect(written).toEqual([[0, 1]]);
-  });
+  it(
+    'restores a state with compare-and-set onto what another writer left, telling no one of it as a write of ' +
+      'updates',
+    async () => {
+      const store = new MemoryContextStore();
+      const written: Array<[number, number]> = [];
+      const a = new SharedEntityState({
+        store,
+        key,
+        schema,
+        warn: () => undefined,
+        written: async (replaced, record) => void written.push([replaced.versions.length, record.versions.length]),
+      });
+      await a.apply(update(0, { origin: 'Boston' }), coveredFrom(0));
+      // Another instance writes after A read.
+      await shared(store).apply(update(2, { destination: 'Seattle' }), coveredFrom(2));
+      await a.restore((current) => ({ ...current, state: { origin: 'Lima' }, versions: current.versions.slice(0, 1) }));
+      await expect(store.get(key)).resolves.toMatchObject({
+        state: { origin: 'Lima' },
+        versions: [{ version: 1 }],
+        processedThrough: 2,
+      });
+      expect(a.current.state).toEqual({ origin: 'Lima' });
+      expect(written).toEqual([[0, 1]]);
+    },
+  );
 
   it('reads afresh on every call and falls back to the state read last when the store cannot be read', async () => {
     const store = new MemoryContextStore();
@@ -118,8 +170,24 @@ describe('two entity extraction instances on one store (two processes serving on
       for (const match of sent.matchAll(/Turn (\d+): I fly to (\w+)\./g)) fields[`turn_${match[1]}`] = match[2]!;
       return { reply: JSON.stringify(fields), delayMs };
     };
-  const turnSchema = { type: 'object', properties: Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`turn_${index + 1}`, { type: 'string' }])) };
-  const cities = ['Seattle', 'Paris', 'Tokyo', 'Lima', 'Oslo', 'Cairo', 'Quito', 'Rome', 'Delhi', 'Perth', 'Dakar', 'Kyiv'];
+  const turnSchema = {
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: 12 }, (_, index) => [`turn_${index + 1}`, { type: 'string' }])),
+  };
+  const cities = [
+    'Seattle',
+    'Paris',
+    'Tokyo',
+    'Lima',
+    'Oslo',
+    'Cairo',
+    'Quito',
+    'Rome',
+    'Delhi',
+    'Perth',
+    'Dakar',
+    'Kyiv',
+  ];
 
   function conversation(turns: number): ChatMessage[] {
     return Array.from({ length: turns }, (_, index) => [
@@ -130,7 +198,11 @@ describe('two entity extraction instances on one store (two processes serving on
 
   function instance(store: IContextStore, delayMs: number) {
     const llm = new ScriptedLLMClient([answer(delayMs)], { repeatLast: true });
-    const { context, events } = createConformanceContext('s1', { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm, store }, undefined);
+    const { context, events } = createConformanceContext(
+      's1',
+      { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm, store },
+      undefined,
+    );
     return { strategy: createStrategy({ stateSchema: turnSchema }, context), events, llm };
   }
 
@@ -143,8 +215,17 @@ describe('two entity extraction instances on one store (two processes serving on
       await (turn % 2 === 0 ? b : a).strategy.composePayload('sys', conversation(turn).slice(0, -1), []);
     }
     // Overlapping: the same turn on both, then a turn and the next one at once.
-    for (const [first, second] of [[5, 5], [6, 7], [8, 8], [9, 10], [11, 12]] as const) {
-      await Promise.all([a.strategy.composePayload('sys', conversation(first).slice(0, -1), []), b.strategy.composePayload('sys', conversation(second).slice(0, -1), [])]);
+    for (const [first, second] of [
+      [5, 5],
+      [6, 7],
+      [8, 8],
+      [9, 10],
+      [11, 12],
+    ] as const) {
+      await Promise.all([
+        a.strategy.composePayload('sys', conversation(first).slice(0, -1), []),
+        b.strategy.composePayload('sys', conversation(second).slice(0, -1), []),
+      ]);
     }
     const state = await a.strategy.getState();
     expect(state).toEqual(Object.fromEntries(cities.map((city, index) => [`turn_${index + 1}`, city])));
@@ -180,12 +261,18 @@ describe('a late request on one store (a history shorter than the read point)', 
     4: '{"cabin": "business", "reservation_ids": ["AAA111", "BBB222", "CCC333"]}',
   };
   const model: ScriptStep = (request) => {
-    const indexes = [...String(request.messages[1]!.content).matchAll(/<new_user_message index="(\d+)">/g)].map((match) => Number(match[1]));
+    const indexes = [...String(request.messages[1]!.content).matchAll(/<new_user_message index="(\d+)">/g)].map(
+      (match) => Number(match[1]),
+    );
     return answers[indexes[indexes.length - 1]!] ?? '{}';
   };
   function instance(store: IContextStore, llm: 'offline' | 'llm') {
     const client = llm === 'llm' ? new ScriptedLLMClient([model], { repeatLast: true }) : undefined;
-    const { context, events } = createConformanceContext('s1', { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm: client, store }, undefined);
+    const { context, events } = createConformanceContext(
+      's1',
+      { agentId: 'booking-agent', strategyId: 'std-entity-extraction-strategy', llm: client, store },
+      undefined,
+    );
     return { strategy: createStrategy({ stateSchema: bookingSchema }, context), events, llm: client };
   }
   const stored = (store: IContextStore) => store.get(key) as Promise<PersistedEntityState>;
@@ -198,13 +285,21 @@ describe('a late request on one store (a history shorter than the read point)', 
       // A reads the conversation turn by turn to message 4.
       for (const end of [1, 3, 5]) await a.strategy.composePayload('sys', history.slice(0, end), []);
       const before = structuredClone(await stored(store));
-      expect(before).toMatchObject({ state: { cabin: 'business', reservation_ids: ['AAA111', 'BBB222', 'CCC333'] }, processedThrough: 4 });
+      expect(before).toMatchObject({
+        state: { cabin: 'business', reservation_ids: ['AAA111', 'BBB222', 'CCC333'] },
+        processedThrough: 4,
+      });
       // B reports turns that A has read past, then composes for one of them.
       await b.strategy.onTurnComplete(history.slice(0, 2));
       await b.strategy.onTurnComplete(history.slice(0, 4));
       const late = await b.strategy.composePayload('sys', history.slice(0, 3), []);
       const after = await stored(store);
-      expect({ state: after.state, versions: after.versions, processedThrough: after.processedThrough, processedFingerprint: after.processedFingerprint }).toEqual({
+      expect({
+        state: after.state,
+        versions: after.versions,
+        processedThrough: after.processedThrough,
+        processedFingerprint: after.processedFingerprint,
+      }).toEqual({
         state: before.state,
         versions: before.versions,
         processedThrough: before.processedThrough,
@@ -215,7 +310,11 @@ describe('a late request on one store (a history shorter than the read point)', 
       if (b.llm) expect(b.llm.callCount).toBe(0);
       // A goes on from where it stood: the next message is read once.
       await a.strategy.composePayload('sys', [...history, { role: 'user', content: 'Economy after all.' }], []);
-      if (llm === 'offline') expect((await stored(store)).versions.at(-1)).toMatchObject({ sourceMessageIndex: 6, diff: [{ field: 'cabin', before: 'business', after: 'economy' }] });
+      if (llm === 'offline')
+        expect((await stored(store)).versions.at(-1)).toMatchObject({
+          sourceMessageIndex: 6,
+          diff: [{ field: 'cabin', before: 'business', after: 'economy' }],
+        });
     });
   }
 
@@ -231,6 +330,9 @@ describe('a late request on one store (a history shorter than the read point)', 
     ];
     await instance(store, 'offline').strategy.composePayload('sys', compacted, []);
     expect(await stored(store)).toMatchObject({ state: { cabin: 'economy' }, processedThrough: 2 });
-    expect((await stored(store)).versions.at(-1)).toMatchObject({ sourceMessageIndex: 2, diff: [{ field: 'cabin', before: 'business', after: 'economy' }] });
+    expect((await stored(store)).versions.at(-1)).toMatchObject({
+      sourceMessageIndex: 2,
+      diff: [{ field: 'cabin', before: 'business', after: 'economy' }],
+    });
   });
 });

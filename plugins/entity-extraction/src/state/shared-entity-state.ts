@@ -1,5 +1,6 @@
-import { StoreError, type IContextStore, type StoreKey, type VersionedValue } from '@ctxkit/core';
+import { type IContextStore, StoreError, type StoreKey, type VersionedValue } from '@ctxkit/core';
 import { formatStoreKey, readVersioned, UNVERSIONED, writeIfVersion } from '@ctxkit/core/strategy-kit';
+
 import type { CompiledStateSchema } from '../schema/state-schema';
 import type { EntityStateVersion, PersistedEntityState } from './entity-state';
 import { applyEntityUpdate, type EntityUpdate } from './entity-update';
@@ -76,7 +77,10 @@ export class SharedEntityState {
     try {
       this.accept(await readVersioned(this.options.store, this.options.key));
     } catch (error) {
-      this.options.warn(`the stored entity state could not be read; using the one read last: ${messageOf(error)}`, error);
+      this.options.warn(
+        `the stored entity state could not be read; using the one read last: ${messageOf(error)}`,
+        error,
+      );
       return this.current;
     }
     if (this.pending.length > 0) await this.write();
@@ -117,7 +121,12 @@ export class SharedEntityState {
       }
       this.accept(written.current);
     }
-    throw new StoreError(this.options.store.name, 'setIfVersion', formatStoreKey(this.options.key), `other writers kept replacing the entity state (${MAX_WRITE_ATTEMPTS} attempts); undo again`);
+    throw new StoreError(
+      this.options.store.name,
+      'setIfVersion',
+      formatStoreKey(this.options.key),
+      `other writers kept replacing the entity state (${MAX_WRITE_ATTEMPTS} attempts); undo again`,
+    );
   }
 
   /**
@@ -132,7 +141,10 @@ export class SharedEntityState {
   }
 
   /** The pending updates applied onto `base`, and what became of each. */
-  private applyPending(base: PersistedEntityState): { record: PersistedEntityState; results: Map<PendingUpdate, EntityUpdateResult> } {
+  private applyPending(base: PersistedEntityState): {
+    record: PersistedEntityState;
+    results: Map<PendingUpdate, EntityUpdateResult>;
+  } {
     const results = new Map<PendingUpdate, EntityUpdateResult>();
     let record = base;
     for (const pending of this.pending) {
@@ -167,7 +179,11 @@ export class SharedEntityState {
       try {
         written = await writeIfVersion(this.options.store, this.options.key, record, this.version);
       } catch (error) {
-        this.options.warn(`the entity state could not be saved; it stays in memory for this instance and is written with the next call: ${messageOf(error)}`, error);
+        this.options.warn(
+          `the entity state could not be saved; it stays in memory for this instance and is written with the next ` +
+            `call: ${messageOf(error)}`,
+          error,
+        );
         this.view = record;
         return results;
       }
@@ -182,7 +198,10 @@ export class SharedEntityState {
       }
       this.accept(written.current);
     }
-    this.options.warn(`the entity state kept changing under this instance's writes (${MAX_WRITE_ATTEMPTS} attempts); its update is written with the next call`);
+    this.options.warn(
+      `the entity state kept changing under this instance's writes (${MAX_WRITE_ATTEMPTS} attempts); its update is ` +
+        `written with the next call`,
+    );
     return results;
   }
 
@@ -197,10 +216,18 @@ export class SharedEntityState {
   private validated(value: unknown): PersistedEntityState {
     if (value === undefined) return emptyEntityState();
     const stored = value as Partial<PersistedEntityState> | null;
-    if (stored && stored.format === 1 && stored.state && typeof stored.state === 'object' && Array.isArray(stored.versions)) {
+    if (
+      stored &&
+      stored.format === 1 &&
+      stored.state &&
+      typeof stored.state === 'object' &&
+      Array.isArray(stored.versions)
+    ) {
       const problems = this.options.schema.validate(stored.state);
       if (problems.length === 0) return stored as PersistedEntityState;
-      this.options.warn(`the stored entity state does not match the state schema (${problems.join('; ')}); starting empty`);
+      this.options.warn(
+        `the stored entity state does not match the state schema (${problems.join('; ')}); starting empty`,
+      );
     }
     return emptyEntityState();
   }

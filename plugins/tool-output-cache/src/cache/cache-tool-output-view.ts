@@ -1,8 +1,9 @@
-import { MemoryContextStore, type IContextStore, type ToolOutputRef } from '@ctxkit/core';
+import { type IContextStore, MemoryContextStore, type ToolOutputRef } from '@ctxkit/core';
+
 import { resolveToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
 import type { InContextView } from './in-context-view';
-import type { ToolOutputCacheConfig } from './tool-output-cache-config';
 import { ToolOutputCache } from './tool-output-cache';
+import type { ToolOutputCacheConfig } from './tool-output-cache-config';
 
 /**
  * Caches one tool output and returns its ref and in-context view: what the strategy does for each
@@ -12,12 +13,16 @@ import { ToolOutputCache } from './tool-output-cache';
  */
 export async function cacheToolOutputView(
   output: string,
-  options: { store?: IContextStore; agentId?: string; sessionId?: string } & Partial<Pick<ToolOutputCacheConfig, 'maxMessageBytes' | 'maxLineLength'>> = {},
+  options: { store?: IContextStore; agentId?: string; sessionId?: string } & Partial<
+    Pick<ToolOutputCacheConfig, 'maxMessageBytes' | 'maxLineLength'>
+  > = {},
 ): Promise<{ ref: ToolOutputRef; view: InContextView; cache: ToolOutputCache }> {
   const limits: Partial<ToolOutputCacheConfig> = {};
   if (options.maxMessageBytes !== undefined) limits.maxMessageBytes = options.maxMessageBytes;
   if (options.maxLineLength !== undefined) limits.maxLineLength = options.maxLineLength;
-  const { maxMessageBytes, maxLineLength } = resolveToolOutputCacheStrategyConfig({ toolOutputCache: limits }).toolOutputCache;
+  const { maxMessageBytes, maxLineLength } = resolveToolOutputCacheStrategyConfig({
+    toolOutputCache: limits,
+  }).toolOutputCache;
   const cache = new ToolOutputCache({
     store: options.store ?? new MemoryContextStore(),
     agentId: options.agentId ?? 'bench',

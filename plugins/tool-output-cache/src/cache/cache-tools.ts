@@ -1,4 +1,5 @@
 import type { ContributedTool, ToolDefinition } from '@ctxkit/core';
+
 import { ToolArgumentsError } from './tool-arguments-error';
 import { READ_DEFAULT_LIMIT, type ToolOutputCache } from './tool-output-cache';
 
@@ -17,10 +18,17 @@ export const TOOL_OUTPUT_CACHE_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
     name: TOOL_OUTPUT_CACHE_TOOL,
-    description: `Read a trimmed tool output by its ref (to_…) as numbered lines; offset: first line, limit: lines (${READ_DEFAULT_LIMIT}), char_offset: chars of line offset to skip.`,
+    description:
+      `Read a trimmed tool output by its ref (to_…) as numbered lines; offset: first line, limit: lines ` +
+      `(${READ_DEFAULT_LIMIT}), char_offset: chars of line offset to skip.`,
     parameters: {
       type: 'object',
-      properties: { ref_id: { type: 'string' }, offset: { type: 'integer' }, limit: { type: 'integer' }, char_offset: { type: 'integer' } },
+      properties: {
+        ref_id: { type: 'string' },
+        offset: { type: 'integer' },
+        limit: { type: 'integer' },
+        char_offset: { type: 'integer' },
+      },
       required: ['ref_id'],
     },
   },
@@ -34,7 +42,13 @@ export const TOOL_OUTPUT_CACHE_GREP_DEFINITION: ToolDefinition = {
     description: 'Search a trimmed tool output by its ref (to_…) for a regex; returns numbered matching lines.',
     parameters: {
       type: 'object',
-      properties: { ref_id: { type: 'string' }, pattern: { type: 'string' }, context: { type: 'integer' }, max_matches: { type: 'integer' }, ignore_case: { type: 'boolean' } },
+      properties: {
+        ref_id: { type: 'string' },
+        pattern: { type: 'string' },
+        context: { type: 'integer' },
+        max_matches: { type: 'integer' },
+        ignore_case: { type: 'boolean' },
+      },
       required: ['ref_id', 'pattern'],
     },
   },
@@ -60,7 +74,8 @@ function argumentsObject(tool: string, args: unknown): Record<string, unknown> {
     }
   }
   if (value === undefined || value === null) value = {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new ToolArgumentsError(tool, 'the arguments must be a JSON object');
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw new ToolArgumentsError(tool, 'the arguments must be a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -68,7 +83,8 @@ function optionalInteger(tool: string, args: Record<string, unknown>, name: stri
   const value = args[name];
   if (value === undefined || value === null) return undefined;
   const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number)) throw new ToolArgumentsError(tool, `${name} must be an integer`);
+  if (typeof number !== 'number' || !Number.isFinite(number))
+    throw new ToolArgumentsError(tool, `${name} must be an integer`);
   return Math.floor(number);
 }
 
@@ -90,7 +106,8 @@ export function createCacheTools(cache: ToolOutputCache): ContributedTool[] {
       definition: TOOL_OUTPUT_CACHE_GREP_DEFINITION,
       async execute(args) {
         const input = argumentsObject(TOOL_OUTPUT_CACHE_GREP_TOOL, args);
-        if (typeof input.pattern !== 'string' || input.pattern === '') throw new ToolArgumentsError(TOOL_OUTPUT_CACHE_GREP_TOOL, 'pattern must be a non-empty string');
+        if (typeof input.pattern !== 'string' || input.pattern === '')
+          throw new ToolArgumentsError(TOOL_OUTPUT_CACHE_GREP_TOOL, 'pattern must be a non-empty string');
         return cache.grep(input.ref_id, {
           pattern: input.pattern,
           context: optionalInteger(TOOL_OUTPUT_CACHE_GREP_TOOL, input, 'context'),
@@ -110,7 +127,10 @@ export function createCompactTool(request: (focus: string | undefined) => void):
       const input = argumentsObject(COMPACT_TOOL, args);
       const focus = typeof input.focus === 'string' && input.focus.trim() !== '' ? input.focus.trim() : undefined;
       request(focus);
-      return 'Compaction scheduled: the full conversation will be saved as a transcript and replaced by a summary plus the latest turn before the next step.';
+      return (
+        'Compaction scheduled: the full conversation will be saved as a transcript and replaced by a summary ' +
+        'plus the latest turn before the next step.'
+      );
     },
   };
 }

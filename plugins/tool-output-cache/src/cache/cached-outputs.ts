@@ -1,14 +1,15 @@
 import {
-  CtxkitError,
-  safeEmit,
   type ChatMessage,
+  CtxkitError,
   type CtxkitEventBase,
   type CtxkitEventBus,
   type ITokenCounter,
+  safeEmit,
   type ToolMessage,
   type ToolOutputRef,
 } from '@ctxkit/core';
 import { contentText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
+
 import type { InContextView } from './in-context-view';
 import type { CachedToolOutput, ToolOutputCache } from './tool-output-cache';
 import { isToolOutputRefId } from './tool-output-ref-id';
@@ -29,7 +30,9 @@ export interface CachedInfo {
   readonly rawTokens: number;
 }
 
-/** The parts of an in-context view a {@link CachedInfo} reads: a {@link CachedToolOutput}'s view, built when first read. */
+/**
+ * The parts of an in-context view a {@link CachedInfo} reads: a {@link CachedToolOutput}'s view, built when first read.
+ */
 interface ViewSource {
   readonly view: Pick<InContextView, 'text' | 'truncated' | 'binary'>;
 }
@@ -40,7 +43,9 @@ export interface EnsuredOutput {
   stored: boolean;
 }
 
-/** What a working view caches its tool outputs with: {@link CachedOutputs}, or its `preview` side that stores nothing. */
+/**
+ * What a working view caches its tool outputs with: {@link CachedOutputs}, or its `preview` side that stores nothing.
+ */
 export interface CachedOutputSource {
   /**
    * What is known of `message`'s output, cached when first seen; `stored` when it was written now.
@@ -65,7 +70,10 @@ export interface CachedOutputsOwner {
 export class CachedOutputs implements CachedOutputSource {
   private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
   private readonly collectedRefs = new Set<string>();
-  /** The outputs as a preview sees them: what is cached already, and for the rest what caching would give, without storing or reporting. */
+  /**
+   * The outputs as a preview sees them: what is cached already, and for the rest what caching would give, without
+   * storing or reporting.
+   */
   readonly preview: CachedOutputSource = { ensure: (message) => this.peek(message) };
 
   constructor(private readonly owner: CachedOutputsOwner) {}
@@ -78,11 +86,19 @@ export class CachedOutputs implements CachedOutputSource {
   ensure(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
     const known = this.cached.get(message);
     if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
-    if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id)) return this.ensureCarried(message, turn);
+    if (
+      message.output_ref &&
+      isToolOutputRefId(message.output_ref.id) &&
+      !this.collectedRefs.has(message.output_ref.id)
+    )
+      return this.ensureCarried(message, turn);
     return this.cacheOutput(message, turn);
   }
 
-  /** {@link ensure} of a message that carries a well-formed ref: adopted when the cache has it, else cached as any output. */
+  /**
+   * {@link ensure} of a message that carries a well-formed ref: adopted when the cache has it, else cached as any
+   * output.
+   */
   private async ensureCarried(message: ToolMessage, turn: number): Promise<EnsuredOutput> {
     if (await this.owner.cache.has(message.output_ref!.id)) {
       // The caller passes back a message that already carries a ref (our copy, or its own cache).
@@ -93,7 +109,10 @@ export class CachedOutputs implements CachedOutputSource {
     return this.cacheOutput(message, turn);
   }
 
-  /** The output given its ref now (its view when first read), its write owed (a failure is reported: the output is then sent as it is). */
+  /**
+   * The output given its ref now (its view when first read), its write owed (a failure is reported: the output is then
+   * sent as it is).
+   */
   private cacheOutput(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
     const text = contentText(message.content);
     let result: CachedToolOutput | Promise<CachedToolOutput>;
@@ -117,8 +136,14 @@ export class CachedOutputs implements CachedOutputSource {
     const info = new CachedOutputInfo(result.ref, text.length, result, message, this.owner.counter);
     this.cached.set(message, info);
     if (result.stored) {
-      // Assigned, not spread: a first call reports thousands of outputs, and a spread object literal costs microseconds each.
-      const cached = { refId: result.ref.id, toolCallId: message.tool_call_id, byteSize: result.ref.byte_size ?? 0, lineCount: result.ref.line_count ?? 0 };
+      // Assigned, not spread: a first call reports thousands of outputs, and a spread object literal costs microseconds
+      // each.
+      const cached = {
+        refId: result.ref.id,
+        toolCallId: message.tool_call_id,
+        byteSize: result.ref.byte_size ?? 0,
+        lineCount: result.ref.line_count ?? 0,
+      };
       safeEmit(this.owner.events, 'tool-output-cached', Object.assign({}, this.owner.eventBase(turn), cached));
     }
     return { info, stored: result.stored };
@@ -128,7 +153,9 @@ export class CachedOutputs implements CachedOutputSource {
   private failed(error: unknown, turn: number): EnsuredOutput {
     safeEmit(this.owner.events, 'strategy-warning', {
       ...this.owner.eventBase(turn),
-      message: `A tool output could not be cached (${error instanceof Error ? error.message : String(error)}); it is sent as it is and may be dropped to fit.`,
+      message:
+        `A tool output could not be cached (${error instanceof Error ? error.message : String(error)}); it ` +
+        `is sent as it is and may be dropped to fit.`,
       ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
     });
     return { info: undefined, stored: false };
@@ -143,7 +170,10 @@ export class CachedOutputs implements CachedOutputSource {
       const { error } = failure;
       safeEmit(this.owner.events, 'strategy-warning', {
         ...this.owner.eventBase(turn),
-        message: `A tool output could not be written to the store (${error instanceof Error ? error.message : String(error)}); its ref ${failure.refId} is written again when it is expanded. Check the context store.`,
+        message:
+          `A tool output could not be written to the store ` +
+          `(${error instanceof Error ? error.message : String(error)}); its ref ${failure.refId} is written ` +
+          `again when it is expanded. Check the context store.`,
         ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
       });
     }
@@ -167,12 +197,20 @@ export class CachedOutputs implements CachedOutputSource {
     const known = this.cached.get(message);
     if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
     try {
-      if (message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id) && (await this.owner.cache.has(message.output_ref.id))) {
+      if (
+        message.output_ref &&
+        isToolOutputRefId(message.output_ref.id) &&
+        !this.collectedRefs.has(message.output_ref.id) &&
+        (await this.owner.cache.has(message.output_ref.id))
+      ) {
         return { info: this.carriedInfo(message), stored: false };
       }
       const text = contentText(message.content);
       const described = this.owner.cache.describe(text);
-      return { info: new CachedOutputInfo(described.ref, text.length, described, message, this.owner.counter), stored: false };
+      return {
+        info: new CachedOutputInfo(described.ref, text.length, described, message, this.owner.counter),
+        stored: false,
+      };
     } catch {
       // What caching would do then (it reports the failure; a preview does not).
       return { info: undefined, stored: false };
@@ -183,27 +221,46 @@ export class CachedOutputs implements CachedOutputSource {
   private carriedInfo(message: ToolMessage): CachedInfo {
     const text = contentText(message.content);
     const view = { text, truncated: false, binary: false };
-    return new CachedOutputInfo({ ...message.output_ref! }, message.output_ref!.byte_size ?? text.length, { view }, message, this.owner.counter);
+    return new CachedOutputInfo(
+      { ...message.output_ref! },
+      message.output_ref!.byte_size ?? text.length,
+      { view },
+      message,
+      this.owner.counter,
+    );
   }
 
-  /** After a compaction: deletes cached outputs that neither the compacted history nor the retain/summary text references. */
-  async collect(compacted: ReadonlyArray<ChatMessage>, reply: { retain: string; summary: string }, turn: number): Promise<void> {
+  /**
+   * After a compaction: deletes cached outputs that neither the compacted history nor the retain/summary text
+   * references.
+   */
+  async collect(
+    compacted: ReadonlyArray<ChatMessage>,
+    reply: { retain: string; summary: string },
+    turn: number,
+  ): Promise<void> {
     const keep = new Set<string>();
-    for (const text of [reply.retain, reply.summary]) for (const match of text.match(REF_IN_TEXT) ?? []) keep.add(match);
+    for (const text of [reply.retain, reply.summary])
+      for (const match of text.match(REF_IN_TEXT) ?? []) keep.add(match);
     for (const message of compacted) {
       if (message.role === 'tool') {
         const known = this.cached.get(message);
         if (known) keep.add(known.ref.id);
         if (message.output_ref) keep.add(message.output_ref.id);
       }
-      for (const match of contentText(message.content as ToolMessage['content']).match(REF_IN_TEXT) ?? []) keep.add(match);
+      for (const match of contentText(message.content as ToolMessage['content']).match(REF_IN_TEXT) ?? [])
+        keep.add(match);
     }
     try {
       const collected = await this.owner.cache.collect(keep);
       for (const id of collected) this.collectedRefs.add(id);
-      if (collected.length > 0) safeEmit(this.owner.events, 'tool-output-gc', { ...this.owner.eventBase(turn), refIds: collected });
+      if (collected.length > 0)
+        safeEmit(this.owner.events, 'tool-output-gc', { ...this.owner.eventBase(turn), refIds: collected });
     } catch (error) {
-      safeEmit(this.owner.events, 'strategy-warning', { ...this.owner.eventBase(turn), message: `Tool output GC failed: ${error instanceof Error ? error.message : String(error)}` });
+      safeEmit(this.owner.events, 'strategy-warning', {
+        ...this.owner.eventBase(turn),
+        message: `Tool output GC failed: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   }
 }
@@ -238,7 +295,9 @@ class CachedOutputInfo implements CachedInfo {
 
   get rawTokens(): number {
     // An output its view had to cut is estimated at bytes / 4, not counted whole.
-    this.tokens ??= this.viewTruncated ? Math.ceil((this.ref.byte_size ?? utf8ByteLength(contentText(this.message.content))) / 4) + 4 : this.counter.countMessage(this.message);
+    this.tokens ??= this.viewTruncated
+      ? Math.ceil((this.ref.byte_size ?? utf8ByteLength(contentText(this.message.content))) / 4) + 4
+      : this.counter.countMessage(this.message);
     return this.tokens;
   }
 }

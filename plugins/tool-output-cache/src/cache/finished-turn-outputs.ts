@@ -1,5 +1,6 @@
 import type { ChatMessage } from '@ctxkit/core';
 import type { TurnCounter } from '@ctxkit/core/strategy-kit';
+
 import { HistoryGrowth } from '../history-growth';
 import type { CachedOutputs } from './cached-outputs';
 
@@ -23,7 +24,9 @@ export class FinishedTurnOutputs {
     const turn = this.turns.count(newHistory);
     let from = this.seen.observe(newHistory);
     // A history seen for the first time: its finished turn starts at its newest user message.
-    if (from === 0) for (let index = newHistory.length - 1; index > 0 && from === 0; index--) if (newHistory[index]!.role === 'user') from = index;
+    if (from === 0)
+      for (let index = newHistory.length - 1; index > 0 && from === 0; index--)
+        if (newHistory[index]!.role === 'user') from = index;
     for (let index = from; index < newHistory.length; index++) {
       const message = newHistory[index]!;
       if (message.role !== 'tool') continue;

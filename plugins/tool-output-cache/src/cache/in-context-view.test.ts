@@ -1,5 +1,6 @@
-import fc from 'fast-check';
 import { utf8ByteLength } from '@ctxkit/core/strategy-kit';
+import fc from 'fast-check';
+
 import { buildInContextView } from './in-context-view';
 import { digestToolOutput } from './tool-output-ref-id';
 
@@ -10,25 +11,42 @@ const refOf = (text: string) => {
 
 /** Lines of any length with multi-byte characters and emoji, so cuts land next to them. */
 const output = fc
-  .array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('日本語'.repeat(30), '😀'.repeat(70), 'x'.repeat(300))), { maxLength: 40 })
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 40 }),
+      fc.constantFrom('日本語'.repeat(30), '😀'.repeat(70), 'x'.repeat(300)),
+    ),
+    { maxLength: 40 },
+  )
   .map((lines) => lines.join('\n'));
 
 describe('buildInContextView', () => {
   it('stays within maxMessageBytes, cuts no character in half, and keeps a text that fits as it is', () => {
     fc.assert(
-      fc.property(output, fc.integer({ min: 600, max: 3000 }), fc.integer({ min: 16, max: 200 }), (text, maxMessageBytes, maxLineLength) => {
-        const view = buildInContextView(text, refOf(text), { maxMessageBytes, maxLineLength });
-        expect(utf8ByteLength(view.text)).toBeLessThanOrEqual(maxMessageBytes);
-        expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(view.text)).toBe(false);
-        if (!view.truncated) expect(view.text).toBe(text);
-        else if (!view.binary) expect(view.text).toContain(`ref=${refOf(text).id}`);
-      }),
+      fc.property(
+        output,
+        fc.integer({ min: 600, max: 3000 }),
+        fc.integer({ min: 16, max: 200 }),
+        (text, maxMessageBytes, maxLineLength) => {
+          const view = buildInContextView(text, refOf(text), { maxMessageBytes, maxLineLength });
+          expect(utf8ByteLength(view.text)).toBeLessThanOrEqual(maxMessageBytes);
+          expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(view.text)).toBe(false);
+          if (!view.truncated) expect(view.text).toBe(text);
+          else if (!view.binary) expect(view.text).toContain(`ref=${refOf(text).id}`);
+        },
+      ),
       { seed: 20250101, numRuns: 150 },
     );
   });
 
   it('shows a text that fits the bytes as it is exactly when none of its lines passes maxLineLength', () => {
-    const lines = fc.array(fc.oneof(fc.string({ maxLength: 60 }), fc.integer({ min: 0, max: 400 }).map((length) => 'y'.repeat(length))), { maxLength: 60 });
+    const lines = fc.array(
+      fc.oneof(
+        fc.string({ maxLength: 60 }),
+        fc.integer({ min: 0, max: 400 }).map((length) => 'y'.repeat(length)),
+      ),
+      { maxLength: 60 },
+    );
     fc.assert(
       fc.property(lines, fc.integer({ min: 16, max: 300 }), (parts, maxLineLength) => {
         const text = parts.join('\n');

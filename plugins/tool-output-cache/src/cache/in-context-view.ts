@@ -1,5 +1,6 @@
 import { type ToolOutputRef } from '@ctxkit/core';
 import { cutToUtf8Bytes, surrogateSafeCut, utf8ByteLength } from '@ctxkit/core/strategy-kit';
+
 import { looksBinary } from './looks-binary';
 
 /** Limits of an in-context view. */
@@ -32,18 +33,32 @@ export function lineCutMarker(omittedChars: number): string {
 }
 
 /** The trailing note of a cut view: says that the rest is expandable by ref. */
-export function expandNote(ref: Readonly<ToolOutputRef>, linesShown: number, linesCut: number, maxLineLength: number): string {
+export function expandNote(
+  ref: Readonly<ToolOutputRef>,
+  linesShown: number,
+  linesCut: number,
+  maxLineLength: number,
+): string {
   const parts = [`[output truncated: showing ${linesShown} of ${ref.line_count ?? '?'} lines`];
-  if (linesCut > 0) parts.push(`; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars (read on in one with "offset":<its line>,"char_offset":${maxLineLength})`);
+  if (linesCut > 0)
+    parts.push(
+      `; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars (read on in one with ` +
+        `"offset":<its line>,"char_offset":${maxLineLength})`,
+    );
   parts.push(
-    `. The full output (${ref.byte_size ?? '?'} bytes) is cached as ref=${ref.id}: expand it with tool_output_cache {"ref_id":"${ref.id}","offset":${linesShown + 1}} or search it with tool_output_cache_grep {"ref_id":"${ref.id}","pattern":"..."}]`,
+    `. The full output (${ref.byte_size ?? '?'} bytes) is cached as ref=${ref.id}: expand it with ` +
+      `tool_output_cache {"ref_id":"${ref.id}","offset":${linesShown + 1}} or search it with ` +
+      `tool_output_cache_grep {"ref_id":"${ref.id}","pattern":"..."}]`,
   );
   return parts.join('');
 }
 
 /** The view of a binary output: it is not shown, only described. */
 export function binaryNote(ref: Readonly<ToolOutputRef>): string {
-  return `[binary tool output, ${ref.byte_size ?? '?'} bytes, not shown. It is cached as ref=${ref.id}: tool_output_cache {"ref_id":"${ref.id}"} shows it as numbered lines, tool_output_cache_grep searches it]`;
+  return (
+    `[binary tool output, ${ref.byte_size ?? '?'} bytes, not shown. It is cached as ref=${ref.id}: ` +
+    `tool_output_cache {"ref_id":"${ref.id}"} shows it as numbered lines, tool_output_cache_grep searches it]`
+  );
 }
 
 /**
@@ -53,13 +68,21 @@ export function binaryNote(ref: Readonly<ToolOutputRef>): string {
  * 100 MB output costs a walk over its newlines, not a copy. When nothing has to be cut the text
  * is returned as it is.
  */
-export function buildInContextView(text: string, ref: Readonly<ToolOutputRef>, limits: InContextViewLimits): InContextView {
+export function buildInContextView(
+  text: string,
+  ref: Readonly<ToolOutputRef>,
+  limits: InContextViewLimits,
+): InContextView {
   const maxBytes = Math.max(1, Math.floor(limits.maxMessageBytes));
   const maxLine = Math.max(1, Math.floor(limits.maxLineLength));
   if (looksBinary(text)) return { text: binaryNote(ref), truncated: true, linesShown: 0, linesCut: 0, binary: true };
 
   // Fast path: small enough and no long line (the ref measured the bytes when the output was hashed).
-  if (text.length <= maxBytes && (ref.byte_size ?? utf8ByteLength(text)) <= maxBytes && !hasLineLongerThan(text, maxLine)) {
+  if (
+    text.length <= maxBytes &&
+    (ref.byte_size ?? utf8ByteLength(text)) <= maxBytes &&
+    !hasLineLongerThan(text, maxLine)
+  ) {
     return { text, truncated: false, linesShown: ref.line_count ?? 0, linesCut: 0, binary: false };
   }
 

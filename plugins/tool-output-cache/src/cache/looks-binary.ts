@@ -19,7 +19,12 @@ export function looksBinary(text: string): boolean {
   for (let index = 0; index < sample; index++) {
     const code = text.charCodeAt(index);
     if (code === 0) return true;
-    if ((code < 0x20 && code !== 9 && code !== 10 && code !== 13 && code !== 12 && code !== 27) || code === 0x7f || code === 0xfffd) control++;
+    if (
+      (code < 0x20 && code !== 9 && code !== 10 && code !== 13 && code !== 12 && code !== 27) ||
+      code === 0x7f ||
+      code === 0xfffd
+    )
+      control++;
   }
   return control / sample > 0.1;
 }

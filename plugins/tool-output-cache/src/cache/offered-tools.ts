@@ -37,14 +37,28 @@ export function offeredTools({ callerTools, own, offer }: OfferedToolsInput): To
  * count is made once, not at every turn.
  */
 export class OfferedToolLists {
-  private readonly lists = new Map<boolean, { callerTools: ToolDefinition[]; own: ToolDefinition[]; offer: ToolDefinition[]; list: ToolDefinition[] }>();
+  private readonly lists = new Map<
+    boolean,
+    { callerTools: ToolDefinition[]; own: ToolDefinition[]; offer: ToolDefinition[]; list: ToolDefinition[] }
+  >();
 
   /** {@link offeredTools} of `input`, the list made last time for `offerOwn` when its input was the same. */
   list(input: OfferedToolsInput, offerOwn: boolean): ToolDefinition[] {
     const known = this.lists.get(offerOwn);
-    if (known && sameItems(known.callerTools, input.callerTools) && sameItems(known.own, input.own) && sameItems(known.offer, input.offer)) return known.list;
+    if (
+      known &&
+      sameItems(known.callerTools, input.callerTools) &&
+      sameItems(known.own, input.own) &&
+      sameItems(known.offer, input.offer)
+    )
+      return known.list;
     const list = offeredTools(input);
-    this.lists.set(offerOwn, { callerTools: [...input.callerTools], own: [...input.own], offer: [...input.offer], list });
+    this.lists.set(offerOwn, {
+      callerTools: [...input.callerTools],
+      own: [...input.own],
+      offer: [...input.offer],
+      list,
+    });
     return list;
   }
 }

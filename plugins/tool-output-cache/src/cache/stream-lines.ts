@@ -24,7 +24,11 @@ export interface SkipChars {
  * characters into it (a long line read further on). A last line without `\n` is yielded; no empty line follows a
  * final `\n`. Stop early by breaking out of the loop (the source stream is closed).
  */
-export async function* streamLines(chunks: AsyncIterable<Uint8Array>, keepChars: number, skip?: SkipChars): AsyncGenerator<StreamedLine> {
+export async function* streamLines(
+  chunks: AsyncIterable<Uint8Array>,
+  keepChars: number,
+  skip?: SkipChars,
+): AsyncGenerator<StreamedLine> {
   const decoder = new TextDecoder('utf-8');
   const keep = Math.max(1, Math.floor(keepChars));
   const skipChars = skip ? Math.max(0, Math.floor(skip.chars)) : 0;
@@ -45,7 +49,12 @@ export async function* streamLines(chunks: AsyncIterable<Uint8Array>, keepChars:
   };
   const finish = (): StreamedLine => {
     number++;
-    const line = { number, text: parts.length === 1 ? parts[0]! : parts.join(''), from: Math.min(from, length), length };
+    const line = {
+      number,
+      text: parts.length === 1 ? parts[0]! : parts.join(''),
+      from: Math.min(from, length),
+      length,
+    };
     parts = [];
     kept = 0;
     length = 0;

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+
 import { byteChunks, textChunks } from './text-chunks';
 
 /** True when the text ends with a high surrogate or starts with a low one: half of a pair. */
@@ -9,16 +10,20 @@ function halfPairAtAnEdge(text: string): boolean {
 describe('textChunks', () => {
   it('splits a text into slices of at most the chunk size that join back to it and encode to its UTF-8 bytes', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.integer({ min: 1, max: 40 }), (text, chunkChars) => {
-        const chunks = [...textChunks(text, chunkChars)];
-        expect(chunks.join('')).toBe(text);
-        expect(Buffer.concat(chunks.map((chunk) => Buffer.from(chunk, 'utf8')))).toEqual(Buffer.from(text, 'utf8'));
-        for (const chunk of chunks) {
-          expect(chunk.length).toBeGreaterThan(0);
-          expect(chunk.length).toBeLessThanOrEqual(Math.max(2, chunkChars));
-          expect(halfPairAtAnEdge(chunk)).toBe(false);
-        }
-      }),
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 300 }),
+        fc.integer({ min: 1, max: 40 }),
+        (text, chunkChars) => {
+          const chunks = [...textChunks(text, chunkChars)];
+          expect(chunks.join('')).toBe(text);
+          expect(Buffer.concat(chunks.map((chunk) => Buffer.from(chunk, 'utf8')))).toEqual(Buffer.from(text, 'utf8'));
+          for (const chunk of chunks) {
+            expect(chunk.length).toBeGreaterThan(0);
+            expect(chunk.length).toBeLessThanOrEqual(Math.max(2, chunkChars));
+            expect(halfPairAtAnEdge(chunk)).toBe(false);
+          }
+        },
+      ),
     );
   });
 

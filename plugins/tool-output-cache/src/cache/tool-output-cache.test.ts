@@ -1,8 +1,12 @@
 import { CtxkitError, ErrorCodes, MemoryContextStore } from '@ctxkit/core';
-import * as inContextView from './in-context-view';
-import { ToolOutputCache, type CachedToolOutput } from './tool-output-cache';
 
-function newCache(store = new MemoryContextStore(), limits = { maxMessageBytes: 50 * 1024, maxLineLength: 2000 }): ToolOutputCache {
+import * as inContextView from './in-context-view';
+import { type CachedToolOutput, ToolOutputCache } from './tool-output-cache';
+
+function newCache(
+  store = new MemoryContextStore(),
+  limits = { maxMessageBytes: 50 * 1024, maxLineLength: 2000 },
+): ToolOutputCache {
   return new ToolOutputCache({ store, agentId: 'agent', sessionId: 'session', ...limits });
 }
 
@@ -46,49 +50,56 @@ describe('ToolOutputCache', () => {
   });
 
   describe('#cacheLater', () => {
-    it('gives the ref and view at once and writes the output when its ref is first read, or at storePending', async () => {
-      const store = new MemoryContextStore();
-      const putBlob = jest.spyOn(store, 'putBlob');
-      const cache = newCache(store);
-      const first = await cache.cacheLater('a\nb\nc');
-      const second = await cache.cacheLater('d\ne');
-      const again = await cache.cacheLater('a\nb\nc');
-      expect({ ref: first.ref, view: first.view, stored: first.stored }).toEqual({
-        ref: { id: expect.stringMatching(/^to_[0-9a-f]{32}$/), byte_size: 5, line_count: 3 },
-        view: expect.objectContaining({ text: 'a\nb\nc', truncated: false }),
-        stored: true,
-      });
-      expect([second.stored, again.stored]).toEqual([true, false]);
-      expect(putBlob).not.toHaveBeenCalled();
-      expect(cache.hasPending).toBe(true);
-      expect(await cache.has(second.ref.id)).toBe(true);
+    it(
+      'gives the ref and view at once and writes the output when its ref is first read, or at ' + 'storePending',
+      async () => {
+        const store = new MemoryContextStore();
+        const putBlob = jest.spyOn(store, 'putBlob');
+        const cache = newCache(store);
+        const first = await cache.cacheLater('a\nb\nc');
+        const second = await cache.cacheLater('d\ne');
+        const again = await cache.cacheLater('a\nb\nc');
+        expect({ ref: first.ref, view: first.view, stored: first.stored }).toEqual({
+          ref: { id: expect.stringMatching(/^to_[0-9a-f]{32}$/), byte_size: 5, line_count: 3 },
+          view: expect.objectContaining({ text: 'a\nb\nc', truncated: false }),
+          stored: true,
+        });
+        expect([second.stored, again.stored]).toEqual([true, false]);
+        expect(putBlob).not.toHaveBeenCalled();
+        expect(cache.hasPending).toBe(true);
+        expect(await cache.has(second.ref.id)).toBe(true);
 
-      expect(await cache.read(first.ref.id)).toContain('     2\tb');
-      expect(putBlob).toHaveBeenCalledTimes(1);
-      expect(await cache.storePending()).toEqual([]);
-      expect(putBlob).toHaveBeenCalledTimes(2);
-      expect(cache.hasPending).toBe(false);
-      expect((await cache.list()).sort()).toEqual([first.ref.id, second.ref.id].sort());
-      // Stored now: caching it again (here or in another process serving the session) writes nothing.
-      expect((await cache.cacheLater('d\ne')).stored).toBe(false);
-      expect((await newCache(store).cacheLater('d\ne')).stored).toBe(false);
-      expect(await newCache(store).storePending()).toEqual([]);
-      expect(putBlob).toHaveBeenCalledTimes(2);
-    });
+        expect(await cache.read(first.ref.id)).toContain('     2\tb');
+        expect(putBlob).toHaveBeenCalledTimes(1);
+        expect(await cache.storePending()).toEqual([]);
+        expect(putBlob).toHaveBeenCalledTimes(2);
+        expect(cache.hasPending).toBe(false);
+        expect((await cache.list()).sort()).toEqual([first.ref.id, second.ref.id].sort());
+        // Stored now: caching it again (here or in another process serving the session) writes nothing.
+        expect((await cache.cacheLater('d\ne')).stored).toBe(false);
+        expect((await newCache(store).cacheLater('d\ne')).stored).toBe(false);
+        expect(await newCache(store).storePending()).toEqual([]);
+        expect(putBlob).toHaveBeenCalledTimes(2);
+      },
+    );
 
-    it('builds the view when it is first read, once: an output shown only as its placeholder is never scanned for it', async () => {
-      const cache = newCache(new MemoryContextStore(), { maxMessageBytes: 1024, maxLineLength: 10 });
-      const build = jest.spyOn(inContextView, 'buildInContextView');
-      const cached = await cache.cacheLater('a line longer than ten characters\nshort');
-      const described = cache.describe('\u0000\u0001binary');
-      expect(build).not.toHaveBeenCalled();
-      expect(cached.view).toMatchObject({ truncated: true, linesCut: 1, binary: false });
-      expect(cached.view.text).toContain(`ref=${cached.ref.id}`);
-      expect(described.view).toMatchObject({ truncated: true, binary: true });
-      expect(cached.view).toBe(cached.view);
-      expect(build).toHaveBeenCalledTimes(2);
-      build.mockRestore();
-    });
+    it(
+      'builds the view when it is first read, once: an output shown only as its placeholder is never scanned for ' +
+        'it',
+      async () => {
+        const cache = newCache(new MemoryContextStore(), { maxMessageBytes: 1024, maxLineLength: 10 });
+        const build = jest.spyOn(inContextView, 'buildInContextView');
+        const cached = await cache.cacheLater('a line longer than ten characters\nshort');
+        const described = cache.describe('\u0000\u0001binary');
+        expect(build).not.toHaveBeenCalled();
+        expect(cached.view).toMatchObject({ truncated: true, linesCut: 1, binary: false });
+        expect(cached.view.text).toContain(`ref=${cached.ref.id}`);
+        expect(described.view).toMatchObject({ truncated: true, binary: true });
+        expect(cached.view).toBe(cached.view);
+        expect(build).toHaveBeenCalledTimes(2);
+        build.mockRestore();
+      },
+    );
 
     it("answers without a promise once the session's stored refs are listed, from what the store held", async () => {
       const store = new MemoryContextStore();
@@ -109,10 +120,16 @@ describe('ToolOutputCache', () => {
       const store = new MemoryContextStore();
       const original = store.putBlob.bind(store);
       let failures = 1;
-      jest.spyOn(store, 'putBlob').mockImplementation((key, data) => (failures-- > 0 ? Promise.reject(new Error('disk full')) : original(key, data)));
+      jest
+        .spyOn(store, 'putBlob')
+        .mockImplementation((key, data) =>
+          failures-- > 0 ? Promise.reject(new Error('disk full')) : original(key, data),
+        );
       const cache = newCache(store);
       const { ref } = await cache.cacheLater('x\ny');
-      expect(await cache.storePending()).toEqual([{ refId: ref.id, error: expect.objectContaining({ message: 'disk full' }) }]);
+      expect(await cache.storePending()).toEqual([
+        { refId: ref.id, error: expect.objectContaining({ message: 'disk full' }) },
+      ]);
       expect(cache.hasPending).toBe(false);
       expect(await cache.has(ref.id)).toBe(true);
       expect(await cache.readAll(ref.id)).toBe('x\ny');
@@ -151,25 +168,38 @@ describe('ToolOutputCache', () => {
       const long = 'x'.repeat(3 * 1024 * 1024);
       const { ref } = await cache.put(`head\n${long}\ntail`);
       const answer = await cache.read(ref.id);
-      expect(answer).toContain(`     2\t${'x'.repeat(2000)} [… line cut at char 2000 of ${long.length}: read on with offset=2 char_offset=2000]`);
+      expect(answer).toContain(
+        `     2\t${'x'.repeat(2000)} [… line cut at char 2000 of ${long.length}: read on with offset=2 ` +
+          `char_offset=2000]`,
+      );
       expect(answer).toContain('     3\ttail');
     });
 
     it('reads on in a long line from char_offset, part after part, until the whole line is back', async () => {
-      const cache = newCache(new MemoryContextStore({ chunkSize: 333 }), { maxMessageBytes: 50 * 1024, maxLineLength: 100 });
-      const line = Array.from({ length: 2600 }, (_, index) => String.fromCharCode(0x61 + (index % 26)) + (index % 97 === 0 ? '日' : '')).join('');
+      const cache = newCache(new MemoryContextStore({ chunkSize: 333 }), {
+        maxMessageBytes: 50 * 1024,
+        maxLineLength: 100,
+      });
+      const line = Array.from(
+        { length: 2600 },
+        (_, index) => String.fromCharCode(0x61 + (index % 26)) + (index % 97 === 0 ? '日' : ''),
+      ).join('');
       const { ref } = await cache.put(`first\n${line}\nlast\n`);
       const from = await cache.read(ref.id, { offset: 2, limit: 1, charOffset: 250 });
       expect(from.split('\n')).toEqual([
         `[tool_output_cache ref=${ref.id}: lines 2-2 of 3, ${ref.byte_size} bytes, line 2 from char 250]`,
-        `     2\t${line.slice(250, 350)} [… line cut at char 350 of ${line.length}: read on with offset=2 char_offset=350]`,
+        `     2\t${line.slice(250, 350)} [… line cut at char 350 of ${line.length}: read on with offset=2 ` +
+          `char_offset=350]`,
         '[more: continue with offset=3]',
       ]);
       let rebuilt = '';
       let charOffset = 0;
       for (;;) {
         const answer = await cache.read(ref.id, { offset: 2, limit: 1, charOffset });
-        const row = /^ {5}2\t(.*?)(?: \[… line cut at char (\d+) of \d+: read on with offset=2 char_offset=(\d+)\])?$/s.exec(answer.split('\n')[1]!)!;
+        const row =
+          /^ {5}2\t(.*?)(?: \[… line cut at char (\d+) of \d+: read on with offset=2 char_offset=(\d+)\])?$/s.exec(
+            answer.split('\n')[1]!,
+          )!;
         rebuilt += row[1];
         if (row[3] === undefined) break;
         expect(Number(row[3])).toBe(charOffset + row[1]!.length);
@@ -186,7 +216,9 @@ describe('ToolOutputCache', () => {
       const { ref } = await cache.put('abc😀def');
       const first = await cache.read(ref.id);
       expect(first).toContain('     1\tabc [… line cut at char 3 of 8: read on with offset=1 char_offset=3]');
-      expect(await cache.read(ref.id, { charOffset: 3 })).toContain('     1\t😀de [… line cut at char 7 of 8: read on with offset=1 char_offset=7]');
+      expect(await cache.read(ref.id, { charOffset: 3 })).toContain(
+        '     1\t😀de [… line cut at char 7 of 8: read on with offset=1 char_offset=7]',
+      );
     });
 
     it('rejects a malformed or unknown ref with ToolOutputRefNotFoundError before touching the store', async () => {
@@ -199,7 +231,9 @@ describe('ToolOutputCache', () => {
 
     it('gives back every byte of a multi-page output', async () => {
       const cache = newCache(new MemoryContextStore({ chunkSize: 777 }), { maxMessageBytes: 4096, maxLineLength: 200 });
-      const text = Array.from({ length: 500 }, (_, index) => `${index} ünïcødé 日本語 ${'.'.repeat(index % 50)}`).join('\n');
+      const text = Array.from({ length: 500 }, (_, index) => `${index} ünïcødé 日本語 ${'.'.repeat(index % 50)}`).join(
+        '\n',
+      );
       const { ref } = await cache.put(text);
       expect(await readBack(cache, ref.id)).toBe(text);
     });
@@ -208,7 +242,9 @@ describe('ToolOutputCache', () => {
   describe('#grep', () => {
     it('lists matching lines with numbers, context and a cap on matches', async () => {
       const cache = newCache();
-      const text = Array.from({ length: 100 }, (_, index) => (index % 10 === 0 ? `ERROR ${index}` : `ok ${index}`)).join('\n');
+      const text = Array.from({ length: 100 }, (_, index) =>
+        index % 10 === 0 ? `ERROR ${index}` : `ok ${index}`,
+      ).join('\n');
       const { ref } = await cache.put(text);
       const answer = await cache.grep(ref.id, { pattern: '^ERROR', context: 1, maxMatches: 2 });
       expect(answer.split('\n')).toEqual([
@@ -237,8 +273,12 @@ describe('ToolOutputCache', () => {
       expect(answer).toContain('NEEDLE');
       expect(answer.length).toBeLessThan(5000);
       // The part shown names where a read goes on in that line.
-      const next = Number(/ \[… line cut at char \d+ of 2003006: read on with offset=1 char_offset=(\d+)\]$/.exec(answer)![1]);
-      expect(answer.slice(0, answer.indexOf(' [… line cut at char')).endsWith(line.slice(next - 1500, next))).toBe(true);
+      const next = Number(
+        / \[… line cut at char \d+ of 2003006: read on with offset=1 char_offset=(\d+)\]$/.exec(answer)![1],
+      );
+      expect(answer.slice(0, answer.indexOf(' [… line cut at char')).endsWith(line.slice(next - 1500, next))).toBe(
+        true,
+      );
     });
   });
 

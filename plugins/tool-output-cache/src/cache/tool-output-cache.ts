@@ -1,9 +1,15 @@
-import { ToolOutputRefNotFoundError, type IContextStore, type StoreKey, type ToolOutputRef } from '@ctxkit/core';
+import { type IContextStore, type StoreKey, type ToolOutputRef, ToolOutputRefNotFoundError } from '@ctxkit/core';
 import { surrogateSafeCut, utf8ByteLength } from '@ctxkit/core/strategy-kit';
+
 import { buildInContextView, type InContextView, type InContextViewLimits } from './in-context-view';
 import { streamLines } from './stream-lines';
 import { byteChunks, textChunks } from './text-chunks';
-import { assertToolOutputRefId, digestToolOutput, isToolOutputRefId, type ToolOutputDigest } from './tool-output-ref-id';
+import {
+  assertToolOutputRefId,
+  digestToolOutput,
+  isToolOutputRefId,
+  type ToolOutputDigest,
+} from './tool-output-ref-id';
 
 /** Options of {@link ToolOutputCache}. */
 export interface ToolOutputCacheOptions extends InContextViewLimits {
@@ -63,7 +69,10 @@ export interface CachedToolOutput {
   stored: boolean;
 }
 
-/** A {@link CachedToolOutput} whose view is built when first read (a class: one is made for every output a first call reaches). */
+/**
+ * A {@link CachedToolOutput} whose view is built when first read (a class: one is made for every output a first call
+ * reaches).
+ */
 class LazilyViewedOutput implements CachedToolOutput {
   private built: InContextView | undefined;
 
@@ -100,7 +109,10 @@ interface RefMeta {
   line_count: number;
 }
 
-/** An output given its ref by {@link ToolOutputCache.cacheLater} and not written yet (or whose write failed: tried again when it is read). */
+/**
+ * An output given its ref by {@link ToolOutputCache.cacheLater} and not written yet (or whose write failed: tried again
+ * when it is read).
+ */
 interface PendingWrite {
   data: string;
   digest: ToolOutputDigest;
@@ -191,7 +203,10 @@ export class ToolOutputCache {
     return this.knownStored().then((listed) => this.owe(text, digest, owed, listed));
   }
 
-  /** The ref of an output {@link cacheLater} hashed, its view built when first read, its write owed unless it was already. */
+  /**
+   * The ref of an output {@link cacheLater} hashed, its view built when first read, its write owed unless it was
+   * already.
+   */
   private owe(text: string, digest: ToolOutputDigest, owed: boolean, listed: ReadonlySet<string>): CachedToolOutput {
     const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
     const stored = !owed && !listed.has(digest.refId);
@@ -255,7 +270,11 @@ export class ToolOutputCache {
   }
 
   private async listStored(): Promise<string[]> {
-    const keys = await this.options.store.listBlobs({ agentId: this.options.agentId, sessionId: this.options.sessionId, kind: 'tool-output' });
+    const keys = await this.options.store.listBlobs({
+      agentId: this.options.agentId,
+      sessionId: this.options.sessionId,
+      kind: 'tool-output',
+    });
     return keys.map((key) => key.name).filter(isToolOutputRefId);
   }
 
@@ -265,7 +284,10 @@ export class ToolOutputCache {
     return { ref, view: buildInContextView(text, ref, this.limits), stored };
   }
 
-  /** What {@link cache} would return for `text`, without storing it: its ref (its content address) and in-context view (built when first read). */
+  /**
+   * What {@link cache} would return for `text`, without storing it: its ref (its content address) and in-context view
+   * (built when first read).
+   */
   describe(text: string): Omit<CachedToolOutput, 'stored'> {
     const digest = digestToolOutput(text);
     const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
@@ -354,9 +376,14 @@ export class ToolOutputCache {
     const from = firstFrom > 0 ? `, line ${offset} from char ${firstFrom}` : '';
     const header =
       rows.length === 0
-        ? `[tool_output_cache ref=${ref.id}: no lines from ${offset} (the output has ${total ?? '?'} lines, ${ref.byte_size} bytes)]`
-        : `[tool_output_cache ref=${ref.id}: lines ${offset}-${last} of ${total ?? '?'}, ${ref.byte_size} bytes${from}]`;
-    const more = stoppedBy !== 'end' || (total !== undefined && last < total && rows.length > 0) ? `\n[more: continue with offset=${last + 1}]` : '';
+        ? `[tool_output_cache ref=${ref.id}: no lines from ${offset} (the output has ${total ?? '?'} ` +
+          `lines, ${ref.byte_size} bytes)]`
+        : `[tool_output_cache ref=${ref.id}: lines ${offset}-${last} of ${total ?? '?'}, ${ref.byte_size} ` +
+          `bytes${from}]`;
+    const more =
+      stoppedBy !== 'end' || (total !== undefined && last < total && rows.length > 0)
+        ? `\n[more: continue with offset=${last + 1}]`
+        : '';
     return rows.length === 0 ? header : `${header}\n${rows.join('\n')}${more}`;
   }
 
@@ -368,7 +395,10 @@ export class ToolOutputCache {
   async grep(refId: unknown, options: GrepToolOutputOptions): Promise<string> {
     const ref = await this.ref(refId);
     const context = Math.min(GREP_MAX_CONTEXT, Math.max(0, Math.floor(options.context ?? 0)));
-    const maxMatches = Math.min(GREP_MAX_MATCHES, Math.max(1, Math.floor(options.maxMatches ?? GREP_DEFAULT_MAX_MATCHES)));
+    const maxMatches = Math.min(
+      GREP_MAX_MATCHES,
+      Math.max(1, Math.floor(options.maxMatches ?? GREP_DEFAULT_MAX_MATCHES)),
+    );
     const pattern = String(options.pattern ?? '').slice(0, GREP_MAX_PATTERN_LENGTH);
     const regex = compilePattern(pattern, options.ignoreCase === true);
     const maxLine = this.options.maxLineLength;
@@ -399,7 +429,10 @@ export class ToolOutputCache {
       used += bytes;
       return true;
     };
-    outer: for await (const line of streamLines(this.options.store.readBlob(this.key(ref.id)), GREP_LINE_SEARCH_CHARS)) {
+    outer: for await (const line of streamLines(
+      this.options.store.readBlob(this.key(ref.id)),
+      GREP_LINE_SEARCH_CHARS,
+    )) {
       scanned = line.number;
       regex.lastIndex = 0;
       const match = matches < maxMatches ? regex.exec(line.text) : null;
@@ -424,13 +457,21 @@ export class ToolOutputCache {
         break;
       }
       if (context > 0) {
-        before.push({ number: line.number, text: line.text.length > maxLine * 2 ? line.text.slice(0, maxLine * 2) : line.text, length: line.length });
+        before.push({
+          number: line.number,
+          text: line.text.length > maxLine * 2 ? line.text.slice(0, maxLine * 2) : line.text,
+          length: line.length,
+        });
         if (before.length > context) before.shift();
       }
     }
-    const header = `[tool_output_cache_grep ref=${ref.id} pattern=${JSON.stringify(pattern)}: ${matches} match${matches === 1 ? '' : 'es'}${
-      truncated ? ` (stopped at line ${scanned}; more may follow: narrow the pattern or read with tool_output_cache)` : ''
-    } in ${ref.line_count ?? '?'} lines]`;
+    const header =
+      `[tool_output_cache_grep ref=${ref.id} pattern=${JSON.stringify(pattern)}: ${matches} ` +
+      `match${matches === 1 ? '' : 'es'}${
+        truncated
+          ? ` (stopped at line ${scanned}; more may follow: narrow the pattern or read with tool_output_cache)`
+          : ''
+      } in ${ref.line_count ?? '?'} lines]`;
     return rows.length === 0 ? header : `${header}\n${rows.join('\n')}`;
   }
 

@@ -1,18 +1,31 @@
 import { createHash } from 'node:crypto';
+
 import fc from 'fast-check';
+
 import { TEXT_CHUNK_CHARS } from './text-chunks';
 import { digestToolOutput, isToolOutputRefId } from './tool-output-ref-id';
 
-/** The digest as its definition says: the first 128 bits of the SHA-256 of the UTF-8 bytes, the byte size and the lines. */
+/**
+ * The digest as its definition says: the first 128 bits of the SHA-256 of the UTF-8 bytes, the byte size and the lines.
+ */
 function expected(text: string): { refId: string; byteSize: number; lineCount: number } {
   const bytes = Buffer.from(text, 'utf8');
   const newlines = text.split('\n').length - 1;
-  return { refId: `to_${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`, byteSize: bytes.length, lineCount: newlines + (text.length === 0 || text.endsWith('\n') ? 0 : 1) };
+  return {
+    refId: `to_${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`,
+    byteSize: bytes.length,
+    lineCount: newlines + (text.length === 0 || text.endsWith('\n') ? 0 : 1),
+  };
 }
 
 describe('digestToolOutput', () => {
   it('gives a text and its UTF-8 bytes the same ref, byte size and line count', () => {
-    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.array(fc.constantFrom('a', '\n', '日', '😀', '\ud800', ' '), { maxLength: 200 }).map((chars) => chars.join('')));
+    const text = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc
+        .array(fc.constantFrom('a', '\n', '日', '😀', '\ud800', ' '), { maxLength: 200 })
+        .map((chars) => chars.join('')),
+    );
     fc.assert(
       fc.property(text, (value) => {
         const digest = digestToolOutput(value);

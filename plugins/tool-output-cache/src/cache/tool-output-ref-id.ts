@@ -1,5 +1,7 @@
 import { createHash, hash as hashOnce } from 'node:crypto';
+
 import { ToolOutputRefNotFoundError } from '@ctxkit/core';
+
 import { byteChunks, TEXT_CHUNK_CHARS, textChunks } from './text-chunks';
 
 /**
@@ -75,5 +77,6 @@ export function isToolOutputRefId(value: unknown): value is string {
  * @throws ToolOutputRefNotFoundError (`CTXKIT_TOOL_OUTPUT_REF_NOT_FOUND`)
  */
 export function assertToolOutputRefId(value: unknown): asserts value is string {
-  if (!isToolOutputRefId(value)) throw new ToolOutputRefNotFoundError(typeof value === 'string' ? value.slice(0, 200) : String(value));
+  if (!isToolOutputRefId(value))
+    throw new ToolOutputRefNotFoundError(typeof value === 'string' ? value.slice(0, 200) : String(value));
 }

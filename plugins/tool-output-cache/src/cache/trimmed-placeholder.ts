@@ -16,5 +16,10 @@ export function isTrimmed(message: Readonly<ToolMessage>): boolean {
   const ref = message.output_ref;
   if (ref === undefined) return false;
   const text = contentText(message.content);
-  return text.length === PREFIX.length + ref.id.length + 1 && text.startsWith(PREFIX) && text.startsWith(ref.id, PREFIX.length) && text.endsWith(']');
+  return (
+    text.length === PREFIX.length + ref.id.length + 1 &&
+    text.startsWith(PREFIX) &&
+    text.startsWith(ref.id, PREFIX.length) &&
+    text.endsWith(']')
+  );
 }

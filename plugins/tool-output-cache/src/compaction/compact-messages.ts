@@ -1,8 +1,16 @@
-import { LLMResponseError, type ChatMessage, type ILLMClient, type LLMCompletion, type LLMCompletionRequest, type SystemMessage } from '@ctxkit/core';
+import {
+  type ChatMessage,
+  type ILLMClient,
+  type LLMCompletion,
+  type LLMCompletionRequest,
+  LLMResponseError,
+  type SystemMessage,
+} from '@ctxkit/core';
 import { completeBeforeDeadline, contentlessSummary, contentlessSummaryMessage } from '@ctxkit/core/strategy-kit';
+
 import type { CompactionConfig } from './compaction-config';
 import { buildCompactionInterrupt } from './compaction-prompt';
-import { parseCompactionReply, type CompactionReply } from './parse-compaction-reply';
+import { type CompactionReply, parseCompactionReply } from './parse-compaction-reply';
 import { stripTrailingToolCalls } from './strip-trailing-tool-calls';
 
 /** Inputs of {@link compactMessages}. */
@@ -43,7 +51,10 @@ export interface CompactMessagesResult extends CompactionReply {
  * Builds the summary request: shaped messages + interrupt, no tools, `compaction.model` first; with
  * a `cacheKey`, the interrupt alone as the `continuation` of the conversation's last turn.
  */
-export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, options: Omit<CompactMessagesOptions, 'llm'>): LLMCompletionRequest {
+export function buildCompactionRequest(
+  messages: ReadonlyArray<ChatMessage>,
+  options: Omit<CompactMessagesOptions, 'llm'>,
+): LLMCompletionRequest {
   const shaped = options.stripTrailingToolCalls === false ? [...messages] : stripTrailingToolCalls(messages);
   const system: SystemMessage[] = options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : [];
   return {
@@ -51,7 +62,9 @@ export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, opt
     messages: [...system, ...shaped, buildCompactionInterrupt(options.config, options.focus)],
     tools: null,
     maxOutputTokens: options.config.maxSummaryTokens,
-    ...(options.cacheKey !== undefined ? { cacheKey: options.cacheKey, continuation: [buildCompactionInterrupt(options.config, options.focus)] } : {}),
+    ...(options.cacheKey !== undefined
+      ? { cacheKey: options.cacheKey, continuation: [buildCompactionInterrupt(options.config, options.focus)] }
+      : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
 }
@@ -62,24 +75,34 @@ export function buildCompactionRequest(messages: ReadonlyArray<ChatMessage>, opt
  * `compaction.timeoutMs` deadline the call is held to, and extracts the final `<retain>` and
  * `<summary>` blocks. Neither the interrupt nor the reply is returned as
  * history: the caller builds the new history from the extracted text alone.
- * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block, or one that
- *   is only an acknowledgement or an error message (`contentlessSummary`)
+ * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block, or one
+ *   that is only an acknowledgement or an error message (`contentlessSummary`)
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) when the call has not settled within `compaction.timeoutMs`
  * @throws LLMRequestError / LLMTimeoutError from the client, unchanged
  */
-export async function compactMessages(messages: ReadonlyArray<ChatMessage>, options: CompactMessagesOptions): Promise<CompactMessagesResult> {
+export async function compactMessages(
+  messages: ReadonlyArray<ChatMessage>,
+  options: CompactMessagesOptions,
+): Promise<CompactMessagesResult> {
   const request = buildCompactionRequest(messages, options);
   const completion = await completeBeforeDeadline(options.llm, request, options.config.timeoutMs);
   const text = typeof completion.text === 'string' ? completion.text : '';
   const reply = parseCompactionReply(text);
   if (!reply) {
-    throw new LLMResponseError(text.trim() === '' ? 'the compaction reply is empty' : 'the compaction reply has no <summary>…</summary> block', {
-      client: options.llm.name,
-      model: request.model,
-    });
+    throw new LLMResponseError(
+      text.trim() === '' ? 'the compaction reply is empty' : 'the compaction reply has no <summary>…</summary> block',
+      {
+        client: options.llm.name,
+        model: request.model,
+      },
+    );
   }
   // An acknowledgement-only or error-message summary never replaces the history it would compact.
   const contentless = contentlessSummary(reply.summary);
-  if (contentless) throw new LLMResponseError(`the compaction reply is refused: ${contentlessSummaryMessage(contentless, reply.summary)}`, { client: options.llm.name, model: request.model });
+  if (contentless)
+    throw new LLMResponseError(
+      `the compaction reply is refused: ${contentlessSummaryMessage(contentless, reply.summary)}`,
+      { client: options.llm.name, model: request.model },
+    );
   return { ...reply, request, completion, model: request.model ?? options.llm.defaultModel };
 }

@@ -38,7 +38,12 @@ describe('CompactionBackoff', () => {
     const snapshot = JSON.parse(JSON.stringify(backoff.snapshot())) as ReturnType<CompactionBackoff['snapshot']>;
     backoff.record(true, { full: 40, adopted: 5 });
     backoff.restore(snapshot);
-    expect([backoff.waitTokens, backoff.missedAttempts, backoff.anchorFor('full'), backoff.anchorFor('adopted')]).toEqual([1000, 1, 10, 3]);
+    expect([
+      backoff.waitTokens,
+      backoff.missedAttempts,
+      backoff.anchorFor('full'),
+      backoff.anchorFor('adopted'),
+    ]).toEqual([1000, 1, 10, 3]);
     backoff.record(false, { full: 12, adopted: 12 });
     expect([backoff.waitTokens, backoff.missedAttempts]).toEqual([2000, 2]);
     const fresh = new CompactionBackoff({ retryAfterTokens: 1000, factor: 2, maxTokens: 100_000 });

@@ -60,7 +60,9 @@ export class CompactionBackoff {
     return Math.min(this.options.maxTokens, Math.round(this.options.retryAfterTokens * growth));
   }
 
-  /** Records an attempt made on a history of `anchor` messages; `reached`: it brought the context under its threshold. */
+  /**
+   * Records an attempt made on a history of `anchor` messages; `reached`: it brought the context under its threshold.
+   */
   record(reached: boolean, anchor: BackoffAnchor): void {
     this.wait = this.nextWait(reached);
     this.misses = reached ? 0 : this.misses + 1;

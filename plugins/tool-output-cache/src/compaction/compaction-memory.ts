@@ -1,5 +1,14 @@
-import { providerCompactionText, type ChatMessage, type ITokenCounter } from '@ctxkit/core';
-import { contentText, escapeMemoryText, memoryBlockText, memoryPreamble, truncateToFit, type MemoryBlock, type MemoryRole } from '@ctxkit/core/strategy-kit';
+import { type ChatMessage, type ITokenCounter, providerCompactionText } from '@ctxkit/core';
+import {
+  contentText,
+  escapeMemoryText,
+  type MemoryBlock,
+  memoryBlockText,
+  memoryPreamble,
+  type MemoryRole,
+  truncateToFit,
+} from '@ctxkit/core/strategy-kit';
+
 import type { CompactionState } from './compaction-state';
 
 /** The tag a compaction's retain + summary is framed in. */
@@ -9,7 +18,9 @@ export const COMPACTION_SUMMARY_TAG = 'compaction_summary';
 const COMPACTION_FRAME_TAGS = [COMPACTION_SUMMARY_TAG, 'summary', 'retain'];
 
 /** What a user-role compaction block says before its frame. */
-export const COMPACTION_PREAMBLE = memoryPreamble('A summary written when the earlier conversation was compacted follows, in its place.');
+export const COMPACTION_PREAMBLE = memoryPreamble(
+  'A summary written when the earlier conversation was compacted follows, in its place.',
+);
 
 /** The reason every message a compaction replaced is reported with. */
 export function compactionReason(state: Pick<CompactionState, 'count'>): string {
@@ -32,7 +43,8 @@ export function compactionMemory(
   role: MemoryRole = 'user',
 ): MemoryBlock {
   const text = memory.map((message) => escapeMemoryText(memoryText(message), COMPACTION_FRAME_TAGS)).join('\n\n');
-  const framed = (body: string) => memoryBlockText(role, COMPACTION_PREAMBLE, `<${COMPACTION_SUMMARY_TAG}>\n${body}\n</${COMPACTION_SUMMARY_TAG}>`);
+  const framed = (body: string) =>
+    memoryBlockText(role, COMPACTION_PREAMBLE, `<${COMPACTION_SUMMARY_TAG}>\n${body}\n</${COMPACTION_SUMMARY_TAG}>`);
   return {
     name: 'compaction summary',
     role,
@@ -43,13 +55,27 @@ export function compactionMemory(
       return room > 0 ? framed(truncateToFit(text, { kind: 'head', maxTokens: room, counter }).text) : undefined;
     },
     placement: 'after-system',
-    covers: { until, action: 'compacted', recoverableFrom: 'transcript', reason: compactionReason(state), refs: [state.transcriptRef] },
+    covers: {
+      until,
+      action: 'compacted',
+      recoverableFrom: 'transcript',
+      reason: compactionReason(state),
+      refs: [state.transcriptRef],
+    },
   };
 }
 
-/** A memory message's text: its content, or a provider compaction item's readable summary (a note for an encrypted one). */
+/**
+ * A memory message's text: its content, or a provider compaction item's readable summary (a note for an encrypted one).
+ */
 function memoryText(message: Readonly<ChatMessage>): string {
-  const item = message.role === 'assistant' ? message.reasoning?.find((candidate) => candidate.data.type === 'compaction') : undefined;
+  const item =
+    message.role === 'assistant'
+      ? message.reasoning?.find((candidate) => candidate.data.type === 'compaction')
+      : undefined;
   if (!item) return contentText(message.content);
-  return providerCompactionText(item) ?? '(The earlier conversation was compacted by the provider; its summary is encrypted and cannot be shown here.)';
+  return (
+    providerCompactionText(item) ??
+    '(The earlier conversation was compacted by the provider; its summary is encrypted and cannot be shown here.)'
+  );
 }

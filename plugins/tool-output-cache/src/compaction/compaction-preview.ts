@@ -1,5 +1,6 @@
 import type { ChatMessage, ITokenCounter, PreviewItem } from '@ctxkit/core';
 import { previewItem } from '@ctxkit/core/strategy-kit';
+
 import type { CompactionPlan, CompactionView } from './compactor';
 import { repairToolPairs } from './repair-tool-pairs';
 import { compactionTail } from './tail-turns';
@@ -8,12 +9,18 @@ import { compactionTail } from './tail-turns';
  * The messages of `history` the compaction of `view` would replace by its retain + summary (what it
  * keeps and carries excluded): a preview's `compacted`.
  */
-export async function messagesCompactionWouldReplace(view: CompactionView, history: ReadonlyArray<ChatMessage>, retainLastTurns: number, counter: ITokenCounter): Promise<PreviewItem[]> {
+export async function messagesCompactionWouldReplace(
+  view: CompactionView,
+  history: ReadonlyArray<ChatMessage>,
+  retainLastTurns: number,
+  counter: ITokenCounter,
+): Promise<PreviewItem[]> {
   const entries = repairToolPairs(await view.entries());
   const { start, carriedUser } = compactionTail(entries, retainLastTurns);
   const carried = carriedUser === undefined ? undefined : entries[carriedUser];
   const items: PreviewItem[] = [];
-  for (const entry of entries.slice(0, start)) if (entry.source !== null && entry !== carried) items.push(previewItem(history, entry.source, counter));
+  for (const entry of entries.slice(0, start))
+    if (entry.source !== null && entry !== carried) items.push(previewItem(history, entry.source, counter));
   return items;
 }
 
@@ -28,14 +35,27 @@ export interface CompactionPreview {
   setAside: boolean;
 }
 
-/** A preview's notes on compaction: the compaction set aside, what the next one would do, or why automatic compaction waits. */
+/**
+ * A preview's notes on compaction: the compaction set aside, what the next one would do, or why automatic compaction
+ * waits.
+ */
 export function compactionPreviewNotes({ plan, compacted, hasModel, setAside }: CompactionPreview): string[] {
   const notes: string[] = [];
-  if (setAside) notes.push('the history no longer continues the compacted conversation: the next payload sets the compaction aside and uses the history as given');
+  if (setAside)
+    notes.push(
+      'the history no longer continues the compacted conversation: the next payload sets the compaction aside and ' +
+        'uses the history as given',
+    );
   if (plan.trigger) {
-    const what = compacted > 0 ? `replacing ${compacted.toLocaleString('en-US')} messages by retain + summary` : 'but nothing older than the turns it keeps would be replaced';
+    const what =
+      compacted > 0
+        ? `replacing ${compacted.toLocaleString('en-US')} messages by retain + summary`
+        : 'but nothing older than the turns it keeps would be replaced';
     const model = hasModel ? '' : '; no model is configured, so it would fail and change nothing';
-    notes.push(`the next payload or checkpoint would compact (${plan.trigger}: ${plan.note}), ${what}${model}; what follows is the payload before it`);
+    notes.push(
+      `the next payload or checkpoint would compact (${plan.trigger}: ${plan.note}), ${what}${model}; what follows ` +
+        `is the payload before it`,
+    );
   } else if (plan.note) notes.push(plan.note);
   return notes;
 }

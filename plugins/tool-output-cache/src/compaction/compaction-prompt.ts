@@ -1,4 +1,5 @@
 import type { UserMessage } from '@ctxkit/core';
+
 import type { CompactionConfig } from './compaction-config';
 
 /**

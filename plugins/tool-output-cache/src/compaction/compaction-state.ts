@@ -48,8 +48,12 @@ export function startsWithPrefix(history: ReadonlyArray<ChatMessage>, prefix: Re
 }
 
 /** True when `history` continues the history that was compacted (same messages before `keepFrom`). */
-export function continuesCovered(history: ReadonlyArray<ChatMessage>, state: Pick<CompactionState, 'covered' | 'keepFrom'>): boolean {
+export function continuesCovered(
+  history: ReadonlyArray<ChatMessage>,
+  state: Pick<CompactionState, 'covered' | 'keepFrom'>,
+): boolean {
   if (history.length < state.keepFrom) return false;
-  for (let index = 0; index < state.keepFrom; index++) if (!sameMessage(history[index], state.covered[index])) return false;
+  for (let index = 0; index < state.keepFrom; index++)
+    if (!sameMessage(history[index], state.covered[index])) return false;
   return true;
 }

@@ -1,31 +1,32 @@
 import {
-  CompactionNoProgressError,
-  conversationCacheKey,
-  CtxkitError,
-  ErrorCodes,
-  LLMNotConfiguredError,
-  LLMResponseError,
-  safeEmit,
   type ChatMessage,
   type CompactionCheckpoint,
   type CompactionHookResult,
+  CompactionNoProgressError,
+  conversationCacheKey,
+  CtxkitError,
   type CtxkitEventBase,
-  type StrategyContext,
+  ErrorCodes,
   type ITokenCounter,
+  LLMNotConfiguredError,
+  LLMResponseError,
+  safeEmit,
+  type StrategyContext,
   type TokenUsage,
   type ToolDefinition,
   type UserMessage,
 } from '@ctxkit/core';
 import { FailureBackoff, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
+
 import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
 import { compactMessages, type CompactMessagesResult } from './compact-messages';
-import { compactWithProvider, usesProviderCompaction } from './provider-compaction';
-import { CompactionBackoff, type BackoffAnchor, type BackoffSnapshot } from './compaction-backoff';
+import { type BackoffAnchor, type BackoffSnapshot, CompactionBackoff } from './compaction-backoff';
 import type { CompactionConfig } from './compaction-config';
-import { continuesCovered, type CompactionState, type SavedCompactionState } from './compaction-state';
-import { layoutHistory, type HistoryLayout } from './history-layout';
+import { type CompactionState, continuesCovered, type SavedCompactionState } from './compaction-state';
+import { type HistoryLayout, layoutHistory } from './history-layout';
 import type { CompactionReply } from './parse-compaction-reply';
+import { compactWithProvider, usesProviderCompaction } from './provider-compaction';
 import { repairToolPairs } from './repair-tool-pairs';
 import { saveTranscript } from './save-transcript';
 import { compactionThreshold, shouldCompact } from './should-compact';
@@ -96,7 +97,10 @@ export interface SkippedCompaction {
    */
   reason: 'running' | 'backing-off' | 'failed';
   message: string;
-  /** When automatic compaction may be tried again after failed summary calls (ms since epoch); `null` when the last call did not fail. */
+  /**
+   * When automatic compaction may be tried again after failed summary calls (ms since epoch); `null` when the last call
+   * did not fail.
+   */
   retryAt: number | null;
 }
 
@@ -157,14 +161,20 @@ export class Compactor {
   private readonly failures: FailureBackoff;
   /** Why the latest payload was composed without the compaction due for it. */
   private skipped: SkippedCompaction | undefined;
-  /** The last layout and the history it was made for (first message, last message, length), to skip the check on a grown history. */
-  private laidOut: { state: CompactionState | undefined; first: unknown; last: unknown; length: number; layout: HistoryLayout } | undefined;
+  /**
+   * The last layout and the history it was made for (first message, last message, length), to skip the check on a grown
+   * history.
+   */
+  private laidOut:
+    | { state: CompactionState | undefined; first: unknown; last: unknown; length: number; layout: HistoryLayout }
+    | undefined;
   /**
    * How far the last growth check counted (the messages `[anchor, end)` of a history with these first
    * and last-counted objects) and the tokens it still needed then: the next check counts only what was
    * appended since.
    */
-  private growth: { anchor: number; wait: number; first: unknown; last: unknown; end: number; needed: number } | undefined;
+  private growth:
+    { anchor: number; wait: number; first: unknown; last: unknown; end: number; needed: number } | undefined;
   /** The system prompt of the latest payload, sent first in the summary call. */
   systemPrompt = '';
   /** Tokens of the latest payload's system prompt, tools and dynamic context: what a compaction can never remove. */
@@ -178,9 +188,19 @@ export class Compactor {
 
   constructor(private readonly options: CompactorOptions) {
     const { config, contextLimit } = options;
-    this.backoff = new CompactionBackoff({ retryAfterTokens: config.retryAfterTokens, factor: config.retryBackoffFactor, maxTokens: Math.max(config.retryAfterTokens, contextLimit) });
-    this.failures = new FailureBackoff({ firstMs: config.failureBackoffMs, maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs) });
-    this.providerFailures = new FailureBackoff({ firstMs: config.failureBackoffMs, maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs) });
+    this.backoff = new CompactionBackoff({
+      retryAfterTokens: config.retryAfterTokens,
+      factor: config.retryBackoffFactor,
+      maxTokens: Math.max(config.retryAfterTokens, contextLimit),
+    });
+    this.failures = new FailureBackoff({
+      firstMs: config.failureBackoffMs,
+      maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs),
+    });
+    this.providerFailures = new FailureBackoff({
+      firstMs: config.failureBackoffMs,
+      maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs),
+    });
   }
 
   /** The current compaction; `undefined` before the first one. */
@@ -199,7 +219,14 @@ export class Compactor {
    */
   layout(history: ReadonlyArray<ChatMessage>, turn: number): HistoryLayout {
     const previous = this.laidOut;
-    if (previous && previous.state === this.current && previous.length > 0 && history.length >= previous.length && history[0] === previous.first && history[previous.length - 1] === previous.last) {
+    if (
+      previous &&
+      previous.state === this.current &&
+      previous.length > 0 &&
+      history.length >= previous.length &&
+      history[0] === previous.first &&
+      history[previous.length - 1] === previous.last
+    ) {
       return this.remember(history, previous.layout);
     }
     const layout = layoutHistory(history, this.current);
@@ -209,7 +236,9 @@ export class Compactor {
     this.cancelRunning('the history no longer continues the compacted conversation');
     safeEmit(this.options.context.events, 'strategy-warning', {
       ...this.options.eventBase(turn),
-      message: 'The history no longer continues the compacted conversation; the compaction was set aside and the history is used as given.',
+      message:
+        'The history no longer continues the compacted conversation; the compaction was set aside and the history ' +
+        'is used as given.',
     });
     return this.remember(history, layoutHistory(history, undefined)!);
   }
@@ -220,7 +249,14 @@ export class Compactor {
    */
   peekLayout(history: ReadonlyArray<ChatMessage>): { layout: HistoryLayout; setAside: boolean } {
     const previous = this.laidOut;
-    if (previous && previous.state === this.current && previous.length > 0 && history.length >= previous.length && history[0] === previous.first && history[previous.length - 1] === previous.last) {
+    if (
+      previous &&
+      previous.state === this.current &&
+      previous.length > 0 &&
+      history.length >= previous.length &&
+      history[0] === previous.first &&
+      history[previous.length - 1] === previous.last
+    ) {
       return { layout: previous.layout, setAside: false };
     }
     const layout = layoutHistory(history, this.current);
@@ -237,22 +273,32 @@ export class Compactor {
     const { config, contextLimit } = this.options;
     if (!config.enabled) return { trigger: undefined, note: undefined };
     if (this.running) {
-      const note = this.running.outcome ? 'a compaction finished in the background: the next payload or checkpoint takes it in' : 'a compaction runs in the background: the next payload uses it once it is done';
+      const note = this.running.outcome
+        ? 'a compaction finished in the background: the next payload or checkpoint takes it in'
+        : 'a compaction runs in the background: the next payload uses it once it is done';
       return { trigger: undefined, note };
     }
     if (this.manualRequest) return { trigger: 'manual', note: 'a compact request is pending' };
     if (!config.auto) return { trigger: undefined, note: undefined };
     const waiting = this.growthStillNeeded(history, view.currentLayout);
-    if (waiting > 0) return { trigger: undefined, note: `automatic compaction waits until the history grows by ${waiting.toLocaleString('en-US')} more tokens` };
+    if (waiting > 0)
+      return {
+        trigger: undefined,
+        note: `automatic compaction waits until the history grows by ${waiting.toLocaleString('en-US')} more tokens`,
+      };
     const threshold = compactionThreshold(contextLimit, config);
     let note: string;
     if (this.lastUsage && shouldCompact(this.lastUsage, contextLimit, config)) {
-      note = `the last reported usage (${this.lastUsage.total_tokens.toLocaleString('en-US')} tokens) passes the threshold (${threshold.toLocaleString('en-US')})`;
+      note =
+        `the last reported usage (${this.lastUsage.total_tokens.toLocaleString('en-US')} tokens) passes the ` +
+        `threshold (${threshold.toLocaleString('en-US')})`;
     } else {
       const needed = threshold - fixedTokens;
       const tokens = await view.tokensUpTo(needed);
       if (tokens < needed) return { trigger: undefined, note: undefined };
-      note = `the context (at least ${(fixedTokens + tokens).toLocaleString('en-US')} tokens) passes the threshold (${threshold.toLocaleString('en-US')})`;
+      note =
+        `the context (at least ${(fixedTokens + tokens).toLocaleString('en-US')} tokens) passes the threshold ` +
+        `(${threshold.toLocaleString('en-US')})`;
     }
     if (this.backingOff()) return { trigger: undefined, note: `${note}, but ${this.backingOffNote()}` };
     return { trigger: 'auto', note };
@@ -279,7 +325,9 @@ export class Compactor {
    */
   restore(snapshot: CompactorSnapshot, covered: ChatMessage[] | undefined, historyLength: number): void {
     this.cancelRunning('the compaction was undone');
-    this.current = snapshot.state ? { ...snapshot.state, prefix: snapshot.state.prefix.map((message) => ({ ...message })), covered: covered ?? [] } : undefined;
+    this.current = snapshot.state
+      ? { ...snapshot.state, prefix: snapshot.state.prefix.map((message) => ({ ...message })), covered: covered ?? [] }
+      : undefined;
     this.backoff.restore(snapshot.backoff);
     this.backoff.record(false, { full: historyLength, adopted: historyLength });
     this.manualRequest = undefined;
@@ -293,20 +341,32 @@ export class Compactor {
    * runs, nothing more. Then a pending request, else an automatic compaction when the usage passes
    * the threshold and the back-offs allow it.
    */
-  async check(checkpoint: CompactionCheckpoint, history: ReadonlyArray<ChatMessage>, usage: TokenUsage | undefined, turn: number, view: ViewSource): Promise<CompactionHookResult> {
+  async check(
+    checkpoint: CompactionCheckpoint,
+    history: ReadonlyArray<ChatMessage>,
+    usage: TokenUsage | undefined,
+    turn: number,
+    view: ViewSource,
+  ): Promise<CompactionHookResult> {
     if (usage) this.lastUsage = usage;
     const finished = await this.settle(history, turn);
     if (finished?.compacted) return finished;
-    if (this.running) return { compacted: false, reason: 'a compaction runs in the background: the next payload or checkpoint uses it once it is done' };
+    if (this.running)
+      return {
+        compacted: false,
+        reason: 'a compaction runs in the background: the next payload or checkpoint uses it once it is done',
+      };
     if (this.manualRequest) return this.attempt(history, view(), 'manual', turn, this.manualRequest.focus);
     const config = this.options.config;
     if (!config.enabled || !config.auto) return { compacted: false, reason: 'automatic compaction is off' };
     const decideOn = checkpoint === 'after-llm-call' ? (usage ?? this.lastUsage) : (this.lastUsage ?? usage);
     if (!decideOn) return { compacted: false, reason: 'no usage reported yet' };
-    if (!shouldCompact(decideOn, this.options.contextLimit, config)) return { compacted: false, reason: 'below the compaction threshold' };
+    if (!shouldCompact(decideOn, this.options.contextLimit, config))
+      return { compacted: false, reason: 'below the compaction threshold' };
     const synced = view();
     const waiting = this.growthStillNeeded(history, synced.currentLayout);
-    if (waiting > 0) return { compacted: false, reason: `anti-loop guard: waiting until the history grows by ${waiting} more tokens` };
+    if (waiting > 0)
+      return { compacted: false, reason: `anti-loop guard: waiting until the history grows by ${waiting} more tokens` };
     if (this.backingOff()) return { compacted: false, reason: this.backingOffNote() };
     return this.attempt(history, synced, 'auto', turn);
   }
@@ -328,7 +388,8 @@ export class Compactor {
     if (this.manualRequest) result = await this.attempt(history, view, 'manual', turn, this.manualRequest.focus);
     else {
       if (!config.auto) return false;
-      // After a failed call, the wait is what holds compaction back (whatever the anti-loop guard says): reported as such.
+      // After a failed call, the wait is what holds compaction back (whatever the anti-loop guard says): reported as
+      // such.
       const backingOff = this.backingOff();
       if (!backingOff && this.growthStillNeeded(history, view.currentLayout) > 0) return false;
       const needed = compactionThreshold(this.options.contextLimit, config) - this.fixedTokens;
@@ -338,7 +399,11 @@ export class Compactor {
     }
     if (result.compacted) return true;
     if (this.running) return this.skip('running', turn);
-    this.skipped = { reason: 'failed', message: `Composed without compaction: ${result.reason}`, retryAt: this.failures.retryAt };
+    this.skipped = {
+      reason: 'failed',
+      message: `Composed without compaction: ${result.reason}`,
+      retryAt: this.failures.retryAt,
+    };
     return false;
   }
 
@@ -367,7 +432,13 @@ export class Compactor {
   }
 
   private remember(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout): HistoryLayout {
-    this.laidOut = { state: this.current, first: history[0], last: history[history.length - 1], length: history.length, layout };
+    this.laidOut = {
+      state: this.current,
+      first: history[0],
+      last: history[history.length - 1],
+      length: history.length,
+      layout,
+    };
     return layout;
   }
 
@@ -382,7 +453,13 @@ export class Compactor {
     const wait = this.backoff.waitTokens;
     // A history that only grew since the last look is counted on from where that look stopped.
     const known = this.growth;
-    const continues = known !== undefined && known.anchor === anchor && known.wait === wait && known.first === history[0] && history.length >= known.end && history[known.end - 1] === known.last;
+    const continues =
+      known !== undefined &&
+      known.anchor === anchor &&
+      known.wait === wait &&
+      known.first === history[0] &&
+      history.length >= known.end &&
+      history[known.end - 1] === known.last;
     let needed = continues ? known.needed : wait;
     let index = continues ? known.end : Math.max(0, anchor);
     for (; index < history.length && needed > 0; index++) {
@@ -390,7 +467,8 @@ export class Compactor {
       const text = messageText(message);
       needed -= text.length > LARGE_MESSAGE_CHARS ? counter.countUpTo(text, needed) : counter.countMessage(message);
     }
-    this.growth = index > 0 ? { anchor, wait, first: history[0], last: history[index - 1], end: index, needed } : undefined;
+    this.growth =
+      index > 0 ? { anchor, wait, first: history[0], last: history[index - 1], end: index, needed } : undefined;
     return Math.max(0, needed);
   }
 
@@ -399,12 +477,24 @@ export class Compactor {
    * when the model's last call failed) and commits it when it answered in time; otherwise it goes on
    * in the background and the next payload or checkpoint commits it ({@link settle}).
    */
-  private async attempt(history: ReadonlyArray<ChatMessage>, view: CompactionView, trigger: CompactionTrigger, turn: number, focus?: string): Promise<CompactionHookResult> {
+  private async attempt(
+    history: ReadonlyArray<ChatMessage>,
+    view: CompactionView,
+    trigger: CompactionTrigger,
+    turn: number,
+    focus?: string,
+  ): Promise<CompactionHookResult> {
     const started = await this.start(history, view, trigger, turn, focus);
     if (!('settled' in started)) return started;
     const waitMs = this.failures.failedInARow > 0 ? 0 : this.options.config.maxWaitMs;
-    if (await settlesWithin(started.settled, waitMs)) return (await this.settle(history, turn)) ?? { compacted: false, reason: 'the compaction was cancelled' };
-    return { compacted: false, reason: `the summary call has not answered within ${waitMs} ms: the compaction goes on in the background and the next payload uses it once it is done` };
+    if (await settlesWithin(started.settled, waitMs))
+      return (await this.settle(history, turn)) ?? { compacted: false, reason: 'the compaction was cancelled' };
+    return {
+      compacted: false,
+      reason:
+        `the summary call has not answered within ${waitMs} ms: the compaction goes on in the background and ` +
+        `the next payload uses it once it is done`,
+    };
   }
 
   /**
@@ -414,7 +504,13 @@ export class Compactor {
    * an automatic compaction with nothing to summarize but whose kept part passes the threshold does
    * not call the model. Every attempt arms the back-off.
    */
-  private async start(history: ReadonlyArray<ChatMessage>, view: CompactionView, trigger: CompactionTrigger, turn: number, focus?: string): Promise<CompactionHookResult | RunningCompaction> {
+  private async start(
+    history: ReadonlyArray<ChatMessage>,
+    view: CompactionView,
+    trigger: CompactionTrigger,
+    turn: number,
+    focus?: string,
+  ): Promise<CompactionHookResult | RunningCompaction> {
     this.manualRequest = undefined;
     const { config, context, counter } = this.options;
     const base = this.options.eventBase(turn);
@@ -422,7 +518,8 @@ export class Compactor {
     const attempted: BackoffAnchor = { full: history.length, adopted: history.length };
     const llm = context.llm;
     // Without a model nothing can be summarized: the view is not built (nor every output cached) for nothing.
-    if (!llm) return this.fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`), trigger, attempted, turn);
+    if (!llm)
+      return this.fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`), trigger, attempted, turn);
     const entries = repairToolPairs(await view.entries());
     const tokensBefore = this.sumTokens(entries);
     safeEmit(context.events, 'compaction-start', { ...base, trigger, tokensBefore });
@@ -440,10 +537,19 @@ export class Compactor {
     const threshold = compactionThreshold(this.options.contextLimit, config);
     const keptTokens = this.sumTokens(tail) + (carried ? counter.countMessage(carried.message) : 0);
     const keptMessages = tail.length + (carried ? 1 : 0);
-    if (trigger === 'auto' && this.fixedTokens + keptTokens >= threshold && entries.every((entry, index) => index >= tailStart || entry.source === null || entry === carried)) {
+    if (
+      trigger === 'auto' &&
+      this.fixedTokens + keptTokens >= threshold &&
+      entries.every((entry, index) => index >= tailStart || entry.source === null || entry === carried)
+    ) {
       // Everything but an earlier summary is kept verbatim and that alone passes the threshold: a
       // summary could only add to it, so the model is not called.
-      return this.fail(this.noProgress(threshold, keptMessages, keptTokens, 0, this.backoff.nextWait(false)), trigger, attempted, turn);
+      return this.fail(
+        this.noProgress(threshold, keptMessages, keptTokens, 0, this.backoff.nextWait(false)),
+        trigger,
+        attempted,
+        turn,
+      );
     }
 
     let transcriptRef: string;
@@ -453,7 +559,21 @@ export class Compactor {
       return this.fail(error, trigger, attempted, turn);
     }
     const abort = new AbortController();
-    const running: RunningCompaction = { trigger, turn, history: history.slice(), tail, carried, keptTokens, keptMessages, tokensBefore, transcriptRef, client: llm.name, abort, settled: Promise.resolve(), outcome: undefined };
+    const running: RunningCompaction = {
+      trigger,
+      turn,
+      history: history.slice(),
+      tail,
+      carried,
+      keptTokens,
+      keptMessages,
+      tokensBefore,
+      transcriptRef,
+      client: llm.name,
+      abort,
+      settled: Promise.resolve(),
+      outcome: undefined,
+    };
     // With turns kept verbatim, whatever came after the conversation's last request is among them: the
     // request may go out as that one continued, reading its cached prompt.
     const cacheKey = config.retainLastTurns >= 1 ? conversationCacheKey(context.agentId, context.sessionId) : undefined;
@@ -461,7 +581,15 @@ export class Compactor {
     const call = (async () => {
       const provider = await this.tryProvider(summarized, llm, focus, abort.signal, base, trigger);
       if (provider.reply) return provider.reply;
-      const reply = await compactMessages(this.summaryMessages(entries), { llm, callerModel: this.options.model, config, systemPrompt: this.systemPrompt || undefined, focus, signal: abort.signal, ...(cacheKey !== undefined ? { cacheKey } : {}) });
+      const reply = await compactMessages(this.summaryMessages(entries), {
+        llm,
+        callerModel: this.options.model,
+        config,
+        systemPrompt: this.systemPrompt || undefined,
+        focus,
+        signal: abort.signal,
+        ...(cacheKey !== undefined ? { cacheKey } : {}),
+      });
       this.engineUsed = { engine: 'ctxkit', fallback: provider.error ?? null };
       return reply;
     })();
@@ -472,7 +600,8 @@ export class Compactor {
       (error: unknown) => {
         running.outcome = { error, at: context.now() };
         // Reported when it fails (a cancelled compaction is not); the compactor takes the failure in at its next call.
-        if (!abort.signal.aborted) safeEmit(context.events, 'compaction-error', { ...base, trigger, error: errorInfo(error) });
+        if (!abort.signal.aborted)
+          safeEmit(context.events, 'compaction-error', { ...base, trigger, error: errorInfo(error) });
       },
     );
     this.running = running;
@@ -486,13 +615,29 @@ export class Compactor {
    * caller then asks ctxkit's summary call in the same attempt, so the failed request is not waited
    * for again).
    */
-  private async tryProvider(summarized: ChatMessage[], llm: NonNullable<StrategyContext['llm']>, focus: string | undefined, signal: AbortSignal, base: CtxkitEventBase, trigger: CompactionTrigger): Promise<{ reply?: CompactMessagesResult; error?: { code: string; message: string } }> {
+  private async tryProvider(
+    summarized: ChatMessage[],
+    llm: NonNullable<StrategyContext['llm']>,
+    focus: string | undefined,
+    signal: AbortSignal,
+    base: CtxkitEventBase,
+    trigger: CompactionTrigger,
+  ): Promise<{ reply?: CompactMessagesResult; error?: { code: string; message: string } }> {
     const { config, context } = this.options;
     if (!usesProviderCompaction(config.engine, llm)) {
-      return config.engine === 'provider' ? { error: { code: ErrorCodes.STRATEGY_ERROR, message: `the client ${llm.name} has no provider compaction` } } : {};
+      return config.engine === 'provider'
+        ? { error: { code: ErrorCodes.STRATEGY_ERROR, message: `the client ${llm.name} has no provider compaction` } }
+        : {};
     }
     if (this.providerFailures.waiting(() => context.now())) {
-      return { error: { code: ErrorCodes.STRATEGY_ERROR, message: `provider compaction is backing off after a failure until ${new Date(this.providerFailures.retryAt!).toISOString()}` } };
+      return {
+        error: {
+          code: ErrorCodes.STRATEGY_ERROR,
+          message:
+            `provider compaction is backing off after a failure ` +
+            `until ${new Date(this.providerFailures.retryAt!).toISOString()}`,
+        },
+      };
     }
     try {
       const reply = await compactWithProvider(summarized, {
@@ -512,7 +657,13 @@ export class Compactor {
       if (signal.aborted) throw error;
       this.providerFailures.failed(context.now());
       const info = errorInfo(error);
-      safeEmit(context.events, 'strategy-warning', { ...base, code: info.code, message: `The provider's compaction (${trigger}) failed (${info.message}); ctxkit's summary call writes this compaction instead.` });
+      safeEmit(context.events, 'strategy-warning', {
+        ...base,
+        code: info.code,
+        message:
+          `The provider's compaction (${trigger}) failed (${info.message}); ctxkit's summary call writes ` +
+          `this compaction instead.`,
+      });
       return { error: info };
     }
   }
@@ -529,7 +680,13 @@ export class Compactor {
     const { outcome } = running;
     if ('error' in outcome) {
       this.failures.failed(outcome.at);
-      return this.fail(outcome.error, running.trigger, { full: running.history.length, adopted: running.history.length }, turn, false);
+      return this.fail(
+        outcome.error,
+        running.trigger,
+        { full: running.history.length, adopted: running.history.length },
+        turn,
+        false,
+      );
     }
     this.failures.succeeded();
     return this.commit(running, outcome.reply, history, turn);
@@ -542,7 +699,12 @@ export class Compactor {
    * still over the threshold is kept (it did shrink the history) and reported as
    * `CTXKIT_COMPACTION_NO_PROGRESS`.
    */
-  private async commit(running: RunningCompaction, reply: CompactionReply, history: ReadonlyArray<ChatMessage>, turn: number): Promise<CompactionHookResult> {
+  private async commit(
+    running: RunningCompaction,
+    reply: CompactionReply,
+    history: ReadonlyArray<ChatMessage>,
+    turn: number,
+  ): Promise<CompactionHookResult> {
     const { config, context, counter } = this.options;
     const { trigger, tail, carried, tokensBefore, keptTokens, keptMessages, transcriptRef } = running;
     const base = this.options.eventBase(turn);
@@ -559,10 +721,14 @@ export class Compactor {
     const tokensAfter = counter.countMessages(prefix) + this.sumTokens(tail);
     if (tokensAfter >= tokensBefore) {
       return this.fail(
-        new LLMResponseError(`the compaction result (${tokensAfter} tokens) is not smaller than the history it replaces (${tokensBefore} tokens)`, {
-          client: running.client,
-          model: config.model ?? this.options.model,
-        }),
+        new LLMResponseError(
+          `the compaction result (${tokensAfter} tokens) is not smaller than the history it replaces ` +
+            `(${tokensBefore} tokens)`,
+          {
+            client: running.client,
+            model: config.model ?? this.options.model,
+          },
+        ),
         trigger,
         attempted,
         turn,
@@ -571,7 +737,9 @@ export class Compactor {
     const firstKept = tail.find((entry) => entry.source !== null);
     const keepFrom = firstKept ? firstKept.source! : running.history.length;
     if (!continuesCovered(history, { covered: running.history, keepFrom })) {
-      const message = 'The history changed in what the compaction replaces while its summary was written; the summary was discarded and the history is used as given.';
+      const message =
+        'The history changed in what the compaction replaces while its summary was written; the summary was ' +
+        'discarded and the history is used as given.';
       safeEmit(context.events, 'strategy-warning', { ...base, message });
       return { compacted: false, reason: message };
     }
@@ -590,24 +758,62 @@ export class Compactor {
     };
     const threshold = compactionThreshold(this.options.contextLimit, config);
     const reached = this.fixedTokens + tokensAfter < threshold;
-    this.backoff.record(reached, { full: running.history.length, adopted: prefix.length + running.history.length - keepFrom });
-    const shortfall = reached ? undefined : this.noProgress(threshold, keptMessages, keptTokens, tokensAfter - keptTokens, this.backoff.waitTokens);
-    this.lastError = shortfall ? { code: shortfall.code, message: shortfall.message, trigger, details: shortfall.details } : undefined;
+    this.backoff.record(reached, {
+      full: running.history.length,
+      adopted: prefix.length + running.history.length - keepFrom,
+    });
+    const shortfall = reached
+      ? undefined
+      : this.noProgress(threshold, keptMessages, keptTokens, tokensAfter - keptTokens, this.backoff.waitTokens);
+    this.lastError = shortfall
+      ? { code: shortfall.code, message: shortfall.message, trigger, details: shortfall.details }
+      : undefined;
     this.lastUsage = undefined;
     const compacted = [...prefix, ...history.slice(keepFrom)];
     if (this.options.outputs) await this.options.outputs.collect(compacted, reply, turn);
     await this.options.onCompacted?.({ before, state: this.current, trigger, turn });
-    safeEmit(context.events, 'compaction-end', { ...base, trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted });
-    if (shortfall) safeEmit(context.events, 'strategy-warning', { ...base, message: shortfall.message, code: shortfall.code });
-    return { compacted: true, messages: compacted, reason: `${trigger} compaction: ${tokensBefore} → ${tokensAfter} tokens; transcript ${transcriptRef}` };
+    safeEmit(context.events, 'compaction-end', {
+      ...base,
+      trigger,
+      tokensBefore,
+      tokensAfter,
+      transcriptRef,
+      messages: compacted,
+    });
+    if (shortfall)
+      safeEmit(context.events, 'strategy-warning', { ...base, message: shortfall.message, code: shortfall.code });
+    return {
+      compacted: true,
+      messages: compacted,
+      reason: `${trigger} compaction: ${tokensBefore} → ${tokensAfter} tokens; transcript ${transcriptRef}`,
+    };
   }
 
-  /** Records a failed attempt (`lastError`, the back-off), reported with `compaction-error` unless it was when it happened. */
-  private fail(error: unknown, trigger: CompactionTrigger, attempted: BackoffAnchor, turn: number, report = true): CompactionHookResult {
+  /**
+   * Records a failed attempt (`lastError`, the back-off), reported with `compaction-error` unless it was when it
+   * happened.
+   */
+  private fail(
+    error: unknown,
+    trigger: CompactionTrigger,
+    attempted: BackoffAnchor,
+    turn: number,
+    report = true,
+  ): CompactionHookResult {
     const { code, message } = errorInfo(error);
-    this.lastError = { code, message, trigger, ...(CompactionNoProgressError.isInstance(error) ? { details: error.details } : {}) };
+    this.lastError = {
+      code,
+      message,
+      trigger,
+      ...(CompactionNoProgressError.isInstance(error) ? { details: error.details } : {}),
+    };
     this.backoff.record(false, attempted);
-    if (report) safeEmit(this.options.context.events, 'compaction-error', { ...this.options.eventBase(turn), trigger, error: { code, message } });
+    if (report)
+      safeEmit(this.options.context.events, 'compaction-error', {
+        ...this.options.eventBase(turn),
+        trigger,
+        error: { code, message },
+      });
     return { compacted: false, reason: message };
   }
 
@@ -620,18 +826,30 @@ export class Compactor {
   private backingOffNote(): string {
     const failed = this.failures.failedInARow;
     const calls = failed === 1 ? 'summary call' : `${failed} summary calls`;
-    return `the last ${calls} failed (${this.lastError?.code ?? ErrorCodes.STRATEGY_ERROR}): compaction is backing off until ${new Date(this.failures.retryAt!).toISOString()}`;
+    return (
+      `the last ${calls} failed (${this.lastError?.code ?? ErrorCodes.STRATEGY_ERROR}): compaction is backing ` +
+      `off until ${new Date(this.failures.retryAt!).toISOString()}`
+    );
   }
 
-  /** Records (`stats.extra.compaction.skipped`) and reports (`strategy-warning`) a payload composed without the compaction due for it. */
+  /**
+   * Records (`stats.extra.compaction.skipped`) and reports (`strategy-warning`) a payload composed without the
+   * compaction due for it.
+   */
   private skip(reason: SkippedCompaction['reason'], turn: number): false {
     const message =
       reason === 'running'
-        ? `Composed without compaction: the summary call started at turn ${this.running!.turn} has not answered yet; it goes on in the background and the next payload uses it once it is done.`
-        : `Composed without compaction: ${this.backingOffNote()}; the next payload after that tries again in the background.`;
+        ? `Composed without compaction: the summary call started at turn ${this.running!.turn} has not answered ` +
+          `yet; it goes on in the background and the next payload uses it once it is done.`
+        : `Composed without compaction: ${this.backingOffNote()}; the next payload after that tries again in the ` +
+          `background.`;
     this.skipped = { reason, message, retryAt: this.failures.retryAt };
     const code = reason === 'backing-off' ? this.lastError?.code : undefined;
-    safeEmit(this.options.context.events, 'strategy-warning', { ...this.options.eventBase(turn), message, ...(code ? { code } : {}) });
+    safeEmit(this.options.context.events, 'strategy-warning', {
+      ...this.options.eventBase(turn),
+      message,
+      ...(code ? { code } : {}),
+    });
     return false;
   }
 
@@ -642,17 +860,32 @@ export class Compactor {
   }
 
   /** The error of a compaction that cannot bring the context under `threshold`, naming what it cannot remove. */
-  private noProgress(threshold: number, keptMessages: number, keptTokens: number, summaryTokens: number, retryAfterTokens: number): CompactionNoProgressError {
+  private noProgress(
+    threshold: number,
+    keptMessages: number,
+    keptTokens: number,
+    summaryTokens: number,
+    retryAfterTokens: number,
+  ): CompactionNoProgressError {
     const { config, strategyId } = this.options;
     const parts = [
-      { part: `the last ${config.retainLastTurns} turn${config.retainLastTurns === 1 ? '' : 's'} kept verbatim (compaction.retainLastTurns)`, messages: keptMessages, tokens: keptTokens },
+      {
+        part:
+          `the last ${config.retainLastTurns} turn${config.retainLastTurns === 1 ? '' : 's'} kept verbatim ` +
+          `(compaction.retainLastTurns)`,
+        messages: keptMessages,
+        tokens: keptTokens,
+      },
       { part: 'the system prompt, tool definitions and dynamic context', tokens: this.fixedTokens },
     ];
     if (summaryTokens > 0) parts.push({ part: 'the retain + summary the model wrote', tokens: summaryTokens });
     return new CompactionNoProgressError(strategyId, { thresholdTokens: threshold, parts, retryAfterTokens });
   }
 
-  /** The summary call's messages: the view, oldest units left out (they are in the transcript) until it fits the summary model. */
+  /**
+   * The summary call's messages: the view, oldest units left out (they are in the transcript) until it fits the summary
+   * model.
+   */
   private summaryMessages(entries: ReadonlyArray<ViewEntry>): ChatMessage[] {
     const { config, context } = this.options;
     const summaryModel = config.model;
@@ -671,7 +904,10 @@ export class Compactor {
 
 /** The code and message an error is reported with. */
 function errorInfo(error: unknown): { code: string; message: string } {
-  return { code: CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR, message: error instanceof Error ? error.message : String(error) };
+  return {
+    code: CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 /** True when `settled` resolves within `ms` (0: only what is already settling, such as an answer already there). */

@@ -1,4 +1,5 @@
 import type { ChatMessage, UserMessage } from '@ctxkit/core';
+
 import type { CompactionState } from './compaction-state';
 import { layoutEntries, layoutHistory } from './history-layout';
 
@@ -8,7 +9,15 @@ const assistant = (content: string): ChatMessage => ({ role: 'assistant', conten
 describe('layoutHistory', () => {
   const history: ChatMessage[] = [user('task'), assistant('a1'), user('more'), assistant('a2'), user('now')];
   const summary = user('summary');
-  const state: CompactionState = { prefix: [summary], keepFrom: 3, covered: history.slice(0, 3), transcriptRef: 'transcript:t.jsonl', tokensBefore: 100, tokensAfter: 10, count: 1 };
+  const state: CompactionState = {
+    prefix: [summary],
+    keepFrom: 3,
+    covered: history.slice(0, 3),
+    transcriptRef: 'transcript:t.jsonl',
+    tokensBefore: 100,
+    tokensAfter: 10,
+    count: 1,
+  };
   const entries = (messages: ReadonlyArray<ChatMessage>, compaction: CompactionState | undefined) => {
     const layout = layoutHistory(messages, compaction);
     return layout && layoutEntries(layout, messages.length, (index) => messages[index]!);
@@ -21,7 +30,11 @@ describe('layoutHistory', () => {
 
   it('maps the full history onto retain + summary and the kept messages', () => {
     expect(layoutHistory(history, state)).toMatchObject({ form: 'full', memory: [summary], keepFrom: 3 });
-    expect(entries(history, state)).toEqual([{ message: summary, source: null }, { message: history[3], source: 3 }, { message: history[4], source: 4 }]);
+    expect(entries(history, state)).toEqual([
+      { message: summary, source: null },
+      { message: history[3], source: 3 },
+      { message: history[4], source: 4 },
+    ]);
   });
 
   it('recognizes a caller that adopted the compacted history (rebuilt from JSON too)', () => {
@@ -35,7 +48,11 @@ describe('layoutHistory', () => {
     const layout = layoutHistory(history, { ...state, prefix: [summary, carried], carriedSource: 0 })!;
     expect(layout.carried).toEqual({ message: carried, source: 0 });
     const mapped = layoutEntries(layout, history.length, (index) => history[index]!);
-    expect(mapped.slice(0, 3)).toEqual([{ message: summary, source: null }, { message: carried, source: 0, carried: true }, { message: history[3], source: 3 }]);
+    expect(mapped.slice(0, 3)).toEqual([
+      { message: summary, source: null },
+      { message: carried, source: 0, carried: true },
+      { message: history[3], source: 3 },
+    ]);
   });
 
   it('returns undefined for a history that no longer continues the compacted one', () => {

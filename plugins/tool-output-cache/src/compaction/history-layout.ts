@@ -1,6 +1,7 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import type { ViewEntry } from '../view/view-entry';
-import { continuesCovered, startsWithPrefix, type CompactionState } from './compaction-state';
+import { type CompactionState, continuesCovered, startsWithPrefix } from './compaction-state';
 
 /**
  * How the caller's history maps onto a compaction: retain + summary (messages without a source),
@@ -26,11 +27,22 @@ export interface HistoryLayout {
 }
 
 /** The layout of a history without a compaction. */
-export const NO_COMPACTION_LAYOUT: HistoryLayout = Object.freeze({ state: undefined, form: 'none', memory: Object.freeze([]), keepFrom: 0 });
+export const NO_COMPACTION_LAYOUT: HistoryLayout = Object.freeze({
+  state: undefined,
+  form: 'none',
+  memory: Object.freeze([]),
+  keepFrom: 0,
+});
 
 /** True for the assistant message a provider compaction left: its compaction item alone, sent back as received. */
 export function isProviderCompactionMessage(message: Readonly<ChatMessage> | undefined): boolean {
-  return message?.role === 'assistant' && message.content === null && !message.tool_calls?.length && message.reasoning?.length === 1 && message.reasoning[0]!.data.type === 'compaction';
+  return (
+    message?.role === 'assistant' &&
+    message.content === null &&
+    !message.tool_calls?.length &&
+    message.reasoning?.length === 1 &&
+    message.reasoning[0]!.data.type === 'compaction'
+  );
 }
 
 /**
@@ -41,18 +53,38 @@ export function isProviderCompactionMessage(message: Readonly<ChatMessage> | und
  * message does, unless a user message is carried there already (then it is a memory block of its
  * readable text).
  */
-export function layoutHistory(history: ReadonlyArray<ChatMessage>, state: Readonly<CompactionState> | undefined): HistoryLayout | undefined {
+export function layoutHistory(
+  history: ReadonlyArray<ChatMessage>,
+  state: Readonly<CompactionState> | undefined,
+): HistoryLayout | undefined {
   if (!state) return NO_COMPACTION_LAYOUT;
   if (isProviderCompactionMessage(state.prefix[0])) {
     if (startsWithPrefix(history, state.prefix)) return { state, form: 'adopted', memory: [], keepFrom: 0 };
     if (!continuesCovered(history, state)) return undefined;
-    if (state.carriedSource === undefined) return { state, form: 'full', memory: [], keepFrom: state.keepFrom, carried: { message: state.prefix[0]!, source: state.keepFrom - 1 } };
-    return { state, form: 'full', memory: [state.prefix[0]!], keepFrom: state.keepFrom, carried: { message: state.prefix[1]!, source: state.carriedSource } };
+    if (state.carriedSource === undefined)
+      return {
+        state,
+        form: 'full',
+        memory: [],
+        keepFrom: state.keepFrom,
+        carried: { message: state.prefix[0]!, source: state.keepFrom - 1 },
+      };
+    return {
+      state,
+      form: 'full',
+      memory: [state.prefix[0]!],
+      keepFrom: state.keepFrom,
+      carried: { message: state.prefix[1]!, source: state.carriedSource },
+    };
   }
   const memory = state.prefix.length - (state.carriedSource === undefined ? 0 : 1);
-  if (startsWithPrefix(history, state.prefix)) return { state, form: 'adopted', memory: history.slice(0, memory), keepFrom: memory };
+  if (startsWithPrefix(history, state.prefix))
+    return { state, form: 'adopted', memory: history.slice(0, memory), keepFrom: memory };
   if (continuesCovered(history, state)) {
-    const carried = state.carriedSource === undefined ? {} : { carried: { message: state.prefix[memory]!, source: state.carriedSource } };
+    const carried =
+      state.carriedSource === undefined
+        ? {}
+        : { carried: { message: state.prefix[memory]!, source: state.carriedSource } };
     return { state, form: 'full', memory: state.prefix.slice(0, memory), keepFrom: state.keepFrom, ...carried };
   }
   return undefined;
@@ -63,7 +95,11 @@ export function layoutHistory(history: ReadonlyArray<ChatMessage>, state: Readon
  * message, then `messageAt(index)` for every kept index (the caller's message, or what the view
  * shows for it).
  */
-export function layoutEntries(layout: HistoryLayout, length: number, messageAt: (index: number) => ChatMessage): ViewEntry[] {
+export function layoutEntries(
+  layout: HistoryLayout,
+  length: number,
+  messageAt: (index: number) => ChatMessage,
+): ViewEntry[] {
   const entries: ViewEntry[] = layout.memory.map((message) => ({ message, source: null }));
   if (layout.carried) entries.push({ message: layout.carried.message, source: layout.carried.source, carried: true });
   for (let index = layout.keepFrom; index < length; index++) entries.push({ message: messageAt(index), source: index });

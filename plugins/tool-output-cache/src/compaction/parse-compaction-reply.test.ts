@@ -22,10 +22,14 @@ describe('extractFinalTagBlock', () => {
   });
 
   it('keeps a quoted closing tag inside the block', () => {
-    expect(extractFinalTagBlock('<summary>the log said "</summary>" twice</summary>', 'summary')).toBe('the log said "</summary>" twice');
+    expect(extractFinalTagBlock('<summary>the log said "</summary>" twice</summary>', 'summary')).toBe(
+      'the log said "</summary>" twice',
+    );
   });
 
   it('keeps a quoted HTML summary element inside the block', () => {
-    expect(extractFinalTagBlock('<summary>the page has <summary>Details</summary> collapsed</summary>', 'summary')).toBe('the page has <summary>Details</summary> collapsed');
+    expect(
+      extractFinalTagBlock('<summary>the page has <summary>Details</summary> collapsed</summary>', 'summary'),
+    ).toBe('the page has <summary>Details</summary> collapsed');
   });
 });

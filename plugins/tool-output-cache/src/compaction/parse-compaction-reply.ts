@@ -30,7 +30,8 @@ export function extractFinalTagBlock(text: string, tag: string): string | undefi
   for (let at = text.indexOf('<' + tag, 0); at !== -1 && at < end; at = text.indexOf('<' + tag, at + 1)) {
     if (text.startsWith(open, at)) tags.push({ at, opening: true });
   }
-  for (let at = text.indexOf(close, 0); at !== -1 && at < end; at = text.indexOf(close, at + 1)) tags.push({ at, opening: false });
+  for (let at = text.indexOf(close, 0); at !== -1 && at < end; at = text.indexOf(close, at + 1))
+    tags.push({ at, opening: false });
   tags.sort((a, b) => a.at - b.at);
   let depth = 1;
   for (let index = tags.length - 1; index >= 0; index--) {
@@ -53,6 +54,8 @@ export function parseCompactionReply(text: string): CompactionReply | undefined 
   // The retain block is searched before the summary, so a `<retain>` quoted inside the summary is not taken.
   const summaryStart = text.lastIndexOf(summary);
   const retain =
-    (summaryStart > 0 ? extractFinalTagBlock(text.slice(0, summaryStart), 'retain') : undefined) ?? extractFinalTagBlock(text, 'retain') ?? '';
+    (summaryStart > 0 ? extractFinalTagBlock(text.slice(0, summaryStart), 'retain') : undefined) ??
+    extractFinalTagBlock(text, 'retain') ??
+    '';
   return { retain, summary };
 }

@@ -1,4 +1,5 @@
 import type { ChatMessage, IContextStore, StoreKey } from '@ctxkit/core';
+
 import { streamLines } from '../cache/stream-lines';
 import { TranscriptMissingError } from './transcript-missing-error';
 
@@ -6,8 +7,14 @@ const REF_PREFIX = 'transcript:';
 
 /** The store key of a transcript ref (`transcript:<name>`, as `saveTranscript` reports it). */
 export function transcriptKey(owner: { agentId: string; sessionId: string }, transcriptRef: string): StoreKey {
-  if (!transcriptRef.startsWith(REF_PREFIX) || transcriptRef.length === REF_PREFIX.length) throw new TranscriptMissingError(transcriptRef, 'it is not a transcript ref');
-  return { agentId: owner.agentId, sessionId: owner.sessionId, kind: 'transcript', name: transcriptRef.slice(REF_PREFIX.length) };
+  if (!transcriptRef.startsWith(REF_PREFIX) || transcriptRef.length === REF_PREFIX.length)
+    throw new TranscriptMissingError(transcriptRef, 'it is not a transcript ref');
+  return {
+    agentId: owner.agentId,
+    sessionId: owner.sessionId,
+    kind: 'transcript',
+    name: transcriptRef.slice(REF_PREFIX.length),
+  };
 }
 
 /**
@@ -16,9 +23,14 @@ export function transcriptKey(owner: { agentId: string; sessionId: string }, tra
  * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript is not stored or a line is not a message
  * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails
  */
-export async function readTranscript(store: IContextStore, owner: { agentId: string; sessionId: string }, transcriptRef: string): Promise<ChatMessage[]> {
+export async function readTranscript(
+  store: IContextStore,
+  owner: { agentId: string; sessionId: string },
+  transcriptRef: string,
+): Promise<ChatMessage[]> {
   const key = transcriptKey(owner, transcriptRef);
-  if ((await store.blobSize(key)) === undefined) throw new TranscriptMissingError(transcriptRef, 'it is not in the store');
+  if ((await store.blobSize(key)) === undefined)
+    throw new TranscriptMissingError(transcriptRef, 'it is not in the store');
   const messages: ChatMessage[] = [];
   for await (const line of streamLines(store.readBlob(key), Number.POSITIVE_INFINITY)) {
     if (line.text === '') continue;
@@ -29,7 +41,8 @@ export async function readTranscript(store: IContextStore, owner: { agentId: str
       throw new TranscriptMissingError(transcriptRef, `line ${line.number} is not JSON`);
     }
     const role = (message as { role?: unknown } | null)?.role;
-    if (typeof role !== 'string') throw new TranscriptMissingError(transcriptRef, `line ${line.number} is not a message`);
+    if (typeof role !== 'string')
+      throw new TranscriptMissingError(transcriptRef, `line ${line.number} is not a message`);
     messages.push(message as ChatMessage);
   }
   return messages;

@@ -1,5 +1,6 @@
 import type { AssistantMessage } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
+
 import type { ReductionLog } from '../view/reduction-log';
 import type { ViewEntry } from '../view/view-entry';
 
@@ -11,7 +12,11 @@ import type { ViewEntry } from '../view/view-entry';
  * that still wait for their results are left as they are, for the window selection to leave out
  * and report (so that the newest complete step of the turn, not the bare call, is what it keeps).
  */
-export function repairToolPairs(entries: ReadonlyArray<ViewEntry>, log?: ReductionLog, options: { keepTrailingCalls?: boolean } = {}): ViewEntry[] {
+export function repairToolPairs(
+  entries: ReadonlyArray<ViewEntry>,
+  log?: ReductionLog,
+  options: { keepTrailingCalls?: boolean } = {},
+): ViewEntry[] {
   const messages = entries.map((entry) => entry.message);
   const result: ViewEntry[] = [];
   const groups = groupToolCalls(messages);
@@ -22,7 +27,12 @@ export function repairToolPairs(entries: ReadonlyArray<ViewEntry>, log?: Reducti
     }
     if (group.kind === 'orphan-tool') {
       const entry = entries[group.start]!;
-      if (entry.source !== null) log?.add('dropped', { from: entry.source }, { reason: 'tool result that answers no call (not sent)', recoverableFrom: 'history' });
+      if (entry.source !== null)
+        log?.add(
+          'dropped',
+          { from: entry.source },
+          { reason: 'tool result that answers no call (not sent)', recoverableFrom: 'history' },
+        );
       continue;
     }
     if (group.kind === 'incomplete-tool-exchange') {
@@ -31,7 +41,11 @@ export function repairToolPairs(entries: ReadonlyArray<ViewEntry>, log?: Reducti
       const missing = new Set(group.missingCallIds ?? []);
       const answered = (assistant.tool_calls ?? []).filter((call) => !missing.has(call.id));
       if (entry.source !== null) {
-        log?.add('dropped', { from: entry.source }, { reason: 'tool call without a result (not sent)', recoverableFrom: 'history' });
+        log?.add(
+          'dropped',
+          { from: entry.source },
+          { reason: 'tool call without a result (not sent)', recoverableFrom: 'history' },
+        );
       }
       if (answered.length > 0) {
         result.push({ ...entry, message: { ...assistant, tool_calls: answered } });

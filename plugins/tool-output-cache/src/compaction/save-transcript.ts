@@ -26,8 +26,14 @@ export async function saveTranscript(
   nowMs: number,
 ): Promise<SavedTranscript> {
   const stamp = Math.floor(nowMs / 1000);
-  let key: StoreKey = { agentId: owner.agentId, sessionId: owner.sessionId, kind: 'transcript', name: `transcript_${stamp}.jsonl` };
-  for (let suffix = 2; (await store.blobSize(key)) !== undefined; suffix++) key = { ...key, name: `transcript_${stamp}_${suffix}.jsonl` };
+  let key: StoreKey = {
+    agentId: owner.agentId,
+    sessionId: owner.sessionId,
+    kind: 'transcript',
+    name: `transcript_${stamp}.jsonl`,
+  };
+  for (let suffix = 2; (await store.blobSize(key)) !== undefined; suffix++)
+    key = { ...key, name: `transcript_${stamp}_${suffix}.jsonl` };
   let byteSize = 0;
   let pending: string[] = [];
   let pendingLength = 0;

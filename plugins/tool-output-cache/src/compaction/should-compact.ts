@@ -1,4 +1,5 @@
 import type { TokenUsage } from '@ctxkit/core';
+
 import type { CompactionConfig } from './compaction-config';
 
 /** The token count at which automatic compaction starts: `contextLimit × thresholdRatio`. */

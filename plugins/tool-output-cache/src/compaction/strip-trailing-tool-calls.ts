@@ -8,7 +8,8 @@ import type { AssistantMessage, ChatMessage } from '@ctxkit/core';
  */
 export function stripTrailingToolCalls(messages: ReadonlyArray<ChatMessage>): ChatMessage[] {
   const last = messages[messages.length - 1];
-  if (!last || last.role !== 'assistant' || !last.tool_calls || last.tool_calls.length === 0) return messages as ChatMessage[];
+  if (!last || last.role !== 'assistant' || !last.tool_calls || last.tool_calls.length === 0)
+    return messages as ChatMessage[];
   const head = messages.slice(0, -1);
   const content = typeof last.content === 'string' ? last.content : '';
   if (content.trim() === '') return head;

@@ -1,5 +1,6 @@
 import { type ChatMessage, type ITokenCounter } from '@ctxkit/core';
 import { groupAt } from '@ctxkit/core/strategy-kit';
+
 import type { ViewEntry } from '../view/view-entry';
 
 /**
@@ -7,7 +8,11 @@ import type { ViewEntry } from '../view/view-entry';
  * saved transcript holds them) until it fits `availableTokens`. The retain + summary of an earlier
  * compaction (entries without a source) always stay first.
  */
-export function summaryInput(entries: ReadonlyArray<ViewEntry>, availableTokens: number, counter: ITokenCounter): ChatMessage[] {
+export function summaryInput(
+  entries: ReadonlyArray<ViewEntry>,
+  availableTokens: number,
+  counter: ITokenCounter,
+): ChatMessage[] {
   const messages = entries.map((entry) => entry.message);
   let start = 0;
   while (start < entries.length && entries[start]!.source === null) start++;

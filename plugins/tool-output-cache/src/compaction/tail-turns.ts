@@ -1,4 +1,5 @@
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
+
 import type { ViewEntry } from '../view/view-entry';
 
 /** Where the kept part of a compaction starts, and which user message is carried along. */
@@ -37,7 +38,10 @@ export function compactionTail(entries: ReadonlyArray<ViewEntry>, turns: number)
     if (start < entries.length && start > firstReal) return { start };
     if (lastUser !== -1) {
       // One long turn: keep its last `turns` model steps, carry the user message.
-      const groups = groupToolCalls(entries.slice(lastUser + 1).map((entry) => entry.message)).map((group) => ({ ...group, start: group.start + lastUser + 1 }));
+      const groups = groupToolCalls(entries.slice(lastUser + 1).map((entry) => entry.message)).map((group) => ({
+        ...group,
+        start: group.start + lastUser + 1,
+      }));
       const steps = groups.filter((group) => entries[group.start]!.message.role === 'assistant');
       if (steps.length > turns) return { start: steps[steps.length - turns]!.start, carriedUser: lastUser };
       return { start: lastUser };
@@ -45,6 +49,7 @@ export function compactionTail(entries: ReadonlyArray<ViewEntry>, turns: number)
   }
   const groups = groupToolCalls(entries.map((entry) => entry.message));
   const last = groups[groups.length - 1];
-  if (last && last.kind === 'incomplete-tool-exchange' && entries[last.start]!.source !== null) return { start: last.start };
+  if (last && last.kind === 'incomplete-tool-exchange' && entries[last.start]!.source !== null)
+    return { start: last.start };
   return { start: entries.length };
 }

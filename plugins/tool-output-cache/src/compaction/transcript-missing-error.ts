@@ -10,7 +10,9 @@ export class TranscriptMissingError extends CtxkitError {
       code: ErrorCodes.STORE_ERROR,
       category: 'internal',
       message: `The transcript ${transcriptRef} saved before the compaction cannot be read: ${problem}.`,
-      fix: 'Keep the session\'s transcripts (store kind "transcript") for as long as its compactions may be undone; the epoch is still in the log, so the undo can be tried again once the transcript is back.',
+      fix:
+        'Keep the session\'s transcripts (store kind "transcript") for as long as its compactions may be undone; ' +
+        'the epoch is still in the log, so the undo can be tried again once the transcript is back.',
       details: { transcriptRef, problem },
     });
   }

@@ -1,6 +1,7 @@
 import type { ChatMessage, StrategyContext } from '@ctxkit/core';
+
+import { type SavedCompactionState, startsWithPrefix } from './compaction-state';
 import type { Compactor, CompactorSnapshot } from './compactor';
-import { startsWithPrefix, type SavedCompactionState } from './compaction-state';
 import { readTranscript } from './read-transcript';
 
 type TranscriptOwner = Pick<StrategyContext, 'store' | 'agentId' | 'sessionId'>;
@@ -10,7 +11,11 @@ type TranscriptOwner = Pick<StrategyContext, 'store' | 'agentId' | 'sessionId'>;
  * restores what the compactor knew then (the compaction then in effect, the back-off).
  * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript is gone; nothing is restored then
  */
-export async function undoCompaction(compactor: Compactor, saved: { transcriptRef: string; compactor: CompactorSnapshot }, owner: TranscriptOwner): Promise<ChatMessage[]> {
+export async function undoCompaction(
+  compactor: Compactor,
+  saved: { transcriptRef: string; compactor: CompactorSnapshot },
+  owner: TranscriptOwner,
+): Promise<ChatMessage[]> {
   const history = await readTranscript(owner.store, owner, saved.transcriptRef);
   const previous = saved.compactor.state;
   compactor.restore(saved.compactor, previous ? await coveredBy(previous, history, owner) : undefined, history.length);
@@ -22,7 +27,11 @@ export async function undoCompaction(compactor: Compactor, saved: { transcriptRe
  * to, or (when that history begins with its retain + summary: the caller had adopted it) the start
  * of the compaction's own transcript, so that a caller passing its full history is recognized too.
  */
-async function coveredBy(previous: SavedCompactionState, history: ReadonlyArray<ChatMessage>, owner: TranscriptOwner): Promise<ChatMessage[]> {
+async function coveredBy(
+  previous: SavedCompactionState,
+  history: ReadonlyArray<ChatMessage>,
+  owner: TranscriptOwner,
+): Promise<ChatMessage[]> {
   if (!startsWithPrefix(history, previous.prefix)) return history.slice(0, previous.keepFrom);
   try {
     return (await readTranscript(owner.store, owner, previous.transcriptRef)).slice(0, previous.keepFrom);

@@ -1,5 +1,12 @@
-import { safeEmit, type CtxkitEventBase, type CtxkitEventBus, type ReductionEpoch, type StrategyContext } from '@ctxkit/core';
-import { EpochLog, type EpochDescription } from '@ctxkit/core/strategy-kit';
+import {
+  type CtxkitEventBase,
+  type CtxkitEventBus,
+  type ReductionEpoch,
+  safeEmit,
+  type StrategyContext,
+} from '@ctxkit/core';
+import { type EpochDescription, EpochLog } from '@ctxkit/core/strategy-kit';
+
 import type { CompactionDone } from '../compaction/compactor';
 import { compactionEpoch } from './describe-epoch';
 import { asSavedBefore, type SavedBefore } from './saved-before';
@@ -37,7 +44,10 @@ export class SessionEpochs {
     return this.log.list();
   }
 
-  /** Records a reduction with the state it replaced and emits `epoch-recorded`; `undefined` when the store failed (reported). */
+  /**
+   * Records a reduction with the state it replaced and emits `epoch-recorded`; `undefined` when the store failed
+   * (reported).
+   */
   async record(description: EpochDescription, before: SavedBefore): Promise<ReductionEpoch | undefined> {
     let epoch: ReductionEpoch;
     try {
@@ -45,7 +55,9 @@ export class SessionEpochs {
     } catch (error) {
       safeEmit(this.options.events, 'strategy-warning', {
         ...this.options.eventBase(description.turn),
-        message: `The ${description.kind} (${description.description}) could not be kept as an epoch, so it cannot be undone: ${error instanceof Error ? error.message : String(error)}`,
+        message:
+          `The ${description.kind} (${description.description}) could not be kept as an epoch, so it cannot ` +
+          `be undone: ${error instanceof Error ? error.message : String(error)}`,
       });
       return undefined;
     }
@@ -55,7 +67,11 @@ export class SessionEpochs {
 
   /** Keeps a compaction as an epoch, with the transcript saved before it and what the compactor knew. */
   async recordCompaction(done: CompactionDone): Promise<void> {
-    await this.record(compactionEpoch(done.state, done.trigger, done.turn), { kind: 'compaction', transcriptRef: done.state.transcriptRef, compactor: done.before });
+    await this.record(compactionEpoch(done.state, done.trigger, done.turn), {
+      kind: 'compaction',
+      transcriptRef: done.state.transcriptRef,
+      compactor: done.before,
+    });
   }
 
   /**
@@ -86,9 +102,18 @@ export class SessionEpochs {
    * `epoch-undone`.
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when another process undid it meanwhile
    */
-  async take(epochId: string, turn: number, historyRestored: boolean): Promise<{ undone: ReductionEpoch; alsoUndone: ReductionEpoch[] }> {
+  async take(
+    epochId: string,
+    turn: number,
+    historyRestored: boolean,
+  ): Promise<{ undone: ReductionEpoch; alsoUndone: ReductionEpoch[] }> {
     const { undone, alsoUndone } = await this.log.take<unknown>(epochId);
-    safeEmit(this.options.events, 'epoch-undone', { ...this.options.eventBase(turn), epoch: undone, alsoUndone, historyRestored });
+    safeEmit(this.options.events, 'epoch-undone', {
+      ...this.options.eventBase(turn),
+      epoch: undone,
+      alsoUndone,
+      historyRestored,
+    });
     return { undone, alsoUndone };
   }
 }

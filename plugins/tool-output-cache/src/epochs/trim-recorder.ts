@@ -1,4 +1,5 @@
 import type { ITokenCounter } from '@ctxkit/core';
+
 import type { ComposedView } from '../view/view-payload-composer';
 import { trimEpoch } from './describe-epoch';
 import type { SessionEpochs } from './session-epochs';
@@ -26,7 +27,10 @@ export class TrimRecorder {
     const candidates = made.length === 0 ? relaid : [...relaid, ...made.map((replacement) => replacement.index)];
     const trims = this.trims.take(composed.fitted.messages, candidates, composed.final.window.fromIndex, this.counter);
     if (trims.length === 0) return;
-    await this.epochs.record(trimEpoch(trims, composed.fitted.messages, turn), { kind: 'trim', toolCallIds: trims.map((trim) => trim.toolCallId) });
+    await this.epochs.record(trimEpoch(trims, composed.fitted.messages, turn), {
+      kind: 'trim',
+      toolCallIds: trims.map((trim) => trim.toolCallId),
+    });
   }
 
   /** Forgets these outputs (their trim was undone): a later trim of one of them is new again. */

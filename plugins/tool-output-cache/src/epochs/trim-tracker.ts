@@ -1,4 +1,5 @@
 import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
+
 import { isTrimmed } from '../cache/trimmed-placeholder';
 import { isMicroCompacted } from '../view/micro-compact';
 
@@ -26,7 +27,12 @@ export class TrimTracker {
    * from) at or after `from` (the first position the payload carries), in position order. They count
    * as recorded from now on.
    */
-  take(messages: ReadonlyArray<ChatMessage>, candidates: Iterable<number>, from: number, counter: ITokenCounter): NewTrim[] {
+  take(
+    messages: ReadonlyArray<ChatMessage>,
+    candidates: Iterable<number>,
+    from: number,
+    counter: ITokenCounter,
+  ): NewTrim[] {
     const found = new Map<number, NewTrim>();
     for (const position of candidates) {
       if (position < from || found.has(position)) continue;

@@ -1,9 +1,10 @@
 import { type ChatMessage } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
+
+import { call, sentPayloads } from '../test-support';
 import { PayloadCheck } from './payload-check';
 import { PreviousPayload } from './payload-continuation';
-import { call, sentPayloads } from '../test-support';
 
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
 
@@ -70,35 +71,54 @@ function change(body: ChatMessage[], kind: Change, at: number): ChatMessage[] {
 }
 
 describe('PayloadCheck', () => {
-  it('finds what findPayloadProblems finds, payload after payload, however the window moves and whatever a payload breaks', () => {
-    const step = fc.record({
-      from: fc.nat({ max: 12 }),
-      grow: fc.nat({ max: 6 }),
-      change: fc.constantFrom<Change>('none', 'none', 'none', 'copy-one', 'drop-result', 'orphan-result', 'system-inside', 'no-user', 'unknown-role'),
-      at: fc.nat(),
-    });
-    fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 20, maxLength: 60 }), fc.array(step, { minLength: 1, maxLength: 12 }), (units, steps) => {
-        const history = conversation(units);
-        const check = sessionCheck();
-        let start = 0;
-        let end = Math.min(history.length, 10);
-        for (const next of steps) {
-          // The window starts at a unit (now and then inside one, as a broken payload would).
-          start = Math.min(start + next.from, end);
-          if (next.at % 7 !== 0) while (start < end && history[start]!.role === 'tool') start++;
-          end = Math.min(history.length, end + next.grow);
-          const payload = [SYSTEM, ...change(history.slice(start, end), next.change, next.at)];
-          expect(check.problems(payload)).toEqual(findPayloadProblems(payload));
-        }
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'finds what findPayloadProblems finds, payload after payload, however the window moves and whatever a payload ' +
+      'breaks',
+    () => {
+      const step = fc.record({
+        from: fc.nat({ max: 12 }),
+        grow: fc.nat({ max: 6 }),
+        change: fc.constantFrom<Change>(
+          'none',
+          'none',
+          'none',
+          'copy-one',
+          'drop-result',
+          'orphan-result',
+          'system-inside',
+          'no-user',
+          'unknown-role',
+        ),
+        at: fc.nat(),
+      });
+      fc.assert(
+        fc.property(
+          fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 20, maxLength: 60 }),
+          fc.array(step, { minLength: 1, maxLength: 12 }),
+          (units, steps) => {
+            const history = conversation(units);
+            const check = sessionCheck();
+            let start = 0;
+            let end = Math.min(history.length, 10);
+            for (const next of steps) {
+              // The window starts at a unit (now and then inside one, as a broken payload would).
+              start = Math.min(start + next.from, end);
+              if (next.at % 7 !== 0) while (start < end && history[start]!.role === 'tool') start++;
+              end = Math.min(history.length, end + next.grow);
+              const payload = [SYSTEM, ...change(history.slice(start, end), next.change, next.at)];
+              expect(check.problems(payload)).toEqual(findPayloadProblems(payload));
+            }
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+  );
 
   it('reads only what a continuing payload adds', () => {
     let reads = 0;
-    const counted = (message: ChatMessage): ChatMessage => new Proxy(message, { get: (target, key) => (reads++, Reflect.get(target, key)) });
+    const counted = (message: ChatMessage): ChatMessage =>
+      new Proxy(message, { get: (target, key) => (reads++, Reflect.get(target, key)) });
     const history = conversation(Array.from({ length: 400 }, (_, index) => index % 4)).map(counted);
     const check = sessionCheck();
     expect(check.problems([SYSTEM, ...history.slice(0, 294)])).toEqual([]);

@@ -1,5 +1,6 @@
 import { type ChatMessage } from '@ctxkit/core';
 import { findPayloadProblems, groupAt, type PayloadProblem } from '@ctxkit/core/strategy-kit';
+
 import type { PayloadContinuation, ReadAgainst } from './payload-continuation';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;
@@ -48,7 +49,7 @@ function addsNoProblem(messages: Messages, continued: PayloadContinuation): bool
     const role = messages[index]!.role as string;
     if (role !== 'user' && role !== 'assistant' && role !== 'tool') return false;
   }
-  for (let index = unit; index < messages.length; ) {
+  for (let index = unit; index < messages.length;) {
     const group = groupAt(messages, index);
     if (group.kind === 'orphan-tool' || group.kind === 'incomplete-tool-exchange') return false;
     index = group.end;

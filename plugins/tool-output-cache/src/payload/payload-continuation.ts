@@ -27,14 +27,23 @@ export function leadingSystem(messages: Messages): number {
  * `undefined` when its first conversation message is not one of the previous payload's (or it has
  * none). Compares message objects only: linear in the shared part, no message is read.
  */
-export function payloadContinuation(previous: Messages, previousStart: number, messages: Messages): PayloadContinuation | undefined {
+export function payloadContinuation(
+  previous: Messages,
+  previousStart: number,
+  messages: Messages,
+): PayloadContinuation | undefined {
   const start = leadingSystem(messages);
   if (start >= messages.length) return undefined;
   let from = previousStart;
   while (from < previous.length && previous[from] !== messages[start]) from++;
   if (from === previous.length) return undefined;
   let shared = 0;
-  while (from + shared < previous.length && start + shared < messages.length && previous[from + shared] === messages[start + shared]) shared++;
+  while (
+    from + shared < previous.length &&
+    start + shared < messages.length &&
+    previous[from + shared] === messages[start + shared]
+  )
+    shared++;
   return { start, from, shared };
 }
 
@@ -54,7 +63,14 @@ export interface ReadAgainst {
  */
 export class PreviousPayload {
   /** The payload read last: its length, its first and last message, and where its conversation part starts. */
-  private remembered: { length: number; first: Readonly<ChatMessage> | undefined; last: Readonly<ChatMessage> | undefined; start: number } | undefined;
+  private remembered:
+    | {
+        length: number;
+        first: Readonly<ChatMessage> | undefined;
+        last: Readonly<ChatMessage> | undefined;
+        start: number;
+      }
+    | undefined;
 
   /**
    * How `messages` continues the previous payload, given as the composer kept it (`sent`: its copy
@@ -66,15 +82,23 @@ export class PreviousPayload {
     const remembered = this.remembered;
     if (remembered === undefined || sent === undefined) return undefined;
     const previous = sent.messages;
-    if (previous.length !== remembered.length || previous[0] !== remembered.first || previous[previous.length - 1] !== remembered.last) return undefined;
+    if (
+      previous.length !== remembered.length ||
+      previous[0] !== remembered.first ||
+      previous[previous.length - 1] !== remembered.last
+    )
+      return undefined;
     const { start } = remembered;
-    // It repeats the system messages and the first conversation message: the run it shares starts there and ends where the repeat does.
-    // Else the composer may know where its window continues the previous one (a window that slid).
+    // It repeats the system messages and the first conversation message: the run it shares starts there and ends where
+    // the repeat does. Else the composer may know where its window continues the previous one (a window that slid).
     const slid = sent.window;
     const continued =
       sent.repeated > start
         ? { start, from: start, shared: sent.repeated - start }
-        : slid !== undefined && slid.shared > 0 && slid.at === leadingSystem(messages) && previous[slid.from] === messages[slid.at]
+        : slid !== undefined &&
+            slid.shared > 0 &&
+            slid.at === leadingSystem(messages) &&
+            previous[slid.from] === messages[slid.at]
           ? { start: slid.at, from: slid.from, shared: slid.shared }
           : payloadContinuation(previous, start, messages);
     return continued && { continued, previous };
@@ -82,6 +106,11 @@ export class PreviousPayload {
 
   /** `messages` is the previous payload from now on (the next one is read against the composer's copy of it). */
   remember(messages: Messages): void {
-    this.remembered = { length: messages.length, first: messages[0], last: messages[messages.length - 1], start: leadingSystem(messages) };
+    this.remembered = {
+      length: messages.length,
+      first: messages[0],
+      last: messages[messages.length - 1],
+      start: leadingSystem(messages),
+    };
   }
 }

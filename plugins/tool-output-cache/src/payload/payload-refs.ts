@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import type { ReadAgainst } from './payload-continuation';
 
 type Messages = ReadonlyArray<Readonly<ChatMessage>>;
@@ -31,7 +32,12 @@ export class PayloadRefs {
     if (this.previous !== undefined && against) {
       const { continued, previous } = against;
       const { start, from, shared } = continued;
-      refs = this.previous - refsIn(previous, 0, from) - refsIn(previous, from + shared) + refsIn(messages, 0, start) + refsIn(messages, start + shared);
+      refs =
+        this.previous -
+        refsIn(previous, 0, from) -
+        refsIn(previous, from + shared) +
+        refsIn(messages, 0, start) +
+        refsIn(messages, start + shared);
     } else refs = refsIn(messages);
     this.previous = refs;
     return refs;

@@ -1,5 +1,10 @@
 import type { ChatMessage } from '@ctxkit/core';
-import { findPayloadProblems, type PayloadProblem, type PreviousPayload as ComposerPreviousPayload } from '@ctxkit/core/strategy-kit';
+import {
+  findPayloadProblems,
+  type PayloadProblem,
+  type PreviousPayload as ComposerPreviousPayload,
+} from '@ctxkit/core/strategy-kit';
+
 import { PayloadCheck } from './payload-check';
 import { PreviousPayload } from './payload-continuation';
 import { PayloadRefs, refsIn } from './payload-refs';

@@ -1,4 +1,5 @@
 import type { ChatMessage, UserMessage } from '@ctxkit/core';
+
 import type { CompactionState } from '../compaction/compaction-state';
 import { layoutHistory } from '../compaction/history-layout';
 import { placeLayout } from './align-view';
@@ -8,7 +9,15 @@ const assistant = (content: string): ChatMessage => ({ role: 'assistant', conten
 
 describe('placeLayout', () => {
   const history = [user('task'), assistant('a1'), user('more'), assistant('a2'), user('now')];
-  const state: CompactionState = { prefix: [user('summary')], keepFrom: 3, covered: history.slice(0, 3), transcriptRef: 'transcript:t.jsonl', tokensBefore: 100, tokensAfter: 10, count: 1 };
+  const state: CompactionState = {
+    prefix: [user('summary')],
+    keepFrom: 3,
+    covered: history.slice(0, 3),
+    transcriptRef: 'transcript:t.jsonl',
+    tokensBefore: 100,
+    tokensAfter: 10,
+    count: 1,
+  };
 
   it('starts at 0 without a compaction', () => {
     expect(placeLayout(layoutHistory(history, undefined)!, history.length)).toEqual({ startIndex: 0 });

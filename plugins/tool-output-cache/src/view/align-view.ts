@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import type { HistoryLayout } from '../compaction/history-layout';
 
 /** A working view laid over the caller's history, for the payload composer to select from. */

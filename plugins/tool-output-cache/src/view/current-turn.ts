@@ -26,7 +26,9 @@ export function currentTurnStart(messages: ReadonlyArray<ChatMessage>, from = 0)
   if (lastUser === from) {
     // One long turn: its newest model step, when it has more than one.
     const start = lastUser + 1;
-    const steps = groupToolCalls(messages.slice(start)).filter((group) => messages[start + group.start]!.role === 'assistant');
+    const steps = groupToolCalls(messages.slice(start)).filter(
+      (group) => messages[start + group.start]!.role === 'assistant',
+    );
     return steps.length > 1 ? start + steps[steps.length - 1]!.start : lastUser;
   }
   const groups = groupToolCalls(messages.slice(from));

@@ -1,5 +1,6 @@
 import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
-import { contentText, type ComposedPayload } from '@ctxkit/core/strategy-kit';
+import { type ComposedPayload, contentText } from '@ctxkit/core/strategy-kit';
+
 import { affordsExpandTools } from '../cache/offered-tools';
 import type { AlignedView } from './align-view';
 import type { ReductionLog } from './reduction-log';
@@ -34,7 +35,10 @@ export interface FitViewOptions {
   withContent(message: ToolMessage, content: string): ToolMessage;
   /** Micro-compact results without a ref under pressure (`undefined`: micro-compact is off). */
   microCompact: { minContentLength: number } | undefined;
-  /** Outputs the user took back from a trim: replaced under pressure only after every other older output (see `relievePressure`). */
+  /**
+   * Outputs the user took back from a trim: replaced under pressure only after every other older output (see
+   * `relievePressure`).
+   */
   keepWhole?: (index: number) => boolean;
   /**
    * The room a payload has for history (what the budget leaves after the system prompt and the tools
@@ -47,8 +51,16 @@ export interface FitViewOptions {
    * Replaces every older output from `region` on (what {@link relievePressure} comes to when the view
    * cannot fit even so), reusing what did not change since the last call.
    */
-  relieveAll?: (messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog) => RelievedAll;
-  /** Outputs before this index stay replaced under pressure (the previous payload replaced them; see `relievePressure`). */
+  relieveAll?: (
+    messages: ReadonlyArray<ChatMessage>,
+    region: number,
+    protectFrom: number,
+    options: ReplacementOptions,
+    log: ReductionLog,
+  ) => RelievedAll;
+  /**
+   * Outputs before this index stay replaced under pressure (the previous payload replaced them; see `relievePressure`).
+   */
   holdThrough?: number;
   /** When more outputs must be replaced, relieve the view down to this share of its room. @default 1 */
   cutBackRatio?: number;
@@ -66,7 +78,10 @@ export interface FitViewOptions {
   offerCacheToolsAlways?: boolean;
 }
 
-/** What replacing every older output did: the view, how many it replaced, and which of them were not reused from the last call. */
+/**
+ * What replacing every older output did: the view, how many it replaced, and which of them were not reused from the
+ * last call.
+ */
 export interface RelievedAll {
   messages: ReadonlyArray<ChatMessage>;
   replaced: number;
@@ -109,7 +124,8 @@ export function fitView(options: FitViewOptions): FittedView {
   let composed: ComposedPayload | undefined = known ? undefined : options.probe(messages, offerCache);
   const roomOf = (offer: boolean): number => (composed ? composed.roomTokens : options.room!(offer));
   // The room without the expand tools decides whether they are worth their tokens at all.
-  const affordable = cacheOn && affordsExpandTools(cacheToolTokens, roomOf(offerCache) + (offerCache ? cacheToolTokens : 0));
+  const affordable =
+    cacheOn && affordsExpandTools(cacheToolTokens, roomOf(offerCache) + (offerCache ? cacheToolTokens : 0));
   if (offerCache && !affordable) {
     offerCache = false;
     if (composed) composed = options.probe(messages, offerCache);
@@ -130,7 +146,16 @@ export function fitView(options: FitViewOptions): FittedView {
     };
     const targetTokens = roomOf(offerCache) - (composed ? composed.payload.stats.sections.memory : 0) - toolRoom;
     const cutBack = options.cutBackRatio !== undefined && options.cutBackRatio < 1;
-    const keptHeadEnd = cutBack && (options.keepFirstShare ?? 0) > 0 ? headEnd(unrelieved, aligned.startIndex, options.protectFrom, Math.floor(targetTokens * options.keepFirstShare!), replacing.tokensAt) : undefined;
+    const keptHeadEnd =
+      cutBack && (options.keepFirstShare ?? 0) > 0
+        ? headEnd(
+            unrelieved,
+            aligned.startIndex,
+            options.protectFrom,
+            Math.floor(targetTokens * options.keepFirstShare!),
+            replacing.tokensAt,
+          )
+        : undefined;
     const relieved =
       hopeless && options.relieveAll
         ? options.relieveAll(messages, options.region, options.protectFrom, replacing, options.log)
@@ -147,7 +172,8 @@ export function fitView(options: FitViewOptions): FittedView {
           });
     made = 'made' in relieved ? relieved.made : relieved.replacements;
     if ('made' in relieved) relievedThrough = relieved.replaced > 0 ? options.protectFrom : undefined;
-    else if (relieved.replacements.length > 0) relievedThrough = relieved.replacements[relieved.replacements.length - 1]!.index + 1;
+    else if (relieved.replacements.length > 0)
+      relievedThrough = relieved.replacements[relieved.replacements.length - 1]!.index + 1;
     if (relieved.replaced > 0) {
       messages = relieved.messages;
       offerCache = affordable && (offerCache || hidesFrom(messages, options.region, options.hides));
@@ -164,7 +190,13 @@ export function fitView(options: FitViewOptions): FittedView {
 }
 
 /** One past the first messages from `start` (before `end`) that take at most `tokens` together as they stand. */
-function headEnd(messages: ReadonlyArray<ChatMessage>, start: number, end: number, tokens: number, tokensAt: (index: number) => number): number {
+function headEnd(
+  messages: ReadonlyArray<ChatMessage>,
+  start: number,
+  end: number,
+  tokens: number,
+  tokensAt: (index: number) => number,
+): number {
   let index = start;
   let taken = 0;
   const stop = Math.min(end, messages.length);
@@ -177,7 +209,11 @@ function headEnd(messages: ReadonlyArray<ChatMessage>, start: number, end: numbe
   return index;
 }
 
-function hidesFrom(messages: ReadonlyArray<ChatMessage>, from: number, hides: (message: ChatMessage) => boolean): boolean {
+function hidesFrom(
+  messages: ReadonlyArray<ChatMessage>,
+  from: number,
+  hides: (message: ChatMessage) => boolean,
+): boolean {
   for (let index = from; index < messages.length; index++) if (hides(messages[index]!)) return true;
   return false;
 }

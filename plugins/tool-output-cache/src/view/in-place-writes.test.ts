@@ -1,4 +1,5 @@
 import type { ChatMessage } from '@ctxkit/core';
+
 import { InPlaceWrites } from './in-place-writes';
 
 const message = (content: string): ChatMessage => ({ role: 'user', content });

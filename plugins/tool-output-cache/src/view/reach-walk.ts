@@ -22,7 +22,10 @@ export interface WalkedUnit {
   tokens: number;
 }
 
-/** Builds a walk from units listed newest first, as a walk back finds them (`complete`: it reached the first position the view sends). */
+/**
+ * Builds a walk from units listed newest first, as a walk back finds them (`complete`: it reached the first position
+ * the view sends).
+ */
 export function reachWalk(newestFirst: ReadonlyArray<WalkedUnit>, complete = false): ReachWalk {
   return appendUnits({ starts: [], ends: [], sums: [], ...(complete ? { complete } : {}) }, newestFirst);
 }
@@ -32,7 +35,10 @@ export function reachWalk(newestFirst: ReadonlyArray<WalkedUnit>, complete = fal
  * walk, `walk` is left as it is (a walk is never changed once made).
  */
 export function extendedWalk(walk: ReachWalk, newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {
-  return appendUnits({ starts: walk.starts.slice(), ends: walk.ends.slice(), sums: walk.sums.slice(), complete: true }, newestFirst);
+  return appendUnits(
+    { starts: walk.starts.slice(), ends: walk.ends.slice(), sums: walk.sums.slice(), complete: true },
+    newestFirst,
+  );
 }
 
 function appendUnits(walk: ReachWalk, newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {

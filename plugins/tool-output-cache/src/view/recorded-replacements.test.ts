@@ -1,24 +1,38 @@
-import fc from 'fast-check';
 import type { ToolMessage } from '@ctxkit/core';
+import fc from 'fast-check';
+
 import { RecordedReplacements } from './recorded-replacements';
 import { ReductionLog } from './reduction-log';
-import { recordReplacements, TRIMMED_TO_FIT_REASON, type Replacement } from './relieve-pressure';
+import { recordReplacements, type Replacement, TRIMMED_TO_FIT_REASON } from './relieve-pressure';
 
 function replacement(index: number, kind: number): Replacement {
-  const copy: ToolMessage = { role: 'tool', tool_call_id: `c${index}`, content: kind === 0 ? `[tool output trimmed; ref=to_${index}]` : '[Previous: used run]', ...(kind === 0 ? { output_ref: { id: `to_${index}`, bytes: 10, lines: 1 } } : {}) } as ToolMessage;
+  const copy: ToolMessage = {
+    role: 'tool',
+    tool_call_id: `c${index}`,
+    content: kind === 0 ? `[tool output trimmed; ref=to_${index}]` : '[Previous: used run]',
+    ...(kind === 0 ? { output_ref: { id: `to_${index}`, bytes: 10, lines: 1 } } : {}),
+  } as ToolMessage;
   return { index, copy, before: 100 + index, after: 10 };
 }
 
 /** A log that already holds a record, of the relief's kind (`merging`) or another. */
 function logWith(merging: boolean): ReductionLog {
   const log = new ReductionLog();
-  log.add(merging ? 'trimmed' : 'truncated', { from: 0 }, { reason: merging ? TRIMMED_TO_FIT_REASON : 'cut to the tool output budget', recoverableFrom: 'tool-output-cache' });
+  log.add(
+    merging ? 'trimmed' : 'truncated',
+    { from: 0 },
+    { reason: merging ? TRIMMED_TO_FIT_REASON : 'cut to the tool output budget', recoverableFrom: 'tool-output-cache' },
+  );
   return log;
 }
 
 describe('RecordedReplacements', () => {
   it('makes, call after call, the records that recording every replacement again makes', () => {
-    const arbCall = fc.record({ keep: fc.nat(), added: fc.array(fc.nat({ max: 1 }), { maxLength: 6 }), merging: fc.boolean() });
+    const arbCall = fc.record({
+      keep: fc.nat(),
+      added: fc.array(fc.nat({ max: 1 }), { maxLength: 6 }),
+      merging: fc.boolean(),
+    });
     fc.assert(
       fc.property(fc.array(arbCall, { minLength: 1, maxLength: 12 }), (calls) => {
         const recorded = new RecordedReplacements();

@@ -1,6 +1,12 @@
 import type { ReductionRecord } from '@ctxkit/core';
+
 import type { ReductionLog } from './reduction-log';
-import { MICRO_COMPACTED_TO_FIT_REASON, recordReplacements, TRIMMED_TO_FIT_REASON, type Replacement } from './relieve-pressure';
+import {
+  MICRO_COMPACTED_TO_FIT_REASON,
+  recordReplacements,
+  type Replacement,
+  TRIMMED_TO_FIT_REASON,
+} from './relieve-pressure';
 
 /**
  * Records the outputs replaced under pressure in a payload's log (as `recordReplacements` does), from
@@ -14,9 +20,13 @@ export class RecordedReplacements {
 
   /** Records `replacements` (in index order) in `log`. */
   record(replacements: ReadonlyArray<Replacement>, log: ReductionLog): void {
-    // Recorded one by one, a replacement would merge with a record of its kind the log ends with: then nothing is reused or kept.
+    // Recorded one by one, a replacement would merge with a record of its kind the log ends with: then nothing is
+    // reused or kept.
     const newest = log.newest;
-    if (newest !== undefined && (newest.reason === TRIMMED_TO_FIT_REASON || newest.reason === MICRO_COMPACTED_TO_FIT_REASON)) {
+    if (
+      newest !== undefined &&
+      (newest.reason === TRIMMED_TO_FIT_REASON || newest.reason === MICRO_COMPACTED_TO_FIT_REASON)
+    ) {
       this.last = undefined;
       recordReplacements(replacements, log);
       return;

@@ -1,4 +1,4 @@
-import type { ReductionAction, ReductionRecord, RecoverySource } from '@ctxkit/core';
+import type { RecoverySource, ReductionAction, ReductionRecord } from '@ctxkit/core';
 
 /**
  * Collects the reductions of one payload and merges them: a record of the same action, reason and
@@ -19,12 +19,18 @@ export class ReductionLog {
     return this.records[this.records.length - 1];
   }
 
-  /** Copies of the records from the `from`-th on, in the order they were made (what a later log can go on from, see {@link append}). */
+  /**
+   * Copies of the records from the `from`-th on, in the order they were made (what a later log can go on from, see
+   * {@link append}).
+   */
   copies(from = 0): ReductionRecord[] {
     return this.records.slice(from).map(copyRecord);
   }
 
-  /** Copies of `records` (made by a log of the same kind, see {@link copies}) become this log's newest, as they are: the next record added may merge with the last of them. */
+  /**
+   * Copies of `records` (made by a log of the same kind, see {@link copies}) become this log's newest, as they are: the
+   * next record added may merge with the last of them.
+   */
   append(records: ReadonlyArray<ReductionRecord>): void {
     for (const record of records) this.records.push(copyRecord(record));
   }
@@ -33,12 +39,24 @@ export class ReductionLog {
   add(
     action: ReductionAction,
     range: { from: number; to?: number },
-    details: { reason: string; recoverableFrom: RecoverySource; refs?: string[]; tokensBefore?: number; tokensAfter?: number },
+    details: {
+      reason: string;
+      recoverableFrom: RecoverySource;
+      refs?: string[];
+      tokensBefore?: number;
+      tokensAfter?: number;
+    },
   ): void {
     const from = range.from;
     const to = range.to ?? from + 1;
     const last = this.records[this.records.length - 1];
-    if (last && last.action === action && last.reason === details.reason && last.recoverableFrom === details.recoverableFrom && last.to <= from) {
+    if (
+      last &&
+      last.action === action &&
+      last.reason === details.reason &&
+      last.recoverableFrom === details.recoverableFrom &&
+      last.to <= from
+    ) {
       last.to = to;
       last.messages += to - from;
       // The record's refs are its own array (copied when it was made): appended to in place.
@@ -50,7 +68,14 @@ export class ReductionLog {
       if (details.tokensAfter !== undefined) last.tokensAfter = (last.tokensAfter ?? 0) + details.tokensAfter;
       return;
     }
-    const record: ReductionRecord = { action, from, to, messages: to - from, reason: details.reason, recoverableFrom: details.recoverableFrom };
+    const record: ReductionRecord = {
+      action,
+      from,
+      to,
+      messages: to - from,
+      reason: details.reason,
+      recoverableFrom: details.recoverableFrom,
+    };
     if (details.refs?.length) record.refs = [...details.refs];
     if (details.tokensBefore !== undefined) record.tokensBefore = details.tokensBefore;
     if (details.tokensAfter !== undefined) record.tokensAfter = details.tokensAfter;
@@ -58,10 +83,26 @@ export class ReductionLog {
   }
 
   /** Records one message at `reduction.position`, as {@link add} does (without the objects it takes). */
-  addOne(action: ReductionAction, reason: string, reduction: { position: number; recoverableFrom: RecoverySource; ref?: string; tokensBefore?: number; tokensAfter?: number }): void {
+  addOne(
+    action: ReductionAction,
+    reason: string,
+    reduction: {
+      position: number;
+      recoverableFrom: RecoverySource;
+      ref?: string;
+      tokensBefore?: number;
+      tokensAfter?: number;
+    },
+  ): void {
     const from = reduction.position;
     const last = this.records[this.records.length - 1];
-    if (last && last.action === action && last.reason === reason && last.recoverableFrom === reduction.recoverableFrom && last.to <= from) {
+    if (
+      last &&
+      last.action === action &&
+      last.reason === reason &&
+      last.recoverableFrom === reduction.recoverableFrom &&
+      last.to <= from
+    ) {
       last.to = from + 1;
       last.messages++;
       if (reduction.ref !== undefined) (last.refs ??= []).push(reduction.ref);
@@ -69,7 +110,14 @@ export class ReductionLog {
       if (reduction.tokensAfter !== undefined) last.tokensAfter = (last.tokensAfter ?? 0) + reduction.tokensAfter;
       return;
     }
-    const record: ReductionRecord = { action, from, to: from + 1, messages: 1, reason, recoverableFrom: reduction.recoverableFrom };
+    const record: ReductionRecord = {
+      action,
+      from,
+      to: from + 1,
+      messages: 1,
+      reason,
+      recoverableFrom: reduction.recoverableFrom,
+    };
     if (reduction.ref !== undefined) record.refs = [reduction.ref];
     if (reduction.tokensBefore !== undefined) record.tokensBefore = reduction.tokensBefore;
     if (reduction.tokensAfter !== undefined) record.tokensAfter = reduction.tokensAfter;
@@ -83,7 +131,9 @@ export class ReductionLog {
 
   /** Messages affected by the given actions. */
   count(...actions: ReductionAction[]): number {
-    return this.records.filter((record) => actions.includes(record.action)).reduce((sum, record) => sum + record.messages, 0);
+    return this.records
+      .filter((record) => actions.includes(record.action))
+      .reduce((sum, record) => sum + record.messages, 0);
   }
 }
 

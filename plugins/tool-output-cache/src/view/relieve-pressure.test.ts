@@ -1,8 +1,9 @@
+import { type ChatMessage, createTokenCounter, type ToolMessage } from '@ctxkit/core';
 import fc from 'fast-check';
-import { createTokenCounter, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+
+import { exchange, output } from '../test-support';
 import { ReductionLog } from './reduction-log';
 import { relievePressure, type RelievePressureOptions } from './relieve-pressure';
-import { exchange, output } from '../test-support';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
@@ -10,13 +11,21 @@ function history(withRefs: boolean): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
   for (let index = 0; index < 4; index++) {
     const [call, result] = exchange(`c${index}`, output(`log${index}`, 10));
-    messages.push(call!, withRefs ? { ...(result as ToolMessage), output_ref: { id: `to_${String(index).repeat(32)}` } } : result!);
+    messages.push(
+      call!,
+      withRefs ? { ...(result as ToolMessage), output_ref: { id: `to_${String(index).repeat(32)}` } } : result!,
+    );
   }
   messages.push({ role: 'user', content: 'Fix it.' }, ...exchange('now', output('current', 10)));
   return messages;
 }
 
-function options(messages: ReadonlyArray<ChatMessage>, targetTokens: number, log: ReductionLog, overrides: Partial<RelievePressureOptions> = {}): RelievePressureOptions {
+function options(
+  messages: ReadonlyArray<ChatMessage>,
+  targetTokens: number,
+  log: ReductionLog,
+  overrides: Partial<RelievePressureOptions> = {},
+): RelievePressureOptions {
   return {
     from: 0,
     protectFrom: 9,
@@ -42,55 +51,115 @@ describe('relievePressure', () => {
     expect(log.list()).toEqual([]);
   });
 
-  it('replaces the outputs kept whole (taken back from a trim) only after every other older output, and gives them back first', () => {
-    const messages = history(true);
-    const oneOutput = counter.countMessage(messages[2]!);
-    const keepWhole = (index: number) => index === 2 || index === 4;
-    const spared = relievePressure(messages, options(messages, total(messages) - oneOutput, new ReductionLog(), { keepWhole }));
-    expect(spared.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
-    expect(spared.messages[2]).toBe(messages[2]);
-    // Not enough room even so: they go too, oldest first, and the placeholders stay in index order.
-    const log = new ReductionLog();
-    const saving = oneOutput - counter.countMessage({ ...(messages[2] as ToolMessage), content: '[tool output trimmed; ref=to_00000000000000000000000000000000]' });
-    const squeezed = relievePressure(messages, options(messages, total(messages) - 2 * saving - 1, log, { keepWhole }));
-    expect(squeezed.replacements.map((replacement) => replacement.index)).toEqual([2, 6, 8]);
-    expect(log.list()).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 9, messages: 3 })]);
-  });
+  it(
+    'replaces the outputs kept whole (taken back from a trim) only after every other older output, and gives them ' +
+      'back first',
+    () => {
+      const messages = history(true);
+      const oneOutput = counter.countMessage(messages[2]!);
+      const keepWhole = (index: number) => index === 2 || index === 4;
+      const spared = relievePressure(
+        messages,
+        options(messages, total(messages) - oneOutput, new ReductionLog(), { keepWhole }),
+      );
+      expect(spared.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
+      expect(spared.messages[2]).toBe(messages[2]);
+      // Not enough room even so: they go too, oldest first, and the placeholders stay in index order.
+      const log = new ReductionLog();
+      const saving =
+        oneOutput -
+        counter.countMessage({
+          ...(messages[2] as ToolMessage),
+          content: '[tool output trimmed; ref=to_00000000000000000000000000000000]',
+        });
+      const squeezed = relievePressure(
+        messages,
+        options(messages, total(messages) - 2 * saving - 1, log, { keepWhole }),
+      );
+      expect(squeezed.replacements.map((replacement) => replacement.index)).toEqual([2, 6, 8]);
+      expect(log.list()).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 9, messages: 3 })]);
+    },
+  );
 
-  it('keeps the outputs the previous payload replaced replaced (holdThrough), and relieves past them down to cutBackTokens', () => {
-    const messages = history(true);
-    const saving = counter.countMessage(messages[2]!) - counter.countMessage({ ...(messages[2] as ToolMessage), content: '[tool output trimmed; ref=to_00000000000000000000000000000000]' });
-    // One output's saving is needed: only the oldest goes.
-    const needed = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog()));
-    expect(needed.replacements.map((replacement) => replacement.index)).toEqual([2]);
-    // The previous payload replaced the first three outputs: they stay replaced although one would do.
-    const held = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog(), { holdThrough: 7 }));
-    expect(held.replacements.map((replacement) => replacement.index)).toEqual([2, 4, 6]);
-    // More must go than the held outputs: past them, relieve down to the lower target at once.
-    const cutBack = relievePressure(messages, options(messages, total(messages) - 2 * saving, new ReductionLog(), { holdThrough: 3, cutBackTokens: total(messages) - 3 * saving }));
-    expect(cutBack.replacements.map((replacement) => replacement.index)).toEqual([2, 4, 6]);
-    expect(cutBack.totalTokens).toBeLessThanOrEqual(total(messages) - 3 * saving);
-    // Without a lower target only what must go goes.
-    const plain = relievePressure(messages, options(messages, total(messages) - 2 * saving, new ReductionLog(), { holdThrough: 3 }));
-    expect(plain.replacements.map((replacement) => replacement.index)).toEqual([2, 4]);
-  });
+  it(
+    'keeps the outputs the previous payload replaced replaced (holdThrough), and relieves past them down to ' +
+      'cutBackTokens',
+    () => {
+      const messages = history(true);
+      const saving =
+        counter.countMessage(messages[2]!) -
+        counter.countMessage({
+          ...(messages[2] as ToolMessage),
+          content: '[tool output trimmed; ref=to_00000000000000000000000000000000]',
+        });
+      // One output's saving is needed: only the oldest goes.
+      const needed = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog()));
+      expect(needed.replacements.map((replacement) => replacement.index)).toEqual([2]);
+      // The previous payload replaced the first three outputs: they stay replaced although one would do.
+      const held = relievePressure(
+        messages,
+        options(messages, total(messages) - saving, new ReductionLog(), { holdThrough: 7 }),
+      );
+      expect(held.replacements.map((replacement) => replacement.index)).toEqual([2, 4, 6]);
+      // More must go than the held outputs: past them, relieve down to the lower target at once.
+      const cutBack = relievePressure(
+        messages,
+        options(messages, total(messages) - 2 * saving, new ReductionLog(), {
+          holdThrough: 3,
+          cutBackTokens: total(messages) - 3 * saving,
+        }),
+      );
+      expect(cutBack.replacements.map((replacement) => replacement.index)).toEqual([2, 4, 6]);
+      expect(cutBack.totalTokens).toBeLessThanOrEqual(total(messages) - 3 * saving);
+      // Without a lower target only what must go goes.
+      const plain = relievePressure(
+        messages,
+        options(messages, total(messages) - 2 * saving, new ReductionLog(), { holdThrough: 3 }),
+      );
+      expect(plain.replacements.map((replacement) => replacement.index)).toEqual([2, 4]);
+    },
+  );
 
-  it('never replaces the outputs of the kept head (before keptHeadEnd), neither held nor to cut back nor kept whole', () => {
-    const messages = history(true);
-    const saving = counter.countMessage(messages[2]!) - counter.countMessage({ ...(messages[2] as ToolMessage), content: '[tool output trimmed; ref=to_00000000000000000000000000000000]' });
-    // The head ends after the second output: the oldest outputs past it go instead.
-    const spared = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog(), { keptHeadEnd: 5 }));
-    expect(spared.replacements.map((replacement) => replacement.index)).toEqual([6]);
-    // The previous payload's replacements reached past the head, and more must go: the head's outputs still stay whole.
-    const held = relievePressure(messages, options(messages, total(messages) - 2 * saving, new ReductionLog(), { keptHeadEnd: 5, holdThrough: 7, cutBackTokens: total(messages) - 3 * saving }));
-    expect(held.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
-    expect(held.messages[2]).toBe(messages[2]);
-    expect(held.messages[4]).toBe(messages[4]);
-    // Outputs the user took back give way last, but not in the head either; what cannot fit is left to the window's cut.
-    const squeezed = relievePressure(messages, options(messages, 1, new ReductionLog(), { keptHeadEnd: 5, keepWhole: (index) => index === 4 || index === 6 }));
-    expect(squeezed.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
-    expect(squeezed.totalTokens).toBeGreaterThan(1);
-  });
+  it(
+    'never replaces the outputs of the kept head (before keptHeadEnd), neither held nor to cut back nor kept ' +
+      'whole',
+    () => {
+      const messages = history(true);
+      const saving =
+        counter.countMessage(messages[2]!) -
+        counter.countMessage({
+          ...(messages[2] as ToolMessage),
+          content: '[tool output trimmed; ref=to_00000000000000000000000000000000]',
+        });
+      // The head ends after the second output: the oldest outputs past it go instead.
+      const spared = relievePressure(
+        messages,
+        options(messages, total(messages) - saving, new ReductionLog(), { keptHeadEnd: 5 }),
+      );
+      expect(spared.replacements.map((replacement) => replacement.index)).toEqual([6]);
+      // The previous payload's replacements reached past the head, and more must go: the head's outputs still stay
+      // whole.
+      const held = relievePressure(
+        messages,
+        options(messages, total(messages) - 2 * saving, new ReductionLog(), {
+          keptHeadEnd: 5,
+          holdThrough: 7,
+          cutBackTokens: total(messages) - 3 * saving,
+        }),
+      );
+      expect(held.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
+      expect(held.messages[2]).toBe(messages[2]);
+      expect(held.messages[4]).toBe(messages[4]);
+      // Outputs the user took back give way last, but not in the head either; what cannot fit is left to the window's
+      // cut.
+      const squeezed = relievePressure(
+        messages,
+        options(messages, 1, new ReductionLog(), { keptHeadEnd: 5, keepWhole: (index) => index === 4 || index === 6 }),
+      );
+      expect(squeezed.replacements.map((replacement) => replacement.index)).toEqual([6, 8]);
+      expect(squeezed.totalTokens).toBeGreaterThan(1);
+    },
+  );
 
   it('trims older outputs with a ref oldest first, only until they fit, never the current turn', () => {
     const messages = history(true);
@@ -103,29 +172,58 @@ describe('relievePressure', () => {
     expect(result.messages.slice(5)).toEqual(messages.slice(5));
     expect(result.totalTokens).toBeLessThanOrEqual(total(messages) - oneOutput);
     // The two placeholders are one sparse range: two messages, each ref named.
-    expect(log.list()).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 5, messages: 2, recoverableFrom: 'tool-output-cache', refs: ['to_00000000000000000000000000000000', 'to_11111111111111111111111111111111'] })]);
+    expect(log.list()).toEqual([
+      expect.objectContaining({
+        action: 'trimmed',
+        from: 2,
+        to: 5,
+        messages: 2,
+        recoverableFrom: 'tool-output-cache',
+        refs: ['to_00000000000000000000000000000000', 'to_11111111111111111111111111111111'],
+      }),
+    ]);
 
     const all = relievePressure(messages, options(messages, 0, new ReductionLog()));
     expect(all.replaced).toBe(4);
     expect(all.messages.slice(9)).toEqual(messages.slice(9));
   });
 
-  it('micro-compacts cached outputs instead when the refs are not to be shown, keeping their refs and naming them', () => {
-    const messages = history(true);
-    const log = new ReductionLog();
-    const result = relievePressure(messages, options(messages, total(messages) - 1, log, { showRefs: false }));
-    expect(result.messages[2]).toEqual({ ...messages[2], content: '[Previous: used execute_bash; ref=to_00000000000000000000000000000000]' });
-    expect(log.list()).toEqual([expect.objectContaining({ action: 'micro-compacted', from: 2, recoverableFrom: 'tool-output-cache', refs: ['to_00000000000000000000000000000000'] })]);
-    const noMicroCompact = relievePressure(messages, options(messages, total(messages) - 1, new ReductionLog(), { showRefs: false, microCompact: undefined }));
-    expect(noMicroCompact.messages[2]!.content).toBe('[tool output trimmed; ref=to_00000000000000000000000000000000]');
-  });
+  it(
+    'micro-compacts cached outputs instead when the refs are not to be shown, keeping their refs and naming ' + 'them',
+    () => {
+      const messages = history(true);
+      const log = new ReductionLog();
+      const result = relievePressure(messages, options(messages, total(messages) - 1, log, { showRefs: false }));
+      expect(result.messages[2]).toEqual({
+        ...messages[2],
+        content: '[Previous: used execute_bash; ref=to_00000000000000000000000000000000]',
+      });
+      expect(log.list()).toEqual([
+        expect.objectContaining({
+          action: 'micro-compacted',
+          from: 2,
+          recoverableFrom: 'tool-output-cache',
+          refs: ['to_00000000000000000000000000000000'],
+        }),
+      ]);
+      const noMicroCompact = relievePressure(
+        messages,
+        options(messages, total(messages) - 1, new ReductionLog(), { showRefs: false, microCompact: undefined }),
+      );
+      expect(noMicroCompact.messages[2]!.content).toBe(
+        '[tool output trimmed; ref=to_00000000000000000000000000000000]',
+      );
+    },
+  );
 
   it('micro-compacts results without a ref when micro-compact is on, and leaves them otherwise', () => {
     const messages = history(false);
     const log = new ReductionLog();
     const result = relievePressure(messages, options(messages, total(messages) - 1, log));
     expect(result.messages[2]!.content).toBe('[Previous: used execute_bash]');
-    expect(log.list()).toEqual([expect.objectContaining({ action: 'micro-compacted', from: 2, recoverableFrom: 'history' })]);
+    expect(log.list()).toEqual([
+      expect.objectContaining({ action: 'micro-compacted', from: 2, recoverableFrom: 'history' }),
+    ]);
     const off = relievePressure(messages, options(messages, 0, new ReductionLog(), { microCompact: undefined }));
     expect(off.replaced).toBe(0);
   });
@@ -141,7 +239,10 @@ describe('relievePressure', () => {
     messages.push({ role: 'user', content: 'Fix it.' });
     const log = new ReductionLog();
     const large = counter.countMessage(messages[8]!);
-    const result = relievePressure(messages, options(messages, total(messages) - Math.floor(large / 2), log, { protectFrom: 9 }));
+    const result = relievePressure(
+      messages,
+      options(messages, total(messages) - Math.floor(large / 2), log, { protectFrom: 9 }),
+    );
     expect(result.replaced).toBe(1);
     expect(result.messages.slice(0, 8)).toEqual(messages.slice(0, 8));
     expect(result.messages[8]!.content).toBe('[tool output trimmed; ref=to_33333333333333333333333333333333]');
@@ -160,7 +261,12 @@ describe('relievePressure', () => {
         const messages: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
         sizes.forEach((lines, index) => {
           const [call, result] = exchange(`c${index}`, output(`log${index}`, lines));
-          messages.push(call!, refs[index] ? { ...(result as ToolMessage), output_ref: { id: `to_${String(index % 10).repeat(32)}` } } : result!);
+          messages.push(
+            call!,
+            refs[index]
+              ? { ...(result as ToolMessage), output_ref: { id: `to_${String(index % 10).repeat(32)}` } }
+              : result!,
+          );
         });
         const protectFrom = messages.length;
         messages.push({ role: 'user', content: 'Fix it.' }, ...exchange('now', output('current', 10)));
@@ -172,19 +278,28 @@ describe('relievePressure', () => {
         const after = total(result.messages);
         expect(result.totalTokens).toBe(after);
         expect(result.messages.slice(protectFrom)).toEqual(messages.slice(protectFrom));
-        const replaced = result.messages.map((message, index) => (message !== messages[index] ? index : -1)).filter((index) => index !== -1);
+        const replaced = result.messages
+          .map((message, index) => (message !== messages[index] ? index : -1))
+          .filter((index) => index !== -1);
         expect(replaced).toHaveLength(result.replaced);
         expect(log.list().reduce((sum, record) => sum + record.messages, 0)).toBe(result.replaced);
         if (after > target) {
           // Only when every older output that can shrink has been replaced.
           for (let index = 0; index < protectFrom; index++) {
             const message = messages[index]!;
-            if (message.role === 'tool' && !replaced.includes(index)) expect(String(message.content).length <= 100 || counter.countMessage(message) <= counter.countMessage({ ...message, content: '[Previous: used execute_bash]' })).toBe(true);
+            if (message.role === 'tool' && !replaced.includes(index))
+              expect(
+                String(message.content).length <= 100 ||
+                  counter.countMessage(message) <=
+                    counter.countMessage({ ...message, content: '[Previous: used execute_bash]' }),
+              ).toBe(true);
           }
         }
         // None of the replacements could be undone within the target.
         for (const index of replaced) {
-          expect(after + counter.countMessage(messages[index]!) - counter.countMessage(result.messages[index]!)).toBeGreaterThan(target);
+          expect(
+            after + counter.countMessage(messages[index]!) - counter.countMessage(result.messages[index]!),
+          ).toBeGreaterThan(target);
         }
       }),
       { seed: 20250101, numRuns: 120 },

@@ -1,9 +1,10 @@
 import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
+
+import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
 import { microCompactPlaceholder } from './micro-compact';
 import type { ReductionLog } from './reduction-log';
 import { toolNameAt } from './tool-call-names';
-import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
 
 /** Reason of an output trimmed to its placeholder because the payload would not fit otherwise. */
 export const TRIMMED_TO_FIT_REASON = 'tool output trimmed to fit the context window';
@@ -85,7 +86,10 @@ export interface Replacement {
 }
 
 /** What {@link replacementAt} decides with. */
-export type ReplacementOptions = Pick<RelievePressureOptions, 'tokensAt' | 'tokensOf' | 'microCompact' | 'showRefs' | 'withContent'>;
+export type ReplacementOptions = Pick<
+  RelievePressureOptions,
+  'tokensAt' | 'tokensOf' | 'microCompact' | 'showRefs' | 'withContent'
+>;
 
 /**
  * The replacement that relieves pressure at `index`, when there is one: a cached output becomes its
@@ -94,7 +98,11 @@ export type ReplacementOptions = Pick<RelievePressureOptions, 'tokensAt' | 'toke
  * when it is longer than `minContentLength`; nothing when the message is a placeholder already or
  * the replacement would not be smaller.
  */
-export function replacementAt(messages: ReadonlyArray<ChatMessage>, index: number, options: ReplacementOptions): Replacement | undefined {
+export function replacementAt(
+  messages: ReadonlyArray<ChatMessage>,
+  index: number,
+  options: ReplacementOptions,
+): Replacement | undefined {
   const message = messages[index]!;
   if (message.role !== 'tool') return undefined;
   let content: string;
@@ -114,7 +122,10 @@ export function replacementAt(messages: ReadonlyArray<ChatMessage>, index: numbe
 }
 
 /** `messages` with `replacements` made: a copy, or `messages` itself when there are none. */
-export function withReplacements(messages: ReadonlyArray<ChatMessage>, replacements: ReadonlyArray<Replacement>): ReadonlyArray<ChatMessage> {
+export function withReplacements(
+  messages: ReadonlyArray<ChatMessage>,
+  replacements: ReadonlyArray<Replacement>,
+): ReadonlyArray<ChatMessage> {
   if (replacements.length === 0) return messages;
   const result = messages.slice();
   for (const { index, copy } of replacements) result[index] = copy;
@@ -122,7 +133,11 @@ export function withReplacements(messages: ReadonlyArray<ChatMessage>, replaceme
 }
 
 /** `messages` with `replacements` (in index order) made, each recorded in `log`. */
-export function applyReplacements(messages: ReadonlyArray<ChatMessage>, replacements: ReadonlyArray<Replacement>, log: ReductionLog): ReadonlyArray<ChatMessage> {
+export function applyReplacements(
+  messages: ReadonlyArray<ChatMessage>,
+  replacements: ReadonlyArray<Replacement>,
+  log: ReductionLog,
+): ReadonlyArray<ChatMessage> {
   recordReplacements(replacements, log);
   return withReplacements(messages, replacements);
 }
@@ -132,8 +147,20 @@ export function recordReplacements(replacements: ReadonlyArray<Replacement>, log
   for (const { index, copy, before, after } of replacements) {
     const ref = copy.output_ref?.id;
     const trimmed = isTrimmed(copy);
-    const reduction = ref ? { position: index, recoverableFrom: 'tool-output-cache' as const, ref, tokensBefore: before, tokensAfter: after } : { position: index, recoverableFrom: 'history' as const, tokensBefore: before, tokensAfter: after };
-    log.addOne(trimmed ? 'trimmed' : 'micro-compacted', trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON, reduction);
+    const reduction = ref
+      ? {
+          position: index,
+          recoverableFrom: 'tool-output-cache' as const,
+          ref,
+          tokensBefore: before,
+          tokensAfter: after,
+        }
+      : { position: index, recoverableFrom: 'history' as const, tokensBefore: before, tokensAfter: after };
+    log.addOne(
+      trimmed ? 'trimmed' : 'micro-compacted',
+      trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
+      reduction,
+    );
   }
 }
 
@@ -168,7 +195,10 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
   const first = Math.min(end, Math.max(options.from, options.keptHeadEnd ?? options.from));
   const held = Math.max(first, Math.min(end, options.holdThrough ?? first));
   for (let index = first; index < held; index++) if (!keepWhole?.(index)) replace(index);
-  const target = total > options.targetTokens ? Math.min(options.targetTokens, options.cutBackTokens ?? options.targetTokens) : options.targetTokens;
+  const target =
+    total > options.targetTokens
+      ? Math.min(options.targetTokens, options.cutBackTokens ?? options.targetTokens)
+      : options.targetTokens;
   for (let index = held; index < end && total > target; index++) if (!keepWhole?.(index)) replace(index);
   // The outputs the user took back give way last.
   const inOrder = replacements.length;
@@ -184,5 +214,10 @@ export function relievePressure(messages: ReadonlyArray<ChatMessage>, options: R
   }
   kept.reverse();
   if (outOfOrder) kept.sort((a, b) => a.index - b.index);
-  return { messages: applyReplacements(messages, kept, options.log), replaced: kept.length, totalTokens: total, replacements: kept };
+  return {
+    messages: applyReplacements(messages, kept, options.log),
+    replaced: kept.length,
+    totalTokens: total,
+    replacements: kept,
+  };
 }

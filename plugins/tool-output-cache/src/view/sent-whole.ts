@@ -9,6 +9,12 @@ import type { ChatMessage } from '@ctxkit/core';
 export function asSentWhole(history: ReadonlyArray<ChatMessage>, view: ReadonlyArray<ChatMessage>): ChatMessage[] {
   return history.map((message, index) => {
     const shown = view[index];
-    return shown !== undefined && shown !== message && message.role === 'tool' && shown.role === 'tool' && shown.content === message.content ? shown : message;
+    return shown !== undefined &&
+      shown !== message &&
+      message.role === 'tool' &&
+      shown.role === 'tool' &&
+      shown.content === message.content
+      ? shown
+      : message;
   });
 }

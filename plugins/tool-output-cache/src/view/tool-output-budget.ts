@@ -48,7 +48,6 @@ export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise
   return -1;
 }
 
-
 /** Lower and upper bound of the derived tool output budget, and its share of the context window. */
 export const TOOL_OUTPUT_BUDGET_BOUNDS = Object.freeze({ share: 0.25, min: 20_000, max: 60_000 });
 

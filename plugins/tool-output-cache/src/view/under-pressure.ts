@@ -5,6 +5,8 @@ import type { ComposedPayload } from '@ctxkit/core/strategy-kit';
  * history or cut the current turn, or the memory block was shortened or left out to make room.
  */
 export function underPressure(composed: Pick<ComposedPayload, 'window' | 'memory'>): boolean {
-  const cut = composed.window.reductions.some((record) => record.action === 'truncated' || record.cause === 'older-than-window');
+  const cut = composed.window.reductions.some(
+    (record) => record.action === 'truncated' || record.cause === 'older-than-window',
+  );
   return cut || composed.memory.some((outcome) => outcome === 'shortened' || outcome === 'left-out');
 }

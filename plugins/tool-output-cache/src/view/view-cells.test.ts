@@ -1,5 +1,12 @@
+import {
+  createTokenCounter,
+  CtxkitEventBus,
+  type ITokenCounter,
+  MemoryContextStore,
+  type ToolMessage,
+} from '@ctxkit/core';
 import fc from 'fast-check';
-import { createTokenCounter, CtxkitEventBus, MemoryContextStore, type ITokenCounter, type ToolMessage } from '@ctxkit/core';
+
 import { CachedOutputs } from '../cache/cached-outputs';
 import { ToolOutputCache } from '../cache/tool-output-cache';
 import { resolveToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
@@ -10,15 +17,33 @@ const counters: ReadonlyArray<[string, ITokenCounter]> = [
   ['the heuristic counter', createTokenCounter({ model: 'gpt-4o', backend: 'heuristic' })],
 ];
 
-/** Cells over a fresh cache whose views cut lines at 40 characters and outputs at 1,024 bytes (so that cut and binary views are common). */
+/**
+ * Cells over a fresh cache whose views cut lines at 40 characters and outputs at 1,024 bytes (so that cut and binary
+ * views are common).
+ */
 function cells(counter: ITokenCounter): ViewCells {
-  const config = resolveToolOutputCacheStrategyConfig({ toolOutputCache: { maxMessageBytes: 1024, maxLineLength: 40 } });
-  const cache = new ToolOutputCache({ store: new MemoryContextStore(), agentId: 'agent', sessionId: 'session', maxMessageBytes: 1024, maxLineLength: 40 });
-  const outputs = new CachedOutputs({ cache, counter, events: new CtxkitEventBus(), eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }) });
+  const config = resolveToolOutputCacheStrategyConfig({
+    toolOutputCache: { maxMessageBytes: 1024, maxLineLength: 40 },
+  });
+  const cache = new ToolOutputCache({
+    store: new MemoryContextStore(),
+    agentId: 'agent',
+    sessionId: 'session',
+    maxMessageBytes: 1024,
+    maxLineLength: 40,
+  });
+  const outputs = new CachedOutputs({
+    cache,
+    counter,
+    events: new CtxkitEventBus(),
+    eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }),
+  });
   return new ViewCells({ config, counter, outputs });
 }
 
-/** Outputs of every kind a view treats differently: short lines, long lines, long outputs, binary data, placeholders. */
+/**
+ * Outputs of every kind a view treats differently: short lines, long lines, long outputs, binary data, placeholders.
+ */
 const outputText = fc.oneof(
   fc.array(fc.string({ maxLength: 30 }), { maxLength: 80 }).map((lines) => lines.join('\n')),
   fc.array(fc.string({ minLength: 30, maxLength: 200 }), { maxLength: 20 }).map((lines) => lines.join('\n')),

@@ -1,5 +1,6 @@
 import { type ChatMessage, type ITokenCounter, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
 import { contentText, messageOverheadTokens, messageText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
+
 import type { CachedInfo, CachedOutputSource, EnsuredOutput } from '../cache/cached-outputs';
 import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
 import { sameMessage } from '../compaction/compaction-state';
@@ -49,7 +50,10 @@ export interface ToolCell {
   readonly base: ToolMessage;
   /** True once the message of `shown` is made. */
   readonly viewed: boolean;
-  /** Copies made other than its placeholder, by content (the same copy whenever the same content is asked for); made with the first. */
+  /**
+   * Copies made other than its placeholder, by content (the same copy whenever the same content is asked for); made
+   * with the first.
+   */
   forms?: Map<string, ViewForm>;
   /** The `[tool output trimmed; ref=…]` copy once made; `null` without a ref. */
   trimmed?: ViewForm | null;
@@ -167,7 +171,10 @@ export class ViewCells {
     return form;
   }
 
-  /** The cell's message with `content` and the cell's ref: the copy its shown message gives for that content, made without the shown message when it is not made yet. */
+  /**
+   * The cell's message with `content` and the cell's ref: the copy its shown message gives for that content, made
+   * without the shown message when it is not made yet.
+   */
   private copyOf(cell: ToolCell, content: string): ToolMessage {
     return this.copies.withContent(cell.viewed ? (cell.shown.message as ToolMessage) : cell.base, content, cell.ref);
   }
@@ -193,14 +200,22 @@ export class ViewCells {
    */
   trimmable(cell: ToolCell, form: ViewForm): boolean {
     if (form.trimmable === undefined) {
-      if (form === cell.shown && !cell.viewed && cell.ref && contentText(cell.base.content).length >= DENSER_THAN_ANY_TEXT * this.trimmed(cell)!.budgetTokens) {
+      if (
+        form === cell.shown &&
+        !cell.viewed &&
+        cell.ref &&
+        contentText(cell.base.content).length >= DENSER_THAN_ANY_TEXT * this.trimmed(cell)!.budgetTokens
+      ) {
         // Told without viewing the output: its view is the output itself (longer than any text of the
         // placeholder's tokens), or a cut view or a binary description, whose note names the ref more
         // than once and so is larger than the placeholder that names it once.
         form.trimmable = true;
       } else {
         const message = form.message as ToolMessage;
-        form.trimmable = message.output_ref !== undefined && !isTrimmed(message) && this.exceeds(form, this.trimmed(cell)!.budgetTokens);
+        form.trimmable =
+          message.output_ref !== undefined &&
+          !isTrimmed(message) &&
+          this.exceeds(form, this.trimmed(cell)!.budgetTokens);
       }
     }
     return form.trimmable;
@@ -228,7 +243,10 @@ export class ViewCells {
     return new ViewCell(original, info, this);
   }
 
-  /** How a cached output is shown: its view, or its whole output when the view only cut long lines and it fits the per-message size. */
+  /**
+   * How a cached output is shown: its view, or its whole output when the view only cut long lines and it fits the
+   * per-message size.
+   */
   showCached(original: ToolMessage, info: CachedInfo): ShownMessage {
     const { config } = this.options;
     const raw = contentText(original.content);
@@ -236,7 +254,12 @@ export class ViewCells {
     // reduction, the view's cut waits for budget pressure. With `microCompact.when: "always"` views are always used.
     const maxBytes = config.toolOutputCache.maxMessageBytes;
     // UTF-8 bytes are never fewer than UTF-16 code units: the length rules out a huge output unmeasured.
-    const wholeFits = info.viewTruncated && config.microCompact.when !== 'always' && raw.length <= maxBytes && utf8ByteLength(raw) <= maxBytes && !info.binary;
+    const wholeFits =
+      info.viewTruncated &&
+      config.microCompact.when !== 'always' &&
+      raw.length <= maxBytes &&
+      utf8ByteLength(raw) <= maxBytes &&
+      !info.binary;
     const message = this.copies.shown(original, wholeFits ? raw : info.viewText, info.ref);
     const cut = info.viewTruncated && !wholeFits;
     if (!cut && !isTrimmed(message) && !isMicroCompacted(message)) this.wholeViews.add(message);
@@ -301,7 +324,9 @@ class ViewCell implements ToolCell {
   }
 }
 
-/** A {@link ViewForm} counted when first asked (a class: made for every output a payload reaches, and its placeholder). */
+/**
+ * A {@link ViewForm} counted when first asked (a class: made for every output a payload reaches, and its placeholder).
+ */
 class CountedForm implements ViewForm {
   private counted: number | undefined;
   private budgetCounted: number | undefined;
@@ -325,12 +350,16 @@ class CountedForm implements ViewForm {
 
   get budgetTokens(): number {
     // The real tokenizer, or bytes / 4 without one.
-    this.budgetCounted ??= this.heuristic ? Math.ceil(utf8ByteLength(contentText(this.message.content as ToolMessage['content'])) / 4) + 4 : this.counter.countMessage(this.message);
+    this.budgetCounted ??= this.heuristic
+      ? Math.ceil(utf8ByteLength(contentText(this.message.content as ToolMessage['content'])) / 4) + 4
+      : this.counter.countMessage(this.message);
     return this.budgetCounted;
   }
 }
 
-/** True when two tool messages say the same thing (a history rebuilt from JSON): the content compared as strings first. */
+/**
+ * True when two tool messages say the same thing (a history rebuilt from JSON): the content compared as strings first.
+ */
 function sameToolMessage(a: ToolMessage, b: ChatMessage): boolean {
   if (b.role !== 'tool' || a.tool_call_id !== b.tool_call_id) return false;
   if (typeof a.content === 'string' && typeof b.content === 'string') {

@@ -1,23 +1,28 @@
 import {
-  ProviderPayloadError,
-  safeEmit,
   type ChatMessage,
   type ComposeOptions,
   type CtxkitEventBase,
   type ITokenCounter,
   type LLMPayload,
   type PayloadBudget,
+  ProviderPayloadError,
+  safeEmit,
   type StrategyContext,
   type SystemMessage,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { PayloadComposer, type ComposedPayload } from '@ctxkit/core/strategy-kit';
-import { COMPACT_DEFINITION, TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION } from '../cache/cache-tools';
+import { type ComposedPayload, PayloadComposer } from '@ctxkit/core/strategy-kit';
+
+import {
+  COMPACT_DEFINITION,
+  TOOL_OUTPUT_CACHE_DEFINITION,
+  TOOL_OUTPUT_CACHE_GREP_DEFINITION,
+} from '../cache/cache-tools';
 import { OfferedToolLists } from '../cache/offered-tools';
 import { compactionMemory, compactionReason } from '../compaction/compaction-memory';
 import { SessionPayloads } from '../payload/session-payloads';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
-import { fitView, type FittedView } from './fit-view';
+import { type FittedView, fitView } from './fit-view';
 import type { RestoredOutputs } from './restored-outputs';
 import type { PreparedView, WorkingView } from './working-view';
 
@@ -67,7 +72,10 @@ export interface ViewPayloadComposerOptions {
  */
 export class ViewPayloadComposer {
   private readonly composer: PayloadComposer;
-  private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION];
+  private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [
+    TOOL_OUTPUT_CACHE_DEFINITION,
+    TOOL_OUTPUT_CACHE_GREP_DEFINITION,
+  ];
   /** The payloads' tool lists, kept while the caller's tools are the same objects. */
   private readonly toolLists = new OfferedToolLists();
   private readonly payloads = new SessionPayloads();
@@ -98,12 +106,21 @@ export class ViewPayloadComposer {
   }
 
   /** Tokens of a payload's system prompt, tools and dynamic context: what a compaction can never remove. */
-  fixedTokens(systemMessage: SystemMessage, tools: ReadonlyArray<ToolDefinition>, ragContext: string | undefined): number {
+  fixedTokens(
+    systemMessage: SystemMessage,
+    tools: ReadonlyArray<ToolDefinition>,
+    ragContext: string | undefined,
+  ): number {
     const { counter } = this.options;
-    return counter.countMessage(systemMessage) + counter.countTools(tools) + (ragContext ? counter.count(ragContext) : 0);
+    return (
+      counter.countMessage(systemMessage) + counter.countTools(tools) + (ragContext ? counter.count(ragContext) : 0)
+    );
   }
 
-  /** The outputs that stay replaced under pressure: those the previous payload replaced, while the view still holds them. */
+  /**
+   * The outputs that stay replaced under pressure: those the previous payload replaced, while the view still holds
+   * them.
+   */
   private heldRelief(messages: ReadonlyArray<ChatMessage>): { holdThrough?: number } {
     const held = this.relieved;
     return held !== undefined && messages[held.through - 1] === held.message ? { holdThrough: held.through } : {};
@@ -114,15 +131,27 @@ export class ViewPayloadComposer {
    * next one is read against.
    * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) when the payload breaks a provider rule
    */
-  async compose(history: ReadonlyArray<ChatMessage>, call: ComposeCall, view: WorkingView, preview: boolean): Promise<ComposedView> {
+  async compose(
+    history: ReadonlyArray<ChatMessage>,
+    call: ComposeCall,
+    view: WorkingView,
+    preview: boolean,
+  ): Promise<ComposedView> {
     const { config, context, counter, budget } = this.options;
     const state = view.currentLayout.state;
     // Collapsing older results reads the whole history: the whole view is laid out for it.
     const prepared = await view.prepare(budget.available, call.options.collapseOlderToolResults === true);
     const { aligned, log } = prepared;
-    const memory = state && aligned.memory.length > 0 ? [compactionMemory(state, aligned.memory, aligned.startIndex, counter, config.memoryRole)] : [];
+    const memory =
+      state && aligned.memory.length > 0
+        ? [compactionMemory(state, aligned.memory, aligned.startIndex, counter, config.memoryRole)]
+        : [];
     if (state && aligned.displaced !== undefined) {
-      log.add('compacted', { from: aligned.displaced }, { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] });
+      log.add(
+        'compacted',
+        { from: aligned.displaced },
+        { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] },
+      );
     }
     const cacheOn = config.toolOutputCache.enabled;
     // `compact` needs a model to write the summary: without one every call of it could only fail.
@@ -130,7 +159,8 @@ export class ViewPayloadComposer {
     const own = [...(cacheOn ? this.cacheDefinitions : []), ...alwaysOffered];
     const extra: Record<string, unknown> = {};
     // One tool list per choice, the same from probe to probe and from call to call, so that its count is cached.
-    const tools = (offerCache: boolean): ToolDefinition[] => this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
+    const tools = (offerCache: boolean): ToolDefinition[] =>
+      this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
     // A layout of `messages`, not committed (a probe, or the preview's payload).
     const layout = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean): ComposedPayload => {
       const unchangedBefore = view.unchangedBefore(messages);
@@ -165,20 +195,34 @@ export class ViewPayloadComposer {
       tokensOf: (message) => counter.countMessage(message),
       hides: (message) => view.hides(message),
       withContent: (message, content) => view.withContent(message, content),
-      relieveAll: (messages, region, protectFrom, options, relieveLog) => view.relieveAll(messages, region, protectFrom, options, relieveLog),
-      microCompact: config.microCompact.enabled ? { minContentLength: config.microCompact.minContentLength } : undefined,
+      relieveAll: (messages, region, protectFrom, options, relieveLog) =>
+        view.relieveAll(messages, region, protectFrom, options, relieveLog),
+      microCompact: config.microCompact.enabled
+        ? { minContentLength: config.microCompact.minContentLength }
+        : undefined,
       offerCacheToolsAlways: config.toolOutputCache.offerTools === 'always',
-      ...(config.cutBackRatio < 1 ? { cutBackRatio: config.cutBackRatio, keepFirstShare: config.keepFirstShare, ...this.heldRelief(aligned.messages) } : {}),
+      ...(config.cutBackRatio < 1
+        ? {
+            cutBackRatio: config.cutBackRatio,
+            keepFirstShare: config.keepFirstShare,
+            ...this.heldRelief(aligned.messages),
+          }
+        : {}),
       ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
-      // Without dynamic context or a memory block the room is the budget less the system prompt and the tools, as the composer counts them.
+      // Without dynamic context or a memory block the room is the budget less the system prompt and the tools, as the
+      // composer counts them.
       ...(!call.ragContext && memory.length === 0 && call.options.collapseOlderToolResults !== true
-        ? { room: (offerCache: boolean) => budget.available - counter.countMessage(call.systemMessage) - counter.countTools(tools(offerCache)) }
+        ? {
+            room: (offerCache: boolean) =>
+              budget.available - counter.countMessage(call.systemMessage) - counter.countTools(tools(offerCache)),
+          }
         : {}),
     });
 
     if (!preview && config.cutBackRatio < 1) {
       const through = fitted.relievedThrough;
-      this.relieved = through !== undefined && through > 0 ? { through, message: aligned.messages[through - 1]! } : undefined;
+      this.relieved =
+        through !== undefined && through > 0 ? { through, message: aligned.messages[through - 1]! } : undefined;
     }
     const toolOutputCache: Record<string, unknown> = {
       enabled: cacheOn,
@@ -190,7 +234,10 @@ export class ViewPayloadComposer {
     Object.assign(extra, { toolOutputCache, compaction: this.options.compactionStats() });
     // The last probe is the payload when it was laid out from the same messages and tools.
     const { last } = fitted;
-    const final = last && last.messages === fitted.messages && last.offerCache === fitted.offerCache ? last.composed : layout(fitted.messages, fitted.offerCache);
+    const final =
+      last && last.messages === fitted.messages && last.offerCache === fitted.offerCache
+        ? last.composed
+        : layout(fitted.messages, fitted.offerCache);
     if (!preview) this.composer.commit(final, call.turn);
     const payload = final.payload;
     const reading = this.payloads.read(payload.messages, preview, final.previous);
@@ -198,12 +245,18 @@ export class ViewPayloadComposer {
     if (final.memory[0] === 'left-out' && !preview) {
       safeEmit(context.events, 'strategy-warning', {
         ...this.options.eventBase(call.turn),
-        message: 'The current turn does not fit beside the compaction summary; the summary was left out of this payload (it stays in the saved transcript).',
+        message:
+          'The current turn does not fit beside the compaction summary; the summary was left out of this payload ' +
+          '(it stays in the saved transcript).',
       });
     }
     const hasUser = call.turn > 0;
     const problems = reading.problems.filter((problem) => hasUser || problem.problem !== 'no-user-message');
-    if (problems.length > 0) throw new ProviderPayloadError('openai', problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`));
+    if (problems.length > 0)
+      throw new ProviderPayloadError(
+        'openai',
+        problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`),
+      );
     return { payload, prepared, fitted, final };
   }
 }

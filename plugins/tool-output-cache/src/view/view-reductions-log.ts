@@ -1,4 +1,5 @@
 import type { ReductionRecord } from '@ctxkit/core';
+
 import { ReductionLog } from './reduction-log';
 import { firstAtOrAfter, VIEW_REASONS, type ViewReduction, type ViewReductions } from './view-reductions';
 
@@ -10,7 +11,10 @@ const KINDS: ReadonlyArray<{ kind: Kind; action: 'truncated' | 'micro-compacted'
   { kind: 'trimmed', action: 'trimmed' },
 ];
 
-/** What the last log made of one kind's reductions: its records merged up to `last`, the `count`-th reduction from the region. */
+/**
+ * What the last log made of one kind's reductions: its records merged up to `last`, the `count`-th reduction from the
+ * region.
+ */
 interface KindMemo {
   list: ReadonlyArray<ViewReduction>;
   region: number;
@@ -42,11 +46,24 @@ export class ViewReductionsLog {
     return log;
   }
 
-  private add(log: ReductionLog, kind: Kind, action: 'truncated' | 'micro-compacted' | 'trimmed', list: ReadonlyArray<ViewReduction>, region: number, reason: string, remember: number): void {
+  private add(
+    log: ReductionLog,
+    kind: Kind,
+    action: 'truncated' | 'micro-compacted' | 'trimmed',
+    list: ReadonlyArray<ViewReduction>,
+    region: number,
+    reason: string,
+    remember: number,
+  ): void {
     const first = firstAtOrAfter(list, region);
     const memo = this.memos.get(kind);
     const continues =
-      memo !== undefined && memo.list === list && memo.region === region && memo.reason === reason && list.length >= first + memo.count && (memo.count === 0 || list[first + memo.count - 1] === memo.last);
+      memo !== undefined &&
+      memo.list === list &&
+      memo.region === region &&
+      memo.reason === reason &&
+      list.length >= first + memo.count &&
+      (memo.count === 0 || list[first + memo.count - 1] === memo.last);
     const start = log.size;
     let index = first;
     if (continues) {
@@ -54,7 +71,14 @@ export class ViewReductionsLog {
       index += memo.count;
     }
     for (; index < list.length && list[index]!.position < remember; index++) log.addOne(action, reason, list[index]!);
-    this.memos.set(kind, { list, region, reason, count: index - first, last: index > first ? list[index - 1] : undefined, records: log.copies(start) });
+    this.memos.set(kind, {
+      list,
+      region,
+      reason,
+      count: index - first,
+      last: index > first ? list[index - 1] : undefined,
+      records: log.copies(start),
+    });
     for (; index < list.length; index++) log.addOne(action, reason, list[index]!);
   }
 }

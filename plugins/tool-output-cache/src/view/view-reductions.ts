@@ -36,7 +36,13 @@ export function noViewReductions(): ViewReductions {
  * at positions from `to` on), after `before` (reductions before `from`, when any): a call that reuses
  * the previous call's reductions touches only what changed.
  */
-export function spliceViewReductions(reductions: ViewReductions, from: number, to: number, before: ViewReductions, after: ViewReductions): ViewReductions {
+export function spliceViewReductions(
+  reductions: ViewReductions,
+  from: number,
+  to: number,
+  before: ViewReductions,
+  after: ViewReductions,
+): ViewReductions {
   const splice = (list: ViewReduction[], head: ViewReduction[], tail: ViewReduction[]): ViewReduction[] => {
     list.length = firstAtOrAfter(list, to);
     const start = firstAtOrAfter(list, from);

@@ -1,26 +1,58 @@
-import { createTokenCounter, CtxkitEventBus, MemoryContextStore, type ChatMessage, type ToolMessage } from '@ctxkit/core';
+import {
+  type ChatMessage,
+  createTokenCounter,
+  CtxkitEventBus,
+  MemoryContextStore,
+  type ToolMessage,
+} from '@ctxkit/core';
+
 import { CachedOutputs } from '../cache/cached-outputs';
 import { ToolOutputCache } from '../cache/tool-output-cache';
 import { layoutHistory, NO_COMPACTION_LAYOUT } from '../compaction/history-layout';
 import { exchange, output } from '../test-support';
-import { resolveToolOutputCacheStrategyConfig, type ToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
+import {
+  resolveToolOutputCacheStrategyConfig,
+  type ToolOutputCacheStrategyConfig,
+} from '../tool-output-cache-strategy-config';
 import { RestoredOutputs } from './restored-outputs';
 import { WorkingView } from './working-view';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
-function view(config: ToolOutputCacheStrategyConfig = {}, toolOutputBudget = 100_000, restored = new RestoredOutputs()) {
+function view(
+  config: ToolOutputCacheStrategyConfig = {},
+  toolOutputBudget = 100_000,
+  restored = new RestoredOutputs(),
+) {
   const store = new MemoryContextStore();
   const resolved = resolveToolOutputCacheStrategyConfig(config);
-  const cache = new ToolOutputCache({ store, agentId: 'agent', sessionId: 'session', maxMessageBytes: resolved.toolOutputCache.maxMessageBytes, maxLineLength: resolved.toolOutputCache.maxLineLength });
-  const outputs = new CachedOutputs({ cache, counter, events: new CtxkitEventBus(), eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }) });
+  const cache = new ToolOutputCache({
+    store,
+    agentId: 'agent',
+    sessionId: 'session',
+    maxMessageBytes: resolved.toolOutputCache.maxMessageBytes,
+    maxLineLength: resolved.toolOutputCache.maxLineLength,
+  });
+  const outputs = new CachedOutputs({
+    cache,
+    counter,
+    events: new CtxkitEventBus(),
+    eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }),
+  });
   const ensure = jest.spyOn(outputs, 'ensure');
-  return { working: new WorkingView({ config: resolved, counter, outputs, toolOutputBudget, restored }), ensure, cache, outputs };
+  return {
+    working: new WorkingView({ config: resolved, counter, outputs, toolOutputBudget, restored }),
+    ensure,
+    cache,
+    outputs,
+  };
 }
 
 /** Tokens of one log output of {@link history} as a tool message. */
-const logTokens = (): number => counter.countMessage({ role: 'tool', tool_call_id: 'c0', content: output('log0', 20) }) + 40;
-const tools = (messages: ReadonlyArray<ChatMessage>) => messages.filter((message): message is ToolMessage => message.role === 'tool');
+const logTokens = (): number =>
+  counter.countMessage({ role: 'tool', tool_call_id: 'c0', content: output('log0', 20) }) + 40;
+const tools = (messages: ReadonlyArray<ChatMessage>) =>
+  messages.filter((message): message is ToolMessage => message.role === 'tool');
 
 function history(): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: 'user', content: 'Read the logs.' }];
@@ -42,23 +74,27 @@ function longHistory(exchanges: number): ChatMessage[] {
 
 describe('WorkingView', () => {
   describe('#prepare', () => {
-    it('shows each output as a copy with its ref, the same copy from call to call, and leaves the caller history alone', async () => {
-      const { working, cache } = view();
-      const given = history();
-      working.sync(given, NO_COMPACTION_LAYOUT, 2);
-      const first = await working.prepare(100_000);
-      const cachedFirst = working.takeNewlyCached();
-      working.sync([...given], NO_COMPACTION_LAYOUT, 2);
-      const second = await working.prepare(100_000);
-      expect(tools(first.aligned.messages)).toHaveLength(4);
-      expect(tools(first.aligned.messages).every((message) => message.output_ref?.id.startsWith('to_'))).toBe(true);
-      second.aligned.messages.forEach((message, index) => expect(message).toBe(first.aligned.messages[index]));
-      expect(given.some((message) => message.role === 'tool' && message.output_ref)).toBe(false);
-      expect([cachedFirst, working.takeNewlyCached()]).toEqual([4, 0]);
-      expect(await cache.list()).toHaveLength(4);
-      expect(first.hidesOutput).toBe(false);
-      expect(first.region).toBe(0);
-    });
+    it(
+      'shows each output as a copy with its ref, the same copy from call to call, and leaves the caller history ' +
+        'alone',
+      async () => {
+        const { working, cache } = view();
+        const given = history();
+        working.sync(given, NO_COMPACTION_LAYOUT, 2);
+        const first = await working.prepare(100_000);
+        const cachedFirst = working.takeNewlyCached();
+        working.sync([...given], NO_COMPACTION_LAYOUT, 2);
+        const second = await working.prepare(100_000);
+        expect(tools(first.aligned.messages)).toHaveLength(4);
+        expect(tools(first.aligned.messages).every((message) => message.output_ref?.id.startsWith('to_'))).toBe(true);
+        second.aligned.messages.forEach((message, index) => expect(message).toBe(first.aligned.messages[index]));
+        expect(given.some((message) => message.role === 'tool' && message.output_ref)).toBe(false);
+        expect([cachedFirst, working.takeNewlyCached()]).toEqual([4, 0]);
+        expect(await cache.list()).toHaveLength(4);
+        expect(first.hidesOutput).toBe(false);
+        expect(first.region).toBe(0);
+      },
+    );
 
     it('trims the oldest outputs to the tool output budget, never the current turn', async () => {
       const given = [...history(), ...exchange('now', output('current', 40))];
@@ -74,7 +110,11 @@ describe('WorkingView', () => {
       const [trimmedRecord, ...others] = prepared.log.list().filter((record) => record.action === 'trimmed');
       expect(others).toEqual([]);
       expect(trimmedRecord).toMatchObject({ from: 2, to: 9, messages: 4 });
-      expect(trimmedRecord!.refs).toEqual(tools(prepared.aligned.messages).slice(0, 4).map((message) => message.output_ref!.id));
+      expect(trimmedRecord!.refs).toEqual(
+        tools(prepared.aligned.messages)
+          .slice(0, 4)
+          .map((message) => message.output_ref!.id),
+      );
       expect(prepared.hidesOutput).toBe(true);
       expect(prepared.protectFrom).toBe(9);
     });
@@ -84,7 +124,9 @@ describe('WorkingView', () => {
       const { working } = view({}, 2 * logTokens() + 10);
       working.sync(given, NO_COMPACTION_LAYOUT, 2);
       const prepared = await working.prepare(100_000);
-      expect(tools(prepared.aligned.messages).map((message) => String(message.content).startsWith('[tool output trimmed'))).toEqual([true, true, false, false]);
+      expect(
+        tools(prepared.aligned.messages).map((message) => String(message.content).startsWith('[tool output trimmed')),
+      ).toEqual([true, true, false, false]);
     });
 
     it('caches, shows and counts only the outputs a payload of the given size can reach', async () => {
@@ -99,8 +141,12 @@ describe('WorkingView', () => {
       expect(cachedCalls).toBeLessThan(200);
       // Older positions keep the caller's messages; reachable ones are views with refs.
       expect(prepared.aligned.messages.slice(0, prepared.region)).toEqual(given.slice(0, prepared.region));
-      expect(prepared.aligned.messages.slice(0, prepared.region).every((message, index) => message === given[index])).toBe(true);
-      expect(tools(prepared.aligned.messages.slice(prepared.region)).every((message) => message.output_ref !== undefined)).toBe(true);
+      expect(
+        prepared.aligned.messages.slice(0, prepared.region).every((message, index) => message === given[index]),
+      ).toBe(true);
+      expect(
+        tools(prepared.aligned.messages.slice(prepared.region)).every((message) => message.output_ref !== undefined),
+      ).toBe(true);
 
       // The next turn looks only at what is new.
       const next = [...given, ...exchange('next', output('next', 5))];
@@ -109,42 +155,50 @@ describe('WorkingView', () => {
       expect(ensure.mock.calls.length - cachedCalls).toBeLessThanOrEqual(2);
     });
 
-    it('walks only the history grown since the last call while all of it fits, and finds the bound anew once it does not', async () => {
-      let given = longHistory(30);
-      const regionAt = async (messages: ChatMessage[], available: number) => {
-        const fresh = view().working;
-        fresh.sync(messages, NO_COMPACTION_LAYOUT, 9);
-        return (await fresh.prepare(available)).region;
-      };
-      // The smallest room the whole history fits (each older output as a placeholder), and a little more.
-      let low = 0;
-      let high = 100_000;
-      while (low < high) {
-        const middle = (low + high) >> 1;
-        if ((await regionAt(given, middle)) === 0) high = middle;
-        else low = middle + 1;
-      }
-      const room = low + 60;
-      const { working } = view();
-      working.sync(given, NO_COMPACTION_LAYOUT, 7);
-      expect((await working.prepare(room)).region).toBe(0);
-      const counted = jest.spyOn(counter, 'countMessage');
-      try {
-        // A turn that still fits counts the messages grown since, not the 60 walked before.
-        given = [...given, ...exchange('g0', 'ok'), { role: 'user', content: 'More?' }];
-        working.sync(given, NO_COMPACTION_LAYOUT, 8);
+    it(
+      'walks only the history grown since the last call while all of it fits, and finds the bound anew once it ' +
+        'does not',
+      async () => {
+        let given = longHistory(30);
+        const regionAt = async (messages: ChatMessage[], available: number) => {
+          const fresh = view().working;
+          fresh.sync(messages, NO_COMPACTION_LAYOUT, 9);
+          return (await fresh.prepare(available)).region;
+        };
+        // The smallest room the whole history fits (each older output as a placeholder), and a little more.
+        let low = 0;
+        let high = 100_000;
+        while (low < high) {
+          const middle = (low + high) >> 1;
+          if ((await regionAt(given, middle)) === 0) high = middle;
+          else low = middle + 1;
+        }
+        const room = low + 60;
+        const { working } = view();
+        working.sync(given, NO_COMPACTION_LAYOUT, 7);
         expect((await working.prepare(room)).region).toBe(0);
-        expect(counted.mock.calls.length).toBeLessThanOrEqual(10);
-        // Once the history no longer fits, the bound is the one a new view finds.
-        given = [...given, ...[1, 2, 3, 4, 5].flatMap((index) => exchange(`g${index}`, output(`big${index}`, 60))), { role: 'user', content: 'And now?' }];
-        working.sync(given, NO_COMPACTION_LAYOUT, 9);
-        const region = (await working.prepare(room)).region;
-        expect(region).toBeGreaterThan(0);
-        expect(region).toBe(await regionAt(given, room));
-      } finally {
-        counted.mockRestore();
-      }
-    });
+        const counted = jest.spyOn(counter, 'countMessage');
+        try {
+          // A turn that still fits counts the messages grown since, not the 60 walked before.
+          given = [...given, ...exchange('g0', 'ok'), { role: 'user', content: 'More?' }];
+          working.sync(given, NO_COMPACTION_LAYOUT, 8);
+          expect((await working.prepare(room)).region).toBe(0);
+          expect(counted.mock.calls.length).toBeLessThanOrEqual(10);
+          // Once the history no longer fits, the bound is the one a new view finds.
+          given = [
+            ...given,
+            ...[1, 2, 3, 4, 5].flatMap((index) => exchange(`g${index}`, output(`big${index}`, 60))),
+            { role: 'user', content: 'And now?' },
+          ];
+          working.sync(given, NO_COMPACTION_LAYOUT, 9);
+          const region = (await working.prepare(room)).region;
+          expect(region).toBeGreaterThan(0);
+          expect(region).toBe(await regionAt(given, room));
+        } finally {
+          counted.mockRestore();
+        }
+      },
+    );
 
     it('adopts a history rebuilt from JSON without caching again, and makes anew what changed', async () => {
       const given = history();
@@ -167,7 +221,15 @@ describe('WorkingView', () => {
       const given = longHistory(40);
       const { working, ensure } = view({}, 3 * logTokens());
       const summary: ChatMessage = { role: 'user', content: 'summary' };
-      const layout = layoutHistory(given, { prefix: [summary as ChatMessage & { role: 'user' }], keepFrom: 10, covered: given.slice(0, 10), transcriptRef: 'transcript:t', tokensBefore: 1, tokensAfter: 1, count: 1 })!;
+      const layout = layoutHistory(given, {
+        prefix: [summary as ChatMessage & { role: 'user' }],
+        keepFrom: 10,
+        covered: given.slice(0, 10),
+        transcriptRef: 'transcript:t',
+        tokensBefore: 1,
+        tokensAfter: 1,
+        count: 1,
+      })!;
       working.sync(given, layout, 9);
       const entries = await working.entries();
       expect(entries[0]).toEqual({ message: summary, source: null });
@@ -176,8 +238,13 @@ describe('WorkingView', () => {
       const shown = tools(entries.map((entry) => entry.message));
       expect(shown.every((message) => message.output_ref !== undefined)).toBe(true);
       // The tool output budget keeps the newest output (two do not fit it): the older ones are placeholders.
-      expect(shown.map((message) => String(message.content).startsWith('[tool output trimmed'))).toEqual([...shown.slice(1).map(() => true), false]);
-      expect(await working.tokensUpTo(Number.POSITIVE_INFINITY)).toBe(counter.countMessages(entries.map((entry) => entry.message)));
+      expect(shown.map((message) => String(message.content).startsWith('[tool output trimmed'))).toEqual([
+        ...shown.slice(1).map(() => true),
+        false,
+      ]);
+      expect(await working.tokensUpTo(Number.POSITIVE_INFINITY)).toBe(
+        counter.countMessages(entries.map((entry) => entry.message)),
+      );
     });
   });
 });

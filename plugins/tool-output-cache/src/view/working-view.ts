@@ -1,20 +1,21 @@
 import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
 import { contentText, groupEndingAt } from '@ctxkit/core/strategy-kit';
-import { layoutEntries, NO_COMPACTION_LAYOUT, type HistoryLayout } from '../compaction/history-layout';
-import { placeLayout, type AlignedView, type LayoutPlacement } from './align-view';
+
+import type { CachedOutputSource } from '../cache/cached-outputs';
+import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT } from '../compaction/history-layout';
+import { type AlignedView, type LayoutPlacement, placeLayout } from './align-view';
 import { currentTurnStart } from './current-turn';
+import type { RelievedAll } from './fit-view';
 import { InPlaceWrites } from './in-place-writes';
 import { microCompactPlaceholder } from './micro-compact';
-import type { RelievedAll } from './fit-view';
-import type { ReductionLog } from './reduction-log';
-import { extendedWalk, reachWalk, unitsEndingBy, type ReachWalk, type WalkedUnit } from './reach-walk';
+import { extendedWalk, type ReachWalk, reachWalk, unitsEndingBy, type WalkedUnit } from './reach-walk';
 import { RecordedReplacements } from './recorded-replacements';
-import { replacementAt, withReplacements, type Replacement, type ReplacementOptions } from './relieve-pressure';
+import type { ReductionLog } from './reduction-log';
+import { type Replacement, replacementAt, type ReplacementOptions, withReplacements } from './relieve-pressure';
 import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
-import type { CachedOutputSource } from '../cache/cached-outputs';
-import { ViewCells, type ToolCell, type ViewCellsOptions, type ViewForm } from './view-cells';
+import { type ToolCell, ViewCells, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
 import { noViewReductions, spliceViewReductions, type ViewReductions } from './view-reductions';
 import { ViewReductionsLog } from './view-reductions-log';
@@ -33,7 +34,9 @@ interface ViewDecisions {
   protectFrom: number;
   /** Tool results before this position are micro-compacted at every payload (`when: "always"`); -1: none. */
   microBefore: number;
-  /** The newest output the tool output budget replaced (it and every older one that can be are placeholders); -1: none. */
+  /**
+   * The newest output the tool output budget replaced (it and every older one that can be are placeholders); -1: none.
+   */
   cut: number;
   /** True when a tool message of the view does not show its whole output. */
   hides: boolean;
@@ -98,7 +101,10 @@ export class WorkingView {
   private turn = 0;
   private decisions: Promise<ViewDecisions> | undefined;
   private laidOut: LaidOut | undefined;
-  /** The call before the one being prepared (when the view continues it) and the position before which nothing changed since. */
+  /**
+   * The call before the one being prepared (when the view continues it) and the position before which nothing changed
+   * since.
+   */
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
   /** The reductions as a payload's log, merged only from what is new since the last call. */
   private readonly reductionsLog = new ViewReductionsLog();
@@ -110,7 +116,17 @@ export class WorkingView {
    * The replacements of the last {@link relieveAll}, over the layout it was made for, and the array it
    * made for them (`length` long when made; undefined when it replaced nothing and returned the view).
    */
-  private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[]; messages: ChatMessage[] | undefined; length: number } | undefined;
+  private relief:
+    | {
+        laidOut: LaidOut;
+        showRefs: boolean;
+        from: number;
+        end: number;
+        replacements: Replacement[];
+        messages: ChatMessage[] | undefined;
+        length: number;
+      }
+    | undefined;
 
   constructor(
     private readonly options: WorkingViewOptions,
@@ -130,16 +146,26 @@ export class WorkingView {
     fork.base = this.base;
     fork.placement = this.placement;
     fork.turn = this.turn;
-    // The next `prepare` trims the reductions it reuses in place and may grow the view's array in place: the copy gets its own.
+    // The next `prepare` trims the reductions it reuses in place and may grow the view's array in place: the copy gets
+    // its own.
     const laidOut = this.laidOut && {
       ...this.laidOut,
       messages: this.laidOut.messages.slice(),
-      reductions: { truncated: this.laidOut.reductions.truncated.slice(), microCompacted: this.laidOut.reductions.microCompacted.slice(), trimmed: this.laidOut.reductions.trimmed.slice() },
+      reductions: {
+        truncated: this.laidOut.reductions.truncated.slice(),
+        microCompacted: this.laidOut.reductions.microCompacted.slice(),
+        trimmed: this.laidOut.reductions.trimmed.slice(),
+      },
     };
-    const copied = (original: LaidOut | undefined): LaidOut | undefined => (original !== undefined && original === this.laidOut ? laidOut : original);
+    const copied = (original: LaidOut | undefined): LaidOut | undefined =>
+      original !== undefined && original === this.laidOut ? laidOut : original;
     fork.laidOut = laidOut;
     fork.reused = { previous: copied(this.reused.previous), stable: this.reused.stable };
-    fork.relief = this.relief && { ...this.relief, laidOut: copied(this.relief.laidOut)!, messages: this.relief.messages?.slice() };
+    fork.relief = this.relief && {
+      ...this.relief,
+      laidOut: copied(this.relief.laidOut)!,
+      messages: this.relief.messages?.slice(),
+    };
     return fork;
   }
 
@@ -162,7 +188,10 @@ export class WorkingView {
     return this.layout;
   }
 
-  /** Takes the caller's history (mapped by `layout` onto the compaction) for the calls that follow. O(1) besides a copy of the array when a user message is carried. */
+  /**
+   * Takes the caller's history (mapped by `layout` onto the compaction) for the calls that follow. O(1) besides a copy
+   * of the array when a user message is carried.
+   */
   sync(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout, turn: number): void {
     if (layout.state !== this.layout.state || layout.form !== this.layout.form) this.cells.clear();
     else this.cells.truncate(history.length);
@@ -209,7 +238,9 @@ export class WorkingView {
     const stable = previous ? this.stableBefore(previous, decisions) : startIndex;
     const reusedFrom = previous ? Math.max(previous.written, startIndex) : stable;
     const reused = reusedFrom < stable;
-    const reach = everything ? { region: startIndex, walk: reachWalk([]) } : await this.reach(decisions, available, previous, stable);
+    const reach = everything
+      ? { region: startIndex, walk: reachWalk([]) }
+      : await this.reach(decisions, available, previous, stable);
     const { region } = reach;
     const messages = reused ? this.grownView(previous!, stable) : base.slice();
     const fresh = noViewReductions();
@@ -223,16 +254,39 @@ export class WorkingView {
       this.reduce(position, cell, decisions, position < reusedFrom ? fresh : after);
     }
     const relaidPlaceholders = placeholderPositions(fresh, after);
-    const reductions = reused ? spliceViewReductions(previous!.reductions, reusedFrom, stable, fresh, after) : spliceViewReductions(fresh, 0, length, noViewReductions(), after);
+    const reductions = reused
+      ? spliceViewReductions(previous!.reductions, reusedFrom, stable, fresh, after)
+      : spliceViewReductions(fresh, 0, length, noViewReductions(), after);
     const written = reused && stable >= region ? Math.min(region, reusedFrom) : region;
-    this.laidOut = { first: base[0], last: base[length - 1], length, layout: this.layout, startIndex, decisions, messages, written, reductions, walk: reach.walk };
+    this.laidOut = {
+      first: base[0],
+      last: base[length - 1],
+      length,
+      layout: this.layout,
+      startIndex,
+      decisions,
+      messages,
+      written,
+      reductions,
+      walk: reach.walk,
+    };
     this.reused = { previous, stable };
     return {
-      aligned: { messages, startIndex, memory: [...this.layout.memory], ...(this.placement.carriedAt !== undefined ? { displaced: this.placement.carriedAt } : {}) },
+      aligned: {
+        messages,
+        startIndex,
+        memory: [...this.layout.memory],
+        ...(this.placement.carriedAt !== undefined ? { displaced: this.placement.carriedAt } : {}),
+      },
       region,
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
-      log: this.reductionsLog.log(reductions, region, this.options.config.microCompact.keepRecent, decisions.protectFrom),
+      log: this.reductionsLog.log(
+        reductions,
+        region,
+        this.options.config.microCompact.keepRecent,
+        decisions.protectFrom,
+      ),
       relaidPlaceholders,
     };
   }
@@ -258,17 +312,25 @@ export class WorkingView {
    * replacements of the previous call are reused for the positions that did not change, so a turn
    * looks only at what is new. `messages` is the view of the last {@link prepare}.
    */
-  relieveAll(messages: ReadonlyArray<ChatMessage>, region: number, protectFrom: number, options: ReplacementOptions, log: ReductionLog): RelievedAll {
+  relieveAll(
+    messages: ReadonlyArray<ChatMessage>,
+    region: number,
+    protectFrom: number,
+    options: ReplacementOptions,
+    log: ReductionLog,
+  ): RelievedAll {
     const end = Math.min(protectFrom, messages.length);
     const showRefs = options.showRefs !== false;
     const memo = this.relief;
     const { previous, stable } = this.reused;
-    const usable = memo !== undefined && previous !== undefined && memo.laidOut === previous && memo.showRefs === showRefs;
+    const usable =
+      memo !== undefined && previous !== undefined && memo.laidOut === previous && memo.showRefs === showRefs;
     const reuseFrom = usable ? Math.max(memo.from, region) : end;
     const reuseTo = usable ? Math.min(stable, memo.end, end) : end;
     const replacements: Replacement[] = [];
     const made: Replacement[] = [];
-    // The outputs the user took back stay whole: the window leaves them out with the older history when they do not fit.
+    // The outputs the user took back stay whole: the window leaves them out with the older history when they do not
+    // fit.
     const restored = this.options.restored.size > 0;
     const scan = (from: number, to: number) => {
       for (let index = from; index < to; index++) {
@@ -282,16 +344,31 @@ export class WorkingView {
     };
     if (reuseFrom < reuseTo) {
       scan(region, reuseFrom);
-      for (const replacement of memo!.replacements) if (replacement.index >= reuseFrom && replacement.index < reuseTo) replacements.push(replacement);
+      for (const replacement of memo!.replacements)
+        if (replacement.index >= reuseFrom && replacement.index < reuseTo) replacements.push(replacement);
       scan(reuseTo, end);
     } else scan(region, end);
     let relieved: ReadonlyArray<ChatMessage>;
     const own = memo?.messages;
-    if (reuseFrom < reuseTo && own !== undefined && own.length === memo!.length && messages.length > own.length && replacements.length > 0) {
+    if (
+      reuseFrom < reuseTo &&
+      own !== undefined &&
+      own.length === memo!.length &&
+      messages.length > own.length &&
+      replacements.length > 0
+    ) {
       relieved = this.reliefGrown(memo!, own, messages, { region, end, stable, reuseFrom, reuseTo }, replacements);
     } else relieved = withReplacements(messages, replacements);
     this.recordedRelief.record(replacements, log);
-    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements, messages: relieved !== messages ? (relieved as ChatMessage[]) : undefined, length: relieved.length };
+    this.relief = {
+      laidOut: this.laidOut!,
+      showRefs,
+      from: region,
+      end,
+      replacements,
+      messages: relieved !== messages ? (relieved as ChatMessage[]) : undefined,
+      length: relieved.length,
+    };
     return { messages: relieved, replaced: replacements.length, made };
   }
 
@@ -313,8 +390,10 @@ export class WorkingView {
     const kept = Math.min(at.stable, memo.length);
     const { writes } = this;
     writes.overwriteFrom(relieved, kept, messages);
-    for (const { index } of memo.replacements) if (index < kept && (index < at.reuseFrom || index >= at.reuseTo)) writes.set(relieved, index, messages[index]!);
-    for (let index = at.region; index < Math.min(at.reuseFrom, kept); index++) writes.set(relieved, index, messages[index]!);
+    for (const { index } of memo.replacements)
+      if (index < kept && (index < at.reuseFrom || index >= at.reuseTo)) writes.set(relieved, index, messages[index]!);
+    for (let index = at.region; index < Math.min(at.reuseFrom, kept); index++)
+      writes.set(relieved, index, messages[index]!);
     for (let index = at.reuseTo; index < Math.min(at.end, kept); index++) writes.set(relieved, index, messages[index]!);
     for (const { index, copy } of replacements) writes.set(relieved, index, copy);
     return relieved;
@@ -379,7 +458,10 @@ export class WorkingView {
     const { base } = this;
     const from = this.placement.startIndex;
     const protectFrom = currentTurnStart(base, from);
-    const held = config.minReclaimTokens > 0 && this.laidOut !== undefined && this.continues(this.laidOut) ? this.laidOut.decisions : undefined;
+    const held =
+      config.minReclaimTokens > 0 && this.laidOut !== undefined && this.continues(this.laidOut)
+        ? this.laidOut.decisions
+        : undefined;
     const decisions: ViewDecisions = { protectFrom, microBefore: this.microBefore(from), cut: -1, hides: false };
     if (held) decisions.microBefore = await this.heldMicroBefore(decisions, held.microBefore);
     if (!config.toolOutputCache.enabled) return decisions;
@@ -392,7 +474,10 @@ export class WorkingView {
         const measure = (cell: ToolCell) => {
           const form = this.beforeBudget(position, cell, decisions);
           if (this.cells.hides(form.message)) decisions.hides = true;
-          return { budgetTokens: form.budgetTokens, trimmable: this.cells.trimmable(cell, form) && !this.keepsWhole(position) };
+          return {
+            budgetTokens: form.budgetTokens,
+            trimmable: this.cells.trimmable(cell, form) && !this.keepsWhole(position),
+          };
         };
         const made = this.cellAt(position);
         return made instanceof Promise ? made.then(measure) : measure(made);
@@ -404,7 +489,10 @@ export class WorkingView {
     return decisions;
   }
 
-  /** With `microCompact.when: "always"`: the position before which tool results are micro-compacted (all but the newest `keepRecent`). */
+  /**
+   * With `microCompact.when: "always"`: the position before which tool results are micro-compacted (all but the newest
+   * `keepRecent`).
+   */
   private microBefore(from: number): number {
     const micro = this.options.config.microCompact;
     if (!micro.enabled || micro.when !== 'always') return -1;
@@ -463,17 +551,28 @@ export class WorkingView {
     return previous;
   }
 
-  /** The cell of the tool message at `position`, made when needed (a promise only when the cache asks the store first). */
+  /**
+   * The cell of the tool message at `position`, made when needed (a promise only when the cache asks the store first).
+   */
   private cellAt(position: number): ToolCell | Promise<ToolCell> {
     return this.cells.at(position, this.base[position] as ToolMessage, this.turn);
   }
 
-  /** A tool output as the view shows it before the tool output budget: its shown copy, or micro-compacted (`when: "always"`). */
+  /**
+   * A tool output as the view shows it before the tool output budget: its shown copy, or micro-compacted (`when:
+   * "always"`).
+   */
   private beforeBudget(position: number, cell: ToolCell, decisions: ViewDecisions): ViewForm {
-    if (position >= decisions.microBefore || cell.originalLength <= this.options.config.microCompact.minContentLength || this.keepsWhole(position)) return cell.shown;
+    if (
+      position >= decisions.microBefore ||
+      cell.originalLength <= this.options.config.microCompact.minContentLength ||
+      this.keepsWhole(position)
+    )
+      return cell.shown;
     const name = toolNameAt(this.base, position, this.placement.startIndex);
     const shown = contentText(cell.shown.message.content as ToolMessage['content']);
-    if (shown === microCompactPlaceholder(name) || shown === microCompactPlaceholder(name, cell.ref?.id)) return cell.shown;
+    if (shown === microCompactPlaceholder(name) || shown === microCompactPlaceholder(name, cell.ref?.id))
+      return cell.shown;
     return this.cells.microCompacted(cell, name);
   }
 
@@ -489,7 +588,10 @@ export class WorkingView {
     return position <= decisions.cut && this.cells.trimmable(cell, form) && !this.keepsWhole(position);
   }
 
-  /** True when `laidOut` was laid over the history the view has now, or over the start of it (the same first and previous last message objects). */
+  /**
+   * True when `laidOut` was laid over the history the view has now, or over the start of it (the same first and
+   * previous last message objects).
+   */
   private continues(laidOut: LaidOut): boolean {
     const { base } = this;
     return (
@@ -511,7 +613,8 @@ export class WorkingView {
     const before = previous.decisions;
     let stable = Math.min(previous.length, before.protectFrom, decisions.protectFrom);
     if (before.cut !== decisions.cut) stable = Math.min(stable, Math.min(before.cut, decisions.cut) + 1);
-    if (before.microBefore !== decisions.microBefore) stable = Math.min(stable, Math.max(0, Math.min(before.microBefore, decisions.microBefore)));
+    if (before.microBefore !== decisions.microBefore)
+      stable = Math.min(stable, Math.max(0, Math.min(before.microBefore, decisions.microBefore)));
     return Math.max(this.placement.startIndex, stable);
   }
 
@@ -525,7 +628,12 @@ export class WorkingView {
    * previous walk that reached the start with every unit unchanged is extended by the units grown
    * since, while they all still fit together.
    */
-  private async reach(decisions: ViewDecisions, available: number, previous: LaidOut | undefined, stable: number): Promise<{ region: number; walk: ReachWalk }> {
+  private async reach(
+    decisions: ViewDecisions,
+    available: number,
+    previous: LaidOut | undefined,
+    stable: number,
+  ): Promise<{ region: number; walk: ReachWalk }> {
     const { base } = this;
     const from = this.placement.startIndex;
     let top = base.length;
@@ -542,7 +650,14 @@ export class WorkingView {
         const span = walked.ends[kept - 1]! - walked.starts[0]!;
         if (top - walked.ends[kept - 1]! <= span / 4) {
           // A walk is never changed once made: kept whole, it is the same object.
-          const walk = kept === walked.ends.length ? walked : { starts: walked.starts.slice(0, kept), ends: walked.ends.slice(0, kept), sums: walked.sums.slice(0, kept) };
+          const walk =
+            kept === walked.ends.length
+              ? walked
+              : {
+                  starts: walked.starts.slice(0, kept),
+                  ends: walked.ends.slice(0, kept),
+                  sums: walked.sums.slice(0, kept),
+                };
           return { region: walked.starts[0]!, walk };
         }
       }
@@ -562,7 +677,12 @@ export class WorkingView {
    * `available` tokens are passed: `complete` when it got to `stop` first (`end`: where it stopped,
    * `stop` itself unless a unit reaches past it), else `end` is the start of the unit that passed them.
    */
-  private async walkBack(top: number, stop: number, available: number, decisions: ViewDecisions): Promise<{ units: WalkedUnit[]; end: number; complete: boolean }> {
+  private async walkBack(
+    top: number,
+    stop: number,
+    available: number,
+    decisions: ViewDecisions,
+  ): Promise<{ units: WalkedUnit[]; end: number; complete: boolean }> {
     const { base } = this;
     const units: WalkedUnit[] = [];
     let end = top;
@@ -589,7 +709,10 @@ export class WorkingView {
     return { units, end, complete: true };
   }
 
-  /** The fewest tokens the tool output at `position` can be sent with: as the view shows it, or as a placeholder when it can give way under pressure. */
+  /**
+   * The fewest tokens the tool output at `position` can be sent with: as the view shows it, or as a placeholder when it
+   * can give way under pressure.
+   */
   private fewestTokens(position: number, cell: ToolCell, decisions: ViewDecisions): number {
     const form = this.budgeted(position, cell, decisions);
     if (position >= decisions.protectFrom) return form.tokens;
@@ -603,24 +726,46 @@ export class WorkingView {
     return fewest;
   }
 
-  /** Records what the view did to the tool output at `position`: an in-context view, micro-compacted (`when: "always"`), a placeholder of the tool output budget. */
+  /**
+   * Records what the view did to the tool output at `position`: an in-context view, micro-compacted (`when: "always"`),
+   * a placeholder of the tool output budget.
+   */
   private reduce(position: number, cell: ToolCell, decisions: ViewDecisions, into: ViewReductions): void {
     const form = this.beforeBudget(position, cell, decisions);
     const trimmed = this.overBudget(position, cell, form, decisions);
-    // An output the budget replaced is reported as trimmed only: the payload does not show its view, which is never made for it.
-    if (!trimmed && cell.cut) into.truncated.push({ position, recoverableFrom: 'tool-output-cache', ref: cell.info!.ref.id, tokensBefore: cell.info!.rawTokens });
+    // An output the budget replaced is reported as trimmed only: the payload does not show its view, which is never
+    // made for it.
+    if (!trimmed && cell.cut)
+      into.truncated.push({
+        position,
+        recoverableFrom: 'tool-output-cache',
+        ref: cell.info!.ref.id,
+        tokensBefore: cell.info!.rawTokens,
+      });
     if (form !== cell.shown) {
       const { ref } = cell;
-      into.microCompacted.push({ position, recoverableFrom: ref ? 'tool-output-cache' : 'history', ...(ref ? { ref: ref.id } : {}) });
+      into.microCompacted.push({
+        position,
+        recoverableFrom: ref ? 'tool-output-cache' : 'history',
+        ...(ref ? { ref: ref.id } : {}),
+      });
     }
     if (trimmed) {
-      // An output the budget replaced is not counted whole just for the report: only the placeholder's tokens are given.
-      into.trimmed.push({ position, recoverableFrom: 'tool-output-cache', ref: cell.ref!.id, tokensAfter: this.cells.trimmed(cell)!.budgetTokens });
+      // An output the budget replaced is not counted whole just for the report: only the placeholder's tokens are
+      // given.
+      into.trimmed.push({
+        position,
+        recoverableFrom: 'tool-output-cache',
+        ref: cell.ref!.id,
+        tokensAfter: this.cells.trimmed(cell)!.budgetTokens,
+      });
     }
   }
 }
 
-/** The positions of the placeholders among reductions laid out again (budget placeholders and micro-compacted results). */
+/**
+ * The positions of the placeholders among reductions laid out again (budget placeholders and micro-compacted results).
+ */
 function placeholderPositions(...lists: ViewReductions[]): number[] {
   const positions: number[] = [];
   for (const list of lists) {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import type { StoreKey } from '@ctxkit/core';
 
 /** What the file store crash test and its writer process share: the keys written, the records, the acknowledgements. */
@@ -25,4 +26,3 @@ export const digestOf = (text: string) => createHash('sha256').update(text).dige
 export function blobText(n: number, body: string): string {
   return `${n}\n${digestOf(body)}\n${body}`;
 }
-

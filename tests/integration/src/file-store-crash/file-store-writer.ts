@@ -1,4 +1,5 @@
 import { FileContextStore } from '@ctxkit/core';
+
 import { BLOB_KEY, blobText, digestOf, VALUE_KEY, type WriterAck, type WrittenValue } from './crash-record';
 
 /**
@@ -21,7 +22,8 @@ async function main(): Promise<void> {
   let n = value?.value.n ?? 0;
   let blobs = 0;
   try {
-    for await (const chunk of store.readBlob(BLOB_KEY, { start: 0, end: 32 })) blobs = Number(Buffer.from(chunk).toString('utf8').split('\n', 1)[0]);
+    for await (const chunk of store.readBlob(BLOB_KEY, { start: 0, end: 32 }))
+      blobs = Number(Buffer.from(chunk).toString('utf8').split('\n', 1)[0]);
   } catch (error) {
     // No blob yet (the first start).
     if (!/no such blob/.test(error instanceof Error ? error.message : '')) throw error;

@@ -1,6 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createContextRuntime, type ChatMessage, type ContextRuntime, type StrategyFactory, type ToolDefinition } from '@ctxkit/core';
+
+import {
+  type ChatMessage,
+  type ContextRuntime,
+  createContextRuntime,
+  type StrategyFactory,
+  type ToolDefinition,
+} from '@ctxkit/core';
 import { loadConversations } from '@ctxkit/core/testing';
 import { generateCodingHistory } from '@ctxkit/core/testing/generators';
 import { createStrategy as createSummarization } from '@ctxkit/strategy-dynamic-summarization';
@@ -31,7 +38,8 @@ export interface GoldenStrategy {
 }
 
 const ROOT = path.join(__dirname, '..', '..', '..', '..');
-const readJson = (...parts: string[]) => JSON.parse(fs.readFileSync(path.join(ROOT, ...parts), 'utf8')) as Record<string, unknown>;
+const readJson = (...parts: string[]) =>
+  JSON.parse(fs.readFileSync(path.join(ROOT, ...parts), 'utf8')) as Record<string, unknown>;
 const AIRLINE_SCHEMA = readJson('plugins', 'entity-extraction', 'schemas', 'airline-booking.schema.json');
 const CODING_SCHEMA = readJson('packages', 'cli', 'presets', 'coding-task.schema.json');
 
@@ -51,7 +59,12 @@ export function goldenStrategies(): GoldenStrategy[] {
     { name: 'entity-extraction-cut-back', pluginId: 'std-entity-extraction-strategy', config: CUT_BACK, schema: true },
     { name: 'tool-output-cache', pluginId: 'std-tool-output-cache-strategy', config: {} },
     { name: 'tool-output-cache-cut-back', pluginId: 'std-tool-output-cache-strategy', config: CUT_BACK },
-    { name: 'tool-output-cache-cut-back-pins', pluginId: 'std-tool-output-cache-strategy', config: CUT_BACK, pins: true },
+    {
+      name: 'tool-output-cache-cut-back-pins',
+      pluginId: 'std-tool-output-cache-strategy',
+      config: CUT_BACK,
+      pins: true,
+    },
     { name: 'recall', pluginId: 'std-recall-strategy', config: {} },
   ];
 }
@@ -69,11 +82,29 @@ export function goldenConversations(full: boolean): GoldenConversation[] {
   const tau = loadConversations('tau-bench-airline').filter((_, index) => index % (full ? 10 : 100) === 0);
   const openhands = loadConversations('openhands-multi-swe-bench').slice(0, full ? undefined : 1);
   const conversations: GoldenConversation[] = [
-    ...tau.map((record) => ({ name: `tau-bench-airline/${record.id}`, systemPrompt: record.systemPrompt, tools: (record.tools ?? []) as ToolDefinition[], history: record.history, kind: 'airline' as const })),
-    ...openhands.map((record) => ({ name: `openhands/${record.id}`, systemPrompt: record.systemPrompt, tools: (record.tools ?? []) as ToolDefinition[], history: record.history, kind: 'coding' as const })),
+    ...tau.map((record) => ({
+      name: `tau-bench-airline/${record.id}`,
+      systemPrompt: record.systemPrompt,
+      tools: (record.tools ?? []) as ToolDefinition[],
+      history: record.history,
+      kind: 'airline' as const,
+    })),
+    ...openhands.map((record) => ({
+      name: `openhands/${record.id}`,
+      systemPrompt: record.systemPrompt,
+      tools: (record.tools ?? []) as ToolDefinition[],
+      history: record.history,
+      kind: 'coding' as const,
+    })),
   ];
   for (const size of full ? [60, 400] : [60]) {
-    conversations.push({ name: `bench-coding-${size}`, systemPrompt: 'You are a careful coding agent. Use the tools to read files and run commands; keep answers short.', tools: [], history: generateCodingHistory(size, 42 + size), kind: 'coding' });
+    conversations.push({
+      name: `bench-coding-${size}`,
+      systemPrompt: 'You are a careful coding agent. Use the tools to read files and run commands; keep answers short.',
+      tools: [],
+      history: generateCodingHistory(size, 42 + size),
+      kind: 'coding',
+    });
   }
   return conversations;
 }
@@ -107,7 +138,10 @@ export async function goldenRuntime(): Promise<ContextRuntime> {
     ['recall', createRecall],
   ];
   for (const [folder, factory] of plugins) {
-    const manifest = readJson('plugins', folder, 'plugin.json') as { id: string; configSchema: Record<string, unknown> };
+    const manifest = readJson('plugins', folder, 'plugin.json') as {
+      id: string;
+      configSchema: Record<string, unknown>;
+    };
     runtime.registerStrategy({ id: manifest.id, configSchema: manifest.configSchema }, factory);
   }
   return runtime;

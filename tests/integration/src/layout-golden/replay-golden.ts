@@ -1,5 +1,12 @@
-import { MemoryContextStore, type ChatMessage, type ContextRuntime, type ContextSession, type IContextManager } from '@ctxkit/core';
-import { goldenClock, stateSchemaFor, type GoldenConversation, type GoldenStrategy } from './golden-cases';
+import {
+  type ChatMessage,
+  type ContextRuntime,
+  type ContextSession,
+  type IContextManager,
+  MemoryContextStore,
+} from '@ctxkit/core';
+
+import { goldenClock, type GoldenConversation, type GoldenStrategy, stateSchemaFor } from './golden-cases';
 
 /** What one compose step produced, normalised (see {@link normalise}). */
 export interface GoldenStep {
@@ -25,7 +32,10 @@ export interface GoldenReplay {
 /** The pinned rule of the pins configurations: two scripts and an emoji. */
 const RULE = 'Never delete files; ask before pushing. ファイルを削除しないこと 🚫';
 
-/** Where an agent composes: before each assistant message (after a user message or a finished tool step), and at the end. */
+/**
+ * Where an agent composes: before each assistant message (after a user message or a finished tool step), and at the
+ * end.
+ */
 export function composePoints(history: readonly ChatMessage[]): number[] {
   const points: number[] = [];
   for (let end = 1; end < history.length; end++) if (history[end]!.role === 'assistant') points.push(end);
@@ -59,11 +69,24 @@ function errorOf(error: unknown): unknown {
 }
 
 /** Replays `conversation` under `strategy` at `ceiling` and records every step. */
-export async function replayGolden(runtime: ContextRuntime, strategy: GoldenStrategy, conversation: GoldenConversation, ceiling: number): Promise<GoldenReplay> {
+export async function replayGolden(
+  runtime: ContextRuntime,
+  strategy: GoldenStrategy,
+  conversation: GoldenConversation,
+  ceiling: number,
+): Promise<GoldenReplay> {
   const name = `${strategy.name} ${conversation.name} @${ceiling}`;
-  const config = { ...strategy.config, maxContextTokens: ceiling, reserveOutputTokens: 0, ...(strategy.schema ? { stateSchema: stateSchemaFor(conversation.kind) } : {}) };
+  const config = {
+    ...strategy.config,
+    maxContextTokens: ceiling,
+    reserveOutputTokens: 0,
+    ...(strategy.schema ? { stateSchema: stateSchemaFor(conversation.kind) } : {}),
+  };
   // A store of its own: nothing of an earlier replay (a summary, a recall index) is there.
-  const agent = await runtime.loadAgent({ id: `golden-${strategy.name}`, contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config } }, { store: new MemoryContextStore() });
+  const agent = await runtime.loadAgent(
+    { id: `golden-${strategy.name}`, contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config } },
+    { store: new MemoryContextStore() },
+  );
   const recorded: unknown[] = [];
   const bus = agent.events as unknown as { emit: (event: string, payload: unknown) => boolean };
   const emit = bus.emit.bind(bus);
@@ -112,7 +135,11 @@ export async function replayGolden(runtime: ContextRuntime, strategy: GoldenStra
       const epochs = await session.epochs();
       const newest = epochs[epochs.length - 1];
       if (newest !== undefined) {
-        const undo: GoldenStep = { end: -1, preview: normalise({ epochs: epochs.length, undo: await session.undo(newest.id) }, ids), events: [] };
+        const undo: GoldenStep = {
+          end: -1,
+          preview: normalise({ epochs: epochs.length, undo: await session.undo(newest.id) }, ids),
+          events: [],
+        };
         await session.whenIdle?.();
         undo.events = drain();
         steps.push(undo);

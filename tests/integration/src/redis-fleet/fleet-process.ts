@@ -1,6 +1,7 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { FleetAsk, FleetReply, FleetRequest, FleetResult } from './fleet-protocol';
 
 /** The built worker the fleet tests fork (`npx tsc -b` builds it). */
@@ -8,7 +9,8 @@ export const FLEET_WORKER = path.join(__dirname, '..', '..', 'dist', 'redis-flee
 
 /** Throws the fix when the worker has not been built. */
 export function assertFleetWorkerBuilt(): void {
-  if (!fs.existsSync(FLEET_WORKER)) throw new Error(`${FLEET_WORKER} is missing: build with \`npx tsc -b\` before this test`);
+  if (!fs.existsSync(FLEET_WORKER))
+    throw new Error(`${FLEET_WORKER} is missing: build with \`npx tsc -b\` before this test`);
 }
 
 /** Raised for a request whose worker died (killed, or crashed) before it answered. */
@@ -17,7 +19,10 @@ export class WorkerGoneError extends Error {}
 /** One worker process of a fleet test and the replies it owes. */
 export class FleetProcess {
   private nextId = 1;
-  private readonly waiting = new Map<number, { resolve: (result: FleetResult) => void; reject: (error: Error) => void }>();
+  private readonly waiting = new Map<
+    number,
+    { resolve: (result: FleetResult) => void; reject: (error: Error) => void }
+  >();
   private output = '';
   private gone = false;
   readonly ready: Promise<void>;
@@ -42,7 +47,9 @@ export class FleetProcess {
       });
       child.once('exit', (code, signal) => {
         this.gone = true;
-        const error = new WorkerGoneError(`worker ${name} exited (${signal ?? code}) ${signal === 'SIGKILL' ? '' : this.output}`);
+        const error = new WorkerGoneError(
+          `worker ${name} exited (${signal ?? code}) ${signal === 'SIGKILL' ? '' : this.output}`,
+        );
         reject(error);
         for (const waiter of this.waiting.values()) waiter.reject(error);
         this.waiting.clear();

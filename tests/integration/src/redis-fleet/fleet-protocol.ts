@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
 import type { AgentManifest, ChatMessage } from '@ctxkit/core';
-import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { type ConversationRecord, loadConversations } from '@ctxkit/core/testing';
 
 /**
  * What the processes of the Redis fleet tests share: the two agents each process serves (offline
@@ -24,14 +25,21 @@ export const SUMMARIZER_AGENT: AgentManifest = {
 /** The airline schema shipped with the entity extraction plugin. */
 function airlineSchema(): Record<string, unknown> {
   const plugin = path.dirname(path.dirname(require.resolve('@ctxkit/strategy-entity-extraction')));
-  return JSON.parse(fs.readFileSync(path.join(plugin, 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<string, unknown>;
+  return JSON.parse(fs.readFileSync(path.join(plugin, 'schemas', 'airline-booking.schema.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
 }
 
 /** Offline extraction (no model) of the airline booking state. */
 export const EXTRACTOR_AGENT: AgentManifest = {
   id: 'fleet-extractor',
   model: 'gpt-4o',
-  contextStrategy: { type: 'plugin', pluginId: 'std-entity-extraction-strategy', config: { stateSchema: airlineSchema() } },
+  contextStrategy: {
+    type: 'plugin',
+    pluginId: 'std-entity-extraction-strategy',
+    config: { stateSchema: airlineSchema() },
+  },
 };
 
 let records: ConversationRecord[] | undefined;
@@ -69,7 +77,11 @@ export interface SummaryView {
 /** The entity record's fields a test compares. */
 export interface EntityView {
   state: Record<string, unknown>;
-  versions: Array<{ version: number; sourceMessageIndex: number; diff: Array<{ field: string; before: unknown; after: unknown }> }>;
+  versions: Array<{
+    version: number;
+    sourceMessageIndex: number;
+    diff: Array<{ field: string; before: unknown; after: unknown }>;
+  }>;
   processedThrough: number;
 }
 
@@ -110,4 +122,5 @@ export interface FleetResult {
   errors?: string[];
 }
 
-export type FleetReply = { type: 'ready' } | { id: number; type: 'done'; result: FleetResult } | { id: number; type: 'failed'; error: string };
+export type FleetReply =
+  { type: 'ready' } | { id: number; type: 'done'; result: FleetResult } | { id: number; type: 'failed'; error: string };

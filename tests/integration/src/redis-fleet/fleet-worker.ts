@@ -1,9 +1,25 @@
 import 'reflect-metadata';
+
 import { performance } from 'node:perf_hooks';
-import { createContextRuntime, hasWhenIdle, type AgentHandle, type ContextSession, type CtxkitEventName } from '@ctxkit/core';
+
+import {
+  type AgentHandle,
+  type ContextSession,
+  createContextRuntime,
+  type CtxkitEventName,
+  hasWhenIdle,
+} from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { RedisContextStore } from '@ctxkit/store-redis';
-import { EXTRACTOR_AGENT, SUMMARIZER_AGENT, tauBench, type FleetRequest, type FleetResult, type FleetReply } from './fleet-protocol';
+
+import {
+  EXTRACTOR_AGENT,
+  type FleetReply,
+  type FleetRequest,
+  type FleetResult,
+  SUMMARIZER_AGENT,
+  tauBench,
+} from './fleet-protocol';
 
 /**
  * One agent process of the Redis fleet tests: `node fleet-worker.js <redis url> <worker name>`. It
@@ -11,7 +27,15 @@ import { EXTRACTOR_AGENT, SUMMARIZER_AGENT, tauBench, type FleetRequest, type Fl
  * the test names in each request (as a process behind a load balancer would), and answers over IPC.
  */
 
-const COUNTED: CtxkitEventName[] = ['summary-start', 'summary-end', 'summary-error', 'summary-resync', 'entities-updated', 'entities-error', 'strategy-warning'];
+const COUNTED: CtxkitEventName[] = [
+  'summary-start',
+  'summary-end',
+  'summary-error',
+  'summary-resync',
+  'entities-updated',
+  'entities-error',
+  'strategy-warning',
+];
 
 /**
  * A warning about shared state: a read or write of the store that failed. (Offline models and a
@@ -40,7 +64,8 @@ async function main(): Promise<void> {
     for (const name of COUNTED) {
       agent.events.on(name, (payload: unknown) => {
         counts[name] = (counts[name] ?? 0) + 1;
-        if (name.endsWith('-error') || (name === 'strategy-warning' && isStoreWarning(payload))) errors.push(`${worker} ${agent.id} ${name}: ${JSON.stringify(payload)}`);
+        if (name.endsWith('-error') || (name === 'strategy-warning' && isStoreWarning(payload)))
+          errors.push(`${worker} ${agent.id} ${name}: ${JSON.stringify(payload)}`);
       });
     }
   }
@@ -59,7 +84,10 @@ async function main(): Promise<void> {
           const started = performance.now();
           const payload = await session.composePayload(systemPrompt, history(request.record, request.messages), []);
           latencies.push(performance.now() - started);
-          for (const problem of findPayloadProblems(payload.messages)) problems.push(`${request.session}@${request.messages}: ${problem.problem} at ${problem.index} (${problem.detail})`);
+          for (const problem of findPayloadProblems(payload.messages))
+            problems.push(
+              `${request.session}@${request.messages}: ${problem.problem} at ${problem.index} (${problem.detail})`,
+            );
         }
         const cold = !warm;
         warm = true;
@@ -72,7 +100,9 @@ async function main(): Promise<void> {
         }
         return {};
       case 'pin':
-        await summarizer.forSession(request.session).pin(`Keep reference ${request.label} in view.`, { label: request.label });
+        await summarizer
+          .forSession(request.session)
+          .pin(`Keep reference ${request.label} in view.`, { label: request.label });
         return {};
       case 'unpin': {
         const session = summarizer.forSession(request.session);
@@ -104,7 +134,12 @@ async function main(): Promise<void> {
         reply({ id: request.id, type: 'done', result });
         if (request.type === 'stop') process.disconnect();
       },
-      (error: unknown) => reply({ id: request.id, type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+      (error: unknown) =>
+        reply({
+          id: request.id,
+          type: 'failed',
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        }),
     );
   });
   reply({ type: 'ready' });

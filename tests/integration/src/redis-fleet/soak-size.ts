@@ -20,14 +20,19 @@ function positive(name: string, fallback: number, env: NodeJS.ProcessEnv): numbe
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name}=${text} is not a positive number: set it to one, or unset it for ${fallback}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name}=${text} is not a positive number: set it to one, or unset it for ${fallback}`);
   return value;
 }
 
-/** `CTXKIT_SOAK=full` for the full soak; `CTXKIT_SOAK_PROCESSES`, `_SESSIONS`, `_SECONDS`, `_KILL_EVERY_MS` override a figure. */
+/**
+ * `CTXKIT_SOAK=full` for the full soak; `CTXKIT_SOAK_PROCESSES`, `_SESSIONS`, `_SECONDS`, `_KILL_EVERY_MS` override a
+ * figure.
+ */
 export function soakSize(env: NodeJS.ProcessEnv = process.env): SoakSize {
   const mode = env.CTXKIT_SOAK ?? '';
-  if (mode !== '' && mode !== 'full' && mode !== 'bounded') throw new Error(`CTXKIT_SOAK=${mode}: use "full" for the full soak or "bounded" (the default)`);
+  if (mode !== '' && mode !== 'full' && mode !== 'bounded')
+    throw new Error(`CTXKIT_SOAK=${mode}: use "full" for the full soak or "bounded" (the default)`);
   const base = mode === 'full' ? FULL_SOAK : BOUNDED_SOAK;
   return {
     processes: Math.round(positive('CTXKIT_SOAK_PROCESSES', base.processes, env)),

@@ -1,9 +1,23 @@
+import {
+  type ContextRuntime,
+  createContextRuntime,
+  CtxkitAttributes,
+  CtxkitSpanEventNames,
+  CtxkitSpanNames,
+  type LLMPayload,
+  type PayloadStats,
+} from '@ctxkit/core';
 import * as otelApi from '@opentelemetry/api';
-import { context, metrics, trace, type Attributes, type AttributeValue } from '@opentelemetry/api';
+import { type Attributes, type AttributeValue, context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { DataPointType, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan, type SpanProcessor } from '@opentelemetry/sdk-trace';
-import { CtxkitAttributes, CtxkitSpanEventNames, CtxkitSpanNames, type LLMPayload, type PayloadStats, createContextRuntime, type ContextRuntime } from '@ctxkit/core';
+import {
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  type SpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 
 /** A metric reader the test collects from when it wants. */
 class CollectingReader extends MetricReader {
@@ -28,7 +42,10 @@ export interface InMemoryOtel {
  * framework loaded outside jest's module registry sees another global object than the test does).
  * `processors`: span processors of the test's own, after the exporter's.
  */
-export function registerInMemoryOtel(alsoOn: ReadonlyArray<typeof otelApi> = [], processors: ReadonlyArray<SpanProcessor> = []): InMemoryOtel {
+export function registerInMemoryOtel(
+  alsoOn: ReadonlyArray<typeof otelApi> = [],
+  processors: ReadonlyArray<SpanProcessor> = [],
+): InMemoryOtel {
   const exporter = new InMemorySpanExporter();
   const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter }), ...processors] });
   const reader = new CollectingReader();
@@ -43,7 +60,9 @@ export function registerInMemoryOtel(alsoOn: ReadonlyArray<typeof otelApi> = [],
   }
   const points = async (name: string) => {
     const { resourceMetrics } = await reader.collect();
-    return resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).filter((metric) => metric.descriptor.name === name);
+    return resourceMetrics.scopeMetrics
+      .flatMap((scope) => scope.metrics)
+      .filter((metric) => metric.descriptor.name === name);
   };
   return {
     exporter,
@@ -51,13 +70,19 @@ export function registerInMemoryOtel(alsoOn: ReadonlyArray<typeof otelApi> = [],
     async sum(name) {
       let total = 0;
       for (const metric of await points(name)) {
-        for (const point of metric.dataPoints) total += metric.dataPointType === DataPointType.HISTOGRAM ? (point.value as { sum?: number }).sum ?? 0 : (point.value as number);
+        for (const point of metric.dataPoints)
+          total +=
+            metric.dataPointType === DataPointType.HISTOGRAM
+              ? ((point.value as { sum?: number }).sum ?? 0)
+              : (point.value as number);
       }
       return total;
     },
     async count(name) {
       let total = 0;
-      for (const metric of await points(name)) for (const point of metric.dataPoints) total += metric.dataPointType === DataPointType.HISTOGRAM ? (point.value as { count: number }).count : 1;
+      for (const metric of await points(name))
+        for (const point of metric.dataPoints)
+          total += metric.dataPointType === DataPointType.HISTOGRAM ? (point.value as { count: number }).count : 1;
       return total;
     },
     async shutdown() {
@@ -91,7 +116,8 @@ export function composeSpanProblems(span: ReadableSpan, stats: PayloadStats): st
   const problems: string[] = [];
   const expect = (key: string, value: AttributeValue | undefined) => {
     const actual = span.attributes[key];
-    if (JSON.stringify(actual) !== JSON.stringify(value)) problems.push(`${key} is ${JSON.stringify(actual)}, stats say ${JSON.stringify(value)}`);
+    if (JSON.stringify(actual) !== JSON.stringify(value))
+      problems.push(`${key} is ${JSON.stringify(actual)}, stats say ${JSON.stringify(value)}`);
   };
   expect('gen_ai.request.model', stats.model);
   expect(CtxkitAttributes.strategyId, stats.strategyId);
@@ -104,24 +130,46 @@ export function composeSpanProblems(span: ReadableSpan, stats: PayloadStats): st
   expect(CtxkitAttributes.tokensSaved, Math.max(0, stats.input_tokens - stats.output_tokens));
   expect(CtxkitAttributes.usageLevel, stats.usageLevel);
   expect(CtxkitAttributes.cachedPrefixTokens, stats.repeatedPrefixTokens);
-  for (const section of ['system', 'tools', 'dynamic', 'memory', 'history'] as const) expect(`ctxkit.section.${section}.tokens`, stats.sections[section]);
+  for (const section of ['system', 'tools', 'dynamic', 'memory', 'history'] as const)
+    expect(`ctxkit.section.${section}.tokens`, stats.sections[section]);
   expect(CtxkitAttributes.reductionsTotal, stats.reductions.length);
   const byAction: Attributes = {};
-  for (const record of stats.reductions) byAction[record.action] = ((byAction[record.action] as number | undefined) ?? 0) + 1;
-  for (const action of ['dropped', 'trimmed', 'truncated', 'summarized', 'compacted', 'micro-compacted', 'extracted', 'recalled']) expect(`ctxkit.reductions.${action}`, byAction[action]);
+  for (const record of stats.reductions)
+    byAction[record.action] = ((byAction[record.action] as number | undefined) ?? 0) + 1;
+  for (const action of [
+    'dropped',
+    'trimmed',
+    'truncated',
+    'summarized',
+    'compacted',
+    'micro-compacted',
+    'extracted',
+    'recalled',
+  ])
+    expect(`ctxkit.reductions.${action}`, byAction[action]);
   const pins = stats.extra?.pins as { count: number } | undefined;
   expect(CtxkitAttributes.pinsCount, pins?.count);
   const recall = stats.extra?.recall as { hits: unknown[] } | undefined;
   expect(CtxkitAttributes.recallHits, recall?.hits.length);
   const events = span.events.filter((event) => event.name === CtxkitSpanEventNames.reduction);
-  const got = events.map((event) => `${event.attributes?.[CtxkitAttributes.reductionAction]}[${event.attributes?.[CtxkitAttributes.reductionFrom]},${event.attributes?.[CtxkitAttributes.reductionTo]})`);
+  const got = events.map(
+    (event) =>
+      `${event.attributes?.[CtxkitAttributes.reductionAction]}[` +
+      `${event.attributes?.[CtxkitAttributes.reductionFrom]},${event.attributes?.[CtxkitAttributes.reductionTo]})`,
+  );
   const want = stats.reductions.map((record) => `${record.action}[${record.from},${record.to})`);
-  if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`reduction events ${JSON.stringify(got)}, stats.reductions ${JSON.stringify(want)}`);
+  if (JSON.stringify(got) !== JSON.stringify(want))
+    problems.push(`reduction events ${JSON.stringify(got)}, stats.reductions ${JSON.stringify(want)}`);
   return problems;
 }
 
 /** The sums over a replay's payloads that the metrics must equal. */
-export function statsSums(payloads: readonly LLMPayload[]): { sent: number; saved: number; cachedPrefix: number; reductions: number } {
+export function statsSums(payloads: readonly LLMPayload[]): {
+  sent: number;
+  saved: number;
+  cachedPrefix: number;
+  reductions: number;
+} {
   let sent = 0;
   let saved = 0;
   let cachedPrefix = 0;
@@ -139,7 +187,10 @@ export function statsSums(payloads: readonly LLMPayload[]): { sent: number; save
  * For a describe block: the in-memory SDK registered (see {@link registerInMemoryOtel} for `alsoOn`)
  * and a runtime, both created before its tests and shut down after them.
  */
-export function otelAndRuntime(alsoOn: ReadonlyArray<typeof otelApi> = []): { readonly otel: InMemoryOtel; readonly runtime: ContextRuntime } {
+export function otelAndRuntime(alsoOn: ReadonlyArray<typeof otelApi> = []): {
+  readonly otel: InMemoryOtel;
+  readonly runtime: ContextRuntime;
+} {
   const fixture = {} as { otel: InMemoryOtel; runtime: ContextRuntime };
   beforeAll(async () => {
     fixture.otel = registerInMemoryOtel(alsoOn);

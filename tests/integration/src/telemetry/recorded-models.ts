@@ -3,7 +3,8 @@ import { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, type AIMessageChunk, type BaseMessage } from '@langchain/core/messages';
 import type { ChatResult } from '@langchain/core/outputs';
 import type { Runnable } from '@langchain/core/runnables';
-import { Usage, type AgentOutputItem, type Model, type ModelResponse } from '@openai/agents';
+import { type AgentOutputItem, type Model, type ModelResponse, Usage } from '@openai/agents';
+
 import type { RecordedReply } from './replay-record';
 
 /**
@@ -11,13 +12,27 @@ import type { RecordedReply } from './replay-record';
  * order, then "Anything else?" (the AI SDK's mock model takes {@link aiSdkGenerated} as its answer).
  */
 
-const AI_SDK_USAGE = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+const AI_SDK_USAGE = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
 
 /** What `MockLanguageModelV4`'s `doGenerate` answers for a recorded reply. */
 export function aiSdkGenerated(reply: RecordedReply) {
-  if (reply.calls.length === 0) return { content: [{ type: 'text' as const, text: reply.text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage: AI_SDK_USAGE, warnings: [] };
+  if (reply.calls.length === 0)
+    return {
+      content: [{ type: 'text' as const, text: reply.text }],
+      finishReason: { unified: 'stop' as const, raw: 'stop' },
+      usage: AI_SDK_USAGE,
+      warnings: [],
+    };
   return {
-    content: reply.calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, input: call.arguments })),
+    content: reply.calls.map((call) => ({
+      type: 'tool-call' as const,
+      toolCallId: call.id,
+      toolName: call.name,
+      input: call.arguments,
+    })),
     finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' },
     usage: AI_SDK_USAGE,
     warnings: [],
@@ -43,7 +58,15 @@ export class RecordedChatModel extends BaseChatModel {
   async _generate(_messages: BaseMessage[]): Promise<ChatResult> {
     this.calls.count++;
     const reply = this.queue.replies.shift() ?? { text: 'Anything else?', calls: [] };
-    const message = new AIMessage({ content: reply.text, tool_calls: reply.calls.map((call) => ({ id: call.id, name: call.name, args: JSON.parse(call.arguments) as Record<string, unknown>, type: 'tool_call' as const })) });
+    const message = new AIMessage({
+      content: reply.text,
+      tool_calls: reply.calls.map((call) => ({
+        id: call.id,
+        name: call.name,
+        args: JSON.parse(call.arguments) as Record<string, unknown>,
+        type: 'tool_call' as const,
+      })),
+    });
     return { generations: [{ text: reply.text, message }] };
   }
 }
@@ -58,8 +81,21 @@ export class RecordedAgentsModel implements Model {
     const reply = this.replies.shift() ?? { text: 'Anything else?', calls: [] };
     const output: AgentOutputItem[] =
       reply.calls.length > 0
-        ? reply.calls.map((call) => ({ type: 'function_call', callId: call.id, name: call.name, arguments: call.arguments, status: 'completed' }))
-        : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: reply.text }] }];
+        ? reply.calls.map((call) => ({
+            type: 'function_call',
+            callId: call.id,
+            name: call.name,
+            arguments: call.arguments,
+            status: 'completed',
+          }))
+        : [
+            {
+              type: 'message',
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: reply.text }],
+            },
+          ];
     return { usage: new Usage(), output };
   }
 

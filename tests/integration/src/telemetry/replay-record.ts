@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
-import { loadConversations, type ConversationRecord } from '@ctxkit/core/testing';
+import { type ConversationRecord, loadConversations } from '@ctxkit/core/testing';
 
 /** The bundled tau-bench record the telemetry tests replay: 11 user turns, 30 assistant messages (model calls). */
 export const REPLAY_RECORD_ID = 'tau-bench/airline/gpt-4o/task-3/trial-0';
@@ -31,7 +31,11 @@ export function replayRecord(id: string = REPLAY_RECORD_ID): { record: Conversat
     else if (message.role === 'assistant') {
       turns.at(-1)?.replies.push({
         text: contentText(message.content ?? null),
-        calls: (message.tool_calls ?? []).map((call) => ({ id: `${call.id}-${++calls}`, name: call.function.name, arguments: call.function.arguments })),
+        calls: (message.tool_calls ?? []).map((call) => ({
+          id: `${call.id}-${++calls}`,
+          name: call.function.name,
+          arguments: call.function.arguments,
+        })),
       });
     }
   }

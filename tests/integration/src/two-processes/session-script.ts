@@ -1,4 +1,5 @@
 import type { AgentManifest, ChatMessage, LLMCompletionRequest, StoreKey } from '@ctxkit/core';
+
 import { extractorAgent } from '../extractor-agent';
 
 /**
@@ -20,8 +21,26 @@ export function turnMessages(n: number): ChatMessage[] {
   const code = reservationCode(n);
   return [
     { role: 'user', content: `Turn ${n}: please look up reservation ${code} for user user_${n}.` },
-    { role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'get_reservation_details', arguments: `{"reservation_id":"${code}"}` } }] },
-    { role: 'tool', tool_call_id: `call_${n}`, content: JSON.stringify({ reservation_id: code, flight: `HAT${100 + n}`, note: 'Lorem ipsum dolor sit amet '.repeat(8) }) },
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: `call_${n}`,
+          type: 'function',
+          function: { name: 'get_reservation_details', arguments: `{"reservation_id":"${code}"}` },
+        },
+      ],
+    },
+    {
+      role: 'tool',
+      tool_call_id: `call_${n}`,
+      content: JSON.stringify({
+        reservation_id: code,
+        flight: `HAT${100 + n}`,
+        note: 'Lorem ipsum dolor sit amet '.repeat(8),
+      }),
+    },
     { role: 'assistant', content: `Reservation ${code} is on flight HAT${100 + n}. Anything else?` },
   ];
 }
@@ -52,14 +71,23 @@ export const SUMMARIZER_AGENT: AgentManifest = {
     type: 'plugin',
     pluginId: 'std-summarization-strategy',
     // the scripted summaries name no identifiers: the summary checks are not what this test is about
-    config: { summarizer: 'llm', threshold: 2, batchTurns: 2, retryBackoffMs: 0, summaryTimeoutMs: 15_000, checkSummaries: false },
+    config: {
+      summarizer: 'llm',
+      threshold: 2,
+      batchTurns: 2,
+      retryBackoffMs: 0,
+      summaryTimeoutMs: 15_000,
+      checkSummaries: false,
+    },
   },
 };
 
 /** The extracting agent: one state field per turn, the turn's reservation code. */
 export const EXTRACTOR_AGENT: AgentManifest = extractorAgent(
   'two-process-extractor',
-  Object.fromEntries(Array.from({ length: TURNS }, (_, index) => [`turn_${index + 1}`, { type: 'string', pattern: '^RES[0-9]{4}$' }])),
+  Object.fromEntries(
+    Array.from({ length: TURNS }, (_, index) => [`turn_${index + 1}`, { type: 'string', pattern: '^RES[0-9]{4}$' }]),
+  ),
 );
 
 /**
@@ -68,7 +96,9 @@ export const EXTRACTOR_AGENT: AgentManifest = extractorAgent(
  * in the previous summary and the transcript, so that a summary keeps all the turns it folded.
  */
 export function answerModel(request: LLMCompletionRequest): { reply: string; call: Omit<ModelCall, 'worker'> } {
-  const sent = request.messages.map((message) => (typeof message.content === 'string' ? message.content : '')).join('\n');
+  const sent = request.messages
+    .map((message) => (typeof message.content === 'string' ? message.content : ''))
+    .join('\n');
   const turns = [...sent.matchAll(/Turn (\d+): please look up reservation/g)].map((match) => Number(match[1]));
   if (sent.includes('<new_user_message')) {
     const fields = Object.fromEntries(turns.map((turn) => [`turn_${turn}`, reservationCode(turn)]));
@@ -97,4 +127,7 @@ export interface WorkerEvents {
 }
 
 /** What a worker answers. */
-export type WorkerReply = { type: 'ready' } | { id: number; type: 'done'; events?: WorkerEvents } | { id: number; type: 'failed'; error: string };
+export type WorkerReply =
+  | { type: 'ready' }
+  | { id: number; type: 'done'; events?: WorkerEvents }
+  | { id: number; type: 'failed'; error: string };

@@ -1,8 +1,20 @@
 import 'reflect-metadata';
-import { createContextRuntime, hasWhenIdle, type IContextManager, type CtxkitEventName } from '@ctxkit/core';
+
+import { createContextRuntime, type CtxkitEventName, hasWhenIdle, type IContextManager } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 import { RedisContextStore } from '@ctxkit/store-redis';
-import { answerModel, conversation, EXTRACTOR_AGENT, modelCallsKey, SUMMARIZER_AGENT, turnMessages, type WorkerEvents, type WorkerReply, type WorkerRequest } from './session-script';
+
+import {
+  answerModel,
+  conversation,
+  EXTRACTOR_AGENT,
+  modelCallsKey,
+  SUMMARIZER_AGENT,
+  turnMessages,
+  type WorkerEvents,
+  type WorkerReply,
+  type WorkerRequest,
+} from './session-script';
 
 /**
  * One agent process of the two-process test: `node session-worker.js <redis url> <worker name> <session id>`.
@@ -11,7 +23,15 @@ import { answerModel, conversation, EXTRACTOR_AGENT, modelCallsKey, SUMMARIZER_A
  * sends it over IPC.
  */
 
-const COUNTED: CtxkitEventName[] = ['summary-start', 'summary-end', 'summary-error', 'summary-resync', 'entities-updated', 'entities-error', 'strategy-warning'];
+const COUNTED: CtxkitEventName[] = [
+  'summary-start',
+  'summary-end',
+  'summary-error',
+  'summary-resync',
+  'entities-updated',
+  'entities-error',
+  'strategy-warning',
+];
 
 function reply(message: WorkerReply): void {
   process.send!(message);
@@ -38,7 +58,8 @@ async function main(): Promise<void> {
     for (const name of COUNTED) {
       agent.events.on(name, (payload: unknown) => {
         events.counts[name] = (events.counts[name] ?? 0) + 1;
-        if (name.endsWith('-error') || name === 'strategy-warning') events.problems.push(`${worker} ${name}: ${JSON.stringify(payload)}`);
+        if (name.endsWith('-error') || name === 'strategy-warning')
+          events.problems.push(`${worker} ${name}: ${JSON.stringify(payload)}`);
       });
     }
   }
@@ -69,7 +90,12 @@ async function main(): Promise<void> {
         reply({ id: request.id, type: 'done', ...(result ? { events: result } : {}) });
         if (request.type === 'stop') process.disconnect();
       },
-      (error: unknown) => reply({ id: request.id, type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+      (error: unknown) =>
+        reply({
+          id: request.id,
+          type: 'failed',
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        }),
     );
   });
   reply({ type: 'ready' });

@@ -1,7 +1,8 @@
 import { PayloadText } from './evidence-presence';
 
 describe(PayloadText.name, () => {
-  const turn = 'I graduated with a degree in Business Administration, which has definitely helped me in my new role at the firm.';
+  const turn =
+    'I graduated with a degree in Business Administration, which has definitely helped me in my new role at the firm.';
 
   it('holds a turn quoted verbatim, or with most of its words in runs of eight', () => {
     expect(new PayloadText(`[label]\nuser: ${turn}\n`).holdsTurn(turn)).toBe(true);

@@ -24,7 +24,8 @@ export class PayloadText {
 
   constructor(private readonly text: string) {
     const all = words(text);
-    for (let index = 0; index + RUN_WORDS <= all.length; index++) this.runs.add(all.slice(index, index + RUN_WORDS).join(' '));
+    for (let index = 0; index + RUN_WORDS <= all.length; index++)
+      this.runs.add(all.slice(index, index + RUN_WORDS).join(' '));
     this.joined = ` ${all.join(' ')} `;
     this.normalised = ` ${normaliseText(text)} `;
   }

@@ -10,7 +10,10 @@ const WORD = /[\p{L}\p{N}]+/gu;
 
 /** Lowercase words, no stemming, no stop words: plain. */
 function words(message: Readonly<ChatMessage>): string[] {
-  const text = typeof message.content === 'string' ? message.content : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  const text =
+    typeof message.content === 'string'
+      ? message.content
+      : (message.content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('\n');
   return text.toLowerCase().match(WORD) ?? [];
 }
 
@@ -46,13 +49,20 @@ export function bm25Scores(documents: ReadonlyArray<ReadonlyArray<string>>, quer
  * half of the room (after the system prompt and the question) goes to the newest messages, the other
  * half to the best-scoring older messages, whole messages only, kept in chronological order.
  */
-export function plainBm25Payload(systemPrompt: string, history: ReadonlyArray<ChatMessage>, question: ChatMessage, ceiling: number, counter: ITokenCounter): ChatMessage[] {
+export function plainBm25Payload(
+  systemPrompt: string,
+  history: ReadonlyArray<ChatMessage>,
+  question: ChatMessage,
+  ceiling: number,
+  counter: ITokenCounter,
+): ChatMessage[] {
   const system: ChatMessage = { role: 'system', content: systemPrompt };
   const room = Math.floor(ceiling * FILLED_SHARE) - counter.countMessage(system) - counter.countMessage(question);
   const half = Math.floor(room / 2);
   let used = 0;
   let start = history.length;
-  while (start > 0 && used + counter.countMessage(history[start - 1]!) <= half) used += counter.countMessage(history[--start]!);
+  while (start > 0 && used + counter.countMessage(history[start - 1]!) <= half)
+    used += counter.countMessage(history[--start]!);
   const older = history.slice(0, start);
   const scores = bm25Scores(older.map(words), words(question));
   const order = older.map((_, index) => index).filter((index) => scores[index]! > 0);

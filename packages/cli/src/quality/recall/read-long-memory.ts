@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as readline from 'node:readline';
+
 import type { ChatMessage } from '@ctxkit/core';
+
 import type { LongMemoryConversation, LongMemoryQuestion } from './long-memory-conversation';
 import { messageDates, questionDate } from './session-dates';
 
@@ -81,10 +83,18 @@ export async function readLocomo(file: string, limit?: number): Promise<LongMemo
     const askedAt = (dates[dates.length - 1] ?? 0) + 24 * 3600 * 1000;
     const questions: LongMemoryQuestion[] = [];
     for (const fact of record.facts ?? []) {
-      const evidence = (fact.evidence_message_indexes ?? []).map((index) => index - 1).filter((index) => index >= 0 && index < history.length);
+      const evidence = (fact.evidence_message_indexes ?? [])
+        .map((index) => index - 1)
+        .filter((index) => index >= 0 && index < history.length);
       if (evidence.length === 0 || fact.answer === null || fact.answer === undefined) continue;
       const answer = shortAnswer(fact.answer);
-      questions.push({ text: fact.question, askedAt, evidence, ...(answer !== undefined ? { answer } : {}), ...(fact.category !== undefined ? { category: String(fact.category) } : {}) });
+      questions.push({
+        text: fact.question,
+        askedAt,
+        evidence,
+        ...(answer !== undefined ? { answer } : {}),
+        ...(fact.category !== undefined ? { category: String(fact.category) } : {}),
+      });
     }
     out.push({ id: record.id, systemPrompt: textOf(record.messages[0]!), history, dates, questions });
   }

@@ -1,4 +1,5 @@
 import Table from 'cli-table3';
+
 import { formatNumber, formatShare } from '../../report/format-number';
 import type { RecallQualityRow } from './run-recall-quality';
 
@@ -10,7 +11,18 @@ import type { RecallQualityRow } from './run-recall-quality';
  */
 export function renderRecallQualityTable(rows: readonly RecallQualityRow[], options: { color?: boolean } = {}): string {
   const table = new Table({
-    head: ['data set', 'ceiling', 'strategy', 'questions', 'evidence\nturns', 'present', 'vs\nreference', 'bar', 'answers\npresent', 'tokens per\npayload'],
+    head: [
+      'data set',
+      'ceiling',
+      'strategy',
+      'questions',
+      'evidence\nturns',
+      'present',
+      'vs\nreference',
+      'bar',
+      'answers\npresent',
+      'tokens per\npayload',
+    ],
     style: { head: options.color ? ['cyan'] : [], border: options.color ? ['grey'] : [] },
   });
   for (const row of rows) {

@@ -1,13 +1,21 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { createContextRuntime, createTokenCounter, hasWhenIdle, type ChatMessage, type ContextSession } from '@ctxkit/core';
+
+import {
+  type ChatMessage,
+  type ContextSession,
+  createContextRuntime,
+  createTokenCounter,
+  hasWhenIdle,
+} from '@ctxkit/core';
+
 import { payloadText } from '../../lab/payload-text';
-import { mergeConfig } from '../../lab/sweep-grid';
 import { replayPoints } from '../../lab/replay-points';
 import { sessionIdFor } from '../../lab/session-id';
+import { mergeConfig } from '../../lab/sweep-grid';
 import { locomoFile } from '../locomo-file';
 import { repositoryRoot } from '../repository-root';
-import { variant, type StrategyVariant } from '../strategy-variant';
+import { type StrategyVariant, variant } from '../strategy-variant';
 import { PayloadText } from './evidence-presence';
 import type { LongMemoryConversation } from './long-memory-conversation';
 import { plainBm25Payload } from './plain-bm25-reference';
@@ -82,9 +90,12 @@ export interface RecallQualityResult {
   skipped: Array<{ dataset: string; reason: string }>;
 }
 
-/** Where the LongMemEval_S slice is read from: `$CTXKIT_LONGMEMEVAL_PATH`, else `../shared/data/` beside the repository. */
+/**
+ * Where the LongMemEval_S slice is read from: `$CTXKIT_LONGMEMEVAL_PATH`, else `../shared/data/` beside the repository.
+ */
 export function longMemEvalFile(env: NodeJS.ProcessEnv = process.env): { file: string; exists: boolean } {
-  const file = env[LONGMEMEVAL_PATH_VARIABLE] || path.resolve(repositoryRoot(), '..', 'shared', 'data', 'longmemeval-s-dev.jsonl');
+  const file =
+    env[LONGMEMEVAL_PATH_VARIABLE] || path.resolve(repositoryRoot(), '..', 'shared', 'data', 'longmemeval-s-dev.jsonl');
   return { file, exists: fs.existsSync(file) };
 }
 
@@ -104,22 +115,35 @@ export async function runRecallQuality(options: RecallQualityOptions = {}): Prom
   const locomo = locomoFile();
   const wantsDataset = (name: string) => !options.dataset?.length || options.dataset.includes(name);
   if (wantsDataset('longmemeval')) {
-    if (longMemEval.exists) sources.push({ name: 'longmemeval', read: () => readLongMemEval(longMemEval.file, options.limit) });
-    else skipped.push({ dataset: 'longmemeval', reason: `LongMemEval_S not found at ${longMemEval.file} (set ${LONGMEMEVAL_PATH_VARIABLE})` });
+    if (longMemEval.exists)
+      sources.push({ name: 'longmemeval', read: () => readLongMemEval(longMemEval.file, options.limit) });
+    else
+      skipped.push({
+        dataset: 'longmemeval',
+        reason: `LongMemEval_S not found at ${longMemEval.file} (set ${LONGMEMEVAL_PATH_VARIABLE})`,
+      });
   }
   if (wantsDataset('locomo')) {
     if (locomo.exists) sources.push({ name: 'locomo', read: () => readLocomo(locomo.file, options.limit) });
-    else skipped.push({ dataset: 'locomo', reason: `LoCoMo not found at ${locomo.file}; it is licensed for non-commercial use only and never bundled` });
+    else
+      skipped.push({
+        dataset: 'locomo',
+        reason: `LoCoMo not found at ${locomo.file}; it is licensed for non-commercial use only and never bundled`,
+      });
   }
   const all = options.variants ?? recallVariants();
   // A strategy named for the facts section only (entity extraction) is not an error here: it is skipped.
-  const variants = all.filter((v) => !options.strategy?.length || options.strategy.some((name) => v.label === name || v.pluginId === name));
+  const variants = all.filter(
+    (v) => !options.strategy?.length || options.strategy.some((name) => v.label === name || v.pluginId === name),
+  );
   const ceilings = options.ceiling?.length ? options.ceiling : RECALL_CEILINGS;
 
   if (variants.length === 0) return { rows: [], skipped };
   const loaded: Array<{ name: string; conversations: LongMemoryConversation[] }> = [];
   for (const source of sources) loaded.push({ name: source.name, conversations: await source.read() });
-  options.onStart?.(loaded.reduce((sum, set) => sum + set.conversations.length, 0) * ceilings.length * (variants.length + 1));
+  options.onStart?.(
+    loaded.reduce((sum, set) => sum + set.conversations.length, 0) * ceilings.length * (variants.length + 1),
+  );
 
   const rows: RecallQualityRow[] = [];
   for (const { name, conversations } of loaded) {
@@ -146,7 +170,12 @@ class Tally {
   answersPresent = 0;
   tokens = 0;
 
-  add(conversation: LongMemoryConversation, question: LongMemoryConversation['questions'][number], payload: ReadonlyArray<ChatMessage>, tokens: number): void {
+  add(
+    conversation: LongMemoryConversation,
+    question: LongMemoryConversation['questions'][number],
+    payload: ReadonlyArray<ChatMessage>,
+    tokens: number,
+  ): void {
     const text = new PayloadText(payloadText(payload));
     this.questions++;
     this.tokens += tokens;
@@ -161,7 +190,11 @@ class Tally {
     }
   }
 
-  row(key: { dataset: string; ceiling: number; strategy: string; pluginId: string }, reference: RecallQualityRow | undefined, seconds: number): RecallQualityRow {
+  row(
+    key: { dataset: string; ceiling: number; strategy: string; pluginId: string },
+    reference: RecallQualityRow | undefined,
+    seconds: number,
+  ): RecallQualityRow {
     const evidenceShare = this.evidenceTurns === 0 ? 0 : this.evidencePresent / this.evidenceTurns;
     const base = reference?.evidenceShare;
     return {
@@ -181,7 +214,13 @@ class Tally {
   }
 }
 
-function referenceRow(dataset: string, ceiling: number, conversations: LongMemoryConversation[], counter: ReturnType<typeof createTokenCounter>, options: RecallQualityOptions): RecallQualityRow {
+function referenceRow(
+  dataset: string,
+  ceiling: number,
+  conversations: LongMemoryConversation[],
+  counter: ReturnType<typeof createTokenCounter>,
+  options: RecallQualityOptions,
+): RecallQualityRow {
   const started = performance.now();
   const tally = new Tally();
   for (const conversation of conversations) {
@@ -210,7 +249,14 @@ async function strategyRow(
     // One runtime per conversation: its clock follows the conversation's session dates.
     let clock = conversation.dates[0] ?? 0;
     const runtime = await createContextRuntime({ pluginDirs: options.pluginDir, now: () => clock });
-    const agent = await runtime.loadAgent({ id: 'recall-quality', contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config: mergeConfig(strategy.config(ceiling), options.config?.[strategy.pluginId] ?? {}) } });
+    const agent = await runtime.loadAgent({
+      id: 'recall-quality',
+      contextStrategy: {
+        type: 'plugin',
+        pluginId: strategy.pluginId,
+        config: mergeConfig(strategy.config(ceiling), options.config?.[strategy.pluginId] ?? {}),
+      },
+    });
     try {
       const session = agent.forSession(sessionIdFor(conversation.id));
       const messages: ChatMessage[] = [{ role: 'system', content: conversation.systemPrompt }, ...conversation.history];
@@ -225,7 +271,11 @@ async function strategyRow(
       }
       for (const question of conversation.questions) {
         clock = question.askedAt;
-        const payload = await session.composePayload(conversation.systemPrompt, [...conversation.history, { role: 'user', content: question.text }], []);
+        const payload = await session.composePayload(
+          conversation.systemPrompt,
+          [...conversation.history, { role: 'user', content: question.text }],
+          [],
+        );
         tally.add(conversation, question, payload.messages, counter.countMessages(payload.messages));
       }
     } finally {
@@ -234,7 +284,11 @@ async function strategyRow(
     }
     options.onStep?.(`${dataset} · ${ceiling} · ${strategy.label}`);
   }
-  return tally.row({ dataset, ceiling, strategy: strategy.label, pluginId: strategy.pluginId }, reference, seconds(started));
+  return tally.row(
+    { dataset, ceiling, strategy: strategy.label, pluginId: strategy.pluginId },
+    reference,
+    seconds(started),
+  );
 }
 
 async function idle(session: ContextSession): Promise<void> {

@@ -6,7 +6,20 @@
  */
 const LONGMEMEVAL_HEADER = /^\[Session \d+ · (\d{4})\/(\d{2})\/(\d{2}) \(\w+\) (\d{2}):(\d{2})\]/;
 const LOCOMO_HEADER = /^\[Session \d+ · (\d{1,2}):(\d{2}) (am|pm) on (\d{1,2}) (\w+),? (\d{4})\]/;
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 
 /** The date (ms since epoch, UTC) a session header names, or undefined when `text` starts with none. */
 export function sessionHeaderDate(text: string): number | undefined {

@@ -6,7 +6,16 @@
  * Explicit named exports only.
  */
 
-export { arbHistory, arbHostileHistory, arbText, arbToolCallId, arbToolDefinitions, arbToolExchange, arbToolOutput, arbTurn } from '../arbitraries';
-export type { SyntheticHistoryOptions } from '../synthetic-history';
+export {
+  arbHistory,
+  arbHostileHistory,
+  arbText,
+  arbToolCallId,
+  arbToolDefinitions,
+  arbToolExchange,
+  arbToolOutput,
+  arbTurn,
+} from '../arbitraries';
 export { generateCodingHistory } from '../coding-history';
+export type { SyntheticHistoryOptions } from '../synthetic-history';
 export { generateHistory, seededRandom, SYNTHETIC_TOOLS } from '../synthetic-history';

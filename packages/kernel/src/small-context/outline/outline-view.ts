@@ -1,5 +1,6 @@
 import { type ITokenCounter } from '@ctxkit/core';
 import { baseName, languageOfPath, type SourceLanguage } from '@ctxkit/core/strategy-kit';
+
 import { outlineSource } from './source-outline';
 
 export interface OutlineViewOptions {
@@ -29,15 +30,25 @@ export function renderOutlineView(text: string, options: OutlineViewOptions): Ou
   const language = options.language ?? languageOfPath(options.path);
   const outline = outlineSource(text, language);
   const name = options.path ? baseName(options.path) : 'The output';
-  const heading = `${options.path ? `File ${name}` : name} has ${outline.lineCount} lines${language !== 'text' ? ` (${language})` : ''}.`;
+  const heading =
+    `${options.path ? `File ${name}` : name} has ${outline.lineCount} ` +
+    `lines${language !== 'text' ? ` (${language})` : ''}.`;
   const structure = outline.entries.length
-    ? `Structure:\n${outline.entries.map((e) => `  ${`${e.startLine}-${e.endLine}`.padStart(11)}: ${e.kind === e.name ? e.kind : `${e.kind} ${e.name}`}`).join('\n')}`
+    ? `Structure:\n` +
+      `${outline.entries
+        .map(
+          (e) =>
+            `  ${`${e.startLine}-${e.endLine}`.padStart(11)}: ` +
+            `${e.kind === e.name ? e.kind : `${e.kind} ${e.name}`}`,
+        )
+        .join('\n')}`
     : '';
   const invitation = `Ask again with offset and limit (line numbers) to read other parts.`;
 
   const lineStarts: number[] = [0];
   for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lineStarts.push(at + 1);
-  const lineAt = (index: number) => text.slice(lineStarts[index]!, index + 1 < lineStarts.length ? lineStarts[index + 1]! - 1 : text.length);
+  const lineAt = (index: number) =>
+    text.slice(lineStarts[index]!, index + 1 < lineStarts.length ? lineStarts[index + 1]! - 1 : text.length);
   const total = outline.lineCount;
 
   const compose = (head: number, tail: number, withStructure: boolean): string => {

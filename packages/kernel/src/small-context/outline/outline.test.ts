@@ -1,4 +1,5 @@
 import { HeuristicTokenCounter } from '@ctxkit/core/strategy-kit';
+
 import { renderOutlineView } from './outline-view';
 import { outlineSource } from './source-outline';
 

@@ -106,7 +106,11 @@ export function outlineSource(text: string, language: SourceLanguage, maxEntries
       if (!match) continue;
       const previous = entries[entries.length - 1];
       const name = (match[1] ?? '').trim() || rule.kind;
-      if (previous && previous.kind === rule.kind && (rule.kind === 'import' || rule.kind === 'include' || rule.kind === 'use')) {
+      if (
+        previous &&
+        previous.kind === rule.kind &&
+        (rule.kind === 'import' || rule.kind === 'include' || rule.kind === 'use')
+      ) {
         previous.endLine = lineCount;
       } else if (entries.length < maxEntries) {
         if (previous) previous.endLine = Math.max(previous.startLine, lineCount - 1);
