@@ -14,12 +14,6 @@ const ignored = new Set(
     .filter((argument) => argument.startsWith('--ignore-key='))
     .map((argument) => argument.slice('--ignore-key='.length)),
 );
-if (!beforeFile || !afterFile) {
-  process.stderr.write(
-    'usage: node scripts/layout-golden-diff.js before.jsonl after.jsonl [--full] [--ignore-key=<name>]\n',
-  );
-  process.exit(2);
-}
 
 function load(file) {
   const replays = new Map();
@@ -45,33 +39,45 @@ function firstDifference(a, b, at = '') {
   return { at: at || '(root)', before: a, after: b };
 }
 
-const before = load(beforeFile);
-const after = load(afterFile);
-let differing = 0;
-for (const [name, then] of before) {
-  const now = after.get(name);
-  if (!now) {
-    console.log(`${name}: missing from ${afterFile}`);
-    differing++;
-    continue;
-  }
-  const steps = Math.max(then.steps.length, now.steps.length);
-  for (let index = 0; index < steps; index++) {
-    const a = then.steps[index];
-    const b = now.steps[index];
-    if (JSON.stringify(a) === JSON.stringify(b)) continue;
-    differing++;
-    console.log(`\n${name}: step ${index} (history length ${(a ?? b).end})`);
-    for (const part of ['end', 'payload', 'error', 'stats', 'events', 'preview']) {
-      const found = firstDifference(a?.[part], b?.[part]);
-      if (!found) continue;
-      console.log(`  ${part} differs at ${found.at}`);
-      console.log(`    before: ${JSON.stringify(full ? a?.[part] : found.before)?.slice(0, full ? undefined : 600)}`);
-      console.log(`    after:  ${JSON.stringify(full ? b?.[part] : found.after)?.slice(0, full ? undefined : 600)}`);
+/** Prints where the two dumps differ; the exit code is 1 when any replay differs. */
+function compareDumps() {
+  const before = load(beforeFile);
+  const after = load(afterFile);
+  let differing = 0;
+  for (const [name, then] of before) {
+    const now = after.get(name);
+    if (!now) {
+      console.log(`${name}: missing from ${afterFile}`);
+      differing++;
+      continue;
     }
-    break;
+    const steps = Math.max(then.steps.length, now.steps.length);
+    for (let index = 0; index < steps; index++) {
+      const a = then.steps[index];
+      const b = now.steps[index];
+      if (JSON.stringify(a) === JSON.stringify(b)) continue;
+      differing++;
+      console.log(`\n${name}: step ${index} (history length ${(a ?? b).end})`);
+      for (const part of ['end', 'payload', 'error', 'stats', 'events', 'preview']) {
+        const found = firstDifference(a?.[part], b?.[part]);
+        if (!found) continue;
+        console.log(`  ${part} differs at ${found.at}`);
+        console.log(`    before: ${JSON.stringify(full ? a?.[part] : found.before)?.slice(0, full ? undefined : 600)}`);
+        console.log(`    after:  ${JSON.stringify(full ? b?.[part] : found.after)?.slice(0, full ? undefined : 600)}`);
+      }
+      break;
+    }
   }
+  for (const name of after.keys()) if (!before.has(name)) console.log(`${name}: only in ${afterFile}`);
+  console.log(`\n${differing} replay(s) differ`);
+  process.exitCode = differing > 0 ? 1 : 0;
 }
-for (const name of after.keys()) if (!before.has(name)) console.log(`${name}: only in ${afterFile}`);
-console.log(`\n${differing} replay(s) differ`);
-process.exitCode = differing > 0 ? 1 : 0;
+
+if (!beforeFile || !afterFile) {
+  process.stderr.write(
+    'usage: node scripts/layout-golden-diff.js before.jsonl after.jsonl [--full] [--ignore-key=<name>]\n',
+  );
+  process.exitCode = 2;
+} else {
+  compareDumps();
+}
