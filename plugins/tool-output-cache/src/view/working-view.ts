@@ -281,9 +281,12 @@ export class WorkingView {
       region,
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
-      // From the history's start, not the region: a window cut back keeps the first messages in front of
-      // it with the forms an earlier layout gave them, and a reduced form the payload shows is reported.
-      log: this.reductionsLog.log(reductions, 0, this.options.config.microCompact.keepRecent, decisions.protectFrom),
+      log: this.reductionsLog.log(
+        reductions,
+        region,
+        this.options.config.microCompact.keepRecent,
+        decisions.protectFrom,
+      ),
       relaidPlaceholders,
     };
   }
