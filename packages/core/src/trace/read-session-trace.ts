@@ -1,6 +1,6 @@
 import type { IContextStore } from '../contracts/context-store';
 import { SessionTraceError } from '../errors/session-trace-error';
-import { type SessionTrace, sessionTraceSegmentKey } from './session-trace';
+import { SESSION_TRACES_ID, type SessionTrace, sessionTraceBlobStem, sessionTraceSegmentKey } from './session-trace';
 import { orderSegments, readSegment, type TraceSegment } from './trace-segment';
 
 const TURN_ON =
@@ -47,8 +47,8 @@ export async function readSessionTrace(
   if (header === undefined) {
     throw new SessionTraceError(
       `what is stored for agent "${agentId}", session "${sessionId}" under the trace's names is not a session trace`,
-      'Let ctxkit write the trace (kind "state", blobs "session-trace.0.jsonl" and "session-trace.1.jsonl"); do not ' +
-        'write those keys yourself.',
+      `Let ctxkit write the trace (kind "state" of session "${SESSION_TRACES_ID}", blobs named after the session); ` +
+        'do not write those keys yourself.',
       { store: store.name, agentId, sessionId },
     );
   }
@@ -67,10 +67,15 @@ export async function readSessionTrace(
 /** The sessions of an agent that have a trace in the store (none when the store cannot list). */
 async function tracedSessions(store: IContextStore, agentId: string): Promise<string[]> {
   try {
-    const keys = await store.listBlobs({ agentId, kind: 'state' });
-    return [
-      ...new Set(keys.filter((key) => /^session-trace\.[01]\.jsonl$/.test(key.name)).map((key) => key.sessionId)),
-    ].sort();
+    const keys = await store.listBlobs({ agentId, sessionId: SESSION_TRACES_ID, kind: 'state' });
+    const sessions = new Set<string>();
+    for (const key of keys) {
+      const stem = sessionTraceBlobStem(key.name);
+      if (stem === undefined) continue;
+      // A name that is a SHA-256 may stand for a session id too long for a name: its header says.
+      sessions.add(/^[0-9a-f]{64}$/.test(stem) ? ((await readSegment(store, key)).header?.sessionId ?? stem) : stem);
+    }
+    return [...sessions].sort();
   } catch {
     return [];
   }

@@ -1,13 +1,18 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
 import type { ChatMessage } from '../contracts/chat-message';
 import type { IContextStore } from '../contracts/context-store';
 import type { LLMPayload, PayloadStats, ReductionRecord } from '../contracts/llm-payload';
 import type { StrategyFactory } from '../plugins/strategy-plugin';
 import type { ContextRuntimeOptions } from '../runtime/context-runtime';
 import { createContextRuntime } from '../runtime/create-context-runtime';
+import { FileContextStore } from '../stores/file-context-store';
 import { MemoryContextStore } from '../stores/memory-context-store';
 import { explainSession } from './explain-session';
 import { readSessionTrace } from './read-session-trace';
-import { sessionTraceSegmentKey } from './session-trace';
+import { SESSION_TRACES_ID, sessionTraceSegmentKey } from './session-trace';
 
 const SECRET = 'S61CZX-never-in-the-trace';
 
@@ -190,5 +195,36 @@ describe('session trace', () => {
       code: 'CTXKIT_TRACE_UNREADABLE',
       fix: expect.stringContaining('conversation-1'),
     });
+  });
+
+  it("keeps every session's trace in the agent's one place: a new session adds a file, not a directory", async () => {
+    const rootDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ctxkit-trace-'));
+    try {
+      const store = new FileContextStore({ rootDir });
+      const runtime = await runtimeWith({ store, sessionTrace: true });
+      const agent = await runtime.loadAgent(manifest);
+      const longId = `ticket/${'x'.repeat(190)}`;
+      for (const sessionId of ['conversation-1', 'conversation-2', longId])
+        await agent.forSession(sessionId).composePayload('You help.', conversation(3), []);
+      await runtime.dispose();
+      // Nothing under the sessions' own ids; one directory holds the three traces.
+      for (const sessionId of ['conversation-1', 'conversation-2', longId])
+        await expect(store.listBlobs({ agentId: 'support-bot', sessionId })).resolves.toEqual([]);
+      const keys = await store.listBlobs({ agentId: 'support-bot' });
+      expect(new Set(keys.map((key) => key.sessionId))).toEqual(new Set([SESSION_TRACES_ID]));
+      expect(keys).toHaveLength(3);
+      const blobDirs = fs.readdirSync(path.join(rootDir, 'blobs', 'support-bot'));
+      expect(blobDirs).toEqual([SESSION_TRACES_ID]);
+      // A session id too long to name a blob is read back whole, and named among the traced sessions.
+      await expect(readSessionTrace(store, 'support-bot', longId)).resolves.toMatchObject({
+        sessionId: longId,
+        entries: [{ call: 1 }],
+      });
+      await expect(readSessionTrace(store, 'support-bot', 'conversation-3')).rejects.toMatchObject({
+        details: { traced: ['conversation-1', 'conversation-2', longId] },
+      });
+    } finally {
+      fs.rmSync(rootDir, { recursive: true, force: true });
+    }
   });
 });

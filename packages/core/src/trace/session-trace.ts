@@ -1,8 +1,11 @@
+import { createHash } from 'node:crypto';
+
 import type { ChatMessage } from '../contracts/chat-message';
 import type { IContextStore, StoreKey } from '../contracts/context-store';
 import type { LLMPayload } from '../contracts/llm-payload';
 import { CtxkitError } from '../errors/ctxkit-error';
 import { ErrorCodes } from '../errors/error-codes';
+import { encodeStoreKeyPart, MAX_ENCODED_STORE_KEY_PART } from '../stores/store-key-part-encoding';
 import { type SessionTraceEntry, sessionTraceEntry } from './session-trace-entry';
 import { lastCall, orderSegments, readSegment } from './trace-segment';
 
@@ -44,9 +47,8 @@ export interface SessionTrace {
 }
 
 /**
- * The first line of each of a session trace's two segments (blobs of kind `state`,
- * `session-trace.0.jsonl` and `session-trace.1.jsonl`, one JSON entry a line after it): whose trace
- * it is and its bound.
+ * The first line of each of a session trace's two segments (blobs of kind `state`, see
+ * {@link sessionTraceSegmentKey}; one JSON entry a line after it): whose trace it is and its bound.
  */
 export interface SessionTraceHeader {
   format: 1;
@@ -56,9 +58,29 @@ export interface SessionTraceHeader {
   maxBytes: number;
 }
 
-/** The store key of one of a session trace's two segments. */
+/**
+ * The session id under which an agent's session traces are kept: every traced session of an agent has its two
+ * segments there, so that tracing a new session creates two blobs and no session's own place in the store (on the
+ * file store, a file and no directory; creating a session's directories cost more than the rest of a short
+ * session's trace).
+ */
+export const SESSION_TRACES_ID = 'session-traces';
+
+/**
+ * The store key of one of a session trace's two segments: kind `state` under the agent's
+ * {@link SESSION_TRACES_ID}, named `<sessionId>.<segment>.jsonl` (a session id too long for a key's name is named
+ * by its SHA-256 instead; the segment's header line holds it whole).
+ */
 export function sessionTraceSegmentKey(agentId: string, sessionId: string, segment: 0 | 1): StoreKey {
-  return { agentId, sessionId, kind: 'state', name: `session-trace.${segment}.jsonl` };
+  const suffix = `.${segment}.jsonl`;
+  const named = encodeStoreKeyPart(sessionId).length + suffix.length <= MAX_ENCODED_STORE_KEY_PART;
+  const stem = named ? sessionId : createHash('sha256').update(sessionId, 'utf8').digest('hex');
+  return { agentId, sessionId: SESSION_TRACES_ID, kind: 'state', name: `${stem}${suffix}` };
+}
+
+/** The session id in a segment's blob name, or `undefined` for a name that is not a segment's. */
+export function sessionTraceBlobStem(name: string): string | undefined {
+  return /^(.+)\.[01]\.jsonl$/s.exec(name)?.[1];
 }
 
 /**
