@@ -6,9 +6,12 @@
  * store (`--file-store`: the file store in a temporary directory): the difference, per compose, is
  * the trace's cost, its writes to the store included (each run ends once every trace is written).
  * CPU time of this process, median of alternating rounds. `--one-session` composes every call in one
- * session, so that the trace fills to its bound and rotates.
+ * session, so that the trace fills to its bound and rotates. `--spaced` waits a millisecond after each
+ * compose, as an agent waits for its model, so that each compose's entry is written on its own rather
+ * than batched with the next ones'.
  *
- * `node bench/dist/session-trace-bench.js [--one-session] [--file-store]` prints the measurement as JSON.
+ * `node bench/dist/session-trace-bench.js [--one-session] [--file-store] [--spaced]` prints the measurement as
+ * JSON.
  */
 import 'reflect-metadata';
 
@@ -26,6 +29,8 @@ import {
 
 /** `--file-store`: the file store in a temporary directory instead of the memory store. */
 const FILE_STORE = process.argv.includes('--file-store');
+/** `--spaced`: a millisecond's pause after each compose, in both runs, so that every entry is written alone. */
+const SPACED = process.argv.includes('--spaced');
 
 function cpuMs(): number {
   const { user, system } = process.cpuUsage();
@@ -110,7 +115,10 @@ async function run(
   const started = cpuMs();
   for (const conversation of conversations) {
     const session = agent.forSession(conversation.id);
-    for (const history of conversation.calls) await session.composePayload(conversation.systemPrompt, history, []);
+    for (const history of conversation.calls) {
+      await session.composePayload(conversation.systemPrompt, history, []);
+      if (SPACED) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
   }
   // Disposing waits for every session's trace to be written.
   await agent.dispose();
@@ -155,6 +163,8 @@ async function main(): Promise<void> {
     `${JSON.stringify(
       {
         conversations: conversations.length,
+        store: FILE_STORE ? 'file' : 'memory',
+        spaced: SPACED,
         composes,
         reductions,
         composeMsTraceOff: round4(offMs),
