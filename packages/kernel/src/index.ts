@@ -58,7 +58,7 @@ export {
   ANTHROPIC_DEFAULT_BASE_URL,
   AnthropicClient,
 } from './llm/anthropic-client';
-export type { LLMClientFromEnvOptions } from './llm/create-llm-client-from-env';
+export type { LLMClientFromEnvOptions, LLMProviderFromEnv } from './llm/create-llm-client-from-env';
 export { createLLMClientFromEnv } from './llm/create-llm-client-from-env';
 export { OpenAICompatibleEmbedder } from './llm/openai-compatible-embedder';
 

@@ -2,14 +2,24 @@ import type { ILLMClient } from '@ctxkit/core';
 
 import { AnthropicClient } from './anthropic-client';
 import { OpenAICompatibleClient } from './openai-compatible-client';
+import { OpenAIResponsesClient } from './openai-responses-client';
 import type { RetryOptions } from './retry-options';
+
+/** The providers `CTXKIT_LLM_PROVIDER` and `prefer` can name. */
+export type LLMProviderFromEnv = 'openai' | 'openai-responses' | 'anthropic';
+
+const PROVIDERS: readonly string[] = ['openai', 'openai-responses', 'anthropic'] satisfies LLMProviderFromEnv[];
 
 /** Options of {@link createLLMClientFromEnv}. */
 export interface LLMClientFromEnvOptions {
   /** @default process.env */
   env?: Record<string, string | undefined>;
-  /** Which provider wins when both are configured. @default 'openai' */
-  prefer?: 'openai' | 'anthropic';
+  /**
+   * Which provider wins when both are configured, and for OpenAI which API: `openai` is Chat Completions,
+   * `openai-responses` the Responses API ({@link OpenAIResponsesClient}). `CTXKIT_LLM_PROVIDER` wins over it.
+   * @default 'openai'
+   */
+  prefer?: LLMProviderFromEnv;
   timeoutMs?: number;
   retry?: RetryOptions;
 }
@@ -20,17 +30,16 @@ export interface LLMClientFromEnvOptions {
  * - OpenAI-compatible when `OPENAI_BASE_URL` or `OPENAI_API_KEY` is set (`OPENAI_MODEL` names the
  *   model; a base URL alone suits Ollama, llama.cpp server, vLLM);
  * - Anthropic when `ANTHROPIC_API_KEY` is set (`ANTHROPIC_BASE_URL`, `ANTHROPIC_MODEL`).
- * `CTXKIT_LLM_PROVIDER=openai|anthropic` picks one when both are set.
+ * `CTXKIT_LLM_PROVIDER=openai|anthropic` picks one when both are set; `openai-responses` picks OpenAI through the
+ * Responses API ({@link OpenAIResponsesClient}: stateless, encrypted reasoning, provider compaction).
  * @see docs/08-kernel.md
  */
 export function createLLMClientFromEnv(options: LLMClientFromEnvOptions = {}): ILLMClient | undefined {
   const env = options.env ?? process.env;
   const openai = Boolean(env.OPENAI_BASE_URL || env.OPENAI_API_KEY);
   const anthropic = Boolean(env.ANTHROPIC_API_KEY);
-  const fromEnv =
-    env.CTXKIT_LLM_PROVIDER === 'anthropic' || env.CTXKIT_LLM_PROVIDER === 'openai'
-      ? env.CTXKIT_LLM_PROVIDER
-      : undefined;
+  const named = env.CTXKIT_LLM_PROVIDER;
+  const fromEnv = named !== undefined && PROVIDERS.includes(named) ? (named as LLMProviderFromEnv) : undefined;
   const prefer = fromEnv ?? options.prefer ?? 'openai';
   const common = {
     env,
@@ -38,6 +47,7 @@ export function createLLMClientFromEnv(options: LLMClientFromEnvOptions = {}): I
     ...(options.retry ? { retry: options.retry } : {}),
   };
   if (anthropic && (prefer === 'anthropic' || !openai)) return new AnthropicClient(common);
-  if (openai) return new OpenAICompatibleClient(common);
+  if (openai)
+    return prefer === 'openai-responses' ? new OpenAIResponsesClient(common) : new OpenAICompatibleClient(common);
   return undefined;
 }
