@@ -757,6 +757,58 @@ describe('ToolOutputCacheStrategy', () => {
       },
     );
 
+    it(
+      'with micro-compact always and a kept head, reports each reduced output the payload shows, and none it ' +
+        'leaves out',
+      async () => {
+        const config = {
+          model: 'gpt-4o',
+          maxContextTokens: 1500,
+          reserveOutputTokens: 0,
+          cutBackRatio: 0.9,
+          keepFirstShare: 0.6,
+          microCompact: { when: 'always' as const },
+          compaction: { enabled: false },
+        };
+        const { strategy } = setup(config);
+        const history: ChatMessage[] = [{ role: 'user', content: 'Change my booking.' }];
+        for (let index = 0; index < 3; index++) history.push(...exchange(`first${index}`, output(`first${index}`, 8)));
+        history.push({ role: 'assistant', content: 'Found it.' });
+        const cut = new Set(['trimmed', 'truncated', 'micro-compacted']);
+        let headPlaceholders = 0;
+        for (let turn = 0; turn < 30; turn++) {
+          history.push(
+            { role: 'user', content: `Turn ${turn}: go on.` },
+            ...exchange(`s${turn}`, output(`step${turn}`, 8)),
+            { role: 'assistant', content: `Done with turn ${turn}.` },
+          );
+          const payload = await strategy.composePayload(SYSTEM, freezeDeep(history.slice()), []);
+          const { reductions } = payload.stats;
+          const dropped = reductions.filter((record) => record.action === 'dropped');
+          const cuts = reductions.filter((record) => cut.has(record.action));
+          // No message the payload leaves out is also reported as sent reduced: a cut record spans no dropped one.
+          for (const record of cuts)
+            for (const left of dropped) expect(record.to <= left.from || record.from >= left.to).toBe(true);
+          // Every output the payload shows reduced is reported at its position, with its ref.
+          const sentTools = payload.messages.filter((message): message is ToolMessage => message.role === 'tool');
+          for (const shown of sentTools) {
+            const position = history.findIndex(
+              (message) => message.role === 'tool' && message.tool_call_id === shown.tool_call_id,
+            );
+            if (shown.content === history[position]!.content) continue;
+            const ref = /ref=(to_[0-9a-f]{32})/.exec(String(shown.content))![1]!;
+            expect(
+              cuts.some((record) => record.from <= position && position < record.to && record.refs?.includes(ref)),
+            ).toBe(true);
+            const headEnd = dropped.find((record) => record.from > 0)?.from ?? 0;
+            if (position < headEnd) headPlaceholders++;
+          }
+        }
+        // The case this guards: placeholders among the first messages kept in front of the cut window.
+        expect(headPlaceholders).toBeGreaterThan(0);
+      },
+    );
+
     it('keeps the user message of a long single-turn run through repeated compactions', async () => {
       const llm = new ScriptedLLMClient([summaryReply], { repeatLast: true });
       const config = { model: 'gpt-4o', maxContextTokens: 4096, reserveOutputTokens: 512 };

@@ -11,6 +11,7 @@ import { groupAt } from '../messages/group-tool-calls';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { fitDynamicContext } from './fit-dynamic-context';
 import { fitMemoryBlock, type FittedMemoryBlock } from './fit-memory-block';
+import { type HistoryRange, keptHistoryRanges } from './kept-history';
 import type { HeldForm, KeptHead, LayoutHold } from './layout-hold';
 import type { MemoryBlock, MemoryBlockOutcome } from './memory-block';
 import { DEFAULT_MEMORY_SHARE, memoryAllowance } from './memory-share';
@@ -37,6 +38,14 @@ export interface ComposeRequest extends ComposeOptions {
   startReason?: string;
   /** The strategy's own reductions (a compaction, a trim), added to the stats. */
   reductions?: ReadonlyArray<ReductionRecord>;
+  /**
+   * The strategy's reductions of history messages it sends in another form (a placeholder, a cut, an
+   * in-context view), for the history the payload keeps: called once the window is chosen with the kept
+   * ranges in order (the head kept in front of a cut window, the window, less what the window drops),
+   * so that a message the payload leaves out is reported as dropped only, never also as sent reduced.
+   * What it returns is added to the stats with `reductions`.
+   */
+  keptReductions?: (kept: ReadonlyArray<HistoryRange>) => ReadonlyArray<ReductionRecord>;
   /**
    * Strategy-specific stats: this object becomes `stats.extra` (a strategy may fill it in after
    * composing); the composer adds `heldMemory` to it when it sends a held memory block.
@@ -296,15 +305,6 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   const heldMemory = fitted
     .filter((block, index) => block.message !== undefined && block.block !== blocks[index])
     .map((block) => block.block.name);
-  const reductions: ReductionRecord[] = [
-    ...(request.reductions ?? []),
-    ...dynamic.reductions,
-    ...blockReductions(fitted, n),
-  ];
-  if (collapsed) {
-    const kept = new Set<ChatMessage>(window.messages);
-    reductions.push(...collapsed.reductions.filter((record) => kept.has(history[record.from]!)));
-  }
   const windowRecords: ReductionRecord[] = [];
   if (startIndex > 0) {
     const reason = request.startReason ?? 'before the part of the history this strategy sends verbatim';
@@ -320,6 +320,16 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     });
   }
   windowRecords.push(...window.reductions);
+  const reductions: ReductionRecord[] = [
+    ...(request.reductions ?? []),
+    ...(request.keptReductions ? request.keptReductions(keptHistoryRanges(windowRecords, n)) : []),
+    ...dynamic.reductions,
+    ...blockReductions(fitted, n),
+  ];
+  if (collapsed) {
+    const kept = new Set<ChatMessage>(window.messages);
+    reductions.push(...collapsed.reductions.filter((record) => kept.has(history[record.from]!)));
+  }
   const sent = fitted.filter((block) => block.message !== undefined).map((block) => block.block);
   const relabeled = relabelCoveredDrops(windowRecords, OLDER, sent);
 

@@ -447,6 +447,51 @@ describe('PayloadComposer', () => {
       },
     );
 
+    it(
+      'asks keptReductions once the window is chosen, with the kept head and the window as ranges, and reports ' +
+        'what it returns',
+      () => {
+        const compose = composer(1200);
+        const history = turns(40);
+        let cut = 0;
+        for (let end = 2; end <= history.length; end += 2) {
+          const asked: Array<ReadonlyArray<{ from: number; to: number }>> = [];
+          const { payload, window } = compose.compose({
+            systemPrompt: 'S',
+            history: history.slice(0, end),
+            tools: [],
+            turn: end / 2,
+            cutBackRatio: 0.6,
+            keepFirstShare: 0.3,
+            // One record per kept range: what a strategy reports of the messages it sends in another form.
+            keptReductions: (kept) => {
+              asked.push(kept);
+              return kept.map(({ from, to }) => ({
+                action: 'truncated' as const,
+                from,
+                to,
+                messages: to - from,
+                reason: 'shown shorter',
+                recoverableFrom: 'history' as const,
+              }));
+            },
+          });
+          expect(asked).toHaveLength(1);
+          const kept = asked[0]!;
+          // The ranges are the history the payload sends, in order, and nothing the payload leaves out.
+          const sent = new Set<ChatMessage>(payload.messages);
+          const inRanges = kept.flatMap(({ from, to }) => history.slice(from, to));
+          expect(inRanges).toEqual(history.slice(0, end).filter((message) => sent.has(message)));
+          expect(inRanges).toHaveLength(window.messages.length);
+          const reported = payload.stats.reductions.filter((record) => record.reason === 'shown shorter');
+          expect(reported.map(({ from, to }) => ({ from, to }))).toEqual(kept);
+          if (kept.length > 1) cut++;
+        }
+        // Heads kept in front of a cut window: two ranges with the dropped middle between them.
+        expect(cut).toBeGreaterThan(10);
+      },
+    );
+
     it('keepFirstShare gives way to a current turn that needs the room', () => {
       const compose = composer(1200);
       const history = turns(20);

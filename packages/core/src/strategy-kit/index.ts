@@ -56,6 +56,7 @@ export { StrategyLifetime } from '../strategy-foundation/strategy-lifetime';
 export type { HistoryShapeCheck } from '../strategy-foundation/turn-counter';
 export { TurnCounter } from '../strategy-foundation/turn-counter';
 // the budget-filling payload composer every standard strategy builds on: a pure layout, and the owner of its hold
+export type { HistoryRange } from '../composer/kept-history';
 export type { HeldForm, KeptHead, LayoutHold } from '../composer/layout-hold';
 export { EMPTY_HOLD } from '../composer/layout-hold';
 export type { LayoutEnvironment } from '../composer/layout-payload';

@@ -1,6 +1,4 @@
-import type { ReductionRecord } from '@ctxkit/core';
-
-import type { ReductionLog } from './reduction-log';
+import type { LoggedRecord, ReductionLog } from './reduction-log';
 import {
   MICRO_COMPACTED_TO_FIT_REASON,
   recordReplacements,
@@ -16,7 +14,7 @@ import {
  * every replacement again.
  */
 export class RecordedReplacements {
-  private last: { replacements: ReadonlyArray<Replacement>; records: ReductionRecord[] } | undefined;
+  private last: { replacements: ReadonlyArray<Replacement>; records: LoggedRecord[] } | undefined;
 
   /** Records `replacements` (in index order) in `log`. */
   record(replacements: ReadonlyArray<Replacement>, log: ReductionLog): void {

@@ -1,13 +1,33 @@
 import type { RecoverySource, ReductionAction, ReductionRecord } from '@ctxkit/core';
+import type { HistoryRange } from '@ctxkit/core/strategy-kit';
+
+/** What one `add` or `addOne` put into a record: the messages `[position, end)` (one without `end`), refs, tokens. */
+interface Part {
+  readonly position: number;
+  readonly end?: number;
+  readonly ref?: string;
+  readonly refs?: ReadonlyArray<string>;
+  readonly tokensBefore?: number;
+  readonly tokensAfter?: number;
+}
+
+/** A record of a log with the parts it was merged from (what {@link ReductionLog.copies} gives). */
+export interface LoggedRecord {
+  readonly record: ReductionRecord;
+  readonly parts: ReadonlyArray<Part>;
+}
 
 /**
  * Collects the reductions of one payload and merges them: a record of the same action, reason and
  * recovery source as the one added just before, and not before it, extends that one's range (a
  * sparse range when indexes lie between: `messages` counts the ones affected), so a report stays
- * small on a long history where every older output became a placeholder.
+ * small on a long history where every older output became a placeholder. Each record keeps what it was
+ * merged from, so that it can be listed for the history a payload keeps only ({@link list}).
  */
 export class ReductionLog {
   private readonly records: ReductionRecord[] = [];
+  /** The parts of each record, by the record's index (shared with the copies: a part never changes). */
+  private readonly parts: Part[][] = [];
 
   /** Records made so far. */
   get size(): number {
@@ -23,16 +43,22 @@ export class ReductionLog {
    * Copies of the records from the `from`-th on, in the order they were made (what a later log can go on from, see
    * {@link append}).
    */
-  copies(from = 0): ReductionRecord[] {
-    return this.records.slice(from).map(copyRecord);
+  copies(from = 0): LoggedRecord[] {
+    const copies: LoggedRecord[] = [];
+    for (let index = from; index < this.records.length; index++)
+      copies.push({ record: copyRecord(this.records[index]!), parts: this.parts[index]!.slice() });
+    return copies;
   }
 
   /**
    * Copies of `records` (made by a log of the same kind, see {@link copies}) become this log's newest, as they are: the
    * next record added may merge with the last of them.
    */
-  append(records: ReadonlyArray<ReductionRecord>): void {
-    for (const record of records) this.records.push(copyRecord(record));
+  append(records: ReadonlyArray<LoggedRecord>): void {
+    for (const { record, parts } of records) {
+      this.records.push(copyRecord(record));
+      this.parts.push(parts.slice());
+    }
   }
 
   /** Records one message (or a range `[from, to)`). */
@@ -49,6 +75,13 @@ export class ReductionLog {
   ): void {
     const from = range.from;
     const to = range.to ?? from + 1;
+    const part: Part = {
+      position: from,
+      end: to,
+      ...(details.refs?.length ? { refs: [...details.refs] } : {}),
+      ...(details.tokensBefore !== undefined ? { tokensBefore: details.tokensBefore } : {}),
+      ...(details.tokensAfter !== undefined ? { tokensAfter: details.tokensAfter } : {}),
+    };
     const last = this.records[this.records.length - 1];
     if (
       last &&
@@ -57,6 +90,7 @@ export class ReductionLog {
       last.recoverableFrom === details.recoverableFrom &&
       last.to <= from
     ) {
+      this.parts[this.parts.length - 1]!.push(part);
       last.to = to;
       last.messages += to - from;
       // The record's refs are its own array (copied when it was made): appended to in place.
@@ -80,6 +114,7 @@ export class ReductionLog {
     if (details.tokensBefore !== undefined) record.tokensBefore = details.tokensBefore;
     if (details.tokensAfter !== undefined) record.tokensAfter = details.tokensAfter;
     this.records.push(record);
+    this.parts.push([part]);
   }
 
   /** Records one message at `reduction.position`, as {@link add} does (without the objects it takes). */
@@ -103,6 +138,8 @@ export class ReductionLog {
       last.recoverableFrom === reduction.recoverableFrom &&
       last.to <= from
     ) {
+      // The reduction itself is the part (its fields are a part's): a log made call after call allocates nothing more.
+      this.parts[this.parts.length - 1]!.push(reduction);
       last.to = from + 1;
       last.messages++;
       if (reduction.ref !== undefined) (last.refs ??= []).push(reduction.ref);
@@ -122,11 +159,22 @@ export class ReductionLog {
     if (reduction.tokensBefore !== undefined) record.tokensBefore = reduction.tokensBefore;
     if (reduction.tokensAfter !== undefined) record.tokensAfter = reduction.tokensAfter;
     this.records.push(record);
+    this.parts.push([reduction]);
   }
 
-  /** The records, sorted by `from` then action. */
-  list(): ReductionRecord[] {
-    return [...this.records].sort((a, b) => a.from - b.from || a.action.localeCompare(b.action)).map(copyRecord);
+  /**
+   * The records, sorted by `from` then action. With `kept` (the history a payload keeps, ranges in order), only for
+   * the messages in it: a record reaching outside is made again from its parts in `kept`, one record per kept range
+   * (a record spans no message the payload leaves out), and none when no part is kept. A range added whole
+   * (`add` with `to`) that is only partly kept keeps its refs but not its tokens (they are not known per message).
+   */
+  list(kept?: ReadonlyArray<HistoryRange>): ReductionRecord[] {
+    const records: ReductionRecord[] = [];
+    this.records.forEach((record, index) => {
+      if (kept === undefined || within(kept, record.from, record.to)) records.push(copyRecord(record));
+      else clip(record, this.parts[index]!, kept, records);
+    });
+    return records.sort((a, b) => a.from - b.from || a.action.localeCompare(b.action));
   }
 
   /** Messages affected by the given actions. */
@@ -134,6 +182,64 @@ export class ReductionLog {
     return this.records
       .filter((record) => actions.includes(record.action))
       .reduce((sum, record) => sum + record.messages, 0);
+  }
+}
+
+/** Index of the kept range holding `position`, or of the first after it (binary search). */
+function rangeAt(kept: ReadonlyArray<HistoryRange>, position: number): number {
+  let low = 0;
+  let high = kept.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (kept[middle]!.to <= position) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** True when `[from, to)` lies in one kept range. */
+function within(kept: ReadonlyArray<HistoryRange>, from: number, to: number): boolean {
+  const range = kept[rangeAt(kept, from)];
+  return range !== undefined && range.from <= from && to <= range.to;
+}
+
+/** The records of `record`'s parts in `kept`, one per kept range they lie in, pushed to `into`. */
+function clip(
+  record: ReductionRecord,
+  parts: ReadonlyArray<Part>,
+  kept: ReadonlyArray<HistoryRange>,
+  into: ReductionRecord[],
+): void {
+  let current: { range: number; record: ReductionRecord } | undefined;
+  for (const part of parts) {
+    const end = part.end ?? part.position + 1;
+    for (let index = rangeAt(kept, part.position); index < kept.length && kept[index]!.from < end; index++) {
+      const range = kept[index]!;
+      const from = Math.max(part.position, range.from);
+      const to = Math.min(end, range.to);
+      const whole = from === part.position && to === end;
+      if (current === undefined || current.range !== index) {
+        current = {
+          range: index,
+          record: {
+            action: record.action,
+            from,
+            to,
+            messages: 0,
+            reason: record.reason,
+            recoverableFrom: record.recoverableFrom,
+          },
+        };
+        into.push(current.record);
+      }
+      const made = current.record;
+      made.to = to;
+      made.messages += to - from;
+      const refs = part.refs ?? (part.ref !== undefined ? [part.ref] : []);
+      if (refs.length > 0) (made.refs ??= []).push(...refs);
+      if (whole && part.tokensBefore !== undefined) made.tokensBefore = (made.tokensBefore ?? 0) + part.tokensBefore;
+      if (whole && part.tokensAfter !== undefined) made.tokensAfter = (made.tokensAfter ?? 0) + part.tokensAfter;
+    }
   }
 }
 

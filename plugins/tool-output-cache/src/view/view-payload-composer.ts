@@ -6,6 +6,7 @@ import {
   type LLMPayload,
   type PayloadBudget,
   ProviderPayloadError,
+  type ReductionRecord,
   safeEmit,
   type StrategyContext,
   type SystemMessage,
@@ -146,13 +147,21 @@ export class ViewPayloadComposer {
       state && aligned.memory.length > 0
         ? [compactionMemory(state, aligned.memory, aligned.startIndex, counter, config.memoryRole)]
         : [];
-    if (state && aligned.displaced !== undefined) {
-      log.add(
-        'compacted',
-        { from: aligned.displaced },
-        { reason: compactionReason(state), recoverableFrom: 'transcript', refs: [state.transcriptRef] },
-      );
-    }
+    // The caller's message the carried user message stands in for is reported whether or not the window keeps it.
+    const carried: ReductionRecord[] =
+      state && aligned.displaced !== undefined
+        ? [
+            {
+              action: 'compacted',
+              from: aligned.displaced,
+              to: aligned.displaced + 1,
+              messages: 1,
+              reason: compactionReason(state),
+              recoverableFrom: 'transcript',
+              refs: [state.transcriptRef],
+            },
+          ]
+        : [];
     const cacheOn = config.toolOutputCache.enabled;
     // `compact` needs a model to write the summary: without one every call of it could only fail.
     const alwaysOffered = config.compaction.enabled && context.llm ? [COMPACT_DEFINITION] : [];
@@ -173,7 +182,10 @@ export class ViewPayloadComposer {
         memory,
         startIndex: aligned.startIndex,
         ...(state ? { startReason: compactionReason(state) } : {}),
-        reductions: log.list(),
+        reductions: carried,
+        // The view's and the relief's reductions are reported for the messages the payload keeps, never for one it
+        // leaves out (that one is reported as dropped only).
+        keptReductions: (kept) => [...prepared.keptBefore(kept), ...log.list(kept)],
         extra,
         turn: call.turn,
         ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}),

@@ -1,6 +1,7 @@
 import type { ReductionRecord } from '@ctxkit/core';
+import type { HistoryRange } from '@ctxkit/core/strategy-kit';
 
-import { ReductionLog } from './reduction-log';
+import { type LoggedRecord, ReductionLog } from './reduction-log';
 import { firstAtOrAfter, VIEW_REASONS, type ViewReduction, type ViewReductions } from './view-reductions';
 
 type Kind = keyof ViewReductions;
@@ -10,6 +11,37 @@ const KINDS: ReadonlyArray<{ kind: Kind; action: 'truncated' | 'micro-compacted'
   { kind: 'microCompacted', action: 'micro-compacted' },
   { kind: 'trimmed', action: 'trimmed' },
 ];
+
+/** The reason of one kind's reductions. */
+function reasonOf(kind: Kind, keepRecent: number): string {
+  return kind === 'microCompacted' ? VIEW_REASONS.microCompacted(keepRecent) : VIEW_REASONS[kind];
+}
+
+/**
+ * The records of `reductions` at the positions of `kept` (the history a payload keeps) before `before`, one per kept
+ * range: the first messages a cut window keeps in front of it show the forms an earlier call laid out there, older
+ * than what the window can reach. Made afresh each time: they are few (the head takes a share of the room).
+ */
+export function keptViewReductionsBefore(
+  reductions: ViewReductions,
+  kept: ReadonlyArray<HistoryRange>,
+  before: number,
+  keepRecent: number,
+): ReductionRecord[] {
+  if (kept.length === 0 || kept[0]!.from >= before) return [];
+  const log = new ReductionLog();
+  for (const { kind, action } of KINDS) {
+    const list = reductions[kind];
+    const reason = reasonOf(kind, keepRecent);
+    for (const range of kept) {
+      if (range.from >= before) break;
+      const to = Math.min(range.to, before);
+      for (let index = firstAtOrAfter(list, range.from); index < list.length && list[index]!.position < to; index++)
+        log.addOne(action, reason, list[index]!);
+    }
+  }
+  return log.list(kept);
+}
 
 /**
  * What the last log made of one kind's reductions: its records merged up to `last`, the `count`-th reduction from the
@@ -21,7 +53,7 @@ interface KindMemo {
   reason: string;
   count: number;
   last: ViewReduction | undefined;
-  records: ReductionRecord[];
+  records: LoggedRecord[];
 }
 
 /**
@@ -39,10 +71,8 @@ export class ViewReductionsLog {
   /** The log of `reductions` from `region` on. */
   log(reductions: ViewReductions, region: number, keepRecent: number, remember: number): ReductionLog {
     const log = new ReductionLog();
-    for (const { kind, action } of KINDS) {
-      const reason = kind === 'microCompacted' ? VIEW_REASONS.microCompacted(keepRecent) : VIEW_REASONS[kind];
-      this.add(log, kind, action, reductions[kind], region, reason, remember);
-    }
+    for (const { kind, action } of KINDS)
+      this.add(log, kind, action, reductions[kind], region, reasonOf(kind, keepRecent), remember);
     return log;
   }
 

@@ -1,5 +1,5 @@
-import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
-import { contentText, groupEndingAt } from '@ctxkit/core/strategy-kit';
+import { type ChatMessage, type ReductionRecord, type ToolMessage } from '@ctxkit/core';
+import { contentText, groupEndingAt, type HistoryRange } from '@ctxkit/core/strategy-kit';
 
 import type { CachedOutputSource } from '../cache/cached-outputs';
 import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT } from '../compaction/history-layout';
@@ -18,7 +18,7 @@ import { toolOutputBudgetCut } from './tool-output-budget';
 import { type ToolCell, ViewCells, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
 import { noViewReductions, spliceViewReductions, type ViewReductions } from './view-reductions';
-import { ViewReductionsLog } from './view-reductions-log';
+import { keptViewReductionsBefore, ViewReductionsLog } from './view-reductions-log';
 
 /** What a {@link WorkingView} needs. */
 export interface WorkingViewOptions extends ViewCellsOptions {
@@ -55,8 +55,16 @@ export interface PreparedView {
   protectFrom: number;
   /** True when the view holds an output that is not shown whole. */
   hidesOutput: boolean;
-  /** The reductions the view made (indexes of the caller's history). */
+  /**
+   * The reductions the view made from `region` on (indexes of the caller's history), to be listed for the history the
+   * payload keeps (`ReductionLog.list`).
+   */
   log: ReductionLog;
+  /**
+   * The records of the view's reductions at the kept positions before `region` (see `ComposeRequest.keptReductions`):
+   * the first messages a cut window keeps in front of it show the forms an earlier call laid out there.
+   */
+  keptBefore(kept: ReadonlyArray<HistoryRange>): ReductionRecord[];
   /**
    * Positions this call laid out again (the others show what the last call showed) where the view
    * shows a placeholder of the tool output budget or of micro-compact `always`.
@@ -271,6 +279,7 @@ export class WorkingView {
       walk: reach.walk,
     };
     this.reused = { previous, stable };
+    const { keepRecent } = this.options.config.microCompact;
     return {
       aligned: {
         messages,
@@ -281,12 +290,8 @@ export class WorkingView {
       region,
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
-      log: this.reductionsLog.log(
-        reductions,
-        region,
-        this.options.config.microCompact.keepRecent,
-        decisions.protectFrom,
-      ),
+      log: this.reductionsLog.log(reductions, region, keepRecent, decisions.protectFrom),
+      keptBefore: (kept) => keptViewReductionsBefore(reductions, kept, region, keepRecent),
       relaidPlaceholders,
     };
   }

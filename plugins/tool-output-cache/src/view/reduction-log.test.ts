@@ -1,0 +1,92 @@
+import { ReductionLog } from './reduction-log';
+
+const at = (position: number, tokensAfter: number) => ({
+  position,
+  recoverableFrom: 'tool-output-cache' as const,
+  ref: `to_${position}`,
+  tokensAfter,
+});
+
+describe('ReductionLog', () => {
+  it('lists a merged record for the kept history only: split at a gap, with the refs and tokens there', () => {
+    const log = new ReductionLog();
+    for (const position of [2, 4, 9, 11, 15]) log.addOne('micro-compacted', 'older', at(position, position));
+    log.addOne('trimmed', 'budget', at(20, 7));
+    const kept = [
+      { from: 0, to: 5 },
+      { from: 10, to: 30 },
+    ];
+    expect(log.list(kept)).toEqual([
+      {
+        action: 'micro-compacted',
+        from: 2,
+        to: 5,
+        messages: 2,
+        reason: 'older',
+        recoverableFrom: 'tool-output-cache',
+        refs: ['to_2', 'to_4'],
+        tokensAfter: 6,
+      },
+      {
+        action: 'micro-compacted',
+        from: 11,
+        to: 16,
+        messages: 2,
+        reason: 'older',
+        recoverableFrom: 'tool-output-cache',
+        refs: ['to_11', 'to_15'],
+        tokensAfter: 26,
+      },
+      // Within one kept range: as it was merged.
+      {
+        action: 'trimmed',
+        from: 20,
+        to: 21,
+        messages: 1,
+        reason: 'budget',
+        recoverableFrom: 'tool-output-cache',
+        refs: ['to_20'],
+        tokensAfter: 7,
+      },
+    ]);
+    // Nothing kept: no record. Without kept ranges: every record as merged.
+    expect(log.list([{ from: 30, to: 40 }])).toEqual([]);
+    expect(log.list().map((record) => [record.from, record.to, record.messages])).toEqual([
+      [2, 16, 5],
+      [20, 21, 1],
+    ]);
+  });
+
+  it('keeps the parts of the records it copies, for a log that appends them', () => {
+    const first = new ReductionLog();
+    first.addOne('trimmed', 'budget', at(1, 3));
+    first.addOne('trimmed', 'budget', at(8, 4));
+    const next = new ReductionLog();
+    next.append(first.copies());
+    next.addOne('trimmed', 'budget', at(12, 5));
+    expect(next.list([{ from: 5, to: 20 }])).toEqual([
+      {
+        action: 'trimmed',
+        from: 8,
+        to: 13,
+        messages: 2,
+        reason: 'budget',
+        recoverableFrom: 'tool-output-cache',
+        refs: ['to_8', 'to_12'],
+        tokensAfter: 9,
+      },
+    ]);
+  });
+
+  it('keeps the kept part of a range added whole, with its refs and without tokens it cannot split', () => {
+    const log = new ReductionLog();
+    log.add(
+      'truncated',
+      { from: 3, to: 9 },
+      { reason: 'cut', recoverableFrom: 'history', refs: ['r'], tokensBefore: 60 },
+    );
+    expect(log.list([{ from: 6, to: 12 }])).toEqual([
+      { action: 'truncated', from: 6, to: 9, messages: 3, reason: 'cut', recoverableFrom: 'history', refs: ['r'] },
+    ]);
+  });
+});
