@@ -176,6 +176,68 @@ describe('std-recall-strategy', () => {
       },
     );
 
+    it(
+      'after a pause, fills the room of the earlier episode with turns below the floor; in the middle of ' +
+        'work, keeps the recent turns',
+      async () => {
+        const MINUTE = 60_000;
+        // Twenty old turns share one word with the question ("garden"), one answers it; then thirty about cooking.
+        const garden: ChatMessage[] = [];
+        const kinds = [
+          ...['rose', 'herb', 'rock', 'water', 'zen', 'cottage', 'kitchen', 'vegetable', 'winter', 'roof'],
+          ...['tea', 'fern', 'moss', 'bamboo', 'cactus', 'bonsai', 'lily', 'orchid', 'tulip', 'ivy'],
+        ];
+        for (let turn = 0; turn < 20; turn++) {
+          garden.push({
+            role: 'user',
+            content:
+              turn === 4
+                ? 'The shed key hangs under the blue flowerpot by the back door of the garden.'
+                : `A ${kinds[turn]} garden.`,
+          });
+          garden.push({ role: 'assistant', content: `Noted, ${turn}.` });
+        }
+        const history = [...garden, ...chat(30)];
+        async function ask(after: number): Promise<{ block: string; hits: number }> {
+          const clock = { now: START };
+          const runtime = await runtimeWith({ clock: () => clock.now });
+          const agent = await runtime.loadAgent({
+            id: 'assistant',
+            contextStrategy: { type: 'plugin', pluginId: 'std-recall-strategy', config: config() },
+          });
+          const session = agent.forSession('chat-pause');
+          // A minute per turn: one episode.
+          for (let end = 2; end <= history.length; end += 2) {
+            clock.now = START + (end / 2) * MINUTE;
+            await session.onTurnComplete(history.slice(0, end));
+          }
+          clock.now += after;
+          const payload = await session.composePayload(
+            SYSTEM,
+            [
+              ...history,
+              {
+                role: 'user',
+                content: 'Where does the shed key hang, under which blue flowerpot by the back door of the garden?',
+              },
+            ],
+            [],
+          );
+          expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
+          await runtime.dispose();
+          const hits = (payload.stats.extra!.recall as { hits: unknown[] }).hits.length;
+          return { block: String(recallMessage(payload)?.content ?? ''), hits };
+        }
+        const atWork = await ask(MINUTE);
+        const back = await ask(DAY);
+        expect(atWork.block).toContain('The shed key hangs under the blue flowerpot');
+        expect(atWork.block).not.toMatch(/A \w+ garden\./);
+        expect(back.block).toContain('The shed key hangs under the blue flowerpot');
+        expect(back.block).toMatch(/A \w+ garden\./);
+        expect(back.hits).toBeGreaterThan(atWork.hits);
+      },
+    );
+
     it('sends no recall block while the whole history fits', async () => {
       const { context } = createConformanceContext('fits');
       const strategy = createStrategy(config(), context);

@@ -28,6 +28,13 @@ export const RECALL_RANKING = {
    * common word with the question is not worth its tokens, however much room is left.
    */
   minRelevance: 0.02,
+  /**
+   * Entries down to this share of the best one may fill, after every relevant one, the room of
+   * recent turns of an earlier episode than the current one (the user comes back after a pause):
+   * those turns are no longer the work in progress. On LoCoMo at 16,000 tokens: 93.9% of the evidence
+   * turns, from 92.6%; an agent at work (one episode) keeps its recent turns.
+   */
+  fillerRelevance: 0.002,
   /** How many of the best entries feed the feedback terms. */
   feedbackEntries: 3,
   /** At most this many feedback terms, those most of the best entries share. */
@@ -74,6 +81,8 @@ export interface RecallQuery {
   eligible(entry: IndexedEntry): boolean;
   /** Tokens an entry takes in the payload (for the neighbour rule). */
   tokensOf(entry: IndexedEntry): number;
+  /** Least relevance ranked (a share of the best); {@link RECALL_RANKING.minRelevance} when not given. */
+  floor?: number;
 }
 
 /**
@@ -197,9 +206,9 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   if (query.vector !== undefined) addMeaning(index, query, relevance, lifted, isEligible);
 
   const out: RankedEntry[] = [];
+  const floor = query.floor ?? weights.minRelevance;
   for (const slot of lifted)
-    if (relevance[slot]! >= weights.minRelevance)
-      out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
+    if (relevance[slot]! >= floor) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
   return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
 }
 

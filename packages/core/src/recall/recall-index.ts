@@ -94,6 +94,7 @@ export class RecallIndex {
    */
   readonly lexical: LexicalRanker | undefined;
   private readonly queue = new SerialQueue();
+  private lastIndexedAt: number | undefined;
 
   constructor(private readonly options: RecallIndexOptions) {
     this.lexical = options.backend.search ? undefined : new LexicalRanker();
@@ -108,6 +109,11 @@ export class RecallIndex {
     if (search === undefined || query.trim().length === 0) return undefined;
     const hits = await search.call(this.options.backend, this.options.scope, query, limit);
     return new Map(hits.map((hit) => [hit.id, hit.score]));
+  }
+
+  /** The clock's reading at the last {@link index} call (undefined before one): the time of the newest check. */
+  get checkedAt(): number | undefined {
+    return this.lastIndexedAt;
   }
 
   get scope(): RecallScopeKey {
@@ -239,6 +245,7 @@ export class RecallIndex {
       const checkedAll = list.length === 0 || list[list.length - 1]!.to <= history.length;
       const records: RecallRecord[] = [];
       const at = this.options.now();
+      this.lastIndexedAt = at;
       if (agreed < list.length) {
         const from = list[agreed]!.from;
         records.push({

@@ -57,6 +57,8 @@ export interface PreparedRecall {
   embedding: RecallEmbeddingState;
   /** Why recall is off for this compose (the index could not be read or written). */
   error?: { code: string; message: string };
+  /** When the history was indexed for this compose (the index's clock reading); not known in a preview. */
+  at?: number;
 }
 
 /** What a payload's recall did, in `stats.extra.recall`. */
@@ -167,6 +169,7 @@ export class RecallLayer {
     } catch (error) {
       return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
     }
+    const at = options.preview ? undefined : index.checkedAt;
     if (!options.preview) this.scheduleEmbedding();
     const { vector, embedding } =
       query.length > 0 && !options.preview
@@ -181,7 +184,14 @@ export class RecallLayer {
     } catch (error) {
       return { query, embedding, error: errorSummary(error) };
     }
-    return { query, ...(previous ? { previous } : {}), ...(vector ? { vector } : {}), ...searched, embedding };
+    return {
+      query,
+      ...(previous ? { previous } : {}),
+      ...(vector ? { vector } : {}),
+      ...searched,
+      embedding,
+      ...(at !== undefined ? { at } : {}),
+    };
   }
 
   /**
@@ -242,9 +252,13 @@ export class RecallLayer {
     // Everything before the current turn is ranked: what the window dropped (candidates) and the
     // window's own older turns (what a recalled turn may displace).
     const currentTurn = newestUser >= 0 ? newestUser : history.length;
+    // Where the current episode begins: fillers may take the room of earlier episodes' turns only.
+    const episodeFrom = this.currentEpisodeFrom(sessionId, currentTurn, prepared.at);
     const windowStart = keepsAll ? startIndex : plain.window.fromIndex;
+    const fillers = !keepsAll && episodeFrom > windowStart;
     const ranked = rankRecall(this.index, {
       text: prepared.query,
+      ...(fillers ? { floor: RECALL_RANKING.fillerRelevance } : {}),
       ...(prepared.previous ? { previous: prepared.previous } : {}),
       ...(prepared.vector ? { vector: prepared.vector } : {}),
       ...(prepared.found ? { found: prepared.found } : {}),
@@ -252,7 +266,7 @@ export class RecallLayer {
       eligible: (entry) => !own(entry) || entry.to <= currentTurn,
       tokensOf: (entry) => this.tokensOf(entry),
     });
-    stats.candidates = ranked.length;
+    stats.candidates = ranked.filter((item) => item.relevance >= RECALL_RANKING.minRelevance).length;
     // The strategy's own memory (a summary, a state) gives recall the room it is worth less than.
     const memoryYielded = this.memoryYield(
       ranked,
@@ -285,7 +299,7 @@ export class RecallLayer {
       }
     }
     // An entry whose text cannot be read back (its history changed in place since it was checked) is left out.
-    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn).filter(
+    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn, episodeFrom).filter(
       (entry) => this.index.textOf(entry).length > 0,
     );
     let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, ranked, allowance);
@@ -461,6 +475,22 @@ export class RecallLayer {
     return this.memoryLineTerms.lines;
   }
 
+  /**
+   * Where the current episode begins in the history: the episode of the session's newest indexed
+   * turn when that turn is no more than an episode's gap before `now` (when this compose indexed the
+   * history; a preview reads no clock and takes the newest turn's time), else the current turn (the
+   * newest user message comes after a pause). Turns before it belong to earlier episodes, not to
+   * the work in progress.
+   */
+  private currentEpisodeFrom(sessionId: string, currentTurn: number, now: number | undefined): number {
+    const own = this.index.sessionEntries(sessionId);
+    const newest = own.length - 1;
+    if (newest < 0) return currentTurn;
+    if (now !== undefined && now - own[newest]!.at > RECALL_RANKING.episodeGapMs) return currentTurn;
+    const from = this.index.episodeStart(sessionId, newest, RECALL_RANKING.episodeGapMs);
+    return from < 0 ? currentTurn : Math.min(from, currentTurn);
+  }
+
   /** Tokens an entry's text takes in the block (counted once per entry). */
   private tokensOf(entry: IndexedEntry): number {
     return this.blockCounter.estimateTokens(entry);
@@ -472,7 +502,10 @@ export class RecallLayer {
    * recalled ones, packed by relevance per token into the rest, count theirs. So recall takes room
    * from the window only when older turns bear more on the newest message than the recent ones they
    * replace (a recent turn worth nothing more than its relevance measured best on tau-bench and
-   * LongMemEval_S; `minRecentTokens` keeps the present turn whole in small windows).
+   * LongMemEval_S; `minRecentTokens` keeps the present turn whole in small windows). Fillers
+   * (entries below the floor, ranked when the window holds an earlier episode's turns) are packed
+   * after every relevant entry, only into splits whose window still holds the whole current episode
+   * (from `episodeFrom`), and decide between splits only when their relevant entries weigh the same.
    * @returns the entries to recall
    */
   private select(
@@ -481,27 +514,48 @@ export class RecallLayer {
     historyRoom: number,
     allowance: number,
     currentTurn: number,
+    episodeFrom: number,
   ): IndexedEntry[] {
     const sessionId = this.options.context.sessionId;
     // The preamble, the frame's tags and one label: what the block costs besides its entries.
     const frame = this.blockCounter.messageTokens([emptyEntry(sessionId)], sessionId);
     // Best relevance per token first, only as many as could fill the allowance twice over.
-    const candidates = ranked.map(({ entry, relevance }) => ({ entry, relevance, cost: this.tokensOf(entry) }));
-    candidates.sort((a, b) => b.relevance / b.cost - a.relevance / a.cost);
+    // Fillers (less relevant than the floor, ranked only after a pause) come after every relevant entry.
+    const candidates = ranked.map(({ entry, relevance }) => ({
+      entry,
+      relevance,
+      cost: this.tokensOf(entry),
+      filler: relevance < RECALL_RANKING.minRelevance,
+    }));
+    candidates.sort((a, b) => Number(a.filler) - Number(b.filler) || b.relevance / b.cost - a.relevance / a.cost);
     let reach = 0;
     let kept = 0;
     while (kept < candidates.length && reach <= 2 * allowance)
       reach += candidates[kept++]!.cost + LABEL_TOKENS_ESTIMATE;
     const order = candidates.slice(0, kept);
     const ownRanked = ranked.filter(({ entry }) => entry.sessionId === sessionId);
-    let best: { entries: IndexedEntry[]; value: number } | undefined;
+    // Weighed by the relevant entries first; fillers only break a tie (the turns they displace bear no
+    // more on the question than they do).
+    let best: { entries: IndexedEntry[]; value: number; filler: number } | undefined;
     for (const split of splits) {
       const room = Math.min(allowance, historyRoom - split.tokens) - frame;
-      const packed = room > 0 ? this.pack(order, split.start, room) : { entries: [], value: 0 };
-      let value = packed.value;
+      const packed =
+        room > 0
+          ? this.pack(order, split.start, room, split.start <= episodeFrom)
+          : { entries: [], value: 0, filler: 0 };
+      let { value, filler } = packed;
       for (const { entry, relevance } of ownRanked)
-        if (entry.from >= split.start && entry.to <= currentTurn) value += relevance;
-      if (best === undefined || value > best.value + 1e-9) best = { entries: packed.entries, value };
+        if (entry.from >= split.start && entry.to <= currentTurn) {
+          if (relevance >= RECALL_RANKING.minRelevance) value += relevance;
+          else filler += relevance;
+        }
+      const tolerance = 1e-9 * Math.max(1, value);
+      if (
+        best === undefined ||
+        value > best.value + tolerance ||
+        (value >= best.value - tolerance && filler > best.filler + 1e-9)
+      )
+        best = { entries: packed.entries, value, filler };
     }
     return best?.entries ?? [];
   }
@@ -511,30 +565,33 @@ export class RecallLayer {
    * only from before `windowStart`; a run of neighbours shares one label.
    */
   private pack(
-    order: ReadonlyArray<{ entry: IndexedEntry; relevance: number; cost: number }>,
+    order: ReadonlyArray<{ entry: IndexedEntry; relevance: number; cost: number; filler: boolean }>,
     windowStart: number,
     room: number,
-  ): { entries: IndexedEntry[]; value: number } {
+    fillers: boolean,
+  ): { entries: IndexedEntry[]; value: number; filler: number } {
     const sessionId = this.options.context.sessionId;
     // Where taken runs start and end: an entry next to one joins its run (no new label).
     const edges = new Set<string>();
     const entries: IndexedEntry[] = [];
     let left = room;
     let value = 0;
-    for (const { entry, relevance, cost: own } of order) {
-      if (left <= 0) break;
+    let fillerValue = 0;
+    for (const { entry, relevance, cost: own, filler } of order) {
+      if (left <= 0 || (filler && !fillers)) break;
       if (entry.sessionId === sessionId && entry.to > windowStart) continue;
       const joinsRun =
         edges.has(`${entry.sessionId}\u0000${entry.from}`) || edges.has(`${entry.sessionId}\u0000${entry.to}`);
       const cost = own + (joinsRun || entries.length === 0 ? 0 : LABEL_TOKENS_ESTIMATE);
       if (cost > left) continue;
       left -= cost;
-      value += relevance;
+      if (filler) fillerValue += relevance;
+      else value += relevance;
       edges.add(`${entry.sessionId}\u0000${entry.from}`);
       edges.add(`${entry.sessionId}\u0000${entry.to}`);
       entries.push(entry);
     }
-    return { entries, value };
+    return { entries, value, filler: fillerValue };
   }
 
   /** The block for `chosen`, counted exactly, with the least relevant entries left out until it fits `allowance`. */
