@@ -63,7 +63,7 @@ describe('std-summarization-strategy with recall', () => {
     const session = agent.forSession('chat-1');
     const history = chat(200, facts);
     await replay(session, history, clock);
-    return { session, history };
+    return { session, history, clock };
   }
 
   it(
@@ -100,5 +100,25 @@ describe('std-summarization-strategy with recall', () => {
 
     expect(recallStats(payload).memoryYieldedTokens).toBe(0);
     expect((payload.stats.extra as { summaryOutcome: string }).summaryOutcome).toBe('sent');
+  });
+
+  it('gives recall all the room the summary keeps above when the same question comes after a pause', async () => {
+    const aboutClimbing = Array.from(
+      { length: 60 },
+      (_, line) => `- The user tried overhang route ${line} at the Riverside climbing gym (locker code 4417).`,
+    );
+    const { session, history, clock } = await sessionAfterChat(aboutClimbing);
+    clock.now += DAY;
+    const payload = await session.composePayload(SYSTEM, [...history, { role: 'user', content: question }], []);
+
+    expect(recallStats(payload).memoryYieldedTokens).toBeGreaterThan(0);
+    expect((payload.stats.extra as { summaryOutcome: string }).summaryOutcome).toBe('left-out');
+    const recalled = payload.messages.find(
+      (message) => typeof message.content === 'string' && message.content.includes('<recalled-turns>'),
+    );
+    expect(String(recalled?.content)).toContain('overhang route number');
+    expect(payload.stats.budget.used).toBeLessThanOrEqual(payload.stats.budget.available);
+    // The summary's turns are reported, not lost: as summarized before, as recalled or dropped now.
+    expect(payload.stats.reductions.some((record) => record.action === 'recalled')).toBe(true);
   });
 });

@@ -198,18 +198,27 @@ describe('std-recall-strategy', () => {
           garden.push({ role: 'assistant', content: `Noted, ${turn}.` });
         }
         const history = [...garden, ...chat(30)];
-        async function ask(after: number): Promise<{ block: string; hits: number }> {
+        async function ask(after: number, restart = false): Promise<{ block: string; hits: number }> {
           const clock = { now: START };
-          const runtime = await runtimeWith({ clock: () => clock.now });
-          const agent = await runtime.loadAgent({
-            id: 'assistant',
-            contextStrategy: { type: 'plugin', pluginId: 'std-recall-strategy', config: config() },
-          });
-          const session = agent.forSession('chat-pause');
+          const store = new MemoryContextStore();
+          const open = async () => {
+            const runtime = await runtimeWith({ clock: () => clock.now, store });
+            const agent = await runtime.loadAgent({
+              id: 'assistant',
+              contextStrategy: { type: 'plugin', pluginId: 'std-recall-strategy', config: config() },
+            });
+            return { runtime, session: agent.forSession('chat-pause') };
+          };
+          let { runtime, session } = await open();
           // A minute per turn: one episode.
           for (let end = 2; end <= history.length; end += 2) {
             clock.now = START + (end / 2) * MINUTE;
             await session.onTurnComplete(history.slice(0, end));
+          }
+          if (restart) {
+            // Another process asks: the index is rebuilt from the store, and the pause still seen.
+            await runtime.dispose();
+            ({ runtime, session } = await open());
           }
           clock.now += after;
           const payload = await session.composePayload(
@@ -230,6 +239,8 @@ describe('std-recall-strategy', () => {
         }
         const atWork = await ask(MINUTE);
         const back = await ask(DAY);
+        const backAfterRestart = await ask(DAY, true);
+        expect(backAfterRestart).toEqual(back);
         expect(atWork.block).toContain('The shed key hangs under the blue flowerpot');
         expect(atWork.block).not.toMatch(/A \w+ garden\./);
         expect(back.block).toContain('The shed key hangs under the blue flowerpot');

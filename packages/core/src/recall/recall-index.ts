@@ -111,6 +111,11 @@ export class RecallIndex {
     return new Map(hits.map((hit) => [hit.id, hit.score]));
   }
 
+  /** True once the log has been read (by {@link refresh} or {@link index}). */
+  get read(): boolean {
+    return this.loaded;
+  }
+
   /** The clock's reading at the last {@link index} call (undefined before one): the time of the newest check. */
   get checkedAt(): number | undefined {
     return this.lastIndexedAt;

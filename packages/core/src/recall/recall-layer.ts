@@ -57,8 +57,12 @@ export interface PreparedRecall {
   embedding: RecallEmbeddingState;
   /** Why recall is off for this compose (the index could not be read or written). */
   error?: { code: string; message: string };
-  /** When the history was indexed for this compose (the index's clock reading); not known in a preview. */
-  at?: number;
+  /**
+   * The newest user message comes after a pause: more than an episode's gap after the session's newest
+   * turn indexed before this compose, by the clock of this compose's indexing. Never in a preview
+   * (it reads no clock).
+   */
+  afterPause?: boolean;
 }
 
 /** What a payload's recall did, in `stats.extra.recall`. */
@@ -156,12 +160,20 @@ export class RecallLayer {
         ? before.content
         : undefined;
     const index = this.index;
+    const sessionId = this.options.context.sessionId;
+    let lastSaidAt: number | undefined;
     try {
+      // When the session's newest turn was said, before this compose indexes anything (a pause is measured from it).
+      if (!options.preview) {
+        if (!index.read) await index.refresh();
+        const said = index.sessionEntries(sessionId);
+        lastSaidAt = said[said.length - 1]?.at;
+      }
       // A preview reads the index as it is: it stores nothing and calls no model.
       if (options.preview) await index.refresh();
       else
         await index.index(
-          this.options.context.sessionId,
+          sessionId,
           history,
           newestUser >= 0 ? newestUser : history.length,
           this.blockCounter.lineCounter(),
@@ -169,7 +181,8 @@ export class RecallLayer {
     } catch (error) {
       return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
     }
-    const at = options.preview ? undefined : index.checkedAt;
+    const now = options.preview ? undefined : index.checkedAt;
+    const afterPause = now !== undefined && lastSaidAt !== undefined && now - lastSaidAt > RECALL_RANKING.episodeGapMs;
     if (!options.preview) this.scheduleEmbedding();
     const { vector, embedding } =
       query.length > 0 && !options.preview
@@ -190,7 +203,7 @@ export class RecallLayer {
       ...(vector ? { vector } : {}),
       ...searched,
       embedding,
-      ...(at !== undefined ? { at } : {}),
+      ...(afterPause ? { afterPause } : {}),
     };
   }
 
@@ -253,7 +266,7 @@ export class RecallLayer {
     // window's own older turns (what a recalled turn may displace).
     const currentTurn = newestUser >= 0 ? newestUser : history.length;
     // Where the current episode begins: fillers may take the room of earlier episodes' turns only.
-    const episodeFrom = this.currentEpisodeFrom(sessionId, currentTurn, prepared.at);
+    const episodeFrom = this.currentEpisodeFrom(sessionId, currentTurn, prepared.afterPause === true);
     const windowStart = keepsAll ? startIndex : plain.window.fromIndex;
     const fillers = !keepsAll && episodeFrom > windowStart;
     const ranked = rankRecall(this.index, {
@@ -275,6 +288,7 @@ export class RecallLayer {
       allowance,
       windowStart,
       prepared.query,
+      prepared.afterPause === true,
     );
     if (memoryYielded > 0) {
       historyRoom += memoryYielded;
@@ -402,7 +416,10 @@ export class RecallLayer {
    * as many as the candidates beyond recall's own allowance are worth more per token than the memory.
    * Both are weighed in one currency, the question's words each weighed by their rarity (a summary's
    * lines cannot be scored by the index's BM25): a memory that bears on the question keeps its room,
-   * a long history's summary that does not gives it to the turns that do.
+   * a long history's summary that does not gives it to the turns that do. After a pause (`afterPause`)
+   * the memory gives all of its room while recall has a candidate: the question may be about anything
+   * it retold, the turns recalled for it carry their exact words, and a 5-minute prompt cache has
+   * expired by then, so changing the payload's start costs no cached prefix.
    */
   private memoryYield(
     ranked: ReadonlyArray<RankedEntry>,
@@ -411,6 +428,7 @@ export class RecallLayer {
     allowance: number,
     windowStart: number,
     query: string,
+    afterPause: boolean,
   ): number {
     const lexical = this.index.lexical;
     if (
@@ -436,6 +454,7 @@ export class RecallLayer {
       candidates.push({ value, cost: this.tokensOf(entry) + LABEL_TOKENS_ESTIMATE });
     }
     if (best === 0) return 0;
+    if (afterPause) return memoryTokens;
     let memoryValue = 0;
     for (const block of memory)
       for (const terms of this.lineTermsOf(block.content))
@@ -476,17 +495,14 @@ export class RecallLayer {
   }
 
   /**
-   * Where the current episode begins in the history: the episode of the session's newest indexed
-   * turn when that turn is no more than an episode's gap before `now` (when this compose indexed the
-   * history; a preview reads no clock and takes the newest turn's time), else the current turn (the
-   * newest user message comes after a pause). Turns before it belong to earlier episodes, not to
-   * the work in progress.
+   * Where the current episode begins in the history: the current turn when the newest user message
+   * comes after a pause ({@link PreparedRecall.afterPause}), else the episode of the session's newest
+   * indexed turn. Turns before it belong to earlier episodes, not to the work in progress.
    */
-  private currentEpisodeFrom(sessionId: string, currentTurn: number, now: number | undefined): number {
+  private currentEpisodeFrom(sessionId: string, currentTurn: number, afterPause: boolean): number {
     const own = this.index.sessionEntries(sessionId);
     const newest = own.length - 1;
-    if (newest < 0) return currentTurn;
-    if (now !== undefined && now - own[newest]!.at > RECALL_RANKING.episodeGapMs) return currentTurn;
+    if (newest < 0 || afterPause) return currentTurn;
     const from = this.index.episodeStart(sessionId, newest, RECALL_RANKING.episodeGapMs);
     return from < 0 ? currentTurn : Math.min(from, currentTurn);
   }

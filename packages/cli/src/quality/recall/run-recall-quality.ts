@@ -269,6 +269,12 @@ async function strategyRow(
           await idle(session);
         }
       }
+      if (conversation.history[conversation.history.length - 1]?.role !== 'assistant') {
+        // A record that ends on a message the model did not answer: the conversation still took place
+        // then, so its last turn is reported complete at its own date, before the questions come.
+        await session.onTurnComplete(conversation.history);
+        await idle(session);
+      }
       for (const question of conversation.questions) {
         clock = question.askedAt;
         const payload = await session.composePayload(
