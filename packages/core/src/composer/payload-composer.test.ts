@@ -10,7 +10,7 @@ import { groupEndingAt } from '../messages/group-tool-calls';
 import { arbHistory } from '../testing/arbitraries';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import type { MemoryBlock } from './memory-block';
-import { PayloadComposer } from './payload-composer';
+import { type ComposeRequest, PayloadComposer } from './payload-composer';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
@@ -22,6 +22,11 @@ function composer(maxContextTokens: number, events = new CtxkitEventBus()) {
     counter,
     budget: () => budget,
   });
+}
+
+/** The request of the turn that ends at `end` (two messages a turn), with `fields` of the test. */
+function turnRequest(history: ChatMessage[], end: number, fields: Partial<ComposeRequest> = {}): ComposeRequest {
+  return { systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2, ...fields };
 }
 
 function turns(count: number, words = 40): ChatMessage[] {
@@ -267,13 +272,11 @@ describe('PayloadComposer', () => {
         const shares: number[] = [];
         let previous: ChatMessage[] | undefined;
         for (let end = 2; end <= history.length; end += 2) {
-          const { payload, window, roomTokens } = compose.compose({
-            systemPrompt: 'S',
-            history: history.slice(0, end),
-            tools: [],
-            turn: end / 2,
-            cutBackRatio: 0.6,
-          });
+          const { payload, window, roomTokens } = compose.compose(
+            turnRequest(history, end, {
+              cutBackRatio: 0.6,
+            }),
+          );
           starts.push(window.fromIndex);
           shares.push(window.tokens / roomTokens);
           expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
@@ -418,14 +421,12 @@ describe('PayloadComposer', () => {
         let heads = 0;
         let previousHead: ChatMessage[] | undefined;
         for (let end = 2; end <= history.length; end += 2) {
-          const { payload, window, roomTokens } = compose.compose({
-            systemPrompt: 'S',
-            history: history.slice(0, end),
-            tools: [],
-            turn: end / 2,
-            cutBackRatio: 0.6,
-            keepFirstShare: 0.3,
-          });
+          const { payload, window, roomTokens } = compose.compose(
+            turnRequest(history, end, {
+              cutBackRatio: 0.6,
+              keepFirstShare: 0.3,
+            }),
+          );
           expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
           expect(findPayloadProblems(payload.messages)).toEqual([]);
           const dropped = payload.stats.reductions.filter((record) => record.action === 'dropped');
@@ -456,26 +457,24 @@ describe('PayloadComposer', () => {
         let cut = 0;
         for (let end = 2; end <= history.length; end += 2) {
           const asked: Array<ReadonlyArray<{ from: number; to: number }>> = [];
-          const { payload, window } = compose.compose({
-            systemPrompt: 'S',
-            history: history.slice(0, end),
-            tools: [],
-            turn: end / 2,
-            cutBackRatio: 0.6,
-            keepFirstShare: 0.3,
-            // One record per kept range: what a strategy reports of the messages it sends in another form.
-            keptReductions: (kept) => {
-              asked.push(kept);
-              return kept.map(({ from, to }) => ({
-                action: 'truncated' as const,
-                from,
-                to,
-                messages: to - from,
-                reason: 'shown shorter',
-                recoverableFrom: 'history' as const,
-              }));
-            },
-          });
+          const { payload, window } = compose.compose(
+            turnRequest(history, end, {
+              cutBackRatio: 0.6,
+              keepFirstShare: 0.3,
+              // One record per kept range: what a strategy reports of the messages it sends in another form.
+              keptReductions: (kept) => {
+                asked.push(kept);
+                return kept.map(({ from, to }) => ({
+                  action: 'truncated' as const,
+                  from,
+                  to,
+                  messages: to - from,
+                  reason: 'shown shorter',
+                  recoverableFrom: 'history' as const,
+                }));
+              },
+            }),
+          );
           expect(asked).toHaveLength(1);
           const kept = asked[0]!;
           // The ranges are the history the payload sends, in order, and nothing the payload leaves out.
@@ -536,14 +535,12 @@ describe('PayloadComposer', () => {
         let refreshedAtCut = 0;
         for (let end = 2; end <= history.length; end += 2) {
           const current = state(end - 1);
-          const composed = compose.compose({
-            systemPrompt: 'S',
-            history: history.slice(0, end),
-            tools: [],
-            turn: end / 2,
-            cutBackRatio: 0.5,
-            memory: [current],
-          });
+          const composed = compose.compose(
+            turnRequest(history, end, {
+              cutBackRatio: 0.5,
+              memory: [current],
+            }),
+          );
           const { payload, window } = composed;
           expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
           const block = payload.messages[1]!;
@@ -570,14 +567,12 @@ describe('PayloadComposer', () => {
         const rewritten = composer(1500);
         for (let end = 2; end <= history.length; end += 2) {
           const current = state(end - 1, false);
-          const { payload } = rewritten.compose({
-            systemPrompt: 'S',
-            history: history.slice(0, end),
-            tools: [],
-            turn: end / 2,
-            cutBackRatio: 0.5,
-            memory: [current],
-          });
+          const { payload } = rewritten.compose(
+            turnRequest(history, end, {
+              cutBackRatio: 0.5,
+              memory: [current],
+            }),
+          );
           expect(payload.messages[1]!.content).toBe(current.content);
           expect(payload.stats.extra).toBeUndefined();
         }
@@ -601,14 +596,12 @@ describe('PayloadComposer', () => {
           const compose = composer(1600);
           const calls: Array<{ start: number; form: ChatMessage | undefined; outcome: string }> = [];
           for (let end = 6; end <= history.length; end += 2) {
-            const composed = compose.compose({
-              systemPrompt: 'S',
-              history: history.slice(0, end),
-              tools: [],
-              turn: end / 2,
-              cutBackRatio,
-              memory: [block(end)],
-            });
+            const composed = compose.compose(
+              turnRequest(history, end, {
+                cutBackRatio,
+                memory: [block(end)],
+              }),
+            );
             expect(composed.payload.stats.output_tokens).toBeLessThanOrEqual(composed.payload.stats.budget.available);
             calls.push({
               start: composed.window.fromIndex,
@@ -660,21 +653,17 @@ describe('PayloadComposer', () => {
         for (let end = 2; end <= history.length; end += 2) {
           // The summary lags: it covers only the first quarter of the history.
           const covered = 2 * Math.floor(end / 8);
-          const full = composer(1500).compose({
-            systemPrompt: 'S',
-            history: history.slice(0, end),
-            tools: [],
-            turn: end / 2,
-            memory: [summary(`Summary of ${covered} messages.`, covered)],
-          });
-          const { window } = compose.compose({
-            systemPrompt: 'S',
-            history: history.slice(0, end),
-            tools: [],
-            turn: end / 2,
-            cutBackRatio: 0.4,
-            memory: [summary(`Summary of ${covered} messages.`, covered)],
-          });
+          const full = composer(1500).compose(
+            turnRequest(history, end, {
+              memory: [summary(`Summary of ${covered} messages.`, covered)],
+            }),
+          );
+          const { window } = compose.compose(
+            turnRequest(history, end, {
+              cutBackRatio: 0.4,
+              memory: [summary(`Summary of ${covered} messages.`, covered)],
+            }),
+          );
           if (window.fromIndex > 0) cuts++;
           expect(window.fromIndex).toBeLessThanOrEqual(Math.max(covered, full.window.fromIndex));
         }
@@ -741,12 +730,7 @@ describe('PayloadComposer', () => {
       let previous = second;
       let cut = 0;
       for (let end = 6; end <= history.length; end += 2) {
-        const next = compose.compose({
-          systemPrompt: 'S',
-          history: history.slice(0, end),
-          tools: [],
-          turn: end / 2,
-        }).payload;
+        const next = compose.compose(turnRequest(history, end)).payload;
         const expected =
           next.messages[1] === previous.messages[1]
             ? previous.stats.output_tokens
@@ -900,13 +884,11 @@ describe('PayloadComposer', () => {
       let moved = 0;
       for (let end = 2; end <= history.length; end += 2) {
         const plain = compose.compose({ systemPrompt: 'S', history: history.slice(0, end), tools: [], turn: end / 2 });
-        const explicit = held.compose({
-          systemPrompt: 'S',
-          history: history.slice(0, end),
-          tools: [],
-          turn: end / 2,
-          cutBackRatio: 1,
-        });
+        const explicit = held.compose(
+          turnRequest(history, end, {
+            cutBackRatio: 1,
+          }),
+        );
         expect(explicit.payload.messages).toEqual(plain.payload.messages);
         if (plain.window.fromIndex > 0) {
           moved++;
