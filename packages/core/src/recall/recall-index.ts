@@ -94,7 +94,6 @@ export class RecallIndex {
    */
   readonly lexical: LexicalRanker | undefined;
   private readonly queue = new SerialQueue();
-  private lastIndexedAt: number | undefined;
 
   constructor(private readonly options: RecallIndexOptions) {
     this.lexical = options.backend.search ? undefined : new LexicalRanker();
@@ -116,9 +115,9 @@ export class RecallIndex {
     return this.loaded;
   }
 
-  /** The clock's reading at the last {@link index} call (undefined before one): the time of the newest check. */
-  get checkedAt(): number | undefined {
-    return this.lastIndexedAt;
+  /** The clock the index stamps its entries with. */
+  now(): number {
+    return this.options.now();
   }
 
   get scope(): RecallScopeKey {
@@ -250,7 +249,6 @@ export class RecallIndex {
       const checkedAll = list.length === 0 || list[list.length - 1]!.to <= history.length;
       const records: RecallRecord[] = [];
       const at = this.options.now();
-      this.lastIndexedAt = at;
       if (agreed < list.length) {
         const from = list[agreed]!.from;
         records.push({

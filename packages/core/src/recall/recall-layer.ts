@@ -59,8 +59,7 @@ export interface PreparedRecall {
   error?: { code: string; message: string };
   /**
    * The newest user message comes after a pause: more than an episode's gap after the session's newest
-   * turn indexed before this compose, by the clock of this compose's indexing. Never in a preview
-   * (it reads no clock).
+   * turn indexed before this compose, by the index's clock. Never in a preview (it reads no clock).
    */
   afterPause?: boolean;
 }
@@ -163,25 +162,24 @@ export class RecallLayer {
     const sessionId = this.options.context.sessionId;
     let lastSaidAt: number | undefined;
     try {
-      // When the session's newest turn was said, before this compose indexes anything (a pause is measured from it).
-      if (!options.preview) {
+      // A preview reads the index as it is: it stores nothing and calls no model.
+      if (options.preview) await index.refresh();
+      else {
+        // When the session's newest turn was said, before this compose indexes any (a pause is measured from it).
         if (!index.read) await index.refresh();
         const said = index.sessionEntries(sessionId);
         lastSaidAt = said[said.length - 1]?.at;
-      }
-      // A preview reads the index as it is: it stores nothing and calls no model.
-      if (options.preview) await index.refresh();
-      else
         await index.index(
           sessionId,
           history,
           newestUser >= 0 ? newestUser : history.length,
           this.blockCounter.lineCounter(),
         );
+      }
     } catch (error) {
       return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
     }
-    const now = options.preview ? undefined : index.checkedAt;
+    const now = options.preview ? undefined : index.now();
     const afterPause = now !== undefined && lastSaidAt !== undefined && now - lastSaidAt > RECALL_RANKING.episodeGapMs;
     if (!options.preview) this.scheduleEmbedding();
     const { vector, embedding } =
