@@ -94,6 +94,8 @@ export class RecallIndex {
    */
   readonly lexical: LexicalRanker | undefined;
   private readonly queue = new SerialQueue();
+  /** The clock's reading at the last {@link index} call (a compose reads it rather than the clock again). */
+  private lastIndexedAt: number | undefined;
 
   constructor(private readonly options: RecallIndexOptions) {
     this.lexical = options.backend.search ? undefined : new LexicalRanker();
@@ -115,9 +117,9 @@ export class RecallIndex {
     return this.loaded;
   }
 
-  /** The clock the index stamps its entries with. */
-  now(): number {
-    return this.options.now();
+  /** The clock's reading at the last {@link index} call (undefined before one): the time of the newest check. */
+  get checkedAt(): number | undefined {
+    return this.lastIndexedAt;
   }
 
   get scope(): RecallScopeKey {
@@ -249,6 +251,7 @@ export class RecallIndex {
       const checkedAll = list.length === 0 || list[list.length - 1]!.to <= history.length;
       const records: RecallRecord[] = [];
       const at = this.options.now();
+      this.lastIndexedAt = at;
       if (agreed < list.length) {
         const from = list[agreed]!.from;
         records.push({

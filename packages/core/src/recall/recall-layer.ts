@@ -179,7 +179,7 @@ export class RecallLayer {
     } catch (error) {
       return { query, ...(previous ? { previous } : {}), embedding: 'none', error: errorSummary(error) };
     }
-    const now = options.preview ? undefined : index.now();
+    const now = options.preview ? undefined : index.checkedAt;
     const afterPause = now !== undefined && lastSaidAt !== undefined && now - lastSaidAt > RECALL_RANKING.episodeGapMs;
     if (!options.preview) this.scheduleEmbedding();
     const { vector, embedding } =
