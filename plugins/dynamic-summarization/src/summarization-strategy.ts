@@ -193,7 +193,7 @@ export class SummarizationStrategy implements IContextManager {
       composition = await this.queue.run(() => this.compose(systemPrompt, history, tools, ragContext, options));
     }
     // The layout sent is the one committed (after a wait, the second: the first was never sent).
-    this.recall?.emitRecalled(this.base.composer, composition.composed, composition.turn);
+    this.recall?.committed(this.base.composer, composition.composed, composition.turn);
     this.base.composer.commit(composition.composed, composition.turn);
     return composition.payload;
   }

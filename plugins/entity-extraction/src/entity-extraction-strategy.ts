@@ -520,7 +520,7 @@ export class EntityExtractionStrategy implements IContextManager, ContextManager
         : this.base.composer.layout(request);
     if (!preview) {
       this.base.composer.commit(composed, request.turn);
-      this.recall?.emitRecalled(this.base.composer, composed, request.turn);
+      this.recall?.committed(this.base.composer, composed, request.turn);
     }
     return composed.payload;
   }

@@ -17,7 +17,6 @@ const TYPE_KEYS: Record<keyof RecallStrategyConfig, true> = {
   reserveOutputTokens: true,
   safetyMarginRatio: true,
   cutBackRatio: true,
-  keepFirstShare: true,
   recall: true,
 };
 

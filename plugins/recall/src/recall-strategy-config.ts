@@ -36,12 +36,6 @@ export interface RecallStrategyConfig {
    * @default 1
    */
   cutBackRatio: number;
-  /**
-   * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages (the
-   * task, the first lookups) in front of the window when the history is cut. 0 keeps none.
-   * @default 0
-   */
-  keepFirstShare: number;
   /** How earlier turns are recalled (share of the room, scope, embeddings). */
   recall: RecallConfig;
 }

@@ -149,30 +149,62 @@ describe('std-recall-strategy', () => {
          * Tokens of each payload that repeat the previous payload's start, over a chat that grows a turn per call past
          * the room.
          */
-        async function repeated(
-          cutBack: Record<string, number>,
-        ): Promise<{ repeated: number; sent: number; firstKept: boolean }> {
+        async function repeated(cutBack: Record<string, number>): Promise<{ repeated: number; sent: number }> {
           const { context } = createConformanceContext(`cut-back-${JSON.stringify(cutBack)}`);
-          const strategy = createStrategy({ ...config(), keepFirstShare: 0, ...cutBack }, context);
+          const strategy = createStrategy({ ...config(), ...cutBack }, context);
           let total = 0;
           let sent = 0;
-          let firstKept = true;
           const history = chat(60, { 0: 'Plan a week of dinners for two, vegetarian.' });
           for (let turns = 20; turns <= 60; turns++) {
             const payload = await strategy.composePayload(SYSTEM, [...history.slice(0, turns * 2 - 1)], []);
             total += payload.stats.repeatedPrefixTokens ?? 0;
             sent += payload.stats.output_tokens;
-            firstKept &&= payloadText(payload).includes('Plan a week of dinners');
             expect(payload.stats.output_tokens).toBeLessThanOrEqual(payload.stats.budget.available);
           }
           strategy.dispose();
-          return { repeated: total, sent, firstKept };
+          return { repeated: total, sent };
         }
         const plain = await repeated({ cutBackRatio: 1 });
         const cutBack = await repeated({ cutBackRatio: 0.6 });
-        const keepFirst = await repeated({ cutBackRatio: 0.6, keepFirstShare: 0.3 });
         expect(cutBack.repeated / cutBack.sent).toBeGreaterThan(plain.repeated / plain.sent + 0.2);
-        expect([plain.firstKept, cutBack.firstKept, keepFirst.firstKept]).toEqual([false, false, true]);
+      },
+    );
+
+    it(
+      'sends the recalled turns right before the question, and again on each step of its turn while the ' +
+        'window keeps its start',
+      async () => {
+        const { context } = createConformanceContext('before-question');
+        const strategy = createStrategy({ ...config(), cutBackRatio: 0.6 }, context);
+        const history = chat(40, { 3: 'By the way, my locker code at the Riverside gym is 4417.' });
+        await strategy.onTurnComplete(history);
+        const question: ChatMessage = { role: 'user', content: 'What was my locker code at the gym again?' };
+        const turn: ChatMessage[] = [...history, question];
+        const payloads: LLMPayload[] = [];
+        for (let step = 0; step < 4; step++) {
+          payloads.push(await strategy.composePayload(SYSTEM, [...turn], []));
+          turn.push(
+            {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: `c${step}`, type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+            },
+            { role: 'tool', tool_call_id: `c${step}`, content: `Step ${step}: nothing found.` },
+          );
+        }
+        const first = payloads[0]!;
+        const block = recallMessage(first)!;
+        expect(String(block.content)).toContain('4417');
+        // Right before the question, after the window's older messages (they stay in the cached prefix).
+        const at = first.messages.indexOf(block);
+        expect(first.messages[at + 1]).toBe(question);
+        expect(first.messages.slice(1, at).some((message) => message.role === 'assistant')).toBe(true);
+        for (const payload of payloads.slice(1)) {
+          expect(recallMessage(payload)?.content).toBe(block.content);
+          // Each step repeats the whole payload before it and appends.
+          expect(payload.stats.repeatedPrefixTokens).toBeGreaterThan(payloads[0]!.stats.output_tokens - 50);
+        }
+        strategy.dispose();
       },
     );
 
@@ -360,6 +392,45 @@ describe('std-recall-strategy', () => {
       expect(() => agent.forSession('friday', { resourceId: 'user-7' })).toThrow(
         expect.objectContaining({ code: 'CTXKIT_SESSION_RESOURCE_CONFLICT' }),
       );
+      await runtime.dispose();
+    });
+
+    it('holds the turns recalled for a question until the next question, and then recalls afresh', async () => {
+      const runtime = await runtimeWith({ store: new MemoryContextStore() });
+      const agent = await runtime.loadAgent({
+        id: 'assistant',
+        contextStrategy: { type: 'plugin', pluginId: 'std-recall-strategy', config: config({ scope: 'resource' }) },
+      });
+      const monday = agent.forSession('monday', { resourceId: 'user-42' });
+      const said = chat(4, { 1: 'My passport number is X1234567.' });
+      await monday.onTurnComplete(said);
+      const friday = agent.forSession('friday', { resourceId: 'user-42' });
+      const turn: ChatMessage[] = [{ role: 'user', content: 'What is my passport number?' }];
+      const first = await friday.composePayload(SYSTEM, [...turn], []);
+      expect(String(recallMessage(first)?.content)).toContain('X1234567');
+      // Another session says more on the subject while this turn is still at work.
+      await monday.onTurnComplete([
+        ...said,
+        { role: 'user', content: 'I renewed it: my passport number is now Z7654321.' },
+        { role: 'assistant', content: 'Noted.' },
+      ]);
+      turn.push(
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'No passport on file.' },
+      );
+      const step = await friday.composePayload(SYSTEM, [...turn], []);
+      // The turn's later steps send the same block: the payload before the step stays the provider's cached prefix.
+      expect(recallMessage(step)?.content).toBe(recallMessage(first)?.content);
+      turn.push(
+        { role: 'assistant', content: 'It is X1234567.' },
+        { role: 'user', content: 'Is that still my passport?' },
+      );
+      const next = await friday.composePayload(SYSTEM, [...turn], []);
+      expect(String(recallMessage(next)?.content)).toContain('Z7654321');
       await runtime.dispose();
     });
 

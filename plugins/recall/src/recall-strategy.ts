@@ -63,7 +63,7 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
       prepared,
     );
     this.base.composer.commit(composed, turn);
-    this.recall.emitRecalled(this.base.composer, composed, turn);
+    this.recall.committed(this.base.composer, composed, turn);
     return composed.payload;
   }
 
@@ -89,9 +89,9 @@ export class RecallStrategy implements IContextManager, ContextManagerCapabiliti
     return payloadPreview(payload, history, this.base.counter);
   }
 
-  /** How the window is cut back when the history no longer fits (see `cutBackRatio`, `keepFirstShare`). */
-  private cutBack(): { cutBackRatio: number; keepFirstShare: number } {
-    return { cutBackRatio: this.config.cutBackRatio, keepFirstShare: this.config.keepFirstShare };
+  /** How the window is cut back when the history no longer fits (see `cutBackRatio`). */
+  private cutBack(): { cutBackRatio: number } {
+    return { cutBackRatio: this.config.cutBackRatio };
   }
 
   /** None: recall changes no state a user would undo (the index only grows with the history). */

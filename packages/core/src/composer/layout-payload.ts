@@ -341,14 +341,27 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     fitted
       .filter((block) => block.message !== undefined && block.message.role === role && placement(block.block))
       .map((block) => block.message!);
+  // A block placed before the newest user message goes inside the window, unless that message opens it.
+  const newestUserAt = newestUserPosition(window.messages);
+  const inWindow = (block: MemoryBlock) => block.placement === 'before-newest-user' && newestUserAt > 0;
   const afterSystem = (block: MemoryBlock) => block.placement === 'after-system';
-  const beforeHistory = (block: MemoryBlock) => block.placement !== 'after-system';
+  const beforeHistory = (block: MemoryBlock) => block.placement !== 'after-system' && !inWindow(block);
   const leading = sentMessages(afterSystem, 'system');
   const trailing = [
-    ...sentMessages(beforeHistory, 'system'),
+    ...sentMessages((block) => block.placement !== 'after-system', 'system'),
     ...sentMessages(afterSystem, 'user'),
     ...sentMessages(beforeHistory, 'user'),
   ];
+  const beforeQuestion = sentMessages(inWindow, 'user');
+  const historyMessages =
+    beforeQuestion.length > 0
+      ? [...window.messages.slice(0, newestUserAt), ...beforeQuestion, ...window.messages.slice(newestUserAt)]
+      : window.messages;
+  // The window's leading run of the history's own messages, as far as the payload sends it unbroken.
+  const verbatim =
+    window.verbatim !== undefined && beforeQuestion.length > 0
+      ? Math.min(window.verbatim, newestUserAt)
+      : window.verbatim;
   const payload = buildPayload({
     strategyId,
     model: env.model,
@@ -360,7 +373,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
       dynamic: dynamic.messages,
       leadingMemory: leading,
       memory: trailing,
-      history: { ...window, reductions: relabeled },
+      history: { ...window, messages: historyMessages, reductions: relabeled },
     },
     historyLength: n,
     historyInputTokens: collapsed ? () => counter.countMessages(original) : () => ledger.totalTokens(history),
@@ -373,8 +386,8 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   });
   // The strategy's own `extra` object is the payload's (a strategy may fill it in after composing).
   if (heldMemory.length > 0) payload.stats.extra!.heldMemory = heldMemory;
-  const lead = payload.messages.length - window.messages.length;
-  const repeated = repeatedMessages(hold, payload, window, history);
+  const lead = payload.messages.length - historyMessages.length;
+  const repeated = repeatedMessages(hold, payload, window.fromIndex, lead, verbatim, history);
   payload.stats.repeatedPrefixTokens = repeatedPrefixTokens(
     counter,
     hold,
@@ -395,13 +408,13 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
       requested: request.tools,
       level: payload.stats.usageLevel,
     },
-    ...(window.verbatim !== undefined
+    ...(verbatim !== undefined
       ? {
           sentWindow: {
             history,
             fromIndex: window.fromIndex,
             lead,
-            verbatim: window.verbatim,
+            verbatim,
             unchangedBefore: Number.POSITIVE_INFINITY,
           },
         }
@@ -414,7 +427,13 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     roomTokens: room,
     memoryAllowanceTokens: memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE),
     ...(hold.sent
-      ? { previous: { messages: hold.sent.messages, repeated, ...continuedWindow(hold, history, window, lead) } }
+      ? {
+          previous: {
+            messages: hold.sent.messages,
+            repeated,
+            ...continuedWindow(hold, history, window.fromIndex, lead, verbatim),
+          },
+        }
       : {}),
     nextHold,
   };
@@ -582,28 +601,35 @@ class WindowHold {
 }
 
 /**
- * Where `window` (placed after `lead` messages) continues the sent payload's window: both are runs of
- * the same history's own messages, and the history did not change there since.
+ * Where the window from `fromIndex` (placed after `lead` messages, the history's own messages for
+ * `verbatim` of them) continues the sent payload's window: both are runs of the same history's own
+ * messages, and the history did not change there since.
  */
 function continuedWindow(
   hold: LayoutHold,
   history: ReadonlyArray<ChatMessage>,
-  window: HistoryWindow,
+  fromIndex: number,
   lead: number,
+  verbatim: number | undefined,
 ): Pick<PreviousPayload, 'window'> {
   const sent = hold.sentWindow;
-  if (sent === undefined || sent.history !== history || !window.verbatim) return {};
-  const offset = window.fromIndex - sent.fromIndex;
+  if (sent === undefined || sent.history !== history || !verbatim) return {};
+  const offset = fromIndex - sent.fromIndex;
   const end = Math.min(sent.fromIndex + sent.verbatim, sent.unchangedBefore);
-  if (offset < 0 || window.fromIndex >= end) return {};
-  return { window: { at: lead, from: sent.lead + offset, shared: Math.min(end - window.fromIndex, window.verbatim) } };
+  if (offset < 0 || fromIndex >= end) return {};
+  return { window: { at: lead, from: sent.lead + offset, shared: Math.min(end - fromIndex, verbatim) } };
 }
 
-/** How many of `payload`'s leading messages are the same objects as the sent payload's (0 without one). */
+/**
+ * How many of `payload`'s leading messages are the same objects as the sent payload's (0 without one); the window
+ * from `fromIndex` follows `lead` messages, the history's own messages for `verbatim` of them.
+ */
 function repeatedMessages(
   hold: LayoutHold,
   payload: LLMPayload,
-  window: HistoryWindow,
+  fromIndex: number,
+  lead: number,
+  verbatim: number | undefined,
   history: ReadonlyArray<ChatMessage>,
 ): number {
   const previous = hold.sent?.messages;
@@ -612,18 +638,17 @@ function repeatedMessages(
   const shared = Math.min(previous.length, messages.length);
   let index = 0;
   const sent = hold.sentWindow;
-  const lead = messages.length - window.messages.length;
   if (
     sent !== undefined &&
     sent.history === history &&
-    sent.fromIndex === window.fromIndex &&
+    sent.fromIndex === fromIndex &&
     sent.lead === lead &&
-    window.verbatim !== undefined
+    verbatim !== undefined
   ) {
     for (; index < lead; index++) if (previous[index] !== messages[index]) return index;
     // Both windows start with the history's own messages from the same index, and the history did
     // not change there since: those are the same objects in both payloads.
-    index = lead + Math.max(0, Math.min(sent.verbatim, window.verbatim, sent.unchangedBefore - window.fromIndex));
+    index = lead + Math.max(0, Math.min(sent.verbatim, verbatim, sent.unchangedBefore - fromIndex));
   }
   for (; index < shared; index++) if (previous[index] !== messages[index]) return index;
   return shared;
@@ -789,6 +814,12 @@ function tokensBefore(
   for (let index = end - 1; index >= from && tokens <= limit; index--)
     tokens += ledger.tokensWithin(history, index, limit - tokens + 1);
   return Math.min(tokens, limit);
+}
+
+/** Position of the newest user message in `messages`, -1 when there is none. */
+function newestUserPosition(messages: ReadonlyArray<ChatMessage>): number {
+  for (let index = messages.length - 1; index >= 0; index--) if (messages[index]!.role === 'user') return index;
+  return -1;
 }
 
 /** Tokens of the newest user message at or after `startIndex` (up to `limit`), 0 when there is none. */

@@ -29,11 +29,15 @@ export interface MemoryBlock {
   /**
    * `after-system`: right after the system prompt, before the dynamic context (a running summary).
    * `before-history`: after the dynamic context, right before the recent history (a state block).
+   * `before-newest-user`: inside the recent history, right before the newest user message it keeps
+   * (before the history when that message opens it): a block that changes with each question (recalled
+   * turns) then leaves the history before the question in the provider's cached prefix.
    * A user-role block goes after every system message (the dynamic context included): `after-system`
-   * then puts it before the `before-history` user-role blocks.
+   * then puts it before the `before-history` user-role blocks. A system-role block is sent before the
+   * history whatever its placement.
    * @default 'before-history'
    */
-  placement?: 'after-system' | 'before-history';
+  placement?: 'after-system' | 'before-history' | 'before-newest-user';
   /**
    * A smaller rendering of the block within `maxTokens` (the strategy knows its structure: drop its
    * least useful lines first). Return undefined when nothing useful fits. Without it the composer

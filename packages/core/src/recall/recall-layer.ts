@@ -6,6 +6,7 @@ import type { RecallScopeKey } from '../contracts/recall-backend';
 import type { ITextEmbedder } from '../contracts/text-embedder';
 import { RecallScopeError } from '../errors/recall-scope-error';
 import { safeEmit } from '../events/event-bus';
+import { messageFingerprint } from '../ledger/history-ledger';
 import { selectHistoryWindow } from '../ledger/select-history-window';
 import { FailureBackoff } from '../model-calls/failure-backoff';
 import type { StrategyContext } from '../plugins/strategy-plugin';
@@ -83,6 +84,18 @@ export interface RecallStats {
   error?: { code: string; message: string };
 }
 
+/**
+ * Where a sent payload's window started and the turns it recalled, for the question it was composed
+ * with: held while the window keeps its start (see {@link RecallLayer.layout}).
+ */
+interface RecalledChoice {
+  windowStart: number;
+  /** The newest user message's position and fingerprint (-1 and empty without one). */
+  user: number;
+  question: string;
+  entries: ReadonlyArray<IndexedEntry>;
+}
+
 /** What {@link RecallLayer} is built from. */
 export interface RecallLayerOptions {
   context: StrategyContext;
@@ -113,6 +126,10 @@ export class RecallLayer {
   private readonly blockCounter: RecallBlockCounter;
   /** The index terms of the lines of the memory block last weighed against recall ({@link lineTermsOf}). */
   private memoryLineTerms: { content: string; lines: Array<ReadonlySet<string>> } | undefined;
+  /** What each layout recalled, until it is committed (or forgotten with its payload). */
+  private readonly choices = new WeakMap<object, RecalledChoice>();
+  /** What the payload last committed recalled (see {@link layout}). */
+  private held: RecalledChoice | undefined;
   private disposed = false;
 
   constructor(private readonly options: RecallLayerOptions) {
@@ -208,13 +225,23 @@ export class RecallLayer {
   /**
    * Composes with `composer` as `request` asks, plus the recall block: when the history no longer
    * fits (or other sessions hold relevant turns), the most relevant older turns the window does not
-   * hold take up to `share` of the room, the newest history the rest. The block's recalled ranges are
-   * reported as `recalled`, the rest of what is older than the window as `dropped`; `stats.extra.recall`
-   * says what was recalled and why. A layout, not committed: commit the one sent with the composer
-   * and {@link emitRecalled}.
+   * hold take up to `share` of the room, the newest history the rest. The block goes right before the
+   * newest user message, so that the history before it stays in the provider's cached prefix; while
+   * the window keeps its start (`cutBackRatio` below 1), the turns recalled for a question are sent
+   * again on each step of its turn as long as they fit. The conversation's first messages are not
+   * kept in front of the window (`keepFirstShare`): recall brings back the older turns that bear on
+   * the question instead. The block's recalled ranges are reported as `recalled`, the rest of what is
+   * older than the window as `dropped`; `stats.extra.recall` says what was recalled and why. A
+   * layout, not committed: commit the one sent with the composer, then call {@link committed}.
    */
-  layout(composer: PayloadComposer, request: ComposeRequest, prepared: PreparedRecall): ComposedPayload {
-    const plain = composer.layout(request);
+  layout(composer: PayloadComposer, asked: ComposeRequest, prepared: PreparedRecall): ComposedPayload {
+    // After a pause the provider's cache has expired: the window takes the whole room again.
+    const request: ComposeRequest = {
+      ...asked,
+      keepFirstShare: 0,
+      ...(prepared.afterPause ? { cutBackRatio: 1 } : {}),
+    };
+    const plain = this.remembered(composer.layout(request), request.history, []);
     const history = request.history;
     const startIndex = Math.max(0, Math.floor(request.startIndex ?? 0));
     const memoryTokens = plain.payload.stats.sections.memory;
@@ -257,7 +284,7 @@ export class RecallLayer {
       allowance <= 0 ||
       (keepsAll && this.scope.scope === 'session')
     ) {
-      return composer.layout({ ...request, extra });
+      return this.remembered(composer.layout({ ...request, extra }), history, []);
     }
 
     // Everything before the current turn is ranked: what the window dropped (candidates) and the
@@ -311,10 +338,14 @@ export class RecallLayer {
       }
     }
     // An entry whose text cannot be read back (its history changed in place since it was checked) is left out.
-    let chosen = this.select(ranked, splits, historyRoom, allowance, currentTurn, episodeFrom).filter(
-      (entry) => this.index.textOf(entry).length > 0,
-    );
+    const readable = (entry: IndexedEntry) => this.index.textOf(entry).length > 0;
+    const choose = () => this.select(ranked, splits, historyRoom, allowance, currentTurn, episodeFrom).filter(readable);
+    const held = this.heldFor(history, newestUser, windowStart, ranked);
+    let chosen = held ?? choose();
     let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, ranked, allowance);
+    // Turns held for the question go again only whole: a block that lost some is chosen afresh.
+    if (held !== undefined && entries.length < held.length)
+      ({ text: blockText, tokens: blockTokens, entries } = this.fit(choose(), ranked, allowance));
     chosen = entries;
     // The window the rest of the room holds must not hold a recalled turn again.
     for (let round = 0; round < MAX_LAYOUT_ROUNDS && chosen.some(own); round++) {
@@ -339,7 +370,7 @@ export class RecallLayer {
         allowance,
       ));
     }
-    if (chosen.length === 0) return composer.layout({ ...request, extra });
+    if (chosen.length === 0) return this.remembered(composer.layout({ ...request, extra }), history, []);
 
     const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance]));
     stats.hits = chosen.map((entry) => ({
@@ -355,7 +386,7 @@ export class RecallLayer {
       content: blockText,
       tokens: blockTokens,
       role: 'user',
-      placement: 'before-history',
+      placement: 'before-newest-user',
       recalls: mergedRanges(chosen.filter(own)),
       shrink: (maxTokens) => this.shrink(chosen, ranked, maxTokens),
     };
@@ -366,12 +397,64 @@ export class RecallLayer {
         : Math.floor(plain.roomTokens * (request.memoryShare ?? DEFAULT_MEMORY_SHARE));
     const memoryShare = Math.min(1, (baseAllowance + blockTokens + 1) / Math.max(1, plain.roomTokens));
     const composed = composer.layout({ ...request, memory: [block, ...(request.memory ?? [])], memoryShare, extra });
+    this.remembered(composed, history, composed.memory[0] === 'sent' ? chosen : []);
     // As the strategy composed it: its own blocks' outcomes and the memory's share of the room.
-    return { ...composed, memory: composed.memory.slice(1), memoryAllowanceTokens: plain.memoryAllowanceTokens };
+    return {
+      ...composed,
+      memory: composed.memory.slice(1),
+      memoryAllowanceTokens: plain.memoryAllowanceTokens,
+    };
   }
 
-  /** Emits `history-recall` for a sent payload of {@link layout} that recalled turns (`stats.extra.recall`). */
-  emitRecalled(composer: PayloadComposer, composed: ComposedPayload, turn: number): void {
+  /** `composed`, its window's start and the turns it recalled remembered until it is committed ({@link committed}). */
+  private remembered(
+    composed: ComposedPayload,
+    history: ReadonlyArray<Readonly<ChatMessage>>,
+    entries: ReadonlyArray<IndexedEntry>,
+  ): ComposedPayload {
+    const user = newestUserIndex(history);
+    this.choices.set(composed.payload, {
+      windowStart: composed.window.fromIndex,
+      user,
+      question: user >= 0 ? messageFingerprint(history[user]!) : '',
+      entries,
+    });
+    return composed;
+  }
+
+  /**
+   * The turns the committed payload recalled, when this layout asks the same question of a window
+   * with the same start (a later step of the same turn) and each of them is still ranked and readable.
+   */
+  private heldFor(
+    history: ReadonlyArray<Readonly<ChatMessage>>,
+    newestUser: number,
+    windowStart: number,
+    ranked: ReadonlyArray<RankedEntry>,
+  ): IndexedEntry[] | undefined {
+    const held = this.held;
+    if (
+      held === undefined ||
+      held.entries.length === 0 ||
+      newestUser < 0 ||
+      held.user !== newestUser ||
+      held.windowStart !== windowStart ||
+      held.question !== messageFingerprint(history[newestUser]!)
+    )
+      return undefined;
+    const byId = new Map(ranked.map((item) => [item.entry.id, item.entry]));
+    const entries = held.entries.map((entry) => byId.get(entry.id));
+    return entries.every((entry) => entry !== undefined && this.index.textOf(entry).length > 0)
+      ? (entries as IndexedEntry[])
+      : undefined;
+  }
+
+  /**
+   * Call with the payload sent, once the composer committed it: holds what it recalled for the rest of
+   * its turn, and emits `history-recall` when it recalled turns (`stats.extra.recall`).
+   */
+  committed(composer: PayloadComposer, composed: ComposedPayload, turn: number): void {
+    this.held = this.choices.get(composed.payload);
     const stats = composed.payload.stats.extra?.recall as RecallStats | undefined;
     if (stats === undefined || stats.hits.length === 0) return;
     safeEmit(this.options.context.events, 'history-recall', {

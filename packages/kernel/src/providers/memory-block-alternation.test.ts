@@ -90,6 +90,51 @@ describe('user-role memory blocks through the provider converters', () => {
     });
   });
 
+  describe('a block placed before the newest user message', () => {
+    it('goes between the last answer and the question, and every provider takes the payload', () => {
+      const budget = computeBudget({ contextWindow: 4000, maxContextTokens: 4000, reserveOutputTokens: 0 });
+      const composer = new PayloadComposer({
+        owner: { agentId: 'a', sessionId: 's', strategyId: 'test', events: new CtxkitEventBus() },
+        model: 'test',
+        counter,
+        budget: () => budget,
+      });
+      const recalled: MemoryBlock = {
+        name: 'recall',
+        role: 'user',
+        placement: 'before-newest-user',
+        content: 'Recalled: the user asked for aisle seats.',
+      };
+      const { messages } = composer.compose({
+        systemPrompt: SYSTEM,
+        history,
+        tools: [],
+        memory: [recalled],
+        turn: 2,
+      }).payload;
+      expect(messages.map((message) => message.content)).toEqual([
+        SYSTEM,
+        ...history.slice(0, 4).map((message) => message.content),
+        recalled.content,
+        'Yes.',
+      ]);
+      for (const provider of ['anthropic', 'openai-chat', 'openai-responses', 'gemini'] as const)
+        expect(findProviderProblems(provider, messages)).toEqual([]);
+      const converted = toAnthropicMessages(messages);
+      expect(converted.messages.map((message) => message.role)).toEqual([
+        'user',
+        'assistant',
+        'user',
+        'assistant',
+        'user',
+      ]);
+      expect(converted.messages[4]!.content).toEqual([
+        { type: 'text', text: recalled.content },
+        { type: 'text', text: 'Yes.' },
+      ]);
+    });
+  });
+
   describe('openai-chat', () => {
     it('sends the system messages first, then the blocks as user messages before the first user message', () => {
       for (const startIndex of [0, 1]) {
