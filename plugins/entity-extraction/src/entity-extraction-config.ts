@@ -71,8 +71,8 @@ export interface EntityExtractionConfig {
   cutBackRatio: number;
   /**
    * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages in
-   * front of the window when the history is cut. 0 keeps none.
-   * @default 0
+   * front of the window when the history is cut. 0 keeps none. Not used with `recall` on.
+   * @default 0.3
    */
   keepFirstShare: number;
   /**

@@ -118,7 +118,7 @@ describe('user-role memory blocks through the provider converters', () => {
         recalled.content,
         'Yes.',
       ]);
-      for (const provider of ['anthropic', 'openai-chat', 'openai-responses', 'gemini'] as const)
+      for (const provider of ['anthropic', 'openai-chat', 'openai-responses'] as const)
         expect(findProviderProblems(provider, messages)).toEqual([]);
       const converted = toAnthropicMessages(messages);
       expect(converted.messages.map((message) => message.role)).toEqual([
