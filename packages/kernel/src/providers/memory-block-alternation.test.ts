@@ -31,20 +31,34 @@ const memory: MemoryBlock[] = [
   { name: 'state', role: 'user', content: 'State block: {"destination": "Denver"}' },
 ];
 
-/**
- * A payload of the shared composer with the two user-role blocks and dynamic context; `startIndex` 1 starts the window
- * at an assistant message.
- */
-function payload(startIndex = 0): LLMPayload {
+/** The roles of the converted history: user and assistant in turn. */
+const ALTERNATING = ['user', 'assistant', 'user', 'assistant', 'user'];
+
+/** The shared composer at a 4,000-token window. */
+function newComposer(): PayloadComposer {
   const budget = computeBudget({ contextWindow: 4000, maxContextTokens: 4000, reserveOutputTokens: 0 });
-  const composer = new PayloadComposer({
+  return new PayloadComposer({
     owner: { agentId: 'a', sessionId: 's', strategyId: 'test', events: new CtxkitEventBus() },
     model: 'test',
     counter,
     budget: () => budget,
   });
-  return composer.compose({ systemPrompt: SYSTEM, history, tools: [], ragContext: RAG, memory, startIndex, turn: 2 })
-    .payload;
+}
+
+/**
+ * A payload of the shared composer with the two user-role blocks and dynamic context; `startIndex` 1 starts the window
+ * at an assistant message.
+ */
+function payload(startIndex = 0): LLMPayload {
+  return newComposer().compose({
+    systemPrompt: SYSTEM,
+    history,
+    tools: [],
+    ragContext: RAG,
+    memory,
+    startIndex,
+    turn: 2,
+  }).payload;
 }
 
 describe('user-role memory blocks through the provider converters', () => {
@@ -55,13 +69,7 @@ describe('user-role memory blocks through the provider converters', () => {
       () => {
         const converted = toAnthropicMessages(payload().messages);
         expect(converted.system).toBe(`${SYSTEM}\n\n${RAG}`);
-        expect(converted.messages.map((message) => message.role)).toEqual([
-          'user',
-          'assistant',
-          'user',
-          'assistant',
-          'user',
-        ]);
+        expect(converted.messages.map((message) => message.role)).toEqual(ALTERNATING);
         expect(converted.messages[0]!.content).toEqual([
           { type: 'text', text: memory[0]!.content },
           { type: 'text', text: memory[1]!.content },
@@ -74,13 +82,7 @@ describe('user-role memory blocks through the provider converters', () => {
 
     it('starts with the blocks when the window starts at an assistant message: no note needs to go before it', () => {
       const converted = toAnthropicMessages(payload(1).messages);
-      expect(converted.messages.map((message) => message.role)).toEqual([
-        'user',
-        'assistant',
-        'user',
-        'assistant',
-        'user',
-      ]);
+      expect(converted.messages.map((message) => message.role)).toEqual(ALTERNATING);
       expect(converted.messages[0]!.content).toEqual([
         { type: 'text', text: memory[0]!.content },
         { type: 'text', text: memory[1]!.content },
@@ -92,20 +94,13 @@ describe('user-role memory blocks through the provider converters', () => {
 
   describe('a block placed before the newest user message', () => {
     it('goes between the last answer and the question, and every provider takes the payload', () => {
-      const budget = computeBudget({ contextWindow: 4000, maxContextTokens: 4000, reserveOutputTokens: 0 });
-      const composer = new PayloadComposer({
-        owner: { agentId: 'a', sessionId: 's', strategyId: 'test', events: new CtxkitEventBus() },
-        model: 'test',
-        counter,
-        budget: () => budget,
-      });
       const recalled: MemoryBlock = {
         name: 'recall',
         role: 'user',
         placement: 'before-newest-user',
         content: 'Recalled: the user asked for aisle seats.',
       };
-      const { messages } = composer.compose({
+      const { messages } = newComposer().compose({
         systemPrompt: SYSTEM,
         history,
         tools: [],
@@ -121,13 +116,7 @@ describe('user-role memory blocks through the provider converters', () => {
       for (const provider of ['anthropic', 'openai-chat', 'openai-responses'] as const)
         expect(findProviderProblems(provider, messages)).toEqual([]);
       const converted = toAnthropicMessages(messages);
-      expect(converted.messages.map((message) => message.role)).toEqual([
-        'user',
-        'assistant',
-        'user',
-        'assistant',
-        'user',
-      ]);
+      expect(converted.messages.map((message) => message.role)).toEqual(ALTERNATING);
       expect(converted.messages[4]!.content).toEqual([
         { type: 'text', text: recalled.content },
         { type: 'text', text: 'Yes.' },
