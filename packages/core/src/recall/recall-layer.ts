@@ -85,14 +85,14 @@ export interface RecallStats {
 }
 
 /**
- * Where a sent payload's window started and the turns it recalled, for the question it was composed
- * with: held while the window keeps its start (see {@link RecallLayer.layout}).
+ * The turns a sent payload recalled, for the question (the newest user message's position and
+ * fingerprint), and where its window started: held for the rest of that question's turn while the
+ * window keeps that start (see {@link RecallLayer.layout}).
  */
 interface RecalledChoice {
-  windowStart: number;
-  /** The newest user message's position and fingerprint (-1 and empty without one). */
   user: number;
   question: string;
+  windowStart: number;
   entries: ReadonlyArray<IndexedEntry>;
 }
 
@@ -126,7 +126,7 @@ export class RecallLayer {
   private readonly blockCounter: RecallBlockCounter;
   /** The index terms of the lines of the memory block last weighed against recall ({@link lineTermsOf}). */
   private memoryLineTerms: { content: string; lines: Array<ReadonlySet<string>> } | undefined;
-  /** What each layout recalled, until it is committed (or forgotten with its payload). */
+  /** What each layout that sent a recall block recalled, until it is committed (or forgotten with its payload). */
   private readonly choices = new WeakMap<object, RecalledChoice>();
   /** What the payload last committed recalled (see {@link layout}). */
   private held: RecalledChoice | undefined;
@@ -241,7 +241,7 @@ export class RecallLayer {
       keepFirstShare: 0,
       ...(prepared.afterPause ? { cutBackRatio: 1 } : {}),
     };
-    const plain = this.remembered(composer.layout(request), request.history, []);
+    const plain = composer.layout(request);
     const history = request.history;
     const startIndex = Math.max(0, Math.floor(request.startIndex ?? 0));
     const memoryTokens = plain.payload.stats.sections.memory;
@@ -284,7 +284,7 @@ export class RecallLayer {
       allowance <= 0 ||
       (keepsAll && this.scope.scope === 'session')
     ) {
-      return this.remembered(composer.layout({ ...request, extra }), history, []);
+      return composer.layout({ ...request, extra });
     }
 
     // Everything before the current turn is ranked: what the window dropped (candidates) and the
@@ -340,7 +340,8 @@ export class RecallLayer {
     // An entry whose text cannot be read back (its history changed in place since it was checked) is left out.
     const readable = (entry: IndexedEntry) => this.index.textOf(entry).length > 0;
     const choose = () => this.select(ranked, splits, historyRoom, allowance, currentTurn, episodeFrom).filter(readable);
-    const held = this.heldFor(history, newestUser, windowStart, ranked);
+    const question = newestUser >= 0 ? messageFingerprint(history[newestUser]!) : '';
+    const held = this.heldFor(newestUser, question, windowStart, ranked);
     let chosen = held ?? choose();
     let { text: blockText, tokens: blockTokens, entries } = this.fit(chosen, ranked, allowance);
     // Turns held for the question go again only whole: a block that lost some is chosen afresh.
@@ -370,7 +371,7 @@ export class RecallLayer {
         allowance,
       ));
     }
-    if (chosen.length === 0) return this.remembered(composer.layout({ ...request, extra }), history, []);
+    if (chosen.length === 0) return composer.layout({ ...request, extra });
 
     const relevance = new Map(ranked.map((item) => [item.entry.id, item.relevance]));
     stats.hits = chosen.map((entry) => ({
@@ -397,7 +398,13 @@ export class RecallLayer {
         : Math.floor(plain.roomTokens * (request.memoryShare ?? DEFAULT_MEMORY_SHARE));
     const memoryShare = Math.min(1, (baseAllowance + blockTokens + 1) / Math.max(1, plain.roomTokens));
     const composed = composer.layout({ ...request, memory: [block, ...(request.memory ?? [])], memoryShare, extra });
-    this.remembered(composed, history, composed.memory[0] === 'sent' ? chosen : []);
+    if (composed.memory[0] === 'sent')
+      this.choices.set(composed.payload, {
+        user: newestUser,
+        question,
+        windowStart: composed.window.fromIndex,
+        entries: chosen,
+      });
     // As the strategy composed it: its own blocks' outcomes and the memory's share of the room.
     return {
       ...composed,
@@ -406,41 +413,18 @@ export class RecallLayer {
     };
   }
 
-  /** `composed`, its window's start and the turns it recalled remembered until it is committed ({@link committed}). */
-  private remembered(
-    composed: ComposedPayload,
-    history: ReadonlyArray<Readonly<ChatMessage>>,
-    entries: ReadonlyArray<IndexedEntry>,
-  ): ComposedPayload {
-    const user = newestUserIndex(history);
-    this.choices.set(composed.payload, {
-      windowStart: composed.window.fromIndex,
-      user,
-      question: user >= 0 ? messageFingerprint(history[user]!) : '',
-      entries,
-    });
-    return composed;
-  }
-
   /**
    * The turns the committed payload recalled, when this layout asks the same question of a window
    * with the same start (a later step of the same turn) and each of them is still ranked and readable.
    */
   private heldFor(
-    history: ReadonlyArray<Readonly<ChatMessage>>,
-    newestUser: number,
+    user: number,
+    question: string,
     windowStart: number,
     ranked: ReadonlyArray<RankedEntry>,
   ): IndexedEntry[] | undefined {
     const held = this.held;
-    if (
-      held === undefined ||
-      held.entries.length === 0 ||
-      newestUser < 0 ||
-      held.user !== newestUser ||
-      held.windowStart !== windowStart ||
-      held.question !== messageFingerprint(history[newestUser]!)
-    )
+    if (held === undefined || held.user !== user || held.question !== question || held.windowStart !== windowStart)
       return undefined;
     const byId = new Map(ranked.map((item) => [item.entry.id, item.entry]));
     const entries = held.entries.map((entry) => byId.get(entry.id));
