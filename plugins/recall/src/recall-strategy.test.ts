@@ -170,6 +170,34 @@ describe('std-recall-strategy', () => {
       },
     );
 
+    it('leaves no more room unused than a cut does when a small block follows a cut beside a large one', async () => {
+      const { context } = createConformanceContext('held-start-release');
+      const strategy = createStrategy({ ...config(), maxContextTokens: 3000, cutBackRatio: 0.6 }, context);
+      // Twenty early turns on one subject, then sixty on another.
+      const shed: Record<number, string> = { 2: 'My locker code at the Riverside gym is 4417.' };
+      for (let turn = 10; turn < 30; turn++)
+        shed[turn] = `Shed roof, step ${turn}: cedar shingles, copper flashing and a ridge vent for the garden shed.`;
+      const history = chat(80, shed);
+      await strategy.onTurnComplete(history);
+      const wideQuestion = 'Which cedar shingles, copper flashing and ridge vent did we plan for the garden shed roof?';
+      // A question many older turns bear on: a large block, and the window cut back beside it.
+      const wide = await strategy.composePayload(SYSTEM, [...history, { role: 'user', content: wideQuestion }], []);
+      expect((wide.stats.extra!.recall as { tokens: number }).tokens).toBeGreaterThan(600);
+      const asked: ChatMessage[] = [
+        ...history,
+        { role: 'user', content: wideQuestion },
+        { role: 'assistant', content: 'Cedar shingles with copper flashing.' },
+        { role: 'user', content: 'What is my locker code at the gym?' },
+      ];
+      await strategy.onTurnComplete(asked.slice(0, -1));
+      // A question one older turn bears on: a small block, and the window takes what it leaves.
+      const narrow = await strategy.composePayload(SYSTEM, asked, []);
+      expect(payloadText(narrow)).toContain('4417');
+      const { available } = narrow.stats.budget;
+      expect(available - narrow.stats.output_tokens).toBeLessThanOrEqual(Math.ceil(0.4 * available));
+      strategy.dispose();
+    });
+
     it(
       'sends the recalled turns right before the question, and again on each step of its turn while the ' +
         'window keeps its start',

@@ -228,7 +228,8 @@ export class RecallLayer {
    * hold take up to `share` of the room, the newest history the rest. The block goes right before the
    * newest user message, so that the history before it stays in the provider's cached prefix; while
    * the window keeps its start (`cutBackRatio` below 1), the turns recalled for a question are sent
-   * again on each step of its turn as long as they fit. The conversation's first messages are not
+   * again on each step of its turn as long as they fit, and a held start that would leave more of the
+   * room unused than a cut does lets go. The conversation's first messages are not
    * kept in front of the window (`keepFirstShare`): recall brings back the older turns that bear on
    * the question instead. The block's recalled ranges are reported as `recalled`, the rest of what is
    * older than the window as `dropped`; `stats.extra.recall` says what was recalled and why. A
@@ -397,7 +398,14 @@ export class RecallLayer {
         ? memoryTokens - memoryYielded
         : Math.floor(plain.roomTokens * (request.memoryShare ?? DEFAULT_MEMORY_SHARE));
     const memoryShare = Math.min(1, (baseAllowance + blockTokens + 1) / Math.max(1, plain.roomTokens));
-    const composed = composer.layout({ ...request, memory: [block, ...(request.memory ?? [])], memoryShare, extra });
+    const withBlock: ComposeRequest = { ...request, memory: [block, ...(request.memory ?? [])], memoryShare, extra };
+    let composed = composer.layout(withBlock);
+    // A window that keeps a start held from a cut beside a larger block would leave more of the room
+    // unused than a cut does: it takes the room recall leaves instead.
+    const cutBack = request.cutBackRatio ?? 1;
+    const sent = composed.payload.stats;
+    if (cutBack < 1 && sent.budget.available - sent.output_tokens > Math.ceil((1 - cutBack) * plain.roomTokens))
+      composed = composer.layout({ ...withBlock, cutBackRatio: 1 });
     if (composed.memory[0] === 'sent')
       this.choices.set(composed.payload, {
         user: newestUser,
