@@ -63,6 +63,8 @@ export interface LayoutHold {
     readonly lead: number;
     readonly verbatim: number;
     readonly unchangedBefore: number;
+    /** The ledger's in-place rewrites when it was laid out (`HistoryLedger.rewrites`); a later one voids it. */
+    readonly rewrites: number;
   };
 }
 

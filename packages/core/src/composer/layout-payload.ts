@@ -416,6 +416,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
             lead,
             verbatim,
             unchangedBefore: Number.POSITIVE_INFINITY,
+            rewrites: ledger.rewrites,
           },
         }
       : {}),

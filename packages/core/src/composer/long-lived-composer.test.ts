@@ -300,6 +300,26 @@ describe('PayloadComposer across turns', () => {
     },
   );
 
+  it('does not let a layout made before its array was written over in place vouch for its window', () => {
+    const history = grow([], [{ kind: 'exchange', calls: 1, outputWords: 1, split: false }], [], 0).history;
+    for (let turn = 1; turn < 6; turn++)
+      grow(history, [{ kind: 'exchange', calls: 1, outputWords: 5, split: false }], [], turn)
+        .history.slice(history.length)
+        .forEach((message) => history.push(message));
+    const composer = newComposer(4000);
+    const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
+    composer.compose({ ...request, history });
+    // A layout of the grown array, then another one after a message of its window was written over.
+    history.push({ role: 'user', content: 'and now?' });
+    const early = composer.layout({ ...request, history, historyUnchangedBefore: history.length - 1 });
+    history[2] = { ...history[2]!, content: `${String(history[2]!.content)} rewritten` } as ChatMessage;
+    composer.layout({ ...request, history, historyUnchangedBefore: 2 });
+    composer.commit(early, 1);
+    history.push({ role: 'assistant', content: 'Done.' }, { role: 'user', content: 'next?' });
+    const next = composer.compose({ ...request, history, historyUnchangedBefore: history.length - 2 }).payload;
+    expect(next.stats.repeatedPrefixTokens).toBe(repeatedPrefix(early.payload, next));
+  });
+
   it('sends a message replaced in place at once, also when the array keeps its length and its last message', () => {
     const history = grow([], [{ kind: 'exchange', calls: 1, outputWords: 1, split: false }], [], 0).history;
     const composer = newComposer(400);

@@ -4,7 +4,6 @@ import type { CtxkitEventBase } from '../events/ctxkit-events';
 import { type CtxkitEventBus, safeEmit } from '../events/event-bus';
 import { emitReductions } from '../events/reduction-events';
 import { HistoryLedger } from '../ledger/history-ledger';
-import { assertHistoryShape } from '../messages/assert-history-shape';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { EMPTY_HOLD, type LayoutHold } from './layout-hold';
 import { type ComposedPayload, type ComposeRequest, type LayoutEnvironment, layoutPayload } from './layout-payload';
@@ -35,17 +34,13 @@ export interface PayloadComposerOptions {
  * {@link LayoutHold}. `layout(request)` is {@link layoutPayload} on the committed hold (nothing is
  * remembered: a preview, or one of several candidate layouts); `commit(layout, turn)` makes a layout
  * the payload sent: its hold becomes the conversation's, and its events are emitted from its payload;
- * `compose(request)` does both. Its caches (the ledger of per-message token counts, one message object
- * per system and memory text) change no output.
+ * `compose(request)` does both. Its caches (the ledger of per-message token counts and shape checks,
+ * one message object per system and memory text) change no output; besides them it keeps only the hold.
  */
 export class PayloadComposer {
   readonly ledger: HistoryLedger;
   /** The hold of the payload committed last. */
   private hold: LayoutHold = EMPTY_HOLD;
-  /** The layout made last: only it can vouch for its window of a history array grown in place. */
-  private latest: ComposedPayload | undefined;
-  /** The history last checked for shape: a call checks only the messages appended since. */
-  private checked: { first: unknown; last: unknown; length: number } | undefined;
   private readonly env: Omit<LayoutEnvironment, 'budget'>;
 
   constructor(private readonly options: PayloadComposerOptions) {
@@ -91,9 +86,7 @@ export class PayloadComposer {
       if (still !== sentWindow.unchangedBefore)
         this.hold = hold = { ...hold, sentWindow: { ...sentWindow, unchangedBefore: still } };
     }
-    const composed = layoutPayload(request, hold, { ...this.env, budget: this.options.budget() });
-    this.latest = composed;
-    return composed;
+    return layoutPayload(request, hold, { ...this.env, budget: this.options.budget() });
   }
 
   /**
@@ -106,8 +99,11 @@ export class PayloadComposer {
   commit(composed: ComposedPayload, turn: number): void {
     const next = composed.nextHold;
     const level = this.hold.sent?.level ?? 'ok';
-    // A layout made before another cannot vouch for its window: the history array may have changed in place since.
-    this.hold = composed === this.latest || next.sentWindow === undefined ? next : { ...next, sentWindow: undefined };
+    // A layout made before the history array was written over in place cannot vouch for its window.
+    this.hold =
+      next.sentWindow === undefined || next.sentWindow.rewrites === this.ledger.rewrites
+        ? next
+        : { ...next, sentWindow: undefined };
     const { payload } = composed;
     const { events, sessionId } = this.options.owner;
     const base = this.eventBase(turn);
@@ -145,16 +141,6 @@ export class PayloadComposer {
    * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`)
    */
   checkHistoryShape(history: ReadonlyArray<unknown>): void {
-    const checked = this.checked;
-    const grown =
-      Array.isArray(history) &&
-      checked !== undefined &&
-      checked.length > 0 &&
-      history.length >= checked.length &&
-      history[0] === checked.first &&
-      history[checked.length - 1] === checked.last;
-    this.checked = undefined;
-    assertHistoryShape(history, grown ? checked.length : 0);
-    this.checked = { first: history[0], last: history[history.length - 1], length: history.length };
+    this.ledger.checkShape(history);
   }
 }

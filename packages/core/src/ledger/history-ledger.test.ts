@@ -26,6 +26,39 @@ function conversation(turns: number): ChatMessage[] {
 }
 
 describe('HistoryLedger', () => {
+  describe('#rewrites', () => {
+    it('counts the syncs of an array written over before its old end, not those that grew it', () => {
+      const ledger = new HistoryLedger(counter);
+      const history = conversation(3);
+      ledger.sync(history);
+      history.push({ role: 'user', content: 'one more' });
+      ledger.sync(history, 9);
+      expect(ledger.rewrites).toBe(0);
+      history[4] = { role: 'assistant', content: 'rewritten' };
+      ledger.sync(history, 4);
+      expect(ledger.rewrites).toBe(1);
+    });
+  });
+
+  describe('#checkShape', () => {
+    it('checks only what a grown history added, and the whole of any other', () => {
+      const ledger = new HistoryLedger(counter);
+      const history: unknown[] = conversation(2);
+      ledger.checkShape(history);
+      // Grown (the same first message, and the same one where it ended): only the new message is checked.
+      const grown = [...history, { role: 'user', content: 'next' }];
+      grown[1] = { role: 'narrator' };
+      expect(() => ledger.checkShape(grown)).not.toThrow();
+      expect(() => ledger.checkShape([...grown, { role: 'narrator' }])).toThrow(
+        expect.objectContaining({ code: 'CTXKIT_HISTORY_INVALID' }),
+      );
+      // Another history: checked whole.
+      expect(() => ledger.checkShape([{ role: 'user', content: 'hi' }, ...grown.slice(1)])).toThrow(
+        expect.objectContaining({ code: 'CTXKIT_HISTORY_INVALID' }),
+      );
+    });
+  });
+
   describe('#tokensWithin', () => {
     it('measures again a middle message replaced by a new object while first and last stayed', () => {
       const ledger = new HistoryLedger(counter);

@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../contracts/chat-message';
+import { assertHistoryShape } from '../messages/assert-history-shape';
 import { messageText } from '../token-counting/message-text';
 import { messageOverheadTokens } from '../token-counting/message-tokens';
 import type { ITokenCounter } from '../token-counting/token-counter';
@@ -55,6 +56,10 @@ export class HistoryLedger {
   private firstPrint = '';
   private lastPrint = '';
   private lastContinuity: LedgerContinuity = 'reset';
+  /** Times a synced history array was written over in place before its old end (see {@link rewrites}). */
+  private rewritten = 0;
+  /** The history last checked for shape (see {@link checkShape}). */
+  private shapeChecked: { first: unknown; last: unknown; length: number } | undefined;
   /** Messages measured (tokenized or looked up) since creation; for tests and the bench. */
   measured = 0;
   /** Truncated copies of the current turn's tool outputs, by message identity and allotment. */
@@ -69,6 +74,34 @@ export class HistoryLedger {
   /** Number of messages of the last synced history. */
   get length(): number {
     return this.known;
+  }
+
+  /**
+   * How many times `sync` was told that the array it was given before was written over in place before
+   * its old end: what was read from such an array before may no longer be in it.
+   */
+  get rewrites(): number {
+    return this.rewritten;
+  }
+
+  /**
+   * Checks the shape of `history` (see `assertHistoryShape`): only the messages new since the
+   * previous check when `history` is the previously checked one grown (the same first message, and
+   * the same message where it ended), all of them otherwise.
+   * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`)
+   */
+  checkShape(history: ReadonlyArray<unknown>): void {
+    const checked = this.shapeChecked;
+    const grown =
+      Array.isArray(history) &&
+      checked !== undefined &&
+      checked.length > 0 &&
+      history.length >= checked.length &&
+      history[0] === checked.first &&
+      history[checked.length - 1] === checked.last;
+    this.shapeChecked = undefined;
+    assertHistoryShape(history, grown ? checked.length : 0);
+    this.shapeChecked = { first: history[0], last: history[history.length - 1], length: history.length };
   }
 
   /** How the last `sync` related the history to the one before. */
@@ -95,7 +128,10 @@ export class HistoryLedger {
     if (continuity !== 'identity') this.keptRun.clear();
     else this.keptRun.synced(history, unchangedBefore);
     // The same array written over before its old end: the last selection may hold replaced messages.
-    if (unchangedBefore !== undefined && unchangedBefore < previous) this.memo = undefined;
+    if (unchangedBefore !== undefined && unchangedBefore < previous) {
+      this.memo = undefined;
+      this.rewritten++;
+    }
     if (continuity === 'reset') {
       this.counts = new Float64Array(Math.max(64, history.length));
       this.verified = new Uint8Array(this.counts.length);
