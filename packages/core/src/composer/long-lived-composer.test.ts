@@ -121,6 +121,16 @@ function grow(
   return { history: next, pending: left };
 }
 
+/** A history of `turns` tool exchanges, each output `outputWords` words long. */
+function exchanges(turns: number, outputWords: number): ChatMessage[] {
+  const history: ChatMessage[] = [];
+  for (let turn = 0; turn < turns; turn++)
+    grow(history, [{ kind: 'exchange', calls: 1, outputWords, split: false }], [], turn)
+      .history.slice(history.length)
+      .forEach((message) => history.push(message));
+  return history;
+}
+
 function newComposer(maxContextTokens: number): PayloadComposer {
   const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
   return new PayloadComposer({
@@ -263,11 +273,7 @@ describe('PayloadComposer across turns', () => {
     'takes the positions a caller says did not change in its array as they were: the window it kept is not checked ' +
       'again there',
     () => {
-      const history: ChatMessage[] = [];
-      for (let turn = 0; turn < 60; turn++)
-        grow(history, [{ kind: 'exchange', calls: 1, outputWords: 30, split: false }], [], turn)
-          .history.slice(history.length)
-          .forEach((message) => history.push(message));
+      const history = exchanges(60, 30);
       const composer = newComposer(2500);
       const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
       const first = composer.compose({ ...request, history }).payload;
@@ -301,11 +307,7 @@ describe('PayloadComposer across turns', () => {
   );
 
   it('does not let a layout made before its array was written over in place vouch for its window', () => {
-    const history = grow([], [{ kind: 'exchange', calls: 1, outputWords: 1, split: false }], [], 0).history;
-    for (let turn = 1; turn < 6; turn++)
-      grow(history, [{ kind: 'exchange', calls: 1, outputWords: 5, split: false }], [], turn)
-        .history.slice(history.length)
-        .forEach((message) => history.push(message));
+    const history = exchanges(6, 5);
     const composer = newComposer(4000);
     const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
     composer.compose({ ...request, history });
