@@ -8,6 +8,7 @@ import { HeldOutputCuts, type OutputCut } from '../ledger/held-output-cuts';
 import { type HistoryLedger, messageFingerprint } from '../ledger/history-ledger';
 import { type HistoryWindow, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } from '../ledger/select-history-window';
 import { groupAt } from '../messages/group-tool-calls';
+import { newestUserIndex } from '../messages/newest-user-index';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { fitDynamicContext } from './fit-dynamic-context';
 import { fitMemoryBlock, type FittedMemoryBlock } from './fit-memory-block';
@@ -342,7 +343,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
       .filter((block) => block.message !== undefined && block.message.role === role && placement(block.block))
       .map((block) => block.message!);
   // A block placed before the newest user message goes inside the window, unless that message opens it.
-  const newestUserAt = newestUserPosition(window.messages);
+  const newestUserAt = newestUserIndex(window.messages);
   const inWindow = (block: MemoryBlock) => block.placement === 'before-newest-user' && newestUserAt > 0;
   const afterSystem = (block: MemoryBlock) => block.placement === 'after-system';
   const beforeHistory = (block: MemoryBlock) => block.placement !== 'after-system' && !inWindow(block);
@@ -815,12 +816,6 @@ function tokensBefore(
   for (let index = end - 1; index >= from && tokens <= limit; index--)
     tokens += ledger.tokensWithin(history, index, limit - tokens + 1);
   return Math.min(tokens, limit);
-}
-
-/** Position of the newest user message in `messages`, -1 when there is none. */
-function newestUserPosition(messages: ReadonlyArray<ChatMessage>): number {
-  for (let index = messages.length - 1; index >= 0; index--) if (messages[index]!.role === 'user') return index;
-  return -1;
 }
 
 /** Tokens of the newest user message at or after `startIndex` (up to `limit`), 0 when there is none. */

@@ -8,6 +8,7 @@ import { RecallScopeError } from '../errors/recall-scope-error';
 import { safeEmit } from '../events/event-bus';
 import { messageFingerprint } from '../ledger/history-ledger';
 import { selectHistoryWindow } from '../ledger/select-history-window';
+import { newestUserIndex } from '../messages/newest-user-index';
 import { FailureBackoff } from '../model-calls/failure-backoff';
 import type { StrategyContext } from '../plugins/strategy-plugin';
 import { contentText } from '../token-counting/message-text';
@@ -805,11 +806,6 @@ function mergedRanges(entries: ReadonlyArray<IndexedEntry>): Array<{ from: numbe
     else ranges.push({ from: entry.from, to: entry.to, reason: RECALLED_REASON });
   }
   return ranges;
-}
-
-function newestUserIndex(history: ReadonlyArray<Readonly<ChatMessage>>): number {
-  for (let index = history.length - 1; index >= 0; index--) if (history[index]!.role === 'user') return index;
-  return -1;
 }
 
 function errorSummary(error: unknown): { code: string; message: string } {
