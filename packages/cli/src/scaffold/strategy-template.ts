@@ -184,7 +184,7 @@ export class ${pascal}Strategy implements IContextManager {
     private readonly config: ${pascal}Config,
     context: StrategyContext,
   ) {
-    // The model's window from the registry, capped by maxContextTokens, less the output reservation and margin.
+    // maxContextTokens when set, else the model's window from the registry, less the output reservation and margin.
     const budget = budgetFromConfig(config, config.model, context.models);
     this.composer = new PayloadComposer({ owner: context, model: config.model, counter: context.counter, budget: ` +
         `() => budget });
