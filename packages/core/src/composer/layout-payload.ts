@@ -70,9 +70,10 @@ export interface ComposeRequest extends ComposeOptions {
    * For a strategy that grows one history array in place from compose to compose (a working view
    * over the caller's history): when `history` is the array this composer was given last, its
    * messages before this index are the same objects as then (it changed only from here on, or grew).
-   * The window it kept is then checked again only from here, so a turn costs what changed, not the
-   * window. Leave it out unless every write into the array is accounted for: a wrong index lets
-   * stale token counts through, and the payload can exceed the budget.
+   * The messages the sent payload took from there are then known to repeat without comparing them
+   * again (`composed.previous`, `stats.repeatedPrefixTokens`). Leave it out unless every write into
+   * the array is accounted for: a wrong index reports changed messages as repeated. Token counts are
+   * checked message by message whatever it says.
    */
   historyUnchangedBefore?: number;
   /** Turn number for events. */

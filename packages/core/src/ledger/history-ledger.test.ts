@@ -1,5 +1,6 @@
 import { computeBudget } from '../budget/compute-budget';
 import type { ChatMessage } from '../contracts/chat-message';
+import { groupEndingAt } from '../messages/group-tool-calls';
 import { createTokenCounter } from '../token-counting/create-token-counter';
 import { buildPayload } from './build-payload';
 import { HistoryLedger } from './history-ledger';
@@ -26,6 +27,38 @@ function conversation(turns: number): ChatMessage[] {
 }
 
 describe('HistoryLedger', () => {
+  describe('#groupEndingAt', () => {
+    it('finds a unit once and again only when one of its messages is another object', () => {
+      const ledger = new HistoryLedger(counter);
+      const history = conversation(3);
+      const found = ledger.groupEndingAt(history, 6);
+      expect(found).toEqual(groupEndingAt(history, 6));
+      expect(ledger.groupEndingAt([...history], 6)).toBe(found);
+      // The call rewritten in place with a second call whose result does not follow: an incomplete exchange now.
+      const call = history[4] as Extract<ChatMessage, { role: 'assistant' }>;
+      history[4] = {
+        ...call,
+        tool_calls: [
+          ...call.tool_calls!,
+          { id: 'extra', type: 'function', function: { name: 'read', arguments: '{}' } },
+        ],
+      };
+      expect(ledger.groupEndingAt(history, 6)).toEqual(groupEndingAt(history, 6));
+      expect(ledger.groupEndingAt(history, 6).kind).not.toBe(found.kind);
+    });
+
+    it('does not keep a call cut from its results, which depend on what follows it', () => {
+      const ledger = new HistoryLedger(counter);
+      const history = conversation(2);
+      const cut = ledger.groupEndingAt(history, 5);
+      expect(cut).toEqual(groupEndingAt(history, 5));
+      // The result after the call answers another id now: the same call is a dangling one.
+      history[5] = { role: 'tool', tool_call_id: 'other', content: 'late' };
+      expect(ledger.groupEndingAt(history, 5)).toEqual(groupEndingAt(history, 5));
+      expect(ledger.groupEndingAt(history, 5).kind).toBe('incomplete-tool-exchange');
+    });
+  });
+
   describe('#rewrites', () => {
     it('counts the syncs of an array written over before its old end, not those that grew it', () => {
       const ledger = new HistoryLedger(counter);

@@ -1,9 +1,10 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import { assertHistoryShape } from '../messages/assert-history-shape';
+import { groupEndingAt } from '../messages/group-tool-calls';
+import type { MessageGroup } from '../messages/message-group';
 import { messageText } from '../token-counting/message-text';
 import { messageOverheadTokens } from '../token-counting/message-tokens';
 import type { ITokenCounter } from '../token-counting/token-counter';
-import { KeptGroupRun } from './kept-group-run';
 
 /** Messages whose text is longer than this are measured with `countUpTo` first (early exit). @default 32768 */
 export const LARGE_MESSAGE_CHARS = 32_768;
@@ -50,6 +51,8 @@ export class HistoryLedger {
   private verified = new Uint8Array(64);
   /** The message object each count was measured on: a count is used only for that same object. */
   private measuredMessages: Array<Readonly<ChatMessage> | undefined> = [];
+  /** By the position of its last message: a whole group found there, with the message objects it was found on. */
+  private groups: Array<{ group: MessageGroup; messages: ReadonlyArray<Readonly<ChatMessage>> } | undefined> = [];
   private known = 0;
   private first: Readonly<ChatMessage> | undefined;
   private last: Readonly<ChatMessage> | undefined;
@@ -64,10 +67,6 @@ export class HistoryLedger {
   measured = 0;
   /** Truncated copies of the current turn's tool outputs, by message identity and allotment. */
   readonly truncations = new WeakMap<object, { allowed: number; message: ChatMessage; tokens: number }>();
-  /** Opaque slot for the last selection made on this ledger (see selectHistoryWindow). */
-  memo: unknown;
-  /** The whole groups the last walk back kept one after the other (see selectHistoryWindow). */
-  readonly keptRun = new KeptGroupRun();
 
   constructor(readonly counter: ITokenCounter) {}
 
@@ -112,7 +111,7 @@ export class HistoryLedger {
   /**
    * Aligns the ledger with `history`. O(1) plus the new messages when the history only grew.
    * `unchangedBefore`: when `history` is the array of the previous sync, changed in place only from
-   * this index on (see {@link KeptGroupRun.synced}).
+   * this index on (counted in {@link rewrites}).
    */
   sync(history: ReadonlyArray<Readonly<ChatMessage>>, unchangedBefore?: number): LedgerContinuity {
     const previous = this.known;
@@ -125,17 +124,13 @@ export class HistoryLedger {
       )
         continuity = 'fingerprint';
     }
-    if (continuity !== 'identity') this.keptRun.clear();
-    else this.keptRun.synced(history, unchangedBefore);
-    // The same array written over before its old end: the last selection may hold replaced messages.
-    if (unchangedBefore !== undefined && unchangedBefore < previous) {
-      this.memo = undefined;
-      this.rewritten++;
-    }
+    // The same array written over before its old end: what was read from it before may have changed.
+    if (unchangedBefore !== undefined && unchangedBefore < previous) this.rewritten++;
     if (continuity === 'reset') {
       this.counts = new Float64Array(Math.max(64, history.length));
       this.verified = new Uint8Array(this.counts.length);
       this.measuredMessages = [];
+      this.groups = [];
       this.atLeast.clear();
     } else {
       if (continuity === 'fingerprint') this.verified.fill(0, 0, previous);
@@ -152,6 +147,30 @@ export class HistoryLedger {
     this.lastPrint = this.last ? messageFingerprint(this.last) : '';
     this.lastContinuity = continuity;
     return continuity;
+  }
+
+  /**
+   * The unit of `history` that ends at `end` (see `groupEndingAt`), found once per position and
+   * looked up again while the messages it was found on are the same objects. Only units that do not
+   * depend on what follows them are kept: a user or assistant message, a tool exchange ending with its
+   * last result.
+   */
+  groupEndingAt(history: ReadonlyArray<Readonly<ChatMessage>>, end: number): MessageGroup {
+    const known = this.groups[end - 1];
+    if (known !== undefined && known.group.end === end) {
+      const { group, messages } = known;
+      let same = true;
+      for (let index = group.start; index < end && same; index++)
+        same = history[index] === messages[index - group.start];
+      if (same) return group;
+    }
+    const group = groupEndingAt(history, end);
+    const whole =
+      group.kind === 'user' ||
+      group.kind === 'assistant' ||
+      (group.kind === 'tool-exchange' && history[end - 1]!.role === 'tool');
+    if (whole) this.groups[end - 1] = { group, messages: history.slice(group.start, end) };
+    return group;
   }
 
   /**
@@ -189,16 +208,14 @@ export class HistoryLedger {
   /**
    * Forgets what is known of position `index`, for a history whose message at that position was
    * replaced in place (a strategy's working view where an older tool output became a placeholder).
-   * The next walk measures that position again (and walks the window group by group once); the rest
-   * stays known. O(1); positions the ledger has not seen are ignored.
+   * The next walk measures that position again; the rest stays known. O(1); positions the ledger has
+   * not seen are ignored.
    */
   invalidate(index: number): void {
     if (!(index >= 0 && index < this.known)) return;
     this.counts[index] = 0;
     this.verified[index] = 0;
     this.atLeast.delete(index);
-    this.memo = undefined;
-    this.keptRun.clear();
   }
 
   /** Exact tokens of `history[index]`. */

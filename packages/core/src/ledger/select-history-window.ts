@@ -10,7 +10,6 @@ import { countLineFeeds } from '../truncation/safe-cut';
 import { truncateToFit } from '../truncation/truncate-to-fit';
 import type { HeldOutputCuts, OutputCut } from './held-output-cuts';
 import { HistoryLedger } from './history-ledger';
-import type { KeptGroups } from './kept-group-run';
 
 /**
  * The `reason` of the reduction for history older than the window (strategies may relabel where it is recoverable
@@ -66,15 +65,6 @@ export interface HistoryWindow {
   outputCuts?: ReadonlyMap<ChatMessage, OutputCut>;
 }
 
-interface Memo {
-  history: ReadonlyArray<Readonly<ChatMessage>>;
-  length: number;
-  last: Readonly<ChatMessage> | undefined;
-  key: string;
-  heldCuts: HeldOutputCuts | undefined;
-  window: HistoryWindow;
-}
-
 function dropRecord(from: number, to: number, reason: string, cause: ReductionCause): ReductionRecord {
   return {
     action: 'dropped',
@@ -116,7 +106,7 @@ function invalidGroupReason(group: MessageGroup): string | undefined {
  * reusable window of every strategy that composes "a block + the recent history that fits".
  *
  * - The walk back from the newest message touches only what it keeps plus the first group that does
- *   not fit (early exit); counts come from the ledger (O(new messages) per turn).
+ *   not fit (early exit), over the ledger's cached per-message counts (only new messages are counted).
  * - The current turn (the newest user message and everything after it) is never dropped whole: when
  *   it does not fit, its tool outputs are truncated head + tail to fit; when that is not enough, the
  *   turn's older steps (whole tool-call groups) are left out oldest first, only as many as needed, so
@@ -125,7 +115,6 @@ function invalidGroupReason(group: MessageGroup): string | undefined {
  *   visible marker. This touches only the current turn, whatever the history's length.
  * - Orphan tool results and calls without results are never sent; they are reported as `dropped` with
  *   the reason. Everything older than the window is one `dropped` range.
- * - A repeat call with the same history, budget and options returns the previous selection (copied).
  *
  * @throws BudgetExceededError (`CTXKIT_BUDGET_EXCEEDED`) when even the truncated newest user message cannot fit
  */
@@ -137,23 +126,6 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   const ledger = options.ledger ?? new HistoryLedger(counter);
   const n = history.length;
   const start = Math.min(n, Math.max(0, Math.floor(options.startIndex ?? 0)));
-  const key = `${budget}:${keepNewestUser ? 1 : 0}:${truncateTurn ? 1 : 0}:${start}`;
-  const memo = ledger.memo as Memo | undefined;
-  if (
-    memo &&
-    memo.history === history &&
-    memo.length === n &&
-    memo.last === history[n - 1] &&
-    memo.key === key &&
-    memo.heldCuts === options.heldCuts &&
-    ledger.length === n
-  ) {
-    return {
-      ...memo.window,
-      messages: memo.window.messages.slice(),
-      reductions: memo.window.reductions.map((record) => ({ ...record })),
-    };
-  }
   ledger.sync(history);
 
   const reductions: ReductionRecord[] = [];
@@ -180,32 +152,14 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     end = newestUser;
   }
 
-  // Older history: whole groups, newest first, stop at the first that does not fit. Arriving at the
-  // groups the previous walk kept (the history only grew), the walk jumps over those that still fit.
+  // Older history: whole groups, newest first, stop at the first that does not fit.
   const keep = (from: number, to: number): void => {
     const newer = kept[kept.length - 1];
     if (newer !== undefined && newer.from === to) newer.from = from;
     else kept.push({ from, to });
   };
-  const run = ledger.keptRun;
-  const walkStart = end;
-  const walked: KeptGroups = { end, starts: [], tokens: [] };
-  let contiguous = true;
-  let jumped = false;
   while (end > start) {
-    if (!jumped && end === run.newestEnd) {
-      const reach = run.reach(history, budget - used, start);
-      if (reach !== undefined) {
-        jumped = true;
-        if (reach.from < end) {
-          used += reach.tokens;
-          keep(reach.from, end);
-          end = reach.from;
-          continue;
-        }
-      }
-    }
-    const group = groupEndingAt(history, end);
+    const group = ledger.groupEndingAt(history, end);
     if (group.start < start) {
       // A unit cut by `startIndex`: its results would be sent without their call.
       pushMerged(
@@ -219,7 +173,6 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     if (reason) {
       pushMerged(reductions, dropRecord(group.start, group.end, reason, 'orphan'));
       end = group.start;
-      contiguous = false;
       continue;
     }
     let tokens = 0;
@@ -229,19 +182,9 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     if (used + tokens > budget) break;
     used += tokens;
     keep(group.start, group.end);
-    if (contiguous && !jumped) {
-      walked.starts.push(group.start);
-      walked.tokens.push(tokens);
-    }
     end = group.start;
   }
   if (end > start) pushMerged(reductions, dropRecord(start, end, OLDER_THAN_WINDOW_REASON, 'older-than-window'));
-  // The run grows by the groups walked before it; a walk that started before it (or found none) starts it anew.
-  if (walkStart < n && contiguous) {
-    if (jumped) run.extend(history, walked);
-    else if (run.newestEnd < 0 || walkStart < run.newestEnd) run.restart(history, walked);
-  }
-
   // Adjacent kept ranges are copied as one slice; only the current turn can hold truncated copies.
   const parts: Array<ReadonlyArray<Readonly<ChatMessage>>> = [];
   let verbatim = 0;
@@ -282,8 +225,7 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     truncatedMessages,
   };
   if (outputCuts.size > 0) window.outputCuts = outputCuts;
-  ledger.memo = { history, length: n, last: history[n - 1], key, heldCuts: options.heldCuts, window } satisfies Memo;
-  return { ...window, messages: messages.slice(), reductions: reductions.map((record) => ({ ...record })) };
+  return window;
 }
 
 /** Reason of a `dropped` record for an older step of the current turn that did not fit. */
