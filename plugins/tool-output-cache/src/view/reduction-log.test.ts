@@ -57,27 +57,6 @@ describe('ReductionLog', () => {
     ]);
   });
 
-  it('keeps the parts of the records it copies, for a log that appends them', () => {
-    const first = new ReductionLog();
-    first.addOne('trimmed', 'budget', at(1, 3));
-    first.addOne('trimmed', 'budget', at(8, 4));
-    const next = new ReductionLog();
-    next.append(first.copies());
-    next.addOne('trimmed', 'budget', at(12, 5));
-    expect(next.list([{ from: 5, to: 20 }])).toEqual([
-      {
-        action: 'trimmed',
-        from: 8,
-        to: 13,
-        messages: 2,
-        reason: 'budget',
-        recoverableFrom: 'tool-output-cache',
-        refs: ['to_8', 'to_12'],
-        tokensAfter: 9,
-      },
-    ]);
-  });
-
   it('keeps the kept part of a range added whole, with its refs and without tokens it cannot split', () => {
     const log = new ReductionLog();
     log.add(

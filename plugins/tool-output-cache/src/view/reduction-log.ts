@@ -11,12 +11,6 @@ interface Part {
   readonly tokensAfter?: number;
 }
 
-/** A record of a log with the parts it was merged from (what {@link ReductionLog.copies} gives). */
-export interface LoggedRecord {
-  readonly record: ReductionRecord;
-  readonly parts: ReadonlyArray<Part>;
-}
-
 /**
  * Collects the reductions of one payload and merges them: a record of the same action, reason and
  * recovery source as the one added just before, and not before it, extends that one's range (a
@@ -26,40 +20,8 @@ export interface LoggedRecord {
  */
 export class ReductionLog {
   private readonly records: ReductionRecord[] = [];
-  /** The parts of each record, by the record's index (shared with the copies: a part never changes). */
+  /** The parts of each record, by the record's index. */
   private readonly parts: Part[][] = [];
-
-  /** Records made so far. */
-  get size(): number {
-    return this.records.length;
-  }
-
-  /** The record made last (merged into by the next one of its kind), if any. */
-  get newest(): Readonly<ReductionRecord> | undefined {
-    return this.records[this.records.length - 1];
-  }
-
-  /**
-   * Copies of the records from the `from`-th on, in the order they were made (what a later log can go on from, see
-   * {@link append}).
-   */
-  copies(from = 0): LoggedRecord[] {
-    const copies: LoggedRecord[] = [];
-    for (let index = from; index < this.records.length; index++)
-      copies.push({ record: copyRecord(this.records[index]!), parts: this.parts[index]!.slice() });
-    return copies;
-  }
-
-  /**
-   * Copies of `records` (made by a log of the same kind, see {@link copies}) become this log's newest, as they are: the
-   * next record added may merge with the last of them.
-   */
-  append(records: ReadonlyArray<LoggedRecord>): void {
-    for (const { record, parts } of records) {
-      this.records.push(copyRecord(record));
-      this.parts.push(parts.slice());
-    }
-  }
 
   /** Records one message (or a range `[from, to)`). */
   add(

@@ -9,16 +9,21 @@ import type { RelievedAll } from './fit-view';
 import { InPlaceWrites } from './in-place-writes';
 import { microCompactPlaceholder } from './micro-compact';
 import { extendedWalk, type ReachWalk, reachWalk, unitsEndingBy, type WalkedUnit } from './reach-walk';
-import { RecordedReplacements } from './recorded-replacements';
 import type { ReductionLog } from './reduction-log';
-import { type Replacement, replacementAt, type ReplacementOptions, withReplacements } from './relieve-pressure';
+import {
+  recordReplacements,
+  type Replacement,
+  replacementAt,
+  type ReplacementOptions,
+  withReplacements,
+} from './relieve-pressure';
 import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
 import { type ToolCell, ViewCells, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
 import { noViewReductions, spliceViewReductions, type ViewReductions } from './view-reductions';
-import { keptViewReductionsBefore, ViewReductionsLog } from './view-reductions-log';
+import { keptViewReductionsBefore, viewReductionsLog } from './view-reductions-log';
 
 /** What a {@link WorkingView} needs. */
 export interface WorkingViewOptions extends ViewCellsOptions {
@@ -114,12 +119,8 @@ export class WorkingView {
    * since.
    */
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
-  /** The reductions as a payload's log, merged only from what is new since the last call. */
-  private readonly reductionsLog = new ViewReductionsLog();
   /** Every write into the arrays grown in place (the laid-out view, the relieved view), for {@link unchangedBefore}. */
   private readonly writes = new InPlaceWrites();
-  /** The records of the outputs {@link relieveAll} replaced, reused for those it replaces again. */
-  private readonly recordedRelief = new RecordedReplacements();
   /**
    * The replacements of the last {@link relieveAll}, over the layout it was made for, and the array it
    * made for them (`length` long when made; undefined when it replaced nothing and returned the view).
@@ -290,7 +291,7 @@ export class WorkingView {
       region,
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
-      log: this.reductionsLog.log(reductions, region, keepRecent, decisions.protectFrom),
+      log: viewReductionsLog(reductions, region, keepRecent),
       keptBefore: (kept) => keptViewReductionsBefore(reductions, kept, region, keepRecent),
       relaidPlaceholders,
     };
@@ -364,7 +365,7 @@ export class WorkingView {
     ) {
       relieved = this.reliefGrown(memo!, own, messages, { region, end, stable, reuseFrom, reuseTo }, replacements);
     } else relieved = withReplacements(messages, replacements);
-    this.recordedRelief.record(replacements, log);
+    recordReplacements(replacements, log);
     this.relief = {
       laidOut: this.laidOut!,
       showRefs,
