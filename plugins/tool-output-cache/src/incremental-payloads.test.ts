@@ -1,5 +1,4 @@
 import type { ChatMessage, LLMPayload, ToolMessage } from '@ctxkit/core';
-import { PayloadComposer } from '@ctxkit/core/strategy-kit';
 import { seededRandom } from '@ctxkit/core/testing/generators';
 
 import { exchange, output, strategyOn } from './test-support';
@@ -72,25 +71,6 @@ describe('a session composing turn after turn', () => {
       let history = codingHistory(160, random, 'h');
       // Dropping only what must go (cutBackRatio 1): a cut back holds each instance's own window start.
       const session = strategyOn({ cutBackRatio: 1, ...config });
-      // Every array the view hands the composer is checked against the one it handed out last: what it
-      // says did not change (\`historyUnchangedBefore\`) is the same objects.
-      const handedOut = new WeakMap<ReadonlyArray<ChatMessage>, ReadonlyArray<ChatMessage>>();
-      const claims: number[] = [];
-      const layout = PayloadComposer.prototype.layout;
-      jest.spyOn(PayloadComposer.prototype, 'layout').mockImplementation(function (this: PayloadComposer, request) {
-        const before = request.historyUnchangedBefore;
-        if (before !== undefined) {
-          const then = handedOut.get(request.history);
-          expect(then).toBeDefined();
-          const unchanged = Math.min(before, then!.length);
-          for (let index = 0; index < unchanged; index++)
-            if (request.history[index] !== then![index])
-              throw new Error(`position ${index} changed, claimed unchanged before ${before}`);
-          claims.push(unchanged);
-        }
-        handedOut.set(request.history, request.history.slice());
-        return layout.call(this, request);
-      });
       for (let turn = 0; turn < 24; turn++) {
         // Now and then a preview of a longer history first, or the same history composed twice: neither changes what is
         // sent.
@@ -119,7 +99,6 @@ describe('a session composing turn after turn', () => {
             history.push({ role: 'user', content: 'And now?' });
         }
       }
-      expect(claims.length).toBeGreaterThan(0);
     },
   );
 

@@ -260,7 +260,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       const outputs = toUndo.flatMap((entry) => (entry.before?.kind === 'trim' ? entry.before.toolCallIds : []));
       this.restored.add(outputs);
       this.trims.forget(outputs);
-      this.view.forgetReuse();
+      this.view.forgetLastCall();
       const { undone, alsoUndone } = await this.undoable.take(epochId, this.turn, history !== undefined);
       return { undone, alsoUndone, ...(history ? { history } : {}) };
     });

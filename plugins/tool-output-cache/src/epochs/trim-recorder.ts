@@ -21,7 +21,7 @@ export class TrimRecorder {
 
   /** Records the new placeholders of a composed payload, if any, as one epoch. */
   async record(composed: ComposedView, turn: number): Promise<void> {
-    const relaid = composed.prepared.relaidPlaceholders;
+    const relaid = composed.prepared.newPlaceholders;
     const made = composed.fitted.made;
     if (relaid.length === 0 && made.length === 0) return;
     const candidates = made.length === 0 ? relaid : [...relaid, ...made.map((replacement) => replacement.index)];

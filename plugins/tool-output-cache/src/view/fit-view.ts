@@ -49,7 +49,7 @@ export interface FitViewOptions {
   room?: (offerCache: boolean) => number;
   /**
    * Replaces every older output from `region` on (what {@link relievePressure} comes to when the view
-   * cannot fit even so), reusing what did not change since the last call.
+   * cannot fit even so).
    */
   relieveAll?: (
     messages: ReadonlyArray<ChatMessage>,
@@ -79,8 +79,8 @@ export interface FitViewOptions {
 }
 
 /**
- * What replacing every older output did: the view, how many it replaced, and which of them were not reused from the
- * last call.
+ * What replacing every older output did: the view, how many it replaced, and those of its replacements the last call
+ * did not make.
  */
 export interface RelievedAll {
   messages: ReadonlyArray<ChatMessage>;
@@ -97,7 +97,10 @@ export interface FittedView {
   underPressure: boolean;
   /** The last probe composed (the payload itself when it was composed with `messages` and `offerCache`), if any. */
   last: { composed: ComposedPayload; messages: ReadonlyArray<ChatMessage>; offerCache: boolean } | undefined;
-  /** The replacements this call made to relieve pressure (not those reused from the last call), in index order. */
+  /**
+   * The replacements made to relieve pressure, in index order (when every older output was replaced, those the last
+   * call did not make).
+   */
   made: ReadonlyArray<Replacement>;
   /** One past the newest output replaced to relieve pressure, undefined when none was. */
   relievedThrough: number | undefined;

@@ -30,17 +30,6 @@ export function reachWalk(newestFirst: ReadonlyArray<WalkedUnit>, complete = fal
   return appendUnits({ starts: [], ends: [], sums: [], ...(complete ? { complete } : {}) }, newestFirst);
 }
 
-/**
- * A complete walk with the units of the history grown after it (listed newest first) added: a new
- * walk, `walk` is left as it is (a walk is never changed once made).
- */
-export function extendedWalk(walk: ReachWalk, newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {
-  return appendUnits(
-    { starts: walk.starts.slice(), ends: walk.ends.slice(), sums: walk.sums.slice(), complete: true },
-    newestFirst,
-  );
-}
-
 function appendUnits(walk: ReachWalk, newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {
   let sum = walk.sums.length > 0 ? walk.sums[walk.sums.length - 1]! : 0;
   for (let index = newestFirst.length - 1; index >= 0; index--) {

@@ -171,9 +171,8 @@ export class ViewPayloadComposer {
     const tools = (offerCache: boolean): ToolDefinition[] =>
       this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
     // A layout of `messages`, not committed (a probe, or the preview's payload).
-    const layout = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean): ComposedPayload => {
-      const unchangedBefore = view.unchangedBefore(messages);
-      const composed = this.composer.layout({
+    const layout = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean): ComposedPayload =>
+      this.composer.layout({
         systemPrompt: call.systemPrompt,
         history: messages,
         tools: tools(offerCache),
@@ -188,13 +187,9 @@ export class ViewPayloadComposer {
         keptReductions: (kept) => [...prepared.keptBefore(kept), ...log.list(kept)],
         extra,
         turn: call.turn,
-        ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}),
         cutBackRatio: config.cutBackRatio,
         keepFirstShare: config.keepFirstShare,
       });
-      view.composedWith(messages);
-      return composed;
-    };
     const fitted = fitView({
       aligned,
       region: prepared.region,

@@ -10,9 +10,9 @@ describe('viewReductionsLog', () => {
       ref: `to_${String(position).padStart(32, '0')}`,
       ...extra,
     });
-    reductions.trimmed.push(at(3, { tokensAfter: 30 }), at(5, { tokensAfter: 31 }), at(9, { tokensAfter: 32 }));
+    reductions.trimmed.push(at(5, { tokensAfter: 31 }), at(9, { tokensAfter: 32 }));
     reductions.microCompacted.push({ position: 4, recoverableFrom: 'history' }, at(6));
-    const records = viewReductionsLog(reductions, 4, 3).list();
+    const records = viewReductionsLog(reductions, 3).list();
     expect(records).toEqual([
       {
         action: 'micro-compacted',

@@ -44,16 +44,14 @@ export function keptViewReductionsBefore(
 }
 
 /**
- * The working view's reductions from `region` on as a payload's log: in-context views, then micro-compacted results,
- * then placeholders of the tool output budget, neighbours merged.
+ * The working view's reductions as a payload's log: in-context views, then micro-compacted results, then placeholders
+ * of the tool output budget, neighbours merged.
  */
-export function viewReductionsLog(reductions: ViewReductions, region: number, keepRecent: number): ReductionLog {
+export function viewReductionsLog(reductions: ViewReductions, keepRecent: number): ReductionLog {
   const log = new ReductionLog();
   for (const { kind, action } of KINDS) {
-    const list = reductions[kind];
     const reason = reasonOf(kind, keepRecent);
-    for (let index = firstAtOrAfter(list, region); index < list.length; index++)
-      log.addOne(action, reason, list[index]!);
+    for (const reduction of reductions[kind]) log.addOne(action, reason, reduction);
   }
   return log;
 }

@@ -31,32 +31,6 @@ export function noViewReductions(): ViewReductions {
   return { truncated: [], microCompacted: [], trimmed: [] };
 }
 
-/**
- * Keeps, in place, only the reductions at positions in `[from, to)` and appends `after` (reductions
- * at positions from `to` on), after `before` (reductions before `from`, when any): a call that reuses
- * the previous call's reductions touches only what changed.
- */
-export function spliceViewReductions(
-  reductions: ViewReductions,
-  from: number,
-  to: number,
-  before: ViewReductions,
-  after: ViewReductions,
-): ViewReductions {
-  const splice = (list: ViewReduction[], head: ViewReduction[], tail: ViewReduction[]): ViewReduction[] => {
-    list.length = firstAtOrAfter(list, to);
-    const start = firstAtOrAfter(list, from);
-    const kept = start === 0 && head.length === 0 ? list : [...head, ...list.slice(start)];
-    for (const reduction of tail) kept.push(reduction);
-    return kept;
-  };
-  return {
-    truncated: splice(reductions.truncated, before.truncated, after.truncated),
-    microCompacted: splice(reductions.microCompacted, before.microCompacted, after.microCompacted),
-    trimmed: splice(reductions.trimmed, before.trimmed, after.trimmed),
-  };
-}
-
 /** Index of the first reduction at or after `position` (binary search). */
 export function firstAtOrAfter(list: ReadonlyArray<ViewReduction>, position: number): number {
   let low = 0;

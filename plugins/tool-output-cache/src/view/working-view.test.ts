@@ -155,50 +155,40 @@ describe('WorkingView', () => {
       expect(ensure.mock.calls.length - cachedCalls).toBeLessThanOrEqual(2);
     });
 
-    it(
-      'walks only the history grown since the last call while all of it fits, and finds the bound anew once it ' +
-        'does not',
-      async () => {
-        let given = longHistory(30);
-        const regionAt = async (messages: ChatMessage[], available: number) => {
-          const fresh = view().working;
-          fresh.sync(messages, NO_COMPACTION_LAYOUT, 9);
-          return (await fresh.prepare(available)).region;
-        };
-        // The smallest room the whole history fits (each older output as a placeholder), and a little more.
-        let low = 0;
-        let high = 100_000;
-        while (low < high) {
-          const middle = (low + high) >> 1;
-          if ((await regionAt(given, middle)) === 0) high = middle;
-          else low = middle + 1;
-        }
-        const room = low + 60;
-        const { working } = view();
-        working.sync(given, NO_COMPACTION_LAYOUT, 7);
-        expect((await working.prepare(room)).region).toBe(0);
-        const counted = jest.spyOn(counter, 'countMessage');
-        try {
-          // A turn that still fits counts the messages grown since, not the 60 walked before.
-          given = [...given, ...exchange('g0', 'ok'), { role: 'user', content: 'More?' }];
-          working.sync(given, NO_COMPACTION_LAYOUT, 8);
-          expect((await working.prepare(room)).region).toBe(0);
-          expect(counted.mock.calls.length).toBeLessThanOrEqual(10);
-          // Once the history no longer fits, the bound is the one a new view finds.
-          given = [
-            ...given,
-            ...[1, 2, 3, 4, 5].flatMap((index) => exchange(`g${index}`, output(`big${index}`, 60))),
-            { role: 'user', content: 'And now?' },
-          ];
-          working.sync(given, NO_COMPACTION_LAYOUT, 9);
-          const region = (await working.prepare(room)).region;
-          expect(region).toBeGreaterThan(0);
-          expect(region).toBe(await regionAt(given, room));
-        } finally {
-          counted.mockRestore();
-        }
-      },
-    );
+    it('finds the bound a new view finds, turn after turn, while the whole history fits and after', async () => {
+      let given = longHistory(30);
+      const regionAt = async (messages: ChatMessage[], available: number) => {
+        const fresh = view().working;
+        fresh.sync(messages, NO_COMPACTION_LAYOUT, 9);
+        return (await fresh.prepare(available)).region;
+      };
+      // The smallest room the whole history fits (each older output as a placeholder), and a little more.
+      let low = 0;
+      let high = 100_000;
+      while (low < high) {
+        const middle = (low + high) >> 1;
+        if ((await regionAt(given, middle)) === 0) high = middle;
+        else low = middle + 1;
+      }
+      const room = low + 60;
+      const { working } = view();
+      working.sync(given, NO_COMPACTION_LAYOUT, 7);
+      expect((await working.prepare(room)).region).toBe(0);
+      // A turn that still fits.
+      given = [...given, ...exchange('g0', 'ok'), { role: 'user', content: 'More?' }];
+      working.sync(given, NO_COMPACTION_LAYOUT, 8);
+      expect((await working.prepare(room)).region).toBe(0);
+      // Once the history no longer fits, the bound is the one a new view finds.
+      given = [
+        ...given,
+        ...[1, 2, 3, 4, 5].flatMap((index) => exchange(`g${index}`, output(`big${index}`, 60))),
+        { role: 'user', content: 'And now?' },
+      ];
+      working.sync(given, NO_COMPACTION_LAYOUT, 9);
+      const region = (await working.prepare(room)).region;
+      expect(region).toBeGreaterThan(0);
+      expect(region).toBe(await regionAt(given, room));
+    });
 
     it('adopts a history rebuilt from JSON without caching again, and makes anew what changed', async () => {
       const given = history();

@@ -6,9 +6,8 @@ import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT } from '../comp
 import { type AlignedView, type LayoutPlacement, placeLayout } from './align-view';
 import { currentTurnStart } from './current-turn';
 import type { RelievedAll } from './fit-view';
-import { InPlaceWrites } from './in-place-writes';
 import { microCompactPlaceholder } from './micro-compact';
-import { extendedWalk, type ReachWalk, reachWalk, unitsEndingBy, type WalkedUnit } from './reach-walk';
+import { type ReachWalk, reachWalk, unitsEndingBy, type WalkedUnit } from './reach-walk';
 import type { ReductionLog } from './reduction-log';
 import {
   recordReplacements,
@@ -22,7 +21,7 @@ import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
 import { type ToolCell, ViewCells, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
-import { noViewReductions, spliceViewReductions, type ViewReductions } from './view-reductions';
+import { noViewReductions, type ViewReduction, type ViewReductions } from './view-reductions';
 import { keptViewReductionsBefore, viewReductionsLog } from './view-reductions-log';
 
 /** What a {@link WorkingView} needs. */
@@ -71,13 +70,16 @@ export interface PreparedView {
    */
   keptBefore(kept: ReadonlyArray<HistoryRange>): ReductionRecord[];
   /**
-   * Positions this call laid out again (the others show what the last call showed) where the view
-   * shows a placeholder of the tool output budget or of micro-compact `always`.
+   * Positions where the view shows a placeholder of the tool output budget or of micro-compact `always`, but for those
+   * that showed the same in the last call (the last payload could carry them).
    */
-  relaidPlaceholders: number[];
+  newPlaceholders: number[];
 }
 
-/** What one `prepare` laid out: the next reuses it for the positions that did not change. */
+/**
+ * What one `prepare` laid out: the next keeps its forms before the region and its walk's bound for the positions that
+ * did not change.
+ */
 interface LaidOut {
   /** The history it was laid over (first and last message objects, length), its layout and start. */
   first: ChatMessage | undefined;
@@ -89,7 +91,7 @@ interface LaidOut {
   /** The view over the caller's history: tool positions from `written` on hold what the view shows. */
   messages: ChatMessage[];
   written: number;
-  /** The reductions at the tool positions from `written` on. */
+  /** The reductions at the tool positions from `written` on, in position order. */
   reductions: ViewReductions;
   /** The walk that found how far a window can reach. */
   walk: ReachWalk;
@@ -101,9 +103,10 @@ interface LaidOut {
  * their whole output) and `output_ref`, micro-compacted when `microCompact.when` is `always`, and
  * trimmed to the tool output budget (never the current turn's).
  *
- * The view is kept from call to call and built lazily, newest first: a call caches, views and counts
- * only what it has not seen and what the payload can reach, so a turn costs the same on a history of
- * 100 messages as on one of 10,000. A compaction, which needs the whole view, builds the rest.
+ * Each call lays the view out afresh over what the payload can reach (`region`): the older history
+ * does not fit even with every output replaced, so its outputs are neither cached nor counted, and it
+ * keeps what the last call showed there while that did not change (else the caller's messages). A
+ * compaction, which needs the whole view, builds the rest.
  */
 export class WorkingView {
   private readonly cells: ViewCells;
@@ -114,28 +117,11 @@ export class WorkingView {
   private turn = 0;
   private decisions: Promise<ViewDecisions> | undefined;
   private laidOut: LaidOut | undefined;
-  /**
-   * The call before the one being prepared (when the view continues it) and the position before which nothing changed
-   * since.
-   */
+  /** The last call, when the view continues it, and the position before which nothing changed since. */
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
-  /** Every write into the arrays grown in place (the laid-out view, the relieved view), for {@link unchangedBefore}. */
-  private readonly writes = new InPlaceWrites();
-  /**
-   * The replacements of the last {@link relieveAll}, over the layout it was made for, and the array it
-   * made for them (`length` long when made; undefined when it replaced nothing and returned the view).
-   */
+  /** The replacements of the last {@link relieveAll}, over the layout and the positions it was made for. */
   private relief:
-    | {
-        laidOut: LaidOut;
-        showRefs: boolean;
-        from: number;
-        end: number;
-        replacements: Replacement[];
-        messages: ChatMessage[] | undefined;
-        length: number;
-      }
-    | undefined;
+    { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[] } | undefined;
 
   constructor(
     private readonly options: WorkingViewOptions,
@@ -155,31 +141,16 @@ export class WorkingView {
     fork.base = this.base;
     fork.placement = this.placement;
     fork.turn = this.turn;
-    // The next `prepare` trims the reductions it reuses in place and may grow the view's array in place: the copy gets
-    // its own.
-    const laidOut = this.laidOut && {
-      ...this.laidOut,
-      messages: this.laidOut.messages.slice(),
-      reductions: {
-        truncated: this.laidOut.reductions.truncated.slice(),
-        microCompacted: this.laidOut.reductions.microCompacted.slice(),
-        trimmed: this.laidOut.reductions.trimmed.slice(),
-      },
-    };
-    const copied = (original: LaidOut | undefined): LaidOut | undefined =>
-      original !== undefined && original === this.laidOut ? laidOut : original;
-    fork.laidOut = laidOut;
-    fork.reused = { previous: copied(this.reused.previous), stable: this.reused.stable };
-    fork.relief = this.relief && {
-      ...this.relief,
-      laidOut: copied(this.relief.laidOut)!,
-      messages: this.relief.messages?.slice(),
-    };
+    fork.laidOut = this.laidOut;
+    fork.reused = this.reused;
+    fork.relief = this.relief;
     return fork;
   }
 
-  /** Lays the whole view out again at the next call (the outputs the user took back changed, or the compaction did). */
-  forgetReuse(): void {
+  /**
+   * Keeps nothing of the last call at the next one (the outputs the user took back changed, or the compaction did).
+   */
+  forgetLastCall(): void {
     this.decisions = undefined;
     this.laidOut = undefined;
     this.reused = { previous: undefined, stable: 0 };
@@ -233,8 +204,10 @@ export class WorkingView {
   }
 
   /**
-   * Lays the view over the caller's history for the composer: the positions the payload can reach
-   * hold what the view shows for them (with `everything`, all of them), the older ones keep the
+   * Lays the view over the caller's history for the composer, afresh: the positions the payload can
+   * reach hold what the view shows for them (with `everything`, all of them); the older ones hold what
+   * the last call showed there while the view did not change there since (older than the current
+   * turn, on the same side of the tool output budget's cut and of the micro-compact boundary), else the
    * caller's message. `available` is the payload budget: a window never holds more.
    */
   async prepare(available: number, everything = false): Promise<PreparedView> {
@@ -243,30 +216,27 @@ export class WorkingView {
     const { startIndex } = this.placement;
     const length = base.length;
     const previous = this.laidOut && this.continues(this.laidOut) ? this.laidOut : undefined;
-    // Positions before `stable` show what they showed in the previous call; from `reusedFrom` on it laid them out.
+    // Positions before `stable` show what they showed in the previous call; from `shownFrom` on it laid them out.
     const stable = previous ? this.stableBefore(previous, decisions) : startIndex;
-    const reusedFrom = previous ? Math.max(previous.written, startIndex) : stable;
-    const reused = reusedFrom < stable;
+    const shownFrom = previous ? Math.max(previous.written, startIndex) : stable;
+    const keeps = shownFrom < stable;
     const reach = everything
       ? { region: startIndex, walk: reachWalk([]) }
       : await this.reach(decisions, available, previous, stable);
     const { region } = reach;
-    const messages = reused ? this.grownView(previous!, stable) : base.slice();
-    const fresh = noViewReductions();
-    const after = noViewReductions();
+    const messages = base.slice();
+    // Before the region: what the last call showed, while it holds.
+    const before = keeps ? Math.min(stable, region) : 0;
+    for (let position = 0; position < before; position++) messages[position] = previous!.messages[position]!;
+    const earlier = keeps ? reductionsWithin(previous!.reductions, shownFrom, before) : noViewReductions();
+    const laid = noViewReductions();
     for (let position = region; position < length; position++) {
-      if (reused && position >= reusedFrom && position < stable) position = stable;
-      if (position >= length || base[position]!.role !== 'tool') continue;
+      if (base[position]!.role !== 'tool') continue;
       const made = this.cellAt(position);
       const cell = made instanceof Promise ? await made : made;
-      this.writes.set(messages, position, this.budgeted(position, cell, decisions).message);
-      this.reduce(position, cell, decisions, position < reusedFrom ? fresh : after);
+      messages[position] = this.budgeted(position, cell, decisions).message;
+      this.reduce(position, cell, decisions, laid);
     }
-    const relaidPlaceholders = placeholderPositions(fresh, after);
-    const reductions = reused
-      ? spliceViewReductions(previous!.reductions, reusedFrom, stable, fresh, after)
-      : spliceViewReductions(fresh, 0, length, noViewReductions(), after);
-    const written = reused && stable >= region ? Math.min(region, reusedFrom) : region;
     this.laidOut = {
       first: base[0],
       last: base[length - 1],
@@ -275,12 +245,17 @@ export class WorkingView {
       startIndex,
       decisions,
       messages,
-      written,
-      reductions,
+      written: keeps && stable >= region ? Math.min(region, shownFrom) : region,
+      reductions: {
+        truncated: [...earlier.truncated, ...laid.truncated],
+        microCompacted: [...earlier.microCompacted, ...laid.microCompacted],
+        trimmed: [...earlier.trimmed, ...laid.trimmed],
+      },
       walk: reach.walk,
     };
     this.reused = { previous, stable };
     const { keepRecent } = this.options.config.microCompact;
+    const shown = (position: number) => !keeps || position < shownFrom || position >= stable;
     return {
       aligned: {
         messages,
@@ -291,32 +266,18 @@ export class WorkingView {
       region,
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
-      log: viewReductionsLog(reductions, region, keepRecent),
-      keptBefore: (kept) => keptViewReductionsBefore(reductions, kept, region, keepRecent),
-      relaidPlaceholders,
+      log: viewReductionsLog(laid, keepRecent),
+      keptBefore: (kept) => keptViewReductionsBefore(earlier, kept, region, keepRecent),
+      newPlaceholders: placeholderPositions(laid).filter(shown),
     };
   }
 
   /**
-   * The view of `previous` up to `stable`, then the caller's messages to the history's end: laid out
-   * again from there by {@link prepare}. When the history grew, `previous`'s own array is grown in
-   * place instead of copied (a turn then costs its new messages, not the history): whoever was given
-   * that array (the composer, as the history it composed from) tells a history by its array and its
-   * length, and the length is not the same any longer. A history that did not grow gets a copy.
-   */
-  private grownView(previous: LaidOut, stable: number): ChatMessage[] {
-    const { base } = this;
-    const owned = previous.messages.length === previous.length && base.length > previous.length;
-    const messages = owned ? previous.messages : previous.messages.slice(0, stable);
-    this.writes.overwriteFrom(messages, stable, base);
-    return messages;
-  }
-
-  /**
    * Every older output from `region` on replaced, as `relievePressure` does when the view cannot fit
-   * even with all of them replaced (the region starts past the first position the view sends): the
-   * replacements of the previous call are reused for the positions that did not change, so a turn
-   * looks only at what is new. `messages` is the view of the last {@link prepare}.
+   * even with all of them replaced (the region starts past the first position the view sends), and
+   * recorded in `log`. `messages` is the view of the last {@link prepare}. The replacements of the
+   * previous call are taken again for the positions that did not change (a turn then looks only at
+   * what is new); `made` lists the others.
    */
   relieveAll(
     messages: ReadonlyArray<ChatMessage>,
@@ -337,10 +298,10 @@ export class WorkingView {
     const made: Replacement[] = [];
     // The outputs the user took back stay whole: the window leaves them out with the older history when they do not
     // fit.
-    const restored = this.options.restored.size > 0;
+    const { restored } = this.options;
     const scan = (from: number, to: number) => {
       for (let index = from; index < to; index++) {
-        if (restored && this.options.restored.has(messages[index]!)) continue;
+        if (restored.size > 0 && restored.has(messages[index]!)) continue;
         const replacement = replacementAt(messages, index, options);
         if (replacement) {
           replacements.push(replacement);
@@ -354,69 +315,13 @@ export class WorkingView {
         if (replacement.index >= reuseFrom && replacement.index < reuseTo) replacements.push(replacement);
       scan(reuseTo, end);
     } else scan(region, end);
-    let relieved: ReadonlyArray<ChatMessage>;
-    const own = memo?.messages;
-    if (
-      reuseFrom < reuseTo &&
-      own !== undefined &&
-      own.length === memo!.length &&
-      messages.length > own.length &&
-      replacements.length > 0
-    ) {
-      relieved = this.reliefGrown(memo!, own, messages, { region, end, stable, reuseFrom, reuseTo }, replacements);
-    } else relieved = withReplacements(messages, replacements);
     recordReplacements(replacements, log);
-    this.relief = {
-      laidOut: this.laidOut!,
-      showRefs,
-      from: region,
-      end,
-      replacements,
-      messages: relieved !== messages ? (relieved as ChatMessage[]) : undefined,
-      length: relieved.length,
+    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements };
+    return {
+      messages: withReplacements(messages, replacements),
+      replaced: replacements.length,
+      made,
     };
-    return { messages: relieved, replaced: replacements.length, made };
-  }
-
-  /**
-   * The last call's relieved view (`relieved`, the array it made) made the view of `messages` with
-   * `replacements`, in place instead of copied (a turn then costs what changed, not the history): it
-   * grew, so whoever was given it (the composer) tells it from the array it was, by its length. Up to
-   * `stable` it is the last call's; what the view laid out again there (the scanned ranges,
-   * `[region, reuseFrom)` and `[reuseTo, end)`) and the last call's replacements that are not reused
-   * are set back to the view's messages, the rest is the view's, and then every replacement is made.
-   */
-  private reliefGrown(
-    memo: NonNullable<WorkingView['relief']>,
-    relieved: ChatMessage[],
-    messages: ReadonlyArray<ChatMessage>,
-    at: { region: number; end: number; stable: number; reuseFrom: number; reuseTo: number },
-    replacements: ReadonlyArray<Replacement>,
-  ): ReadonlyArray<ChatMessage> {
-    const kept = Math.min(at.stable, memo.length);
-    const { writes } = this;
-    writes.overwriteFrom(relieved, kept, messages);
-    for (const { index } of memo.replacements)
-      if (index < kept && (index < at.reuseFrom || index >= at.reuseTo)) writes.set(relieved, index, messages[index]!);
-    for (let index = at.region; index < Math.min(at.reuseFrom, kept); index++)
-      writes.set(relieved, index, messages[index]!);
-    for (let index = at.reuseTo; index < Math.min(at.end, kept); index++) writes.set(relieved, index, messages[index]!);
-    for (const { index, copy } of replacements) writes.set(relieved, index, copy);
-    return relieved;
-  }
-
-  /**
-   * For the composer's `historyUnchangedBefore`: the position before which `messages` (an array this
-   * view laid out or relieved, or any other) holds what it held when the composer last composed with
-   * it; undefined for an array it never composed with.
-   */
-  unchangedBefore(messages: ReadonlyArray<ChatMessage>): number | undefined {
-    return this.writes.unchangedBefore(messages);
-  }
-
-  /** The composer composed with `messages`: what {@link unchangedBefore} says counts from now on. */
-  composedWith(messages: ReadonlyArray<ChatMessage>): void {
-    this.writes.handedOut(messages);
   }
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */
@@ -630,9 +535,7 @@ export class WorkingView {
    * the fewest tokens it can be sent with, until more than `available` tokens are passed. The unit
    * where that happens is the last one the window can look at. The units of the previous walk that
    * did not change still hold more than `available` tokens: its oldest unit is still a bound (a
-   * window cannot reach past it), kept while the history grown above it is small beside it. A
-   * previous walk that reached the start with every unit unchanged is extended by the units grown
-   * since, while they all still fit together.
+   * window cannot reach past it), kept while the history grown above it is small beside it.
    */
   private async reach(
     decisions: ViewDecisions,
@@ -666,11 +569,6 @@ export class WorkingView {
                 };
           return { region: walked.starts[0]!, walk };
         }
-      }
-      if (walked.complete && kept === walked.ends.length) {
-        const lastEnd = kept > 0 ? walked.ends[kept - 1]! : from;
-        const grown = await this.walkBack(top, lastEnd, available - (kept > 0 ? walked.sums[kept - 1]! : 0), decisions);
-        if (grown.complete && grown.end === lastEnd) return { region: from, walk: extendedWalk(walked, grown.units) };
       }
     }
     const walk = await this.walkBack(top, from, available, decisions);
@@ -769,14 +667,21 @@ export class WorkingView {
   }
 }
 
-/**
- * The positions of the placeholders among reductions laid out again (budget placeholders and micro-compacted results).
- */
-function placeholderPositions(...lists: ViewReductions[]): number[] {
+/** The positions of the placeholders among `reductions` (budget placeholders and micro-compacted results). */
+function placeholderPositions(reductions: ViewReductions): number[] {
   const positions: number[] = [];
-  for (const list of lists) {
-    for (const reduction of list.trimmed) positions.push(reduction.position);
-    for (const reduction of list.microCompacted) positions.push(reduction.position);
-  }
+  for (const reduction of reductions.trimmed) positions.push(reduction.position);
+  for (const reduction of reductions.microCompacted) positions.push(reduction.position);
   return positions;
+}
+
+/** The reductions of `reductions` at positions in `[from, to)`. */
+function reductionsWithin(reductions: ViewReductions, from: number, to: number): ViewReductions {
+  const within = (list: ViewReduction[]) =>
+    list.filter((reduction) => reduction.position >= from && reduction.position < to);
+  return {
+    truncated: within(reductions.truncated),
+    microCompacted: within(reductions.microCompacted),
+    trimmed: within(reductions.trimmed),
+  };
 }
