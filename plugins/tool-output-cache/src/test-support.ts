@@ -1,5 +1,4 @@
-import type { ChatMessage, IContextStore, ILLMClient, ToolCall, ToolMessage } from '@ctxkit/core';
-import type { PreviousPayload as ComposerPreviousPayload } from '@ctxkit/core/strategy-kit';
+import type { ChatMessage, IContextStore, ILLMClient, ToolCall } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
 
 import { createStrategy } from './create-tool-output-cache-strategy';
@@ -56,56 +55,3 @@ export function strategyOn(
 export const SUMMARY_REPLY =
   '<retain>ids: ISSUE-7, file src/main.c</retain>\n<summary>The agent read the build logs and is fixing ' +
   'src/main.c.</summary>';
-
-/** The system message of the payload tests. */
-export const CODING_AGENT_SYSTEM: ChatMessage = { role: 'system', content: 'You are a coding agent.' };
-
-/** A history of user messages and tool exchanges, every other output carrying a ref. */
-export function historyWithRefs(length: number): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (let index = 0; messages.length < length; index++) {
-    if (index % 3 === 0) messages.push({ role: 'user', content: `Step ${index}.` });
-    else {
-      const [call, result] = exchange(`c${index}`, `output ${index}`) as [ChatMessage, ToolMessage];
-      messages.push(
-        call,
-        index % 2 ? { ...result, output_ref: { id: `to_${String(index).padStart(32, '0')}` } } : result,
-      );
-    }
-  }
-  return messages;
-}
-
-/**
- * Payloads as the composer hands them over: `next(payload)` gives the payload sent before (a copy of
- * it) with the leading messages `payload` repeats, then keeps a copy of `payload` for the next call.
- */
-export function sentPayloads(): {
-  next(payload: ReadonlyArray<ChatMessage>, windowShare?: number): ComposerPreviousPayload | undefined;
-} {
-  let sent: ChatMessage[] | undefined;
-  return {
-    /**
-     * `windowShare`: also say where the window (after the system prompt) continues the previous payload, naming that
-     * share of the shared run.
-     */
-    next(payload, windowShare) {
-      const previous = sent;
-      sent = payload.slice();
-      if (previous === undefined) return undefined;
-      let repeated = 0;
-      while (repeated < Math.min(previous.length, payload.length) && previous[repeated] === payload[repeated])
-        repeated++;
-      const from = payload.length > 1 ? previous.indexOf(payload[1]!) : -1;
-      if (windowShare === undefined || from < 1) return { messages: previous, repeated };
-      let shared = 0;
-      while (
-        from + shared < previous.length &&
-        1 + shared < payload.length &&
-        previous[from + shared] === payload[1 + shared]
-      )
-        shared++;
-      return { messages: previous, repeated, window: { at: 1, from, shared: Math.ceil(shared * windowShare) } };
-    },
-  };
-}

@@ -52,20 +52,6 @@ export interface LayoutHold {
     readonly requested: ReadonlyArray<ToolDefinition>;
     readonly level: UsageLevel;
   };
-  /**
-   * The sent payload's window as far as it is its history's own messages one after the other
-   * (`verbatim` of them from `fromIndex`, after `lead` leading messages), and the position of that
-   * history array before which it has not changed since (see `historyUnchangedBefore`).
-   */
-  readonly sentWindow?: {
-    readonly history: ReadonlyArray<ChatMessage>;
-    readonly fromIndex: number;
-    readonly lead: number;
-    readonly verbatim: number;
-    readonly unchangedBefore: number;
-    /** The ledger's in-place rewrites when it was laid out (`HistoryLedger.rewrites`); a later one voids it. */
-    readonly rewrites: number;
-  };
 }
 
 /** The hold of a conversation that has sent nothing yet. */

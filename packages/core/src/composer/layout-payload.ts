@@ -66,16 +66,6 @@ export interface ComposeRequest extends ComposeOptions {
    * @default 0
    */
   keepFirstShare?: number;
-  /**
-   * For a strategy that grows one history array in place from compose to compose (a working view
-   * over the caller's history): when `history` is the array this composer was given last, its
-   * messages before this index are the same objects as then (it changed only from here on, or grew).
-   * The messages the sent payload took from there are then known to repeat without comparing them
-   * again (`composed.previous`, `stats.repeatedPrefixTokens`). Leave it out unless every write into
-   * the array is accounted for: a wrong index reports changed messages as repeated. Token counts are
-   * checked message by message whatever it says.
-   */
-  historyUnchangedBefore?: number;
   /** Turn number for events. */
   turn: number;
 }
@@ -84,13 +74,6 @@ export interface ComposeRequest extends ComposeOptions {
 export interface PreviousPayload {
   messages: ReadonlyArray<ChatMessage>;
   repeated: number;
-  /**
-   * When the new payload's window continues the previous payload's (a window that slid or grew over
-   * the same history): its messages from `at` on are `shared` messages of `messages` from `from` on,
-   * the same objects (at least that many; the runs may go on). Known from where both windows start in
-   * the history, without comparing the messages. Undefined when it is not known so.
-   */
-  window?: { at: number; from: number; shared: number };
 }
 
 /** A layout: the payload of one request on one hold, and the hold that sending it leaves. */
@@ -235,7 +218,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
 
   const collapsed = request.collapseOlderToolResults ? env.collapser.collapse(original) : undefined;
   const history: ReadonlyArray<ChatMessage> = collapsed ? collapsed.history : original;
-  ledger.sync(history, history === original ? request.historyUnchangedBefore : undefined);
+  ledger.sync(history);
 
   let room = budget.available - systemTokens - toolTokens;
   const userTokens = newestUserTokens(ledger, history, startIndex, room);
@@ -359,11 +342,6 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     beforeQuestion.length > 0
       ? [...window.messages.slice(0, newestUserAt), ...beforeQuestion, ...window.messages.slice(newestUserAt)]
       : window.messages;
-  // The window's leading run of the history's own messages, as far as the payload sends it unbroken.
-  const verbatim =
-    window.verbatim !== undefined && beforeQuestion.length > 0
-      ? Math.min(window.verbatim, newestUserAt)
-      : window.verbatim;
   const payload = buildPayload({
     strategyId,
     model: env.model,
@@ -388,8 +366,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   });
   // The strategy's own `extra` object is the payload's (a strategy may fill it in after composing).
   if (heldMemory.length > 0) payload.stats.extra!.heldMemory = heldMemory;
-  const lead = payload.messages.length - historyMessages.length;
-  const repeated = repeatedMessages(hold, payload, window.fromIndex, lead, verbatim, history);
+  const repeated = repeatedMessages(hold, payload);
   payload.stats.repeatedPrefixTokens = repeatedPrefixTokens(
     counter,
     hold,
@@ -410,18 +387,6 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
       requested: request.tools,
       level: payload.stats.usageLevel,
     },
-    ...(verbatim !== undefined
-      ? {
-          sentWindow: {
-            history,
-            fromIndex: window.fromIndex,
-            lead,
-            verbatim,
-            unchangedBefore: Number.POSITIVE_INFINITY,
-            rewrites: ledger.rewrites,
-          },
-        }
-      : {}),
   };
   return {
     payload,
@@ -431,11 +396,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     memoryAllowanceTokens: memoryAllowance(room, request.memoryShare ?? DEFAULT_MEMORY_SHARE),
     ...(hold.sent
       ? {
-          previous: {
-            messages: hold.sent.messages,
-            repeated,
-            ...continuedWindow(hold, history, window.fromIndex, lead, verbatim),
-          },
+          previous: { messages: hold.sent.messages, repeated },
         }
       : {}),
     nextHold,
@@ -603,57 +564,13 @@ class WindowHold {
   }
 }
 
-/**
- * Where the window from `fromIndex` (placed after `lead` messages, the history's own messages for
- * `verbatim` of them) continues the sent payload's window: both are runs of the same history's own
- * messages, and the history did not change there since.
- */
-function continuedWindow(
-  hold: LayoutHold,
-  history: ReadonlyArray<ChatMessage>,
-  fromIndex: number,
-  lead: number,
-  verbatim: number | undefined,
-): Pick<PreviousPayload, 'window'> {
-  const sent = hold.sentWindow;
-  if (sent === undefined || sent.history !== history || !verbatim) return {};
-  const offset = fromIndex - sent.fromIndex;
-  const end = Math.min(sent.fromIndex + sent.verbatim, sent.unchangedBefore);
-  if (offset < 0 || fromIndex >= end) return {};
-  return { window: { at: lead, from: sent.lead + offset, shared: Math.min(end - fromIndex, verbatim) } };
-}
-
-/**
- * How many of `payload`'s leading messages are the same objects as the sent payload's (0 without one); the window
- * from `fromIndex` follows `lead` messages, the history's own messages for `verbatim` of them.
- */
-function repeatedMessages(
-  hold: LayoutHold,
-  payload: LLMPayload,
-  fromIndex: number,
-  lead: number,
-  verbatim: number | undefined,
-  history: ReadonlyArray<ChatMessage>,
-): number {
+/** How many of `payload`'s leading messages are the same objects as the sent payload's (0 without one). */
+function repeatedMessages(hold: LayoutHold, payload: LLMPayload): number {
   const previous = hold.sent?.messages;
   if (previous === undefined) return 0;
   const messages = payload.messages;
   const shared = Math.min(previous.length, messages.length);
-  let index = 0;
-  const sent = hold.sentWindow;
-  if (
-    sent !== undefined &&
-    sent.history === history &&
-    sent.fromIndex === fromIndex &&
-    sent.lead === lead &&
-    verbatim !== undefined
-  ) {
-    for (; index < lead; index++) if (previous[index] !== messages[index]) return index;
-    // Both windows start with the history's own messages from the same index, and the history did
-    // not change there since: those are the same objects in both payloads.
-    index = lead + Math.max(0, Math.min(sent.verbatim, verbatim, sent.unchangedBefore - fromIndex));
-  }
-  for (; index < shared; index++) if (previous[index] !== messages[index]) return index;
+  for (let index = 0; index < shared; index++) if (previous[index] !== messages[index]) return index;
   return shared;
 }
 

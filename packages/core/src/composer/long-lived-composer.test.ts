@@ -29,7 +29,7 @@ interface Scenario {
   pinBlock: boolean;
   /** A state block that grows with the history read (and may be held from an earlier payload). */
   stateBlock: boolean;
-  /** The long-lived composer is given one array, changed in place, with where it changed (`historyUnchangedBefore`). */
+  /** The long-lived composer is given one array, changed in place. */
   inPlace: boolean;
 }
 
@@ -215,28 +215,17 @@ describe('PayloadComposer across turns', () => {
             const rebuilt = JSON.parse(JSON.stringify(history)) as ChatMessage[];
             const expected = reference.compose({ ...request, history: rebuilt }).payload;
             let given = history;
-            let unchangedBefore: number | undefined;
             if (scenario.inPlace) {
-              // The same array as the last call, written over from the first position that changed (a pin replaces one
-              // in the middle).
+              // The same array as the last call, written over where it changed (a pin replaces one in the middle).
               if (own === undefined) own = history.slice();
               else {
-                unchangedBefore = 0;
-                while (
-                  unchangedBefore < Math.min(own.length, history.length) &&
-                  own[unchangedBefore] === history[unchangedBefore]
-                )
-                  unchangedBefore++;
-                for (let index = unchangedBefore; index < history.length; index++) own[index] = history[index]!;
+                for (let index = 0; index < history.length; index++)
+                  if (own[index] !== history[index]) own[index] = history[index]!;
                 own.length = history.length;
               }
               given = own;
             }
-            const actual = longLived.compose({
-              ...request,
-              history: given,
-              ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}),
-            }).payload;
+            const actual = longLived.compose({ ...request, history: given }).payload;
             expect(sentForm(actual)).toBe(sentForm(expected));
             expect(actual.stats.output_tokens).toBeLessThanOrEqual(actual.stats.budget.available);
             // Generated turns may end on a tool exchange with no user message yet; every other problem is a defect.
@@ -269,56 +258,37 @@ describe('PayloadComposer across turns', () => {
     },
   );
 
-  it(
-    'measures a message replaced in place again, even where the caller says its array did not change: the payload ' +
-      'is the one a fresh composer sends',
-    () => {
-      const history = exchanges(60, 30);
-      const composer = newComposer(2500);
-      const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
-      const first = composer.compose({ ...request, history }).payload;
-      expect(first.stats.messages.output).toBeLessThan(history.length);
-      // Grown by one turn, with a message of the window replaced in place by a longer one.
-      const replace = () => {
-        const at = history.length - 20;
-        history[at] = { ...history[at]!, content: `${String(history[at]!.content)} ${words(80, at)}` } as ChatMessage;
-      };
-      const turn = (unchangedBefore: number | undefined) => {
-        history.push({ role: 'user', content: 'and now?' });
-        replace();
-        const payload = composer.compose({
-          ...request,
-          history,
-          ...(unchangedBefore !== undefined ? { historyUnchangedBefore: unchangedBefore } : {}),
-        }).payload;
-        const expected = newComposer(2500).compose({
-          ...request,
-          history: JSON.parse(JSON.stringify(history)) as ChatMessage[],
-        }).payload;
-        return { payload, expected };
-      };
-      const told = turn(history.length - 20);
-      expect(sentForm(told.payload)).toBe(sentForm(told.expected));
-      // Said to be unchanged past it, the replaced message is still measured again (its count is kept
-      // for the message object it was measured on): the window is the one the budget allows.
-      const untold = turn(history.length);
-      expect(sentForm(untold.payload)).toBe(sentForm(untold.expected));
-    },
-  );
+  it('measures a message replaced in place again: the payload is the one a fresh composer sends', () => {
+    const history = exchanges(60, 30);
+    const composer = newComposer(2500);
+    const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
+    const first = composer.compose({ ...request, history }).payload;
+    expect(first.stats.messages.output).toBeLessThan(history.length);
+    // Grown by one turn, with a message of the window replaced in place by a longer one.
+    history.push({ role: 'user', content: 'and now?' });
+    const at = history.length - 20;
+    history[at] = { ...history[at]!, content: `${String(history[at]!.content)} ${words(80, at)}` } as ChatMessage;
+    const payload = composer.compose({ ...request, history }).payload;
+    const expected = newComposer(2500).compose({
+      ...request,
+      history: JSON.parse(JSON.stringify(history)) as ChatMessage[],
+    }).payload;
+    expect(sentForm(payload)).toBe(sentForm(expected));
+  });
 
-  it('does not let a layout made before its array was written over in place vouch for its window', () => {
+  it('counts the repeated prefix against the layout committed, also one made before its array was written over', () => {
     const history = exchanges(6, 5);
     const composer = newComposer(4000);
     const request = { systemPrompt: 'You are a coding agent.', tools: [], turn: 1 };
     composer.compose({ ...request, history });
     // A layout of the grown array, then another one after a message of its window was written over.
     history.push({ role: 'user', content: 'and now?' });
-    const early = composer.layout({ ...request, history, historyUnchangedBefore: history.length - 1 });
+    const early = composer.layout({ ...request, history });
     history[2] = { ...history[2]!, content: `${String(history[2]!.content)} rewritten` } as ChatMessage;
-    composer.layout({ ...request, history, historyUnchangedBefore: 2 });
+    composer.layout({ ...request, history });
     composer.commit(early, 1);
     history.push({ role: 'assistant', content: 'Done.' }, { role: 'user', content: 'next?' });
-    const next = composer.compose({ ...request, history, historyUnchangedBefore: history.length - 2 }).payload;
+    const next = composer.compose({ ...request, history }).payload;
     expect(next.stats.repeatedPrefixTokens).toBe(repeatedPrefix(early.payload, next));
   });
 
@@ -329,7 +299,7 @@ describe('PayloadComposer across turns', () => {
     expect(composer.compose({ ...request, history }).payload.messages[2]).toBe(history[1]);
     // A pin replaces the tool output in the middle: nothing was appended, so the array looks as it did.
     history[1] = pinStandIn(history[1]!, 'pin-1');
-    const payload = composer.compose({ ...request, history, historyUnchangedBefore: 1 }).payload;
+    const payload = composer.compose({ ...request, history }).payload;
     expect(payload.messages[2]).toBe(history[1]);
     expect(sentForm(payload)).toBe(
       sentForm(

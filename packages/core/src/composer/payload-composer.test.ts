@@ -772,52 +772,6 @@ describe('PayloadComposer', () => {
       },
     );
 
-    it(
-      'hands over where a window that slid over a history grown in place continues the previous payload, without ' +
-        'comparing the messages',
-      () => {
-        const compose = composer(1200);
-        const source = turns(40);
-        const history: ChatMessage[] = [];
-        let sent: ChatMessage[] | undefined;
-        let slid = 0;
-        for (let end = 2; end <= source.length; end += 2) {
-          const unchangedBefore = history.length;
-          history.push(source[end - 2]!, source[end - 1]!);
-          const next = compose.compose({
-            systemPrompt: 'S',
-            history,
-            tools: [],
-            turn: end / 2,
-            historyUnchangedBefore: unchangedBefore,
-          });
-          const window = next.previous?.window;
-          if (sent && window) {
-            const messages = next.payload.messages;
-            expect(messages[window.at]).toBe(sent[window.from]);
-            // The run it names is shared object for object, and it is the whole run.
-            let shared = 0;
-            while (
-              window.from + shared < sent.length &&
-              window.at + shared < messages.length &&
-              sent[window.from + shared] === messages[window.at + shared]
-            )
-              shared++;
-            expect(window.shared).toBe(shared);
-            if (window.from > window.at) slid++;
-          }
-          sent = next.payload.messages.slice();
-        }
-        expect(slid).toBeGreaterThan(10);
-        // A new array each call is not known to hold the same messages: nothing is handed over.
-        const other = composer(1200);
-        other.compose({ systemPrompt: 'S', history: source.slice(0, 30), tools: [], turn: 15 });
-        expect(
-          other.compose({ systemPrompt: 'S', history: source.slice(0, 32), tools: [], turn: 16 }).previous?.window,
-        ).toBeUndefined();
-      },
-    );
-
     it('lays out a preview without committing it: no event, the next compose is the one it would have been', () => {
       const events = new CtxkitEventBus();
       const seen: string[] = [];

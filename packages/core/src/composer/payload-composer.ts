@@ -73,20 +73,7 @@ export class PayloadComposer {
    */
   layout(request: ComposeRequest): ComposedPayload {
     this.checkHistoryShape(request.history);
-    let hold = this.hold;
-    const sentWindow = hold.sentWindow;
-    if (sentWindow !== undefined) {
-      // What the sent window may still vouch for of a history array changed in place since (see
-      // `historyUnchangedBefore`).
-      const unchangedBefore = request.collapseOlderToolResults ? undefined : request.historyUnchangedBefore;
-      const still =
-        sentWindow.history === request.history && unchangedBefore !== undefined
-          ? Math.min(sentWindow.unchangedBefore, unchangedBefore)
-          : 0;
-      if (still !== sentWindow.unchangedBefore)
-        this.hold = hold = { ...hold, sentWindow: { ...sentWindow, unchangedBefore: still } };
-    }
-    return layoutPayload(request, hold, { ...this.env, budget: this.options.budget() });
+    return layoutPayload(request, this.hold, { ...this.env, budget: this.options.budget() });
   }
 
   /**
@@ -99,11 +86,7 @@ export class PayloadComposer {
   commit(composed: ComposedPayload, turn: number): void {
     const next = composed.nextHold;
     const level = this.hold.sent?.level ?? 'ok';
-    // A layout made before the history array was written over in place cannot vouch for its window.
-    this.hold =
-      next.sentWindow === undefined || next.sentWindow.rewrites === this.ledger.rewrites
-        ? next
-        : { ...next, sentWindow: undefined };
+    this.hold = next;
     const { payload } = composed;
     const { events, sessionId } = this.options.owner;
     const base = this.eventBase(turn);

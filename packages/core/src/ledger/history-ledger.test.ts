@@ -59,20 +59,6 @@ describe('HistoryLedger', () => {
     });
   });
 
-  describe('#rewrites', () => {
-    it('counts the syncs of an array written over before its old end, not those that grew it', () => {
-      const ledger = new HistoryLedger(counter);
-      const history = conversation(3);
-      ledger.sync(history);
-      history.push({ role: 'user', content: 'one more' });
-      ledger.sync(history, 9);
-      expect(ledger.rewrites).toBe(0);
-      history[4] = { role: 'assistant', content: 'rewritten' };
-      ledger.sync(history, 4);
-      expect(ledger.rewrites).toBe(1);
-    });
-  });
-
   describe('#checkShape', () => {
     it('checks only what a grown history added, and the whole of any other', () => {
       const ledger = new HistoryLedger(counter);

@@ -59,8 +59,6 @@ export class HistoryLedger {
   private firstPrint = '';
   private lastPrint = '';
   private lastContinuity: LedgerContinuity = 'reset';
-  /** Times a synced history array was written over in place before its old end (see {@link rewrites}). */
-  private rewritten = 0;
   /** The history last checked for shape (see {@link checkShape}). */
   private shapeChecked: { first: unknown; last: unknown; length: number } | undefined;
   /** Messages measured (tokenized or looked up) since creation; for tests and the bench. */
@@ -73,14 +71,6 @@ export class HistoryLedger {
   /** Number of messages of the last synced history. */
   get length(): number {
     return this.known;
-  }
-
-  /**
-   * How many times `sync` was told that the array it was given before was written over in place before
-   * its old end: what was read from such an array before may no longer be in it.
-   */
-  get rewrites(): number {
-    return this.rewritten;
   }
 
   /**
@@ -108,12 +98,8 @@ export class HistoryLedger {
     return this.lastContinuity;
   }
 
-  /**
-   * Aligns the ledger with `history`. O(1) plus the new messages when the history only grew.
-   * `unchangedBefore`: when `history` is the array of the previous sync, changed in place only from
-   * this index on (counted in {@link rewrites}).
-   */
-  sync(history: ReadonlyArray<Readonly<ChatMessage>>, unchangedBefore?: number): LedgerContinuity {
+  /** Aligns the ledger with `history`. O(1) plus the new messages when the history only grew. */
+  sync(history: ReadonlyArray<Readonly<ChatMessage>>): LedgerContinuity {
     const previous = this.known;
     let continuity: LedgerContinuity = 'reset';
     if (previous > 0 && history.length >= previous) {
@@ -124,8 +110,6 @@ export class HistoryLedger {
       )
         continuity = 'fingerprint';
     }
-    // The same array written over before its old end: what was read from it before may have changed.
-    if (unchangedBefore !== undefined && unchangedBefore < previous) this.rewritten++;
     if (continuity === 'reset') {
       this.counts = new Float64Array(Math.max(64, history.length));
       this.verified = new Uint8Array(this.counts.length);

@@ -12,7 +12,7 @@ import {
   type SystemMessage,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { type ComposedPayload, PayloadComposer } from '@ctxkit/core/strategy-kit';
+import { type ComposedPayload, findPayloadProblems, PayloadComposer } from '@ctxkit/core/strategy-kit';
 
 import {
   COMPACT_DEFINITION,
@@ -21,7 +21,7 @@ import {
 } from '../cache/cache-tools';
 import { OfferedToolLists } from '../cache/offered-tools';
 import { compactionMemory, compactionReason } from '../compaction/compaction-memory';
-import { SessionPayloads } from '../payload/session-payloads';
+import { refsIn } from '../payload/payload-refs';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
 import { type FittedView, fitView } from './fit-view';
 import type { RestoredOutputs } from './restored-outputs';
@@ -68,8 +68,8 @@ export interface ViewPayloadComposerOptions {
  * Composes a session's payloads from its working view through core's {@link PayloadComposer}: the
  * view laid over the caller's history is what the composer selects from, the compaction's retain +
  * summary its memory block; {@link fitView} decides which older outputs give way and which of the
- * strategy's tools are offered, on probe layouts (the one sent is committed). Each payload is then read against
- * the previous one (refs, provider validity; see {@link SessionPayloads}).
+ * strategy's tools are offered, on probe layouts (the one sent is committed). Each payload is then read
+ * whole: the refs it names and its provider-validity problems (`findPayloadProblems`).
  */
 export class ViewPayloadComposer {
   private readonly composer: PayloadComposer;
@@ -79,7 +79,6 @@ export class ViewPayloadComposer {
   ];
   /** The payloads' tool lists, kept while the caller's tools are the same objects. */
   private readonly toolLists = new OfferedToolLists();
-  private readonly payloads = new SessionPayloads();
   /** Where the previous payload's replacements under pressure ended (the message there, unrelieved), while it holds. */
   private relieved: { through: number; message: ChatMessage } | undefined;
   /** One system message object per prompt, so that its count is cached. */
@@ -128,8 +127,8 @@ export class ViewPayloadComposer {
   }
 
   /**
-   * The payload of `view` (synced with `history`). A preview emits no event and is not the payload the
-   * next one is read against.
+   * The payload of `view` (synced with `history`). A preview emits no event and is not committed (the
+   * next payload builds on the one sent before it).
    * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) when the payload breaks a provider rule
    */
   async compose(
@@ -247,8 +246,7 @@ export class ViewPayloadComposer {
         : layout(fitted.messages, fitted.offerCache);
     if (!preview) this.composer.commit(final, call.turn);
     const payload = final.payload;
-    const reading = this.payloads.read(payload.messages, preview, final.previous);
-    toolOutputCache.refsInPayload = reading.refsInPayload;
+    toolOutputCache.refsInPayload = refsIn(payload.messages);
     if (final.memory[0] === 'left-out' && !preview) {
       safeEmit(context.events, 'strategy-warning', {
         ...this.options.eventBase(call.turn),
@@ -258,7 +256,9 @@ export class ViewPayloadComposer {
       });
     }
     const hasUser = call.turn > 0;
-    const problems = reading.problems.filter((problem) => hasUser || problem.problem !== 'no-user-message');
+    const problems = findPayloadProblems(payload.messages).filter(
+      (problem) => hasUser || problem.problem !== 'no-user-message',
+    );
     if (problems.length > 0)
       throw new ProviderPayloadError(
         'openai',
