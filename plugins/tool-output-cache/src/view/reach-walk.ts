@@ -1,7 +1,7 @@
 /**
  * The valid tool-call units a walk back from the newest message went through to learn how far a
- * window can reach, oldest first, with the running sum of their fewest tokens from the oldest: the
- * next call reuses the units that did not change instead of walking them again.
+ * window can reach, oldest first, with the running sum of their fewest tokens from the oldest: while
+ * the units did not change, the next call keeps the walk's bound instead of walking again.
  */
 export interface ReachWalk {
   /** First position of each unit, ascending. */
@@ -10,8 +10,6 @@ export interface ReachWalk {
   ends: number[];
   /** `sums[i]`: the fewest tokens of units 0 to i together. */
   sums: number[];
-  /** True when the walk reached the first position the view sends: all its units fit together. */
-  complete?: boolean;
 }
 
 /** One unit a walk back went through. */
@@ -22,16 +20,10 @@ export interface WalkedUnit {
   tokens: number;
 }
 
-/**
- * Builds a walk from units listed newest first, as a walk back finds them (`complete`: it reached the first position
- * the view sends).
- */
-export function reachWalk(newestFirst: ReadonlyArray<WalkedUnit>, complete = false): ReachWalk {
-  return appendUnits({ starts: [], ends: [], sums: [], ...(complete ? { complete } : {}) }, newestFirst);
-}
-
-function appendUnits(walk: ReachWalk, newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {
-  let sum = walk.sums.length > 0 ? walk.sums[walk.sums.length - 1]! : 0;
+/** Builds a walk from units listed newest first, as a walk back finds them. */
+export function reachWalk(newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {
+  const walk: ReachWalk = { starts: [], ends: [], sums: [] };
+  let sum = 0;
   for (let index = newestFirst.length - 1; index >= 0; index--) {
     const unit = newestFirst[index]!;
     sum += unit.tokens;

@@ -571,29 +571,28 @@ export class WorkingView {
         }
       }
     }
-    const walk = await this.walkBack(top, from, available, decisions);
-    if (!walk.complete) return { region: walk.end, walk: reachWalk(walk.units) };
-    return { region: from, walk: reachWalk(walk.units, true) };
+    const walk = await this.walkBack(top, available, decisions);
+    return { region: walk.region, walk: reachWalk(walk.units) };
   }
 
   /**
-   * Walks back from `top` to `stop` by whole tool-call units (invalid ones skipped) until more than
-   * `available` tokens are passed: `complete` when it got to `stop` first (`end`: where it stopped,
-   * `stop` itself unless a unit reaches past it), else `end` is the start of the unit that passed them.
+   * Walks back from `top` to the first position the view sends by whole tool-call units (invalid ones
+   * skipped) until more than `available` tokens are passed: `region` is the start of the unit that
+   * passed them, or that first position when none did.
    */
   private async walkBack(
     top: number,
-    stop: number,
     available: number,
     decisions: ViewDecisions,
-  ): Promise<{ units: WalkedUnit[]; end: number; complete: boolean }> {
+  ): Promise<{ units: WalkedUnit[]; region: number }> {
     const { base } = this;
+    const from = this.placement.startIndex;
     const units: WalkedUnit[] = [];
     let end = top;
     let total = 0;
-    while (end > stop) {
+    while (end > from) {
       const group = groupEndingAt(base, end);
-      if (group.start < stop) break;
+      if (group.start < from) break;
       if (group.kind !== 'orphan-tool' && group.kind !== 'incomplete-tool-exchange') {
         let tokens = 0;
         for (let position = group.start; position < group.end; position++) {
@@ -606,11 +605,11 @@ export class WorkingView {
         }
         units.push({ start: group.start, end: group.end, tokens });
         total += tokens;
-        if (total > available) return { units, end: group.start, complete: false };
+        if (total > available) return { units, region: group.start };
       }
       end = group.start;
     }
-    return { units, end, complete: true };
+    return { units, region: from };
   }
 
   /**
