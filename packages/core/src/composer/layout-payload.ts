@@ -133,13 +133,11 @@ function withHead(
   window: HistoryWindow,
 ): HistoryWindow {
   if (head.end <= startIndex) return window;
-  const verbatim = head.end - startIndex + (window.fromIndex === head.end ? (window.verbatim ?? 0) : 0);
   return {
     ...window,
     messages: [...history.slice(startIndex, head.end), ...window.messages],
     fromIndex: startIndex,
     tokens: head.tokens + window.tokens,
-    verbatim,
   };
 }
 

@@ -54,11 +54,6 @@ export interface HistoryWindow {
   reductions: ReductionRecord[];
   /** Exact tokens of `messages` by the counter. */
   tokens: number;
-  /**
-   * How many of `messages`, from the first, are the history's own messages from `fromIndex` on, one
-   * after the other (no truncated copy, no gap). Undefined when not known.
-   */
-  verbatim?: number;
   droppedMessages: number;
   truncatedMessages: number;
   /** The current turn's truncated tool outputs, by original message (what a later selection may hold). */
@@ -187,19 +182,15 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
   if (end > start) pushMerged(reductions, dropRecord(start, end, OLDER_THAN_WINDOW_REASON, 'older-than-window'));
   // Adjacent kept ranges are copied as one slice; only the current turn can hold truncated copies.
   const parts: Array<ReadonlyArray<Readonly<ChatMessage>>> = [];
-  let verbatim = 0;
   for (let position = kept.length - 1; position >= 0; position--) {
     const from = kept[position]!.from;
     let to = kept[position]!.to;
     while (position > 0 && kept[position - 1]!.from === to) to = kept[--position]!.to;
     const part = history.slice(from, to);
-    if (parts.length === 0) verbatim = to - from;
     if (replaced.size > 0) {
       for (let index = from; index < to; index++) {
         const copy = replaced.get(index);
-        if (copy === undefined) continue;
-        part[index - from] = copy;
-        if (parts.length === 0) verbatim = Math.min(verbatim, index - from);
+        if (copy !== undefined) part[index - from] = copy;
       }
     }
     parts.push(part);
@@ -220,7 +211,6 @@ export function selectHistoryWindow(options: SelectHistoryWindowOptions): Histor
     fromIndex,
     reductions,
     tokens: used,
-    verbatim,
     droppedMessages,
     truncatedMessages,
   };
