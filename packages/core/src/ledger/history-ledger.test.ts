@@ -28,12 +28,16 @@ function conversation(turns: number): ChatMessage[] {
 
 describe('HistoryLedger', () => {
   describe('#groupEndingAt', () => {
-    it('finds a unit once and again only when one of its messages is another object', () => {
+    it('finds a unit once, and again only when one of its messages has another role or other call ids', () => {
       const ledger = new HistoryLedger(counter);
       const history = conversation(3);
       const found = ledger.groupEndingAt(history, 6);
       expect(found).toEqual(groupEndingAt(history, 6));
       expect(ledger.groupEndingAt([...history], 6)).toBe(found);
+      // A tool output shown in another form (a placeholder copy) makes the same unit.
+      const shown = [...history];
+      shown[5] = { ...(history[5] as Extract<ChatMessage, { role: 'tool' }>), content: '[tool output trimmed]' };
+      expect(ledger.groupEndingAt(shown, 6)).toBe(found);
       // The call rewritten in place with a second call whose result does not follow: an incomplete exchange now.
       const call = history[4] as Extract<ChatMessage, { role: 'assistant' }>;
       history[4] = {

@@ -135,9 +135,10 @@ export class HistoryLedger {
 
   /**
    * The unit of `history` that ends at `end` (see `groupEndingAt`), found once per position and
-   * looked up again while the messages it was found on are the same objects. Only units that do not
-   * depend on what follows them are kept: a user or assistant message, a tool exchange ending with its
-   * last result.
+   * looked up again while the messages there have the same shape as those it was found on: the same
+   * objects, or copies with the same role and call ids (a tool output shown as a placeholder is the
+   * same unit). Only units that do not depend on what follows them are kept: a user or assistant
+   * message, a tool exchange ending with its last result.
    */
   groupEndingAt(history: ReadonlyArray<Readonly<ChatMessage>>, end: number): MessageGroup {
     const known = this.groups[end - 1];
@@ -145,7 +146,7 @@ export class HistoryLedger {
       const { group, messages } = known;
       let same = true;
       for (let index = group.start; index < end && same; index++)
-        same = history[index] === messages[index - group.start];
+        same = sameShape(history[index]!, messages[index - group.start]!);
       if (same) return group;
     }
     const group = groupEndingAt(history, end);
@@ -235,4 +236,16 @@ export class HistoryLedger {
     this.counts = counts;
     this.verified = verified;
   }
+}
+
+/** Whether two messages make the same units: the same role and the same call ids (see `groupAt`). */
+function sameShape(message: Readonly<ChatMessage>, known: Readonly<ChatMessage>): boolean {
+  if (message === known) return true;
+  if (message.role !== known.role) return false;
+  if (message.role === 'tool') return message.tool_call_id === (known as typeof message).tool_call_id;
+  if (message.role !== 'assistant') return true;
+  const calls = message.tool_calls ?? [];
+  const knownCalls = (known as typeof message).tool_calls ?? [];
+  if (calls === knownCalls) return true;
+  return calls.length === knownCalls.length && calls.every((call, at) => call.id === knownCalls[at]!.id);
 }

@@ -5,14 +5,13 @@ import {
   type ITokenCounter,
   type LLMPayload,
   type PayloadBudget,
-  ProviderPayloadError,
   type ReductionRecord,
   safeEmit,
   type StrategyContext,
   type SystemMessage,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { type ComposedPayload, findPayloadProblems, PayloadComposer } from '@ctxkit/core/strategy-kit';
+import { type ComposedPayload, PayloadComposer } from '@ctxkit/core/strategy-kit';
 
 import {
   COMPACT_DEFINITION,
@@ -69,7 +68,8 @@ export interface ViewPayloadComposerOptions {
  * view laid over the caller's history is what the composer selects from, the compaction's retain +
  * summary its memory block; {@link fitView} decides which older outputs give way and which of the
  * strategy's tools are offered, on probe layouts (the one sent is committed). Each payload is then read
- * whole: the refs it names and its provider-validity problems (`findPayloadProblems`).
+ * whole for the refs it names; the kernel's clients check it against their provider's rules, as they
+ * do every strategy's payload.
  */
 export class ViewPayloadComposer {
   private readonly composer: PayloadComposer;
@@ -129,7 +129,6 @@ export class ViewPayloadComposer {
   /**
    * The payload of `view` (synced with `history`). A preview emits no event and is not committed (the
    * next payload builds on the one sent before it).
-   * @throws ProviderPayloadError (`CTXKIT_PROVIDER_PAYLOAD_INVALID`) when the payload breaks a provider rule
    */
   async compose(
     history: ReadonlyArray<ChatMessage>,
@@ -255,15 +254,6 @@ export class ViewPayloadComposer {
           '(it stays in the saved transcript).',
       });
     }
-    const hasUser = call.turn > 0;
-    const problems = findPayloadProblems(payload.messages).filter(
-      (problem) => hasUser || problem.problem !== 'no-user-message',
-    );
-    if (problems.length > 0)
-      throw new ProviderPayloadError(
-        'openai',
-        problems.map((problem) => `${problem.problem} at ${problem.index}: ${problem.detail}`),
-      );
     return { payload, prepared, fitted, final };
   }
 }
