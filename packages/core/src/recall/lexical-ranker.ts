@@ -142,6 +142,6 @@ export class LexicalRanker {
     }
     const ranked = [...scores].map(([slot, { score, matched }]) => ({ slot, score: score * matched }));
     ranked.sort((x, y) => y.score - x.score);
-    for (const { slot, score } of ranked) found(slot, score);
+    for (let at = 0; at < ranked.length; at++) found(ranked[at]!.slot, ranked[at]!.score);
   }
 }

@@ -156,8 +156,8 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   const smoothed = new Float64Array(capacity);
   const positionOfSlot = new Int32Array(capacity);
   const lifted: number[] = [];
-  for (const slot of scored) {
-    const entry = index.entryAt(slot)!;
+  for (let candidate = 0; candidate < scored.length; candidate++) {
+    const entry = index.entryAt(scored[candidate]!)!;
     const list = index.sessionEntries(entry.sessionId);
     const slots = index.sessionSlots(entry.sessionId);
     const at = positionOf(list, entry.from);
@@ -182,7 +182,8 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   const episodeBest = new Map<string, Map<number, number>>();
   const episodeOf = new Float64Array(capacity);
   let overall = 0;
-  for (const slot of lifted) {
+  for (let at = 0; at < lifted.length; at++) {
+    const slot = lifted[at]!;
     const entry = index.entryAt(slot)!;
     const start = index.episodeStart(entry.sessionId, positionOfSlot[slot]!, weights.episodeGapMs);
     episodeOf[slot] = start;
@@ -192,7 +193,8 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
     overall = Math.max(overall, smoothed[slot]!);
   }
   let top = 0;
-  for (const slot of lifted) {
+  for (let at = 0; at < lifted.length; at++) {
+    const slot = lifted[at]!;
     const entry = index.entryAt(slot)!;
     smoothed[slot] =
       smoothed[slot]! *
@@ -202,13 +204,18 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
 
   // Relevance by slot: the words' score over the best (0 to 1), plus meaning where vectors exist.
   const relevance = smoothed;
-  for (const slot of lifted) relevance[slot] = top > 0 ? smoothed[slot]! / top : 0;
+  for (let at = 0; at < lifted.length; at++) {
+    const slot = lifted[at]!;
+    relevance[slot] = top > 0 ? smoothed[slot]! / top : 0;
+  }
   if (query.vector !== undefined) addMeaning(index, query, relevance, lifted, isEligible);
 
   const out: RankedEntry[] = [];
   const floor = query.floor ?? weights.minRelevance;
-  for (const slot of lifted)
+  for (let at = 0; at < lifted.length; at++) {
+    const slot = lifted[at]!;
     if (relevance[slot]! >= floor) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
+  }
   return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
 }
 

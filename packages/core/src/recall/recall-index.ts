@@ -359,18 +359,19 @@ export class RecallIndex {
     )
       return list.length;
     const ends = this.endsOf(sessionId);
+    const length = history.length;
     let agreed = 0;
-    for (const entry of list) {
-      if (entry.to > history.length) break;
-      const message = history[entry.to - 1]!;
-      if (ends[agreed] !== message) {
-        if (!this.matches(entry, history)) {
-          this.checked.delete(sessionId);
-          return agreed;
-        }
-        ends[agreed] = message;
+    for (; agreed < list.length; agreed++) {
+      const entry = list[agreed]!;
+      const to = entry.to;
+      if (to > length) break;
+      const message = history[to - 1]!;
+      if (ends[agreed] === message) continue;
+      if (!this.matches(entry, history)) {
+        this.checked.delete(sessionId);
+        return agreed;
       }
-      agreed++;
+      ends[agreed] = message;
     }
     // Entries past the end of a shorter history: a late request, nothing to reset.
     if (agreed < list.length && list[agreed]!.to > history.length) agreed = list.length;
