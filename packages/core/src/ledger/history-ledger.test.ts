@@ -108,8 +108,8 @@ describe('HistoryLedger', () => {
     });
   });
 
-  describe('#invalidate', () => {
-    it('measures a position again after its message was replaced in place', () => {
+  describe('#tokensAt', () => {
+    it('measures a position again after its message was replaced in place, unasked', () => {
       const ledger = new HistoryLedger(counter);
       const history = conversation(3);
       ledger.sync(history);
@@ -117,21 +117,9 @@ describe('HistoryLedger', () => {
       // A working view: the same array shape, one old output shortened to a placeholder.
       const view = history.slice();
       view[2] = { role: 'tool', tool_call_id: 'c0', content: '[tool output trimmed]' };
-      ledger.invalidate(2);
       expect(ledger.sync(view)).toBe('identity');
       expect(ledger.tokensAt(view, 2)).toBe(counter.countMessage(view[2]!));
       expect(ledger.totalTokens(view)).toBe(counter.countMessages(view));
-    });
-
-    it('ignores positions it has not seen', () => {
-      const ledger = new HistoryLedger(counter);
-      const history = conversation(1);
-      ledger.sync(history);
-      expect(() => {
-        ledger.invalidate(-1);
-        ledger.invalidate(99);
-      }).not.toThrow();
-      expect(ledger.totalTokens(history)).toBe(counter.countMessages(history));
     });
   });
 });

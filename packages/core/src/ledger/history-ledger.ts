@@ -190,19 +190,6 @@ export class HistoryLedger {
     return tokens;
   }
 
-  /**
-   * Forgets what is known of position `index`, for a history whose message at that position was
-   * replaced in place (a strategy's working view where an older tool output became a placeholder).
-   * The next walk measures that position again; the rest stays known. O(1); positions the ledger has
-   * not seen are ignored.
-   */
-  invalidate(index: number): void {
-    if (!(index >= 0 && index < this.known)) return;
-    this.counts[index] = 0;
-    this.verified[index] = 0;
-    this.atLeast.delete(index);
-  }
-
   /** Exact tokens of `history[index]`. */
   tokensAt(history: ReadonlyArray<Readonly<ChatMessage>>, index: number): number {
     return this.tokensWithin(history, index, Number.POSITIVE_INFINITY);
