@@ -112,8 +112,8 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Runs a statement on the maintenance database. */
-async function query(port: number, sql: string): Promise<void> {
+/** Runs a statement on the maintenance database and returns its rows. */
+async function query(port: number, sql: string): Promise<Record<string, unknown>[]> {
   const client = new Client({
     host: '127.0.0.1',
     port,
@@ -124,7 +124,7 @@ async function query(port: number, sql: string): Promise<void> {
   client.on('error', () => undefined);
   try {
     await client.connect();
-    await client.query(sql);
+    return (await client.query(sql)).rows as Record<string, unknown>[];
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -176,6 +176,7 @@ export async function startPostgresServer(env: NodeJS.ProcessEnv = process.env):
       throw new Error(`initdb (${binaries.source}) failed: ${output}. ${INSTALL_HINT}`);
     }
     const port = await freePort();
+    const name = path.basename(dir);
     const child = spawn(
       binaries.postgres,
       [
@@ -198,6 +199,10 @@ export async function startPostgresServer(env: NodeJS.ProcessEnv = process.env):
         'shared_buffers=32MB',
         '-c',
         'max_connections=100',
+        // Names this server, so the readiness check knows it reached this one and not another that
+        // took the port between the free-port probe and this server's bind.
+        '-c',
+        `cluster_name=${name}`,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'], ...asServerUser },
     );
@@ -208,12 +213,15 @@ export async function startPostgresServer(env: NodeJS.ProcessEnv = process.env):
 
     const deadline = Date.now() + 15_000;
     let ready = false;
-    while (!ready && Date.now() < deadline && child.exitCode === null) {
-      ready = await query(port, 'SELECT 1').then(
-        () => true,
-        () => false,
+    let elsewhere = false;
+    while (!ready && !elsewhere && Date.now() < deadline && child.exitCode === null) {
+      const answered = await query(port, "SELECT current_setting('cluster_name') AS name").then(
+        (rows) => rows[0]?.name,
+        () => undefined,
       );
-      if (!ready) await new Promise((resolve) => setTimeout(resolve, 50));
+      ready = answered === name;
+      elsewhere = answered !== undefined && !ready;
+      if (!ready && !elsewhere) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const finish = async (signal: NodeJS.Signals) => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -234,7 +242,9 @@ export async function startPostgresServer(env: NodeJS.ProcessEnv = process.env):
         kill: () => finish('SIGQUIT'),
       };
     }
-    lastFailure = output.trim().split('\n').slice(-3).join(' | ');
+    lastFailure = elsewhere
+      ? `another PostgreSQL server answered on port ${port}`
+      : output.trim().split('\n').slice(-3).join(' | ');
     await finish('SIGQUIT');
   }
   throw new Error(`PostgreSQL (${binaries.source}) did not start on loopback after 5 attempts: ${lastFailure}`);
