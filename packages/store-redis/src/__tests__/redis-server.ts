@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,8 +37,11 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Resolves once the server answers PING with +PONG. */
-function ping(port: number): Promise<boolean> {
+/**
+ * Resolves once the server answers, with whether it is the one working in `dir` (`CONFIG GET dir`):
+ * another server that took the port between the free-port probe and this one's bind answers too.
+ */
+function answersFrom(port: number, dir: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     let reply = '';
@@ -50,9 +53,11 @@ function ping(port: number): Promise<boolean> {
     socket.once('error', () => done(false));
     socket.on('data', (data) => {
       reply += data.toString('utf8');
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
+      // An error line, or the two-element array: *2, $3, dir, $<length>, <path>.
+      if (reply.startsWith('-')) done(false);
+      else if (reply.split('\r\n').length > 5) done(reply.includes(`\r\n${dir}\r\n`));
     });
-    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.once('connect', () => socket.write('CONFIG GET dir\r\n'));
   });
 }
 
@@ -106,7 +111,7 @@ export async function startRedisServer(binary: string = REDIS_SERVER_BIN): Promi
     const deadline = Date.now() + 10_000;
     let ready = false;
     while (!ready && Date.now() < deadline && child.exitCode === null) {
-      ready = await ping(port);
+      ready = await answersFrom(port, realpathSync(dir));
       if (!ready) await new Promise((resolve) => setTimeout(resolve, 50));
     }
     if (ready) {
