@@ -124,24 +124,24 @@ export class LexicalRanker {
     const { k, b, d } = BM25;
     const documents = this.postings.size;
     const averageLength = this.postings.averageLength;
-    const scores = new Map<number, { score: number; matched: number }>();
+    // Sums and matched terms by slot, the slots in the order first found (that order breaks ties).
+    const sums = new Float64Array(this.postings.slotLimit);
+    const matched = new Int32Array(this.postings.slotLimit);
+    const slots: number[] = [];
     for (const term of new Set(terms)) {
       const frequency = this.postings.frequency(term);
       if (frequency === 0) continue;
       const inverse = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
       this.postings.forEachPosting(term, (slot, count) => {
         const length = this.postings.lengthOfSlot(slot);
-        const score = inverse * (d + (count * (k + 1)) / (count + k * (1 - b + (b * length) / averageLength)));
-        const sum = scores.get(slot);
-        if (sum === undefined) scores.set(slot, { score, matched: 1 });
-        else {
-          sum.score += score;
-          sum.matched++;
-        }
+        if (matched[slot] === 0) slots.push(slot);
+        sums[slot] =
+          sums[slot]! + inverse * (d + (count * (k + 1)) / (count + k * (1 - b + (b * length) / averageLength)));
+        matched[slot] = matched[slot]! + 1;
       });
     }
-    const ranked = [...scores].map(([slot, { score, matched }]) => ({ slot, score: score * matched }));
-    ranked.sort((x, y) => y.score - x.score);
-    for (let at = 0; at < ranked.length; at++) found(ranked[at]!.slot, ranked[at]!.score);
+    for (const slot of slots) sums[slot] = sums[slot]! * matched[slot]!;
+    slots.sort((x, y) => sums[y]! - sums[x]!);
+    for (const slot of slots) found(slot, sums[slot]!);
   }
 }

@@ -131,7 +131,7 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   }
 
   // Pseudo-relevance feedback (in memory only): terms most of the best entries share, that the query lacks.
-  const best = [...scored].sort((a, b) => scores[b]! - scores[a]!).slice(0, weights.feedbackEntries);
+  const best = bestSlots(scored, scores, weights.feedbackEntries);
   if (lexical !== undefined && best.length >= 2) {
     const counts = new Map<string, number>();
     const asked = new Set(queryTerms);
@@ -217,6 +217,23 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
     if (relevance[slot]! >= floor) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
   }
   return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
+}
+
+/**
+ * The `count` slots of `slots` with the highest scores, best first; of equal scores the one listed
+ * first (what a stable sort of the whole list would give, in one pass).
+ */
+function bestSlots(slots: ReadonlyArray<number>, scores: Float64Array, count: number): number[] {
+  const best: number[] = [];
+  for (const slot of slots) {
+    const score = scores[slot]!;
+    if (best.length === count && score <= scores[best[count - 1]!]!) continue;
+    let at = Math.min(best.length, count - 1);
+    while (at > 0 && score > scores[best[at - 1]!]!) at--;
+    best.splice(at, 0, slot);
+    if (best.length > count) best.pop();
+  }
+  return best;
 }
 
 /**

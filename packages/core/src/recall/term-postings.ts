@@ -77,6 +77,11 @@ export class TermPostings {
     return this.meanLength;
   }
 
+  /** One past the highest slot ever given: every slot a walk visits is below it. */
+  get slotLimit(): number {
+    return this.liveSlots.length;
+  }
+
   has(slot: number): boolean {
     return slot < this.liveSlots.length && this.liveSlots[slot] === LIVE;
   }
