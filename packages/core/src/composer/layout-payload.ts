@@ -17,7 +17,7 @@ import type { HeldForm, KeptHead, LayoutHold } from './layout-hold';
 import type { MemoryBlock, MemoryBlockOutcome } from './memory-block';
 import { DEFAULT_MEMORY_SHARE, memoryAllowance } from './memory-share';
 import { relabelCoveredDrops } from './relabel-covered-drops';
-import type { ToolResultCollapser } from './tool-result-collapser';
+import { collapsedRecord, type ToolResultCollapser } from './tool-result-collapser';
 
 /** One composition: what the strategy contributes on top of the caller's arguments. */
 export interface ComposeRequest extends ComposeOptions {
@@ -214,7 +214,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     });
   }
 
-  const collapsed = request.collapseOlderToolResults ? env.collapser.collapse(original) : undefined;
+  const collapsed = request.collapseOlderToolResults ? env.collapser.view(original) : undefined;
   const history: ReadonlyArray<ChatMessage> = collapsed ? collapsed.history : original;
   ledger.sync(history);
 
@@ -311,7 +311,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   ];
   if (collapsed) {
     const kept = new Set<ChatMessage>(window.messages);
-    reductions.push(...collapsed.reductions.filter((record) => kept.has(history[record.from]!)));
+    for (const index of collapsed.collapsedAt) if (kept.has(history[index]!)) reductions.push(collapsedRecord(index));
   }
   const sent = fitted.filter((block) => block.message !== undefined).map((block) => block.block);
   const relabeled = relabelCoveredDrops(windowRecords, OLDER, sent);

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall, ToolMessage } from '../contracts/chat-message';
+import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from '../contracts/chat-message';
 import type { ReductionRecord } from '../contracts/llm-payload';
 import { oneLineToolSummary } from '../outline/one-line-tool-summary';
 
@@ -44,21 +44,28 @@ export class ToolResultCollapser {
 
   /** The mode A view of `history`; the input is not mutated. */
   collapse(history: ReadonlyArray<ChatMessage>): CollapsedHistory {
-    let lastCalls = -1;
-    const calls = new Map<string, ToolCall>();
-    history.forEach((message, index) => {
-      if (message.role === 'assistant' && message.tool_calls && message.tool_calls.length > 0) {
-        lastCalls = index;
-        for (const call of message.tool_calls) calls.set(call.id, call);
-      }
-    });
+    const { history: view, collapsedAt } = this.view(history);
+    const reductions = collapsedAt.map(collapsedRecord);
+    return { history: view, reductions, collapsed: reductions.length };
+  }
+
+  /**
+   * The mode A view of `history` and the indexes of the results it collapsed, in order (what
+   * {@link collapse} reports, without a record for each). A result collapsed on an earlier call is
+   * looked up, not summarised again; the calls are read only when a result is summarised.
+   */
+  view(history: ReadonlyArray<ChatMessage>): { history: ChatMessage[]; collapsedAt: number[] } {
+    let lastCalls = history.length - 1;
+    while (lastCalls >= 0 && !hasToolCalls(history[lastCalls]!)) lastCalls--;
     const view = history.slice();
-    const reductions: ReductionRecord[] = [];
+    const collapsedAt: number[] = [];
+    let calls: Map<string, ToolCall> | undefined;
     for (let index = 0; index < lastCalls; index++) {
       const message = history[index]!;
       if (message.role !== 'tool' || message.output_ref) continue;
       let copy = this.copies.get(message);
       if (!copy) {
+        calls ??= callsById(history);
         const content = toolContentText(message);
         const short = collapsedToolResult(calls.get(message.tool_call_id), content);
         if (short.length >= content.length) continue;
@@ -66,16 +73,34 @@ export class ToolResultCollapser {
         this.copies.set(message, copy);
       }
       view[index] = copy;
-      reductions.push({
-        action: 'trimmed',
-        from: index,
-        to: index + 1,
-        messages: 1,
-        reason: 'small context: an older tool result collapsed to a one-line summary',
-        recoverableFrom: 'history',
-        cause: 'collapsed',
-      });
+      collapsedAt.push(index);
     }
-    return { history: view, reductions, collapsed: reductions.length };
+    return { history: view, collapsedAt };
   }
+}
+
+/** The record of the result collapsed at history index `index`. */
+export function collapsedRecord(index: number): ReductionRecord {
+  return {
+    action: 'trimmed',
+    from: index,
+    to: index + 1,
+    messages: 1,
+    reason: 'small context: an older tool result collapsed to a one-line summary',
+    recoverableFrom: 'history',
+    cause: 'collapsed',
+  };
+}
+
+function hasToolCalls(message: Readonly<ChatMessage>): message is AssistantMessage & { tool_calls: ToolCall[] } {
+  return message.role === 'assistant' && message.tool_calls !== undefined && message.tool_calls.length > 0;
+}
+
+/** Every call of the history by id (a later call with the same id wins). */
+function callsById(history: ReadonlyArray<ChatMessage>): Map<string, ToolCall> {
+  const calls = new Map<string, ToolCall>();
+  for (const message of history) {
+    if (hasToolCalls(message)) for (const call of message.tool_calls) calls.set(call.id, call);
+  }
+  return calls;
 }

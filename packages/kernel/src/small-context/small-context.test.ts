@@ -83,6 +83,35 @@ describe('ToolResultCollapser', () => {
       expect(collapser.collapse(history).history[2]).toBe(collapser.collapse(history).history[2]);
     });
   });
+
+  describe('#view', () => {
+    it('gives the view collapse gives, with the indexes of the collapsed results instead of their records', () => {
+      const longer: ChatMessage[] = [
+        ...history,
+        { role: 'assistant', content: null, tool_calls: [toolCall('g1', 'grep', { pattern: 'main' })] },
+        { role: 'tool', tool_call_id: 'g1', content: 'src/main.go:1: package main\n'.repeat(40) },
+      ];
+      const collapser = new ToolResultCollapser();
+      const view = collapser.view(longer);
+      const collapsed = collapser.collapse(longer);
+      expect(view.collapsedAt).toEqual([2, 4]);
+      expect(collapsed.reductions.map((record) => record.from)).toEqual(view.collapsedAt);
+      expect(view.history).toEqual(collapsed.history);
+      expect(view.history[6]).toBe(longer[6]);
+    });
+
+    it('summarises a result under the newest call with its id', () => {
+      const reused: ChatMessage[] = [
+        { role: 'user', content: 'Read it.' },
+        { role: 'assistant', content: null, tool_calls: [toolCall('c1', 'read_file', { path: 'old.py' })] },
+        { role: 'assistant', content: null, tool_calls: [toolCall('c1', 'read_file', { path: 'src/new.go' })] },
+        { role: 'tool', tool_call_id: 'c1', content: Array.from({ length: 50 }, (_, i) => `line ${i}`).join('\n') },
+        { role: 'assistant', content: null, tool_calls: [toolCall('c2', 'edit_file', { path: 'src/new.go' })] },
+        { role: 'tool', tool_call_id: 'c2', content: 'Edited.' },
+      ];
+      expect(new ToolResultCollapser().view(reused).history[3]!.content).toContain('new.go');
+    });
+  });
 });
 
 describe('selectPromptAndTools', () => {
