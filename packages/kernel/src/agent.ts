@@ -38,7 +38,7 @@ import type { RunContext } from './loop/run-context';
 import { currentTurn, eventBase, NOTHING_SENT, type RunRecord, type TurnCount } from './loop/run-record';
 import { runToolsStep, type ToolCallOutcome } from './loop/run-tools-step';
 import { newSessionRecord, NO_HISTORY, type SessionRecord } from './loop/session-record';
-import { sendsCollapsedResults, smallContextStep } from './loop/small-context-step';
+import { collapsedResults, smallContextStep } from './loop/small-context-step';
 import type { ProviderName } from './providers/provider-name';
 import { planSmallContext, type SmallContextPlan } from './small-context/small-context-plan';
 import type { AgentTool } from './tools/agent-tool';
@@ -209,8 +209,7 @@ export class Agent {
       );
       const payload = await composeStep(context, call.input, runOptions.ragContext);
       // Mode A fired when the strategy honoured the request: older results went out as one-line summaries.
-      if (call.input.options?.collapseOlderToolResults && sendsCollapsedResults(call.input.history, payload))
-        record.budget.modesFired.A++;
+      if (call.input.options?.collapseOlderToolResults && collapsedResults(payload)) record.budget.modesFired.A++;
       if (call.fired.C) record.budget.modesFired.C++;
       return payload;
     };

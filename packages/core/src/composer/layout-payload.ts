@@ -17,7 +17,7 @@ import type { HeldForm, KeptHead, LayoutHold } from './layout-hold';
 import type { MemoryBlock, MemoryBlockOutcome } from './memory-block';
 import { DEFAULT_MEMORY_SHARE, memoryAllowance } from './memory-share';
 import { relabelCoveredDrops } from './relabel-covered-drops';
-import { collapsedRecord, type ToolResultCollapser } from './tool-result-collapser';
+import { collapsedInWindow, collapsedRecord, type ToolResultCollapser } from './tool-result-collapser';
 
 /** One composition: what the strategy contributes on top of the caller's arguments. */
 export interface ComposeRequest extends ComposeOptions {
@@ -303,15 +303,16 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     });
   }
   windowRecords.push(...window.reductions);
+  const kept = request.keptReductions || collapsed ? keptHistoryRanges(windowRecords, n) : [];
   const reductions: ReductionRecord[] = [
     ...(request.reductions ?? []),
-    ...(request.keptReductions ? request.keptReductions(keptHistoryRanges(windowRecords, n)) : []),
+    ...(request.keptReductions ? request.keptReductions(kept) : []),
     ...dynamic.reductions,
     ...blockReductions(fitted, n),
   ];
   if (collapsed) {
-    const kept = new Set<ChatMessage>(window.messages);
-    for (const index of collapsed.collapsedAt) if (kept.has(history[index]!)) reductions.push(collapsedRecord(index));
+    for (const index of collapsedInWindow(collapsed.collapsedAt, history, window.messages, kept))
+      reductions.push(collapsedRecord(index));
   }
   const sent = fitted.filter((block) => block.message !== undefined).map((block) => block.block);
   const relabeled = relabelCoveredDrops(windowRecords, OLDER, sent);

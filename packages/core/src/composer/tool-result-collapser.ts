@@ -1,6 +1,7 @@
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage } from '../contracts/chat-message';
 import type { ReductionRecord } from '../contracts/llm-payload';
 import { oneLineToolSummary } from '../outline/one-line-tool-summary';
+import type { HistoryRange } from './kept-history';
 
 /** The history a strategy is given under mode A, and what was collapsed. */
 export interface CollapsedHistory {
@@ -77,6 +78,41 @@ export class ToolResultCollapser {
     }
     return { history: view, collapsedAt };
   }
+}
+
+/**
+ * Which of the collapsed results (`collapsedAt`, history indexes in order) a window sends: those
+ * whose very object it holds (a truncated copy is not the collapsed result). The window's messages
+ * are its kept ranges' (`kept`, in order) one for one, so each result is compared with the message
+ * at its place in the window; thousands of frozen messages are not hashed into a set (the kernel's
+ * are frozen, and V8 hashes a frozen object several times slower). A window that is not one for one
+ * with its ranges is searched by identity.
+ */
+export function collapsedInWindow(
+  collapsedAt: ReadonlyArray<number>,
+  history: ReadonlyArray<ChatMessage>,
+  windowMessages: ReadonlyArray<ChatMessage>,
+  kept: ReadonlyArray<HistoryRange>,
+): number[] {
+  let keptMessages = 0;
+  for (const range of kept) keptMessages += range.to - range.from;
+  if (keptMessages !== windowMessages.length) {
+    const held = new Set<ChatMessage>(windowMessages);
+    return collapsedAt.filter((index) => held.has(history[index]!));
+  }
+  const sent: number[] = [];
+  let range = 0;
+  let offset = 0;
+  for (const index of collapsedAt) {
+    while (range < kept.length && kept[range]!.to <= index) {
+      offset += kept[range]!.to - kept[range]!.from;
+      range++;
+    }
+    if (range === kept.length) break;
+    const { from } = kept[range]!;
+    if (index >= from && windowMessages[offset + index - from] === history[index]) sent.push(index);
+  }
+  return sent;
 }
 
 /** The record of the result collapsed at history index `index`. */

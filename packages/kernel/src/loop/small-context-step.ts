@@ -1,5 +1,4 @@
-import { type ChatMessage, type LLMPayload, safeEmit, type ToolCall, type ToolMessage } from '@ctxkit/core';
-import { collapsedToolResult, toolContentText } from '@ctxkit/core/strategy-kit';
+import { type LLMPayload, safeEmit } from '@ctxkit/core';
 
 import { selectPromptAndTools } from '../small-context/select-prompt-and-tools';
 import type { SmallContextMode, SmallContextOptions } from '../small-context/small-context-plan';
@@ -104,62 +103,12 @@ export function smallContextStep(
   };
 }
 
-/** What was found about a sent tool result: whether it is the collapsed form of that history result under that call. */
-interface CollapsedVerdict {
-  original: ChatMessage;
-  call: ToolCall | undefined;
-  collapsed: boolean;
-}
-
 /**
- * Verdicts by sent message: mode A's copies are the same objects from one call to the next (the
- * composer keeps one per original), so a result already recognised is not summarised again.
+ * True when the payload sent at least one older tool result as mode A's one-line summary: its stats
+ * report a reduction whose cause is `collapsed`, as every strategy reports what it collapsed (core's
+ * composer does for those of its window). A strategy that ignores the compose option reports none.
+ * Read from the records, never from the messages: tool call ids may repeat across a long history.
  */
-const collapsedVerdicts = new WeakMap<object, CollapsedVerdict>();
-
-/**
- * True when the payload sends at least one tool result as mode A's one-line summary (`[Read:
- * main.go (500 lines, Go) — collapsed; …]`) while the history holds it in full: mode A acted on
- * this call. A strategy that ignores the compose option sends none. The payload's results are
- * checked newest first and looked up in the history newest first, stopping at the first collapsed
- * one: the cost is that of the newest steps, not of the history. A sent result already compared with
- * the same history result and call is not summarised again.
- */
-export function sendsCollapsedResults(history: readonly ChatMessage[], payload: LLMPayload): boolean {
-  const results = new Map<string, ToolMessage>();
-  const calls = new Map<string, ToolCall>();
-  let scanned = history.length;
-  /** Reads one more message of the history, newest first; false once it is all read. */
-  const readOne = (): boolean => {
-    if (scanned === 0) return false;
-    const message = history[--scanned]!;
-    if (message.role === 'tool') {
-      if (!results.has(message.tool_call_id)) results.set(message.tool_call_id, message);
-    } else if (message.role === 'assistant') {
-      for (const call of message.tool_calls ?? []) if (!calls.has(call.id)) calls.set(call.id, call);
-    }
-    return true;
-  };
-  // Newest first: the newest step's results are sent in full, the ones before it collapsed, and
-  // their history entries are the last ones read.
-  for (let index = payload.messages.length - 1; index >= 0; index--) {
-    const message = payload.messages[index]!;
-    if (message.role !== 'tool') continue;
-    const id = message.tool_call_id;
-    while (!results.has(id) && readOne());
-    const original = results.get(id);
-    if (original === undefined || original === message) continue;
-    // The call sits before its result.
-    while (!calls.has(id) && readOne());
-    const call = calls.get(id);
-    let verdict = collapsedVerdicts.get(message);
-    if (verdict === undefined || verdict.original !== original || verdict.call !== call) {
-      const sent = toolContentText(message);
-      const full = toolContentText(original);
-      verdict = { original, call, collapsed: sent.length < full.length && sent === collapsedToolResult(call, full) };
-      collapsedVerdicts.set(message, verdict);
-    }
-    if (verdict.collapsed) return true;
-  }
-  return false;
+export function collapsedResults(payload: LLMPayload): boolean {
+  return payload.stats.reductions.some((record) => record.cause === 'collapsed');
 }
