@@ -373,6 +373,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     repeated,
     request.tools,
     window.truncatedMessages === 0,
+    new Map(fitted.flatMap((block) => (block.message ? [[block.message, block.tokens] as const] : []))),
   );
   const nextHold: LayoutHold = {
     ...(placed.start !== undefined ? { start: placed.start } : {}),
@@ -578,9 +579,11 @@ function repeatedMessages(hold: LayoutHold, payload: LLMPayload): number {
  * its `index` leading messages that are the same objects (the composer reuses its system and memory
  * messages and the caller's history messages, so an unchanged message is the same object). Counted
  * as the payload's tokens less the differing rest, so a turn that only appends counts only what it
- * appended. When the shared start is the shorter part and every message's tokens are its own count
- * (`countedWhole`: no truncated copy counted by its cut), the rest is the payload's message tokens
- * less the shared start, so a window that slid costs its few leading messages, not the window.
+ * appended; a memory block in the rest counts as fitted (`blockTokens`), so a new block, such as
+ * recall's each question, is not tokenized again for this figure. When the shared start is the
+ * shorter part and every message's tokens are its own count (`countedWhole`: no truncated copy
+ * counted by its cut), the rest is the payload's message tokens less the shared start, so a window
+ * that slid costs its few leading messages, not the window.
  */
 function repeatedPrefixTokens(
   counter: ITokenCounter,
@@ -589,6 +592,7 @@ function repeatedPrefixTokens(
   index: number,
   requested: ReadonlyArray<ToolDefinition>,
   countedWhole: boolean,
+  blockTokens: ReadonlyMap<ChatMessage, number>,
 ): number {
   const previous = hold.sent;
   if (previous === undefined) return 0;
@@ -604,7 +608,11 @@ function repeatedPrefixTokens(
     for (let position = 0; position < index; position++) head += counter.countMessage(messages[position]!);
     differing = stats.output_tokens - stats.sections.tools - head;
   } else {
-    differing = counter.countMessages(messages.slice(index));
+    differing = 0;
+    for (let position = index; position < messages.length; position++) {
+      const message = messages[position]!;
+      differing += blockTokens.get(message) ?? counter.countMessage(message);
+    }
   }
   return Math.max(0, stats.output_tokens - differing);
 }
