@@ -149,6 +149,7 @@ describe('@ctxkit/core exports', () => {
       'baseName',
       'budgetFromConfig',
       'buildPayload',
+      'callAnswered',
       'checkedVectors',
       'collapsedToolResult',
       'completeBeforeDeadline',

@@ -53,22 +53,20 @@ export class ToolResultCollapser {
   /**
    * The mode A view of `history` and the indexes of the results it collapsed, in order (what
    * {@link collapse} reports, without a record for each). A result collapsed on an earlier call is
-   * looked up, not summarised again; the calls are read only when a result is summarised.
+   * looked up, not summarised again; a result is summarised under the call it answers.
    */
   view(history: ReadonlyArray<ChatMessage>): { history: ChatMessage[]; collapsedAt: number[] } {
     let lastCalls = history.length - 1;
     while (lastCalls >= 0 && !hasToolCalls(history[lastCalls]!)) lastCalls--;
     const view = history.slice();
     const collapsedAt: number[] = [];
-    let calls: Map<string, ToolCall> | undefined;
     for (let index = 0; index < lastCalls; index++) {
       const message = history[index]!;
       if (message.role !== 'tool' || message.output_ref) continue;
       let copy = this.copies.get(message);
       if (!copy) {
-        calls ??= callsById(history);
         const content = toolContentText(message);
-        const short = collapsedToolResult(calls.get(message.tool_call_id), content);
+        const short = collapsedToolResult(callAnswered(history, index), content);
         if (short.length >= content.length) continue;
         copy = { role: 'tool', tool_call_id: message.tool_call_id, content: short };
         this.copies.set(message, copy);
@@ -132,11 +130,25 @@ function hasToolCalls(message: Readonly<ChatMessage>): message is AssistantMessa
   return message.role === 'assistant' && message.tool_calls !== undefined && message.tool_calls.length > 0;
 }
 
-/** Every call of the history by id (a later call with the same id wins). */
-function callsById(history: ReadonlyArray<ChatMessage>): Map<string, ToolCall> {
-  const calls = new Map<string, ToolCall>();
-  for (const message of history) {
-    if (hasToolCalls(message)) for (const call of message.tool_calls) calls.set(call.id, call);
+/**
+ * The call the tool result at `index` answers: results pair with the calls of the assistant message
+ * right before their run of tool messages, in order, by id (so an id that repeats across a history,
+ * as servers that number each reply's calls from `call_0` make them, or within one message, resolves
+ * to the right call). `undefined` when no call matches, or when the run reaches `from` (where the
+ * messages looked at start) without an assistant message. Costs O(the run).
+ */
+export function callAnswered(messages: ReadonlyArray<ChatMessage>, index: number, from = 0): ToolCall | undefined {
+  let start = index;
+  while (start > from && messages[start - 1]!.role === 'tool') start--;
+  const owner = start > from ? messages[start - 1]! : undefined;
+  if (owner === undefined || !hasToolCalls(owner)) return undefined;
+  const pending = owner.tool_calls.slice();
+  let call: ToolCall | undefined;
+  for (let position = start; position <= index; position++) {
+    const message = messages[position]!;
+    if (message.role !== 'tool') return undefined;
+    const at = pending.findIndex((candidate) => candidate.id === message.tool_call_id);
+    call = at === -1 ? undefined : pending.splice(at, 1)[0];
   }
-  return calls;
+  return call;
 }

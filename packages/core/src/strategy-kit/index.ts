@@ -80,7 +80,12 @@ export type {
 } from '../composer/payload-composer';
 export { PayloadComposer } from '../composer/payload-composer';
 export type { CollapsedHistory } from '../composer/tool-result-collapser';
-export { collapsedToolResult, toolContentText, ToolResultCollapser } from '../composer/tool-result-collapser';
+export {
+  callAnswered,
+  collapsedToolResult,
+  toolContentText,
+  ToolResultCollapser,
+} from '../composer/tool-result-collapser';
 // truncation
 export { elisionMarker } from '../truncation/elision-marker';
 export { countLineFeeds, surrogateSafeCut } from '../truncation/safe-cut';

@@ -33,6 +33,56 @@ const manager: IContextManager = {
 };
 
 describe('preSendCheck', () => {
+  describe('trim-old-tool-results', () => {
+    it('summarises each old result under its own call and records its own position, when ids repeat', async () => {
+      // Some servers number each reply's calls from call_0: every step's call has the same id.
+      const read = (path: string): ChatMessage => ({
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_0', type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path }) } },
+        ],
+      });
+      const lines = (count: number) => Array.from({ length: count }, (_, index) => `line ${index}`).join('\n');
+      const history: ChatMessage[] = [
+        { role: 'user', content: 'Read the three files.' },
+        read('a.go'),
+        { role: 'tool', tool_call_id: 'call_0', content: lines(300) },
+        read('b.go'),
+        { role: 'tool', tool_call_id: 'call_0', content: lines(200) },
+        read('c.go'),
+        { role: 'tool', tool_call_id: 'call_0', content: lines(10) },
+      ];
+      const payload: LLMPayload = {
+        messages: [{ role: 'system', content: 'You read code.' }, ...history],
+        tools: [],
+        stats: undefined as unknown as LLMPayload['stats'],
+      };
+      // Trimming a.go alone is not enough: b.go goes too; c.go is the newest step's.
+      const limit = testCounter.countMessages(payload.messages) - testCounter.countMessage(history[2]!) - 50;
+      const result = await preSendCheck({
+        payload,
+        history,
+        manager,
+        counter: testCounter,
+        limit,
+        contextWindow: limit,
+        strategyId: 'test',
+        call: 0,
+        flagged: false,
+        recompose: async () => payload,
+      });
+      const sent = result.payload.messages.filter((message) => message.role === 'tool').map((m) => m.content);
+      expect(sent[0]).toMatch(/^\[Read: a\.go \(300 lines, Go\)/);
+      expect(sent[1]).toMatch(/^\[Read: b\.go \(200 lines, Go\)/);
+      expect(sent[2]).toBe(lines(10));
+      expect(result.reductions.map((record) => [record.action, record.from])).toEqual([
+        ['trimmed', 2],
+        ['trimmed', 4],
+      ]);
+    });
+  });
+
   describe('dropOldestTurns', () => {
     it(
       'fits any conversation under the line by whole turns, keeping the system messages and the newest turn, or ' +

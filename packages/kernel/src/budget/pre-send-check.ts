@@ -7,11 +7,15 @@ import {
   type ITokenCounter,
   type LLMPayload,
   type ReductionRecord,
-  type ToolCall,
   type ToolMessage,
 } from '@ctxkit/core';
-import { truncateToFit } from '@ctxkit/core/strategy-kit';
-import { collapsedToolResult, contentText, toolContentText } from '@ctxkit/core/strategy-kit';
+import {
+  callAnswered,
+  collapsedToolResult,
+  contentText,
+  toolContentText,
+  truncateToFit,
+} from '@ctxkit/core/strategy-kit';
 
 import { MIN_TOOL_OUTPUT_TOKENS } from './truncate-tool-result';
 
@@ -89,40 +93,62 @@ function payloadTokens(payload: LLMPayload, counter: ITokenCounter): number {
 }
 
 /** Tool calls by id, and the index of the newest assistant message that calls tools. */
-function callsOf(messages: readonly ChatMessage[]): { calls: Map<string, ToolCall>; lastCalls: number } {
-  const calls = new Map<string, ToolCall>();
-  let lastCalls = -1;
-  messages.forEach((message, index) => {
-    if (message.role === 'assistant' && message.tool_calls?.length) {
-      lastCalls = index;
-      for (const call of message.tool_calls) calls.set(call.id, call);
-    }
-  });
-  return { calls, lastCalls };
+/** Where the newest assistant message with tool calls is (its results stay in full), -1 when none. */
+function lastCallsIndex(messages: readonly ChatMessage[]): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!;
+    if (message.role === 'assistant' && message.tool_calls?.length) return index;
+  }
+  return -1;
 }
 
-function historyIndexOf(history: readonly ChatMessage[], toolCallId: string): number {
-  for (let index = history.length - 1; index >= 0; index--) {
-    const message = history[index]!;
-    if (message.role === 'tool' && message.tool_call_id === toolCallId) return index;
+/**
+ * Where the payload's tool result at `index` is in the history: the history's own message (a
+ * strategy sends its objects), else the result with its id among those right after the history's
+ * assistant message that called it, else the newest result with its id. Call ids may repeat across a
+ * history (servers that number each reply's calls from `call_0`), so the id alone is the last resort.
+ * `positions`: each history message's index.
+ */
+function historyPositionOf(
+  history: readonly ChatMessage[],
+  positions: ReadonlyMap<ChatMessage, number>,
+  messages: readonly ChatMessage[],
+  index: number,
+): number {
+  const message = messages[index] as ToolMessage;
+  const own = positions.get(message);
+  if (own !== undefined) return own;
+  const call = callAnswered(messages, index);
+  for (let at = index - 1; call !== undefined && at >= 0; at--) {
+    const caller = messages[at]!;
+    if (caller.role !== 'assistant' || !caller.tool_calls?.includes(call)) continue;
+    const from = positions.get(caller);
+    for (let position = (from ?? history.length) + 1; position < history.length; position++) {
+      const result = history[position]!;
+      if (result.role !== 'tool') break;
+      if (result.tool_call_id === message.tool_call_id) return position;
+    }
+    break;
+  }
+  for (let position = history.length - 1; position >= 0; position--) {
+    const result = history[position]!;
+    if (result.role === 'tool' && result.tool_call_id === message.tool_call_id) return position;
   }
   return -1;
 }
 
 function reduction(
-  history: readonly ChatMessage[],
-  message: ToolMessage,
+  position: number,
   action: ReductionRecord['action'],
   tokensBefore: number,
   tokensAfter: number,
   reason: string,
 ): ReductionRecord | undefined {
-  const index = historyIndexOf(history, message.tool_call_id);
-  if (index < 0) return undefined;
+  if (position < 0) return undefined;
   return {
     action,
-    from: index,
-    to: index + 1,
+    from: position,
+    to: position + 1,
     messages: 1,
     tokensBefore,
     tokensAfter,
@@ -261,20 +287,20 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
   {
     const start = total;
     const messages = payload.messages.slice();
-    const { calls, lastCalls } = callsOf(messages);
-    const fullResults = new Map<string, string>();
-    for (const message of history)
-      if (message.role === 'tool') fullResults.set(message.tool_call_id, toolContentText(message));
+    const lastCalls = lastCallsIndex(messages);
+    const positions = new Map(history.map((message, position) => [message, position] as const));
     let changed = 0;
     for (let index = 0; index < lastCalls && total > limit; index++) {
       const message = messages[index]!;
       if (message.role !== 'tool') continue;
       const content = toolContentText(message);
+      const position = historyPositionOf(history, positions, messages, index);
+      const original = history[position];
       // The summary describes the whole result (from the history), even when the strategy sent only
       // part of it; a result the strategy already sends as that summary (mode A) is left as it is.
       const short = collapsedToolResult(
-        calls.get(message.tool_call_id),
-        fullResults.get(message.tool_call_id) ?? content,
+        callAnswered(messages, index),
+        original?.role === 'tool' ? toolContentText(original) : content,
       );
       if (short.length >= content.length) continue;
       const copy: ToolMessage = { role: 'tool', tool_call_id: message.tool_call_id, content: short };
@@ -284,8 +310,7 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
       total += newTokens - oldTokens;
       changed++;
       const record = reduction(
-        history,
-        message,
+        position,
         'trimmed',
         oldTokens,
         newTokens,
@@ -329,6 +354,7 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
       }))
       .filter((entry) => entry.message.role === 'tool' && entry.tokens > MIN_TOOL_OUTPUT_TOKENS + 8)
       .sort((a, b) => b.tokens - a.tokens || a.index - b.index);
+    const positions = new Map(history.map((message, position) => [message, position] as const));
     let changed = 0;
     for (const entry of sizes) {
       if (total <= limit) break;
@@ -339,12 +365,12 @@ export async function preSendCheck(input: PreSendCheckInput): Promise<PreSendRes
       const copy: ToolMessage = { role: 'tool', tool_call_id: message.tool_call_id, content: cut.text };
       const newTokens = counter.countMessage(copy);
       if (newTokens >= entry.tokens) continue;
+      const position = historyPositionOf(history, positions, messages, entry.index);
       messages[entry.index] = copy;
       total += newTokens - entry.tokens;
       changed++;
       const record = reduction(
-        history,
-        message,
+        position,
         'truncated',
         entry.tokens,
         newTokens,

@@ -220,6 +220,25 @@ describe('Agent small-context modes', () => {
     },
   );
 
+  it('counts mode A from the collapsed reductions when the model repeats its tool call ids', async () => {
+    // Some servers number each reply's calls from call_0: both reads have the same id.
+    const manager = new ComposerManager(8192, 1024);
+    const { agent, llm } = buildBudgetAgent({
+      manager,
+      tools: [testTool('read_file', bigRead)],
+      script: [
+        { content: null, tool_calls: [toolCall('call_0', 'read_file', { path: 'a.go' })] },
+        { content: null, tool_calls: [toolCall('call_0', 'read_file', { path: 'b.go' })] },
+        'done',
+      ],
+      options: { contextWindow: 8192 },
+    });
+    const result = await agent.run('Read both files.');
+    const sent = llm.requests[2]!.messages.filter((message) => message.role === 'tool').map((m) => m.content);
+    expect(sent).toEqual([expect.stringMatching(/^\[Read: a\.go \(1 lines, Go\) — collapsed/), bigRead()]);
+    expect(result.budget.modesFired.A).toBe(1);
+  });
+
   it(
     'leaves the payload to a strategy that ignores the compose option: results in full, mode A not ' + 'counted',
     async () => {
