@@ -32,6 +32,23 @@ const manager: IContextManager = {
   onTurnComplete: async () => undefined,
 };
 
+/** The check of `payload` under `limit` (also the window), with a manager that cannot compact. */
+function check(payload: LLMPayload, history: ChatMessage[], limit: number, dropOldestTurns?: boolean) {
+  return preSendCheck({
+    payload,
+    history,
+    manager,
+    counter: testCounter,
+    limit,
+    contextWindow: limit,
+    strategyId: 'test',
+    call: 0,
+    flagged: false,
+    recompose: async () => payload,
+    ...(dropOldestTurns === undefined ? {} : { dropOldestTurns }),
+  });
+}
+
 describe('preSendCheck', () => {
   describe('trim-old-tool-results', () => {
     it('summarises each old result under its own call and records its own position, when ids repeat', async () => {
@@ -60,18 +77,7 @@ describe('preSendCheck', () => {
       };
       // Trimming a.go alone is not enough: b.go goes too; c.go is the newest step's.
       const limit = testCounter.countMessages(payload.messages) - testCounter.countMessage(history[2]!) - 50;
-      const result = await preSendCheck({
-        payload,
-        history,
-        manager,
-        counter: testCounter,
-        limit,
-        contextWindow: limit,
-        strategyId: 'test',
-        call: 0,
-        flagged: false,
-        recompose: async () => payload,
-      });
+      const result = await check(payload, history, limit);
       const sent = result.payload.messages.filter((message) => message.role === 'tool').map((m) => m.content);
       expect(sent[0]).toMatch(/^\[Read: a\.go \(300 lines, Go\)/);
       expect(sent[1]).toMatch(/^\[Read: b\.go \(200 lines, Go\)/);
@@ -109,19 +115,7 @@ describe('preSendCheck', () => {
               const before = testCounter.countMessages(payload.messages);
               const limit = Math.floor(before * share);
               const newest = history[history.length - 1]!;
-              const outcome = await preSendCheck({
-                payload,
-                history,
-                manager,
-                counter: testCounter,
-                limit,
-                contextWindow: limit,
-                strategyId: 'test',
-                call: 0,
-                flagged: false,
-                recompose: async () => payload,
-                dropOldestTurns: true,
-              }).then(
+              const outcome = await check(payload, history, limit, true).then(
                 (result) => result,
                 (error: unknown) => error,
               );
@@ -174,19 +168,7 @@ describe('preSendCheck', () => {
         stats: undefined as unknown as LLMPayload['stats'],
       };
       const limit = testCounter.countMessages(payload.messages) - testCounter.countMessages(history.slice(0, 3)) + 10;
-      const result = await preSendCheck({
-        payload,
-        history,
-        manager,
-        counter: testCounter,
-        limit,
-        contextWindow: limit,
-        strategyId: 'test',
-        call: 0,
-        flagged: false,
-        recompose: async () => payload,
-        dropOldestTurns: true,
-      });
+      const result = await check(payload, history, limit, true);
       const sent = result.payload.messages;
       expect(sent.slice(0, 2)).toEqual([system, summary]);
       expect(sent[2]!.role).toBe('user');
@@ -206,20 +188,7 @@ describe('preSendCheck', () => {
         stats: undefined as unknown as LLMPayload['stats'],
       };
       const limit = Math.floor(testCounter.countMessages(payload.messages) / 2);
-      await expect(
-        preSendCheck({
-          payload,
-          history,
-          manager,
-          counter: testCounter,
-          limit,
-          contextWindow: limit,
-          strategyId: 'test',
-          call: 0,
-          flagged: false,
-          recompose: async () => payload,
-        }),
-      ).rejects.toBeInstanceOf(BudgetExceededError);
+      await expect(check(payload, history, limit)).rejects.toBeInstanceOf(BudgetExceededError);
     });
   });
 });
