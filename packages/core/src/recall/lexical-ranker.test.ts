@@ -26,9 +26,8 @@ function referenceScores(documents: Map<number, string[]>, terms: string[]): Map
 }
 
 function searched(ranker: LexicalRanker, terms: string[]): Map<number, number> {
-  const found = new Map<number, number>();
-  ranker.search(terms, (slot, score) => found.set(slot, score));
-  return found;
+  const { slots, scores } = ranker.search(terms);
+  return new Map(slots.map((slot) => [slot, scores[slot]!]));
 }
 
 describe(LexicalRanker.name, () => {
@@ -96,8 +95,6 @@ describe(LexicalRanker.name, () => {
     ranker.add(0, { text: 'we booked a hotel' });
     ranker.add(1, { text: 'the hotel in Paris near the station' });
     ranker.add(2, { text: 'a flight to Tokyo' });
-    const order: number[] = [];
-    ranker.search(ranker.queryTerms('Which hotel in Paris?'), (slot) => order.push(slot));
-    expect(order).toEqual([1, 0]);
+    expect(ranker.search(ranker.queryTerms('Which hotel in Paris?')).slots).toEqual([1, 0]);
   });
 });

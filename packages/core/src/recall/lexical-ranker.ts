@@ -15,6 +15,15 @@ const MAX_QUERY_TERMS = 24;
  */
 const MAX_QUERY_POSTINGS = 1500;
 
+/**
+ * The entries a search matched: their slots, best first (of equal scores, the first found first),
+ * and their scores by slot.
+ */
+export interface LexicalMatches {
+  slots: number[];
+  scores: Float64Array;
+}
+
 interface IndexedText {
   text: string;
 }
@@ -115,12 +124,12 @@ export class LexicalRanker {
   }
 
   /**
-   * Calls `found` with the slot and BM25+ score of every entry matching any of `terms` (index terms),
-   * best first. An entry's score is the sum over the terms it holds, times how many it holds (an
-   * entry matching more of the question ranks above one matching a single rare word many times).
+   * The entries matching any of `terms` (index terms), best first, with their BM25+ scores by slot.
+   * An entry's score is the sum over the terms it holds, times how many it holds (an entry matching
+   * more of the question ranks above one matching a single rare word many times).
    */
-  search(terms: ReadonlyArray<string>, found: (slot: number, score: number) => void): void {
-    if (terms.length === 0) return;
+  search(terms: ReadonlyArray<string>): LexicalMatches {
+    if (terms.length === 0) return { slots: [], scores: new Float64Array(0) };
     const { k, b, d } = BM25;
     const documents = this.postings.size;
     const averageLength = this.postings.averageLength;
@@ -142,6 +151,6 @@ export class LexicalRanker {
     }
     for (const slot of slots) sums[slot] = sums[slot]! * matched[slot]!;
     slots.sort((x, y) => sums[y]! - sums[x]!);
-    for (const slot of slots) found(slot, sums[slot]!);
+    return { slots, scores: sums };
   }
 }

@@ -1,3 +1,4 @@
+import type { LexicalMatches } from './lexical-ranker';
 import { type IndexedEntry, positionOf, type RecallIndex } from './recall-index';
 import { recallTermsOf } from './recall-terms';
 
@@ -107,27 +108,32 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
     return eligible[slot] === 1;
   };
   let scored: number[] = [];
-  const add =
-    (weight: number) =>
-    (slot: number, score: number): void => {
-      if (slot >= capacity || !isEligible(slot)) return;
+  // Each match adds its weighted score to its slot's (loops, not a callback per match: a turn adds a
+  // few thousand).
+  const addMatches = (matches: LexicalMatches, weight: number): void => {
+    const { slots, scores: matchScores } = matches;
+    for (let at = 0; at < slots.length; at++) {
+      const slot = slots[at]!;
+      if (slot >= capacity || eligible[slot] === 2 || (eligible[slot] === 0 && !isEligible(slot))) continue;
       if (scores[slot] === 0) scored.push(slot);
-      scores[slot] = scores[slot]! + weight * score;
-    };
+      scores[slot] = scores[slot]! + weight * matchScores[slot]!;
+    }
+  };
   const fromStore = (found: Map<string, number>, weight: number): void => {
-    const into = add(weight);
     for (const [id, score] of found) {
       const slot = index.slotOf(id);
-      if (slot !== undefined) into(slot, score);
+      if (slot === undefined || slot >= capacity || !isEligible(slot)) continue;
+      if (scores[slot] === 0) scored.push(slot);
+      scores[slot] = scores[slot]! + weight * score;
     }
   };
   const queryTerms = lexical?.queryTerms(query.text) ?? [];
   if (query.found) fromStore(query.found, 1);
-  else lexical?.search(queryTerms, add(1));
+  else if (lexical) addMatches(lexical.search(queryTerms), 1);
   // Thin by its own words, not by what the index holds: a full question about something never said is not thin.
   if (query.previous && isThin(query.text)) {
     if (query.previousFound) fromStore(query.previousFound, weights.previousTurnWeight);
-    else lexical?.search(lexical.queryTerms(query.previous), add(weights.previousTurnWeight));
+    else if (lexical) addMatches(lexical.search(lexical.queryTerms(query.previous)), weights.previousTurnWeight);
   }
 
   // Pseudo-relevance feedback (in memory only): terms most of the best entries share, that the query lacks.
@@ -143,7 +149,7 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
       .slice(0, weights.feedbackTerms)
       .map(([term]) => term);
     if (feedback.length > 0)
-      lexical.search(lexical.usefulTerms(feedback, weights.maxFeedbackPostings), add(weights.feedbackWeight));
+      addMatches(lexical.search(lexical.usefulTerms(feedback, weights.maxFeedbackPostings)), weights.feedbackWeight);
   }
 
   if (scored.length > weights.maxCandidates) {

@@ -132,11 +132,8 @@ describe(RecallIndex.name, () => {
       const reopened = indexOn(store);
       await reopened.refresh();
       expect(reopened.size).toBe(5);
-      const found: number[] = [];
-      reopened.lexical!.search(reopened.lexical!.queryTerms('locker code'), (slot) =>
-        found.push(reopened.entryAt(slot)!.from),
-      );
-      expect(found).toEqual([0]);
+      const found = reopened.lexical!.search(reopened.lexical!.queryTerms('locker code')).slots;
+      expect(found.map((slot) => reopened.entryAt(slot)!.from)).toEqual([0]);
     });
 
     it('sees the turns another index on the same store appended, each once', async () => {
