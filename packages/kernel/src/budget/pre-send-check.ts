@@ -92,7 +92,6 @@ function payloadTokens(payload: LLMPayload, counter: ITokenCounter): number {
   return counter.countMessages(payload.messages) + counter.countTools(payload.tools);
 }
 
-/** Tool calls by id, and the index of the newest assistant message that calls tools. */
 /** Where the newest assistant message with tool calls is (its results stay in full), -1 when none. */
 function lastCallsIndex(messages: readonly ChatMessage[]): number {
   for (let index = messages.length - 1; index >= 0; index--) {
@@ -105,9 +104,9 @@ function lastCallsIndex(messages: readonly ChatMessage[]): number {
 /**
  * Where the payload's tool result at `index` is in the history: the history's own message (a
  * strategy sends its objects), else the result with its id among those right after the history's
- * assistant message that called it, else the newest result with its id. Call ids may repeat across a
- * history (servers that number each reply's calls from `call_0`), so the id alone is the last resort.
- * `positions`: each history message's index.
+ * copy of the assistant message its run of results answers, else the newest result with its id. Call
+ * ids may repeat across a history (servers that number each reply's calls from `call_0`), so the id
+ * alone is the last resort. `positions`: each history message's index.
  */
 function historyPositionOf(
   history: readonly ChatMessage[],
@@ -118,17 +117,13 @@ function historyPositionOf(
   const message = messages[index] as ToolMessage;
   const own = positions.get(message);
   if (own !== undefined) return own;
-  const call = callAnswered(messages, index);
-  for (let at = index - 1; call !== undefined && at >= 0; at--) {
-    const caller = messages[at]!;
-    if (caller.role !== 'assistant' || !caller.tool_calls?.includes(call)) continue;
-    const from = positions.get(caller);
-    for (let position = (from ?? history.length) + 1; position < history.length; position++) {
-      const result = history[position]!;
-      if (result.role !== 'tool') break;
-      if (result.tool_call_id === message.tool_call_id) return position;
-    }
-    break;
+  let start = index;
+  while (start > 0 && messages[start - 1]!.role === 'tool') start--;
+  const caller = start > 0 ? positions.get(messages[start - 1]!) : undefined;
+  for (let position = (caller ?? history.length) + 1; position < history.length; position++) {
+    const result = history[position]!;
+    if (result.role !== 'tool') break;
+    if (result.tool_call_id === message.tool_call_id) return position;
   }
   for (let position = history.length - 1; position >= 0; position--) {
     const result = history[position]!;
