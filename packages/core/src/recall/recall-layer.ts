@@ -661,8 +661,8 @@ export class RecallLayer {
     fillers: boolean,
   ): { entries: IndexedEntry[]; value: number; filler: number } {
     const sessionId = this.options.context.sessionId;
-    // Where taken runs start and end: an entry next to one joins its run (no new label).
-    const edges = new Set<string>();
+    // Where taken runs start and end, by session: an entry next to one joins its run (no new label).
+    const edges = new Map<string, Set<number>>();
     const entries: IndexedEntry[] = [];
     let left = room;
     let value = 0;
@@ -670,15 +670,15 @@ export class RecallLayer {
     for (const { entry, relevance, cost: own, filler } of order) {
       if (left <= 0 || (filler && !fillers)) break;
       if (entry.sessionId === sessionId && entry.to > windowStart) continue;
-      const joinsRun =
-        edges.has(`${entry.sessionId}\u0000${entry.from}`) || edges.has(`${entry.sessionId}\u0000${entry.to}`);
+      let sessionEdges = edges.get(entry.sessionId);
+      const joinsRun = sessionEdges !== undefined && (sessionEdges.has(entry.from) || sessionEdges.has(entry.to));
       const cost = own + (joinsRun || entries.length === 0 ? 0 : LABEL_TOKENS_ESTIMATE);
       if (cost > left) continue;
       left -= cost;
       if (filler) fillerValue += relevance;
       else value += relevance;
-      edges.add(`${entry.sessionId}\u0000${entry.from}`);
-      edges.add(`${entry.sessionId}\u0000${entry.to}`);
+      if (sessionEdges === undefined) edges.set(entry.sessionId, (sessionEdges = new Set()));
+      sessionEdges.add(entry.from).add(entry.to);
       entries.push(entry);
     }
     return { entries, value, filler: fillerValue };
