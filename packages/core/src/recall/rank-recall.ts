@@ -119,13 +119,16 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
       scores[slot] = scores[slot]! + weight * matchScores[slot]!;
     }
   };
+  // The store's own search answers by id: its matches, in its order, as slots.
   const fromStore = (found: Map<string, number>, weight: number): void => {
+    const matches: LexicalMatches = { slots: [], scores: new Float64Array(capacity) };
     for (const [id, score] of found) {
       const slot = index.slotOf(id);
-      if (slot === undefined || slot >= capacity || !isEligible(slot)) continue;
-      if (scores[slot] === 0) scored.push(slot);
-      scores[slot] = scores[slot]! + weight * score;
+      if (slot === undefined || slot >= capacity) continue;
+      matches.slots.push(slot);
+      matches.scores[slot] = score;
     }
+    addMatches(matches, weight);
   };
   const queryTerms = lexical?.queryTerms(query.text) ?? [];
   if (query.found) fromStore(query.found, 1);
