@@ -115,6 +115,7 @@ describe('@ctxkit/core exports', () => {
       'FailureBackoff',
       'GptTokenizerEncoder',
       'HeuristicTokenCounter',
+      'HistoryGrowth',
       'HistoryLedger',
       'JsTiktokenEncoder',
       'LARGE_MESSAGE_CHARS',

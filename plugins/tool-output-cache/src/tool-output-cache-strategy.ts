@@ -17,15 +17,7 @@ import {
   type ToolDefinition,
   type UndoResult,
 } from '@ctxkit/core';
-import {
-  assertHistoryShape,
-  budgetFromConfig,
-  payloadPreview,
-  previewItem,
-  SerialQueue,
-  StrategyLifetime,
-  TurnCounter,
-} from '@ctxkit/core/strategy-kit';
+import { payloadPreview, previewItem, SerialQueue, StrategyFoundation } from '@ctxkit/core/strategy-kit';
 
 import { createCacheTools, createCompactTool } from './cache/cache-tools';
 import { CachedOutputs } from './cache/cached-outputs';
@@ -39,7 +31,6 @@ import { undoCompaction } from './compaction/undo-compaction';
 import type { CompactionBefore } from './epochs/saved-before';
 import { SessionEpochs } from './epochs/session-epochs';
 import { TrimRecorder } from './epochs/trim-recorder';
-import { HistoryGrowth } from './history-growth';
 import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
 import type { ResolvedToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { RestoredOutputs } from './view/restored-outputs';
@@ -94,14 +85,11 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   private readonly finishedTurns: FinishedTurnOutputs;
   /** The turn of the latest call, for the events of an undo. */
   private turn = 0;
-  /** The history last checked for shape: a call checks only the messages appended since. */
-  private readonly checked = new HistoryGrowth();
   /**
-   * The turn number of every call's history, each checked for shape first (only what was appended since the last
-   * check).
+   * The counter, budget, composer, turn numbers and disposed check. Turns are counted on the caller's history, checked
+   * apart from the working view the composer lays out.
    */
-  private readonly turns: TurnCounter;
-  private readonly lifetime: StrategyLifetime;
+  private readonly foundation: StrategyFoundation;
   private readonly queue = new SerialQueue();
 
   /** `config`: validated against `plugin.json`'s `configSchema`, its defaults applied (see `createStrategy`). */
@@ -109,18 +97,18 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     readonly config: ResolvedToolOutputCacheStrategyConfig,
     private readonly context: StrategyContext,
   ) {
-    const strategyId = (this.strategyId = context.strategyId || TOOL_OUTPUT_CACHE_STRATEGY_ID);
-    this.lifetime = new StrategyLifetime({ strategyId, agentId: context.agentId, sessionId: context.sessionId });
-    this.turns = new TurnCounter({
-      checkHistoryShape: (history) => {
-        assertHistoryShape(history, this.checked.newFrom(history));
-        this.checked.remember(history);
-      },
-    });
-    const model = config.model ?? context.model;
-    const counter = (this.counter = model === context.model ? context.counter : context.counterFor(model));
+    const foundation = (this.foundation = new StrategyFoundation(context, {
+      strategyId: TOOL_OUTPUT_CACHE_STRATEGY_ID,
+      model: config.model,
+      budget: config,
+      ownHistoryCheck: true,
+    }));
+    const { strategyId, model, counter } = foundation;
+    this.strategyId = strategyId;
+    this.counter = counter;
     const contextLimit = (this.contextLimit = resolveContextLimit(context.models, model, config.maxContextTokens));
-    const budget = budgetFromConfig(config, model, context.models);
+    // Computed now: an unknown model is reported when the strategy is made.
+    const budget = foundation.budget();
     this.toolOutputBudget = toolOutputBudgetTokens(config.toolOutputCache.contextBudgetTokens, contextLimit);
     const { maxMessageBytes, maxLineLength } = config.toolOutputCache;
     this.cache = new ToolOutputCache({
@@ -132,7 +120,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     });
     const eventBase = (turn: number): CtxkitEventBase => this.eventBase(turn);
     this.outputs = new CachedOutputs({ cache: this.cache, counter, events: context.events, eventBase });
-    this.finishedTurns = new FinishedTurnOutputs(this.outputs, this.turns);
+    this.finishedTurns = new FinishedTurnOutputs(this.outputs, foundation.turns);
     this.view = new WorkingView({
       config,
       counter,
@@ -159,8 +147,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     this.composer = new ViewPayloadComposer({
       config,
       context,
-      strategyId,
-      model,
+      composer: foundation.composer,
       counter,
       budget,
       toolOutputBudget,
@@ -188,7 +175,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    */
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     return this.serialize(async () => {
-      this.lifetime.assertLive('onTurnComplete');
+      this.foundation.assertLive('onTurnComplete');
       if (this.config.toolOutputCache.enabled) await this.finishedTurns.cache(newHistory);
     });
   }
@@ -218,8 +205,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     usage?: TokenUsage,
   ): Promise<CompactionHookResult> {
     return this.serialize(async () => {
-      this.lifetime.assertLive('checkCompaction');
-      const turn = this.turns.count(history);
+      this.foundation.assertLive('checkCompaction');
+      const turn = this.foundation.turns.count(history);
       this.turn = turn;
       return this.compactor.check(checkpoint, history, usage, turn, () => {
         this.view.sync(history, this.compactor.layout(history, turn), turn);
@@ -250,7 +237,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    */
   undo(epochId: string): Promise<UndoResult> {
     return this.serialize(async () => {
-      this.lifetime.assertLive('undo');
+      this.foundation.assertLive('undo');
       const toUndo = await this.undoable.peekFrom(epochId);
       // The oldest compaction undone holds the history before all of them.
       const compaction = toUndo
@@ -283,8 +270,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     options: ComposeOptions = {},
   ): Promise<ReductionPreview> {
     return this.serialize(async () => {
-      this.lifetime.assertLive('preview');
-      const turn = this.turns.count(history);
+      this.foundation.assertLive('preview');
+      const turn = this.foundation.turns.count(history);
       const systemMessage = this.composer.systemMessageOf(systemPrompt, false);
       const fixedTokens = this.composer.fixedTokens(systemMessage, tools, ragContext);
       const { layout, setAside } = this.compactor.peekLayout(history);
@@ -328,7 +315,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    * the store. Safe to call twice.
    */
   dispose(): void {
-    this.lifetime.end();
+    this.foundation.dispose();
     this.compactor.dispose();
   }
 
@@ -356,8 +343,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     ragContext: string | undefined,
     options: ComposeOptions,
   ): Promise<LLMPayload> {
-    this.lifetime.assertLive('composePayload');
-    const turn = this.turns.count(history);
+    this.foundation.assertLive('composePayload');
+    const turn = this.foundation.turns.count(history);
     this.turn = turn;
     const systemMessage = this.composer.systemMessageOf(systemPrompt, true);
     this.compactor.systemPrompt = systemPrompt;

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '../contracts/chat-message';
-import { assertHistoryShape } from '../messages/assert-history-shape';
 import { groupEndingAt } from '../messages/group-tool-calls';
+import { GrowingHistoryCheck } from '../messages/growing-history-check';
 import type { MessageGroup } from '../messages/message-group';
 import { messageText } from '../token-counting/message-text';
 import { messageOverheadTokens } from '../token-counting/message-tokens';
@@ -59,8 +59,8 @@ export class HistoryLedger {
   private firstPrint = '';
   private lastPrint = '';
   private lastContinuity: LedgerContinuity = 'reset';
-  /** The history last checked for shape (see {@link checkShape}). */
-  private shapeChecked: { first: unknown; last: unknown; length: number } | undefined;
+  /** The shape check of the histories synced (see {@link checkShape}). */
+  private readonly shape = new GrowingHistoryCheck();
   /** Messages measured (tokenized or looked up) since creation; for tests and the bench. */
   measured = 0;
   /** Truncated copies of the current turn's tool outputs, by message identity and allotment. */
@@ -74,23 +74,12 @@ export class HistoryLedger {
   }
 
   /**
-   * Checks the shape of `history` (see `assertHistoryShape`): only the messages new since the
-   * previous check when `history` is the previously checked one grown (the same first message, and
-   * the same message where it ended), all of them otherwise.
+   * Checks the shape of `history`: only the messages new since the previous check when it is the
+   * previous history grown (see {@link GrowingHistoryCheck}).
    * @throws HistoryValidationError (`CTXKIT_HISTORY_INVALID`)
    */
   checkShape(history: ReadonlyArray<unknown>): void {
-    const checked = this.shapeChecked;
-    const grown =
-      Array.isArray(history) &&
-      checked !== undefined &&
-      checked.length > 0 &&
-      history.length >= checked.length &&
-      history[0] === checked.first &&
-      history[checked.length - 1] === checked.last;
-    this.shapeChecked = undefined;
-    assertHistoryShape(history, grown ? checked.length : 0);
-    this.shapeChecked = { first: history[0], last: history[history.length - 1], length: history.length };
+    this.shape.checkHistoryShape(history);
   }
 
   /** How the last `sync` related the history to the one before. */

@@ -40,6 +40,29 @@ describe('StrategyFoundation', () => {
     expect(payload.messages.length).toBe(4);
   });
 
+  it("with ownHistoryCheck, checks the caller's history apart from the arrays its composer lays out", () => {
+    const { context } = createConformanceContext('s1');
+    const history: unknown[] = [
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+      { role: 'user', content: 'and?' },
+    ];
+    // A working view of the history: another array, starting with another message.
+    const view: ChatMessage[] = [{ role: 'user', content: 'summary' }, history[2] as ChatMessage];
+    const grownAfterCompose = (ownHistoryCheck: boolean): (() => number) => {
+      const base = new StrategyFoundation(context, { strategyId: 'my-strategy', budget, ownHistoryCheck });
+      base.turns.count(history as ChatMessage[]);
+      base.composer.compose({ systemPrompt: 'sys', history: view, tools: [], turn: 1 });
+      // A message already checked is replaced in place: only a check that reads the history whole again sees it.
+      const grown = [...history, { role: 'user', content: 'again' }];
+      grown[1] = { role: 'narrator' };
+      return () => base.turns.count(grown as ChatMessage[]);
+    };
+    // The shared check was last given the view: the grown history is read whole.
+    expect(grownAfterCompose(false)).toThrow(expect.objectContaining({ code: 'CTXKIT_HISTORY_INVALID' }));
+    expect(grownAfterCompose(true)()).toBe(3);
+  });
+
   it('fails unknown models without maxContextTokens on the first budget, not before', () => {
     const { context } = createConformanceContext('s1');
     const base = new StrategyFoundation(context, {

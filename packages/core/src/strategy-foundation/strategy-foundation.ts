@@ -1,5 +1,6 @@
 import { PayloadComposer } from '../composer/payload-composer';
 import type { PayloadBudget } from '../contracts/llm-payload';
+import { GrowingHistoryCheck } from '../messages/growing-history-check';
 import type { StrategyContext } from '../plugins/strategy-plugin';
 import type { ITokenCounter } from '../token-counting/token-counter';
 import { type BudgetConfig, budgetFromConfig } from './budget-from-config';
@@ -14,13 +15,19 @@ export interface StrategyFoundationOptions {
   model?: string | null;
   /** The budget settings of the strategy's config. */
   budget: BudgetConfig;
+  /**
+   * Turn counting checks the caller's history apart from the composer's check: for a strategy whose
+   * composer lays out another array than the caller's history (a working view of it), where one check
+   * shared by both would read each whole on every call. @default false
+   */
+  ownHistoryCheck?: boolean;
 }
 
 /**
  * What a standard strategy is built on besides its policy, for one conversation (agent + session):
  * the counter of its model (the agent's own when it is the agent's model), the budget from its config
- * (computed on first use), the payload composer, the turn counter sharing the composer's history
- * check, and the disposed check every method makes.
+ * (computed on first use), the payload composer, the turn counter (sharing the composer's history
+ * check unless told otherwise), and the disposed check every method makes.
  * @see docs/06-writing-a-strategy.md
  */
 export class StrategyFoundation {
@@ -49,7 +56,7 @@ export class StrategyFoundation {
       counter: this.counter,
       budget: () => this.budget(),
     });
-    this.turns = new TurnCounter(this.composer);
+    this.turns = new TurnCounter(options.ownHistoryCheck ? new GrowingHistoryCheck() : this.composer);
     this.lifetime = new StrategyLifetime(owner);
   }
 

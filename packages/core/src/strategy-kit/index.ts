@@ -98,6 +98,7 @@ export { assertHistoryShape, assertMessageShape } from '../messages/assert-histo
 export type { PayloadProblem } from '../messages/find-payload-problems';
 export { findPayloadProblems } from '../messages/find-payload-problems';
 export { groupAt, groupEndingAt, groupToolCalls } from '../messages/group-tool-calls';
+export { HistoryGrowth } from '../messages/history-growth';
 export type { MessageGroup, MessageGroupKind } from '../messages/message-group';
 // the budget formula and usage levels
 export type { BudgetOptions } from '../budget/compute-budget';

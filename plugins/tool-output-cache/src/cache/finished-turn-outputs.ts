@@ -1,7 +1,6 @@
 import type { ChatMessage } from '@ctxkit/core';
-import type { TurnCounter } from '@ctxkit/core/strategy-kit';
+import { HistoryGrowth, type TurnCounter } from '@ctxkit/core/strategy-kit';
 
-import { HistoryGrowth } from '../history-growth';
 import type { CachedOutputs } from './cached-outputs';
 
 /**

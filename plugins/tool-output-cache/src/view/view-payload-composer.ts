@@ -49,9 +49,9 @@ export interface ComposedView {
 export interface ViewPayloadComposerOptions {
   config: ResolvedToolOutputCacheStrategyConfig;
   /** The session's owner, events and model client (`compact` is offered only with a model to write the summary). */
-  context: Pick<StrategyContext, 'agentId' | 'sessionId' | 'events' | 'llm'>;
-  strategyId: string;
-  model: string;
+  context: Pick<StrategyContext, 'events' | 'llm'>;
+  /** The strategy's composer (see `StrategyFoundation`): every payload is laid out and committed by it. */
+  composer: PayloadComposer;
   counter: ITokenCounter;
   budget: PayloadBudget;
   /** Token budget of all tool outputs (`stats.extra.toolOutputCache.budgetTokens`). */
@@ -72,7 +72,6 @@ export interface ViewPayloadComposerOptions {
  * do every strategy's payload.
  */
 export class ViewPayloadComposer {
-  private readonly composer: PayloadComposer;
   private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [
     TOOL_OUTPUT_CACHE_DEFINITION,
     TOOL_OUTPUT_CACHE_GREP_DEFINITION,
@@ -84,15 +83,7 @@ export class ViewPayloadComposer {
   /** One system message object per prompt, so that its count is cached. */
   private systemMessage: SystemMessage = { role: 'system', content: '' };
 
-  constructor(private readonly options: ViewPayloadComposerOptions) {
-    const { context, strategyId, model, counter, budget } = options;
-    this.composer = new PayloadComposer({
-      owner: { agentId: context.agentId, sessionId: context.sessionId, strategyId, events: context.events },
-      model,
-      counter,
-      budget: () => budget,
-    });
-  }
+  constructor(private readonly options: ViewPayloadComposerOptions) {}
 
   /**
    * The system prompt as one message object: the same object while the prompt is the same. `keep`:
@@ -136,7 +127,7 @@ export class ViewPayloadComposer {
     view: WorkingView,
     preview: boolean,
   ): Promise<ComposedView> {
-    const { config, context, counter, budget } = this.options;
+    const { config, context, counter, budget, composer } = this.options;
     const state = view.currentLayout.state;
     // Collapsing older results reads the whole history: the whole view is laid out for it.
     const prepared = await view.prepare(budget.available, call.options.collapseOlderToolResults === true);
@@ -170,7 +161,7 @@ export class ViewPayloadComposer {
       this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
     // A layout of `messages`, not committed (a probe, or the preview's payload).
     const layout = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean): ComposedPayload =>
-      this.composer.layout({
+      composer.layout({
         systemPrompt: call.systemPrompt,
         history: messages,
         tools: tools(offerCache),
@@ -196,7 +187,7 @@ export class ViewPayloadComposer {
       log,
       cacheToolTokens: cacheOn ? counter.countTools(this.cacheDefinitions) : undefined,
       probe: layout,
-      tokensAt: (messages, index) => this.composer.ledger.tokensAt(messages, index),
+      tokensAt: (messages, index) => composer.ledger.tokensAt(messages, index),
       tokensOf: (message) => counter.countMessage(message),
       hides: (message) => view.hides(message),
       withContent: (message, content) => view.withContent(message, content),
@@ -243,7 +234,7 @@ export class ViewPayloadComposer {
       last && last.messages === fitted.messages && last.offerCache === fitted.offerCache
         ? last.composed
         : layout(fitted.messages, fitted.offerCache);
-    if (!preview) this.composer.commit(final, call.turn);
+    if (!preview) composer.commit(final, call.turn);
     const payload = final.payload;
     toolOutputCache.refsInPayload = refsIn(payload.messages);
     if (final.memory[0] === 'left-out' && !preview) {

@@ -1,7 +1,7 @@
 /**
  * Tells how much of a history is new since the previous one seen: a history that extends the
  * previous one (the same first message object, and the previous last message object at the same
- * place, the rule core's ledger and composer use) is new only from the previous length on; any
+ * place, the rule the ledger's sync uses too) is new only from the previous length on; any
  * other history is new from 0. Lets a call check and cache only the messages it has not seen.
  */
 export class HistoryGrowth {

@@ -1,5 +1,4 @@
-import type { ChatMessage } from '@ctxkit/core';
-
+import type { ChatMessage } from '../contracts/chat-message';
 import { HistoryGrowth } from './history-growth';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
