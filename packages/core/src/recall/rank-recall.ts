@@ -1,4 +1,4 @@
-import type { LexicalMatches } from './lexical-ranker';
+import type { LexicalMatches, LexicalRanker } from './lexical-ranker';
 import { type IndexedEntry, positionOf, type RecallIndex } from './recall-index';
 import { recallTermsOf } from './recall-terms';
 
@@ -92,76 +92,163 @@ export interface RecallQuery {
  * turns lifted by their neighbours, and every entry lifted by the best match of its episode (turns
  * close in time are about the same things). By meaning, where vectors exist: cosine similarity above
  * the candidates' mean, scaled to [0, 1] and added.
+ *
+ * Each step is a small function of its own: a turn runs them soon after a conversation starts, and
+ * the engine optimizes small functions within a few turns where one long function waited tens of
+ * turns for its optimized code.
  */
 export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[] {
   const weights = RECALL_RANKING;
   const lexical = index.lexical;
-  // Scores by slot (arrays, not maps keyed by id: a turn's ranking touches a few thousand entries).
-  const capacity = index.capacity;
-  const scores = new Float64Array(capacity);
-  const eligible = new Uint8Array(capacity); // 0 unknown, 1 eligible, 2 not
-  const isEligible = (slot: number): boolean => {
-    if (eligible[slot] === 0) {
-      const entry = index.entryAt(slot);
-      eligible[slot] = entry !== undefined && query.eligible(entry) ? 1 : 2;
-    }
-    return eligible[slot] === 1;
-  };
-  let scored: number[] = [];
-  // Each match adds its weighted score to its slot's (loops, not a callback per match: a turn adds a
-  // few thousand).
-  const addMatches = (matches: LexicalMatches, weight: number): void => {
-    const { slots, scores: matchScores } = matches;
-    for (let at = 0; at < slots.length; at++) {
-      const slot = slots[at]!;
-      if (slot >= capacity || eligible[slot] === 2 || (eligible[slot] === 0 && !isEligible(slot))) continue;
-      if (scores[slot] === 0) scored.push(slot);
-      scores[slot] = scores[slot]! + weight * matchScores[slot]!;
-    }
-  };
-  // The store's own search answers by id: its matches, in its order, as slots.
-  const fromStore = (found: Map<string, number>, weight: number): void => {
-    const matches: LexicalMatches = { slots: [], scores: new Float64Array(capacity) };
-    for (const [id, score] of found) {
-      const slot = index.slotOf(id);
-      if (slot === undefined || slot >= capacity) continue;
-      matches.slots.push(slot);
-      matches.scores[slot] = score;
-    }
-    addMatches(matches, weight);
-  };
+  const words = slotScores(index, query);
   const queryTerms = lexical?.queryTerms(query.text) ?? [];
-  if (query.found) fromStore(query.found, 1);
-  else if (lexical) addMatches(lexical.search(queryTerms), 1);
+  if (query.found) addFound(words, query.found, 1);
+  else if (lexical) addMatches(words, lexical.search(queryTerms), 1);
   // Thin by its own words, not by what the index holds: a full question about something never said is not thin.
   if (query.previous && isThin(query.text)) {
-    if (query.previousFound) fromStore(query.previousFound, weights.previousTurnWeight);
-    else if (lexical) addMatches(lexical.search(lexical.queryTerms(query.previous)), weights.previousTurnWeight);
+    if (query.previousFound) addFound(words, query.previousFound, weights.previousTurnWeight);
+    else if (lexical) addMatches(words, lexical.search(lexical.queryTerms(query.previous)), weights.previousTurnWeight);
   }
-
   // Pseudo-relevance feedback (in memory only): terms most of the best entries share, that the query lacks.
-  const best = bestSlots(scored, scores, weights.feedbackEntries);
-  if (lexical !== undefined && best.length >= 2) {
-    const counts = new Map<string, number>();
-    const asked = new Set(queryTerms);
-    for (const slot of best)
-      for (const term of lexical.terms(slot)) if (!asked.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
-    const feedback = [...counts]
-      .filter(([, count]) => count >= 2)
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, weights.feedbackTerms)
-      .map(([term]) => term);
+  if (lexical !== undefined) {
+    const feedback = feedbackTerms(lexical, bestSlots(words.scored, words.scores, weights.feedbackEntries), queryTerms);
     if (feedback.length > 0)
-      addMatches(lexical.search(lexical.usefulTerms(feedback, weights.maxFeedbackPostings)), weights.feedbackWeight);
+      addMatches(
+        words,
+        lexical.search(lexical.usefulTerms(feedback, weights.maxFeedbackPostings)),
+        weights.feedbackWeight,
+      );
   }
+  keepBest(words, weights.maxCandidates);
 
-  if (scored.length > weights.maxCandidates) {
-    scored.sort((a, b) => scores[b]! - scores[a]!);
-    for (const slot of scored.slice(weights.maxCandidates)) scores[slot] = 0;
-    scored = scored.slice(0, weights.maxCandidates);
+  const lifts = liftNeighbours(words);
+  liftEpisodes(index, lifts);
+  // Relevance by slot: the words' score over the best (0 to 1), plus meaning where vectors exist.
+  const relevance = lifts.smoothed;
+  const top = lifts.top;
+  const { lifted } = lifts;
+  for (let at = 0; at < lifted.length; at++) {
+    const slot = lifted[at]!;
+    relevance[slot] = top > 0 ? relevance[slot]! / top : 0;
   }
+  if (query.vector !== undefined) addMeaning(index, query, relevance, lifted, words);
 
-  // Neighbours: a short turn borrows from the better of the turns around it.
+  const out: RankedEntry[] = [];
+  const floor = query.floor ?? weights.minRelevance;
+  for (let at = 0; at < lifted.length; at++) {
+    const slot = lifted[at]!;
+    if (relevance[slot]! >= floor) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
+  }
+  return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
+}
+
+/**
+ * A ranking's word scores by slot (arrays, not maps keyed by id: a turn's ranking touches a few
+ * thousand entries), the slots scored in the order first scored, and which slots the query may rank.
+ */
+interface SlotScores {
+  readonly index: RecallIndex;
+  readonly query: RecallQuery;
+  readonly capacity: number;
+  readonly scores: Float64Array;
+  scored: number[];
+  /** By slot: 0 not asked yet, 1 eligible, 2 not. */
+  readonly eligibility: Uint8Array;
+}
+
+/**
+ * A turn's {@link SlotScores}: one object literal, not a class instance. The engine forgets the shape
+ * of objects that live only during a turn once none has been alive for a few major collections (a
+ * new conversation's index build runs several), and with it the optimized code of every function
+ * that reads them; a literal's shape stays with the function that makes it.
+ */
+function slotScores(index: RecallIndex, query: RecallQuery): SlotScores {
+  const capacity = index.capacity;
+  return {
+    index,
+    query,
+    capacity,
+    scores: new Float64Array(capacity),
+    scored: [],
+    eligibility: new Uint8Array(capacity),
+  };
+}
+
+function isEligible(words: SlotScores, slot: number): boolean {
+  const { eligibility } = words;
+  if (eligibility[slot] === 0) {
+    const entry = words.index.entryAt(slot);
+    eligibility[slot] = entry !== undefined && words.query.eligible(entry) ? 1 : 2;
+  }
+  return eligibility[slot] === 1;
+}
+
+/** Adds each match's weighted score to its slot's. */
+function addMatches(words: SlotScores, matches: LexicalMatches, weight: number): void {
+  const { slots, scores: matchScores } = matches;
+  const { scores, scored, capacity } = words;
+  for (let at = 0; at < slots.length; at++) {
+    const slot = slots[at]!;
+    if (slot >= capacity || !isEligible(words, slot)) continue;
+    if (scores[slot] === 0) scored.push(slot);
+    scores[slot] = scores[slot]! + weight * matchScores[slot]!;
+  }
+}
+
+/** Adds the store's own search's matches (by id, in its order). */
+function addFound(words: SlotScores, found: Map<string, number>, weight: number): void {
+  const matches: LexicalMatches = { slots: [], scores: new Float64Array(words.capacity) };
+  for (const [id, score] of found) {
+    const slot = words.index.slotOf(id);
+    if (slot === undefined || slot >= words.capacity) continue;
+    matches.slots.push(slot);
+    matches.scores[slot] = score;
+  }
+  addMatches(words, matches, weight);
+}
+
+/** Leaves only the `count` best scored slots (of equal scores, the first scored). */
+function keepBest(words: SlotScores, count: number): void {
+  if (words.scored.length <= count) return;
+  const { scores } = words;
+  words.scored.sort((a, b) => scores[b]! - scores[a]!);
+  for (const slot of words.scored.slice(count)) scores[slot] = 0;
+  words.scored = words.scored.slice(0, count);
+}
+
+/** The terms most of the `best` entries share (at least two), that the query lacks. */
+function feedbackTerms(
+  lexical: LexicalRanker,
+  best: ReadonlyArray<number>,
+  queryTerms: ReadonlyArray<string>,
+): string[] {
+  if (best.length < 2) return [];
+  const counts = new Map<string, number>();
+  const asked = new Set(queryTerms);
+  for (const slot of best)
+    for (const term of lexical.terms(slot)) if (!asked.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const shared: Array<[string, number]> = [];
+  for (const entry of counts) if (entry[1] >= 2) shared.push(entry);
+  shared.sort((a, b) => b[1] - a[1]);
+  const terms: string[] = [];
+  for (let at = 0; at < shared.length && at < RECALL_RANKING.feedbackTerms; at++) terms.push(shared[at]![0]);
+  return terms;
+}
+
+/** Scores after the neighbour and episode lifts, by slot, for the slots `lifted` lists. */
+interface Lifts {
+  smoothed: Float64Array;
+  /** Each lifted slot's position in its session's entries. */
+  positionOfSlot: Int32Array;
+  lifted: number[];
+  /** The best lifted score. */
+  top: number;
+}
+
+/** Neighbours: a short turn borrows from the better of the turns around it. */
+function liftNeighbours(words: SlotScores): Lifts {
+  const { index, query, scores, scored, capacity } = words;
+  const weights = RECALL_RANKING;
   const smoothed = new Float64Array(capacity);
   const positionOfSlot = new Int32Array(capacity);
   const lifted: number[] = [];
@@ -172,7 +259,7 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
     const at = positionOf(list, entry.from);
     for (let position = at - 1; position <= at + 1; position++) {
       const neighbour = slots[position];
-      if (neighbour === undefined || smoothed[neighbour]! > 0 || !isEligible(neighbour)) continue;
+      if (neighbour === undefined || smoothed[neighbour]! > 0 || !isEligible(words, neighbour)) continue;
       const before = slots[position - 1];
       const after = slots[position + 1];
       const around = Math.max(before === undefined ? 0 : scores[before]!, after === undefined ? 0 : scores[after]!);
@@ -186,10 +273,18 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
       lifted.push(neighbour);
     }
   }
+  return { smoothed, positionOfSlot, lifted, top: 0 };
+}
 
-  // Episodes: runs of one session's turns close in time; each entry lifted by its episode's best.
+/**
+ * Episodes: runs of one session's turns close in time; each lifted entry is lifted again by its
+ * episode's best, and `lifts.top` becomes the best score.
+ */
+function liftEpisodes(index: RecallIndex, lifts: Lifts): void {
+  const { smoothed, positionOfSlot, lifted } = lifts;
+  const weights = RECALL_RANKING;
   const episodeBest = new Map<string, Map<number, number>>();
-  const episodeOf = new Float64Array(capacity);
+  const episodeOf = new Float64Array(smoothed.length);
   let overall = 0;
   for (let at = 0; at < lifted.length; at++) {
     const slot = lifted[at]!;
@@ -210,22 +305,7 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
       (1 + (weights.episodeBoost * episodeBest.get(entry.sessionId)!.get(episodeOf[slot]!)!) / overall);
     top = Math.max(top, smoothed[slot]!);
   }
-
-  // Relevance by slot: the words' score over the best (0 to 1), plus meaning where vectors exist.
-  const relevance = smoothed;
-  for (let at = 0; at < lifted.length; at++) {
-    const slot = lifted[at]!;
-    relevance[slot] = top > 0 ? smoothed[slot]! / top : 0;
-  }
-  if (query.vector !== undefined) addMeaning(index, query, relevance, lifted, isEligible);
-
-  const out: RankedEntry[] = [];
-  const floor = query.floor ?? weights.minRelevance;
-  for (let at = 0; at < lifted.length; at++) {
-    const slot = lifted[at]!;
-    if (relevance[slot]! >= floor) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
-  }
-  return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
+  lifts.top = top;
 }
 
 /**
@@ -262,7 +342,7 @@ function addMeaning(
   query: RecallQuery,
   relevance: Float64Array,
   lifted: number[],
-  isEligible: (slot: number) => boolean,
+  words: SlotScores,
 ): void {
   const { model, values } = query.vector!;
   let norm = 0;
@@ -272,7 +352,7 @@ function addMeaning(
   const similarities: Array<[number, number]> = [];
   for (let slot = 0; slot < index.capacity; slot++) {
     const entry = index.entryAt(slot);
-    if (entry === undefined || !isEligible(slot)) continue;
+    if (entry === undefined || !isEligible(words, slot)) continue;
     const stored = index.vector(entry.id);
     if (stored === undefined || stored.model !== model || stored.vector.length !== values.length || stored.norm === 0)
       continue;

@@ -296,13 +296,14 @@ export class RecallLayer {
     const episodeFrom = this.currentEpisodeFrom(sessionId, currentTurn, prepared.afterPause === true);
     const windowStart = keepsAll ? startIndex : plain.window.fromIndex;
     const fillers = !keepsAll && episodeFrom > windowStart;
+    // Every field present, absent ones undefined: one literal's shape at every turn (see `rankRecall`).
     const ranked = rankRecall(this.index, {
       text: prepared.query,
-      ...(fillers ? { floor: RECALL_RANKING.fillerRelevance } : {}),
-      ...(prepared.previous ? { previous: prepared.previous } : {}),
-      ...(prepared.vector ? { vector: prepared.vector } : {}),
-      ...(prepared.found ? { found: prepared.found } : {}),
-      ...(prepared.previousFound ? { previousFound: prepared.previousFound } : {}),
+      floor: fillers ? RECALL_RANKING.fillerRelevance : undefined,
+      previous: prepared.previous,
+      vector: prepared.vector,
+      found: prepared.found,
+      previousFound: prepared.previousFound,
       eligible: (entry) => !own(entry) || entry.to <= currentTurn,
       tokensOf: (entry) => this.tokensOf(entry),
     });
