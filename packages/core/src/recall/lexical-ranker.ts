@@ -1,4 +1,5 @@
 import { recallTerm, recallTokens } from './recall-terms';
+import { sortSlotsByScore } from './slots-by-score';
 import { TermPostings } from './term-postings';
 
 /** BM25+ parameters (the usual values: k1 1.2, b 0.7, and BM25+'s lower bound d 0.5 for a matching term). */
@@ -92,13 +93,15 @@ export class LexicalRanker {
    * {@link MAX_QUERY_TERMS}, matching at most `maxPostings` entries in all.
    */
   usefulTerms(terms: ReadonlyArray<string>, maxPostings: number = MAX_QUERY_POSTINGS): string[] {
-    const sorted = terms
-      .filter((term) => this.postings.frequency(term) > 0)
-      .sort((a, b) => this.postings.frequency(a) - this.postings.frequency(b));
+    const found: Array<[string, number]> = [];
+    for (const term of terms) {
+      const frequency = this.postings.frequency(term);
+      if (frequency > 0) found.push([term, frequency]);
+    }
+    found.sort(byFrequency);
     const kept: string[] = [];
     let postings = 0;
-    for (const term of sorted) {
-      const frequency = this.postings.frequency(term);
+    for (const [term, frequency] of found) {
       if (kept.length >= MAX_QUERY_TERMS || postings + frequency > maxPostings) break;
       kept.push(term);
       postings += frequency;
@@ -141,16 +144,24 @@ export class LexicalRanker {
       const frequency = this.postings.frequency(term);
       if (frequency === 0) continue;
       const inverse = Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
-      this.postings.forEachPosting(term, (slot, count) => {
+      const postings = this.postings.livePostings(term);
+      for (let at = 0; at < postings.length; at++) {
+        const slot = postings.slots[at]!;
+        const count = postings.counts[at]!;
         const length = this.postings.lengthOfSlot(slot);
         if (matched[slot] === 0) slots.push(slot);
         sums[slot] =
           sums[slot]! + inverse * (d + (count * (k + 1)) / (count + k * (1 - b + (b * length) / averageLength)));
         matched[slot] = matched[slot]! + 1;
-      });
+      }
     }
     for (const slot of slots) sums[slot] = sums[slot]! * matched[slot]!;
-    slots.sort((x, y) => sums[y]! - sums[x]!);
+    sortSlotsByScore(slots, sums);
     return { slots, scores: sums };
   }
+}
+
+/** Terms with their frequencies, the rarest first. */
+function byFrequency(a: [string, number], b: [string, number]): number {
+  return a[1] - b[1];
 }

@@ -1,6 +1,7 @@
 import type { LexicalMatches, LexicalRanker } from './lexical-ranker';
 import { type IndexedEntry, positionOf, type RecallIndex } from './recall-index';
 import { recallTermsOf } from './recall-terms';
+import { sortSlotsByScore } from './slots-by-score';
 
 /**
  * Weights of the ranking, measured on LongMemEval_S and LoCoMo (docs/strategies/recall.md has the
@@ -139,7 +140,12 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
     const slot = lifted[at]!;
     if (relevance[slot]! >= floor) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
   }
-  return out.sort((a, b) => b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from);
+  return out.sort(byRelevance);
+}
+
+/** Most relevant first; of equal relevance, the earlier indexed, then the earlier in its history. */
+function byRelevance(a: RankedEntry, b: RankedEntry): number {
+  return b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from;
 }
 
 /**
@@ -211,7 +217,7 @@ function addFound(words: SlotScores, found: Map<string, number>, weight: number)
 function keepBest(words: SlotScores, count: number): void {
   if (words.scored.length <= count) return;
   const { scores } = words;
-  words.scored.sort((a, b) => scores[b]! - scores[a]!);
+  sortSlotsByScore(words.scored, scores);
   for (const slot of words.scored.slice(count)) scores[slot] = 0;
   words.scored = words.scored.slice(0, count);
 }

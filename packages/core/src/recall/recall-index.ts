@@ -243,65 +243,76 @@ export class RecallIndex {
     upTo: number,
     lines?: RecallLineCounter,
   ): Promise<number> {
-    return this.queue.run(async () => {
-      await this.readNew();
-      const list = this.sessions.get(sessionId) ?? [];
-      const agreed = this.agreement(sessionId, list, history);
-      // A late, shorter history was not checked against the entries past its end.
-      const checkedAll = list.length === 0 || list[list.length - 1]!.to <= history.length;
-      const records: RecallRecord[] = [];
-      const at = this.options.now();
-      this.lastIndexedAt = at;
-      if (agreed < list.length) {
-        const from = list[agreed]!.from;
+    return this.queue.run(() => this.indexNow(sessionId, history, upTo, lines));
+  }
+
+  /**
+   * {@link index}, its turn in the queue come. A method, not a closure made at each call: a closure's
+   * optimized code goes with the last closure alive, at the next major collection.
+   */
+  private async indexNow(
+    sessionId: string,
+    history: ReadonlyArray<Readonly<ChatMessage>>,
+    upTo: number,
+    lines: RecallLineCounter | undefined,
+  ): Promise<number> {
+    await this.readNew();
+    const list = this.sessions.get(sessionId) ?? [];
+    const agreed = this.agreement(sessionId, list, history);
+    // A late, shorter history was not checked against the entries past its end.
+    const checkedAll = list.length === 0 || list[list.length - 1]!.to <= history.length;
+    const records: RecallRecord[] = [];
+    const at = this.options.now();
+    this.lastIndexedAt = at;
+    if (agreed < list.length) {
+      const from = list[agreed]!.from;
+      records.push({
+        type: 'reset',
+        id: `${sessionId}#reset@${from}.${at.toString(36)}.${Math.random().toString(36).slice(2, 8)}`,
+        sessionId,
+        from,
+        at,
+      });
+    }
+    let position = agreed > 0 ? list[agreed - 1]!.to : 0;
+    const end = Math.min(upTo, history.length);
+    while (position < end) {
+      const group = groupAt(history, position);
+      if (group.end > end) break;
+      if (group.kind !== 'system') {
+        const messages = history.slice(group.start, group.end);
+        const text = recallUnitText(messages, this.options.maxUnitChars);
+        const fingerprint = contentDigest(text);
+        const tokens = lines ? { encoding: lines.encoding, count: lines.count(text) } : undefined;
         records.push({
-          type: 'reset',
-          id: `${sessionId}#reset@${from}.${at.toString(36)}.${Math.random().toString(36).slice(2, 8)}`,
+          type: 'entry',
+          id: `${sessionId}#${group.start}.${fingerprint}`,
           sessionId,
-          from,
+          from: group.start,
+          to: group.end,
           at,
+          text,
+          fingerprint,
+          ...(tokens ? { tokens } : {}),
         });
       }
-      let position = agreed > 0 ? list[agreed - 1]!.to : 0;
-      const end = Math.min(upTo, history.length);
-      while (position < end) {
-        const group = groupAt(history, position);
-        if (group.end > end) break;
-        if (group.kind !== 'system') {
-          const messages = history.slice(group.start, group.end);
-          const text = recallUnitText(messages, this.options.maxUnitChars);
-          const fingerprint = contentDigest(text);
-          const tokens = lines ? { encoding: lines.encoding, count: lines.count(text) } : undefined;
-          records.push({
-            type: 'entry',
-            id: `${sessionId}#${group.start}.${fingerprint}`,
-            sessionId,
-            from: group.start,
-            to: group.end,
-            at,
-            text,
-            fingerprint,
-            ...(tokens ? { tokens } : {}),
-          });
-        }
-        position = group.end;
-      }
-      if (records.length === 0) {
-        if (checkedAll) this.releaseTexts(sessionId, history);
-        return 0;
-      }
-      await this.options.backend.append(this.options.scope, records);
-      await this.readNew();
-      const indexed = this.sessions.get(sessionId) ?? [];
-      const ends = this.endsOf(sessionId);
-      for (const record of records) {
-        if (record.type !== 'entry') continue;
-        const place = positionOf(indexed, record.from);
-        if (place >= 0 && indexed[place]!.id === record.id) ends[place] = history[record.to - 1]!;
-      }
+      position = group.end;
+    }
+    if (records.length === 0) {
       if (checkedAll) this.releaseTexts(sessionId, history);
-      return records.filter((record) => record.type === 'entry').length;
-    });
+      return 0;
+    }
+    await this.options.backend.append(this.options.scope, records);
+    await this.readNew();
+    const indexed = this.sessions.get(sessionId) ?? [];
+    const ends = this.endsOf(sessionId);
+    for (const record of records) {
+      if (record.type !== 'entry') continue;
+      const place = positionOf(indexed, record.from);
+      if (place >= 0 && indexed[place]!.id === record.id) ends[place] = history[record.to - 1]!;
+    }
+    if (checkedAll) this.releaseTexts(sessionId, history);
+    return records.filter((record) => record.type === 'entry').length;
   }
 
   /** Stores vectors of `model` for entries (appended to the log, so other readers get them too). */

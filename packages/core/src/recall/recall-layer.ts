@@ -612,13 +612,15 @@ export class RecallLayer {
     const frame = this.blockCounter.messageTokens([emptyEntry(sessionId)], sessionId);
     // Best relevance per token first, only as many as could fill the allowance twice over.
     // Fillers (less relevant than the floor, ranked only after a pause) come after every relevant entry.
-    const candidates = ranked.map(({ entry, relevance }) => ({
-      entry,
-      relevance,
-      cost: this.tokensOf(entry),
-      filler: relevance < RECALL_RANKING.minRelevance,
-    }));
-    candidates.sort((a, b) => Number(a.filler) - Number(b.filler) || b.relevance / b.cost - a.relevance / a.cost);
+    const candidates: PackCandidate[] = [];
+    for (const { entry, relevance } of ranked)
+      candidates.push({
+        entry,
+        relevance,
+        cost: this.tokensOf(entry),
+        filler: relevance < RECALL_RANKING.minRelevance,
+      });
+    candidates.sort(byRelevancePerToken);
     let reach = 0;
     let kept = 0;
     while (kept < candidates.length && reach <= 2 * allowance)
@@ -656,7 +658,7 @@ export class RecallLayer {
    * only from before `windowStart`; a run of neighbours shares one label.
    */
   private pack(
-    order: ReadonlyArray<{ entry: IndexedEntry; relevance: number; cost: number; filler: boolean }>,
+    order: ReadonlyArray<PackCandidate>,
     windowStart: number,
     room: number,
     fillers: boolean,
@@ -820,4 +822,17 @@ function emptyEntry(sessionId: string): IndexedEntry {
 
 function round3(value: number): number {
   return Math.round(value * 1000) / 1000;
+}
+
+/** A ranked entry as packing weighs it: its tokens, and whether it only fills room after every relevant one. */
+interface PackCandidate {
+  entry: IndexedEntry;
+  relevance: number;
+  cost: number;
+  filler: boolean;
+}
+
+/** Relevant entries before fillers; among them, the most relevance per token first. */
+function byRelevancePerToken(a: PackCandidate, b: PackCandidate): number {
+  return Number(a.filler) - Number(b.filler) || b.relevance / b.cost - a.relevance / a.cost;
 }

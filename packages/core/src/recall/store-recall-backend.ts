@@ -19,7 +19,7 @@ export class StoreRecallBackend implements IRecallBackend {
 
   async append(scope: RecallScopeKey, records: ReadonlyArray<RecallRecord>): Promise<void> {
     if (records.length === 0) return;
-    await this.store.appendBlob(logKey(scope), records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    await this.store.appendBlob(logKey(scope), records.map(recordLine).join(''));
   }
 
   async read(scope: RecallScopeKey, cursor?: string): Promise<RecallReadResult> {
@@ -44,6 +44,11 @@ export class StoreRecallBackend implements IRecallBackend {
     }
     return { records, cursor: String(start + end) };
   }
+}
+
+/** A record as a line of the log. */
+function recordLine(record: RecallRecord): string {
+  return `${JSON.stringify(record)}\n`;
 }
 
 function logKey(scope: RecallScopeKey): StoreKey {
