@@ -22,7 +22,7 @@ const ADDITIVE_ENCODINGS: ReadonlySet<string> = new Set(['o200k_base', 'cl100k_b
  * speak outside it.
  */
 export function escapeRecalledText(text: string): string {
-  return text.replace(FRAME_TAG, (_match, slash: string, tag: string) => `<\\${slash}${tag}`);
+  return text.replace(FRAME_TAG, '<\\$1$2');
 }
 
 /** How a run of recalled entries is labelled: when, and from which session when not this one. */

@@ -3,6 +3,7 @@ import type { ChatMessage } from '../contracts/chat-message';
 import type { IRecallBackend, RecallEntry, RecallRecord, RecallScopeKey } from '../contracts/recall-backend';
 import { groupAt } from '../messages/group-tool-calls';
 import { contentDigest } from '../token-counting/content-digest';
+import { EntryEnds } from './entry-ends';
 import { LexicalRanker } from './lexical-ranker';
 import { recallUnitText } from './recall-text';
 
@@ -59,11 +60,8 @@ export class RecallIndex {
   /** Each session's live entries, ordered by position, and their slots beside them. */
   private readonly sessions = new Map<string, IndexedEntry[]>();
   private readonly sessionSlotLists = new Map<string, number[]>();
-  /**
-   * Per session, beside its entries (same positions), the message object each entry ended with when
-   * it was last found in the history: the same object is the same turn, checked by one comparison.
-   */
-  private readonly ends = new Map<string, Array<Readonly<ChatMessage> | undefined>>();
+  /** Per session, beside its entries: where each ends, and the message it ended with when last found. */
+  private readonly ends = new Map<string, EntryEnds>();
   /**
    * The history each session was last checked against, unchanged since when the same array, length and last message.
    */
@@ -147,7 +145,7 @@ export class RecallIndex {
     if (source === undefined || entry.to > source.length) return '';
     const text = recallUnitText(source.slice(entry.from, entry.to), this.options.maxUnitChars);
     const position = positionOf(this.sessions.get(entry.sessionId) ?? [], entry.from);
-    if (position >= 0 && this.ends.get(entry.sessionId)?.[position] === source[entry.to - 1]) return text;
+    if (position >= 0 && this.ends.get(entry.sessionId)?.messageAt(position) === source[entry.to - 1]) return text;
     return contentDigest(text) === entry.fingerprint ? text : '';
   }
 
@@ -309,7 +307,7 @@ export class RecallIndex {
     for (const record of records) {
       if (record.type !== 'entry') continue;
       const place = positionOf(indexed, record.from);
-      if (place >= 0 && indexed[place]!.id === record.id) ends[place] = history[record.to - 1]!;
+      if (place >= 0 && indexed[place]!.id === record.id) ends.found(place, history[record.to - 1]!);
     }
     if (checkedAll) this.releaseTexts(sessionId, history);
     return records.filter((record) => record.type === 'entry').length;
@@ -344,7 +342,7 @@ export class RecallIndex {
     for (let at = list.length - 1; at >= 0; at--) {
       const entry = list[at]!;
       if (entry.text === undefined) break;
-      if (entry.to <= history.length && ends[at] === history[entry.to - 1]) entry.text = undefined;
+      if (entry.to <= history.length && ends.messageAt(at) === history[entry.to - 1]) entry.text = undefined;
     }
   }
 
@@ -370,19 +368,15 @@ export class RecallIndex {
     )
       return list.length;
     const ends = this.endsOf(sessionId);
-    const length = history.length;
     let agreed = 0;
-    for (; agreed < list.length; agreed++) {
-      const entry = list[agreed]!;
-      const to = entry.to;
-      if (to > length) break;
-      const message = history[to - 1]!;
-      if (ends[agreed] === message) continue;
-      if (!this.matches(entry, history)) {
+    for (; ; agreed++) {
+      agreed = ends.firstUnfound(history, agreed);
+      if (agreed >= list.length || ends.positionAt(agreed) > history.length) break;
+      if (!this.matches(list[agreed]!, history)) {
         this.checked.delete(sessionId);
         return agreed;
       }
-      ends[agreed] = message;
+      ends.found(agreed, history[ends.positionAt(agreed) - 1]!);
     }
     // Entries past the end of a shorter history: a late request, nothing to reset.
     if (agreed < list.length && list[agreed]!.to > history.length) agreed = list.length;
@@ -391,9 +385,9 @@ export class RecallIndex {
   }
 
   /** The end messages beside a session's entries (created empty with the session). */
-  private endsOf(sessionId: string): Array<Readonly<ChatMessage> | undefined> {
+  private endsOf(sessionId: string): EntryEnds {
     let ends = this.ends.get(sessionId);
-    if (ends === undefined) this.ends.set(sessionId, (ends = []));
+    if (ends === undefined) this.ends.set(sessionId, (ends = new EntryEnds()));
     return ends;
   }
 
@@ -443,13 +437,13 @@ export class RecallIndex {
         this.edits.set(record.sessionId, (this.edits.get(record.sessionId) ?? 0) + 1);
         list.splice(at - 1, 1);
         slots.splice(at - 1, 1);
-        ends.splice(at - 1, 1);
+        ends.remove(at - 1);
         at--;
       }
       if (at < list.length) this.edits.set(record.sessionId, (this.edits.get(record.sessionId) ?? 0) + 1);
       list.splice(at, 0, record);
       slots.splice(at, 0, slot);
-      ends.splice(at, 0, undefined);
+      ends.insert(at, record.to);
       if (indexWords) this.lexical?.add(slot, record);
       if (record.vector !== undefined && record.embeddingModel !== undefined)
         this.setVector(record.id, record.embeddingModel, record.vector);
@@ -462,7 +456,7 @@ export class RecallIndex {
       while (list.length > 0 && list[list.length - 1]!.from >= record.from) {
         this.drop(list.pop()!, indexWords);
         slots.pop();
-        ends.pop();
+        ends.remove(ends.length - 1);
       }
       this.checked.delete(record.sessionId);
     } else if (record.type === 'vectors') {

@@ -1,15 +1,36 @@
 /**
- * Sorts `slots` by their scores, highest first; of equal scores, in the order listed (a stable sort).
- *
- * The comparison is one module function bound to `scores`, not a closure made at each call: the
- * engine keeps a closure's optimized code only while one of its closures lives, so a closure made
- * per call is compiled again after every major collection (a new conversation's index build runs
- * several), and the sorts of a turn's ranking ran unoptimized for a few turns each time.
+ * Sorts `slots` by their scores, highest first; of equal scores, in the order listed: what a stable
+ * sort with a comparison gives, without a call per comparison. The scores are sorted by the engine's
+ * numeric sort of a typed array, then each slot is placed, in the order listed, at the next free
+ * place of its score's run. A search sorts its matches and the ranking its candidates, a few thousand
+ * on a long history: with a comparison function this took 0.15-0.3 ms of a turn.
  */
 export function sortSlotsByScore(slots: number[], scores: Float64Array): void {
-  slots.sort(byScoreDescending.bind(undefined, scores));
+  const count = slots.length;
+  if (count < 2) return;
+  const ascending = new Float64Array(count);
+  for (let at = 0; at < count; at++) ascending[at] = scores[slots[at]!]!;
+  ascending.sort();
+  // By the index one past a score's run in `ascending`: how many of its slots are placed.
+  const placed = new Int32Array(count + 1);
+  const listed = slots.slice();
+  for (let at = 0; at < count; at++) {
+    const slot = listed[at]!;
+    const runEnd = pastLastAtMost(ascending, scores[slot]!);
+    // Highest first: the run ending at `runEnd` in ascending order starts at `count - runEnd`.
+    slots[count - runEnd + placed[runEnd]!] = slot;
+    placed[runEnd] = placed[runEnd]! + 1;
+  }
 }
 
-function byScoreDescending(scores: Float64Array, x: number, y: number): number {
-  return scores[y]! - scores[x]!;
+/** The index one past the last value of `ascending` that is at most `value`. */
+function pastLastAtMost(ascending: Float64Array, value: number): number {
+  let low = 0;
+  let high = ascending.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (ascending[middle]! <= value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
