@@ -289,26 +289,38 @@ function liftNeighbours(words: SlotScores): Lifts {
 function liftEpisodes(index: RecallIndex, lifts: Lifts): void {
   const { smoothed, positionOfSlot, lifted } = lifts;
   const weights = RECALL_RANKING;
-  const episodeBest = new Map<string, Map<number, number>>();
+  // Each session's episode starts and best score by episode, looked up again only when the session
+  // changes from one lifted entry to the next (a turn's are mostly one session's).
+  const bestBySession = new Map<string, Map<number, number>>();
+  let sessionId: string | undefined;
+  let starts: ReadonlyArray<number> = [];
+  let bestOf = new Map<number, number>();
   const episodeOf = new Float64Array(smoothed.length);
   let overall = 0;
   for (let at = 0; at < lifted.length; at++) {
     const slot = lifted[at]!;
     const entry = index.entryAt(slot)!;
-    const start = index.episodeStart(entry.sessionId, positionOfSlot[slot]!, weights.episodeGapMs);
+    if (entry.sessionId !== sessionId) {
+      sessionId = entry.sessionId;
+      starts = index.episodeStartsOf(sessionId, weights.episodeGapMs);
+      bestOf = bestBySession.get(sessionId) ?? new Map<number, number>();
+      bestBySession.set(sessionId, bestOf);
+    }
+    const start = starts[positionOfSlot[slot]!] ?? -1;
     episodeOf[slot] = start;
-    let bestOf = episodeBest.get(entry.sessionId);
-    if (bestOf === undefined) episodeBest.set(entry.sessionId, (bestOf = new Map()));
     bestOf.set(start, Math.max(bestOf.get(start) ?? 0, smoothed[slot]!));
     overall = Math.max(overall, smoothed[slot]!);
   }
   let top = 0;
+  sessionId = undefined;
   for (let at = 0; at < lifted.length; at++) {
     const slot = lifted[at]!;
     const entry = index.entryAt(slot)!;
-    smoothed[slot] =
-      smoothed[slot]! *
-      (1 + (weights.episodeBoost * episodeBest.get(entry.sessionId)!.get(episodeOf[slot]!)!) / overall);
+    if (entry.sessionId !== sessionId) {
+      sessionId = entry.sessionId;
+      bestOf = bestBySession.get(sessionId)!;
+    }
+    smoothed[slot] = smoothed[slot]! * (1 + (weights.episodeBoost * bestOf.get(episodeOf[slot]!)!) / overall);
     top = Math.max(top, smoothed[slot]!);
   }
   lifts.top = top;

@@ -185,6 +185,11 @@ export class RecallIndex {
    * (turns close in time share a topic). Computed once per change of the session's entries.
    */
   episodeStart(sessionId: string, position: number, gapMs: number): number {
+    return this.episodeStartsOf(sessionId, gapMs)[position] ?? -1;
+  }
+
+  /** {@link episodeStart} of every entry of a session's list, by position. */
+  episodeStartsOf(sessionId: string, gapMs: number): ReadonlyArray<number> {
     const list = this.sessions.get(sessionId) ?? [];
     let starts = this.episodeStarts.get(sessionId);
     const edits = this.edits.get(sessionId) ?? 0;
@@ -205,7 +210,7 @@ export class RecallIndex {
     }
     starts.length = list.length;
     starts.last = list[list.length - 1];
-    return first[position] ?? -1;
+    return first;
   }
 
   vector(id: string): EntryVector | undefined {
