@@ -1,5 +1,5 @@
+import { sortSlotsByScore } from './descending-order';
 import { recallTerm, recallTokens } from './recall-terms';
-import { sortSlotsByScore } from './slots-by-score';
 import { TermPostings } from './term-postings';
 
 /** BM25+ parameters (the usual values: k1 1.2, b 0.7, and BM25+'s lower bound d 0.5 for a matching term). */

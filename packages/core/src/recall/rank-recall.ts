@@ -1,7 +1,7 @@
+import { orderByKeyDescending, sortSlotsByScore } from './descending-order';
 import type { LexicalMatches, LexicalRanker } from './lexical-ranker';
 import { type IndexedEntry, positionOf, type RecallIndex } from './recall-index';
 import { recallTermsOf } from './recall-terms';
-import { sortSlotsByScore } from './slots-by-score';
 
 /**
  * Weights of the ranking, measured on LongMemEval_S and LoCoMo (docs/strategies/recall.md has the
@@ -79,10 +79,14 @@ export interface RecallQuery {
    */
   found?: Map<string, number>;
   previousFound?: Map<string, number>;
-  /** Only entries for which this holds are ranked (what the window does not hold already). */
-  eligible(entry: IndexedEntry): boolean;
+  /**
+   * The current session and its turn: its entries are ranked only when they end by `currentTurn`
+   * (the window holds the rest); every other session's are ranked.
+   */
+  currentSession: string;
+  currentTurn: number;
   /** Tokens an entry takes in the payload (for the neighbour rule). */
-  tokensOf(entry: IndexedEntry): number;
+  sizes: { estimateTokens(entry: IndexedEntry): number };
   /** Least relevance ranked (a share of the best); {@link RECALL_RANKING.minRelevance} when not given. */
   floor?: number;
 }
@@ -135,17 +139,39 @@ export function rankRecall(index: RecallIndex, query: RecallQuery): RankedEntry[
   if (query.vector !== undefined) addMeaning(index, query, relevance, lifted, words);
 
   const out: RankedEntry[] = [];
+  const keys = new Float64Array(lifted.length);
   const floor = query.floor ?? weights.minRelevance;
   for (let at = 0; at < lifted.length; at++) {
     const slot = lifted[at]!;
-    if (relevance[slot]! >= floor) out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
+    if (relevance[slot]! < floor) continue;
+    keys[out.length] = relevance[slot]!;
+    out.push({ entry: index.entryAt(slot)!, relevance: relevance[slot]! });
   }
-  return out.sort(byRelevance);
+  return mostRelevantFirst(out, keys);
 }
 
-/** Most relevant first; of equal relevance, the earlier indexed, then the earlier in its history. */
-function byRelevance(a: RankedEntry, b: RankedEntry): number {
-  return b.relevance - a.relevance || a.entry.at - b.entry.at || a.entry.from - b.entry.from;
+/**
+ * `ranked` most relevant first; of equal relevance, the earlier indexed, then the earlier in its
+ * history (`relevances` beside it). Ordered by relevance without a comparison call (a broad question
+ * ranks about a thousand entries), then each run of equal relevance, short, by time.
+ */
+function mostRelevantFirst(ranked: RankedEntry[], relevances: Float64Array): RankedEntry[] {
+  orderByKeyDescending(ranked, relevances);
+  let start = 0;
+  for (let at = 1; at <= ranked.length; at++) {
+    if (at < ranked.length && ranked[at]!.relevance === ranked[start]!.relevance) continue;
+    if (at - start > 1) {
+      const run = ranked.slice(start, at).sort(byTime);
+      for (let offset = 0; offset < run.length; offset++) ranked[start + offset] = run[offset]!;
+    }
+    start = at;
+  }
+  return ranked;
+}
+
+/** The earlier indexed first, then the earlier in its history. */
+function byTime(a: RankedEntry, b: RankedEntry): number {
+  return a.entry.at - b.entry.at || a.entry.from - b.entry.from;
 }
 
 /**
@@ -184,7 +210,8 @@ function isEligible(words: SlotScores, slot: number): boolean {
   const { eligibility } = words;
   if (eligibility[slot] === 0) {
     const entry = words.index.entryAt(slot);
-    eligibility[slot] = entry !== undefined && words.query.eligible(entry) ? 1 : 2;
+    const { currentSession, currentTurn } = words.query;
+    eligibility[slot] = entry !== undefined && (entry.sessionId !== currentSession || entry.to <= currentTurn) ? 1 : 2;
   }
   return eligibility[slot] === 1;
 }
@@ -271,7 +298,7 @@ function liftNeighbours(words: SlotScores): Lifts {
       const around = Math.max(before === undefined ? 0 : scores[before]!, after === undefined ? 0 : scores[after]!);
       const share =
         weights.neighbourWeight *
-        Math.min(1, weights.neighbourShortTokens / Math.max(1, query.tokensOf(list[position]!)));
+        Math.min(1, weights.neighbourShortTokens / Math.max(1, query.sizes.estimateTokens(list[position]!)));
       const score = scores[neighbour]! + share * around;
       if (score <= 0) continue;
       smoothed[neighbour] = score;

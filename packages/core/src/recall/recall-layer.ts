@@ -304,8 +304,9 @@ export class RecallLayer {
       vector: prepared.vector,
       found: prepared.found,
       previousFound: prepared.previousFound,
-      eligible: (entry) => !own(entry) || entry.to <= currentTurn,
-      tokensOf: (entry) => this.tokensOf(entry),
+      currentSession: sessionId,
+      currentTurn,
+      sizes: this.blockCounter,
     });
     stats.candidates = ranked.filter((item) => item.relevance >= RECALL_RANKING.minRelevance).length;
     // The strategy's own memory (a summary, a state) gives recall the room it is worth less than.
@@ -693,17 +694,11 @@ export class RecallLayer {
     ranked: ReadonlyArray<RankedEntry>,
     allowance: number,
   ): { text: string; tokens: number; entries: IndexedEntry[] } {
-    const chosenIds = new Set(chosen.map((entry) => entry.id));
-    const relevance = new Map(
-      ranked
-        .filter((item) => chosenIds.has(item.entry.id))
-        .map((item) => [item.entry.id, item.relevance / this.blockCounter.entryTokens(item.entry)]),
-    );
     const sessionId = this.options.context.sessionId;
-    // Least useful per token first: what goes when the block is over its allowance.
-    const leastUseful = [...chosen].sort((a, b) => relevance.get(a.id)! - relevance.get(b.id)!);
     let entries = [...chosen].sort(chronological);
     let tokens = this.blockCounter.messageTokens(entries, sessionId);
+    // Least useful per token first: what goes when the block is over its allowance.
+    const leastUseful = tokens > allowance ? this.leastUsefulFirst(chosen, ranked) : [];
     while (entries.length > 0 && tokens > allowance) {
       const worst = leastUseful.shift()!;
       entries = entries.filter((entry) => entry !== worst);
@@ -714,6 +709,16 @@ export class RecallLayer {
       tokens: entries.length === 0 ? 0 : tokens,
       entries,
     };
+  }
+
+  /** `chosen` by relevance per token of its line, the least first (of equal ones, in the order chosen). */
+  private leastUsefulFirst(chosen: IndexedEntry[], ranked: ReadonlyArray<RankedEntry>): IndexedEntry[] {
+    const chosenIds = new Set(chosen.map((entry) => entry.id));
+    const usefulness = new Map<string, number>();
+    for (const item of ranked)
+      if (chosenIds.has(item.entry.id))
+        usefulness.set(item.entry.id, item.relevance / this.blockCounter.entryTokens(item.entry));
+    return [...chosen].sort((a, b) => usefulness.get(a.id)! - usefulness.get(b.id)!);
   }
 
   /** The block's text within `maxTokens` of text, its least relevant entries left out (the composer's `shrink`). */
