@@ -1,5 +1,7 @@
+import fc from 'fast-check';
+
 import type { ChatMessage } from '../contracts/chat-message';
-import { collapsedInWindow } from './tool-result-collapser';
+import { collapsedInWindow, ToolResultCollapser } from './tool-result-collapser';
 
 describe('collapsedInWindow', () => {
   const history: ChatMessage[] = Array.from({ length: 10 }, (_, index) =>
@@ -28,5 +30,54 @@ describe('collapsedInWindow', () => {
   it('finds them by identity when the window is not one for one with its ranges', () => {
     const window = [history[5]!, history[7]!];
     expect(collapsedInWindow(collapsedAt, history, window, [{ from: 4, to: 10 }])).toEqual([5, 7]);
+  });
+});
+
+describe('ToolResultCollapser', () => {
+  const call = (id: string, path: string): ChatMessage => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: JSON.stringify({ path }) } }],
+  });
+  const result = (id: string, text: string): ChatMessage => ({ role: 'tool', tool_call_id: id, content: text });
+  const long = (label: string): string => `${label}\n${'line of the file\n'.repeat(40)}`;
+
+  it('gives what a new collapser gives, as the history grows, shrinks and has results replaced', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.constant({ kind: 'grow' as const }),
+            fc.nat(40).map((at) => ({ kind: 'replace' as const, at })),
+            fc.nat(40).map((length) => ({ kind: 'shrink' as const, length })),
+          ),
+          { maxLength: 12 },
+        ),
+        (steps) => {
+          const kept = new ToolResultCollapser();
+          let history: ChatMessage[] = [{ role: 'user', content: 'go' }];
+          let next = 0;
+          for (const step of steps) {
+            if (step.kind === 'grow') {
+              const id = `call_${next++}`;
+              history = [...history, call(id, `f${next}.ts`), result(id, long(`f${next}`))];
+            } else if (step.kind === 'replace') {
+              const at = step.at % history.length;
+              const message = history[at]!;
+              if (message.role === 'tool')
+                history = history.map((item, index) => (index === at ? result(message.tool_call_id, 'short') : item));
+            } else history = history.slice(0, Math.max(1, step.length % (history.length + 1)));
+            const fresh = new ToolResultCollapser().view(history);
+            const view = kept.view(history);
+            expect(view.collapsedAt).toEqual(fresh.collapsedAt);
+            expect(view.history).toEqual(fresh.history);
+            // A result collapsed before is the same object again.
+            expect(kept.view(history).history).toEqual(view.history);
+            for (const index of view.collapsedAt) expect(kept.view(history).history[index]).toBe(view.history[index]);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
