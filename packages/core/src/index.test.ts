@@ -177,6 +177,7 @@ describe('@ctxkit/core exports', () => {
       'imageTokens',
       'languageOfPath',
       'layoutPayload',
+      'lightenOldestFirst',
       'memoryAllowance',
       'memoryBlockText',
       'memoryPreamble',
@@ -206,6 +207,7 @@ describe('@ctxkit/core exports', () => {
       'untilAborted',
       'usageLevel',
       'utf8ByteLength',
+      'withForms',
       'withUsage',
       'writeIfVersion',
     ]);

@@ -288,7 +288,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
         view,
         true,
       );
-      const planned = payloadPreview(composed.payload, asSentWhole(history, composed.fitted.messages), this.counter);
+      const planned = payloadPreview(composed.payload, asSentWhole(history, composed.messages), this.counter);
       const caller = (items: PreviewItem[]) => items.map((item) => previewItem(history, item.index, this.counter));
       const notes = [
         ...compactionPreviewNotes({ plan, compacted: compacted.length, hasModel: Boolean(this.context.llm), setAside }),

@@ -35,6 +35,11 @@ export interface HeldForm {
 export interface LayoutHold {
   /** Where the window started at the last cut back (see `cutBackRatio`), while it holds. */
   readonly start?: { readonly index: number; readonly message: ChatMessage; readonly fingerprint: string };
+  /**
+   * One past the newest message the sent payload used a lighter form of (see `ComposeRequest.lighter`), and the
+   * message there: the forms before it are used again first while it is the same.
+   */
+  readonly lightened?: { readonly through: number; readonly message: ChatMessage };
   /** The conversation's first groups kept before a cut window (see `keepFirstShare`), while they hold. */
   readonly head?: KeptHead;
   /** The current turn's output cuts of the sent payload, held while they fit. */

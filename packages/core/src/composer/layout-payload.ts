@@ -10,10 +10,19 @@ import { type HistoryWindow, OLDER_THAN_WINDOW_REASON, selectHistoryWindow } fro
 import { groupAt } from '../messages/group-tool-calls';
 import { newestUserIndex } from '../messages/newest-user-index';
 import type { ITokenCounter } from '../token-counting/token-counter';
-import { fitDynamicContext } from './fit-dynamic-context';
+import { fitDynamicContext, type FittedDynamicContext } from './fit-dynamic-context';
 import { fitMemoryBlock, type FittedMemoryBlock } from './fit-memory-block';
 import { type HistoryRange, keptHistoryRanges } from './kept-history';
 import type { HeldForm, KeptHead, LayoutHold } from './layout-hold';
+import {
+  headEnd,
+  hidesFrom,
+  type Lightened,
+  lightenOldestFirst,
+  type LighterForm,
+  type LighterForms,
+  withForms,
+} from './lighter-forms';
 import type { MemoryBlock, MemoryBlockOutcome } from './memory-block';
 import { DEFAULT_MEMORY_SHARE, memoryAllowance } from './memory-share';
 import { relabelCoveredDrops } from './relabel-covered-drops';
@@ -44,9 +53,18 @@ export interface ComposeRequest extends ComposeOptions {
    * in-context view), for the history the payload keeps: called once the window is chosen with the kept
    * ranges in order (the head kept in front of a cut window, the window, less what the window drops),
    * so that a message the payload leaves out is reported as dropped only, never also as sent reduced.
-   * What it returns is added to the stats with `reductions`.
+   * What it returns is added to the stats with `reductions`. `lightened`: the lighter forms the layout
+   * used (see `lighter`), for the strategy to report as its own reductions.
    */
-  keptReductions?: (kept: ReadonlyArray<HistoryRange>) => ReadonlyArray<ReductionRecord>;
+  keptReductions?: (
+    kept: ReadonlyArray<HistoryRange>,
+    lightened: ReadonlyArray<LighterForm>,
+  ) => ReadonlyArray<ReductionRecord>;
+  /**
+   * Lighter forms of older messages, used oldest first and only as needed when the history from its
+   * start does not fit the room left after memory (see {@link LighterForms}).
+   */
+  lighter?: LighterForms;
   /**
    * Strategy-specific stats: this object becomes `stats.extra` (a strategy may fill it in after
    * composing); the composer adds `heldMemory` to it when it sends a held memory block.
@@ -95,6 +113,8 @@ export interface ComposedPayload {
   previous?: PreviousPayload;
   /** The hold once this payload is sent (what the composer's owner commits). */
   nextHold: LayoutHold;
+  /** What the request's lighter forms did (with `lighter`). */
+  lightened?: Lightened;
 }
 
 /** What a layout works with besides the request and the hold: the conversation's caches and the budget. */
@@ -198,14 +218,67 @@ function heldMemoryStillCovered(
  *   truncated newest user message fits
  */
 export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: LayoutEnvironment): ComposedPayload {
+  const { lighter } = request;
+  return build(
+    request,
+    hold,
+    env,
+    lighter ? lightenToFit(request, hold, env, lighter) : arrange(request, hold, env, request.history, request.tools),
+  );
+}
+
+/** The room the system prompt, tools and dynamic context leave a request's history and memory. */
+interface Roomed {
+  /** The history laid out (the request's, or it with lighter forms). */
+  original: ReadonlyArray<ChatMessage>;
+  startIndex: number;
+  tools: ReadonlyArray<ToolDefinition>;
+  system: SystemMessage[];
+  systemTokens: number;
+  toolTokens: number;
+  collapsed: ReturnType<ToolResultCollapser['view']> | undefined;
+  /** `original`, collapsed in mode A. */
+  history: ReadonlyArray<ChatMessage>;
+  room: number;
+  dynamic: FittedDynamicContext;
+  blocks: ReadonlyArray<MemoryBlock>;
+  heldCuts: HeldOutputCuts | undefined;
+  /** Tokens of the newest user message (up to the room). */
+  userTokens: number;
+}
+
+/** A request's history placed in the room beside the system prompt, tools, dynamic context and memory. */
+interface Arranged extends Roomed {
+  placed: Placed;
+  lightened?: Lightened;
+}
+
+/** Places `original` (the request's history or it lightened) with `tools`: everything a payload is built from. */
+function arrange(
+  request: ComposeRequest,
+  hold: LayoutHold,
+  env: LayoutEnvironment,
+  original: ReadonlyArray<ChatMessage>,
+  tools: ReadonlyArray<ToolDefinition>,
+): Arranged {
+  const roomed = arrangeRoom(request, hold, env, original, tools);
+  return { ...roomed, placed: placeIn(request, hold, env, roomed) };
+}
+
+function arrangeRoom(
+  request: ComposeRequest,
+  hold: LayoutHold,
+  env: LayoutEnvironment,
+  original: ReadonlyArray<ChatMessage>,
+  tools: ReadonlyArray<ToolDefinition>,
+): Roomed {
   const { counter, ledger, budget, strategyId } = env;
-  const original = request.history;
   const n = original.length;
   const startIndex = Math.min(n, Math.max(0, Math.floor(request.startIndex ?? 0)));
 
   const system = [env.systemMessage(request.systemPrompt)];
   const systemTokens = counter.countMessages(system);
-  const toolTokens = counter.countTools(request.tools);
+  const toolTokens = counter.countTools(tools);
   if (systemTokens + toolTokens > budget.available) {
     throw new BudgetExceededError(strategyId, {
       available: budget.available,
@@ -217,7 +290,6 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   const collapsed = request.collapseOlderToolResults ? env.collapser.view(original) : undefined;
   const history: ReadonlyArray<ChatMessage> = collapsed ? collapsed.history : original;
   ledger.sync(history);
-
   let room = budget.available - systemTokens - toolTokens;
   const userTokens = newestUserTokens(ledger, history, startIndex, room);
   const dynamic = fitDynamicContext(request.ragContext, room, userTokens, n, counter, env.systemMessage);
@@ -231,6 +303,27 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
         ? hold.cuts
         : new HeldOutputCuts(cutBackRatio, NO_CUTS)
       : undefined;
+  return {
+    original,
+    startIndex,
+    tools,
+    system,
+    systemTokens,
+    toolTokens,
+    collapsed,
+    history,
+    room,
+    dynamic,
+    blocks,
+    heldCuts,
+    userTokens,
+  };
+}
+
+/** Where the window and the memory blocks go in the room. */
+function placeIn(request: ComposeRequest, hold: LayoutHold, env: LayoutEnvironment, roomed: Roomed): Placed {
+  const { counter, ledger, strategyId } = env;
+  const { startIndex, history, room, blocks, heldCuts, userTokens, collapsed } = roomed;
   const selectWindow = (tokens: number): HistoryWindow =>
     selectHistoryWindow({ history, startIndex, budgetTokens: tokens, counter, ledger, strategyId, heldCuts });
   const keepsAll = (window: HistoryWindow): boolean => startIndex === 0 && window.fromIndex <= 0 && !cutsOlder(window);
@@ -284,6 +377,113 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   // The window was cut past what a held block covers: every block is sent as it is now.
   if (placed === undefined || !heldMemoryStillCovered(placed.window, startIndex, heldBlocks!, blocks))
     placed = placeHolding(blocks);
+  return placed;
+}
+
+/**
+ * The request's history with as many lighter forms as it needs to fit (see {@link LighterForms}):
+ * nothing while the history from its start fits whole beside memory; else the forms, oldest first
+ * ({@link lightenOldestFirst}), with the current turn, the kept head (`keepFirstShare`) and the forms
+ * the payload sent before used (held while the cut back holds) as that function takes them. The expand
+ * tools are offered while the payload hides a message behind a ref, and only when they take at most their
+ * share of the room.
+ */
+function lightenToFit(
+  request: ComposeRequest,
+  hold: LayoutHold,
+  env: LayoutEnvironment,
+  lighter: LighterForms,
+): Arranged {
+  const expand = lighter.expandTools;
+  const toolsOf = (offered: boolean) => (offered ? expand!.offering : request.tools);
+  // Every form is used and nothing else depends on the placing: the history as it stands is not placed at all.
+  const placeFirst = !lighter.all || (request.memory?.length ?? 0) > 0;
+  const first = (tools: ReadonlyArray<ToolDefinition>) =>
+    placeFirst
+      ? arrange(request, hold, env, request.history, tools)
+      : arrangeRoom(request, hold, env, request.history, tools);
+  let offer = expand?.fromStart === true;
+  let arranged: Roomed | Arranged = first(toolsOf(offer));
+  // The room without the expand tools decides whether they are worth their tokens at all.
+  const affordable =
+    expand !== undefined && expand.tokens <= (arranged.room + (offer ? expand.tokens : 0)) * expand.maxRoomShare;
+  if (offer && !affordable) {
+    offer = false;
+    arranged = first(toolsOf(false));
+  }
+  const pressure = !isPlaced(arranged) || underPressure(arranged.placed);
+  let forms: ReadonlyArray<LighterForm> = [];
+  let history = request.history;
+  if (pressure) {
+    const tokensAt = (index: number) => env.ledger.tokensAt(request.history, index);
+    const memoryTokens = isPlaced(arranged) ? arranged.placed.fitted.reduce((sum, block) => sum + block.tokens, 0) : 0;
+    const targetTokens = arranged.room - memoryTokens - (affordable && !offer ? expand!.tokens : 0);
+    const cutBackRatio = request.cutBackRatio ?? 1;
+    const keepFirstShare = request.keepFirstShare ?? 0;
+    const held = hold.lightened;
+    forms = lighter.all
+      ? lighter.everyForm(history, affordable)
+      : lightenOldestFirst(history, lighter, {
+          targetTokens,
+          named: affordable,
+          tokensAt,
+          ...(cutBackRatio < 1
+            ? {
+                cutBackTokens: Math.floor(targetTokens * cutBackRatio),
+                ...(keepFirstShare > 0
+                  ? {
+                      keptHeadEnd: headEnd(
+                        arranged.startIndex,
+                        Math.min(lighter.protectFrom, history.length),
+                        Math.floor(targetTokens * keepFirstShare),
+                        tokensAt,
+                      ),
+                    }
+                  : {}),
+                ...(held !== undefined && history[held.through - 1] === held.message
+                  ? { holdThrough: held.through }
+                  : {}),
+              }
+            : {}),
+        });
+    if (forms.length > 0) {
+      history = withForms(history, forms);
+      offer = affordable && (offer || hidesFrom(history, lighter.from, expand!.hides));
+      arranged = arrange(request, hold, env, history, toolsOf(offer));
+    }
+  }
+  let placed: Arranged = isPlaced(arranged) ? arranged : arrange(request, hold, env, history, toolsOf(offer));
+  // The window cut a message of the current turn that names a ref: the ref is worth expanding.
+  if (!offer && affordable && hidesFrom(placed.placed.window.messages, 0, expand!.hides)) {
+    offer = true;
+    placed = arrange(request, hold, env, history, toolsOf(true));
+  }
+  return { ...placed, lightened: { history, forms, pressure, toolsOffered: offer } };
+}
+
+function isPlaced(arranged: Roomed | Arranged): arranged is Arranged {
+  return 'placed' in arranged;
+}
+
+/**
+ * True when the history could not be placed whole: the window left out older history or cut the current
+ * turn, or a memory block was shortened or left out to make room.
+ */
+function underPressure(placed: Placed): boolean {
+  const cut = placed.window.reductions.some(
+    (record) => record.action === 'truncated' || record.cause === 'older-than-window',
+  );
+  return cut || placed.fitted.some((block) => block.outcome === 'shortened' || block.outcome === 'left-out');
+}
+
+/** The payload of an arranged request, and the hold sending it leaves. */
+function build(request: ComposeRequest, hold: LayoutHold, env: LayoutEnvironment, arranged: Arranged): ComposedPayload {
+  const { counter, ledger, budget, strategyId } = env;
+  const { original, startIndex, system, systemTokens, toolTokens, collapsed, history, room, dynamic, blocks } =
+    arranged;
+  const { heldCuts, placed, lightened } = arranged;
+  const n = original.length;
+  const cutBackRatio = request.cutBackRatio ?? 1;
   const { fitted, window } = placed;
   const heldMemory = fitted
     .filter((block, index) => block.message !== undefined && block.block !== blocks[index])
@@ -306,7 +506,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
   const kept = request.keptReductions || collapsed ? keptHistoryRanges(windowRecords, n) : [];
   const reductions: ReductionRecord[] = [
     ...(request.reductions ?? []),
-    ...(request.keptReductions ? request.keptReductions(kept) : []),
+    ...(request.keptReductions ? request.keptReductions(kept, lightened?.forms ?? []) : []),
     ...dynamic.reductions,
     ...blockReductions(fitted, n),
   ];
@@ -348,7 +548,7 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     budget,
     sections: {
       system,
-      tools: request.tools as ToolDefinition[],
+      tools: arranged.tools as ToolDefinition[],
       dynamic: dynamic.messages,
       leadingMemory: leading,
       memory: trailing,
@@ -371,20 +571,22 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
     hold,
     payload,
     repeated,
-    request.tools,
+    arranged.tools,
     window.truncatedMessages === 0,
     new Map(fitted.flatMap((block) => (block.message ? [[block.message, block.tokens] as const] : []))),
   );
+  const through = lightened && cutBackRatio < 1 ? lightenedThrough(lightened, request.lighter!) : 0;
   const nextHold: LayoutHold = {
     ...(placed.start !== undefined ? { start: placed.start } : {}),
     ...(placed.head !== undefined ? { head: placed.head } : {}),
     ...(heldCuts ? { cuts: new HeldOutputCuts(cutBackRatio, window.outputCuts ?? NO_CUTS) } : {}),
+    ...(through > 0 ? { lightened: { through, message: request.history[through - 1]! } } : {}),
     memory: heldCuts ? nextHeldMemory(hold, fitted, history) : new Map(),
     forms: nextForms(heldCuts ? fitted : []),
     sent: {
       messages: payload.messages.slice(),
       tools: payload.tools,
-      requested: request.tools,
+      requested: arranged.tools,
       level: payload.stats.usageLevel,
     },
   };
@@ -400,7 +602,15 @@ export function layoutPayload(request: ComposeRequest, hold: LayoutHold, env: La
         }
       : {}),
     nextHold,
+    ...(lightened ? { lightened } : {}),
   };
+}
+
+/** One past the newest message lightened (every one before the current turn when all were), 0 when none was. */
+function lightenedThrough(lightened: Lightened, lighter: LighterForms): number {
+  const { forms } = lightened;
+  if (forms.length === 0) return 0;
+  return lighter.all ? lighter.protectFrom : forms[forms.length - 1]!.index + 1;
 }
 
 /** The window's held start and the kept head in front of a cut window (see `cutBackRatio`, `keepFirstShare`). */

@@ -61,6 +61,8 @@ export type { HeldForm, KeptHead, LayoutHold } from '../composer/layout-hold';
 export { EMPTY_HOLD } from '../composer/layout-hold';
 export type { LayoutEnvironment } from '../composer/layout-payload';
 export { layoutPayload } from '../composer/layout-payload';
+export type { ExpandTools, Lightened, LighterForm, LighterForms } from '../composer/lighter-forms';
+export { lightenOldestFirst, withForms } from '../composer/lighter-forms';
 export type { MemoryBlock, MemoryBlockOutcome } from '../composer/memory-block';
 export type { MemoryRole } from '../composer/memory-frame';
 export {

@@ -22,12 +22,12 @@ export class TrimRecorder {
   /** Records the new placeholders of a composed payload, if any, as one epoch. */
   async record(composed: ComposedView, turn: number): Promise<void> {
     const relaid = composed.prepared.newPlaceholders;
-    const made = composed.fitted.made;
+    const { made, messages } = composed;
     if (relaid.length === 0 && made.length === 0) return;
-    const candidates = made.length === 0 ? relaid : [...relaid, ...made.map((replacement) => replacement.index)];
-    const trims = this.trims.take(composed.fitted.messages, candidates, composed.final.window.fromIndex, this.counter);
+    const candidates = made.length === 0 ? relaid : [...relaid, ...made];
+    const trims = this.trims.take(messages, candidates, composed.final.window.fromIndex, this.counter);
     if (trims.length === 0) return;
-    await this.epochs.record(trimEpoch(trims, composed.fitted.messages, turn), {
+    await this.epochs.record(trimEpoch(trims, messages, turn), {
       kind: 'trim',
       toolCallIds: trims.map((trim) => trim.toolCallId),
     });

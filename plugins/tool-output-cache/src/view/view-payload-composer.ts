@@ -11,18 +11,25 @@ import {
   type SystemMessage,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { type ComposedPayload, PayloadComposer } from '@ctxkit/core/strategy-kit';
+import {
+  type ComposedPayload,
+  type ComposeRequest,
+  contentText,
+  type LighterForm,
+  type LighterForms,
+  PayloadComposer,
+} from '@ctxkit/core/strategy-kit';
 
 import {
   COMPACT_DEFINITION,
   TOOL_OUTPUT_CACHE_DEFINITION,
   TOOL_OUTPUT_CACHE_GREP_DEFINITION,
 } from '../cache/cache-tools';
-import { OfferedToolLists } from '../cache/offered-tools';
+import { EXPAND_TOOLS_MAX_ROOM_SHARE, OfferedToolLists } from '../cache/offered-tools';
 import { compactionMemory, compactionReason } from '../compaction/compaction-memory';
 import { refsIn } from '../payload/payload-refs';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
-import { type FittedView, fitView } from './fit-view';
+import { lighterFormAt, type LighterFormOptions, recordLighterForms } from './lighter-form';
 import type { RestoredOutputs } from './restored-outputs';
 import type { PreparedView, WorkingView } from './working-view';
 
@@ -41,8 +48,11 @@ export interface ComposeCall {
 export interface ComposedView {
   payload: LLMPayload;
   prepared: PreparedView;
-  fitted: FittedView;
   final: ComposedPayload;
+  /** The view as the payload was laid out from: with the lighter forms the layout used. */
+  messages: ReadonlyArray<ChatMessage>;
+  /** Positions of the lighter forms the layout used that the last call did not make. */
+  made: ReadonlyArray<number>;
 }
 
 /** What a {@link ViewPayloadComposer} works with. */
@@ -63,6 +73,8 @@ export interface ViewPayloadComposerOptions {
   eventBase(turn: number): CtxkitEventBase;
 }
 
+const REF_IN_TEXT = /to_[0-9a-f]{32}/;
+
 /**
  * Composes a session's payloads from its working view through core's {@link PayloadComposer}: the
  * view laid over the caller's history is what the composer selects from, the compaction's retain +
@@ -78,8 +90,6 @@ export class ViewPayloadComposer {
   ];
   /** The payloads' tool lists, kept while the caller's tools are the same objects. */
   private readonly toolLists = new OfferedToolLists();
-  /** Where the previous payload's replacements under pressure ended (the message there, unrelieved), while it holds. */
-  private relieved: { through: number; message: ChatMessage } | undefined;
   /** One system message object per prompt, so that its count is cached. */
   private systemMessage: SystemMessage = { role: 'system', content: '' };
 
@@ -106,15 +116,6 @@ export class ViewPayloadComposer {
     return (
       counter.countMessage(systemMessage) + counter.countTools(tools) + (ragContext ? counter.count(ragContext) : 0)
     );
-  }
-
-  /**
-   * The outputs that stay replaced under pressure: those the previous payload replaced, while the view still holds
-   * them.
-   */
-  private heldRelief(messages: ReadonlyArray<ChatMessage>): { holdThrough?: number } {
-    const held = this.relieved;
-    return held !== undefined && messages[held.through - 1] === held.message ? { holdThrough: held.through } : {};
   }
 
   /**
@@ -155,85 +156,83 @@ export class ViewPayloadComposer {
     // `compact` needs a model to write the summary: without one every call of it could only fail.
     const alwaysOffered = config.compaction.enabled && context.llm ? [COMPACT_DEFINITION] : [];
     const own = [...(cacheOn ? this.cacheDefinitions : []), ...alwaysOffered];
-    const extra: Record<string, unknown> = {};
-    // One tool list per choice, the same from probe to probe and from call to call, so that its count is cached.
+    // One tool list per choice, the same from call to call, so that its count is cached.
     const tools = (offerCache: boolean): ToolDefinition[] =>
       this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
-    // A layout of `messages`, not committed (a probe, or the preview's payload).
-    const layout = (messages: ReadonlyArray<ChatMessage>, offerCache: boolean): ComposedPayload =>
-      composer.layout({
-        systemPrompt: call.systemPrompt,
-        history: messages,
-        tools: tools(offerCache),
-        ragContext: call.ragContext,
-        ...call.options,
-        memory,
-        startIndex: aligned.startIndex,
-        ...(state ? { startReason: compactionReason(state) } : {}),
-        reductions: carried,
-        // The view's and the relief's reductions are reported for the messages the payload keeps, never for one it
-        // leaves out (that one is reported as dropped only).
-        keptReductions: (kept) => [...prepared.keptBefore(kept), ...log.list(kept)],
-        extra,
-        turn: call.turn,
-        cutBackRatio: config.cutBackRatio,
-        keepFirstShare: config.keepFirstShare,
-      });
-    const fitted = fitView({
-      aligned,
-      region: prepared.region,
-      protectFrom: prepared.protectFrom,
-      hidesOutput: prepared.hidesOutput,
-      log,
-      cacheToolTokens: cacheOn ? counter.countTools(this.cacheDefinitions) : undefined,
-      probe: layout,
-      tokensAt: (messages, index) => composer.ledger.tokensAt(messages, index),
-      tokensOf: (message) => counter.countMessage(message),
-      hides: (message) => view.hides(message),
-      withContent: (message, content) => view.withContent(message, content),
-      relieveAll: (messages, region, protectFrom, options, relieveLog) =>
-        view.relieveAll(messages, region, protectFrom, options, relieveLog),
-      microCompact: config.microCompact.enabled
-        ? { minContentLength: config.microCompact.minContentLength }
-        : undefined,
-      offerCacheToolsAlways: config.toolOutputCache.offerTools === 'always',
-      ...(config.cutBackRatio < 1
-        ? {
-            cutBackRatio: config.cutBackRatio,
-            keepFirstShare: config.keepFirstShare,
-            ...this.heldRelief(aligned.messages),
-          }
-        : {}),
-      ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
-      // Without dynamic context or a memory block the room is the budget less the system prompt and the tools, as the
-      // composer counts them.
-      ...(!call.ragContext && memory.length === 0 && call.options.collapseOlderToolResults !== true
-        ? {
-            room: (offerCache: boolean) =>
-              budget.available - counter.countMessage(call.systemMessage) - counter.countTools(tools(offerCache)),
-          }
-        : {}),
-    });
-
-    if (!preview && config.cutBackRatio < 1) {
-      const through = fitted.relievedThrough;
-      this.relieved =
-        through !== undefined && through > 0 ? { through, message: aligned.messages[through - 1]! } : undefined;
-    }
     const toolOutputCache: Record<string, unknown> = {
       enabled: cacheOn,
       budgetTokens: this.options.toolOutputBudget,
-      newlyCached: view.takeNewlyCached(),
-      underPressure: fitted.underPressure,
-      toolsOffered: fitted.offerCache,
+      newlyCached: 0,
+      underPressure: false,
+      toolsOffered: false,
     };
-    Object.assign(extra, { toolOutputCache, compaction: this.options.compactionStats() });
-    // The last probe is the payload when it was laid out from the same messages and tools.
-    const { last } = fitted;
-    const final =
-      last && last.messages === fitted.messages && last.offerCache === fitted.offerCache
-        ? last.composed
-        : layout(fitted.messages, fitted.offerCache);
+    const extra: Record<string, unknown> = { toolOutputCache, compaction: this.options.compactionStats() };
+    const unlightened = aligned.messages;
+    const formOptions = (showRefs: boolean): LighterFormOptions => ({
+      tokensAt: (index) => composer.ledger.tokensAt(unlightened, index),
+      tokensOf: (message) => counter.countMessage(message),
+      microCompact: config.microCompact.enabled
+        ? { minContentLength: config.microCompact.minContentLength }
+        : undefined,
+      showRefs,
+      withContent: (message, content) => view.withContent(message, content),
+    });
+    const named = [formOptions(false), formOptions(true)] as const;
+    let made: ReadonlyArray<LighterForm> | undefined;
+    const { region, protectFrom } = prepared;
+    const lighter: LighterForms = {
+      from: region,
+      protectFrom,
+      all: region > aligned.startIndex,
+      formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
+      everyForm: (messages, showRefs) => {
+        const every = view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]);
+        made = every.made;
+        return every.forms;
+      },
+      ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
+      ...(cacheOn
+        ? {
+            expandTools: {
+              offering: tools(true),
+              tokens: counter.countTools(this.cacheDefinitions),
+              maxRoomShare: EXPAND_TOOLS_MAX_ROOM_SHARE,
+              fromStart:
+                config.toolOutputCache.offerTools === 'always' ||
+                prepared.hidesOutput ||
+                aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content))),
+              hides: (message: ChatMessage) => view.hides(message),
+            },
+          }
+        : {}),
+    };
+    const request: ComposeRequest = {
+      systemPrompt: call.systemPrompt,
+      history: unlightened,
+      tools: tools(false),
+      ragContext: call.ragContext,
+      ...call.options,
+      memory,
+      startIndex: aligned.startIndex,
+      ...(state ? { startReason: compactionReason(state) } : {}),
+      reductions: carried,
+      // The view's reductions and the lighter forms are reported for the messages the payload keeps, never for one it
+      // leaves out (that one is reported as dropped only).
+      keptReductions: (kept, lightened) => {
+        recordLighterForms(lightened, log);
+        return [...prepared.keptBefore(kept), ...log.list(kept)];
+      },
+      extra,
+      turn: call.turn,
+      cutBackRatio: config.cutBackRatio,
+      keepFirstShare: config.keepFirstShare,
+      lighter,
+    };
+    const final = composer.layout(request);
+    const lightened = final.lightened!;
+    toolOutputCache.newlyCached = view.takeNewlyCached();
+    toolOutputCache.underPressure = lightened.pressure;
+    toolOutputCache.toolsOffered = lightened.toolsOffered;
     if (!preview) composer.commit(final, call.turn);
     const payload = final.payload;
     toolOutputCache.refsInPayload = refsIn(payload.messages);
@@ -245,6 +244,7 @@ export class ViewPayloadComposer {
           '(it stays in the saved transcript).',
       });
     }
-    return { payload, prepared, fitted, final };
+    const madeAt = (made ?? lightened.forms).map((form) => form.index);
+    return { payload, prepared, final, messages: lightened.history, made: madeAt };
   }
 }

@@ -1,21 +1,14 @@
 import { type ChatMessage, type ReductionRecord, type ToolMessage } from '@ctxkit/core';
-import { contentText, groupEndingAt, type HistoryRange } from '@ctxkit/core/strategy-kit';
+import { contentText, groupEndingAt, type HistoryRange, type LighterForm } from '@ctxkit/core/strategy-kit';
 
 import type { CachedOutputSource } from '../cache/cached-outputs';
 import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT } from '../compaction/history-layout';
 import { type AlignedView, type LayoutPlacement, placeLayout } from './align-view';
 import { currentTurnStart } from './current-turn';
-import type { RelievedAll } from './fit-view';
+import { lighterFormAt, type LighterFormOptions } from './lighter-form';
 import { microCompactPlaceholder } from './micro-compact';
 import { type ReachWalk, reachWalk, unitsEndingBy, type WalkedUnit } from './reach-walk';
 import type { ReductionLog } from './reduction-log';
-import {
-  recordReplacements,
-  type Replacement,
-  replacementAt,
-  type ReplacementOptions,
-  withReplacements,
-} from './relieve-pressure';
 import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
@@ -119,9 +112,8 @@ export class WorkingView {
   private laidOut: LaidOut | undefined;
   /** The last call, when the view continues it, and the position before which nothing changed since. */
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
-  /** The replacements of the last {@link relieveAll}, over the layout and the positions it was made for. */
-  private relief:
-    { laidOut: LaidOut; showRefs: boolean; from: number; end: number; replacements: Replacement[] } | undefined;
+  /** The forms of the last {@link everyLighterForm}, over the layout and the positions it was made for. */
+  private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; forms: LighterForm[] } | undefined;
 
   constructor(
     private readonly options: WorkingViewOptions,
@@ -273,19 +265,17 @@ export class WorkingView {
   }
 
   /**
-   * Every older output from `region` on replaced, as `relievePressure` does when the view cannot fit
-   * even with all of them replaced (the region starts past the first position the view sends), and
-   * recorded in `log`. `messages` is the view of the last {@link prepare}. The replacements of the
-   * previous call are taken again for the positions that did not change (a turn then looks only at
-   * what is new); `made` lists the others.
+   * The lighter form of every older output from `region` on, for a history that cannot fit even with all of them (the
+   * region starts past the first position the view sends). `messages` is the view of the last {@link prepare}. The
+   * forms of the previous call are taken again for the positions that did not change (a turn then looks only at what
+   * is new); `made` lists the others.
    */
-  relieveAll(
+  everyLighterForm(
     messages: ReadonlyArray<ChatMessage>,
     region: number,
     protectFrom: number,
-    options: ReplacementOptions,
-    log: ReductionLog,
-  ): RelievedAll {
+    options: LighterFormOptions,
+  ): { forms: LighterForm[]; made: LighterForm[] } {
     const end = Math.min(protectFrom, messages.length);
     const showRefs = options.showRefs !== false;
     const memo = this.relief;
@@ -294,34 +284,28 @@ export class WorkingView {
       memo !== undefined && previous !== undefined && memo.laidOut === previous && memo.showRefs === showRefs;
     const reuseFrom = usable ? Math.max(memo.from, region) : end;
     const reuseTo = usable ? Math.min(stable, memo.end, end) : end;
-    const replacements: Replacement[] = [];
-    const made: Replacement[] = [];
+    const forms: LighterForm[] = [];
+    const made: LighterForm[] = [];
     // The outputs the user took back stay whole: the window leaves them out with the older history when they do not
     // fit.
     const { restored } = this.options;
     const scan = (from: number, to: number) => {
       for (let index = from; index < to; index++) {
         if (restored.size > 0 && restored.has(messages[index]!)) continue;
-        const replacement = replacementAt(messages, index, options);
-        if (replacement) {
-          replacements.push(replacement);
-          made.push(replacement);
+        const form = lighterFormAt(messages, index, options);
+        if (form) {
+          forms.push(form);
+          made.push(form);
         }
       }
     };
     if (reuseFrom < reuseTo) {
       scan(region, reuseFrom);
-      for (const replacement of memo!.replacements)
-        if (replacement.index >= reuseFrom && replacement.index < reuseTo) replacements.push(replacement);
+      for (const form of memo!.forms) if (form.index >= reuseFrom && form.index < reuseTo) forms.push(form);
       scan(reuseTo, end);
     } else scan(region, end);
-    recordReplacements(replacements, log);
-    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, replacements };
-    return {
-      messages: withReplacements(messages, replacements),
-      replaced: replacements.length,
-      made,
-    };
+    this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, forms };
+    return { forms, made };
   }
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */

@@ -1,9 +1,10 @@
 import { type ChatMessage, createTokenCounter, type ToolMessage } from '@ctxkit/core';
+import { lightenOldestFirst, withForms } from '@ctxkit/core/strategy-kit';
 import fc from 'fast-check';
 
 import { exchange, output } from '../test-support';
+import { lighterFormAt, type LighterFormOptions, recordLighterForms } from './lighter-form';
 import { ReductionLog } from './reduction-log';
-import { relievePressure, type RelievePressureOptions } from './relieve-pressure';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
@@ -18,6 +19,46 @@ function history(withRefs: boolean): ChatMessage[] {
   }
   messages.push({ role: 'user', content: 'Fix it.' }, ...exchange('now', output('current', 10)));
   return messages;
+}
+
+interface RelievePressureOptions extends LighterFormOptions {
+  from: number;
+  protectFrom: number;
+  targetTokens: number;
+  cutBackTokens?: number;
+  holdThrough?: number;
+  keptHeadEnd?: number;
+  keepWhole?: (index: number) => boolean;
+  log: ReductionLog;
+}
+
+/** Core's oldest-first lightening with this strategy's lighter forms, as a layout under pressure uses them. */
+function relievePressure(messages: ReadonlyArray<ChatMessage>, options: RelievePressureOptions) {
+  const forms = lightenOldestFirst(
+    messages,
+    {
+      from: options.from,
+      protectFrom: options.protectFrom,
+      all: false,
+      formAt: (history, index) => lighterFormAt(history, index, options),
+      everyForm: () => [],
+      ...(options.keepWhole ? { keepWhole: options.keepWhole } : {}),
+    },
+    {
+      targetTokens: options.targetTokens,
+      named: options.showRefs !== false,
+      tokensAt: options.tokensAt,
+      ...(options.cutBackTokens !== undefined ? { cutBackTokens: options.cutBackTokens } : {}),
+      ...(options.holdThrough !== undefined ? { holdThrough: options.holdThrough } : {}),
+      ...(options.keptHeadEnd !== undefined ? { keptHeadEnd: options.keptHeadEnd } : {}),
+    },
+  );
+  recordLighterForms(forms, options.log);
+  const relieved: ReadonlyArray<ChatMessage> = withForms(messages, forms);
+  let totalTokens = 0;
+  for (let index = options.from; index < relieved.length; index++)
+    totalTokens += counter.countMessage(relieved[index]!);
+  return { messages: relieved, replaced: forms.length, totalTokens, replacements: forms };
 }
 
 function options(
