@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 
+import { testComposer } from '../__fixtures__/test-composer';
 import { computeBudget } from '../budget/compute-budget';
 import type { ChatMessage, ToolMessage } from '../contracts/chat-message';
 import type { ToolDefinition } from '../contracts/tool-definition';
@@ -10,14 +11,8 @@ import { type ComposeRequest, PayloadComposer } from './payload-composer';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
-function composer(maxContextTokens: number) {
-  const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
-  return new PayloadComposer({
-    owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events: new CtxkitEventBus() },
-    model: 'gpt-4o',
-    counter,
-    budget: () => budget,
-  });
+function composer(maxContextTokens: number): PayloadComposer {
+  return testComposer(maxContextTokens, counter);
 }
 
 /** A task, `reads` tool exchanges of about `words` words each, then the current turn's question. */

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 
+import { testComposer } from '../__fixtures__/test-composer';
 import { computeBudget } from '../budget/compute-budget';
 import type { ChatMessage } from '../contracts/chat-message';
 import type { LLMPayload } from '../contracts/llm-payload';
@@ -132,13 +133,7 @@ function exchanges(turns: number, outputWords: number): ChatMessage[] {
 }
 
 function newComposer(maxContextTokens: number): PayloadComposer {
-  const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
-  return new PayloadComposer({
-    owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events: new CtxkitEventBus() },
-    model: 'gpt-4o',
-    counter,
-    budget: () => budget,
-  });
+  return testComposer(maxContextTokens, counter);
 }
 
 /** The payload as sent and its stats, without `repeatedPrefixTokens` (it depends on the previous payload's objects). */

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 
+import { testComposer } from '../__fixtures__/test-composer';
 import { computeBudget } from '../budget/compute-budget';
 import type { ChatMessage } from '../contracts/chat-message';
 import type { ReductionRecord } from '../contracts/llm-payload';
@@ -14,14 +15,8 @@ import { type ComposeRequest, PayloadComposer } from './payload-composer';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
-function composer(maxContextTokens: number, events = new CtxkitEventBus()) {
-  const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
-  return new PayloadComposer({
-    owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events },
-    model: 'gpt-4o',
-    counter,
-    budget: () => budget,
-  });
+function composer(maxContextTokens: number, events = new CtxkitEventBus()): PayloadComposer {
+  return testComposer(maxContextTokens, counter, events);
 }
 
 /** The request of the turn that ends at `end` (two messages a turn), with `fields` of the test. */

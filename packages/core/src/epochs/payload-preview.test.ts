@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 
+import { testComposer } from '../__fixtures__/test-composer';
 import { computeBudget } from '../budget/compute-budget';
 import { PayloadComposer } from '../composer/payload-composer';
 import type { ChatMessage } from '../contracts/chat-message';
@@ -13,13 +14,7 @@ import { previewItem } from './preview-item';
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
 function composer(maxContextTokens: number): PayloadComposer {
-  const budget = computeBudget({ contextWindow: maxContextTokens, maxContextTokens, reserveOutputTokens: 0 });
-  return new PayloadComposer({
-    owner: { agentId: 'a', sessionId: 's', strategyId: 'test-strategy', events: new CtxkitEventBus() },
-    model: 'gpt-4o',
-    counter,
-    budget: () => budget,
-  });
+  return testComposer(maxContextTokens, counter);
 }
 
 function turns(count: number): ChatMessage[] {

@@ -82,6 +82,14 @@ function options(
 
 const total = (messages: ReadonlyArray<ChatMessage>) => counter.countMessages(messages);
 
+/** Tokens the first output's placeholder saves. */
+function placeholderSaving(messages: ReadonlyArray<ChatMessage>): number {
+  const placeholder = '[tool output trimmed; ref=to_00000000000000000000000000000000]';
+  return (
+    counter.countMessage(messages[2]!) - counter.countMessage({ ...(messages[2] as ToolMessage), content: placeholder })
+  );
+}
+
 describe('relievePressure', () => {
   it('changes nothing while the messages fit', () => {
     const messages = history(true);
@@ -127,12 +135,7 @@ describe('relievePressure', () => {
       'cutBackTokens',
     () => {
       const messages = history(true);
-      const saving =
-        counter.countMessage(messages[2]!) -
-        counter.countMessage({
-          ...(messages[2] as ToolMessage),
-          content: '[tool output trimmed; ref=to_00000000000000000000000000000000]',
-        });
+      const saving = placeholderSaving(messages);
       // One output's saving is needed: only the oldest goes.
       const needed = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog()));
       expect(needed.replacements.map((replacement) => replacement.index)).toEqual([2]);
@@ -166,12 +169,7 @@ describe('relievePressure', () => {
       'whole',
     () => {
       const messages = history(true);
-      const saving =
-        counter.countMessage(messages[2]!) -
-        counter.countMessage({
-          ...(messages[2] as ToolMessage),
-          content: '[tool output trimmed; ref=to_00000000000000000000000000000000]',
-        });
+      const saving = placeholderSaving(messages);
       // The head ends after the second output: the oldest outputs past it go instead.
       const spared = relievePressure(
         messages,
