@@ -79,7 +79,7 @@ export function recordLighterForms(forms: ReadonlyArray<LighterForm>, log: Reduc
           tokensAfter: after,
         }
       : { position: index, recoverableFrom: 'history' as const, tokensBefore: before, tokensAfter: after };
-    log.addOne(
+    log.add(
       trimmed ? 'trimmed' : 'micro-compacted',
       trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
       reduction,

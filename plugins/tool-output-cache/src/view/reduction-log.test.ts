@@ -10,8 +10,8 @@ const at = (position: number, tokensAfter: number) => ({
 describe('ReductionLog', () => {
   it('lists a merged record for the kept history only: split at a gap, with the refs and tokens there', () => {
     const log = new ReductionLog();
-    for (const position of [2, 4, 9, 11, 15]) log.addOne('micro-compacted', 'older', at(position, position));
-    log.addOne('trimmed', 'budget', at(20, 7));
+    for (const position of [2, 4, 9, 11, 15]) log.add('micro-compacted', 'older', at(position, position));
+    log.add('trimmed', 'budget', at(20, 7));
     const kept = [
       { from: 0, to: 5 },
       { from: 10, to: 30 },
@@ -54,18 +54,6 @@ describe('ReductionLog', () => {
     expect(log.list().map((record) => [record.from, record.to, record.messages])).toEqual([
       [2, 16, 5],
       [20, 21, 1],
-    ]);
-  });
-
-  it('keeps the kept part of a range added whole, with its refs and without tokens it cannot split', () => {
-    const log = new ReductionLog();
-    log.add(
-      'truncated',
-      { from: 3, to: 9 },
-      { reason: 'cut', recoverableFrom: 'history', refs: ['r'], tokensBefore: 60 },
-    );
-    expect(log.list([{ from: 6, to: 12 }])).toEqual([
-      { action: 'truncated', from: 6, to: 9, messages: 3, reason: 'cut', recoverableFrom: 'history', refs: ['r'] },
     ]);
   });
 });

@@ -1,12 +1,10 @@
 import type { RecoverySource, ReductionAction, ReductionRecord } from '@ctxkit/core';
 import type { HistoryRange } from '@ctxkit/core/strategy-kit';
 
-/** What one `add` or `addOne` put into a record: the messages `[position, end)` (one without `end`), refs, tokens. */
+/** What one `add` put into a record: the message at `position`, its ref, its tokens. */
 interface Part {
   readonly position: number;
-  readonly end?: number;
   readonly ref?: string;
-  readonly refs?: ReadonlyArray<string>;
   readonly tokensBefore?: number;
   readonly tokensAfter?: number;
 }
@@ -23,64 +21,8 @@ export class ReductionLog {
   /** The parts of each record, by the record's index. */
   private readonly parts: Part[][] = [];
 
-  /** Records one message (or a range `[from, to)`). */
+  /** Records one message at `reduction.position`. */
   add(
-    action: ReductionAction,
-    range: { from: number; to?: number },
-    details: {
-      reason: string;
-      recoverableFrom: RecoverySource;
-      refs?: string[];
-      tokensBefore?: number;
-      tokensAfter?: number;
-    },
-  ): void {
-    const from = range.from;
-    const to = range.to ?? from + 1;
-    const part: Part = {
-      position: from,
-      end: to,
-      ...(details.refs?.length ? { refs: [...details.refs] } : {}),
-      ...(details.tokensBefore !== undefined ? { tokensBefore: details.tokensBefore } : {}),
-      ...(details.tokensAfter !== undefined ? { tokensAfter: details.tokensAfter } : {}),
-    };
-    const last = this.records[this.records.length - 1];
-    if (
-      last &&
-      last.action === action &&
-      last.reason === details.reason &&
-      last.recoverableFrom === details.recoverableFrom &&
-      last.to <= from
-    ) {
-      this.parts[this.parts.length - 1]!.push(part);
-      last.to = to;
-      last.messages += to - from;
-      // The record's refs are its own array (copied when it was made): appended to in place.
-      if (details.refs?.length) {
-        if (last.refs) for (const ref of details.refs) last.refs.push(ref);
-        else last.refs = [...details.refs];
-      }
-      if (details.tokensBefore !== undefined) last.tokensBefore = (last.tokensBefore ?? 0) + details.tokensBefore;
-      if (details.tokensAfter !== undefined) last.tokensAfter = (last.tokensAfter ?? 0) + details.tokensAfter;
-      return;
-    }
-    const record: ReductionRecord = {
-      action,
-      from,
-      to,
-      messages: to - from,
-      reason: details.reason,
-      recoverableFrom: details.recoverableFrom,
-    };
-    if (details.refs?.length) record.refs = [...details.refs];
-    if (details.tokensBefore !== undefined) record.tokensBefore = details.tokensBefore;
-    if (details.tokensAfter !== undefined) record.tokensAfter = details.tokensAfter;
-    this.records.push(record);
-    this.parts.push([part]);
-  }
-
-  /** Records one message at `reduction.position`, as {@link add} does (without the objects it takes). */
-  addOne(
     action: ReductionAction,
     reason: string,
     reduction: {
@@ -127,8 +69,7 @@ export class ReductionLog {
   /**
    * The records, sorted by `from` then action. With `kept` (the history a payload keeps, ranges in order), only for
    * the messages in it: a record reaching outside is made again from its parts in `kept`, one record per kept range
-   * (a record spans no message the payload leaves out), and none when no part is kept. A range added whole
-   * (`add` with `to`) that is only partly kept keeps its refs but not its tokens (they are not known per message).
+   * (a record spans no message the payload leaves out), and none when no part is kept.
    */
   list(kept?: ReadonlyArray<HistoryRange>): ReductionRecord[] {
     const records: ReductionRecord[] = [];
@@ -137,13 +78,6 @@ export class ReductionLog {
       else clip(record, this.parts[index]!, kept, records);
     });
     return records.sort((a, b) => a.from - b.from || a.action.localeCompare(b.action));
-  }
-
-  /** Messages affected by the given actions. */
-  count(...actions: ReductionAction[]): number {
-    return this.records
-      .filter((record) => actions.includes(record.action))
-      .reduce((sum, record) => sum + record.messages, 0);
   }
 }
 
@@ -182,34 +116,23 @@ function clip(
 ): void {
   let current: { range: number; record: ReductionRecord } | undefined;
   for (const part of parts) {
-    const end = part.end ?? part.position + 1;
-    for (let index = rangeAt(kept, part.position); index < kept.length && kept[index]!.from < end; index++) {
-      const range = kept[index]!;
-      const from = Math.max(part.position, range.from);
-      const to = Math.min(end, range.to);
-      const whole = from === part.position && to === end;
-      if (current === undefined || current.range !== index) {
-        current = {
-          range: index,
-          record: {
-            action: record.action,
-            from,
-            to,
-            messages: 0,
-            reason: record.reason,
-            recoverableFrom: record.recoverableFrom,
-          },
-        };
-        into.push(current.record);
-      }
-      const made = current.record;
-      made.to = to;
-      made.messages += to - from;
-      const refs = part.refs ?? (part.ref !== undefined ? [part.ref] : []);
-      if (refs.length > 0) (made.refs ??= []).push(...refs);
-      if (whole && part.tokensBefore !== undefined) made.tokensBefore = (made.tokensBefore ?? 0) + part.tokensBefore;
-      if (whole && part.tokensAfter !== undefined) made.tokensAfter = (made.tokensAfter ?? 0) + part.tokensAfter;
+    const { position } = part;
+    const index = rangeAt(kept, position);
+    if (index === kept.length || kept[index]!.from > position) continue;
+    if (current === undefined || current.range !== index) {
+      const { action, reason, recoverableFrom } = record;
+      current = {
+        range: index,
+        record: { action, from: position, to: position + 1, messages: 0, reason, recoverableFrom },
+      };
+      into.push(current.record);
     }
+    const made = current.record;
+    made.to = position + 1;
+    made.messages++;
+    if (part.ref !== undefined) (made.refs ??= []).push(part.ref);
+    if (part.tokensBefore !== undefined) made.tokensBefore = (made.tokensBefore ?? 0) + part.tokensBefore;
+    if (part.tokensAfter !== undefined) made.tokensAfter = (made.tokensAfter ?? 0) + part.tokensAfter;
   }
 }
 

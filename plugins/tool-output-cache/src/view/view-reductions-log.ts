@@ -37,7 +37,7 @@ export function keptViewReductionsBefore(
       if (range.from >= before) break;
       const to = Math.min(range.to, before);
       for (let index = firstAtOrAfter(list, range.from); index < list.length && list[index]!.position < to; index++)
-        log.addOne(action, reason, list[index]!);
+        log.add(action, reason, list[index]!);
     }
   }
   return log.list(kept);
@@ -51,7 +51,7 @@ export function viewReductionsLog(reductions: ViewReductions, keepRecent: number
   const log = new ReductionLog();
   for (const { kind, action } of KINDS) {
     const reason = reasonOf(kind, keepRecent);
-    for (const reduction of reductions[kind]) log.addOne(action, reason, reduction);
+    for (const reduction of reductions[kind]) log.add(action, reason, reduction);
   }
   return log;
 }
