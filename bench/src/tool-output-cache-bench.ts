@@ -6,8 +6,18 @@
  */
 import 'reflect-metadata';
 
+import { MemoryContextStore } from '@ctxkit/core';
 // Not part of the plugin's entry (its factory and config only): the cache is measured on its own.
-import { cacheToolOutputView } from '@ctxkit/strategy-tool-output-cache/dist/cache/cache-tool-output-view';
+import { ToolOutputCache } from '@ctxkit/strategy-tool-output-cache/dist/cache/tool-output-cache';
+import * as strategyConfig from '@ctxkit/strategy-tool-output-cache/dist/tool-output-cache-strategy-config';
+
+/** Caches one output with the default limits into a fresh store: what the strategy does for each new tool message. */
+async function cacheToolOutputView(output: string) {
+  const { maxMessageBytes, maxLineLength } = strategyConfig.resolveToolOutputCacheStrategyConfig({}).toolOutputCache;
+  const store = new MemoryContextStore();
+  const cache = new ToolOutputCache({ store, agentId: 'bench', sessionId: 'default', maxMessageBytes, maxLineLength });
+  return { ...(await cache.cache(output)), cache };
+}
 
 async function main(): Promise<void> {
   const megabytes = Number(process.argv[2] ?? '5');
