@@ -19,6 +19,7 @@ import {
   hidesFrom,
   type Lightened,
   lightenOldestFirst,
+  type LightenOptions,
   type LighterForm,
   type LighterForms,
   withForms,
@@ -265,6 +266,7 @@ function arrange(
   return { ...roomed, placed: placeIn(request, hold, env, roomed) };
 }
 
+/** The room `tools` and the request's system prompt and dynamic context leave `original`, not yet placed. */
 function arrangeRoom(
   request: ComposeRequest,
   hold: LayoutHold,
@@ -418,34 +420,17 @@ function lightenToFit(
     const tokensAt = (index: number) => env.ledger.tokensAt(request.history, index);
     const memoryTokens = isPlaced(arranged) ? arranged.placed.fitted.reduce((sum, block) => sum + block.tokens, 0) : 0;
     const targetTokens = arranged.room - memoryTokens - (affordable && !offer ? expand!.tokens : 0);
-    const cutBackRatio = request.cutBackRatio ?? 1;
+    const cutBack = (request.cutBackRatio ?? 1) < 1;
     const keepFirstShare = request.keepFirstShare ?? 0;
+    const options: LightenOptions = { targetTokens, named: affordable, tokensAt };
+    if (cutBack) options.cutBackTokens = Math.floor(targetTokens * request.cutBackRatio!);
+    if (cutBack && keepFirstShare > 0) {
+      const end = Math.min(lighter.protectFrom, history.length);
+      options.keptHeadEnd = headEnd(arranged.startIndex, end, Math.floor(targetTokens * keepFirstShare), tokensAt);
+    }
     const held = hold.lightened;
-    forms = lighter.all
-      ? lighter.everyForm(history, affordable)
-      : lightenOldestFirst(history, lighter, {
-          targetTokens,
-          named: affordable,
-          tokensAt,
-          ...(cutBackRatio < 1
-            ? {
-                cutBackTokens: Math.floor(targetTokens * cutBackRatio),
-                ...(keepFirstShare > 0
-                  ? {
-                      keptHeadEnd: headEnd(
-                        arranged.startIndex,
-                        Math.min(lighter.protectFrom, history.length),
-                        Math.floor(targetTokens * keepFirstShare),
-                        tokensAt,
-                      ),
-                    }
-                  : {}),
-                ...(held !== undefined && history[held.through - 1] === held.message
-                  ? { holdThrough: held.through }
-                  : {}),
-              }
-            : {}),
-        });
+    if (cutBack && held !== undefined && history[held.through - 1] === held.message) options.holdThrough = held.through;
+    forms = lighter.all ? lighter.everyForm(history, affordable) : lightenOldestFirst(history, lighter, options);
     if (forms.length > 0) {
       history = withForms(history, forms);
       offer = affordable && (offer || hidesFrom(history, lighter.from, expand!.hides));
