@@ -78,10 +78,10 @@ const REF_IN_TEXT = /to_[0-9a-f]{32}/;
 /**
  * Composes a session's payloads from its working view through core's {@link PayloadComposer}: the
  * view laid over the caller's history is what the composer selects from, the compaction's retain +
- * summary its memory block; {@link fitView} decides which older outputs give way and which of the
- * strategy's tools are offered, on probe layouts (the one sent is committed). Each payload is then read
- * whole for the refs it names; the kernel's clients check it against their provider's rules, as they
- * do every strategy's payload.
+ * summary its memory block, each older output's placeholder or micro-compact line the lighter form the
+ * composer uses under pressure (it also decides whether the expand and grep definitions are offered). One
+ * layout, committed unless it is a preview's. Each payload is then read whole for the refs it names; the
+ * kernel's clients check it against their provider's rules, as they do every strategy's payload.
  */
 export class ViewPayloadComposer {
   private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [
@@ -168,44 +168,7 @@ export class ViewPayloadComposer {
     };
     const extra: Record<string, unknown> = { toolOutputCache, compaction: this.options.compactionStats() };
     const unlightened = aligned.messages;
-    const formOptions = (showRefs: boolean): LighterFormOptions => ({
-      tokensAt: (index) => composer.ledger.tokensAt(unlightened, index),
-      tokensOf: (message) => counter.countMessage(message),
-      microCompact: config.microCompact.enabled
-        ? { minContentLength: config.microCompact.minContentLength }
-        : undefined,
-      showRefs,
-      withContent: (message, content) => view.withContent(message, content),
-    });
-    const named = [formOptions(false), formOptions(true)] as const;
-    let made: ReadonlyArray<LighterForm> | undefined;
-    const { region, protectFrom } = prepared;
-    const lighter: LighterForms = {
-      from: region,
-      protectFrom,
-      all: region > aligned.startIndex,
-      formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
-      everyForm: (messages, showRefs) => {
-        const every = view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]);
-        made = every.made;
-        return every.forms;
-      },
-      ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
-      ...(cacheOn
-        ? {
-            expandTools: {
-              offering: tools(true),
-              tokens: counter.countTools(this.cacheDefinitions),
-              maxRoomShare: EXPAND_TOOLS_MAX_ROOM_SHARE,
-              fromStart:
-                config.toolOutputCache.offerTools === 'always' ||
-                prepared.hidesOutput ||
-                aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content))),
-              hides: (message: ChatMessage) => view.hides(message),
-            },
-          }
-        : {}),
-    };
+    const { lighter, made } = this.lighterForms(view, prepared, cacheOn ? tools(true) : undefined);
     const request: ComposeRequest = {
       systemPrompt: call.systemPrompt,
       history: unlightened,
@@ -244,7 +207,59 @@ export class ViewPayloadComposer {
           '(it stays in the saved transcript).',
       });
     }
-    const madeAt = (made ?? lightened.forms).map((form) => form.index);
+    const madeAt = (made() ?? lightened.forms).map((form) => form.index);
     return { payload, prepared, final, messages: lightened.history, made: madeAt };
+  }
+
+  /**
+   * The view's lighter forms for core's layout (`offering`: the tool list with the expand and grep definitions, while
+   * the cache is on), and the forms of them the last call did not make once the layout asked for every form.
+   */
+  private lighterForms(
+    view: WorkingView,
+    prepared: PreparedView,
+    offering: ReadonlyArray<ToolDefinition> | undefined,
+  ): { lighter: LighterForms; made: () => ReadonlyArray<LighterForm> | undefined } {
+    const { config, counter, composer } = this.options;
+    const { aligned, region, protectFrom } = prepared;
+    const unlightened = aligned.messages;
+    const formOptions = (showRefs: boolean): LighterFormOptions => ({
+      tokensAt: (index) => composer.ledger.tokensAt(unlightened, index),
+      tokensOf: (message) => counter.countMessage(message),
+      microCompact: config.microCompact.enabled
+        ? { minContentLength: config.microCompact.minContentLength }
+        : undefined,
+      showRefs,
+      withContent: (message, content) => view.withContent(message, content),
+    });
+    const named = [formOptions(false), formOptions(true)] as const;
+    let made: ReadonlyArray<LighterForm> | undefined;
+    const lighter: LighterForms = {
+      from: region,
+      protectFrom,
+      all: region > aligned.startIndex,
+      formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
+      everyForm: (messages, showRefs) => {
+        const every = view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]);
+        made = every.made;
+        return every.forms;
+      },
+      ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
+      ...(offering
+        ? {
+            expandTools: {
+              offering,
+              tokens: counter.countTools(this.cacheDefinitions),
+              maxRoomShare: EXPAND_TOOLS_MAX_ROOM_SHARE,
+              fromStart:
+                config.toolOutputCache.offerTools === 'always' ||
+                prepared.hidesOutput ||
+                aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content))),
+              hides: (message: ChatMessage) => view.hides(message),
+            },
+          }
+        : {}),
+    };
+    return { lighter, made: () => made };
   }
 }
