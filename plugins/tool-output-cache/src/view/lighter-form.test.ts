@@ -21,7 +21,7 @@ function history(withRefs: boolean): ChatMessage[] {
   return messages;
 }
 
-interface RelievePressureOptions extends LighterFormOptions {
+interface LightenViewOptions extends LighterFormOptions {
   from: number;
   protectFrom: number;
   targetTokens: number;
@@ -33,7 +33,7 @@ interface RelievePressureOptions extends LighterFormOptions {
 }
 
 /** Core's oldest-first lightening with this strategy's lighter forms, as a layout under pressure uses them. */
-function relievePressure(messages: ReadonlyArray<ChatMessage>, options: RelievePressureOptions) {
+function lightenView(messages: ReadonlyArray<ChatMessage>, options: LightenViewOptions) {
   const forms = lightenOldestFirst(
     messages,
     {
@@ -65,8 +65,8 @@ function options(
   messages: ReadonlyArray<ChatMessage>,
   targetTokens: number,
   log: ReductionLog,
-  overrides: Partial<RelievePressureOptions> = {},
-): RelievePressureOptions {
+  overrides: Partial<LightenViewOptions> = {},
+): LightenViewOptions {
   return {
     from: 0,
     protectFrom: 9,
@@ -90,11 +90,11 @@ function placeholderSaving(messages: ReadonlyArray<ChatMessage>): number {
   );
 }
 
-describe('relievePressure', () => {
+describe('lighter forms under pressure', () => {
   it('changes nothing while the messages fit', () => {
     const messages = history(true);
     const log = new ReductionLog();
-    const result = relievePressure(messages, options(messages, total(messages), log));
+    const result = lightenView(messages, options(messages, total(messages), log));
     expect(result.messages).toBe(messages);
     expect(result.replaced).toBe(0);
     expect(log.list()).toEqual([]);
@@ -107,7 +107,7 @@ describe('relievePressure', () => {
       const messages = history(true);
       const oneOutput = counter.countMessage(messages[2]!);
       const keepWhole = (index: number) => index === 2 || index === 4;
-      const spared = relievePressure(
+      const spared = lightenView(
         messages,
         options(messages, total(messages) - oneOutput, new ReductionLog(), { keepWhole }),
       );
@@ -121,10 +121,7 @@ describe('relievePressure', () => {
           ...(messages[2] as ToolMessage),
           content: '[tool output trimmed; ref=to_00000000000000000000000000000000]',
         });
-      const squeezed = relievePressure(
-        messages,
-        options(messages, total(messages) - 2 * saving - 1, log, { keepWhole }),
-      );
+      const squeezed = lightenView(messages, options(messages, total(messages) - 2 * saving - 1, log, { keepWhole }));
       expect(squeezed.replacements.map((replacement) => replacement.index)).toEqual([2, 6, 8]);
       expect(log.list()).toEqual([expect.objectContaining({ action: 'trimmed', from: 2, to: 9, messages: 3 })]);
     },
@@ -137,16 +134,16 @@ describe('relievePressure', () => {
       const messages = history(true);
       const saving = placeholderSaving(messages);
       // One output's saving is needed: only the oldest goes.
-      const needed = relievePressure(messages, options(messages, total(messages) - saving, new ReductionLog()));
+      const needed = lightenView(messages, options(messages, total(messages) - saving, new ReductionLog()));
       expect(needed.replacements.map((replacement) => replacement.index)).toEqual([2]);
       // The previous payload replaced the first three outputs: they stay replaced although one would do.
-      const held = relievePressure(
+      const held = lightenView(
         messages,
         options(messages, total(messages) - saving, new ReductionLog(), { holdThrough: 7 }),
       );
       expect(held.replacements.map((replacement) => replacement.index)).toEqual([2, 4, 6]);
       // More must go than the held outputs: past them, relieve down to the lower target at once.
-      const cutBack = relievePressure(
+      const cutBack = lightenView(
         messages,
         options(messages, total(messages) - 2 * saving, new ReductionLog(), {
           holdThrough: 3,
@@ -156,7 +153,7 @@ describe('relievePressure', () => {
       expect(cutBack.replacements.map((replacement) => replacement.index)).toEqual([2, 4, 6]);
       expect(cutBack.totalTokens).toBeLessThanOrEqual(total(messages) - 3 * saving);
       // Without a lower target only what must go goes.
-      const plain = relievePressure(
+      const plain = lightenView(
         messages,
         options(messages, total(messages) - 2 * saving, new ReductionLog(), { holdThrough: 3 }),
       );
@@ -171,14 +168,14 @@ describe('relievePressure', () => {
       const messages = history(true);
       const saving = placeholderSaving(messages);
       // The head ends after the second output: the oldest outputs past it go instead.
-      const spared = relievePressure(
+      const spared = lightenView(
         messages,
         options(messages, total(messages) - saving, new ReductionLog(), { keptHeadEnd: 5 }),
       );
       expect(spared.replacements.map((replacement) => replacement.index)).toEqual([6]);
       // The previous payload's replacements reached past the head, and more must go: the head's outputs still stay
       // whole.
-      const held = relievePressure(
+      const held = lightenView(
         messages,
         options(messages, total(messages) - 2 * saving, new ReductionLog(), {
           keptHeadEnd: 5,
@@ -191,7 +188,7 @@ describe('relievePressure', () => {
       expect(held.messages[4]).toBe(messages[4]);
       // Outputs the user took back give way last, but not in the head either; what cannot fit is left to the window's
       // cut.
-      const squeezed = relievePressure(
+      const squeezed = lightenView(
         messages,
         options(messages, 1, new ReductionLog(), { keptHeadEnd: 5, keepWhole: (index) => index === 4 || index === 6 }),
       );
@@ -204,7 +201,7 @@ describe('relievePressure', () => {
     const messages = history(true);
     const log = new ReductionLog();
     const oneOutput = counter.countMessage(messages[2]!);
-    const result = relievePressure(messages, options(messages, total(messages) - oneOutput, log));
+    const result = lightenView(messages, options(messages, total(messages) - oneOutput, log));
     expect(result.replaced).toBe(2);
     expect(result.messages[2]!.content).toBe('[tool output trimmed; ref=to_00000000000000000000000000000000]');
     expect(result.messages[4]!.content).toBe('[tool output trimmed; ref=to_11111111111111111111111111111111]');
@@ -222,7 +219,7 @@ describe('relievePressure', () => {
       }),
     ]);
 
-    const all = relievePressure(messages, options(messages, 0, new ReductionLog()));
+    const all = lightenView(messages, options(messages, 0, new ReductionLog()));
     expect(all.replaced).toBe(4);
     expect(all.messages.slice(9)).toEqual(messages.slice(9));
   });
@@ -232,7 +229,7 @@ describe('relievePressure', () => {
     () => {
       const messages = history(true);
       const log = new ReductionLog();
-      const result = relievePressure(messages, options(messages, total(messages) - 1, log, { showRefs: false }));
+      const result = lightenView(messages, options(messages, total(messages) - 1, log, { showRefs: false }));
       expect(result.messages[2]).toEqual({
         ...messages[2],
         content: '[Previous: used execute_bash; ref=to_00000000000000000000000000000000]',
@@ -245,7 +242,7 @@ describe('relievePressure', () => {
           refs: ['to_00000000000000000000000000000000'],
         }),
       ]);
-      const noMicroCompact = relievePressure(
+      const noMicroCompact = lightenView(
         messages,
         options(messages, total(messages) - 1, new ReductionLog(), { showRefs: false, microCompact: undefined }),
       );
@@ -258,12 +255,12 @@ describe('relievePressure', () => {
   it('micro-compacts results without a ref when micro-compact is on, and leaves them otherwise', () => {
     const messages = history(false);
     const log = new ReductionLog();
-    const result = relievePressure(messages, options(messages, total(messages) - 1, log));
+    const result = lightenView(messages, options(messages, total(messages) - 1, log));
     expect(result.messages[2]!.content).toBe('[Previous: used execute_bash]');
     expect(log.list()).toEqual([
       expect.objectContaining({ action: 'micro-compacted', from: 2, recoverableFrom: 'history' }),
     ]);
-    const off = relievePressure(messages, options(messages, 0, new ReductionLog(), { microCompact: undefined }));
+    const off = lightenView(messages, options(messages, 0, new ReductionLog(), { microCompact: undefined }));
     expect(off.replaced).toBe(0);
   });
 
@@ -278,7 +275,7 @@ describe('relievePressure', () => {
     messages.push({ role: 'user', content: 'Fix it.' });
     const log = new ReductionLog();
     const large = counter.countMessage(messages[8]!);
-    const result = relievePressure(
+    const result = lightenView(
       messages,
       options(messages, total(messages) - Math.floor(large / 2), log, { protectFrom: 9 }),
     );
@@ -313,7 +310,7 @@ describe('relievePressure', () => {
         const needed = total(messages.slice(protectFrom));
         const target = needed + Math.floor(((total(messages) - needed) * permille) / 1000);
         const log = new ReductionLog();
-        const result = relievePressure(messages, options(messages, target, log, { protectFrom }));
+        const result = lightenView(messages, options(messages, target, log, { protectFrom }));
         const after = total(result.messages);
         expect(result.totalTokens).toBe(after);
         expect(result.messages.slice(protectFrom)).toEqual(messages.slice(protectFrom));
