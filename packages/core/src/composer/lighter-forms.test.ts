@@ -172,6 +172,20 @@ describe('lighter forms in the layout', () => {
     expect(next.lightened!.forms.map((form) => form.index).slice(0, used.length)).toEqual(used);
   });
 
+  it('refuses a form that would break a tool-call pair, naming the position', () => {
+    const history = readsHistory(8);
+    const wrongId = lighter(history, {
+      formAt: (messages, index) => {
+        const message = messages[index]!;
+        if (message.role !== 'tool') return undefined;
+        return { index, message: { ...message, tool_call_id: 'other', content: '[gone]' }, before: 100, after: 5 };
+      },
+    });
+    expect(() => composer(1500).layout(request(history, { lighter: wrongId }))).toThrow(
+      /history\[2\] .*must keep its message's role and call ids/,
+    );
+  });
+
   it('never exceeds the budget, for any number and size of outputs and any budget', () => {
     fc.assert(
       fc.property(

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../contracts/chat-message';
 import type { ToolDefinition } from '../contracts/tool-definition';
+import { sameShape } from '../ledger/history-ledger';
 
 /** A lighter form of one history message: where, the form, and its tokens before and after. */
 export interface LighterForm {
@@ -124,14 +125,25 @@ export function lightenOldestFirst(
   return kept;
 }
 
-/** `history` with `forms` used: a copy, or `history` itself when there are none. */
+/**
+ * `history` with `forms` used: a copy, or `history` itself when there are none.
+ * @throws Error when a form changes its message's role or call ids: the tool-call pairs would break (a bug of the
+ *   strategy that made it)
+ */
 export function withForms(
   history: ReadonlyArray<ChatMessage>,
   forms: ReadonlyArray<LighterForm>,
 ): ReadonlyArray<ChatMessage> {
   if (forms.length === 0) return history;
   const result = history.slice();
-  for (const { index, message } of forms) result[index] = message;
+  for (const { index, message } of forms) {
+    if (!sameShape(message, history[index]!))
+      throw new Error(
+        `The lighter form of history[${index}] is a ${message.role} message of other call ids than the ` +
+          `${history[index]!.role} message it stands for: a lighter form must keep its message's role and call ids.`,
+      );
+    result[index] = message;
+  }
   return result;
 }
 

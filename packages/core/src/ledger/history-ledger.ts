@@ -215,7 +215,7 @@ export class HistoryLedger {
 }
 
 /** Whether two messages make the same units: the same role and the same call ids (see `groupAt`). */
-function sameShape(message: Readonly<ChatMessage>, known: Readonly<ChatMessage>): boolean {
+export function sameShape(message: Readonly<ChatMessage>, known: Readonly<ChatMessage>): boolean {
   if (message === known) return true;
   if (message.role !== known.role) return false;
   if (message.role === 'tool') return message.tool_call_id === (known as typeof message).tool_call_id;
