@@ -51,8 +51,8 @@ export interface ComposedView {
   final: ComposedPayload;
   /** The view as the payload was laid out from: with the lighter forms the layout used. */
   messages: ReadonlyArray<ChatMessage>;
-  /** Positions of the lighter forms the layout used that the last call did not make. */
-  made: ReadonlyArray<number>;
+  /** Positions of the lighter forms the layout used. */
+  lightenedAt: ReadonlyArray<number>;
 }
 
 /** What a {@link ViewPayloadComposer} works with. */
@@ -168,7 +168,7 @@ export class ViewPayloadComposer {
     };
     const extra: Record<string, unknown> = { toolOutputCache, compaction: this.options.compactionStats() };
     const unlightened = aligned.messages;
-    const { lighter, made } = this.lighterForms(view, prepared, cacheOn ? tools(true) : undefined);
+    const lighter = this.lighterForms(view, prepared, cacheOn ? tools(true) : undefined);
     const request: ComposeRequest = {
       systemPrompt: call.systemPrompt,
       history: unlightened,
@@ -207,19 +207,19 @@ export class ViewPayloadComposer {
           '(it stays in the saved transcript).',
       });
     }
-    const madeAt = (made() ?? lightened.forms).map((form) => form.index);
-    return { payload, prepared, final, messages: lightened.history, made: madeAt };
+    const lightenedAt = lightened.forms.map((form) => form.index);
+    return { payload, prepared, final, messages: lightened.history, lightenedAt };
   }
 
   /**
    * The view's lighter forms for core's layout (`offering`: the tool list with the expand and grep definitions, while
-   * the cache is on), and the forms of them the last call did not make once the layout asked for every form.
+   * the cache is on).
    */
   private lighterForms(
     view: WorkingView,
     prepared: PreparedView,
     offering: ReadonlyArray<ToolDefinition> | undefined,
-  ): { lighter: LighterForms; made: () => ReadonlyArray<LighterForm> | undefined } {
+  ): LighterForms {
     const { config, counter, composer } = this.options;
     const { aligned, region, protectFrom } = prepared;
     const unlightened = aligned.messages;
@@ -233,17 +233,12 @@ export class ViewPayloadComposer {
       withContent: (message, content) => view.withContent(message, content),
     });
     const named = [formOptions(false), formOptions(true)] as const;
-    let made: ReadonlyArray<LighterForm> | undefined;
-    const lighter: LighterForms = {
+    return {
       from: region,
       protectFrom,
       all: region > aligned.startIndex,
       formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
-      everyForm: (messages, showRefs) => {
-        const every = view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]);
-        made = every.made;
-        return every.forms;
-      },
+      everyForm: (messages, showRefs) => view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]),
       ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
       ...(offering
         ? {
@@ -260,6 +255,5 @@ export class ViewPayloadComposer {
           }
         : {}),
     };
-    return { lighter, made: () => made };
   }
 }

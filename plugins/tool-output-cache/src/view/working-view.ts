@@ -268,14 +268,14 @@ export class WorkingView {
    * The lighter form of every older output from `region` on, for a history that cannot fit even with all of them (the
    * region starts past the first position the view sends). `messages` is the view of the last {@link prepare}. The
    * forms of the previous call are taken again for the positions that did not change (a turn then looks only at what
-   * is new); `made` lists the others.
+   * is new).
    */
   everyLighterForm(
     messages: ReadonlyArray<ChatMessage>,
     region: number,
     protectFrom: number,
     options: LighterFormOptions,
-  ): { forms: LighterForm[]; made: LighterForm[] } {
+  ): LighterForm[] {
     const end = Math.min(protectFrom, messages.length);
     const showRefs = options.showRefs !== false;
     const memo = this.relief;
@@ -285,7 +285,6 @@ export class WorkingView {
     const reuseFrom = usable ? Math.max(memo.from, region) : end;
     const reuseTo = usable ? Math.min(stable, memo.end, end) : end;
     const forms: LighterForm[] = [];
-    const made: LighterForm[] = [];
     // The outputs the user took back stay whole: the window leaves them out with the older history when they do not
     // fit.
     const { restored } = this.options;
@@ -293,10 +292,7 @@ export class WorkingView {
       for (let index = from; index < to; index++) {
         if (restored.size > 0 && restored.has(messages[index]!)) continue;
         const form = lighterFormAt(messages, index, options);
-        if (form) {
-          forms.push(form);
-          made.push(form);
-        }
+        if (form) forms.push(form);
       }
     };
     if (reuseFrom < reuseTo) {
@@ -305,7 +301,7 @@ export class WorkingView {
       scan(reuseTo, end);
     } else scan(region, end);
     this.relief = { laidOut: this.laidOut!, showRefs, from: region, end, forms };
-    return { forms, made };
+    return forms;
   }
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */
