@@ -34,12 +34,10 @@ export interface LighterFormOptions {
 }
 
 /**
- * The lighter form of the tool message at `index` that core's layout uses under pressure, when there is one: a
- * cached output becomes its
- * `[tool output trimmed; ref=…]` placeholder (or, with `showRefs: false` and micro-compact on,
- * `[Previous: used {tool_name}; ref=…]`), a result without a ref its micro-compact placeholder
- * when it is longer than `minContentLength`; nothing when the message is a placeholder already or
- * the replacement would not be smaller.
+ * The lighter form of the tool message at `index` that core's layout uses under pressure, when there is one: a cached
+ * output becomes its `[tool output trimmed; ref=…]` placeholder (or, with `showRefs: false` and micro-compact on,
+ * `[Previous: used {tool_name}; ref=…]`), a result without a ref its micro-compact placeholder when it is longer than
+ * `minContentLength`; nothing when the message is a placeholder already or the form would not be smaller.
  */
 export function lighterFormAt(
   messages: ReadonlyArray<ChatMessage>,
