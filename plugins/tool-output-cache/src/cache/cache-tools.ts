@@ -3,13 +3,6 @@ import type { ContributedTool, ToolDefinition } from '@ctxkit/core';
 import { ToolArgumentsError } from './tool-arguments-error';
 import { READ_DEFAULT_LIMIT, type ToolOutputCache } from './tool-output-cache';
 
-/** Name of the expand tool. */
-export const TOOL_OUTPUT_CACHE_TOOL = 'tool_output_cache';
-/** Name of the search tool. */
-export const TOOL_OUTPUT_CACHE_GREP_TOOL = 'tool_output_cache_grep';
-/** Name of the manual compaction tool. */
-export const COMPACT_TOOL = 'compact';
-
 // The definitions are kept small: they are sent with every payload that offers them. Limits the
 // schemas leave out (line and match bounds) are enforced by the executors.
 
@@ -17,7 +10,7 @@ export const COMPACT_TOOL = 'compact';
 export const TOOL_OUTPUT_CACHE_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
-    name: TOOL_OUTPUT_CACHE_TOOL,
+    name: 'tool_output_cache',
     description:
       `Read a trimmed tool output by its ref (to_…) as numbered lines; offset: first line, limit: lines ` +
       `(${READ_DEFAULT_LIMIT}), char_offset: chars of line offset to skip.`,
@@ -38,7 +31,7 @@ export const TOOL_OUTPUT_CACHE_DEFINITION: ToolDefinition = {
 export const TOOL_OUTPUT_CACHE_GREP_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
-    name: TOOL_OUTPUT_CACHE_GREP_TOOL,
+    name: 'tool_output_cache_grep',
     description: 'Search a trimmed tool output by its ref (to_…) for a regex; returns numbered matching lines.',
     parameters: {
       type: 'object',
@@ -58,7 +51,7 @@ export const TOOL_OUTPUT_CACHE_GREP_DEFINITION: ToolDefinition = {
 export const COMPACT_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
-    name: COMPACT_TOOL,
+    name: 'compact',
     description: 'Replace older turns by a summary (the transcript is saved); focus: what to keep.',
     parameters: { type: 'object', properties: { focus: { type: 'string' } } },
   },
@@ -88,49 +81,51 @@ function optionalInteger(tool: string, args: Record<string, unknown>, name: stri
   return Math.floor(number);
 }
 
+/** A contributed tool whose executor is given its arguments as an object, and its integer arguments by name. */
+function contributed(
+  definition: ToolDefinition,
+  run: (input: Record<string, unknown>, integer: (name: string) => number | undefined) => Promise<string> | string,
+): ContributedTool {
+  const tool = definition.function.name;
+  return {
+    definition,
+    async execute(args) {
+      const input = argumentsObject(tool, args);
+      return run(input, (name) => optionalInteger(tool, input, name));
+    },
+  };
+}
+
 /** The expand and grep tools over one cache, as definitions plus executors the kernel can register. */
 export function createCacheTools(cache: ToolOutputCache): ContributedTool[] {
   return [
-    {
-      definition: TOOL_OUTPUT_CACHE_DEFINITION,
-      async execute(args) {
-        const input = argumentsObject(TOOL_OUTPUT_CACHE_TOOL, args);
-        return cache.read(input.ref_id, {
-          offset: optionalInteger(TOOL_OUTPUT_CACHE_TOOL, input, 'offset'),
-          limit: optionalInteger(TOOL_OUTPUT_CACHE_TOOL, input, 'limit'),
-          charOffset: optionalInteger(TOOL_OUTPUT_CACHE_TOOL, input, 'char_offset'),
-        });
-      },
-    },
-    {
-      definition: TOOL_OUTPUT_CACHE_GREP_DEFINITION,
-      async execute(args) {
-        const input = argumentsObject(TOOL_OUTPUT_CACHE_GREP_TOOL, args);
-        if (typeof input.pattern !== 'string' || input.pattern === '')
-          throw new ToolArgumentsError(TOOL_OUTPUT_CACHE_GREP_TOOL, 'pattern must be a non-empty string');
-        return cache.grep(input.ref_id, {
-          pattern: input.pattern,
-          context: optionalInteger(TOOL_OUTPUT_CACHE_GREP_TOOL, input, 'context'),
-          maxMatches: optionalInteger(TOOL_OUTPUT_CACHE_GREP_TOOL, input, 'max_matches'),
-          ignoreCase: input.ignore_case === true,
-        });
-      },
-    },
+    contributed(TOOL_OUTPUT_CACHE_DEFINITION, (input, integer) =>
+      cache.read(input.ref_id, {
+        offset: integer('offset'),
+        limit: integer('limit'),
+        charOffset: integer('char_offset'),
+      }),
+    ),
+    contributed(TOOL_OUTPUT_CACHE_GREP_DEFINITION, (input, integer) => {
+      if (typeof input.pattern !== 'string' || input.pattern === '')
+        throw new ToolArgumentsError('tool_output_cache_grep', 'pattern must be a non-empty string');
+      return cache.grep(input.ref_id, {
+        pattern: input.pattern,
+        context: integer('context'),
+        maxMatches: integer('max_matches'),
+        ignoreCase: input.ignore_case === true,
+      });
+    }),
   ];
 }
 
 /** The `compact` tool: records the request; the strategy compacts at its next hook or payload. */
 export function createCompactTool(request: (focus: string | undefined) => void): ContributedTool {
-  return {
-    definition: COMPACT_DEFINITION,
-    async execute(args) {
-      const input = argumentsObject(COMPACT_TOOL, args);
-      const focus = typeof input.focus === 'string' && input.focus.trim() !== '' ? input.focus.trim() : undefined;
-      request(focus);
-      return (
-        'Compaction scheduled: the full conversation will be saved as a transcript and replaced by a summary ' +
-        'plus the latest turn before the next step.'
-      );
-    },
-  };
+  return contributed(COMPACT_DEFINITION, (input) => {
+    request(typeof input.focus === 'string' && input.focus.trim() !== '' ? input.focus.trim() : undefined);
+    return (
+      'Compaction scheduled: the full conversation will be saved as a transcript and replaced by a summary ' +
+      'plus the latest turn before the next step.'
+    );
+  });
 }

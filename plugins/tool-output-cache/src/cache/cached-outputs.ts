@@ -10,32 +10,11 @@ import {
 } from '@ctxkit/core';
 import { contentText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 
-import type { InContextView } from './in-context-view';
+import { buildInContextView, type InContextView, type InContextViewLimits } from './in-context-view';
 import type { CachedToolOutput, ToolOutputCache } from './tool-output-cache';
-import { isToolOutputRefId } from './tool-output-ref-id';
+import { digestToolOutput, isToolOutputRefId } from './tool-output-ref-id';
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/g;
-
-/** What is known of one cached tool output. */
-export interface CachedInfo {
-  readonly ref: ToolOutputRef;
-  /** The in-context view (built when first read, with `viewTruncated` and `binary`). */
-  readonly viewText: string;
-  readonly viewTruncated: boolean;
-  /** True when the output looks binary (its view only describes it). */
-  readonly binary: boolean;
-  /** Characters of the original content (micro-compact's length rule). */
-  readonly originalLength: number;
-  /** Tokens of the original output (exact when small, bytes/4 when it had to be cut), counted when first read. */
-  readonly rawTokens: number;
-}
-
-/**
- * The parts of an in-context view a {@link CachedInfo} reads: a {@link CachedToolOutput}'s view, built when first read.
- */
-interface ViewSource {
-  readonly view: Pick<InContextView, 'text' | 'truncated' | 'binary'>;
-}
 
 /** What caching one tool output gave: what is known of it, and whether it is new to the store. */
 export interface EnsuredOutput {
@@ -80,33 +59,38 @@ export class CachedOutputs implements CachedOutputSource {
 
   /**
    * Caches a tool output when it is first seen (its ref now, its view when first read, its write owed until
-   * {@link storePending}); repeated calls reuse what is known. `stored`: new to the store. A promise
+   * {@link storeOnceAnswered}); repeated calls reuse what is known. `stored`: new to the store. A promise
    * only when the store is asked (a message that carries a ref, the session's first output).
    */
   ensure(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
-    const known = this.cached.get(message);
-    if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
-    if (
-      message.output_ref &&
-      isToolOutputRefId(message.output_ref.id) &&
-      !this.collectedRefs.has(message.output_ref.id)
-    )
-      return this.ensureCarried(message, turn);
-    return this.cacheOutput(message, turn);
+    const known = this.known(message);
+    if (known) return { info: known, stored: false };
+    return this.carriesRef(message) ? this.ensureCarried(message, turn) : this.cacheOutput(message, turn);
   }
 
-  /**
-   * {@link ensure} of a message that carries a well-formed ref: adopted when the cache has it, else cached as any
-   * output.
-   */
-  private async ensureCarried(message: ToolMessage, turn: number): Promise<EnsuredOutput> {
-    if (await this.owner.cache.has(message.output_ref!.id)) {
-      // The caller passes back a message that already carries a ref (our copy, or its own cache).
-      const info = this.carriedInfo(message);
-      this.cached.set(message, info);
-      return { info, stored: false };
-    }
-    return this.cacheOutput(message, turn);
+  /** What is known of `message` already, unless GC collected its ref since. */
+  private known(message: ToolMessage): CachedInfo | undefined {
+    const known = this.cached.get(message);
+    return known && !this.collectedRefs.has(known.ref.id) ? known : undefined;
+  }
+
+  /** True when `message` carries a well-formed ref that GC did not collect. */
+  private carriesRef(message: ToolMessage): message is ToolMessage & { output_ref: ToolOutputRef } {
+    return (
+      !!message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id)
+    );
+  }
+
+  /** {@link ensure} of a message that carries a ref: adopted when the cache has it, else cached as any output. */
+  private async ensureCarried(
+    message: ToolMessage & { output_ref: ToolOutputRef },
+    turn: number,
+  ): Promise<EnsuredOutput> {
+    if (!(await this.owner.cache.has(message.output_ref.id))) return this.cacheOutput(message, turn);
+    // The caller passes back a message that already carries a ref (our copy, or its own cache).
+    const info = this.carriedInfo(message);
+    this.cached.set(message, info);
+    return { info, stored: false };
   }
 
   /**
@@ -133,7 +117,7 @@ export class CachedOutputs implements CachedOutputSource {
   /** What caching `message` gave, kept for the next calls (and reported when the output is new to the store). */
   private remember(message: ToolMessage, text: string, result: CachedToolOutput, turn: number): EnsuredOutput {
     this.collectedRefs.delete(result.ref.id);
-    const info = new CachedOutputInfo(result.ref, text.length, result, message, this.owner.counter);
+    const info = this.infoOf(message, text, result.ref);
     this.cached.set(message, info);
     if (result.stored) {
       // Assigned, not spread: a first call reports thousands of outputs, and a spread object literal costs microseconds
@@ -141,8 +125,8 @@ export class CachedOutputs implements CachedOutputSource {
       const cached = {
         refId: result.ref.id,
         toolCallId: message.tool_call_id,
-        byteSize: result.ref.byte_size ?? 0,
-        lineCount: result.ref.line_count ?? 0,
+        byteSize: result.ref.byte_size,
+        lineCount: result.ref.line_count,
       };
       safeEmit(this.owner.events, 'tool-output-cached', Object.assign({}, this.owner.eventBase(turn), cached));
     }
@@ -151,42 +135,30 @@ export class CachedOutputs implements CachedOutputSource {
 
   /** A tool output that could not be cached, reported: it is sent as it is. */
   private failed(error: unknown, turn: number): EnsuredOutput {
-    safeEmit(this.owner.events, 'strategy-warning', {
-      ...this.owner.eventBase(turn),
-      message:
-        `A tool output could not be cached (${error instanceof Error ? error.message : String(error)}); it ` +
-        `is sent as it is and may be dropped to fit.`,
-      ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
-    });
+    this.warn(
+      turn,
+      `A tool output could not be cached (${errorText(error)}); it is sent as it is and may be dropped to fit.`,
+      error,
+    );
     return { info: undefined, stored: false };
   }
 
   /**
-   * Writes the outputs cached since the last write (after the payload that named them was returned);
-   * a write that fails is reported and tried again when its ref is read.
-   */
-  async storePending(turn: number): Promise<void> {
-    for (const failure of await this.owner.cache.storePending()) {
-      const { error } = failure;
-      safeEmit(this.owner.events, 'strategy-warning', {
-        ...this.owner.eventBase(turn),
-        message:
-          `A tool output could not be written to the store ` +
-          `(${error instanceof Error ? error.message : String(error)}); its ref ${failure.refId} is written ` +
-          `again when it is expanded. Check the context store.`,
-        ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
-      });
-    }
-  }
-
-  /**
-   * {@link storePending} once the last call's answer is delivered (the caller has its payload before
-   * the store is written to): after the current macrotask, and only when writes are owed.
+   * Writes the outputs cached since the last write once the last call's answer is delivered (the caller has its
+   * payload before the store is written to): after the current macrotask, and only when writes are owed. A write that
+   * fails is reported and tried again when its ref is read.
    */
   async storeOnceAnswered(turn: number): Promise<void> {
     if (!this.owner.cache.hasPending) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await this.storePending(turn);
+    for (const { refId, error } of await this.owner.cache.storePending()) {
+      this.warn(
+        turn,
+        `A tool output could not be written to the store (${errorText(error)}); its ref ${refId} is written ` +
+          `again when it is expanded. Check the context store.`,
+        error,
+      );
+    }
   }
 
   /**
@@ -194,40 +166,29 @@ export class CachedOutputs implements CachedOutputSource {
    * the ref is the output's content address and the view is built the same way. Store reads only.
    */
   private async peek(message: ToolMessage): Promise<{ info: CachedInfo | undefined; stored: false }> {
-    const known = this.cached.get(message);
-    if (known && !this.collectedRefs.has(known.ref.id)) return { info: known, stored: false };
+    const known = this.known(message);
+    if (known) return { info: known, stored: false };
     try {
-      if (
-        message.output_ref &&
-        isToolOutputRefId(message.output_ref.id) &&
-        !this.collectedRefs.has(message.output_ref.id) &&
-        (await this.owner.cache.has(message.output_ref.id))
-      ) {
+      if (this.carriesRef(message) && (await this.owner.cache.has(message.output_ref.id)))
         return { info: this.carriedInfo(message), stored: false };
-      }
       const text = contentText(message.content);
-      const described = this.owner.cache.describe(text);
-      return {
-        info: new CachedOutputInfo(described.ref, text.length, described, message, this.owner.counter),
-        stored: false,
-      };
+      return { info: this.infoOf(message, text, digestToolOutput(text)), stored: false };
     } catch {
       // What caching would do then (it reports the failure; a preview does not).
       return { info: undefined, stored: false };
     }
   }
 
+  /** The info of an output cached under `ref`: its view built with the cache's limits. */
+  private infoOf(message: ToolMessage, text: string, ref: ToolOutputRef): CachedInfo {
+    return new CachedInfo(ref, text.length, text, message, this.owner.counter, this.owner.cache.limits);
+  }
+
   /** The info of a message that carries the ref of an output the cache has: shown as it is. */
-  private carriedInfo(message: ToolMessage): CachedInfo {
+  private carriedInfo(message: ToolMessage & { output_ref: ToolOutputRef }): CachedInfo {
     const text = contentText(message.content);
-    const view = { text, truncated: false, binary: false };
-    return new CachedOutputInfo(
-      { ...message.output_ref! },
-      message.output_ref!.byte_size ?? text.length,
-      { view },
-      message,
-      this.owner.counter,
-    );
+    const ref = { ...message.output_ref };
+    return new CachedInfo(ref, ref.byte_size ?? text.length, text, message, this.owner.counter);
   }
 
   /**
@@ -257,46 +218,69 @@ export class CachedOutputs implements CachedOutputSource {
       if (collected.length > 0)
         safeEmit(this.owner.events, 'tool-output-gc', { ...this.owner.eventBase(turn), refIds: collected });
     } catch (error) {
-      safeEmit(this.owner.events, 'strategy-warning', {
-        ...this.owner.eventBase(turn),
-        message: `Tool output GC failed: ${error instanceof Error ? error.message : String(error)}`,
-      });
+      this.warn(turn, `Tool output GC failed: ${errorText(error)}`);
     }
+  }
+
+  /** Reports a `strategy-warning`, with the code of `error` when it is a ctxkit error. */
+  private warn(turn: number, message: string, error?: unknown): void {
+    safeEmit(this.owner.events, 'strategy-warning', {
+      ...this.owner.eventBase(turn),
+      message,
+      ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
+    });
   }
 }
 
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /**
- * {@link CachedInfo} with its view built and `rawTokens` counted when first read (a class: made for
- * every output a payload reaches, most of which it shows only as a placeholder; a long history's
- * outputs are never all counted).
+ * What is known of one cached tool output: its view is built and its tokens counted when first read (a class: made for
+ * every output a payload reaches, most of which it shows only as a placeholder).
  */
-class CachedOutputInfo implements CachedInfo {
+export class CachedInfo {
+  private built: InContextView | undefined;
   private tokens: number | undefined;
 
+  /**
+   * @param originalLength characters of the original content (micro-compact's length rule)
+   * @param limits what its view is built with; `undefined` for an output shown as it is
+   */
   constructor(
     readonly ref: ToolOutputRef,
     readonly originalLength: number,
-    private readonly source: ViewSource,
+    private readonly text: string,
     private readonly message: ToolMessage,
     private readonly counter: ITokenCounter,
+    private readonly limits?: InContextViewLimits,
   ) {}
 
+  private get view(): InContextView {
+    this.built ??= this.limits
+      ? buildInContextView(this.text, this.ref, this.limits)
+      : { text: this.text, truncated: false, binary: false };
+    return this.built;
+  }
+
   get viewText(): string {
-    return this.source.view.text;
+    return this.view.text;
   }
 
   get viewTruncated(): boolean {
-    return this.source.view.truncated;
+    return this.view.truncated;
   }
 
+  /** True when the output looks binary (its view only describes it). */
   get binary(): boolean {
-    return this.source.view.binary;
+    return this.view.binary;
   }
 
+  /** Tokens of the original output: counted when small, estimated at bytes / 4 when its view had to cut it. */
   get rawTokens(): number {
-    // An output its view had to cut is estimated at bytes / 4, not counted whole.
     this.tokens ??= this.viewTruncated
-      ? Math.ceil((this.ref.byte_size ?? utf8ByteLength(contentText(this.message.content))) / 4) + 4
+      ? Math.ceil((this.ref.byte_size ?? utf8ByteLength(this.text)) / 4) + 4
       : this.counter.countMessage(this.message);
     return this.tokens;
   }

@@ -4,11 +4,6 @@ import fc from 'fast-check';
 import { buildInContextView } from './in-context-view';
 import { digestToolOutput } from './tool-output-ref-id';
 
-const refOf = (text: string) => {
-  const digest = digestToolOutput(text);
-  return { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
-};
-
 /** Lines of any length with multi-byte characters and emoji, so cuts land next to them. */
 const output = fc
   .array(
@@ -28,11 +23,11 @@ describe('buildInContextView', () => {
         fc.integer({ min: 600, max: 3000 }),
         fc.integer({ min: 16, max: 200 }),
         (text, maxMessageBytes, maxLineLength) => {
-          const view = buildInContextView(text, refOf(text), { maxMessageBytes, maxLineLength });
+          const view = buildInContextView(text, digestToolOutput(text), { maxMessageBytes, maxLineLength });
           expect(utf8ByteLength(view.text)).toBeLessThanOrEqual(maxMessageBytes);
           expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(view.text)).toBe(false);
           if (!view.truncated) expect(view.text).toBe(text);
-          else if (!view.binary) expect(view.text).toContain(`ref=${refOf(text).id}`);
+          else if (!view.binary) expect(view.text).toContain(`ref=${digestToolOutput(text).id}`);
         },
       ),
       { seed: 20250101, numRuns: 150 },
@@ -50,7 +45,7 @@ describe('buildInContextView', () => {
     fc.assert(
       fc.property(lines, fc.integer({ min: 16, max: 300 }), (parts, maxLineLength) => {
         const text = parts.join('\n');
-        const view = buildInContextView(text, refOf(text), { maxMessageBytes: 1 << 20, maxLineLength });
+        const view = buildInContextView(text, digestToolOutput(text), { maxMessageBytes: 1 << 20, maxLineLength });
         expect(view.truncated).toBe(parts.some((line) => line.length > maxLineLength));
       }),
       { seed: 20250102, numRuns: 300 },
@@ -59,9 +54,9 @@ describe('buildInContextView', () => {
 
   it('cuts a long line at maxLineLength with a marker and names the ref', () => {
     const text = `short\n${'😀'.repeat(50)}\nend`;
-    const view = buildInContextView(text, refOf(text), { maxMessageBytes: 4096, maxLineLength: 21 });
+    const view = buildInContextView(text, digestToolOutput(text), { maxMessageBytes: 4096, maxLineLength: 21 });
     expect(view.truncated).toBe(true);
-    expect(view.linesCut).toBe(1);
+    expect(view.text).toContain('; 1 long line cut at 21 chars');
     expect(view.text.split('\n')[1]).toBe(`${'😀'.repeat(10)} [… 80 more chars]`);
   });
 });

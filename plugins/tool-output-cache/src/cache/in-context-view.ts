@@ -11,16 +11,12 @@ export interface InContextViewLimits {
   maxLineLength: number;
 }
 
-/** An in-context view and what it left out. */
+/** An in-context view. */
 export interface InContextView {
   /** The text shown to the model: the output itself when nothing had to be cut. */
   text: string;
   /** True when lines were cut, the output was cut short, or it is binary. */
   truncated: boolean;
-  /** Lines shown (whole or cut). */
-  linesShown: number;
-  /** Lines that were cut at `maxLineLength`. */
-  linesCut: number;
   binary: boolean;
 }
 
@@ -28,33 +24,27 @@ export interface InContextView {
 const NOTE_RESERVE_BYTES = 512;
 
 /** The marker put after a line cut at `maxLineLength`. */
-export function lineCutMarker(omittedChars: number): string {
+function lineCutMarker(omittedChars: number): string {
   return ` [… ${omittedChars} more chars]`;
 }
 
 /** The trailing note of a cut view: says that the rest is expandable by ref. */
-export function expandNote(
-  ref: Readonly<ToolOutputRef>,
-  linesShown: number,
-  linesCut: number,
-  maxLineLength: number,
-): string {
-  const parts = [`[output truncated: showing ${linesShown} of ${ref.line_count ?? '?'} lines`];
-  if (linesCut > 0)
-    parts.push(
-      `; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars (read on in one with ` +
-        `"offset":<its line>,"char_offset":${maxLineLength})`,
-    );
-  parts.push(
-    `. The full output (${ref.byte_size ?? '?'} bytes) is cached as ref=${ref.id}: expand it with ` +
-      `tool_output_cache {"ref_id":"${ref.id}","offset":${linesShown + 1}} or search it with ` +
-      `tool_output_cache_grep {"ref_id":"${ref.id}","pattern":"..."}]`,
+function expandNote(ref: Readonly<ToolOutputRef>, linesShown: number, linesCut: number, maxLineLength: number): string {
+  const cut =
+    linesCut > 0
+      ? `; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars (read on in one with ` +
+        `"offset":<its line>,"char_offset":${maxLineLength})`
+      : '';
+  return (
+    `[output truncated: showing ${linesShown} of ${ref.line_count ?? '?'} lines${cut}. The full output ` +
+    `(${ref.byte_size ?? '?'} bytes) is cached as ref=${ref.id}: expand it with tool_output_cache ` +
+    `{"ref_id":"${ref.id}","offset":${linesShown + 1}} or search it with ` +
+    `tool_output_cache_grep {"ref_id":"${ref.id}","pattern":"..."}]`
   );
-  return parts.join('');
 }
 
 /** The view of a binary output: it is not shown, only described. */
-export function binaryNote(ref: Readonly<ToolOutputRef>): string {
+function binaryNote(ref: Readonly<ToolOutputRef>): string {
   return (
     `[binary tool output, ${ref.byte_size ?? '?'} bytes, not shown. It is cached as ref=${ref.id}: ` +
     `tool_output_cache {"ref_id":"${ref.id}"} shows it as numbered lines, tool_output_cache_grep searches it]`
@@ -75,7 +65,7 @@ export function buildInContextView(
 ): InContextView {
   const maxBytes = Math.max(1, Math.floor(limits.maxMessageBytes));
   const maxLine = Math.max(1, Math.floor(limits.maxLineLength));
-  if (looksBinary(text)) return { text: binaryNote(ref), truncated: true, linesShown: 0, linesCut: 0, binary: true };
+  if (looksBinary(text)) return { text: binaryNote(ref), truncated: true, binary: true };
 
   // Fast path: small enough and no long line (the ref measured the bytes when the output was hashed).
   if (
@@ -83,7 +73,7 @@ export function buildInContextView(
     (ref.byte_size ?? utf8ByteLength(text)) <= maxBytes &&
     !hasLineLongerThan(text, maxLine)
   ) {
-    return { text, truncated: false, linesShown: ref.line_count ?? 0, linesCut: 0, binary: false };
+    return { text, truncated: false, binary: false };
   }
 
   const budget = Math.max(0, maxBytes - NOTE_RESERVE_BYTES);
@@ -121,12 +111,12 @@ export function buildInContextView(
     if (cut) linesCut++;
     position = newline === -1 ? text.length : newline + 1;
   }
-  if (complete && linesCut === 0) return { text, truncated: false, linesShown, linesCut, binary: false };
+  if (complete && linesCut === 0) return { text, truncated: false, binary: false };
   const note = expandNote(ref, linesShown, linesCut, maxLine);
   const noteBytes = utf8ByteLength(note) + 1;
   let body = pieces.join('\n');
   if (utf8ByteLength(body) + noteBytes > maxBytes) body = cutToUtf8Bytes(body, Math.max(0, maxBytes - noteBytes));
-  return { text: `${body}\n${note}`, truncated: true, linesShown, linesCut, binary: false };
+  return { text: `${body}\n${note}`, truncated: true, binary: false };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '@ctxkit/core';
 
-import { affordsExpandTools, EXPAND_TOOLS_MAX_ROOM_SHARE, OfferedToolLists, offeredTools } from './offered-tools';
+import { OfferedToolLists, offeredTools } from './offered-tools';
 
 const tool = (name: string, description = name): ToolDefinition => ({
   type: 'function',
@@ -31,12 +31,6 @@ describe('offeredTools', () => {
       expect(offeredTools({ callerTools: [userTool], own, offer: own })).toEqual([userTool, own[1]]);
     },
   );
-
-  it('affords the expand tools only within their share of the room', () => {
-    expect(EXPAND_TOOLS_MAX_ROOM_SHARE).toBe(0.25);
-    expect(affordsExpandTools(174, 2348)).toBe(true);
-    expect(affordsExpandTools(174, 548)).toBe(false);
-  });
 });
 
 describe('OfferedToolLists', () => {

@@ -37,36 +37,19 @@ export function offeredTools({ callerTools, own, offer }: OfferedToolsInput): To
  * count is made once, not at every turn.
  */
 export class OfferedToolLists {
-  private readonly lists = new Map<
-    boolean,
-    { callerTools: ToolDefinition[]; own: ToolDefinition[]; offer: ToolDefinition[]; list: ToolDefinition[] }
-  >();
+  private readonly lists = new Map<boolean, { input: ReadonlyArray<ToolDefinition | null>; list: ToolDefinition[] }>();
 
   /** {@link offeredTools} of `input`, the list made last time for `offerOwn` when its input was the same. */
   list(input: OfferedToolsInput, offerOwn: boolean): ToolDefinition[] {
     const known = this.lists.get(offerOwn);
-    if (
-      known &&
-      sameItems(known.callerTools, input.callerTools) &&
-      sameItems(known.own, input.own) &&
-      sameItems(known.offer, input.offer)
-    )
+    // The three lists in one, apart by `null` (never a tool).
+    const items = [...input.callerTools, null, ...input.own, null, ...input.offer];
+    if (known && known.input.length === items.length && known.input.every((item, index) => item === items[index]))
       return known.list;
     const list = offeredTools(input);
-    this.lists.set(offerOwn, {
-      callerTools: [...input.callerTools],
-      own: [...input.own],
-      offer: [...input.offer],
-      list,
-    });
+    this.lists.set(offerOwn, { input: items, list });
     return list;
   }
-}
-
-function sameItems(a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): boolean {
-  if (a.length !== b.length) return false;
-  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false;
-  return true;
 }
 
 /**
@@ -75,8 +58,3 @@ function sameItems(a: ReadonlyArray<unknown>, b: ReadonlyArray<unknown>): boolea
  * out more history than they could bring back: older outputs are micro-compacted instead.
  */
 export const EXPAND_TOOLS_MAX_ROOM_SHARE = 0.25;
-
-/** True when definitions of `toolTokens` tokens fit their share of a room of `roomTokens`. */
-export function affordsExpandTools(toolTokens: number, roomTokens: number): boolean {
-  return toolTokens <= roomTokens * EXPAND_TOOLS_MAX_ROOM_SHARE;
-}

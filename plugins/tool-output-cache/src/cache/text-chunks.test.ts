@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { byteChunks, textChunks } from './text-chunks';
+import { textChunks } from './text-chunks';
 
 /** True when the text ends with a high surrogate or starts with a low one: half of a pair. */
 function halfPairAtAnEdge(text: string): boolean {
@@ -29,12 +29,5 @@ describe('textChunks', () => {
 
   it('ends a slice before a surrogate pair the chunk size would split', () => {
     expect([...textChunks('ab😀cd', 3)]).toEqual(['ab', '😀c', 'd']);
-  });
-});
-
-describe('byteChunks', () => {
-  it('slices bytes into views of the chunk size', () => {
-    const bytes = Uint8Array.from([1, 2, 3, 4, 5]);
-    expect([...byteChunks(bytes, 2)].map((chunk) => [...chunk])).toEqual([[1, 2], [3, 4], [5]]);
   });
 });

@@ -17,10 +17,3 @@ export function* textChunks(text: string, chunkChars: number = TEXT_CHUNK_CHARS)
     start = end;
   }
 }
-
-/** Slices of a byte array of about `chunkBytes` bytes (views, no copies). */
-export function* byteChunks(bytes: Uint8Array, chunkBytes: number = TEXT_CHUNK_CHARS): Generator<Uint8Array> {
-  const size = Math.max(1, Math.floor(chunkBytes));
-  for (let start = 0; start < bytes.length; start += size)
-    yield bytes.subarray(start, Math.min(bytes.length, start + size));
-}

@@ -3,7 +3,7 @@ import { surrogateSafeCut, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 
 import { buildInContextView, type InContextView, type InContextViewLimits } from './in-context-view';
 import { streamLines } from './stream-lines';
-import { byteChunks, textChunks } from './text-chunks';
+import { textChunks } from './text-chunks';
 import {
   assertToolOutputRefId,
   digestToolOutput,
@@ -18,24 +18,13 @@ export interface ToolOutputCacheOptions extends InContextViewLimits {
   sessionId: string;
 }
 
-/** A `tool_output_cache` read: lines, 1-based. */
+/** A `tool_output_cache` read: `limit` lines from line `offset` (1-based), that line from character `charOffset` on. */
 export interface ReadToolOutputOptions {
-  /**
-   * First line to show, 1-based.
-   * @default 1
-   */
+  /** @default 1 */
   offset?: number;
-  /**
-   * Lines to show at most.
-   * @default 2000
-   */
+  /** @default 2000 */
   limit?: number;
-  /**
-   * Characters (UTF-16 code units) of line `offset` to skip: that line is shown from this character
-   * on. A line longer than `maxLineLength` is shown in parts, each cut one naming the `char_offset`
-   * it continues at.
-   * @default 0
-   */
+  /** Characters (UTF-16 code units) of line `offset` to skip. @default 0 */
   charOffset?: number;
 }
 
@@ -43,89 +32,38 @@ export interface ReadToolOutputOptions {
 export interface GrepToolOutputOptions {
   /** A JavaScript regular expression (an invalid one is searched as plain text). */
   pattern: string;
-  /**
-   * Lines of context before and after each match (0-10).
-   * @default 0
-   */
+  /** Lines of context before and after each match (0-10). @default 0 */
   context?: number;
-  /**
-   * Matches shown at most (1-200).
-   * @default 50
-   */
+  /** Matches shown at most (1-200). @default 50 */
   maxMatches?: number;
-  /** Match case-insensitively. @default false */
+  /** @default false */
   ignoreCase?: boolean;
 }
 
-/** A cached output and its in-context view. */
+/** A cached output's ref; `stored` is false when the same content was cached already (nothing is written). */
 export interface CachedToolOutput {
-  ref: ToolOutputRef;
-  /**
-   * Built when first read by {@link ToolOutputCache.cacheLater} and {@link ToolOutputCache.describe}:
-   * an output the payload shows only as its placeholder is never scanned for it.
-   */
-  readonly view: InContextView;
-  /** False when the same content was already cached (nothing was written). */
+  ref: ToolOutputDigest;
   stored: boolean;
 }
 
-/**
- * A {@link CachedToolOutput} whose view is built when first read (a class: one is made for every output a first call
- * reaches).
- */
-class LazilyViewedOutput implements CachedToolOutput {
-  private built: InContextView | undefined;
-
-  constructor(
-    private readonly text: string,
-    readonly ref: ToolOutputRef,
-    readonly stored: boolean,
-    private readonly limits: InContextViewLimits,
-  ) {}
-
-  get view(): InContextView {
-    this.built ??= buildInContextView(this.text, this.ref, this.limits);
-    return this.built;
-  }
-}
-
-/** Default and maximum lines of one read. */
+/** Default lines of one read. */
 export const READ_DEFAULT_LIMIT = 2000;
-/** Default and maximum matches of one grep. */
-export const GREP_DEFAULT_MAX_MATCHES = 50;
-export const GREP_MAX_MATCHES = 200;
-export const GREP_MAX_CONTEXT = 10;
-/** Longest pattern accepted by grep. */
-export const GREP_MAX_PATTERN_LENGTH = 1000;
+const GREP_DEFAULT_MAX_MATCHES = 50;
+const GREP_MAX_MATCHES = 200;
+const GREP_MAX_CONTEXT = 10;
+const GREP_MAX_PATTERN_LENGTH = 1000;
 /** Characters of one line that grep searches (a line of megabytes is searched in its first 8 Mi). */
-export const GREP_LINE_SEARCH_CHARS = 8 * 1024 * 1024;
-
+const GREP_LINE_SEARCH_CHARS = 8 * 1024 * 1024;
 const META_SUFFIX = '.meta';
-const WRITE_CHUNK = 1 << 20;
 
-interface RefMeta {
-  id: string;
-  byte_size: number;
-  line_count: number;
-}
-
-/**
- * An output given its ref by {@link ToolOutputCache.cacheLater} and not written yet (or whose write failed: tried again
- * when it is read).
- */
+/** An output given its ref by {@link ToolOutputCache.cacheLater} and not written yet (or whose write failed). */
 interface PendingWrite {
-  data: string;
-  digest: ToolOutputDigest;
+  text: string;
+  ref: ToolOutputDigest;
   /** The write under way, once started. */
   writing?: Promise<void>;
   /** The last write failed: the next read of the ref tries again; {@link ToolOutputCache.storePending} leaves it. */
   failed?: boolean;
-}
-
-/** A write {@link ToolOutputCache.storePending} could not make. */
-export interface FailedToolOutputWrite {
-  refId: string;
-  error: unknown;
 }
 
 /**
@@ -150,7 +88,7 @@ export class ToolOutputCache {
 
   /** The view limits this cache builds views with. */
   get limits(): InContextViewLimits {
-    return { maxMessageBytes: this.options.maxMessageBytes, maxLineLength: this.options.maxLineLength };
+    return this.options;
   }
 
   private key(name: string): StoreKey {
@@ -158,60 +96,48 @@ export class ToolOutputCache {
   }
 
   /**
-   * Stores a tool output (when not stored already) and returns its ref; writes in chunks of 1 MiB so
+   * Stores a tool output (when not stored already) and returns its ref; writes in chunks of 1 Mi characters so
    * that a 100 MB text is never encoded whole.
    */
-  async put(data: string | Uint8Array, known?: ToolOutputDigest): Promise<{ ref: ToolOutputRef; stored: boolean }> {
-    const digest = known ?? digestToolOutput(data);
-    const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
-    const key = this.key(digest.refId);
-    if ((await this.options.store.blobSize(key)) === digest.byteSize) {
-      await this.markStored(digest.refId);
+  async put(text: string, ref: ToolOutputDigest = digestToolOutput(text)): Promise<CachedToolOutput> {
+    const key = this.key(ref.id);
+    if ((await this.options.store.blobSize(key)) === ref.byte_size) {
+      await this.markStored(ref.id);
       return { ref, stored: false };
     }
     try {
-      let first = true;
-      const chunks = typeof data === 'string' ? textChunks(data, WRITE_CHUNK) : byteChunks(data, WRITE_CHUNK);
-      for (const chunk of chunks) {
-        if (first) await this.options.store.putBlob(key, chunk);
-        else await this.options.store.appendBlob(key, chunk);
-        first = false;
+      let written = false;
+      for (const chunk of textChunks(text)) {
+        await (written ? this.options.store.appendBlob(key, chunk) : this.options.store.putBlob(key, chunk));
+        written = true;
       }
-      if (first) await this.options.store.putBlob(key, '');
-      const meta: RefMeta = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
-      await this.options.store.set(this.key(digest.refId + META_SUFFIX), meta);
+      if (!written) await this.options.store.putBlob(key, '');
+      await this.options.store.set(this.key(ref.id + META_SUFFIX), ref);
     } catch (error) {
       await this.options.store.deleteBlob(key).catch(() => false);
       throw error;
     }
-    await this.markStored(digest.refId);
+    await this.markStored(ref.id);
     return { ref, stored: true };
   }
 
   /**
-   * Gives an output its ref now (its in-context view when first read) and writes it later: by {@link storePending}, or
-   * when the ref is first read (`ref`, `has`, a read, a grep, a list), whichever comes first. `stored`
-   * is true when the output was neither stored for this session nor owed already (it will be written
-   * now). The strategy composes a payload this way and writes after returning it, so a payload that
-   * names 1,500 outputs by ref is not held up by 1,500 store writes, and every ref it names resolves.
-   * Answers at once (no promise) once the session's stored refs are listed, which the first call does.
+   * Gives an output its ref now and writes it later: by {@link storePending}, or when the ref is first read (`ref`,
+   * `has`, a read, a grep, a list), whichever comes first. `stored` is true when the output was neither stored for
+   * this session nor owed already (it will be written now). The strategy composes a payload this way and writes after
+   * returning it, so a payload that names 1,500 outputs by ref is not held up by 1,500 store writes, and every ref it
+   * names resolves. Answers at once (no promise) once the session's stored refs are listed, which the first call does.
    */
   cacheLater(text: string): CachedToolOutput | Promise<CachedToolOutput> {
-    const digest = digestToolOutput(text);
-    const owed = this.pending.has(digest.refId);
-    if (this.listedIds) return this.owe(text, digest, owed, this.listedIds);
-    return this.knownStored().then((listed) => this.owe(text, digest, owed, listed));
+    const ref = digestToolOutput(text);
+    const owed = this.pending.has(ref.id);
+    if (this.listedIds) return this.owe(text, ref, owed, this.listedIds);
+    return this.knownStored().then((listed) => this.owe(text, ref, owed, listed));
   }
 
-  /**
-   * The ref of an output {@link cacheLater} hashed, its view built when first read, its write owed unless it was
-   * already.
-   */
-  private owe(text: string, digest: ToolOutputDigest, owed: boolean, listed: ReadonlySet<string>): CachedToolOutput {
-    const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
-    const stored = !owed && !listed.has(digest.refId);
-    if (!owed) this.pending.set(digest.refId, { data: text, digest });
-    return new LazilyViewedOutput(text, ref, stored, this.limits);
+  private owe(text: string, ref: ToolOutputDigest, owed: boolean, listed: ReadonlySet<string>): CachedToolOutput {
+    if (!owed) this.pending.set(ref.id, { text, ref });
+    return { ref, stored: !owed && !listed.has(ref.id) };
   }
 
   /** True while an output given its ref by {@link cacheLater} waits for its first write. */
@@ -224,8 +150,8 @@ export class ToolOutputCache {
    * Writes every output {@link cacheLater} gave a ref and that is not written yet; returns the writes
    * that failed (each is tried again when its ref is read). Never throws.
    */
-  async storePending(): Promise<FailedToolOutputWrite[]> {
-    const failures: FailedToolOutputWrite[] = [];
+  async storePending(): Promise<Array<{ refId: string; error: unknown }>> {
+    const failures: Array<{ refId: string; error: unknown }> = [];
     for (const [refId, write] of [...this.pending]) {
       if (write.failed) continue;
       try {
@@ -241,7 +167,7 @@ export class ToolOutputCache {
   private async settle(refId: string): Promise<void> {
     const write = this.pending.get(refId);
     if (!write) return;
-    write.writing ??= this.put(write.data, write.digest).then(
+    write.writing ??= this.put(write.text, write.ref).then(
       () => {
         if (this.pending.get(refId) === write) this.pending.delete(refId);
       },
@@ -252,11 +178,6 @@ export class ToolOutputCache {
       },
     );
     await write.writing;
-  }
-
-  /** Writes every output still owed (those whose write fails stay owed). */
-  private async settleAll(): Promise<void> {
-    for (const refId of [...this.pending.keys()]) await this.settle(refId).catch(() => undefined);
   }
 
   /** The ref ids stored for this session, listed from the store the first time. */
@@ -278,20 +199,10 @@ export class ToolOutputCache {
     return keys.map((key) => key.name).filter(isToolOutputRefId);
   }
 
-  /** Caches an output and builds its in-context view. Used by the strategy and the benchmarks. */
-  async cache(text: string): Promise<CachedToolOutput> {
+  /** Caches an output now and builds its in-context view (what the benchmarks measure). */
+  async cache(text: string): Promise<CachedToolOutput & { view: InContextView }> {
     const { ref, stored } = await this.put(text);
-    return { ref, view: buildInContextView(text, ref, this.limits), stored };
-  }
-
-  /**
-   * What {@link cache} would return for `text`, without storing it: its ref (its content address) and in-context view
-   * (built when first read).
-   */
-  describe(text: string): Omit<CachedToolOutput, 'stored'> {
-    const digest = digestToolOutput(text);
-    const ref: ToolOutputRef = { id: digest.refId, byte_size: digest.byteSize, line_count: digest.lineCount };
-    return new LazilyViewedOutput(text, ref, false, this.limits);
+    return { ref, view: buildInContextView(text, ref, this.options), stored };
   }
 
   /** True when the ref is well-formed and stored (or owed: written when it is read). */
@@ -311,22 +222,23 @@ export class ToolOutputCache {
     await this.settle(refId);
     const size = await this.options.store.blobSize(this.key(refId));
     if (size === undefined) throw new ToolOutputRefNotFoundError(refId);
-    const meta = await this.options.store.get<RefMeta>(this.key(refId + META_SUFFIX));
+    const meta = await this.options.store.get<ToolOutputDigest>(this.key(refId + META_SUFFIX));
     return { id: refId, byte_size: size, ...(meta ? { line_count: meta.line_count } : {}) };
-  }
-
-  /** Streams the stored bytes of a ref. */
-  async *bytes(refId: unknown): AsyncGenerator<Uint8Array> {
-    await this.ref(refId);
-    yield* this.options.store.readBlob(this.key(refId as string));
   }
 
   /** The whole stored output as text (for tests and recovery; the tools stream instead). */
   async readAll(refId: unknown): Promise<string> {
+    const { id } = await this.ref(refId);
     const decoder = new TextDecoder('utf-8');
     let text = '';
-    for await (const chunk of this.bytes(refId)) text += decoder.decode(chunk, { stream: true });
+    for await (const chunk of this.options.store.readBlob(this.key(id)))
+      text += decoder.decode(chunk, { stream: true });
     return text + decoder.decode();
+  }
+
+  /** Bytes of the rows of one read or grep answer: the message cap less room for its header and closing note. */
+  private get answerBudget(): number {
+    return Math.max(1024, this.options.maxMessageBytes - 512);
   }
 
   /**
@@ -339,21 +251,21 @@ export class ToolOutputCache {
    */
   async read(refId: unknown, options: ReadToolOutputOptions = {}): Promise<string> {
     const ref = await this.ref(refId);
-    const offset = Math.max(1, Math.floor(options.offset ?? 1));
-    const limit = Math.max(1, Math.floor(options.limit ?? READ_DEFAULT_LIMIT));
-    const charOffset = Math.max(0, Math.floor(options.charOffset ?? 0));
+    const offset = clampedInteger(options.offset ?? 1, 1);
+    const limit = clampedInteger(options.limit ?? READ_DEFAULT_LIMIT, 1);
+    const charOffset = clampedInteger(options.charOffset ?? 0, 0);
     const maxLine = this.options.maxLineLength;
-    const budget = Math.max(1024, this.options.maxMessageBytes - 512);
+    const budget = this.answerBudget;
     const rows: string[] = [];
     let used = 0;
     let last = offset - 1;
-    let stoppedBy: 'limit' | 'bytes' | 'end' = 'end';
+    let stopped = false;
     let firstFrom = 0;
     const skip = charOffset > 0 ? { line: offset, chars: charOffset } : undefined;
     for await (const line of streamLines(this.options.store.readBlob(this.key(ref.id)), maxLine + 1, skip)) {
       if (line.number < offset) continue;
       if (line.number >= offset + limit) {
-        stoppedBy = 'limit';
+        stopped = true;
         break;
       }
       if (line.number === offset) firstFrom = line.from;
@@ -365,26 +277,24 @@ export class ToolOutputCache {
       const row = `${String(line.number).padStart(6, ' ')}\t${shown}`;
       const rowBytes = utf8ByteLength(row) + 1;
       if (used + rowBytes > budget && rows.length > 0) {
-        stoppedBy = 'bytes';
+        stopped = true;
         break;
       }
       rows.push(row);
       used += rowBytes;
       last = line.number;
     }
-    const total = ref.line_count;
+    const head = `[tool_output_cache ref=${ref.id}: `;
+    const total = ref.line_count ?? '?';
+    if (rows.length === 0)
+      return `${head}no lines from ${offset} (the output has ${total} lines, ${ref.byte_size} bytes)]`;
     const from = firstFrom > 0 ? `, line ${offset} from char ${firstFrom}` : '';
-    const header =
-      rows.length === 0
-        ? `[tool_output_cache ref=${ref.id}: no lines from ${offset} (the output has ${total ?? '?'} ` +
-          `lines, ${ref.byte_size} bytes)]`
-        : `[tool_output_cache ref=${ref.id}: lines ${offset}-${last} of ${total ?? '?'}, ${ref.byte_size} ` +
-          `bytes${from}]`;
+    const header = `${head}lines ${offset}-${last} of ${total}, ${ref.byte_size} bytes${from}]`;
     const more =
-      stoppedBy !== 'end' || (total !== undefined && last < total && rows.length > 0)
+      stopped || (ref.line_count !== undefined && last < ref.line_count)
         ? `\n[more: continue with offset=${last + 1}]`
         : '';
-    return rows.length === 0 ? header : `${header}\n${rows.join('\n')}${more}`;
+    return `${header}\n${rows.join('\n')}${more}`;
   }
 
   /**
@@ -394,15 +304,12 @@ export class ToolOutputCache {
    */
   async grep(refId: unknown, options: GrepToolOutputOptions): Promise<string> {
     const ref = await this.ref(refId);
-    const context = Math.min(GREP_MAX_CONTEXT, Math.max(0, Math.floor(options.context ?? 0)));
-    const maxMatches = Math.min(
-      GREP_MAX_MATCHES,
-      Math.max(1, Math.floor(options.maxMatches ?? GREP_DEFAULT_MAX_MATCHES)),
-    );
+    const context = clampedInteger(options.context ?? 0, 0, GREP_MAX_CONTEXT);
+    const maxMatches = clampedInteger(options.maxMatches ?? GREP_DEFAULT_MAX_MATCHES, 1, GREP_MAX_MATCHES);
     const pattern = String(options.pattern ?? '').slice(0, GREP_MAX_PATTERN_LENGTH);
     const regex = compilePattern(pattern, options.ignoreCase === true);
     const maxLine = this.options.maxLineLength;
-    const budget = Math.max(1024, this.options.maxMessageBytes - 512);
+    const budget = this.answerBudget;
     const show = (line: { number: number; text: string; length: number }, match: RegExpExecArray | null): string => {
       if (line.length <= maxLine && line.text.length === line.length) return line.text;
       const at = match ? Math.max(0, match.index - Math.floor(maxLine / 4)) : 0;
@@ -434,7 +341,6 @@ export class ToolOutputCache {
       GREP_LINE_SEARCH_CHARS,
     )) {
       scanned = line.number;
-      regex.lastIndex = 0;
       const match = matches < maxMatches ? regex.exec(line.text) : null;
       if (match) {
         if (lastPrinted > 0 && (before[0]?.number ?? line.number) > lastPrinted + 1) if (!push('--')) break outer;
@@ -488,15 +394,13 @@ export class ToolOutputCache {
     return (await this.options.store.deleteBlob(this.key(refId))) || owed !== undefined;
   }
 
-  /** Every ref id stored for this agent and session (the outputs still owed are written first). */
+  /** Every ref id stored for this session (the outputs still owed are written first: a failed one stays owed). */
   async list(): Promise<string[]> {
-    await this.settleAll();
+    for (const refId of [...this.pending.keys()]) await this.settle(refId).catch(() => undefined);
     return this.listStored();
   }
 
-  /**
-   * Deletes every stored (or owed) output whose id is not in `keep`. Returns the collected ids.
-   */
+  /** Deletes every stored (or owed) output whose id is not in `keep`. Returns the collected ids. */
   async collect(keep: ReadonlySet<string>): Promise<string[]> {
     const collected: string[] = [];
     // Outputs still owed are dropped unwritten when not kept.
@@ -513,8 +417,13 @@ export class ToolOutputCache {
  * The marker after the part of a long line a read or a grep shows: the line's length and the
  * `tool_output_cache` arguments that read on from the first character not shown.
  */
-export function longLineCutMarker(line: number, next: number, length: number): string {
+function longLineCutMarker(line: number, next: number, length: number): string {
   return ` [… line cut at char ${next} of ${length}: read on with offset=${line} char_offset=${next}]`;
+}
+
+/** `value` rounded down into `[min, max]`. */
+function clampedInteger(value: number, min: number, max = Infinity): number {
+  return Math.min(max, Math.max(min, Math.floor(value)));
 }
 
 function compilePattern(pattern: string, ignoreCase: boolean): RegExp {

@@ -8,18 +8,18 @@ import { digestToolOutput, isToolOutputRefId } from './tool-output-ref-id';
 /**
  * The digest as its definition says: the first 128 bits of the SHA-256 of the UTF-8 bytes, the byte size and the lines.
  */
-function expected(text: string): { refId: string; byteSize: number; lineCount: number } {
+function expected(text: string): { id: string; byte_size: number; line_count: number } {
   const bytes = Buffer.from(text, 'utf8');
   const newlines = text.split('\n').length - 1;
   return {
-    refId: `to_${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`,
-    byteSize: bytes.length,
-    lineCount: newlines + (text.length === 0 || text.endsWith('\n') ? 0 : 1),
+    id: `to_${createHash('sha256').update(bytes).digest('hex').slice(0, 32)}`,
+    byte_size: bytes.length,
+    line_count: newlines + (text.length === 0 || text.endsWith('\n') ? 0 : 1),
   };
 }
 
 describe('digestToolOutput', () => {
-  it('gives a text and its UTF-8 bytes the same ref, byte size and line count', () => {
+  it('gives the ref, byte size and line count of the UTF-8 bytes, lone surrogates included', () => {
     const text = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 200 }),
       fc
@@ -30,8 +30,7 @@ describe('digestToolOutput', () => {
       fc.property(text, (value) => {
         const digest = digestToolOutput(value);
         expect(digest).toEqual(expected(value));
-        expect(digestToolOutput(Buffer.from(value, 'utf8'))).toEqual(digest);
-        expect(isToolOutputRefId(digest.refId)).toBe(true);
+        expect(isToolOutputRefId(digest.id)).toBe(true);
       }),
       { seed: 11, numRuns: 300 },
     );
@@ -45,6 +44,6 @@ describe('digestToolOutput', () => {
   });
 
   it('counts no line in an empty output', () => {
-    expect(digestToolOutput('')).toEqual({ ...expected(''), lineCount: 0 });
+    expect(digestToolOutput('')).toEqual({ ...expected(''), line_count: 0 });
   });
 });

@@ -1,15 +1,15 @@
 import type { ToolMessage } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 
+const PREFIX = '[tool output trimmed; ref=';
+
 /**
  * The placeholder of a trimmed tool output: what the tool output budget, or a payload under
  * pressure, sends instead of an older output (the message keeps its `output_ref`).
  */
 export function trimmedPlaceholder(refId: string): string {
-  return `[tool output trimmed; ref=${refId}]`;
+  return `${PREFIX}${refId}]`;
 }
-
-const PREFIX = '[tool output trimmed; ref=';
 
 /** True when a tool message shows the trimmed placeholder of its ref (compared in place: no placeholder is built). */
 export function isTrimmed(message: Readonly<ToolMessage>): boolean {

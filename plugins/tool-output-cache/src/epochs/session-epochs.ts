@@ -7,8 +7,8 @@ import {
 } from '@ctxkit/core';
 import { type EpochDescription, EpochLog } from '@ctxkit/core/strategy-kit';
 
-import type { CompactionDone } from '../compaction/compactor';
-import { compactionEpoch } from './describe-epoch';
+import type { CompactionState } from '../compaction/compaction-state';
+import type { CompactionDone, CompactionTrigger } from '../compaction/compactor';
 import { asSavedBefore, type SavedBefore } from './saved-before';
 
 /** One epoch to undo with the state it saved. */
@@ -44,25 +44,17 @@ export class SessionEpochs {
     return this.log.list();
   }
 
-  /**
-   * Records a reduction with the state it replaced and emits `epoch-recorded`; `undefined` when the store failed
-   * (reported).
-   */
-  async record(description: EpochDescription, before: SavedBefore): Promise<ReductionEpoch | undefined> {
-    let epoch: ReductionEpoch;
-    try {
-      epoch = await this.log.record(description, before);
-    } catch (error) {
+  /** Records a reduction with the state it replaced and emits `epoch-recorded` (a store failure is reported). */
+  async record(description: EpochDescription, before: SavedBefore): Promise<void> {
+    const epoch = await this.log.record(description, before).catch((error: unknown) => {
       safeEmit(this.options.events, 'strategy-warning', {
         ...this.options.eventBase(description.turn),
         message:
           `The ${description.kind} (${description.description}) could not be kept as an epoch, so it cannot ` +
           `be undone: ${error instanceof Error ? error.message : String(error)}`,
       });
-      return undefined;
-    }
-    safeEmit(this.options.events, 'epoch-recorded', { ...this.options.eventBase(description.turn), epoch });
-    return epoch;
+    });
+    if (epoch) safeEmit(this.options.events, 'epoch-recorded', { ...this.options.eventBase(description.turn), epoch });
   }
 
   /** Keeps a compaction as an epoch, with the transcript saved before it and what the compactor knew. */
@@ -116,4 +108,21 @@ export class SessionEpochs {
     });
     return { undone, alsoUndone };
   }
+}
+
+/** A compaction as an epoch: the messages it replaced, its tokens before and after, its transcript. */
+function compactionEpoch(state: Readonly<CompactionState>, trigger: CompactionTrigger, turn: number): EpochDescription {
+  const tokens = `${state.tokensBefore.toLocaleString('en-US')} → ${state.tokensAfter.toLocaleString('en-US')} tokens`;
+  const replaced =
+    state.keepFrom === 1 ? 'message 0' : state.keepFrom > 0 ? `messages 0–${state.keepFrom - 1}` : 'the history';
+  return {
+    kind: 'compaction',
+    turn,
+    description:
+      `${trigger} compaction ${state.count}: replaced ${replaced} into retain + summary (${tokens}); the history ` +
+      `before it is in ${state.transcriptRef}`,
+    range: { from: 0, to: state.keepFrom },
+    tokensBefore: state.tokensBefore,
+    tokensAfter: state.tokensAfter,
+  };
 }

@@ -64,23 +64,17 @@ export function lighterFormAt(
 
 /** Records each of the lighter forms a layout used (in index order) in `log`. */
 export function recordLighterForms(forms: ReadonlyArray<LighterForm>, log: ReductionLog): void {
-  for (const { index, message, before, after } of forms) {
-    const copy = message as ToolMessage;
-    const ref = copy.output_ref?.id;
-    const trimmed = isTrimmed(copy);
-    const reduction = ref
-      ? {
-          position: index,
-          recoverableFrom: 'tool-output-cache' as const,
-          ref,
-          tokensBefore: before,
-          tokensAfter: after,
-        }
-      : { position: index, recoverableFrom: 'history' as const, tokensBefore: before, tokensAfter: after };
+  for (const { index: position, message, before: tokensBefore, after: tokensAfter } of forms) {
+    const ref = (message as ToolMessage).output_ref?.id;
+    const [action, reason] = isTrimmed(message as ToolMessage)
+      ? (['trimmed', TRIMMED_TO_FIT_REASON] as const)
+      : (['micro-compacted', MICRO_COMPACTED_TO_FIT_REASON] as const);
     log.add(
-      trimmed ? 'trimmed' : 'micro-compacted',
-      trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
-      reduction,
+      action,
+      reason,
+      ref
+        ? { position, recoverableFrom: 'tool-output-cache', ref, tokensBefore, tokensAfter }
+        : { position, recoverableFrom: 'history', tokensBefore, tokensAfter },
     );
   }
 }

@@ -1,4 +1,7 @@
-import type { RecoverySource } from '@ctxkit/core';
+import type { RecoverySource, ReductionRecord } from '@ctxkit/core';
+import type { HistoryRange } from '@ctxkit/core/strategy-kit';
+
+import { ReductionLog } from './reduction-log';
 
 /** One reduction the working view made at a position of the caller's history. */
 export interface ViewReduction {
@@ -19,20 +22,73 @@ export interface ViewReductions {
   trimmed: ViewReduction[];
 }
 
-/** Reasons of the view's reductions. */
-export const VIEW_REASONS = Object.freeze({
-  truncated: 'tool output shown as an in-context view',
-  trimmed: 'tool outputs passed the tool output budget',
-  microCompacted: (keepRecent: number) => `tool result older than the newest ${keepRecent}`,
-});
+/** The kinds in the order a payload reports them, with their action and reason. */
+const KINDS = [
+  { kind: 'truncated', action: 'truncated', reason: () => 'tool output shown as an in-context view' },
+  {
+    kind: 'microCompacted',
+    action: 'micro-compacted',
+    reason: (keepRecent: number) => `tool result older than the newest ${keepRecent}`,
+  },
+  { kind: 'trimmed', action: 'trimmed', reason: () => 'tool outputs passed the tool output budget' },
+] as const;
 
 /** No reductions. */
 export function noViewReductions(): ViewReductions {
   return { truncated: [], microCompacted: [], trimmed: [] };
 }
 
+/** The reductions of `reductions` at positions in `[from, to)`. */
+export function reductionsWithin(reductions: ViewReductions, from: number, to: number): ViewReductions {
+  const within = (list: ViewReduction[]) =>
+    list.filter((reduction) => reduction.position >= from && reduction.position < to);
+  return {
+    truncated: within(reductions.truncated),
+    microCompacted: within(reductions.microCompacted),
+    trimmed: within(reductions.trimmed),
+  };
+}
+
+/**
+ * The records of `reductions` at the positions of `kept` (the history a payload keeps) before `before`, one per kept
+ * range: the first messages a cut window keeps in front of it show the forms an earlier call laid out there, older
+ * than what the window can reach. Only the kept ranges are looked at: the head a cut window keeps is small.
+ */
+export function keptViewReductionsBefore(
+  reductions: ViewReductions,
+  kept: ReadonlyArray<HistoryRange>,
+  before: number,
+  keepRecent: number,
+): ReductionRecord[] {
+  if (kept.length === 0 || kept[0]!.from >= before) return [];
+  const log = new ReductionLog();
+  for (const { kind, action, reason } of KINDS) {
+    const list = reductions[kind];
+    for (const range of kept) {
+      if (range.from >= before) break;
+      const to = Math.min(range.to, before);
+      for (let index = firstAtOrAfter(list, range.from); index < list.length && list[index]!.position < to; index++)
+        log.add(action, reason(keepRecent), list[index]!);
+    }
+  }
+  return log.list(kept);
+}
+
+/**
+ * The working view's reductions as a payload's log: in-context views, then micro-compacted results, then placeholders
+ * of the tool output budget, neighbours merged.
+ */
+export function viewReductionsLog(reductions: ViewReductions, keepRecent: number): ReductionLog {
+  const log = new ReductionLog();
+  for (const { kind, action, reason } of KINDS) {
+    const why = reason(keepRecent);
+    for (const reduction of reductions[kind]) log.add(action, why, reduction);
+  }
+  return log;
+}
+
 /** Index of the first reduction at or after `position` (binary search). */
-export function firstAtOrAfter(list: ReadonlyArray<ViewReduction>, position: number): number {
+function firstAtOrAfter(list: ReadonlyArray<ViewReduction>, position: number): number {
   let low = 0;
   let high = list.length;
   while (low < high) {

@@ -14,8 +14,13 @@ import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
 import { type ToolCell, ViewCells, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
-import { noViewReductions, type ViewReduction, type ViewReductions } from './view-reductions';
-import { keptViewReductionsBefore, viewReductionsLog } from './view-reductions-log';
+import {
+  keptViewReductionsBefore,
+  noViewReductions,
+  reductionsWithin,
+  type ViewReductions,
+  viewReductionsLog,
+} from './view-reductions';
 
 /** What a {@link WorkingView} needs. */
 export interface WorkingViewOptions extends ViewCellsOptions {
@@ -260,7 +265,7 @@ export class WorkingView {
       hidesOutput: decisions.hides,
       log: viewReductionsLog(laid, keepRecent),
       keptBefore: (kept) => keptViewReductionsBefore(earlier, kept, region, keepRecent),
-      newPlaceholders: placeholderPositions(laid).filter(shown),
+      newPlaceholders: [...laid.trimmed, ...laid.microCompacted].map(({ position }) => position).filter(shown),
     };
   }
 
@@ -644,23 +649,4 @@ export class WorkingView {
       });
     }
   }
-}
-
-/** The positions of the placeholders among `reductions` (budget placeholders and micro-compacted results). */
-function placeholderPositions(reductions: ViewReductions): number[] {
-  const positions: number[] = [];
-  for (const reduction of reductions.trimmed) positions.push(reduction.position);
-  for (const reduction of reductions.microCompacted) positions.push(reduction.position);
-  return positions;
-}
-
-/** The reductions of `reductions` at positions in `[from, to)`. */
-function reductionsWithin(reductions: ViewReductions, from: number, to: number): ViewReductions {
-  const within = (list: ViewReduction[]) =>
-    list.filter((reduction) => reduction.position >= from && reduction.position < to);
-  return {
-    truncated: within(reductions.truncated),
-    microCompacted: within(reductions.microCompacted),
-    trimmed: within(reductions.trimmed),
-  };
 }

@@ -1,5 +1,4 @@
-import { noViewReductions, type ViewReduction } from './view-reductions';
-import { viewReductionsLog } from './view-reductions-log';
+import { noViewReductions, type ViewReduction, viewReductionsLog } from './view-reductions';
 
 describe('viewReductionsLog', () => {
   it('merges each kind into ranges with their refs and tokens', () => {

@@ -1,0 +1,39 @@
+import { createTokenCounter, CtxkitEventBus, MemoryContextStore, type ToolMessage } from '@ctxkit/core';
+
+import { CachedOutputs } from './cached-outputs';
+import * as inContextView from './in-context-view';
+import { ToolOutputCache } from './tool-output-cache';
+
+const tool = (content: string, id: string): ToolMessage => ({ role: 'tool', tool_call_id: id, content });
+
+describe('CachedOutputs', () => {
+  it('builds a view when first read, once: an output shown only as its placeholder is never scanned', async () => {
+    const cache = new ToolOutputCache({
+      store: new MemoryContextStore(),
+      agentId: 'agent',
+      sessionId: 'session',
+      maxMessageBytes: 1024,
+      maxLineLength: 10,
+    });
+    const outputs = new CachedOutputs({
+      cache,
+      counter: createTokenCounter({ model: 'gpt-4o' }),
+      events: new CtxkitEventBus(),
+      eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }),
+    });
+    const build = jest.spyOn(inContextView, 'buildInContextView');
+    const { info: cached } = await outputs.ensure(tool('a line longer than ten characters\nshort', 'a'), 1);
+    const { info: described } = await outputs.preview.ensure(tool('\u0000\u0001binary', 'b'), 1);
+    expect(build).not.toHaveBeenCalled();
+    expect([cached!.viewTruncated, cached!.binary, described!.viewTruncated, described!.binary]).toEqual([
+      true,
+      false,
+      true,
+      true,
+    ]);
+    expect(cached!.viewText).toContain(`ref=${cached!.ref.id}`);
+    expect(cached!.viewText).toBe(cached!.viewText);
+    expect(build).toHaveBeenCalledTimes(2);
+    build.mockRestore();
+  });
+});
