@@ -1,8 +1,9 @@
 import { type ChatMessage, type ITokenCounter, type LLMPayload, type ToolMessage } from '@ctxkit/core';
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
 
 import { isTrimmed } from './cache/trimmed-placeholder';
-import { exchange, output, strategyOn } from './test-support';
+import { exchange, output, strategyOn, SUMMARY_REPLY } from './test-support';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { isMicroCompacted } from './view/micro-compact';
 
@@ -185,5 +186,26 @@ describe('minReclaimTokens', () => {
       }
     }
     expect(underPressure).toBeGreaterThan(10);
+  });
+
+  it('holds the micro-compact boundary from call to call while a compaction is in effect', async () => {
+    const { strategy } = strategyOn(
+      {
+        maxContextTokens: 100_000,
+        minReclaimTokens: 100_000,
+        microCompact: { when: 'always', keepRecent: 1 },
+        compaction: { auto: false, retainLastTurns: 2 },
+      },
+      { llm: new ScriptedLLMClient([SUMMARY_REPLY], { repeatLast: true }) },
+    );
+    const history = grownHistory(6);
+    strategy.requestCompaction();
+    expect((await strategy.checkCompaction('after-llm-call', history)).compacted).toBe(true);
+    const first = replaced(await strategy.composePayload(SYSTEM, history, []));
+    for (let turn = 6; turn < 9; turn++) {
+      history.push(...exchange(`c${turn}`, output(`run${turn}`, 8)), { role: 'user', content: `Turn ${turn}: go on.` });
+      // Each call lays the compaction out afresh; the boundary moves only once it reclaims enough.
+      expect(replaced(await strategy.composePayload(SYSTEM, history, []))).toEqual(first);
+    }
   });
 });

@@ -1,17 +1,17 @@
 import {
+  type AssistantMessage,
   type ChatMessage,
   type ILLMClient,
   type LLMCompletion,
   type LLMCompletionRequest,
   LLMResponseError,
   type SystemMessage,
+  type UserMessage,
 } from '@ctxkit/core';
 import { completeBeforeDeadline, contentlessSummary, contentlessSummaryMessage } from '@ctxkit/core/strategy-kit';
 
 import type { CompactionConfig } from './compaction-config';
-import { buildCompactionInterrupt } from './compaction-prompt';
 import { type CompactionReply, parseCompactionReply } from './parse-compaction-reply';
-import { stripTrailingToolCalls } from './strip-trailing-tool-calls';
 
 /** Inputs of {@link compactMessages}. */
 export interface CompactMessagesOptions {
@@ -24,18 +24,11 @@ export interface CompactMessagesOptions {
   /** What the `compact` tool was asked to focus on. */
   focus?: string;
   /**
-   * Strip a trailing assistant `tool_calls` message. Only checkpoint 4's test turns
-   * it off, to show the provider error it prevents.
+   * Strip a trailing assistant `tool_calls` message; only a test turns it off, to show the provider error it prevents.
    * @default true
    */
   stripTrailingToolCalls?: boolean;
-  /**
-   * The conversation's `cacheKey` (`conversationCacheKey(agentId, sessionId)`). With it the request
-   * also carries the interrupt as its `continuation`: a client that remembers the conversation's last
-   * turn sends that turn's request with the interrupt appended, which reads the provider's prompt
-   * cache; any other client sends the messages above. Given only when turns are kept verbatim (the
-   * messages newer than the last turn's request are among them).
-   */
+  /** The conversation's `cacheKey` (`conversationCacheKey(agentId, sessionId)`). */
   cacheKey?: string;
   signal?: AbortSignal;
 }
@@ -47,34 +40,101 @@ export interface CompactMessagesResult extends CompactionReply {
   model: string;
 }
 
+/** The retain instructions used when `retainPrompt` is `null`: what must survive verbatim, in `<retain>` tags. */
+const DEFAULT_RETAIN_PROMPT = [
+  'Before the summary, list inside <retain></retain> tags the facts that must survive word for word:',
+  'identifiers, file paths, names, numbers, user constraints, decisions, and the ref ids of cached tool outputs',
+  '(ref=...) that may need to be expanded again with tool_output_cache.',
+].join('\n');
+
+/** The directives that say something, trimmed. */
+export function nonEmptyDirectives(directives: readonly string[]): string[] {
+  return directives.map((directive) => directive.trim()).filter((directive) => directive !== '');
+}
+
+function bullets(directives: readonly string[]): string {
+  return nonEmptyDirectives(directives)
+    .map((directive) => `- ${directive}`)
+    .join('\n');
+}
+
+/**
+ * The user message appended for the summary call (it never stays in the history): the retain instructions
+ * (`retainPrompt`, else the default, plus `retainDirectives` as bullets), then the summary prompt (plus
+ * `summaryDirectives`).
+ */
+function compactionInterrupt(config: CompactionConfig, focus: string | undefined): UserMessage {
+  const retainDirectives = bullets(config.retainDirectives);
+  const summaryDirectives = bullets(config.summaryDirectives);
+  const sections = [
+    'The conversation above is about to be compacted: it will be replaced by what you write now. Do not call tools.',
+    (config.retainPrompt ?? DEFAULT_RETAIN_PROMPT) + (retainDirectives ? `\n${retainDirectives}` : ''),
+    config.summaryPrompt + (summaryDirectives ? `\nAlso:\n${summaryDirectives}` : ''),
+  ];
+  if (focus && focus.trim() !== '') sections.push(`Focus of this compaction: ${focus.trim()}`);
+  sections.push('Answer with the <retain></retain> block first, then the <summary></summary> block.');
+  return { role: 'user', content: sections.join('\n\n') };
+}
+
+/**
+ * `messages` without a trailing assistant `tool_calls` message, whose calls have no results yet (a provider rejects
+ * the request): it keeps its `content` only, or is left out without one. Returns `messages` itself when there is
+ * nothing to strip.
+ */
+export function stripTrailingToolCalls(messages: ReadonlyArray<ChatMessage>): ChatMessage[] {
+  const last = messages[messages.length - 1];
+  if (!last || last.role !== 'assistant' || !last.tool_calls || last.tool_calls.length === 0)
+    return messages as ChatMessage[];
+  const head = messages.slice(0, -1);
+  const content = typeof last.content === 'string' ? last.content : '';
+  if (content.trim() === '') return head;
+  const { tool_calls: _calls, reasoning: _reasoning, ...rest } = last;
+  const stripped: AssistantMessage = { ...rest, content };
+  return [...head, stripped];
+}
+
+/** The system prompt as the first message of a summary request (none when it is empty). */
+export function systemMessages(systemPrompt: string | undefined): SystemMessage[] {
+  return systemPrompt ? [{ role: 'system', content: systemPrompt }] : [];
+}
+
+/** The error of a summary call whose answer cannot be used. */
+export function unusableReply(message: string, llm: ILLMClient, request: LLMCompletionRequest): LLMResponseError {
+  return new LLMResponseError(message, { client: llm.name, model: request.model });
+}
+
+/** Refuses a summary that is only an acknowledgement or an error message: it never replaces the history. */
+export function refuseContentless(summary: string, what: string, llm: ILLMClient, request: LLMCompletionRequest): void {
+  const contentless = contentlessSummary(summary);
+  if (contentless)
+    throw unusableReply(`${what} is refused: ${contentlessSummaryMessage(contentless, summary)}`, llm, request);
+}
+
 /**
  * Builds the summary request: shaped messages + interrupt, no tools, `compaction.model` first; with
- * a `cacheKey`, the interrupt alone as the `continuation` of the conversation's last turn.
+ * a `cacheKey`, the interrupt alone as the `continuation` of the conversation's last turn (a client that
+ * remembers that turn's request sends it with the interrupt appended, which reads the provider's prompt cache).
  */
 export function buildCompactionRequest(
   messages: ReadonlyArray<ChatMessage>,
   options: Omit<CompactMessagesOptions, 'llm'>,
 ): LLMCompletionRequest {
   const shaped = options.stripTrailingToolCalls === false ? [...messages] : stripTrailingToolCalls(messages);
-  const system: SystemMessage[] = options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : [];
   return {
     model: options.config.model ?? options.callerModel,
-    messages: [...system, ...shaped, buildCompactionInterrupt(options.config, options.focus)],
+    messages: [...systemMessages(options.systemPrompt), ...shaped, compactionInterrupt(options.config, options.focus)],
     tools: null,
     maxOutputTokens: options.config.maxSummaryTokens,
     ...(options.cacheKey !== undefined
-      ? { cacheKey: options.cacheKey, continuation: [buildCompactionInterrupt(options.config, options.focus)] }
+      ? { cacheKey: options.cacheKey, continuation: [compactionInterrupt(options.config, options.focus)] }
       : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
 }
 
 /**
- * Generates the retain + summary: shapes the messages, appends the
- * interrupt, calls the model without tools (with `compaction.model` when set) before the
- * `compaction.timeoutMs` deadline the call is held to, and extracts the final `<retain>` and
- * `<summary>` blocks. Neither the interrupt nor the reply is returned as
- * history: the caller builds the new history from the extracted text alone.
+ * Generates the retain + summary: calls the model without tools before the `compaction.timeoutMs` deadline and
+ * extracts the final `<retain>` and `<summary>` blocks. Neither the interrupt nor the reply is returned as history.
  * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block, or one
  *   that is only an acknowledgement or an error message (`contentlessSummary`)
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) when the call has not settled within `compaction.timeoutMs`
@@ -84,25 +144,15 @@ export async function compactMessages(
   messages: ReadonlyArray<ChatMessage>,
   options: CompactMessagesOptions,
 ): Promise<CompactMessagesResult> {
+  const { llm } = options;
   const request = buildCompactionRequest(messages, options);
-  const completion = await completeBeforeDeadline(options.llm, request, options.config.timeoutMs);
+  const completion = await completeBeforeDeadline(llm, request, options.config.timeoutMs);
   const text = typeof completion.text === 'string' ? completion.text : '';
   const reply = parseCompactionReply(text);
   if (!reply) {
-    throw new LLMResponseError(
-      text.trim() === '' ? 'the compaction reply is empty' : 'the compaction reply has no <summary>…</summary> block',
-      {
-        client: options.llm.name,
-        model: request.model,
-      },
-    );
+    const problem = text.trim() === '' ? 'is empty' : 'has no <summary>…</summary> block';
+    throw unusableReply(`the compaction reply ${problem}`, llm, request);
   }
-  // An acknowledgement-only or error-message summary never replaces the history it would compact.
-  const contentless = contentlessSummary(reply.summary);
-  if (contentless)
-    throw new LLMResponseError(
-      `the compaction reply is refused: ${contentlessSummaryMessage(contentless, reply.summary)}`,
-      { client: options.llm.name, model: request.model },
-    );
-  return { ...reply, request, completion, model: request.model ?? options.llm.defaultModel };
+  refuseContentless(reply.summary, 'the compaction reply', llm, request);
+  return { ...reply, request, completion, model: request.model ?? llm.defaultModel };
 }

@@ -21,10 +21,8 @@ export interface CompactionConfig {
    */
   thresholdRatio: number;
   /**
-   * Who writes the summary: `ctxkit`, a summary call answered in `<retain>`/`<summary>` tags;
-   * `provider`, the provider's own compaction through the agent's client (see
-   * `LLMCompletionRequest.providerCompaction`), falling back to `ctxkit`'s call in the same attempt
-   * when the client has none or it fails; `auto`, `provider` where the client has one.
+   * Who writes the summary: `ctxkit`'s summary call; `provider`, the provider's own compaction through the agent's
+   * client, falling back to `ctxkit` in the same attempt when it has none or it fails; `auto`, `provider` where it has.
    * @default 'ctxkit'
    */
   engine: CompactionEngine;
@@ -59,16 +57,13 @@ export interface CompactionConfig {
    */
   retainLastTurns: number;
   /**
-   * Anti-loop guard: after a compaction attempt (failed, not shrinking, or done) the next automatic
-   * one waits until the history has grown by this many tokens.
+   * Anti-loop guard: after a compaction attempt the next automatic one waits until the history has grown by this much.
    * @default 1000
    */
   retryAfterTokens: number;
   /**
-   * Back-off of attempts that make no progress: after each automatic or manual attempt in a row that
-   * did not bring the context under the threshold (it failed, did not shrink the history, or what it
-   * must keep is over the threshold already), the wait of `retryAfterTokens` is multiplied by this
-   * factor, up to the context limit. `1` waits `retryAfterTokens` every time.
+   * What `retryAfterTokens` is multiplied by after each attempt in a row that did not bring the context under the
+   * threshold, up to the context limit; `1` waits `retryAfterTokens` every time.
    * @default 2
    */
   retryBackoffFactor: number;
@@ -78,23 +73,20 @@ export interface CompactionConfig {
    */
   maxSummaryTokens: number;
   /**
-   * Deadline of the summary call, in ms, enforced by the compaction itself (an abort signal for
-   * the client and its own timer racing the call): past it the compaction fails like on a model
-   * error (`compaction-error` with `CTXKIT_LLM_TIMEOUT`), the history stays as it was.
+   * Deadline of the summary call, in ms, enforced by the compaction itself: past it the compaction fails
+   * (`CTXKIT_LLM_TIMEOUT`) and the history stays as it was.
    * @default 120000
    */
   timeoutMs: number;
   /**
-   * Longest `composePayload` (or the compaction hook) waits for a compaction it starts, in ms: past
-   * it the payload is composed without it while the summary call goes on in the background, and the
-   * next payload uses it once it is done. A compaction started after a failed call is never waited for.
+   * Longest a payload or checkpoint waits for a compaction it starts, in ms: past it the summary call goes on in the
+   * background and the next payload uses it. A compaction started after a failed call is never waited for.
    * @default 5000
    */
   maxWaitMs: number;
   /**
-   * After a summary call that failed or timed out, automatic compaction is not tried again for this
-   * long (ms), doubled with each failed call in a row up to `maxFailureBackoffMs`; meanwhile payloads
-   * are composed at once without it.
+   * After a failed summary call, automatic compaction waits this long (ms), doubled per failed call in a row up to
+   * `maxFailureBackoffMs`; meanwhile payloads are composed at once without it.
    * @default 30000
    */
   failureBackoffMs: number;

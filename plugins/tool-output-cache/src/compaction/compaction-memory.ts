@@ -12,7 +12,7 @@ import {
 import type { CompactionState } from './compaction-state';
 
 /** The tag a compaction's retain + summary is framed in. */
-export const COMPACTION_SUMMARY_TAG = 'compaction_summary';
+const COMPACTION_SUMMARY_TAG = 'compaction_summary';
 
 /** Tags the retain + summary may not open or close: its frame's, and those the compaction reply uses. */
 const COMPACTION_FRAME_TAGS = [COMPACTION_SUMMARY_TAG, 'summary', 'retain'];

@@ -2,8 +2,8 @@ import type { ChatMessage, ITokenCounter, PreviewItem } from '@ctxkit/core';
 import { previewItem } from '@ctxkit/core/strategy-kit';
 
 import type { CompactionPlan, CompactionView } from './compactor';
-import { repairToolPairs } from './repair-tool-pairs';
-import { compactionTail } from './tail-turns';
+import { repairToolPairs } from './summary-input';
+import { splitForCompaction } from './tail-turns';
 
 /**
  * The messages of `history` the compaction of `view` would replace by its retain + summary (what it
@@ -15,13 +15,8 @@ export async function messagesCompactionWouldReplace(
   retainLastTurns: number,
   counter: ITokenCounter,
 ): Promise<PreviewItem[]> {
-  const entries = repairToolPairs(await view.entries());
-  const { start, carriedUser } = compactionTail(entries, retainLastTurns);
-  const carried = carriedUser === undefined ? undefined : entries[carriedUser];
-  const items: PreviewItem[] = [];
-  for (const entry of entries.slice(0, start))
-    if (entry.source !== null && entry !== carried) items.push(previewItem(history, entry.source, counter));
-  return items;
+  const { replaced } = splitForCompaction(repairToolPairs(await view.entries()), retainLastTurns);
+  return replaced.map((entry) => previewItem(history, entry.source!, counter));
 }
 
 /** What a preview's compaction part found, for its notes. */

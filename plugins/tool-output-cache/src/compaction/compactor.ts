@@ -21,17 +21,15 @@ import { FailureBackoff, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/s
 import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
 import { compactMessages, type CompactMessagesResult } from './compact-messages';
-import { type BackoffAnchor, type BackoffSnapshot, CompactionBackoff } from './compaction-backoff';
+import { type BackoffSnapshot, CompactionBackoff } from './compaction-backoff';
 import type { CompactionConfig } from './compaction-config';
 import { type CompactionState, continuesCovered, type SavedCompactionState } from './compaction-state';
-import { type HistoryLayout, layoutHistory } from './history-layout';
+import { type HistoryLayout, layoutHistory, NO_COMPACTION_LAYOUT } from './history-layout';
 import type { CompactionReply } from './parse-compaction-reply';
-import { compactWithProvider, usesProviderCompaction } from './provider-compaction';
-import { repairToolPairs } from './repair-tool-pairs';
-import { saveTranscript } from './save-transcript';
-import { compactionThreshold, shouldCompact } from './should-compact';
-import { summaryInput } from './summary-input';
-import { compactionTail } from './tail-turns';
+import { compactWithProvider, type ProviderCompactionOptions } from './provider-compaction';
+import { repairToolPairs, summaryInput } from './summary-input';
+import { splitForCompaction } from './tail-turns';
+import { saveTranscript } from './transcript';
 
 /** What caused a compaction. */
 export type CompactionTrigger = 'auto' | 'manual' | 'budget';
@@ -45,9 +43,6 @@ export interface CompactionView {
   /** Tokens of the whole view, counted newest first and no further than `limit`. */
   tokensUpTo(limit: number): Promise<number>;
 }
-
-/** The working view of the history being compacted, synced with that history when asked for. */
-export type ViewSource = () => CompactionView;
 
 /** What a {@link Compactor} knew, as JSON: kept with a compaction epoch, so that its undo restores it. */
 export interface CompactorSnapshot {
@@ -135,19 +130,17 @@ interface CompactionFailure {
 }
 
 /**
- * The compaction of one session: when to compact (threshold, back-off, a pending `compact` request),
- * the compaction itself (transcript saved first, then retain + summary written by the model, the
- * last turns kept), and the state that maps every later history onto the compacted one. Failures are
- * reported (event, `lastError`) and change nothing; they never throw. An automatic compaction that
- * cannot bring the context under its threshold (what it must keep is too large already, or its
- * result still is) reports `CTXKIT_COMPACTION_NO_PROGRESS` and backs off: it waits until the history
- * has grown by `retryAfterTokens`, multiplied by `retryBackoffFactor` with each such attempt in a row.
+ * The compaction of one session: when to compact (threshold, back-offs, a pending `compact` request),
+ * the compaction itself (transcript saved first, then retain + summary written by the model, the last
+ * turns kept), and the state that maps every later history onto the compacted one. Failures are
+ * reported (event, `lastError`), change nothing and never throw. An automatic compaction that cannot
+ * bring the context under its threshold reports `CTXKIT_COMPACTION_NO_PROGRESS` and waits for the
+ * history to grow (see {@link CompactionBackoff}).
  *
  * A caller waits for a summary call at most `maxWaitMs`; past it the call goes on in the background
- * (one at a time) and the next payload or checkpoint commits its answer. After a call that failed or
- * timed out, automatic compaction waits `failureBackoffMs` (doubled per failed call in a row, up to
- * `maxFailureBackoffMs`) and is then tried again without being waited for, so that a model that is
- * down never holds a payload more than once.
+ * and the next payload or checkpoint commits its answer. After a failed call, automatic compaction
+ * waits (`failureBackoffMs`, doubled per failure in a row) and is then not waited for, so that a model
+ * that is down never holds a payload more than once.
  */
 export class Compactor {
   private current: CompactionState | undefined;
@@ -161,13 +154,6 @@ export class Compactor {
   private readonly failures: FailureBackoff;
   /** Why the latest payload was composed without the compaction due for it. */
   private skipped: SkippedCompaction | undefined;
-  /**
-   * The last layout and the history it was made for (first message, last message, length), to skip the check on a grown
-   * history.
-   */
-  private laidOut:
-    | { state: CompactionState | undefined; first: unknown; last: unknown; length: number; layout: HistoryLayout }
-    | undefined;
   /**
    * How far the last growth check counted (the messages `[anchor, end)` of a history with these first
    * and last-counted objects) and the tokens it still needed then: the next check counts only what was
@@ -183,6 +169,8 @@ export class Compactor {
   tools: ReadonlyArray<ToolDefinition> = [];
   /** The wait after failed provider compactions: meanwhile compactions go to ctxkit's summary call. */
   private readonly providerFailures: FailureBackoff;
+  /** `contextLimit × thresholdRatio`: the tokens at which automatic compaction starts. */
+  private readonly threshold: number;
   /** Who wrote the last compaction's summary, and why the provider did not when it fell back. */
   private engineUsed: { engine: 'provider' | 'ctxkit'; fallback: { code: string; message: string } | null } | undefined;
 
@@ -193,14 +181,13 @@ export class Compactor {
       factor: config.retryBackoffFactor,
       maxTokens: Math.max(config.retryAfterTokens, contextLimit),
     });
-    this.failures = new FailureBackoff({
+    const waits = {
       firstMs: config.failureBackoffMs,
       maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs),
-    });
-    this.providerFailures = new FailureBackoff({
-      firstMs: config.failureBackoffMs,
-      maxMs: Math.max(config.failureBackoffMs, config.maxFailureBackoffMs),
-    });
+    };
+    this.failures = new FailureBackoff(waits);
+    this.providerFailures = new FailureBackoff(waits);
+    this.threshold = Math.floor(contextLimit * config.thresholdRatio);
   }
 
   /** The current compaction; `undefined` before the first one. */
@@ -215,22 +202,11 @@ export class Compactor {
 
   /**
    * How the caller's history maps onto the compaction; a history that no longer continues it sets the
-   * compaction aside (with a warning). O(1) for a history that extends the previous one.
+   * compaction aside (with a warning).
    */
   layout(history: ReadonlyArray<ChatMessage>, turn: number): HistoryLayout {
-    const previous = this.laidOut;
-    if (
-      previous &&
-      previous.state === this.current &&
-      previous.length > 0 &&
-      history.length >= previous.length &&
-      history[0] === previous.first &&
-      history[previous.length - 1] === previous.last
-    ) {
-      return this.remember(history, previous.layout);
-    }
     const layout = layoutHistory(history, this.current);
-    if (layout) return this.remember(history, layout);
+    if (layout) return layout;
     this.current = undefined;
     this.backoff.reset();
     this.cancelRunning('the history no longer continues the compacted conversation');
@@ -240,7 +216,7 @@ export class Compactor {
         'The history no longer continues the compacted conversation; the compaction was set aside and the history ' +
         'is used as given.',
     });
-    return this.remember(history, layoutHistory(history, undefined)!);
+    return NO_COMPACTION_LAYOUT;
   }
 
   /**
@@ -248,29 +224,13 @@ export class Compactor {
    * history no longer continues it (the next payload would set it aside).
    */
   peekLayout(history: ReadonlyArray<ChatMessage>): { layout: HistoryLayout; setAside: boolean } {
-    const previous = this.laidOut;
-    if (
-      previous &&
-      previous.state === this.current &&
-      previous.length > 0 &&
-      history.length >= previous.length &&
-      history[0] === previous.first &&
-      history[previous.length - 1] === previous.last
-    ) {
-      return { layout: previous.layout, setAside: false };
-    }
     const layout = layoutHistory(history, this.current);
-    return layout ? { layout, setAside: false } : { layout: layoutHistory(history, undefined)!, setAside: true };
+    return layout ? { layout, setAside: false } : { layout: NO_COMPACTION_LAYOUT, setAside: true };
   }
 
-  /**
-   * Whether the next payload or checkpoint would compact `history`, decided as they decide but without
-   * compacting: none while a compaction runs in the background; a pending `compact` request; else,
-   * while the back-offs allow it, the last reported usage or the estimate (`fixedTokens` + the view)
-   * passing the threshold.
-   */
+  /** Whether the next payload or checkpoint would compact `history`, decided as they decide but changing nothing. */
   async plan(history: ReadonlyArray<ChatMessage>, view: CompactionView, fixedTokens: number): Promise<CompactionPlan> {
-    const { config, contextLimit } = this.options;
+    const config = this.options.config;
     if (!config.enabled) return { trigger: undefined, note: undefined };
     if (this.running) {
       const note = this.running.outcome
@@ -284,34 +244,27 @@ export class Compactor {
     if (waiting > 0)
       return {
         trigger: undefined,
-        note: `automatic compaction waits until the history grows by ${waiting.toLocaleString('en-US')} more tokens`,
+        note: `automatic compaction waits until the history grows by ${withCommas(waiting)} more tokens`,
       };
-    const threshold = compactionThreshold(contextLimit, config);
-    let note: string;
-    if (this.lastUsage && shouldCompact(this.lastUsage, contextLimit, config)) {
-      note =
-        `the last reported usage (${this.lastUsage.total_tokens.toLocaleString('en-US')} tokens) passes the ` +
-        `threshold (${threshold.toLocaleString('en-US')})`;
+    let passing: string;
+    if (this.lastUsage && this.lastUsage.total_tokens >= this.threshold) {
+      passing = `the last reported usage (${withCommas(this.lastUsage.total_tokens)} tokens)`;
     } else {
-      const needed = threshold - fixedTokens;
+      const needed = this.threshold - fixedTokens;
       const tokens = await view.tokensUpTo(needed);
       if (tokens < needed) return { trigger: undefined, note: undefined };
-      note =
-        `the context (at least ${(fixedTokens + tokens).toLocaleString('en-US')} tokens) passes the threshold ` +
-        `(${threshold.toLocaleString('en-US')})`;
+      passing = `the context (at least ${withCommas(fixedTokens + tokens)} tokens)`;
     }
+    const note = `${passing} passes the threshold (${withCommas(this.threshold)})`;
     if (this.backingOff()) return { trigger: undefined, note: `${note}, but ${this.backingOffNote()}` };
     return { trigger: 'auto', note };
   }
 
   /** What the compactor knows now, as JSON (see {@link CompactorSnapshot}). */
   snapshot(): CompactorSnapshot {
-    const current = this.current;
-    let state: SavedCompactionState | null = null;
-    if (current) {
-      const { covered: _covered, ...saved } = current;
-      state = { ...saved, prefix: saved.prefix.map((message) => ({ ...message })) };
-    }
+    if (!this.current) return { state: null, backoff: this.backoff.snapshot() };
+    const { covered: _covered, ...saved } = this.current;
+    const state = { ...saved, prefix: saved.prefix.map((message) => ({ ...message })) };
     return { state, backoff: this.backoff.snapshot() };
   }
 
@@ -333,7 +286,6 @@ export class Compactor {
     this.manualRequest = undefined;
     this.lastUsage = undefined;
     this.lastError = undefined;
-    this.laidOut = undefined;
   }
 
   /**
@@ -346,7 +298,8 @@ export class Compactor {
     history: ReadonlyArray<ChatMessage>,
     usage: TokenUsage | undefined,
     turn: number,
-    view: ViewSource,
+    /** The working view, synced with `history` when asked for (only when a compaction may run). */
+    view: () => CompactionView,
   ): Promise<CompactionHookResult> {
     if (usage) this.lastUsage = usage;
     const finished = await this.settle(history, turn);
@@ -361,7 +314,7 @@ export class Compactor {
     if (!config.enabled || !config.auto) return { compacted: false, reason: 'automatic compaction is off' };
     const decideOn = checkpoint === 'after-llm-call' ? (usage ?? this.lastUsage) : (this.lastUsage ?? usage);
     if (!decideOn) return { compacted: false, reason: 'no usage reported yet' };
-    if (!shouldCompact(decideOn, this.options.contextLimit, config))
+    if (!(decideOn.total_tokens >= this.threshold))
       return { compacted: false, reason: 'below the compaction threshold' };
     const synced = view();
     const waiting = this.growthStillNeeded(history, synced.currentLayout);
@@ -388,11 +341,10 @@ export class Compactor {
     if (this.manualRequest) result = await this.attempt(history, view, 'manual', turn, this.manualRequest.focus);
     else {
       if (!config.auto) return false;
-      // After a failed call, the wait is what holds compaction back (whatever the anti-loop guard says): reported as
-      // such.
+      // After a failed call the wait holds compaction back, whatever the anti-loop guard says: reported as such.
       const backingOff = this.backingOff();
       if (!backingOff && this.growthStillNeeded(history, view.currentLayout) > 0) return false;
-      const needed = compactionThreshold(this.options.contextLimit, config) - this.fixedTokens;
+      const needed = this.threshold - this.fixedTokens;
       if ((await view.tokensUpTo(needed)) < needed) return false;
       if (backingOff) return this.skip('backing-off', turn);
       result = await this.attempt(history, view, 'auto', turn);
@@ -417,7 +369,7 @@ export class Compactor {
     const { config, contextLimit } = this.options;
     return {
       contextLimit,
-      threshold: compactionThreshold(contextLimit, config),
+      threshold: this.threshold,
       count: this.current?.count ?? 0,
       transcriptRef: this.current?.transcriptRef ?? null,
       retryAfterTokens: this.backoff.waitTokens,
@@ -425,21 +377,10 @@ export class Compactor {
       lastError: this.lastError ?? null,
       failedCallsInARow: this.failures.failedInARow,
       skipped: this.skipped ?? null,
-      engine: this.options.config.engine,
+      engine: config.engine,
       lastEngine: this.engineUsed?.engine ?? null,
       providerFallback: this.engineUsed?.fallback ?? null,
     };
-  }
-
-  private remember(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout): HistoryLayout {
-    this.laidOut = {
-      state: this.current,
-      first: history[0],
-      last: history[history.length - 1],
-      length: history.length,
-      layout,
-    };
-    return layout;
   }
 
   /**
@@ -515,48 +456,33 @@ export class Compactor {
     const { config, context, counter } = this.options;
     const base = this.options.eventBase(turn);
     if (!config.enabled) return { compacted: false, reason: 'compaction is disabled' };
-    const attempted: BackoffAnchor = { full: history.length, adopted: history.length };
     const llm = context.llm;
     // Without a model nothing can be summarized: the view is not built (nor every output cached) for nothing.
     if (!llm)
-      return this.fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`), trigger, attempted, turn);
+      return this.fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`), trigger, history, turn);
     const entries = repairToolPairs(await view.entries());
     const tokensBefore = this.sumTokens(entries);
     safeEmit(context.events, 'compaction-start', { ...base, trigger, tokensBefore });
 
-    const { start: tailStart, carriedUser } = compactionTail(entries, config.retainLastTurns);
-    let tail = entries.slice(tailStart);
-    let carried = carriedUser === undefined ? undefined : entries[carriedUser];
-    if (carried?.source === null) carried = undefined;
-    if (tail[0]?.carried && tail[0].message.role === 'user') {
-      // The user message an earlier compaction carried starts the kept part: carry it again, since
-      // it does not sit right before the kept messages in the caller's history.
-      carried = tail[0];
-      tail = tail.slice(1);
-    }
-    const threshold = compactionThreshold(this.options.contextLimit, config);
+    const { start: tailStart, tail, carried, replaced } = splitForCompaction(entries, config.retainLastTurns);
     const keptTokens = this.sumTokens(tail) + (carried ? counter.countMessage(carried.message) : 0);
     const keptMessages = tail.length + (carried ? 1 : 0);
-    if (
-      trigger === 'auto' &&
-      this.fixedTokens + keptTokens >= threshold &&
-      entries.every((entry, index) => index >= tailStart || entry.source === null || entry === carried)
-    ) {
+    if (trigger === 'auto' && this.fixedTokens + keptTokens >= this.threshold && replaced.length === 0) {
       // Everything but an earlier summary is kept verbatim and that alone passes the threshold: a
       // summary could only add to it, so the model is not called.
       return this.fail(
-        this.noProgress(threshold, keptMessages, keptTokens, 0, this.backoff.nextWait(false)),
+        this.noProgress(keptMessages, keptTokens, 0, this.backoff.nextWait(false)),
         trigger,
-        attempted,
+        history,
         turn,
       );
     }
 
     let transcriptRef: string;
     try {
-      transcriptRef = (await saveTranscript(context.store, context, history, context.now())).ref;
+      transcriptRef = await saveTranscript(context.store, context, history, context.now());
     } catch (error) {
-      return this.fail(error, trigger, attempted, turn);
+      return this.fail(error, trigger, history, turn);
     }
     const abort = new AbortController();
     const running: RunningCompaction = {
@@ -574,22 +500,24 @@ export class Compactor {
       settled: Promise.resolve(),
       outcome: undefined,
     };
-    // With turns kept verbatim, whatever came after the conversation's last request is among them: the
-    // request may go out as that one continued, reading its cached prompt.
-    const cacheKey = config.retainLastTurns >= 1 ? conversationCacheKey(context.agentId, context.sessionId) : undefined;
+    // Built at each request: a payload composed meanwhile gives the fallback call its system prompt.
+    const callOptions = () => ({
+      llm,
+      callerModel: this.options.model,
+      config,
+      systemPrompt: this.systemPrompt || undefined,
+      focus,
+      signal: abort.signal,
+    });
+    const cacheKey = conversationCacheKey(context.agentId, context.sessionId);
     const summarized = entries.slice(0, tailStart).map((entry) => entry.message);
     const call = (async () => {
-      const provider = await this.tryProvider(summarized, llm, focus, abort.signal, base, trigger);
+      const provider = await this.tryProvider(summarized, { ...callOptions(), tools: this.tools, cacheKey }, running);
       if (provider.reply) return provider.reply;
-      const reply = await compactMessages(this.summaryMessages(entries), {
-        llm,
-        callerModel: this.options.model,
-        config,
-        systemPrompt: this.systemPrompt || undefined,
-        focus,
-        signal: abort.signal,
-        ...(cacheKey !== undefined ? { cacheKey } : {}),
-      });
+      // With turns kept verbatim, whatever came after the conversation's last request is among them: the
+      // request may go out as that one continued, reading its cached prompt.
+      const continued = config.retainLastTurns >= 1 ? { cacheKey } : {};
+      const reply = await compactMessages(this.summaryMessages(entries), { ...callOptions(), ...continued });
       this.engineUsed = { engine: 'ctxkit', fallback: provider.error ?? null };
       return reply;
     })();
@@ -609,56 +537,36 @@ export class Compactor {
   }
 
   /**
-   * The provider's compaction of `summarized` (the view before the kept turns) when `compaction.engine`
-   * and the client allow it and no provider compaction failed within the back-off: its reply, or why
-   * it was not used (a failure, reported with a `strategy-warning` and armed in the back-off; the
-   * caller then asks ctxkit's summary call in the same attempt, so the failed request is not waited
-   * for again).
+   * The provider's compaction of `summarized` (the view before the kept turns) when `compaction.engine`, the client
+   * and the provider's back-off allow it; else why not. A failure is reported and arms that back-off, and the caller
+   * asks ctxkit's summary call in the same attempt, so that the failed request is not waited for again.
    */
   private async tryProvider(
     summarized: ChatMessage[],
-    llm: NonNullable<StrategyContext['llm']>,
-    focus: string | undefined,
-    signal: AbortSignal,
-    base: CtxkitEventBase,
-    trigger: CompactionTrigger,
+    options: ProviderCompactionOptions,
+    { trigger, turn }: RunningCompaction,
   ): Promise<{ reply?: CompactMessagesResult; error?: { code: string; message: string } }> {
-    const { config, context } = this.options;
-    if (!usesProviderCompaction(config.engine, llm)) {
+    const { config, llm } = options;
+    const context = this.options.context;
+    if (config.engine === 'ctxkit' || llm.providerCompaction === undefined)
       return config.engine === 'provider'
-        ? { error: { code: ErrorCodes.STRATEGY_ERROR, message: `the client ${llm.name} has no provider compaction` } }
+        ? { error: strategyError(`the client ${llm.name} has no provider compaction`) }
         : {};
-    }
     if (this.providerFailures.waiting(() => context.now())) {
-      return {
-        error: {
-          code: ErrorCodes.STRATEGY_ERROR,
-          message:
-            `provider compaction is backing off after a failure ` +
-            `until ${new Date(this.providerFailures.retryAt!).toISOString()}`,
-        },
-      };
+      const until = new Date(this.providerFailures.retryAt!).toISOString();
+      return { error: strategyError(`provider compaction is backing off after a failure until ${until}`) };
     }
     try {
-      const reply = await compactWithProvider(summarized, {
-        llm,
-        callerModel: this.options.model,
-        config,
-        systemPrompt: this.systemPrompt || undefined,
-        tools: this.tools,
-        focus,
-        cacheKey: conversationCacheKey(context.agentId, context.sessionId),
-        signal,
-      });
+      const reply = await compactWithProvider(summarized, options);
       this.providerFailures.succeeded();
       this.engineUsed = { engine: 'provider', fallback: null };
       return { reply };
     } catch (error) {
-      if (signal.aborted) throw error;
+      if (options.signal?.aborted) throw error;
       this.providerFailures.failed(context.now());
       const info = errorInfo(error);
       safeEmit(context.events, 'strategy-warning', {
-        ...base,
+        ...this.options.eventBase(turn),
         code: info.code,
         message:
           `The provider's compaction (${trigger}) failed (${info.message}); ctxkit's summary call writes ` +
@@ -680,13 +588,7 @@ export class Compactor {
     const { outcome } = running;
     if ('error' in outcome) {
       this.failures.failed(outcome.at);
-      return this.fail(
-        outcome.error,
-        running.trigger,
-        { full: running.history.length, adopted: running.history.length },
-        turn,
-        false,
-      );
+      return this.fail(outcome.error, running.trigger, running.history, turn, false);
     }
     this.failures.succeeded();
     return this.commit(running, outcome.reply, history, turn);
@@ -708,7 +610,6 @@ export class Compactor {
     const { config, context, counter } = this.options;
     const { trigger, tail, carried, tokensBefore, keptTokens, keptMessages, transcriptRef } = running;
     const base = this.options.eventBase(turn);
-    const attempted: BackoffAnchor = { full: running.history.length, adopted: running.history.length };
     const prefix: ChatMessage[] = [];
     if (reply.item) {
       // The provider's item opens the conversation, alone in its assistant message, as received.
@@ -720,17 +621,14 @@ export class Compactor {
     if (carried) prefix.push({ ...(carried.message as UserMessage) });
     const tokensAfter = counter.countMessages(prefix) + this.sumTokens(tail);
     if (tokensAfter >= tokensBefore) {
+      const message =
+        `the compaction result (${tokensAfter} tokens) is not smaller than the history it replaces ` +
+        `(${tokensBefore} tokens)`;
+      const model = config.model ?? this.options.model;
       return this.fail(
-        new LLMResponseError(
-          `the compaction result (${tokensAfter} tokens) is not smaller than the history it replaces ` +
-            `(${tokensBefore} tokens)`,
-          {
-            client: running.client,
-            model: config.model ?? this.options.model,
-          },
-        ),
+        new LLMResponseError(message, { client: running.client, model }),
         trigger,
-        attempted,
+        running.history,
         turn,
       );
     }
@@ -756,30 +654,21 @@ export class Compactor {
       count: (this.current?.count ?? 0) + 1,
       ...(carried ? { carriedSource: carried.source! } : {}),
     };
-    const threshold = compactionThreshold(this.options.contextLimit, config);
-    const reached = this.fixedTokens + tokensAfter < threshold;
+    const reached = this.fixedTokens + tokensAfter < this.threshold;
     this.backoff.record(reached, {
       full: running.history.length,
       adopted: prefix.length + running.history.length - keepFrom,
     });
     const shortfall = reached
       ? undefined
-      : this.noProgress(threshold, keptMessages, keptTokens, tokensAfter - keptTokens, this.backoff.waitTokens);
-    this.lastError = shortfall
-      ? { code: shortfall.code, message: shortfall.message, trigger, details: shortfall.details }
-      : undefined;
+      : this.noProgress(keptMessages, keptTokens, tokensAfter - keptTokens, this.backoff.waitTokens);
+    this.lastError = shortfall ? failureOf(shortfall, trigger) : undefined;
     this.lastUsage = undefined;
     const compacted = [...prefix, ...history.slice(keepFrom)];
     if (this.options.outputs) await this.options.outputs.collect(compacted, reply, turn);
     await this.options.onCompacted?.({ before, state: this.current, trigger, turn });
-    safeEmit(context.events, 'compaction-end', {
-      ...base,
-      trigger,
-      tokensBefore,
-      tokensAfter,
-      transcriptRef,
-      messages: compacted,
-    });
+    const end = { ...base, trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted };
+    safeEmit(context.events, 'compaction-end', end);
     if (shortfall)
       safeEmit(context.events, 'strategy-warning', { ...base, message: shortfall.message, code: shortfall.code });
     return {
@@ -790,24 +679,18 @@ export class Compactor {
   }
 
   /**
-   * Records a failed attempt (`lastError`, the back-off), reported with `compaction-error` unless it was when it
-   * happened.
+   * Records a failed attempt made on the history `attempted` (`lastError`, the back-off), reported with
+   * `compaction-error` unless it was when it happened.
    */
   private fail(
     error: unknown,
     trigger: CompactionTrigger,
-    attempted: BackoffAnchor,
+    attempted: ReadonlyArray<ChatMessage>,
     turn: number,
     report = true,
   ): CompactionHookResult {
-    const { code, message } = errorInfo(error);
-    this.lastError = {
-      code,
-      message,
-      trigger,
-      ...(CompactionNoProgressError.isInstance(error) ? { details: error.details } : {}),
-    };
-    this.backoff.record(false, attempted);
+    const { code, message } = (this.lastError = failureOf(error, trigger));
+    this.backoff.record(false, { full: attempted.length, adopted: attempted.length });
     if (report)
       safeEmit(this.options.context.events, 'compaction-error', {
         ...this.options.eventBase(turn),
@@ -859,9 +742,8 @@ export class Compactor {
     this.running = undefined;
   }
 
-  /** The error of a compaction that cannot bring the context under `threshold`, naming what it cannot remove. */
+  /** The error of a compaction that cannot bring the context under its threshold, naming what it cannot remove. */
   private noProgress(
-    threshold: number,
     keptMessages: number,
     keptTokens: number,
     summaryTokens: number,
@@ -879,7 +761,7 @@ export class Compactor {
       { part: 'the system prompt, tool definitions and dynamic context', tokens: this.fixedTokens },
     ];
     if (summaryTokens > 0) parts.push({ part: 'the retain + summary the model wrote', tokens: summaryTokens });
-    return new CompactionNoProgressError(strategyId, { thresholdTokens: threshold, parts, retryAfterTokens });
+    return new CompactionNoProgressError(strategyId, { thresholdTokens: this.threshold, parts, retryAfterTokens });
   }
 
   /**
@@ -896,10 +778,21 @@ export class Compactor {
   }
 
   private sumTokens(entries: ReadonlyArray<ViewEntry>): number {
-    let total = 0;
-    for (const entry of entries) total += this.options.counter.countMessage(entry.message);
-    return total;
+    return this.options.counter.countMessages(entries.map((entry) => entry.message));
   }
+}
+
+function withCommas(count: number): string {
+  return count.toLocaleString('en-US');
+}
+
+function strategyError(message: string): { code: string; message: string } {
+  return { code: ErrorCodes.STRATEGY_ERROR, message };
+}
+
+function failureOf(error: unknown, trigger: CompactionTrigger): CompactionFailure {
+  const details = CompactionNoProgressError.isInstance(error) ? { details: error.details } : {};
+  return { ...errorInfo(error), trigger, ...details };
 }
 
 /** The code and message an error is reported with. */

@@ -35,7 +35,7 @@ export const NO_COMPACTION_LAYOUT: HistoryLayout = Object.freeze({
 });
 
 /** True for the assistant message a provider compaction left: its compaction item alone, sent back as received. */
-export function isProviderCompactionMessage(message: Readonly<ChatMessage> | undefined): boolean {
+function isProviderCompactionMessage(message: Readonly<ChatMessage> | undefined): boolean {
   return (
     message?.role === 'assistant' &&
     message.content === null &&
@@ -58,36 +58,19 @@ export function layoutHistory(
   state: Readonly<CompactionState> | undefined,
 ): HistoryLayout | undefined {
   if (!state) return NO_COMPACTION_LAYOUT;
-  if (isProviderCompactionMessage(state.prefix[0])) {
-    if (startsWithPrefix(history, state.prefix)) return { state, form: 'adopted', memory: [], keepFrom: 0 };
-    if (!continuesCovered(history, state)) return undefined;
-    if (state.carriedSource === undefined)
-      return {
-        state,
-        form: 'full',
-        memory: [],
-        keepFrom: state.keepFrom,
-        carried: { message: state.prefix[0]!, source: state.keepFrom - 1 },
-      };
-    return {
-      state,
-      form: 'full',
-      memory: [state.prefix[0]!],
-      keepFrom: state.keepFrom,
-      carried: { message: state.prefix[1]!, source: state.carriedSource },
-    };
-  }
+  const provider = isProviderCompactionMessage(state.prefix[0]);
   const memory = state.prefix.length - (state.carriedSource === undefined ? 0 : 1);
   if (startsWithPrefix(history, state.prefix))
-    return { state, form: 'adopted', memory: history.slice(0, memory), keepFrom: memory };
-  if (continuesCovered(history, state)) {
-    const carried =
-      state.carriedSource === undefined
-        ? {}
-        : { carried: { message: state.prefix[memory]!, source: state.carriedSource } };
-    return { state, form: 'full', memory: state.prefix.slice(0, memory), keepFrom: state.keepFrom, ...carried };
-  }
-  return undefined;
+    return provider
+      ? { state, form: 'adopted', memory: [], keepFrom: 0 }
+      : { state, form: 'adopted', memory: history.slice(0, memory), keepFrom: memory };
+  if (!continuesCovered(history, state)) return undefined;
+  const { keepFrom, carriedSource } = state;
+  if (provider && carriedSource === undefined)
+    return { state, form: 'full', memory: [], keepFrom, carried: { message: state.prefix[0]!, source: keepFrom - 1 } };
+  const carried =
+    carriedSource === undefined ? {} : { carried: { message: state.prefix[memory]!, source: carriedSource } };
+  return { state, form: 'full', memory: state.prefix.slice(0, memory), keepFrom, ...carried };
 }
 
 /**
@@ -104,4 +87,21 @@ export function layoutEntries(
   if (layout.carried) entries.push({ message: layout.carried.message, source: layout.carried.source, carried: true });
   for (let index = layout.keepFrom; index < length; index++) entries.push({ message: messageAt(index), source: index });
   return entries;
+}
+
+/**
+ * True when two layouts map a history the same way: the same compaction, form and kept start, the same carried message
+ * and memory messages (a layout is made afresh at each call).
+ */
+export function sameLayout(a: HistoryLayout, b: HistoryLayout): boolean {
+  return (
+    a === b ||
+    (a.state === b.state &&
+      a.form === b.form &&
+      a.keepFrom === b.keepFrom &&
+      a.carried?.message === b.carried?.message &&
+      a.carried?.source === b.carried?.source &&
+      a.memory.length === b.memory.length &&
+      a.memory.every((message, index) => message === b.memory[index]))
+  );
 }

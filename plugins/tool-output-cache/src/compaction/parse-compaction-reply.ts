@@ -27,10 +27,9 @@ export function extractFinalTagBlock(text: string, tag: string): string | undefi
   const end = text.lastIndexOf(close);
   if (end === -1) return undefined;
   const tags: Array<{ at: number; opening: boolean }> = [];
-  for (let at = text.indexOf('<' + tag, 0); at !== -1 && at < end; at = text.indexOf('<' + tag, at + 1)) {
-    if (text.startsWith(open, at)) tags.push({ at, opening: true });
-  }
-  for (let at = text.indexOf(close, 0); at !== -1 && at < end; at = text.indexOf(close, at + 1))
+  for (let at = text.indexOf(open); at !== -1 && at < end; at = text.indexOf(open, at + 1))
+    tags.push({ at, opening: true });
+  for (let at = text.indexOf(close); at !== -1 && at < end; at = text.indexOf(close, at + 1))
     tags.push({ at, opening: false });
   tags.sort((a, b) => a.at - b.at);
   let depth = 1;
@@ -39,9 +38,8 @@ export function extractFinalTagBlock(text: string, tag: string): string | undefi
     depth += found.opening ? -1 : 1;
     if (depth === 0) return text.slice(found.at + open.length, end).trim();
   }
-  let last: { at: number } | undefined;
-  for (const found of tags) if (found.opening) last = found;
-  return last ? text.slice(last.at + open.length, end).trim() : undefined;
+  const lastOpen = text.lastIndexOf(open, end - 1);
+  return lastOpen === -1 ? undefined : text.slice(lastOpen + open.length, end).trim();
 }
 
 /**

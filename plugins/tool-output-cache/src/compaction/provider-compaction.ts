@@ -1,42 +1,30 @@
 import {
   type ChatMessage,
-  type ILLMClient,
   type LLMCompletionRequest,
-  LLMResponseError,
   providerCompactionItem,
   providerCompactionText,
-  type SystemMessage,
   type ToolDefinition,
 } from '@ctxkit/core';
-import { completeBeforeDeadline, contentlessSummary, contentlessSummaryMessage } from '@ctxkit/core/strategy-kit';
+import { completeBeforeDeadline } from '@ctxkit/core/strategy-kit';
 
-import type { CompactMessagesResult } from './compact-messages';
+import {
+  type CompactMessagesOptions,
+  type CompactMessagesResult,
+  nonEmptyDirectives,
+  refuseContentless,
+  stripTrailingToolCalls,
+  systemMessages,
+  unusableReply,
+} from './compact-messages';
 import type { CompactionConfig } from './compaction-config';
-import { stripTrailingToolCalls } from './strip-trailing-tool-calls';
 
-/** Inputs of {@link compactWithProvider}. */
-export interface ProviderCompactionOptions {
-  /** The agent's client; its `providerCompaction` is set. */
-  llm: ILLMClient;
-  /** The agent's model, used when `config.model` is `null`. */
-  callerModel: string;
-  config: CompactionConfig;
-  /** The latest payload's system prompt, sent first as a turn sends it. */
-  systemPrompt?: string;
-  /**
-   * The latest payload's tools, sent as a turn sends them (the provider reads them, and the prompt cache needs them).
-   */
+/**
+ * Inputs of {@link compactWithProvider}: those of the summary call (the client's `providerCompaction` is set; the
+ * system prompt and `cacheKey` are sent as a turn sends them), and the latest payload's tools, sent as a turn sends
+ * them (the provider reads them, and the prompt cache needs them).
+ */
+export interface ProviderCompactionOptions extends Omit<CompactMessagesOptions, 'stripTrailingToolCalls'> {
   tools: ReadonlyArray<ToolDefinition>;
-  /** What the `compact` tool was asked to focus on. */
-  focus?: string;
-  /** The conversation's `cacheKey`, sent as a turn sends it. */
-  cacheKey?: string;
-  signal?: AbortSignal;
-}
-
-/** True when a compaction of `llm` goes to the provider under `engine`. */
-export function usesProviderCompaction(engine: CompactionConfig['engine'], llm: ILLMClient): boolean {
-  return engine !== 'ctxkit' && llm.providerCompaction !== undefined;
 }
 
 /**
@@ -48,9 +36,7 @@ export function providerCompactionInstructions(
   config: Pick<CompactionConfig, 'summaryDirectives' | 'retainDirectives'>,
   focus?: string,
 ): string | undefined {
-  const asks = [...config.retainDirectives, ...config.summaryDirectives]
-    .map((directive) => directive.trim())
-    .filter((directive) => directive !== '');
+  const asks = nonEmptyDirectives([...config.retainDirectives, ...config.summaryDirectives]);
   if (focus && focus.trim() !== '') asks.push(`Focus on: ${focus.trim()}`);
   if (asks.length === 0) return undefined;
   return [
@@ -73,11 +59,10 @@ export function buildProviderCompactionRequest(
   messages: ReadonlyArray<ChatMessage>,
   options: Omit<ProviderCompactionOptions, 'llm'>,
 ): LLMCompletionRequest {
-  const system: SystemMessage[] = options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : [];
   const instructions = providerCompactionInstructions(options.config, options.focus);
   return {
     model: options.config.model ?? options.callerModel,
-    messages: [...system, ...stripTrailingToolCalls(messages)],
+    messages: [...systemMessages(options.systemPrompt), ...stripTrailingToolCalls(messages)],
     tools: options.tools.length > 0 ? [...options.tools] : null,
     maxOutputTokens: options.config.maxSummaryTokens,
     providerCompaction: instructions !== undefined ? { instructions } : {},
@@ -99,25 +84,15 @@ export async function compactWithProvider(
   messages: ReadonlyArray<ChatMessage>,
   options: ProviderCompactionOptions,
 ): Promise<CompactMessagesResult> {
+  const { llm } = options;
   const request = buildProviderCompactionRequest(messages, options);
   if (request.messages.every((message) => message.role === 'system'))
-    throw new LLMResponseError('nothing to compact before the kept turns', {
-      client: options.llm.name,
-      model: request.model,
-    });
-  const completion = await completeBeforeDeadline(options.llm, request, options.config.timeoutMs);
+    throw unusableReply('nothing to compact before the kept turns', llm, request);
+  const completion = await completeBeforeDeadline(llm, request, options.config.timeoutMs);
   const item = completion.message ? providerCompactionItem(completion.message) : undefined;
   if (!item)
-    throw new LLMResponseError('the provider answered the compaction request without a compaction item', {
-      client: options.llm.name,
-      model: request.model,
-    });
+    throw unusableReply('the provider answered the compaction request without a compaction item', llm, request);
   const text = providerCompactionText(item) ?? '';
-  const contentless = text === '' ? undefined : contentlessSummary(text);
-  if (contentless)
-    throw new LLMResponseError(
-      `the provider's compaction is refused: ${contentlessSummaryMessage(contentless, text)}`,
-      { client: options.llm.name, model: request.model },
-    );
-  return { retain: '', summary: text, item, request, completion, model: request.model ?? options.llm.defaultModel };
+  if (text !== '') refuseContentless(text, "the provider's compaction", llm, request);
+  return { retain: '', summary: text, item, request, completion, model: request.model ?? llm.defaultModel };
 }

@@ -53,3 +53,30 @@ export function compactionTail(entries: ReadonlyArray<ViewEntry>, turns: number)
     return { start: last.start };
   return { start: entries.length };
 }
+
+/** How a compaction splits the view: what it keeps after its summary, the user message it carries, what it replaces. */
+export interface CompactionSplit {
+  /** Index in the view where the kept entries start. */
+  start: number;
+  /** The entries kept after the summary (and the carried user message). */
+  tail: ViewEntry[];
+  carried: ViewEntry | undefined;
+  /** The caller's messages the summary replaces (older than the kept part, not carried). */
+  replaced: ViewEntry[];
+}
+
+/** The split of `entries` by a compaction that keeps the last `turns` turns (see {@link compactionTail}). */
+export function splitForCompaction(entries: ReadonlyArray<ViewEntry>, turns: number): CompactionSplit {
+  const { start, carriedUser } = compactionTail(entries, turns);
+  let tail = entries.slice(start);
+  let carried = carriedUser === undefined ? undefined : entries[carriedUser];
+  if (carried?.source === null) carried = undefined;
+  if (tail[0]?.carried && tail[0].message.role === 'user') {
+    // The user message an earlier compaction carried starts the kept part: carry it again, since
+    // it does not sit right before the kept messages in the caller's history.
+    carried = tail[0];
+    tail = tail.slice(1);
+  }
+  const replaced = entries.slice(0, start).filter((entry) => entry.source !== null && entry !== carried);
+  return { start, tail, carried, replaced };
+}

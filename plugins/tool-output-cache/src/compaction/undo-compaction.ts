@@ -2,7 +2,7 @@ import type { ChatMessage, StrategyContext } from '@ctxkit/core';
 
 import { type SavedCompactionState, startsWithPrefix } from './compaction-state';
 import type { Compactor, CompactorSnapshot } from './compactor';
-import { readTranscript } from './read-transcript';
+import { readTranscript } from './transcript';
 
 type TranscriptOwner = Pick<StrategyContext, 'store' | 'agentId' | 'sessionId'>;
 

@@ -2,7 +2,7 @@ import { type ChatMessage, type ReductionRecord, type ToolMessage } from '@ctxki
 import { contentText, groupEndingAt, type HistoryRange, type LighterForm } from '@ctxkit/core/strategy-kit';
 
 import type { CachedOutputSource } from '../cache/cached-outputs';
-import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT } from '../compaction/history-layout';
+import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT, sameLayout } from '../compaction/history-layout';
 import { type AlignedView, type LayoutPlacement, placeLayout } from './align-view';
 import { currentTurnStart } from './current-turn';
 import { lighterFormAt, type LighterFormOptions } from './lighter-form';
@@ -491,7 +491,7 @@ export class WorkingView {
   private continues(laidOut: LaidOut): boolean {
     const { base } = this;
     return (
-      laidOut.layout === this.layout &&
+      sameLayout(laidOut.layout, this.layout) &&
       laidOut.startIndex === this.placement.startIndex &&
       laidOut.length > 0 &&
       base.length >= laidOut.length &&

@@ -1,7 +1,6 @@
 import { type ChatMessage, MemoryContextStore } from '@ctxkit/core';
 
-import { readTranscript } from './read-transcript';
-import { saveTranscript } from './save-transcript';
+import { readTranscript, saveTranscript } from './transcript';
 import { TranscriptMissingError } from './transcript-missing-error';
 
 const owner = { agentId: 'agent', sessionId: 'session' };
@@ -19,8 +18,8 @@ describe('readTranscript', () => {
       { role: 'tool', tool_call_id: 'c1', content: 'x'.repeat(1_500_000) + '\n' + 'y'.repeat(700_000) },
       { role: 'user', content: [{ type: 'text', text: 'parts' }] },
     ];
-    const saved = await saveTranscript(store, owner, history, Date.UTC(2025, 0, 1));
-    expect(await readTranscript(store, owner, saved.ref)).toEqual(history);
+    const ref = await saveTranscript(store, owner, history, Date.UTC(2025, 0, 1));
+    expect(await readTranscript(store, owner, ref)).toEqual(history);
   });
 
   it('refuses a ref that is not stored or not a transcript ref, and a line that is not a message', async () => {
