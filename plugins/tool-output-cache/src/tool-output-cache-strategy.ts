@@ -7,7 +7,6 @@ import {
   type ContributedTool,
   type CtxkitEventBase,
   type IContextManager,
-  type ITokenCounter,
   type LLMPayload,
   type PreviewItem,
   type ReductionEpoch,
@@ -72,7 +71,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   readonly contextLimit: number;
   /** Token budget of all tool outputs. */
   readonly toolOutputBudget: number;
-  private readonly counter: ITokenCounter;
+  /** Turns are counted on the caller's history, checked apart from the working view the composer lays out. */
+  private readonly foundation: StrategyFoundation;
   private readonly outputs: CachedOutputs;
   private readonly view: WorkingView;
   private readonly composer: ViewPayloadComposer;
@@ -85,11 +85,6 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   private readonly finishedTurns: FinishedTurnOutputs;
   /** The turn of the latest call, for the events of an undo. */
   private turn = 0;
-  /**
-   * The counter, budget, composer, turn numbers and disposed check. Turns are counted on the caller's history, checked
-   * apart from the working view the composer lays out.
-   */
-  private readonly foundation: StrategyFoundation;
   private readonly queue = new SerialQueue();
 
   /** `config`: validated against `plugin.json`'s `configSchema`, its defaults applied (see `createStrategy`). */
@@ -105,32 +100,19 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     }));
     const { strategyId, model, counter } = foundation;
     this.strategyId = strategyId;
-    this.counter = counter;
     const contextLimit = (this.contextLimit = resolveContextLimit(context.models, model, config.maxContextTokens));
     // Computed now: an unknown model is reported when the strategy is made.
-    const budget = foundation.budget();
-    this.toolOutputBudget = toolOutputBudgetTokens(config.toolOutputCache.contextBudgetTokens, contextLimit);
-    const { maxMessageBytes, maxLineLength } = config.toolOutputCache;
-    this.cache = new ToolOutputCache({
-      store: context.store,
-      agentId: context.agentId,
-      sessionId: context.sessionId,
-      maxMessageBytes,
-      maxLineLength,
-    });
-    const eventBase = (turn: number): CtxkitEventBase => this.eventBase(turn);
-    this.outputs = new CachedOutputs({ cache: this.cache, counter, events: context.events, eventBase });
-    this.finishedTurns = new FinishedTurnOutputs(this.outputs, foundation.turns);
-    this.view = new WorkingView({
-      config,
-      counter,
-      outputs: this.outputs,
-      toolOutputBudget: this.toolOutputBudget,
-      restored: this.restored,
-    });
-    this.undoable = new SessionEpochs({ context, events: context.events, eventBase });
+    foundation.budget();
+    const { contextBudgetTokens, maxMessageBytes, maxLineLength, enabled } = config.toolOutputCache;
+    const toolOutputBudget = (this.toolOutputBudget = toolOutputBudgetTokens(contextBudgetTokens, contextLimit));
+    const { store, agentId, sessionId, events } = context;
+    this.cache = new ToolOutputCache({ store, agentId, sessionId, maxMessageBytes, maxLineLength });
+    const eventBase = (turn: number): CtxkitEventBase => ({ agentId, sessionId, strategyId, turn });
+    const outputs = (this.outputs = new CachedOutputs({ cache: this.cache, counter, events, eventBase }));
+    this.finishedTurns = new FinishedTurnOutputs(outputs, foundation.turns);
+    this.view = new WorkingView({ config, counter, outputs, toolOutputBudget, restored: this.restored });
+    this.undoable = new SessionEpochs({ context, eventBase });
     this.trims = new TrimRecorder(this.undoable, counter);
-    const outputs = config.toolOutputCache.enabled ? this.outputs : undefined;
     this.compactor = new Compactor({
       config: config.compaction,
       context,
@@ -138,26 +120,21 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       model,
       counter,
       contextLimit,
-      outputs,
+      outputs: enabled ? outputs : undefined,
       eventBase,
       onCompacted: (done) => this.undoable.recordCompaction(done),
     });
-    const { toolOutputBudget, restored } = this;
     const compactionStats = (): Record<string, unknown> => this.compactor.stats();
-    this.composer = new ViewPayloadComposer({
-      config,
-      context,
-      composer: foundation.composer,
-      counter,
-      budget,
-      toolOutputBudget,
-      restored,
-      compactionStats,
-      eventBase,
-    });
+    this.composer = new ViewPayloadComposer({ config, context, foundation, compactionStats, eventBase });
   }
 
-  /** Builds the payload: system, dynamic context, retain + summary, and the working view fitted to the budget. */
+  /**
+   * Builds the payload: system, dynamic context, retain + summary, and the working view fitted to the
+   * budget. A compaction that is due runs first (its summary call waited for at most
+   * `compaction.maxWaitMs`, then run in the background and committed by the next call; not waited for
+   * after a failed one); the outputs the payload shows as placeholders for the first time become a
+   * trim epoch.
+   */
   composePayload(
     systemPrompt: string,
     history: ChatMessage[],
@@ -165,7 +142,28 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     ragContext?: string,
     options: ComposeOptions = {},
   ): Promise<LLMPayload> {
-    return this.serialize(() => this.compose(systemPrompt, history, tools, ragContext, options));
+    return this.serialize(async () => {
+      this.foundation.assertLive('composePayload');
+      const turn = this.foundation.turns.count(history);
+      this.turn = turn;
+      const systemMessage = this.composer.systemMessageOf(systemPrompt, true);
+      this.compactor.systemPrompt = systemPrompt;
+      this.compactor.fixedTokens = this.composer.fixedTokens(systemMessage, tools, ragContext);
+      this.view.takeNewlyCached();
+      this.view.sync(history, this.compactor.layout(history, turn), turn);
+      if (await this.compactor.compactIfDue(history, this.view, turn))
+        this.view.sync(history, this.compactor.layout(history, turn), turn);
+      const composed = await this.composer.compose(
+        history,
+        { systemPrompt, systemMessage, tools, ragContext, options, turn },
+        this.view,
+        false,
+      );
+      await this.trims.record(composed, turn);
+      // What the turn is sent with: a provider compaction request carries the same tools.
+      if (options.sent !== false) this.compactor.tools = composed.payload.tools;
+      return composed.payload;
+    });
   }
 
   /**
@@ -200,7 +198,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
    * the strategy maps it onto the compacted view).
    */
   checkCompaction(
-    checkpoint: CompactionCheckpoint,
+    _checkpoint: CompactionCheckpoint,
     history: ReadonlyArray<ChatMessage>,
     usage?: TokenUsage,
   ): Promise<CompactionHookResult> {
@@ -208,17 +206,14 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       this.foundation.assertLive('checkCompaction');
       const turn = this.foundation.turns.count(history);
       this.turn = turn;
-      return this.compactor.check(checkpoint, history, usage, turn, () => {
+      return this.compactor.check(history, usage, turn, () => {
         this.view.sync(history, this.compactor.layout(history, turn), turn);
         return this.view;
       });
     });
   }
 
-  /**
-   * The compactions and trims that can be undone, oldest first (kept in the store: shared by every process serving the
-   * session).
-   */
+  /** The compactions and trims that can be undone, oldest first (kept in the store, shared by every process). */
   epochs(): Promise<ReductionEpoch[]> {
     return this.undoable.list();
   }
@@ -271,7 +266,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   ): Promise<ReductionPreview> {
     return this.serialize(async () => {
       this.foundation.assertLive('preview');
-      const turn = this.foundation.turns.count(history);
+      const { turns, counter } = this.foundation;
+      const turn = turns.count(history);
       const systemMessage = this.composer.systemMessageOf(systemPrompt, false);
       const fixedTokens = this.composer.fixedTokens(systemMessage, tools, ragContext);
       const { layout, setAside } = this.compactor.peekLayout(history);
@@ -280,7 +276,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       const plan = await this.compactor.plan(history, view, fixedTokens);
       const compacted =
         plan.trigger && this.context.llm
-          ? await messagesCompactionWouldReplace(view, history, this.config.compaction.retainLastTurns, this.counter)
+          ? await messagesCompactionWouldReplace(view, history, this.config.compaction.retainLastTurns, counter)
           : [];
       const composed = await this.composer.compose(
         history,
@@ -288,8 +284,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
         view,
         true,
       );
-      const planned = payloadPreview(composed.payload, asSentWhole(history, composed.messages), this.counter);
-      const caller = (items: PreviewItem[]) => items.map((item) => previewItem(history, item.index, this.counter));
+      const planned = payloadPreview(composed.payload, asSentWhole(history, composed.messages), counter);
+      const caller = (items: PreviewItem[]) => items.map((item) => previewItem(history, item.index, counter));
       const notes = [
         ...compactionPreviewNotes({ plan, compacted: compacted.length, hasModel: Boolean(this.context.llm), setAside }),
         ...planned.notes,
@@ -310,10 +306,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     return this.queue.idle();
   }
 
-  /**
-   * Stops accepting calls and aborts a summary call running in the background. Cached outputs and transcripts stay in
-   * the store. Safe to call twice.
-   */
+  /** Stops accepting calls and aborts a background summary call; the store keeps its data. Safe to call twice. */
   dispose(): void {
     this.foundation.dispose();
     this.compactor.dispose();
@@ -327,46 +320,6 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   /** Asks for a compaction at the next hook or payload, as the `compact` tool does. */
   requestCompaction(focus?: string): void {
     this.compactor.request(focus);
-  }
-
-  /**
-   * One payload: the messages appended since the last call checked, the working view (kept from call
-   * to call) synced with the history laid out over the compaction, a compaction when due or finished
-   * in the background (the view laid over the compacted history, nothing cached again; a summary
-   * call is waited for at most `compaction.maxWaitMs`, and not at all after a failed one), then the
-   * payload composed from the view and its new placeholders recorded as a trim epoch.
-   */
-  private async compose(
-    systemPrompt: string,
-    history: ChatMessage[],
-    tools: ToolDefinition[],
-    ragContext: string | undefined,
-    options: ComposeOptions,
-  ): Promise<LLMPayload> {
-    this.foundation.assertLive('composePayload');
-    const turn = this.foundation.turns.count(history);
-    this.turn = turn;
-    const systemMessage = this.composer.systemMessageOf(systemPrompt, true);
-    this.compactor.systemPrompt = systemPrompt;
-    this.compactor.fixedTokens = this.composer.fixedTokens(systemMessage, tools, ragContext);
-    this.view.takeNewlyCached();
-    this.view.sync(history, this.compactor.layout(history, turn), turn);
-    if (await this.compactor.compactIfDue(history, this.view, turn))
-      this.view.sync(history, this.compactor.layout(history, turn), turn);
-    const composed = await this.composer.compose(
-      history,
-      { systemPrompt, systemMessage, tools, ragContext, options, turn },
-      this.view,
-      false,
-    );
-    await this.trims.record(composed, turn);
-    // What the turn is sent with: a provider compaction request carries the same tools.
-    if (options.sent !== false) this.compactor.tools = composed.payload.tools;
-    return composed.payload;
-  }
-
-  private eventBase(turn: number): CtxkitEventBase {
-    return { agentId: this.context.agentId, sessionId: this.context.sessionId, strategyId: this.strategyId, turn };
   }
 
   /**

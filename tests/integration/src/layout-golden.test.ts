@@ -12,12 +12,15 @@ import { type GoldenReplay, type GoldenStep, replayGolden } from './layout-golde
 /**
  * Byte identity of what the standard strategies produce: every strategy in its default and its
  * cache-related configurations (`cutBackRatio` 0.4 / `keepFirstShare` 0.6, pins through the session
- * layer) replays bundled tau-bench airline records, an OpenHands run and the bench's coding history,
- * composing where an agent does (before each assistant message, and at the end). Every step records
- * the preview, the payload (messages and tools), its stats and every event of the step (compose and
- * turn completion); strategies with undo then undo their newest epoch and compose once more. Each
- * step is compared with the fixture by SHA-256 (the first 8 hex digits of each part's digest: payload,
- * stats, events, preview), so a test failure names the replay, the step and the part that changed.
+ * layer), and the tool-output cache compacting with a scripted summary model (its checkpoint after
+ * each compose, micro-compact `always` held by `minReclaimTokens`), replays bundled tau-bench
+ * airline records, an OpenHands run and the bench's coding history, composing where an agent does
+ * (before each assistant message, and at the end). Every step records the preview, the payload
+ * (messages and tools), its stats and every event of the step (compose and turn completion);
+ * strategies with undo then undo their newest epoch and compose once more. Each step is compared with
+ * the fixture by SHA-256 (the first 8 hex digits of each part's digest: payload with the checkpoint's
+ * result, stats, events, preview), so a test failure names the replay, the step and the part that
+ * changed.
  *
  * Normalised on purpose (see `normalise`): epoch ids (random UUIDs) become `epoch-<n>` in order of
  * appearance, and wall-clock timings become 0. The clock strategies read is the runtime's own,
@@ -51,7 +54,7 @@ function digest(value: unknown): string {
 
 function stepDigest(step: GoldenStep): string {
   const parts = {
-    payload: { end: step.end, payload: step.payload, error: step.error },
+    payload: { end: step.end, payload: step.payload, error: step.error, compaction: step.compaction },
     stats: step.stats,
     events: step.events,
     preview: step.preview,

@@ -3,8 +3,8 @@ import type { ContributedTool, ToolDefinition } from '@ctxkit/core';
 import { ToolArgumentsError } from './tool-arguments-error';
 import { READ_DEFAULT_LIMIT, type ToolOutputCache } from './tool-output-cache';
 
-// The definitions are kept small: they are sent with every payload that offers them. Limits the
-// schemas leave out (line and match bounds) are enforced by the executors.
+// The definitions are kept small: they are sent with every payload that offers them. The executors enforce the bounds
+// the schemas leave out.
 
 /** Definition of `tool_output_cache({ ref_id, offset?, limit?, char_offset? })`. */
 export const TOOL_OUTPUT_CACHE_DEFINITION: ToolDefinition = {
@@ -47,7 +47,6 @@ export const TOOL_OUTPUT_CACHE_GREP_DEFINITION: ToolDefinition = {
   },
 };
 
-/** Definition of the `compact` tool. */
 export const COMPACT_DEFINITION: ToolDefinition = {
   type: 'function',
   function: {
@@ -66,7 +65,7 @@ function argumentsObject(tool: string, args: unknown): Record<string, unknown> {
       throw new ToolArgumentsError(tool, 'the arguments are not valid JSON');
     }
   }
-  if (value === undefined || value === null) value = {};
+  value ??= {};
   if (typeof value !== 'object' || Array.isArray(value))
     throw new ToolArgumentsError(tool, 'the arguments must be a JSON object');
   return value as Record<string, unknown>;
@@ -96,7 +95,7 @@ function contributed(
   };
 }
 
-/** The expand and grep tools over one cache, as definitions plus executors the kernel can register. */
+/** The expand and grep tools over one cache. */
 export function createCacheTools(cache: ToolOutputCache): ContributedTool[] {
   return [
     contributed(TOOL_OUTPUT_CACHE_DEFINITION, (input, integer) =>

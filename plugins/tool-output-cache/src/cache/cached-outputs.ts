@@ -16,56 +16,53 @@ import { digestToolOutput, isToolOutputRefId } from './tool-output-ref-id';
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/g;
 
-/** What caching one tool output gave: what is known of it, and whether it is new to the store. */
+/** What caching one tool output gave; `stored`: new to the store. */
 export interface EnsuredOutput {
   info: CachedInfo | undefined;
   stored: boolean;
 }
 
-/**
- * What a working view caches its tool outputs with: {@link CachedOutputs}, or its `preview` side that stores nothing.
- */
+/** What a working view caches its outputs with: {@link CachedOutputs}, or its `preview` side that stores nothing. */
 export interface CachedOutputSource {
-  /**
-   * What is known of `message`'s output, cached when first seen; `stored` when it was written now.
-   * Answers at once (no promise) unless the store must be asked first.
-   */
+  /** What is known of `message`'s output, cached when first seen; a promise only when the store must be asked. */
   ensure(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput>;
 }
 
-/** Where {@link CachedOutputs} stores, counts and reports. */
-export interface CachedOutputsOwner {
-  cache: ToolOutputCache;
-  counter: ITokenCounter;
-  events: CtxkitEventBus;
-  eventBase(turn: number): CtxkitEventBase;
-}
-
 /**
- * The session's tool outputs as the cache knows them: each caller message is cached once (by
- * message object; a new object with the same output is hashed again but never stored twice), and
- * garbage collection after a compaction keeps every ref that is still named somewhere.
+ * The session's tool outputs as the cache knows them: each caller message is cached once (by message object; a new
+ * object with the same output is hashed again but never stored twice), and garbage collection after a compaction keeps
+ * every ref that is still named somewhere.
  */
 export class CachedOutputs implements CachedOutputSource {
   private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
   private readonly collectedRefs = new Set<string>();
-  /**
-   * The outputs as a preview sees them: what is cached already, and for the rest what caching would give, without
-   * storing or reporting.
-   */
+  /** What caching would give, without storing, remembering or reporting anything (store reads only). */
   readonly preview: CachedOutputSource = { ensure: (message) => this.peek(message) };
 
-  constructor(private readonly owner: CachedOutputsOwner) {}
+  constructor(
+    private readonly owner: {
+      cache: ToolOutputCache;
+      counter: ITokenCounter;
+      events: CtxkitEventBus;
+      eventBase(turn: number): CtxkitEventBase;
+    },
+  ) {}
 
   /**
-   * Caches a tool output when it is first seen (its ref now, its view when first read, its write owed until
-   * {@link storeOnceAnswered}); repeated calls reuse what is known. `stored`: new to the store. A promise
-   * only when the store is asked (a message that carries a ref, the session's first output).
+   * Caches a tool output when first seen: its ref now, its view when first read, its write owed until
+   * {@link storeOnceAnswered}. A message passed back with a ref the cache has (our copy, or the caller's own cache) is
+   * adopted as it is.
    */
   ensure(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
     const known = this.known(message);
     if (known) return { info: known, stored: false };
-    return this.carriesRef(message) ? this.ensureCarried(message, turn) : this.cacheOutput(message, turn);
+    if (!this.carriesRef(message)) return this.cacheOutput(message, turn);
+    return this.owner.cache.has(message.output_ref.id).then((has) => {
+      if (!has) return this.cacheOutput(message, turn);
+      const info = this.carriedInfo(message);
+      this.cached.set(message, info);
+      return { info, stored: false };
+    });
   }
 
   /** What is known of `message` already, unless GC collected its ref since. */
@@ -81,22 +78,7 @@ export class CachedOutputs implements CachedOutputSource {
     );
   }
 
-  /** {@link ensure} of a message that carries a ref: adopted when the cache has it, else cached as any output. */
-  private async ensureCarried(
-    message: ToolMessage & { output_ref: ToolOutputRef },
-    turn: number,
-  ): Promise<EnsuredOutput> {
-    if (!(await this.owner.cache.has(message.output_ref.id))) return this.cacheOutput(message, turn);
-    // The caller passes back a message that already carries a ref (our copy, or its own cache).
-    const info = this.carriedInfo(message);
-    this.cached.set(message, info);
-    return { info, stored: false };
-  }
-
-  /**
-   * The output given its ref now (its view when first read), its write owed (a failure is reported: the output is then
-   * sent as it is).
-   */
+  /** A failure to cache is reported: the output is then sent as it is. */
   private cacheOutput(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
     const text = contentText(message.content);
     let result: CachedToolOutput | Promise<CachedToolOutput>;
@@ -114,26 +96,19 @@ export class CachedOutputs implements CachedOutputSource {
     return this.remember(message, text, result, turn);
   }
 
-  /** What caching `message` gave, kept for the next calls (and reported when the output is new to the store). */
   private remember(message: ToolMessage, text: string, result: CachedToolOutput, turn: number): EnsuredOutput {
     this.collectedRefs.delete(result.ref.id);
     const info = this.infoOf(message, text, result.ref);
     this.cached.set(message, info);
     if (result.stored) {
-      // Assigned, not spread: a first call reports thousands of outputs, and a spread object literal costs microseconds
-      // each.
-      const cached = {
-        refId: result.ref.id,
-        toolCallId: message.tool_call_id,
-        byteSize: result.ref.byte_size,
-        lineCount: result.ref.line_count,
-      };
+      const { id: refId, byte_size: byteSize, line_count: lineCount } = result.ref;
+      // Assigned, not spread: a first call reports thousands of outputs, and a spread literal costs microseconds each.
+      const cached = { refId, toolCallId: message.tool_call_id, byteSize, lineCount };
       safeEmit(this.owner.events, 'tool-output-cached', Object.assign({}, this.owner.eventBase(turn), cached));
     }
     return { info, stored: result.stored };
   }
 
-  /** A tool output that could not be cached, reported: it is sent as it is. */
   private failed(error: unknown, turn: number): EnsuredOutput {
     this.warn(
       turn,
@@ -144,9 +119,8 @@ export class CachedOutputs implements CachedOutputSource {
   }
 
   /**
-   * Writes the outputs cached since the last write once the last call's answer is delivered (the caller has its
-   * payload before the store is written to): after the current macrotask, and only when writes are owed. A write that
-   * fails is reported and tried again when its ref is read.
+   * Writes the owed outputs once the last call's answer is delivered (after the current macrotask): the caller has its
+   * payload before the store is written to. A write that fails is reported and tried again when its ref is read.
    */
   async storeOnceAnswered(turn: number): Promise<void> {
     if (!this.owner.cache.hasPending) return;
@@ -161,11 +135,7 @@ export class CachedOutputs implements CachedOutputSource {
     }
   }
 
-  /**
-   * What {@link ensure} would know of `message`, without storing, remembering or reporting anything:
-   * the ref is the output's content address and the view is built the same way. Store reads only.
-   */
-  private async peek(message: ToolMessage): Promise<{ info: CachedInfo | undefined; stored: false }> {
+  private async peek(message: ToolMessage): Promise<EnsuredOutput> {
     const known = this.known(message);
     if (known) return { info: known, stored: false };
     try {
@@ -174,43 +144,33 @@ export class CachedOutputs implements CachedOutputSource {
       const text = contentText(message.content);
       return { info: this.infoOf(message, text, digestToolOutput(text)), stored: false };
     } catch {
-      // What caching would do then (it reports the failure; a preview does not).
+      // What caching would do then, without the report.
       return { info: undefined, stored: false };
     }
   }
 
-  /** The info of an output cached under `ref`: its view built with the cache's limits. */
   private infoOf(message: ToolMessage, text: string, ref: ToolOutputRef): CachedInfo {
     return new CachedInfo(ref, text.length, text, message, this.owner.counter, this.owner.cache.limits);
   }
 
-  /** The info of a message that carries the ref of an output the cache has: shown as it is. */
+  /** A message that carries the ref of an output the cache has is shown as it is. */
   private carriedInfo(message: ToolMessage & { output_ref: ToolOutputRef }): CachedInfo {
     const text = contentText(message.content);
     const ref = { ...message.output_ref };
     return new CachedInfo(ref, ref.byte_size ?? text.length, text, message, this.owner.counter);
   }
 
-  /**
-   * After a compaction: deletes cached outputs that neither the compacted history nor the retain/summary text
-   * references.
-   */
+  /** After a compaction: deletes the cached outputs that neither the compacted history nor the reply names. */
   async collect(
     compacted: ReadonlyArray<ChatMessage>,
     reply: { retain: string; summary: string },
     turn: number,
   ): Promise<void> {
-    const keep = new Set<string>();
-    for (const text of [reply.retain, reply.summary])
-      for (const match of text.match(REF_IN_TEXT) ?? []) keep.add(match);
+    const keep = new Set([reply.retain, reply.summary].flatMap((text) => text.match(REF_IN_TEXT) ?? []));
     for (const message of compacted) {
-      if (message.role === 'tool') {
-        const known = this.cached.get(message);
-        if (known) keep.add(known.ref.id);
-        if (message.output_ref) keep.add(message.output_ref.id);
-      }
-      for (const match of contentText(message.content as ToolMessage['content']).match(REF_IN_TEXT) ?? [])
-        keep.add(match);
+      for (const id of contentText(message.content as ToolMessage['content']).match(REF_IN_TEXT) ?? []) keep.add(id);
+      if (message.role === 'tool')
+        for (const id of [this.cached.get(message)?.ref.id, message.output_ref?.id]) if (id) keep.add(id);
     }
     try {
       const collected = await this.owner.cache.collect(keep);

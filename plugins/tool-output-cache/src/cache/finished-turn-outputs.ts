@@ -4,12 +4,11 @@ import { HistoryGrowth, type TurnCounter } from '@ctxkit/core/strategy-kit';
 import type { CachedOutputs } from './cached-outputs';
 
 /**
- * Caches the tool outputs of each finished turn (`onTurnComplete`), so that the next payload finds
- * them stored: the messages after the turn's user message, or, when the history grew since the last
- * call, every message appended since. Older outputs are cached when a payload first reaches them.
+ * Caches the tool outputs of each finished turn (`onTurnComplete`), so that the next payload finds them stored: the
+ * messages appended since the history seen last, or after the newest user message of a history seen for the first
+ * time. Older outputs are cached when a payload first reaches them.
  */
 export class FinishedTurnOutputs {
-  /** The history seen last: only the messages appended since are cached. */
   private readonly seen = new HistoryGrowth();
 
   /** @param turns the strategy's turn counter (it checks the history's shape before counting) */
@@ -18,11 +17,9 @@ export class FinishedTurnOutputs {
     private readonly turns: TurnCounter,
   ) {}
 
-  /** Caches the outputs `newHistory` finished. */
   async cache(newHistory: ReadonlyArray<ChatMessage>): Promise<void> {
     const turn = this.turns.count(newHistory);
     let from = this.seen.observe(newHistory);
-    // A history seen for the first time: its finished turn starts at its newest user message.
     if (from === 0)
       for (let index = newHistory.length - 1; index > 0 && from === 0; index--)
         if (newHistory[index]!.role === 'user') from = index;

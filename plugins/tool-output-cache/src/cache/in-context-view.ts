@@ -3,7 +3,6 @@ import { cutToUtf8Bytes, surrogateSafeCut, utf8ByteLength } from '@ctxkit/core/s
 
 import { looksBinary } from './looks-binary';
 
-/** Limits of an in-context view. */
 export interface InContextViewLimits {
   /** Largest view in UTF-8 bytes, the note included. */
   maxMessageBytes: number;
@@ -11,9 +10,8 @@ export interface InContextViewLimits {
   maxLineLength: number;
 }
 
-/** An in-context view. */
 export interface InContextView {
-  /** The text shown to the model: the output itself when nothing had to be cut. */
+  /** The output itself when nothing had to be cut. */
   text: string;
   /** True when lines were cut, the output was cut short, or it is binary. */
   truncated: boolean;
@@ -23,12 +21,7 @@ export interface InContextView {
 /** Bytes kept free for the trailing note, so that view + note stay within `maxMessageBytes`. */
 const NOTE_RESERVE_BYTES = 512;
 
-/** The marker put after a line cut at `maxLineLength`. */
-function lineCutMarker(omittedChars: number): string {
-  return ` [… ${omittedChars} more chars]`;
-}
-
-/** The trailing note of a cut view: says that the rest is expandable by ref. */
+/** The trailing note of a cut view: the rest is expandable by ref. */
 function expandNote(ref: Readonly<ToolOutputRef>, linesShown: number, linesCut: number, maxLineLength: number): string {
   const cut =
     linesCut > 0
@@ -43,20 +36,10 @@ function expandNote(ref: Readonly<ToolOutputRef>, linesShown: number, linesCut: 
   );
 }
 
-/** The view of a binary output: it is not shown, only described. */
-function binaryNote(ref: Readonly<ToolOutputRef>): string {
-  return (
-    `[binary tool output, ${ref.byte_size ?? '?'} bytes, not shown. It is cached as ref=${ref.id}: ` +
-    `tool_output_cache {"ref_id":"${ref.id}"} shows it as numbered lines, tool_output_cache_grep searches it]`
-  );
-}
-
 /**
- * Builds the in-context view of a tool output: lines cut at `maxLineLength`, the
- * whole cut at `maxMessageBytes` (UTF-8 safe), and, when anything was cut, a note that the rest
- * is expandable by ref. Touches only the part it shows plus one `indexOf` scan per line, so a
- * 100 MB output costs a walk over its newlines, not a copy. When nothing has to be cut the text
- * is returned as it is.
+ * The in-context view of a tool output: lines cut at `maxLineLength`, the whole cut at `maxMessageBytes` (UTF-8 safe),
+ * then a note that the rest is expandable by ref; a binary output is only described. Touches only the part it shows
+ * plus one `indexOf` scan per line, so a 100 MB output costs a walk over its newlines, not a copy.
  */
 export function buildInContextView(
   text: string,
@@ -65,7 +48,12 @@ export function buildInContextView(
 ): InContextView {
   const maxBytes = Math.max(1, Math.floor(limits.maxMessageBytes));
   const maxLine = Math.max(1, Math.floor(limits.maxLineLength));
-  if (looksBinary(text)) return { text: binaryNote(ref), truncated: true, binary: true };
+  if (looksBinary(text)) {
+    const note =
+      `[binary tool output, ${ref.byte_size ?? '?'} bytes, not shown. It is cached as ref=${ref.id}: ` +
+      `tool_output_cache {"ref_id":"${ref.id}"} shows it as numbered lines, tool_output_cache_grep searches it]`;
+    return { text: note, truncated: true, binary: true };
+  }
 
   // Fast path: small enough and no long line (the ref measured the bytes when the output was hashed).
   if (
@@ -82,7 +70,6 @@ export function buildInContextView(
   let linesShown = 0;
   let linesCut = 0;
   let position = 0;
-  let complete = true;
   while (position < text.length) {
     const newline = text.indexOf('\n', position);
     const end = newline === -1 ? text.length : newline;
@@ -90,7 +77,7 @@ export function buildInContextView(
     let cut = false;
     if (end - position > maxLine) {
       const kept = line.slice(0, surrogateSafeCut(line, maxLine));
-      line = kept + lineCutMarker(end - position - kept.length);
+      line = `${kept} [… ${end - position - kept.length} more chars]`;
       cut = true;
     }
     const lineBytes = utf8ByteLength(line) + (linesShown > 0 ? 1 : 0);
@@ -100,18 +87,16 @@ export function buildInContextView(
         pieces.push(cutToUtf8Bytes(line, budget));
         linesShown = 1;
         if (!cut) linesCut++;
-        cut = true;
       }
-      complete = false;
       break;
     }
     pieces.push(line);
     used += lineBytes;
     linesShown++;
     if (cut) linesCut++;
-    position = newline === -1 ? text.length : newline + 1;
+    position = end + 1;
   }
-  if (complete && linesCut === 0) return { text, truncated: false, binary: false };
+  if (position >= text.length && linesCut === 0) return { text, truncated: false, binary: false };
   const note = expandNote(ref, linesShown, linesCut, maxLine);
   const noteBytes = utf8ByteLength(note) + 1;
   let body = pieces.join('\n');
@@ -120,9 +105,8 @@ export function buildInContextView(
 }
 
 /**
- * True when a line of `text` is longer than `maxLine` characters. Jumps from a line's start to the
- * last newline within `maxLine` characters of it (found looking back), so a text of short lines is
- * crossed in steps of about `maxLine` characters, not one step per line.
+ * True when a line of `text` is longer than `maxLine` characters. Jumps to the last newline within `maxLine` characters
+ * (found looking back): a text of short lines is crossed in steps of about `maxLine` characters, not line by line.
  */
 function hasLineLongerThan(text: string, maxLine: number): boolean {
   let start = 0;

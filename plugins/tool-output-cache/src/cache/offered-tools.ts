@@ -1,6 +1,5 @@
 import type { ToolDefinition } from '@ctxkit/core';
 
-/** What the payload's tool list is made of. */
 export interface OfferedToolsInput {
   /** The caller's tools; the host may already list the strategy's own definitions among them. */
   callerTools: ReadonlyArray<ToolDefinition>;
@@ -11,9 +10,8 @@ export interface OfferedToolsInput {
 }
 
 /**
- * The tools of one payload: the caller's own tools, then the strategy's definitions that are useful
- * now. A strategy definition the host passed in is left out until it is offered; a caller tool that
- * only shares a name with one (a user tool hiding it) is kept as it is.
+ * The tools of one payload: the caller's, then the strategy's definitions offered now. A strategy definition the host
+ * passed in is left out until it is offered; a caller tool that only shares a name with one is kept.
  */
 export function offeredTools({ callerTools, own, offer }: OfferedToolsInput): ToolDefinition[] {
   const ownByName = new Map(own.map((definition) => [definition.function.name, JSON.stringify(definition)]));
@@ -32,14 +30,13 @@ export function offeredTools({ callerTools, own, offer }: OfferedToolsInput): To
 }
 
 /**
- * The tool lists of a session's payloads, one per choice of what is offered: the same array from call
- * to call while the caller passes the same tool objects (a new array of them included), so that its
- * count is made once, not at every turn.
+ * The tool lists of a session's payloads, one per choice of what is offered: the same array from call to call while
+ * the caller passes the same tool objects (in a new array or not), so that it is counted once, not at every turn.
  */
 export class OfferedToolLists {
   private readonly lists = new Map<boolean, { input: ReadonlyArray<ToolDefinition | null>; list: ToolDefinition[] }>();
 
-  /** {@link offeredTools} of `input`, the list made last time for `offerOwn` when its input was the same. */
+  /** {@link offeredTools} of `input`, or the list made last time for `offerOwn` when its input was the same. */
   list(input: OfferedToolsInput, offerOwn: boolean): ToolDefinition[] {
     const known = this.lists.get(offerOwn);
     // The three lists in one, apart by `null` (never a tool).
@@ -53,8 +50,7 @@ export class OfferedToolLists {
 }
 
 /**
- * Largest share of the room (the budget left after the system prompt, the caller's tools and the
- * dynamic context) the expand and grep definitions may take. In a smaller room they would crowd
- * out more history than they could bring back: older outputs are micro-compacted instead.
+ * Largest share of the room (the budget left after the system prompt, the caller's tools and the dynamic context) the
+ * expand and grep definitions may take: in a smaller room they would crowd out more history than they bring back.
  */
 export const EXPAND_TOOLS_MAX_ROOM_SHARE = 0.25;

@@ -4,30 +4,22 @@ export interface StreamedLine {
   number: number;
   /** The line without its `\n`, at most `keepChars` characters of it (from `from`). */
   text: string;
-  /** Characters of the line before `text` (0 unless the line is the one {@link SkipChars} names). */
+  /** Characters of the line before `text` (0 unless `skip` names the line). */
   from: number;
   /** Length of the whole line in characters (it may be longer than `text`). */
   length: number;
 }
 
-/** The characters to skip at the start of one line: `text` then starts `chars` characters into line `line`. */
-export interface SkipChars {
-  line: number;
-  chars: number;
-}
-
 /**
- * Yields the lines of a byte stream one at a time, decoding UTF-8 across chunk boundaries. Holds one
- * line at a time, and of a line longer than `keepChars` only its first `keepChars` characters
- * (the rest is counted, not kept): a 100 MB output or a line of megabytes is never held whole, and
- * never split into an array of lines. With `skip`, the text of line `skip.line` starts `skip.chars`
- * characters into it (a long line read further on). A last line without `\n` is yielded; no empty line follows a
- * final `\n`. Stop early by breaking out of the loop (the source stream is closed).
+ * Yields the lines of a UTF-8 byte stream one at a time, of each at most `keepChars` characters (the rest is counted,
+ * not kept): a 100 MB output or a line of megabytes is never held whole. The text of line `skip.line` starts
+ * `skip.chars` characters into it. A last line without `\n` is yielded; no empty line follows a final `\n`. Breaking
+ * out of the loop closes the source stream.
  */
 export async function* streamLines(
   chunks: AsyncIterable<Uint8Array>,
   keepChars: number,
-  skip?: SkipChars,
+  skip?: { line: number; chars: number },
 ): AsyncGenerator<StreamedLine> {
   const decoder = new TextDecoder('utf-8');
   const keep = Math.max(1, Math.floor(keepChars));
@@ -36,7 +28,7 @@ export async function* streamLines(
   let kept = 0;
   let length = 0;
   let number = 0;
-  // Characters of the current line to pass over before keeping any (only on the line `skip` names).
+  // Characters of the current line to pass over before keeping any.
   let from = skip?.line === 1 ? skipChars : 0;
   const take = (piece: string): void => {
     const start = length;
@@ -49,12 +41,7 @@ export async function* streamLines(
   };
   const finish = (): StreamedLine => {
     number++;
-    const line = {
-      number,
-      text: parts.length === 1 ? parts[0]! : parts.join(''),
-      from: Math.min(from, length),
-      length,
-    };
+    const line = { number, text: parts.join(''), from: Math.min(from, length), length };
     parts = [];
     kept = 0;
     length = 0;
@@ -63,18 +50,14 @@ export async function* streamLines(
   };
   const feed = function* (text: string): Generator<StreamedLine> {
     let position = 0;
-    while (position <= text.length) {
-      const newline = text.indexOf('\n', position);
-      if (newline === -1) {
-        if (position < text.length) take(text.slice(position));
-        return;
-      }
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', position)) {
       take(text.slice(position, newline));
       yield finish();
       position = newline + 1;
     }
+    if (position < text.length) take(text.slice(position));
   };
   for await (const chunk of chunks) yield* feed(decoder.decode(chunk, { stream: true }));
   yield* feed(decoder.decode());
-  if (length > 0 || parts.length > 0) yield finish();
+  if (length > 0) yield finish();
 }

@@ -1,14 +1,13 @@
 import { surrogateSafeCut } from '@ctxkit/core/strategy-kit';
 
-/** Characters per chunk when a large text is hashed, measured or written: 1 Mi characters. */
+/** Characters per chunk when a large text is hashed, measured or written. */
 export const TEXT_CHUNK_CHARS = 1 << 20;
 
 /**
- * Splits a text into slices of about `chunkChars` characters without cutting a surrogate pair, so
- * that each slice encodes to the same UTF-8 bytes as its part of the whole text. Lets a 100 MB tool
- * output be hashed and written without a second 100 MB copy.
+ * Slices of about `chunkChars` characters, never cutting a surrogate pair: each encodes to the same UTF-8 bytes as its
+ * part of the whole, so a 100 MB output is hashed and written without a second copy.
  */
-export function* textChunks(text: string, chunkChars: number = TEXT_CHUNK_CHARS): Generator<string> {
+export function* textChunks(text: string, chunkChars: number = TEXT_CHUNK_CHARS): Generator<string, void> {
   const size = Math.max(2, Math.floor(chunkChars));
   let start = 0;
   while (start < text.length) {

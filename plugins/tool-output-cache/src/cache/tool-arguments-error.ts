@@ -1,9 +1,6 @@
 import { CtxkitError, ErrorCodes } from '@ctxkit/core';
 
-/**
- * A contributed tool was called with arguments it cannot use. The kernel gives the message to the
- * model as the tool result, so the model can call again correctly.
- */
+/** A contributed tool was called with arguments it cannot use; the model gets the message as the tool result. */
 export class ToolArgumentsError extends CtxkitError {
   constructor(toolName: string, problem: string) {
     super({

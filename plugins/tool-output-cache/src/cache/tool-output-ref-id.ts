@@ -5,24 +5,20 @@ import { countLineFeeds } from '@ctxkit/core/strategy-kit';
 
 import { TEXT_CHUNK_CHARS, textChunks } from './text-chunks';
 
-/**
- * The form of every ref id: `to_` and 32 lowercase hex digits (128 bits of the SHA-256 of the
- * output). Safe as a store key part: no path separators, no dots, fixed length.
- */
+/** 128 bits of the output's SHA-256. Safe as a store key part: no path separators, no dots, fixed length. */
 const TOOL_OUTPUT_REF_ID_PATTERN = /^to_[0-9a-f]{32}$/;
 
 /** The ref of a tool output with everything hashing it measured. */
 export type ToolOutputDigest = Required<ToolOutputRef>;
 
 /**
- * Hashes a tool output chunk by chunk (no second copy of a 100 MB text) and measures it: the ref id
- * is content-addressed, so the same output cached twice is stored once. `line_count` counts a last
+ * Hashes a tool output chunk by chunk (no second copy of a 100 MB text) and measures it. `line_count` counts a last
  * line without a newline; an empty output has 0 lines.
  */
 export function digestToolOutput(text: string): ToolOutputDigest {
   const lineCount = countLineFeeds(text) + (text.length === 0 || text.endsWith('\n') ? 0 : 1);
   if (text.length <= TEXT_CHUNK_CHARS) {
-    // One chunk (nearly every output): hashed in one native call, without a hash object.
+    // Nearly every output: hashed in one native call, without a hash object.
     return {
       id: refIdOf(hashOnce('sha256', text, 'hex')),
       byte_size: Buffer.byteLength(text, 'utf8'),
@@ -32,14 +28,13 @@ export function digestToolOutput(text: string): ToolOutputDigest {
   const hash = createHash('sha256');
   let byteSize = 0;
   for (const chunk of textChunks(text)) {
-    // Hashed and measured natively from the string: no byte copy of the chunk is made.
+    // Natively from the string: no byte copy of the chunk is made.
     hash.update(chunk, 'utf8');
     byteSize += Buffer.byteLength(chunk, 'utf8');
   }
   return { id: refIdOf(hash.digest('hex')), byte_size: byteSize, line_count: lineCount };
 }
 
-/** The ref id of an output whose SHA-256 is `hex`: its first 128 bits. */
 function refIdOf(hex: string): string {
   return `to_${hex.slice(0, 32)}`;
 }
@@ -50,8 +45,7 @@ export function isToolOutputRefId(value: unknown): value is string {
 }
 
 /**
- * Checks a ref id before it reaches the store: anything not of the form `to_<32 hex>` (a path, `..`,
- * another session's key) is unknown.
+ * Checks a ref id before it reaches the store: anything else (a path, `..`, another session's key) is unknown.
  * @throws ToolOutputRefNotFoundError (`CTXKIT_TOOL_OUTPUT_REF_NOT_FOUND`)
  */
 export function assertToolOutputRefId(value: unknown): asserts value is string {

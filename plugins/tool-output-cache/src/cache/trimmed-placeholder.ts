@@ -3,15 +3,12 @@ import { contentText } from '@ctxkit/core/strategy-kit';
 
 const PREFIX = '[tool output trimmed; ref=';
 
-/**
- * The placeholder of a trimmed tool output: what the tool output budget, or a payload under
- * pressure, sends instead of an older output (the message keeps its `output_ref`).
- */
+/** What the tool output budget, or a payload under pressure, sends instead of an older output (with its ref). */
 export function trimmedPlaceholder(refId: string): string {
   return `${PREFIX}${refId}]`;
 }
 
-/** True when a tool message shows the trimmed placeholder of its ref (compared in place: no placeholder is built). */
+/** True when a tool message shows the placeholder of its ref (compared in place: no placeholder is built). */
 export function isTrimmed(message: Readonly<ToolMessage>): boolean {
   const ref = message.output_ref;
   if (ref === undefined) return false;

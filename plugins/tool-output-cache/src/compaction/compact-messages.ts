@@ -23,10 +23,7 @@ export interface CompactMessagesOptions {
   systemPrompt?: string;
   /** What the `compact` tool was asked to focus on. */
   focus?: string;
-  /**
-   * Strip a trailing assistant `tool_calls` message; only a test turns it off, to show the provider error it prevents.
-   * @default true
-   */
+  /** Whether to strip a trailing assistant `tool_calls` message; only a test sets it to `false`. */
   stripTrailingToolCalls?: boolean;
   /** The conversation's `cacheKey` (`conversationCacheKey(agentId, sessionId)`). */
   cacheKey?: string;
@@ -40,14 +37,14 @@ export interface CompactMessagesResult extends CompactionReply {
   model: string;
 }
 
-/** The retain instructions used when `retainPrompt` is `null`: what must survive verbatim, in `<retain>` tags. */
+/** The retain instructions used when `retainPrompt` is `null`. */
 const DEFAULT_RETAIN_PROMPT = [
   'Before the summary, list inside <retain></retain> tags the facts that must survive word for word:',
   'identifiers, file paths, names, numbers, user constraints, decisions, and the ref ids of cached tool outputs',
   '(ref=...) that may need to be expanded again with tool_output_cache.',
 ].join('\n');
 
-/** The directives that say something, trimmed. */
+/** The non-empty directives, trimmed. */
 export function nonEmptyDirectives(directives: readonly string[]): string[] {
   return directives.map((directive) => directive.trim()).filter((directive) => directive !== '');
 }
@@ -58,11 +55,7 @@ function bullets(directives: readonly string[]): string {
     .join('\n');
 }
 
-/**
- * The user message appended for the summary call (it never stays in the history): the retain instructions
- * (`retainPrompt`, else the default, plus `retainDirectives` as bullets), then the summary prompt (plus
- * `summaryDirectives`).
- */
+/** The user message appended for the summary call; it never stays in the history. */
 function compactionInterrupt(config: CompactionConfig, focus: string | undefined): UserMessage {
   const retainDirectives = bullets(config.retainDirectives);
   const summaryDirectives = bullets(config.summaryDirectives);
@@ -77,9 +70,8 @@ function compactionInterrupt(config: CompactionConfig, focus: string | undefined
 }
 
 /**
- * `messages` without a trailing assistant `tool_calls` message, whose calls have no results yet (a provider rejects
- * the request): it keeps its `content` only, or is left out without one. Returns `messages` itself when there is
- * nothing to strip.
+ * `messages` without the calls of a trailing assistant `tool_calls` message, which have no results yet (a
+ * provider rejects the request): its `content` stays, if any. `messages` itself when there is nothing to strip.
  */
 export function stripTrailingToolCalls(messages: ReadonlyArray<ChatMessage>): ChatMessage[] {
   const last = messages[messages.length - 1];
@@ -93,17 +85,16 @@ export function stripTrailingToolCalls(messages: ReadonlyArray<ChatMessage>): Ch
   return [...head, stripped];
 }
 
-/** The system prompt as the first message of a summary request (none when it is empty). */
+/** The system prompt as the first message of a summary request, none when it is empty. */
 export function systemMessages(systemPrompt: string | undefined): SystemMessage[] {
   return systemPrompt ? [{ role: 'system', content: systemPrompt }] : [];
 }
 
-/** The error of a summary call whose answer cannot be used. */
 export function unusableReply(message: string, llm: ILLMClient, request: LLMCompletionRequest): LLMResponseError {
   return new LLMResponseError(message, { client: llm.name, model: request.model });
 }
 
-/** Refuses a summary that is only an acknowledgement or an error message: it never replaces the history. */
+/** Refuses a summary that is only an acknowledgement or an error message. */
 export function refuseContentless(summary: string, what: string, llm: ILLMClient, request: LLMCompletionRequest): void {
   const contentless = contentlessSummary(summary);
   if (contentless)
@@ -111,9 +102,9 @@ export function refuseContentless(summary: string, what: string, llm: ILLMClient
 }
 
 /**
- * Builds the summary request: shaped messages + interrupt, no tools, `compaction.model` first; with
- * a `cacheKey`, the interrupt alone as the `continuation` of the conversation's last turn (a client that
- * remembers that turn's request sends it with the interrupt appended, which reads the provider's prompt cache).
+ * The summary request; with a `cacheKey`, the interrupt alone is also its `continuation`: a client that
+ * remembers the conversation's last request can send that one with the interrupt appended, which reads the
+ * provider's prompt cache.
  */
 export function buildCompactionRequest(
   messages: ReadonlyArray<ChatMessage>,
@@ -133,8 +124,7 @@ export function buildCompactionRequest(
 }
 
 /**
- * Generates the retain + summary: calls the model without tools before the `compaction.timeoutMs` deadline and
- * extracts the final `<retain>` and `<summary>` blocks. Neither the interrupt nor the reply is returned as history.
+ * The retain + summary: the model called without tools, the final `<retain>` and `<summary>` blocks of its answer.
  * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block, or one
  *   that is only an acknowledgement or an error message (`contentlessSummary`)
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) when the call has not settled within `compaction.timeoutMs`

@@ -2,21 +2,20 @@
 export interface CompactionBackoffOptions {
   /** Tokens the history must grow by after an attempt before the next automatic one. */
   retryAfterTokens: number;
-  /** Factor the wait grows by with each further attempt in a row that did not reach its target. */
+  /** What the wait is multiplied by per further attempt in a row that missed its target. */
   factor: number;
   /** The longest wait, in tokens. */
   maxTokens: number;
 }
 
-/** How long the caller's history was at the last attempt, in each form the caller may pass it in next. */
+/** The length of the caller's history at the last attempt, in each form the caller may pass it in next. */
 export interface BackoffAnchor {
-  /** The caller's full history (the form it passed, or the history a compaction replaced). */
   full: number;
-  /** The compacted history, retain + summary first (after a compaction the caller may adopt it). */
+  /** The compacted history, retain + summary first, which the caller may adopt. */
   adopted: number;
 }
 
-/** What a {@link CompactionBackoff} knows, as JSON (kept with a compaction epoch, so that its undo restores it). */
+/** What a {@link CompactionBackoff} knows, as JSON. */
 export interface BackoffSnapshot {
   misses: number;
   wait: number;
@@ -24,11 +23,9 @@ export interface BackoffSnapshot {
 }
 
 /**
- * When automatic compaction may run again. After every attempt the history must first grow by
- * `retryAfterTokens`; after each further attempt in a row that did not reach its target (it failed,
- * did not shrink the history, or left what must be kept over the threshold) the wait is multiplied
- * by `factor`, up to `maxTokens`. A compaction that cannot make progress is thus not retried every
- * turn, and one that reached its target starts over from `retryAfterTokens`.
+ * When automatic compaction may run again: after an attempt the history must grow by `retryAfterTokens`,
+ * times `factor` per further attempt in a row that missed its target (it failed, did not shrink the
+ * history, or left what must be kept over the threshold), up to `maxTokens`.
  */
 export class CompactionBackoff {
   private misses = 0;
@@ -47,7 +44,7 @@ export class CompactionBackoff {
     return this.wait;
   }
 
-  /** Where the history stood at the last attempt, in the form the caller passes now; `undefined` before any attempt. */
+  /** Where the history stood at the last attempt, in the form the caller passes now. */
   anchorFor(form: 'none' | 'full' | 'adopted'): number | undefined {
     if (!this.anchor) return undefined;
     return form === 'adopted' ? this.anchor.adopted : this.anchor.full;
@@ -60,21 +57,17 @@ export class CompactionBackoff {
     return Math.min(this.options.maxTokens, Math.round(this.options.retryAfterTokens * growth));
   }
 
-  /**
-   * Records an attempt made on a history of `anchor` messages; `reached`: it brought the context under its threshold.
-   */
+  /** Records an attempt on a history of `anchor` messages; `reached`: it brought the context under its threshold. */
   record(reached: boolean, anchor: BackoffAnchor): void {
     this.wait = this.nextWait(reached);
     this.misses = reached ? 0 : this.misses + 1;
     this.anchor = anchor;
   }
 
-  /** What it knows now. */
   snapshot(): BackoffSnapshot {
     return { misses: this.misses, wait: this.wait, anchor: this.anchor ? { ...this.anchor } : null };
   }
 
-  /** Takes back what {@link snapshot} returned. */
   restore(snapshot: BackoffSnapshot): void {
     this.misses = snapshot.misses;
     this.wait = snapshot.wait;
@@ -83,8 +76,6 @@ export class CompactionBackoff {
 
   /** Forgets every attempt (another conversation). */
   reset(): void {
-    this.misses = 0;
-    this.wait = 0;
-    this.anchor = undefined;
+    this.restore({ misses: 0, wait: 0, anchor: null });
   }
 }

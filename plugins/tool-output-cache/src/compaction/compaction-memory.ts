@@ -14,7 +14,7 @@ import type { CompactionState } from './compaction-state';
 /** The tag a compaction's retain + summary is framed in. */
 const COMPACTION_SUMMARY_TAG = 'compaction_summary';
 
-/** Tags the retain + summary may not open or close: its frame's, and those the compaction reply uses. */
+/** Tags the retain + summary may not open or close. */
 const COMPACTION_FRAME_TAGS = [COMPACTION_SUMMARY_TAG, 'summary', 'retain'];
 
 /** What a user-role compaction block says before its frame. */
@@ -28,12 +28,9 @@ export function compactionReason(state: Pick<CompactionState, 'count'>): string 
 }
 
 /**
- * The retain + summary of a compaction as the payload's memory block, right after the system prompt
- * (after the dynamic context in a user message), framed in `<compaction_summary>` with its text
- * escaped so that a reply cannot close the frame or open a role. It stands for the caller's history
- * before `until` (reported as `compacted`, recoverable from the saved transcript); the composer gives
- * it up to its share of the room, shortened from its head inside its frame, and leaves it out before
- * the current turn would lose its room.
+ * The retain + summary of a compaction as the payload's memory block, framed in `<compaction_summary>` with
+ * its text escaped so that it cannot close the frame or open a role. It stands for the caller's history
+ * before `until`, recoverable from the saved transcript.
  */
 export function compactionMemory(
   state: Pick<CompactionState, 'count' | 'transcriptRef'>,
@@ -65,9 +62,7 @@ export function compactionMemory(
   };
 }
 
-/**
- * A memory message's text: its content, or a provider compaction item's readable summary (a note for an encrypted one).
- */
+/** A memory message's text: its content, or a provider compaction item's readable summary. */
 function memoryText(message: Readonly<ChatMessage>): string {
   const item =
     message.role === 'assistant'

@@ -5,10 +5,7 @@ import type { CompactionPlan, CompactionView } from './compactor';
 import { repairToolPairs } from './summary-input';
 import { splitForCompaction } from './tail-turns';
 
-/**
- * The messages of `history` the compaction of `view` would replace by its retain + summary (what it
- * keeps and carries excluded): a preview's `compacted`.
- */
+/** The messages of `history` the compaction of `view` would replace: a preview's `compacted`. */
 export async function messagesCompactionWouldReplace(
   view: CompactionView,
   history: ReadonlyArray<ChatMessage>,
@@ -22,7 +19,7 @@ export async function messagesCompactionWouldReplace(
 /** What a preview's compaction part found, for its notes. */
 export interface CompactionPreview {
   plan: CompactionPlan;
-  /** The messages it would replace (see {@link messagesCompactionWouldReplace}). */
+  /** The messages it would replace. */
   compacted: number;
   /** A model is there to write the summary. */
   hasModel: boolean;
@@ -30,10 +27,7 @@ export interface CompactionPreview {
   setAside: boolean;
 }
 
-/**
- * A preview's notes on compaction: the compaction set aside, what the next one would do, or why automatic compaction
- * waits.
- */
+/** A preview's notes on compaction: the compaction set aside, what the next one would do, or why it waits. */
 export function compactionPreviewNotes({ plan, compacted, hasModel, setAside }: CompactionPreview): string[] {
   const notes: string[] = [];
   if (setAside)

@@ -1,37 +1,28 @@
 import type { ChatMessage } from '@ctxkit/core';
 
 /**
- * What a compaction left behind, so that a caller who keeps passing its full history receives the
- * compacted view: everything before `keepFrom` in the caller's history is replaced by `prefix`
- * (retain + summary), everything from `keepFrom` on is kept.
+ * What a compaction left behind: everything before `keepFrom` in the caller's history is replaced by
+ * `prefix`, so that a caller who keeps passing its full history receives the compacted view.
  */
 export interface CompactionState {
   /**
    * The retain (when any) and summary user messages, or the assistant message holding the provider's
-   * compaction item (`compaction.engine`), then, when `carriedSource` is set, a copy of the user
-   * message carried after them.
+   * compaction item, then a copy of the carried user message when `carriedSource` is set.
    */
   prefix: ChatMessage[];
-  /** Index in the caller's history where the kept turns start. */
   keepFrom: number;
-  /** The caller's messages before `keepFrom`, to recognize the same history on the next call. */
+  /** The caller's messages before `keepFrom`, to recognize the same history at the next call. */
   covered: ChatMessage[];
   transcriptRef: string;
   tokensBefore: number;
   tokensAfter: number;
   /** Compactions so far in this session. */
   count: number;
-  /**
-   * Index in the caller's history of the user message carried after the summary (a long
-   * single-turn agent run compacted inside its own turn); its copy is the last prefix message.
-   */
+  /** Index of the user message carried after the summary (a long one-turn agent run compacted inside its turn). */
   carriedSource?: number;
 }
 
-/**
- * A compaction as an epoch keeps it (JSON): everything but the messages it covered, which are the
- * start of its own transcript (`covered` is the transcript's first `keepFrom` messages).
- */
+/** A compaction as an epoch keeps it: `covered` is the start of its own transcript. */
 export type SavedCompactionState = Omit<CompactionState, 'covered'>;
 
 /** True when two messages are the same object or have the same JSON. */
@@ -47,7 +38,7 @@ export function startsWithPrefix(history: ReadonlyArray<ChatMessage>, prefix: Re
   return prefix.every((message, index) => sameMessage(history[index], message));
 }
 
-/** True when `history` continues the history that was compacted (same messages before `keepFrom`). */
+/** True when `history` has the compacted history's messages before `keepFrom`. */
 export function continuesCovered(
   history: ReadonlyArray<ChatMessage>,
   state: Pick<CompactionState, 'covered' | 'keepFrom'>,

@@ -1,6 +1,5 @@
 import {
   type ChatMessage,
-  type CompactionCheckpoint,
   type CompactionHookResult,
   CompactionNoProgressError,
   conversationCacheKey,
@@ -25,7 +24,6 @@ import { type BackoffSnapshot, CompactionBackoff } from './compaction-backoff';
 import type { CompactionConfig } from './compaction-config';
 import { type CompactionState, continuesCovered, type SavedCompactionState } from './compaction-state';
 import { type HistoryLayout, layoutHistory, NO_COMPACTION_LAYOUT } from './history-layout';
-import type { CompactionReply } from './parse-compaction-reply';
 import { compactWithProvider, type ProviderCompactionOptions } from './provider-compaction';
 import { repairToolPairs, summaryInput } from './summary-input';
 import { splitForCompaction } from './tail-turns';
@@ -38,7 +36,7 @@ export type CompactionTrigger = 'auto' | 'manual' | 'budget';
 export interface CompactionView {
   /** The layout the view follows (the form the caller passes its history in). */
   readonly currentLayout: HistoryLayout;
-  /** The whole view, retain + summary first (every output cached): what the summary is written from. */
+  /** The whole view, retain + summary first, every output cached: what the summary is written from. */
   entries(): Promise<ViewEntry[]>;
   /** Tokens of the whole view, counted newest first and no further than `limit`. */
   tokensUpTo(limit: number): Promise<number>;
@@ -59,7 +57,7 @@ export interface CompactionDone {
   turn: number;
 }
 
-/** Whether the next payload or checkpoint would compact, and why (or why not), decided without compacting. */
+/** Whether the next payload or checkpoint would compact, decided without compacting. */
 export interface CompactionPlan {
   trigger: CompactionTrigger | undefined;
   /** One line saying why it would compact, or why automatic compaction is waiting. */
@@ -76,52 +74,45 @@ export interface CompactorOptions {
   counter: ITokenCounter;
   /** The context limit the threshold is a share of. */
   contextLimit: number;
-  /** The session's cached outputs, collected after a compaction; `undefined` while the cache is off. */
+  /** The cached outputs, collected after a compaction; `undefined` while the cache is off. */
   outputs: CachedOutputs | undefined;
   eventBase(turn: number): CtxkitEventBase;
-  /** Called once a compaction has replaced the history (before `compaction-end`), to keep it as an epoch. */
+  /** Called once a compaction has replaced the history, before `compaction-end`, to keep it as an epoch. */
   onCompacted?(done: CompactionDone): Promise<void>;
 }
 
-/** Why a payload was composed without the compaction due for it, as `stats.extra.compaction.skipped` reports it. */
+/** Why a payload was composed without the compaction due for it (`stats.extra.compaction.skipped`). */
 export interface SkippedCompaction {
   /**
-   * `running`: its summary call has not answered yet; `backing-off`: the last summary call failed and
-   * the wait after it has not passed; `failed`: the attempt this payload made failed (reported by
-   * `compaction-error`).
+   * `running`: its summary call has not answered yet; `backing-off`: the wait after a failed summary
+   * call has not passed; `failed`: this payload's attempt failed (reported by `compaction-error`).
    */
   reason: 'running' | 'backing-off' | 'failed';
   message: string;
-  /**
-   * When automatic compaction may be tried again after failed summary calls (ms since epoch); `null` when the last call
-   * did not fail.
-   */
+  /** When automatic compaction may be tried again after failed summary calls (ms since epoch), else `null`. */
   retryAt: number | null;
 }
 
-/** A compaction whose summary call was started, with what its commit needs. */
+/** A compaction whose summary call was started. */
 interface RunningCompaction {
   trigger: CompactionTrigger;
-  /** The turn it started in. */
   turn: number;
-  /** The caller's history it compacts (a copy of the array, of the caller's messages). */
+  /** A copy of the caller's history it compacts. */
   history: ChatMessage[];
   /** The view's entries kept after the summary, and the user message carried right after it. */
   tail: ViewEntry[];
   carried: ViewEntry | undefined;
   keptTokens: number;
-  keptMessages: number;
   tokensBefore: number;
   transcriptRef: string;
-  /** The model client's name. */
   client: string;
   abort: AbortController;
-  /** Resolves (never rejects) once the call has answered or failed: `outcome` is then set. */
+  /** Resolves, never rejects, once the call has answered or failed: `outcome` is then set. */
   settled: Promise<void>;
-  outcome: { reply: CompactionReply } | { error: unknown; at: number } | undefined;
+  outcome?: { reply: CompactMessagesResult } | { error: unknown; at: number };
 }
 
-/** The last failure, as `stats.extra.compaction.lastError` reports it. */
+/** The last failure (`stats.extra.compaction.lastError`). */
 interface CompactionFailure {
   code: string;
   message: string;
@@ -130,17 +121,13 @@ interface CompactionFailure {
 }
 
 /**
- * The compaction of one session: when to compact (threshold, back-offs, a pending `compact` request),
- * the compaction itself (transcript saved first, then retain + summary written by the model, the last
- * turns kept), and the state that maps every later history onto the compacted one. Failures are
- * reported (event, `lastError`), change nothing and never throw. An automatic compaction that cannot
- * bring the context under its threshold reports `CTXKIT_COMPACTION_NO_PROGRESS` and waits for the
- * history to grow (see {@link CompactionBackoff}).
- *
- * A caller waits for a summary call at most `maxWaitMs`; past it the call goes on in the background
- * and the next payload or checkpoint commits its answer. After a failed call, automatic compaction
- * waits (`failureBackoffMs`, doubled per failure in a row) and is then not waited for, so that a model
- * that is down never holds a payload more than once.
+ * The compaction of one session: when to compact, the compaction itself (transcript saved first, then
+ * retain + summary written by the model, the last turns kept), and the state that maps every later
+ * history onto the compacted one. Failures are reported (event, `lastError`), change nothing and never
+ * throw. A caller waits for a summary call at most `maxWaitMs`; past it the call goes on in the
+ * background and the next payload or checkpoint takes its answer in. After a failed call automatic
+ * compaction waits (`failureBackoffMs`, doubled per failure in a row) and is then not waited for, so
+ * that a model that is down holds a payload back at most once.
  */
 export class Compactor {
   private current: CompactionState | undefined;
@@ -148,30 +135,24 @@ export class Compactor {
   private lastUsage: TokenUsage | undefined;
   private manualRequest: { focus: string | undefined } | undefined;
   private lastError: CompactionFailure | undefined;
-  /** The compaction whose summary call was started and not yet taken in. */
+  /** The compaction whose summary call has not been taken in yet. */
   private running: RunningCompaction | undefined;
-  /** The wait after failed summary calls. */
   private readonly failures: FailureBackoff;
-  /** Why the latest payload was composed without the compaction due for it. */
+  /** The wait after failed provider compactions: meanwhile ctxkit's summary call writes them. */
+  private readonly providerFailures: FailureBackoff;
   private skipped: SkippedCompaction | undefined;
-  /**
-   * How far the last growth check counted (the messages `[anchor, end)` of a history with these first
-   * and last-counted objects) and the tokens it still needed then: the next check counts only what was
-   * appended since.
-   */
+  /** Where the last growth check stopped and what it still needed: the next one counts only what was appended. */
   private growth:
     { anchor: number; wait: number; first: unknown; last: unknown; end: number; needed: number } | undefined;
-  /** The system prompt of the latest payload, sent first in the summary call. */
+  /** The latest payload's system prompt, sent first in the summary call. */
   systemPrompt = '';
-  /** Tokens of the latest payload's system prompt, tools and dynamic context: what a compaction can never remove. */
+  /** Tokens of the latest payload's system prompt, tools and dynamic context: what a compaction never removes. */
   fixedTokens = 0;
-  /** The tools of the latest payload, sent with a provider compaction request as the turns sent them. */
+  /** The latest payload's tools, sent with a provider compaction request as the turns sent them. */
   tools: ReadonlyArray<ToolDefinition> = [];
-  /** The wait after failed provider compactions: meanwhile compactions go to ctxkit's summary call. */
-  private readonly providerFailures: FailureBackoff;
-  /** `contextLimit × thresholdRatio`: the tokens at which automatic compaction starts. */
+  /** `contextLimit × thresholdRatio`, in tokens. */
   private readonly threshold: number;
-  /** Who wrote the last compaction's summary, and why the provider did not when it fell back. */
+  /** Who wrote the last summary, and why the provider did not when it fell back. */
   private engineUsed: { engine: 'provider' | 'ctxkit'; fallback: { code: string; message: string } | null } | undefined;
 
   constructor(private readonly options: CompactorOptions) {
@@ -200,10 +181,7 @@ export class Compactor {
     this.manualRequest = { focus };
   }
 
-  /**
-   * How the caller's history maps onto the compaction; a history that no longer continues it sets the
-   * compaction aside (with a warning).
-   */
+  /** How the history maps onto the compaction; one that no longer continues it sets it aside, with a warning. */
   layout(history: ReadonlyArray<ChatMessage>, turn: number): HistoryLayout {
     const layout = layoutHistory(history, this.current);
     if (layout) return layout;
@@ -219,10 +197,7 @@ export class Compactor {
     return NO_COMPACTION_LAYOUT;
   }
 
-  /**
-   * How the caller's history would map onto the compaction, changing nothing: `setAside` when the
-   * history no longer continues it (the next payload would set it aside).
-   */
+  /** {@link layout} changing nothing: `setAside` when the next payload would set the compaction aside. */
   peekLayout(history: ReadonlyArray<ChatMessage>): { layout: HistoryLayout; setAside: boolean } {
     const layout = layoutHistory(history, this.current);
     return layout ? { layout, setAside: false } : { layout: NO_COMPACTION_LAYOUT, setAside: true };
@@ -244,37 +219,34 @@ export class Compactor {
     if (waiting > 0)
       return {
         trigger: undefined,
-        note: `automatic compaction waits until the history grows by ${withCommas(waiting)} more tokens`,
+        note: `automatic compaction waits until the history grows by ${waiting.toLocaleString('en-US')} more tokens`,
       };
     let passing: string;
     if (this.lastUsage && this.lastUsage.total_tokens >= this.threshold) {
-      passing = `the last reported usage (${withCommas(this.lastUsage.total_tokens)} tokens)`;
+      passing = `the last reported usage (${this.lastUsage.total_tokens.toLocaleString('en-US')} tokens)`;
     } else {
       const needed = this.threshold - fixedTokens;
       const tokens = await view.tokensUpTo(needed);
       if (tokens < needed) return { trigger: undefined, note: undefined };
-      passing = `the context (at least ${withCommas(fixedTokens + tokens)} tokens)`;
+      passing = `the context (at least ${(fixedTokens + tokens).toLocaleString('en-US')} tokens)`;
     }
-    const note = `${passing} passes the threshold (${withCommas(this.threshold)})`;
+    const note = `${passing} passes the threshold (${this.threshold.toLocaleString('en-US')})`;
     if (this.backingOff()) return { trigger: undefined, note: `${note}, but ${this.backingOffNote()}` };
     return { trigger: 'auto', note };
   }
 
-  /** What the compactor knows now, as JSON (see {@link CompactorSnapshot}). */
+  /** What the compactor knows now, as JSON. */
   snapshot(): CompactorSnapshot {
-    if (!this.current) return { state: null, backoff: this.backoff.snapshot() };
+    const backoff = this.backoff.snapshot();
+    if (!this.current) return { state: null, backoff };
     const { covered: _covered, ...saved } = this.current;
-    const state = { ...saved, prefix: saved.prefix.map((message) => ({ ...message })) };
-    return { state, backoff: this.backoff.snapshot() };
+    return { state: { ...saved, prefix: saved.prefix.map((message) => ({ ...message })) }, backoff };
   }
 
   /**
-   * Puts back what the compactor knew before a compaction that was undone: the compaction then in
-   * effect (`covered`: the caller's messages it replaced) and the back-off, which then counts the undo
-   * as an attempt the user refused (made on the `historyLength` messages the host continues with):
-   * automatic compaction waits until the history has grown by `retryAfterTokens` (times
-   * `retryBackoffFactor` per refusal in a row) instead of compacting the same history again at the
-   * next checkpoint. A pending `compact` request is dropped with it.
+   * Puts back what the compactor knew before an undone compaction (`covered`: the messages the compaction
+   * then in effect replaced). The undo counts as a refused attempt on the `historyLength` messages the host
+   * continues with, so that the next checkpoint does not compact the same history again.
    */
   restore(snapshot: CompactorSnapshot, covered: ChatMessage[] | undefined, historyLength: number): void {
     this.cancelRunning('the compaction was undone');
@@ -289,12 +261,10 @@ export class Compactor {
   }
 
   /**
-   * The compaction hook: a compaction that finished in the background is committed first; while one
-   * runs, nothing more. Then a pending request, else an automatic compaction when the usage passes
-   * the threshold and the back-offs allow it.
+   * The compaction hook: takes in a compaction that finished in the background; else, unless one runs, a
+   * pending request, or an automatic compaction when the last reported usage passes the threshold.
    */
   async check(
-    checkpoint: CompactionCheckpoint,
     history: ReadonlyArray<ChatMessage>,
     usage: TokenUsage | undefined,
     turn: number,
@@ -312,9 +282,8 @@ export class Compactor {
     if (this.manualRequest) return this.attempt(history, view(), 'manual', turn, this.manualRequest.focus);
     const config = this.options.config;
     if (!config.enabled || !config.auto) return { compacted: false, reason: 'automatic compaction is off' };
-    const decideOn = checkpoint === 'after-llm-call' ? (usage ?? this.lastUsage) : (this.lastUsage ?? usage);
-    if (!decideOn) return { compacted: false, reason: 'no usage reported yet' };
-    if (!(decideOn.total_tokens >= this.threshold))
+    if (!this.lastUsage) return { compacted: false, reason: 'no usage reported yet' };
+    if (!(this.lastUsage.total_tokens >= this.threshold))
       return { compacted: false, reason: 'below the compaction threshold' };
     const synced = view();
     const waiting = this.growthStillNeeded(history, synced.currentLayout);
@@ -325,11 +294,8 @@ export class Compactor {
   }
 
   /**
-   * Before a payload: a compaction that finished in the background, a requested compaction, or an
-   * automatic one when the estimate (`fixedTokens` + the view) passes the threshold and the back-offs
-   * allow it. True when the history was compacted. A payload composed without the compaction due
-   * for it (still running, its model backing off after a failed call, or its attempt failed) says so
-   * in `stats.extra.compaction.skipped`, and with a `strategy-warning` (`compaction-error` for a failure).
+   * Before a payload, as {@link check} but measured on `fixedTokens` + the view; true when the history was
+   * compacted. A payload composed without the compaction due for it says why in `skipped` and an event.
    */
   async compactIfDue(history: ReadonlyArray<ChatMessage>, view: CompactionView, turn: number): Promise<boolean> {
     this.skipped = undefined;
@@ -351,11 +317,8 @@ export class Compactor {
     }
     if (result.compacted) return true;
     if (this.running) return this.skip('running', turn);
-    this.skipped = {
-      reason: 'failed',
-      message: `Composed without compaction: ${result.reason}`,
-      retryAt: this.failures.retryAt,
-    };
+    const message = `Composed without compaction: ${result.reason}`;
+    this.skipped = { reason: 'failed', message, retryAt: this.failures.retryAt };
     return false;
   }
 
@@ -383,16 +346,12 @@ export class Compactor {
     };
   }
 
-  /**
-   * Tokens the history must still grow by before the next automatic attempt (0: it may run): the
-   * messages after the last attempt's end are counted, no further than the wait.
-   */
+  /** Tokens the history must still grow by before the next automatic attempt (0: it may run). */
   private growthStillNeeded(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout): number {
     const anchor = this.backoff.anchorFor(layout.form);
     if (anchor === undefined) return 0;
     const counter = this.options.counter;
     const wait = this.backoff.waitTokens;
-    // A history that only grew since the last look is counted on from where that look stopped.
     const known = this.growth;
     const continues =
       known !== undefined &&
@@ -414,9 +373,8 @@ export class Compactor {
   }
 
   /**
-   * A compaction: {@link start}s it, then waits for its summary call at most `maxWaitMs` (not at all
-   * when the model's last call failed) and commits it when it answered in time; otherwise it goes on
-   * in the background and the next payload or checkpoint commits it ({@link settle}).
+   * Saves the transcript, starts the summary call and waits for it at most `maxWaitMs` (not at all after a
+   * failed call); past that it goes on in the background until {@link settle} takes it in.
    */
   private async attempt(
     history: ReadonlyArray<ChatMessage>,
@@ -425,33 +383,6 @@ export class Compactor {
     turn: number,
     focus?: string,
   ): Promise<CompactionHookResult> {
-    const started = await this.start(history, view, trigger, turn, focus);
-    if (!('settled' in started)) return started;
-    const waitMs = this.failures.failedInARow > 0 ? 0 : this.options.config.maxWaitMs;
-    if (await settlesWithin(started.settled, waitMs))
-      return (await this.settle(history, turn)) ?? { compacted: false, reason: 'the compaction was cancelled' };
-    return {
-      compacted: false,
-      reason:
-        `the summary call has not answered within ${waitMs} ms: the compaction goes on in the background and ` +
-        `the next payload uses it once it is done`,
-    };
-  }
-
-  /**
-   * Saves the transcript and starts the summary call (retain + summary of everything before the last
-   * `retainLastTurns` turns), without waiting for it: it is the running compaction until
-   * {@link settle} takes its outcome in. What fails before the call changes nothing and is reported;
-   * an automatic compaction with nothing to summarize but whose kept part passes the threshold does
-   * not call the model. Every attempt arms the back-off.
-   */
-  private async start(
-    history: ReadonlyArray<ChatMessage>,
-    view: CompactionView,
-    trigger: CompactionTrigger,
-    turn: number,
-    focus?: string,
-  ): Promise<CompactionHookResult | RunningCompaction> {
     this.manualRequest = undefined;
     const { config, context, counter } = this.options;
     const base = this.options.eventBase(turn);
@@ -464,42 +395,22 @@ export class Compactor {
     const tokensBefore = this.sumTokens(entries);
     safeEmit(context.events, 'compaction-start', { ...base, trigger, tokensBefore });
 
-    const { start: tailStart, tail, carried, replaced } = splitForCompaction(entries, config.retainLastTurns);
+    const { start, tail, carried, replaced } = splitForCompaction(entries, config.retainLastTurns);
     const keptTokens = this.sumTokens(tail) + (carried ? counter.countMessage(carried.message) : 0);
-    const keptMessages = tail.length + (carried ? 1 : 0);
     if (trigger === 'auto' && this.fixedTokens + keptTokens >= this.threshold && replaced.length === 0) {
-      // Everything but an earlier summary is kept verbatim and that alone passes the threshold: a
-      // summary could only add to it, so the model is not called.
-      return this.fail(
-        this.noProgress(keptMessages, keptTokens, 0, this.backoff.nextWait(false)),
-        trigger,
-        history,
-        turn,
-      );
+      // Only kept messages and an earlier summary are left, and they alone pass the threshold: a new
+      // summary could only add to them, so the model is not called.
+      const error = this.noProgress({ tail, carried, keptTokens }, 0, this.backoff.nextWait(false));
+      return this.fail(error, trigger, history, turn);
     }
-
     let transcriptRef: string;
     try {
       transcriptRef = await saveTranscript(context.store, context, history, context.now());
     } catch (error) {
       return this.fail(error, trigger, history, turn);
     }
+
     const abort = new AbortController();
-    const running: RunningCompaction = {
-      trigger,
-      turn,
-      history: history.slice(),
-      tail,
-      carried,
-      keptTokens,
-      keptMessages,
-      tokensBefore,
-      transcriptRef,
-      client: llm.name,
-      abort,
-      settled: Promise.resolve(),
-      outcome: undefined,
-    };
     // Built at each request: a payload composed meanwhile gives the fallback call its system prompt.
     const callOptions = () => ({
       llm,
@@ -510,9 +421,14 @@ export class Compactor {
       signal: abort.signal,
     });
     const cacheKey = conversationCacheKey(context.agentId, context.sessionId);
-    const summarized = entries.slice(0, tailStart).map((entry) => entry.message);
+    const summarized = entries.slice(0, start).map((entry) => entry.message);
     const call = (async () => {
-      const provider = await this.tryProvider(summarized, { ...callOptions(), tools: this.tools, cacheKey }, running);
+      const provider = await this.tryProvider(
+        summarized,
+        { ...callOptions(), tools: this.tools, cacheKey },
+        trigger,
+        turn,
+      );
       if (provider.reply) return provider.reply;
       // With turns kept verbatim, whatever came after the conversation's last request is among them: the
       // request may go out as that one continued, reading its cached prompt.
@@ -521,40 +437,62 @@ export class Compactor {
       this.engineUsed = { engine: 'ctxkit', fallback: provider.error ?? null };
       return reply;
     })();
-    running.settled = call.then(
-      (reply) => {
-        running.outcome = { reply };
-      },
-      (error: unknown) => {
-        running.outcome = { error, at: context.now() };
-        // Reported when it fails (a cancelled compaction is not); the compactor takes the failure in at its next call.
-        if (!abort.signal.aborted)
-          safeEmit(context.events, 'compaction-error', { ...base, trigger, error: errorInfo(error) });
-      },
-    );
+    const running: RunningCompaction = {
+      trigger,
+      turn,
+      history: history.slice(),
+      tail,
+      carried,
+      keptTokens,
+      tokensBefore,
+      transcriptRef,
+      client: llm.name,
+      abort,
+      settled: call.then(
+        (reply) => {
+          running.outcome = { reply };
+        },
+        (error: unknown) => {
+          running.outcome = { error, at: context.now() };
+          // A cancelled compaction is not reported; the failure is taken in at the next call.
+          if (!abort.signal.aborted)
+            safeEmit(context.events, 'compaction-error', { ...base, trigger, error: errorInfo(error) });
+        },
+      ),
+    };
     this.running = running;
-    return running;
+
+    const waitMs = this.failures.failedInARow > 0 ? 0 : config.maxWaitMs;
+    if (await settlesWithin(running.settled, waitMs))
+      return (await this.settle(history, turn)) ?? { compacted: false, reason: 'the compaction was cancelled' };
+    return {
+      compacted: false,
+      reason:
+        `the summary call has not answered within ${waitMs} ms: the compaction goes on in the background and ` +
+        `the next payload uses it once it is done`,
+    };
   }
 
   /**
-   * The provider's compaction of `summarized` (the view before the kept turns) when `compaction.engine`, the client
-   * and the provider's back-off allow it; else why not. A failure is reported and arms that back-off, and the caller
-   * asks ctxkit's summary call in the same attempt, so that the failed request is not waited for again.
+   * The provider's compaction of `summarized` when `compaction.engine`, the client and the provider's
+   * back-off allow it, else why not. After a failure ctxkit's summary call writes it in the same attempt.
    */
   private async tryProvider(
     summarized: ChatMessage[],
     options: ProviderCompactionOptions,
-    { trigger, turn }: RunningCompaction,
+    trigger: CompactionTrigger,
+    turn: number,
   ): Promise<{ reply?: CompactMessagesResult; error?: { code: string; message: string } }> {
     const { config, llm } = options;
     const context = this.options.context;
+    const code = ErrorCodes.STRATEGY_ERROR;
     if (config.engine === 'ctxkit' || llm.providerCompaction === undefined)
       return config.engine === 'provider'
-        ? { error: strategyError(`the client ${llm.name} has no provider compaction`) }
+        ? { error: { code, message: `the client ${llm.name} has no provider compaction` } }
         : {};
     if (this.providerFailures.waiting(() => context.now())) {
       const until = new Date(this.providerFailures.retryAt!).toISOString();
-      return { error: strategyError(`provider compaction is backing off after a failure until ${until}`) };
+      return { error: { code, message: `provider compaction is backing off after a failure until ${until}` } };
     }
     try {
       const reply = await compactWithProvider(summarized, options);
@@ -577,38 +515,22 @@ export class Compactor {
   }
 
   /**
-   * Takes in the outcome of the running compaction once its summary call has settled: a failure
-   * (already reported) arms both back-offs, an answer is committed onto `history`. `undefined` while
-   * none has settled.
+   * Takes in the running compaction once its call has settled (`undefined` before). An answer replaces
+   * what precedes the kept turns of `history` unless it does not shrink it or that part changed meanwhile;
+   * one still over the threshold is kept and reported as `CTXKIT_COMPACTION_NO_PROGRESS`.
    */
   private async settle(history: ReadonlyArray<ChatMessage>, turn: number): Promise<CompactionHookResult | undefined> {
     const running = this.running;
     if (!running?.outcome) return undefined;
     this.running = undefined;
-    const { outcome } = running;
+    const { outcome, trigger, tail, carried, tokensBefore, keptTokens, transcriptRef } = running;
     if ('error' in outcome) {
       this.failures.failed(outcome.at);
-      return this.fail(outcome.error, running.trigger, running.history, turn, false);
+      return this.fail(outcome.error, trigger, running.history, turn, false);
     }
     this.failures.succeeded();
-    return this.commit(running, outcome.reply, history, turn);
-  }
-
-  /**
-   * Replaces everything before the kept turns of `history` (the caller's history now, which continues
-   * the one compacted) by the retain + summary. A result that does not shrink the history, or a
-   * history that changed in what the summary replaces, changes nothing and is reported. A result
-   * still over the threshold is kept (it did shrink the history) and reported as
-   * `CTXKIT_COMPACTION_NO_PROGRESS`.
-   */
-  private async commit(
-    running: RunningCompaction,
-    reply: CompactionReply,
-    history: ReadonlyArray<ChatMessage>,
-    turn: number,
-  ): Promise<CompactionHookResult> {
+    const { reply } = outcome;
     const { config, context, counter } = this.options;
-    const { trigger, tail, carried, tokensBefore, keptTokens, keptMessages, transcriptRef } = running;
     const base = this.options.eventBase(turn);
     const prefix: ChatMessage[] = [];
     if (reply.item) {
@@ -625,15 +547,10 @@ export class Compactor {
         `the compaction result (${tokensAfter} tokens) is not smaller than the history it replaces ` +
         `(${tokensBefore} tokens)`;
       const model = config.model ?? this.options.model;
-      return this.fail(
-        new LLMResponseError(message, { client: running.client, model }),
-        trigger,
-        running.history,
-        turn,
-      );
+      const error = new LLMResponseError(message, { client: running.client, model });
+      return this.fail(error, trigger, running.history, turn);
     }
-    const firstKept = tail.find((entry) => entry.source !== null);
-    const keepFrom = firstKept ? firstKept.source! : running.history.length;
+    const keepFrom = tail.find((entry) => entry.source !== null)?.source ?? running.history.length;
     if (!continuesCovered(history, { covered: running.history, keepFrom })) {
       const message =
         'The history changed in what the compaction replaces while its summary was written; the summary was ' +
@@ -642,7 +559,7 @@ export class Compactor {
       return { compacted: false, reason: message };
     }
 
-    // Commit: from here on the caller's history maps onto prefix + kept turns.
+    // From here on the caller's history maps onto prefix + kept turns.
     const before = this.snapshot();
     this.current = {
       prefix,
@@ -659,9 +576,7 @@ export class Compactor {
       full: running.history.length,
       adopted: prefix.length + running.history.length - keepFrom,
     });
-    const shortfall = reached
-      ? undefined
-      : this.noProgress(keptMessages, keptTokens, tokensAfter - keptTokens, this.backoff.waitTokens);
+    const shortfall = reached ? undefined : this.noProgress(running, tokensAfter - keptTokens, this.backoff.waitTokens);
     this.lastError = shortfall ? failureOf(shortfall, trigger) : undefined;
     this.lastUsage = undefined;
     const compacted = [...prefix, ...history.slice(keepFrom)];
@@ -678,10 +593,7 @@ export class Compactor {
     };
   }
 
-  /**
-   * Records a failed attempt made on the history `attempted` (`lastError`, the back-off), reported with
-   * `compaction-error` unless it was when it happened.
-   */
+  /** Records a failed attempt on the history `attempted`. */
   private fail(
     error: unknown,
     trigger: CompactionTrigger,
@@ -700,7 +612,6 @@ export class Compactor {
     return { compacted: false, reason: message };
   }
 
-  /** True while the wait after failed summary calls has not passed. */
   private backingOff(): boolean {
     return this.failures.waiting(() => this.options.context.now());
   }
@@ -715,10 +626,7 @@ export class Compactor {
     );
   }
 
-  /**
-   * Records (`stats.extra.compaction.skipped`) and reports (`strategy-warning`) a payload composed without the
-   * compaction due for it.
-   */
+  /** Records and reports a payload composed without the compaction due for it. */
   private skip(reason: SkippedCompaction['reason'], turn: number): false {
     const message =
       reason === 'running'
@@ -736,7 +644,6 @@ export class Compactor {
     return false;
   }
 
-  /** Aborts the running compaction (its outcome is then ignored). */
   private cancelRunning(reason: string): void {
     this.running?.abort.abort(new Error(reason));
     this.running = undefined;
@@ -744,8 +651,7 @@ export class Compactor {
 
   /** The error of a compaction that cannot bring the context under its threshold, naming what it cannot remove. */
   private noProgress(
-    keptMessages: number,
-    keptTokens: number,
+    { tail, carried, keptTokens }: Pick<RunningCompaction, 'tail' | 'carried' | 'keptTokens'>,
     summaryTokens: number,
     retryAfterTokens: number,
   ): CompactionNoProgressError {
@@ -755,7 +661,7 @@ export class Compactor {
         part:
           `the last ${config.retainLastTurns} turn${config.retainLastTurns === 1 ? '' : 's'} kept verbatim ` +
           `(compaction.retainLastTurns)`,
-        messages: keptMessages,
+        messages: tail.length + (carried ? 1 : 0),
         tokens: keptTokens,
       },
       { part: 'the system prompt, tool definitions and dynamic context', tokens: this.fixedTokens },
@@ -764,15 +670,11 @@ export class Compactor {
     return new CompactionNoProgressError(strategyId, { thresholdTokens: this.threshold, parts, retryAfterTokens });
   }
 
-  /**
-   * The summary call's messages: the view, oldest units left out (they are in the transcript) until it fits the summary
-   * model.
-   */
+  /** The view, its oldest units left out (the transcript has them) until it fits the summary model. */
   private summaryMessages(entries: ReadonlyArray<ViewEntry>): ChatMessage[] {
     const { config, context } = this.options;
-    const summaryModel = config.model;
-    const limit = summaryModel ? context.models.get(summaryModel).contextWindow : this.options.contextLimit;
-    const counter = summaryModel ? context.counterFor(summaryModel) : this.options.counter;
+    const limit = config.model ? context.models.get(config.model).contextWindow : this.options.contextLimit;
+    const counter = config.model ? context.counterFor(config.model) : this.options.counter;
     const available = Math.floor(limit * 0.9) - config.maxSummaryTokens - counter.count(this.systemPrompt) - 1024;
     return summaryInput(entries, available, counter);
   }
@@ -782,20 +684,11 @@ export class Compactor {
   }
 }
 
-function withCommas(count: number): string {
-  return count.toLocaleString('en-US');
-}
-
-function strategyError(message: string): { code: string; message: string } {
-  return { code: ErrorCodes.STRATEGY_ERROR, message };
-}
-
 function failureOf(error: unknown, trigger: CompactionTrigger): CompactionFailure {
   const details = CompactionNoProgressError.isInstance(error) ? { details: error.details } : {};
   return { ...errorInfo(error), trigger, ...details };
 }
 
-/** The code and message an error is reported with. */
 function errorInfo(error: unknown): { code: string; message: string } {
   return {
     code: CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR,
@@ -803,7 +696,7 @@ function errorInfo(error: unknown): { code: string; message: string } {
   };
 }
 
-/** True when `settled` resolves within `ms` (0: only what is already settling, such as an answer already there). */
+/** True when `settled` resolves within `ms` (0: only when it is already settling). */
 function settlesWithin(settled: Promise<void>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<boolean>((resolve) => {

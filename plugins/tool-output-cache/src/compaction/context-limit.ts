@@ -1,9 +1,8 @@
 import type { IModelRegistry } from '@ctxkit/core';
 
 /**
- * The context limit compaction measures against: `maxContextTokens` when the config
- * sets it (the payload's hard ceiling), else the model's context window from the registry. Strict:
- * a model the registry does not know is an error, never a guess.
+ * The context limit compaction measures against: `maxContextTokens` when set, else the model's context
+ * window from the registry.
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) naming the model and how to register it
  */
 export function resolveContextLimit(models: IModelRegistry, model: string, maxContextTokens?: number | null): number {

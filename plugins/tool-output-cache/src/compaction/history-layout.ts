@@ -4,24 +4,20 @@ import type { ViewEntry } from '../view/view-entry';
 import { type CompactionState, continuesCovered, startsWithPrefix } from './compaction-state';
 
 /**
- * How the caller's history maps onto a compaction: retain + summary (messages without a source),
- * the user message carried after them (when any), then the caller's messages from `keepFrom` on,
- * whether the caller passes its full history (`full`) or adopted the compacted one (`adopted`).
- * Without a compaction (`none`) every message maps onto itself.
+ * How the caller's history maps onto a compaction: retain + summary, the carried user message (when
+ * any), then the caller's messages from `keepFrom` on, whether the caller passes its full history
+ * (`full`) or adopted the compacted one (`adopted`).
  */
 export interface HistoryLayout {
-  /** The compaction the layout follows; `undefined` when there is none. */
   state: Readonly<CompactionState> | undefined;
   form: 'none' | 'full' | 'adopted';
   /** Retain + summary, oldest first (the caller's own copies in the adopted form). */
   memory: ReadonlyArray<ChatMessage>;
-  /** First index of the caller's history that maps onto itself. */
+  /** The first index of the caller's history that maps onto itself. */
   keepFrom: number;
   /**
-   * The user message a compaction carried after its summary (full form only; in the adopted form it
-   * is the caller's message right after the summary) and its index in the caller's history: it keeps
-   * that source, so that the window treats it as the current turn's start and a later compaction
-   * finds it.
+   * The user message carried after the summary, in the full form only, with its index in the caller's
+   * history: the window then treats it as the current turn's start, and a later compaction finds it.
    */
   carried?: { message: ChatMessage; source: number };
 }
@@ -34,7 +30,7 @@ export const NO_COMPACTION_LAYOUT: HistoryLayout = Object.freeze({
   keepFrom: 0,
 });
 
-/** True for the assistant message a provider compaction left: its compaction item alone, sent back as received. */
+/** True for the assistant message a provider compaction left: its compaction item alone. */
 function isProviderCompactionMessage(message: Readonly<ChatMessage> | undefined): boolean {
   return (
     message?.role === 'assistant' &&
@@ -46,12 +42,10 @@ function isProviderCompactionMessage(message: Readonly<ChatMessage> | undefined)
 }
 
 /**
- * The layout of `history` over `state`; `undefined` when the history no longer continues the compacted conversation.
- * A provider compaction's message is no memory block but a message of the conversation, sent as it is
- * (its item must open the conversation): in the adopted form it is the caller's first message, sent
- * with the rest; in the full form it takes the position before the kept messages, as a carried user
- * message does, unless a user message is carried there already (then it is a memory block of its
- * readable text).
+ * The layout of `history` over `state`; `undefined` when the history no longer continues the compacted
+ * conversation. A provider compaction's message is sent as a message, since its item must open the
+ * conversation: first in the adopted form, carried before the kept messages in the full form, unless a
+ * user message is carried there already (it is then a memory block of its readable text).
  */
 export function layoutHistory(
   history: ReadonlyArray<ChatMessage>,
@@ -60,10 +54,9 @@ export function layoutHistory(
   if (!state) return NO_COMPACTION_LAYOUT;
   const provider = isProviderCompactionMessage(state.prefix[0]);
   const memory = state.prefix.length - (state.carriedSource === undefined ? 0 : 1);
+  const adopted = provider ? 0 : memory;
   if (startsWithPrefix(history, state.prefix))
-    return provider
-      ? { state, form: 'adopted', memory: [], keepFrom: 0 }
-      : { state, form: 'adopted', memory: history.slice(0, memory), keepFrom: memory };
+    return { state, form: 'adopted', memory: history.slice(0, adopted), keepFrom: adopted };
   if (!continuesCovered(history, state)) return undefined;
   const { keepFrom, carriedSource } = state;
   if (provider && carriedSource === undefined)
@@ -73,11 +66,7 @@ export function layoutHistory(
   return { state, form: 'full', memory: state.prefix.slice(0, memory), keepFrom, ...carried };
 }
 
-/**
- * The entries of a layout over a history of `length` messages: retain + summary, the carried user
- * message, then `messageAt(index)` for every kept index (the caller's message, or what the view
- * shows for it).
- */
+/** The entries of a layout over a history of `length` messages, `messageAt(index)` for every kept index. */
 export function layoutEntries(
   layout: HistoryLayout,
   length: number,
@@ -89,10 +78,7 @@ export function layoutEntries(
   return entries;
 }
 
-/**
- * True when two layouts map a history the same way: the same compaction, form and kept start, the same carried message
- * and memory messages (a layout is made afresh at each call).
- */
+/** True when two layouts, made afresh at each call, map a history the same way. */
 export function sameLayout(a: HistoryLayout, b: HistoryLayout): boolean {
   return (
     a === b ||

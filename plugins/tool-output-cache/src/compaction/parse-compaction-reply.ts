@@ -6,20 +6,15 @@ export interface CompactionReply {
   retain: string;
   /** The `<summary>` block; never empty, but for a provider compaction whose item is encrypted (`''`). */
   summary: string;
-  /**
-   * The provider's compaction item, when the provider compacted (`compaction.engine`): it replaces
-   * the summarized turns, sent back unchanged, and `summary` is its readable text.
-   */
+  /** The provider's compaction item, sent back unchanged; `summary` is then its readable text. */
   item?: ReasoningItem;
 }
 
 /**
- * The model's final `<tag>…</tag>` block, or `undefined`. The block ends at the last closing tag;
- * its start is the opening tag that balances it, walking back (so a draft block before the final
- * one is skipped, and a quoted `<summary>…</summary>` pair, such as an HTML element, stays inside).
- * When the closing tags outnumber the opening ones (the model quoted a tool output that contains
- * `</summary>`), the block starts at the last opening tag, so the quoted text stays inside the
- * summary instead of cutting it short, and an earlier draft block is still skipped.
+ * The model's final `<tag>…</tag>` block, or `undefined`. It ends at the last closing tag and starts at
+ * the opening tag that balances it, so that a draft block before it is skipped and a quoted pair stays
+ * inside. When closing tags outnumber opening ones (a quoted `</summary>`), it starts at the last
+ * opening tag.
  */
 export function extractFinalTagBlock(text: string, tag: string): string | undefined {
   const open = `<${tag}>`;
@@ -42,10 +37,7 @@ export function extractFinalTagBlock(text: string, tag: string): string | undefi
   return lastOpen === -1 ? undefined : text.slice(lastOpen + open.length, end).trim();
 }
 
-/**
- * Extracts `<retain>` and `<summary>` from a compaction reply. Returns
- * `undefined` when there is no non-empty summary: the caller then changes nothing.
- */
+/** The `<retain>` and `<summary>` of a compaction reply; `undefined` without a non-empty summary. */
 export function parseCompactionReply(text: string): CompactionReply | undefined {
   const summary = extractFinalTagBlock(text, 'summary');
   if (summary === undefined || summary === '') return undefined;

@@ -18,19 +18,14 @@ import {
 } from './compact-messages';
 import type { CompactionConfig } from './compaction-config';
 
-/**
- * Inputs of {@link compactWithProvider}: those of the summary call (the client's `providerCompaction` is set; the
- * system prompt and `cacheKey` are sent as a turn sends them), and the latest payload's tools, sent as a turn sends
- * them (the provider reads them, and the prompt cache needs them).
- */
+/** Inputs of {@link compactWithProvider}: the latest payload's tools too, which the provider and its cache read. */
 export interface ProviderCompactionOptions extends Omit<CompactMessagesOptions, 'stripTrailingToolCalls'> {
   tools: ReadonlyArray<ToolDefinition>;
 }
 
 /**
- * Instructions for the provider's summary: `undefined` (the provider's own prompt) unless
- * `summaryDirectives`, `retainDirectives` or a `compact` focus ask for more, which are then listed.
- * Anthropic replaces its prompt with them; OpenAI takes none.
+ * Instructions for the provider's summary: `undefined` (the provider's own prompt) unless directives or a
+ * `compact` focus ask for more. Anthropic replaces its prompt with them; OpenAI takes none.
  */
 export function providerCompactionInstructions(
   config: Pick<CompactionConfig, 'summaryDirectives' | 'retainDirectives'>,
@@ -49,11 +44,8 @@ export function providerCompactionInstructions(
 }
 
 /**
- * The provider compaction request: the messages to summarize (a trailing assistant `tool_calls`
- * message stripped, as the provider refuses an unfinished turn), after the system prompt, with the
- * payload's tools and the conversation's `cacheKey`, as a turn carries them, so that the request
- * starts with the bytes of the turns that sent them; and `providerCompaction` instead of an
- * instruction appended.
+ * The provider compaction request: system prompt, tools and `cacheKey` as a turn carries them, so that it
+ * starts with the bytes of the turns, and `providerCompaction` instead of an appended instruction.
  */
 export function buildProviderCompactionRequest(
   messages: ReadonlyArray<ChatMessage>,
@@ -72,10 +64,8 @@ export function buildProviderCompactionRequest(
 }
 
 /**
- * Asks the provider to compact `messages` (the part of the view a compaction replaces) before the
- * `compaction.timeoutMs` deadline. The reply's `item` is the provider's compaction item, kept as
- * received; `summary` is its readable text (Anthropic's content, checked like a summary: an
- * acknowledgement or an error message is refused), `''` for an encrypted one (OpenAI's).
+ * The provider's compaction of `messages`: its `item` as received, `summary` its readable text (Anthropic's,
+ * checked like a summary), `''` for an encrypted one (OpenAI's).
  * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the answer holds no compaction item, or a contentless
  *   one
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) past the deadline; LLMRequestError from the client

@@ -2,41 +2,35 @@ import type { AssistantMessage, ChatMessage, ITokenCounter } from '@ctxkit/core'
 import { groupAt, groupToolCalls } from '@ctxkit/core/strategy-kit';
 
 import type { ViewEntry } from '../view/view-entry';
+import { stripTrailingToolCalls } from './compact-messages';
 
 /**
- * Makes the view a compaction summarizes provider-valid: a tool message that answers no call is left out, and an
- * assistant message whose calls lack results (a run that ended on a `finish` call) is sent without those calls, or left
- * out when nothing else remains; the caller's history still holds them.
+ * The view a compaction summarizes, made provider-valid: a tool message that answers no call is left out, an
+ * assistant message loses its calls without results (a run that ended on a `finish` call), or is left out when
+ * nothing else remains.
  */
 export function repairToolPairs(entries: ReadonlyArray<ViewEntry>): ViewEntry[] {
-  const messages = entries.map((entry) => entry.message);
   const result: ViewEntry[] = [];
-  const groups = groupToolCalls(messages);
-  for (const group of groups) {
+  for (const group of groupToolCalls(entries.map((entry) => entry.message))) {
     if (group.kind === 'orphan-tool') continue;
+    let from = group.start;
     if (group.kind === 'incomplete-tool-exchange') {
-      const entry = entries[group.start]!;
+      const entry = entries[from++]!;
       const assistant = entry.message as AssistantMessage;
       const missing = new Set(group.missingCallIds ?? []);
       const answered = (assistant.tool_calls ?? []).filter((call) => !missing.has(call.id));
-      if (answered.length > 0) {
-        result.push({ ...entry, message: { ...assistant, tool_calls: answered } });
-      } else if (typeof assistant.content === 'string' && assistant.content.trim() !== '') {
-        const { tool_calls: _calls, reasoning: _reasoning, ...rest } = assistant;
-        result.push({ ...entry, message: { ...rest, content: assistant.content } });
-      }
-      for (let index = group.start + 1; index < group.end; index++) result.push(entries[index]!);
-      continue;
+      const repaired =
+        answered.length > 0 ? [{ ...assistant, tool_calls: answered }] : stripTrailingToolCalls([assistant]);
+      for (const message of repaired) result.push({ ...entry, message });
     }
-    for (let index = group.start; index < group.end; index++) result.push(entries[index]!);
+    for (let index = from; index < group.end; index++) result.push(entries[index]!);
   }
   return result;
 }
 
 /**
- * The messages of a compaction's summary call: the view, its oldest tool-call units left out (the
- * saved transcript holds them) until it fits `availableTokens`. The retain + summary of an earlier
- * compaction (entries without a source) always stay first.
+ * The messages of a summary call: the view, its oldest tool-call units left out until it fits
+ * `availableTokens`. An earlier compaction's retain + summary always stays first.
  */
 export function summaryInput(
   entries: ReadonlyArray<ViewEntry>,

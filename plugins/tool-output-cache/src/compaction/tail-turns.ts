@@ -4,22 +4,18 @@ import type { ViewEntry } from '../view/view-entry';
 
 /** Where the kept part of a compaction starts, and which user message is carried along. */
 export interface CompactionTail {
-  /** Index in the view where the kept entries start (`entries.length` when nothing is kept). */
+  /** Where the kept entries start; `entries.length` when nothing is kept. */
   start: number;
-  /**
-   * Index of the newest user message when it lies before `start` and is carried into the
-   * compacted history (long agent runs with one user message), else `undefined`.
-   */
+  /** The newest user message, when it lies before `start` and is carried along. */
   carriedUser?: number;
 }
 
 /**
- * Where the last `turns` turns of a view start. A turn starts at a
- * user message of the caller (never a retain or summary message). An agent run is often one user
- * message followed by dozens of model steps; there the turn rule would keep everything, so the last
- * `turns` model steps (an assistant message with its tool results) are kept instead and the newest
- * user message is carried along. With `turns = 0`, a trailing tool exchange still waiting for results
- * is kept, so results that arrive next have their call.
+ * Where the last `turns` turns of a view start; a turn starts at a user message of the caller. In an
+ * agent run of one user message and dozens of model steps, the turn rule would keep everything: the last
+ * `turns` model steps (an assistant message with its tool results) are kept instead and the user message
+ * is carried along. With `turns = 0` a trailing tool exchange still waiting for results is kept, so that
+ * the results arriving next have their call.
  */
 export function compactionTail(entries: ReadonlyArray<ViewEntry>, turns: number): CompactionTail {
   let firstReal = 0;
@@ -38,12 +34,11 @@ export function compactionTail(entries: ReadonlyArray<ViewEntry>, turns: number)
     if (start < entries.length && start > firstReal) return { start };
     if (lastUser !== -1) {
       // One long turn: keep its last `turns` model steps, carry the user message.
-      const groups = groupToolCalls(entries.slice(lastUser + 1).map((entry) => entry.message)).map((group) => ({
-        ...group,
-        start: group.start + lastUser + 1,
-      }));
-      const steps = groups.filter((group) => entries[group.start]!.message.role === 'assistant');
-      if (steps.length > turns) return { start: steps[steps.length - turns]!.start, carriedUser: lastUser };
+      const from = lastUser + 1;
+      const steps = groupToolCalls(entries.slice(from).map((entry) => entry.message)).filter(
+        (group) => entries[from + group.start]!.message.role === 'assistant',
+      );
+      if (steps.length > turns) return { start: from + steps[steps.length - turns]!.start, carriedUser: lastUser };
       return { start: lastUser };
     }
   }
@@ -54,26 +49,25 @@ export function compactionTail(entries: ReadonlyArray<ViewEntry>, turns: number)
   return { start: entries.length };
 }
 
-/** How a compaction splits the view: what it keeps after its summary, the user message it carries, what it replaces. */
+/** How a compaction splits the view. */
 export interface CompactionSplit {
-  /** Index in the view where the kept entries start. */
   start: number;
-  /** The entries kept after the summary (and the carried user message). */
+  /** The entries kept after the summary and the carried user message. */
   tail: ViewEntry[];
   carried: ViewEntry | undefined;
-  /** The caller's messages the summary replaces (older than the kept part, not carried). */
+  /** The caller's messages the summary replaces. */
   replaced: ViewEntry[];
 }
 
-/** The split of `entries` by a compaction that keeps the last `turns` turns (see {@link compactionTail}). */
+/** The split of `entries` by a compaction that keeps the last `turns` turns. */
 export function splitForCompaction(entries: ReadonlyArray<ViewEntry>, turns: number): CompactionSplit {
   const { start, carriedUser } = compactionTail(entries, turns);
   let tail = entries.slice(start);
   let carried = carriedUser === undefined ? undefined : entries[carriedUser];
   if (carried?.source === null) carried = undefined;
   if (tail[0]?.carried && tail[0].message.role === 'user') {
-    // The user message an earlier compaction carried starts the kept part: carry it again, since
-    // it does not sit right before the kept messages in the caller's history.
+    // A user message an earlier compaction carried does not sit right before the kept messages in the
+    // caller's history: carry it again.
     carried = tail[0];
     tail = tail.slice(1);
   }

@@ -1,9 +1,6 @@
 import { CtxkitError, ErrorCodes } from '@ctxkit/core';
 
-/**
- * The transcript a compaction saved before it replaced the history is not in the store any more (or
- * is not a transcript this strategy wrote), so the compaction cannot be undone.
- */
+/** The transcript saved before a compaction cannot be read, so the compaction cannot be undone. */
 export class TranscriptMissingError extends CtxkitError {
   constructor(transcriptRef: string, problem: string) {
     super({

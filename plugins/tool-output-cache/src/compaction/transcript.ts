@@ -13,9 +13,9 @@ function transcriptKey(owner: TranscriptOwner, name: string): StoreKey {
 }
 
 /**
- * Saves a full transcript as JSONL (one message a line) before a compaction, through the store: kind
- * `transcript`, name `transcript_<unix seconds>.jsonl` (`_2`, `_3`… when that name is taken), written in pieces of
- * about 1 MiB. Returns its ref, `transcript:<name>`. A failed write deletes what was written and rethrows.
+ * Saves a transcript as JSONL, one message a line, in the store (kind `transcript`, name
+ * `transcript_<unix seconds>.jsonl`, `_2`, `_3`… when taken) and returns its ref, `transcript:<name>`. A failed
+ * write deletes what was written.
  * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails
  */
 export async function saveTranscript(
@@ -50,8 +50,7 @@ export async function saveTranscript(
 }
 
 /**
- * Reads back a transcript {@link saveTranscript} wrote, streamed from the store: the messages exactly as they were
- * saved.
+ * The messages of a transcript {@link saveTranscript} wrote, exactly as saved.
  * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript is not stored or a line is not a message
  * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails
  */

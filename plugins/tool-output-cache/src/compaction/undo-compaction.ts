@@ -7,8 +7,8 @@ import { readTranscript } from './transcript';
 type TranscriptOwner = Pick<StrategyContext, 'store' | 'agentId' | 'sessionId'>;
 
 /**
- * Undoes a compaction: reads back the transcript saved before it (the history to continue with) and
- * restores what the compactor knew then (the compaction then in effect, the back-off).
+ * Undoes a compaction: returns the transcript saved before it, the history to continue with, and restores
+ * what the compactor knew then.
  * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript is gone; nothing is restored then
  */
 export async function undoCompaction(
@@ -23,9 +23,8 @@ export async function undoCompaction(
 }
 
 /**
- * The caller's messages a compaction being restored had replaced: the start of the history undone
- * to, or (when that history begins with its retain + summary: the caller had adopted it) the start
- * of the compaction's own transcript, so that a caller passing its full history is recognized too.
+ * The caller's messages a restored compaction had replaced: the start of the history undone to, or of
+ * the compaction's own transcript when the caller had adopted the compacted history.
  */
 async function coveredBy(
   previous: SavedCompactionState,

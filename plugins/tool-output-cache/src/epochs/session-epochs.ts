@@ -1,74 +1,70 @@
-import {
-  type CtxkitEventBase,
-  type CtxkitEventBus,
-  type ReductionEpoch,
-  safeEmit,
-  type StrategyContext,
-} from '@ctxkit/core';
-import { type EpochDescription, EpochLog } from '@ctxkit/core/strategy-kit';
+import { type CtxkitEventBase, type ReductionEpoch, safeEmit, type StrategyContext } from '@ctxkit/core';
+import { type EpochDescription, EpochLog, type TakenEpoch } from '@ctxkit/core/strategy-kit';
 
-import type { CompactionState } from '../compaction/compaction-state';
-import type { CompactionDone, CompactionTrigger } from '../compaction/compactor';
+import type { CompactionDone } from '../compaction/compactor';
 import { asSavedBefore, type SavedBefore } from './saved-before';
 
 /** One epoch to undo with the state it saved. */
 export interface EpochToUndo {
   epoch: ReductionEpoch;
-  /** `undefined` when what it saved is not this strategy's (it is undone without a state to restore). */
+  /** `undefined` when what it saved is not this strategy's: it is undone without a state to restore. */
   before: SavedBefore | undefined;
 }
 
-/** What {@link SessionEpochs} works with. */
-export interface SessionEpochsOptions {
-  context: Pick<StrategyContext, 'store' | 'agentId' | 'sessionId' | 'now'>;
-  events: CtxkitEventBus;
-  eventBase(turn: number): CtxkitEventBase;
-}
-
 /**
- * The strategy's undoable reductions (compactions and trims to a placeholder), kept in the session's
- * {@link EpochLog} (store kind `state`, shared by every process serving the session), with the events
- * that report them. Recording never fails a payload or a compaction: a store failure is reported as
- * a `strategy-warning` and the reduction simply cannot be undone.
+ * The strategy's undoable reductions (compactions and trims to a placeholder), kept in the session's {@link EpochLog}
+ * (shared by every process serving the session), with the events that report them. Recording never fails a payload or
+ * a compaction: a store failure is reported as a `strategy-warning` and the reduction cannot be undone.
  */
 export class SessionEpochs {
   private readonly log: EpochLog;
 
-  constructor(private readonly options: SessionEpochsOptions) {
+  constructor(
+    private readonly options: {
+      context: Pick<StrategyContext, 'store' | 'agentId' | 'sessionId' | 'now' | 'events'>;
+      eventBase(turn: number): CtxkitEventBase;
+    },
+  ) {
     const { store, agentId, sessionId, now } = options.context;
     this.log = new EpochLog({ store, agentId, sessionId, now: () => now() });
   }
 
-  /** The epochs kept, oldest first. */
+  /** Oldest first. */
   list(): Promise<ReductionEpoch[]> {
     return this.log.list();
   }
 
-  /** Records a reduction with the state it replaced and emits `epoch-recorded` (a store failure is reported). */
+  /** Records a reduction with the state it replaced and emits `epoch-recorded`. */
   async record(description: EpochDescription, before: SavedBefore): Promise<void> {
     const epoch = await this.log.record(description, before).catch((error: unknown) => {
-      safeEmit(this.options.events, 'strategy-warning', {
+      safeEmit(this.options.context.events, 'strategy-warning', {
         ...this.options.eventBase(description.turn),
         message:
           `The ${description.kind} (${description.description}) could not be kept as an epoch, so it cannot ` +
           `be undone: ${error instanceof Error ? error.message : String(error)}`,
       });
     });
-    if (epoch) safeEmit(this.options.events, 'epoch-recorded', { ...this.options.eventBase(description.turn), epoch });
+    if (epoch)
+      safeEmit(this.options.context.events, 'epoch-recorded', { ...this.options.eventBase(description.turn), epoch });
   }
 
   /** Keeps a compaction as an epoch, with the transcript saved before it and what the compactor knew. */
-  async recordCompaction(done: CompactionDone): Promise<void> {
-    await this.record(compactionEpoch(done.state, done.trigger, done.turn), {
-      kind: 'compaction',
-      transcriptRef: done.state.transcriptRef,
-      compactor: done.before,
-    });
+  async recordCompaction({ state, trigger, turn, before }: CompactionDone): Promise<void> {
+    const { tokensBefore, tokensAfter, keepFrom } = state;
+    const tokens = `${tokensBefore.toLocaleString('en-US')} → ${tokensAfter.toLocaleString('en-US')} tokens`;
+    const replaced = keepFrom === 1 ? 'message 0' : keepFrom > 0 ? `messages 0–${keepFrom - 1}` : 'the history';
+    const description =
+      `${trigger} compaction ${state.count}: replaced ${replaced} into retain + summary (${tokens}); the history ` +
+      `before it is in ${state.transcriptRef}`;
+    await this.record(
+      { kind: 'compaction', turn, description, range: { from: 0, to: keepFrom }, tokensBefore, tokensAfter },
+      { kind: 'compaction', transcriptRef: state.transcriptRef, compactor: before },
+    );
   }
 
   /**
-   * `epochId` and every later epoch with the state each saved, oldest first, leaving the log as it is
-   * (restore first, then {@link take}).
+   * `epochId` and every later epoch with the state each saved, oldest first, leaving the log as it is (restore first,
+   * then {@link take}).
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch
    */
   async peekFrom(epochId: string): Promise<EpochToUndo[]> {
@@ -90,39 +86,18 @@ export class SessionEpochs {
   }
 
   /**
-   * Takes `epochId` and every later epoch out of the log (after their state was restored) and emits
-   * `epoch-undone`.
+   * Takes `epochId` and every later epoch out of the log (after their state was restored) and emits `epoch-undone`.
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when another process undid it meanwhile
    */
-  async take(
-    epochId: string,
-    turn: number,
-    historyRestored: boolean,
-  ): Promise<{ undone: ReductionEpoch; alsoUndone: ReductionEpoch[] }> {
-    const { undone, alsoUndone } = await this.log.take<unknown>(epochId);
-    safeEmit(this.options.events, 'epoch-undone', {
+  async take(epochId: string, turn: number, historyRestored: boolean): Promise<TakenEpoch<unknown>> {
+    const taken = await this.log.take<unknown>(epochId);
+    const { undone: epoch, alsoUndone } = taken;
+    safeEmit(this.options.context.events, 'epoch-undone', {
       ...this.options.eventBase(turn),
-      epoch: undone,
+      epoch,
       alsoUndone,
       historyRestored,
     });
-    return { undone, alsoUndone };
+    return taken;
   }
-}
-
-/** A compaction as an epoch: the messages it replaced, its tokens before and after, its transcript. */
-function compactionEpoch(state: Readonly<CompactionState>, trigger: CompactionTrigger, turn: number): EpochDescription {
-  const tokens = `${state.tokensBefore.toLocaleString('en-US')} → ${state.tokensAfter.toLocaleString('en-US')} tokens`;
-  const replaced =
-    state.keepFrom === 1 ? 'message 0' : state.keepFrom > 0 ? `messages 0–${state.keepFrom - 1}` : 'the history';
-  return {
-    kind: 'compaction',
-    turn,
-    description:
-      `${trigger} compaction ${state.count}: replaced ${replaced} into retain + summary (${tokens}); the history ` +
-      `before it is in ${state.transcriptRef}`,
-    range: { from: 0, to: state.keepFrom },
-    tokensBefore: state.tokensBefore,
-    tokensAfter: state.tokensAfter,
-  };
 }

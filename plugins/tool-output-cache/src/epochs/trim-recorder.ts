@@ -1,4 +1,4 @@
-import type { ChatMessage, ITokenCounter } from '@ctxkit/core';
+import type { ITokenCounter } from '@ctxkit/core';
 import type { EpochDescription } from '@ctxkit/core/strategy-kit';
 
 import { isTrimmed } from '../cache/trimmed-placeholder';
@@ -12,10 +12,10 @@ const LISTED_TRIMS = 8;
 
 /** A tool output that a payload shows as a placeholder for the first time. */
 interface NewTrim {
-  /** Its index in the caller's history. */
+  /** Index in the caller's history. */
   position: number;
   toolCallId: string;
-  /** Tokens of its placeholder. */
+  /** Of its placeholder. */
   tokens: number;
 }
 
@@ -23,11 +23,10 @@ interface NewTrim {
  * Keeps the outputs a payload shows as placeholders for the first time as one trim epoch. An output is recorded once:
  * by the epoch of the first payload that carries it as a placeholder (of the tool output budget, of micro-compact, or
  * to fit). The positions looked at are the view's new placeholders and every lighter form the layout used, and only
- * those the payload carries (the window's older history changes nothing a payload depends on). Undoing the epoch
- * forgets its outputs (the user took them back), so that a later trim of one of them is new again.
+ * those the payload carries (the window's older history changes nothing a payload depends on).
  */
 export class TrimRecorder {
-  /** The tool calls whose outputs an epoch recorded as trimmed. */
+  /** Tool call ids. */
   private readonly recorded = new Set<string>();
 
   constructor(
@@ -37,31 +36,35 @@ export class TrimRecorder {
 
   /** Records the new placeholders of a composed payload, if any, as one epoch. */
   async record(composed: ComposedView, turn: number): Promise<void> {
-    const relaid = composed.prepared.newPlaceholders;
-    const { lightenedAt, messages } = composed;
-    if (relaid.length === 0 && lightenedAt.length === 0) return;
-    const candidates = lightenedAt.length === 0 ? relaid : [...relaid, ...lightenedAt];
-    const trims = this.take(messages, candidates, composed.final.window.fromIndex);
+    const trims = this.take(composed);
     if (trims.length === 0) return;
-    await this.epochs.record(trimEpoch(trims, messages, turn), {
+    const { messages } = composed;
+    const named = trims
+      .slice(0, LISTED_TRIMS)
+      .map((trim) => `${toolNameAt(messages, trim.position)} ${trim.toolCallId} (#${trim.position})`);
+    const unnamed = trims.length - LISTED_TRIMS;
+    const more = unnamed > 0 ? `, and ${unnamed.toLocaleString('en-US')} more` : '';
+    const count = trims.length === 1 ? 'a tool output' : `${trims.length.toLocaleString('en-US')} tool outputs`;
+    const description: EpochDescription = {
       kind: 'trim',
-      toolCallIds: trims.map((trim) => trim.toolCallId),
-    });
+      turn,
+      description: `trimmed ${count} to placeholders: ${named.join(', ')}${more}`,
+      range: { from: trims[0]!.position, to: trims[trims.length - 1]!.position + 1 },
+      tokensAfter: trims.reduce((sum, trim) => sum + trim.tokens, 0),
+    };
+    await this.epochs.record(description, { kind: 'trim', toolCallIds: trims.map((trim) => trim.toolCallId) });
   }
 
-  /** Forgets these outputs (their trim was undone): a later trim of one of them is new again. */
+  /** Forgets these outputs (their trim was undone by the user): a later trim of one of them is new again. */
   forget(toolCallIds: Iterable<string>): void {
     for (const id of toolCallIds) this.recorded.delete(id);
   }
 
-  /**
-   * The new placeholders among `candidates` (positions of `messages`) at or after `from` (the first position the
-   * payload carries), in position order. They count as recorded from now on.
-   */
-  private take(messages: ReadonlyArray<ChatMessage>, candidates: Iterable<number>, from: number): NewTrim[] {
+  /** The payload's new placeholders in position order, recorded from now on. */
+  private take({ messages, prepared, lightenedAt, final }: ComposedView): NewTrim[] {
     const found = new Map<number, NewTrim>();
-    for (const position of candidates) {
-      if (position < from || found.has(position)) continue;
+    for (const position of [...prepared.newPlaceholders, ...lightenedAt]) {
+      if (position < final.window.fromIndex || found.has(position)) continue;
       const message = messages[position];
       if (message?.role !== 'tool' || this.recorded.has(message.tool_call_id)) continue;
       if (!isTrimmed(message) && !isMicroCompacted(message)) continue;
@@ -71,24 +74,4 @@ export class TrimRecorder {
     for (const trim of trims) this.recorded.add(trim.toolCallId);
     return trims;
   }
-}
-
-/** The trims of one payload as an epoch: the outputs (tool, call id, history index), the first eight named. */
-function trimEpoch(
-  trims: ReadonlyArray<NewTrim>,
-  messages: ReadonlyArray<ChatMessage>,
-  turn: number,
-): EpochDescription {
-  const named = trims
-    .slice(0, LISTED_TRIMS)
-    .map((trim) => `${toolNameAt(messages, trim.position)} ${trim.toolCallId} (#${trim.position})`);
-  const more = trims.length > LISTED_TRIMS ? `, and ${(trims.length - LISTED_TRIMS).toLocaleString('en-US')} more` : '';
-  const count = trims.length === 1 ? 'a tool output' : `${trims.length.toLocaleString('en-US')} tool outputs`;
-  return {
-    kind: 'trim',
-    turn,
-    description: `trimmed ${count} to placeholders: ${named.join(', ')}${more}`,
-    range: { from: trims[0]!.position, to: trims[trims.length - 1]!.position + 1 },
-    tokensAfter: trims.reduce((sum, trim) => sum + trim.tokens, 0),
-  };
 }

@@ -10,26 +10,20 @@ export interface AlignedView {
   startIndex: number;
   /** The retain + summary messages of a compaction (entries without a source), oldest first. */
   memory: ChatMessage[];
-  /**
-   * The position whose (compacted) message the carried user message took, when it took one: the
-   * caller's message there is replaced like those before `startIndex`.
-   */
+  /** The position whose (compacted) message the carried user message took, when it took one. */
   displaced?: number;
 }
 
-/** Where a layout starts over the caller's history, and where its carried user message goes. */
+/** Where a layout starts over the caller's history, and where its carried user message goes (`startIndex`). */
 export interface LayoutPlacement {
-  /** First position the payload may send. */
   startIndex: number;
-  /** The position the carried user message takes (`startIndex`), when it takes one. */
   carriedAt?: number;
 }
 
 /**
  * Where a compaction's layout lies over the caller's history (`length` messages): the kept messages
- * keep their indexes, retain + summary go to a memory block, and a user message the compaction
- * carried after its summary takes the position right before the kept messages, so that it is sent
- * between the summary and them. Without a compaction everything is sent from 0.
+ * keep their indexes, and a user message carried after the summary takes the position right before
+ * them, so that it is sent between the summary and them.
  */
 export function placeLayout(layout: HistoryLayout, length: number): LayoutPlacement {
   if (layout.memory.length === 0 && layout.carried === undefined) return { startIndex: 0 };

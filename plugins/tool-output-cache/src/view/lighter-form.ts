@@ -6,38 +6,29 @@ import { microCompactPlaceholder } from './micro-compact';
 import type { ReductionLog } from './reduction-log';
 import { toolNameAt } from './tool-call-names';
 
-/** Reason of an output trimmed to its placeholder because the payload would not fit otherwise. */
 export const TRIMMED_TO_FIT_REASON = 'tool output trimmed to fit the context window';
-/** Reason of a result without a ref micro-compacted because the payload would not fit otherwise. */
 export const MICRO_COMPACTED_TO_FIT_REASON = 'tool result micro-compacted to fit the context window';
 
-/** What {@link lighterFormAt} decides with. */
 export interface LighterFormOptions {
   /** Tokens of `messages[index]` as it stands. */
   tokensAt: (index: number) => number;
-  /** Tokens of a lighter form. */
   tokensOf: (message: ToolMessage) => number;
-  /**
-   * Micro-compact results that have no ref (`minContentLength`: only results longer than this many
-   * characters), or `undefined` to leave them as they are.
-   */
+  /** Micro-compact results longer than `minContentLength` characters; `undefined`: leave them. */
   microCompact: { minContentLength: number } | undefined;
   /**
-   * Cached outputs become `[tool output trimmed; ref=…]` (true: the model can expand them) or, when
-   * micro-compact is on, the shorter `[Previous: used {tool_name}]` (false: the expand tools are not
-   * offered, so naming the ref would only take room; the message keeps its `output_ref`).
+   * False while the expand tools are not offered: with micro-compact on, a cached output then takes
+   * the shorter micro-compact placeholder, since naming the ref would only take room.
    * @default true
    */
   showRefs?: boolean;
-  /** Makes the copy (the strategy reuses copies across turns so that counts stay cached). */
+  /** Makes the copy (the same from turn to turn, so that counts stay cached). */
   withContent: (message: ToolMessage, content: string) => ToolMessage;
 }
 
 /**
- * The lighter form of the tool message at `index` that core's layout uses under pressure, when there is one: a cached
- * output becomes its `[tool output trimmed; ref=…]` placeholder (or, with `showRefs: false` and micro-compact on,
- * `[Previous: used {tool_name}; ref=…]`), a result without a ref its micro-compact placeholder when it is longer than
- * `minContentLength`; nothing when the message is a placeholder already or the form would not be smaller.
+ * The lighter form of the tool message at `index` that core's layout uses under pressure: a cached
+ * output's `[tool output trimmed; ref=…]` placeholder (see `showRefs`), a result without a ref its
+ * micro-compact placeholder; none when it is a placeholder already or the form would not be smaller.
  */
 export function lighterFormAt(
   messages: ReadonlyArray<ChatMessage>,
@@ -62,7 +53,7 @@ export function lighterFormAt(
   return after < before ? { index, message: copy, before, after } : undefined;
 }
 
-/** Records each of the lighter forms a layout used (in index order) in `log`. */
+/** Records the lighter forms a layout used (in index order) in `log`. */
 export function recordLighterForms(forms: ReadonlyArray<LighterForm>, log: ReductionLog): void {
   for (const { index: position, message, before: tokensBefore, after: tokensAfter } of forms) {
     const ref = (message as ToolMessage).output_ref?.id;

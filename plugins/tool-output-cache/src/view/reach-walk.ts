@@ -1,22 +1,18 @@
 /**
- * The valid tool-call units a walk back from the newest message went through to learn how far a
- * window can reach, oldest first, with the running sum of their fewest tokens from the oldest: while
- * the units did not change, the next call keeps the walk's bound instead of walking again.
+ * The valid tool-call units a walk back went through to learn how far a window can reach, oldest
+ * first: while they did not change, the next call keeps the walk's bound instead of walking again.
  */
 export interface ReachWalk {
-  /** First position of each unit, ascending. */
   starts: number[];
-  /** Position after each unit. */
   ends: number[];
   /** `sums[i]`: the fewest tokens of units 0 to i together. */
   sums: number[];
 }
 
-/** One unit a walk back went through. */
+/** One unit a walk back went through, with its fewest tokens. */
 export interface WalkedUnit {
   start: number;
   end: number;
-  /** Its fewest tokens. */
   tokens: number;
 }
 

@@ -2,7 +2,7 @@ import type { RecoverySource, ReductionAction, ReductionRecord } from '@ctxkit/c
 import type { HistoryRange } from '@ctxkit/core/strategy-kit';
 
 /** One message a reduction was made at. */
-interface Part {
+export interface ReducedMessage {
   readonly position: number;
   readonly recoverableFrom: RecoverySource;
   readonly ref?: string;
@@ -11,27 +11,25 @@ interface Part {
 }
 
 /**
- * The reductions of one payload, one message at a time, listed merged: a run of messages added one after another in
- * position order with the same action, reason and recovery source is one record (a sparse range when indexes lie
- * between: `messages` counts the ones affected), so a report stays small on a long history where every older output
- * became a placeholder.
+ * The reductions of one payload, one message at a time, listed merged: a run of messages added in
+ * position order with the same action, reason and recovery source is one record (a sparse range:
+ * `messages` counts the ones affected), so a report stays small when every older output is a placeholder.
  */
 export class ReductionLog {
-  // Parallel lists: the reduction itself is kept as its part, so a log made call after call allocates nothing more.
+  // Parallel lists: each message's reduction is kept as it is given, so a log allocates nothing more.
   private readonly actions: ReductionAction[] = [];
   private readonly reasons: string[] = [];
-  private readonly parts: Part[] = [];
+  private readonly parts: ReducedMessage[] = [];
 
-  /** Records one message at `reduction.position`. */
-  add(action: ReductionAction, reason: string, reduction: Part): void {
+  add(action: ReductionAction, reason: string, reduction: ReducedMessage): void {
     this.actions.push(action);
     this.reasons.push(reason);
     this.parts.push(reduction);
   }
 
   /**
-   * The merged records, sorted by `from` then action. With `kept` (the history a payload keeps, ranges in order), only
-   * for the messages in it, one record per kept range a run reaches (a record spans no message the payload leaves out).
+   * The merged records, sorted by `from` then action. With `kept` (the history a payload keeps, ranges
+   * in order), only for the messages in it: a record spans no message the payload leaves out.
    */
   list(kept?: ReadonlyArray<HistoryRange>): ReductionRecord[] {
     const { actions, reasons, parts } = this;
@@ -74,14 +72,14 @@ export class ReductionLog {
 }
 
 /**
- * One log alive for the life of the process. A turn's log lives only during the turn, and the engine drops an object
- * shape no object of which survived a few major collections, and the optimized code built on it: without this one,
- * every turn of a long conversation ran its reduction bookkeeping unoptimized again after each collection (at 10,000
- * messages and 128K, the view's log took 60 to 180 µs a turn instead of 30).
+ * One log alive for the life of the process. The engine drops an object shape none of whose objects
+ * survived a few major collections, and the optimized code built on it: without this one, a turn's
+ * log ran unoptimized again after each collection (at 10,000 messages and 128K, 60 to 180 µs a turn
+ * instead of 30).
  */
 export const LIVE_SHAPE = new ReductionLog();
 
-/** Index of the kept range holding `position`, or of the first after it (binary search). */
+/** Index of the kept range holding `position`, or of the first after it. */
 function rangeAt(kept: ReadonlyArray<HistoryRange>, position: number): number {
   let low = 0;
   let high = kept.length;

@@ -1,15 +1,13 @@
 import type { ChatMessage } from '@ctxkit/core';
 
 /**
- * The tool outputs the user took back from a trim (`undo` of a trim epoch), by tool call id. The
- * working view shows each of them whole from then on: never as a placeholder of the tool output
- * budget or of micro-compact `always`, and under pressure only after every other older output has
- * given way, so that they stay whole as long as the payload can hold them.
+ * The tool outputs the user took back from a trim (`undo` of a trim epoch), by tool call id: never
+ * a placeholder of the tool output budget or of micro-compact `always`, and under pressure lightened
+ * only after every other older output, so that they stay whole as long as the payload holds them.
  */
 export class RestoredOutputs {
   private readonly ids = new Set<string>();
 
-  /** Outputs restored so far. */
   get size(): number {
     return this.ids.size;
   }

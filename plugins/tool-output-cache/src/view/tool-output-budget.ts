@@ -4,30 +4,27 @@ import type { ChatMessage } from '@ctxkit/core';
 export interface BudgetedOutput {
   /** Its tokens as the view shows it. */
   budgetTokens: number;
-  /** True when the budget may replace it by its (smaller) `[tool output trimmed; ref=…]` placeholder. */
+  /** True when the budget may replace it by its (smaller) placeholder. */
   trimmable: boolean;
 }
 
-/** What {@link toolOutputBudgetCut} looks at. */
 export interface ToolOutputBudgetInput {
-  /** The view laid over the caller's history (roles are all the budget reads of it). */
+  /** The view laid over the caller's history (only roles are read). */
   messages: ReadonlyArray<ChatMessage>;
   /** First position the view sends. */
   from: number;
   /** Where the current turn starts: its outputs always count and are never replaced. */
   protectFrom: number;
-  /** Token budget of the tool outputs. */
   budgetTokens: number;
-  /** The tool output at a position (made when first asked for: a promise only then). */
+  /** The tool output at a position (a promise only when it is made now). */
   output(position: number): BudgetedOutput | Promise<BudgetedOutput>;
 }
 
 /**
  * The tool output budget, newest first: the current turn's outputs always count; older outputs are
- * kept as shown, newest first, while the outputs kept so far fit the budget together. The first
- * (newest) output that can be replaced and does not fit is the cut: it and every older output that
- * can be replaced become placeholders. Returns the cut's position, or -1 when every output fits.
- * Looks only at the outputs it keeps and the cut: a long history costs no more than a short one.
+ * kept as shown while the outputs kept so far fit together. The newest that can be replaced and does
+ * not fit is the cut (returned; -1: none): it and every older one that can be replaced become
+ * placeholders. Looks only at the outputs it keeps and the cut.
  */
 export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise<number> {
   const { messages, from } = input;
@@ -48,7 +45,7 @@ export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise
   return -1;
 }
 
-/** Lower and upper bound of the derived tool output budget, and its share of the context window. */
+/** The derived tool output budget's share of the context window, and its bounds. */
 export const TOOL_OUTPUT_BUDGET_BOUNDS = Object.freeze({ share: 0.25, min: 20_000, max: 60_000 });
 
 /**

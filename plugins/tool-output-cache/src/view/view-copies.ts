@@ -7,32 +7,16 @@ import { contentText } from '@ctxkit/core/strategy-kit';
  * message object stay valid. A copy that would equal its original is the original.
  */
 export class ViewCopies {
-  /**
-   * The first copy made of each message: most get one only (their placeholder), found without the maps of {@link
-   * copies}.
-   */
+  /** The first copy made of each message: most get only one (their placeholder), found without the maps below. */
   private readonly firstCopies = new WeakMap<ChatMessage, ToolMessage>();
-  /**
-   * The other copies, by original message, then ref id, then content (the content string is a key as it is: no longer
-   * key is built from it).
-   */
+  /** The other copies, by original, ref id, then content (the string itself is the key: no longer key is built). */
   private readonly copies = new WeakMap<ChatMessage, Map<string, Map<string, ToolMessage>>>();
-
-  /**
-   * The copy each original is shown as (its view or whole output, with its ref): kept per original, no content is
-   * hashed to find it.
-   */
+  /** The copy each original is shown as, found without hashing its content. */
   private readonly shownCopies = new WeakMap<ChatMessage, ToolMessage>();
-  /**
-   * The original of each shown copy: the copies of a shown copy are made from its original, so they are the same
-   * objects whether it was made first or not.
-   */
+  /** The original of each shown copy: its copies are made from that, so they are the same either way. */
   private readonly originals = new WeakMap<ChatMessage, ToolMessage>();
 
-  /**
-   * `message` shown with `content` and `ref`: the same copy from call to call (the original itself when it already says
-   * that).
-   */
+  /** `message` shown with `content` and `ref`, the same copy from call to call. */
   shown(message: ToolMessage, content: string, ref: ToolOutputRef): ToolMessage {
     if (typeof message.content === 'string' && message.content === content && message.output_ref?.id === ref.id)
       return message;
@@ -50,10 +34,10 @@ export class ViewCopies {
     if (
       contentText(message.content) === content &&
       (outputRef === message.output_ref || message.output_ref?.id === outputRef?.id) &&
-      typeof message.content === 'string'
-    ) {
-      if (message.output_ref || !outputRef) return message;
-    }
+      typeof message.content === 'string' &&
+      (message.output_ref || !outputRef)
+    )
+      return message;
     const original = this.originals.get(message);
     if (original) return this.withContent(original, content, outputRef);
     const first = this.firstCopies.get(message);
@@ -64,26 +48,16 @@ export class ViewCopies {
     }
     if (first.content === content && first.output_ref?.id === outputRef?.id) return first;
     let byRef = this.copies.get(message);
-    if (!byRef) {
-      byRef = new Map();
-      this.copies.set(message, byRef);
-    }
+    if (!byRef) this.copies.set(message, (byRef = new Map()));
     const refId = outputRef?.id ?? '';
     let byContent = byRef.get(refId);
-    if (!byContent) {
-      byContent = new Map();
-      byRef.set(refId, byContent);
-    }
+    if (!byContent) byRef.set(refId, (byContent = new Map()));
     let copy = byContent.get(content);
-    if (!copy) {
-      copy = copyWith(message, content, outputRef);
-      byContent.set(content, copy);
-    }
+    if (!copy) byContent.set(content, (copy = copyWith(message, content, outputRef)));
     return copy;
   }
 }
 
-/** `message` with `content` and `ref` (none when `undefined`). */
 function copyWith(message: ToolMessage, content: string, ref: ToolOutputRef | undefined): ToolMessage {
   return { ...message, content, ...(ref ? { output_ref: { ...ref } } : {}) };
 }

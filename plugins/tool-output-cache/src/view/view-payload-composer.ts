@@ -2,9 +2,7 @@ import {
   type ChatMessage,
   type ComposeOptions,
   type CtxkitEventBase,
-  type ITokenCounter,
   type LLMPayload,
-  type PayloadBudget,
   type ReductionRecord,
   safeEmit,
   type StrategyContext,
@@ -17,7 +15,7 @@ import {
   contentText,
   type LighterForm,
   type LighterForms,
-  PayloadComposer,
+  type StrategyFoundation,
 } from '@ctxkit/core/strategy-kit';
 
 import {
@@ -30,13 +28,12 @@ import { compactionMemory, compactionReason } from '../compaction/compaction-mem
 import { refsIn } from '../payload/payload-refs';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
 import { lighterFormAt, type LighterFormOptions, recordLighterForms } from './lighter-form';
-import type { RestoredOutputs } from './restored-outputs';
 import type { PreparedView, WorkingView } from './working-view';
 
 /** The arguments of one `composePayload` (or `preview`), with the turn they are composed at. */
 export interface ComposeCall {
   systemPrompt: string;
-  /** The system prompt as one message object (the same from call to call, so that its count is cached). */
+  /** See {@link ViewPayloadComposer.systemMessageOf}. */
   systemMessage: SystemMessage;
   tools: ReadonlyArray<ToolDefinition>;
   ragContext: string | undefined;
@@ -49,55 +46,43 @@ export interface ComposedView {
   payload: LLMPayload;
   prepared: PreparedView;
   final: ComposedPayload;
-  /** The view as the payload was laid out from: with the lighter forms the layout used. */
+  /** The view the payload was laid out from, with the lighter forms the layout used. */
   messages: ReadonlyArray<ChatMessage>;
   /** Positions of the lighter forms the layout used. */
   lightenedAt: ReadonlyArray<number>;
 }
 
-/** What a {@link ViewPayloadComposer} works with. */
 export interface ViewPayloadComposerOptions {
   config: ResolvedToolOutputCacheStrategyConfig;
-  /** The session's owner, events and model client (`compact` is offered only with a model to write the summary). */
   context: Pick<StrategyContext, 'events' | 'llm'>;
-  /** The strategy's composer (see `StrategyFoundation`): every payload is laid out and committed by it. */
-  composer: PayloadComposer;
-  counter: ITokenCounter;
-  budget: PayloadBudget;
-  /** Token budget of all tool outputs (`stats.extra.toolOutputCache.budgetTokens`). */
-  toolOutputBudget: number;
-  /** Outputs taken back from a trim: kept whole while they fit. */
-  restored: RestoredOutputs;
+  /** Its counter, budget and composer: every payload is laid out and committed by it. */
+  foundation: StrategyFoundation;
   /** `stats.extra.compaction` of the payload. */
   compactionStats(): Record<string, unknown>;
   eventBase(turn: number): CtxkitEventBase;
 }
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/;
+const CACHE_DEFINITIONS: ReadonlyArray<ToolDefinition> = [
+  TOOL_OUTPUT_CACHE_DEFINITION,
+  TOOL_OUTPUT_CACHE_GREP_DEFINITION,
+];
 
 /**
- * Composes a session's payloads from its working view through core's {@link PayloadComposer}: the
- * view laid over the caller's history is what the composer selects from, the compaction's retain +
- * summary its memory block, each older output's placeholder or micro-compact line the lighter form the
- * composer uses under pressure (it also decides whether the expand and grep definitions are offered). One
- * layout, committed unless it is a preview's. Each payload is then read whole for the refs it names; the
- * kernel's clients check it against their provider's rules, as they do every strategy's payload.
+ * Composes a session's payloads from its working view in one layout of core's `PayloadComposer`: the
+ * compaction's retain + summary are its memory block, each older output's placeholder or
+ * micro-compact line the lighter form used under pressure (core also decides whether the expand and
+ * grep definitions are offered). Each payload is then read whole for the refs it names.
  */
 export class ViewPayloadComposer {
-  private readonly cacheDefinitions: ReadonlyArray<ToolDefinition> = [
-    TOOL_OUTPUT_CACHE_DEFINITION,
-    TOOL_OUTPUT_CACHE_GREP_DEFINITION,
-  ];
-  /** The payloads' tool lists, kept while the caller's tools are the same objects. */
   private readonly toolLists = new OfferedToolLists();
-  /** One system message object per prompt, so that its count is cached. */
   private systemMessage: SystemMessage = { role: 'system', content: '' };
 
   constructor(private readonly options: ViewPayloadComposerOptions) {}
 
   /**
-   * The system prompt as one message object: the same object while the prompt is the same. `keep`:
-   * it is the session's from now on (a preview does not change it).
+   * The system prompt as one message object, the same while the prompt is, so that its count is
+   * cached. `keep`: it is the session's from now on (a preview does not change it).
    */
   systemMessageOf(systemPrompt: string, keep: boolean): SystemMessage {
     if (this.systemMessage.content === systemPrompt) return this.systemMessage;
@@ -112,26 +97,24 @@ export class ViewPayloadComposer {
     tools: ReadonlyArray<ToolDefinition>,
     ragContext: string | undefined,
   ): number {
-    const { counter } = this.options;
+    const { counter } = this.options.foundation;
     return (
       counter.countMessage(systemMessage) + counter.countTools(tools) + (ragContext ? counter.count(ragContext) : 0)
     );
   }
 
-  /**
-   * The payload of `view` (synced with `history`). A preview emits no event and is not committed (the
-   * next payload builds on the one sent before it).
-   */
+  /** The payload of `view` (synced with `history`). A preview emits no event and is not committed. */
   async compose(
     history: ReadonlyArray<ChatMessage>,
     call: ComposeCall,
     view: WorkingView,
     preview: boolean,
   ): Promise<ComposedView> {
-    const { config, context, counter, budget, composer } = this.options;
+    const { config, context, foundation } = this.options;
+    const { counter, composer } = foundation;
     const state = view.currentLayout.state;
     // Collapsing older results reads the whole history: the whole view is laid out for it.
-    const prepared = await view.prepare(budget.available, call.options.collapseOlderToolResults === true);
+    const prepared = await view.prepare(foundation.budget().available, call.options.collapseOlderToolResults === true);
     const { aligned, log } = prepared;
     const memory =
       state && aligned.memory.length > 0
@@ -155,23 +138,21 @@ export class ViewPayloadComposer {
     const cacheOn = config.toolOutputCache.enabled;
     // `compact` needs a model to write the summary: without one every call of it could only fail.
     const alwaysOffered = config.compaction.enabled && context.llm ? [COMPACT_DEFINITION] : [];
-    const own = [...(cacheOn ? this.cacheDefinitions : []), ...alwaysOffered];
+    const own = [...(cacheOn ? CACHE_DEFINITIONS : []), ...alwaysOffered];
     // One tool list per choice, the same from call to call, so that its count is cached.
     const tools = (offerCache: boolean): ToolDefinition[] =>
       this.toolLists.list({ callerTools: call.tools, own, offer: offerCache ? own : alwaysOffered }, offerCache);
     const toolOutputCache: Record<string, unknown> = {
       enabled: cacheOn,
-      budgetTokens: this.options.toolOutputBudget,
+      budgetTokens: view.options.toolOutputBudget,
       newlyCached: 0,
       underPressure: false,
       toolsOffered: false,
     };
-    const extra: Record<string, unknown> = { toolOutputCache, compaction: this.options.compactionStats() };
-    const unlightened = aligned.messages;
     const lighter = this.lighterForms(view, prepared, cacheOn ? tools(true) : undefined);
     const request: ComposeRequest = {
       systemPrompt: call.systemPrompt,
-      history: unlightened,
+      history: aligned.messages,
       tools: tools(false),
       ragContext: call.ragContext,
       ...call.options,
@@ -185,7 +166,7 @@ export class ViewPayloadComposer {
         recordLighterForms(lightened, log);
         return [...prepared.keptBefore(kept), ...log.list(kept)];
       },
-      extra,
+      extra: { toolOutputCache, compaction: this.options.compactionStats() },
       turn: call.turn,
       cutBackRatio: config.cutBackRatio,
       keepFirstShare: config.keepFirstShare,
@@ -211,26 +192,23 @@ export class ViewPayloadComposer {
     return { payload, prepared, final, messages: lightened.history, lightenedAt };
   }
 
-  /**
-   * The view's lighter forms for core's layout (`offering`: the tool list with the expand and grep definitions, while
-   * the cache is on).
-   */
+  /** The view's lighter forms for core's layout (`offering`: the tools with the expand and grep definitions). */
   private lighterForms(
     view: WorkingView,
     prepared: PreparedView,
     offering: ReadonlyArray<ToolDefinition> | undefined,
   ): LighterForms {
-    const { config, counter, composer } = this.options;
+    const { config } = this.options;
+    const { counter, composer } = this.options.foundation;
     const { aligned, region, protectFrom } = prepared;
-    const unlightened = aligned.messages;
     const formOptions = (showRefs: boolean): LighterFormOptions => ({
-      tokensAt: (index) => composer.ledger.tokensAt(unlightened, index),
+      tokensAt: (index) => composer.ledger.tokensAt(aligned.messages, index),
       tokensOf: (message) => counter.countMessage(message),
       microCompact: config.microCompact.enabled
         ? { minContentLength: config.microCompact.minContentLength }
         : undefined,
       showRefs,
-      withContent: (message, content) => view.withContent(message, content),
+      withContent: (message, content) => view.cells.withContent(message, content),
     });
     const named = [formOptions(false), formOptions(true)] as const;
     return {
@@ -239,18 +217,18 @@ export class ViewPayloadComposer {
       all: region > aligned.startIndex,
       formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
       everyForm: (messages, showRefs) => view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]),
-      ...(this.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
+      ...(view.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
       ...(offering
         ? {
             expandTools: {
               offering,
-              tokens: counter.countTools(this.cacheDefinitions),
+              tokens: counter.countTools(CACHE_DEFINITIONS),
               maxRoomShare: EXPAND_TOOLS_MAX_ROOM_SHARE,
               fromStart:
                 config.toolOutputCache.offerTools === 'always' ||
                 prepared.hidesOutput ||
                 aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content))),
-              hides: (message: ChatMessage) => view.hides(message),
+              hides: (message: ChatMessage) => view.cells.hides(message),
             },
           }
         : {}),

@@ -1,16 +1,10 @@
-import type { RecoverySource, ReductionRecord } from '@ctxkit/core';
+import type { ReductionRecord } from '@ctxkit/core';
 import type { HistoryRange } from '@ctxkit/core/strategy-kit';
 
-import { ReductionLog } from './reduction-log';
+import { type ReducedMessage, ReductionLog } from './reduction-log';
 
 /** One reduction the working view made at a position of the caller's history. */
-export interface ViewReduction {
-  position: number;
-  recoverableFrom: RecoverySource;
-  ref?: string;
-  tokensBefore?: number;
-  tokensAfter?: number;
-}
+export type ViewReduction = ReducedMessage;
 
 /** The working view's reductions by kind, each list in position order. */
 export interface ViewReductions {
@@ -33,7 +27,6 @@ const KINDS = [
   { kind: 'trimmed', action: 'trimmed', reason: () => 'tool outputs passed the tool output budget' },
 ] as const;
 
-/** No reductions. */
 export function noViewReductions(): ViewReductions {
   return { truncated: [], microCompacted: [], trimmed: [] };
 }
@@ -50,9 +43,9 @@ export function reductionsWithin(reductions: ViewReductions, from: number, to: n
 }
 
 /**
- * The records of `reductions` at the positions of `kept` (the history a payload keeps) before `before`, one per kept
- * range: the first messages a cut window keeps in front of it show the forms an earlier call laid out there, older
- * than what the window can reach. Only the kept ranges are looked at: the head a cut window keeps is small.
+ * The records of `reductions` at the positions of `kept` (the history a payload keeps) before
+ * `before`: the head a cut window keeps shows the forms an earlier call laid out there. Only the kept
+ * ranges are looked at (that head is small).
  */
 export function keptViewReductionsBefore(
   reductions: ViewReductions,
@@ -74,10 +67,7 @@ export function keptViewReductionsBefore(
   return log.list(kept);
 }
 
-/**
- * The working view's reductions as a payload's log: in-context views, then micro-compacted results, then placeholders
- * of the tool output budget, neighbours merged.
- */
+/** The working view's reductions as a payload's log, in the order of {@link KINDS}. */
 export function viewReductionsLog(reductions: ViewReductions, keepRecent: number): ReductionLog {
   const log = new ReductionLog();
   for (const { kind, action, reason } of KINDS) {
@@ -87,7 +77,7 @@ export function viewReductionsLog(reductions: ViewReductions, keepRecent: number
   return log;
 }
 
-/** Index of the first reduction at or after `position` (binary search). */
+/** Index of the first reduction at or after `position`. */
 function firstAtOrAfter(list: ReadonlyArray<ViewReduction>, position: number): number {
   let low = 0;
   let high = list.length;

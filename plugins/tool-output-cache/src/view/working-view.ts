@@ -22,23 +22,18 @@ import {
   viewReductionsLog,
 } from './view-reductions';
 
-/** What a {@link WorkingView} needs. */
 export interface WorkingViewOptions extends ViewCellsOptions {
-  /** Token budget of all tool outputs. */
   toolOutputBudget: number;
-  /** Outputs the user took back from a trim: shown whole (see {@link RestoredOutputs}). */
   restored: RestoredOutputs;
 }
 
-/** What the view decided for the current history (before it is fitted to a payload). */
+/** What the view decided for the current history, before it is fitted to a payload (-1: none). */
 interface ViewDecisions {
   /** Where the current turn starts: its outputs are never replaced. */
   protectFrom: number;
-  /** Tool results before this position are micro-compacted at every payload (`when: "always"`); -1: none. */
+  /** Tool results before this position are micro-compacted (`when: "always"`). */
   microBefore: number;
-  /**
-   * The newest output the tool output budget replaced (it and every older one that can be are placeholders); -1: none.
-   */
+  /** The newest output the tool output budget replaced: it and every older one that can be are placeholders. */
   cut: number;
   /** True when a tool message of the view does not show its whole output. */
   hides: boolean;
@@ -48,41 +43,25 @@ interface ViewDecisions {
 export interface PreparedView {
   aligned: AlignedView;
   /**
-   * First position the payload can reach: the history older than it does not fit the budget even
-   * with every output replaced, so the composer's window never looks at it, and it is left as the
-   * caller's (its outputs are neither cached nor counted).
+   * First position the payload can reach: the older history does not fit even with every output
+   * replaced, so it is left as the caller's (its outputs neither cached nor counted).
    */
   region: number;
-  /** Where the current turn starts. */
   protectFrom: number;
-  /** True when the view holds an output that is not shown whole. */
   hidesOutput: boolean;
-  /**
-   * The reductions the view made from `region` on (indexes of the caller's history), to be listed for the history the
-   * payload keeps (`ReductionLog.list`).
-   */
+  /** The view's reductions from `region` on, listed for the history the payload keeps. */
   log: ReductionLog;
-  /**
-   * The records of the view's reductions at the kept positions before `region` (see `ComposeRequest.keptReductions`):
-   * the first messages a cut window keeps in front of it show the forms an earlier call laid out there.
-   */
+  /** The records of the view's reductions at the kept positions before `region` (a cut window's kept head). */
   keptBefore(kept: ReadonlyArray<HistoryRange>): ReductionRecord[];
-  /**
-   * Positions where the view shows a placeholder of the tool output budget or of micro-compact `always`, but for those
-   * that showed the same in the last call (the last payload could carry them).
-   */
+  /** Placeholders of the budget or of micro-compact `always`, but for those the last call showed there too. */
   newPlaceholders: number[];
 }
 
-/**
- * What one `prepare` laid out: the next keeps its forms before the region and its walk's bound for the positions that
- * did not change.
- */
+/** What one `prepare` laid out: the next keeps what did not change of it. */
 interface LaidOut {
-  /** The history it was laid over (first and last message objects, length), its layout and start. */
+  /** The first and last messages of the history it was laid over. */
   first: ChatMessage | undefined;
   last: ChatMessage | undefined;
-  length: number;
   layout: HistoryLayout;
   startIndex: number;
   decisions: ViewDecisions;
@@ -91,25 +70,21 @@ interface LaidOut {
   written: number;
   /** The reductions at the tool positions from `written` on, in position order. */
   reductions: ViewReductions;
-  /** The walk that found how far a window can reach. */
   walk: ReachWalk;
 }
 
 /**
  * The working view of one session's history: what would be sent for each message before it is fitted
- * to the budget. Tool outputs are cached (once per message) and shown as copies with their view (or
- * their whole output) and `output_ref`, micro-compacted when `microCompact.when` is `always`, and
- * trimmed to the tool output budget (never the current turn's).
- *
- * Each call lays the view out afresh over what the payload can reach (`region`): the older history
- * does not fit even with every output replaced, so its outputs are neither cached nor counted, and it
- * keeps what the last call showed there while that did not change (else the caller's messages). A
- * compaction, which needs the whole view, builds the rest.
+ * to the budget. Tool outputs are cached once and shown as copies with their view (or their whole
+ * output) and `output_ref`, micro-compacted with `microCompact.when: "always"`, and trimmed to the
+ * tool output budget (never the current turn's). Each call lays it out afresh over what a payload can
+ * reach (see {@link prepare}); a compaction, which needs the whole view, builds the rest.
  */
 export class WorkingView {
-  private readonly cells: ViewCells;
+  /** One per tool message, with the copies (`withContent`) and what hides an output (`hides`). */
+  readonly cells: ViewCells;
   private layout: HistoryLayout = NO_COMPACTION_LAYOUT;
-  /** The caller's history with the carried user message in its place: what the view is made from. */
+  /** The caller's history with the carried user message in its place. */
   private base: ReadonlyArray<ChatMessage> = [];
   private placement: LayoutPlacement = { startIndex: 0 };
   private turn = 0;
@@ -117,20 +92,19 @@ export class WorkingView {
   private laidOut: LaidOut | undefined;
   /** The last call, when the view continues it, and the position before which nothing changed since. */
   private reused: { previous: LaidOut | undefined; stable: number } = { previous: undefined, stable: 0 };
-  /** The forms of the last {@link everyLighterForm}, over the layout and the positions it was made for. */
+  /** The forms of the last {@link everyLighterForm}, and what they were made for. */
   private relief: { laidOut: LaidOut; showRefs: boolean; from: number; end: number; forms: LighterForm[] } | undefined;
 
   constructor(
-    private readonly options: WorkingViewOptions,
+    readonly options: WorkingViewOptions,
     cells?: ViewCells,
   ) {
     this.cells = cells ?? new ViewCells(options);
   }
 
   /**
-   * A copy for a preview: it starts where this view stands (the history, its cells and what the last
-   * call laid out, so that it decides as the next call will) and makes the cells it lacks through
-   * `outputs`; nothing it does changes this view.
+   * A copy for a preview, deciding as the next call will; it makes the cells it lacks through
+   * `outputs`, and nothing it does changes this view.
    */
   fork(outputs: CachedOutputSource): WorkingView {
     const fork = new WorkingView({ ...this.options, outputs }, this.cells.fork(outputs));
@@ -144,9 +118,7 @@ export class WorkingView {
     return fork;
   }
 
-  /**
-   * Keeps nothing of the last call at the next one (the outputs the user took back changed, or the compaction did).
-   */
+  /** Keeps nothing of the last call at the next one (the restored outputs or the compaction changed). */
   forgetLastCall(): void {
     this.decisions = undefined;
     this.laidOut = undefined;
@@ -154,21 +126,17 @@ export class WorkingView {
     this.relief = undefined;
   }
 
-  /** True when the output at `position` is one the user took back from a trim (shown whole while it fits). */
+  /** True when the output at `position` is one the user took back from a trim. */
   keepsWhole(position: number): boolean {
     const message = this.base[position];
     return message !== undefined && this.options.restored.has(message);
   }
 
-  /** The layout the view follows. */
   get currentLayout(): HistoryLayout {
     return this.layout;
   }
 
-  /**
-   * Takes the caller's history (mapped by `layout` onto the compaction) for the calls that follow. O(1) besides a copy
-   * of the array when a user message is carried.
-   */
+  /** Takes the caller's history, mapped by `layout` onto the compaction: O(1) unless a user message is carried. */
   sync(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout, turn: number): void {
     if (layout.state !== this.layout.state || layout.form !== this.layout.form) this.cells.clear();
     else this.cells.truncate(history.length);
@@ -190,22 +158,10 @@ export class WorkingView {
     return this.cells.takeNewlyCached();
   }
 
-  /** `message` with other content (same ref), the same copy from call to call. */
-  withContent(message: ToolMessage, content: string): ToolMessage {
-    return this.cells.withContent(message, content);
-  }
-
-  /** True when `message` carries a ref but does not show its whole output (a view, a placeholder, a cut). */
-  hides(message: ChatMessage): boolean {
-    return this.cells.hides(message);
-  }
-
   /**
-   * Lays the view over the caller's history for the composer, afresh: the positions the payload can
-   * reach hold what the view shows for them (with `everything`, all of them); the older ones hold what
-   * the last call showed there while the view did not change there since (older than the current
-   * turn, on the same side of the tool output budget's cut and of the micro-compact boundary), else the
-   * caller's message. `available` is the payload budget: a window never holds more.
+   * Lays the view over the caller's history afresh: the positions a window of `available` tokens can
+   * reach (with `everything`, all) hold what the view shows; the older ones what the last call showed
+   * there while it holds (see {@link stableBefore}), else the caller's message.
    */
   async prepare(available: number, everything = false): Promise<PreparedView> {
     const decisions = await this.decide();
@@ -237,7 +193,6 @@ export class WorkingView {
     this.laidOut = {
       first: base[0],
       last: base[length - 1],
-      length,
       layout: this.layout,
       startIndex,
       decisions,
@@ -270,10 +225,9 @@ export class WorkingView {
   }
 
   /**
-   * The lighter form of every older output from `region` on, for a history that cannot fit even with all of them (the
-   * region starts past the first position the view sends). `messages` is the view of the last {@link prepare}. The
-   * forms of the previous call are taken again for the positions that did not change (a turn then looks only at what
-   * is new).
+   * The lighter form of every older output from `region` on (of `messages`, the last {@link prepare}'s
+   * view), for a history that cannot fit even with all of them. The previous call's forms are taken
+   * again where nothing changed.
    */
   everyLighterForm(
     messages: ReadonlyArray<ChatMessage>,
@@ -290,8 +244,7 @@ export class WorkingView {
     const reuseFrom = usable ? Math.max(memo.from, region) : end;
     const reuseTo = usable ? Math.min(stable, memo.end, end) : end;
     const forms: LighterForm[] = [];
-    // The outputs the user took back stay whole: the window leaves them out with the older history when they do not
-    // fit.
+    // Restored outputs stay whole: the window leaves them out with the older history when they do not fit.
     const { restored } = this.options;
     const scan = (from: number, to: number) => {
       for (let index = from; index < to; index++) {
@@ -385,10 +338,7 @@ export class WorkingView {
     return decisions;
   }
 
-  /**
-   * With `microCompact.when: "always"`: the position before which tool results are micro-compacted (all but the newest
-   * `keepRecent`).
-   */
+  /** With `microCompact.when: "always"`: the position before which tool results are micro-compacted. */
   private microBefore(from: number): number {
     const micro = this.options.config.microCompact;
     if (!micro.enabled || micro.when !== 'always') return -1;
@@ -401,9 +351,8 @@ export class WorkingView {
   }
 
   /**
-   * With `minReclaimTokens`: the previous call's micro-compact boundary while moving it to the new one
-   * would reclaim fewer tokens than that (the results between stay as they were shown, and so does
-   * the payload from there on); the new boundary once they reclaim enough together.
+   * With `minReclaimTokens`: the previous micro-compact boundary while moving it to the new one would
+   * reclaim fewer tokens than that (the payload from there on stays as it was).
    */
   private async heldMicroBefore(decisions: ViewDecisions, previous: number): Promise<number> {
     const { microBefore } = decisions;
@@ -424,10 +373,9 @@ export class WorkingView {
   }
 
   /**
-   * With `minReclaimTokens`: the previous call's tool output budget cut while moving it to `cut`
-   * would reclaim fewer tokens than that (the outputs between stay whole, over the tool output budget
-   * by about that at most, and the payload from there on stays as it was); `cut` once they reclaim
-   * enough together. Looks at the outputs between the two cuts only, and no further than enough.
+   * With `minReclaimTokens`: the previous budget cut while moving it to `cut` would reclaim fewer
+   * tokens than that (the outputs between stay whole, over the budget by about that at most). Looks
+   * no further than enough.
    */
   private async heldCut(cut: number, decisions: ViewDecisions, previous: number): Promise<number> {
     if (cut <= previous) return cut;
@@ -447,17 +395,11 @@ export class WorkingView {
     return previous;
   }
 
-  /**
-   * The cell of the tool message at `position`, made when needed (a promise only when the cache asks the store first).
-   */
   private cellAt(position: number): ToolCell | Promise<ToolCell> {
     return this.cells.at(position, this.base[position] as ToolMessage, this.turn);
   }
 
-  /**
-   * A tool output as the view shows it before the tool output budget: its shown copy, or micro-compacted (`when:
-   * "always"`).
-   */
+  /** A tool output before the tool output budget: its shown copy, or micro-compacted (`when: "always"`). */
   private beforeBudget(position: number, cell: ToolCell, decisions: ViewDecisions): ViewForm {
     if (
       position >= decisions.microBefore ||
@@ -472,42 +414,38 @@ export class WorkingView {
     return this.cells.microCompacted(cell, name);
   }
 
-  /** What the view shows for the tool output at `position`: after micro-compact and the tool output budget. */
+  /** What the view shows for the tool output at `position`. */
   private budgeted(position: number, cell: ToolCell, decisions: ViewDecisions): ViewForm {
     const form = this.beforeBudget(position, cell, decisions);
-    if (this.overBudget(position, cell, form, decisions)) return this.cells.trimmed(cell)!;
-    return form;
+    return this.overBudget(position, cell, form, decisions) ? this.cells.trimmed(cell)! : form;
   }
 
-  /** True when the tool output budget replaces `form` (the output at `position`) by its placeholder. */
+  /** True when the tool output budget replaces `form` by its placeholder. */
   private overBudget(position: number, cell: ToolCell, form: ViewForm, decisions: ViewDecisions): boolean {
     return position <= decisions.cut && this.cells.trimmable(cell, form) && !this.keepsWhole(position);
   }
 
-  /**
-   * True when `laidOut` was laid over the history the view has now, or over the start of it (the same first and
-   * previous last message objects).
-   */
+  /** True when `laidOut` was laid over the history the view has now, or over the start of it. */
   private continues(laidOut: LaidOut): boolean {
     const { base } = this;
+    const { length } = laidOut.messages;
     return (
       sameLayout(laidOut.layout, this.layout) &&
       laidOut.startIndex === this.placement.startIndex &&
-      laidOut.length > 0 &&
-      base.length >= laidOut.length &&
+      length > 0 &&
+      base.length >= length &&
       base[0] === laidOut.first &&
-      base[laidOut.length - 1] === laidOut.last
+      base[length - 1] === laidOut.last
     );
   }
 
   /**
    * The position before which the view shows what it showed in `previous`: older than the current
-   * turn both times, on the same side of the tool output budget's cut and of the micro-compact
-   * boundary.
+   * turn both times, on the same side of the budget's cut and of the micro-compact boundary.
    */
   private stableBefore(previous: LaidOut, decisions: ViewDecisions): number {
     const before = previous.decisions;
-    let stable = Math.min(previous.length, before.protectFrom, decisions.protectFrom);
+    let stable = Math.min(previous.messages.length, before.protectFrom, decisions.protectFrom);
     if (before.cut !== decisions.cut) stable = Math.min(stable, Math.min(before.cut, decisions.cut) + 1);
     if (before.microBefore !== decisions.microBefore)
       stable = Math.min(stable, Math.max(0, Math.min(before.microBefore, decisions.microBefore)));
@@ -517,10 +455,10 @@ export class WorkingView {
   /**
    * The oldest position a window can reach: walking back by whole tool-call units the way the
    * composer's window does (past the newest user message, invalid units skipped), each message at
-   * the fewest tokens it can be sent with, until more than `available` tokens are passed. The unit
-   * where that happens is the last one the window can look at. The units of the previous walk that
-   * did not change still hold more than `available` tokens: its oldest unit is still a bound (a
-   * window cannot reach past it), kept while the history grown above it is small beside it.
+   * the fewest tokens it can be sent with, until more than `available` tokens are passed: the start of
+   * the unit that passes them (the first position sent when none does). The previous walk's units
+   * that did not change still pass them: its oldest unit stays a bound while the history grown above
+   * it is small beside it.
    */
   private async reach(
     decisions: ViewDecisions,
@@ -556,25 +494,9 @@ export class WorkingView {
         }
       }
     }
-    const walk = await this.walkBack(top, available, decisions);
-    return { region: walk.region, walk: reachWalk(walk.units) };
-  }
-
-  /**
-   * Walks back from `top` to the first position the view sends by whole tool-call units (invalid ones
-   * skipped) until more than `available` tokens are passed: `region` is the start of the unit that
-   * passed them, or that first position when none did.
-   */
-  private async walkBack(
-    top: number,
-    available: number,
-    decisions: ViewDecisions,
-  ): Promise<{ units: WalkedUnit[]; region: number }> {
-    const { base } = this;
-    const from = this.placement.startIndex;
     const units: WalkedUnit[] = [];
-    let end = top;
     let total = 0;
+    let end = top;
     while (end > from) {
       const group = groupEndingAt(base, end);
       if (group.start < from) break;
@@ -590,17 +512,14 @@ export class WorkingView {
         }
         units.push({ start: group.start, end: group.end, tokens });
         total += tokens;
-        if (total > available) return { units, region: group.start };
+        if (total > available) return { region: group.start, walk: reachWalk(units) };
       }
       end = group.start;
     }
-    return { units, region: from };
+    return { region: from, walk: reachWalk(units) };
   }
 
-  /**
-   * The fewest tokens the tool output at `position` can be sent with: as the view shows it, or as a placeholder when it
-   * can give way under pressure.
-   */
+  /** The fewest tokens the tool output at `position` can be sent with, under pressure too. */
   private fewestTokens(position: number, cell: ToolCell, decisions: ViewDecisions): number {
     const form = this.budgeted(position, cell, decisions);
     if (position >= decisions.protectFrom) return form.tokens;
@@ -614,15 +533,11 @@ export class WorkingView {
     return fewest;
   }
 
-  /**
-   * Records what the view did to the tool output at `position`: an in-context view, micro-compacted (`when: "always"`),
-   * a placeholder of the tool output budget.
-   */
+  /** Records what the view did to the tool output at `position`. */
   private reduce(position: number, cell: ToolCell, decisions: ViewDecisions, into: ViewReductions): void {
     const form = this.beforeBudget(position, cell, decisions);
     const trimmed = this.overBudget(position, cell, form, decisions);
-    // An output the budget replaced is reported as trimmed only: the payload does not show its view, which is never
-    // made for it.
+    // An output the budget replaced is reported as trimmed only: its view is never made.
     if (!trimmed && cell.cut)
       into.truncated.push({
         position,
@@ -639,8 +554,7 @@ export class WorkingView {
       });
     }
     if (trimmed) {
-      // An output the budget replaced is not counted whole just for the report: only the placeholder's tokens are
-      // given.
+      // Not counted whole just for the report: only the placeholder's tokens are given.
       into.trimmed.push({
         position,
         recoverableFrom: 'tool-output-cache',

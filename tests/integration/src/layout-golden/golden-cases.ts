@@ -35,6 +35,11 @@ export interface GoldenStrategy {
   pins?: boolean;
   /** Entity extraction: the state schema follows the conversation. */
   schema?: boolean;
+  /**
+   * A scripted model writes compaction summaries, and each compose is followed by the checkpoint after a model call,
+   * with the payload's tokens as the usage, so that automatic compaction runs.
+   */
+  compacts?: boolean;
 }
 
 const ROOT = path.join(__dirname, '..', '..', '..', '..');
@@ -64,6 +69,12 @@ export function goldenStrategies(): GoldenStrategy[] {
       pluginId: 'std-tool-output-cache-strategy',
       config: CUT_BACK,
       pins: true,
+    },
+    {
+      name: 'tool-output-cache-compaction',
+      pluginId: 'std-tool-output-cache-strategy',
+      config: { ...CUT_BACK, minReclaimTokens: 300, microCompact: { when: 'always', keepRecent: 2 } },
+      compacts: true,
     },
     { name: 'recall', pluginId: 'std-recall-strategy', config: {} },
   ];

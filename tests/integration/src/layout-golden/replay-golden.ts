@@ -5,6 +5,7 @@ import {
   type IContextManager,
   MemoryContextStore,
 } from '@ctxkit/core';
+import { ScriptedLLMClient } from '@ctxkit/core/testing';
 
 import { goldenClock, type GoldenConversation, type GoldenStrategy, stateSchemaFor } from './golden-cases';
 
@@ -19,6 +20,8 @@ export interface GoldenStep {
   stats?: unknown;
   /** The compose's error, when it rejected. */
   error?: unknown;
+  /** What the checkpoint after the model call did (configurations that compact). */
+  compaction?: unknown;
   /** Every event emitted during the step (preview, compose, turn completion). */
   events: unknown[];
 }
@@ -28,6 +31,12 @@ export interface GoldenReplay {
   name: string;
   steps: GoldenStep[];
 }
+
+/** The retain + summary the scripted model writes each compaction with. */
+const SUMMARY_REPLY = [
+  '<retain>ids: the task, the files read so far</retain>',
+  '<summary>The agent worked through the task with its tools.</summary>',
+].join('\n');
 
 /** The pinned rule of the pins configurations: two scripts and an emoji. */
 const RULE = 'Never delete files; ask before pushing. ファイルを削除しないこと 🚫';
@@ -85,7 +94,10 @@ export async function replayGolden(
   // A store of its own: nothing of an earlier replay (a summary, a recall index) is there.
   const agent = await runtime.loadAgent(
     { id: `golden-${strategy.name}`, contextStrategy: { type: 'plugin', pluginId: strategy.pluginId, config } },
-    { store: new MemoryContextStore() },
+    {
+      store: new MemoryContextStore(),
+      ...(strategy.compacts ? { llm: new ScriptedLLMClient([SUMMARY_REPLY], { repeatLast: true }) } : {}),
+    },
   );
   const recorded: unknown[] = [];
   const bus = agent.events as unknown as { emit: (event: string, payload: unknown) => boolean };
@@ -117,6 +129,15 @@ export async function replayGolden(
         const payload = await session.composePayload(conversation.systemPrompt, history, conversation.tools);
         step.payload = normalise({ messages: payload.messages, tools: payload.tools }, ids);
         step.stats = normalise(payload.stats, ids);
+        if (strategy.compacts && session.checkCompaction) {
+          const input = payload.stats.budget.used;
+          const usage = { input_tokens: input, output_tokens: 20, cache_creation_tokens: 0, cache_read_tokens: 0 };
+          const result = await session.checkCompaction('after-llm-call', history, {
+            ...usage,
+            total_tokens: input + 20,
+          });
+          step.compaction = normalise(result, ids);
+        }
       } catch (error) {
         step.error = errorOf(error);
       }
