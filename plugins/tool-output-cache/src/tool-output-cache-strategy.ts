@@ -5,7 +5,6 @@ import {
   type ComposeOptions,
   type ContextManagerCapabilities,
   type ContributedTool,
-  type CtxkitEventBase,
   type IContextManager,
   type LLMPayload,
   type PreviewItem,
@@ -39,23 +38,21 @@ import { ViewPayloadComposer } from './view/view-payload-composer';
 import { WorkingView } from './view/working-view';
 
 /**
- * `std-tool-output-cache-strategy`: tool outputs cached in full behind refs and shown as in-context
- * views; when the payload would not fit, older outputs become `[tool output trimmed; ref=…]`
- * placeholders (oldest first, only as many as needed; micro-compact of results without a ref, or of
- * every old result at every payload with `microCompact.when: 'always'`); compaction to retain +
- * summary + the last turns with the transcript saved first. The payload is composed by core's
- * `PayloadComposer`; every view, placeholder, drop and compaction is reported in
+ * `std-tool-output-cache-strategy`: tool outputs cached in full behind refs and shown as in-context views; when the
+ * payload would not fit, older outputs become `[tool output trimmed; ref=…]` placeholders (oldest first, only as many
+ * as needed; micro-compact of results without a ref, or of every old result at every payload with
+ * `microCompact.when: 'always'`); compaction to retain + summary + the last turns with the transcript saved first. The
+ * payload is composed by core's `PayloadComposer`; every view, placeholder, drop and compaction is reported in
  * `stats.reductions` and as an event.
  *
- * Hook points: {@link checkCompaction} after each LLM call (with its usage), after tool execution
- * (using the last usage) and before the final return. Contributed tools: `tool_output_cache`,
- * `tool_output_cache_grep` (sent in a payload only while it holds an output that is not shown whole)
- * and `compact` (while compaction is on).
+ * Hook points: {@link checkCompaction} after each LLM call (with its usage), after tool execution (using the last
+ * usage) and before the final return. Contributed tools: `tool_output_cache`, `tool_output_cache_grep` (sent in a
+ * payload only while it holds an output that is not shown whole) and `compact` (while compaction is on).
  *
- * Undoable epochs: every compaction, and every payload that shows tool outputs as placeholders for
- * the first time (one epoch per payload). {@link undo} of a compaction gives back the transcript saved
- * before it as the history to continue with; of a trim, shows its outputs whole again from then on
- * while they fit. {@link preview} tells what the next payload and checkpoint would do, changing nothing.
+ * Undoable epochs: every compaction, and every payload that shows tool outputs as placeholders for the first time (one
+ * epoch per payload). {@link undo} of a compaction gives back the transcript saved before it as the history to continue
+ * with; of a trim, shows its outputs whole again from then on while they fit. {@link preview} tells what the next
+ * payload and checkpoint would do, changing nothing.
  *
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) at construction, for a model the registry does not know (without
  *   `maxContextTokens`)
@@ -107,7 +104,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     const toolOutputBudget = (this.toolOutputBudget = toolOutputBudgetTokens(contextBudgetTokens, contextLimit));
     const { store, agentId, sessionId, events } = context;
     this.cache = new ToolOutputCache({ store, agentId, sessionId, maxMessageBytes, maxLineLength });
-    const eventBase = (turn: number): CtxkitEventBase => ({ agentId, sessionId, strategyId, turn });
+    const eventBase = (turn: number) => ({ agentId, sessionId, strategyId, turn });
     const outputs = (this.outputs = new CachedOutputs({ cache: this.cache, counter, events, eventBase }));
     this.finishedTurns = new FinishedTurnOutputs(outputs, foundation.turns);
     this.view = new WorkingView({ config, counter, outputs, toolOutputBudget, restored: this.restored });
@@ -129,11 +126,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * Builds the payload: system, dynamic context, retain + summary, and the working view fitted to the
-   * budget. A compaction that is due runs first (its summary call waited for at most
-   * `compaction.maxWaitMs`, then run in the background and committed by the next call; not waited for
-   * after a failed one); the outputs the payload shows as placeholders for the first time become a
-   * trim epoch.
+   * Builds the payload: system, dynamic context, retain + summary, and the working view fitted to the budget. A
+   * compaction that is due runs first (its summary call waited for at most `compaction.maxWaitMs`, then run in the
+   * background and committed by the next call; not waited for after a failed one); the outputs the payload shows as
+   * placeholders for the first time become a trim epoch.
    */
   composePayload(
     systemPrompt: string,
@@ -144,32 +140,28 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   ): Promise<LLMPayload> {
     return this.serialize(async () => {
       this.foundation.assertLive('composePayload');
-      const turn = this.foundation.turns.count(history);
-      this.turn = turn;
+      const turn = (this.turn = this.foundation.turns.count(history));
       const systemMessage = this.composer.systemMessageOf(systemPrompt, true);
+      const call = { systemPrompt, systemMessage, tools, ragContext, options, turn };
       this.compactor.systemPrompt = systemPrompt;
-      this.compactor.fixedTokens = this.composer.fixedTokens(systemMessage, tools, ragContext);
-      this.view.takeNewlyCached();
+      this.compactor.fixedTokens = this.composer.fixedTokens(call);
+      this.view.cells.takeNewlyCached();
       this.view.sync(history, this.compactor.layout(history, turn), turn);
       if (await this.compactor.compactIfDue(history, this.view, turn))
         this.view.sync(history, this.compactor.layout(history, turn), turn);
-      const composed = await this.composer.compose(
-        history,
-        { systemPrompt, systemMessage, tools, ragContext, options, turn },
-        this.view,
-        false,
-      );
+      const composed = await this.composer.compose(call, this.view, false);
       await this.trims.record(composed, turn);
       // What the turn is sent with: a provider compaction request carries the same tools.
-      if (options.sent !== false) this.compactor.tools = composed.payload.tools;
-      return composed.payload;
+      const { payload } = composed.final;
+      if (options.sent !== false) this.compactor.tools = payload.tools;
+      return payload;
     });
   }
 
   /**
-   * Caches the tool outputs of the finished turn (after its user message; when the history grew since
-   * the last call, every message appended since), so that the next payload finds them stored. Older
-   * outputs are cached when a payload first reaches them.
+   * Caches the tool outputs of the finished turn (after its user message; when the history grew since the last call,
+   * every message appended since), so that the next payload finds them stored. Older outputs are cached when a payload
+   * first reaches them.
    */
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     return this.serialize(async () => {
@@ -179,10 +171,9 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * `tool_output_cache` and `tool_output_cache_grep` (when the cache is on) and `compact` (when
-   * compaction is on), for the host to register once. A payload carries the expand and grep
-   * definitions only while it holds an output that is not shown whole (a host that passes them in
-   * `tools` has them left out until then).
+   * `tool_output_cache` and `tool_output_cache_grep` (when the cache is on) and `compact` (when compaction is on), for
+   * the host to register once. A payload carries the expand and grep definitions only while it holds an output that is
+   * not shown whole (a host that passes them in `tools` has them left out until then).
    */
   contributedTools(): ContributedTool[] {
     const tools: ContributedTool[] = [];
@@ -192,10 +183,9 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * Called after an LLM call (with its usage), after tool execution (decides on the last usage) and
-   * before the final return. A pending `compact` tool request runs first. Returns the compacted
-   * history when compaction happened; callers continue with it (or keep passing their full history:
-   * the strategy maps it onto the compacted view).
+   * Called after an LLM call (with its usage), after tool execution (decides on the last usage) and before the final
+   * return. A pending `compact` tool request runs first. Returns the compacted history when compaction happened;
+   * callers continue with it (or keep passing their full history: the strategy maps it onto the compacted view).
    */
   checkCompaction(
     _checkpoint: CompactionCheckpoint,
@@ -204,12 +194,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   ): Promise<CompactionHookResult> {
     return this.serialize(async () => {
       this.foundation.assertLive('checkCompaction');
-      const turn = this.foundation.turns.count(history);
-      this.turn = turn;
-      return this.compactor.check(history, usage, turn, () => {
-        this.view.sync(history, this.compactor.layout(history, turn), turn);
-        return this.view;
-      });
+      const turn = (this.turn = this.foundation.turns.count(history));
+      return this.compactor.check(history, usage, turn, () =>
+        this.view.sync(history, this.compactor.layout(history, turn), turn),
+      );
     });
   }
 
@@ -219,13 +207,12 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * Restores what the session had before `epochId`, undoing every later epoch with it. A compaction:
-   * the transcript saved before it is read back and returned as `history` (continue with it: composing
-   * it gives the payload composed for it before the compaction), the compaction then in effect and the
-   * back-off come back, and automatic compaction counts the undo as a refused attempt (it waits until
-   * the history has grown by `retryAfterTokens` before it compacts again; a `compact` request still
-   * runs). A trim: its outputs are shown whole again from then on, as long as they fit (under pressure
-   * they give way after every other older output). Nothing changes when the transcript cannot be read:
+   * Restores what the session had before `epochId`, undoing every later epoch with it. A compaction: the transcript
+   * saved before it is read back and returned as `history` (continue with it: composing it gives the payload composed
+   * for it before the compaction), the compaction then in effect and the back-off come back, and automatic compaction
+   * counts the undo as a refused attempt (it waits until the history has grown by `retryAfterTokens` before it compacts
+   * again; a `compact` request still runs). A trim: its outputs are shown whole again from then on, as long as they fit
+   * (under pressure they give way after every other older output). Nothing changes when the transcript cannot be read:
    * the epoch stays to be undone again.
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
    * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript saved before an undone compaction is gone
@@ -249,13 +236,12 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * What the next `composePayload` with these arguments would leave out (`dropped`) and show as a
-   * placeholder, cut or micro-compacted (`trimmed`), its tokens, and the messages the compaction the
-   * next payload or checkpoint would start replaces (`compacted`: a pending `compact` request, or the
-   * threshold passed while the back-off allows it). Composed on a copy of the working view: no cell,
-   * count or compaction state of the session changes, nothing is stored, no event is emitted and no
-   * model is called. When a compaction is due, the payload part is the one before it (its summary is
-   * not written yet).
+   * What the next `composePayload` with these arguments would leave out (`dropped`) and show as a placeholder, cut or
+   * micro-compacted (`trimmed`), its tokens, and the messages the compaction the next payload or checkpoint would start
+   * replaces (`compacted`: a pending `compact` request, or the threshold passed while the back-off allows it). Composed
+   * on a copy of the working view: no cell, count or compaction state of the session changes, nothing is stored, no
+   * event is emitted and no model is called. When a compaction is due, the payload part is the one before it (its
+   * summary is not written yet).
    */
   preview(
     systemPrompt: string,
@@ -269,7 +255,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       const { turns, counter } = this.foundation;
       const turn = turns.count(history);
       const systemMessage = this.composer.systemMessageOf(systemPrompt, false);
-      const fixedTokens = this.composer.fixedTokens(systemMessage, tools, ragContext);
+      const call = { systemPrompt, systemMessage, tools, ragContext, options, turn };
+      const fixedTokens = this.composer.fixedTokens(call);
       const { layout, setAside } = this.compactor.peekLayout(history);
       const view = this.view.fork(this.outputs.preview);
       view.sync(history, layout, turn);
@@ -278,13 +265,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
         plan.trigger && this.context.llm
           ? await messagesCompactionWouldReplace(view, history, this.config.compaction.retainLastTurns, counter)
           : [];
-      const composed = await this.composer.compose(
-        history,
-        { systemPrompt, systemMessage, tools, ragContext, options, turn },
-        view,
-        true,
-      );
-      const planned = payloadPreview(composed.payload, asSentWhole(history, composed.messages), counter);
+      const composed = await this.composer.compose(call, view, true);
+      const planned = payloadPreview(composed.final.payload, asSentWhole(history, composed.messages), counter);
       const caller = (items: PreviewItem[]) => items.map((item) => previewItem(history, item.index, counter));
       const notes = [
         ...compactionPreviewNotes({ plan, compacted: compacted.length, hasModel: Boolean(this.context.llm), setAside }),

@@ -56,31 +56,10 @@ export const COMPACT_DEFINITION: ToolDefinition = {
   },
 };
 
-function argumentsObject(tool: string, args: unknown): Record<string, unknown> {
-  let value = args;
-  if (typeof value === 'string') {
-    try {
-      value = value.trim() === '' ? {} : JSON.parse(value);
-    } catch {
-      throw new ToolArgumentsError(tool, 'the arguments are not valid JSON');
-    }
-  }
-  value ??= {};
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw new ToolArgumentsError(tool, 'the arguments must be a JSON object');
-  return value as Record<string, unknown>;
-}
-
-function optionalInteger(tool: string, args: Record<string, unknown>, name: string): number | undefined {
-  const value = args[name];
-  if (value === undefined || value === null) return undefined;
-  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isFinite(number))
-    throw new ToolArgumentsError(tool, `${name} must be an integer`);
-  return Math.floor(number);
-}
-
-/** A contributed tool whose executor is given its arguments as an object, and its integer arguments by name. */
+/**
+ * A contributed tool whose executor is given its arguments as an object (from a JSON string, `{}` for none), and its
+ * integer arguments by name.
+ */
 function contributed(
   definition: ToolDefinition,
   run: (input: Record<string, unknown>, integer: (name: string) => number | undefined) => Promise<string> | string,
@@ -89,8 +68,26 @@ function contributed(
   return {
     definition,
     async execute(args) {
-      const input = argumentsObject(tool, args);
-      return run(input, (name) => optionalInteger(tool, input, name));
+      let value = args;
+      if (typeof value === 'string') {
+        try {
+          value = value.trim() === '' ? {} : JSON.parse(value);
+        } catch {
+          throw new ToolArgumentsError(tool, 'the arguments are not valid JSON');
+        }
+      }
+      value ??= {};
+      if (typeof value !== 'object' || Array.isArray(value))
+        throw new ToolArgumentsError(tool, 'the arguments must be a JSON object');
+      const input = value as Record<string, unknown>;
+      return run(input, (name) => {
+        const argument = input[name];
+        if (argument === undefined || argument === null) return undefined;
+        const number = typeof argument === 'string' && argument.trim() !== '' ? Number(argument) : argument;
+        if (typeof number !== 'number' || !Number.isFinite(number))
+          throw new ToolArgumentsError(tool, `${name} must be an integer`);
+        return Math.floor(number);
+      });
     },
   };
 }

@@ -87,13 +87,11 @@ export class CachedOutputs implements CachedOutputSource {
     } catch (error) {
       return this.failed(error, turn);
     }
-    if (result instanceof Promise) {
-      return result.then(
-        (cached) => this.remember(message, text, cached, turn),
-        (error: unknown) => this.failed(error, turn),
-      );
-    }
-    return this.remember(message, text, result, turn);
+    if (!(result instanceof Promise)) return this.remember(message, text, result, turn);
+    return result.then(
+      (cached) => this.remember(message, text, cached, turn),
+      (error: unknown) => this.failed(error, turn),
+    );
   }
 
   private remember(message: ToolMessage, text: string, result: CachedToolOutput, turn: number): EnsuredOutput {
@@ -125,14 +123,13 @@ export class CachedOutputs implements CachedOutputSource {
   async storeOnceAnswered(turn: number): Promise<void> {
     if (!this.owner.cache.hasPending) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const { refId, error } of await this.owner.cache.storePending()) {
+    for (const { refId, error } of await this.owner.cache.storePending())
       this.warn(
         turn,
         `A tool output could not be written to the store (${errorText(error)}); its ref ${refId} is written ` +
           `again when it is expanded. Check the context store.`,
         error,
       );
-    }
   }
 
   private async peek(message: ToolMessage): Promise<EnsuredOutput> {
@@ -182,7 +179,6 @@ export class CachedOutputs implements CachedOutputSource {
     }
   }
 
-  /** Reports a `strategy-warning`, with the code of `error` when it is a ctxkit error. */
   private warn(turn: number, message: string, error?: unknown): void {
     safeEmit(this.owner.events, 'strategy-warning', {
       ...this.owner.eventBase(turn),

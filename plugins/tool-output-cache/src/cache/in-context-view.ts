@@ -21,21 +21,6 @@ export interface InContextView {
 /** Bytes kept free for the trailing note, so that view + note stay within `maxMessageBytes`. */
 const NOTE_RESERVE_BYTES = 512;
 
-/** The trailing note of a cut view: the rest is expandable by ref. */
-function expandNote(ref: Readonly<ToolOutputRef>, linesShown: number, linesCut: number, maxLineLength: number): string {
-  const cut =
-    linesCut > 0
-      ? `; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLineLength} chars (read on in one with ` +
-        `"offset":<its line>,"char_offset":${maxLineLength})`
-      : '';
-  return (
-    `[output truncated: showing ${linesShown} of ${ref.line_count ?? '?'} lines${cut}. The full output ` +
-    `(${ref.byte_size ?? '?'} bytes) is cached as ref=${ref.id}: expand it with tool_output_cache ` +
-    `{"ref_id":"${ref.id}","offset":${linesShown + 1}} or search it with ` +
-    `tool_output_cache_grep {"ref_id":"${ref.id}","pattern":"..."}]`
-  );
-}
-
 /**
  * The in-context view of a tool output: lines cut at `maxLineLength`, the whole cut at `maxMessageBytes` (UTF-8 safe),
  * then a note that the rest is expandable by ref; a binary output is only described. Touches only the part it shows
@@ -97,7 +82,16 @@ export function buildInContextView(
     position = end + 1;
   }
   if (position >= text.length && linesCut === 0) return { text, truncated: false, binary: false };
-  const note = expandNote(ref, linesShown, linesCut, maxLine);
+  const cut =
+    linesCut > 0
+      ? `; ${linesCut} long line${linesCut === 1 ? '' : 's'} cut at ${maxLine} chars (read on in one with ` +
+        `"offset":<its line>,"char_offset":${maxLine})`
+      : '';
+  const note =
+    `[output truncated: showing ${linesShown} of ${ref.line_count ?? '?'} lines${cut}. The full output ` +
+    `(${ref.byte_size ?? '?'} bytes) is cached as ref=${ref.id}: expand it with tool_output_cache ` +
+    `{"ref_id":"${ref.id}","offset":${linesShown + 1}} or search it with ` +
+    `tool_output_cache_grep {"ref_id":"${ref.id}","pattern":"..."}]`;
   const noteBytes = utf8ByteLength(note) + 1;
   let body = pieces.join('\n');
   if (utf8ByteLength(body) + noteBytes > maxBytes) body = cutToUtf8Bytes(body, Math.max(0, maxBytes - noteBytes));

@@ -1,4 +1,3 @@
-/** One line of a streamed blob. */
 export interface StreamedLine {
   /** 1-based line number. */
   number: number;

@@ -52,10 +52,8 @@ interface PendingWrite {
  */
 export class ToolOutputCache {
   private readonly pending = new Map<string, PendingWrite>();
-  /** The session's stored ref ids: listed from the store once, then kept up to date here. */
-  private storedIds: Promise<Set<string>> | undefined;
-  /** {@link storedIds} once listed: from then on {@link cacheLater} answers without waiting. */
-  private listedIds: Set<string> | undefined;
+  /** The session's stored ref ids: listed from the store once, then kept up to date here (a set once listed). */
+  private storedIds: Promise<Set<string>> | Set<string> | undefined;
 
   constructor(private readonly options: ToolOutputCacheOptions) {}
 
@@ -99,7 +97,8 @@ export class ToolOutputCache {
       if (!owed) this.pending.set(ref.id, { text, ref });
       return { ref, stored: !owed && !listed.has(ref.id) };
     };
-    return this.listedIds ? owe(this.listedIds) : this.knownStored().then(owe);
+    this.storedIds ??= this.listStored().then((ids) => (this.storedIds = new Set(ids)));
+    return this.storedIds instanceof Set ? owe(this.storedIds) : this.storedIds.then(owe);
   }
 
   /** True while an output given its ref by {@link cacheLater} waits for its first write. */
@@ -131,11 +130,6 @@ export class ToolOutputCache {
       },
     );
     await write.writing;
-  }
-
-  private knownStored(): Promise<Set<string>> {
-    this.storedIds ??= this.listStored().then((ids) => (this.listedIds = new Set(ids)));
-    return this.storedIds;
   }
 
   private async markStored(refId: string): Promise<void> {
@@ -334,7 +328,6 @@ function shownPart(text: string, start: number, line: { number: number; length: 
   return `${shown} [… line cut at char ${next} of ${line.length}: ${readOn}]`;
 }
 
-/** `value` rounded down into `[min, max]`. */
 function clampedInteger(value: number, min: number, max = Infinity): number {
   return Math.min(max, Math.max(min, Math.floor(value)));
 }

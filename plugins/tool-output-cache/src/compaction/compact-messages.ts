@@ -2,10 +2,12 @@ import {
   type AssistantMessage,
   type ChatMessage,
   type ILLMClient,
-  type LLMCompletion,
   type LLMCompletionRequest,
   LLMResponseError,
+  providerCompactionItem,
+  providerCompactionText,
   type SystemMessage,
+  type ToolDefinition,
   type UserMessage,
 } from '@ctxkit/core';
 import { completeBeforeDeadline, contentlessSummary, contentlessSummaryMessage } from '@ctxkit/core/strategy-kit';
@@ -13,7 +15,6 @@ import { completeBeforeDeadline, contentlessSummary, contentlessSummaryMessage }
 import type { CompactionConfig } from './compaction-config';
 import { type CompactionReply, parseCompactionReply } from './parse-compaction-reply';
 
-/** Inputs of {@link compactMessages}. */
 export interface CompactMessagesOptions {
   llm: ILLMClient;
   /** The agent's model, used when `config.model` is `null`. */
@@ -30,11 +31,8 @@ export interface CompactMessagesOptions {
   signal?: AbortSignal;
 }
 
-/** A finished compaction call. */
 export interface CompactMessagesResult extends CompactionReply {
   request: LLMCompletionRequest;
-  completion: LLMCompletion;
-  model: string;
 }
 
 /** The retain instructions used when `retainPrompt` is `null`. */
@@ -44,8 +42,7 @@ const DEFAULT_RETAIN_PROMPT = [
   '(ref=...) that may need to be expanded again with tool_output_cache.',
 ].join('\n');
 
-/** The non-empty directives, trimmed. */
-export function nonEmptyDirectives(directives: readonly string[]): string[] {
+function nonEmptyDirectives(directives: readonly string[]): string[] {
   return directives.map((directive) => directive.trim()).filter((directive) => directive !== '');
 }
 
@@ -86,25 +83,24 @@ export function stripTrailingToolCalls(messages: ReadonlyArray<ChatMessage>): Ch
 }
 
 /** The system prompt as the first message of a summary request, none when it is empty. */
-export function systemMessages(systemPrompt: string | undefined): SystemMessage[] {
+function systemMessages(systemPrompt: string | undefined): SystemMessage[] {
   return systemPrompt ? [{ role: 'system', content: systemPrompt }] : [];
 }
 
-export function unusableReply(message: string, llm: ILLMClient, request: LLMCompletionRequest): LLMResponseError {
+function unusableReply(message: string, llm: ILLMClient, request: LLMCompletionRequest): LLMResponseError {
   return new LLMResponseError(message, { client: llm.name, model: request.model });
 }
 
 /** Refuses a summary that is only an acknowledgement or an error message. */
-export function refuseContentless(summary: string, what: string, llm: ILLMClient, request: LLMCompletionRequest): void {
+function refuseContentless(summary: string, what: string, llm: ILLMClient, request: LLMCompletionRequest): void {
   const contentless = contentlessSummary(summary);
   if (contentless)
     throw unusableReply(`${what} is refused: ${contentlessSummaryMessage(contentless, summary)}`, llm, request);
 }
 
 /**
- * The summary request; with a `cacheKey`, the interrupt alone is also its `continuation`: a client that
- * remembers the conversation's last request can send that one with the interrupt appended, which reads the
- * provider's prompt cache.
+ * The summary request; with a `cacheKey`, the interrupt alone is also its `continuation`: a client that remembers the
+ * conversation's last request can send that one with the interrupt appended, which reads the provider's prompt cache.
  */
 export function buildCompactionRequest(
   messages: ReadonlyArray<ChatMessage>,
@@ -144,5 +140,74 @@ export async function compactMessages(
     throw unusableReply(`the compaction reply ${problem}`, llm, request);
   }
   refuseContentless(reply.summary, 'the compaction reply', llm, request);
-  return { ...reply, request, completion, model: request.model ?? llm.defaultModel };
+  return { ...reply, request };
+}
+
+/** Inputs of {@link compactWithProvider}: the latest payload's tools too, which the provider and its cache read. */
+export interface ProviderCompactionOptions extends Omit<CompactMessagesOptions, 'stripTrailingToolCalls'> {
+  tools: ReadonlyArray<ToolDefinition>;
+}
+
+/**
+ * Instructions for the provider's summary: `undefined` (the provider's own prompt) unless directives or a
+ * `compact` focus ask for more. Anthropic replaces its prompt with them; OpenAI takes none.
+ */
+export function providerCompactionInstructions(
+  config: Pick<CompactionConfig, 'summaryDirectives' | 'retainDirectives'>,
+  focus?: string,
+): string | undefined {
+  const asks = nonEmptyDirectives([...config.retainDirectives, ...config.summaryDirectives]);
+  if (focus && focus.trim() !== '') asks.push(`Focus on: ${focus.trim()}`);
+  if (asks.length === 0) return undefined;
+  return [
+    "Summarize the conversation so that it can go on from the summary alone: the task and its goals, the user's " +
+      'instructions and constraints, identifiers, file paths, numbers and decisions exactly as written, what was ' +
+      'done and what is left.',
+    'Also:',
+    ...asks.map((ask) => `- ${ask}`),
+  ].join('\n');
+}
+
+/**
+ * The provider compaction request: system prompt, tools and `cacheKey` as a turn carries them, so that it
+ * starts with the bytes of the turns, and `providerCompaction` instead of an appended instruction.
+ */
+export function buildProviderCompactionRequest(
+  messages: ReadonlyArray<ChatMessage>,
+  options: Omit<ProviderCompactionOptions, 'llm'>,
+): LLMCompletionRequest {
+  const instructions = providerCompactionInstructions(options.config, options.focus);
+  return {
+    model: options.config.model ?? options.callerModel,
+    messages: [...systemMessages(options.systemPrompt), ...stripTrailingToolCalls(messages)],
+    tools: options.tools.length > 0 ? [...options.tools] : null,
+    maxOutputTokens: options.config.maxSummaryTokens,
+    providerCompaction: instructions !== undefined ? { instructions } : {},
+    ...(options.cacheKey !== undefined ? { cacheKey: options.cacheKey } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+}
+
+/**
+ * The provider's compaction of `messages`: its `item` as received, `summary` its readable text (Anthropic's,
+ * checked like a summary), `''` for an encrypted one (OpenAI's).
+ * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the answer holds no compaction item, or a contentless
+ *   one
+ * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) past the deadline; LLMRequestError from the client
+ */
+export async function compactWithProvider(
+  messages: ReadonlyArray<ChatMessage>,
+  options: ProviderCompactionOptions,
+): Promise<CompactMessagesResult> {
+  const { llm } = options;
+  const request = buildProviderCompactionRequest(messages, options);
+  if (request.messages.every((message) => message.role === 'system'))
+    throw unusableReply('nothing to compact before the kept turns', llm, request);
+  const completion = await completeBeforeDeadline(llm, request, options.config.timeoutMs);
+  const item = completion.message ? providerCompactionItem(completion.message) : undefined;
+  if (!item)
+    throw unusableReply('the provider answered the compaction request without a compaction item', llm, request);
+  const text = providerCompactionText(item) ?? '';
+  if (text !== '') refuseContentless(text, "the provider's compaction", llm, request);
+  return { retain: '', summary: text, item, request };
 }

@@ -1,4 +1,3 @@
-/** What a {@link CompactionBackoff} waits with. */
 export interface CompactionBackoffOptions {
   /** Tokens the history must grow by after an attempt before the next automatic one. */
   retryAfterTokens: number;
@@ -15,7 +14,6 @@ export interface BackoffAnchor {
   adopted: number;
 }
 
-/** What a {@link CompactionBackoff} knows, as JSON. */
 export interface BackoffSnapshot {
   misses: number;
   wait: number;

@@ -21,9 +21,8 @@ export interface CompactionPreview {
   plan: CompactionPlan;
   /** The messages it would replace. */
   compacted: number;
-  /** A model is there to write the summary. */
+  /** `hasModel`: a model is there to write the summary; `setAside`: the history no longer continues the compaction. */
   hasModel: boolean;
-  /** The history no longer continues the compaction in effect. */
   setAside: boolean;
 }
 

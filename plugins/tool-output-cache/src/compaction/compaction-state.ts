@@ -25,7 +25,6 @@ export interface CompactionState {
 /** A compaction as an epoch keeps it: `covered` is the start of its own transcript. */
 export type SavedCompactionState = Omit<CompactionState, 'covered'>;
 
-/** True when two messages are the same object or have the same JSON. */
 export function sameMessage(a: Readonly<ChatMessage> | undefined, b: Readonly<ChatMessage> | undefined): boolean {
   if (a === b) return true;
   if (!a || !b || a.role !== b.role) return false;

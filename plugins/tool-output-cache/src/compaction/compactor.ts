@@ -5,6 +5,7 @@ import {
   conversationCacheKey,
   CtxkitError,
   type CtxkitEventBase,
+  type CtxkitEventPayloads,
   ErrorCodes,
   type ITokenCounter,
   LLMNotConfiguredError,
@@ -19,17 +20,20 @@ import { FailureBackoff, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/s
 
 import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
-import { compactMessages, type CompactMessagesResult } from './compact-messages';
+import {
+  compactMessages,
+  type CompactMessagesResult,
+  compactWithProvider,
+  type ProviderCompactionOptions,
+} from './compact-messages';
 import { type BackoffSnapshot, CompactionBackoff } from './compaction-backoff';
 import type { CompactionConfig } from './compaction-config';
 import { type CompactionState, continuesCovered, type SavedCompactionState } from './compaction-state';
 import { type HistoryLayout, layoutHistory, NO_COMPACTION_LAYOUT } from './history-layout';
-import { compactWithProvider, type ProviderCompactionOptions } from './provider-compaction';
 import { repairToolPairs, summaryInput } from './summary-input';
 import { splitForCompaction } from './tail-turns';
 import { saveTranscript } from './transcript';
 
-/** What caused a compaction. */
 export type CompactionTrigger = 'auto' | 'manual' | 'budget';
 
 /** What a compaction reads of the working view. */
@@ -112,29 +116,21 @@ interface RunningCompaction {
   outcome?: { reply: CompactMessagesResult } | { error: unknown; at: number };
 }
 
-/** The last failure (`stats.extra.compaction.lastError`). */
-interface CompactionFailure {
-  code: string;
-  message: string;
-  trigger: CompactionTrigger;
-  details?: Record<string, unknown>;
-}
-
 /**
- * The compaction of one session: when to compact, the compaction itself (transcript saved first, then
- * retain + summary written by the model, the last turns kept), and the state that maps every later
- * history onto the compacted one. Failures are reported (event, `lastError`), change nothing and never
- * throw. A caller waits for a summary call at most `maxWaitMs`; past it the call goes on in the
- * background and the next payload or checkpoint takes its answer in. After a failed call automatic
- * compaction waits (`failureBackoffMs`, doubled per failure in a row) and is then not waited for, so
- * that a model that is down holds a payload back at most once.
+ * The compaction of one session: when to compact, the compaction itself (transcript saved first, then retain + summary
+ * written by the model, the last turns kept), and the state that maps every later history onto the compacted one.
+ * Failures are reported (event, `lastError`), change nothing and never throw. A caller waits for a summary call at most
+ * `maxWaitMs`; past it the call goes on in the background and the next payload or checkpoint takes its answer in. After
+ * a failed call automatic compaction waits (`failureBackoffMs`, doubled per failure in a row) and is then not waited
+ * for, so that a model that is down holds a payload back at most once.
  */
 export class Compactor {
   private current: CompactionState | undefined;
   private readonly backoff: CompactionBackoff;
   private lastUsage: TokenUsage | undefined;
   private manualRequest: { focus: string | undefined } | undefined;
-  private lastError: CompactionFailure | undefined;
+  /** The last failure (`stats.extra.compaction.lastError`). */
+  private lastError: ReturnType<typeof failureOf> | undefined;
   /** The compaction whose summary call has not been taken in yet. */
   private running: RunningCompaction | undefined;
   private readonly failures: FailureBackoff;
@@ -171,7 +167,6 @@ export class Compactor {
     this.threshold = Math.floor(contextLimit * config.thresholdRatio);
   }
 
-  /** The current compaction; `undefined` before the first one. */
   get state(): Readonly<CompactionState> | undefined {
     return this.current;
   }
@@ -188,8 +183,7 @@ export class Compactor {
     this.current = undefined;
     this.backoff.reset();
     this.cancelRunning('the history no longer continues the compacted conversation');
-    safeEmit(this.options.context.events, 'strategy-warning', {
-      ...this.options.eventBase(turn),
+    this.emit('strategy-warning', turn, {
       message:
         'The history no longer continues the compacted conversation; the compaction was set aside and the history ' +
         'is used as given.',
@@ -200,7 +194,7 @@ export class Compactor {
   /** {@link layout} changing nothing: `setAside` when the next payload would set the compaction aside. */
   peekLayout(history: ReadonlyArray<ChatMessage>): { layout: HistoryLayout; setAside: boolean } {
     const layout = layoutHistory(history, this.current);
-    return layout ? { layout, setAside: false } : { layout: NO_COMPACTION_LAYOUT, setAside: true };
+    return { layout: layout ?? NO_COMPACTION_LAYOUT, setAside: !layout };
   }
 
   /** Whether the next payload or checkpoint would compact `history`, decided as they decide but changing nothing. */
@@ -235,7 +229,6 @@ export class Compactor {
     return { trigger: 'auto', note };
   }
 
-  /** What the compactor knows now, as JSON. */
   snapshot(): CompactorSnapshot {
     const backoff = this.backoff.snapshot();
     if (!this.current) return { state: null, backoff };
@@ -385,7 +378,6 @@ export class Compactor {
   ): Promise<CompactionHookResult> {
     this.manualRequest = undefined;
     const { config, context, counter } = this.options;
-    const base = this.options.eventBase(turn);
     if (!config.enabled) return { compacted: false, reason: 'compaction is disabled' };
     const llm = context.llm;
     // Without a model nothing can be summarized: the view is not built (nor every output cached) for nothing.
@@ -393,7 +385,7 @@ export class Compactor {
       return this.fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`), trigger, history, turn);
     const entries = repairToolPairs(await view.entries());
     const tokensBefore = this.sumTokens(entries);
-    safeEmit(context.events, 'compaction-start', { ...base, trigger, tokensBefore });
+    this.emit('compaction-start', turn, { trigger, tokensBefore });
 
     const { start, tail, carried, replaced } = splitForCompaction(entries, config.retainLastTurns);
     const keptTokens = this.sumTokens(tail) + (carried ? counter.countMessage(carried.message) : 0);
@@ -412,7 +404,7 @@ export class Compactor {
 
     const abort = new AbortController();
     // Built at each request: a payload composed meanwhile gives the fallback call its system prompt.
-    const callOptions = () => ({
+    const options = () => ({
       llm,
       callerModel: this.options.model,
       config,
@@ -423,17 +415,12 @@ export class Compactor {
     const cacheKey = conversationCacheKey(context.agentId, context.sessionId);
     const summarized = entries.slice(0, start).map((entry) => entry.message);
     const call = (async () => {
-      const provider = await this.tryProvider(
-        summarized,
-        { ...callOptions(), tools: this.tools, cacheKey },
-        trigger,
-        turn,
-      );
+      const provider = await this.tryProvider(summarized, { ...options(), tools: this.tools, cacheKey }, trigger, turn);
       if (provider.reply) return provider.reply;
       // With turns kept verbatim, whatever came after the conversation's last request is among them: the
       // request may go out as that one continued, reading its cached prompt.
       const continued = config.retainLastTurns >= 1 ? { cacheKey } : {};
-      const reply = await compactMessages(this.summaryMessages(entries), { ...callOptions(), ...continued });
+      const reply = await compactMessages(this.summaryMessages(entries), { ...options(), ...continued });
       this.engineUsed = { engine: 'ctxkit', fallback: provider.error ?? null };
       return reply;
     })();
@@ -455,8 +442,7 @@ export class Compactor {
         (error: unknown) => {
           running.outcome = { error, at: context.now() };
           // A cancelled compaction is not reported; the failure is taken in at the next call.
-          if (!abort.signal.aborted)
-            safeEmit(context.events, 'compaction-error', { ...base, trigger, error: errorInfo(error) });
+          if (!abort.signal.aborted) this.emit('compaction-error', turn, { trigger, error: errorInfo(error) });
         },
       ),
     };
@@ -503,8 +489,7 @@ export class Compactor {
       if (options.signal?.aborted) throw error;
       this.providerFailures.failed(context.now());
       const info = errorInfo(error);
-      safeEmit(context.events, 'strategy-warning', {
-        ...this.options.eventBase(turn),
+      this.emit('strategy-warning', turn, {
         code: info.code,
         message:
           `The provider's compaction (${trigger}) failed (${info.message}); ctxkit's summary call writes ` +
@@ -530,8 +515,7 @@ export class Compactor {
     }
     this.failures.succeeded();
     const { reply } = outcome;
-    const { config, context, counter } = this.options;
-    const base = this.options.eventBase(turn);
+    const { config, counter } = this.options;
     const prefix: ChatMessage[] = [];
     if (reply.item) {
       // The provider's item opens the conversation, alone in its assistant message, as received.
@@ -546,8 +530,10 @@ export class Compactor {
       const message =
         `the compaction result (${tokensAfter} tokens) is not smaller than the history it replaces ` +
         `(${tokensBefore} tokens)`;
-      const model = config.model ?? this.options.model;
-      const error = new LLMResponseError(message, { client: running.client, model });
+      const error = new LLMResponseError(message, {
+        client: running.client,
+        model: config.model ?? this.options.model,
+      });
       return this.fail(error, trigger, running.history, turn);
     }
     const keepFrom = tail.find((entry) => entry.source !== null)?.source ?? running.history.length;
@@ -555,7 +541,7 @@ export class Compactor {
       const message =
         'The history changed in what the compaction replaces while its summary was written; the summary was ' +
         'discarded and the history is used as given.';
-      safeEmit(context.events, 'strategy-warning', { ...base, message });
+      this.emit('strategy-warning', turn, { message });
       return { compacted: false, reason: message };
     }
 
@@ -582,10 +568,8 @@ export class Compactor {
     const compacted = [...prefix, ...history.slice(keepFrom)];
     if (this.options.outputs) await this.options.outputs.collect(compacted, reply, turn);
     await this.options.onCompacted?.({ before, state: this.current, trigger, turn });
-    const end = { ...base, trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted };
-    safeEmit(context.events, 'compaction-end', end);
-    if (shortfall)
-      safeEmit(context.events, 'strategy-warning', { ...base, message: shortfall.message, code: shortfall.code });
+    this.emit('compaction-end', turn, { trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted });
+    if (shortfall) this.emit('strategy-warning', turn, { message: shortfall.message, code: shortfall.code });
     return {
       compacted: true,
       messages: compacted,
@@ -603,12 +587,7 @@ export class Compactor {
   ): CompactionHookResult {
     const { code, message } = (this.lastError = failureOf(error, trigger));
     this.backoff.record(false, { full: attempted.length, adopted: attempted.length });
-    if (report)
-      safeEmit(this.options.context.events, 'compaction-error', {
-        ...this.options.eventBase(turn),
-        trigger,
-        error: { code, message },
-      });
+    if (report) this.emit('compaction-error', turn, { trigger, error: { code, message } });
     return { compacted: false, reason: message };
   }
 
@@ -636,12 +615,19 @@ export class Compactor {
           `background.`;
     this.skipped = { reason, message, retryAt: this.failures.retryAt };
     const code = reason === 'backing-off' ? this.lastError?.code : undefined;
-    safeEmit(this.options.context.events, 'strategy-warning', {
-      ...this.options.eventBase(turn),
-      message,
-      ...(code ? { code } : {}),
-    });
+    this.emit('strategy-warning', turn, { message, ...(code ? { code } : {}) });
     return false;
+  }
+
+  private emit<K extends keyof CtxkitEventPayloads>(
+    event: K,
+    turn: number,
+    payload: Omit<CtxkitEventPayloads[K], keyof CtxkitEventBase>,
+  ): void {
+    safeEmit(this.options.context.events, event, {
+      ...this.options.eventBase(turn),
+      ...payload,
+    } as CtxkitEventPayloads[K]);
   }
 
   private cancelRunning(reason: string): void {
@@ -684,7 +670,7 @@ export class Compactor {
   }
 }
 
-function failureOf(error: unknown, trigger: CompactionTrigger): CompactionFailure {
+function failureOf(error: unknown, trigger: CompactionTrigger) {
   const details = CompactionNoProgressError.isInstance(error) ? { details: error.details } : {};
   return { ...errorInfo(error), trigger, ...details };
 }

@@ -22,7 +22,6 @@ export interface HistoryLayout {
   carried?: { message: ChatMessage; source: number };
 }
 
-/** The layout of a history without a compaction. */
 export const NO_COMPACTION_LAYOUT: HistoryLayout = Object.freeze({
   state: undefined,
   form: 'none',

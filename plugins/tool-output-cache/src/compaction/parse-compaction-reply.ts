@@ -11,10 +11,9 @@ export interface CompactionReply {
 }
 
 /**
- * The model's final `<tag>…</tag>` block, or `undefined`. It ends at the last closing tag and starts at
- * the opening tag that balances it, so that a draft block before it is skipped and a quoted pair stays
- * inside. When closing tags outnumber opening ones (a quoted `</summary>`), it starts at the last
- * opening tag.
+ * The model's final `<tag>…</tag>` block, or `undefined`. It ends at the last closing tag and starts at the opening tag
+ * that balances it, so that a draft block before it is skipped and a quoted pair stays inside. When closing tags
+ * outnumber opening ones (a quoted `</summary>`), it starts at the last opening tag.
  */
 export function extractFinalTagBlock(text: string, tag: string): string | undefined {
   const open = `<${tag}>`;

@@ -10,7 +10,7 @@ import { createConformanceContext } from '@ctxkit/core/testing';
 import { createStrategy } from '../create-tool-output-cache-strategy';
 import { exchange, output } from '../test-support';
 import { resolveToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
-import { buildProviderCompactionRequest, providerCompactionInstructions } from './provider-compaction';
+import { buildProviderCompactionRequest, providerCompactionInstructions } from './compact-messages';
 
 const usage = (total: number) => ({
   input_tokens: total,

@@ -2,22 +2,17 @@ import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 
 import type { ViewEntry } from '../view/view-entry';
 
-/** Where the kept part of a compaction starts, and which user message is carried along. */
-export interface CompactionTail {
-  /** Where the kept entries start; `entries.length` when nothing is kept. */
-  start: number;
-  /** The newest user message, when it lies before `start` and is carried along. */
-  carriedUser?: number;
-}
-
 /**
- * Where the last `turns` turns of a view start; a turn starts at a user message of the caller. In an
- * agent run of one user message and dozens of model steps, the turn rule would keep everything: the last
- * `turns` model steps (an assistant message with its tool results) are kept instead and the user message
- * is carried along. With `turns = 0` a trailing tool exchange still waiting for results is kept, so that
- * the results arriving next have their call.
+ * Where the last `turns` turns of a view start (`entries.length` when nothing is kept), and the newest user message
+ * when it lies before that and is carried along; a turn starts at a user message of the caller. In an agent run of one
+ * user message and dozens of model steps, the turn rule would keep everything: the last `turns` model steps (an
+ * assistant message with its tool results) are kept instead and the user message is carried along. With `turns = 0` a
+ * trailing tool exchange still waiting for results is kept, so that the results arriving next have their call.
  */
-export function compactionTail(entries: ReadonlyArray<ViewEntry>, turns: number): CompactionTail {
+export function compactionTail(
+  entries: ReadonlyArray<ViewEntry>,
+  turns: number,
+): { start: number; carriedUser?: number } {
   let firstReal = 0;
   while (firstReal < entries.length && entries[firstReal]!.source === null) firstReal++;
   if (turns > 0) {
@@ -66,8 +61,8 @@ export function splitForCompaction(entries: ReadonlyArray<ViewEntry>, turns: num
   let carried = carriedUser === undefined ? undefined : entries[carriedUser];
   if (carried?.source === null) carried = undefined;
   if (tail[0]?.carried && tail[0].message.role === 'user') {
-    // A user message an earlier compaction carried does not sit right before the kept messages in the
-    // caller's history: carry it again.
+    // A user message an earlier compaction carried does not sit right before the kept messages in the caller's history:
+    // carry it again.
     carried = tail[0];
     tail = tail.slice(1);
   }

@@ -92,12 +92,8 @@ export class SessionEpochs {
   async take(epochId: string, turn: number, historyRestored: boolean): Promise<TakenEpoch<unknown>> {
     const taken = await this.log.take<unknown>(epochId);
     const { undone: epoch, alsoUndone } = taken;
-    safeEmit(this.options.context.events, 'epoch-undone', {
-      ...this.options.eventBase(turn),
-      epoch,
-      alsoUndone,
-      historyRestored,
-    });
+    const base = this.options.eventBase(turn);
+    safeEmit(this.options.context.events, 'epoch-undone', { ...base, epoch, alsoUndone, historyRestored });
     return taken;
   }
 }

@@ -10,12 +10,10 @@ import type { SessionEpochs } from './session-epochs';
 /** Outputs a trim epoch's description names; the rest are counted. */
 const LISTED_TRIMS = 8;
 
-/** A tool output that a payload shows as a placeholder for the first time. */
+/** An output first shown as a placeholder: `position` in the caller's history, `tokens` of its placeholder. */
 interface NewTrim {
-  /** Index in the caller's history. */
   position: number;
   toolCallId: string;
-  /** Of its placeholder. */
   tokens: number;
 }
 

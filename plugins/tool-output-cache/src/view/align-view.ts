@@ -14,18 +14,12 @@ export interface AlignedView {
   displaced?: number;
 }
 
-/** Where a layout starts over the caller's history, and where its carried user message goes (`startIndex`). */
-export interface LayoutPlacement {
-  startIndex: number;
-  carriedAt?: number;
-}
-
 /**
- * Where a compaction's layout lies over the caller's history (`length` messages): the kept messages
- * keep their indexes, and a user message carried after the summary takes the position right before
- * them, so that it is sent between the summary and them.
+ * Where a compaction's layout lies over the caller's history (`length` messages), from `startIndex`: the kept messages
+ * keep their indexes, and a user message carried after the summary takes the position right before them (`carriedAt`),
+ * so that it is sent between the summary and them.
  */
-export function placeLayout(layout: HistoryLayout, length: number): LayoutPlacement {
+export function placeLayout(layout: HistoryLayout, length: number): { startIndex: number; carriedAt?: number } {
   if (layout.memory.length === 0 && layout.carried === undefined) return { startIndex: 0 };
   const startIndex = Math.min(layout.keepFrom, length);
   if (layout.carried === undefined || startIndex === 0) return { startIndex };

@@ -16,8 +16,8 @@ export interface LighterFormOptions {
   /** Micro-compact results longer than `minContentLength` characters; `undefined`: leave them. */
   microCompact: { minContentLength: number } | undefined;
   /**
-   * False while the expand tools are not offered: with micro-compact on, a cached output then takes
-   * the shorter micro-compact placeholder, since naming the ref would only take room.
+   * False while the expand tools are not offered: with micro-compact on, a cached output then takes the shorter
+   * micro-compact placeholder, since naming the ref would only take room.
    * @default true
    */
   showRefs?: boolean;
@@ -26,9 +26,9 @@ export interface LighterFormOptions {
 }
 
 /**
- * The lighter form of the tool message at `index` that core's layout uses under pressure: a cached
- * output's `[tool output trimmed; ref=…]` placeholder (see `showRefs`), a result without a ref its
- * micro-compact placeholder; none when it is a placeholder already or the form would not be smaller.
+ * The lighter form of the tool message at `index` that core's layout uses under pressure: a cached output's
+ * `[tool output trimmed; ref=…]` placeholder (see `showRefs`), a result without a ref its micro-compact placeholder;
+ * none when it is a placeholder already or the form would not be smaller.
  */
 export function lighterFormAt(
   messages: ReadonlyArray<ChatMessage>,
@@ -57,12 +57,10 @@ export function lighterFormAt(
 export function recordLighterForms(forms: ReadonlyArray<LighterForm>, log: ReductionLog): void {
   for (const { index: position, message, before: tokensBefore, after: tokensAfter } of forms) {
     const ref = (message as ToolMessage).output_ref?.id;
-    const [action, reason] = isTrimmed(message as ToolMessage)
-      ? (['trimmed', TRIMMED_TO_FIT_REASON] as const)
-      : (['micro-compacted', MICRO_COMPACTED_TO_FIT_REASON] as const);
+    const trimmed = isTrimmed(message as ToolMessage);
     log.add(
-      action,
-      reason,
+      trimmed ? 'trimmed' : 'micro-compacted',
+      trimmed ? TRIMMED_TO_FIT_REASON : MICRO_COMPACTED_TO_FIT_REASON,
       ref
         ? { position, recoverableFrom: 'tool-output-cache', ref, tokensBefore, tokensAfter }
         : { position, recoverableFrom: 'history', tokensBefore, tokensAfter },

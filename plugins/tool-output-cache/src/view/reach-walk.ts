@@ -1,6 +1,6 @@
 /**
- * The valid tool-call units a walk back went through to learn how far a window can reach, oldest
- * first: while they did not change, the next call keeps the walk's bound instead of walking again.
+ * The valid tool-call units a walk back went through to learn how far a window can reach, oldest first: while they did
+ * not change, the next call keeps the walk's bound instead of walking again.
  */
 export interface ReachWalk {
   starts: number[];
@@ -9,7 +9,6 @@ export interface ReachWalk {
   sums: number[];
 }
 
-/** One unit a walk back went through, with its fewest tokens. */
 export interface WalkedUnit {
   start: number;
   end: number;
@@ -28,6 +27,12 @@ export function reachWalk(newestFirst: ReadonlyArray<WalkedUnit>): ReachWalk {
     walk.sums.push(sum);
   }
   return walk;
+}
+
+/** The oldest `count` units of `walk`: the walk itself when that is all of them (a walk is never changed once made). */
+export function walkPrefix(walk: ReachWalk, count: number): ReachWalk {
+  if (count === walk.ends.length) return walk;
+  return { starts: walk.starts.slice(0, count), ends: walk.ends.slice(0, count), sums: walk.sums.slice(0, count) };
 }
 
 /** How many units of `walk` (from the oldest) end at or before `position`. */

@@ -11,9 +11,9 @@ export interface ReducedMessage {
 }
 
 /**
- * The reductions of one payload, one message at a time, listed merged: a run of messages added in
- * position order with the same action, reason and recovery source is one record (a sparse range:
- * `messages` counts the ones affected), so a report stays small when every older output is a placeholder.
+ * The reductions of one payload, one message at a time, listed merged: a run of messages added in position order with
+ * the same action, reason and recovery source is one record (a sparse range: `messages` counts the ones affected), so a
+ * report stays small when every older output is a placeholder.
  */
 export class ReductionLog {
   // Parallel lists: each message's reduction is kept as it is given, so a log allocates nothing more.
@@ -28,8 +28,8 @@ export class ReductionLog {
   }
 
   /**
-   * The merged records, sorted by `from` then action. With `kept` (the history a payload keeps, ranges
-   * in order), only for the messages in it: a record spans no message the payload leaves out.
+   * The merged records, sorted by `from` then action. With `kept` (the history a payload keeps, ranges in order), only
+   * for the messages in it: a record spans no message the payload leaves out.
    */
   list(kept?: ReadonlyArray<HistoryRange>): ReductionRecord[] {
     const { actions, reasons, parts } = this;
@@ -72,10 +72,9 @@ export class ReductionLog {
 }
 
 /**
- * One log alive for the life of the process. The engine drops an object shape none of whose objects
- * survived a few major collections, and the optimized code built on it: without this one, a turn's
- * log ran unoptimized again after each collection (at 10,000 messages and 128K, 60 to 180 µs a turn
- * instead of 30).
+ * One log alive for the life of the process. The engine drops an object shape none of whose objects survived a few
+ * major collections, and the optimized code built on it: without this one, a turn's log ran unoptimized again after
+ * each collection (at 10,000 messages and 128K, 60 to 180 µs a turn instead of 30).
  */
 export const LIVE_SHAPE = new ReductionLog();
 

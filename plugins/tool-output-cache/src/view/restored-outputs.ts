@@ -1,9 +1,9 @@
 import type { ChatMessage } from '@ctxkit/core';
 
 /**
- * The tool outputs the user took back from a trim (`undo` of a trim epoch), by tool call id: never
- * a placeholder of the tool output budget or of micro-compact `always`, and under pressure lightened
- * only after every other older output, so that they stay whole as long as the payload holds them.
+ * The tool outputs the user took back from a trim (`undo` of a trim epoch), by tool call id: never a placeholder of the
+ * tool output budget or of micro-compact `always`, and under pressure lightened only after every other older output, so
+ * that they stay whole as long as the payload holds them.
  */
 export class RestoredOutputs {
   private readonly ids = new Set<string>();
@@ -17,10 +17,8 @@ export class RestoredOutputs {
     return this.ids.size > 0 && message.role === 'tool' && this.ids.has(message.tool_call_id);
   }
 
-  /** Restores the outputs of these tool calls; returns how many were not restored already. */
-  add(toolCallIds: Iterable<string>): number {
-    const before = this.ids.size;
+  /** Restores the outputs of these tool calls. */
+  add(toolCallIds: Iterable<string>): void {
     for (const id of toolCallIds) this.ids.add(id);
-    return this.ids.size - before;
   }
 }

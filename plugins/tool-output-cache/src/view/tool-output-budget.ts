@@ -21,25 +21,19 @@ export interface ToolOutputBudgetInput {
 }
 
 /**
- * The tool output budget, newest first: the current turn's outputs always count; older outputs are
- * kept as shown while the outputs kept so far fit together. The newest that can be replaced and does
- * not fit is the cut (returned; -1: none): it and every older one that can be replaced become
- * placeholders. Looks only at the outputs it keeps and the cut.
+ * The tool output budget, newest first: the current turn's outputs always count; older outputs are kept as shown while
+ * the outputs kept so far fit together. The newest replaceable output that does not fit is the cut (returned; -1:
+ * none): it and every older replaceable one become placeholders. Looks only at the outputs it keeps and the cut.
  */
 export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise<number> {
   const { messages, from } = input;
   const protectFrom = Math.max(from, Math.min(input.protectFrom, messages.length));
   let total = 0;
-  for (let position = messages.length - 1; position >= protectFrom; position--) {
-    if (messages[position]!.role !== 'tool') continue;
-    const made = input.output(position);
-    total += (made instanceof Promise ? await made : made).budgetTokens;
-  }
-  for (let position = protectFrom - 1; position >= from; position--) {
+  for (let position = messages.length - 1; position >= from; position--) {
     if (messages[position]!.role !== 'tool') continue;
     const made = input.output(position);
     const output = made instanceof Promise ? await made : made;
-    if (output.trimmable && total + output.budgetTokens > input.budgetTokens) return position;
+    if (position < protectFrom && output.trimmable && total + output.budgetTokens > input.budgetTokens) return position;
     total += output.budgetTokens;
   }
   return -1;
@@ -48,10 +42,7 @@ export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise
 /** The derived tool output budget's share of the context window, and its bounds. */
 export const TOOL_OUTPUT_BUDGET_BOUNDS = Object.freeze({ share: 0.25, min: 20_000, max: 60_000 });
 
-/**
- * The token budget of all tool outputs: `contextBudgetTokens` when set, else
- * `clamp(contextWindow × 0.25, 20 000, 60 000)`.
- */
+/** The tool output budget: `contextBudgetTokens` when set, else `clamp(contextWindow × 0.25, 20 000, 60 000)`. */
 export function toolOutputBudgetTokens(contextBudgetTokens: number | null, contextWindow: number): number {
   if (contextBudgetTokens !== null) return Math.max(0, Math.floor(contextBudgetTokens));
   const { share, min, max } = TOOL_OUTPUT_BUDGET_BOUNDS;

@@ -9,12 +9,11 @@ import { isMicroCompacted, microCompactPlaceholder } from './micro-compact';
 import { ViewCopies } from './view-copies';
 
 /**
- * Characters per token no tool output reaches unless it is a run of one repeated character: an output
- * that long is taken as larger than a placeholder of that many tokens without counting it.
+ * Characters per token no tool output reaches unless it is a run of one repeated character: an output that long is
+ * taken as larger than a placeholder of that many tokens without counting it.
  */
 export const DENSER_THAN_ANY_TEXT = 16;
 
-/** What {@link ViewCells} needs. */
 export interface ViewCellsOptions {
   config: ResolvedToolOutputCacheStrategyConfig;
   counter: ITokenCounter;
@@ -23,12 +22,11 @@ export interface ViewCellsOptions {
 }
 
 /**
- * The tool messages of the working view, one cell per position of the caller's history, made the
- * first time a position is looked at and kept from call to call: a turn caches, views and counts only
- * the outputs it has not seen. A cell belongs to the message it was made from; a position that now
- * holds another object with the same content (a history rebuilt from JSON) adopts it, one that holds
- * something else is made again. Copies are memoized, so the counter's counts (by message object) stay
- * valid from turn to turn.
+ * The tool messages of the working view, one cell per position of the caller's history, made the first time a position
+ * is looked at and kept from call to call: a turn caches, views and counts only the outputs it has not seen. A cell
+ * belongs to the message it was made from; a position that now holds another object with the same content (a history
+ * rebuilt from JSON) adopts it, one that holds something else is made again. Copies are memoized, so the counter's
+ * counts (by message object) stay valid from turn to turn.
  */
 export class ViewCells {
   private cells: Array<ToolCell | undefined> = [];
@@ -52,10 +50,6 @@ export class ViewCells {
     return fork;
   }
 
-  clear(): void {
-    this.cells = [];
-  }
-
   truncate(length: number): void {
     if (this.cells.length > length) this.cells.length = length;
   }
@@ -68,8 +62,8 @@ export class ViewCells {
   }
 
   /**
-   * The cell of `message` at `position`, made (the output cached once) when needed: at once, unless
-   * the cache must ask the store first. An equal message at the position is adopted.
+   * The cell of `message` at `position`, made (the output cached once) when needed: at once, unless the cache must ask
+   * the store first. An equal message at the position is adopted.
    */
   at(position: number, message: ToolMessage, turn: number): ToolCell | Promise<ToolCell> {
     const known = this.cells[position];
@@ -87,8 +81,8 @@ export class ViewCells {
   private place(position: number, original: ToolMessage, ensured: EnsuredOutput | undefined): ToolCell {
     if (ensured?.stored) this.stored++;
     const cell = new ToolCell(original, ensured?.info, this);
-    // Cells are made newest first: the positions before are filled in first, so that the array stays
-    // dense (one written far past its end, or mostly holes, becomes a hash table, slower at every look-up).
+    // Cells are made newest first: the positions before are filled in first, so that the array stays dense (one written
+    // far past its end, or mostly holes, becomes a hash table, slower at every look-up).
     while (this.cells.length < position) this.cells.push(undefined);
     this.cells[position] = cell;
     return cell;
@@ -104,10 +98,7 @@ export class ViewCells {
     return message.role === 'tool' && message.output_ref !== undefined && !this.wholeViews.has(message);
   }
 
-  /**
-   * The cell's message with `content` and its ref, made from the original while the shown message is
-   * not made: the same copy either way.
-   */
+  /** The cell's copy with `content` and its ref, from the original until its view is made: the same copy either way. */
   private copyOf(cell: ToolCell, content: string): ToolMessage {
     return this.copies.withContent(cell.viewed ? (cell.shown.message as ToolMessage) : cell.base, content, cell.ref);
   }
@@ -131,36 +122,25 @@ export class ViewCells {
   }
 
   /**
-   * True when the tool output budget may replace `form` by the cell's placeholder: it carries a ref,
-   * is not the placeholder already, and the placeholder is smaller.
+   * True when the tool output budget may replace `form` by the cell's placeholder: it carries a ref, is not the
+   * placeholder already, and the placeholder is smaller.
    */
   trimmable(cell: ToolCell, form: ViewForm): boolean {
-    if (form.trimmable === undefined) {
-      if (
-        form === cell.shown &&
+    // Told without viewing the output when it is long enough: its view is the output itself (longer than any text of
+    // the placeholder's tokens), or a cut view or a binary description, whose note names the ref more than once and so
+    // is larger than the placeholder that names it once.
+    form.trimmable ??=
+      (form === cell.shown &&
         !cell.viewed &&
-        cell.ref &&
-        contentText(cell.base.content).length >= DENSER_THAN_ANY_TEXT * this.trimmed(cell)!.budgetTokens
-      ) {
-        // Told without viewing the output: its view is the output itself (longer than any text of the
-        // placeholder's tokens), or a cut view or a binary description, whose note names the ref more
-        // than once and so is larger than the placeholder that names it once.
-        form.trimmable = true;
-      } else {
-        const message = form.message as ToolMessage;
-        form.trimmable =
-          message.output_ref !== undefined &&
-          !isTrimmed(message) &&
-          this.exceeds(form, this.trimmed(cell)!.budgetTokens);
-      }
-    }
+        cell.ref !== undefined &&
+        contentText(cell.base.content).length >= DENSER_THAN_ANY_TEXT * this.trimmed(cell)!.budgetTokens) ||
+      ((form.message as ToolMessage).output_ref !== undefined &&
+        !isTrimmed(form.message as ToolMessage) &&
+        this.exceeds(form, this.trimmed(cell)!.budgetTokens));
     return form.trimmable;
   }
 
-  /**
-   * True when `form` takes more than `limit` tokens for the tool output budget, counted no further
-   * than the limit (see {@link DENSER_THAN_ANY_TEXT}).
-   */
+  /** True when `form`'s budget tokens pass `limit`, counted no further than that (see {@link DENSER_THAN_ANY_TEXT}). */
   private exceeds(form: ViewForm, limit: number): boolean {
     if (this.heuristic) return form.budgetTokens > limit;
     const text = messageText(form.message);
@@ -170,9 +150,9 @@ export class ViewCells {
   }
 
   /**
-   * How a cached output is shown: its view, or its whole output when the view only cut long lines and
-   * it fits the per-message size (like every other reduction, that cut waits for budget pressure;
-   * with `microCompact.when: "always"` views are always used).
+   * How a cached output is shown: its view, or its whole output when the view only cut long lines and it fits the
+   * per-message size (like every other reduction, that cut waits for budget pressure; with
+   * `microCompact.when: "always"` views are always used).
    */
   showCached(original: ToolMessage, info: CachedInfo): { message: ChatMessage; cut: boolean } {
     const { config } = this.options;
@@ -198,8 +178,8 @@ export class ViewCells {
 }
 
 /**
- * What the working view knows of one tool message of the caller. A cached output's shown message is
- * made when first read: most outputs a payload reaches are shown only as their placeholder.
+ * What the working view knows of one tool message of the caller. A cached output's shown message is made when first
+ * read: most outputs a payload reaches are shown only as their placeholder.
  */
 export class ToolCell {
   /** The caller's message every copy is made from (the first `original`), so copies stay the same objects. */

@@ -1,10 +1,9 @@
 import { type ChatMessage, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
-import { contentText } from '@ctxkit/core/strategy-kit';
 
 /**
- * Copies of tool messages with other content (a view, a placeholder) and a ref, one per original
- * message, content and ref: the same copy comes back from turn to turn, so token counts cached by
- * message object stay valid. A copy that would equal its original is the original.
+ * Copies of tool messages with other content (a view, a placeholder) and a ref, one per original message, content and
+ * ref: the same copy comes back from turn to turn, so token counts cached by message object stay valid. A copy that
+ * would equal its original is the original.
  */
 export class ViewCopies {
   /** The first copy made of each message: most get only one (their placeholder), found without the maps below. */
@@ -18,8 +17,7 @@ export class ViewCopies {
 
   /** `message` shown with `content` and `ref`, the same copy from call to call. */
   shown(message: ToolMessage, content: string, ref: ToolOutputRef): ToolMessage {
-    if (typeof message.content === 'string' && message.content === content && message.output_ref?.id === ref.id)
-      return message;
+    if (message.content === content && message.output_ref?.id === ref.id) return message;
     const known = this.shownCopies.get(message);
     if (known && known.content === content && known.output_ref?.id === ref.id) return known;
     const copy = copyWith(message, content, ref);
@@ -31,13 +29,7 @@ export class ViewCopies {
   /** `message` with `content` (and `ref`, else its own `output_ref`). */
   withContent(message: ToolMessage, content: string, ref?: ToolOutputRef): ToolMessage {
     const outputRef = ref ?? message.output_ref;
-    if (
-      contentText(message.content) === content &&
-      (outputRef === message.output_ref || message.output_ref?.id === outputRef?.id) &&
-      typeof message.content === 'string' &&
-      (message.output_ref || !outputRef)
-    )
-      return message;
+    if (message.content === content && message.output_ref?.id === outputRef?.id) return message;
     const original = this.originals.get(message);
     if (original) return this.withContent(original, content, outputRef);
     const first = this.firstCopies.get(message);

@@ -2,7 +2,6 @@ import {
   type ChatMessage,
   type ComposeOptions,
   type CtxkitEventBase,
-  type LLMPayload,
   type ReductionRecord,
   safeEmit,
   type StrategyContext,
@@ -43,7 +42,6 @@ export interface ComposeCall {
 
 /** A payload composed from a working view, with what it was composed from. */
 export interface ComposedView {
-  payload: LLMPayload;
   prepared: PreparedView;
   final: ComposedPayload;
   /** The view the payload was laid out from, with the lighter forms the layout used. */
@@ -63,16 +61,12 @@ export interface ViewPayloadComposerOptions {
 }
 
 const REF_IN_TEXT = /to_[0-9a-f]{32}/;
-const CACHE_DEFINITIONS: ReadonlyArray<ToolDefinition> = [
-  TOOL_OUTPUT_CACHE_DEFINITION,
-  TOOL_OUTPUT_CACHE_GREP_DEFINITION,
-];
+const CACHE_DEFINITIONS = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION] as const;
 
 /**
- * Composes a session's payloads from its working view in one layout of core's `PayloadComposer`: the
- * compaction's retain + summary are its memory block, each older output's placeholder or
- * micro-compact line the lighter form used under pressure (core also decides whether the expand and
- * grep definitions are offered). Each payload is then read whole for the refs it names.
+ * Composes a session's payloads from its working view in one layout of core's `PayloadComposer`: the compaction's
+ * retain + summary are its memory block, each older output's placeholder or micro-compact line its lighter form under
+ * pressure (core also decides whether to offer the expand and grep definitions); then the refs it names are counted.
  */
 export class ViewPayloadComposer {
   private readonly toolLists = new OfferedToolLists();
@@ -81,8 +75,8 @@ export class ViewPayloadComposer {
   constructor(private readonly options: ViewPayloadComposerOptions) {}
 
   /**
-   * The system prompt as one message object, the same while the prompt is, so that its count is
-   * cached. `keep`: it is the session's from now on (a preview does not change it).
+   * The system prompt as one message object, the same while the prompt is, so that its count is cached. `keep`: it is
+   * the session's from now on (a preview does not change it).
    */
   systemMessageOf(systemPrompt: string, keep: boolean): SystemMessage {
     if (this.systemMessage.content === systemPrompt) return this.systemMessage;
@@ -92,24 +86,14 @@ export class ViewPayloadComposer {
   }
 
   /** Tokens of a payload's system prompt, tools and dynamic context: what a compaction can never remove. */
-  fixedTokens(
-    systemMessage: SystemMessage,
-    tools: ReadonlyArray<ToolDefinition>,
-    ragContext: string | undefined,
-  ): number {
+  fixedTokens(call: Pick<ComposeCall, 'systemMessage' | 'tools' | 'ragContext'>): number {
     const { counter } = this.options.foundation;
-    return (
-      counter.countMessage(systemMessage) + counter.countTools(tools) + (ragContext ? counter.count(ragContext) : 0)
-    );
+    const rag = call.ragContext ? counter.count(call.ragContext) : 0;
+    return counter.countMessage(call.systemMessage) + counter.countTools(call.tools) + rag;
   }
 
-  /** The payload of `view` (synced with `history`). A preview emits no event and is not committed. */
-  async compose(
-    history: ReadonlyArray<ChatMessage>,
-    call: ComposeCall,
-    view: WorkingView,
-    preview: boolean,
-  ): Promise<ComposedView> {
+  /** The payload of `view` (synced with the call's history). A preview emits no event and is not committed. */
+  async compose(call: ComposeCall, view: WorkingView, preview: boolean): Promise<ComposedView> {
     const { config, context, foundation } = this.options;
     const { counter, composer } = foundation;
     const state = view.currentLayout.state;
@@ -149,7 +133,40 @@ export class ViewPayloadComposer {
       underPressure: false,
       toolsOffered: false,
     };
-    const lighter = this.lighterForms(view, prepared, cacheOn ? tools(true) : undefined);
+    // The view's lighter forms for core's layout, and the expand and grep definitions it may offer.
+    const { region, protectFrom } = prepared;
+    const formOptions = (showRefs: boolean): LighterFormOptions => ({
+      tokensAt: (index) => composer.ledger.tokensAt(aligned.messages, index),
+      tokensOf: (message) => counter.countMessage(message),
+      microCompact: config.microCompact.enabled
+        ? { minContentLength: config.microCompact.minContentLength }
+        : undefined,
+      showRefs,
+      withContent: (message, content) => view.cells.withContent(message, content),
+    });
+    const named = [formOptions(false), formOptions(true)] as const;
+    const lighter: LighterForms = {
+      from: region,
+      protectFrom,
+      all: region > aligned.startIndex,
+      formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
+      everyForm: (messages, showRefs) => view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]),
+      ...(view.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
+      ...(cacheOn
+        ? {
+            expandTools: {
+              offering: tools(true),
+              tokens: counter.countTools(CACHE_DEFINITIONS),
+              maxRoomShare: EXPAND_TOOLS_MAX_ROOM_SHARE,
+              fromStart:
+                config.toolOutputCache.offerTools === 'always' ||
+                prepared.hidesOutput ||
+                aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content))),
+              hides: (message: ChatMessage) => view.cells.hides(message),
+            },
+          }
+        : {}),
+    };
     const request: ComposeRequest = {
       systemPrompt: call.systemPrompt,
       history: aligned.messages,
@@ -174,12 +191,11 @@ export class ViewPayloadComposer {
     };
     const final = composer.layout(request);
     const lightened = final.lightened!;
-    toolOutputCache.newlyCached = view.takeNewlyCached();
+    toolOutputCache.newlyCached = view.cells.takeNewlyCached();
     toolOutputCache.underPressure = lightened.pressure;
     toolOutputCache.toolsOffered = lightened.toolsOffered;
     if (!preview) composer.commit(final, call.turn);
-    const payload = final.payload;
-    toolOutputCache.refsInPayload = refsIn(payload.messages);
+    toolOutputCache.refsInPayload = refsIn(final.payload.messages);
     if (final.memory[0] === 'left-out' && !preview) {
       safeEmit(context.events, 'strategy-warning', {
         ...this.options.eventBase(call.turn),
@@ -189,49 +205,6 @@ export class ViewPayloadComposer {
       });
     }
     const lightenedAt = lightened.forms.map((form) => form.index);
-    return { payload, prepared, final, messages: lightened.history, lightenedAt };
-  }
-
-  /** The view's lighter forms for core's layout (`offering`: the tools with the expand and grep definitions). */
-  private lighterForms(
-    view: WorkingView,
-    prepared: PreparedView,
-    offering: ReadonlyArray<ToolDefinition> | undefined,
-  ): LighterForms {
-    const { config } = this.options;
-    const { counter, composer } = this.options.foundation;
-    const { aligned, region, protectFrom } = prepared;
-    const formOptions = (showRefs: boolean): LighterFormOptions => ({
-      tokensAt: (index) => composer.ledger.tokensAt(aligned.messages, index),
-      tokensOf: (message) => counter.countMessage(message),
-      microCompact: config.microCompact.enabled
-        ? { minContentLength: config.microCompact.minContentLength }
-        : undefined,
-      showRefs,
-      withContent: (message, content) => view.cells.withContent(message, content),
-    });
-    const named = [formOptions(false), formOptions(true)] as const;
-    return {
-      from: region,
-      protectFrom,
-      all: region > aligned.startIndex,
-      formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
-      everyForm: (messages, showRefs) => view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]),
-      ...(view.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
-      ...(offering
-        ? {
-            expandTools: {
-              offering,
-              tokens: counter.countTools(CACHE_DEFINITIONS),
-              maxRoomShare: EXPAND_TOOLS_MAX_ROOM_SHARE,
-              fromStart:
-                config.toolOutputCache.offerTools === 'always' ||
-                prepared.hidesOutput ||
-                aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content))),
-              hides: (message: ChatMessage) => view.cells.hides(message),
-            },
-          }
-        : {}),
-    };
+    return { prepared, final, messages: lightened.history, lightenedAt };
   }
 }

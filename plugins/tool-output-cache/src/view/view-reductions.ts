@@ -33,8 +33,7 @@ export function noViewReductions(): ViewReductions {
 
 /** The reductions of `reductions` at positions in `[from, to)`. */
 export function reductionsWithin(reductions: ViewReductions, from: number, to: number): ViewReductions {
-  const within = (list: ViewReduction[]) =>
-    list.filter((reduction) => reduction.position >= from && reduction.position < to);
+  const within = (list: ViewReduction[]) => list.filter(({ position }) => position >= from && position < to);
   return {
     truncated: within(reductions.truncated),
     microCompacted: within(reductions.microCompacted),
@@ -43,9 +42,8 @@ export function reductionsWithin(reductions: ViewReductions, from: number, to: n
 }
 
 /**
- * The records of `reductions` at the positions of `kept` (the history a payload keeps) before
- * `before`: the head a cut window keeps shows the forms an earlier call laid out there. Only the kept
- * ranges are looked at (that head is small).
+ * The records of `reductions` at the positions of `kept` (the history a payload keeps) before `before`: the head a cut
+ * window keeps shows the forms an earlier call laid out there. Only the kept ranges are looked at (that head is small).
  */
 export function keptViewReductionsBefore(
   reductions: ViewReductions,

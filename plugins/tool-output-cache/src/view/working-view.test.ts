@@ -82,14 +82,14 @@ describe('WorkingView', () => {
         const given = history();
         working.sync(given, NO_COMPACTION_LAYOUT, 2);
         const first = await working.prepare(100_000);
-        const cachedFirst = working.takeNewlyCached();
+        const cachedFirst = working.cells.takeNewlyCached();
         working.sync([...given], NO_COMPACTION_LAYOUT, 2);
         const second = await working.prepare(100_000);
         expect(tools(first.aligned.messages)).toHaveLength(4);
         expect(tools(first.aligned.messages).every((message) => message.output_ref?.id.startsWith('to_'))).toBe(true);
         second.aligned.messages.forEach((message, index) => expect(message).toBe(first.aligned.messages[index]));
         expect(given.some((message) => message.role === 'tool' && message.output_ref)).toBe(false);
-        expect([cachedFirst, working.takeNewlyCached()]).toEqual([4, 0]);
+        expect([cachedFirst, working.cells.takeNewlyCached()]).toEqual([4, 0]);
         expect(await cache.list()).toHaveLength(4);
         expect(first.hidesOutput).toBe(false);
         expect(first.region).toBe(0);

@@ -3,11 +3,11 @@ import { contentText, groupEndingAt, type HistoryRange, type LighterForm } from 
 
 import type { CachedOutputSource } from '../cache/cached-outputs';
 import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT, sameLayout } from '../compaction/history-layout';
-import { type AlignedView, type LayoutPlacement, placeLayout } from './align-view';
+import { type AlignedView, placeLayout } from './align-view';
 import { currentTurnStart } from './current-turn';
 import { lighterFormAt, type LighterFormOptions } from './lighter-form';
 import { microCompactPlaceholder } from './micro-compact';
-import { type ReachWalk, reachWalk, unitsEndingBy, type WalkedUnit } from './reach-walk';
+import { type ReachWalk, reachWalk, unitsEndingBy, type WalkedUnit, walkPrefix } from './reach-walk';
 import type { ReductionLog } from './reduction-log';
 import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
@@ -43,8 +43,8 @@ interface ViewDecisions {
 export interface PreparedView {
   aligned: AlignedView;
   /**
-   * First position the payload can reach: the older history does not fit even with every output
-   * replaced, so it is left as the caller's (its outputs neither cached nor counted).
+   * First position the payload can reach: the older history does not fit even with every output replaced, so it is left
+   * as the caller's (its outputs neither cached nor counted).
    */
   region: number;
   protectFrom: number;
@@ -74,19 +74,16 @@ interface LaidOut {
 }
 
 /**
- * The working view of one session's history: what would be sent for each message before it is fitted
- * to the budget. Tool outputs are cached once and shown as copies with their view (or their whole
- * output) and `output_ref`, micro-compacted with `microCompact.when: "always"`, and trimmed to the
- * tool output budget (never the current turn's). Each call lays it out afresh over what a payload can
- * reach (see {@link prepare}); a compaction, which needs the whole view, builds the rest.
+ * The working view of one session's history: what would be sent for each message before it is fitted to the budget.
+ * Tool outputs are cached once and shown as copies with their view (or their whole output) and `output_ref`,
+ * micro-compacted with `microCompact.when: "always"`, and trimmed to the tool output budget (never the current turn's).
+ * Each call lays it out afresh over what a payload can reach (see {@link prepare}); a compaction builds all of it.
  */
 export class WorkingView {
-  /** One per tool message, with the copies (`withContent`) and what hides an output (`hides`). */
-  readonly cells: ViewCells;
-  private layout: HistoryLayout = NO_COMPACTION_LAYOUT;
+  currentLayout: HistoryLayout = NO_COMPACTION_LAYOUT;
   /** The caller's history with the carried user message in its place. */
   private base: ReadonlyArray<ChatMessage> = [];
-  private placement: LayoutPlacement = { startIndex: 0 };
+  private placement = placeLayout(NO_COMPACTION_LAYOUT, 0);
   private turn = 0;
   private decisions: Promise<ViewDecisions> | undefined;
   private laidOut: LaidOut | undefined;
@@ -97,25 +94,15 @@ export class WorkingView {
 
   constructor(
     readonly options: WorkingViewOptions,
-    cells?: ViewCells,
-  ) {
-    this.cells = cells ?? new ViewCells(options);
-  }
+    /** One per tool message, with the copies (`withContent`) and what hides an output (`hides`). */
+    readonly cells = new ViewCells(options),
+  ) {}
 
-  /**
-   * A copy for a preview, deciding as the next call will; it makes the cells it lacks through
-   * `outputs`, and nothing it does changes this view.
-   */
+  /** A preview's fork: decides as the next call will, makes missing cells through `outputs`, changes nothing here. */
   fork(outputs: CachedOutputSource): WorkingView {
+    const { currentLayout, base, placement, turn, laidOut, reused, relief } = this;
     const fork = new WorkingView({ ...this.options, outputs }, this.cells.fork(outputs));
-    fork.layout = this.layout;
-    fork.base = this.base;
-    fork.placement = this.placement;
-    fork.turn = this.turn;
-    fork.laidOut = this.laidOut;
-    fork.reused = this.reused;
-    fork.relief = this.relief;
-    return fork;
+    return Object.assign(fork, { currentLayout, base, placement, turn, laidOut, reused, relief });
   }
 
   /** Keeps nothing of the last call at the next one (the restored outputs or the compaction changed). */
@@ -132,15 +119,12 @@ export class WorkingView {
     return message !== undefined && this.options.restored.has(message);
   }
 
-  get currentLayout(): HistoryLayout {
-    return this.layout;
-  }
-
-  /** Takes the caller's history, mapped by `layout` onto the compaction: O(1) unless a user message is carried. */
-  sync(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout, turn: number): void {
-    if (layout.state !== this.layout.state || layout.form !== this.layout.form) this.cells.clear();
-    else this.cells.truncate(history.length);
-    this.layout = layout;
+  /** Takes the caller's history, mapped by `layout` onto the compaction (O(1) unless a user message is carried). */
+  sync(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout, turn: number): this {
+    const { state, form } = this.currentLayout;
+    // The cells hold for the same compaction only.
+    this.cells.truncate(layout.state === state && layout.form === form ? history.length : 0);
+    this.currentLayout = layout;
     this.turn = turn;
     this.placement = placeLayout(layout, history.length);
     const carriedAt = this.placement.carriedAt;
@@ -151,23 +135,18 @@ export class WorkingView {
       this.base = base;
     }
     this.decisions = undefined;
-  }
-
-  /** Outputs stored for the first time since the last call. */
-  takeNewlyCached(): number {
-    return this.cells.takeNewlyCached();
+    return this;
   }
 
   /**
-   * Lays the view over the caller's history afresh: the positions a window of `available` tokens can
-   * reach (with `everything`, all) hold what the view shows; the older ones what the last call showed
-   * there while it holds (see {@link stableBefore}), else the caller's message.
+   * Lays the view over the caller's history afresh: the positions a window of `available` tokens can reach (with
+   * `everything`, all) hold what the view shows; the older ones what the last call showed there while it holds (see
+   * {@link stableBefore}), else the caller's message.
    */
   async prepare(available: number, everything = false): Promise<PreparedView> {
-    const decisions = await this.decide();
+    const decisions = await (this.decisions ??= this.decide());
     const { base } = this;
     const { startIndex } = this.placement;
-    const length = base.length;
     const previous = this.laidOut && this.continues(this.laidOut) ? this.laidOut : undefined;
     // Positions before `stable` show what they showed in the previous call; from `shownFrom` on it laid them out.
     const stable = previous ? this.stableBefore(previous, decisions) : startIndex;
@@ -183,7 +162,7 @@ export class WorkingView {
     for (let position = 0; position < before; position++) messages[position] = previous!.messages[position]!;
     const earlier = keeps ? reductionsWithin(previous!.reductions, shownFrom, before) : noViewReductions();
     const laid = noViewReductions();
-    for (let position = region; position < length; position++) {
+    for (let position = region; position < base.length; position++) {
       if (base[position]!.role !== 'tool') continue;
       const made = this.cellAt(position);
       const cell = made instanceof Promise ? await made : made;
@@ -192,8 +171,8 @@ export class WorkingView {
     }
     this.laidOut = {
       first: base[0],
-      last: base[length - 1],
-      layout: this.layout,
+      last: base[base.length - 1],
+      layout: this.currentLayout,
       startIndex,
       decisions,
       messages,
@@ -212,7 +191,7 @@ export class WorkingView {
       aligned: {
         messages,
         startIndex,
-        memory: [...this.layout.memory],
+        memory: [...this.currentLayout.memory],
         ...(this.placement.carriedAt !== undefined ? { displaced: this.placement.carriedAt } : {}),
       },
       region,
@@ -225,9 +204,8 @@ export class WorkingView {
   }
 
   /**
-   * The lighter form of every older output from `region` on (of `messages`, the last {@link prepare}'s
-   * view), for a history that cannot fit even with all of them. The previous call's forms are taken
-   * again where nothing changed.
+   * The lighter form of every older output from `region` on (of `messages`, the last {@link prepare}'s view), for a
+   * history that cannot fit even with all of them. The previous call's forms are taken again where nothing changed.
    */
   everyLighterForm(
     messages: ReadonlyArray<ChatMessage>,
@@ -239,8 +217,7 @@ export class WorkingView {
     const showRefs = options.showRefs !== false;
     const memo = this.relief;
     const { previous, stable } = this.reused;
-    const usable =
-      memo !== undefined && previous !== undefined && memo.laidOut === previous && memo.showRefs === showRefs;
+    const usable = memo !== undefined && memo.laidOut === previous && memo.showRefs === showRefs;
     const reuseFrom = usable ? Math.max(memo.from, region) : end;
     const reuseTo = usable ? Math.min(stable, memo.end, end) : end;
     const forms: LighterForm[] = [];
@@ -264,45 +241,39 @@ export class WorkingView {
 
   /** The whole view, retain + summary first (every output cached): what a compaction summarizes. */
   async entries(): Promise<ViewEntry[]> {
-    const decisions = await this.decide();
+    const decisions = await (this.decisions ??= this.decide());
     const { base } = this;
     const shown: ChatMessage[] = [];
-    for (let position = this.layout.keepFrom; position < base.length; position++) {
-      if (base[position]!.role !== 'tool') {
-        shown[position] = base[position]!;
-        continue;
+    for (let position = this.currentLayout.keepFrom; position < base.length; position++) {
+      const message = base[position]!;
+      if (message.role !== 'tool') shown[position] = message;
+      else {
+        const made = this.cellAt(position);
+        shown[position] = this.budgeted(position, made instanceof Promise ? await made : made, decisions).message;
       }
-      const made = this.cellAt(position);
-      shown[position] = this.budgeted(position, made instanceof Promise ? await made : made, decisions).message;
     }
-    return layoutEntries(this.layout, base.length, (index) => shown[index]!);
+    return layoutEntries(this.currentLayout, base.length, (index) => shown[index]!);
   }
 
   /** Tokens of the whole view (retain + summary included), counted newest first and no further than `limit`. */
   async tokensUpTo(limit: number): Promise<number> {
-    const decisions = await this.decide();
+    const decisions = await (this.decisions ??= this.decide());
     const counter = this.options.counter;
     let total = 0;
-    for (const message of this.layout.memory) total += counter.countMessage(message);
-    if (this.layout.carried) total += counter.countMessage(this.layout.carried.message);
-    for (let position = this.base.length - 1; position >= this.layout.keepFrom && total < limit; position--) {
+    for (const message of this.currentLayout.memory) total += counter.countMessage(message);
+    if (this.currentLayout.carried) total += counter.countMessage(this.currentLayout.carried.message);
+    for (let position = this.base.length - 1; position >= this.currentLayout.keepFrom && total < limit; position--) {
       const message = this.base[position]!;
-      if (message.role !== 'tool') {
-        total += counter.countMessage(message);
-        continue;
+      if (message.role !== 'tool') total += counter.countMessage(message);
+      else {
+        const made = this.cellAt(position);
+        total += this.budgeted(position, made instanceof Promise ? await made : made, decisions).tokens;
       }
-      const made = this.cellAt(position);
-      total += this.budgeted(position, made instanceof Promise ? await made : made, decisions).tokens;
     }
     return total;
   }
 
-  private decide(): Promise<ViewDecisions> {
-    this.decisions ??= this.computeDecisions();
-    return this.decisions;
-  }
-
-  private async computeDecisions(): Promise<ViewDecisions> {
+  private async decide(): Promise<ViewDecisions> {
     const { config, toolOutputBudget } = this.options;
     const { base } = this;
     const from = this.placement.startIndex;
@@ -351,8 +322,8 @@ export class WorkingView {
   }
 
   /**
-   * With `minReclaimTokens`: the previous micro-compact boundary while moving it to the new one would
-   * reclaim fewer tokens than that (the payload from there on stays as it was).
+   * With `minReclaimTokens`: the previous micro-compact boundary while moving it to the new one would reclaim fewer
+   * tokens than that (the payload from there on stays as it was).
    */
   private async heldMicroBefore(decisions: ViewDecisions, previous: number): Promise<number> {
     const { microBefore } = decisions;
@@ -365,17 +336,15 @@ export class WorkingView {
       if (this.base[position]!.role !== 'tool') continue;
       const made = this.cellAt(position);
       const cell = made instanceof Promise ? await made : made;
-      const compacted = this.beforeBudget(position, cell, decisions);
-      reclaimed += cell.shown.tokens - compacted.tokens;
+      reclaimed += cell.shown.tokens - this.beforeBudget(position, cell, decisions).tokens;
       if (reclaimed >= enough) return microBefore;
     }
     return previous;
   }
 
   /**
-   * With `minReclaimTokens`: the previous budget cut while moving it to `cut` would reclaim fewer
-   * tokens than that (the outputs between stay whole, over the budget by about that at most). Looks
-   * no further than enough.
+   * With `minReclaimTokens`: the previous budget cut while moving it to `cut` would reclaim fewer tokens than that (the
+   * outputs between stay whole, over the budget by about that at most). Looks no further than enough.
    */
   private async heldCut(cut: number, decisions: ViewDecisions, previous: number): Promise<number> {
     if (cut <= previous) return cut;
@@ -430,7 +399,7 @@ export class WorkingView {
     const { base } = this;
     const { length } = laidOut.messages;
     return (
-      sameLayout(laidOut.layout, this.layout) &&
+      sameLayout(laidOut.layout, this.currentLayout) &&
       laidOut.startIndex === this.placement.startIndex &&
       length > 0 &&
       base.length >= length &&
@@ -440,8 +409,8 @@ export class WorkingView {
   }
 
   /**
-   * The position before which the view shows what it showed in `previous`: older than the current
-   * turn both times, on the same side of the budget's cut and of the micro-compact boundary.
+   * The position before which the view shows what it showed in `previous`: older than the current turn both times, on
+   * the same side of the budget's cut and of the micro-compact boundary.
    */
   private stableBefore(previous: LaidOut, decisions: ViewDecisions): number {
     const before = previous.decisions;
@@ -453,12 +422,11 @@ export class WorkingView {
   }
 
   /**
-   * The oldest position a window can reach: walking back by whole tool-call units the way the
-   * composer's window does (past the newest user message, invalid units skipped), each message at
-   * the fewest tokens it can be sent with, until more than `available` tokens are passed: the start of
-   * the unit that passes them (the first position sent when none does). The previous walk's units
-   * that did not change still pass them: its oldest unit stays a bound while the history grown above
-   * it is small beside it.
+   * The oldest position a window can reach: walking back by whole tool-call units the way the composer's window does
+   * (past the newest user message, invalid units skipped), each message at the fewest tokens it can be sent with, until
+   * more than `available` tokens are passed: the start of the unit that passes them (the first position sent when none
+   * does). The previous walk's units that did not change still pass them: its oldest unit stays a bound while the
+   * history grown above it is small beside it.
    */
   private async reach(
     decisions: ViewDecisions,
@@ -468,29 +436,17 @@ export class WorkingView {
   ): Promise<{ region: number; walk: ReachWalk }> {
     const { base } = this;
     const from = this.placement.startIndex;
-    let top = base.length;
-    for (let position = base.length - 1; position >= from; position--) {
-      if (base[position]!.role === 'user') {
-        top = position;
-        break;
-      }
-    }
+    // The walk goes back from the newest user message (from the end when there is none).
+    let top = base.length - 1;
+    while (top >= from && base[top]!.role !== 'user') top--;
+    if (top < from) top = base.length;
     const walked = previous?.walk;
     if (walked) {
       const kept = unitsEndingBy(walked, Math.min(stable, top));
       if (kept > 0 && walked.sums[kept - 1]! > available) {
         const span = walked.ends[kept - 1]! - walked.starts[0]!;
         if (top - walked.ends[kept - 1]! <= span / 4) {
-          // A walk is never changed once made: kept whole, it is the same object.
-          const walk =
-            kept === walked.ends.length
-              ? walked
-              : {
-                  starts: walked.starts.slice(0, kept),
-                  ends: walked.ends.slice(0, kept),
-                  sums: walked.sums.slice(0, kept),
-                };
-          return { region: walked.starts[0]!, walk };
+          return { region: walked.starts[0]!, walk: walkPrefix(walked, kept) };
         }
       }
     }
@@ -523,13 +479,10 @@ export class WorkingView {
   private fewestTokens(position: number, cell: ToolCell, decisions: ViewDecisions): number {
     const form = this.budgeted(position, cell, decisions);
     if (position >= decisions.protectFrom) return form.tokens;
-    let fewest = form.tokens;
-    const trimmed = this.cells.trimmed(cell);
-    if (trimmed) fewest = Math.min(fewest, trimmed.tokens);
+    let fewest = Math.min(form.tokens, this.cells.trimmed(cell)?.tokens ?? Infinity);
     const micro = this.options.config.microCompact;
-    if (micro.enabled && contentText(form.message.content as ToolMessage['content']).length > micro.minContentLength) {
+    if (micro.enabled && contentText(form.message.content as ToolMessage['content']).length > micro.minContentLength)
       fewest = Math.min(fewest, this.cells.microCompacted(cell, toolNameAt(this.base, position)).tokens);
-    }
     return fewest;
   }
 
@@ -545,22 +498,17 @@ export class WorkingView {
         ref: cell.info!.ref.id,
         tokensBefore: cell.info!.rawTokens,
       });
-    if (form !== cell.shown) {
-      const { ref } = cell;
-      into.microCompacted.push({
-        position,
-        recoverableFrom: ref ? 'tool-output-cache' : 'history',
-        ...(ref ? { ref: ref.id } : {}),
-      });
-    }
+    const { ref } = cell;
+    if (form !== cell.shown)
+      into.microCompacted.push(
+        ref
+          ? { position, recoverableFrom: 'tool-output-cache', ref: ref.id }
+          : { position, recoverableFrom: 'history' },
+      );
     if (trimmed) {
       // Not counted whole just for the report: only the placeholder's tokens are given.
-      into.trimmed.push({
-        position,
-        recoverableFrom: 'tool-output-cache',
-        ref: cell.ref!.id,
-        tokensAfter: this.cells.trimmed(cell)!.budgetTokens,
-      });
+      const tokensAfter = this.cells.trimmed(cell)!.budgetTokens;
+      into.trimmed.push({ position, recoverableFrom: 'tool-output-cache', ref: ref!.id, tokensAfter });
     }
   }
 }
