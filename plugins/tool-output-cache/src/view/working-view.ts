@@ -186,7 +186,11 @@ export class WorkingView {
     };
     this.reused = { previous, stable };
     const { keepRecent } = this.options.config.microCompact;
-    const shown = (position: number) => !keeps || position < shownFrom || position >= stable;
+    // The placeholders the last call showed too are not new (the last payload could carry them).
+    const newPlaceholders: number[] = [];
+    for (const list of [laid.trimmed, laid.microCompacted])
+      for (const { position } of list)
+        if (!keeps || position < shownFrom || position >= stable) newPlaceholders.push(position);
     return {
       aligned: {
         messages,
@@ -199,7 +203,7 @@ export class WorkingView {
       hidesOutput: decisions.hides,
       log: viewReductionsLog(laid, keepRecent),
       keptBefore: (kept) => keptViewReductionsBefore(earlier, kept, region, keepRecent),
-      newPlaceholders: [...laid.trimmed, ...laid.microCompacted].map(({ position }) => position).filter(shown),
+      newPlaceholders,
     };
   }
 
