@@ -7,9 +7,8 @@ import {
 } from './tool-output-cache-strategy-config';
 
 /**
- * The plugin's factory (what the loader calls, and direct callers too): validates `config` against `plugin.json`'s
- * `configSchema` and applies its defaults (as the loader already did, so that a direct caller gets the same), then
- * builds the strategy for one agent and session.
+ * The plugin's factory, for the loader and direct callers: validates `config` and applies its defaults as the loader
+ * does, then builds the strategy for one agent and session.
  * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) for a config the schema rejects, listing every invalid field
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) when the model is not registered and no `maxContextTokens` is set
  * @see docs/strategies/tool-output-cache.md

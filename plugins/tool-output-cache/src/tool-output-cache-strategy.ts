@@ -38,21 +38,11 @@ import { ViewPayloadComposer } from './view/view-payload-composer';
 import { WorkingView } from './view/working-view';
 
 /**
- * `std-tool-output-cache-strategy`: tool outputs cached in full behind refs and shown as in-context views; when the
- * payload would not fit, older outputs become `[tool output trimmed; ref=…]` placeholders (oldest first, only as many
- * as needed; micro-compact of results without a ref, or of every old result at every payload with
- * `microCompact.when: 'always'`); compaction to retain + summary + the last turns with the transcript saved first. The
- * payload is composed by core's `PayloadComposer`; every view, placeholder, drop and compaction is reported in
- * `stats.reductions` and as an event.
- *
- * Hook points: {@link checkCompaction} after each LLM call (with its usage), after tool execution (using the last
- * usage) and before the final return. Contributed tools: `tool_output_cache`, `tool_output_cache_grep` (sent in a
- * payload only while it holds an output that is not shown whole) and `compact` (while compaction is on).
- *
- * Undoable epochs: every compaction, and every payload that shows tool outputs as placeholders for the first time (one
- * epoch per payload). {@link undo} of a compaction gives back the transcript saved before it as the history to continue
- * with; of a trim, shows its outputs whole again from then on while they fit. {@link preview} tells what the next
- * payload and checkpoint would do, changing nothing.
+ * `std-tool-output-cache-strategy`: tool outputs cached in full behind refs and shown as in-context views; under
+ * pressure older outputs become `[tool output trimmed; ref=…]` placeholders or micro-compact lines, oldest first and
+ * only as many as needed; compaction to retain + summary + the last turns, the transcript saved first. Every view,
+ * placeholder, drop and compaction is reported in `stats.reductions` and as an event. Every compaction, and every
+ * payload that first shows outputs as placeholders, is an undoable epoch.
  *
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) at construction, for a model the registry does not know (without
  *   `maxContextTokens`)
@@ -60,31 +50,28 @@ import { WorkingView } from './view/working-view';
  * @see docs/strategies/tool-output-cache.md
  */
 export class ToolOutputCacheStrategy implements IContextManager, ContextManagerCapabilities {
-  /** Tool outputs are fitted here and kept whole behind refs: an agent loop must not cut them first. */
+  /** An agent loop must not cut tool outputs first: they are fitted here and kept whole behind refs. */
   readonly truncatesToolOutputs = true;
   readonly strategyId: string;
   readonly cache: ToolOutputCache;
-  /** The context limit (the payload ceiling): `maxContextTokens`, else the model's window. */
+  /** The payload ceiling: `maxContextTokens`, else the model's window. */
   readonly contextLimit: number;
   /** Token budget of all tool outputs. */
   readonly toolOutputBudget: number;
-  /** Turns are counted on the caller's history, checked apart from the working view the composer lays out. */
   private readonly foundation: StrategyFoundation;
   private readonly outputs: CachedOutputs;
   private readonly view: WorkingView;
   private readonly composer: ViewPayloadComposer;
   private readonly compactor: Compactor;
-  /** The compactions and trims that can be undone, kept in the store. */
   private readonly undoable: SessionEpochs;
-  /** Outputs whose trim was undone: shown whole while they fit. */
   private readonly restored = new RestoredOutputs();
   private readonly trims: TrimRecorder;
   private readonly finishedTurns: FinishedTurnOutputs;
-  /** The turn of the latest call, for the events of an undo. */
+  /** The latest call's turn, for an undo's events. */
   private turn = 0;
   private readonly queue = new SerialQueue();
 
-  /** `config`: validated against `plugin.json`'s `configSchema`, its defaults applied (see `createStrategy`). */
+  /** `config`: validated, its defaults applied (see `createStrategy`). */
   constructor(
     readonly config: ResolvedToolOutputCacheStrategyConfig,
     private readonly context: StrategyContext,
@@ -126,10 +113,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * Builds the payload: system, dynamic context, retain + summary, and the working view fitted to the budget. A
-   * compaction that is due runs first (its summary call waited for at most `compaction.maxWaitMs`, then run in the
-   * background and committed by the next call; not waited for after a failed one); the outputs the payload shows as
-   * placeholders for the first time become a trim epoch.
+   * A compaction that is due runs first (waited for at most `compaction.maxWaitMs`, then taken in by a later call);
+   * the outputs the payload first shows as placeholders become a trim epoch.
    */
   composePayload(
     systemPrompt: string,
@@ -158,11 +143,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     });
   }
 
-  /**
-   * Caches the tool outputs of the finished turn (after its user message; when the history grew since the last call,
-   * every message appended since), so that the next payload finds them stored. Older outputs are cached when a payload
-   * first reaches them.
-   */
+  /** Caches the finished turn's tool outputs (older ones are cached when a payload first reaches them). */
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     return this.serialize(async () => {
       this.foundation.assertLive('onTurnComplete');
@@ -171,9 +152,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * `tool_output_cache` and `tool_output_cache_grep` (when the cache is on) and `compact` (when compaction is on), for
-   * the host to register once. A payload carries the expand and grep definitions only while it holds an output that is
-   * not shown whole (a host that passes them in `tools` has them left out until then).
+   * `tool_output_cache` and `tool_output_cache_grep` (cache on) and `compact` (compaction on). A payload carries the
+   * first two only while it holds an output it does not show whole, even when the host passes them in `tools`.
    */
   contributedTools(): ContributedTool[] {
     const tools: ContributedTool[] = [];
@@ -183,9 +163,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * Called after an LLM call (with its usage), after tool execution (decides on the last usage) and before the final
-   * return. A pending `compact` tool request runs first. Returns the compacted history when compaction happened;
-   * callers continue with it (or keep passing their full history: the strategy maps it onto the compacted view).
+   * After an LLM call (with its usage), after tool execution and before the final return; a pending `compact` request
+   * runs first. Callers may continue with the compacted history or keep passing their full one.
    */
   checkCompaction(
     _checkpoint: CompactionCheckpoint,
@@ -207,13 +186,9 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * Restores what the session had before `epochId`, undoing every later epoch with it. A compaction: the transcript
-   * saved before it is read back and returned as `history` (continue with it: composing it gives the payload composed
-   * for it before the compaction), the compaction then in effect and the back-off come back, and automatic compaction
-   * counts the undo as a refused attempt (it waits until the history has grown by `retryAfterTokens` before it compacts
-   * again; a `compact` request still runs). A trim: its outputs are shown whole again from then on, as long as they fit
-   * (under pressure they give way after every other older output). Nothing changes when the transcript cannot be read:
-   * the epoch stays to be undone again.
+   * Undoing a compaction returns the transcript saved before it as `history` and counts as a refused attempt (automatic
+   * compaction waits for `retryAfterTokens` of growth); undoing a trim shows its outputs whole again while they fit.
+   * When the transcript cannot be read nothing changes.
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the session has no such epoch
    * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript saved before an undone compaction is gone
    */
@@ -236,12 +211,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   }
 
   /**
-   * What the next `composePayload` with these arguments would leave out (`dropped`) and show as a placeholder, cut or
-   * micro-compacted (`trimmed`), its tokens, and the messages the compaction the next payload or checkpoint would start
-   * replaces (`compacted`: a pending `compact` request, or the threshold passed while the back-off allows it). Composed
-   * on a copy of the working view: no cell, count or compaction state of the session changes, nothing is stored, no
-   * event is emitted and no model is called. When a compaction is due, the payload part is the one before it (its
-   * summary is not written yet).
+   * Composed on a copy of the working view, changing nothing and calling no model. `compacted`: the messages the
+   * compaction the next payload or checkpoint would start replaces; the payload part is then the one before it.
    */
   preview(
     systemPrompt: string,
@@ -283,18 +254,18 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     });
   }
 
-  /** Resolves when no call is running and the outputs the calls cached are written to the store. */
+  /** Resolves when no call runs and the outputs the calls cached are written. */
   whenIdle(): Promise<void> {
     return this.queue.idle();
   }
 
-  /** Stops accepting calls and aborts a background summary call; the store keeps its data. Safe to call twice. */
+  /** Stops accepting calls and aborts a background summary call; the store keeps its data. */
   dispose(): void {
     this.foundation.dispose();
     this.compactor.dispose();
   }
 
-  /** The current compaction state (for reports and tests); `undefined` before the first compaction. */
+  /** The compaction in effect (for reports and tests). */
   get compactionState(): Readonly<CompactionState> | undefined {
     return this.compactor.state;
   }
@@ -304,10 +275,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     this.compactor.request(focus);
   }
 
-  /**
-   * Runs calls one at a time; once a call's answer is delivered, the outputs it cached are written (the next call,
-   * `whenIdle` and every read of a ref wait for them).
-   */
+  /** Runs calls one at a time; once a call's answer is delivered, the outputs it cached are written. */
   private serialize<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.run(work);
     // A write that fails is reported as a warning and done again when its ref is expanded.
