@@ -6,6 +6,7 @@ import {
   LLMResponseError,
   providerCompactionItem,
   providerCompactionText,
+  type ReasoningItem,
   type SystemMessage,
   type ToolDefinition,
   type UserMessage,
@@ -13,7 +14,6 @@ import {
 import { completeBeforeDeadline, contentlessSummary, contentlessSummaryMessage } from '@ctxkit/core/strategy-kit';
 
 import type { CompactionConfig } from './compaction-config';
-import { type CompactionReply, parseCompactionReply } from './parse-compaction-reply';
 
 export interface CompactMessagesOptions {
   llm: ILLMClient;
@@ -31,11 +31,17 @@ export interface CompactMessagesOptions {
   signal?: AbortSignal;
 }
 
-export interface CompactMessagesResult extends CompactionReply {
+/** A compaction reply, and the request it answers. */
+export interface CompactMessagesResult {
+  /** The `<retain>` block, `''` when the reply has none. */
+  retain: string;
+  /** The `<summary>` block; never empty, but for a provider compaction whose item is encrypted (`''`). */
+  summary: string;
+  /** The provider's compaction item, sent back unchanged; `summary` is then its readable text. */
+  item?: ReasoningItem;
   request: LLMCompletionRequest;
 }
 
-/** The retain instructions used when `retainPrompt` is `null`. */
 const DEFAULT_RETAIN_PROMPT = [
   'Before the summary, list inside <retain></retain> tags the facts that must survive word for word:',
   'identifiers, file paths, names, numbers, user constraints, decisions, and the ref ids of cached tool outputs',
@@ -66,10 +72,7 @@ function compactionInterrupt(config: CompactionConfig, focus: string | undefined
   return { role: 'user', content: sections.join('\n\n') };
 }
 
-/**
- * `messages` without the calls of a trailing assistant `tool_calls` message, which have no results yet (a
- * provider rejects the request): its `content` stays, if any. `messages` itself when there is nothing to strip.
- */
+/** `messages` without a trailing assistant message's calls, which have no results yet; its `content` stays, if any. */
 export function stripTrailingToolCalls(messages: ReadonlyArray<ChatMessage>): ChatMessage[] {
   const last = messages[messages.length - 1];
   if (!last || last.role !== 'assistant' || !last.tool_calls || last.tool_calls.length === 0)
@@ -99,8 +102,8 @@ function refuseContentless(summary: string, what: string, llm: ILLMClient, reque
 }
 
 /**
- * The summary request; with a `cacheKey`, the interrupt alone is also its `continuation`: a client that remembers the
- * conversation's last request can send that one with the interrupt appended, which reads the provider's prompt cache.
+ * The summary request; with a `cacheKey` the interrupt is also its `continuation`, which a client may append to the
+ * conversation's last request to read the provider's prompt cache.
  */
 export function buildCompactionRequest(
   messages: ReadonlyArray<ChatMessage>,
@@ -121,8 +124,8 @@ export function buildCompactionRequest(
 
 /**
  * The retain + summary: the model called without tools, the final `<retain>` and `<summary>` blocks of its answer.
- * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` block, or one
- *   that is only an acknowledgement or an error message (`contentlessSummary`)
+ * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the reply has no non-empty `<summary>` or a
+ *   contentless one
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) when the call has not settled within `compaction.timeoutMs`
  * @throws LLMRequestError / LLMTimeoutError from the client, unchanged
  */
@@ -148,10 +151,7 @@ export interface ProviderCompactionOptions extends Omit<CompactMessagesOptions, 
   tools: ReadonlyArray<ToolDefinition>;
 }
 
-/**
- * Instructions for the provider's summary: `undefined` (the provider's own prompt) unless directives or a
- * `compact` focus ask for more. Anthropic replaces its prompt with them; OpenAI takes none.
- */
+/** Instructions for the provider's summary, when directives or a focus ask for more than its own prompt. */
 export function providerCompactionInstructions(
   config: Pick<CompactionConfig, 'summaryDirectives' | 'retainDirectives'>,
   focus?: string,
@@ -168,10 +168,7 @@ export function providerCompactionInstructions(
   ].join('\n');
 }
 
-/**
- * The provider compaction request: system prompt, tools and `cacheKey` as a turn carries them, so that it
- * starts with the bytes of the turns, and `providerCompaction` instead of an appended instruction.
- */
+/** The provider compaction request: system prompt, tools and `cacheKey` as a turn's, so that it reads their cache. */
 export function buildProviderCompactionRequest(
   messages: ReadonlyArray<ChatMessage>,
   options: Omit<ProviderCompactionOptions, 'llm'>,
@@ -189,10 +186,8 @@ export function buildProviderCompactionRequest(
 }
 
 /**
- * The provider's compaction of `messages`: its `item` as received, `summary` its readable text (Anthropic's,
- * checked like a summary), `''` for an encrypted one (OpenAI's).
- * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the answer holds no compaction item, or a contentless
- *   one
+ * The provider's compaction of `messages`: its `item` as received, `summary` its readable text, `''` when encrypted.
+ * @throws LLMResponseError (`CTXKIT_LLM_RESPONSE_INVALID`) when the answer has no compaction item or a contentless one
  * @throws LLMTimeoutError (`CTXKIT_LLM_TIMEOUT`) past the deadline; LLMRequestError from the client
  */
 export async function compactWithProvider(
@@ -210,4 +205,43 @@ export async function compactWithProvider(
   const text = providerCompactionText(item) ?? '';
   if (text !== '') refuseContentless(text, "the provider's compaction", llm, request);
   return { retain: '', summary: text, item, request };
+}
+
+/**
+ * The model's final `<tag>…</tag>` block, or `undefined`. It ends at the last closing tag and starts at the opening tag
+ * that balances it, so that a draft block before it is skipped and a quoted pair stays inside. When closing tags
+ * outnumber opening ones (a quoted `</summary>`), it starts at the last opening tag.
+ */
+export function extractFinalTagBlock(text: string, tag: string): string | undefined {
+  const open = `<${tag}>`;
+  const close = `</${tag}>`;
+  const end = text.lastIndexOf(close);
+  if (end === -1) return undefined;
+  const tags: Array<{ at: number; opening: boolean }> = [];
+  for (let at = text.indexOf(open); at !== -1 && at < end; at = text.indexOf(open, at + 1))
+    tags.push({ at, opening: true });
+  for (let at = text.indexOf(close); at !== -1 && at < end; at = text.indexOf(close, at + 1))
+    tags.push({ at, opening: false });
+  tags.sort((a, b) => a.at - b.at);
+  let depth = 1;
+  for (let index = tags.length - 1; index >= 0; index--) {
+    const found = tags[index]!;
+    depth += found.opening ? -1 : 1;
+    if (depth === 0) return text.slice(found.at + open.length, end).trim();
+  }
+  const lastOpen = text.lastIndexOf(open, end - 1);
+  return lastOpen === -1 ? undefined : text.slice(lastOpen + open.length, end).trim();
+}
+
+/** The `<retain>` and `<summary>` of a compaction reply; `undefined` without a non-empty summary. */
+export function parseCompactionReply(text: string): Pick<CompactMessagesResult, 'retain' | 'summary'> | undefined {
+  const summary = extractFinalTagBlock(text, 'summary');
+  if (summary === undefined || summary === '') return undefined;
+  // The retain block is searched before the summary, so a `<retain>` quoted inside the summary is not taken.
+  const summaryStart = text.lastIndexOf(summary);
+  const retain =
+    (summaryStart > 0 ? extractFinalTagBlock(text.slice(0, summaryStart), 'retain') : undefined) ??
+    extractFinalTagBlock(text, 'retain') ??
+    '';
+  return { retain, summary };
 }

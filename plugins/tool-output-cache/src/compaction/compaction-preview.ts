@@ -2,7 +2,6 @@ import type { ChatMessage, ITokenCounter, PreviewItem } from '@ctxkit/core';
 import { previewItem } from '@ctxkit/core/strategy-kit';
 
 import type { CompactionPlan, CompactionView } from './compactor';
-import { repairToolPairs } from './summary-input';
 import { splitForCompaction } from './tail-turns';
 
 /** The messages of `history` the compaction of `view` would replace: a preview's `compacted`. */
@@ -12,16 +11,15 @@ export async function messagesCompactionWouldReplace(
   retainLastTurns: number,
   counter: ITokenCounter,
 ): Promise<PreviewItem[]> {
-  const { replaced } = splitForCompaction(repairToolPairs(await view.entries()), retainLastTurns);
+  const { replaced } = splitForCompaction(await view.entries(), retainLastTurns);
   return replaced.map((entry) => previewItem(history, entry.source!, counter));
 }
 
 /** What a preview's compaction part found, for its notes. */
 export interface CompactionPreview {
   plan: CompactionPlan;
-  /** The messages it would replace. */
+  /** The messages it would replace; `hasModel`: a model writes the summary; `setAside`: the compaction is set aside. */
   compacted: number;
-  /** `hasModel`: a model is there to write the summary; `setAside`: the history no longer continues the compaction. */
   hasModel: boolean;
   setAside: boolean;
 }

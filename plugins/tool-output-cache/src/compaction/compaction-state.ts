@@ -1,14 +1,8 @@
 import type { ChatMessage } from '@ctxkit/core';
 
-/**
- * What a compaction left behind: everything before `keepFrom` in the caller's history is replaced by
- * `prefix`, so that a caller who keeps passing its full history receives the compacted view.
- */
+/** What a compaction left: `prefix` replaces the caller's history before `keepFrom`, however the caller passes it. */
 export interface CompactionState {
-  /**
-   * The retain (when any) and summary user messages, or the assistant message holding the provider's
-   * compaction item, then a copy of the carried user message when `carriedSource` is set.
-   */
+  /** Retain + summary (or the provider's compaction item), then a copy of the carried user message, if any. */
   prefix: ChatMessage[];
   keepFrom: number;
   /** The caller's messages before `keepFrom`, to recognize the same history at the next call. */

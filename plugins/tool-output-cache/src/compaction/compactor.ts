@@ -16,7 +16,7 @@ import {
   type ToolDefinition,
   type UserMessage,
 } from '@ctxkit/core';
-import { FailureBackoff, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
+import { FailureBackoff, groupAt, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
 
 import type { CachedOutputs } from '../cache/cached-outputs';
 import type { ViewEntry } from '../view/view-entry';
@@ -30,7 +30,6 @@ import { type BackoffSnapshot, CompactionBackoff } from './compaction-backoff';
 import type { CompactionConfig } from './compaction-config';
 import { type CompactionState, continuesCovered, type SavedCompactionState } from './compaction-state';
 import { type HistoryLayout, layoutHistory, NO_COMPACTION_LAYOUT } from './history-layout';
-import { repairToolPairs, summaryInput } from './summary-input';
 import { splitForCompaction } from './tail-turns';
 import { saveTranscript } from './transcript';
 
@@ -61,10 +60,9 @@ export interface CompactionDone {
   turn: number;
 }
 
-/** Whether the next payload or checkpoint would compact, decided without compacting. */
+/** Whether the next payload or checkpoint would compact, and a line saying why, or why automatic compaction waits. */
 export interface CompactionPlan {
   trigger: CompactionTrigger | undefined;
-  /** One line saying why it would compact, or why automatic compaction is waiting. */
   note: string | undefined;
 }
 
@@ -87,10 +85,7 @@ export interface CompactorOptions {
 
 /** Why a payload was composed without the compaction due for it (`stats.extra.compaction.skipped`). */
 export interface SkippedCompaction {
-  /**
-   * `running`: its summary call has not answered yet; `backing-off`: the wait after a failed summary
-   * call has not passed; `failed`: this payload's attempt failed (reported by `compaction-error`).
-   */
+  /** `running`: its call has not answered; `backing-off`: waiting after a failed call; `failed`: this one failed. */
   reason: 'running' | 'backing-off' | 'failed';
   message: string;
   /** When automatic compaction may be tried again after failed summary calls (ms since epoch), else `null`. */
@@ -117,12 +112,10 @@ interface RunningCompaction {
 }
 
 /**
- * The compaction of one session: when to compact, the compaction itself (transcript saved first, then retain + summary
- * written by the model, the last turns kept), and the state that maps every later history onto the compacted one.
- * Failures are reported (event, `lastError`), change nothing and never throw. A caller waits for a summary call at most
- * `maxWaitMs`; past it the call goes on in the background and the next payload or checkpoint takes its answer in. After
- * a failed call automatic compaction waits (`failureBackoffMs`, doubled per failure in a row) and is then not waited
- * for, so that a model that is down holds a payload back at most once.
+ * The compaction of one session: when to compact, the compaction (transcript saved, retain + summary written, the last
+ * turns kept) and the state mapping every later history onto it. Failures are reported, change nothing, never throw.
+ * A caller waits for a summary call at most `maxWaitMs`, then it goes on in the background. After a failed call
+ * automatic compaction backs off and is not waited for, so that a model that is down holds a payload back at most once.
  */
 export class Compactor {
   private current: CompactionState | undefined;
@@ -131,7 +124,7 @@ export class Compactor {
   private manualRequest: { focus: string | undefined } | undefined;
   /** The last failure (`stats.extra.compaction.lastError`). */
   private lastError: ReturnType<typeof failureOf> | undefined;
-  /** The compaction whose summary call has not been taken in yet. */
+  /** The compaction whose summary call is not taken in yet. */
   private running: RunningCompaction | undefined;
   private readonly failures: FailureBackoff;
   /** The wait after failed provider compactions: meanwhile ctxkit's summary call writes them. */
@@ -146,7 +139,6 @@ export class Compactor {
   fixedTokens = 0;
   /** The latest payload's tools, sent with a provider compaction request as the turns sent them. */
   tools: ReadonlyArray<ToolDefinition> = [];
-  /** `contextLimit × thresholdRatio`, in tokens. */
   private readonly threshold: number;
   /** Who wrote the last summary, and why the provider did not when it fell back. */
   private engineUsed: { engine: 'provider' | 'ctxkit'; fallback: { code: string; message: string } | null } | undefined;
@@ -237,9 +229,8 @@ export class Compactor {
   }
 
   /**
-   * Puts back what the compactor knew before an undone compaction (`covered`: the messages the compaction
-   * then in effect replaced). The undo counts as a refused attempt on the `historyLength` messages the host
-   * continues with, so that the next checkpoint does not compact the same history again.
+   * Puts back what the compactor knew before an undone compaction (`covered`: what the compaction then in effect
+   * replaced). The undo counts as a refused attempt, so that the next checkpoint does not compact it again.
    */
   restore(snapshot: CompactorSnapshot, covered: ChatMessage[] | undefined, historyLength: number): void {
     this.cancelRunning('the compaction was undone');
@@ -253,10 +244,7 @@ export class Compactor {
     this.lastError = undefined;
   }
 
-  /**
-   * The compaction hook: takes in a compaction that finished in the background; else, unless one runs, a
-   * pending request, or an automatic compaction when the last reported usage passes the threshold.
-   */
+  /** The compaction hook: takes in a finished compaction, else runs a request, or one due by the last usage. */
   async check(
     history: ReadonlyArray<ChatMessage>,
     usage: TokenUsage | undefined,
@@ -287,8 +275,8 @@ export class Compactor {
   }
 
   /**
-   * Before a payload, as {@link check} but measured on `fixedTokens` + the view; true when the history was
-   * compacted. A payload composed without the compaction due for it says why in `skipped` and an event.
+   * Before a payload, as {@link check} but measured on `fixedTokens` + the view; true when it compacted. A payload
+   * composed without the compaction due for it says why in `skipped` and an event.
    */
   async compactIfDue(history: ReadonlyArray<ChatMessage>, view: CompactionView, turn: number): Promise<boolean> {
     this.skipped = undefined;
@@ -315,7 +303,6 @@ export class Compactor {
     return false;
   }
 
-  /** Aborts a running summary call (the strategy is disposed). */
   dispose(): void {
     this.cancelRunning('the strategy was disposed');
   }
@@ -365,10 +352,7 @@ export class Compactor {
     return Math.max(0, needed);
   }
 
-  /**
-   * Saves the transcript, starts the summary call and waits for it at most `maxWaitMs` (not at all after a
-   * failed call); past that it goes on in the background until {@link settle} takes it in.
-   */
+  /** Saves the transcript, starts the summary call and waits for it (see `maxWaitMs`) until {@link settle} takes it. */
   private async attempt(
     history: ReadonlyArray<ChatMessage>,
     view: CompactionView,
@@ -383,15 +367,15 @@ export class Compactor {
     // Without a model nothing can be summarized: the view is not built (nor every output cached) for nothing.
     if (!llm)
       return this.fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`), trigger, history, turn);
-    const entries = repairToolPairs(await view.entries());
+    const { entries, start, tail, carried, replaced } = splitForCompaction(
+      await view.entries(),
+      config.retainLastTurns,
+    );
     const tokensBefore = this.sumTokens(entries);
     this.emit('compaction-start', turn, { trigger, tokensBefore });
-
-    const { start, tail, carried, replaced } = splitForCompaction(entries, config.retainLastTurns);
     const keptTokens = this.sumTokens(tail) + (carried ? counter.countMessage(carried.message) : 0);
     if (trigger === 'auto' && this.fixedTokens + keptTokens >= this.threshold && replaced.length === 0) {
-      // Only kept messages and an earlier summary are left, and they alone pass the threshold: a new
-      // summary could only add to them, so the model is not called.
+      // Only kept messages and an earlier summary are left and pass the threshold: a summary could only add to them.
       const error = this.noProgress({ tail, carried, keptTokens }, 0, this.backoff.nextWait(false));
       return this.fail(error, trigger, history, turn);
     }
@@ -401,7 +385,6 @@ export class Compactor {
     } catch (error) {
       return this.fail(error, trigger, history, turn);
     }
-
     const abort = new AbortController();
     // Built at each request: a payload composed meanwhile gives the fallback call its system prompt.
     const options = () => ({
@@ -417,8 +400,7 @@ export class Compactor {
     const call = (async () => {
       const provider = await this.tryProvider(summarized, { ...options(), tools: this.tools, cacheKey }, trigger, turn);
       if (provider.reply) return provider.reply;
-      // With turns kept verbatim, whatever came after the conversation's last request is among them: the
-      // request may go out as that one continued, reading its cached prompt.
+      // With turns kept, what came after the last request is among them: this one may continue it, reading its cache.
       const continued = config.retainLastTurns >= 1 ? { cacheKey } : {};
       const reply = await compactMessages(this.summaryMessages(entries), { ...options(), ...continued });
       this.engineUsed = { engine: 'ctxkit', fallback: provider.error ?? null };
@@ -447,7 +429,6 @@ export class Compactor {
       ),
     };
     this.running = running;
-
     const waitMs = this.failures.failedInARow > 0 ? 0 : config.maxWaitMs;
     if (await settlesWithin(running.settled, waitMs))
       return (await this.settle(history, turn)) ?? { compacted: false, reason: 'the compaction was cancelled' };
@@ -459,10 +440,7 @@ export class Compactor {
     };
   }
 
-  /**
-   * The provider's compaction of `summarized` when `compaction.engine`, the client and the provider's
-   * back-off allow it, else why not. After a failure ctxkit's summary call writes it in the same attempt.
-   */
+  /** The provider's compaction when the engine, the client and its back-off allow it, else why not. */
   private async tryProvider(
     summarized: ChatMessage[],
     options: ProviderCompactionOptions,
@@ -500,9 +478,8 @@ export class Compactor {
   }
 
   /**
-   * Takes in the running compaction once its call has settled (`undefined` before). An answer replaces
-   * what precedes the kept turns of `history` unless it does not shrink it or that part changed meanwhile;
-   * one still over the threshold is kept and reported as `CTXKIT_COMPACTION_NO_PROGRESS`.
+   * Takes in the running compaction once settled: its answer replaces what precedes the kept turns unless it does not
+   * shrink it or that part changed meanwhile; one still over the threshold is kept, reported as no progress.
    */
   private async settle(history: ReadonlyArray<ChatMessage>, turn: number): Promise<CompactionHookResult | undefined> {
     const running = this.running;
@@ -544,7 +521,6 @@ export class Compactor {
       this.emit('strategy-warning', turn, { message });
       return { compacted: false, reason: message };
     }
-
     // From here on the caller's history maps onto prefix + kept turns.
     const before = this.snapshot();
     this.current = {
@@ -656,13 +632,26 @@ export class Compactor {
     return new CompactionNoProgressError(strategyId, { thresholdTokens: this.threshold, parts, retryAfterTokens });
   }
 
-  /** The view, its oldest units left out (the transcript has them) until it fits the summary model. */
+  /**
+   * The view, its oldest tool-call units left out (the transcript has them) until it fits the summary model; an
+   * earlier compaction's retain + summary stays first.
+   */
   private summaryMessages(entries: ReadonlyArray<ViewEntry>): ChatMessage[] {
     const { config, context } = this.options;
     const limit = config.model ? context.models.get(config.model).contextWindow : this.options.contextLimit;
     const counter = config.model ? context.counterFor(config.model) : this.options.counter;
     const available = Math.floor(limit * 0.9) - config.maxSummaryTokens - counter.count(this.systemPrompt) - 1024;
-    return summaryInput(entries, available, counter);
+    const messages = entries.map((entry) => entry.message);
+    let start = 0;
+    while (start < entries.length && entries[start]!.source === null) start++;
+    let total = counter.countMessages(messages);
+    let cut = start;
+    while (total > available && cut < messages.length - 1) {
+      const group = groupAt(messages, cut);
+      for (let index = cut; index < group.end; index++) total -= counter.countMessage(messages[index]!);
+      cut = group.end;
+    }
+    return [...messages.slice(0, start), ...messages.slice(cut)];
   }
 
   private sumTokens(entries: ReadonlyArray<ViewEntry>): number {

@@ -1,8 +1,7 @@
 import type { IModelRegistry } from '@ctxkit/core';
 
 /**
- * The context limit compaction measures against: `maxContextTokens` when set, else the model's context
- * window from the registry.
+ * The context limit compaction measures against: `maxContextTokens` when set, else the model's context window.
  * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) naming the model and how to register it
  */
 export function resolveContextLimit(models: IModelRegistry, model: string, maxContextTokens?: number | null): number {

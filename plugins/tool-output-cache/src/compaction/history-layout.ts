@@ -4,9 +4,8 @@ import type { ViewEntry } from '../view/view-entry';
 import { type CompactionState, continuesCovered, startsWithPrefix } from './compaction-state';
 
 /**
- * How the caller's history maps onto a compaction: retain + summary, the carried user message (when
- * any), then the caller's messages from `keepFrom` on, whether the caller passes its full history
- * (`full`) or adopted the compacted one (`adopted`).
+ * How the caller's history maps onto a compaction: retain + summary, the carried user message (if any), then the
+ * caller's messages from `keepFrom` on, whether it passes its full history or adopted the compacted one.
  */
 export interface HistoryLayout {
   state: Readonly<CompactionState> | undefined;
@@ -15,10 +14,7 @@ export interface HistoryLayout {
   memory: ReadonlyArray<ChatMessage>;
   /** The first index of the caller's history that maps onto itself. */
   keepFrom: number;
-  /**
-   * The user message carried after the summary, in the full form only, with its index in the caller's
-   * history: the window then treats it as the current turn's start, and a later compaction finds it.
-   */
+  /** The user message carried after the summary (full form only) and its index: the current turn starts there. */
   carried?: { message: ChatMessage; source: number };
 }
 
@@ -41,10 +37,9 @@ function isProviderCompactionMessage(message: Readonly<ChatMessage> | undefined)
 }
 
 /**
- * The layout of `history` over `state`; `undefined` when the history no longer continues the compacted
- * conversation. A provider compaction's message is sent as a message, since its item must open the
- * conversation: first in the adopted form, carried before the kept messages in the full form, unless a
- * user message is carried there already (it is then a memory block of its readable text).
+ * The layout of `history` over `state`; `undefined` when it no longer continues the compacted conversation. A provider
+ * compaction's item must open the conversation: it is sent as a message, first (adopted) or carried (full), unless a
+ * user message is carried already (it is then a memory block of its readable text).
  */
 export function layoutHistory(
   history: ReadonlyArray<ChatMessage>,

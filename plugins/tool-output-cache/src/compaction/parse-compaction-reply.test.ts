@@ -1,4 +1,4 @@
-import { extractFinalTagBlock, parseCompactionReply } from './parse-compaction-reply';
+import { extractFinalTagBlock, parseCompactionReply } from './compact-messages';
 
 describe('parseCompactionReply', () => {
   it('extracts the retain and summary blocks', () => {

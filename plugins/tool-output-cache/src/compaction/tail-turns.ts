@@ -1,13 +1,13 @@
+import type { AssistantMessage } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 
 import type { ViewEntry } from '../view/view-entry';
+import { stripTrailingToolCalls } from './compact-messages';
 
 /**
- * Where the last `turns` turns of a view start (`entries.length` when nothing is kept), and the newest user message
- * when it lies before that and is carried along; a turn starts at a user message of the caller. In an agent run of one
- * user message and dozens of model steps, the turn rule would keep everything: the last `turns` model steps (an
- * assistant message with its tool results) are kept instead and the user message is carried along. With `turns = 0` a
- * trailing tool exchange still waiting for results is kept, so that the results arriving next have their call.
+ * Where the last `turns` turns (from a caller's user message) of a view start, and the newest user message when it
+ * lies before that and is carried along. In an agent run of one user message, where turns would keep everything, the
+ * last `turns` model steps are kept instead. With `turns = 0` a tool exchange waiting for results is kept for them.
  */
 export function compactionTail(
   entries: ReadonlyArray<ViewEntry>,
@@ -46,6 +46,8 @@ export function compactionTail(
 
 /** How a compaction splits the view. */
 export interface CompactionSplit {
+  /** The view made provider-valid: the summary is written from it. */
+  entries: ViewEntry[];
   start: number;
   /** The entries kept after the summary and the carried user message. */
   tail: ViewEntry[];
@@ -54,18 +56,41 @@ export interface CompactionSplit {
   replaced: ViewEntry[];
 }
 
-/** The split of `entries` by a compaction that keeps the last `turns` turns. */
-export function splitForCompaction(entries: ReadonlyArray<ViewEntry>, turns: number): CompactionSplit {
+/** The split of `view` by a compaction that keeps the last `turns` turns. */
+export function splitForCompaction(view: ReadonlyArray<ViewEntry>, turns: number): CompactionSplit {
+  const entries = repairToolPairs(view);
   const { start, carriedUser } = compactionTail(entries, turns);
   let tail = entries.slice(start);
   let carried = carriedUser === undefined ? undefined : entries[carriedUser];
   if (carried?.source === null) carried = undefined;
   if (tail[0]?.carried && tail[0].message.role === 'user') {
-    // A user message an earlier compaction carried does not sit right before the kept messages in the caller's history:
-    // carry it again.
+    // A user message an earlier compaction carried is not right before the kept messages in the history: carry again.
     carried = tail[0];
     tail = tail.slice(1);
   }
   const replaced = entries.slice(0, start).filter((entry) => entry.source !== null && entry !== carried);
-  return { start, tail, carried, replaced };
+  return { entries, start, tail, carried, replaced };
+}
+
+/**
+ * The view made provider-valid: a tool message that answers no call is left out, an assistant message loses its calls
+ * without results (a run that ended on a `finish` call), or is left out when nothing else remains.
+ */
+function repairToolPairs(entries: ReadonlyArray<ViewEntry>): ViewEntry[] {
+  const result: ViewEntry[] = [];
+  for (const group of groupToolCalls(entries.map((entry) => entry.message))) {
+    if (group.kind === 'orphan-tool') continue;
+    let from = group.start;
+    if (group.kind === 'incomplete-tool-exchange') {
+      const entry = entries[from++]!;
+      const assistant = entry.message as AssistantMessage;
+      const missing = new Set(group.missingCallIds ?? []);
+      const answered = (assistant.tool_calls ?? []).filter((call) => !missing.has(call.id));
+      const repaired =
+        answered.length > 0 ? [{ ...assistant, tool_calls: answered }] : stripTrailingToolCalls([assistant]);
+      for (const message of repaired) result.push({ ...entry, message });
+    }
+    for (let index = from; index < group.end; index++) result.push(entries[index]!);
+  }
+  return result;
 }

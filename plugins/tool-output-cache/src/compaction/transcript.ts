@@ -13,9 +13,8 @@ function transcriptKey(owner: TranscriptOwner, name: string): StoreKey {
 }
 
 /**
- * Saves a transcript as JSONL, one message a line, in the store (kind `transcript`, name
- * `transcript_<unix seconds>.jsonl`, `_2`, `_3`… when taken) and returns its ref, `transcript:<name>`. A failed
- * write deletes what was written.
+ * Saves a transcript as JSONL in the store (kind `transcript`, name `transcript_<unix seconds>[_2…].jsonl`) and returns
+ * its ref, `transcript:<name>`. A failed write deletes what was written.
  * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails
  */
 export async function saveTranscript(

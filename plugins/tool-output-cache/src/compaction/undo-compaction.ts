@@ -5,8 +5,7 @@ import type { Compactor, CompactorSnapshot } from './compactor';
 import { readTranscript } from './transcript';
 
 /**
- * Undoes a compaction: returns the transcript saved before it, the history to continue with, and restores what the
- * compactor knew then.
+ * Undoes a compaction: restores what the compactor knew before it, returns its transcript (the history to go on with).
  * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript is gone; nothing is restored then
  */
 export async function undoCompaction(
@@ -16,8 +15,7 @@ export async function undoCompaction(
 ): Promise<ChatMessage[]> {
   const history = await readTranscript(owner.store, owner, saved.transcriptRef);
   const previous = saved.compactor.state;
-  // The caller's messages the restored compaction had replaced: the start of the history undone to, or of the
-  // compaction's own transcript when the caller had adopted the compacted history.
+  // What the restored compaction replaced: the start of this history, or of its own transcript once adopted.
   let covered: ChatMessage[] | undefined;
   if (previous && !startsWithPrefix(history, previous.prefix)) covered = history.slice(0, previous.keepFrom);
   else if (previous)
