@@ -1,60 +1,54 @@
-import type { ContributedTool, ToolDefinition } from '@ctxkit/core';
+import { type ContributedTool, CtxkitError, ErrorCodes, type ToolDefinition } from '@ctxkit/core';
 
-import { ToolArgumentsError } from './tool-arguments-error';
 import { READ_DEFAULT_LIMIT, type ToolOutputCache } from './tool-output-cache';
 
-// The definitions are kept small: they are sent with every payload that offers them. The executors enforce the bounds
-// the schemas leave out.
+/** A contributed tool was called with arguments it cannot use; the model gets the message as the tool result. */
+class ToolArgumentsError extends CtxkitError {
+  constructor(toolName: string, problem: string) {
+    super({
+      code: ErrorCodes.TOOL_EXECUTION_FAILED,
+      category: 'user',
+      message: `${toolName}: ${problem}`,
+      fix: `Call ${toolName} again with arguments that match its parameters.`,
+      details: { toolName, problem },
+    });
+  }
+}
 
-/** Definition of `tool_output_cache({ ref_id, offset?, limit?, char_offset? })`. */
-export const TOOL_OUTPUT_CACHE_DEFINITION: ToolDefinition = {
-  type: 'function',
-  function: {
-    name: 'tool_output_cache',
-    description:
-      `Read a trimmed tool output by its ref (to_…) as numbered lines; offset: first line, limit: lines ` +
-      `(${READ_DEFAULT_LIMIT}), char_offset: chars of line offset to skip.`,
-    parameters: {
-      type: 'object',
-      properties: {
-        ref_id: { type: 'string' },
-        offset: { type: 'integer' },
-        limit: { type: 'integer' },
-        char_offset: { type: 'integer' },
-      },
-      required: ['ref_id'],
-    },
-  },
-};
+/** A definition kept small (it is sent with every payload that offers it); the executors enforce the bounds. */
+function definition(
+  name: string,
+  description: string,
+  types: Record<string, 'string' | 'integer' | 'boolean'>,
+  required?: string[],
+): ToolDefinition {
+  const properties = Object.fromEntries(Object.entries(types).map(([key, type]) => [key, { type }]));
+  return {
+    type: 'function',
+    function: { name, description, parameters: { type: 'object', properties, ...(required ? { required } : {}) } },
+  };
+}
 
-/** Definition of `tool_output_cache_grep({ ref_id, pattern, context?, max_matches?, ignore_case? })`. */
-export const TOOL_OUTPUT_CACHE_GREP_DEFINITION: ToolDefinition = {
-  type: 'function',
-  function: {
-    name: 'tool_output_cache_grep',
-    description: 'Search a trimmed tool output by its ref (to_…) for a regex; returns numbered matching lines.',
-    parameters: {
-      type: 'object',
-      properties: {
-        ref_id: { type: 'string' },
-        pattern: { type: 'string' },
-        context: { type: 'integer' },
-        max_matches: { type: 'integer' },
-        ignore_case: { type: 'boolean' },
-      },
-      required: ['ref_id', 'pattern'],
-    },
-  },
-};
+export const TOOL_OUTPUT_CACHE_DEFINITION = definition(
+  'tool_output_cache',
+  `Read a trimmed tool output by its ref (to_…) as numbered lines; offset: first line, limit: lines ` +
+    `(${READ_DEFAULT_LIMIT}), char_offset: chars of line offset to skip.`,
+  { ref_id: 'string', offset: 'integer', limit: 'integer', char_offset: 'integer' },
+  ['ref_id'],
+);
 
-export const COMPACT_DEFINITION: ToolDefinition = {
-  type: 'function',
-  function: {
-    name: 'compact',
-    description: 'Replace older turns by a summary (the transcript is saved); focus: what to keep.',
-    parameters: { type: 'object', properties: { focus: { type: 'string' } } },
-  },
-};
+export const TOOL_OUTPUT_CACHE_GREP_DEFINITION = definition(
+  'tool_output_cache_grep',
+  'Search a trimmed tool output by its ref (to_…) for a regex; returns numbered matching lines.',
+  { ref_id: 'string', pattern: 'string', context: 'integer', max_matches: 'integer', ignore_case: 'boolean' },
+  ['ref_id', 'pattern'],
+);
+
+export const COMPACT_DEFINITION = definition(
+  'compact',
+  'Replace older turns by a summary (the transcript is saved); focus: what to keep.',
+  { focus: 'string' },
+);
 
 /**
  * A contributed tool whose executor is given its arguments as an object (from a JSON string, `{}` for none), and its
@@ -95,13 +89,10 @@ function contributed(
 /** The expand and grep tools over one cache. */
 export function createCacheTools(cache: ToolOutputCache): ContributedTool[] {
   return [
-    contributed(TOOL_OUTPUT_CACHE_DEFINITION, (input, integer) =>
-      cache.read(input.ref_id, {
-        offset: integer('offset'),
-        limit: integer('limit'),
-        charOffset: integer('char_offset'),
-      }),
-    ),
+    contributed(TOOL_OUTPUT_CACHE_DEFINITION, (input, integer) => {
+      const [offset, limit, charOffset] = ['offset', 'limit', 'char_offset'].map((name) => integer(name));
+      return cache.read(input.ref_id, { offset, limit, charOffset });
+    }),
     contributed(TOOL_OUTPUT_CACHE_GREP_DEFINITION, (input, integer) => {
       if (typeof input.pattern !== 'string' || input.pattern === '')
         throw new ToolArgumentsError('tool_output_cache_grep', 'pattern must be a non-empty string');

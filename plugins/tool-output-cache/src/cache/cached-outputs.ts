@@ -29,14 +29,13 @@ export interface CachedOutputSource {
 }
 
 /**
- * The session's tool outputs as the cache knows them: each caller message is cached once (by message object; a new
- * object with the same output is hashed again but never stored twice), and garbage collection after a compaction keeps
- * every ref that is still named somewhere.
+ * The session's tool outputs as the cache knows them: each caller message object is cached once (a new object with the
+ * same output is hashed again, never stored twice); GC after a compaction keeps every ref still named somewhere.
  */
 export class CachedOutputs implements CachedOutputSource {
   private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
   private readonly collectedRefs = new Set<string>();
-  /** What caching would give, without storing, remembering or reporting anything (store reads only). */
+  /** What caching would give, without storing, remembering or reporting anything. */
   readonly preview: CachedOutputSource = { ensure: (message) => this.peek(message) };
 
   constructor(
@@ -49,9 +48,8 @@ export class CachedOutputs implements CachedOutputSource {
   ) {}
 
   /**
-   * Caches a tool output when first seen: its ref now, its view when first read, its write owed until
-   * {@link storeOnceAnswered}. A message passed back with a ref the cache has (our copy, or the caller's own cache) is
-   * adopted as it is.
+   * Caches an output when first seen: its ref now, its view when first read, its write owed until
+   * {@link storeOnceAnswered}. A message passed back with a ref the cache has is adopted as it is.
    */
   ensure(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
     const known = this.known(message);
@@ -65,13 +63,11 @@ export class CachedOutputs implements CachedOutputSource {
     });
   }
 
-  /** What is known of `message` already, unless GC collected its ref since. */
   private known(message: ToolMessage): CachedInfo | undefined {
     const known = this.cached.get(message);
     return known && !this.collectedRefs.has(known.ref.id) ? known : undefined;
   }
 
-  /** True when `message` carries a well-formed ref that GC did not collect. */
   private carriesRef(message: ToolMessage): message is ToolMessage & { output_ref: ToolOutputRef } {
     return (
       !!message.output_ref && isToolOutputRefId(message.output_ref.id) && !this.collectedRefs.has(message.output_ref.id)
@@ -81,17 +77,19 @@ export class CachedOutputs implements CachedOutputSource {
   /** A failure to cache is reported: the output is then sent as it is. */
   private cacheOutput(message: ToolMessage, turn: number): EnsuredOutput | Promise<EnsuredOutput> {
     const text = contentText(message.content);
+    const failed = (error: unknown): EnsuredOutput => {
+      const problem = `A tool output could not be cached (${errorText(error)})`;
+      this.warn(turn, `${problem}; it is sent as it is and may be dropped to fit.`, error);
+      return { info: undefined, stored: false };
+    };
     let result: CachedToolOutput | Promise<CachedToolOutput>;
     try {
       result = this.owner.cache.cacheLater(text);
     } catch (error) {
-      return this.failed(error, turn);
+      return failed(error);
     }
     if (!(result instanceof Promise)) return this.remember(message, text, result, turn);
-    return result.then(
-      (cached) => this.remember(message, text, cached, turn),
-      (error: unknown) => this.failed(error, turn),
-    );
+    return result.then((cached) => this.remember(message, text, cached, turn), failed);
   }
 
   private remember(message: ToolMessage, text: string, result: CachedToolOutput, turn: number): EnsuredOutput {
@@ -107,18 +105,9 @@ export class CachedOutputs implements CachedOutputSource {
     return { info, stored: result.stored };
   }
 
-  private failed(error: unknown, turn: number): EnsuredOutput {
-    this.warn(
-      turn,
-      `A tool output could not be cached (${errorText(error)}); it is sent as it is and may be dropped to fit.`,
-      error,
-    );
-    return { info: undefined, stored: false };
-  }
-
   /**
-   * Writes the owed outputs once the last call's answer is delivered (after the current macrotask): the caller has its
-   * payload before the store is written to. A write that fails is reported and tried again when its ref is read.
+   * Writes the owed outputs after the current macrotask: the caller has its payload before the store is written to. A
+   * failed write is reported and tried again when its ref is read.
    */
   async storeOnceAnswered(turn: number): Promise<void> {
     if (!this.owner.cache.hasPending) return;
@@ -141,7 +130,6 @@ export class CachedOutputs implements CachedOutputSource {
       const text = contentText(message.content);
       return { info: this.infoOf(message, text, digestToolOutput(text)), stored: false };
     } catch {
-      // What caching would do then, without the report.
       return { info: undefined, stored: false };
     }
   }
@@ -150,7 +138,7 @@ export class CachedOutputs implements CachedOutputSource {
     return new CachedInfo(ref, text.length, text, message, this.owner.counter, this.owner.cache.limits);
   }
 
-  /** A message that carries the ref of an output the cache has is shown as it is. */
+  /** Shown as it is. */
   private carriedInfo(message: ToolMessage & { output_ref: ToolOutputRef }): CachedInfo {
     const text = contentText(message.content);
     const ref = { ...message.output_ref };
@@ -193,23 +181,21 @@ function errorText(error: unknown): string {
 }
 
 /**
- * What is known of one cached tool output: its view is built and its tokens counted when first read (a class: made for
- * every output a payload reaches, most of which it shows only as a placeholder).
+ * What is known of one cached output: its view built and its tokens counted when first read (a class: made for every
+ * output a payload reaches, most shown only as a placeholder).
  */
 export class CachedInfo {
   private built: InContextView | undefined;
   private tokens: number | undefined;
 
-  /**
-   * @param originalLength characters of the original content (micro-compact's length rule)
-   * @param limits what its view is built with; `undefined` for an output shown as it is
-   */
   constructor(
     readonly ref: ToolOutputRef,
+    /** Characters of the original content (micro-compact's length rule). */
     readonly originalLength: number,
     private readonly text: string,
     private readonly message: ToolMessage,
     private readonly counter: ITokenCounter,
+    /** What its view is built with; `undefined` for an output shown as it is. */
     private readonly limits?: InContextViewLimits,
   ) {}
 
@@ -228,7 +214,6 @@ export class CachedInfo {
     return this.view.truncated;
   }
 
-  /** True when the output looks binary (its view only describes it). */
   get binary(): boolean {
     return this.view.binary;
   }

@@ -4,9 +4,8 @@ import { HistoryGrowth, type TurnCounter } from '@ctxkit/core/strategy-kit';
 import type { CachedOutputs } from './cached-outputs';
 
 /**
- * Caches the tool outputs of each finished turn (`onTurnComplete`), so that the next payload finds them stored: the
- * messages appended since the history seen last, or after the newest user message of a history seen for the first
- * time. Older outputs are cached when a payload first reaches them.
+ * Caches the outputs of each finished turn (`onTurnComplete`) for the next payload: those appended since the history
+ * seen last, or after the newest user message of a new history. Older ones are cached when a payload reaches them.
  */
 export class FinishedTurnOutputs {
   private readonly seen = new HistoryGrowth();

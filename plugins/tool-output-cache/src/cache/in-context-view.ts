@@ -1,8 +1,6 @@
 import { type ToolOutputRef } from '@ctxkit/core';
 import { cutToUtf8Bytes, surrogateSafeCut, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 
-import { looksBinary } from './looks-binary';
-
 export interface InContextViewLimits {
   /** Largest view in UTF-8 bytes, the note included. */
   maxMessageBytes: number;
@@ -20,11 +18,14 @@ export interface InContextView {
 
 /** Bytes kept free for the trailing note, so that view + note stay within `maxMessageBytes`. */
 const NOTE_RESERVE_BYTES = 512;
+/** A control character {@link looksBinary} counts, written as those it does not count: the engine scans faster. */
+const CONTROL = /[^\t\n\f\r\u001b\u0020-\u007e\u0080-\ufffc\ufffe\uffff]/;
+const EVERY_CONTROL = new RegExp(CONTROL.source, 'g');
 
 /**
- * The in-context view of a tool output: lines cut at `maxLineLength`, the whole cut at `maxMessageBytes` (UTF-8 safe),
- * then a note that the rest is expandable by ref; a binary output is only described. Touches only the part it shows
- * plus one `indexOf` scan per line, so a 100 MB output costs a walk over its newlines, not a copy.
+ * The in-context view of a tool output: lines cut at `maxLineLength`, the whole at `maxMessageBytes` (UTF-8 safe), then
+ * a note that the rest is expandable by ref; a binary output is only described. A 100 MB output costs a walk over its
+ * newlines, not a copy.
  */
 export function buildInContextView(
   text: string,
@@ -41,13 +42,8 @@ export function buildInContextView(
   }
 
   // Fast path: small enough and no long line (the ref measured the bytes when the output was hashed).
-  if (
-    text.length <= maxBytes &&
-    (ref.byte_size ?? utf8ByteLength(text)) <= maxBytes &&
-    !hasLineLongerThan(text, maxLine)
-  ) {
-    return { text, truncated: false, binary: false };
-  }
+  const small = text.length <= maxBytes && (ref.byte_size ?? utf8ByteLength(text)) <= maxBytes;
+  if (small && !hasLineLongerThan(text, maxLine)) return { text, truncated: false, binary: false };
 
   const budget = Math.max(0, maxBytes - NOTE_RESERVE_BYTES);
   const pieces: string[] = [];
@@ -98,10 +94,7 @@ export function buildInContextView(
   return { text: `${body}\n${note}`, truncated: true, binary: false };
 }
 
-/**
- * True when a line of `text` is longer than `maxLine` characters. Jumps to the last newline within `maxLine` characters
- * (found looking back): a text of short lines is crossed in steps of about `maxLine` characters, not line by line.
- */
+/** Jumps to the last newline within `maxLine` chars: a text of short lines is crossed in steps, not line by line. */
 function hasLineLongerThan(text: string, maxLine: number): boolean {
   let start = 0;
   while (text.length - start > maxLine) {
@@ -110,4 +103,15 @@ function hasLineLongerThan(text: string, maxLine: number): boolean {
     start = newline + 1;
   }
   return false;
+}
+
+/**
+ * True when a text looks like binary data: a NUL, or more than 10% of control characters (other than tab, newline,
+ * form feed, carriage return and escape; DEL and U+FFFD count) among its first 8192 characters.
+ */
+export function looksBinary(text: string): boolean {
+  const sample = text.length > 8192 ? text.slice(0, 8192) : text;
+  // Nearly every text is told by this one native scan.
+  if (!CONTROL.test(sample)) return false;
+  return sample.includes('\u0000') || sample.match(EVERY_CONTROL)!.length / sample.length > 0.1;
 }

@@ -10,28 +10,23 @@ export interface OfferedToolsInput {
 }
 
 /**
- * The tools of one payload: the caller's, then the strategy's definitions offered now. A strategy definition the host
- * passed in is left out until it is offered; a caller tool that only shares a name with one is kept.
+ * The caller's tools, then the strategy's definitions offered now. A strategy definition the host passed in is left
+ * out until it is offered; a caller tool that only shares a name with one is kept.
  */
 export function offeredTools({ callerTools, own, offer }: OfferedToolsInput): ToolDefinition[] {
   const ownByName = new Map(own.map((definition) => [definition.function.name, JSON.stringify(definition)]));
   const offered = new Set(offer.map((definition) => definition.function.name));
-  const result: ToolDefinition[] = [];
-  const present = new Set<string>();
-  for (const tool of callerTools) {
-    const name = tool.function.name;
-    const mine = ownByName.get(name);
-    if (mine !== undefined && !offered.has(name) && mine === JSON.stringify(tool)) continue;
-    result.push(tool);
-    present.add(name);
-  }
-  for (const definition of offer) if (!present.has(definition.function.name)) result.push(definition);
-  return result;
+  const kept = callerTools.filter((tool) => {
+    const mine = ownByName.get(tool.function.name);
+    return mine === undefined || offered.has(tool.function.name) || mine !== JSON.stringify(tool);
+  });
+  const present = new Set(kept.map((tool) => tool.function.name));
+  return [...kept, ...offer.filter((definition) => !present.has(definition.function.name))];
 }
 
 /**
- * The tool lists of a session's payloads, one per choice of what is offered: the same array from call to call while
- * the caller passes the same tool objects (in a new array or not), so that it is counted once, not at every turn.
+ * The tool lists of a session's payloads, one per choice of what is offered: the same array while the caller passes
+ * the same tool objects (in a new array or not), so that it is counted once, not at every turn.
  */
 export class OfferedToolLists {
   private readonly lists = new Map<boolean, { input: ReadonlyArray<ToolDefinition | null>; list: ToolDefinition[] }>();
@@ -50,7 +45,7 @@ export class OfferedToolLists {
 }
 
 /**
- * Largest share of the room (the budget left after the system prompt, the caller's tools and the dynamic context) the
- * expand and grep definitions may take: in a smaller room they would crowd out more history than they bring back.
+ * Largest share of the room (the budget after system prompt, caller's tools and dynamic context) the expand and grep
+ * definitions may take: in a smaller room they would crowd out more history than they bring back.
  */
 export const EXPAND_TOOLS_MAX_ROOM_SHARE = 0.25;

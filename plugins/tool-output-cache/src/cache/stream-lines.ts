@@ -5,15 +5,14 @@ export interface StreamedLine {
   text: string;
   /** Characters of the line before `text` (0 unless `skip` names the line). */
   from: number;
-  /** Length of the whole line in characters (it may be longer than `text`). */
+  /** Characters of the whole line. */
   length: number;
 }
 
 /**
- * Yields the lines of a UTF-8 byte stream one at a time, of each at most `keepChars` characters (the rest is counted,
- * not kept): a 100 MB output or a line of megabytes is never held whole. The text of line `skip.line` starts
- * `skip.chars` characters into it. A last line without `\n` is yielded; no empty line follows a final `\n`. Breaking
- * out of the loop closes the source stream.
+ * The lines of a UTF-8 byte stream, of each at most `keepChars` characters (the rest counted, not kept), line
+ * `skip.line` from character `skip.chars`. A last line without `\n` is yielded; no empty line follows a final `\n`.
+ * Breaking out of the loop closes the source stream.
  */
 export async function* streamLines(
   chunks: AsyncIterable<Uint8Array>,

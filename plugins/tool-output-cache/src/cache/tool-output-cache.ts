@@ -3,13 +3,7 @@ import { surrogateSafeCut, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 
 import { buildInContextView, type InContextView, type InContextViewLimits } from './in-context-view';
 import { type StreamedLine, streamLines } from './stream-lines';
-import { textChunks } from './text-chunks';
-import {
-  assertToolOutputRefId,
-  digestToolOutput,
-  isToolOutputRefId,
-  type ToolOutputDigest,
-} from './tool-output-ref-id';
+import { digestToolOutput, isToolOutputRefId, textChunks, type ToolOutputDigest } from './tool-output-ref-id';
 
 export interface ToolOutputCacheOptions extends InContextViewLimits {
   store: IContextStore;
@@ -28,31 +22,29 @@ const GREP_DEFAULT_MAX_MATCHES = 50;
 const GREP_MAX_MATCHES = 200;
 const GREP_MAX_CONTEXT = 10;
 const GREP_MAX_PATTERN_LENGTH = 1000;
-/** Characters of one line that grep searches: a line of megabytes is searched in its first 8 Mi. */
+/** Grep searches a line of megabytes in its first 8 Mi characters. */
 const GREP_LINE_SEARCH_CHARS = 8 * 1024 * 1024;
 const META_SUFFIX = '.meta';
 
-/** An output given its ref by {@link ToolOutputCache.cacheLater} whose write is still owed. */
+/** An output given its ref by {@link ToolOutputCache.cacheLater} whose write is owed. */
 interface PendingWrite {
   text: string;
   ref: ToolOutputDigest;
   writing?: Promise<void>;
-  /** The next read of the ref tries again; {@link ToolOutputCache.storePending} leaves it. */
+  /** Tried again by the next read of the ref, not by {@link ToolOutputCache.storePending}. */
   failed?: boolean;
 }
 
 /**
- * The tool output cache of one agent and session: full outputs stored as blobs in the context store (kind
- * `tool-output`, name = ref id), read and searched by streaming over the stored bytes. Ref ids are content addresses,
- * so the same output is stored once.
- *
+ * The tool output cache of one session: outputs stored as `tool-output` blobs named by their ref id (a content address:
+ * the same output is stored once), read and searched by streaming the stored bytes.
  * @throws ToolOutputRefNotFoundError (`CTXKIT_TOOL_OUTPUT_REF_NOT_FOUND`) for a malformed or unknown ref
  * @throws StoreError (`CTXKIT_STORE_ERROR`) when the store fails (a failed write leaves no blob behind)
  * @see docs/strategies/tool-output-cache.md
  */
 export class ToolOutputCache {
   private readonly pending = new Map<string, PendingWrite>();
-  /** The session's stored ref ids: listed from the store once, then kept up to date here (a set once listed). */
+  /** The session's stored ref ids: listed from the store once, then kept up to date here. */
   private storedIds: Promise<Set<string>> | Set<string> | undefined;
 
   constructor(private readonly options: ToolOutputCacheOptions) {}
@@ -65,30 +57,28 @@ export class ToolOutputCache {
     return { agentId: this.options.agentId, sessionId: this.options.sessionId, kind: 'tool-output', name };
   }
 
-  /** Stores a tool output unless stored already, in chunks of 1 Mi characters: a 100 MB text is never encoded whole. */
+  /** Stores an output unless stored already, in 1 Mi character chunks: a 100 MB text is never encoded whole. */
   async put(text: string, ref: ToolOutputDigest = digestToolOutput(text)): Promise<CachedToolOutput> {
     const key = this.key(ref.id);
-    if ((await this.options.store.blobSize(key)) === ref.byte_size) {
-      await this.markStored(ref.id);
-      return { ref, stored: false };
-    }
-    try {
-      const chunks = textChunks(text);
-      await this.options.store.putBlob(key, chunks.next().value ?? '');
-      for (const chunk of chunks) await this.options.store.appendBlob(key, chunk);
-      await this.options.store.set(this.key(ref.id + META_SUFFIX), ref);
-    } catch (error) {
-      await this.options.store.deleteBlob(key).catch(() => false);
-      throw error;
+    const stored = (await this.options.store.blobSize(key)) !== ref.byte_size;
+    if (stored) {
+      try {
+        const chunks = textChunks(text);
+        await this.options.store.putBlob(key, chunks.next().value ?? '');
+        for (const chunk of chunks) await this.options.store.appendBlob(key, chunk);
+        await this.options.store.set(this.key(ref.id + META_SUFFIX), ref);
+      } catch (error) {
+        await this.options.store.deleteBlob(key).catch(() => false);
+        throw error;
+      }
     }
     await this.markStored(ref.id);
-    return { ref, stored: true };
+    return { ref, stored };
   }
 
   /**
-   * Gives an output its ref now and writes it later: by {@link storePending}, or when the ref is first read, whichever
-   * comes first. A payload that names 1,500 outputs by ref is thus not held up by 1,500 store writes, and every ref it
-   * names resolves. `stored`: neither stored nor owed already. A promise only until the stored refs are listed.
+   * Gives an output its ref now and writes it by {@link storePending} or when the ref is first read: a payload naming
+   * 1,500 refs is not held up by 1,500 writes. `stored`: neither stored nor owed yet. A promise until refs are listed.
    */
   cacheLater(text: string): CachedToolOutput | Promise<CachedToolOutput> {
     const ref = digestToolOutput(text);
@@ -101,7 +91,7 @@ export class ToolOutputCache {
     return this.storedIds instanceof Set ? owe(this.storedIds) : this.storedIds.then(owe);
   }
 
-  /** True while an output given its ref by {@link cacheLater} waits for its first write. */
+  /** True while an output owed by {@link cacheLater} waits for its first write. */
   get hasPending(): boolean {
     for (const write of this.pending.values()) if (!write.failed && !write.writing) return true;
     return false;
@@ -137,11 +127,8 @@ export class ToolOutputCache {
   }
 
   private async listStored(): Promise<string[]> {
-    const keys = await this.options.store.listBlobs({
-      agentId: this.options.agentId,
-      sessionId: this.options.sessionId,
-      kind: 'tool-output',
-    });
+    const { store, agentId, sessionId } = this.options;
+    const keys = await store.listBlobs({ agentId, sessionId, kind: 'tool-output' });
     return keys.map((key) => key.name).filter(isToolOutputRefId);
   }
 
@@ -154,8 +141,7 @@ export class ToolOutputCache {
   /** True when the ref is well-formed and stored or owed. */
   async has(refId: string): Promise<boolean> {
     if (!isToolOutputRefId(refId)) return false;
-    if (this.pending.has(refId)) return true;
-    return (await this.options.store.blobSize(this.key(refId))) !== undefined;
+    return this.pending.has(refId) || (await this.options.store.blobSize(this.key(refId))) !== undefined;
   }
 
   /**
@@ -163,7 +149,9 @@ export class ToolOutputCache {
    * @throws StoreError (`CTXKIT_STORE_ERROR`) when that write fails
    */
   async ref(refId: unknown): Promise<ToolOutputRef> {
-    assertToolOutputRefId(refId);
+    // Checked before it reaches the store: anything else (a path, `..`, another session's key) is unknown.
+    if (!isToolOutputRefId(refId))
+      throw new ToolOutputRefNotFoundError(typeof refId === 'string' ? refId.slice(0, 200) : String(refId));
     await this.settle(refId);
     const size = await this.options.store.blobSize(this.key(refId));
     if (size === undefined) throw new ToolOutputRefNotFoundError(refId);
@@ -181,16 +169,15 @@ export class ToolOutputCache {
     return text + decoder.decode();
   }
 
-  /** Bytes of the rows of one read or grep answer: the message cap less room for its header and closing note. */
+  /** Bytes of the rows of one read or grep answer: room is left for its header and closing note. */
   private get answerBudget(): number {
     return Math.max(1024, this.options.maxMessageBytes - 512);
   }
 
   /**
-   * `tool_output_cache`: `limit` lines (default 2000) from line `offset` (1-based) as numbered rows, that line from
-   * character `charOffset` (UTF-16 code units) on. Within `maxMessageBytes`; says where to continue. The rows' text,
-   * read on through every cut, joined by `\n`, is the output byte for byte (with a final `\n` when the header's byte
-   * size counts one more).
+   * `tool_output_cache`: `limit` numbered lines from line `offset` (1-based), that line from UTF-16 unit `charOffset`,
+   * within `maxMessageBytes`, saying where to continue. Read on through every cut, the rows joined by `\n` are the
+   * output byte for byte (plus a final `\n` when the header's byte size counts one more).
    */
   async read(refId: unknown, options: { offset?: number; limit?: number; charOffset?: number } = {}): Promise<string> {
     const ref = await this.ref(refId);
@@ -225,9 +212,8 @@ export class ToolOutputCache {
   }
 
   /**
-   * `tool_output_cache_grep`: the lines that match `pattern` (a JavaScript regular expression; an invalid one is
-   * searched as plain text) as `N:` rows, with `context` lines (0-10) before and after as `N-` rows and `--` between
-   * groups, at most `maxMatches` (1-200, default 50). Streams line by line with a ring of the lines before.
+   * `tool_output_cache_grep`: the lines matching `pattern` (a JavaScript regex; an invalid one is plain text) as `N:`
+   * rows, `context` lines (0-10) around as `N-` rows, `--` between groups, at most `maxMatches` (1-200, default 50).
    */
   async grep(
     refId: unknown,
@@ -316,10 +302,7 @@ export class ToolOutputCache {
   }
 }
 
-/**
- * What a read or a grep shows of a line from character `start` on (`text`): at most `maxLine` characters, then, when
- * the line goes on, a marker naming the `tool_output_cache` arguments that read on from there.
- */
+/** What a read or grep shows of a line from char `start` (`text`): `maxLine` chars, then how to read on if longer. */
 function shownPart(text: string, start: number, line: { number: number; length: number }, maxLine: number): string {
   const shown = text.slice(0, surrogateSafeCut(text, maxLine));
   const next = start + shown.length;

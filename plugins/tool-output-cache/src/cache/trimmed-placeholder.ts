@@ -8,7 +8,7 @@ export function trimmedPlaceholder(refId: string): string {
   return `${PREFIX}${refId}]`;
 }
 
-/** True when a tool message shows the placeholder of its ref (compared in place: no placeholder is built). */
+/** True when a tool message shows the placeholder of its ref (compared in place, none built). */
 export function isTrimmed(message: Readonly<ToolMessage>): boolean {
   const ref = message.output_ref;
   if (ref === undefined) return false;

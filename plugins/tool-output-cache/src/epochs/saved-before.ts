@@ -16,7 +16,7 @@ export interface TrimBefore {
 
 export type SavedBefore = CompactionBefore | TrimBefore;
 
-/** `value` as a {@link SavedBefore}, or `undefined` when it is not one (written by something else). */
+/** `value` as a {@link SavedBefore}, or `undefined` when something else wrote it. */
 export function asSavedBefore(value: unknown): SavedBefore | undefined {
   const saved = value as
     | { kind?: unknown; toolCallIds?: unknown; transcriptRef?: unknown; compactor?: Partial<CompactorSnapshot> }

@@ -7,14 +7,13 @@ import { asSavedBefore, type SavedBefore } from './saved-before';
 /** One epoch to undo with the state it saved. */
 export interface EpochToUndo {
   epoch: ReductionEpoch;
-  /** `undefined` when what it saved is not this strategy's: it is undone without a state to restore. */
+  /** `undefined` when not this strategy's: undone without a state to restore. */
   before: SavedBefore | undefined;
 }
 
 /**
- * The strategy's undoable reductions (compactions and trims to a placeholder), kept in the session's {@link EpochLog}
- * (shared by every process serving the session), with the events that report them. Recording never fails a payload or
- * a compaction: a store failure is reported as a `strategy-warning` and the reduction cannot be undone.
+ * The strategy's undoable reductions (compactions, trims) in the session's {@link EpochLog}, shared by every process
+ * serving the session, and their events. A store failure to record is a `strategy-warning`, never a failed payload.
  */
 export class SessionEpochs {
   private readonly log: EpochLog;
@@ -34,7 +33,7 @@ export class SessionEpochs {
     return this.log.list();
   }
 
-  /** Records a reduction with the state it replaced and emits `epoch-recorded`. */
+  /** Records a reduction with the state it replaced. */
   async record(description: EpochDescription, before: SavedBefore): Promise<void> {
     const epoch = await this.log.record(description, before).catch((error: unknown) => {
       safeEmit(this.options.context.events, 'strategy-warning', {
@@ -48,7 +47,7 @@ export class SessionEpochs {
       safeEmit(this.options.context.events, 'epoch-recorded', { ...this.options.eventBase(description.turn), epoch });
   }
 
-  /** Keeps a compaction as an epoch, with the transcript saved before it and what the compactor knew. */
+  /** Keeps a compaction with the transcript saved before it and what the compactor knew. */
   async recordCompaction({ state, trigger, turn, before }: CompactionDone): Promise<void> {
     const { tokensBefore, tokensAfter, keepFrom } = state;
     const tokens = `${tokensBefore.toLocaleString('en-US')} → ${tokensAfter.toLocaleString('en-US')} tokens`;
@@ -63,8 +62,7 @@ export class SessionEpochs {
   }
 
   /**
-   * `epochId` and every later epoch with the state each saved, oldest first, leaving the log as it is (restore first,
-   * then {@link take}).
+   * `epochId` and every later epoch with its saved state, oldest first, leaving the log as it is (then {@link take}).
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when the log has no such epoch
    */
   async peekFrom(epochId: string): Promise<EpochToUndo[]> {
@@ -86,7 +84,7 @@ export class SessionEpochs {
   }
 
   /**
-   * Takes `epochId` and every later epoch out of the log (after their state was restored) and emits `epoch-undone`.
+   * Takes `epochId` and every later epoch out of the log, once their state is restored.
    * @throws EpochNotFoundError (`CTXKIT_EPOCH_NOT_FOUND`) when another process undid it meanwhile
    */
   async take(epochId: string, turn: number, historyRestored: boolean): Promise<TakenEpoch<unknown>> {

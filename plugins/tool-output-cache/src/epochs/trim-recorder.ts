@@ -18,21 +18,19 @@ interface NewTrim {
 }
 
 /**
- * Keeps the outputs a payload shows as placeholders for the first time as one trim epoch. An output is recorded once:
- * by the epoch of the first payload that carries it as a placeholder (of the tool output budget, of micro-compact, or
- * to fit). The positions looked at are the view's new placeholders and every lighter form the layout used, and only
- * those the payload carries (the window's older history changes nothing a payload depends on).
+ * Keeps the outputs a payload first shows as placeholders (of the budget, micro-compact, or to fit) as one trim epoch,
+ * each output once: the view's new placeholders and the lighter forms the layout used, only those the payload carries
+ * (the history older than its window changes nothing it depends on).
  */
 export class TrimRecorder {
-  /** Tool call ids. */
-  private readonly recorded = new Set<string>();
+  private readonly recordedToolCallIds = new Set<string>();
 
   constructor(
     private readonly epochs: SessionEpochs,
     private readonly counter: ITokenCounter,
   ) {}
 
-  /** Records the new placeholders of a composed payload, if any, as one epoch. */
+  /** Records the new placeholders of a composed payload, if any. */
   async record(composed: ComposedView, turn: number): Promise<void> {
     const trims = this.take(composed);
     if (trims.length === 0) return;
@@ -53,9 +51,9 @@ export class TrimRecorder {
     await this.epochs.record(description, { kind: 'trim', toolCallIds: trims.map((trim) => trim.toolCallId) });
   }
 
-  /** Forgets these outputs (their trim was undone by the user): a later trim of one of them is new again. */
+  /** Forgets outputs whose trim was undone: a later trim of one is new again. */
   forget(toolCallIds: Iterable<string>): void {
-    for (const id of toolCallIds) this.recorded.delete(id);
+    for (const id of toolCallIds) this.recordedToolCallIds.delete(id);
   }
 
   /** The payload's new placeholders in position order, recorded from now on. */
@@ -64,12 +62,12 @@ export class TrimRecorder {
     for (const position of [...prepared.newPlaceholders, ...lightenedAt]) {
       if (position < final.window.fromIndex || found.has(position)) continue;
       const message = messages[position];
-      if (message?.role !== 'tool' || this.recorded.has(message.tool_call_id)) continue;
+      if (message?.role !== 'tool' || this.recordedToolCallIds.has(message.tool_call_id)) continue;
       if (!isTrimmed(message) && !isMicroCompacted(message)) continue;
       found.set(position, { position, toolCallId: message.tool_call_id, tokens: this.counter.countMessage(message) });
     }
     const trims = [...found.values()].sort((a, b) => a.position - b.position);
-    for (const trim of trims) this.recorded.add(trim.toolCallId);
+    for (const trim of trims) this.recordedToolCallIds.add(trim.toolCallId);
     return trims;
   }
 }
