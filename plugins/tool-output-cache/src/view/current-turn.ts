@@ -2,15 +2,12 @@ import { type ChatMessage } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 
 /**
- * Where the current turn starts (`messages.length`: nothing to protect): its outputs are never replaced by the tool
- * output budget's placeholder, so that an output the model just received (an expansion above all) is not turned into
- * another ref to expand. It starts at the newest user message from `from` on; when it sits at `from` (a long
- * single-turn run), at the newest model step; without a user message, at the trailing tool exchange still waiting for
- * results, else the newest model step. Costs O(the current turn).
+ * Where the current turn starts (`messages.length`: nothing to protect), whose outputs the budget never replaces (an
+ * expansion is not made another ref): the newest user message from `from` on; when that is `from` (one long turn), the
+ * newest model step; without one, a trailing tool exchange still waiting for results, else the newest model step.
  */
 export function currentTurnStart(messages: ReadonlyArray<ChatMessage>, from = 0): number {
   const length = messages.length;
-  // The newest user message from `from` on (`from - 1`: none).
   let lastUser = length - 1;
   while (lastUser >= from && messages[lastUser]!.role !== 'user') lastUser--;
   if (lastUser > from) return lastUser;

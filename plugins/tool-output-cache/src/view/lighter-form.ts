@@ -15,21 +15,13 @@ export interface LighterFormOptions {
   tokensOf: (message: ToolMessage) => number;
   /** Micro-compact results longer than `minContentLength` characters; `undefined`: leave them. */
   microCompact: { minContentLength: number } | undefined;
-  /**
-   * False while the expand tools are not offered: with micro-compact on, a cached output then takes the shorter
-   * micro-compact placeholder, since naming the ref would only take room.
-   * @default true
-   */
+  /** False while the expand tools are not offered: a cached output is then micro-compacted (if on). @default true */
   showRefs?: boolean;
   /** Makes the copy (the same from turn to turn, so that counts stay cached). */
   withContent: (message: ToolMessage, content: string) => ToolMessage;
 }
 
-/**
- * The lighter form of the tool message at `index` that core's layout uses under pressure: a cached output's
- * `[tool output trimmed; ref=…]` placeholder (see `showRefs`), a result without a ref its micro-compact placeholder;
- * none when it is a placeholder already or the form would not be smaller.
- */
+/** The tool message at `index` under pressure: trimmed (see `showRefs`) or micro-compacted, when that is smaller. */
 export function lighterFormAt(
   messages: ReadonlyArray<ChatMessage>,
   index: number,

@@ -1,4 +1,4 @@
-import { ReductionLog } from './reduction-log';
+import { noViewReductions, type ReducedMessage, ReductionLog, viewReductionsLog } from './reduction-log';
 
 const at = (position: number, tokensAfter: number) => ({
   position,
@@ -54,6 +54,50 @@ describe('ReductionLog', () => {
     expect(log.list().map((record) => [record.from, record.to, record.messages])).toEqual([
       [2, 16, 5],
       [20, 21, 1],
+    ]);
+  });
+});
+
+describe('viewReductionsLog', () => {
+  it('merges each kind into ranges with their refs and tokens', () => {
+    const reductions = noViewReductions();
+    const at = (position: number, extra: Partial<ReducedMessage> = {}): ReducedMessage => ({
+      position,
+      recoverableFrom: 'tool-output-cache',
+      ref: `to_${String(position).padStart(32, '0')}`,
+      ...extra,
+    });
+    reductions.trimmed.push(at(5, { tokensAfter: 31 }), at(9, { tokensAfter: 32 }));
+    reductions.microCompacted.push({ position: 4, recoverableFrom: 'history' }, at(6));
+    const records = viewReductionsLog(reductions, 3).list();
+    expect(records).toEqual([
+      {
+        action: 'micro-compacted',
+        from: 4,
+        to: 5,
+        messages: 1,
+        reason: 'tool result older than the newest 3',
+        recoverableFrom: 'history',
+      },
+      {
+        action: 'trimmed',
+        from: 5,
+        to: 10,
+        messages: 2,
+        reason: 'tool outputs passed the tool output budget',
+        recoverableFrom: 'tool-output-cache',
+        refs: [at(5).ref, at(9).ref],
+        tokensAfter: 63,
+      },
+      {
+        action: 'micro-compacted',
+        from: 6,
+        to: 7,
+        messages: 1,
+        reason: 'tool result older than the newest 3',
+        recoverableFrom: 'tool-output-cache',
+        refs: [at(6).ref],
+      },
     ]);
   });
 });

@@ -11,9 +11,8 @@ export interface ReducedMessage {
 }
 
 /**
- * The reductions of one payload, one message at a time, listed merged: a run of messages added in position order with
- * the same action, reason and recovery source is one record (a sparse range: `messages` counts the ones affected), so a
- * report stays small when every older output is a placeholder.
+ * The reductions of one payload, listed merged: a run of messages added in position order with the same action, reason
+ * and recovery source is one record (a sparse range: `messages` counts them), so that a report stays small.
  */
 export class ReductionLog {
   // Parallel lists: each message's reduction is kept as it is given, so a log allocates nothing more.
@@ -27,10 +26,7 @@ export class ReductionLog {
     this.parts.push(reduction);
   }
 
-  /**
-   * The merged records, sorted by `from` then action. With `kept` (the history a payload keeps, ranges in order), only
-   * for the messages in it: a record spans no message the payload leaves out.
-   */
+  /** The merged records, by `from` then action; with `kept` (ranges in order), only for the messages in it. */
   list(kept?: ReadonlyArray<HistoryRange>): ReductionRecord[] {
     const { actions, reasons, parts } = this;
     const records: ReductionRecord[] = [];
@@ -85,6 +81,84 @@ function rangeAt(kept: ReadonlyArray<HistoryRange>, position: number): number {
   while (low < high) {
     const middle = (low + high) >> 1;
     if (kept[middle]!.to <= position) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/** The working view's reductions by kind, each list in position order. */
+export interface ViewReductions {
+  /** Outputs shown as an in-context view that cut them. */
+  truncated: ReducedMessage[];
+  /** Results micro-compacted at every payload (`microCompact.when: "always"`). */
+  microCompacted: ReducedMessage[];
+  /** Outputs over the tool output budget, shown as placeholders. */
+  trimmed: ReducedMessage[];
+}
+
+/** The kinds in the order a payload reports them, with their action and reason. */
+const KINDS = [
+  { kind: 'truncated', action: 'truncated', reason: () => 'tool output shown as an in-context view' },
+  {
+    kind: 'microCompacted',
+    action: 'micro-compacted',
+    reason: (keepRecent: number) => `tool result older than the newest ${keepRecent}`,
+  },
+  { kind: 'trimmed', action: 'trimmed', reason: () => 'tool outputs passed the tool output budget' },
+] as const;
+
+export function noViewReductions(): ViewReductions {
+  return { truncated: [], microCompacted: [], trimmed: [] };
+}
+
+/** The reductions of `reductions` at positions in `[from, to)`. */
+export function reductionsWithin(reductions: ViewReductions, from: number, to: number): ViewReductions {
+  const within = (list: ReducedMessage[]) => list.filter(({ position }) => position >= from && position < to);
+  return {
+    truncated: within(reductions.truncated),
+    microCompacted: within(reductions.microCompacted),
+    trimmed: within(reductions.trimmed),
+  };
+}
+
+/** The records of `reductions` at the positions of `kept` before `before` (a cut window's head: few, looked up). */
+export function keptViewReductionsBefore(
+  reductions: ViewReductions,
+  kept: ReadonlyArray<HistoryRange>,
+  before: number,
+  keepRecent: number,
+): ReductionRecord[] {
+  if (kept.length === 0 || kept[0]!.from >= before) return [];
+  const log = new ReductionLog();
+  for (const { kind, action, reason } of KINDS) {
+    const list = reductions[kind];
+    for (const range of kept) {
+      if (range.from >= before) break;
+      const to = Math.min(range.to, before);
+      for (let index = firstAtOrAfter(list, range.from); index < list.length && list[index]!.position < to; index++)
+        log.add(action, reason(keepRecent), list[index]!);
+    }
+  }
+  return log.list(kept);
+}
+
+/** The working view's reductions as a payload's log, in the order of {@link KINDS}. */
+export function viewReductionsLog(reductions: ViewReductions, keepRecent: number): ReductionLog {
+  const log = new ReductionLog();
+  for (const { kind, action, reason } of KINDS) {
+    const why = reason(keepRecent);
+    for (const reduction of reductions[kind]) log.add(action, why, reduction);
+  }
+  return log;
+}
+
+/** Index of the first reduction at or after `position`. */
+function firstAtOrAfter(list: ReadonlyArray<ReducedMessage>, position: number): number {
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (list[middle]!.position < position) low = middle + 1;
     else high = middle;
   }
   return low;

@@ -1,9 +1,8 @@
 import type { ChatMessage } from '@ctxkit/core';
 
 /**
- * The caller's history with the view's copy at each position that shows its tool output whole: core's `payloadPreview`
- * tells the positions a sparse reduction range left alone by whether the payload holds that message, and a cached
- * output shown whole is a copy (it carries its ref).
+ * The caller's history with the view's copy wherever it shows a tool output whole (a copy: it carries the ref), so
+ * that core's `payloadPreview` finds in the payload the messages a sparse reduction range left alone.
  */
 export function asSentWhole(history: ReadonlyArray<ChatMessage>, view: ReadonlyArray<ChatMessage>): ChatMessage[] {
   return history.map((message, index) => {

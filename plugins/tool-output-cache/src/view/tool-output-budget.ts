@@ -1,10 +1,8 @@
 import type { ChatMessage } from '@ctxkit/core';
 
-/** One tool output as the tool output budget sees it. */
+/** One tool output as the budget sees it: its tokens as shown, and whether its (smaller) placeholder may replace it. */
 export interface BudgetedOutput {
-  /** Its tokens as the view shows it. */
   budgetTokens: number;
-  /** True when the budget may replace it by its (smaller) placeholder. */
   trimmable: boolean;
 }
 
@@ -21,13 +19,12 @@ export interface ToolOutputBudgetInput {
 }
 
 /**
- * The tool output budget, newest first: the current turn's outputs always count; older outputs are kept as shown while
- * the outputs kept so far fit together. The newest replaceable output that does not fit is the cut (returned; -1:
- * none): it and every older replaceable one become placeholders. Looks only at the outputs it keeps and the cut.
+ * The budget's cut (-1: none), newest first: older outputs are kept while those kept so far fit together beside the
+ * current turn's; the newest replaceable one that does not fit is the cut, and it and every older replaceable one
+ * become placeholders. Looks only at the outputs it keeps and the cut.
  */
 export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise<number> {
-  const { messages, from } = input;
-  const protectFrom = Math.max(from, Math.min(input.protectFrom, messages.length));
+  const { messages, from, protectFrom } = input;
   let total = 0;
   for (let position = messages.length - 1; position >= from; position--) {
     if (messages[position]!.role !== 'tool') continue;
@@ -39,12 +36,8 @@ export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise
   return -1;
 }
 
-/** The derived tool output budget's share of the context window, and its bounds. */
-export const TOOL_OUTPUT_BUDGET_BOUNDS = Object.freeze({ share: 0.25, min: 20_000, max: 60_000 });
-
 /** The tool output budget: `contextBudgetTokens` when set, else `clamp(contextWindow × 0.25, 20 000, 60 000)`. */
 export function toolOutputBudgetTokens(contextBudgetTokens: number | null, contextWindow: number): number {
   if (contextBudgetTokens !== null) return Math.max(0, Math.floor(contextBudgetTokens));
-  const { share, min, max } = TOOL_OUTPUT_BUDGET_BOUNDS;
-  return Math.min(max, Math.max(min, Math.floor(contextWindow * share)));
+  return Math.min(60_000, Math.max(20_000, Math.floor(contextWindow * 0.25)));
 }

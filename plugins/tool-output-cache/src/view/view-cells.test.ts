@@ -82,7 +82,9 @@ describe('ViewCells', () => {
       expect(cell.shown.message.content).toContain(`ref=${cell.ref!.id}`);
       expect(cell.viewed).toBe(true);
       // A placeholder made from the shown copy afterwards (as the pressure relief does) is the same object.
-      expect(view.withContent(cell.shown.message as ToolMessage, placeholder.content as string)).toBe(placeholder);
+      expect(view.copies.withContent(cell.shown.message as ToolMessage, placeholder.content as string)).toBe(
+        placeholder,
+      );
     });
   });
 });

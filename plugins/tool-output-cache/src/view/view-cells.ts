@@ -6,7 +6,6 @@ import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
 import { sameMessage } from '../compaction/compaction-state';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
 import { isMicroCompacted, microCompactPlaceholder } from './micro-compact';
-import { ViewCopies } from './view-copies';
 
 /**
  * Characters per token no tool output reaches unless it is a run of one repeated character: an output that long is
@@ -22,11 +21,9 @@ export interface ViewCellsOptions {
 }
 
 /**
- * The tool messages of the working view, one cell per position of the caller's history, made the first time a position
- * is looked at and kept from call to call: a turn caches, views and counts only the outputs it has not seen. A cell
- * belongs to the message it was made from; a position that now holds another object with the same content (a history
- * rebuilt from JSON) adopts it, one that holds something else is made again. Copies are memoized, so the counter's
- * counts (by message object) stay valid from turn to turn.
+ * The tool messages of the working view, one cell per position of the caller's history, made when first looked at and
+ * kept from call to call: a turn caches, views and counts only the outputs it has not seen. A position that now holds
+ * an equal message (a history rebuilt from JSON) adopts the cell; one that holds another is made again.
  */
 export class ViewCells {
   private cells: Array<ToolCell | undefined> = [];
@@ -36,14 +33,15 @@ export class ViewCells {
 
   constructor(
     private readonly options: ViewCellsOptions,
-    private readonly copies = new ViewCopies(),
+    /** Shared with a fork, so that counts (cached by message object) stay valid. */
+    readonly copies = new ViewCopies(),
     /** View messages that show their whole output. */
     private readonly wholeViews = new WeakSet<ChatMessage>(),
   ) {
     this.heuristic = options.counter.meta().strategy === 'heuristic';
   }
 
-  /** A copy that makes the cells it lacks through `outputs`; the message copies are shared. */
+  /** A copy that makes the cells it lacks through `outputs`. */
   fork(outputs: CachedOutputSource): ViewCells {
     const fork = new ViewCells({ ...this.options, outputs }, this.copies, this.wholeViews);
     fork.cells = this.cells.slice();
@@ -61,10 +59,7 @@ export class ViewCells {
     return stored;
   }
 
-  /**
-   * The cell of `message` at `position`, made (the output cached once) when needed: at once, unless the cache must ask
-   * the store first. An equal message at the position is adopted.
-   */
+  /** The cell of `message` at `position`, made (its output cached) when needed: a promise if the store is asked. */
   at(position: number, message: ToolMessage, turn: number): ToolCell | Promise<ToolCell> {
     const known = this.cells[position];
     if (known?.original === message) return known;
@@ -81,16 +76,11 @@ export class ViewCells {
   private place(position: number, original: ToolMessage, ensured: EnsuredOutput | undefined): ToolCell {
     if (ensured?.stored) this.stored++;
     const cell = new ToolCell(original, ensured?.info, this);
-    // Cells are made newest first: the positions before are filled in first, so that the array stays dense (one written
-    // far past its end, or mostly holes, becomes a hash table, slower at every look-up).
+    // Cells are made newest first: the holes before are filled, so that the array stays dense (one written far past its
+    // end, or mostly holes, becomes a hash table, slower at every look-up).
     while (this.cells.length < position) this.cells.push(undefined);
     this.cells[position] = cell;
     return cell;
-  }
-
-  /** `message` with other content (same ref), the same copy from call to call. */
-  withContent(message: ToolMessage, content: string): ToolMessage {
-    return this.copies.withContent(message, content);
   }
 
   /** True when `message` carries a ref but does not show its whole output (a view, a placeholder, a cut). */
@@ -121,14 +111,10 @@ export class ViewCells {
     return cell.trimmed ?? undefined;
   }
 
-  /**
-   * True when the tool output budget may replace `form` by the cell's placeholder: it carries a ref, is not the
-   * placeholder already, and the placeholder is smaller.
-   */
+  /** True when the budget may replace `form` by the cell's placeholder: it has a ref, and that is smaller. */
   trimmable(cell: ToolCell, form: ViewForm): boolean {
-    // Told without viewing the output when it is long enough: its view is the output itself (longer than any text of
-    // the placeholder's tokens), or a cut view or a binary description, whose note names the ref more than once and so
-    // is larger than the placeholder that names it once.
+    // Told without viewing a long enough output: its view is the output (longer than any text of the placeholder's
+    // tokens), or a cut view or binary description, whose note names the ref more often than the placeholder does.
     form.trimmable ??=
       (form === cell.shown &&
         !cell.viewed &&
@@ -140,7 +126,7 @@ export class ViewCells {
     return form.trimmable;
   }
 
-  /** True when `form`'s budget tokens pass `limit`, counted no further than that (see {@link DENSER_THAN_ANY_TEXT}). */
+  /** True when `form`'s budget tokens pass `limit`, counted no further than that. */
   private exceeds(form: ViewForm, limit: number): boolean {
     if (this.heuristic) return form.budgetTokens > limit;
     const text = messageText(form.message);
@@ -151,8 +137,7 @@ export class ViewCells {
 
   /**
    * How a cached output is shown: its view, or its whole output when the view only cut long lines and it fits the
-   * per-message size (like every other reduction, that cut waits for budget pressure; with
-   * `microCompact.when: "always"` views are always used).
+   * per-message size (that cut waits for pressure like every other; with micro-compact `always`, views are used).
    */
   showCached(original: ToolMessage, info: CachedInfo): { message: ChatMessage; cut: boolean } {
     const { config } = this.options;
@@ -177,10 +162,7 @@ export class ViewCells {
   }
 }
 
-/**
- * What the working view knows of one tool message of the caller. A cached output's shown message is made when first
- * read: most outputs a payload reaches are shown only as their placeholder.
- */
+/** What the view knows of one tool message; a cached output's shown message is made when first read. */
 export class ToolCell {
   /** The caller's message every copy is made from (the first `original`), so copies stay the same objects. */
   readonly base: ToolMessage;
@@ -263,6 +245,59 @@ export class ViewForm {
       : this.counter.countMessage(this.message);
     return this.budgetCounted;
   }
+}
+
+/**
+ * Copies of tool messages with other content (a view, a placeholder) and a ref, one per original, content and ref: the
+ * same copy from turn to turn, so that counts cached by message object stay valid. A copy equal to its original is it.
+ */
+export class ViewCopies {
+  /** The first copy made of each message: most get only one (their placeholder), found without the maps below. */
+  private readonly firstCopies = new WeakMap<ChatMessage, ToolMessage>();
+  /** The other copies, by original, ref id, then content (the string itself is the key: no longer key is built). */
+  private readonly copies = new WeakMap<ChatMessage, Map<string, Map<string, ToolMessage>>>();
+  /** The copy each original is shown as, found without hashing its content. */
+  private readonly shownCopies = new WeakMap<ChatMessage, ToolMessage>();
+  /** The original of each shown copy: its copies are made from that, so they are the same either way. */
+  private readonly originals = new WeakMap<ChatMessage, ToolMessage>();
+
+  /** `message` shown with `content` and `ref`. */
+  shown(message: ToolMessage, content: string, ref: ToolOutputRef): ToolMessage {
+    if (message.content === content && message.output_ref?.id === ref.id) return message;
+    const known = this.shownCopies.get(message);
+    if (known && known.content === content && known.output_ref?.id === ref.id) return known;
+    const copy = copyWith(message, content, ref);
+    this.shownCopies.set(message, copy);
+    this.originals.set(copy, message);
+    return copy;
+  }
+
+  /** `message` with `content` (and `ref`, else its own `output_ref`). */
+  withContent(message: ToolMessage, content: string, ref?: ToolOutputRef): ToolMessage {
+    const outputRef = ref ?? message.output_ref;
+    if (message.content === content && message.output_ref?.id === outputRef?.id) return message;
+    const original = this.originals.get(message);
+    if (original) return this.withContent(original, content, outputRef);
+    const first = this.firstCopies.get(message);
+    if (first === undefined) {
+      const copy = copyWith(message, content, outputRef);
+      this.firstCopies.set(message, copy);
+      return copy;
+    }
+    if (first.content === content && first.output_ref?.id === outputRef?.id) return first;
+    let byRef = this.copies.get(message);
+    if (!byRef) this.copies.set(message, (byRef = new Map()));
+    const refId = outputRef?.id ?? '';
+    let byContent = byRef.get(refId);
+    if (!byContent) byRef.set(refId, (byContent = new Map()));
+    let copy = byContent.get(content);
+    if (!copy) byContent.set(content, (copy = copyWith(message, content, outputRef)));
+    return copy;
+  }
+}
+
+function copyWith(message: ToolMessage, content: string, ref: ToolOutputRef | undefined): ToolMessage {
+  return { ...message, content, ...(ref ? { output_ref: { ...ref } } : {}) };
 }
 
 /** True when two tool messages say the same thing (a history rebuilt from JSON), the content compared first. */

@@ -12,7 +12,6 @@ import {
   type ComposedPayload,
   type ComposeRequest,
   contentText,
-  type LighterForm,
   type LighterForms,
   type StrategyFoundation,
 } from '@ctxkit/core/strategy-kit';
@@ -64,9 +63,8 @@ const REF_IN_TEXT = /to_[0-9a-f]{32}/;
 const CACHE_DEFINITIONS = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION] as const;
 
 /**
- * Composes a session's payloads from its working view in one layout of core's `PayloadComposer`: the compaction's
- * retain + summary are its memory block, each older output's placeholder or micro-compact line its lighter form under
- * pressure (core also decides whether to offer the expand and grep definitions); then the refs it names are counted.
+ * A session's payloads, each one layout of core's `PayloadComposer` over the working view: retain + summary its memory
+ * block, older outputs' placeholders its lighter forms (and core decides on offering the expand tools).
  */
 export class ViewPayloadComposer {
   private readonly toolLists = new OfferedToolLists();
@@ -74,10 +72,7 @@ export class ViewPayloadComposer {
 
   constructor(private readonly options: ViewPayloadComposerOptions) {}
 
-  /**
-   * The system prompt as one message object, the same while the prompt is, so that its count is cached. `keep`: it is
-   * the session's from now on (a preview does not change it).
-   */
+  /** The system prompt as one message object, the same while the prompt is (counted once); `keep`: not a preview. */
   systemMessageOf(systemPrompt: string, keep: boolean): SystemMessage {
     if (this.systemMessage.content === systemPrompt) return this.systemMessage;
     const message: SystemMessage = { role: 'system', content: systemPrompt };
@@ -96,29 +91,22 @@ export class ViewPayloadComposer {
   async compose(call: ComposeCall, view: WorkingView, preview: boolean): Promise<ComposedView> {
     const { config, context, foundation } = this.options;
     const { counter, composer } = foundation;
-    const state = view.currentLayout.state;
+    const { state } = view.currentLayout;
     // Collapsing older results reads the whole history: the whole view is laid out for it.
     const prepared = await view.prepare(foundation.budget().available, call.options.collapseOlderToolResults === true);
-    const { aligned, log } = prepared;
-    const memory =
-      state && aligned.memory.length > 0
-        ? [compactionMemory(state, aligned.memory, aligned.startIndex, counter, config.memoryRole)]
-        : [];
+    const { messages, memory, startIndex, displaced, region, protectFrom, log } = prepared;
     // The caller's message the carried user message stands in for is reported whether or not the window keeps it.
-    const carried: ReductionRecord[] =
-      state && aligned.displaced !== undefined
-        ? [
-            {
-              action: 'compacted',
-              from: aligned.displaced,
-              to: aligned.displaced + 1,
-              messages: 1,
-              reason: compactionReason(state),
-              recoverableFrom: 'transcript',
-              refs: [state.transcriptRef],
-            },
-          ]
-        : [];
+    const carried: ReductionRecord[] = [];
+    if (state && displaced !== undefined)
+      carried.push({
+        action: 'compacted',
+        from: displaced,
+        to: displaced + 1,
+        messages: 1,
+        reason: compactionReason(state),
+        recoverableFrom: 'transcript',
+        refs: [state.transcriptRef],
+      });
     const cacheOn = config.toolOutputCache.enabled;
     // `compact` needs a model to write the summary: without one every call of it could only fail.
     const alwaysOffered = config.compaction.enabled && context.llm ? [COMPACT_DEFINITION] : [];
@@ -134,21 +122,20 @@ export class ViewPayloadComposer {
       toolsOffered: false,
     };
     // The view's lighter forms for core's layout, and the expand and grep definitions it may offer.
-    const { region, protectFrom } = prepared;
     const formOptions = (showRefs: boolean): LighterFormOptions => ({
-      tokensAt: (index) => composer.ledger.tokensAt(aligned.messages, index),
+      tokensAt: (index) => composer.ledger.tokensAt(messages, index),
       tokensOf: (message) => counter.countMessage(message),
       microCompact: config.microCompact.enabled
         ? { minContentLength: config.microCompact.minContentLength }
         : undefined,
       showRefs,
-      withContent: (message, content) => view.cells.withContent(message, content),
+      withContent: (message, content) => view.cells.copies.withContent(message, content),
     });
     const named = [formOptions(false), formOptions(true)] as const;
     const lighter: LighterForms = {
       from: region,
       protectFrom,
-      all: region > aligned.startIndex,
+      all: region > startIndex,
       formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
       everyForm: (messages, showRefs) => view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]),
       ...(view.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
@@ -161,7 +148,7 @@ export class ViewPayloadComposer {
               fromStart:
                 config.toolOutputCache.offerTools === 'always' ||
                 prepared.hidesOutput ||
-                aligned.memory.some((message) => REF_IN_TEXT.test(contentText(message.content))),
+                memory.some((message) => REF_IN_TEXT.test(contentText(message.content))),
               hides: (message: ChatMessage) => view.cells.hides(message),
             },
           }
@@ -169,16 +156,16 @@ export class ViewPayloadComposer {
     };
     const request: ComposeRequest = {
       systemPrompt: call.systemPrompt,
-      history: aligned.messages,
+      history: messages,
       tools: tools(false),
       ragContext: call.ragContext,
       ...call.options,
-      memory,
-      startIndex: aligned.startIndex,
+      memory:
+        state && memory.length > 0 ? [compactionMemory(state, memory, startIndex, counter, config.memoryRole)] : [],
+      startIndex,
       ...(state ? { startReason: compactionReason(state) } : {}),
       reductions: carried,
-      // The view's reductions and the lighter forms are reported for the messages the payload keeps, never for one it
-      // leaves out (that one is reported as dropped only).
+      // Reported for the messages the payload keeps only: one it leaves out is reported as dropped.
       keptReductions: (kept, lightened) => {
         recordLighterForms(lightened, log);
         return [...prepared.keptBefore(kept), ...log.list(kept)];
@@ -196,15 +183,13 @@ export class ViewPayloadComposer {
     toolOutputCache.toolsOffered = lightened.toolsOffered;
     if (!preview) composer.commit(final, call.turn);
     toolOutputCache.refsInPayload = refsIn(final.payload.messages);
-    if (final.memory[0] === 'left-out' && !preview) {
+    if (final.memory[0] === 'left-out' && !preview)
       safeEmit(context.events, 'strategy-warning', {
         ...this.options.eventBase(call.turn),
         message:
           'The current turn does not fit beside the compaction summary; the summary was left out of this payload ' +
           '(it stays in the saved transcript).',
       });
-    }
-    const lightenedAt = lightened.forms.map((form) => form.index);
-    return { prepared, final, messages: lightened.history, lightenedAt };
+    return { prepared, final, messages: lightened.history, lightenedAt: lightened.forms.map((form) => form.index) };
   }
 }

@@ -4,10 +4,12 @@ import {
   CtxkitEventBus,
   MemoryContextStore,
   type ToolMessage,
+  type UserMessage,
 } from '@ctxkit/core';
 
 import { CachedOutputs } from '../cache/cached-outputs';
 import { ToolOutputCache } from '../cache/tool-output-cache';
+import type { CompactionState } from '../compaction/compaction-state';
 import { layoutHistory, NO_COMPACTION_LAYOUT } from '../compaction/history-layout';
 import { exchange, output } from '../test-support';
 import {
@@ -15,7 +17,7 @@ import {
   type ToolOutputCacheStrategyConfig,
 } from '../tool-output-cache-strategy-config';
 import { RestoredOutputs } from './restored-outputs';
-import { WorkingView } from './working-view';
+import { placeLayout, WorkingView } from './working-view';
 
 const counter = createTokenCounter({ model: 'gpt-4o' });
 
@@ -85,9 +87,9 @@ describe('WorkingView', () => {
         const cachedFirst = working.cells.takeNewlyCached();
         working.sync([...given], NO_COMPACTION_LAYOUT, 2);
         const second = await working.prepare(100_000);
-        expect(tools(first.aligned.messages)).toHaveLength(4);
-        expect(tools(first.aligned.messages).every((message) => message.output_ref?.id.startsWith('to_'))).toBe(true);
-        second.aligned.messages.forEach((message, index) => expect(message).toBe(first.aligned.messages[index]));
+        expect(tools(first.messages)).toHaveLength(4);
+        expect(tools(first.messages).every((message) => message.output_ref?.id.startsWith('to_'))).toBe(true);
+        second.messages.forEach((message, index) => expect(message).toBe(first.messages[index]));
         expect(given.some((message) => message.role === 'tool' && message.output_ref)).toBe(false);
         expect([cachedFirst, working.cells.takeNewlyCached()]).toEqual([4, 0]);
         expect(await cache.list()).toHaveLength(4);
@@ -101,7 +103,7 @@ describe('WorkingView', () => {
       const { working } = view({}, 2 * logTokens());
       working.sync(given, NO_COMPACTION_LAYOUT, 2);
       const prepared = await working.prepare(100_000);
-      const contents = tools(prepared.aligned.messages).map((message) => String(message.content));
+      const contents = tools(prepared.messages).map((message) => String(message.content));
       const trimmed = contents.filter((content) => content.startsWith('[tool output trimmed; ref=to_'));
       // The current turn's output takes nearly the whole budget, so all four older ones give way.
       expect(contents.slice(0, 4)).toEqual(trimmed);
@@ -111,7 +113,7 @@ describe('WorkingView', () => {
       expect(others).toEqual([]);
       expect(trimmedRecord).toMatchObject({ from: 2, to: 9, messages: 4 });
       expect(trimmedRecord!.refs).toEqual(
-        tools(prepared.aligned.messages)
+        tools(prepared.messages)
           .slice(0, 4)
           .map((message) => message.output_ref!.id),
       );
@@ -125,7 +127,7 @@ describe('WorkingView', () => {
       working.sync(given, NO_COMPACTION_LAYOUT, 2);
       const prepared = await working.prepare(100_000);
       expect(
-        tools(prepared.aligned.messages).map((message) => String(message.content).startsWith('[tool output trimmed')),
+        tools(prepared.messages).map((message) => String(message.content).startsWith('[tool output trimmed')),
       ).toEqual([true, true, false, false]);
     });
 
@@ -140,13 +142,13 @@ describe('WorkingView', () => {
       const cachedCalls = ensure.mock.calls.length;
       expect(cachedCalls).toBeLessThan(200);
       // Older positions keep the caller's messages; reachable ones are views with refs.
-      expect(prepared.aligned.messages.slice(0, prepared.region)).toEqual(given.slice(0, prepared.region));
-      expect(
-        prepared.aligned.messages.slice(0, prepared.region).every((message, index) => message === given[index]),
-      ).toBe(true);
-      expect(
-        tools(prepared.aligned.messages.slice(prepared.region)).every((message) => message.output_ref !== undefined),
-      ).toBe(true);
+      expect(prepared.messages.slice(0, prepared.region)).toEqual(given.slice(0, prepared.region));
+      expect(prepared.messages.slice(0, prepared.region).every((message, index) => message === given[index])).toBe(
+        true,
+      );
+      expect(tools(prepared.messages.slice(prepared.region)).every((message) => message.output_ref !== undefined)).toBe(
+        true,
+      );
 
       // The next turn looks only at what is new.
       const next = [...given, ...exchange('next', output('next', 5))];
@@ -201,8 +203,8 @@ describe('WorkingView', () => {
       working.sync(rebuilt, NO_COMPACTION_LAYOUT, 2);
       const second = await working.prepare(100_000);
       expect(ensure).toHaveBeenCalledTimes(1);
-      expect(second.aligned.messages[2]).toBe(first.aligned.messages[2]);
-      expect(second.aligned.messages[4]!.content).toBe('edited');
+      expect(second.messages[2]).toBe(first.messages[2]);
+      expect(second.messages[4]!.content).toBe('edited');
     });
   });
 
@@ -236,5 +238,41 @@ describe('WorkingView', () => {
         counter.countMessages(entries.map((entry) => entry.message)),
       );
     });
+  });
+});
+
+describe('placeLayout', () => {
+  const user = (content: string): UserMessage => ({ role: 'user', content });
+  const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });
+  const given = [user('task'), assistant('a1'), user('more'), assistant('a2'), user('now')];
+  const state: CompactionState = {
+    prefix: [user('summary')],
+    keepFrom: 3,
+    covered: given.slice(0, 3),
+    transcriptRef: 'transcript:t.jsonl',
+    tokensBefore: 100,
+    tokensAfter: 10,
+    count: 1,
+  };
+
+  it('starts at 0 without a compaction', () => {
+    expect(placeLayout(layoutHistory(given, undefined)!, given.length)).toEqual({ startIndex: 0 });
+  });
+
+  it('starts at the first kept message, or after the whole history when nothing is kept', () => {
+    expect(placeLayout(layoutHistory(given, state)!, given.length)).toEqual({ startIndex: 3 });
+    const nothingKept = { ...state, keepFrom: 5, covered: given };
+    expect(placeLayout(layoutHistory(given, nothingKept)!, given.length)).toEqual({ startIndex: 5 });
+  });
+
+  it('puts a carried user message right before the kept messages, in the position it displaces', () => {
+    const carried = { ...given[0]! } as UserMessage;
+    const layout = layoutHistory(given, { ...state, prefix: [user('summary'), carried], carriedSource: 0 })!;
+    expect(placeLayout(layout, given.length)).toEqual({ startIndex: 2, carriedAt: 2 });
+  });
+
+  it('starts after retain + summary in a history that adopted the compaction', () => {
+    const adopted = [...state.prefix, given[3]!, given[4]!];
+    expect(placeLayout(layoutHistory(adopted, state)!, adopted.length)).toEqual({ startIndex: 1 });
   });
 });

@@ -3,24 +3,22 @@ import { contentText, groupEndingAt, type HistoryRange, type LighterForm } from 
 
 import type { CachedOutputSource } from '../cache/cached-outputs';
 import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT, sameLayout } from '../compaction/history-layout';
-import { type AlignedView, placeLayout } from './align-view';
 import { currentTurnStart } from './current-turn';
 import { lighterFormAt, type LighterFormOptions } from './lighter-form';
 import { microCompactPlaceholder } from './micro-compact';
-import { type ReachWalk, reachWalk, unitsEndingBy, type WalkedUnit, walkPrefix } from './reach-walk';
-import type { ReductionLog } from './reduction-log';
+import {
+  keptViewReductionsBefore,
+  noViewReductions,
+  type ReductionLog,
+  reductionsWithin,
+  type ViewReductions,
+  viewReductionsLog,
+} from './reduction-log';
 import type { RestoredOutputs } from './restored-outputs';
 import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
 import { type ToolCell, ViewCells, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';
-import {
-  keptViewReductionsBefore,
-  noViewReductions,
-  reductionsWithin,
-  type ViewReductions,
-  viewReductionsLog,
-} from './view-reductions';
 
 export interface WorkingViewOptions extends ViewCellsOptions {
   toolOutputBudget: number;
@@ -33,7 +31,7 @@ interface ViewDecisions {
   protectFrom: number;
   /** Tool results before this position are micro-compacted (`when: "always"`). */
   microBefore: number;
-  /** The newest output the tool output budget replaced: it and every older one that can be are placeholders. */
+  /** The newest output the budget replaced: it and every older one that can be are placeholders. */
   cut: number;
   /** True when a tool message of the view does not show its whole output. */
   hides: boolean;
@@ -41,15 +39,18 @@ interface ViewDecisions {
 
 /** A working view laid over the caller's history, ready to be fitted and composed. */
 export interface PreparedView {
-  aligned: AlignedView;
-  /**
-   * First position the payload can reach: the older history does not fit even with every output replaced, so it is left
-   * as the caller's (its outputs neither cached nor counted).
-   */
+  /** Same indexes as the caller's history: each position holds what would be sent for it. */
+  messages: ChatMessage[];
+  /** Positions before this are not sent (a compaction's retain + summary, `memory`, stand for them). */
+  startIndex: number;
+  memory: ChatMessage[];
+  /** The position whose (compacted) message the carried user message took, when it took one. */
+  displaced?: number;
+  /** First position a payload can reach: the older history is the caller's (its outputs neither cached nor counted). */
   region: number;
   protectFrom: number;
   hidesOutput: boolean;
-  /** The view's reductions from `region` on, listed for the history the payload keeps. */
+  /** The view's reductions from `region` on. */
   log: ReductionLog;
   /** The records of the view's reductions at the kept positions before `region` (a cut window's kept head). */
   keptBefore(kept: ReadonlyArray<HistoryRange>): ReductionRecord[];
@@ -65,19 +66,26 @@ interface LaidOut {
   layout: HistoryLayout;
   startIndex: number;
   decisions: ViewDecisions;
-  /** The view over the caller's history: tool positions from `written` on hold what the view shows. */
+  /** Tool positions from `written` on hold what the view shows; `reductions` are theirs. */
   messages: ChatMessage[];
   written: number;
-  /** The reductions at the tool positions from `written` on, in position order. */
   reductions: ViewReductions;
-  walk: ReachWalk;
+  /** The valid tool-call units the walk back went through, newest first: unchanged, they keep the walk's bound. */
+  walk: ReadonlyArray<WalkedUnit>;
+}
+
+interface WalkedUnit {
+  start: number;
+  end: number;
+  /** Its fewest tokens, and those of it and every newer unit of the walk. */
+  tokens: number;
+  upTo: number;
 }
 
 /**
- * The working view of one session's history: what would be sent for each message before it is fitted to the budget.
- * Tool outputs are cached once and shown as copies with their view (or their whole output) and `output_ref`,
- * micro-compacted with `microCompact.when: "always"`, and trimmed to the tool output budget (never the current turn's).
- * Each call lays it out afresh over what a payload can reach (see {@link prepare}); a compaction builds all of it.
+ * The working view of one session's history: what would be sent for each message before it is fitted. Tool outputs are
+ * cached once, shown as copies with their view (or whole) and `output_ref`, micro-compacted with `when: "always"`, and
+ * trimmed to the tool output budget (never the current turn's). Each call lays it out over what a payload can reach.
  */
 export class WorkingView {
   currentLayout: HistoryLayout = NO_COMPACTION_LAYOUT;
@@ -94,7 +102,6 @@ export class WorkingView {
 
   constructor(
     readonly options: WorkingViewOptions,
-    /** One per tool message, with the copies (`withContent`) and what hides an output (`hides`). */
     readonly cells = new ViewCells(options),
   ) {}
 
@@ -127,7 +134,7 @@ export class WorkingView {
     this.currentLayout = layout;
     this.turn = turn;
     this.placement = placeLayout(layout, history.length);
-    const carriedAt = this.placement.carriedAt;
+    const { carriedAt } = this.placement;
     if (carriedAt === undefined) this.base = history;
     else {
       const base = history.slice();
@@ -139,21 +146,20 @@ export class WorkingView {
   }
 
   /**
-   * Lays the view over the caller's history afresh: the positions a window of `available` tokens can reach (with
-   * `everything`, all) hold what the view shows; the older ones what the last call showed there while it holds (see
-   * {@link stableBefore}), else the caller's message.
+   * Lays the view over the caller's history: the positions a window of `available` tokens can reach (with `everything`,
+   * all) hold what the view shows; the older ones what the last call showed there while it holds, else the caller's.
    */
   async prepare(available: number, everything = false): Promise<PreparedView> {
     const decisions = await (this.decisions ??= this.decide());
     const { base } = this;
-    const { startIndex } = this.placement;
+    const { startIndex, carriedAt } = this.placement;
     const previous = this.laidOut && this.continues(this.laidOut) ? this.laidOut : undefined;
     // Positions before `stable` show what they showed in the previous call; from `shownFrom` on it laid them out.
     const stable = previous ? this.stableBefore(previous, decisions) : startIndex;
     const shownFrom = previous ? Math.max(previous.written, startIndex) : stable;
     const keeps = shownFrom < stable;
     const reach = everything
-      ? { region: startIndex, walk: reachWalk([]) }
+      ? { region: startIndex, walk: [] }
       : await this.reach(decisions, available, previous, stable);
     const { region } = reach;
     const messages = base.slice();
@@ -165,9 +171,12 @@ export class WorkingView {
     for (let position = region; position < base.length; position++) {
       if (base[position]!.role !== 'tool') continue;
       const made = this.cellAt(position);
-      const cell = made instanceof Promise ? await made : made;
-      messages[position] = this.budgeted(position, cell, decisions).message;
-      this.reduce(position, cell, decisions, laid);
+      messages[position] = this.budgeted(
+        position,
+        made instanceof Promise ? await made : made,
+        decisions,
+        laid,
+      ).message;
     }
     this.laidOut = {
       first: base[0],
@@ -192,12 +201,10 @@ export class WorkingView {
       for (const { position } of list)
         if (!keeps || position < shownFrom || position >= stable) newPlaceholders.push(position);
     return {
-      aligned: {
-        messages,
-        startIndex,
-        memory: [...this.currentLayout.memory],
-        ...(this.placement.carriedAt !== undefined ? { displaced: this.placement.carriedAt } : {}),
-      },
+      messages,
+      startIndex,
+      memory: [...this.currentLayout.memory],
+      ...(carriedAt !== undefined ? { displaced: carriedAt } : {}),
       region,
       protectFrom: decisions.protectFrom,
       hidesOutput: decisions.hides,
@@ -207,10 +214,7 @@ export class WorkingView {
     };
   }
 
-  /**
-   * The lighter form of every older output from `region` on (of `messages`, the last {@link prepare}'s view), for a
-   * history that cannot fit even with all of them. The previous call's forms are taken again where nothing changed.
-   */
+  /** The lighter form of each older output of the last {@link prepare}'s view from `region` on, reused if unchanged. */
   everyLighterForm(
     messages: ReadonlyArray<ChatMessage>,
     region: number,
@@ -325,10 +329,7 @@ export class WorkingView {
     return -1;
   }
 
-  /**
-   * With `minReclaimTokens`: the previous micro-compact boundary while moving it to the new one would reclaim fewer
-   * tokens than that (the payload from there on stays as it was).
-   */
+  /** With `minReclaimTokens`: the previous micro-compact boundary while moving it would reclaim fewer tokens. */
   private async heldMicroBefore(decisions: ViewDecisions, previous: number): Promise<number> {
     const { microBefore } = decisions;
     // -1: no result was old enough before, so none was compacted.
@@ -347,8 +348,8 @@ export class WorkingView {
   }
 
   /**
-   * With `minReclaimTokens`: the previous budget cut while moving it to `cut` would reclaim fewer tokens than that (the
-   * outputs between stay whole, over the budget by about that at most). Looks no further than enough.
+   * With `minReclaimTokens`: the previous budget cut while moving it to `cut` would reclaim fewer tokens (the outputs
+   * between stay whole, over the budget by about that at most). Looks no further than enough.
    */
   private async heldCut(cut: number, decisions: ViewDecisions, previous: number): Promise<number> {
     if (cut <= previous) return cut;
@@ -387,15 +388,39 @@ export class WorkingView {
     return this.cells.microCompacted(cell, name);
   }
 
-  /** What the view shows for the tool output at `position`. */
-  private budgeted(position: number, cell: ToolCell, decisions: ViewDecisions): ViewForm {
+  /** What the view shows for the tool output at `position`; what it did to it recorded in `into`, when given. */
+  private budgeted(position: number, cell: ToolCell, decisions: ViewDecisions, into?: ViewReductions): ViewForm {
     const form = this.beforeBudget(position, cell, decisions);
-    return this.overBudget(position, cell, form, decisions) ? this.cells.trimmed(cell)! : form;
-  }
-
-  /** True when the tool output budget replaces `form` by its placeholder. */
-  private overBudget(position: number, cell: ToolCell, form: ViewForm, decisions: ViewDecisions): boolean {
-    return position <= decisions.cut && this.cells.trimmable(cell, form) && !this.keepsWhole(position);
+    const trimmed =
+      position <= decisions.cut && this.cells.trimmable(cell, form) && !this.keepsWhole(position)
+        ? this.cells.trimmed(cell)!
+        : undefined;
+    if (into) {
+      const { ref } = cell;
+      // An output the budget replaced is reported as trimmed only: its view is never made.
+      if (!trimmed && cell.cut)
+        into.truncated.push({
+          position,
+          recoverableFrom: 'tool-output-cache',
+          ref: cell.info!.ref.id,
+          tokensBefore: cell.info!.rawTokens,
+        });
+      if (form !== cell.shown)
+        into.microCompacted.push(
+          ref
+            ? { position, recoverableFrom: 'tool-output-cache', ref: ref.id }
+            : { position, recoverableFrom: 'history' },
+        );
+      // Only the placeholder's tokens are given: the output is not counted whole just for the report.
+      if (trimmed)
+        into.trimmed.push({
+          position,
+          recoverableFrom: 'tool-output-cache',
+          ref: ref!.id,
+          tokensAfter: trimmed.budgetTokens,
+        });
+    }
+    return trimmed ?? form;
   }
 
   /** True when `laidOut` was laid over the history the view has now, or over the start of it. */
@@ -412,10 +437,7 @@ export class WorkingView {
     );
   }
 
-  /**
-   * The position before which the view shows what it showed in `previous`: older than the current turn both times, on
-   * the same side of the budget's cut and of the micro-compact boundary.
-   */
+  /** Up to where the view shows what `previous` showed: before both current turns, a moved cut or micro boundary. */
   private stableBefore(previous: LaidOut, decisions: ViewDecisions): number {
     const before = previous.decisions;
     let stable = Math.min(previous.messages.length, before.protectFrom, decisions.protectFrom);
@@ -426,33 +448,29 @@ export class WorkingView {
   }
 
   /**
-   * The oldest position a window can reach: walking back by whole tool-call units the way the composer's window does
-   * (past the newest user message, invalid units skipped), each message at the fewest tokens it can be sent with, until
-   * more than `available` tokens are passed: the start of the unit that passes them (the first position sent when none
-   * does). The previous walk's units that did not change still pass them: its oldest unit stays a bound while the
-   * history grown above it is small beside it.
+   * The oldest position a window can reach: walking back by valid tool-call units as the composer's window does (past
+   * the newest user message), each message at its fewest tokens, to the start of the unit that passes `available`. The
+   * last walk's unchanged units still pass it: its oldest stays the bound while the history grown above is small.
    */
   private async reach(
     decisions: ViewDecisions,
     available: number,
     previous: LaidOut | undefined,
     stable: number,
-  ): Promise<{ region: number; walk: ReachWalk }> {
+  ): Promise<{ region: number; walk: ReadonlyArray<WalkedUnit> }> {
     const { base } = this;
     const from = this.placement.startIndex;
     // The walk goes back from the newest user message (from the end when there is none).
     let top = base.length - 1;
     while (top >= from && base[top]!.role !== 'user') top--;
     if (top < from) top = base.length;
-    const walked = previous?.walk;
-    if (walked) {
-      const kept = unitsEndingBy(walked, Math.min(stable, top));
-      if (kept > 0 && walked.sums[kept - 1]! > available) {
-        const span = walked.ends[kept - 1]! - walked.starts[0]!;
-        if (top - walked.ends[kept - 1]! <= span / 4) {
-          return { region: walked.starts[0]!, walk: walkPrefix(walked, kept) };
-        }
-      }
+    const walked = previous?.walk ?? [];
+    const kept = newestEndingBy(walked, Math.min(stable, top));
+    if (kept < walked.length) {
+      const newest = walked[kept]!;
+      const oldest = walked[walked.length - 1]!;
+      if (oldest.upTo - newest.upTo + newest.tokens > available && top - newest.end <= (newest.end - oldest.start) / 4)
+        return { region: oldest.start, walk: kept === 0 ? walked : walked.slice(kept) };
     }
     const units: WalkedUnit[] = [];
     let total = 0;
@@ -470,13 +488,13 @@ export class WorkingView {
             tokens += this.fewestTokens(position, made instanceof Promise ? await made : made, decisions);
           }
         }
-        units.push({ start: group.start, end: group.end, tokens });
         total += tokens;
-        if (total > available) return { region: group.start, walk: reachWalk(units) };
+        units.push({ start: group.start, end: group.end, tokens, upTo: total });
+        if (total > available) return { region: group.start, walk: units };
       }
       end = group.start;
     }
-    return { region: from, walk: reachWalk(units) };
+    return { region: from, walk: units };
   }
 
   /** The fewest tokens the tool output at `position` can be sent with, under pressure too. */
@@ -489,30 +507,27 @@ export class WorkingView {
       fewest = Math.min(fewest, this.cells.microCompacted(cell, toolNameAt(this.base, position)).tokens);
     return fewest;
   }
+}
 
-  /** Records what the view did to the tool output at `position`. */
-  private reduce(position: number, cell: ToolCell, decisions: ViewDecisions, into: ViewReductions): void {
-    const form = this.beforeBudget(position, cell, decisions);
-    const trimmed = this.overBudget(position, cell, form, decisions);
-    // An output the budget replaced is reported as trimmed only: its view is never made.
-    if (!trimmed && cell.cut)
-      into.truncated.push({
-        position,
-        recoverableFrom: 'tool-output-cache',
-        ref: cell.info!.ref.id,
-        tokensBefore: cell.info!.rawTokens,
-      });
-    const { ref } = cell;
-    if (form !== cell.shown)
-      into.microCompacted.push(
-        ref
-          ? { position, recoverableFrom: 'tool-output-cache', ref: ref.id }
-          : { position, recoverableFrom: 'history' },
-      );
-    if (trimmed) {
-      // Not counted whole just for the report: only the placeholder's tokens are given.
-      const tokensAfter = this.cells.trimmed(cell)!.budgetTokens;
-      into.trimmed.push({ position, recoverableFrom: 'tool-output-cache', ref: ref!.id, tokensAfter });
-    }
+/**
+ * Where a compaction's layout lies over the caller's history (`length` messages): the kept messages keep their indexes,
+ * from `startIndex`; a user message carried after the summary takes the position right before them (`carriedAt`).
+ */
+export function placeLayout(layout: HistoryLayout, length: number): { startIndex: number; carriedAt?: number } {
+  if (layout.memory.length === 0 && layout.carried === undefined) return { startIndex: 0 };
+  const startIndex = Math.min(layout.keepFrom, length);
+  if (layout.carried === undefined || startIndex === 0) return { startIndex };
+  return { startIndex: startIndex - 1, carriedAt: startIndex - 1 };
+}
+
+/** Index of the newest unit of `walk` (newest first) that ends at or before `position`. */
+function newestEndingBy(walk: ReadonlyArray<WalkedUnit>, position: number): number {
+  let low = 0;
+  let high = walk.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (walk[middle]!.end > position) low = middle + 1;
+    else high = middle;
   }
+  return low;
 }
