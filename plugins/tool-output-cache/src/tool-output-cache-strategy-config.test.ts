@@ -5,15 +5,15 @@ import { ConfigValidationError } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
 
 import manifest from '../plugin.json';
-import type { ToolOutputCacheConfig } from './cache/tool-output-cache-config';
-import type { CompactionConfig } from './compaction/compaction-config';
 import { createStrategy } from './create-tool-output-cache-strategy';
 import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
 import {
+  type CompactionConfig,
+  type MicroCompactConfig,
   type ResolvedToolOutputCacheStrategyConfig,
   resolveToolOutputCacheStrategyConfig,
+  type ToolOutputCacheConfig,
 } from './tool-output-cache-strategy-config';
-import type { MicroCompactConfig } from './view/micro-compact-config';
 
 /**
  * Every key of each config type, once: the compiler rejects these objects when a key of the type is

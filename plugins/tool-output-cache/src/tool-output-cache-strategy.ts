@@ -24,7 +24,6 @@ import { ToolOutputCache } from './cache/tool-output-cache';
 import { compactionPreviewNotes, messagesCompactionWouldReplace } from './compaction/compaction-preview';
 import type { CompactionState } from './compaction/compaction-state';
 import { Compactor } from './compaction/compactor';
-import { resolveContextLimit } from './compaction/context-limit';
 import { undoCompaction } from './compaction/undo-compaction';
 import type { CompactionBefore } from './epochs/saved-before';
 import { SessionEpochs } from './epochs/session-epochs';
@@ -32,7 +31,6 @@ import { TrimRecorder } from './epochs/trim-recorder';
 import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
 import type { ResolvedToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 import { RestoredOutputs } from './view/restored-outputs';
-import { asSentWhole } from './view/sent-whole';
 import { toolOutputBudgetTokens } from './view/tool-output-budget';
 import { ViewPayloadComposer } from './view/view-payload-composer';
 import { WorkingView } from './view/working-view';
@@ -84,9 +82,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     }));
     const { strategyId, model, counter } = foundation;
     this.strategyId = strategyId;
-    const contextLimit = (this.contextLimit = resolveContextLimit(context.models, model, config.maxContextTokens));
     // Computed now: an unknown model is reported when the strategy is made.
-    foundation.budget();
+    const contextLimit = (this.contextLimit = foundation.budget().maxContextTokens);
     const { contextBudgetTokens, maxMessageBytes, maxLineLength, enabled } = config.toolOutputCache;
     const toolOutputBudget = (this.toolOutputBudget = toolOutputBudgetTokens(contextBudgetTokens, contextLimit));
     const { store, agentId, sessionId, events } = context;
@@ -282,4 +279,16 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     this.queue.run(() => this.outputs.storeOnceAnswered(this.turn)).catch(() => undefined);
     return run;
   }
+}
+
+/**
+ * The caller's history with the view's copy wherever it shows a tool output whole (a copy: it carries the ref), so
+ * that core's `payloadPreview` finds in the payload the messages a sparse reduction range left alone.
+ */
+function asSentWhole(history: ReadonlyArray<ChatMessage>, view: ReadonlyArray<ChatMessage>): ChatMessage[] {
+  return history.map((message, index) => {
+    const shown = view[index];
+    const wholeCopy = shown?.role === 'tool' && shown !== message && shown.content === message.content;
+    return wholeCopy && message.role === 'tool' ? shown : message;
+  });
 }

@@ -13,7 +13,7 @@ import {
 } from '@ctxkit/core';
 import { completeBeforeDeadline, contentlessSummary, contentlessSummaryMessage } from '@ctxkit/core/strategy-kit';
 
-import type { CompactionConfig } from './compaction-config';
+import type { CompactionConfig } from '../tool-output-cache-strategy-config';
 
 export interface CompactMessagesOptions {
   llm: ILLMClient;

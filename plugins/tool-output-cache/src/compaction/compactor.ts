@@ -19,6 +19,7 @@ import {
 import { FailureBackoff, groupAt, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
 
 import type { CachedOutputs } from '../cache/cached-outputs';
+import type { CompactionConfig } from '../tool-output-cache-strategy-config';
 import type { ViewEntry } from '../view/view-entry';
 import {
   compactMessages,
@@ -27,7 +28,6 @@ import {
   type ProviderCompactionOptions,
 } from './compact-messages';
 import { type BackoffSnapshot, CompactionBackoff } from './compaction-backoff';
-import type { CompactionConfig } from './compaction-config';
 import { type CompactionState, continuesCovered, type SavedCompactionState } from './compaction-state';
 import { type HistoryLayout, layoutHistory, NO_COMPACTION_LAYOUT } from './history-layout';
 import { splitForCompaction } from './tail-turns';

@@ -2,8 +2,7 @@ import type { ITokenCounter } from '@ctxkit/core';
 import type { EpochDescription } from '@ctxkit/core/strategy-kit';
 
 import { isTrimmed } from '../cache/trimmed-placeholder';
-import { isMicroCompacted } from '../view/micro-compact';
-import { toolNameAt } from '../view/tool-call-names';
+import { isMicroCompacted, toolNameAt } from '../view/micro-compact';
 import type { ComposedView } from '../view/view-payload-composer';
 import type { SessionEpochs } from './session-epochs';
 

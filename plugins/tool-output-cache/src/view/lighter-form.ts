@@ -2,9 +2,8 @@ import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
 import { contentText, type LighterForm } from '@ctxkit/core/strategy-kit';
 
 import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
-import { microCompactPlaceholder } from './micro-compact';
+import { microCompactPlaceholder, toolNameAt } from './micro-compact';
 import type { ReductionLog } from './reduction-log';
-import { toolNameAt } from './tool-call-names';
 
 export const TRIMMED_TO_FIT_REASON = 'tool output trimmed to fit the context window';
 export const MICRO_COMPACTED_TO_FIT_REASON = 'tool result micro-compacted to fit the context window';

@@ -1,5 +1,5 @@
-import type { ToolMessage } from '@ctxkit/core';
-import { contentText } from '@ctxkit/core/strategy-kit';
+import type { ChatMessage, ToolMessage } from '@ctxkit/core';
+import { callAnswered, contentText } from '@ctxkit/core/strategy-kit';
 
 /** `[Previous: used {tool_name}]`, or `[Previous: used {tool_name}; ref=<id>]` for an output the cache holds. */
 export function microCompactPlaceholder(toolName: string, refId?: string): string {
@@ -10,4 +10,9 @@ const PLACEHOLDER = /^\[Previous: used [^\]\n]*\]$/;
 
 export function isMicroCompacted(message: Readonly<ToolMessage>): boolean {
   return PLACEHOLDER.test(contentText(message.content));
+}
+
+/** The tool name the message at `index` answers; `'unknown'` when no call matches from `from` (the view's start) on. */
+export function toolNameAt(messages: ReadonlyArray<ChatMessage>, index: number, from = 0): string {
+  return callAnswered(messages, index, from)?.function.name ?? 'unknown';
 }

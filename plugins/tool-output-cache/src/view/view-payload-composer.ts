@@ -23,7 +23,6 @@ import {
 } from '../cache/cache-tools';
 import { EXPAND_TOOLS_MAX_ROOM_SHARE, OfferedToolLists } from '../cache/offered-tools';
 import { compactionMemory, compactionReason } from '../compaction/compaction-memory';
-import { refsIn } from '../payload/payload-refs';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
 import { lighterFormAt, type LighterFormOptions, recordLighterForms } from './lighter-form';
 import type { PreparedView, WorkingView } from './working-view';
@@ -192,4 +191,11 @@ export class ViewPayloadComposer {
       });
     return { prepared, final, messages: lightened.history, lightenedAt: lightened.forms.map((form) => form.index) };
   }
+}
+
+/** Tool messages of `messages` that carry a ref (`stats.extra.toolOutputCache.refsInPayload`). */
+function refsIn(messages: ReadonlyArray<Readonly<ChatMessage>>): number {
+  let refs = 0;
+  for (const message of messages) if (message.role === 'tool' && message.output_ref) refs++;
+  return refs;
 }

@@ -5,7 +5,7 @@ import type { CachedOutputSource } from '../cache/cached-outputs';
 import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT, sameLayout } from '../compaction/history-layout';
 import { currentTurnStart } from './current-turn';
 import { lighterFormAt, type LighterFormOptions } from './lighter-form';
-import { microCompactPlaceholder } from './micro-compact';
+import { microCompactPlaceholder, toolNameAt } from './micro-compact';
 import {
   keptViewReductionsBefore,
   noViewReductions,
@@ -15,7 +15,6 @@ import {
   viewReductionsLog,
 } from './reduction-log';
 import type { RestoredOutputs } from './restored-outputs';
-import { toolNameAt } from './tool-call-names';
 import { toolOutputBudgetCut } from './tool-output-budget';
 import { type ToolCell, ViewCells, type ViewCellsOptions, type ViewForm } from './view-cells';
 import type { ViewEntry } from './view-entry';

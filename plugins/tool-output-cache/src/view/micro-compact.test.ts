@@ -1,7 +1,7 @@
 import type { ChatMessage } from '@ctxkit/core';
 
 import { call } from '../test-support';
-import { toolNameAt } from './tool-call-names';
+import { toolNameAt } from './micro-compact';
 
 describe('toolNameAt', () => {
   const result = (id: string): ChatMessage => ({ role: 'tool', tool_call_id: id, content: 'out' });
