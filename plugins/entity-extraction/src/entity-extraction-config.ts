@@ -66,7 +66,7 @@ export interface EntityExtractionConfig {
    * go; the window's start then holds while the next turns only append, and the state block sent
    * last time stays as it was while the window still holds every message read since. 1 drops only
    * what must go, on every call.
-   * @default 1
+   * @default 0.6
    */
   cutBackRatio: number;
   /**

@@ -34,14 +34,14 @@ export interface SlidingWindowConfig {
    * When the history no longer fits, cut it back to this share of the room in one go; the window's
    * start then holds while the next turns only append, so the provider's prompt cache keeps serving
    * the payload's start. 1 drops only what must go, on every call.
-   * @default 1
+   * @default 0.8
    */
   cutBackRatio: number;
   /**
    * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages (the
    * task, the first lookups) in front of the window when the history is cut; they stay in the
    * payload and in its cached prefix. 0 keeps none.
-   * @default 0
+   * @default 0.8
    */
   keepFirstShare: number;
 }

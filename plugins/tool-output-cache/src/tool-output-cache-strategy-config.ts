@@ -20,13 +20,13 @@ export interface ResolvedToolOutputCacheStrategyConfig {
   /**
    * When the payload no longer fits, make room down to this share of it in one go (older outputs replaced, the
    * window cut back), so that the next calls only append. 1 makes only the room needed, on every call.
-   * @default 1
+   * @default 0.9
    */
   cutBackRatio: number;
   /**
    * With `cutBackRatio` below 1: share of the room that keeps the conversation's first messages, their outputs
    * whole, in front of the window when the history is cut. 0 keeps none.
-   * @default 0
+   * @default 0.6
    */
   keepFirstShare: number;
   /**
