@@ -29,8 +29,8 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
 /**
- * Starts the writer, lets it write for `ms` after its first acknowledgement, kills it, and returns the counters it
- * acknowledged last.
+ * Starts the writer, lets it write for `ms` once a value and a blob have been acknowledged, kills it, and returns the
+ * counters it acknowledged last.
  */
 function writeThenKill(ms: number, acked: { value: number; blob: number }): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -40,7 +40,8 @@ function writeThenKill(ms: number, acked: { value: number; blob: number }): Prom
     child.stderr?.on('data', (data: Buffer) => (stderr += data.toString('utf8')));
     child.on('message', (ack: WriterAck) => {
       acked[ack.kind] = ack.n;
-      timer ??= setTimeout(() => child.kill('SIGKILL'), ms);
+      // Once a value and a blob exist, so that a slow first write is never what the kill interrupts.
+      if (acked.value > 0 && acked.blob > 0) timer ??= setTimeout(() => child.kill('SIGKILL'), ms);
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
