@@ -2,10 +2,9 @@ import { type ChatMessage, type ITokenCounter, type LLMPayload, type ToolMessage
 import { findPayloadProblems } from '@ctxkit/core/strategy-kit';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 
-import { isTrimmed } from './cache/trimmed-placeholder';
 import { exchange, output, strategyOn, SUMMARY_REPLY } from './test-support';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
-import { isMicroCompacted } from './view/micro-compact';
+import { isMicroCompacted, isTrimmed } from './view/lighter-form';
 
 const SYSTEM = 'You are a coding agent.';
 

@@ -6,12 +6,12 @@ import { createConformanceContext } from '@ctxkit/core/testing';
 
 import manifest from '../plugin.json';
 import { createStrategy } from './create-tool-output-cache-strategy';
-import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
 import {
   type CompactionConfig,
   type MicroCompactConfig,
   type ResolvedToolOutputCacheStrategyConfig,
   resolveToolOutputCacheStrategyConfig,
+  TOOL_OUTPUT_CACHE_STRATEGY_ID,
   type ToolOutputCacheConfig,
 } from './tool-output-cache-strategy-config';
 

@@ -1,7 +1,9 @@
 import { applyConfigSchema, type MemoryRole } from '@ctxkit/core/strategy-kit';
 
 import manifest from '../plugin.json';
-import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
+
+/** The plugin id (`plugin.json`'s `id`). */
+export const TOOL_OUTPUT_CACHE_STRATEGY_ID = 'std-tool-output-cache-strategy';
 
 /**
  * The config once validated against `plugin.json`'s `configSchema`, the one source of its defaults and of what is

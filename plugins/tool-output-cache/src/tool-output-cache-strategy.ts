@@ -5,11 +5,14 @@ import {
   type ComposeOptions,
   type ContextManagerCapabilities,
   type ContributedTool,
+  type CtxkitEventBase,
+  type CtxkitEventPayloads,
   type IContextManager,
   type LLMPayload,
   type PreviewItem,
   type ReductionEpoch,
   type ReductionPreview,
+  safeEmit,
   type StrategyContext,
   type TokenUsage,
   type ToolDefinition,
@@ -19,21 +22,23 @@ import { payloadPreview, previewItem, SerialQueue, StrategyFoundation } from '@c
 
 import { createCacheTools, createCompactTool } from './cache/cache-tools';
 import { CachedOutputs } from './cache/cached-outputs';
-import { FinishedTurnOutputs } from './cache/finished-turn-outputs';
 import { ToolOutputCache } from './cache/tool-output-cache';
-import { compactionPreviewNotes, messagesCompactionWouldReplace } from './compaction/compaction-preview';
-import type { CompactionState } from './compaction/compaction-state';
 import { Compactor } from './compaction/compactor';
-import { undoCompaction } from './compaction/undo-compaction';
-import type { CompactionBefore } from './epochs/saved-before';
-import { SessionEpochs } from './epochs/session-epochs';
-import { TrimRecorder } from './epochs/trim-recorder';
-import { TOOL_OUTPUT_CACHE_STRATEGY_ID } from './strategy-id';
-import type { ResolvedToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
-import { RestoredOutputs } from './view/restored-outputs';
-import { toolOutputBudgetTokens } from './view/tool-output-budget';
+import type { CompactionState } from './compaction/history-layout';
+import { type CompactionBefore, SessionEpochs } from './epochs/session-epochs';
+import {
+  type ResolvedToolOutputCacheStrategyConfig,
+  TOOL_OUTPUT_CACHE_STRATEGY_ID,
+} from './tool-output-cache-strategy-config';
 import { ViewPayloadComposer } from './view/view-payload-composer';
-import { WorkingView } from './view/working-view';
+import { toolOutputBudgetTokens, WorkingView } from './view/working-view';
+
+/** Emits a strategy event: the session's base fields (agent, session, strategy, turn) first, then the payload's. */
+export type StrategyEmit = <K extends keyof CtxkitEventPayloads>(
+  event: K,
+  turn: number,
+  payload: Omit<CtxkitEventPayloads[K], keyof CtxkitEventBase>,
+) => void;
 
 /**
  * `std-tool-output-cache-strategy`: tool outputs cached in full behind refs and shown as in-context views; under
@@ -62,9 +67,6 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   private readonly composer: ViewPayloadComposer;
   private readonly compactor: Compactor;
   private readonly undoable: SessionEpochs;
-  private readonly restored = new RestoredOutputs();
-  private readonly trims: TrimRecorder;
-  private readonly finishedTurns: FinishedTurnOutputs;
   /** The latest call's turn, for an undo's events. */
   private turn = 0;
   private readonly queue = new SerialQueue();
@@ -80,7 +82,7 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       budget: config,
       ownHistoryCheck: true,
     }));
-    const { strategyId, model, counter } = foundation;
+    const { strategyId, counter } = foundation;
     this.strategyId = strategyId;
     // Computed now: an unknown model is reported when the strategy is made.
     const contextLimit = (this.contextLimit = foundation.budget().maxContextTokens);
@@ -88,25 +90,19 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     const toolOutputBudget = (this.toolOutputBudget = toolOutputBudgetTokens(contextBudgetTokens, contextLimit));
     const { store, agentId, sessionId, events } = context;
     this.cache = new ToolOutputCache({ store, agentId, sessionId, maxMessageBytes, maxLineLength });
-    const eventBase = (turn: number) => ({ agentId, sessionId, strategyId, turn });
-    const outputs = (this.outputs = new CachedOutputs({ cache: this.cache, counter, events, eventBase }));
-    this.finishedTurns = new FinishedTurnOutputs(outputs, foundation.turns);
-    this.view = new WorkingView({ config, counter, outputs, toolOutputBudget, restored: this.restored });
-    this.undoable = new SessionEpochs({ context, eventBase });
-    this.trims = new TrimRecorder(this.undoable, counter);
-    this.compactor = new Compactor({
-      config: config.compaction,
-      context,
-      strategyId,
-      model,
-      counter,
-      contextLimit,
-      outputs: enabled ? outputs : undefined,
-      eventBase,
-      onCompacted: (done) => this.undoable.recordCompaction(done),
-    });
-    const compactionStats = (): Record<string, unknown> => this.compactor.stats();
-    this.composer = new ViewPayloadComposer({ config, context, foundation, compactionStats, eventBase });
+    // Assigned, not spread: a first call reports thousands of outputs, and a spread literal costs microseconds each.
+    const emit: StrategyEmit = (event, turn, payload) => {
+      const base = { agentId, sessionId, strategyId, turn };
+      safeEmit(events, event, Object.assign(base, payload) as CtxkitEventPayloads[typeof event]);
+    };
+    const outputs = (this.outputs = new CachedOutputs({ cache: this.cache, counter, emit }));
+    this.view = new WorkingView({ config, counter, outputs, toolOutputBudget });
+    this.undoable = new SessionEpochs(context, counter, emit);
+    const cached = enabled ? outputs : undefined;
+    this.compactor = new Compactor(config.compaction, foundation, context, contextLimit, cached, emit, (done) =>
+      this.undoable.recordCompaction(done),
+    );
+    this.composer = new ViewPayloadComposer(config, foundation, context, this.compactor, emit);
   }
 
   /**
@@ -128,11 +124,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       this.compactor.systemPrompt = systemPrompt;
       this.compactor.fixedTokens = this.composer.fixedTokens(call);
       this.view.cells.takeNewlyCached();
-      this.view.sync(history, this.compactor.layout(history, turn), turn);
-      if (await this.compactor.compactIfDue(history, this.view, turn))
-        this.view.sync(history, this.compactor.layout(history, turn), turn);
+      this.compactor.sync(history, this.view, turn);
+      if (await this.compactor.compactIfDue(history, this.view, turn)) this.compactor.sync(history, this.view, turn);
       const composed = await this.composer.compose(call, this.view, false);
-      await this.trims.record(composed, turn);
+      await this.undoable.recordTrims(composed, turn);
       // What the turn is sent with: a provider compaction request carries the same tools.
       const { payload } = composed.final;
       if (options.sent !== false) this.compactor.tools = payload.tools;
@@ -144,7 +139,8 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
   onTurnComplete(newHistory: ChatMessage[]): Promise<void> {
     return this.serialize(async () => {
       this.foundation.assertLive('onTurnComplete');
-      if (this.config.toolOutputCache.enabled) await this.finishedTurns.cache(newHistory);
+      if (this.config.toolOutputCache.enabled)
+        await this.outputs.cacheFinishedTurn(newHistory, this.foundation.turns.count(newHistory));
     });
   }
 
@@ -171,15 +167,13 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
     return this.serialize(async () => {
       this.foundation.assertLive('checkCompaction');
       const turn = (this.turn = this.foundation.turns.count(history));
-      return this.compactor.check(history, usage, turn, () =>
-        this.view.sync(history, this.compactor.layout(history, turn), turn),
-      );
+      return this.compactor.check(history, usage, turn, this.view);
     });
   }
 
   /** The compactions and trims that can be undone, oldest first (kept in the store, shared by every process). */
   epochs(): Promise<ReductionEpoch[]> {
-    return this.undoable.list();
+    return this.undoable.log.list();
   }
 
   /**
@@ -197,11 +191,10 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       const compaction = toUndo
         .map((entry) => entry.before)
         .find((before): before is CompactionBefore => before?.kind === 'compaction');
-      const history = compaction ? await undoCompaction(this.compactor, compaction, this.context) : undefined;
+      const history = compaction ? await this.compactor.undo(compaction) : undefined;
       const outputs = toUndo.flatMap((entry) => (entry.before?.kind === 'trim' ? entry.before.toolCallIds : []));
-      this.restored.add(outputs);
-      this.trims.forget(outputs);
-      this.view.forgetLastCall();
+      this.view.restore(outputs);
+      this.undoable.forgetTrims(outputs);
       const { undone, alsoUndone } = await this.undoable.take(epochId, this.turn, history !== undefined);
       return { undone, alsoUndone, ...(history ? { history } : {}) };
     });
@@ -225,28 +218,18 @@ export class ToolOutputCacheStrategy implements IContextManager, ContextManagerC
       const systemMessage = this.composer.systemMessageOf(systemPrompt, false);
       const call = { systemPrompt, systemMessage, tools, ragContext, options, turn };
       const fixedTokens = this.composer.fixedTokens(call);
-      const { layout, setAside } = this.compactor.peekLayout(history);
       const view = this.view.fork(this.outputs.preview);
-      view.sync(history, layout, turn);
-      const plan = await this.compactor.plan(history, view, fixedTokens);
-      const compacted =
-        plan.trigger && this.context.llm
-          ? await messagesCompactionWouldReplace(view, history, this.config.compaction.retainLastTurns, counter)
-          : [];
+      const { compacted, notes } = await this.compactor.preview(history, view, turn, fixedTokens);
       const composed = await this.composer.compose(call, view, true);
       const planned = payloadPreview(composed.final.payload, asSentWhole(history, composed.messages), counter);
       const caller = (items: PreviewItem[]) => items.map((item) => previewItem(history, item.index, counter));
-      const notes = [
-        ...compactionPreviewNotes({ plan, compacted: compacted.length, hasModel: Boolean(this.context.llm), setAside }),
-        ...planned.notes,
-      ];
       return {
         dropped: caller(planned.dropped),
         folded: [],
         compacted,
         trimmed: caller(planned.trimmed),
         payloadTokens: planned.payloadTokens,
-        notes,
+        notes: [...notes, ...planned.notes],
       };
     });
   }

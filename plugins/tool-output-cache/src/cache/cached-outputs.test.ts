@@ -1,4 +1,4 @@
-import { createTokenCounter, CtxkitEventBus, MemoryContextStore, type ToolMessage } from '@ctxkit/core';
+import { createTokenCounter, MemoryContextStore, type ToolMessage } from '@ctxkit/core';
 
 import { CachedOutputs } from './cached-outputs';
 import * as inContextView from './in-context-view';
@@ -18,21 +18,20 @@ describe('CachedOutputs', () => {
     const outputs = new CachedOutputs({
       cache,
       counter: createTokenCounter({ model: 'gpt-4o' }),
-      events: new CtxkitEventBus(),
-      eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }),
+      emit: () => undefined,
     });
     const build = jest.spyOn(inContextView, 'buildInContextView');
     const { info: cached } = await outputs.ensure(tool('a line longer than ten characters\nshort', 'a'), 1);
     const { info: described } = await outputs.preview.ensure(tool('\u0000\u0001binary', 'b'), 1);
     expect(build).not.toHaveBeenCalled();
-    expect([cached!.viewTruncated, cached!.binary, described!.viewTruncated, described!.binary]).toEqual([
+    expect([cached!.view.truncated, cached!.view.binary, described!.view.truncated, described!.view.binary]).toEqual([
       true,
       false,
       true,
       true,
     ]);
-    expect(cached!.viewText).toContain(`ref=${cached!.ref.id}`);
-    expect(cached!.viewText).toBe(cached!.viewText);
+    expect(cached!.view.text).toContain(`ref=${cached!.ref.id}`);
+    expect(cached!.view).toBe(cached!.view);
     expect(build).toHaveBeenCalledTimes(2);
     build.mockRestore();
   });

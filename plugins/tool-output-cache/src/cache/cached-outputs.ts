@@ -1,15 +1,7 @@
-import {
-  type ChatMessage,
-  CtxkitError,
-  type CtxkitEventBase,
-  type CtxkitEventBus,
-  type ITokenCounter,
-  safeEmit,
-  type ToolMessage,
-  type ToolOutputRef,
-} from '@ctxkit/core';
-import { contentText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
+import { type ChatMessage, CtxkitError, type ITokenCounter, type ToolMessage, type ToolOutputRef } from '@ctxkit/core';
+import { contentText, HistoryGrowth, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 
+import type { StrategyEmit } from '../tool-output-cache-strategy';
 import { buildInContextView, type InContextView, type InContextViewLimits } from './in-context-view';
 import type { CachedToolOutput, ToolOutputCache } from './tool-output-cache';
 import { digestToolOutput, isToolOutputRefId } from './tool-output-ref-id';
@@ -35,17 +27,12 @@ export interface CachedOutputSource {
 export class CachedOutputs implements CachedOutputSource {
   private readonly cached = new WeakMap<ChatMessage, CachedInfo>();
   private readonly collectedRefs = new Set<string>();
+  /** The history {@link cacheFinishedTurn} saw last. */
+  private readonly seen = new HistoryGrowth();
   /** What caching would give, without storing, remembering or reporting anything. */
   readonly preview: CachedOutputSource = { ensure: (message) => this.peek(message) };
 
-  constructor(
-    private readonly owner: {
-      cache: ToolOutputCache;
-      counter: ITokenCounter;
-      events: CtxkitEventBus;
-      eventBase(turn: number): CtxkitEventBase;
-    },
-  ) {}
+  constructor(private readonly owner: { cache: ToolOutputCache; counter: ITokenCounter; emit: StrategyEmit }) {}
 
   /**
    * Caches an output when first seen: its ref now, its view when first read, its write owed until
@@ -98,9 +85,7 @@ export class CachedOutputs implements CachedOutputSource {
     this.cached.set(message, info);
     if (result.stored) {
       const { id: refId, byte_size: byteSize, line_count: lineCount } = result.ref;
-      // Assigned, not spread: a first call reports thousands of outputs, and a spread literal costs microseconds each.
-      const cached = { refId, toolCallId: message.tool_call_id, byteSize, lineCount };
-      safeEmit(this.owner.events, 'tool-output-cached', Object.assign({}, this.owner.eventBase(turn), cached));
+      this.owner.emit('tool-output-cached', turn, { refId, toolCallId: message.tool_call_id, byteSize, lineCount });
     }
     return { info, stored: result.stored };
   }
@@ -160,23 +145,38 @@ export class CachedOutputs implements CachedOutputSource {
     try {
       const collected = await this.owner.cache.collect(keep);
       for (const id of collected) this.collectedRefs.add(id);
-      if (collected.length > 0)
-        safeEmit(this.owner.events, 'tool-output-gc', { ...this.owner.eventBase(turn), refIds: collected });
+      if (collected.length > 0) this.owner.emit('tool-output-gc', turn, { refIds: collected });
     } catch (error) {
       this.warn(turn, `Tool output GC failed: ${errorText(error)}`);
     }
   }
 
   private warn(turn: number, message: string, error?: unknown): void {
-    safeEmit(this.owner.events, 'strategy-warning', {
-      ...this.owner.eventBase(turn),
+    this.owner.emit('strategy-warning', turn, {
       message,
       ...(CtxkitError.isInstance(error) ? { code: error.code } : {}),
     });
   }
+
+  /**
+   * Caches the outputs of a finished turn for the next payload: those appended since the history seen last, or after
+   * the newest user message of a new history. Older ones are cached when a payload reaches them.
+   */
+  async cacheFinishedTurn(newHistory: ReadonlyArray<ChatMessage>, turn: number): Promise<void> {
+    let from = this.seen.observe(newHistory);
+    if (from === 0)
+      for (let index = newHistory.length - 1; index > 0 && from === 0; index--)
+        if (newHistory[index]!.role === 'user') from = index;
+    for (let index = from; index < newHistory.length; index++) {
+      const message = newHistory[index]!;
+      if (message.role !== 'tool') continue;
+      const ensured = this.ensure(message, turn);
+      if (ensured instanceof Promise) await ensured;
+    }
+  }
 }
 
-function errorText(error: unknown): string {
+export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -199,28 +199,17 @@ export class CachedInfo {
     private readonly limits?: InContextViewLimits,
   ) {}
 
-  private get view(): InContextView {
+  /** Its in-context view (whether it cut the output, whether binary), built when first read. */
+  get view(): InContextView {
     this.built ??= this.limits
       ? buildInContextView(this.text, this.ref, this.limits)
       : { text: this.text, truncated: false, binary: false };
     return this.built;
   }
 
-  get viewText(): string {
-    return this.view.text;
-  }
-
-  get viewTruncated(): boolean {
-    return this.view.truncated;
-  }
-
-  get binary(): boolean {
-    return this.view.binary;
-  }
-
   /** Tokens of the original output: counted when small, estimated at bytes / 4 when its view had to cut it. */
   get rawTokens(): number {
-    this.tokens ??= this.viewTruncated
+    this.tokens ??= this.view.truncated
       ? Math.ceil((this.ref.byte_size ?? utf8ByteLength(this.text)) / 4) + 4
       : this.counter.countMessage(this.message);
     return this.tokens;

@@ -9,7 +9,7 @@ import {
   truncateToFit,
 } from '@ctxkit/core/strategy-kit';
 
-import type { CompactionState } from './compaction-state';
+import type { CompactionState } from './history-layout';
 
 /** The tag a compaction's retain + summary is framed in. */
 const COMPACTION_SUMMARY_TAG = 'compaction_summary';

@@ -4,23 +4,28 @@ import {
   CompactionNoProgressError,
   conversationCacheKey,
   CtxkitError,
-  type CtxkitEventBase,
-  type CtxkitEventPayloads,
   ErrorCodes,
-  type ITokenCounter,
   LLMNotConfiguredError,
   LLMResponseError,
-  safeEmit,
+  type PreviewItem,
   type StrategyContext,
   type TokenUsage,
   type ToolDefinition,
   type UserMessage,
 } from '@ctxkit/core';
-import { FailureBackoff, groupAt, LARGE_MESSAGE_CHARS, messageText } from '@ctxkit/core/strategy-kit';
+import {
+  FailureBackoff,
+  groupAt,
+  LARGE_MESSAGE_CHARS,
+  messageText,
+  previewItem,
+  type StrategyFoundation,
+} from '@ctxkit/core/strategy-kit';
 
-import type { CachedOutputs } from '../cache/cached-outputs';
+import { type CachedOutputs, errorText } from '../cache/cached-outputs';
+import type { StrategyEmit } from '../tool-output-cache-strategy';
 import type { CompactionConfig } from '../tool-output-cache-strategy-config';
-import type { ViewEntry } from '../view/view-entry';
+import type { WorkingView } from '../view/working-view';
 import {
   compactMessages,
   type CompactMessagesResult,
@@ -28,22 +33,20 @@ import {
   type ProviderCompactionOptions,
 } from './compact-messages';
 import { type BackoffSnapshot, CompactionBackoff } from './compaction-backoff';
-import { type CompactionState, continuesCovered, type SavedCompactionState } from './compaction-state';
-import { type HistoryLayout, layoutHistory, NO_COMPACTION_LAYOUT } from './history-layout';
+import {
+  type CompactionState,
+  continuesCovered,
+  type HistoryLayout,
+  layoutHistory,
+  NO_COMPACTION_LAYOUT,
+  type SavedCompactionState,
+  startsWithPrefix,
+  type ViewEntry,
+} from './history-layout';
 import { splitForCompaction } from './tail-turns';
-import { saveTranscript } from './transcript';
+import { readTranscript, saveTranscript } from './transcript';
 
 export type CompactionTrigger = 'auto' | 'manual' | 'budget';
-
-/** What a compaction reads of the working view. */
-export interface CompactionView {
-  /** The layout the view follows (the form the caller passes its history in). */
-  readonly currentLayout: HistoryLayout;
-  /** The whole view, retain + summary first, every output cached: what the summary is written from. */
-  entries(): Promise<ViewEntry[]>;
-  /** Tokens of the whole view, counted newest first and no further than `limit`. */
-  tokensUpTo(limit: number): Promise<number>;
-}
 
 /** What a {@link Compactor} knew, as JSON: kept with a compaction epoch, so that its undo restores it. */
 export interface CompactorSnapshot {
@@ -61,26 +64,9 @@ export interface CompactionDone {
 }
 
 /** Whether the next payload or checkpoint would compact, and a line saying why, or why automatic compaction waits. */
-export interface CompactionPlan {
+interface CompactionPlan {
   trigger: CompactionTrigger | undefined;
   note: string | undefined;
-}
-
-/** Where a {@link Compactor} works. */
-export interface CompactorOptions {
-  config: CompactionConfig;
-  context: StrategyContext;
-  strategyId: string;
-  /** The strategy's model: the summary call's when `config.model` is `null`. */
-  model: string;
-  counter: ITokenCounter;
-  /** The context limit the threshold is a share of. */
-  contextLimit: number;
-  /** The cached outputs, collected after a compaction; `undefined` while the cache is off. */
-  outputs: CachedOutputs | undefined;
-  eventBase(turn: number): CtxkitEventBase;
-  /** Called once a compaction has replaced the history, before `compaction-end`, to keep it as an epoch. */
-  onCompacted?(done: CompactionDone): Promise<void>;
 }
 
 /** Why a payload was composed without the compaction due for it (`stats.extra.compaction.skipped`). */
@@ -143,8 +129,19 @@ export class Compactor {
   /** Who wrote the last summary, and why the provider did not when it fell back. */
   private engineUsed: { engine: 'provider' | 'ctxkit'; fallback: { code: string; message: string } | null } | undefined;
 
-  constructor(private readonly options: CompactorOptions) {
-    const { config, contextLimit } = options;
+  constructor(
+    private readonly config: CompactionConfig,
+    /** Its model writes the summary when `config.model` is `null`. */
+    private readonly foundation: Pick<StrategyFoundation, 'strategyId' | 'model' | 'counter'>,
+    private readonly context: StrategyContext,
+    /** The context limit the threshold is a share of. */
+    private readonly contextLimit: number,
+    /** The cached outputs, collected after a compaction; `undefined` while the cache is off. */
+    private readonly outputs: CachedOutputs | undefined,
+    private readonly emit: StrategyEmit,
+    /** Called once a compaction has replaced the history, before `compaction-end`, to keep it as an epoch. */
+    private readonly onCompacted: (done: CompactionDone) => Promise<void>,
+  ) {
     this.backoff = new CompactionBackoff({
       retryAfterTokens: config.retryAfterTokens,
       factor: config.retryBackoffFactor,
@@ -168,10 +165,13 @@ export class Compactor {
     this.manualRequest = { focus };
   }
 
-  /** How the history maps onto the compaction; one that no longer continues it sets it aside, with a warning. */
-  layout(history: ReadonlyArray<ChatMessage>, turn: number): HistoryLayout {
+  /**
+   * Syncs `view` with `history` as it maps onto the compaction; a history that no longer continues the compaction sets
+   * it aside, with a warning.
+   */
+  sync(history: ReadonlyArray<ChatMessage>, view: WorkingView, turn: number): WorkingView {
     const layout = layoutHistory(history, this.current);
-    if (layout) return layout;
+    if (layout) return view.sync(history, layout, turn);
     this.current = undefined;
     this.backoff.reset();
     this.cancelRunning('the history no longer continues the compacted conversation');
@@ -180,18 +180,16 @@ export class Compactor {
         'The history no longer continues the compacted conversation; the compaction was set aside and the history ' +
         'is used as given.',
     });
-    return NO_COMPACTION_LAYOUT;
-  }
-
-  /** {@link layout} changing nothing: `setAside` when the next payload would set the compaction aside. */
-  peekLayout(history: ReadonlyArray<ChatMessage>): { layout: HistoryLayout; setAside: boolean } {
-    const layout = layoutHistory(history, this.current);
-    return { layout: layout ?? NO_COMPACTION_LAYOUT, setAside: !layout };
+    return view.sync(history, NO_COMPACTION_LAYOUT, turn);
   }
 
   /** Whether the next payload or checkpoint would compact `history`, decided as they decide but changing nothing. */
-  async plan(history: ReadonlyArray<ChatMessage>, view: CompactionView, fixedTokens: number): Promise<CompactionPlan> {
-    const config = this.options.config;
+  private async plan(
+    history: ReadonlyArray<ChatMessage>,
+    view: WorkingView,
+    fixedTokens: number,
+  ): Promise<CompactionPlan> {
+    const config = this.config;
     if (!config.enabled) return { trigger: undefined, note: undefined };
     if (this.running) {
       const note = this.running.outcome
@@ -221,6 +219,46 @@ export class Compactor {
     return { trigger: 'auto', note };
   }
 
+  /**
+   * A preview's compaction part, changing nothing but `view` (a fork, synced with `history` as the next call will): the
+   * messages the compaction the next payload or checkpoint would start replaces; notes on the compaction set aside,
+   * what the next one would do, or why it waits.
+   */
+  async preview(
+    history: ReadonlyArray<ChatMessage>,
+    view: WorkingView,
+    turn: number,
+    fixedTokens: number,
+  ): Promise<{ compacted: PreviewItem[]; notes: string[] }> {
+    const layout = layoutHistory(history, this.current);
+    view.sync(history, layout ?? NO_COMPACTION_LAYOUT, turn);
+    const plan = await this.plan(history, view, fixedTokens);
+    const hasModel = Boolean(this.context.llm);
+    const { replaced } =
+      plan.trigger && hasModel
+        ? splitForCompaction(await view.entries(), this.config.retainLastTurns)
+        : { replaced: [] };
+    const compacted = replaced.map((entry) => previewItem(history, entry.source!, this.foundation.counter));
+    const notes: string[] = [];
+    if (!layout)
+      notes.push(
+        'the history no longer continues the compacted conversation: the next payload sets the compaction aside and ' +
+          'uses the history as given',
+      );
+    if (plan.trigger) {
+      const what =
+        compacted.length > 0
+          ? `replacing ${compacted.length.toLocaleString('en-US')} messages by retain + summary`
+          : 'but nothing older than the turns it keeps would be replaced';
+      const model = hasModel ? '' : '; no model is configured, so it would fail and change nothing';
+      notes.push(
+        `the next payload or checkpoint would compact (${plan.trigger}: ${plan.note}), ${what}${model}; what follows ` +
+          `is the payload before it`,
+      );
+    } else if (plan.note) notes.push(plan.note);
+    return { compacted, notes };
+  }
+
   snapshot(): CompactorSnapshot {
     const backoff = this.backoff.snapshot();
     if (!this.current) return { state: null, backoff };
@@ -229,19 +267,33 @@ export class Compactor {
   }
 
   /**
-   * Puts back what the compactor knew before an undone compaction (`covered`: what the compaction then in effect
-   * replaced). The undo counts as a refused attempt, so that the next checkpoint does not compact it again.
+   * Undoes a compaction: puts back what the compactor knew before it and returns its transcript (the history to go on
+   * with). The undo counts as a refused attempt, so that the next checkpoint does not compact it again.
+   * @throws TranscriptMissingError (`CTXKIT_STORE_ERROR`) when the transcript is gone; nothing is restored then
    */
-  restore(snapshot: CompactorSnapshot, covered: ChatMessage[] | undefined, historyLength: number): void {
+  async undo(saved: { transcriptRef: string; compactor: CompactorSnapshot }): Promise<ChatMessage[]> {
+    const { context } = this;
+    const history = await readTranscript(context.store, context, saved.transcriptRef);
+    const previous = saved.compactor.state;
+    // What the restored compaction replaced: the start of this history, or of its own transcript once adopted.
+    let covered: ChatMessage[] = [];
+    if (previous && !startsWithPrefix(history, previous.prefix)) covered = history.slice(0, previous.keepFrom);
+    else if (previous)
+      covered = await readTranscript(context.store, context, previous.transcriptRef).then(
+        (transcript) => transcript.slice(0, previous.keepFrom),
+        // Without it only the adopted form maps onto the compaction; a full history sets it aside.
+        () => [],
+      );
     this.cancelRunning('the compaction was undone');
-    this.current = snapshot.state
-      ? { ...snapshot.state, prefix: snapshot.state.prefix.map((message) => ({ ...message })), covered: covered ?? [] }
+    this.current = previous
+      ? { ...previous, prefix: previous.prefix.map((message) => ({ ...message })), covered }
       : undefined;
-    this.backoff.restore(snapshot.backoff);
-    this.backoff.record(false, { full: historyLength, adopted: historyLength });
+    this.backoff.restore(saved.compactor.backoff);
+    this.backoff.record(false, { full: history.length, adopted: history.length });
     this.manualRequest = undefined;
     this.lastUsage = undefined;
     this.lastError = undefined;
+    return history;
   }
 
   /** The compaction hook: takes in a finished compaction, else runs a request, or one due by the last usage. */
@@ -249,8 +301,8 @@ export class Compactor {
     history: ReadonlyArray<ChatMessage>,
     usage: TokenUsage | undefined,
     turn: number,
-    /** The working view, synced with `history` when asked for (only when a compaction may run). */
-    view: () => CompactionView,
+    /** The working view, synced with `history` here only when a compaction may run. */
+    view: WorkingView,
   ): Promise<CompactionHookResult> {
     if (usage) this.lastUsage = usage;
     const finished = await this.settle(history, turn);
@@ -260,13 +312,14 @@ export class Compactor {
         compacted: false,
         reason: 'a compaction runs in the background: the next payload or checkpoint uses it once it is done',
       };
-    if (this.manualRequest) return this.attempt(history, view(), 'manual', turn, this.manualRequest.focus);
-    const config = this.options.config;
+    if (this.manualRequest)
+      return this.attempt(history, this.sync(history, view, turn), 'manual', turn, this.manualRequest.focus);
+    const config = this.config;
     if (!config.enabled || !config.auto) return { compacted: false, reason: 'automatic compaction is off' };
     if (!this.lastUsage) return { compacted: false, reason: 'no usage reported yet' };
     if (!(this.lastUsage.total_tokens >= this.threshold))
       return { compacted: false, reason: 'below the compaction threshold' };
-    const synced = view();
+    const synced = this.sync(history, view, turn);
     const waiting = this.growthStillNeeded(history, synced.currentLayout);
     if (waiting > 0)
       return { compacted: false, reason: `anti-loop guard: waiting until the history grows by ${waiting} more tokens` };
@@ -278,9 +331,9 @@ export class Compactor {
    * Before a payload, as {@link check} but measured on `fixedTokens` + the view; true when it compacted. A payload
    * composed without the compaction due for it says why in `skipped` and an event.
    */
-  async compactIfDue(history: ReadonlyArray<ChatMessage>, view: CompactionView, turn: number): Promise<boolean> {
+  async compactIfDue(history: ReadonlyArray<ChatMessage>, view: WorkingView, turn: number): Promise<boolean> {
     this.skipped = undefined;
-    const config = this.options.config;
+    const config = this.config;
     if (!config.enabled) return false;
     if ((await this.settle(history, turn))?.compacted) return true;
     if (this.running) return this.skip('running', turn);
@@ -309,7 +362,7 @@ export class Compactor {
 
   /** The compaction part of `stats.extra`. */
   stats(): Record<string, unknown> {
-    const { config, contextLimit } = this.options;
+    const { config, contextLimit } = this;
     return {
       contextLimit,
       threshold: this.threshold,
@@ -330,7 +383,7 @@ export class Compactor {
   private growthStillNeeded(history: ReadonlyArray<ChatMessage>, layout: HistoryLayout): number {
     const anchor = this.backoff.anchorFor(layout.form);
     if (anchor === undefined) return 0;
-    const counter = this.options.counter;
+    const counter = this.foundation.counter;
     const wait = this.backoff.waitTokens;
     const known = this.growth;
     const continues =
@@ -355,18 +408,19 @@ export class Compactor {
   /** Saves the transcript, starts the summary call and waits for it (see `maxWaitMs`) until {@link settle} takes it. */
   private async attempt(
     history: ReadonlyArray<ChatMessage>,
-    view: CompactionView,
+    view: WorkingView,
     trigger: CompactionTrigger,
     turn: number,
     focus?: string,
   ): Promise<CompactionHookResult> {
     this.manualRequest = undefined;
-    const { config, context, counter } = this.options;
+    const { config, context } = this;
+    const { counter } = this.foundation;
     if (!config.enabled) return { compacted: false, reason: 'compaction is disabled' };
     const llm = context.llm;
     // Without a model nothing can be summarized: the view is not built (nor every output cached) for nothing.
     if (!llm)
-      return this.fail(new LLMNotConfiguredError(`${this.options.strategyId} compaction`), trigger, history, turn);
+      return this.fail(new LLMNotConfiguredError(`${this.foundation.strategyId} compaction`), trigger, history, turn);
     const { entries, start, tail, carried, replaced } = splitForCompaction(
       await view.entries(),
       config.retainLastTurns,
@@ -389,7 +443,7 @@ export class Compactor {
     // Built at each request: a payload composed meanwhile gives the fallback call its system prompt.
     const options = () => ({
       llm,
-      callerModel: this.options.model,
+      callerModel: this.foundation.model,
       config,
       systemPrompt: this.systemPrompt || undefined,
       focus,
@@ -448,7 +502,7 @@ export class Compactor {
     turn: number,
   ): Promise<{ reply?: CompactMessagesResult; error?: { code: string; message: string } }> {
     const { config, llm } = options;
-    const context = this.options.context;
+    const context = this.context;
     const code = ErrorCodes.STRATEGY_ERROR;
     if (config.engine === 'ctxkit' || llm.providerCompaction === undefined)
       return config.engine === 'provider'
@@ -492,7 +546,8 @@ export class Compactor {
     }
     this.failures.succeeded();
     const { reply } = outcome;
-    const { config, counter } = this.options;
+    const { config } = this;
+    const { counter } = this.foundation;
     const prefix: ChatMessage[] = [];
     if (reply.item) {
       // The provider's item opens the conversation, alone in its assistant message, as received.
@@ -509,7 +564,7 @@ export class Compactor {
         `(${tokensBefore} tokens)`;
       const error = new LLMResponseError(message, {
         client: running.client,
-        model: config.model ?? this.options.model,
+        model: config.model ?? this.foundation.model,
       });
       return this.fail(error, trigger, running.history, turn);
     }
@@ -542,8 +597,8 @@ export class Compactor {
     this.lastError = shortfall ? failureOf(shortfall, trigger) : undefined;
     this.lastUsage = undefined;
     const compacted = [...prefix, ...history.slice(keepFrom)];
-    if (this.options.outputs) await this.options.outputs.collect(compacted, reply, turn);
-    await this.options.onCompacted?.({ before, state: this.current, trigger, turn });
+    if (this.outputs) await this.outputs.collect(compacted, reply, turn);
+    await this.onCompacted({ before, state: this.current, trigger, turn });
     this.emit('compaction-end', turn, { trigger, tokensBefore, tokensAfter, transcriptRef, messages: compacted });
     if (shortfall) this.emit('strategy-warning', turn, { message: shortfall.message, code: shortfall.code });
     return {
@@ -568,7 +623,7 @@ export class Compactor {
   }
 
   private backingOff(): boolean {
-    return this.failures.waiting(() => this.options.context.now());
+    return this.failures.waiting(() => this.context.now());
   }
 
   /** Why automatic compaction is not tried now, after failed summary calls. */
@@ -595,17 +650,6 @@ export class Compactor {
     return false;
   }
 
-  private emit<K extends keyof CtxkitEventPayloads>(
-    event: K,
-    turn: number,
-    payload: Omit<CtxkitEventPayloads[K], keyof CtxkitEventBase>,
-  ): void {
-    safeEmit(this.options.context.events, event, {
-      ...this.options.eventBase(turn),
-      ...payload,
-    } as CtxkitEventPayloads[K]);
-  }
-
   private cancelRunning(reason: string): void {
     this.running?.abort.abort(new Error(reason));
     this.running = undefined;
@@ -617,7 +661,8 @@ export class Compactor {
     summaryTokens: number,
     retryAfterTokens: number,
   ): CompactionNoProgressError {
-    const { config, strategyId } = this.options;
+    const { config } = this;
+    const { strategyId } = this.foundation;
     const parts = [
       {
         part:
@@ -637,9 +682,9 @@ export class Compactor {
    * earlier compaction's retain + summary stays first.
    */
   private summaryMessages(entries: ReadonlyArray<ViewEntry>): ChatMessage[] {
-    const { config, context } = this.options;
-    const limit = config.model ? context.models.get(config.model).contextWindow : this.options.contextLimit;
-    const counter = config.model ? context.counterFor(config.model) : this.options.counter;
+    const { config, context } = this;
+    const limit = config.model ? context.models.get(config.model).contextWindow : this.contextLimit;
+    const counter = config.model ? context.counterFor(config.model) : this.foundation.counter;
     const available = Math.floor(limit * 0.9) - config.maxSummaryTokens - counter.count(this.systemPrompt) - 1024;
     const messages = entries.map((entry) => entry.message);
     let start = 0;
@@ -655,7 +700,7 @@ export class Compactor {
   }
 
   private sumTokens(entries: ReadonlyArray<ViewEntry>): number {
-    return this.options.counter.countMessages(entries.map((entry) => entry.message));
+    return this.foundation.counter.countMessages(entries.map((entry) => entry.message));
   }
 }
 
@@ -667,7 +712,7 @@ function failureOf(error: unknown, trigger: CompactionTrigger) {
 function errorInfo(error: unknown): { code: string; message: string } {
   return {
     code: CtxkitError.isInstance(error) ? error.code : ErrorCodes.STRATEGY_ERROR,
-    message: error instanceof Error ? error.message : String(error),
+    message: errorText(error),
   };
 }
 

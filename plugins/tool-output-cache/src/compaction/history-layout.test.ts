@@ -1,7 +1,6 @@
 import type { ChatMessage, UserMessage } from '@ctxkit/core';
 
-import type { CompactionState } from './compaction-state';
-import { layoutEntries, layoutHistory } from './history-layout';
+import { type CompactionState, layoutEntries, layoutHistory } from './history-layout';
 
 const user = (content: string): UserMessage => ({ role: 'user', content });
 const assistant = (content: string): ChatMessage => ({ role: 'assistant', content });

@@ -1,47 +1,58 @@
-import type { AssistantMessage } from '@ctxkit/core';
+import type { AssistantMessage, ChatMessage } from '@ctxkit/core';
 import { groupToolCalls } from '@ctxkit/core/strategy-kit';
 
-import type { ViewEntry } from '../view/view-entry';
 import { stripTrailingToolCalls } from './compact-messages';
+import type { ViewEntry } from './history-layout';
 
 /**
- * Where the last `turns` turns (from a caller's user message) of a view start, and the newest user message when it
- * lies before that and is carried along. In an agent run of one user message, where turns would keep everything, the
- * last `turns` model steps are kept instead. With `turns = 0` a tool exchange waiting for results is kept for them.
+ * Where the current turn starts (`messages.length`: nothing to protect), whose outputs the budget never replaces (an
+ * expansion is not made another ref): the last turn of the messages from `from` on as a compaction keeps it, else the
+ * newest model step.
+ */
+export function currentTurnStart(messages: ReadonlyArray<ChatMessage>, from = 0): number {
+  const { start } = compactionTail(messages, from, 1);
+  if (start < messages.length) return start;
+  for (let index = messages.length - 1; index >= from; index--) if (messages[index]!.role === 'assistant') return index;
+  return messages.length;
+}
+
+/**
+ * Where the last `turns` turns (from a user message at or after `from`: those before are retain + summary) start, and
+ * the newest user message when it lies before that and is carried along. In an agent run of one user message, where
+ * turns would keep everything, the last `turns` model steps are kept instead. With `turns = 0` a tool exchange waiting
+ * for results is kept for them.
  */
 export function compactionTail(
-  entries: ReadonlyArray<ViewEntry>,
+  messages: ReadonlyArray<ChatMessage>,
+  from: number,
   turns: number,
 ): { start: number; carriedUser?: number } {
-  let firstReal = 0;
-  while (firstReal < entries.length && entries[firstReal]!.source === null) firstReal++;
   if (turns > 0) {
-    let start = entries.length;
+    let start = messages.length;
     let seen = 0;
     let lastUser = -1;
-    for (let index = entries.length - 1; index >= firstReal; index--) {
-      if (entries[index]!.message.role === 'user') {
+    for (let index = messages.length - 1; index >= from; index--) {
+      if (messages[index]!.role === 'user') {
         if (lastUser === -1) lastUser = index;
         start = index;
         if (++seen >= turns) break;
       }
     }
-    if (start < entries.length && start > firstReal) return { start };
+    if (start < messages.length && start > from) return { start };
     if (lastUser !== -1) {
       // One long turn: keep its last `turns` model steps, carry the user message.
-      const from = lastUser + 1;
-      const steps = groupToolCalls(entries.slice(from).map((entry) => entry.message)).filter(
-        (group) => entries[from + group.start]!.message.role === 'assistant',
+      const after = lastUser + 1;
+      const steps = groupToolCalls(messages.slice(after)).filter(
+        (group) => messages[after + group.start]!.role === 'assistant',
       );
-      if (steps.length > turns) return { start: from + steps[steps.length - turns]!.start, carriedUser: lastUser };
+      if (steps.length > turns) return { start: after + steps[steps.length - turns]!.start, carriedUser: lastUser };
       return { start: lastUser };
     }
   }
-  const groups = groupToolCalls(entries.map((entry) => entry.message));
+  const groups = groupToolCalls(messages.slice(from));
   const last = groups[groups.length - 1];
-  if (last && last.kind === 'incomplete-tool-exchange' && entries[last.start]!.source !== null)
-    return { start: last.start };
-  return { start: entries.length };
+  if (last && last.kind === 'incomplete-tool-exchange') return { start: from + last.start };
+  return { start: messages.length };
 }
 
 /** How a compaction splits the view. */
@@ -59,7 +70,10 @@ export interface CompactionSplit {
 /** The split of `view` by a compaction that keeps the last `turns` turns. */
 export function splitForCompaction(view: ReadonlyArray<ViewEntry>, turns: number): CompactionSplit {
   const entries = repairToolPairs(view);
-  const { start, carriedUser } = compactionTail(entries, turns);
+  let firstReal = 0;
+  while (firstReal < entries.length && entries[firstReal]!.source === null) firstReal++;
+  const messages = entries.map((entry) => entry.message);
+  const { start, carriedUser } = compactionTail(messages, firstReal, turns);
   let tail = entries.slice(start);
   let carried = carriedUser === undefined ? undefined : entries[carriedUser];
   if (carried?.source === null) carried = undefined;

@@ -1,7 +1,6 @@
 import { type ChatMessage, MemoryContextStore } from '@ctxkit/core';
 
-import { readTranscript, saveTranscript } from './transcript';
-import { TranscriptMissingError } from './transcript-missing-error';
+import { readTranscript, saveTranscript, TranscriptMissingError } from './transcript';
 
 const owner = { agentId: 'agent', sessionId: 'session' };
 

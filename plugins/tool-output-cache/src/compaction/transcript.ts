@@ -1,7 +1,21 @@
-import type { ChatMessage, IContextStore, StoreKey } from '@ctxkit/core';
+import { type ChatMessage, CtxkitError, ErrorCodes, type IContextStore, type StoreKey } from '@ctxkit/core';
 
 import { streamLines } from '../cache/stream-lines';
-import { TranscriptMissingError } from './transcript-missing-error';
+
+/** The transcript saved before a compaction cannot be read, so the compaction cannot be undone. */
+export class TranscriptMissingError extends CtxkitError {
+  constructor(transcriptRef: string, problem: string) {
+    super({
+      code: ErrorCodes.STORE_ERROR,
+      category: 'internal',
+      message: `The transcript ${transcriptRef} saved before the compaction cannot be read: ${problem}.`,
+      fix:
+        'Keep the session\'s transcripts (store kind "transcript") for as long as its compactions may be undone; ' +
+        'the epoch is still in the log, so the undo can be tried again once the transcript is back.',
+      details: { transcriptRef, problem },
+    });
+  }
+}
 
 type TranscriptOwner = { agentId: string; sessionId: string };
 

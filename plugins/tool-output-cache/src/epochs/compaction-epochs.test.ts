@@ -1,7 +1,7 @@
 import { type ChatMessage, EpochNotFoundError } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 
-import { TranscriptMissingError } from '../compaction/transcript-missing-error';
+import { TranscriptMissingError } from '../compaction/transcript';
 import { exchange, longHistory, output, strategyOn, SUMMARY_REPLY } from '../test-support';
 
 const SYSTEM = 'You are a coding agent.';

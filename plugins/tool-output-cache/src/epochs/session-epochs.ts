@@ -1,8 +1,52 @@
-import { type CtxkitEventBase, type ReductionEpoch, safeEmit, type StrategyContext } from '@ctxkit/core';
+import type { ITokenCounter, ReductionEpoch, StrategyContext } from '@ctxkit/core';
 import { type EpochDescription, EpochLog, type TakenEpoch } from '@ctxkit/core/strategy-kit';
 
-import type { CompactionDone } from '../compaction/compactor';
-import { asSavedBefore, type SavedBefore } from './saved-before';
+import { errorText } from '../cache/cached-outputs';
+import type { CompactionDone, CompactorSnapshot } from '../compaction/compactor';
+import type { StrategyEmit } from '../tool-output-cache-strategy';
+import { isMicroCompacted, isTrimmed, toolNameAt } from '../view/lighter-form';
+import type { ComposedView } from '../view/view-payload-composer';
+
+/** Outputs a trim epoch's description names; the rest are counted. */
+const LISTED_TRIMS = 8;
+
+/** An output first shown as a placeholder: `position` in the caller's history, `tokens` of its placeholder. */
+interface NewTrim {
+  position: number;
+  toolCallId: string;
+  tokens: number;
+}
+
+/** What a compaction epoch keeps: the transcript of the history it replaced and what the compactor knew. */
+export interface CompactionBefore {
+  kind: 'compaction';
+  /** `transcript:<name>`: the caller's history as it was passed to the compaction. */
+  transcriptRef: string;
+  compactor: CompactorSnapshot;
+}
+
+/** What a trim epoch keeps: the tool calls whose outputs it trimmed to a placeholder. */
+export interface TrimBefore {
+  kind: 'trim';
+  toolCallIds: string[];
+}
+
+export type SavedBefore = CompactionBefore | TrimBefore;
+
+/** `value` as a {@link SavedBefore}, or `undefined` when something else wrote it. */
+export function asSavedBefore(value: unknown): SavedBefore | undefined {
+  const saved = value as
+    | { kind?: unknown; toolCallIds?: unknown; transcriptRef?: unknown; compactor?: Partial<CompactorSnapshot> }
+    | null
+    | undefined;
+  const ids = saved?.toolCallIds;
+  if (saved?.kind === 'trim' && Array.isArray(ids) && ids.every((id) => typeof id === 'string'))
+    return { kind: 'trim', toolCallIds: ids as string[] };
+  if (saved?.kind !== 'compaction' || typeof saved.transcriptRef !== 'string' || !saved.compactor?.backoff)
+    return undefined;
+  const { state, backoff } = saved.compactor;
+  return { kind: 'compaction', transcriptRef: saved.transcriptRef, compactor: { state: state ?? null, backoff } };
+}
 
 /** One epoch to undo with the state it saved. */
 export interface EpochToUndo {
@@ -14,37 +58,33 @@ export interface EpochToUndo {
 /**
  * The strategy's undoable reductions (compactions, trims) in the session's {@link EpochLog}, shared by every process
  * serving the session, and their events. A store failure to record is a `strategy-warning`, never a failed payload.
+ * Each output a payload first shows as a placeholder (of the budget, micro-compact, or to fit) is kept once, in one
+ * trim epoch a payload: the view's new placeholders and the lighter forms the layout used, only those the payload
+ * carries (the history older than its window changes nothing it depends on).
  */
 export class SessionEpochs {
-  private readonly log: EpochLog;
+  /** The session's epochs, oldest first in its `list()`. */
+  readonly log: EpochLog;
+  private readonly recordedTrims = new Set<string>();
 
   constructor(
-    private readonly options: {
-      context: Pick<StrategyContext, 'store' | 'agentId' | 'sessionId' | 'now' | 'events'>;
-      eventBase(turn: number): CtxkitEventBase;
-    },
+    { store, agentId, sessionId, now }: Pick<StrategyContext, 'store' | 'agentId' | 'sessionId' | 'now'>,
+    private readonly counter: ITokenCounter,
+    private readonly emit: StrategyEmit,
   ) {
-    const { store, agentId, sessionId, now } = options.context;
     this.log = new EpochLog({ store, agentId, sessionId, now: () => now() });
   }
 
-  /** Oldest first. */
-  list(): Promise<ReductionEpoch[]> {
-    return this.log.list();
-  }
-
   /** Records a reduction with the state it replaced. */
-  async record(description: EpochDescription, before: SavedBefore): Promise<void> {
+  private async record(description: EpochDescription, before: SavedBefore): Promise<void> {
     const epoch = await this.log.record(description, before).catch((error: unknown) => {
-      safeEmit(this.options.context.events, 'strategy-warning', {
-        ...this.options.eventBase(description.turn),
+      this.emit('strategy-warning', description.turn, {
         message:
           `The ${description.kind} (${description.description}) could not be kept as an epoch, so it cannot ` +
-          `be undone: ${error instanceof Error ? error.message : String(error)}`,
+          `be undone: ${errorText(error)}`,
       });
     });
-    if (epoch)
-      safeEmit(this.options.context.events, 'epoch-recorded', { ...this.options.eventBase(description.turn), epoch });
+    if (epoch) this.emit('epoch-recorded', description.turn, { epoch });
   }
 
   /** Keeps a compaction with the transcript saved before it and what the compactor knew. */
@@ -89,9 +129,48 @@ export class SessionEpochs {
    */
   async take(epochId: string, turn: number, historyRestored: boolean): Promise<TakenEpoch<unknown>> {
     const taken = await this.log.take<unknown>(epochId);
-    const { undone: epoch, alsoUndone } = taken;
-    const base = this.options.eventBase(turn);
-    safeEmit(this.options.context.events, 'epoch-undone', { ...base, epoch, alsoUndone, historyRestored });
+    this.emit('epoch-undone', turn, { epoch: taken.undone, alsoUndone: taken.alsoUndone, historyRestored });
     return taken;
+  }
+
+  /** Records the new placeholders of a composed payload, if any. */
+  async recordTrims(composed: ComposedView, turn: number): Promise<void> {
+    const trims = this.newTrims(composed);
+    if (trims.length === 0) return;
+    const { messages } = composed;
+    const named = trims
+      .slice(0, LISTED_TRIMS)
+      .map((trim) => `${toolNameAt(messages, trim.position)} ${trim.toolCallId} (#${trim.position})`);
+    const unnamed = trims.length - LISTED_TRIMS;
+    const more = unnamed > 0 ? `, and ${unnamed.toLocaleString('en-US')} more` : '';
+    const count = trims.length === 1 ? 'a tool output' : `${trims.length.toLocaleString('en-US')} tool outputs`;
+    const description: EpochDescription = {
+      kind: 'trim',
+      turn,
+      description: `trimmed ${count} to placeholders: ${named.join(', ')}${more}`,
+      range: { from: trims[0]!.position, to: trims[trims.length - 1]!.position + 1 },
+      tokensAfter: trims.reduce((sum, trim) => sum + trim.tokens, 0),
+    };
+    await this.record(description, { kind: 'trim', toolCallIds: trims.map((trim) => trim.toolCallId) });
+  }
+
+  /** Forgets outputs whose trim was undone: a later trim of one is new again. */
+  forgetTrims(toolCallIds: Iterable<string>): void {
+    for (const id of toolCallIds) this.recordedTrims.delete(id);
+  }
+
+  /** The payload's new placeholders in position order, recorded from now on. */
+  private newTrims({ messages, prepared, lightenedAt, final }: ComposedView): NewTrim[] {
+    const found = new Map<number, NewTrim>();
+    for (const position of [...prepared.newPlaceholders, ...lightenedAt]) {
+      if (position < final.window.fromIndex || found.has(position)) continue;
+      const message = messages[position];
+      if (message?.role !== 'tool' || this.recordedTrims.has(message.tool_call_id)) continue;
+      if (!isTrimmed(message) && !isMicroCompacted(message)) continue;
+      found.set(position, { position, toolCallId: message.tool_call_id, tokens: this.counter.countMessage(message) });
+    }
+    const trims = [...found.values()].sort((a, b) => a.position - b.position);
+    for (const trim of trims) this.recordedTrims.add(trim.toolCallId);
+    return trims;
   }
 }

@@ -1,9 +1,8 @@
 import type { ChatMessage, LLMPayload, ToolMessage } from '@ctxkit/core';
 import { ScriptedLLMClient } from '@ctxkit/core/testing';
 
-import { isTrimmed } from '../cache/trimmed-placeholder';
 import { exchange, longHistory, output, strategyOn, SUMMARY_REPLY } from '../test-support';
-import { isMicroCompacted } from '../view/micro-compact';
+import { isMicroCompacted, isTrimmed } from '../view/lighter-form';
 
 const SYSTEM = 'You are a coding agent.';
 /**

@@ -1,9 +1,43 @@
 import { type ChatMessage, type ToolMessage } from '@ctxkit/core';
-import { contentText, type LighterForm } from '@ctxkit/core/strategy-kit';
+import { callAnswered, contentText, type LighterForm } from '@ctxkit/core/strategy-kit';
 
-import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
-import { microCompactPlaceholder, toolNameAt } from './micro-compact';
 import type { ReductionLog } from './reduction-log';
+
+const PREFIX = '[tool output trimmed; ref=';
+
+/** What the tool output budget, or a payload under pressure, sends instead of an older output (with its ref). */
+export function trimmedPlaceholder(refId: string): string {
+  return `${PREFIX}${refId}]`;
+}
+
+/** True when a tool message shows the placeholder of its ref (compared in place, none built). */
+export function isTrimmed(message: Readonly<ToolMessage>): boolean {
+  const ref = message.output_ref;
+  if (ref === undefined) return false;
+  const text = contentText(message.content);
+  return (
+    text.length === PREFIX.length + ref.id.length + 1 &&
+    text.startsWith(PREFIX) &&
+    text.startsWith(ref.id, PREFIX.length) &&
+    text.endsWith(']')
+  );
+}
+
+/** `[Previous: used {tool_name}]`, or `[Previous: used {tool_name}; ref=<id>]` for an output the cache holds. */
+export function microCompactPlaceholder(toolName: string, refId?: string): string {
+  return refId === undefined ? `[Previous: used ${toolName}]` : `[Previous: used ${toolName}; ref=${refId}]`;
+}
+
+const PLACEHOLDER = /^\[Previous: used [^\]\n]*\]$/;
+
+export function isMicroCompacted(message: Readonly<ToolMessage>): boolean {
+  return PLACEHOLDER.test(contentText(message.content));
+}
+
+/** The tool name the message at `index` answers; `'unknown'` when no call matches from `from` (the view's start) on. */
+export function toolNameAt(messages: ReadonlyArray<ChatMessage>, index: number, from = 0): string {
+  return callAnswered(messages, index, from)?.function.name ?? 'unknown';
+}
 
 export const TRIMMED_TO_FIT_REASON = 'tool output trimmed to fit the context window';
 export const MICRO_COMPACTED_TO_FIT_REASON = 'tool result micro-compacted to fit the context window';

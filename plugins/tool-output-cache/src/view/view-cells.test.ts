@@ -1,10 +1,4 @@
-import {
-  createTokenCounter,
-  CtxkitEventBus,
-  type ITokenCounter,
-  MemoryContextStore,
-  type ToolMessage,
-} from '@ctxkit/core';
+import { createTokenCounter, type ITokenCounter, MemoryContextStore, type ToolMessage } from '@ctxkit/core';
 import fc from 'fast-check';
 
 import { CachedOutputs } from '../cache/cached-outputs';
@@ -35,8 +29,7 @@ function cells(counter: ITokenCounter): ViewCells {
   const outputs = new CachedOutputs({
     cache,
     counter,
-    events: new CtxkitEventBus(),
-    eventBase: (turn) => ({ agentId: 'agent', sessionId: 'session', strategyId: 'test', turn }),
+    emit: () => undefined,
   });
   return new ViewCells({ config, counter, outputs });
 }

@@ -2,10 +2,9 @@ import { type ChatMessage, type ITokenCounter, type ToolMessage, type ToolOutput
 import { contentText, messageOverheadTokens, messageText, utf8ByteLength } from '@ctxkit/core/strategy-kit';
 
 import type { CachedInfo, CachedOutputSource, EnsuredOutput } from '../cache/cached-outputs';
-import { isTrimmed, trimmedPlaceholder } from '../cache/trimmed-placeholder';
-import { sameMessage } from '../compaction/compaction-state';
+import { sameMessage } from '../compaction/history-layout';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
-import { isMicroCompacted, microCompactPlaceholder } from './micro-compact';
+import { isMicroCompacted, isTrimmed, microCompactPlaceholder, trimmedPlaceholder } from './lighter-form';
 
 /**
  * Characters per token no tool output reaches unless it is a run of one repeated character: an output that long is
@@ -142,16 +141,17 @@ export class ViewCells {
   showCached(original: ToolMessage, info: CachedInfo): { message: ChatMessage; cut: boolean } {
     const { config } = this.options;
     const raw = contentText(original.content);
+    const { view } = info;
     const maxBytes = config.toolOutputCache.maxMessageBytes;
     // UTF-8 bytes are never fewer than UTF-16 code units: the length rules out a huge output unmeasured.
     const wholeFits =
-      info.viewTruncated &&
+      view.truncated &&
       config.microCompact.when !== 'always' &&
       raw.length <= maxBytes &&
       utf8ByteLength(raw) <= maxBytes &&
-      !info.binary;
-    const message = this.copies.shown(original, wholeFits ? raw : info.viewText, info.ref);
-    const cut = info.viewTruncated && !wholeFits;
+      !view.binary;
+    const message = this.copies.shown(original, wholeFits ? raw : view.text, info.ref);
+    const cut = view.truncated && !wholeFits;
     if (!cut && !isTrimmed(message) && !isMicroCompacted(message)) this.wholeViews.add(message);
     return { message, cut };
   }

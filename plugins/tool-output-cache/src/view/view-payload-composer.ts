@@ -1,9 +1,7 @@
 import {
   type ChatMessage,
   type ComposeOptions,
-  type CtxkitEventBase,
   type ReductionRecord,
-  safeEmit,
   type StrategyContext,
   type SystemMessage,
   type ToolDefinition,
@@ -23,6 +21,8 @@ import {
 } from '../cache/cache-tools';
 import { EXPAND_TOOLS_MAX_ROOM_SHARE, OfferedToolLists } from '../cache/offered-tools';
 import { compactionMemory, compactionReason } from '../compaction/compaction-memory';
+import type { Compactor } from '../compaction/compactor';
+import type { StrategyEmit } from '../tool-output-cache-strategy';
 import type { ResolvedToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
 import { lighterFormAt, type LighterFormOptions, recordLighterForms } from './lighter-form';
 import type { PreparedView, WorkingView } from './working-view';
@@ -48,16 +48,6 @@ export interface ComposedView {
   lightenedAt: ReadonlyArray<number>;
 }
 
-export interface ViewPayloadComposerOptions {
-  config: ResolvedToolOutputCacheStrategyConfig;
-  context: Pick<StrategyContext, 'events' | 'llm'>;
-  /** Its counter, budget and composer: every payload is laid out and committed by it. */
-  foundation: StrategyFoundation;
-  /** `stats.extra.compaction` of the payload. */
-  compactionStats(): Record<string, unknown>;
-  eventBase(turn: number): CtxkitEventBase;
-}
-
 const REF_IN_TEXT = /to_[0-9a-f]{32}/;
 const CACHE_DEFINITIONS = [TOOL_OUTPUT_CACHE_DEFINITION, TOOL_OUTPUT_CACHE_GREP_DEFINITION] as const;
 
@@ -69,7 +59,15 @@ export class ViewPayloadComposer {
   private readonly toolLists = new OfferedToolLists();
   private systemMessage: SystemMessage = { role: 'system', content: '' };
 
-  constructor(private readonly options: ViewPayloadComposerOptions) {}
+  constructor(
+    private readonly config: ResolvedToolOutputCacheStrategyConfig,
+    /** Its counter, budget and composer: every payload is laid out and committed by it. */
+    private readonly foundation: StrategyFoundation,
+    private readonly context: Pick<StrategyContext, 'llm'>,
+    /** Gives the payload's `stats.extra.compaction`. */
+    private readonly compactor: Pick<Compactor, 'stats'>,
+    private readonly emit: StrategyEmit,
+  ) {}
 
   /** The system prompt as one message object, the same while the prompt is (counted once); `keep`: not a preview. */
   systemMessageOf(systemPrompt: string, keep: boolean): SystemMessage {
@@ -81,14 +79,14 @@ export class ViewPayloadComposer {
 
   /** Tokens of a payload's system prompt, tools and dynamic context: what a compaction can never remove. */
   fixedTokens(call: Pick<ComposeCall, 'systemMessage' | 'tools' | 'ragContext'>): number {
-    const { counter } = this.options.foundation;
+    const { counter } = this.foundation;
     const rag = call.ragContext ? counter.count(call.ragContext) : 0;
     return counter.countMessage(call.systemMessage) + counter.countTools(call.tools) + rag;
   }
 
   /** The payload of `view` (synced with the call's history). A preview emits no event and is not committed. */
   async compose(call: ComposeCall, view: WorkingView, preview: boolean): Promise<ComposedView> {
-    const { config, context, foundation } = this.options;
+    const { config, context, foundation } = this;
     const { counter, composer } = foundation;
     const { state } = view.currentLayout;
     // Collapsing older results reads the whole history: the whole view is laid out for it.
@@ -137,7 +135,7 @@ export class ViewPayloadComposer {
       all: region > startIndex,
       formAt: (messages, index, showRefs) => lighterFormAt(messages, index, named[showRefs ? 1 : 0]),
       everyForm: (messages, showRefs) => view.everyLighterForm(messages, region, protectFrom, named[showRefs ? 1 : 0]),
-      ...(view.options.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
+      ...(view.restored.size > 0 ? { keepWhole: (index: number) => view.keepsWhole(index) } : {}),
       ...(cacheOn
         ? {
             expandTools: {
@@ -169,7 +167,7 @@ export class ViewPayloadComposer {
         recordLighterForms(lightened, log);
         return [...prepared.keptBefore(kept), ...log.list(kept)];
       },
-      extra: { toolOutputCache, compaction: this.options.compactionStats() },
+      extra: { toolOutputCache, compaction: this.compactor.stats() },
       turn: call.turn,
       cutBackRatio: config.cutBackRatio,
       keepFirstShare: config.keepFirstShare,
@@ -183,8 +181,7 @@ export class ViewPayloadComposer {
     if (!preview) composer.commit(final, call.turn);
     toolOutputCache.refsInPayload = refsIn(final.payload.messages);
     if (final.memory[0] === 'left-out' && !preview)
-      safeEmit(context.events, 'strategy-warning', {
-        ...this.options.eventBase(call.turn),
+      this.emit('strategy-warning', call.turn, {
         message:
           'The current turn does not fit beside the compaction summary; the summary was left out of this payload ' +
           '(it stays in the saved transcript).',

@@ -2,10 +2,15 @@ import { type ChatMessage, type ReductionRecord, type ToolMessage } from '@ctxki
 import { contentText, groupEndingAt, type HistoryRange, type LighterForm } from '@ctxkit/core/strategy-kit';
 
 import type { CachedOutputSource } from '../cache/cached-outputs';
-import { type HistoryLayout, layoutEntries, NO_COMPACTION_LAYOUT, sameLayout } from '../compaction/history-layout';
-import { currentTurnStart } from './current-turn';
-import { lighterFormAt, type LighterFormOptions } from './lighter-form';
-import { microCompactPlaceholder, toolNameAt } from './micro-compact';
+import {
+  type HistoryLayout,
+  layoutEntries,
+  NO_COMPACTION_LAYOUT,
+  sameLayout,
+  type ViewEntry,
+} from '../compaction/history-layout';
+import { currentTurnStart } from '../compaction/tail-turns';
+import { lighterFormAt, type LighterFormOptions, microCompactPlaceholder, toolNameAt } from './lighter-form';
 import {
   keptViewReductionsBefore,
   noViewReductions,
@@ -14,14 +19,10 @@ import {
   type ViewReductions,
   viewReductionsLog,
 } from './reduction-log';
-import type { RestoredOutputs } from './restored-outputs';
-import { toolOutputBudgetCut } from './tool-output-budget';
 import { type ToolCell, ViewCells, type ViewCellsOptions, type ViewForm } from './view-cells';
-import type { ViewEntry } from './view-entry';
 
 export interface WorkingViewOptions extends ViewCellsOptions {
   toolOutputBudget: number;
-  restored: RestoredOutputs;
 }
 
 /** What the view decided for the current history, before it is fitted to a payload (-1: none). */
@@ -88,6 +89,8 @@ interface WalkedUnit {
  */
 export class WorkingView {
   currentLayout: HistoryLayout = NO_COMPACTION_LAYOUT;
+  /** Tool call ids of outputs taken back from a trim: never replaced up front, lightened last under pressure. */
+  readonly restored = new Set<string>();
   /** The caller's history with the carried user message in its place. */
   private base: ReadonlyArray<ChatMessage> = [];
   private placement = placeLayout(NO_COMPACTION_LAYOUT, 0);
@@ -106,13 +109,14 @@ export class WorkingView {
 
   /** A preview's fork: decides as the next call will, makes missing cells through `outputs`, changes nothing here. */
   fork(outputs: CachedOutputSource): WorkingView {
-    const { currentLayout, base, placement, turn, laidOut, reused, relief } = this;
+    const { currentLayout, restored, base, placement, turn, laidOut, reused, relief } = this;
     const fork = new WorkingView({ ...this.options, outputs }, this.cells.fork(outputs));
-    return Object.assign(fork, { currentLayout, base, placement, turn, laidOut, reused, relief });
+    return Object.assign(fork, { currentLayout, restored, base, placement, turn, laidOut, reused, relief });
   }
 
-  /** Keeps nothing of the last call at the next one (the restored outputs or the compaction changed). */
-  forgetLastCall(): void {
+  /** Restores the outputs of undone trims; keeps nothing of the last call at the next one (nor of the compaction). */
+  restore(toolCallIds: Iterable<string>): void {
+    for (const id of toolCallIds) this.restored.add(id);
     this.decisions = undefined;
     this.laidOut = undefined;
     this.reused = { previous: undefined, stable: 0 };
@@ -122,7 +126,11 @@ export class WorkingView {
   /** True when the output at `position` is one the user took back from a trim. */
   keepsWhole(position: number): boolean {
     const message = this.base[position];
-    return message !== undefined && this.options.restored.has(message);
+    return message !== undefined && this.restores(message);
+  }
+
+  private restores(message: Readonly<ChatMessage>): boolean {
+    return this.restored.size > 0 && message.role === 'tool' && this.restored.has(message.tool_call_id);
   }
 
   /** Takes the caller's history, mapped by `layout` onto the compaction (O(1) unless a user message is carried). */
@@ -229,10 +237,9 @@ export class WorkingView {
     const reuseTo = usable ? Math.min(stable, memo.end, end) : end;
     const forms: LighterForm[] = [];
     // Restored outputs stay whole: the window leaves them out with the older history when they do not fit.
-    const { restored } = this.options;
     const scan = (from: number, to: number) => {
       for (let index = from; index < to; index++) {
-        if (restored.size > 0 && restored.has(messages[index]!)) continue;
+        if (this.restores(messages[index]!)) continue;
         const form = lighterFormAt(messages, index, options);
         if (form) forms.push(form);
       }
@@ -506,6 +513,48 @@ export class WorkingView {
       fewest = Math.min(fewest, this.cells.microCompacted(cell, toolNameAt(this.base, position)).tokens);
     return fewest;
   }
+}
+
+/** One tool output as the budget sees it: its tokens as shown, and whether its (smaller) placeholder may replace it. */
+export interface BudgetedOutput {
+  budgetTokens: number;
+  trimmable: boolean;
+}
+
+export interface ToolOutputBudgetInput {
+  /** The view laid over the caller's history (only roles are read). */
+  messages: ReadonlyArray<ChatMessage>;
+  /** First position the view sends. */
+  from: number;
+  /** Where the current turn starts: its outputs always count and are never replaced. */
+  protectFrom: number;
+  budgetTokens: number;
+  /** The tool output at a position (a promise only when it is made now). */
+  output(position: number): BudgetedOutput | Promise<BudgetedOutput>;
+}
+
+/**
+ * The budget's cut (-1: none), newest first: older outputs are kept while those kept so far fit together beside the
+ * current turn's; the newest replaceable one that does not fit is the cut, and it and every older replaceable one
+ * become placeholders. Looks only at the outputs it keeps and the cut.
+ */
+export async function toolOutputBudgetCut(input: ToolOutputBudgetInput): Promise<number> {
+  const { messages, from, protectFrom } = input;
+  let total = 0;
+  for (let position = messages.length - 1; position >= from; position--) {
+    if (messages[position]!.role !== 'tool') continue;
+    const made = input.output(position);
+    const output = made instanceof Promise ? await made : made;
+    if (position < protectFrom && output.trimmable && total + output.budgetTokens > input.budgetTokens) return position;
+    total += output.budgetTokens;
+  }
+  return -1;
+}
+
+/** The tool output budget: `contextBudgetTokens` when set, else `clamp(contextWindow × 0.25, 20 000, 60 000)`. */
+export function toolOutputBudgetTokens(contextBudgetTokens: number | null, contextWindow: number): number {
+  if (contextBudgetTokens !== null) return Math.max(0, Math.floor(contextBudgetTokens));
+  return Math.min(60_000, Math.max(20_000, Math.floor(contextWindow * 0.25)));
 }
 
 /**

@@ -1,14 +1,19 @@
 import type { ChatMessage } from '@ctxkit/core';
 import fc from 'fast-check';
 
-import { compactionTail } from '../compaction/tail-turns';
 import { exchange } from '../test-support';
-import { currentTurnStart } from './current-turn';
-import type { ViewEntry } from './view-entry';
+import type { ViewEntry } from './history-layout';
+import { compactionTail, currentTurnStart } from './tail-turns';
 
 /** The rule stated over a view's entries (retain + summary first), as a compaction keeps its last turn. */
 function entriesRule(entries: ReadonlyArray<ViewEntry>): number {
-  const tail = compactionTail(entries, 1);
+  let firstReal = 0;
+  while (firstReal < entries.length && entries[firstReal]!.source === null) firstReal++;
+  const tail = compactionTail(
+    entries.map((entry) => entry.message),
+    firstReal,
+    1,
+  );
   if (tail.start < entries.length) return tail.start;
   for (let index = entries.length - 1; index >= 0; index--)
     if (entries[index]!.source !== null && entries[index]!.message.role === 'assistant') return index;
