@@ -3,5 +3,5 @@
  * entry exports its factory and the config it takes.
  * @see docs/strategies/tool-output-cache.md
  */
-export { createStrategy } from './create-tool-output-cache-strategy';
+export { createStrategy } from './tool-output-cache-strategy';
 export type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';

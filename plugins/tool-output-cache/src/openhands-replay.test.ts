@@ -8,7 +8,7 @@ import {
 import { contentText, findPayloadProblems, groupEndingAt } from '@ctxkit/core/strategy-kit';
 import { createConformanceContext, loadConversations, ScriptedLLMClient } from '@ctxkit/core/testing';
 
-import { createStrategy } from './create-tool-output-cache-strategy';
+import { createStrategy } from './tool-output-cache-strategy';
 
 /**
  * Replays the three OpenHands trajectories (MIT, bundled in core's fixtures) at a 16K window: the

@@ -2,7 +2,7 @@ import type { ChatMessage, ContributedTool } from '@ctxkit/core';
 import { contentText } from '@ctxkit/core/strategy-kit';
 import { type ConversationRecord, createConformanceContext, loadConversations } from '@ctxkit/core/testing';
 
-import { createStrategy } from './create-tool-output-cache-strategy';
+import { createStrategy } from './tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
 /**

@@ -1,7 +1,7 @@
 import type { ChatMessage, IContextStore, ILLMClient, ToolCall } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
 
-import { createStrategy } from './create-tool-output-cache-strategy';
+import { createStrategy } from './tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
 /** A tool call for test histories. */

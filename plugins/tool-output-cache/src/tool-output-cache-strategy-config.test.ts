@@ -5,7 +5,7 @@ import { ConfigValidationError } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
 
 import manifest from '../plugin.json';
-import { createStrategy } from './create-tool-output-cache-strategy';
+import { createStrategy } from './tool-output-cache-strategy';
 import {
   type CompactionConfig,
   type MicroCompactConfig,

@@ -15,9 +15,8 @@ import { createConformanceContext, freezeDeep, loadConversations, ScriptedLLMCli
 import { ToolOutputCache } from './cache/tool-output-cache';
 import { buildCompactionRequest, compactMessages } from './compaction/compact-messages';
 import { COMPACTION_PREAMBLE } from './compaction/compaction-memory';
-import { createStrategy } from './create-tool-output-cache-strategy';
 import { call, exchange, output } from './test-support';
-import type { ToolOutputCacheStrategy } from './tool-output-cache-strategy';
+import { createStrategy, type ToolOutputCacheStrategy } from './tool-output-cache-strategy';
 import {
   resolveToolOutputCacheStrategyConfig,
   type ToolOutputCacheStrategyConfig,

@@ -28,7 +28,9 @@ import type { CompactionState } from './compaction/history-layout';
 import { type CompactionBefore, SessionEpochs } from './epochs/session-epochs';
 import {
   type ResolvedToolOutputCacheStrategyConfig,
+  resolveToolOutputCacheStrategyConfig,
   TOOL_OUTPUT_CACHE_STRATEGY_ID,
+  type ToolOutputCacheStrategyConfig,
 } from './tool-output-cache-strategy-config';
 import { ViewPayloadComposer } from './view/view-payload-composer';
 import { toolOutputBudgetTokens, WorkingView } from './view/working-view';
@@ -39,6 +41,20 @@ export type StrategyEmit = <K extends keyof CtxkitEventPayloads>(
   turn: number,
   payload: Omit<CtxkitEventPayloads[K], keyof CtxkitEventBase>,
 ) => void;
+
+/**
+ * The plugin's factory, for the loader and direct callers: validates `config` and applies its defaults as the loader
+ * does, then builds the strategy for one agent and session.
+ * @throws ConfigValidationError (`CTXKIT_CONFIG_INVALID`) for a config the schema rejects, listing every invalid field
+ * @throws UnknownModelError (`CTXKIT_UNKNOWN_MODEL`) when the model is not registered and no `maxContextTokens` is set
+ * @see docs/strategies/tool-output-cache.md
+ */
+export function createStrategy(
+  config: ToolOutputCacheStrategyConfig | undefined | null,
+  context: StrategyContext,
+): ToolOutputCacheStrategy {
+  return new ToolOutputCacheStrategy(resolveToolOutputCacheStrategyConfig(config), context);
+}
 
 /**
  * `std-tool-output-cache-strategy`: tool outputs cached in full behind refs and shown as in-context views; under

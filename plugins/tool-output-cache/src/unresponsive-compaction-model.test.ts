@@ -16,8 +16,8 @@ import {
   ScriptedLLMClient,
 } from '@ctxkit/core/testing';
 
-import { createStrategy } from './create-tool-output-cache-strategy';
 import { SUMMARY_REPLY } from './test-support';
+import { createStrategy } from './tool-output-cache-strategy';
 import type { ToolOutputCacheStrategyConfig } from './tool-output-cache-strategy-config';
 
 /** A model that never answers, as over a dead connection, and ends a call when its signal aborts. */

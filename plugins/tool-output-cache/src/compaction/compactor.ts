@@ -65,8 +65,8 @@ export interface CompactionDone {
 
 /** Whether the next payload or checkpoint would compact, and a line saying why, or why automatic compaction waits. */
 interface CompactionPlan {
-  trigger: CompactionTrigger | undefined;
-  note: string | undefined;
+  trigger?: CompactionTrigger;
+  note?: string;
 }
 
 /** Why a payload was composed without the compaction due for it (`stats.extra.compaction.skipped`). */
@@ -190,32 +190,29 @@ export class Compactor {
     fixedTokens: number,
   ): Promise<CompactionPlan> {
     const config = this.config;
-    if (!config.enabled) return { trigger: undefined, note: undefined };
-    if (this.running) {
-      const note = this.running.outcome
-        ? 'a compaction finished in the background: the next payload or checkpoint takes it in'
-        : 'a compaction runs in the background: the next payload uses it once it is done';
-      return { trigger: undefined, note };
-    }
-    if (this.manualRequest) return { trigger: 'manual', note: 'a compact request is pending' };
-    if (!config.auto) return { trigger: undefined, note: undefined };
-    const waiting = this.growthStillNeeded(history, view.currentLayout);
-    if (waiting > 0)
+    if (!config.enabled) return {};
+    if (this.running)
       return {
-        trigger: undefined,
-        note: `automatic compaction waits until the history grows by ${waiting.toLocaleString('en-US')} more tokens`,
+        note: this.running.outcome
+          ? 'a compaction finished in the background: the next payload or checkpoint takes it in'
+          : 'a compaction runs in the background: the next payload uses it once it is done',
       };
+    if (this.manualRequest) return { trigger: 'manual', note: 'a compact request is pending' };
+    if (!config.auto) return {};
+    const waiting = this.growthStillNeeded(history, view.currentLayout);
+    const more = waiting.toLocaleString('en-US');
+    if (waiting > 0) return { note: `automatic compaction waits until the history grows by ${more} more tokens` };
     let passing: string;
     if (this.lastUsage && this.lastUsage.total_tokens >= this.threshold) {
       passing = `the last reported usage (${this.lastUsage.total_tokens.toLocaleString('en-US')} tokens)`;
     } else {
       const needed = this.threshold - fixedTokens;
       const tokens = await view.tokensUpTo(needed);
-      if (tokens < needed) return { trigger: undefined, note: undefined };
+      if (tokens < needed) return {};
       passing = `the context (at least ${(fixedTokens + tokens).toLocaleString('en-US')} tokens)`;
     }
     const note = `${passing} passes the threshold (${this.threshold.toLocaleString('en-US')})`;
-    if (this.backingOff()) return { trigger: undefined, note: `${note}, but ${this.backingOffNote()}` };
+    if (this.backingOff()) return { note: `${note}, but ${this.backingOffNote()}` };
     return { trigger: 'auto', note };
   }
 
@@ -308,22 +305,18 @@ export class Compactor {
     const finished = await this.settle(history, turn);
     if (finished?.compacted) return finished;
     if (this.running)
-      return {
-        compacted: false,
-        reason: 'a compaction runs in the background: the next payload or checkpoint uses it once it is done',
-      };
-    if (this.manualRequest)
-      return this.attempt(history, this.sync(history, view, turn), 'manual', turn, this.manualRequest.focus);
+      return notCompacted(
+        'a compaction runs in the background: the next payload or checkpoint uses it once it is done',
+      );
+    if (this.manualRequest) return this.attempt(history, this.sync(history, view, turn), 'manual', turn);
     const config = this.config;
-    if (!config.enabled || !config.auto) return { compacted: false, reason: 'automatic compaction is off' };
-    if (!this.lastUsage) return { compacted: false, reason: 'no usage reported yet' };
-    if (!(this.lastUsage.total_tokens >= this.threshold))
-      return { compacted: false, reason: 'below the compaction threshold' };
+    if (!config.enabled || !config.auto) return notCompacted('automatic compaction is off');
+    if (!this.lastUsage) return notCompacted('no usage reported yet');
+    if (!(this.lastUsage.total_tokens >= this.threshold)) return notCompacted('below the compaction threshold');
     const synced = this.sync(history, view, turn);
     const waiting = this.growthStillNeeded(history, synced.currentLayout);
-    if (waiting > 0)
-      return { compacted: false, reason: `anti-loop guard: waiting until the history grows by ${waiting} more tokens` };
-    if (this.backingOff()) return { compacted: false, reason: this.backingOffNote() };
+    if (waiting > 0) return notCompacted(`anti-loop guard: waiting until the history grows by ${waiting} more tokens`);
+    if (this.backingOff()) return notCompacted(this.backingOffNote());
     return this.attempt(history, synced, 'auto', turn);
   }
 
@@ -338,7 +331,7 @@ export class Compactor {
     if ((await this.settle(history, turn))?.compacted) return true;
     if (this.running) return this.skip('running', turn);
     let result: CompactionHookResult;
-    if (this.manualRequest) result = await this.attempt(history, view, 'manual', turn, this.manualRequest.focus);
+    if (this.manualRequest) result = await this.attempt(history, view, 'manual', turn);
     else {
       if (!config.auto) return false;
       // After a failed call the wait holds compaction back, whatever the anti-loop guard says: reported as such.
@@ -411,12 +404,12 @@ export class Compactor {
     view: WorkingView,
     trigger: CompactionTrigger,
     turn: number,
-    focus?: string,
   ): Promise<CompactionHookResult> {
+    const focus = this.manualRequest?.focus;
     this.manualRequest = undefined;
     const { config, context } = this;
     const { counter } = this.foundation;
-    if (!config.enabled) return { compacted: false, reason: 'compaction is disabled' };
+    if (!config.enabled) return notCompacted('compaction is disabled');
     const llm = context.llm;
     // Without a model nothing can be summarized: the view is not built (nor every output cached) for nothing.
     if (!llm)
@@ -485,13 +478,11 @@ export class Compactor {
     this.running = running;
     const waitMs = this.failures.failedInARow > 0 ? 0 : config.maxWaitMs;
     if (await settlesWithin(running.settled, waitMs))
-      return (await this.settle(history, turn)) ?? { compacted: false, reason: 'the compaction was cancelled' };
-    return {
-      compacted: false,
-      reason:
-        `the summary call has not answered within ${waitMs} ms: the compaction goes on in the background and ` +
+      return (await this.settle(history, turn)) ?? notCompacted('the compaction was cancelled');
+    return notCompacted(
+      `the summary call has not answered within ${waitMs} ms: the compaction goes on in the background and ` +
         `the next payload uses it once it is done`,
-    };
+    );
   }
 
   /** The provider's compaction when the engine, the client and its back-off allow it, else why not. */
@@ -574,7 +565,7 @@ export class Compactor {
         'The history changed in what the compaction replaces while its summary was written; the summary was ' +
         'discarded and the history is used as given.';
       this.emit('strategy-warning', turn, { message });
-      return { compacted: false, reason: message };
+      return notCompacted(message);
     }
     // From here on the caller's history maps onto prefix + kept turns.
     const before = this.snapshot();
@@ -619,7 +610,7 @@ export class Compactor {
     const { code, message } = (this.lastError = failureOf(error, trigger));
     this.backoff.record(false, { full: attempted.length, adopted: attempted.length });
     if (report) this.emit('compaction-error', turn, { trigger, error: { code, message } });
-    return { compacted: false, reason: message };
+    return notCompacted(message);
   }
 
   private backingOff(): boolean {
@@ -702,6 +693,10 @@ export class Compactor {
   private sumTokens(entries: ReadonlyArray<ViewEntry>): number {
     return this.foundation.counter.countMessages(entries.map((entry) => entry.message));
   }
+}
+
+function notCompacted(reason: string): CompactionHookResult {
+  return { compacted: false, reason };
 }
 
 function failureOf(error: unknown, trigger: CompactionTrigger) {

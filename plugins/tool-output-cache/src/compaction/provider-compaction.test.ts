@@ -7,8 +7,8 @@ import type {
 } from '@ctxkit/core';
 import { createConformanceContext } from '@ctxkit/core/testing';
 
-import { createStrategy } from '../create-tool-output-cache-strategy';
 import { exchange, output } from '../test-support';
+import { createStrategy } from '../tool-output-cache-strategy';
 import { resolveToolOutputCacheStrategyConfig } from '../tool-output-cache-strategy-config';
 import { buildProviderCompactionRequest, providerCompactionInstructions } from './compact-messages';
 

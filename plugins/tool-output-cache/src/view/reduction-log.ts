@@ -42,7 +42,8 @@ export class ReductionLog {
         previous.recoverableFrom === recoverableFrom &&
         previous.position < position;
       if (!runGoesOn) current = undefined;
-      const range = kept ? rangeAt(kept, position) : 0;
+      // The kept range holding `position`, or the first after it.
+      const range = kept ? firstNotBefore(kept, position, endsBy) : 0;
       if (kept && (range === kept.length || kept[range]!.from > position)) continue;
       if (current === undefined || current.range !== range) {
         const record = {
@@ -74,17 +75,7 @@ export class ReductionLog {
  */
 export const LIVE_SHAPE = new ReductionLog();
 
-/** Index of the kept range holding `position`, or of the first after it. */
-function rangeAt(kept: ReadonlyArray<HistoryRange>, position: number): number {
-  let low = 0;
-  let high = kept.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (kept[middle]!.to <= position) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+const endsBy = (range: HistoryRange, position: number) => range.to <= position;
 
 /** The working view's reductions by kind, each list in position order. */
 export interface ViewReductions {
@@ -135,7 +126,8 @@ export function keptViewReductionsBefore(
     for (const range of kept) {
       if (range.from >= before) break;
       const to = Math.min(range.to, before);
-      for (let index = firstAtOrAfter(list, range.from); index < list.length && list[index]!.position < to; index++)
+      const first = firstNotBefore(list, range.from, reducedBefore);
+      for (let index = first; index < list.length && list[index]!.position < to; index++)
         log.add(action, reason(keepRecent), list[index]!);
     }
   }
@@ -152,13 +144,19 @@ export function viewReductionsLog(reductions: ViewReductions, keepRecent: number
   return log;
 }
 
-/** Index of the first reduction at or after `position`. */
-function firstAtOrAfter(list: ReadonlyArray<ReducedMessage>, position: number): number {
+const reducedBefore = (reduced: ReducedMessage, position: number) => reduced.position < position;
+
+/** Binary search: the index of the first item of `list` that is not `before` `position` (those that are come first). */
+export function firstNotBefore<T>(
+  list: ReadonlyArray<T>,
+  position: number,
+  before: (item: T, position: number) => boolean,
+): number {
   let low = 0;
   let high = list.length;
   while (low < high) {
     const middle = (low + high) >> 1;
-    if (list[middle]!.position < position) low = middle + 1;
+    if (before(list[middle]!, position)) low = middle + 1;
     else high = middle;
   }
   return low;

@@ -12,6 +12,7 @@ import {
 import { currentTurnStart } from '../compaction/tail-turns';
 import { lighterFormAt, type LighterFormOptions, microCompactPlaceholder, toolNameAt } from './lighter-form';
 import {
+  firstNotBefore,
   keptViewReductionsBefore,
   noViewReductions,
   type ReductionLog,
@@ -178,12 +179,8 @@ export class WorkingView {
     for (let position = region; position < base.length; position++) {
       if (base[position]!.role !== 'tool') continue;
       const made = this.cellAt(position);
-      messages[position] = this.budgeted(
-        position,
-        made instanceof Promise ? await made : made,
-        decisions,
-        laid,
-      ).message;
+      const cell = made instanceof Promise ? await made : made;
+      messages[position] = this.budgeted(position, cell, decisions, laid).message;
     }
     this.laidOut = {
       first: base[0],
@@ -471,7 +468,8 @@ export class WorkingView {
     while (top >= from && base[top]!.role !== 'user') top--;
     if (top < from) top = base.length;
     const walked = previous?.walk ?? [];
-    const kept = newestEndingBy(walked, Math.min(stable, top));
+    // The newest unit of the last walk that ends at or before both.
+    const kept = firstNotBefore(walked, Math.min(stable, top), endsAfter);
     if (kept < walked.length) {
       const newest = walked[kept]!;
       const oldest = walked[walked.length - 1]!;
@@ -568,14 +566,4 @@ export function placeLayout(layout: HistoryLayout, length: number): { startIndex
   return { startIndex: startIndex - 1, carriedAt: startIndex - 1 };
 }
 
-/** Index of the newest unit of `walk` (newest first) that ends at or before `position`. */
-function newestEndingBy(walk: ReadonlyArray<WalkedUnit>, position: number): number {
-  let low = 0;
-  let high = walk.length;
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (walk[middle]!.end > position) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+const endsAfter = (unit: WalkedUnit, position: number) => unit.end > position;
